@@ -1,0 +1,107 @@
+"""Greedy decoding with and without the KV cache, and tie-aware comparison of token streams.
+
+Two greedy decoders that do the same maths in a different order (cached vs uncached attention,
+assisted vs plain decoding) can pick different tokens where the top two logits are nearly tied:
+float rounding then decides. A comparison therefore reports the first differing position and
+the logit margin there: a near-tie (margin within a stated tolerance) explains a flip; a large
+margin is a real failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+IDENTICAL, NEAR_TIE, DIVERGED = "identical", "near-tie", "diverged"
+
+
+@dataclass
+class Generation:
+    """Tokens written by greedy decoding and the logits each step saw.
+
+    ``tokens``: list of ``n_new`` int token ids; ``logits``: float32 tensor ``[n_new, vocab]``.
+    """
+
+    tokens: list[int]
+    logits: object
+    forward_calls: list[int] = field(default_factory=list)
+
+
+def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **generate_kwargs) -> Generation:
+    """Greedy-decode ``max_new_tokens`` tokens after ``input_ids`` (``[1, n]`` int64) with ``model.generate``.
+
+    End-of-text does not stop generation (``eos_token_id`` unset), so both sides of a comparison
+    write the same number of tokens. Records the input length of every forward call
+    (``forward_calls``), which shows how many tokens each step fed to the model.
+    """
+    import torch
+    from transformers import GenerationConfig
+
+    calls: list[int] = []
+    hook = model.register_forward_pre_hook(
+        lambda mod, args, kwargs: calls.append(int((args[0] if args else kwargs["input_ids"]).shape[1])),
+        with_kwargs=True,
+    )
+    config = GenerationConfig(do_sample=False, max_new_tokens=max_new_tokens, min_new_tokens=max_new_tokens,
+                              use_cache=use_cache, pad_token_id=0, output_logits=True,
+                              return_dict_in_generate=True)
+    try:
+        with torch.no_grad():
+            out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
+                                 generation_config=config, **generate_kwargs)
+    finally:
+        hook.remove()
+    tokens = out.sequences[0, input_ids.shape[1]:].tolist()
+    logits = torch.stack([step[0] for step in out.logits]).float()
+    return Generation(tokens=tokens, logits=logits, forward_calls=calls)
+
+
+@dataclass(frozen=True)
+class StreamComparison:
+    """Result of comparing a token stream against a reference stream.
+
+    ``verdict``: "identical", "near-tie" or "diverged". ``position``: index of the first
+    differing token (None if identical). ``margin``: reference logit of its own token minus its
+    logit of the other stream's token at that position (logit units; >= 0 for greedy).
+    """
+
+    verdict: str
+    n_compared: int
+    position: int | None = None
+    margin: float | None = None
+    ref_token: int | None = None
+    other_token: int | None = None
+    tie_tolerance: float | None = None
+
+    def describe(self) -> str:
+        if self.verdict == IDENTICAL:
+            return f"all {self.n_compared} tokens identical"
+        what = "near-tie" if self.verdict == NEAR_TIE else "real divergence"
+        return (f"first difference at generated position {self.position} of {self.n_compared}: "
+                f"token {self.ref_token} vs {self.other_token}, reference logit margin "
+                f"{self.margin:.3g} ({what}; tie tolerance {self.tie_tolerance:g})")
+
+
+def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) -> StreamComparison:
+    """Compare two greedy token streams, tie-aware.
+
+    Args:
+        ref_tokens, other_tokens: sequences of int token ids (compared up to the shorter).
+        ref_logits: ``[n, vocab]`` logits of the reference run, step by step.
+        tie_tolerance: a first difference whose reference margin is <= this (logits) is a near-tie.
+    """
+    n = min(len(ref_tokens), len(other_tokens))
+    for i in range(n):
+        a, b = int(ref_tokens[i]), int(other_tokens[i])
+        if a != b:
+            margin = float(ref_logits[i, a] - ref_logits[i, b])
+            verdict = NEAR_TIE if abs(margin) <= tie_tolerance else DIVERGED
+            return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance)
+    return StreamComparison(IDENTICAL, n, tie_tolerance=tie_tolerance)
+
+
+def top2_margins(logits):
+    """Return the top-1 minus top-2 logit gap at every step (``[n]`` float tensor, logits ``[n, vocab]``)."""
+    import torch
+
+    top = torch.topk(logits, 2, dim=-1).values
+    return top[:, 0] - top[:, 1]

@@ -1,0 +1,188 @@
+"""Interval arithmetic over printed numbers.
+
+A number printed as ``99.16`` stands for every value that rounds to it: the half-open interval
+[99.155, 99.165). Arithmetic on such intervals tells whether several printed numbers are
+consistent with each other (e.g. ``5947 / 98`` against a printed ``60.6``), which is how the
+chapter's own arithmetic (claims C11, C15, C26, C27, C30) is checked.
+
+Bounds are floats computed from exact decimals; the tiny float rounding of the bounds is far
+below the half-unit widths involved, and the boundary is treated as closed on both sides.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+
+def decimals_of(text: str) -> int:
+    """Return the number of digits after the decimal point in a printed number (``"0.10"`` -> 2)."""
+    d = _decimal(text)
+    exponent = d.as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def half_unit(text: str) -> Decimal:
+    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005).
+
+    Raises:
+        ValueError: ``text`` is not a plain decimal number.
+    """
+    d = _decimal(text)
+    exponent = d.as_tuple().exponent
+    return Decimal(5).scaleb(int(exponent) - 1)
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        d = Decimal(text.strip().replace(",", "").replace("_", ""))
+    except InvalidOperation:
+        raise ValueError(f"not a printed decimal number: {text!r}") from None
+    if not d.is_finite():
+        raise ValueError(f"not a finite number: {text!r}")
+    return d
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A closed interval [lo, hi] of real numbers, with the arithmetic of interval analysis."""
+
+    lo: float
+    hi: float
+
+    def __post_init__(self):
+        if not (self.lo <= self.hi):
+            raise ValueError(f"empty interval [{self.lo}, {self.hi}]")
+
+    # --- construction -------------------------------------------------------------------
+    @classmethod
+    def printed(cls, text: str) -> "Interval":
+        """Return the values that round to ``text`` at its printed precision.
+
+        ``Interval.printed("0.10") == Interval(0.095, 0.105)``.
+        """
+        d, h = _decimal(text), half_unit(text)
+        return cls(float(d - h), float(d + h))
+
+    @classmethod
+    def exact(cls, value) -> "Interval":
+        """Return the degenerate interval [value, value] (a list price, a count)."""
+        v = float(_decimal(value)) if isinstance(value, str) else float(value)
+        return cls(v, v)
+
+    @classmethod
+    def coerce(cls, value) -> "Interval":
+        return value if isinstance(value, Interval) else cls.exact(value)
+
+    # --- queries ------------------------------------------------------------------------
+    @property
+    def mid(self) -> float:
+        return (self.lo + self.hi) / 2
+
+    def contains(self, x: float, slack: float = 1e-12) -> bool:
+        """Whether ``x`` lies in the interval (closed, with a relative float slack)."""
+        eps = slack * max(1.0, abs(self.lo), abs(self.hi))
+        return self.lo - eps <= x <= self.hi + eps
+
+    def overlaps(self, other: "Interval", slack: float = 1e-12) -> bool:
+        """Whether the two intervals share at least one point."""
+        other = Interval.coerce(other)
+        eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
+        return self.lo - eps <= other.hi and other.lo - eps <= self.hi
+
+    # --- arithmetic ---------------------------------------------------------------------
+    def __add__(self, other):
+        o = Interval.coerce(other)
+        return Interval(self.lo + o.lo, self.hi + o.hi)
+
+    __radd__ = __add__
+
+    def __neg__(self):
+        return Interval(-self.hi, -self.lo)
+
+    def __sub__(self, other):
+        return self + (-Interval.coerce(other))
+
+    def __rsub__(self, other):
+        return Interval.coerce(other) - self
+
+    def __mul__(self, other):
+        o = Interval.coerce(other)
+        products = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
+        return Interval(min(products), max(products))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        o = Interval.coerce(other)
+        if o.lo <= 0 <= o.hi:
+            raise ZeroDivisionError(f"division by an interval containing 0: {o}")
+        return self * Interval(1 / o.hi, 1 / o.lo)
+
+    def __rtruediv__(self, other):
+        return Interval.coerce(other) / self
+
+    def map_monotone(self, fn) -> "Interval":
+        """Apply a function that is monotone on the interval (increasing or decreasing)."""
+        a, b = fn(self.lo), fn(self.hi)
+        return Interval(min(a, b), max(a, b))
+
+    def __str__(self) -> str:
+        if self.lo == self.hi:
+            return f"{self.lo:.6g}"
+        return f"[{self.lo:.6g}, {self.hi:.6g}]"
+
+
+def surprisal_bits(p: Interval) -> Interval:
+    """Surprisal -log2(p) in bits of a probability interval (decreasing in p)."""
+    if p.lo <= 0:
+        raise ValueError(f"probability interval must be > 0: {p}")
+    return p.map_monotone(lambda x: -math.log2(x))
+
+
+def entropy_term_bits(p: Interval) -> Interval:
+    """The range of -p*log2(p) (bits) over a probability interval.
+
+    The function rises on (0, 1/e] and falls on [1/e, 1], so the maximum is at 1/e when the
+    interval contains it.
+    """
+
+    def f(x: float) -> float:
+        return 0.0 if x <= 0 else -x * math.log2(x)
+
+    ends = (f(max(p.lo, 0.0)), f(min(p.hi, 1.0)))
+    hi = max(ends)
+    if p.lo <= 1 / math.e <= p.hi:
+        hi = f(1 / math.e)
+    return Interval(min(ends), hi)
+
+
+def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interval:
+    """Bounds (bits) on the entropy of a distribution known only by its top-k probabilities.
+
+    ``probs`` are the k largest probabilities, as intervals, in decreasing order; the remaining
+    mass r = 1 - sum(probs) is spread over the other ``vocab_size - k`` entries, each no larger
+    than the k-th. The remainder's entropy is least when r sits on as few entries as possible at
+    the k-th probability (at least ``r * -log2(p_k.hi)`` bits) and greatest when r is uniform over
+    the other entries (at most ``r * log2((vocab_size - k) / r)`` bits).
+
+    Source: standard entropy bounds (Cover & Thomas, *Elements of Information Theory*, 2.6).
+
+    Raises:
+        ValueError: the listed probabilities cannot sum to at most 1.
+    """
+    k = len(probs)
+    listed = Interval(0.0, 0.0)
+    total = Interval(0.0, 0.0)
+    for p in probs:
+        listed = listed + entropy_term_bits(p)
+        total = total + p
+    if total.lo > 1:
+        raise ValueError(f"listed probabilities sum to more than 1: {total}")
+    rest = Interval(max(0.0, 1 - total.hi), 1 - total.lo)
+    p_k_hi = probs[-1].hi
+    rest_lo = rest.lo * -math.log2(p_k_hi) if rest.lo > 0 else 0.0
+    others = vocab_size - k
+    rest_hi = rest.hi * math.log2(others / rest.hi) if rest.hi > 0 else 0.0
+    return listed + Interval(rest_lo, max(rest_lo, rest_hi))

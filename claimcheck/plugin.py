@@ -1,0 +1,407 @@
+"""pytest plugin: options, markers, collection of registries, the ``claim`` fixture, reports.
+
+Only glue: the work is done by the modules of :mod:`claimcheck`. Registered through the
+``pytest11`` entry point, so every pytest run in an environment where claimcheck is installed
+has it; the reports are written only by runs that collect a ``claims.toml`` registry.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+
+import pytest
+
+from claimcheck import settings as settings_mod
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, ClaimRecorder
+from claimcheck.registry import load_registry
+
+REGISTRY_NAME = "claims.toml"
+
+MARKERS = {
+    "claim": "claim(id): the test checks the registry claim `id` (e.g. 'C18' or 'C30.text')",
+    "gpu": "gpu: needs a CUDA GPU; skipped with the reason where torch sees none",
+    "pretrained": "pretrained: needs the real pretrained GPT-2 weights; skipped with the reason where none are found",
+    "timing": "timing: a timing measurement (noisy; asserts ratios and trends only)",
+    "slow": "slow: takes more than ~20 s on a 2-core CPU (deselect with -m 'not slow')",
+}
+# registry `needs` -> marker added to every test of the claim, so -m works from the registry alone
+NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
+
+settings_key = pytest.StashKey["settings_mod.Settings"]()
+state_key = pytest.StashKey["_State"]()
+
+
+class _State:
+    def __init__(self):
+        from claimcheck.report import ResultCollector
+
+        self.registries: dict[str, object] = {}  # path -> Registry
+        self.collector = ResultCollector()
+        self.started = time.time()
+        self.fingerprint: dict | None = None
+        self.weights = None
+        self.registry_files: list = []
+
+    def pytest_runtest_logreport(self, report):
+        # registered as a plugin, so it also sees the reports xdist workers send to the controller
+        self.collector.add(report)
+
+    def registry(self, path: Path):
+        key = str(path)
+        if key not in self.registries:
+            self.registries[key] = load_registry(path)
+        return self.registries[key]
+
+
+# --- options ----------------------------------------------------------------------------------
+def pytest_addoption(parser):
+    group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
+    group.addoption("--claims-profile", dest="claims_profile", metavar="NAME", default=None,
+                    type=settings_mod.profile_type,
+                    help="sizes of size-dependent claims: quick, standard or full (default: standard)")
+    group.addoption("--claims-runner", dest="claims_runner", metavar="NAME", default=None,
+                    help="runner profile this machine is, e.g. author-laptop; machine-bound figures are "
+                         "enforced only on their runner (default: none)")
+    group.addoption("--claims-report-dir", dest="claims_report_dir", metavar="DIR", default=None,
+                    help="folder for claims.json and claims.html, relative to the rootdir (default: reports)")
+    group.addoption("--claims-weights", dest="claims_weights", metavar="DIR", default=None,
+                    help="folder with pretrained GPT-2 saved by save_pretrained (default: none; env CLAIMCHECK_WEIGHTS)")
+    group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
+                    help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
+    for name, (_dest, _var, ini, default, help_) in settings_mod.OPTIONS.items():
+        parser.addini(ini, f"{help_} (default: {default})", default=None)
+
+
+def _is_claims_run(config) -> bool:
+    """Whether this run collects a claims registry (then it writes the reports)."""
+    args = config.args or []
+    for arg in args:
+        path = Path(str(arg).split("::", 1)[0])
+        if not path.is_absolute():
+            path = Path(config.invocation_params.dir) / path
+        if path.is_file():
+            path = path.parent
+        if not path.exists():
+            continue
+        if any(p.joinpath(REGISTRY_NAME).is_file() for p in (path, *path.parents)):
+            return True
+        if next(path.rglob(REGISTRY_NAME), None) is not None:
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    for name, text in MARKERS.items():
+        config.addinivalue_line("markers", text)
+    try:
+        s = settings_mod.resolve(config)
+    except settings_mod.SettingsError as exc:
+        raise pytest.UsageError(f"claimcheck: {exc}") from None
+    config.stash[settings_key] = s
+    state = _State()
+    config.stash[state_key] = state
+    config.pluginmanager.register(state, "claimcheck-state")
+    if _is_claims_run(config) and not hasattr(config, "workerinput"):
+        report_dir = Path(config.rootpath) / s.report_dir
+        # pytest-html reads these in its own pytest_configure, which runs after this one.
+        if getattr(config.option, "htmlpath", "absent") is None:
+            config.option.htmlpath = str(report_dir / "claims.html")
+            config.option.self_contained_html = True
+        config.stash[state_key].json_path = report_dir / "claims.json"
+
+
+# --- collection -------------------------------------------------------------------------------
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.name == REGISTRY_NAME:
+        return RegistryFile.from_parent(parent, path=file_path)
+    return None
+
+
+class RegistryIssueError(Exception):
+    pass
+
+
+class RegistryFile(pytest.File):
+    """A ``claims.toml``: yields one failing item per registry problem."""
+
+    def collect(self):
+        state = self.config.stash[state_key]
+        reg = state.registry(self.path)
+        state.registry_files.append(self)
+        for n, issue in enumerate(reg.issues):
+            name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
+            yield RegistryErrorItem.from_parent(self, name=name, issue=issue)
+
+
+class RegistryErrorItem(pytest.Item):
+    def __init__(self, *, issue, **kwargs):
+        super().__init__(**kwargs)
+        self.issue = issue
+        if issue.claim_id and not issue.claim_id.startswith("#"):
+            self.user_properties.append((CLAIM_ID_KEY, issue.claim_id))
+        self.user_properties.append((KIND_KEY, "registry-error"))
+
+    def runtest(self):
+        raise RegistryIssueError(str(self.issue))
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(RegistryIssueError):
+            return f"registry error: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+class PlaceholderItem(pytest.Item):
+    """Stands for a registry claim that no collected test checks: reported as not-run."""
+
+    def __init__(self, *, claim_id, **kwargs):
+        super().__init__(**kwargs)
+        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "placeholder")]
+
+    def runtest(self):
+        # reported at the registry file's location, not at this line of the plugin
+        raise pytest.skip.Exception("not-run: no test yet", _use_item_location=True)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+def _claim_marker_id(item):
+    marks = list(item.iter_markers("claim"))
+    if not marks:
+        return None
+    args = marks[0].args
+    return args[0] if len(args) == 1 and isinstance(args[0], str) else None
+
+
+def _registry_for(config, path: Path):
+    """The registry governing a test file: the nearest claims.toml at or above its folder."""
+    state = config.stash[state_key]
+    root = Path(config.rootpath)
+    for folder in (path.parent, *path.parents):
+        candidate = folder / REGISTRY_NAME
+        if candidate.is_file():
+            return state.registry(candidate)
+        if folder == root:
+            break
+    return None
+
+
+def _stated_record(claim) -> dict:
+    return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
+    state = config.stash[state_key]
+    covered: dict[str, set] = {}
+    for item in items:
+        cid = _claim_marker_id(item)
+        if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem)):
+            continue
+        item.user_properties.append((CLAIM_ID_KEY, cid))
+        reg = _registry_for(config, Path(item.path))
+        if reg is None:
+            continue
+        covered.setdefault(reg.path, set()).add(cid)
+        claim = reg.claims.get(cid)
+        if claim is not None:
+            item.user_properties.append((RECORD_KEY, _stated_record(claim)))
+        for need in claim.needs if claim else ():
+            if need in NEED_MARKERS:
+                item.add_marker(NEED_MARKERS[need])
+    for rf in state.registry_files:
+        reg = state.registry(rf.path)
+        done = covered.get(reg.path, set())
+        for cid, claim in reg.claims.items():
+            if cid in done:
+                continue
+            ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
+            ph.user_properties.append((RECORD_KEY, _stated_record(claim)))
+            for need in claim.needs:
+                if need in NEED_MARKERS:
+                    ph.add_marker(NEED_MARKERS[need])
+            items.append(ph)
+
+
+# --- running ----------------------------------------------------------------------------------
+def _weights(config):
+    state = config.stash[state_key]
+    if state.weights is None:
+        from claimcheck.weights import resolve_weights
+
+        s = config.stash[settings_key]
+        state.weights = resolve_weights(s.weights, s.allow_download)
+    return state.weights
+
+
+def _cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def pytest_runtest_setup(item):
+    if isinstance(item, (RegistryErrorItem, PlaceholderItem)):
+        return
+    marks = list(item.iter_markers("claim"))
+    if marks and _claim_marker_id(item) is None:
+        raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
+    if item.get_closest_marker("gpu") and not _cuda_available():
+        pytest.skip("needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False)")
+    if item.get_closest_marker("pretrained"):
+        w = _weights(item.config)
+        if not w.available:
+            pytest.skip(w.reason)
+
+
+def _fingerprint(config) -> dict:
+    state = config.stash[state_key]
+    if state.fingerprint is None:
+        from claimcheck.fingerprint import runner_fingerprint
+
+        state.fingerprint = runner_fingerprint(config.stash[settings_key].runner)
+    return state.fingerprint
+
+
+@pytest.fixture
+def claim(request) -> ClaimRecorder:
+    """The registry claim named by the test's ``@pytest.mark.claim(id)``, as a :class:`ClaimRecorder`."""
+    from claimcheck.fingerprint import describe
+
+    item = request.node
+    cid = _claim_marker_id(item)
+    if cid is None:
+        raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
+    reg = _registry_for(request.config, Path(item.path))
+    if reg is None:
+        raise LookupError(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above")
+    found = reg.claims.get(cid)
+    if found is None:
+        issues = reg.issues_for(cid)
+        if issues:
+            raise LookupError(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues))
+        import difflib
+
+        close = difflib.get_close_matches(cid, list(reg.claims), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise LookupError(f"{reg.path}: no claim with id {cid!r}{hint}")
+    s = request.config.stash[settings_key]
+    fp = _fingerprint(request.config)
+    return ClaimRecorder(found, item, s.runner, describe(fp), reg.runners)
+
+
+@pytest.fixture(scope="module")
+def claims_registry(request):
+    """The :class:`claimcheck.registry.Registry` governing the requesting test module."""
+    reg = _registry_for(request.config, Path(request.path))
+    if reg is None:
+        raise LookupError(f"{request.path}: no {REGISTRY_NAME} in its folder or above")
+    return reg
+
+
+@pytest.fixture(scope="session")
+def claims_settings(pytestconfig):
+    """The run's resolved :class:`claimcheck.settings.Settings`."""
+    return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture(scope="session")
+def claims_profile(claims_settings):
+    """The :class:`claimcheck.profiles.Profile` of this run (sizes behind size-dependent claims)."""
+    from claimcheck.profiles import get
+
+    return get(claims_settings.profile)
+
+
+# --- reporting --------------------------------------------------------------------------------
+def _all_registries(config):
+    state = config.stash[state_key]
+    return list(state.registries.values())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session, exitstatus):
+    config = session.config
+    state = config.stash.get(state_key, None)
+    if state is None or hasattr(config, "workerinput"):
+        return
+    regs = _all_registries(config)
+    state.rows = state.collector.rows(regs) if regs else []
+    json_path = getattr(state, "json_path", None)
+    if regs and json_path is not None:
+        from claimcheck.profiles import get
+        from claimcheck.report import build_json, write_json
+
+        s = config.stash[settings_key]
+        doc = build_json(state.rows, regs, _fingerprint(config), s, get(s.profile).as_dict(), state.started)
+        write_json(doc, json_path)
+        state.json_doc = doc
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    state = config.stash.get(state_key, None)
+    doc = getattr(state, "json_doc", None) if state else None
+    if not doc:
+        return
+    tr = terminalreporter
+    tr.section("claimcheck")
+    counts = ", ".join(f"{v} {k}" for k, v in sorted(doc["counts"].items()))
+    tr.write_line(f"claims: {counts}  (profile {doc['settings']['profile']})")
+    tr.write_line(f"report: {state.json_path}  and  {config.option.htmlpath}")
+
+
+# pytest-html hooks: only called when pytest-html is active
+COLUMNS = ("Claim", "Chapter", "Measured", "Tolerance", "Verdict")
+
+
+def pytest_html_results_table_header(cells):
+    cells.insert(1, "".join(f'<th class="claim-{c.lower()}">{c}</th>' for c in COLUMNS))
+
+
+def pytest_html_results_table_row(report, cells):
+    props = {k: v for k, v in getattr(report, "user_properties", [])}
+    cid = props.get(CLAIM_ID_KEY, "")
+    rec = props.get(RECORD_KEY, {})
+    stated = f"{rec.get('stated', '')} {rec.get('unit', '')}".strip()
+    from claimcheck.report import verdict_text
+
+    verdict = verdict_text(report, rec)
+    values = (cid, stated, rec.get("measured_display", ""), rec.get("tolerance", ""), verdict)
+    cells.insert(1, "".join(f'<td class="claim-col">{html.escape(str(v))}</td>' for v in values))
+
+
+def pytest_html_report_title(report):
+    report.title = "claimcheck: claims report"
+
+
+def pytest_html_results_summary(prefix, summary, postfix, session):
+    config = session.config
+    state = config.stash.get(state_key, None)
+    if state is None:
+        return
+    fp = _fingerprint(config)
+    s = config.stash[settings_key]
+    rows = getattr(state, "rows", [])
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r.outcome] = counts.get(r.outcome, 0) + 1
+    gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
+    ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
+    prefix.append(
+        "<p><b>Runner</b>: " + html.escape(f"{fp['cpu']}, {fp['cores']} cores, {ram} RAM, GPU {gpu}, "
+                                          f"{fp['os']}, Python {fp['python']}, torch {fp['torch']} "
+                                          f"({fp['torch_threads']} threads), transformers {fp['transformers']}")
+        + f"<br><b>Profile</b>: {html.escape(s.profile)} &nbsp; <b>Runner profile</b>: "
+        + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
+        + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        + "</p>")
+    issues = [str(i) for reg in _all_registries(config) for i in reg.issues]
+    if issues:
+        prefix.append("<p><b>Registry problems</b>:</p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in issues) + "</ul>")

@@ -1,0 +1,178 @@
+"""Aggregate test reports into one row per claim, and write ``claims.json``.
+
+Outcomes, per claim id: ``passed``, ``failed``, ``near-tie`` (a token stream differed only at a
+near-tie: neither a pass nor a hard failure), ``skipped`` (with the reason: no weights, no GPU,
+machine-bound), ``error`` (the test or the registry entry is broken), ``not-run`` (no test yet,
+or not selected in this run). Every id of every registry loaded in the run appears.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+
+# worst first: a claim with several tests shows its worst outcome
+SEVERITY = ("error", "failed", "near-tie", "passed", "skipped", "not-run")
+
+
+def _props(report) -> dict:
+    return {k: v for k, v in getattr(report, "user_properties", [])}
+
+
+def _reason(report) -> str:
+    longrepr = report.longrepr
+    if longrepr is None:
+        return ""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, line, "Skipped: why")
+        text = longrepr[2]
+        return text[len("Skipped: "):] if text.startswith("Skipped: ") else text
+    text = getattr(report, "longreprtext", None) or str(longrepr)
+    return text.strip()
+
+
+def report_outcome(report) -> str | None:
+    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
+    kind = _props(report).get(KIND_KEY)
+    if kind == "placeholder":
+        return "not-run"
+    if hasattr(report, "wasxfail"):
+        return "near-tie" if report.skipped else "passed"
+    if report.failed:
+        if report.when == "call" and kind != "registry-error":
+            return "failed"
+        return "error"
+    if report.skipped:
+        return "skipped"
+    if report.when == "call":
+        return "passed"
+    return None
+
+
+def verdict_text(report, record: dict) -> str:
+    """One line for the HTML Verdict column: the outcome and, unless passed, why."""
+    outcome = report_outcome(report) or report.outcome
+    if outcome == "passed":
+        return "passed"
+    if outcome == "near-tie":
+        return f"near-tie: {report.wasxfail}"
+    if outcome == "failed" and record.get("reason"):
+        return f"failed: {record['reason']}"
+    first = _reason(report).splitlines()
+    return f"{outcome}: {first[0]}" if first else outcome
+
+
+@dataclass
+class ClaimRow:
+    id: str
+    outcome: str = "not-run"
+    reason: str = "no test yet"
+    record: dict = field(default_factory=dict)
+    tests: list = field(default_factory=list)
+    duration_s: float = 0.0
+
+
+class ResultCollector:
+    """Collects phase reports (on the xdist controller too) into per-claim rows."""
+
+    def __init__(self):
+        self.tests: dict[str, dict] = {}  # nodeid -> {"id", "outcome", "reason", "record", "duration"}
+
+    def add(self, report) -> None:
+        props = _props(report)
+        cid = props.get(CLAIM_ID_KEY)
+        if not cid:
+            return
+        entry = self.tests.setdefault(report.nodeid, {"id": cid, "outcome": None, "reason": "",
+                                                       "record": {}, "duration": 0.0})
+        entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
+        if RECORD_KEY in props:
+            entry["record"] = props[RECORD_KEY]
+        outcome = report_outcome(report)
+        if outcome is None:
+            return
+        if entry["outcome"] is None or SEVERITY.index(outcome) < SEVERITY.index(entry["outcome"]):
+            entry["outcome"] = outcome
+            if outcome == "near-tie":
+                entry["reason"] = report.wasxfail
+            elif outcome != "passed":
+                entry["reason"] = _reason(report)
+            else:
+                entry["reason"] = ""
+
+    def rows(self, registries) -> list[ClaimRow]:
+        """One :class:`ClaimRow` per registry id (registry order), merged with test results."""
+        rows: dict[str, ClaimRow] = {}
+        for reg in registries:
+            for cid in reg.all_ids:
+                row = rows.setdefault(cid, ClaimRow(cid, reason="not selected in this run (no test of it ran)"))
+                claim = reg.claims.get(cid)
+                if claim is not None:
+                    row.record = {"stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text,
+                                  "title": claim.title, "locator": claim.locator, "needs": list(claim.needs),
+                                  "runner": claim.runner, "note": claim.note}
+                else:
+                    row.outcome = "error"
+                    row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
+        for nodeid, t in self.tests.items():
+            row = rows.setdefault(t["id"], ClaimRow(t["id"], reason="not in any loaded registry"))
+            row.tests.append(nodeid)
+            row.duration_s += t["duration"]
+            outcome = t["outcome"] or "not-run"
+            row.record.update({k: v for k, v in t["record"].items() if v is not None})
+            if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
+                keep_registry_reason = row.outcome == "error" and outcome == "error"
+                row.outcome = outcome
+                if not keep_registry_reason:
+                    row.reason = t["reason"]
+        return list(rows.values())
+
+
+def build_json(rows, registries, runner: dict, settings, profile: dict, started: float) -> dict:
+    """Return the ``claims.json`` document (see the module docstring for the outcomes)."""
+    claims = []
+    for r in rows:
+        rec = r.record
+        claims.append({
+            "id": r.id,
+            "outcome": r.outcome,
+            "title": rec.get("title"),
+            "stated": rec.get("stated"),
+            "measured": rec.get("measured"),
+            "measured_display": rec.get("measured_display"),
+            "unit": rec.get("unit"),
+            "tolerance": rec.get("tolerance"),
+            "reason": r.reason or rec.get("reason") or "",
+            "needs": rec.get("needs"),
+            "locator": rec.get("locator"),
+            "runner_bound": rec.get("runner"),
+            "details": rec.get("details", {}),
+            "tests": r.tests,
+            "duration_s": round(r.duration_s, 3),
+        })
+    counts: dict[str, int] = {}
+    for c in claims:
+        counts[c["outcome"]] = counts.get(c["outcome"], 0) + 1
+    return {
+        "schema": 1,
+        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "wall_s": round(time.time() - started, 1),
+        "runner": runner,
+        "settings": {"profile": settings.profile, "runner": settings.runner,
+                     "sources": dict(settings.sources)},
+        "profile": profile,
+        "registries": [{"path": reg.path, "chapter": reg.chapter, "runners": reg.runners,
+                        "issues": [str(i) for i in reg.issues]} for reg in registries],
+        "counts": counts,
+        "claims": claims,
+    }
+
+
+def write_json(doc: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)

@@ -1,0 +1,93 @@
+"""Settings of a claims run, resolved in one place.
+
+Precedence, highest first: command line > environment > ini file (``[tool.pytest.ini_options]``)
+> default. :func:`resolve` returns a small frozen :class:`Settings`; every validator names where
+a bad value came from (as pytest-timeout's ``get_env_settings`` does).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+PROFILES = ("quick", "standard", "full")
+
+# name -> (command-line dest, environment variable, ini key, default, help)
+OPTIONS = {
+    "profile": ("claims_profile", "CLAIMCHECK_PROFILE", "claims_profile", "standard",
+                "sizes of the timing claims: quick (iteration), standard, full (the chapter's exact sizes)"),
+    "runner": ("claims_runner", "CLAIMCHECK_RUNNER", "claims_runner", None,
+               "name of the runner profile this machine is (e.g. author-laptop); machine-bound "
+               "figures are enforced only on their own runner"),
+    "report_dir": ("claims_report_dir", "CLAIMCHECK_REPORT_DIR", "claims_report_dir", "reports",
+                   "folder for claims.json and claims.html, relative to the rootdir"),
+    "weights": ("claims_weights", "CLAIMCHECK_WEIGHTS", "claims_weights", None,
+                "a local folder holding pretrained GPT-2 (config.json + model.safetensors)"),
+    "allow_download": ("claims_allow_download", "CLAIMCHECK_ALLOW_DOWNLOAD", "claims_allow_download", False,
+                       "allow downloading GPT-2 weights from the Hugging Face hub"),
+}
+
+
+class SettingsError(ValueError):
+    """A setting with a bad value; the message says which source it came from."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    profile: str = "standard"
+    runner: str | None = None
+    report_dir: str = "reports"
+    weights: str | None = None
+    allow_download: bool = False
+    sources: tuple = ()  # (name, source) pairs, for the report
+
+
+def _bool(text, where):
+    if isinstance(text, bool):
+        return text
+    t = str(text).strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off", ""):
+        return False
+    raise SettingsError(f"{where}: expected true/false, got {text!r}")
+
+
+def _validate(name, value, where):
+    if name == "profile" and value not in PROFILES:
+        raise SettingsError(f"{where}: unknown profile {value!r}; choose one of {', '.join(PROFILES)}")
+    if name == "allow_download":
+        return _bool(value, where)
+    return value
+
+
+def resolve(config=None, env=None) -> Settings:
+    """Return the run's :class:`Settings` from a pytest config (may be None) and an environment.
+
+    Raises:
+        SettingsError: a value is invalid; the message names the option, variable or ini key.
+    """
+    env = os.environ if env is None else env
+    values, sources = {}, []
+    for name, (dest, var, ini, default, _help) in OPTIONS.items():
+        cli = config.getoption(dest, None) if config is not None else None
+        if cli not in (None, False):
+            value, where = cli, f"--{dest.replace('_', '-')}"
+        elif env.get(var) not in (None, ""):
+            value, where = env[var], f"environment variable {var}"
+        elif config is not None and config.getini(ini) not in (None, "", []):
+            value, where = config.getini(ini), f"ini setting {ini}"
+        else:
+            value, where = default, "default"
+        values[name] = _validate(name, value, where)
+        sources.append((name, where))
+    return Settings(**values, sources=tuple(sources))
+
+
+def profile_type(text: str) -> str:
+    """argparse ``type=`` for ``--claims-profile``."""
+    import argparse
+
+    if text not in PROFILES:
+        raise argparse.ArgumentTypeError(f"unknown profile {text!r}; choose one of {', '.join(PROFILES)}")
+    return text
