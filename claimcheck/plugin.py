@@ -68,6 +68,9 @@ def pytest_addoption(parser):
                     help="folder for claims.json and claims.html, relative to the rootdir (default: reports)")
     group.addoption("--claims-weights", dest="claims_weights", metavar="DIR", default=None,
                     help="folder with pretrained GPT-2 saved by save_pretrained (default: none; env CLAIMCHECK_WEIGHTS)")
+    group.addoption("--claims-corpus", dest="claims_corpus", metavar="FILE", default=None,
+                    help="UTF-8 text for C31, the share of positions whose top-1 probability exceeds 90%% "
+                         "(default: none; env CLAIMCHECK_CORPUS)")
     group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
                     help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
     for name, (_dest, _var, ini, default, help_) in settings_mod.OPTIONS.items():
@@ -153,7 +156,7 @@ class RegistryErrorItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        return self.path, None, self.name
+        return self.path, _line_of_id(self.path, self.issue.claim_id), self.name
 
 
 class PlaceholderItem(pytest.Item):
@@ -161,14 +164,26 @@ class PlaceholderItem(pytest.Item):
 
     def __init__(self, *, claim_id, **kwargs):
         super().__init__(**kwargs)
+        self.claim_id = claim_id
         self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "placeholder")]
 
     def runtest(self):
-        # reported at the registry file's location, not at this line of the plugin
-        raise pytest.skip.Exception("not-run: no test yet", _use_item_location=True)
+        _skip_here("not-run: no test yet")
 
     def reportinfo(self):
-        return self.path, None, self.name
+        return self.path, _line_of_id(self.path, self.claim_id), self.name
+
+
+def _line_of_id(path: Path, claim_id: str | None) -> int:
+    """0-based line of ``id = "<claim_id>"`` in a registry file (0 when not found)."""
+    if claim_id:
+        try:
+            for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines()):
+                if line.replace(" ", "") == f'id="{claim_id}"':
+                    return n
+        except OSError:
+            pass
+    return 0
 
 
 def _claim_marker_id(item):
@@ -254,11 +269,16 @@ def pytest_runtest_setup(item):
     if marks and _claim_marker_id(item) is None:
         raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
     if item.get_closest_marker("gpu") and not _cuda_available():
-        pytest.skip("needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False)")
+        _skip_here("needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False)")
     if item.get_closest_marker("pretrained"):
         w = _weights(item.config)
         if not w.available:
-            pytest.skip(w.reason)
+            _skip_here(w.reason)
+
+
+def _skip_here(reason: str):
+    """Skip, reported at the test's own location rather than at this line of the plugin."""
+    raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def _fingerprint(config) -> dict:
@@ -304,6 +324,12 @@ def claims_registry(request):
     if reg is None:
         raise LookupError(f"{request.path}: no {REGISTRY_NAME} in its folder or above")
     return reg
+
+
+@pytest.fixture(scope="session")
+def claims_weights(pytestconfig):
+    """Where pretrained GPT-2 comes from in this run (:class:`claimcheck.weights.WeightsResolution`)."""
+    return _weights(pytestconfig)
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,8 @@ locator       yes       a few characters around the number in the chapter (<= 40
 tolerance     yes       see :mod:`claimcheck.tolerance` ("printed", "rel:5%", ">=10", ...)
 needs         yes       any of: arch, tok, weights, time, text, ext, gpu
 values        no        other printed numbers the claim uses, ``{name = "0.086"}``
+inputs        no        text inputs the check feeds a model, ``{name = "prompt text"}``
+reconstructed no        true when ``inputs`` are not printed in the chapter (so were reconstructed)
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 note          no        free text for the report
 ============  ========  =====================================================================
@@ -49,7 +51,7 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "runner", "note")
+OPTIONAL = ("values", "inputs", "reconstructed", "runner", "note")
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
 
@@ -86,6 +88,8 @@ class Claim:
     needs: tuple[str, ...]
     path: str
     values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    inputs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    reconstructed: bool = False
     runner: str | None = None
     note: str = ""
 
@@ -183,11 +187,17 @@ def _validate(entry, index: int, path: str, runners: dict):
     def bad(fld, msg):
         problems.append(RegistryIssue(path, cid, fld, msg))
 
+    misspelled = set()  # required fields explained by a misspelling: one error, not two
     for key in entry:
         if key not in REQUIRED and key not in OPTIONAL:
-            bad(key, "unknown field" + _suggest(key, REQUIRED + OPTIONAL))
+            close = difflib.get_close_matches(key, [k for k in REQUIRED + OPTIONAL if k not in entry], n=1)
+            if close:
+                misspelled.add(close[0])
+                bad(key, f"unknown field (did you mean '{close[0]}'?)")
+            else:
+                bad(key, f"unknown field; known fields: {', '.join(REQUIRED + OPTIONAL)}")
     for key in REQUIRED:
-        if key not in entry:
+        if key not in entry and key not in misspelled:
             bad(key, "missing required field")
     if isinstance(raw_id, str) and not ID_RE.match(raw_id):
         bad("id", f"bad id {raw_id!r}: expected e.g. 'C05' or 'C30.text'")
@@ -256,6 +266,13 @@ def _validate(entry, index: int, path: str, runners: dict):
             _decimal(v)
         except ValueError as exc:
             bad("values", f"{name}: {exc}")
+    inputs = entry.get("inputs", {})
+    if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
+        bad("inputs", "must be a table of name = \"text\"")
+        inputs = {}
+    reconstructed = entry.get("reconstructed", False)
+    if not isinstance(reconstructed, bool):
+        bad("reconstructed", f"must be true or false, got {reconstructed!r}")
     runner = entry.get("runner")
     if runner is not None and runner not in runners:
         bad("runner", f"unknown runner profile {runner!r}{_suggest(str(runner), runners)}; define it under [runners.{runner}]")
@@ -271,5 +288,6 @@ def _validate(entry, index: int, path: str, runners: dict):
     return Claim(
         id=raw_id, title=title, stated=stated, unit=unit, locator=locator,
         tolerance=tolerance, tolerance_text=str(tol_text), needs=tuple(needs), path=path,
-        values=MappingProxyType(dict(values)), runner=runner, note=note,
+        values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
+        reconstructed=bool(reconstructed), runner=runner, note=note,
     ), []

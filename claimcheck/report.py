@@ -38,7 +38,7 @@ def report_outcome(report) -> str | None:
     """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
     kind = _props(report).get(KIND_KEY)
     if kind == "placeholder":
-        return "not-run"
+        return "not-run" if report.skipped else None
     if hasattr(report, "wasxfail"):
         return "near-tie" if report.skipped else "passed"
     if report.failed:

@@ -23,6 +23,8 @@ OPTIONS = {
                    "folder for claims.json and claims.html, relative to the rootdir"),
     "weights": ("claims_weights", "CLAIMCHECK_WEIGHTS", "claims_weights", None,
                 "a local folder holding pretrained GPT-2 (config.json + model.safetensors)"),
+    "corpus": ("claims_corpus", "CLAIMCHECK_CORPUS", "claims_corpus", None,
+               "a UTF-8 text file for C31 (share of confident positions in real text)"),
     "allow_download": ("claims_allow_download", "CLAIMCHECK_ALLOW_DOWNLOAD", "claims_allow_download", False,
                        "allow downloading GPT-2 weights from the Hugging Face hub"),
 }
@@ -38,6 +40,7 @@ class Settings:
     runner: str | None = None
     report_dir: str = "reports"
     weights: str | None = None
+    corpus: str | None = None
     allow_download: bool = False
     sources: tuple = ()  # (name, source) pairs, for the report
 

@@ -1,0 +1,66 @@
+"""Interval arithmetic over printed numbers, against hand-computed values."""
+
+import math
+
+import pytest
+
+from claimcheck.interval import (Interval, decimals_of, entropy_bounds_from_top_k, entropy_term_bits,
+                                 half_unit, surprisal_bits)
+
+
+def test_printed_intervals():
+    assert Interval.printed("99.16") == Interval(99.155, 99.165)
+    i = Interval.printed("0.10")
+    assert math.isclose(i.lo, 0.095) and math.isclose(i.hi, 0.105)
+    i = Interval.printed("5947")
+    assert (i.lo, i.hi) == (5946.5, 5947.5)
+    i = Interval.printed("5.8e-6")
+    assert math.isclose(i.lo, 5.75e-6) and math.isclose(i.hi, 5.85e-6)
+    assert decimals_of("0.086") == 3 and decimals_of("512") == 0
+    assert str(half_unit("8.62")) == "0.005"
+
+
+def test_bad_printed_numbers():
+    for text in ("abc", "", "nan", "inf"):
+        with pytest.raises(ValueError):
+            Interval.printed(text)
+
+
+def test_arithmetic():
+    a, b = Interval(1, 2), Interval(3, 4)
+    assert a + b == Interval(4, 6)
+    assert b - a == Interval(1, 3)
+    assert a * b == Interval(3, 8)
+    assert Interval(-1, 2) * Interval(3, 4) == Interval(-4, 8)
+    assert b / a == Interval(1.5, 4)
+    assert 1 / Interval(2, 4) == Interval(0.25, 0.5)
+    with pytest.raises(ZeroDivisionError):
+        a / Interval(-1, 1)
+
+
+def test_chapter_ratio_by_hand():
+    # 5947 / 98 with printed precision: [5946.5/98.5, 5947.5/97.5] = [60.371, 60.999]
+    r = Interval.printed("5947") / Interval.printed("98")
+    assert math.isclose(r.lo, 5946.5 / 98.5) and math.isclose(r.hi, 5947.5 / 97.5)
+    assert r.overlaps(Interval.printed("60.6"))
+    assert not r.overlaps(Interval.printed("58"))
+
+
+def test_surprisal_and_entropy_terms():
+    s = surprisal_bits(Interval(0.25, 0.5))
+    assert (s.lo, s.hi) == (1.0, 2.0)
+    # -p log2 p peaks at p = 1/e with value log2(e)/e
+    peak = entropy_term_bits(Interval(0.3, 0.4))
+    assert math.isclose(peak.hi, math.log2(math.e) / math.e)
+    assert math.isclose(entropy_term_bits(Interval(0.5, 0.5)).lo, 0.5)
+
+
+def test_entropy_bounds_two_tokens():
+    # top-1 known exactly at 0.5 out of a vocabulary of 2: the rest 0.5 sits on the other token
+    b = entropy_bounds_from_top_k([Interval(0.5, 0.5)], 2)
+    assert math.isclose(b.lo, 1.0) and math.isclose(b.hi, 1.0)
+
+
+def test_entropy_bounds_reject_impossible_tables():
+    with pytest.raises(ValueError):
+        entropy_bounds_from_top_k([Interval(0.7, 0.7), Interval(0.6, 0.6)], 10)
