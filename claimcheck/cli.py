@@ -1,0 +1,59 @@
+"""The ``claimcheck`` command line: one subcommand per job, each defined in its own module.
+
+Each module named in :data:`COMMAND_MODULES` has ``register(subparsers)``, which adds its
+subcommand(s) and sets ``func`` (``args -> exit code``) on them. Heavy imports happen inside the
+subcommands, so ``claimcheck --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMAND_MODULES = ("claimcheck.cli",)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("validate", help="validate a claims registry and list its claims",
+                              description="Load a claims.toml, print every problem (file, claim id, field) "
+                                          "and a one-line summary per claim. Exit 1 if any problem.")
+    p.add_argument("registry", nargs="?", default="claims/ch15/claims.toml", metavar="PATH",
+                   help="the registry file (default: claims/ch15/claims.toml)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
+    p.set_defaults(func=_validate)
+
+
+def _validate(args) -> int:
+    from claimcheck.registry import load_registry
+
+    reg = load_registry(args.registry)
+    for issue in reg.issues:
+        print(f"error: {issue}", file=sys.stderr)
+    if not args.quiet:
+        for c in reg.claims.values():
+            stated = f"{c.stated} {c.unit}".strip() or "(no number)"
+            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {c.title}")
+    print(f"{len(reg.claims)} valid claims, {len(reg.issues)} problems in {reg.path}", file=sys.stderr)
+    return 1 if reg.issues else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="claimcheck", description="Executable claims of a book chapter.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(subparsers)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
