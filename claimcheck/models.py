@@ -67,6 +67,22 @@ class _fork_rng:
         self.torch.random.set_rng_state(self.state)
 
 
+def variant(model, dtype=None, attn_implementation: str | None = None):
+    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation.
+
+    Copying is ~10x faster than a fresh random initialisation of GPT-2 small and keeps the same
+    weights, so fp16/bf16/eager variants of the session's model measure the same network.
+    """
+    import copy
+
+    other = copy.deepcopy(model)
+    if attn_implementation:
+        other.set_attn_implementation(attn_implementation)
+    if dtype is not None:
+        other = other.to(dtype)
+    return other.eval()
+
+
 def count_parameters(model) -> int:
     """Return the number of distinct parameters (tied tensors counted once)."""
     return sum(p.numel() for p in model.parameters())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck import settings as settings_mod
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, ClaimRecorder
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, PLOTS_KEY, RECORD_KEY, ClaimRecorder
 from claimcheck.registry import load_registry
 
 REGISTRY_NAME = "claims.toml"
@@ -221,6 +221,7 @@ def pytest_collection_modifyitems(session, config, items):
         if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem)):
             continue
         item.user_properties.append((CLAIM_ID_KEY, cid))
+        item.extra_keyword_matches.add(cid)  # so that `-k C18` selects the claim's tests
         reg = _registry_for(config, Path(item.path))
         if reg is None:
             continue
@@ -347,6 +348,20 @@ def claims_profile(claims_settings):
 
 
 # --- reporting --------------------------------------------------------------------------------
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Attach the claim's plots to the call report, where pytest-html embeds them."""
+    outcome = yield
+    report = outcome.get_result()
+    plots = item.stash.get(PLOTS_KEY, None)
+    if report.when == "call" and plots:
+        try:
+            from pytest_html import extras
+        except ImportError:
+            return
+        report.extras = list(getattr(report, "extras", [])) + [extras.png(b64, name) for name, b64 in plots]
+
+
 def _all_registries(config):
     state = config.stash[state_key]
     return list(state.registries.values())
@@ -379,7 +394,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr = terminalreporter
     tr.section("claimcheck")
     counts = ", ".join(f"{v} {k}" for k, v in sorted(doc["counts"].items()))
-    tr.write_line(f"claims: {counts}  (profile {doc['settings']['profile']})")
+    tr.write_line(f"claims: {counts}")
+    tr.write_line(f"profile: {doc['profile']['description']}")
     tr.write_line(f"report: {state.json_path}  and  {config.option.htmlpath}")
 
 
@@ -407,6 +423,12 @@ def pytest_html_report_title(report):
     report.title = "claimcheck: claims report"
 
 
+def _profile_line(name: str) -> str:
+    from claimcheck.profiles import get
+
+    return get(name).describe()
+
+
 def pytest_html_results_summary(prefix, summary, postfix, session):
     config = session.config
     state = config.stash.get(state_key, None)
@@ -424,7 +446,7 @@ def pytest_html_results_summary(prefix, summary, postfix, session):
         "<p><b>Runner</b>: " + html.escape(f"{fp['cpu']}, {fp['cores']} cores, {ram} RAM, GPU {gpu}, "
                                           f"{fp['os']}, Python {fp['python']}, torch {fp['torch']} "
                                           f"({fp['torch_threads']} threads), transformers {fp['transformers']}")
-        + f"<br><b>Profile</b>: {html.escape(s.profile)} &nbsp; <b>Runner profile</b>: "
+        + f"<br><b>Profile</b>: {html.escape(_profile_line(s.profile))} &nbsp; <b>Runner profile</b>: "
         + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
         + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         + "</p>")

@@ -17,6 +17,7 @@ from claimcheck.interval import Interval
 from claimcheck.registry import Claim
 from claimcheck.units import convert
 
+PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 RECORD_KEY = "claimcheck.record"
 CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" for synthetic items
@@ -64,6 +65,11 @@ class ClaimRecorder:
         return self.claim.id
 
     @property
+    def runner(self) -> str | None:
+        """This run's runner profile (``--claims-runner``), or None."""
+        return self._runner
+
+    @property
     def stated(self) -> str:
         return self.claim.stated
 
@@ -83,6 +89,12 @@ class ClaimRecorder:
         """Attach extra facts (sizes, samples, conventions) to this claim's report row."""
         self.details.update({k: _jsonable(v) for k, v in items.items()})
         self._store(None, None, None)
+
+    def plot(self, png: bytes, name: str) -> None:
+        """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
+        import base64
+
+        self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
     # -------------------------------------------------------------------------------------
     def check(self, measured, unit: str | None = None, **details) -> None:

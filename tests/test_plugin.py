@@ -134,8 +134,15 @@ def test_misspelled_field_one_error_others_reported(project):
 
 
 def test_k_selects_and_json_keeps_every_id(project):
+    project.makepyfile(**{"claims/test_other": """
+        import pytest
+
+        @pytest.mark.claim("C01")
+        def test_named_without_the_id(claim):
+            claim.check(36, "KiB/token")
+    """})
     result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
     doc = load_json(project)
     assert outcomes(doc)["C01"] == "passed"
     rest = [c for c in doc["claims"] if c["id"] != "C01"]
@@ -205,3 +212,19 @@ def test_non_claims_run_writes_no_report(pytester):
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert not (pytester.path / "reports").exists()
+
+
+def test_plots_are_embedded_in_the_html(project):
+    project.makepyfile(**{"claims/test_plot": """
+        import pytest
+        from claimcheck import plots
+
+        @pytest.mark.claim("C03")
+        def test_plot(claim):
+            claim.plot(plots.read_write_plot([100.0, 120.0], [10.0, 11.0]), "read vs write")
+            claim.check(1023, "example")
+    """})
+    project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C03")
+    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    assert "image/png;base64,iVBORw0KGgo" in html  # the PNG itself, embedded
+    assert {c["id"]: c for c in load_json(project)["claims"]}["C03"]["outcome"] == "passed"

@@ -35,10 +35,10 @@ def test_flops_per_token_2n(claim, gpt2_small):
 @pytest.fixture(scope="module")
 def counted_decode_flops(gpt2_small):
     """FlopCounterMode totals for one decode step at context 1024, with sdpa and eager attention."""
-    from claimcheck.models import random_gpt2
+    from claimcheck.models import variant
 
     sdpa = decode_step_flops(gpt2_small, context=1024)
-    eager_model = random_gpt2(seed=0, attn_implementation="eager")
+    eager_model = variant(gpt2_small, attn_implementation="eager")
     eager = decode_step_flops(eager_model, context=1024)
     return {"sdpa": sdpa, "eager": eager}
 

@@ -17,11 +17,11 @@ def half_cache_bytes(gpt2_small_fp16):
     """
     import torch
 
-    from claimcheck.models import random_gpt2
+    from claimcheck.models import variant
 
     fp16 = {n: measure_bytes_per_token(gpt2_small_fp16, seeded_token_ids(n))[0] for n in (4, 16)}
     full_dtype = torch.float16 if torch.cuda.is_available() else torch.bfloat16
-    model = gpt2_small_fp16 if full_dtype == torch.float16 else random_gpt2(seed=0, dtype=full_dtype)
+    model = gpt2_small_fp16 if full_dtype == torch.float16 else variant(gpt2_small_fp16, dtype=full_dtype)
     full_bytes, full_n = measure_bytes_per_token(model, seeded_token_ids(1024))
     return {"fp16": fp16, "full": (full_bytes, full_n), "full_dtype": str(full_dtype).replace("torch.", "")}
 

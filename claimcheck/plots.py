@@ -1,0 +1,109 @@
+"""Plots for the HTML report: matplotlib figures rendered to PNG bytes.
+
+Every plot shows the samples as points and the medians as lines: nothing is hidden behind a
+summary. matplotlib is imported lazily with the non-interactive Agg backend.
+"""
+
+from __future__ import annotations
+
+import io
+
+
+def _figure(title: str):
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=100)
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947, 98)) -> bytes:
+    """Token/s of read (prefill) and write (decode) per round, medians as bars' lines, chapter's values marked."""
+    import statistics
+
+    fig, ax = _figure("Read (prefill) vs write (decode) throughput")
+    for x, (name, vals, ch) in enumerate((("read", read_tps, chapter[0]), ("write", write_tps, chapter[1]))):
+        ax.scatter([x] * len(vals), vals, color="C0", zorder=3, label="samples (this runner)" if x == 0 else None)
+        ax.hlines(statistics.median(vals), x - 0.25, x + 0.25, color="C0", lw=2, label="median" if x == 0 else None)
+        ax.scatter([x + 0.1], [ch], marker="x", color="C3", zorder=3, label="chapter (author's laptop)" if x == 0 else None)
+    ax.set_xticks([0, 1], ["read (prefill)", "write (decode, KV cache)"])
+    ax.set_yscale("log")
+    ax.set_ylabel("token/s")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def generation_plot(samples: dict, fits: dict) -> bytes:
+    """Total generation time vs new tokens, with and without cache: samples, medians, fitted a*n^k."""
+    import statistics
+
+    fig, ax = _figure("Generation time vs length (16-token prompt)")
+    for i, kind in enumerate(("cache", "nocache")):
+        pts = sorted((int(k.split("@")[1]), v) for k, v in samples.items() if k.startswith(kind + "@"))
+        ns = [n for n, _ in pts]
+        for n, vals in pts:
+            ax.scatter([n] * len(vals), vals, color=f"C{i}", s=12, zorder=3)
+        ax.plot(ns, [statistics.median(v) for _, v in pts], color=f"C{i}", lw=1, label=f"{kind} median")
+        fit = fits.get(kind)
+        if fit is not None:
+            grid = [ns[0] + (ns[-1] - ns[0]) * j / 50 for j in range(51)]
+            ax.plot(grid, [fit.predict(n) for n in grid], color=f"C{i}", ls="--",
+                    label=f"{kind} fit n^{fit.exponent:.2f}±{fit.stderr:.2f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("new tokens")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+def batch_plot(per_step: dict) -> bytes:
+    """Decode token/s (left axis) and per-step latency (right axis) vs batch size."""
+    import statistics
+
+    fig, ax = _figure("Batched decode: throughput and latency vs batch size")
+    bs = sorted(per_step)
+    for b in bs:
+        ax.scatter([b] * len(per_step[b]), [b / s for s in per_step[b]], color="C0", s=12, zorder=3)
+    ax.plot(bs, [b / statistics.median(per_step[b]) for b in bs], color="C0", label="token/s (median)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("batch size")
+    ax.set_ylabel("decode token/s", color="C0")
+    ax2 = ax.twinx()
+    for b in bs:
+        ax2.scatter([b] * len(per_step[b]), [s * 1000 for s in per_step[b]], color="C1", s=12, marker="s")
+    ax2.plot(bs, [statistics.median(per_step[b]) * 1000 for b in bs], color="C1", label="ms per step (median)")
+    ax2.set_ylabel("ms per decode step", color="C1")
+    lines = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
+    ax.legend(lines, [l.get_label() for l in lines], fontsize=8, loc="upper left")
+    return _png(fig)
+
+
+def bandwidth_plot(decode_bytes_per_s: list[float], bandwidth: list[float]) -> bytes:
+    """Decode's weight traffic (bytes/s) per round against the measured read-bandwidth ceiling."""
+    import statistics
+
+    fig, ax = _figure("Decode weight traffic vs memory bandwidth ceiling")
+    gb = 1e9
+    ax.scatter([0] * len(decode_bytes_per_s), [v / gb for v in decode_bytes_per_s], color="C0", zorder=3)
+    ax.hlines(statistics.median(decode_bytes_per_s) / gb, -0.25, 0.25, color="C0", lw=2)
+    ax.scatter([1] * len(bandwidth), [v / gb for v in bandwidth], color="C3", zorder=3)
+    ax.hlines(statistics.median(bandwidth) / gb, 0.75, 1.25, color="C3", lw=2)
+    ax.set_xticks([0, 1], ["decode: weight bytes x token/s", "read bandwidth (torch.sum)"])
+    ax.set_ylabel("GB/s")
+    ax.set_ylim(bottom=0)
+    return _png(fig)
