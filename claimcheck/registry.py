@@ -17,10 +17,32 @@ locator       yes       a few characters around the number in the chapter (<= 40
 tolerance     yes       see :mod:`claimcheck.tolerance` ("printed", "rel:5%", ">=10", ...)
 needs         yes       any of: arch, tok, weights, time, text, ext, gpu
 values        no        other printed numbers the claim uses, ``{name = "0.086"}``
+quotes        no        more places the manuscript prints the claim's numbers, as locators:
+                        ``{stated = ["读每秒 5947 个"], read_s = "token0.086 s"}`` (a name is
+                        ``stated`` or a key of ``values``; a string or a list of strings)
 inputs        no        text inputs the check feeds a model, ``{name = "prompt text"}``
 reconstructed no        true when ``inputs`` are not printed in the chapter (so were reconstructed)
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 note          no        free text for the report
+============  ========  =====================================================================
+
+A locator binds the number it prints that equals the value it stands for (``locator`` stands
+for ``stated``); when it prints one number only, that number is bound whatever it says, so a
+mismatch shows as drift. Other numbers in a locator are context. ``¦`` in a locator marks the
+boundary of numbers the manuscript prints glued together (``"256¦8.41 s"``); see
+:mod:`claimcheck.numbers` and :mod:`claimcheck.manuscript`.
+
+A top-level ``[[waivers]]`` array lists the manuscript's numbers that are not claims (chapter
+numbers, dates, quiz options, code constants), so that the number audit can reach 100%:
+
+============  ========  =====================================================================
+field         required  meaning
+============  ========  =====================================================================
+locator       yes       a short quote (<= 40 characters); every number in it is waived
+reason        yes       why these numbers are not claims
+numbers       no        the numbers as printed, ``["15", "15/20"]``; checked against the text
+until         no        a second locator: the waiver covers everything from ``locator`` to the
+                        end of the first match of ``until`` after it (a code listing)
 ============  ========  =====================================================================
 
 Loading never stops at the first problem: every malformed claim becomes one
@@ -51,7 +73,8 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "inputs", "reconstructed", "runner", "note")
+OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "runner", "note")
+WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
 
@@ -89,6 +112,8 @@ class Claim:
     path: str
     values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     inputs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    # value name ("stated" or a key of `values`) -> locators of further places that print it
+    quotes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     reconstructed: bool = False
     runner: str | None = None
     note: str = ""
@@ -103,6 +128,31 @@ class Claim:
         """The stated number as a float, or None when the chapter prints no number."""
         return float(_decimal(self.stated)) if self.stated else None
 
+    def printed(self, name: str) -> str:
+        """The registry's printed number ``name``: ``"stated"`` or a key of ``values``."""
+        return self.stated if name == "stated" else self.values[name]
+
+    def bindings(self) -> list[tuple[str, str]]:
+        """Every (value name, locator) pair: ``("stated", locator)`` first, then ``quotes``."""
+        out = [("stated", self.locator)]
+        out += [(name, loc) for name, locs in self.quotes.items() for loc in locs]
+        return out
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """Numbers of the manuscript that are not claims, with the reason (``[[waivers]]``)."""
+
+    index: int
+    locator: str
+    reason: str
+    numbers: tuple[str, ...] | None = None
+    until: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"waivers[{self.index}]"
+
 
 @dataclass
 class Registry:
@@ -115,6 +165,7 @@ class Registry:
     issues: list[RegistryIssue]
     # ids that were declared but are invalid: id -> its issues (so their tests can error clearly)
     invalid: dict[str, list[RegistryIssue]]
+    waivers: list[Waiver] = field(default_factory=list)
 
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
@@ -152,6 +203,7 @@ def load_registry(path: str | Path) -> Registry:
     reg.chapter = dict(data.get("chapter", {}))
     reg.runners = dict(data.get("runners", {}))
 
+    reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     entries = data.get("claims", [])
     if not isinstance(entries, list):
         reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
@@ -266,6 +318,9 @@ def _validate(entry, index: int, path: str, runners: dict):
             _decimal(v)
         except ValueError as exc:
             bad("values", f"{name}: {exc}")
+    quotes = _validate_quotes(entry.get("quotes", {}), stated, values, bad)
+    if locator is not None:
+        _check_locator(locator, "locator", stated or "", bad)
     inputs = entry.get("inputs", {})
     if not isinstance(inputs, dict) or not all(isinstance(v, str) for v in inputs.values()):
         bad("inputs", "must be a table of name = \"text\"")
@@ -289,5 +344,124 @@ def _validate(entry, index: int, path: str, runners: dict):
         id=raw_id, title=title, stated=stated, unit=unit, locator=locator,
         tolerance=tolerance, tolerance_text=str(tol_text), needs=tuple(needs), path=path,
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
+        quotes=MappingProxyType(quotes),
         reconstructed=bool(reconstructed), runner=runner, note=note,
     ), []
+
+
+def _check_locator(locator: str, fld: str, printed: str, bad) -> bool:
+    """Report a locator whose ``¦`` marks are misplaced, or whose numbers do not say which is bound."""
+    from claimcheck.numbers import compile_locator, same_printed
+
+    try:
+        pattern = compile_locator(locator)
+    except ValueError as exc:
+        bad(fld, str(exc))
+        return False
+    nums = pattern.numbers
+    if printed and len(nums) > 1 and not any(same_printed(printed, n) for n in nums):
+        bad(fld, f"locator {locator!r} prints {', '.join(n.text for n in nums)}, none of which is "
+                 f"{printed!r}: the locator cannot tell which number it binds (quote the right place, "
+                 "or a shorter one with a single number)")
+        return False
+    return True
+
+
+def _validate_quotes(quotes, stated, values, bad) -> dict:
+    """Validate ``quotes``: value name -> locator or list of locators. Returns name -> tuple."""
+    if not isinstance(quotes, dict):
+        bad("quotes", 'must be a table of name = "locator" or name = ["locator", ...]')
+        return {}
+    out = {}
+    names = ["stated", *values]
+    for name, locs in quotes.items():
+        if name not in names:
+            bad("quotes", f"{name!r} is neither 'stated' nor a key of 'values'{_suggest(name, names)}")
+            continue
+        printed = stated if name == "stated" else values.get(name)
+        if not isinstance(printed, str) or not printed:
+            bad("quotes", f"{name}: the claim has no printed number {name!r} to bind")
+            continue
+        if isinstance(locs, str):
+            locs = [locs]
+        if not isinstance(locs, list) or not locs or not all(isinstance(x, str) and x.strip() for x in locs):
+            bad("quotes", f"{name}: must be a locator string or a non-empty list of them")
+            continue
+        good = []
+        for loc in locs:
+            if len(loc) > MAX_LOCATOR:
+                bad("quotes", f"{name}: {len(loc)} characters in {loc!r}: a locator is a short quote (<= {MAX_LOCATOR})")
+                continue
+            if not _check_locator(loc, "quotes", printed, bad):
+                continue
+            from claimcheck.numbers import compile_locator
+
+            if not compile_locator(loc).numbers:
+                bad("quotes", f"{name}: locator {loc!r} prints no number to bind to {name} = {printed!r}")
+                continue
+            good.append(loc)
+        out[name] = tuple(good)
+    return out
+
+
+def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
+    """Validate the ``[[waivers]]`` array; every problem names the file, the waiver and the field."""
+    if not isinstance(entries, list):
+        issues.append(RegistryIssue(path, None, "waivers", "must be an array of tables ([[waivers]])"))
+        return []
+    out = []
+    for index, entry in enumerate(entries, start=1):
+        label = f"waivers[{index}]"
+        problems = []
+
+        def bad(fld, msg, _label=label, _problems=problems):
+            _problems.append(RegistryIssue(path, None, f"{_label}.{fld}" if fld else _label, msg))
+
+        if not isinstance(entry, dict):
+            bad(None, "each waiver must be a table")
+            issues.extend(problems)
+            continue
+        for key in entry:
+            if key not in WAIVER_FIELDS:
+                bad(key, f"unknown field{_suggest(key, WAIVER_FIELDS)}; known fields: {', '.join(WAIVER_FIELDS)}")
+        texts = {}
+        for key in ("locator", "reason", "until"):
+            v = entry.get(key)
+            if v is None:
+                if key in ("locator", "reason"):
+                    bad(key, "missing required field")
+                continue
+            if not isinstance(v, str) or not v.strip():
+                bad(key, "must be a non-empty string")
+                continue
+            if key != "reason" and len(v) > MAX_LOCATOR:
+                bad(key, f"{len(v)} characters: a locator is a short quote (<= {MAX_LOCATOR})")
+                continue
+            texts[key] = v
+        for key in ("locator", "until"):
+            if key in texts:
+                from claimcheck.numbers import compile_locator
+
+                try:
+                    compile_locator(texts[key])
+                except ValueError as exc:
+                    bad(key, str(exc))
+        numbers = entry.get("numbers")
+        if numbers is not None:
+            from claimcheck.numbers import parse_number
+
+            if not isinstance(numbers, list) or not all(isinstance(n, str) for n in numbers):
+                bad("numbers", 'must be a list of printed numbers as strings, e.g. ["15", "15/20"]')
+                numbers = None
+            else:
+                for n in numbers:
+                    try:
+                        parse_number(n)
+                    except ValueError as exc:
+                        bad("numbers", str(exc))
+        if problems:
+            issues.extend(problems)
+            continue
+        out.append(Waiver(index, texts["locator"], texts["reason"],
+                          tuple(numbers) if numbers is not None else None, texts.get("until")))
+    return out

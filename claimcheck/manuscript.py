@@ -1,0 +1,398 @@
+"""Check a manuscript against the claims registry: drift of quoted numbers, and the number audit.
+
+**Drift.** Every claim's ``locator`` (and each of its ``quotes``) is looked up in the manuscript
+with its numbers as wildcards (:func:`claimcheck.numbers.compile_locator`), so a place whose
+number was edited is still found. The number the locator binds is read as the manuscript prints it
+now and compared, by printed digits, with the registry's value (``stated`` or a ``values`` entry).
+Outcomes per quote: ``ok``; ``drift`` (the manuscript prints another number: line, manuscript
+value, registry value); ``not-found`` (the sentence was rewritten or removed); ``ambiguous`` (the
+locator matches several places: lengthen it); ``unbound`` (the locator prints several numbers,
+none the registry's); ``in-words`` (the chapter states the claim without digits, e.g. 一次乘、一次加:
+nothing to compare, not a failure).
+
+**Audit.** Every number of the manuscript (:func:`claimcheck.numbers.find_numbers`) must be bound
+by a claim or waived by a ``[[waivers]]`` entry with a reason. A waiver covers every number in
+its locator (or, with ``until``, everything from its locator to the end of ``until``: a code
+listing). Coverage = (bound + waived) / all numbers, and the audit fails below 100%. A waiver
+whose ``numbers`` no longer match the text is listed as a warning (the number changed: is it
+still not a claim?).
+
+Plain text and Markdown: in a ``.md`` manuscript the markup characters ``*``, backquote and
+``|`` read as spaces (offsets and line numbers unchanged), so ``**60.6** 倍`` and table cells match
+the same locators as plain text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from claimcheck.numbers import Number, compile_locator, find_numbers, locator_plain, normalise, same_printed
+
+FAILING = ("not-found", "ambiguous", "unbound", "drift")
+"""Quote outcomes that fail a claim's drift check, worst first."""
+_ORDER = FAILING + ("ok", "in-words")
+
+
+class ManuscriptError(OSError):
+    """The manuscript cannot be read; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Manuscript:
+    """A manuscript as read: its text, the text locators are matched against, and its numbers.
+
+    ``scan`` is ``text`` normalised (full-width digits as ASCII; Markdown markup as spaces) and of
+    the same length, so offsets into it are offsets into ``text``.
+    """
+
+    path: str
+    text: str
+    scan: str
+    numbers: tuple[Number, ...]
+    sha256: str
+
+    @classmethod
+    def read(cls, path) -> "Manuscript":
+        """Read a UTF-8 manuscript (plain text or Markdown).
+
+        Raises:
+            ManuscriptError: the file is missing, unreadable or not UTF-8.
+        """
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+            text = raw.decode("utf-8-sig")
+        except OSError as exc:
+            raise ManuscriptError(f"{p}: cannot read the manuscript: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ManuscriptError(f"{p}: the manuscript is not UTF-8 ({exc})") from None
+        return cls.from_text(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"),
+                             sha256=hashlib.sha256(raw).hexdigest())
+
+    @classmethod
+    def from_text(cls, text: str, path: str = "<text>", markdown: bool = False, sha256: str = "") -> "Manuscript":
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        scan = normalise(text)
+        if markdown:
+            scan = scan.translate(str.maketrans({"*": " ", "`": " ", "|": " "}))
+        return cls(path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest())
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of a character offset."""
+        return self.text.count("\n", 0, offset) + 1
+
+    def context(self, start: int, end: int, width: int = 14) -> str:
+        """The text around ``[start, end)`` on its own line, the number marked as ``[...]``."""
+        ls = self.text.rfind("\n", 0, start) + 1
+        le = self.text.find("\n", end)
+        le = len(self.text) if le < 0 else le
+        a, b = max(ls, start - width), min(le, end + width)
+        return (("…" if a > ls else "") + self.text[a:start] + "[" + self.text[start:end] + "]"
+                + self.text[end:b] + ("…" if b < le else ""))
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a locator matched: its span, line, and the spans of its numbers."""
+
+    start: int
+    end: int
+    line: int
+    groups: tuple[tuple[int, int], ...]
+
+
+def find_sites(ms: Manuscript, locator: str) -> list[Site]:
+    """Every place the locator matches in the manuscript, numbers being wildcards."""
+    pattern = compile_locator(locator)
+    sites = []
+    for m in pattern.finditer(ms.scan):
+        groups = tuple(m.span(i) for i in range(1, (m.re.groups or 0) + 1))
+        start = groups[0][0] if groups else m.start()
+        sites.append(Site(m.start(), m.end(), ms.line_of(start), groups))
+    return sites
+
+
+# --- drift ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class QuoteCheck:
+    """One bound number of one claim: the registry's value against what the manuscript prints."""
+
+    claim_id: str
+    name: str               # "stated" or a key of the claim's values
+    locator: str
+    registry: str           # the registry's printed number ("" when the claim states none)
+    status: str             # ok | drift | not-found | ambiguous | unbound | in-words
+    manuscript: str | None = None   # the number as the manuscript prints it now
+    line: int | None = None
+    context: str = ""
+    span: tuple[int, int] | None = None
+    lines: tuple[int, ...] = ()     # every matching line (ambiguous)
+    message: str = ""
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["span"] = list(self.span) if self.span else None
+        d["lines"] = list(self.lines)
+        return d
+
+
+@dataclass(frozen=True)
+class ClaimDrift:
+    """The drift check of one claim: one :class:`QuoteCheck` per bound number (or locator)."""
+
+    claim_id: str
+    checks: tuple[QuoteCheck, ...]
+
+    @property
+    def status(self) -> str:
+        return min((c.status for c in self.checks), key=_ORDER.index, default="ok")
+
+    @property
+    def failed(self) -> bool:
+        return self.status in FAILING
+
+    def problems(self) -> list[QuoteCheck]:
+        return [c for c in self.checks if c.status in FAILING]
+
+    def summary(self) -> str:
+        """One line per failing quote: what, where, the manuscript's and the registry's values."""
+        return "; ".join(c.message for c in self.problems()) or "ok"
+
+
+def _bound_positions(numbers, printed: str) -> list[int]:
+    """Positions of the locator's numbers bound to ``printed`` (see the registry docstring)."""
+    hits = [i for i, n in enumerate(numbers) if printed and same_printed(printed, n)]
+    if hits:
+        return hits
+    return [0] if len(numbers) == 1 else []
+
+
+def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
+    """Check one (value name, locator) binding of a claim; one :class:`QuoteCheck` per bound number."""
+    pattern = compile_locator(locator)
+    sites = find_sites(ms, locator)
+    base = dict(claim_id=claim_id, name=name, locator=locator, registry=printed)
+    if not sites:
+        return [QuoteCheck(**base, status="not-found",
+                           message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
+                                   "manuscript: the sentence was rewritten or removed")]
+    if len(sites) > 1:
+        lines = tuple(s.line for s in sites)
+        return [QuoteCheck(**base, status="ambiguous", lines=lines, line=lines[0],
+                           message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
+                                   f"{', '.join(map(str, lines))}: lengthen it so it finds one place")]
+    site = sites[0]
+    if not pattern.numbers:
+        status = "in-words" if printed else "ok"
+        msg = (f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
+               if printed else f"{claim_id}: found on line {site.line}")
+        return [QuoteCheck(**base, status=status, line=site.line, context=ms.context(site.start, site.end, 0),
+                           message=msg)]
+    positions = _bound_positions(pattern.numbers, printed)
+    if not positions:
+        return [QuoteCheck(**base, status="unbound", line=site.line,
+                           message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
+                                   f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}")]
+    out = []
+    for pos in positions:
+        start, end = site.groups[pos]
+        shown = ms.text[start:end]
+        now = find_numbers(ms.scan[start:end])
+        same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
+        line = ms.line_of(start)
+        ctx = ms.context(start, end)
+        if same:
+            out.append(QuoteCheck(**base, status="ok", manuscript=shown, line=line, context=ctx, span=(start, end),
+                                  message=f"{claim_id}: line {line} prints {shown} = {name}"))
+        else:
+            out.append(QuoteCheck(**base, status="drift", manuscript=shown, line=line, context=ctx, span=(start, end),
+                                  message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+                                          f"registry has {name} = {printed} ({ctx})"))
+    return out
+
+
+def check_claim(ms: Manuscript, claim) -> ClaimDrift:
+    """Check every binding of one :class:`claimcheck.registry.Claim` against the manuscript."""
+    checks = []
+    for name, locator in claim.bindings():
+        checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
+    return ClaimDrift(claim.id, tuple(checks))
+
+
+# --- audit ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Piece:
+    """One number of the manuscript, as the audit counts it, and what accounts for it."""
+
+    text: str
+    start: int
+    end: int
+    line: int
+    status: str             # bound | waived | unbound
+    by: tuple[str, ...]     # claim ids (bound) or waiver labels (waived)
+    context: str
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "line": self.line, "status": self.status, "by": list(self.by),
+                "context": self.context}
+
+
+@dataclass
+class Audit:
+    """Every number of the manuscript, bound, waived or not; and the waivers' problems."""
+
+    pieces: list[Piece]
+    problems: list[str] = field(default_factory=list)   # waivers not found / ambiguous: fail
+    warnings: list[str] = field(default_factory=list)   # waived numbers that changed
+
+    @property
+    def total(self) -> int:
+        return len(self.pieces)
+
+    def count(self, status: str) -> int:
+        return sum(p.status == status for p in self.pieces)
+
+    @property
+    def coverage(self) -> float:
+        """(bound + waived) / all numbers; 1.0 for a manuscript without numbers."""
+        return 1.0 if not self.pieces else (self.total - self.count("unbound")) / self.total
+
+    @property
+    def failed(self) -> bool:
+        return self.coverage < 1.0 or bool(self.problems)
+
+    def unbound(self) -> list[Piece]:
+        return [p for p in self.pieces if p.status == "unbound"]
+
+
+@dataclass(frozen=True)
+class _Cover:
+    start: int
+    end: int
+    kind: str   # bound | waived
+    label: str
+
+
+def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> list[_Cover]:
+    sites = find_sites(ms, waiver.locator)
+    where = f"{waiver.label} ({locator_plain(waiver.locator)!r}: {waiver.reason})"
+    if not sites:
+        problems.append(f"{where}: locator not found in the manuscript")
+        return []
+    if len(sites) > 1:
+        problems.append(f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it")
+        return []
+    site = sites[0]
+    if waiver.numbers is not None:
+        now = [ms.text[a:b] for a, b in site.groups]
+        expected = list(waiver.numbers)
+        ok = len(now) == len(expected) and all(same_printed(e, n) for e, n in zip(expected, now))
+        if not ok:
+            warnings.append(f"{where}: line {site.line} now prints {', '.join(now) or 'no number'}, the waiver "
+                            f"lists {', '.join(expected) or 'none'}: is it still not a claim?")
+    covers = [_Cover(a, b, "waived", waiver.label) for a, b in site.groups]
+    if waiver.until:
+        after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
+        if not after:
+            problems.append(f"{where}: its end {locator_plain(waiver.until)!r} is not found after line {site.line}")
+        else:
+            covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
+    return covers
+
+
+def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
+    """Account for every number of the manuscript: bound by a claim, waived, or unbound.
+
+    A number that bindings split (``256¦8.41``) counts as its pieces; a piece nothing covers is
+    unbound.
+    """
+    problems: list[str] = []
+    warnings: list[str] = []
+    covers = [_Cover(c.span[0], c.span[1], "bound", c.claim_id)
+              for d in drifts for c in d.checks if c.span is not None]
+    for w in waivers:
+        covers += _waiver_covers(ms, w, problems, warnings)
+    covers.sort(key=lambda c: c.start)
+    pieces: list[Piece] = []
+    for num in ms.numbers:
+        over = [c for c in covers if c.start < num.end and c.end > num.start]
+        edges = sorted({num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end})
+        for a, b in zip(edges, edges[1:]):
+            text = ms.text[a:b]
+            if not any(ch.isdigit() for ch in normalise(text)):
+                continue
+            inside = [c for c in over if c.start <= a and c.end >= b]
+            bound = sorted({c.label for c in inside if c.kind == "bound"})
+            waived = sorted({c.label for c in inside if c.kind == "waived"})
+            status = "bound" if bound else "waived" if waived else "unbound"
+            pieces.append(Piece(text.strip(), a, b, ms.line_of(a), status, tuple(bound or waived), ms.context(a, b)))
+    return Audit(pieces, problems, warnings)
+
+
+# --- the whole check --------------------------------------------------------------------------
+@dataclass
+class ManuscriptCheck:
+    """Drift of every claim and the number audit of one manuscript against one registry."""
+
+    manuscript: Manuscript
+    registry_path: str
+    drifts: list[ClaimDrift]
+    audit: Audit
+    registry_issues: list[str]
+    seconds: float
+
+    def drift_for(self, claim_id: str) -> ClaimDrift | None:
+        return next((d for d in self.drifts if d.claim_id == claim_id), None)
+
+    @property
+    def drifted(self) -> list[ClaimDrift]:
+        return [d for d in self.drifts if d.failed]
+
+    @property
+    def ok(self) -> bool:
+        return not self.drifted and not self.audit.failed and not self.registry_issues
+
+    def as_dict(self) -> dict:
+        """The JSON form (``claims.json``'s ``manuscript`` section; ``check-manuscript --json``)."""
+        a = self.audit
+        return {
+            "path": self.manuscript.path,
+            "sha256": self.manuscript.sha256,
+            "registry": self.registry_path,
+            "ok": self.ok,
+            "drift": {"claims": len(self.drifts), "failed": [d.claim_id for d in self.drifted],
+                      "quotes": sum(len(d.checks) for d in self.drifts)},
+            "audit": {"numbers": a.total, "bound": a.count("bound"), "waived": a.count("waived"),
+                      "unbound": a.count("unbound"), "coverage": round(a.coverage, 4),
+                      "unbound_numbers": [p.as_dict() for p in a.unbound()],
+                      "problems": a.problems, "warnings": a.warnings},
+            "registry_issues": self.registry_issues,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def check_manuscript(manuscript, registry) -> ManuscriptCheck:
+    """Run the drift check of every valid claim and the number audit.
+
+    Args:
+        manuscript: a :class:`Manuscript` or a path to one.
+        registry: a loaded :class:`claimcheck.registry.Registry`.
+
+    Raises:
+        ManuscriptError: the manuscript cannot be read.
+    """
+    t0 = time.perf_counter()
+    ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
+    drifts = [check_claim(ms, c) for c in registry.claims.values()]
+    audit = audit_numbers(ms, drifts, registry.waivers)
+    return ManuscriptCheck(ms, registry.path, drifts, audit, [str(i) for i in registry.issues],
+                           time.perf_counter() - t0)
+
+
+def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
+    """The ``details["drift"]`` entry of a claim's report row."""
+    return {"manuscript": ms.path, "status": drift.status,
+            "quotes": [c.as_dict() for c in drift.checks]}

@@ -1,0 +1,340 @@
+"""Numbers as printed in a manuscript: the tokeniser, printed-value comparison, locator patterns.
+
+Why our own tokeniser: number-parsing libraries (``babel.numbers``, ``price-parser``,
+``quantulum3``) read one number from a clean string in one locale; none finds every number in
+Chinese prose with glued table cells and keeps each one's printed digits and exact offsets, which
+the drift check and the number audit need. The grammar is small and written out here.
+
+Rules, applied to the text after :func:`normalise` (full-width digits, Latin letters and
+``．％／＋－`` become ASCII, one character for one, so offsets and line numbers do not move):
+
+1. **Maximal munch.** A number is the longest run of::
+
+       FRACTION  = 1/20, 15/20                       (digits '/' digits, no spaces)
+       DECIMAL   = 36864, 36,864, 0.086, 8.41        (',' only as a thousands separator: 1-3
+                                                      digits, then groups of exactly 3)
+       EXPONENT  = 5.8e-6, 5.8 × 10⁻⁶, 5.8 x 10^-6   (a power of ten written after a decimal)
+       SCALE     = 99.16%, 8506 万, 1.7 亿, 128K      (percent, Chinese myriad units, K/M glued)
+
+   Chinese numerals (一, 两, 十, 几十) are words, not numbers: they are not read.
+2. **Names are not numbers.** Digits glued to a Latin word are part of a name (``GPT-2``,
+   ``float32``, ``gpt2``, ``chatgpt-2026-10-21.txt``) — unless the word is a unit the
+   tokeniser knows (``s``, ``MB``, ``KiB``, ``token``...): then the unit closes the previous table
+   cell and the digits start a new number (``5.21 s98 token`` is 5.21 s and 98 token,
+   ``token0.086 s`` is 0.086 s).
+3. **Numbers glued to numbers** (a table row label and its first cell: ``2568.41 s`` is row 256,
+   8.41 s; a model name and a price: ``Opus 5.54 美元`` is 5.5 and 4 美元) cannot be split by any
+   rule the text itself gives: the tokeniser reads one number, and a registry locator that quotes
+   the place marks the boundary with ``¦`` (``256¦8.41 s``, ``Opus 5.5¦4 美元``). The number audit
+   then splits the manuscript's number there; an unsplit glued number is listed as one unbound
+   number.
+
+A printed number is compared with a registry value by its printed digits
+(:func:`same_printed`): ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶`` equals ``"5.8e-6"``,
+``99.16%`` equals ``"99.16"``, ``8506 万`` equals ``"8506"`` (the registry keeps 万 in the unit),
+``0.2`` does not equal ``"0.20"`` (a changed printed precision is a change), and a unit fraction
+``1/20`` equals ``"20"`` (the chapter's "1/20 of the price" is registered as the ratio 20).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+
+SPLIT = "¦"
+"""Marks, inside a locator, the boundary between two numbers the manuscript prints glued together."""
+
+_FULLWIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF10, 0xFF1A)}  # ０-９
+_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)})  # Ａ-Ｚ
+_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF41, 0xFF5B)})  # ａ-ｚ
+_FULLWIDTH.update({"．": ".", "％": "%", "／": "/", "＋": "+", "－": "-", "−": "-", "\u3000": " ", "＾": "^"})
+_TRANSLATE = str.maketrans(_FULLWIDTH)
+
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+
+# A Latin word directly before digits that is a unit closes a table cell ("5.21 s98 token").
+UNIT_WORDS = frozenset({"s", "ms", "us", "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
+                        "token", "tokens", "tok", "bit", "bits", "FLOP", "FLOPs", "x"})
+# Units after a number, for the audit's listing only (longest first).
+_UNITS_AFTER = sorted(["token/s", "KiB/token", "B/token", "KiB", "MiB", "GiB", "KB", "MB", "GB", "B", "tokens",
+                       "token", "ms", "s", "比特", "美元", "倍", "字节", "个", "次", "层", "维", "章", "年",
+                       "月", "日", "行", "步", "位", "亿", "万"], key=len, reverse=True)
+
+_INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
+_DEC = rf"{_INT}(?:\.\d+)?"
+_EXP = r"(?:[eE][-+]?\d+(?![A-Za-z])|\s*[×xX]\s*10(?:\^\(?[-+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+_SCALE = r"(?:\s*%|\s*(?:万亿|万|亿)|[KM](?![A-Za-z]))"
+NUMBER_PATTERN = rf"(?:\d+/\d+(?![\d/])|{_DEC}{_EXP}?){_SCALE}?"
+"""Regex (on normalised text) of one number, by rule 1 of the module docstring."""
+_NUMBER_RE = re.compile(NUMBER_PATTERN)
+_PARTS_RE = re.compile(
+    r"(?P<frac>(?P<num>\d+)/(?P<den>\d+))?"
+    rf"(?P<dec>{_DEC})?"
+    r"(?P<exp>[eE](?P<e1>[-+]?\d+)|\s*[×xX]\s*10(?:\^\(?(?P<e2>[-+]?\d+)\)?|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
+    r"\s*(?P<scale>%|万亿|万|亿|K|M)?$")
+SCALES = {"%": Decimal("0.01"), "万": Decimal(10) ** 4, "亿": Decimal(10) ** 8, "万亿": Decimal(10) ** 12,
+          "K": Decimal(10) ** 3, "M": Decimal(10) ** 6}
+
+
+def normalise(text: str) -> str:
+    """Return ``text`` with full-width digits, Latin letters and ``．％／＋－`` as ASCII (same length)."""
+    return text.translate(_TRANSLATE)
+
+
+@dataclass(frozen=True)
+class Number:
+    """One number as printed: where it is, its printed digits, and what it means.
+
+    ``start``/``end`` are character offsets into the text it was read from; ``line`` is 1-based.
+    ``mantissa`` holds the printed digits without thousands separators (``"36864"``, ``"5.8"``,
+    ``"1/20"``), ``exponent`` the written power of ten (``-6`` for ``× 10⁻⁶``, else None),
+    ``scale`` one of ``% 万 亿 万亿 K M`` or ``""``, ``unit`` the unit word after it (reports only).
+    """
+
+    text: str
+    start: int
+    end: int
+    line: int
+    mantissa: str
+    exponent: int | None
+    scale: str
+    unit: str = ""
+
+    @property
+    def printed(self) -> str:
+        """The printed digits in registry form: ``"5.8e-6"``, ``"36864"``, ``"1/20"``."""
+        return self.mantissa + (f"e{self.exponent}" if self.exponent is not None else "")
+
+    @property
+    def is_fraction(self) -> bool:
+        return "/" in self.mantissa
+
+    @property
+    def value(self) -> float:
+        """The number's value with exponent and scale applied (``8506 万`` -> 85,060,000.0;
+        ``99.16%`` -> 0.9916; ``1/20`` -> 0.05; ``128K`` -> 128,000.0)."""
+        if self.is_fraction:
+            n, d = self.mantissa.split("/")
+            v = Decimal(n) / Decimal(d) if int(d) else Decimal("Infinity")
+        else:
+            v = Decimal(self.mantissa)
+        if self.exponent is not None:
+            v = v.scaleb(self.exponent)
+        return float(v * SCALES.get(self.scale, 1))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def parse_number(text: str) -> tuple[str, int | None, str]:
+    """Return ``(mantissa, exponent, scale)`` of one printed number such as ``"5.8 × 10⁻⁶"``.
+
+    Raises:
+        ValueError: ``text`` is not one number by the module's grammar.
+    """
+    t = normalise(text.strip())
+    m = _PARTS_RE.match(t)
+    if not t or not m or (not m.group("frac") and not m.group("dec")) or (m.group("frac") and m.group("dec")):
+        raise ValueError(f"not a printed number: {text!r}")
+    if m.group("frac"):
+        mantissa = m.group("frac")
+        if m.group("exp"):
+            raise ValueError(f"a fraction with an exponent: {text!r}")
+    else:
+        mantissa = m.group("dec").replace(",", "")
+    exp = m.group("e1") or m.group("e2") or (m.group("e3") or "").translate(_SUPERSCRIPT) or None
+    return mantissa, (int(exp) if exp is not None else None), m.group("scale") or ""
+
+
+def _identifier_before(norm: str, p: int) -> bool:
+    """Whether the digits at ``p`` continue a Latin name (rule 2 of the module docstring)."""
+    if p == 0:
+        return False
+    before = norm[p - 1]
+    if before == "-" and p >= 2 and norm[p - 2].isascii() and norm[p - 2].isalpha():
+        return True  # GPT-2, Llama-3
+    if before == "_" or (before.isascii() and before.isalpha()):
+        q = p
+        while q > 0 and norm[q - 1].isascii() and norm[q - 1].isalpha():
+            q -= 1
+        word = norm[q:p]
+        if word in UNIT_WORDS and not (q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")):
+            return False  # a unit closing the previous cell: "5.21 s98 token", "token0.086 s"
+        return True
+    return False
+
+
+_IDENT_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
+
+
+def _unit_after(norm: str, end: int) -> str:
+    j = end
+    while j < len(norm) and norm[j] == " ":
+        j += 1
+    for u in _UNITS_AFTER:
+        if norm.startswith(u, j):
+            return u
+    return ""
+
+
+def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Number]:
+    """Return every number printed in ``text``, in order, by the rules of the module docstring.
+
+    Args:
+        text: the text (any Unicode; offsets refer to it).
+        offset: added to every ``start``/``end`` (to read a slice of a larger text).
+        first_line: the line number of ``text``'s first line.
+    """
+    norm = normalise(text)
+    out: list[Number] = []
+    line, line_pos = first_line, 0
+    pos = 0
+    digit = re.compile(r"\d")
+    while True:
+        m = digit.search(norm, pos)
+        if m is None:
+            break
+        p = m.start()
+        if _identifier_before(norm, p):
+            pos = _IDENT_TAIL.match(norm, p).end() or p + 1
+            continue
+        n = _NUMBER_RE.match(norm, p)
+        end = n.end()
+        raw = norm[p:end]
+        try:
+            mantissa, exponent, scale = parse_number(raw)
+        except ValueError:  # pragma: no cover - NUMBER_PATTERN and _PARTS_RE describe one grammar
+            pos = end
+            continue
+        line += norm.count("\n", line_pos, p)
+        line_pos = p
+        out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale,
+                          _unit_after(norm, end)))
+        pos = end
+    return out
+
+
+def same_printed(registry_text: str, number: Number | str) -> bool:
+    """Whether a registry value (``"5947"``, ``"0.20"``, ``"5.8e-6"``) is what the manuscript prints.
+
+    Equal printed digits: the same value at the same printed precision (``"0.20"`` is not ``0.2``).
+    A unit fraction ``1/N`` also equals ``"N"``; a fraction equals the same fraction text.
+    """
+    if isinstance(number, str):
+        mantissa, exponent, scale = parse_number(number)
+        printed = mantissa + (f"e{exponent}" if exponent is not None else "")
+    else:
+        printed = number.printed
+    reg = normalise(registry_text.strip()).replace(",", "")
+    if "/" in printed:
+        if "/" in reg:
+            return reg == printed
+        num, den = printed.split("/")
+        return num == "1" and _digits_equal(reg, den)
+    if "/" in reg:
+        return False
+    return _digits_equal(reg, printed)
+
+
+def _digits_equal(a: str, b: str) -> bool:
+    try:
+        return Decimal(a).as_tuple() == Decimal(b).as_tuple()
+    except InvalidOperation:
+        return False
+
+
+# --- locators -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LocatorPattern:
+    """A registry locator compiled into a regex whose numbers are wildcards.
+
+    ``numbers`` are the numbers the locator itself prints (its own snapshot of the manuscript),
+    ``regex`` matches the same place in a manuscript whatever numbers it prints now: each number is
+    a capture group, whitespace is optional around numbers and elastic inside the text.
+    """
+
+    locator: str
+    numbers: tuple[Number, ...]
+    regex: re.Pattern
+
+    def finditer(self, norm_text: str):
+        return self.regex.finditer(norm_text)
+
+
+def _shape_pattern(num: Number) -> str:
+    """The pattern of a number glued to the next one (``256¦8.41``): its printed shape, digit for
+    digit (``\\d{3}``, ``\\d\\.\\d``), so the next number takes the rest whatever it prints now.
+
+    The number before ``¦`` is usually a label (a table's row label, a model's version), which
+    edits change less often than the measured value after it; an edit that changes the label's
+    digit count is read as drift of both numbers, never as a silent pass.
+    """
+    if num.is_fraction or num.exponent is not None or num.scale:
+        return NUMBER_PATTERN
+    whole, _, decimals = num.mantissa.partition(".")
+    return rf"\d{{{len(whole)}}}" + (rf"\.\d{{{len(decimals)}}}" if decimals else "")
+
+
+@lru_cache(maxsize=4096)
+def compile_locator(locator: str) -> LocatorPattern:
+    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`.
+
+    ``¦`` stands between two numbers the manuscript prints glued together; at the start or end of
+    a locator it says that the first (last) number is glued to a number outside the locator
+    (``"Opus 5.5¦"``). A number glued to the next keeps its printed decimals in the pattern, so
+    that ``256¦8.41`` reads ``2568.41`` as 256 and 8.41.
+
+    Raises:
+        ValueError: the locator is empty, or a ``¦`` does not touch a number on each side it has.
+    """
+    if not locator.strip():
+        raise ValueError("empty locator")
+    segments = locator.split(SPLIT)
+    numbers: list[Number] = []
+    parts: list[str] = []
+    plain_offset = 0
+    for si, seg in enumerate(segments):
+        nums = find_numbers(seg, offset=plain_offset)
+        norm = normalise(seg)
+        last_seg = si == len(segments) - 1
+        if si > 0 and seg and not (nums and nums[0].start == plain_offset):
+            raise ValueError(f"locator {locator!r}: '{SPLIT}' must be followed by a number")
+        if not last_seg and seg and not (nums and nums[-1].end == plain_offset + len(seg)):
+            raise ValueError(f"locator {locator!r}: '{SPLIT}' must follow a number")
+        if not seg and 0 < si < len(segments) - 1:
+            raise ValueError(f"locator {locator!r}: two '{SPLIT}' in a row")
+        cursor = plain_offset
+        for k, num in enumerate(nums):
+            between = norm[cursor - plain_offset:num.start - plain_offset].rstrip()
+            parts.append(_literal(between.lstrip() if (k > 0 or si > 0) else between))
+            glued_next = k == len(nums) - 1 and not last_seg
+            glued_prev = k == 0 and si > 0
+            pat = _shape_pattern(num) if glued_next else NUMBER_PATTERN
+            lead = "" if glued_prev else r"(?<![\d.,])"
+            parts.append(rf"\s*{lead}({pat})\s*")
+            cursor = num.end
+        tail = norm[cursor - plain_offset:]
+        parts.append(_literal(tail.lstrip() if (nums or si > 0) else tail))
+        numbers.extend(nums)
+        plain_offset += len(seg)
+    return LocatorPattern(locator, tuple(numbers), re.compile("".join(parts)))
+
+
+def _literal(text: str) -> str:
+    """Regex of a locator's text between numbers: a run of spaces stands for any whitespace (at
+    least one character: "' much'" must not match "'much'"); other characters are literal."""
+    out = []
+    for ch in text:
+        if ch.isspace():
+            if not out or out[-1] != r"\s+":
+                out.append(r"\s+")
+        else:
+            out.append(re.escape(ch))
+    return "".join(out)
+
+
+def locator_plain(locator: str) -> str:
+    """The locator as the manuscript prints it (without ``¦`` marks)."""
+    return locator.replace(SPLIT, "")
