@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("claimcheck.cli",)
+COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor")
 
 
 def register(subparsers) -> None:

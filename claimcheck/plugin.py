@@ -43,6 +43,9 @@ class _State:
         self.fingerprint: dict | None = None
         self.weights = None
         self.registry_files: list = []
+        self.overrides: dict[str, str] = {}   # --claims-stated: claim id -> revised stated value
+        self.overridden: set[str] = set()
+        self.manuscript_checks: dict[str, object] = {}  # registry path -> ManuscriptCheck
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -51,7 +54,12 @@ class _State:
     def registry(self, path: Path):
         key = str(path)
         if key not in self.registries:
-            self.registries[key] = load_registry(path)
+            reg = load_registry(path)
+            if self.overrides:
+                from claimcheck.editor import apply_overrides
+
+                self.overridden |= apply_overrides(reg, self.overrides)
+            self.registries[key] = reg
         return self.registries[key]
 
 
@@ -73,6 +81,17 @@ def pytest_addoption(parser):
                          "(default: none; env CLAIMCHECK_CORPUS)")
     group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
                     help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
+    group.addoption("--claims-manuscript", dest="claims_manuscript", metavar="PATH", default=None,
+                    help="the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') "
+                         "and an audit of every number in it (default: none; env CLAIMCHECK_MANUSCRIPT)")
+    group.addoption("--claims-listing", dest="claims_listing", metavar="FILE", default=None,
+                    help="the chapter's code listing, run by C33 in a subprocess (default: none; env CLAIMCHECK_LISTING)")
+    group.addoption("--claims-listing-timeout", dest="claims_listing_timeout", metavar="SECONDS", default=None,
+                    type=float, help="time limit for running the listing (default: 900)")
+    group.addoption("--claims-stated", dest="claims_stated", metavar="ID=VALUE", action="append", default=None,
+                    type=settings_mod.stated_override_type,
+                    help="replace a claim's stated value for this run, e.g. C05=58 (repeatable; what "
+                         "'claimcheck what-if' uses) (default: none)")
     for name, (_dest, _var, ini, default, help_) in settings_mod.OPTIONS.items():
         parser.addini(ini, f"{help_} (default: {default})", default=None)
 
@@ -104,8 +123,13 @@ def pytest_configure(config):
     except settings_mod.SettingsError as exc:
         raise pytest.UsageError(f"claimcheck: {exc}") from None
     config.stash[settings_key] = s
+    for name in ("manuscript", "listing"):
+        if getattr(s, name) and not _setting_path(config, name).is_file():
+            where = dict(s.sources).get(name, name)
+            raise pytest.UsageError(f"claimcheck: {where}: no such file: {_setting_path(config, name)}")
     state = _State()
     config.stash[state_key] = state
+    state.overrides = dict(config.getoption("claims_stated", None) or [])
     config.pluginmanager.register(state, "claimcheck-state")
     if _is_claims_run(config) and not hasattr(config, "workerinput"):
         report_dir = Path(config.rootpath) / s.report_dir
@@ -137,6 +161,10 @@ class RegistryFile(pytest.File):
         for n, issue in enumerate(reg.issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
             yield RegistryErrorItem.from_parent(self, name=name, issue=issue)
+        if self.config.stash[settings_key].manuscript:
+            for cid in reg.claims:
+                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid)
+            yield AuditItem.from_parent(self, name="manuscript [audit]")
 
 
 class RegistryErrorItem(pytest.Item):
@@ -172,6 +200,99 @@ class PlaceholderItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, _line_of_id(self.path, self.claim_id), self.name
+
+
+class ManuscriptDriftError(Exception):
+    pass
+
+
+def _manuscript_check(config, registry_path: Path):
+    """The drift check and number audit of --claims-manuscript against one registry (once per run)."""
+    state = config.stash[state_key]
+    key = str(registry_path)
+    if key not in state.manuscript_checks:
+        from claimcheck.manuscript import check_manuscript
+
+        state.manuscript_checks[key] = check_manuscript(_setting_path(config, "manuscript"), state.registry(registry_path))
+    return state.manuscript_checks[key]
+
+
+def _setting_path(config, name: str) -> Path:
+    """A path setting, relative to the rootdir when it came from the ini file, else to the invocation dir."""
+    s = config.stash[settings_key]
+    p = Path(getattr(s, name))
+    if p.is_absolute():
+        return p
+    where = dict(s.sources).get(name, "")
+    base = config.rootpath if where.startswith("ini") else config.invocation_params.dir
+    return Path(base) / p
+
+
+class DriftItem(pytest.Item):
+    """A claim's drift check: does the manuscript still print the registry's numbers for it?
+
+    Reported under the claim's id (its row shows manuscript value, registry value, measured value
+    and line in ``details["drift"]``). A passing drift check never upgrades the claim's outcome.
+    """
+
+    def __init__(self, *, claim_id, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "drift")]
+
+    def runtest(self):
+        from claimcheck.editor import drift_failure_message
+        from claimcheck.manuscript import drift_record
+
+        check = _manuscript_check(self.config, self.path)
+        drift = check.drift_for(self.claim_id)
+        reg = self.config.stash[state_key].registry(self.path)
+        measured = _measured_so_far(self.config, self.claim_id)
+        record = _stated_record(reg.claims[self.claim_id])
+        record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
+        self.user_properties.append((RECORD_KEY, record))
+        if drift.failed:
+            raise ManuscriptDriftError(drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path))
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ManuscriptDriftError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, _line_of_id(self.path, self.claim_id), self.name
+
+
+class AuditItem(pytest.Item):
+    """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.user_properties.append((KIND_KEY, "audit"))
+
+    def runtest(self):
+        from claimcheck.editor import audit_failure_message
+
+        check = _manuscript_check(self.config, self.path)
+        if check.audit.failed:
+            raise ManuscriptDriftError(audit_failure_message(check))
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ManuscriptDriftError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, self.name
+
+
+def _measured_so_far(config, claim_id: str) -> str | None:
+    """The measured value a test of ``claim_id`` recorded earlier in this run (for drift reports)."""
+    tests = config.stash[state_key].collector.tests
+    for t in tests.values():
+        if t["id"] == claim_id and t["record"].get("measured_display"):
+            return t["record"]["measured_display"]
+    return None
 
 
 def _line_of_id(path: Path, claim_id: str | None) -> int:
@@ -244,6 +365,13 @@ def pytest_collection_modifyitems(session, config, items):
                 if need in NEED_MARKERS:
                     ph.add_marker(NEED_MARKERS[need])
             items.append(ph)
+    unknown = set(state.overrides) - state.overridden
+    if unknown:
+        raise pytest.UsageError(f"claimcheck: --claims-stated names {', '.join(sorted(unknown))}, which no collected "
+                                "registry holds")
+    # drift checks and the audit run last, so a drift report can show what the claim measured
+    items[:] = ([i for i in items if not isinstance(i, (DriftItem, AuditItem))]
+                + [i for i in items if isinstance(i, (DriftItem, AuditItem))])
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -264,7 +392,7 @@ def _cuda_available() -> bool:
 
 
 def pytest_runtest_setup(item):
-    if isinstance(item, (RegistryErrorItem, PlaceholderItem)):
+    if isinstance(item, (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem)):
         return
     marks = list(item.iter_markers("claim"))
     if marks and _claim_marker_id(item) is None:
@@ -382,6 +510,8 @@ def pytest_sessionfinish(session, exitstatus):
 
         s = config.stash[settings_key]
         doc = build_json(state.rows, regs, _fingerprint(config), s, get(s.profile).as_dict(), state.started)
+        if state.manuscript_checks:
+            doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
         write_json(doc, json_path)
         state.json_doc = doc
 
@@ -396,6 +526,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     counts = ", ".join(f"{v} {k}" for k, v in sorted(doc["counts"].items()))
     tr.write_line(f"claims: {counts}")
     tr.write_line(f"profile: {doc['profile']['description']}")
+    for m in doc.get("manuscripts", []):
+        a = m["audit"]
+        tr.write_line(f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
+                      f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}")
     tr.write_line(f"report: {state.json_path}  and  {config.option.htmlpath}")
 
 

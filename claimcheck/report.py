@@ -56,7 +56,8 @@ def verdict_text(report, record: dict) -> str:
     """One line for the HTML Verdict column: the outcome and, unless passed, why."""
     outcome = report_outcome(report) or report.outcome
     if outcome == "passed":
-        return "passed"
+        caveat = (record.get("details") or {}).get("caveat")
+        return f"passed ({caveat})" if caveat else "passed"
     if outcome == "near-tie":
         return f"near-tie: {report.wasxfail}"
     if outcome == "failed" and record.get("reason"):
@@ -87,7 +88,7 @@ class ResultCollector:
         if not cid:
             return
         entry = self.tests.setdefault(report.nodeid, {"id": cid, "outcome": None, "reason": "",
-                                                       "record": {}, "duration": 0.0})
+                                                       "record": {}, "duration": 0.0, "kind": props.get(KIND_KEY)})
         entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
         if RECORD_KEY in props:
             entry["record"] = props[RECORD_KEY]
@@ -122,7 +123,16 @@ class ResultCollector:
             row.tests.append(nodeid)
             row.duration_s += t["duration"]
             outcome = t["outcome"] or "not-run"
-            row.record.update({k: v for k, v in t["record"].items() if v is not None})
+            record = {k: v for k, v in t["record"].items() if v is not None}
+            details = record.pop("details", None)
+            row.record.update(record)
+            if details:  # several tests of one claim (its measurement, its drift check): keep all details
+                row.record["details"] = {**row.record.get("details", {}), **details}
+            if t.get("kind") == "drift" and outcome not in ("failed", "error"):
+                continue  # a drift check that holds says nothing about the measurement: no upgrade
+            if t.get("kind") == "drift" and outcome == row.outcome == "failed" and row.reason:
+                row.reason = f"{row.reason}\n{t['reason']}"  # failed measurement and drift: say both
+                continue
             if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
                 keep_registry_reason = row.outcome == "error" and outcome == "error"
                 row.outcome = outcome
@@ -145,7 +155,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "measured_display": rec.get("measured_display"),
             "unit": rec.get("unit"),
             "tolerance": rec.get("tolerance"),
-            "reason": r.reason or rec.get("reason") or "",
+            "reason": r.reason or rec.get("reason") or (rec.get("details") or {}).get("caveat") or "",
             "needs": rec.get("needs"),
             "locator": rec.get("locator"),
             "runner_bound": rec.get("runner"),

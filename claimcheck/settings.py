@@ -27,6 +27,13 @@ OPTIONS = {
                "a UTF-8 text file for C31 (share of confident positions in real text)"),
     "allow_download": ("claims_allow_download", "CLAIMCHECK_ALLOW_DOWNLOAD", "claims_allow_download", False,
                        "allow downloading GPT-2 weights from the Hugging Face hub"),
+    "manuscript": ("claims_manuscript", "CLAIMCHECK_MANUSCRIPT", "claims_manuscript", None,
+                   "the chapter's manuscript (plain text or Markdown): every claim's printed numbers are "
+                   "checked for drift and every number in it is audited"),
+    "listing": ("claims_listing", "CLAIMCHECK_LISTING", "claims_listing", None,
+                "the chapter's code listing (a Python file) that C33 runs"),
+    "listing_timeout": ("claims_listing_timeout", "CLAIMCHECK_LISTING_TIMEOUT", "claims_listing_timeout", 900.0,
+                        "time limit in seconds for running the listing"),
 }
 
 
@@ -42,6 +49,9 @@ class Settings:
     weights: str | None = None
     corpus: str | None = None
     allow_download: bool = False
+    manuscript: str | None = None
+    listing: str | None = None
+    listing_timeout: float = 900.0
     sources: tuple = ()  # (name, source) pairs, for the report
 
 
@@ -61,6 +71,14 @@ def _validate(name, value, where):
         raise SettingsError(f"{where}: unknown profile {value!r}; choose one of {', '.join(PROFILES)}")
     if name == "allow_download":
         return _bool(value, where)
+    if name == "listing_timeout":
+        try:
+            seconds = float(value)
+        except (TypeError, ValueError):
+            seconds = float("nan")
+        if not seconds > 0:
+            raise SettingsError(f"{where}: expected a time limit in seconds > 0, got {value!r}")
+        return seconds
     return value
 
 
@@ -94,3 +112,19 @@ def profile_type(text: str) -> str:
     if text not in PROFILES:
         raise argparse.ArgumentTypeError(f"unknown profile {text!r}; choose one of {', '.join(PROFILES)}")
     return text
+
+
+def stated_override_type(text: str) -> tuple[str, str]:
+    """argparse ``type=`` for ``--claims-stated ID=VALUE``: a claim id and a printed number."""
+    import argparse
+
+    from claimcheck.interval import _decimal
+
+    cid, sep, value = text.partition("=")
+    if not sep or not cid.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected ID=VALUE such as C05=58, got {text!r}")
+    try:
+        _decimal(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
+    return cid.strip(), value.strip()

@@ -1,0 +1,109 @@
+"""``claimcheck check-manuscript`` and ``claimcheck what-if``: the editors' subcommands.
+
+``check-manuscript PATH`` runs the drift check of every claim and the number audit, with no
+measurement (well under a second for a chapter). ``what-if ID=VALUE ...`` re-runs only the named
+claims with revised stated values (pytest in a subprocess) and says, for each, whether this
+runner's measurement supports the revised figure and which figure the measurement suggests at the
+revised figure's printed precision. The work is in :mod:`claimcheck.editor`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+DEFAULT_REGISTRY = "claims/ch15/claims.toml"
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "check-manuscript", help="check a manuscript against the registry: drift and number audit",
+        description="For every claim, find its locators in the manuscript and compare the numbers printed "
+                    "there with the registry; list every number bound to no claim and not waived. "
+                    "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100%% or "
+                    "a registry problem.")
+    p.add_argument("manuscript", metavar="PATH", help="the manuscript (plain text or Markdown, UTF-8)")
+    p.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",
+                   help=f"the claims registry (default: {DEFAULT_REGISTRY})")
+    p.add_argument("--report", default="reports/claims.json", metavar="FILE",
+                   help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
+    p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every quoted number and every number's binding")
+    p.set_defaults(func=_check_manuscript)
+
+    w = subparsers.add_parser(
+        "what-if", help="re-run named claims with revised stated values",
+        description="Re-run only the named claims with revised stated values (e.g. C05=58) and say, for each, "
+                    "whether this runner's measurement supports it and the figure the measurement suggests "
+                    "at the revised value's printed precision. Runs pytest in a subprocess from the project root.")
+    w.add_argument("revisions", nargs="+", metavar="ID=VALUE", help="a claim id and its revised printed value")
+    w.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",
+                   help=f"the claims registry (default: {DEFAULT_REGISTRY})")
+    w.add_argument("--claims", default="claims", metavar="DIR", help="the claims folder pytest runs (default: claims)")
+    w.add_argument("--profile", choices=("quick", "standard", "full"), default=None,
+                   help="sizes of timing claims (default: the run's default, standard)")
+    w.add_argument("--runner", default=None, metavar="NAME", help="this machine's runner profile (default: none)")
+    w.add_argument("--report-dir", default=None, metavar="DIR", help="keep the run's reports here (default: a temporary folder)")
+    w.add_argument("--json", metavar="FILE", help="also write the answers as JSON to FILE ('-' for stdout)")
+    w.set_defaults(func=_what_if)
+
+
+def _check_manuscript(args) -> int:
+    from claimcheck.editor import format_check, measured_from_report
+    from claimcheck.manuscript import ManuscriptError, check_manuscript
+    from claimcheck.registry import load_registry
+
+    reg = load_registry(args.registry)
+    if not reg.claims and reg.issues:
+        for issue in reg.issues:
+            print(f"error: {issue}", file=sys.stderr)
+        return 2
+    try:
+        check = check_manuscript(args.manuscript, reg)
+    except ManuscriptError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(format_check(check, measured_from_report(args.report), verbose=args.verbose))
+    if args.json:
+        text = json.dumps({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
+                          indent=2, ensure_ascii=False)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text, encoding="utf-8")
+    return 0 if check.ok else 1
+
+
+def _what_if(args) -> int:
+    import argparse
+
+    from claimcheck.editor import run_what_if
+    from claimcheck.settings import stated_override_type
+
+    try:
+        revisions = [stated_override_type(r) for r in args.revisions]
+    except argparse.ArgumentTypeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        answers = run_what_if(revisions, args.registry, args.claims, args.profile, args.runner,
+                              report_dir=args.report_dir)
+    except (KeyError, ValueError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for a in answers:
+        print(a.verdict)
+    if args.json:
+        text = json.dumps([{"id": a.claim_id, "revised": a.revised, "registry": a.previous, "outcome": a.outcome,
+                            "measured": a.measured, "measured_display": a.measured_display, "unit": a.unit,
+                            "tolerance": a.tolerance, "suggested": a.suggested, "reason": a.reason,
+                            "verdict": a.verdict} for a in answers], indent=2, ensure_ascii=False)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text, encoding="utf-8")
+    return 0 if all(a.outcome == "passed" for a in answers) else 1

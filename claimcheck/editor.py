@@ -1,0 +1,248 @@
+"""The editors' workflow: messages of the drift check and the audit, ``check-manuscript``'s text,
+and ``what-if`` (re-run named claims with revised stated values; verdict and suggested figure).
+
+The command line lives in :mod:`claimcheck.cli_editor`; the pytest items in
+:mod:`claimcheck.plugin`. This module holds what both use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
+
+from claimcheck.interval import _decimal, decimals_of
+
+
+def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
+    """Replace ``stated`` of the claims named in ``overrides`` (id -> printed number), in place.
+
+    Returns the ids found in this registry. Used by ``--claims-stated`` (and so by ``what-if``).
+    """
+    found = set()
+    for cid, value in overrides.items():
+        claim = registry.claims.get(cid)
+        if claim is not None:
+            registry.claims[cid] = dataclasses.replace(claim, stated=value)
+            found.add(cid)
+    return found
+
+
+# --- messages ---------------------------------------------------------------------------------
+def drift_failure_message(drift, claim, measured: str | None, registry_path: str) -> str:
+    """The failure text of a claim's drift check: every failing quote with line and all three values."""
+    lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
+    for q in drift.problems():
+        if q.status == "drift":
+            lines.append(f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}), "
+                         f"measured here {measured or '-'} {'' if measured else '(no measurement in this run)'}".rstrip())
+            lines.append(f"    {q.context}")
+        else:
+            lines.append(f"  {q.status}: {q.message}")
+    lines.append(f"  next: if the manuscript is right, update {drift.claim_id} in {registry_path} and see whether "
+                 f"the measurement supports the new figure (claimcheck what-if {drift.claim_id}=VALUE); "
+                 "if the registry is right, fix the manuscript.")
+    return "\n".join(lines)
+
+
+def audit_failure_message(check, limit: int = 40) -> str:
+    """The failure text of the number audit: coverage, unbound numbers with line and context."""
+    a = check.audit
+    lines = [f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
+             f"bound or waived = {a.coverage:.1%} (needs 100%)"]
+    for p in a.unbound()[:limit]:
+        lines.append(f"  line {p.line}: {p.text}   {p.context}")
+    if len(a.unbound()) > limit:
+        lines.append(f"  ... and {len(a.unbound()) - limit} more")
+    lines += [f"  waiver problem: {w}" for w in a.problems]
+    lines.append("  next: bind each number to its claim (a claim's locator or quotes) or waive it with a reason "
+                 "([[waivers]] in the registry)")
+    return "\n".join(lines)
+
+
+def format_check(check, measured: dict | None = None, verbose: bool = False) -> str:
+    """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
+
+    ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``.
+    """
+    measured = measured or {}
+    ms, a = check.manuscript, check.audit
+    out = [f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
+           f"registry   {check.registry_path} ({len(check.drifts)} claims)"]
+    for issue in check.registry_issues:
+        out.append(f"  registry problem: {issue}")
+    in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
+    n_quotes = sum(len(d.checks) for d in check.drifts)
+    out.append(f"\ndrift: {len(check.drifted)} of {len(check.drifts)} claims ({n_quotes} quotes checked"
+               + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "") + ")")
+    for d in check.drifts:
+        if not (d.failed or verbose):
+            continue
+        m = measured.get(d.claim_id)
+        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else "- (not measured; run the claim or pass --report)"
+        for q in d.checks:
+            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
+                continue
+            if q.status in ("drift", "ok"):
+                out.append(f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
+                           f"registry {q.registry:>8} ({q.name})  measured {shown}")
+                if q.status == "drift":
+                    out.append(f"  {'':10} {q.context}")
+            else:
+                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    out.append(f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
+               f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}")
+    for p in a.unbound():
+        out.append(f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}")
+    for w in a.problems:
+        out.append(f"  waiver problem: {w}")
+    for w in a.warnings:
+        out.append(f"  waiver warning: {w}")
+    if verbose:
+        for p in a.pieces:
+            if p.status != "unbound":
+                out.append(f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}")
+    out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
+    return "\n".join(out)
+
+
+def measured_from_report(path) -> dict:
+    """claim id -> (measured display, outcome, source) from a ``claims.json``; {} when absent."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    src = f"{Path(path).name} {doc.get('generated', '')}".strip()
+    return {c["id"]: (c.get("measured_display"), c.get("outcome"), src)
+            for c in doc.get("claims", []) if c.get("measured_display")}
+
+
+# --- what-if ----------------------------------------------------------------------------------
+def suggested_figure(measured, revised: str) -> str | None:
+    """The measured value rounded to the printed precision of ``revised`` (round half to even).
+
+    ``measured`` is a number, or ``[lo, hi]`` (an interval from the chapter's own arithmetic):
+    an interval gives one figure when both ends round alike, else ``"lo..hi"``.
+    ``suggested_figure(13.42, "58") == "13"``; ``suggested_figure(60.63, "60.6") == "60.6"``.
+    """
+    if measured is None:
+        return None
+    quantum = Decimal(1).scaleb(-decimals_of(revised))
+
+    def r(x) -> str:
+        return str(Decimal(repr(float(x))).quantize(quantum, rounding=ROUND_HALF_EVEN))
+
+    if isinstance(measured, (list, tuple)):
+        if len(measured) != 2:
+            return None
+        lo, hi = r(measured[0]), r(measured[1])
+        return lo if lo == hi else f"{lo}..{hi}"
+    if isinstance(measured, (int, float)):
+        return r(measured)
+    return None
+
+
+@dataclasses.dataclass
+class WhatIf:
+    """The answer for one revised claim."""
+
+    claim_id: str
+    revised: str
+    previous: str
+    outcome: str            # the claim's outcome with the revised value on this runner
+    measured: object
+    measured_display: str | None
+    unit: str
+    tolerance: str
+    reason: str
+    suggested: str | None
+
+    @property
+    def verdict(self) -> str:
+        """One paragraph: whether this runner's measurement supports the revised figure."""
+        v = self.revised
+        m = self.measured_display or "no measurement"
+        unit = f" {self.unit}" if self.unit else ""
+        bound = self.tolerance.startswith((">=", "<=", "range:"))
+        if self.outcome == "passed":
+            head = f"supported on this runner: measured {m}, within tolerance {self.tolerance}"
+        elif self.outcome == "failed":
+            head = f"NOT supported on this runner: measured {m}; {self.reason.splitlines()[0] if self.reason else ''}"
+        elif self.outcome == "skipped" and self.measured is not None:
+            head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
+        else:
+            head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
+        lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
+        if self.suggested is not None:
+            same = self.suggested == v
+            lines.append(f"  the measurement suggests {self.suggested}{unit} at the printed precision of {v}"
+                         + (" (the revised figure)" if same else f", not {v}"))
+            if bound and same:
+                lines.append(f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound; "
+                             f"this runner also reproduces the figure {v}")
+            elif bound:
+                lines.append(f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound, "
+                             f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
+                             "only stand as the figure of the runner it was measured on")
+        return "\n".join(lines)
+
+
+def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/claims.toml",
+                claims_dir="claims", profile: str | None = None, runner: str | None = None,
+                extra_args=(), report_dir: str | None = None, timeout: float | None = None) -> list[WhatIf]:
+    """Re-run only the named claims with revised stated values, in a pytest subprocess.
+
+    Args:
+        revisions: ``[(claim id, printed value)]``, e.g. ``[("C05", "58")]``.
+        registry_path: the registry (to validate ids and show the previous values).
+        claims_dir: what pytest collects (the claims folder).
+        profile, runner: ``--claims-profile`` / ``--claims-runner`` of the run.
+        report_dir: where the run's claims.json/html go (default: a temporary folder).
+
+    Raises:
+        KeyError: an id is not in the registry (the message suggests the closest id).
+        ValueError: a value is not a printed number.
+        RuntimeError: pytest did not produce a report (its output tail is in the message).
+    """
+    import difflib
+
+    from claimcheck.registry import load_registry
+
+    reg = load_registry(registry_path)
+    for cid, value in revisions:
+        if cid not in reg.claims:
+            close = difflib.get_close_matches(cid, list(reg.claims), n=1)
+            raise KeyError(f"{registry_path}: no claim {cid!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+        _decimal(value)
+    with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
+        out_dir = Path(report_dir) if report_dir else Path(tmp)
+        cmd = [sys.executable, "-m", "pytest", claims_dir, "-q", "-p", "no:cacheprovider",
+               "-k", " or ".join(cid for cid, _ in revisions),
+               "--claims-report-dir", str(out_dir.resolve())]
+        for cid, value in revisions:
+            cmd += ["--claims-stated", f"{cid}={value}"]
+        if profile:
+            cmd += ["--claims-profile", profile]
+        if runner:
+            cmd += ["--claims-runner", runner]
+        cmd += list(extra_args)
+        env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        report = out_dir / "claims.json"
+        if not report.is_file():
+            tail = (proc.stdout + proc.stderr)[-3000:]
+            raise RuntimeError(f"pytest wrote no report (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
+        doc = json.loads(report.read_text(encoding="utf-8"))
+    rows = {c["id"]: c for c in doc["claims"]}
+    answers = []
+    for cid, value in revisions:
+        row = rows.get(cid, {})
+        answers.append(WhatIf(cid, value, reg.claims[cid].stated, row.get("outcome", "not-run"), row.get("measured"),
+                              row.get("measured_display"), row.get("unit") or "", row.get("tolerance") or "",
+                              row.get("reason") or "", suggested_figure(row.get("measured"), value)))
+    return answers
