@@ -88,7 +88,7 @@ def format_check(check, measured: dict | None = None, verbose: bool = False) -> 
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
-            if q.status in ("drift", "ok"):
+            if q.status in ("drift", "ok") and q.manuscript is not None:
                 out.append(f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
                            f"registry {q.registry:>8} ({q.name})  measured {shown}")
                 if q.status == "drift":
@@ -179,9 +179,12 @@ class WhatIf:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
         lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
         if self.suggested is not None:
-            same = self.suggested == v
-            lines.append(f"  the measurement suggests {self.suggested}{unit} at the printed precision of {v}"
-                         + (" (the revised figure)" if same else f", not {v}"))
+            lo, sep, hi = self.suggested.partition("..")
+            same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
+            what = "figures from" if sep else ""
+            lines.append(f"  the measurement suggests {what}{' ' if what else ''}{self.suggested}{unit} at the printed "
+                         f"precision of {v}" + (" (which includes the revised figure)" if same and sep else
+                                                " (the revised figure)" if same else f", not {v}"))
             if bound and same:
                 lines.append(f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound; "
                              f"this runner also reproduces the figure {v}")
@@ -194,7 +197,8 @@ class WhatIf:
 
 def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/claims.toml",
                 claims_dir="claims", profile: str | None = None, runner: str | None = None,
-                extra_args=(), report_dir: str | None = None, timeout: float | None = None) -> list[WhatIf]:
+                extra_args=(), report_dir: str | None = None, timeout: float | None = None,
+                cwd=None) -> list[WhatIf]:
     """Re-run only the named claims with revised stated values, in a pytest subprocess.
 
     Args:
@@ -203,6 +207,8 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/cla
         claims_dir: what pytest collects (the claims folder).
         profile, runner: ``--claims-profile`` / ``--claims-runner`` of the run.
         report_dir: where the run's claims.json/html go (default: a temporary folder).
+        cwd: the project root pytest runs in (default: the current folder); relative paths are
+            relative to it.
 
     Raises:
         KeyError: an id is not in the registry (the message suggests the closest id).
@@ -213,26 +219,28 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/cla
 
     from claimcheck.registry import load_registry
 
-    reg = load_registry(registry_path)
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    reg = load_registry(base / registry_path)
     for cid, value in revisions:
         if cid not in reg.claims:
             close = difflib.get_close_matches(cid, list(reg.claims), n=1)
             raise KeyError(f"{registry_path}: no claim {cid!r}" + (f" (did you mean {close[0]}?)" if close else ""))
         _decimal(value)
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
-        out_dir = Path(report_dir) if report_dir else Path(tmp)
+        out_dir = (base / report_dir) if report_dir else Path(tmp)
+        # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
+        # picks the rootdir (plugins' options are not known yet at that point)
         cmd = [sys.executable, "-m", "pytest", claims_dir, "-q", "-p", "no:cacheprovider",
                "-k", " or ".join(cid for cid, _ in revisions),
-               "--claims-report-dir", str(out_dir.resolve())]
-        for cid, value in revisions:
-            cmd += ["--claims-stated", f"{cid}={value}"]
+               f"--claims-report-dir={out_dir.resolve()}"]
+        cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
         if profile:
-            cmd += ["--claims-profile", profile]
+            cmd.append(f"--claims-profile={profile}")
         if runner:
-            cmd += ["--claims-runner", runner]
+            cmd.append(f"--claims-runner={runner}")
         cmd += list(extra_args)
         env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=base)
         report = out_dir / "claims.json"
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]

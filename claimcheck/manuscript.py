@@ -1,7 +1,7 @@
 """Check a manuscript against the claims registry: drift of quoted numbers, and the number audit.
 
 **Drift.** Every claim's ``locator`` (and each of its ``quotes``) is looked up in the manuscript
-with its numbers as wildcards (:func:`claimcheck.numbers.compile_locator`), so a place whose
+with its numbers as wildcards (:func:`claimcheck.printed.compile_locator`), so a place whose
 number was edited is still found. The number the locator binds is read as the manuscript prints it
 now and compared, by printed digits, with the registry's value (``stated`` or a ``values`` entry).
 Outcomes per quote: ``ok``; ``drift`` (the manuscript prints another number: line, manuscript
@@ -10,7 +10,7 @@ locator matches several places: lengthen it); ``unbound`` (the locator prints se
 none the registry's); ``in-words`` (the chapter states the claim without digits, e.g. 一次乘、一次加:
 nothing to compare, not a failure).
 
-**Audit.** Every number of the manuscript (:func:`claimcheck.numbers.find_numbers`) must be bound
+**Audit.** Every number of the manuscript (:func:`claimcheck.printed.find_numbers`) must be bound
 by a claim or waived by a ``[[waivers]]`` entry with a reason. A waiver covers every number in
 its locator (or, with ``until``, everything from its locator to the end of ``until``: a code
 listing). Coverage = (bound + waived) / all numbers, and the audit fails below 100%. A waiver
@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from claimcheck.numbers import Number, compile_locator, find_numbers, locator_plain, normalise, same_printed
+from claimcheck.printed import Number, compile_locator, find_numbers, locator_plain, normalise, same_printed
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""

@@ -124,9 +124,9 @@ def pytest_configure(config):
         raise pytest.UsageError(f"claimcheck: {exc}") from None
     config.stash[settings_key] = s
     for name in ("manuscript", "listing"):
-        if getattr(s, name) and not _setting_path(config, name).is_file():
+        if getattr(s, name) and not setting_path(config, name).is_file():
             where = dict(s.sources).get(name, name)
-            raise pytest.UsageError(f"claimcheck: {where}: no such file: {_setting_path(config, name)}")
+            raise pytest.UsageError(f"claimcheck: {where}: no such file: {setting_path(config, name)}")
     state = _State()
     config.stash[state_key] = state
     state.overrides = dict(config.getoption("claims_stated", None) or [])
@@ -213,11 +213,11 @@ def _manuscript_check(config, registry_path: Path):
     if key not in state.manuscript_checks:
         from claimcheck.manuscript import check_manuscript
 
-        state.manuscript_checks[key] = check_manuscript(_setting_path(config, "manuscript"), state.registry(registry_path))
+        state.manuscript_checks[key] = check_manuscript(setting_path(config, "manuscript"), state.registry(registry_path))
     return state.manuscript_checks[key]
 
 
-def _setting_path(config, name: str) -> Path:
+def setting_path(config, name: str) -> Path:
     """A path setting, relative to the rootdir when it came from the ini file, else to the invocation dir."""
     s = config.stash[settings_key]
     p = Path(getattr(s, name))

@@ -30,7 +30,7 @@ A locator binds the number it prints that equals the value it stands for (``loca
 for ``stated``); when it prints one number only, that number is bound whatever it says, so a
 mismatch shows as drift. Other numbers in a locator are context. ``¦`` in a locator marks the
 boundary of numbers the manuscript prints glued together (``"256¦8.41 s"``); see
-:mod:`claimcheck.numbers` and :mod:`claimcheck.manuscript`.
+:mod:`claimcheck.printed` and :mod:`claimcheck.manuscript`.
 
 A top-level ``[[waivers]]`` array lists the manuscript's numbers that are not claims (chapter
 numbers, dates, quiz options, code constants), so that the number audit can reach 100%:
@@ -351,7 +351,7 @@ def _validate(entry, index: int, path: str, runners: dict):
 
 def _check_locator(locator: str, fld: str, printed: str, bad) -> bool:
     """Report a locator whose ``¦`` marks are misplaced, or whose numbers do not say which is bound."""
-    from claimcheck.numbers import compile_locator, same_printed
+    from claimcheck.printed import compile_locator, same_printed
 
     try:
         pattern = compile_locator(locator)
@@ -394,7 +394,7 @@ def _validate_quotes(quotes, stated, values, bad) -> dict:
                 continue
             if not _check_locator(loc, "quotes", printed, bad):
                 continue
-            from claimcheck.numbers import compile_locator
+            from claimcheck.printed import compile_locator
 
             if not compile_locator(loc).numbers:
                 bad("quotes", f"{name}: locator {loc!r} prints no number to bind to {name} = {printed!r}")
@@ -440,7 +440,7 @@ def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
             texts[key] = v
         for key in ("locator", "until"):
             if key in texts:
-                from claimcheck.numbers import compile_locator
+                from claimcheck.printed import compile_locator
 
                 try:
                     compile_locator(texts[key])
@@ -448,7 +448,7 @@ def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
                     bad(key, str(exc))
         numbers = entry.get("numbers")
         if numbers is not None:
-            from claimcheck.numbers import parse_number
+            from claimcheck.printed import parse_number
 
             if not isinstance(numbers, list) or not all(isinstance(n, str) for n in numbers):
                 bad("numbers", 'must be a list of printed numbers as strings, e.g. ["15", "15/20"]')
