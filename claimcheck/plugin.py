@@ -228,7 +228,16 @@ def setting_path(config, name: str) -> Path:
     return Path(base) / p
 
 
-class DriftItem(pytest.Item):
+class _ManuscriptItem(pytest.Item):
+    """Shows a drift or audit failure as its message alone (it is a finding, not a traceback)."""
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ManuscriptDriftError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class DriftItem(_ManuscriptItem):
     """A claim's drift check: does the manuscript still print the registry's numbers for it?
 
     Reported under the claim's id (its row shows manuscript value, registry value, measured value
@@ -254,16 +263,11 @@ class DriftItem(pytest.Item):
         if drift.failed:
             raise ManuscriptDriftError(drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path))
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ManuscriptDriftError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
     def reportinfo(self):
         return self.path, _line_of_id(self.path, self.claim_id), self.name
 
 
-class AuditItem(pytest.Item):
+class AuditItem(_ManuscriptItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
 
     def __init__(self, **kwargs):
@@ -276,11 +280,6 @@ class AuditItem(pytest.Item):
         check = _manuscript_check(self.config, self.path)
         if check.audit.failed:
             raise ManuscriptDriftError(audit_failure_message(check))
-
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ManuscriptDriftError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, 0, self.name
