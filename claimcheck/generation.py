@@ -71,6 +71,7 @@ class StreamComparison:
     ref_token: int | None = None
     other_token: int | None = None
     tie_tolerance: float | None = None
+    n_differing: int = 0  # positions where the two streams differ (after a first flip, usually most)
 
     def describe(self) -> str:
         if self.verdict == IDENTICAL:
@@ -90,12 +91,13 @@ def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) 
         tie_tolerance: a first difference whose reference margin is <= this (logits) is a near-tie.
     """
     n = min(len(ref_tokens), len(other_tokens))
+    differing = sum(int(a) != int(b) for a, b in zip(ref_tokens[:n], other_tokens[:n]))
     for i in range(n):
         a, b = int(ref_tokens[i]), int(other_tokens[i])
         if a != b:
             margin = float(ref_logits[i, a] - ref_logits[i, b])
             verdict = NEAR_TIE if abs(margin) <= tie_tolerance else DIVERGED
-            return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance)
+            return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, differing)
     return StreamComparison(IDENTICAL, n, tie_tolerance=tie_tolerance)
 
 
@@ -105,3 +107,30 @@ def top2_margins(logits):
 
     top = torch.topk(logits, 2, dim=-1).values
     return top[:, 0] - top[:, 1]
+
+
+def truncated_draft(model, n_layers: int):
+    """Return a draft model for assisted decoding: ``model``'s first ``n_layers`` blocks (a copy).
+
+    Same class and tokenizer as ``model``, with its token/position embeddings, final norm and
+    output head (an "early exit" draft). Works for GPT-2 (``transformer.h.N``) and Llama-style
+    (``model.layers.N``) checkpoints. Eval mode, same dtype.
+
+    Raises:
+        ValueError: ``n_layers`` is not between 1 and the model's layer count - 1.
+    """
+    import copy
+    import re
+
+    config = copy.deepcopy(model.config)
+    field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
+    total = getattr(config, field_name)
+    if not 1 <= n_layers < total:
+        raise ValueError(f"a draft needs 1..{total - 1} of the model's {total} layers, got {n_layers}")
+    setattr(config, field_name, n_layers)
+    layer_re = re.compile(r"\.(h|layers)\.(\d+)\.")
+    state = {k: v for k, v in model.state_dict().items()
+             if not (m := layer_re.search(k)) or int(m.group(2)) < n_layers}
+    draft = type(model)(config)
+    draft.load_state_dict(state, strict=True)
+    return draft.to(model.dtype).eval()

@@ -25,6 +25,7 @@ MARKERS = {
     "pretrained": "pretrained: needs the real pretrained GPT-2 weights; skipped with the reason where none are found",
     "timing": "timing: a timing measurement (noisy; asserts ratios and trends only)",
     "slow": "slow: takes more than ~20 s on a 2-core CPU (deselect with -m 'not slow')",
+    "portable_lm": "portable_lm: a model-agnostic form of a claim, run on another causal LM only with --claims-lm NAME",
 }
 # registry `needs` -> marker added to every test of the claim, so -m works from the registry alone
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
@@ -74,8 +75,16 @@ def pytest_addoption(parser):
                          "enforced only on their runner (default: none)")
     group.addoption("--claims-report-dir", dest="claims_report_dir", metavar="DIR", default=None,
                     help="folder for claims.json and claims.html, relative to the rootdir (default: reports)")
-    group.addoption("--claims-weights", dest="claims_weights", metavar="DIR", default=None,
-                    help="folder with pretrained GPT-2 saved by save_pretrained (default: none; env CLAIMCHECK_WEIGHTS)")
+    group.addoption("--claims-weights", dest="claims_weights", metavar="DIR|HUB_ID", default=None,
+                    help="pretrained GPT-2: a folder saved by save_pretrained, or a hub id looked up in the "
+                         "Hugging Face cache offline (default: gpt2 from the cache; env CLAIMCHECK_WEIGHTS)")
+    group.addoption("--claims-weights-shapes", dest="claims_weights_shapes", metavar="CHECK", default=None,
+                    type=settings_mod.weights_shapes_type,
+                    help="what the weights must be: gpt2-small, or config (any GPT-2 matching its own "
+                         "config.json) (default: gpt2-small)")
+    group.addoption("--claims-lm", dest="claims_lm", metavar="NAME|DIR", default=None,
+                    help="run only the portable-LM lane (tests marked portable_lm) on this causal LM: smollm2 "
+                         "or a save_pretrained folder; reports go to <report dir>/portable-<name> (default: none)")
     group.addoption("--claims-corpus", dest="claims_corpus", metavar="FILE", default=None,
                     help="UTF-8 text for C31, the share of positions whose top-1 probability exceeds 90%% "
                          "(default: none; env CLAIMCHECK_CORPUS)")
@@ -133,6 +142,10 @@ def pytest_configure(config):
     config.pluginmanager.register(state, "claimcheck-state")
     if _is_claims_run(config) and not hasattr(config, "workerinput"):
         report_dir = Path(config.rootpath) / s.report_dir
+        if s.lm and dict(s.sources).get("report_dir") == "default":  # keep the main report apart
+            from claimcheck.portable_lm import lane_slug
+
+            report_dir = report_dir / f"portable-{lane_slug(s.lm)}"
         # pytest-html reads these in its own pytest_configure, which runs after this one.
         if getattr(config.option, "htmlpath", "absent") is None:
             config.option.htmlpath = str(report_dir / "claims.html")
@@ -371,6 +384,12 @@ def pytest_collection_modifyitems(session, config, items):
     # drift checks and the audit run last, so a drift report can show what the claim measured
     items[:] = ([i for i in items if not isinstance(i, (DriftItem, AuditItem))]
                 + [i for i in items if isinstance(i, (DriftItem, AuditItem))])
+    # the portable-LM lane runs alone, and only when asked for (--claims-lm)
+    lane = bool(config.stash[settings_key].lm)
+    keep = [i for i in items if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker("portable_lm")) == lane]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -382,6 +401,12 @@ def _weights(config):
         s = config.stash[settings_key]
         state.weights = resolve_weights(s.weights, s.allow_download)
     return state.weights
+
+
+def _weights_record(config) -> dict:
+    from claimcheck.weights import weights_record
+
+    return weights_record(_weights(config), config.stash[settings_key].weights_shapes)
 
 
 def _cuda_available() -> bool:
@@ -415,6 +440,7 @@ def _fingerprint(config) -> dict:
         from claimcheck.fingerprint import runner_fingerprint
 
         state.fingerprint = runner_fingerprint(config.stash[settings_key].runner)
+        state.fingerprint["weights"] = _weights_record(config)
     return state.fingerprint
 
 
@@ -508,7 +534,11 @@ def pytest_sessionfinish(session, exitstatus):
         from claimcheck.report import build_json, write_json
 
         s = config.stash[settings_key]
-        doc = build_json(state.rows, regs, _fingerprint(config), s, get(s.profile).as_dict(), state.started)
+        fp = dict(_fingerprint(config))
+        models = {r.record["model"]: r.record.get("details", {}).get("model") for r in state.rows if r.record.get("model")}
+        if models:  # the portable-LM lane: which model the rows were measured on
+            fp["portable_lm"] = models
+        doc = build_json(state.rows, regs, fp, s, get(s.profile).as_dict(), state.started)
         if state.manuscript_checks:
             doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
         write_json(doc, json_path)
@@ -548,6 +578,8 @@ def pytest_html_results_table_row(report, cells):
     from claimcheck.report import verdict_text
 
     verdict = verdict_text(report, rec)
+    if rec.get("model"):  # a portable-LM lane row: name the model; "stated" is the portable form's expectation
+        cid = f"{cid} [{rec['model']}]"
     values = (cid, stated, rec.get("measured_display", ""), rec.get("tolerance", ""), verdict)
     cells.insert(1, "".join(f'<td class="claim-col">{html.escape(str(v))}</td>' for v in values))
 
@@ -581,8 +613,15 @@ def pytest_html_results_summary(prefix, summary, postfix, session):
                                           f"({fp['torch_threads']} threads), transformers {fp['transformers']}")
         + f"<br><b>Profile</b>: {html.escape(_profile_line(s.profile))} &nbsp; <b>Runner profile</b>: "
         + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
+        + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}))
         + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         + "</p>")
     issues = [str(i) for reg in _all_registries(config) for i in reg.issues]
     if issues:
         prefix.append("<p><b>Registry problems</b>:</p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in issues) + "</ul>")
+
+
+def _weights_line(w: dict) -> str:
+    if not w.get("available"):
+        return "none (weight-bound claims skipped)"
+    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')} sha256 {w.get('sha256', '?')}"

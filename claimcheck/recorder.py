@@ -58,6 +58,8 @@ class ClaimRecorder:
         self._hardware = hardware
         self._runner_desc = runner_desc
         self.details: dict = {}
+        self.model: str | None = None  # set by on_model(): the portable-LM lane's model
+        self._form: dict = {}  # stated/unit/tolerance of a portable form (check_form)
 
     # -------------------------------------------------------------------------------------
     @property
@@ -115,6 +117,9 @@ class ClaimRecorder:
             pytest.skip.Exception: a machine-bound claim on another runner.
         """
         __tracebackhide__ = True
+        if self.model and not self.claim.portable:
+            raise TypeError(f"{self.claim.id} is about GPT-2's own numbers (no 'portable = true' in {self.claim.path}): "
+                            f"on {self.model} check its portable form with claim.check_form(measured, expected, ...)")
         if details:
             self.details.update({k: _jsonable(v) for k, v in details.items()})
         value = self._convert(measured, unit)
@@ -130,6 +135,70 @@ class ClaimRecorder:
         self._store(value, "fail" if failure else "pass", failure)
         if failure:
             pytest.fail(self._message(value, failure), pytrace=False)
+
+    def check_streams(self, comparison, **details) -> None:
+        """Give the verdict of a tie-aware token-stream comparison (:func:`claimcheck.generation.compare_streams`).
+
+        Identical streams: :meth:`check` of 0 differing tokens (the claim's tolerance, ``<=0``).
+        A first difference at a near-tie (reference top-2 margin within the tie tolerance): the
+        test is xfailed with the position and margin, reported with outcome ``near-tie``. A
+        difference with a larger margin: fails, naming position, tokens and margin.
+
+        Raises:
+            pytest.fail.Exception, pytest.xfail.Exception: as above.
+        """
+        __tracebackhide__ = True
+        from claimcheck.generation import DIVERGED, NEAR_TIE
+
+        self.detail(comparison=comparison.describe(), first_difference=comparison.position,
+                    margin_at_difference=comparison.margin, tie_tolerance=comparison.tie_tolerance,
+                    tokens_compared=comparison.n_compared, **details)
+        n = comparison.n_differing
+        if comparison.verdict == NEAR_TIE:
+            self._store(n, "near-tie", comparison.describe())
+            pytest.xfail(comparison.describe())
+        if comparison.verdict == DIVERGED:
+            failure = f"{self.claim.tolerance(n, self.claim.stated or None) or 'differs'}; {comparison.describe()}"
+            self._store(n, "fail", failure)
+            pytest.fail(self._message(n, failure), pytrace=False)
+        self.check(n)
+
+    def on_model(self, name: str, **info) -> None:
+        """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
+
+        The report row then names the model. From here on :meth:`check`, which compares with the
+        chapter's stated value, is refused unless the registry marks the claim ``portable = true``;
+        a claim about GPT-2's own numbers is checked in its portable form with :meth:`check_form`.
+        """
+        self.model = name
+        self.details["model"] = {"name": name, **{k: _jsonable(v) for k, v in info.items()}}
+        self._store(None, None, None)
+
+    def check_form(self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details) -> None:
+        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``.
+
+        ``expected`` is computed for this model (e.g. the KV-bytes formula from its config), never
+        the chapter's GPT-2 value; the row shows it in place of the chapter's value, with ``form``
+        saying what is checked. ``tolerance`` uses the registry's syntax (``exact``, ``<=0``...).
+
+        Raises:
+            ValueError: a bad ``tolerance`` string, or no :meth:`on_model` before.
+            pytest.fail.Exception: ``measured`` is outside the tolerance.
+        """
+        __tracebackhide__ = True
+        from claimcheck.tolerance import parse_tolerance
+
+        if not self.model:
+            raise ValueError(f"{self.claim.id}: check_form() is for the portable-LM lane; call claim.on_model(name) first")
+        tol = parse_tolerance(tolerance)
+        stated = expected if isinstance(expected, str) else repr(expected)
+        self._form = {"stated": stated, "unit": unit, "tolerance": tolerance, "form": form}
+        self.details.update({k: _jsonable(v) for k, v in details.items()})
+        self.details["portable_form"] = form
+        failure = tol(measured, stated)
+        self._store(measured, "fail" if failure else "pass", failure)
+        if failure:
+            pytest.fail(self._message(measured, failure), pytrace=False)
 
     def require(self, condition: bool, message: str) -> None:
         """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check)."""
@@ -153,13 +222,15 @@ class ClaimRecorder:
         record = dict(previous or {})
         record.update({
             "id": self.claim.id,
-            "stated": self.claim.stated,
-            "unit": self.claim.unit,
-            "tolerance": self.claim.tolerance_text,
+            "stated": self._form.get("stated", self.claim.stated),
+            "unit": self._form.get("unit", self.claim.unit),
+            "tolerance": self._form.get("tolerance", self.claim.tolerance_text),
         })
+        if self.model:
+            record["model"] = self.model
         if value is not None:
             record["measured"] = _jsonable(value)
-            record["measured_display"] = format_value(value, self.claim.unit)
+            record["measured_display"] = format_value(value, record["unit"])
         if verdict is not None:
             record["verdict"] = verdict
             record["reason"] = reason
@@ -168,6 +239,14 @@ class ClaimRecorder:
 
     def _message(self, value, failure) -> str:
         c = self.claim
+        if self.model:
+            form = self._form
+            lines = [f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
+                     f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
+                     f"  measured:  {format_value(value, form.get('unit', c.unit))}",
+                     f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
+                     f"  hardware:  {self._hardware}"]
+            return "\n".join(lines)
         lines = [f"{c.id} does not hold: {c.title}",
                  f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
                  f"  measured:  {format_value(value, c.unit)}"]

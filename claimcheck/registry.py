@@ -22,6 +22,9 @@ quotes        no        more places the manuscript prints the claim's numbers, a
                         ``stated`` or a key of ``values``; a string or a list of strings)
 inputs        no        text inputs the check feeds a model, ``{name = "prompt text"}``
 reconstructed no        true when ``inputs`` are not printed in the chapter (so were reconstructed)
+portable      no        true when ``stated`` with its tolerance holds for any causal LM (a property
+                        such as "identical tokens"), so the portable-LM lane may check it as is on
+                        another model; false (default) when the numbers are GPT-2's own
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 note          no        free text for the report
 ============  ========  =====================================================================
@@ -73,7 +76,7 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "runner", "note")
+OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "note")
 WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
@@ -115,6 +118,7 @@ class Claim:
     # value name ("stated" or a key of `values`) -> locators of further places that print it
     quotes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     reconstructed: bool = False
+    portable: bool = False
     runner: str | None = None
     note: str = ""
 
@@ -328,6 +332,9 @@ def _validate(entry, index: int, path: str, runners: dict):
     reconstructed = entry.get("reconstructed", False)
     if not isinstance(reconstructed, bool):
         bad("reconstructed", f"must be true or false, got {reconstructed!r}")
+    portable = entry.get("portable", False)
+    if not isinstance(portable, bool):
+        bad("portable", f"must be true or false, got {portable!r}")
     runner = entry.get("runner")
     if runner is not None and runner not in runners:
         bad("runner", f"unknown runner profile {runner!r}{_suggest(str(runner), runners)}; define it under [runners.{runner}]")
@@ -345,7 +352,7 @@ def _validate(entry, index: int, path: str, runners: dict):
         tolerance=tolerance, tolerance_text=str(tol_text), needs=tuple(needs), path=path,
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
         quotes=MappingProxyType(quotes),
-        reconstructed=bool(reconstructed), runner=runner, note=note,
+        reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, note=note,
     ), []
 
 

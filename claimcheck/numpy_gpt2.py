@@ -1,0 +1,195 @@
+"""An independent GPT-2 forward pass in numpy, with an explicit KV cache (claim C17's oracle).
+
+picoGPT-sized on purpose (Jay Mody, ``picoGPT/gpt2.py``; the maths of Radford et al. 2019 and
+nanoGPT ``model.py``): one small function per operation, argument names that match the
+checkpoint keys (``wte``, ``wpe``, ``c_attn``, ``c_proj``, ``c_fc``, ``ln_1``, ``ln_2``, ``ln_f``,
+``g``, ``b``), float32 throughout. It shares no code with torch or transformers, so when it agrees
+with the torch model both are right, and if a torch/transformers release changes the attention
+maths the two disagree and claim C17 says so. Why our own code, not a library: the claim is
+about an independent implementation agreeing with itself and with torch; a library forward
+would not be independent.
+
+Shapes: ``n_seq`` tokens fed now, ``n_past`` tokens already in the cache, ``n_embd`` model width,
+``n_head`` heads, ``n_vocab`` vocabulary. The KV cache is a list with one ``(k, v)`` pair per
+layer, each ``[n_past, n_embd]`` float32 (the heads side by side, as ``c_attn`` writes them).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+GELU_C = math.sqrt(2.0 / math.pi)  # a Python float, so float32 arrays stay float32 (NEP 50)
+
+
+def gelu(x):
+    """GPT-2's tanh approximation of GELU (Hendrycks & Gimpel 2016), elementwise."""
+    return 0.5 * x * (1.0 + np.tanh(GELU_C * (x + 0.044715 * x**3)))
+
+
+def softmax(x):
+    """Softmax over the last axis, stable: the row maximum is subtracted before ``exp``."""
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def layer_norm(x, g, b, eps: float = 1e-5):
+    """Layer normalisation over the last axis, then scale ``g`` and shift ``b`` (both ``[n_embd]``)."""
+    mean = np.mean(x, axis=-1, keepdims=True)  # [n_seq, n_embd] -> [n_seq, 1]
+    variance = np.var(x, axis=-1, keepdims=True)  # [n_seq, n_embd] -> [n_seq, 1]
+    return g * (x - mean) / np.sqrt(variance + eps) + b
+
+
+def linear(x, w, b):
+    """``x @ w + b`` (GPT-2's Conv1D stores ``w`` as ``[n_in, n_out]``)."""
+    return x @ w + b  # [n_seq, n_in] -> [n_seq, n_out]
+
+
+def ffn(x, c_fc, c_proj):
+    """The MLP: expand to 4 n_embd, GELU, project back."""
+    a = gelu(linear(x, **c_fc))  # [n_seq, n_embd] -> [n_seq, 4*n_embd]
+    return linear(a, **c_proj)  # [n_seq, 4*n_embd] -> [n_seq, n_embd]
+
+
+def attention(q, k, v, mask):
+    """Scaled dot-product attention of one head; ``mask`` is 0 where allowed, -1e10 where not."""
+    scores = q @ k.T / math.sqrt(q.shape[-1]) + mask  # [n_seq, d], [n_all, d] -> [n_seq, n_all]
+    return softmax(scores) @ v  # [n_seq, n_all] @ [n_all, d] -> [n_seq, d]
+
+
+def causal_mask(n_seq: int, n_all: int, dtype=np.float32):
+    """``[n_seq, n_all]`` mask: new token i (at absolute position n_all - n_seq + i) sees positions <= its own."""
+    allowed = np.tri(n_seq, n_all, k=n_all - n_seq, dtype=dtype)  # [n_seq, n_all], 1 = may attend
+    return (1.0 - allowed) * np.asarray(-1e10, dtype=dtype)
+
+
+def mha(x, c_attn, c_proj, n_head: int, kv=None):
+    """Causal multi-head self-attention over ``x``, continuing the cache ``kv``; return ``(out, kv)``.
+
+    ``kv``: ``(k, v)`` of the earlier positions, each ``[n_past, n_embd]``, or None. The returned
+    cache holds every position: ``[n_past + n_seq, n_embd]`` each.
+    """
+    qkv = linear(x, **c_attn)  # [n_seq, n_embd] -> [n_seq, 3*n_embd]
+    q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 x [n_seq, n_embd]
+    if kv is not None:
+        k = np.concatenate([kv[0], k], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
+        v = np.concatenate([kv[1], v], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
+    mask = causal_mask(q.shape[0], k.shape[0], x.dtype)  # [n_seq, n_all]
+    heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))  # n_head x ([n_seq, d], [n_all, d], [n_all, d])
+    out = np.hstack([attention(qh, kh, vh, mask) for qh, kh, vh in heads])  # n_head x [n_seq, d] -> [n_seq, n_embd]
+    return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
+
+
+def block(x, mlp, attn, ln_1, ln_2, n_head: int, kv=None):
+    """One pre-norm transformer block; return ``(x, kv)`` with the layer's updated cache."""
+    a, kv = mha(layer_norm(x, **ln_1), **attn, n_head=n_head, kv=kv)  # [n_seq, n_embd] -> [n_seq, n_embd]
+    x = x + a
+    return x + ffn(layer_norm(x, **ln_2), **mlp), kv  # [n_seq, n_embd] -> [n_seq, n_embd]
+
+
+def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
+    """Logits of GPT-2 for the new tokens ``inputs``, continuing ``kvcache``; return ``(logits, kvcache)``.
+
+    Args:
+        inputs: ``n_seq`` int token ids fed now (all of a prompt, or one decode step).
+        kvcache: the list returned by an earlier call (one ``(k, v)`` per layer), or None.
+    Returns:
+        logits ``[n_seq, n_vocab]`` float32 (the output projection is tied to ``wte``), and the
+        cache extended by the new positions.
+    Raises:
+        ValueError: positions beyond the ``n_positions`` rows of ``wpe``.
+    """
+    n_past = 0 if kvcache is None else kvcache[0][0].shape[0]
+    inputs = np.asarray(inputs)
+    if n_past + len(inputs) > wpe.shape[0]:
+        raise ValueError(f"{n_past + len(inputs)} positions exceed the model's {wpe.shape[0]}")
+    x = wte[inputs] + wpe[n_past:n_past + len(inputs)]  # [n_seq] -> [n_seq, n_embd]
+    new_cache = []
+    for i, layer in enumerate(blocks):
+        x, kv = block(x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i])  # [n_seq, n_embd]
+        new_cache.append(kv)
+    return layer_norm(x, **ln_f) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
+
+
+# --- loading ------------------------------------------------------------------------------------
+def _np(t):
+    """A tensor (torch or numpy) as a float32 numpy array, copied off any device."""
+    if hasattr(t, "detach"):
+        t = t.detach().float().cpu().numpy()
+    return np.asarray(t, dtype=np.float32)
+
+
+def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
+    """picoGPT-style nested parameters from GPT-2 checkpoint keys.
+
+    Accepts the keys of a transformers ``GPT2LMHeadModel.state_dict()`` (``transformer.h.0...``)
+    or of the hub's ``gpt2`` checkpoint (``h.0...``); values are torch tensors or numpy arrays.
+    Returns ``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"}, "attn": {"c_attn": {"w", "b"},
+    "c_proj": ...}, "ln_2", "mlp": {"c_fc", "c_proj"}}, ...], "ln_f"}`` as float32 arrays. The
+    causal-mask buffers (``attn.bias``) and the tied ``lm_head.weight`` are not needed.
+
+    Raises:
+        KeyError: a weight is missing; the message names the key.
+    """
+    sd = {k.removeprefix("transformer."): v for k, v in state_dict.items()}
+
+    def get(key):
+        if key not in sd:
+            raise KeyError(f"GPT-2 checkpoint has no {key!r} (has e.g. {sorted(sd)[:4]})")
+        return _np(sd[key])
+
+    def wb(prefix):
+        return {"w": get(prefix + ".weight"), "b": get(prefix + ".bias")}
+
+    def gb(prefix):
+        return {"g": get(prefix + ".weight"), "b": get(prefix + ".bias")}
+
+    if n_layer is None:
+        n_layer = 1 + max(int(k.split(".")[1]) for k in sd if k.startswith("h."))
+    blocks = [{"ln_1": gb(f"h.{i}.ln_1"), "ln_2": gb(f"h.{i}.ln_2"),
+               "attn": {"c_attn": wb(f"h.{i}.attn.c_attn"), "c_proj": wb(f"h.{i}.attn.c_proj")},
+               "mlp": {"c_fc": wb(f"h.{i}.mlp.c_fc"), "c_proj": wb(f"h.{i}.mlp.c_proj")}}
+              for i in range(n_layer)]
+    return {"wte": get("wte.weight"), "wpe": get("wpe.weight"), "blocks": blocks, "ln_f": gb("ln_f")}
+
+
+def load_folder(folder: str | Path) -> tuple[dict, int]:
+    """Read ``(params, n_head)`` straight from a ``save_pretrained`` folder (not through transformers).
+
+    ``model.safetensors`` is read with ``safetensors.numpy``; a ``pytorch_model.bin`` only with
+    ``torch.load(weights_only=True)``. ``n_head`` comes from ``config.json``.
+
+    Raises:
+        FileNotFoundError: no config.json or no weights file in ``folder``.
+    """
+    folder = Path(folder)
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    if (folder / "model.safetensors").is_file():
+        from safetensors.numpy import load_file
+
+        sd = load_file(str(folder / "model.safetensors"))
+    elif (folder / "pytorch_model.bin").is_file():
+        import torch
+
+        sd = torch.load(str(folder / "pytorch_model.bin"), map_location="cpu", weights_only=True)
+    else:
+        raise FileNotFoundError(f"{folder}: no model.safetensors or pytorch_model.bin")
+    return params_from_state_dict(sd, config.get("n_layer")), int(config["n_head"])
+
+
+def cached_vs_full(params: dict, n_head: int, ids, prefill: int = 1):
+    """Run ``ids`` two ways and return ``(full_logits_last, cached_logits_last, full_logits)``.
+
+    Full: one pass over all ``ids``. Cached: the first ``prefill`` tokens in one pass, then one
+    token per call, each continuing the returned KV cache (the way a decoder writes). Both
+    logits are float32 ``[n_vocab]`` at the last position; ``full_logits`` is ``[n_seq, n_vocab]``.
+    """
+    ids = [int(i) for i in ids]
+    full, _ = gpt2(ids, **params, n_head=n_head)  # [n_seq, n_vocab]
+    logits, cache = gpt2(ids[:prefill], **params, n_head=n_head)
+    for token in ids[prefill:]:
+        logits, cache = gpt2([token], **params, n_head=n_head, kvcache=cache)  # [1, n_vocab]
+    return full[-1], logits[-1], full
