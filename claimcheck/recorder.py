@@ -163,7 +163,7 @@ class ClaimRecorder:
             pytest.fail(self._message(n, failure), pytrace=False)
         self.check(n)
 
-    def on_model(self, name: str, **info) -> None:
+    def on_model(self, name: str, info: dict | None = None) -> None:
         """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
 
         The report row then names the model. From here on :meth:`check`, which compares with the
@@ -171,7 +171,7 @@ class ClaimRecorder:
         a claim about GPT-2's own numbers is checked in its portable form with :meth:`check_form`.
         """
         self.model = name
-        self.details["model"] = {"name": name, **{k: _jsonable(v) for k, v in info.items()}}
+        self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
         self._store(None, None, None)
 
     def check_form(self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details) -> None:

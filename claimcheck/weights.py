@@ -103,25 +103,27 @@ def folder_problem(path: Path) -> str | None:
     return None
 
 
-def _hf_cache_folder(hub_id: str) -> str | None:
+def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
     """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None. Never networked."""
     from huggingface_hub import try_to_load_from_cache
 
-    cfg = try_to_load_from_cache(hub_id, "config.json")
+    cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir)
     if not isinstance(cfg, str):
         return None
-    if any(isinstance(try_to_load_from_cache(hub_id, f), str) for f in WEIGHT_FILES):
+    if any(isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir), str) for f in WEIGHT_FILES):
         return str(Path(cfg).parent)
     return None
 
 
-def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str = DEFAULT_HUB_ID) -> WeightsResolution:
+def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str = DEFAULT_HUB_ID,
+                    cache_dir: str | None = None) -> WeightsResolution:
     """Decide where GPT-2 weights come from, without touching the network.
 
     Args:
         spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id such as ``gpt2`` or
             ``openai-community/gpt2``; None means ``default_hub_id``.
         allow_download: whether a hub id missing from the cache may be downloaded (at load time).
+        cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
 
     Returns a :class:`WeightsResolution`; never raises for missing weights. A named folder that is
     missing or incomplete is not replaced by anything else.
@@ -145,7 +147,7 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
     if not spec:
         tried.append("no folder or hub id given (--claims-weights / CLAIMCHECK_WEIGHTS)")
     try:
-        cached = _hf_cache_folder(hub_id)
+        cached = _hf_cache_folder(hub_id, cache_dir)
     except ImportError:
         cached = None
         tried.append("huggingface_hub is not installed")
@@ -228,8 +230,15 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
             shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
-        raise WeightsError(f"{path}: cannot read the weights file: {type(exc).__name__}: {str(exc)[:300]}{hint}") from None
+        raise WeightsError(f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}") from None
     return {k.removeprefix("transformer."): v for k, v in shapes.items()}
+
+
+def _short(exc: Exception) -> str:
+    """One line of an exception's text: ANSI colours dropped, torch's "Unsupported global" kept."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    found = re.search(r"Unsupported global: [^\n]*", text)
+    return (found.group(0) if found else " ".join(text.split()))[:300]
 
 
 def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:

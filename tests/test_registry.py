@@ -1,6 +1,7 @@
 """Registry validation: one clear error per problem, naming file, claim id and field; nothing else lost."""
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +103,12 @@ def test_not_toml(tmp_path):
 def test_unknown_top_level_table(tmp_path):
     reg = load_registry(write(tmp_path, GOOD.format(id="C01") + "\n[chaptr]\nid = 'x'\n"))
     assert [i.field for i in reg.issues] == ["chaptr"] and "C01" in reg.claims
+
+
+def test_portable_flag_is_validated_and_marks_model_agnostic_claims(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09") + 'portable = "yes"\n')
+    assert [str(i) for i in reg.issues] == [f"{tmp_path / 'claims.toml'}: claim C09: field 'portable': must be true or false, got 'yes'"]
+    assert len(reg.claims) == 3
+    shipped = load_registry(Path(__file__).resolve().parent.parent / "claims" / "ch15" / "claims.toml")
+    portable = {cid for cid, c in shipped.claims.items() if c.portable}
+    assert {"C06", "C14", "C32"} <= portable and not portable & {"C18", "C30.model", "C17", "C28", "C29"}

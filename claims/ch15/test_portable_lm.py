@@ -38,7 +38,7 @@ def lm(claims_settings):
 @pytest.fixture
 def lane(claim, lm):
     """The ``claim`` fixture, bound to the lane's model (its rows name the model)."""
-    claim.on_model(lm.name, **lm.info)
+    claim.on_model(lm.name, lm.info)
     return claim
 
 
