@@ -133,4 +133,6 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
         assert rows[cid]["outcome"] == outcome and message in rows[cid]["reason"], rows[cid]["reason"]
         assert str(folder) in rows[cid]["reason"]
     assert rows["C29"]["outcome"] == "passed" and rows["C30.text"]["outcome"] == "passed"
-    assert len(rows) == 40
+    from claimcheck.registry import load_registry
+
+    assert len(rows) == len(load_registry(CH15 / "claims.toml").all_ids)  # every claim is still reported
