@@ -615,7 +615,7 @@ def pytest_html_results_summary(prefix, summary, postfix, session):
                                           f"({fp['torch_threads']} threads), transformers {fp['transformers']}")
         + f"<br><b>Profile</b>: {html.escape(_profile_line(s.profile))} &nbsp; <b>Runner profile</b>: "
         + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
-        + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}))
+        + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}, rows))
         + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         + "</p>")
     issues = [str(i) for reg in _all_registries(config) for i in reg.issues]
@@ -623,7 +623,10 @@ def pytest_html_results_summary(prefix, summary, postfix, session):
         prefix.append("<p><b>Registry problems</b>:</p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in issues) + "</ul>")
 
 
-def _weights_line(w: dict) -> str:
+def _weights_line(w: dict, rows=()) -> str:
+    models = sorted({r.record["model"] for r in rows if r.record.get("model")})
+    if models:
+        return f"portable-LM lane on {', '.join(models)}: its own numbers, never compared with GPT-2's"
     if not w.get("available"):
         return "none (weight-bound claims skipped)"
     return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')} sha256 {w.get('sha256', '?')}"

@@ -70,6 +70,7 @@ def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_ll
     result.stdout.fnmatch_lines(["*deselected*"])
     html = (path.parent / "claims.html").read_text(encoding="utf-8")
     assert "C18 [tiny-llama]" in html and "128 B/token (for this model)" in html
+    assert "portable-LM lane on tiny-llama" in html
 
 
 def test_default_run_leaves_the_lane_out(lane_project):
