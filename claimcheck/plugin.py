@@ -106,7 +106,9 @@ def pytest_addoption(parser):
 
 
 def _is_claims_run(config) -> bool:
-    """Whether this run collects a claims registry (then it writes the reports)."""
+    """Whether this run collects a claims registry and runs tests (then it writes the reports)."""
+    if config.option.collectonly:
+        return False
     args = config.args or []
     for arg in args:
         path = Path(str(arg).split("::", 1)[0])
