@@ -29,11 +29,12 @@ def test_cache_speedup_grows_with_length(claim, generation_timing):
     g = generation_timing
     speedups = _speedups(g)
     ns = sorted(speedups)
+    claim.detail(speedup_by_length=speedups, prompt_tokens=g["prompt_tokens"], profile=g["profile"],
+                 samples_s={k: v for k, v in g["samples"].samples.items()},
+                 chapter="3.26x at 256 tokens, 5.62x at 768 (author's laptop)")
     claim.require(all(speedups[a] < speedups[b] for a, b in zip(ns, ns[1:])),
                   f"speedup does not grow with length: {speedups}")
-    claim.check(speedups[ns[-1]], "x", speedup_by_length=speedups, prompt_tokens=g["prompt_tokens"],
-                profile=g["profile"], samples_s={k: v for k, v in g["samples"].samples.items()},
-                chapter="3.26x at 256 tokens, 5.62x at 768 (author's laptop)")
+    claim.check(speedups[ns[-1]], "x")
 
 
 @pytest.mark.claim("C15.laptop")
@@ -68,19 +69,19 @@ def test_uncached_cost_grows_with_square_of_length(claim, generation_timing):
     s = g["samples"]
     totals = {kind: fit_power_law(list(g["lengths"]), [s.stats(f"{kind}@{n}").median for n in g["lengths"]])
               for kind in ("cache", "nocache")}
+    claim.detail(uncached_step_exponent=[k_nocache.exponent, k_nocache.stderr],
+                 cached_step_exponent=[k_cache.exponent, k_cache.stderr],
+                 total_time_exponent_nocache=[totals["nocache"].exponent, totals["nocache"].stderr],
+                 total_time_exponent_cache=[totals["cache"].exponent, totals["cache"].stderr],
+                 fitted_on=f"per-step times of {longest}-token generations, context >= {MIN_CONTEXT_FOR_FIT}, "
+                           "binned medians; totals at lengths " + ", ".join(map(str, g["lengths"])),
+                 chapter_table_exponent="8.41 s -> 46.83 s for 256 -> 768 tokens: n^1.56")
+    claim.plot(plots.generation_plot(s.samples, totals), "generation time vs length")
     claim.require(k_cache.exponent < 0.5, f"cached decode steps are not flat: step time ~ context^{k_cache.exponent:.2f}")
     claim.require(totals["nocache"].exponent > totals["cache"].exponent + 0.3,
                   f"uncached total time grows no faster than cached: n^{totals['nocache'].exponent:.2f} vs "
                   f"n^{totals['cache'].exponent:.2f}")
-    claim.plot(plots.generation_plot(s.samples, totals), "generation time vs length")
-    claim.check(1 + k_nocache.exponent, "",
-                uncached_step_exponent=[k_nocache.exponent, k_nocache.stderr],
-                cached_step_exponent=[k_cache.exponent, k_cache.stderr],
-                total_time_exponent_nocache=[totals["nocache"].exponent, totals["nocache"].stderr],
-                total_time_exponent_cache=[totals["cache"].exponent, totals["cache"].stderr],
-                fitted_on=f"per-step times of {longest}-token generations, context >= {MIN_CONTEXT_FOR_FIT}, "
-                          "binned medians; totals at lengths " + ", ".join(map(str, g["lengths"])),
-                chapter_table_exponent="8.41 s -> 46.83 s for 256 -> 768 tokens: n^1.56")
+    claim.check(1 + k_nocache.exponent, "")
 
 
 def _latency(l):
@@ -96,11 +97,11 @@ def test_ttft_grows_with_prompt_itl_does_not(claim, latency_timing):
     short, long, ttft, itl = _latency(latency_timing)
     ttft_ratio = ttft[long] / ttft[short]
     itl_ratio = itl[long] / itl[short]
+    claim.detail(ttft_s=ttft, inter_token_latency_s=itl, itl_ratio=itl_ratio, prompts=latency_timing["prompts"],
+                 decode_steps=latency_timing["decode_steps"], profile=latency_timing["profile"])
     claim.require(itl_ratio < 1.5, f"inter-token latency grew {itl_ratio:.2f}x from a {short}- to a {long}-token prompt")
     claim.require(itl_ratio < ttft_ratio / 2, f"inter-token latency grew like TTFT ({itl_ratio:.2f}x vs {ttft_ratio:.2f}x)")
-    claim.check(ttft_ratio, "", ttft_s=ttft, inter_token_latency_s=itl, itl_ratio=itl_ratio,
-                prompts=latency_timing["prompts"], decode_steps=latency_timing["decode_steps"],
-                profile=latency_timing["profile"])
+    claim.check(ttft_ratio, "")
 
 
 @pytest.mark.claim("C36")
@@ -111,9 +112,10 @@ def test_long_prompts_delay_first_token_long_answers_slow_tail(claim, latency_ti
     quarter = max(1, n // 4)
     # the tail: writing n tokens vs n/4 tokens after the same prompt (cumulative decode time)
     tail_ratio = _median([sum(r) / sum(r[:quarter]) for r in steps])
+    claim.detail(answer_time_ratio=tail_ratio, answer_tokens=[quarter, n], ttft_s=ttft)
     claim.require(ttft[long] > ttft[short], f"TTFT did not grow with the prompt: {ttft}")
     claim.require(tail_ratio > 0.5 * n / quarter, f"writing {n} tokens took only {tail_ratio:.2f}x writing {quarter}")
-    claim.check(ttft[long] / ttft[short], "", answer_time_ratio=tail_ratio, answer_tokens=[quarter, n], ttft_s=ttft)
+    claim.check(ttft[long] / ttft[short], "")
 
 
 @pytest.mark.claim("C20")
@@ -123,9 +125,9 @@ def test_decode_step_slows_with_context_kv_grows_linearly(claim, latency_timing)
     short, long, ttft, itl = _latency(latency_timing)
     kv = {L: data[L]["kv_bytes"] for L in prompts}
     per_token = {L: kv[L] / L for L in prompts}
+    claim.detail(decode_step_s=itl, kv_bytes=kv, kv_bytes_per_token=per_token[short], contexts=prompts)
     claim.require(len(set(per_token.values())) == 1, f"KV bytes are not linear in length: {per_token}")
-    claim.check(itl[long] / itl[short], "", decode_step_s=itl, kv_bytes=kv, kv_bytes_per_token=per_token[short],
-                contexts=prompts)
+    claim.check(itl[long] / itl[short], "")
 
 
 @pytest.mark.claim("C35")
@@ -134,8 +136,9 @@ def test_batched_decode(claim, batch_timing):
     bs = sorted(per_step)
     latency = {b: _median(per_step[b]) for b in bs}
     tps = {b: b / latency[b] for b in bs}
+    claim.detail(tokens_per_s=tps, step_latency_s=latency, samples_s=per_step,
+                 prompt_tokens=batch_timing["prompt_tokens"], decode_steps=batch_timing["decode_steps"])
+    claim.plot(plots.batch_plot(per_step), "batched decode")
     claim.require(all(latency[a] < latency[b] for a, b in zip(bs, bs[1:])),
                   f"per-step latency does not rise with batch size: {latency}")
-    claim.plot(plots.batch_plot(per_step), "batched decode")
-    claim.check(tps[bs[-1]] / tps[bs[0]], "x", tokens_per_s=tps, step_latency_s=latency, samples_s=per_step,
-                prompt_tokens=batch_timing["prompt_tokens"], decode_steps=batch_timing["decode_steps"])
+    claim.check(tps[bs[-1]] / tps[bs[0]], "x")
