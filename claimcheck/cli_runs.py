@@ -1,0 +1,123 @@
+"""``claimcheck merge`` and ``claimcheck diff``: results of several runs (see :mod:`claimcheck.runs`).
+
+Exit codes follow diff(1): 0 fine, 1 the answer is "yes, there is something" (diff: a regression;
+merge: an input file was unreadable but the matrix was still written from the others), 2 trouble
+(diff: an input is unusable, so the gate cannot be trusted; merge: no input was readable).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "merge", help="merge claims.json files of several runners into one claim x runner page",
+        description="Merge the claims.json of several runs into one self-contained HTML page: a row per "
+                    "claim, a column per runner (fingerprint in the header), each cell the outcome and the "
+                    "measured value. Claims that pass on one runner and fail on another are highlighted; "
+                    "a claim missing from a file shows 'not run' there. A malformed file is named on "
+                    "stderr and in the page, and the others are still merged. Exit 0: all files merged; "
+                    "1: some file was unreadable (page still written); 2: no file was readable.")
+    p.add_argument("results", nargs="+", metavar="RESULTS.json", help="claims.json files, one per run")
+    p.add_argument("-o", "--output", default="reports/matrix.html", metavar="HTML",
+                   help="the page to write (default: reports/matrix.html)")
+    p.add_argument("--json", dest="json_out", default=None, metavar="FILE",
+                   help="also write the matrix as JSON to FILE ('-' for stdout) (default: none)")
+    p.add_argument("--title", default="claimcheck: claims x runners", help="page title")
+    p.set_defaults(func=_merge)
+
+    d = subparsers.add_parser(
+        "diff", help="what changed between two runs; exit 1 on a regression",
+        description="List claims whose outcome changed between OLD and NEW and measured values that moved "
+                    "beyond the claim's tolerance (printed/exact/abs/rel/range: the tolerance applied to "
+                    "the move; >= and <= bars: more than --bound-move of the old value). Exit 0: no "
+                    "regression; 1: a claim went from passed or near-tie to failed or error (or, with "
+                    "--fail-on-move, a value moved); 2: an input file or entry is unusable.")
+    d.add_argument("old", metavar="OLD.json")
+    d.add_argument("new", metavar="NEW.json")
+    d.add_argument("--bound-move", type=_fraction, default=0.25, metavar="FRACTION",
+                   help="for one-sided tolerances (>=X, <=X): the relative move reported (default: 0.25)")
+    d.add_argument("--fail-on-move", action="store_true",
+                   help="exit 1 also when a measured value moved beyond tolerance (default: off)")
+    d.add_argument("--json", dest="json_out", default=None, metavar="FILE",
+                   help="also write the changes as JSON to FILE ('-' for stdout) (default: none)")
+    d.set_defaults(func=_diff)
+
+
+def _fraction(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction such as 0.25 or 25%, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative fraction, got {text!r}")
+    return value
+
+
+def _write(doc: dict, dest: str) -> None:
+    text = json.dumps(doc, indent=2, ensure_ascii=False)
+    if dest == "-":
+        print(text)
+    else:
+        Path(dest).parent.mkdir(parents=True, exist_ok=True)
+        Path(dest).write_text(text + "\n", encoding="utf-8")
+
+
+def _merge(args) -> int:
+    from claimcheck.runs import load_results, matrix_json, merge, render_html
+
+    runs, errors = load_results(args.results)
+    for exc in errors:
+        print(f"error: {exc}", file=sys.stderr)
+    if not runs:
+        print("error: no readable results file; nothing written", file=sys.stderr)
+        return 2
+    matrix = merge(runs, errors)
+    for issue in (i for run in runs for i in run.issues):
+        print(f"warning: {issue}", file=sys.stderr)
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(matrix, args.title), encoding="utf-8")
+    if args.json_out:
+        _write(matrix_json(matrix), args.json_out)
+    split = matrix.split_ids
+    print(f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
+          f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
+          + (f"; {len(errors)} unreadable file(s) left out" if errors else ""), file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _diff(args) -> int:
+    from claimcheck.runs import MOVED, ResultFileError, diff, load_result
+
+    try:
+        old, new = load_result(args.old), load_result(args.new)
+    except ResultFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    d = diff(old, new, bound_move=args.bound_move)
+    for issue in d.issues:
+        print(f"error: {issue}", file=sys.stderr)
+    print(f"claimcheck diff {old.path} -> {new.path}")
+    for note in d.runner_notes:
+        print(f"  note: {note}")
+    width = max((len(c.id) for c in d.changes), default=0)
+    for c in d.changes:
+        print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
+    counts = {}
+    for c in d.changes:
+        counts[c.kind] = counts.get(c.kind, 0) + 1
+    print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
+    if args.json_out:
+        _write({"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues,
+                "changes": [vars(c) for c in d.changes]}, args.json_out)
+    if d.issues:
+        return 2
+    if d.regressions or (args.fail_on_move and d.of_kind(MOVED)):
+        return 1
+    return 0

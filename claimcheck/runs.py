@@ -1,0 +1,580 @@
+"""Results of several runs: load ``claims.json`` files, merge them into a claim x runner matrix, diff two.
+
+pytest-html reports one run; it cannot merge runs. Reading a ``claims.json`` (written by
+:mod:`claimcheck.report`) is plain JSON, so this module is our own code over the standard library
+only: it must run in a CI job that installs claimcheck without torch (``pip install --no-deps``).
+
+Input problems never lose other data:
+
+* a file that cannot be read or parsed (missing, truncated, not a claims report) raises
+  :class:`ResultFileError` naming the file; :func:`load_results` collects those errors and goes on
+  with the other files;
+* a bad entry inside a readable file (no id, unknown outcome, a non-numeric ``measured``) becomes an
+  issue naming the file, the claim id and the field; the rest of the file is kept.
+
+Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-tie``, ``skipped``,
+``error``, ``not-run``); the matrix adds ``invalid`` for an entry whose outcome field is unusable.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+OUTCOMES = ("passed", "failed", "near-tie", "skipped", "error", "not-run")
+INVALID = "invalid"
+VERDICT_FAIL = ("failed", "error")
+NOT_IN_FILE = "not in this results file"
+
+
+class ResultFileError(Exception):
+    """A results file that cannot be used at all; ``str()`` names the file and says what is wrong."""
+
+    def __init__(self, path, message: str):
+        super().__init__(f"{path}: {message}")
+        self.path = str(path)
+        self.message = message
+
+
+@dataclass
+class RunResult:
+    """One ``claims.json``: its runner fingerprint and its claims by id (file order kept).
+
+    ``claims`` maps id -> the entry as written by :func:`claimcheck.report.build_json`, with
+    ``outcome`` checked (``invalid`` when unusable) and ``measured`` a float, ``[lo, hi]``, a string
+    such as ``"inf"``, a bool, or None. ``issues`` lists problems with single entries.
+    """
+
+    path: str
+    runner: dict
+    settings: dict = field(default_factory=dict)
+    generated: str | None = None
+    claims: dict[str, dict] = field(default_factory=dict)
+    issues: list[str] = field(default_factory=list)
+    label: str = ""
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for c in self.claims.values():
+            out[c["outcome"]] = out.get(c["outcome"], 0) + 1
+        return out
+
+
+# --- loading ----------------------------------------------------------------------------------
+def load_result(path) -> RunResult:
+    """Return the :class:`RunResult` of one ``claims.json``.
+
+    Raises:
+        ResultFileError: the file is missing, unreadable, not UTF-8, not JSON (e.g. truncated: the
+            message gives line and column), or not a claims report (no ``claims`` list, ``runner``
+            not an object). Problems of single entries do not raise; they go to ``issues``.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ResultFileError(p, "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ResultFileError(p, f"cannot be read ({exc})") from None
+    if not text.strip():
+        raise ResultFileError(p, "is empty (an interrupted run or upload?)")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        hint = "; the file ends early: truncated?" if not text.rstrip().endswith(("}", "]")) else ""
+        raise ResultFileError(p, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}{hint})") from None
+    if not isinstance(doc, dict):
+        raise ResultFileError(p, f"top level is a JSON {type(doc).__name__}, expected an object "
+                                 "with 'runner' and 'claims' (is it a claimcheck claims.json?)")
+    claims = doc.get("claims")
+    if not isinstance(claims, list):
+        what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
+        raise ResultFileError(p, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
+    runner = doc.get("runner", {})
+    if not isinstance(runner, dict):
+        raise ResultFileError(p, f"field 'runner' is a {type(runner).__name__}, expected an object")
+    settings = doc.get("settings") if isinstance(doc.get("settings"), dict) else {}
+    run = RunResult(path=str(p), runner=runner, settings=settings, generated=doc.get("generated"))
+    for n, entry in enumerate(claims):
+        _add_entry(run, n, entry)
+    return run
+
+
+def _add_entry(run: RunResult, n: int, entry) -> None:
+    where = f"{run.path}: claims[{n}]"
+    if not isinstance(entry, dict):
+        run.issues.append(f"{where}: entry is a {type(entry).__name__}, expected an object; skipped")
+        return
+    cid = entry.get("id")
+    if not isinstance(cid, str) or not cid.strip():
+        run.issues.append(f"{where}: field 'id' is missing or not a string ({cid!r}); entry skipped")
+        return
+    where = f"{run.path}: claim {cid}"
+    if cid in run.claims:
+        run.issues.append(f"{where}: field 'id' appears twice (claims[{n}]); the first entry is kept")
+        return
+    e = dict(entry)
+    if e.get("outcome") not in OUTCOMES:
+        run.issues.append(f"{where}: field 'outcome' is {e.get('outcome')!r}, expected one of {', '.join(OUTCOMES)}")
+        e["reason"] = f"unusable outcome {e.get('outcome')!r} in the results file"
+        e["outcome"] = INVALID
+    if not _measured_ok(e.get("measured")):
+        run.issues.append(f"{where}: field 'measured' is {e.get('measured')!r}, expected a number, "
+                          "[lo, hi] or null; ignored")
+        e["measured"] = None
+        e["measured_display"] = None
+    tol = e.get("tolerance")
+    if tol is not None and not isinstance(tol, str):
+        run.issues.append(f"{where}: field 'tolerance' is {tol!r}, expected a string; ignored")
+        e["tolerance"] = None
+    run.claims[cid] = e
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _measured_ok(m) -> bool:
+    if m is None or isinstance(m, (str, bool)) or _is_number(m):
+        return True
+    return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
+
+
+def load_results(paths) -> tuple[list[RunResult], list[ResultFileError]]:
+    """Load every file; return (the readable runs, with unique labels; the files that failed)."""
+    runs, errors = [], []
+    for path in paths:
+        try:
+            runs.append(load_result(path))
+        except ResultFileError as exc:
+            errors.append(exc)
+    _assign_labels(runs)
+    return runs, errors
+
+
+def _assign_labels(runs: list[RunResult]) -> None:
+    """Label each run by its file: ``x/claims-macos/claims.json`` -> ``claims-macos``; ``gpu.json`` -> ``gpu``.
+
+    CI artifacts are downloaded into one folder per artifact, all holding ``claims.json``, so the
+    folder is the informative part there. Duplicates get `` (2)``, `` (3)``...
+    """
+    seen: dict[str, int] = {}
+    for run in runs:
+        p = Path(run.path)
+        base = p.parent.name if p.name == "claims.json" and p.parent.name else p.stem
+        base = base or str(p)
+        seen[base] = seen.get(base, 0) + 1
+        run.label = base if seen[base] == 1 else f"{base} ({seen[base]})"
+
+
+# --- the matrix -------------------------------------------------------------------------------
+@dataclass
+class Cell:
+    outcome: str
+    measured: object = None
+    display: str = ""
+    reason: str = ""
+
+
+@dataclass
+class Row:
+    id: str
+    title: str = ""
+    stated: str = ""
+    unit: str = ""
+    tolerance: str = ""
+    cells: list[Cell] = field(default_factory=list)
+    differs: list[str] = field(default_factory=list)  # registry fields that differ between runs
+
+    @property
+    def split(self) -> bool:
+        """True when the claim passed on one runner and failed (or errored) on another."""
+        outs = {c.outcome for c in self.cells}
+        return "passed" in outs and bool(outs & set(VERDICT_FAIL))
+
+
+@dataclass
+class Matrix:
+    runs: list[RunResult]
+    rows: list[Row]
+    errors: list[str] = field(default_factory=list)  # unreadable files and bad entries
+
+    @property
+    def split_ids(self) -> list[str]:
+        return [r.id for r in self.rows if r.split]
+
+
+def _ordered_ids(runs: list[RunResult]) -> list[str]:
+    """Union of the runs' claim ids, each file's order kept: an id new in a later file goes right
+    after the id it follows there (so the registry order survives when files hold different ids)."""
+    order: list[str] = []
+    for run in runs:
+        prev = None
+        for cid in run.claims:
+            if cid in order:
+                prev = cid
+                continue
+            at = order.index(prev) + 1 if prev is not None else 0
+            order.insert(at, cid)
+            prev = cid
+    return order
+
+
+def format_measured(entry: dict) -> str:
+    """The measured value of an entry as text: its ``measured_display``, else the value with unit."""
+    if entry.get("measured_display"):
+        return str(entry["measured_display"])
+    m = entry.get("measured")
+    if m is None:
+        return ""
+    unit = entry.get("unit") or ""
+    if isinstance(m, list):
+        text = f"[{m[0]:.5g}, {m[1]:.5g}]"
+    elif _is_number(m):
+        text = f"{m:.5g}"
+    else:
+        text = str(m)
+    return f"{text} {unit}".strip()
+
+
+def merge(runs: list[RunResult], errors=()) -> Matrix:
+    """Return the claim x runner :class:`Matrix` of ``runs`` (columns in the order given).
+
+    Every id of every run has a row; a run without that id gets a ``not-run`` cell whose reason
+    says it is absent from that file. ``errors`` (unreadable files, as strings or
+    :class:`ResultFileError`) are kept, together with every run's entry issues.
+    """
+    rows = []
+    for cid in _ordered_ids(runs):
+        row = Row(cid)
+        seen: dict[str, set] = {}
+        for run in runs:
+            e = run.claims.get(cid)
+            if e is None:
+                row.cells.append(Cell("not-run", reason=f"{NOT_IN_FILE} ({run.path})"))
+                continue
+            for key in ("title", "stated", "unit", "tolerance"):
+                value = e.get(key) or ""
+                if value and not getattr(row, key):
+                    setattr(row, key, str(value))
+                if value:
+                    seen.setdefault(key, set()).add(str(value))
+            row.cells.append(Cell(e["outcome"], e.get("measured"), format_measured(e), str(e.get("reason") or "")))
+        row.differs = [f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"]
+        rows.append(row)
+    errs = [str(e) for e in errors] + [i for run in runs for i in run.issues]
+    return Matrix(runs, rows, errs)
+
+
+def matrix_json(m: Matrix) -> dict:
+    """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
+    return {
+        "schema": 1,
+        "runners": [{"label": r.label, "path": r.path, "generated": r.generated, "runner": r.runner,
+                     "settings": r.settings, "counts": r.counts()} for r in m.runs],
+        "errors": list(m.errors),
+        "split": m.split_ids,
+        "claims": [{"id": row.id, "title": row.title, "stated": row.stated, "unit": row.unit,
+                    "tolerance": row.tolerance, "split": row.split, "differs": row.differs,
+                    "cells": {run.label: {"outcome": c.outcome, "measured": c.measured,
+                                          "measured_display": c.display, "reason": c.reason}
+                              for run, c in zip(m.runs, row.cells)}}
+                   for row in m.rows],
+    }
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
+    """The runner fingerprint as short lines for a column header (CPU, GPU, libraries, extras).
+
+    Known keys of :func:`claimcheck.fingerprint.runner_fingerprint` come first in a fixed order;
+    any other key (e.g. a weights sha256 added by a later version) follows as ``key: value``.
+    """
+    r = dict(runner or {})
+    lines = []
+    cpu = r.pop("cpu", None)
+    cores = r.pop("cores", None)
+    ram = r.pop("ram_bytes", None)
+    if cpu or cores:
+        ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
+        lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
+    gpu = r.pop("gpu", None)
+    if isinstance(gpu, dict):
+        mem = gpu.get("memory_bytes")
+        parts = [str(gpu.get("name") or "?")]
+        if _is_number(mem):
+            parts.append(f"{mem / 2**30:.0f} GiB")
+        if gpu.get("driver"):
+            parts.append(f"driver {gpu['driver']}")
+        if gpu.get("cuda"):
+            parts.append(f"CUDA {gpu['cuda']}")
+        if _is_number(gpu.get("count")) and gpu["count"] > 1:
+            parts.append(f"x{gpu['count']}")
+        lines.append("GPU: " + ", ".join(parts))
+    else:
+        lines.append("GPU: none")
+    libs = [f"{name} {r.pop(key)}" for key, name in (("python", "Python"), ("torch", "torch"),
+                                                      ("transformers", "transformers")) if r.get(key)]
+    threads = r.pop("torch_threads", None)
+    if threads:
+        libs.append(f"{threads} threads")
+    if libs:
+        lines.append(", ".join(libs))
+    os_ = r.pop("os", None)
+    if os_:
+        lines.append(f"OS: {os_}")
+    r.pop("machine", None)
+    prof = (settings or {}).get("profile")
+    rp = r.pop("runner_profile", None) or (settings or {}).get("runner")
+    if prof or rp:
+        lines.append(f"profile: {prof or '?'}" + (f", runner: {rp}" if rp else ""))
+    for key, value in _flatten(r):
+        lines.append(f"{key}: {value}")
+    return lines
+
+
+def _flatten(d: dict, prefix: str = ""):
+    for k, v in d.items():
+        if v is None or v == {} or v == []:
+            continue
+        if isinstance(v, dict):
+            yield from _flatten(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;font-size:14px;margin:1.5em;color:#222}
+table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}
+th{background:#f4f4f4;text-align:left;font-weight:normal}th b{font-size:15px}
+thead th{position:sticky;top:0}
+.fp{font-size:12px;color:#444;white-space:nowrap}.fp div{margin:1px 0}
+td small{display:block;color:#555;max-width:28em;overflow-wrap:anywhere}
+.passed{background:#e3f6e3}.failed{background:#fbdada}.error{background:#f3b6b6}
+.near-tie{background:#fdf0d2}.skipped{background:#eeeeee}.not-run{background:#fafafa;color:#777}
+.invalid{background:#f3b6b6}
+tr.split td.id{background:#ffd24d;font-weight:bold}tr.split{outline:2px solid #e0a800}
+.errors{background:#fbdada;border:1px solid #d33;padding:.5em 1em}
+.legend span{padding:2px 6px;margin-right:4px;border:1px solid #ccc}
+"""
+
+
+def _cell_html(c: Cell) -> str:
+    label = "not run" if c.outcome == "not-run" else c.outcome
+    reason = c.reason.strip().splitlines()[0] if c.reason.strip() else ""
+    short = reason if len(reason) <= 140 else reason[:137] + "..."
+    parts = [f"<b>{html.escape(label)}</b>"]
+    if c.display:
+        parts.append(f" {html.escape(c.display)}")
+    if short and c.outcome != "passed":
+        parts.append(f"<small>{html.escape(short)}</small>")
+    title = f' title="{html.escape(c.reason)}"' if c.reason else ""
+    return f'<td class="{html.escape(c.outcome)}"{title}>{"".join(parts)}</td>'
+
+
+def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
+    """Return the matrix as one self-contained HTML page (inline CSS, no scripts, no links out)."""
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
+           f"<style>{_CSS}</style></head><body>", f"<h1>{e(title)}</h1>"]
+    out.append(f"<p>{len(m.rows)} claims &times; {len(m.runs)} runners. A row is "
+               "<b>highlighted</b> when its claim passed on one runner and failed or errored on another. "
+               "<i>not run</i>: the claim had no test, was not selected, or is absent from that file.</p>")
+    out.append('<p class="legend">' + "".join(f'<span class="{o}">{"not run" if o == "not-run" else o}</span>'
+                                             for o in OUTCOMES) + "</p>")
+    if m.errors:
+        out.append('<div class="errors"><b>Input problems</b> (the rest was merged):<ul>'
+                   + "".join(f"<li>{e(x)}</li>" for x in m.errors) + "</ul></div>")
+    split = m.split_ids
+    out.append("<p><b>Passes on one runner, fails on another</b>: "
+               + (", ".join(f'<a href="#{e(i)}">{e(i)}</a>' for i in split) if split else "none") + "</p>")
+    out.append("<table><thead><tr><th>Claim</th><th>Chapter</th><th>Tolerance</th>")
+    for run in m.runs:
+        counts = ", ".join(f"{v} {k}" for k, v in sorted(run.counts().items()))
+        fp = "".join(f"<div>{e(str(x))}</div>" for x in fingerprint_lines(run.runner, run.settings))
+        out.append(f'<th><b>{e(run.label)}</b><div class="fp"><div>{e(run.path)}</div>'
+                   f"<div>{e(run.generated or '')}</div>{fp}<div>{e(counts)}</div></div></th>")
+    out.append("</tr></thead><tbody>")
+    for row in m.rows:
+        cls = ' class="split"' if row.split else ""
+        stated = f"{row.stated} {row.unit}".strip()
+        differs = f"<small>differs between runs: {e('; '.join(row.differs))}</small>" if row.differs else ""
+        out.append(f'<tr id="{e(row.id)}"{cls}><td class="id" title="{e(row.title)}">{e(row.id)}'
+                   f"<small>{e(row.title)}</small></td><td>{e(stated)}{differs}</td><td>{e(row.tolerance)}</td>"
+                   + "".join(_cell_html(c) for c in row.cells) + "</tr>")
+    out.append("</tbody></table></body></html>")
+    return "\n".join(out)
+
+
+# --- diff ---------------------------------------------------------------------------------------
+REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = "regression", "improved", "changed", "moved", "added", "removed"
+_VERDICT_RANK = {"passed": 0, "near-tie": 1, "failed": 2, "error": 2}
+
+
+@dataclass
+class Change:
+    id: str
+    kind: str  # one of REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED
+    old: str | None  # old outcome (None: absent from OLD)
+    new: str | None
+    text: str
+
+
+@dataclass
+class Diff:
+    old: RunResult
+    new: RunResult
+    changes: list[Change] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)
+    runner_notes: list[str] = field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[Change]:
+        return [c for c in self.changes if c.kind == REGRESSION]
+
+    def of_kind(self, kind: str) -> list[Change]:
+        return [c for c in self.changes if c.kind == kind]
+
+
+def outcome_change_kind(old: str, new: str) -> str:
+    """Classify an outcome change: ``regression`` when a verdict that held (passed, near-tie) turns
+    into failed or error; ``improved`` when failed/error/near-tie turns into a better verdict;
+    ``changed`` otherwise (e.g. passed -> skipped, skipped -> passed, passed -> near-tie)."""
+    if old in ("passed", "near-tie") and new in VERDICT_FAIL:
+        return REGRESSION
+    if old in _VERDICT_RANK and new in _VERDICT_RANK and _VERDICT_RANK[new] < _VERDICT_RANK[old]:
+        return IMPROVED
+    return CHANGED
+
+
+def _bounds(m) -> tuple[float, float] | None:
+    if isinstance(m, list):
+        return float(m[0]), float(m[1])
+    if _is_number(m) and math.isfinite(m):
+        return float(m), float(m)
+    return None
+
+
+def move_limit(tolerance: str, stated: str | None, old: float, bound_move: float) -> tuple[float, str]:
+    """Return (how far a measured value may move between two runs, the rule in words).
+
+    The claim's tolerance is applied to the move, with the old measurement in the place of the
+    chapter's value:
+
+    ========================  =====================================================================
+    ``exact``                 0: any change is a move
+    ``printed``               half a unit in the last printed digit of the *stated* value
+    ``abs:X``                 X
+    ``rel:R``                 R x |old measured|
+    ``range:A..B``            (B - A) / 2, the range's half-width
+    ``>=X`` / ``<=X``         a one-sided bar has no width, so ``bound_move`` x |old| (default 25%);
+                              crossing the bar changes the outcome and is reported as such
+    ========================  =====================================================================
+
+    Raises:
+        claimcheck.tolerance.ToleranceError: the tolerance string does not parse.
+        ValueError: ``printed`` with a stated value that is not a number.
+    """
+    from claimcheck.interval import half_unit
+    from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative,
+                                      parse_tolerance)
+
+    tol = parse_tolerance(tolerance)
+    if isinstance(tol, Exact):
+        return 0.0, "exact: any change"
+    if isinstance(tol, Printed):
+        if not stated:
+            raise ValueError("tolerance 'printed' needs a stated value")
+        h = float(half_unit(stated))
+        return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
+    if isinstance(tol, Absolute):
+        return tol.atol, f"{tol}: more than {tol.atol:g}"
+    if isinstance(tol, Relative):
+        return tol.rtol * abs(old), f"{tol}: more than {tol.rtol:.4g} of the old value"
+    if isinstance(tol, Range):
+        return (tol.hi - tol.lo) / 2, f"{tol}: more than the range's half-width {(tol.hi - tol.lo) / 2:g}"
+    if isinstance(tol, (AtLeast, AtMost)):
+        return bound_move * abs(old), (f"{tol} is a one-sided bar: more than {bound_move:.0%} of the old value "
+                                       "(--bound-move)")
+    raise ValueError(f"no move rule for tolerance {tolerance!r}")  # pragma: no cover - all kinds above
+
+
+def value_move(old: dict, new: dict, bound_move: float = 0.25) -> str | None:
+    """Return a one-line description when the measured value moved beyond the claim's tolerance
+    (see :func:`move_limit`), else None. Both entries need a measured value; intervals ``[lo, hi]``
+    move by the larger of their two ends' moves.
+
+    Raises:
+        ValueError / ToleranceError: the new entry's tolerance is unusable (the caller reports it).
+    """
+    mo, mn = old.get("measured"), new.get("measured")
+    if mo is None or mn is None:
+        return None
+    unit_o, unit_n = old.get("unit") or "", new.get("unit") or ""
+    if unit_o != unit_n:
+        return f"unit changed from {unit_o!r} to {unit_n!r}; values not compared"
+    bo, bn = _bounds(mo), _bounds(mn)
+    if bo is None or bn is None:
+        return None if mo == mn else f"{format_measured(old)} -> {format_measured(new)}"
+    delta = max(abs(bn[0] - bo[0]), abs(bn[1] - bo[1]))
+    tolerance = new.get("tolerance") or old.get("tolerance") or "printed"
+    ref = (bo[0] + bo[1]) / 2
+    limit, rule = move_limit(tolerance, new.get("stated") or old.get("stated"), ref, bound_move)
+    if delta <= limit:
+        return None
+    rel = f" ({delta / abs(ref):.1%})" if ref else ""
+    return f"{format_measured(old)} -> {format_measured(new)}: moved by {delta:.5g}{rel}, {rule}"
+
+
+def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
+    """Return the :class:`Diff` from ``old`` to ``new``: outcome changes and value moves, per claim.
+
+    A claim in only one file is ``added`` / ``removed``. An outcome change is classified by
+    :func:`outcome_change_kind`; a measured value that moved beyond the claim's tolerance
+    (:func:`value_move`) is ``moved`` (also when the outcome changed too, as a second entry).
+    """
+    d = Diff(old, new, issues=list(old.issues) + list(new.issues))
+    for key in ("cpu", "cores", "gpu", "torch", "transformers", "torch_threads"):
+        a, b = old.runner.get(key), new.runner.get(key)
+        if a != b:
+            d.runner_notes.append(f"runner {key}: {_short(a)} -> {_short(b)}")
+    pa, pb = old.settings.get("profile"), new.settings.get("profile")
+    if pa != pb:
+        d.runner_notes.append(f"profile: {pa} -> {pb}")
+    for cid in _ordered_ids([old, new]):
+        eo, en = old.claims.get(cid), new.claims.get(cid)
+        if eo is None:
+            d.changes.append(Change(cid, ADDED, None, en["outcome"], f"only in NEW ({en['outcome']})"))
+            continue
+        if en is None:
+            d.changes.append(Change(cid, REMOVED, eo["outcome"], None, f"only in OLD ({eo['outcome']})"))
+            continue
+        o, n = eo["outcome"], en["outcome"]
+        if o != n:
+            kind = outcome_change_kind(o, n)
+            why = f": {_first_line(en.get('reason'))}" if n not in ("passed",) and en.get("reason") else ""
+            d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
+        try:
+            moved = value_move(eo, en, bound_move)
+        except ValueError as exc:  # ToleranceError is a ValueError
+            d.issues.append(f"{new.path}: claim {cid}: field 'tolerance': {exc}; values not compared")
+            moved = None
+        if moved:
+            d.changes.append(Change(cid, MOVED, o, n, moved))
+    return d
+
+
+def _first_line(text) -> str:
+    lines = str(text or "").strip().splitlines()
+    line = lines[0] if lines else ""
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+def _short(v) -> str:
+    if isinstance(v, dict):
+        return str(v.get("name", v))
+    return str(v)
+
