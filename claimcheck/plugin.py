@@ -153,6 +153,10 @@ def pytest_configure(config):
             config.option.htmlpath = str(report_dir / "claims.html")
             config.option.self_contained_html = True
         config.stash[state_key].json_path = report_dir / "claims.json"
+    from claimcheck.parallel import XdistSupport
+
+    # pytest-xdist: timing claims run alone, the controller learns the workers' registries
+    XdistSupport.register(config, state, claims_run=_is_claims_run(config))
 
 
 # --- collection -------------------------------------------------------------------------------
@@ -393,6 +397,12 @@ def pytest_collection_modifyitems(session, config, items):
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
+    if config.pluginmanager.hasplugin("xdist"):
+        from claimcheck.parallel import TIMING_GROUP, needs_exclusive
+
+        for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
+            if needs_exclusive(item):
+                item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
 
 
 # --- running ----------------------------------------------------------------------------------
@@ -527,7 +537,7 @@ def _all_registries(config):
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     state = config.stash.get(state_key, None)
-    if state is None or hasattr(config, "workerinput"):
+    if state is None or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
     regs = _all_registries(config)
     state.rows = state.collector.rows(regs) if regs else []

@@ -1,0 +1,146 @@
+"""Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
+
+The guarantee (``pytest -n N claims/``): every test of a claims run holds a *readers-writer lock*
+on a file in a folder that the xdist controller creates and hands to its workers. A test marked
+``timing`` holds it *exclusively* for its whole run protocol (setup, call, teardown: so a timing
+session fixture built in a timing test's setup is covered too); every other test, and each
+worker's collection, holds it *shared*. So while a timing test measures, no other test of the run
+executes on any worker (they wait, asleep, in the lock), and a timing test waits until the tests
+running elsewhere finish. The lock prefers writers: once a timing test waits, no new shared holder
+gets in, so the timing tests cannot be starved by a stream of short tests.
+
+The lock is :class:`filelock.ReadWriteLock` (filelock >= 3.21), which keeps its state in a SQLite
+database and so relies on SQLite's shared/pending/exclusive file locking: cross-platform, released
+by the operating system when a worker dies, and writer-preferring through SQLite's PENDING lock.
+We use the library rather than our own ``fcntl.flock`` code, which has no writer preference and
+does not exist on Windows.
+
+It covers the processes of one pytest run on one machine (``-n``/``--tx popen``); it does not
+coordinate two separate pytest runs, nor workers on other machines (which do not share our CPU).
+
+Registries: xdist's controller does not collect, so it never loads the ``claims.toml`` files its
+workers load. Each worker sends the paths it loaded in ``workeroutput``; the controller loads
+them when the worker goes down and writes ``claims.json`` once, from every worker's reports
+(``pytest_runtest_logreport`` on the controller, with the records in ``user_properties``, which
+xdist serialises).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+LOCK_INPUT_KEY = "claimcheck_lock_dir"  # controller -> worker, in node.workerinput
+REGISTRIES_OUTPUT_KEY = "claimcheck_registries"  # worker -> controller, in config.workeroutput
+LOCK_FILE = "timing.lock"
+TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with --dist loadgroup)
+
+
+def is_distributed(config) -> bool:
+    """Whether this process is the controller of an xdist run (workers exist besides it)."""
+    if hasattr(config, "workerinput"):
+        return False
+    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
+
+
+def is_worker(config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def new_lock_dir() -> Path:
+    """Create and return a private folder for the run's lock file (the controller removes it)."""
+    return Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))
+
+
+def remove_lock_dir(path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
+
+
+class RunLock:
+    """The run's readers-writer lock (see the module docstring); one instance per worker process."""
+
+    def __init__(self, folder):
+        from filelock import ReadWriteLock
+
+        self.path = Path(folder) / LOCK_FILE
+        self._lock = ReadWriteLock(self.path)
+
+    @contextlib.contextmanager
+    def hold(self, exclusive: bool):
+        """Hold the lock (exclusively for a timing test, else shared); yield the seconds waited."""
+        t0 = time.perf_counter()
+        if exclusive:
+            self._lock.acquire_write()
+        else:
+            self._lock.acquire_read()
+        try:
+            yield time.perf_counter() - t0
+        finally:
+            self._lock.release()
+
+
+def needs_exclusive(item) -> bool:
+    """Whether ``item`` measures time (marked ``timing``, directly or from its claim's ``needs``)."""
+    return item.get_closest_marker("timing") is not None
+
+
+class XdistSupport:
+    """pytest hooks for xdist runs, registered by the plugin's ``pytest_configure`` (glue only).
+
+    Controller: creates the lock folder, hands it to each worker, loads the registries each
+    worker reports, removes the folder at the end. Worker: holds the lock around collection and
+    around each test, and reports the registry paths it loaded.
+    """
+
+    def __init__(self, state, lock_dir=None, lock: RunLock | None = None):
+        self.state = state  # the plugin's _State: .registry(path), .registries
+        self.lock_dir = lock_dir
+        self.lock = lock
+
+    @classmethod
+    def register(cls, config, state, claims_run: bool) -> None:
+        """Register the hooks this process needs; nothing for a run without xdist."""
+        if is_distributed(config) and claims_run:
+            config.pluginmanager.register(cls(state, lock_dir=new_lock_dir()), "claimcheck-xdist")
+        elif is_worker(config):
+            folder = config.workerinput.get(LOCK_INPUT_KEY)
+            config.pluginmanager.register(cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist")
+
+    # --- controller ---------------------------------------------------------------------------
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        if self.lock_dir is not None:
+            node.workerinput[LOCK_INPUT_KEY] = str(self.lock_dir)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        for path in getattr(node, "workeroutput", {}).get(REGISTRIES_OUTPUT_KEY, []):
+            self.state.registry(Path(path))
+
+    def pytest_unconfigure(self, config):
+        if self.lock_dir is not None:
+            remove_lock_dir(self.lock_dir)
+
+    # --- worker -------------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session):
+        if self.lock is None:
+            return (yield)
+        with self.lock.hold(exclusive=False):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if self.lock is None:
+            return (yield)
+        with self.lock.hold(exclusive=needs_exclusive(item)):
+            return (yield)
+
+    def pytest_sessionfinish(self, session):
+        if is_worker(session.config):
+            session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
