@@ -1,7 +1,8 @@
 """A hardware and software fingerprint of the runner, without hostnames or user names.
 
 Stored in ``reports/claims.json`` under ``runner`` so that results from several machines can be
-compared. Every field is read locally and fast (no network, no subprocess except none).
+compared. Every field is read locally and fast: no network; one subprocess (``nvidia-smi``, for
+the driver version) and only where torch sees a CUDA GPU.
 """
 
 from __future__ import annotations
@@ -53,7 +54,13 @@ def _usable_cores() -> int | None:
 
 
 def gpu_info() -> dict | None:
-    """Return name, memory (bytes), CUDA version and driver of GPU 0, or None without CUDA."""
+    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none.
+
+    Keys: ``name`` and ``memory_bytes`` (total, bytes) and ``capability`` (e.g. ``"9.0"``) of GPU 0,
+    ``count`` (GPUs torch sees), ``cuda`` (the CUDA version torch was built with,
+    ``torch.version.cuda``) and ``driver`` (the NVIDIA driver version, or None when neither
+    ``nvidia-smi`` nor ``/proc/driver/nvidia/version`` tells it).
+    """
     try:
         import torch
     except ImportError:
@@ -61,17 +68,30 @@ def gpu_info() -> dict | None:
     if not torch.cuda.is_available():
         return None
     props = torch.cuda.get_device_properties(0)
-    info = {"name": props.name, "memory_bytes": int(props.total_memory),
-            "cuda": torch.version.cuda, "count": torch.cuda.device_count()}
-    try:
-        import subprocess
+    return {"name": props.name, "memory_bytes": int(props.total_memory),
+            "capability": f"{props.major}.{props.minor}", "count": torch.cuda.device_count(),
+            "cuda": torch.version.cuda, "driver": nvidia_driver_version()}
 
+
+def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
+    """Return the NVIDIA driver version (e.g. ``"550.54.15"``): from ``nvidia-smi`` (5 s limit), else
+    from the kernel module's ``proc_file`` (Linux), else None."""
+    import re
+    import subprocess
+
+    try:
         out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
                              capture_output=True, text=True, timeout=5).stdout.strip()
-        info["driver"] = out.splitlines()[0] if out else None
-    except Exception:
-        info["driver"] = None
-    return info
+        if out:
+            return out.splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        with open(proc_file, encoding="utf-8") as f:
+            m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)", f.read())
+        return m.group(1) if m else None
+    except OSError:
+        return None
 
 
 def runner_fingerprint(profile: str | None = None) -> dict:

@@ -88,6 +88,9 @@ def pytest_addoption(parser):
     group.addoption("--claims-corpus", dest="claims_corpus", metavar="FILE", default=None,
                     help="UTF-8 text for C31, the share of positions whose top-1 probability exceeds 90%% "
                          "(default: none; env CLAIMCHECK_CORPUS)")
+    group.addoption("--claims-device", dest="claims_device", metavar="DEVICE", default=None,
+                    help="where device-aware claims (KV cache bytes, C34) run: auto, cpu, cuda or cuda:N; "
+                         "cuda fails the run where torch sees no GPU (default: auto)")
     group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
                     help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
     group.addoption("--claims-manuscript", dest="claims_manuscript", metavar="PATH", default=None,
@@ -138,6 +141,13 @@ def pytest_configure(config):
         if getattr(s, name) and not setting_path(config, name).is_file():
             where = dict(s.sources).get(name, name)
             raise pytest.UsageError(f"claimcheck: {where}: no such file: {setting_path(config, name)}")
+    if s.device.startswith("cuda"):  # a GPU runner without CUDA must fail loudly, not run on the CPU
+        from claimcheck.device import DeviceError, select_device
+
+        try:
+            select_device(s.device)
+        except DeviceError as exc:
+            raise pytest.UsageError(f"claimcheck: {dict(s.sources)['device']}: {exc}") from None
     state = _State()
     config.stash[state_key] = state
     state.overrides = dict(config.getoption("claims_stated", None) or [])
@@ -434,8 +444,13 @@ def pytest_runtest_setup(item):
     marks = list(item.iter_markers("claim"))
     if marks and _claim_marker_id(item) is None:
         raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
-    if item.get_closest_marker("gpu") and not _cuda_available():
-        _skip_here("needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False)")
+    if item.get_closest_marker("gpu"):
+        if item.config.stash[settings_key].device == "cpu":
+            _skip_here("needs a CUDA GPU; this run was told to use the CPU (--claims-device cpu)")
+        if not _cuda_available():
+            from claimcheck.device import no_gpu_reason
+
+            _skip_here(no_gpu_reason())
     if item.get_closest_marker("pretrained"):
         w = _weights(item.config)
         if not w.available:
@@ -503,6 +518,14 @@ def claims_weights(pytestconfig):
 def claims_settings(pytestconfig):
     """The run's resolved :class:`claimcheck.settings.Settings`."""
     return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture(scope="session")
+def claims_device(claims_settings):
+    """The ``torch.device`` of device-aware claims (``--claims-device``; :mod:`claimcheck.device`)."""
+    from claimcheck.device import select_device
+
+    return select_device(claims_settings.device)
 
 
 @pytest.fixture(scope="session")

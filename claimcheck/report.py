@@ -171,7 +171,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.time() - started, 1),
         "runner": runner,
-        "settings": {"profile": settings.profile, "runner": settings.runner,
+        "settings": {"profile": settings.profile, "runner": settings.runner, "device": settings.device,
                      "sources": dict(settings.sources)},
         "profile": profile,
         "registries": [{"path": reg.path, "chapter": reg.chapter, "runners": reg.runners,

