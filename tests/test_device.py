@@ -1,8 +1,8 @@
 """The GPU path, exercised on a CPU: device selection, dtype choice, the GPU fingerprint, skip reasons.
 
 CUDA is simulated by patching ``torch.cuda`` (nothing here touches a GPU); the one real CUDA
-measurement, C34, runs only on a GPU runner (claims/ch15/test_gpu.py). The read/write
-measurement it uses runs here on the CPU with a tiny model.
+measurement, C34, runs only on a GPU runner (claims/ch15/test_gpu.py); the read/write measurement
+it shares with C05 is tested on the CPU in tests/test_speed.py.
 """
 
 import json
@@ -114,24 +114,6 @@ def test_driver_version_from_proc_when_nvidia_smi_is_missing(tmp_path, monkeypat
     proc.write_text(line + "\nGCC version: gcc 12\n")
     assert fingerprint.nvidia_driver_version(str(proc)) == version
     assert fingerprint.nvidia_driver_version(str(tmp_path / "absent")) is None
-
-
-# --- the C34 measurement, on the CPU with a tiny model ------------------------------------------
-def test_read_write_measurement_runs_on_a_device():
-    from claimcheck.models import random_gpt2, tiny_config
-    from claimcheck.readwrite import measure_read_write, tokens_per_second
-
-    model = random_gpt2(tiny_config(), seed=0)
-    ids = torch.arange(40).unsqueeze(0)
-    result = measure_read_write(model, ids, read_tokens=32, write_tokens=8, repeats=3, device=torch.device("cpu"))
-    assert result.order == ["read", "write"] and [len(v) for v in result.samples.values()] == [3, 3]
-    read_tps, write_tps, rounds = tokens_per_second(result, 32, 8)
-    assert read_tps == pytest.approx(32 / result.stats("read").median)
-    assert write_tps == pytest.approx(8 / result.stats("write").median)
-    r, w = result.samples["read"][1], result.samples["write"][1]
-    assert rounds[1] == pytest.approx((32 / r) / (8 / w)) and len(rounds) == 3
-    with pytest.raises(ValueError, match="ids hold 40 tokens; reading 32 and writing 40 needs 41"):
-        measure_read_write(model, ids, read_tokens=32, write_tokens=40, repeats=1)
 
 
 # --- the plugin: skip reasons, --claims-device, the claims_device fixture ------------------------
