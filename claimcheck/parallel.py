@@ -101,6 +101,7 @@ class XdistSupport:
         self.state = state  # the plugin's _State: .registry(path), .registries
         self.lock_dir = lock_dir
         self.lock = lock
+        self.spans: dict[str, list] = {}  # controller: nodeid -> [first start, last stop, timing?]
 
     @classmethod
     def register(cls, config, state, claims_run: bool) -> None:
@@ -121,6 +122,26 @@ class XdistSupport:
     def pytest_testnodedown(self, node, error):
         for path in getattr(node, "workeroutput", {}).get(REGISTRIES_OUTPUT_KEY, []):
             self.state.registry(Path(path))
+
+    def pytest_runtest_logreport(self, report):
+        """Record when each test ran (setup start to teardown stop, wall clock, all workers)."""
+        if self.lock_dir is None or not hasattr(report, "start"):
+            return
+        span = self.spans.setdefault(report.nodeid, [report.start, report.stop, "timing" in report.keywords])
+        span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
+
+    def pytest_terminal_summary(self, terminalreporter):
+        """Check the guarantee on this run's own record: no test ran while a timing test ran."""
+        if self.lock_dir is None or not self.spans:
+            return
+        bad = timing_overlaps(self.spans)
+        n = sum(1 for *_x, timing in self.spans.values() if timing)
+        if bad:
+            terminalreporter.write_line(f"claimcheck xdist: WARNING: {len(bad)} test(s) ran while a timing test "
+                                        f"ran: {bad[:3]}", red=True)
+        else:
+            terminalreporter.write_line(f"claimcheck xdist: each of the {n} timing tests ran alone "
+                                        f"(no other of the {len(self.spans) - n} tests overlapped it)")
 
     def pytest_unconfigure(self, config):
         if self.lock_dir is not None:
@@ -144,3 +165,20 @@ class XdistSupport:
     def pytest_sessionfinish(self, session):
         if is_worker(session.config):
             session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
+
+
+def timing_overlaps(spans: dict) -> list[tuple[str, str]]:
+    """Return (timing test, other test) pairs whose run spans overlap.
+
+    ``spans``: nodeid -> (start, stop, is_timing), wall-clock seconds of the test's setup start and
+    teardown stop. Under the run lock the list is empty; it is the check that the lock held.
+    """
+    items = sorted(spans.items(), key=lambda kv: kv[1][0])
+    bad = []
+    for i, (a, (a0, a1, a_timing)) in enumerate(items):
+        for b, (b0, b1, b_timing) in items[i + 1:]:
+            if b0 >= a1:
+                break
+            if a_timing or b_timing:
+                bad.append((a, b) if a_timing else (b, a))
+    return bad

@@ -143,6 +143,8 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
     (project.path / "claims" / "test_spans.py").write_text(textwrap.dedent(TIMING_TESTS), encoding="utf-8")
     result = project.runpytest_subprocess("claims/test_spans.py", "-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(passed=9)
+    result.stdout.fnmatch_lines(["claimcheck xdist: each of the 3 timing tests ran alone (no other of the 6 tests "
+                                 "overlapped it)"])
     spans = [(kind, float(a), float(b)) for kind, a, b in (line.split() for line in log.read_text().splitlines())]
     assert len(spans) == 9
 
@@ -155,3 +157,14 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
     for t in (s for s in spans if s[0] == "timing"):
         others = [s for s in spans if s is not t]
         assert not any(overlap(t, s) for s in others), (t, [s for s in others if overlap(t, s)])
+
+
+def test_timing_overlaps():
+    from claimcheck.parallel import timing_overlaps
+
+    spans = {"t1": (0.0, 1.0, True), "a": (1.0, 2.0, False), "b": (1.5, 3.0, False), "t2": (2.5, 4.0, True),
+             "c": (4.0, 5.0, False)}
+    assert timing_overlaps(spans) == [("t2", "b")]  # a and b overlap each other: allowed
+    assert timing_overlaps({"t": (0.0, 2.0, True), "x": (0.5, 0.6, False), "y": (1.9, 3.0, False)}) == [
+        ("t", "x"), ("t", "y")]
+    assert timing_overlaps({}) == []
