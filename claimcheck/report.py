@@ -9,6 +9,7 @@ or not selected in this run). Every id of every registry loaded in the run appea
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,9 @@ from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
 
 # worst first: a claim with several tests shows its worst outcome
 SEVERITY = ("error", "failed", "near-tie", "passed", "skipped", "not-run")
+
+
+_XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 
 
 def _props(report) -> dict:
@@ -31,7 +35,8 @@ def _reason(report) -> str:
         text = longrepr[2]
         return text[len("Skipped: "):] if text.startswith("Skipped: ") else text
     text = getattr(report, "longreprtext", None) or str(longrepr)
-    return text.strip()
+    # pytest-xdist: the controller's copy of a worker's report starts "[gw0] linux -- Python 3.11.7 ..."
+    return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
 
 
 def report_outcome(report) -> str | None:

@@ -108,7 +108,7 @@ def test_xdist_report_equals_serial_report(project, tmp_path):
     assert {k: v["outcome"] for k, v in parallel.items()} == {k: v["outcome"] for k, v in serial.items()} == {
         "C01": "passed", "C02": "failed", "C03": "not-run", "C04": "skipped", "C05": "passed", "C06": "error"}
     for cid in serial:  # the records travelled from the workers in user_properties
-        for key in ("measured", "stated", "unit", "tolerance", "details", "title"):
+        for key in ("measured", "stated", "unit", "tolerance", "details", "title", "reason"):
             assert parallel[cid][key] == serial[cid][key], (cid, key)
     assert parallel["C05"]["details"]["ratio_per_round"] == [12.0, 13.0]
     assert "tolerence" in parallel["C06"]["reason"]  # registry problem, loaded by the controller
