@@ -445,8 +445,9 @@ def pytest_runtest_setup(item):
     if marks and _claim_marker_id(item) is None:
         raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
     if item.get_closest_marker("gpu"):
-        if item.config.stash[settings_key].device == "cpu":
-            _skip_here("needs a CUDA GPU; this run was told to use the CPU (--claims-device cpu)")
+        s = item.config.stash[settings_key]
+        if s.device == "cpu":
+            _skip_here(f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)")
         if not _cuda_available():
             from claimcheck.device import no_gpu_reason
 

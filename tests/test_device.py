@@ -171,7 +171,7 @@ def test_gpu_claim_runs_where_torch_sees_cuda(gpu_project, fake_cuda):
 def test_claims_device_cpu_skips_gpu_claims_even_with_a_gpu(gpu_project, fake_cuda):
     gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(skipped=1)
     c34, doc = _c34(gpu_project)
-    assert c34["reason"] == "needs a CUDA GPU; this run was told to use the CPU (--claims-device cpu)"
+    assert c34["reason"] == "needs a CUDA GPU; this run was told to use the CPU (--claims-device: cpu)"
     assert doc["settings"]["device"] == "cpu"
 
 
