@@ -143,6 +143,10 @@ class ResultCollector:
                 row.outcome = outcome
                 if not keep_registry_reason:
                     row.reason = t["reason"]
+        for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
+            drift = row.record.get("details", {}).get("drift")
+            if isinstance(drift, dict) and drift.get("measured") is None and row.record.get("measured_display"):
+                drift["measured"] = row.record["measured_display"]
         return list(rows.values())
 
 

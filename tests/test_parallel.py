@@ -168,3 +168,27 @@ def test_timing_overlaps():
     assert timing_overlaps({"t": (0.0, 2.0, True), "x": (0.5, 0.6, False), "y": (1.9, 3.0, False)}) == [
         ("t", "x"), ("t", "y")]
     assert timing_overlaps({}) == []
+
+
+def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker():
+    """Under xdist the drift check of C18 can run before (or beside) C18's own test; the controller's
+    row still shows the measured value in the drift record, as a serial run does."""
+    from types import SimpleNamespace
+
+    from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+    from claimcheck.report import ResultCollector
+
+    def report(nodeid, props):
+        return SimpleNamespace(nodeid=nodeid, when="call", passed=True, failed=False, skipped=False, longrepr=None,
+                               duration=0.1, user_properties=props)
+
+    drift = report("claims.toml::C18 [drift]", [(CLAIM_ID_KEY, "C18"), (KIND_KEY, "drift"),
+                                                (RECORD_KEY, {"details": {"drift": {"status": "ok", "measured": None}}})])
+    measured = report("test_kv.py::test_c18", [(CLAIM_ID_KEY, "C18"), (RECORD_KEY, {
+        "measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}})])
+    c = ResultCollector()
+    for r in (drift, measured):  # the drift check's report arrives first
+        c.add(r)
+    (row,) = c.rows([])
+    assert row.outcome == "passed"
+    assert row.record["details"] == {"drift": {"status": "ok", "measured": "36864 B/token"}, "device": "cpu"}
