@@ -73,19 +73,27 @@ def test_table_times(claim, read_write_timing):
 
 @pytest.mark.claim("C12")
 def test_decode_is_bound_by_memory_bandwidth(claim, read_write_timing):
+    """The roofline argument, measured: a decode step needs every weight byte for 2 FLOPs per
+    parameter. Running decode at prefill's FLOP/s (the compute this runner demonstrably has, since
+    FLOPs per token are equal, C24) would need ``weight bytes x prefill token/s`` of memory traffic.
+    If that exceeds the measured read bandwidth, decode cannot be compute-bound: it waits on memory.
+    """
     t = read_write_timing
     s = t["samples"].samples
     read, write = _rates(t)
     weight_bytes = t["weight_bytes"]
-    traffic = [w * weight_bytes for w in write]            # bytes/s the decode steps must read
+    traffic = [w * weight_bytes for w in write]            # bytes/s the decode steps actually read
     bandwidth = [t["bandwidth_bytes"] / x for x in s["stream"]]
-    fraction = statistics.median(traffic) / statistics.median(bandwidth)
-    # FLOPs per token are equal for read and write (C24), so the FLOP/s ratio is the token/s ratio
-    flops_ratio = statistics.median(read) / statistics.median(write)
+    bw = statistics.median(bandwidth)
+    fraction = statistics.median(traffic) / bw
+    flops_ratio = statistics.median(read) / statistics.median(write)  # FLOP/s ratio (equal FLOPs/token)
+    needed = weight_bytes * statistics.median(read) / bw    # bandwidth multiples decode would need
     claim.detail(decode_weight_traffic_bytes_per_s=traffic, read_bandwidth_bytes_per_s=bandwidth,
-                 weight_bytes=weight_bytes, prefill_over_decode_flops_per_s=flops_ratio,
+                 decode_fraction_of_bandwidth=fraction, weight_bytes=weight_bytes,
+                 prefill_over_decode_flops_per_s=flops_ratio, bandwidth_needed_at_prefill_rate=needed,
                  bandwidth_benchmark=f"torch.sum over a {t['bandwidth_bytes'] // 2**20} MiB float32 buffer, "
                                      "interleaved with the read/write rounds", **_timing_details(t))
     claim.plot(plots.bandwidth_plot(traffic, bandwidth), "decode traffic vs bandwidth")
-    claim.require(flops_ratio >= 5, f"prefill reaches only {flops_ratio:.2f}x decode's FLOP/s: not compute- vs bandwidth-bound")
-    claim.check(fraction, "")
+    claim.require(fraction >= 0.1, f"decode moves weights at only {fraction:.1%} of the read bandwidth: "
+                                   "something other than weight traffic dominates its time")
+    claim.check(needed, "")
