@@ -152,12 +152,14 @@ def pytest_configure(config):
     config.stash[state_key] = state
     state.overrides = dict(config.getoption("claims_stated", None) or [])
     config.pluginmanager.register(state, "claimcheck-state")
+    config.pluginmanager.register(_KeepRegistryErrors(), "claimcheck-keep-registry-errors")
     if _is_claims_run(config) and not hasattr(config, "workerinput"):
         report_dir = Path(config.rootpath) / s.report_dir
         if s.lm and dict(s.sources).get("report_dir") == "default":  # keep the main report apart
             from claimcheck.portable_lm import lane_slug
 
             report_dir = report_dir / f"portable-{lane_slug(s.lm)}"
+        _check_writable(report_dir, dict(s.sources).get("report_dir", "default"))
         # pytest-html reads these in its own pytest_configure, which runs after this one.
         if getattr(config.option, "htmlpath", "absent") is None:
             config.option.htmlpath = str(report_dir / "claims.html")
@@ -167,6 +169,21 @@ def pytest_configure(config):
 
     # pytest-xdist: timing claims run alone, the controller learns the workers' registries
     XdistSupport.register(config, state, claims_run=_is_claims_run(config))
+
+
+def _check_writable(report_dir: Path, source: str) -> None:
+    """Fail before any test runs when the reports could not be written at the end."""
+    import os
+
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) cannot be created: {exc.strerror or exc}") from None
+    problems = [p for p in (report_dir / "claims.json", report_dir / "claims.html") if p.is_dir()]
+    if not os.access(report_dir, os.W_OK):
+        raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) is not writable")
+    if problems:
+        raise pytest.UsageError(f"claimcheck: {problems[0]} is a folder; the report cannot be written there")
 
 
 # --- collection -------------------------------------------------------------------------------
@@ -187,9 +204,12 @@ class RegistryFile(pytest.File):
         state = self.config.stash[state_key]
         reg = state.registry(self.path)
         state.registry_files.append(self)
+        self.error_items = []
         for n, issue in enumerate(reg.issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
-            yield RegistryErrorItem.from_parent(self, name=name, issue=issue)
+            item = RegistryErrorItem.from_parent(self, name=name, issue=issue)
+            self.error_items.append(item)
+            yield item
         if self.config.stash[settings_key].manuscript:
             for cid in reg.claims:
                 yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid)
@@ -356,6 +376,19 @@ def _registry_for(config, path: Path):
     return None
 
 
+class _KeepRegistryErrors:
+    """Registry problems always run and fail the run, whatever -k or -m deselected."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        state = config.stash[state_key]
+        present = set(map(id, items))
+        for rf in state.registry_files:
+            for item in getattr(rf, "error_items", ()):
+                if id(item) not in present:
+                    items.append(item)
+
+
 def _stated_record(claim) -> dict:
     return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
 
@@ -438,12 +471,15 @@ def _cuda_available() -> bool:
     return torch.cuda.is_available()
 
 
+@pytest.hookimpl(tryfirst=True)  # before fixtures are set up: a broken claim errors before any measurement
 def pytest_runtest_setup(item):
     if isinstance(item, (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem)):
         return
     marks = list(item.iter_markers("claim"))
     if marks and _claim_marker_id(item) is None:
         raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
+    if marks and "claim" in getattr(item, "fixturenames", ()):
+        _lookup_claim(item.config, item, _claim_marker_id(item))
     if item.get_closest_marker("gpu"):
         s = item.config.stash[settings_key]
         if s.device == "cpu":
@@ -482,19 +518,7 @@ def claim(request) -> ClaimRecorder:
     cid = _claim_marker_id(item)
     if cid is None:
         raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
-    reg = _registry_for(request.config, Path(item.path))
-    if reg is None:
-        raise LookupError(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above")
-    found = reg.claims.get(cid)
-    if found is None:
-        issues = reg.issues_for(cid)
-        if issues:
-            raise LookupError(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues))
-        import difflib
-
-        close = difflib.get_close_matches(cid, list(reg.claims), n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        raise LookupError(f"{reg.path}: no claim with id {cid!r}{hint}")
+    reg, found = _lookup_claim(request.config, item, cid)
     s = request.config.stash[settings_key]
     fp = _fingerprint(request.config)
     return ClaimRecorder(found, item, s.runner, describe(fp), reg.runners)
@@ -537,12 +561,47 @@ def claims_profile(claims_settings):
     return get(claims_settings.profile)
 
 
+def _lookup_claim(config, item, cid):
+    """Return (registry, claim) for a claim test, or fail the test with the registry's own words.
+
+    Called before any fixture is set up (``pytest_runtest_setup``), so that a test of a broken or
+    unknown claim errors at once instead of after the session's expensive measurements.
+    """
+    __tracebackhide__ = True
+    reg = _registry_for(config, Path(item.path))
+    if reg is None:
+        pytest.fail(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above", pytrace=False)
+    found = reg.claims.get(cid)
+    if found is None:
+        issues = reg.issues_for(cid)
+        if issues:
+            pytest.fail(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues), pytrace=False)
+        file_level = [str(i) for i in reg.issues if i.claim_id is None]
+        if file_level:
+            pytest.fail(f"claim {cid} cannot be read: " + "; ".join(file_level), pytrace=False)
+        import difflib
+
+        close = difflib.get_close_matches(cid, list(reg.claims), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        pytest.fail(f"{reg.path}: no claim with id {cid!r}{hint}", pytrace=False)
+    return reg, found
+
+
 # --- reporting --------------------------------------------------------------------------------
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Attach the claim's plots to the call report, where pytest-html embeds them."""
+    """Attach the claim's plots to the call report (pytest-html embeds them), and turn a claim test
+    that passed without recording a verdict (``claim.check`` never called) into a failure."""
     outcome = yield
     report = outcome.get_result()
+    if (report.when == "call" and report.passed and not isinstance(item, (RegistryErrorItem, PlaceholderItem))
+            and _claim_marker_id(item) is not None and not hasattr(report, "wasxfail")):
+        record = next((v for k, v in item.user_properties if k == RECORD_KEY), {})
+        if "verdict" not in record:
+            report.outcome = "failed"
+            report.longrepr = (f"{_claim_marker_id(item)}: the test passed without a verdict: a claim test must "
+                               "call claim.check(...) (or skip with a reason); a test that measures nothing "
+                               "cannot stand for a claim")
     plots = item.stash.get(PLOTS_KEY, None)
     if report.when == "call" and plots:
         try:
@@ -654,6 +713,10 @@ def pytest_html_results_summary(prefix, summary, postfix, session):
         + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}, rows))
         + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
         + "</p>")
+    unselected = [r.id for r in rows if r.outcome == "not-run" and not r.tests]
+    if unselected:  # -k/-m left them out: they have no row below, but every registry id is listed
+        prefix.append("<p><b>Not run in this run</b> (not selected by -k/-m, or no test collected): "
+                      + html.escape(", ".join(unselected)) + "</p>")
     issues = [str(i) for reg in _all_registries(config) for i in reg.issues]
     if issues:
         prefix.append("<p><b>Registry problems</b>:</p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in issues) + "</ul>")

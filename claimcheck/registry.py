@@ -193,7 +193,11 @@ def load_registry(path: str | Path) -> Registry:
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8"))
+        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is not an error
+    except UnicodeDecodeError as exc:
+        reg.issues.append(RegistryIssue(shown, None, None, f"not UTF-8 (byte {exc.start}: {exc.reason}); "
+                                                          "save the registry as UTF-8"))
+        return reg
     except OSError as exc:
         reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc}"))
         return reg
@@ -204,8 +208,17 @@ def load_registry(path: str | Path) -> Registry:
     unknown_top = set(data) - {"chapter", "runners", "claims", "waivers"}
     for key in sorted(unknown_top):
         reg.issues.append(RegistryIssue(shown, None, key, f"unknown top-level table{_suggest(key, ['chapter', 'runners', 'claims', 'waivers'])}"))
+    for key in ("chapter", "runners"):
+        if not isinstance(data.get(key, {}), dict):
+            reg.issues.append(RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"))
+            data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
-    reg.runners = dict(data.get("runners", {}))
+    reg.runners = {}
+    for name, runner in data.get("runners", {}).items():
+        if isinstance(runner, dict):
+            reg.runners[name] = runner
+        else:
+            reg.issues.append(RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description"))
 
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     entries = data.get("claims", [])
@@ -239,6 +252,8 @@ def _validate(entry, index: int, path: str, runners: dict):
     raw_id = entry.get("id")
     cid = raw_id if isinstance(raw_id, str) and raw_id else f"#{index} (no id)"
     problems: list[RegistryIssue] = []
+    if raw_id is not None and not isinstance(raw_id, str):
+        problems.append(RegistryIssue(path, cid, "id", f"must be a string such as \"C05\", got {raw_id!r}"))
 
     def bad(fld, msg):
         problems.append(RegistryIssue(path, cid, fld, msg))

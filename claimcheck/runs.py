@@ -532,7 +532,8 @@ def value_move(old: dict, new: dict, bound_move: float = 0.25) -> str | None:
 def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
     """Return the :class:`Diff` from ``old`` to ``new``: outcome changes and value moves, per claim.
 
-    A claim in only one file is ``added`` / ``removed``. An outcome change is classified by
+    A claim in only one file is ``added`` / ``removed`` (a removed claim that passed before is a
+    ``regression``). An outcome change is classified by
     :func:`outcome_change_kind`; a measured value that moved beyond the claim's tolerance
     (:func:`value_move`) is ``moved`` (also when the outcome changed too, as a second entry).
     """
@@ -550,7 +551,10 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             d.changes.append(Change(cid, ADDED, None, en["outcome"], f"only in NEW ({en['outcome']})"))
             continue
         if en is None:
-            d.changes.append(Change(cid, REMOVED, eo["outcome"], None, f"only in OLD ({eo['outcome']})"))
+            # a claim that held and is gone from the new report is a regression: a gate must not
+            # turn green because a claim silently stopped being checked
+            kind = REGRESSION if eo["outcome"] in ("passed", "near-tie") else REMOVED
+            d.changes.append(Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW"))
             continue
         o, n = eo["outcome"], en["outcome"]
         if o != n:

@@ -206,6 +206,8 @@ def parse_tolerance(text: str) -> Tolerance:
             value = _num(body[:-1]) / 100 if body.endswith("%") else _num(body)
             if value < 0:
                 raise ValueError("negative")
+            if not body.endswith("%") and value > 1:
+                raise ValueError(f"a relative tolerance above 1 is {value:.0%}; write 'rel:{body}%' for {body} percent")
             return Relative(value)
         if t.startswith("range:"):
             lo, sep, hi = t[6:].partition("..")

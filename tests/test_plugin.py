@@ -228,3 +228,54 @@ def test_plots_are_embedded_in_the_html(project):
     html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
     assert "image/png;base64,iVBORw0KGgo" in html  # the PNG itself, embedded
     assert {c["id"]: c for c in load_json(project)["claims"]}["C03"]["outcome"] == "passed"
+
+
+def test_registry_errors_survive_k_and_fail_the_run(project):
+    broken = REGISTRY.replace('id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
+                              'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence')
+    (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*registry error: *claim C02: field 'tolerence'*"])
+
+
+def test_a_claim_test_without_a_verdict_fails(project):
+    project.makepyfile(**{"claims/test_empty": """
+        import pytest
+
+        @pytest.mark.claim("C03")
+        def test_measures_nothing(claim):
+            pass
+    """})
+    result = project.runpytest("claims/test_empty.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*passed without a verdict*"])
+
+
+def test_broken_claim_errors_before_session_fixtures(project):
+    project.makepyfile(**{"claims/test_costly": """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def costly():
+            raise AssertionError("the session fixture must not be set up for a broken claim")
+
+        @pytest.mark.claim("C99")
+        def test_unknown(costly, claim):
+            pass
+    """})
+    result = project.runpytest("claims/test_costly.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no claim with id 'C99'*"])
+    assert "must not be set up" not in result.stdout.str()
+
+
+def test_unwritable_report_folder_is_a_usage_error_before_any_test(project):
+    (project.path / "reports" / "claims.json").mkdir(parents=True)
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*claims.json is a folder*"])
+    (project.path / "afile").write_text("x")
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "--claims-report-dir", "afile/sub")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cannot be created*"])

@@ -112,3 +112,24 @@ def test_portable_flag_is_validated_and_marks_model_agnostic_claims(tmp_path):
     shipped = load_registry(Path(__file__).resolve().parent.parent / "claims" / "ch15" / "claims.toml")
     portable = {cid for cid, c in shipped.claims.items() if c.portable}
     assert {"C06", "C14", "C32"} <= portable and not portable & {"C18", "C30.model", "C17", "C28", "C29"}
+
+
+def test_top_level_tables_of_the_wrong_type(tmp_path):
+    for body in ('chapter = "ch15"\n', "runners = 5\n", '[runners]\nlaptop = 3\n'):
+        reg = load_registry(write(tmp_path, body + GOOD.format(id="C01")))
+        assert len(reg.issues) == 1 and "must be a table" in str(reg.issues[0]), body
+        assert "C01" in reg.claims
+
+
+def test_not_utf8_and_bom(tmp_path):
+    p = tmp_path / "claims.toml"
+    p.write_bytes(GOOD.format(id="C01").replace('"36 KiB"', '"三十六"').encode("gb18030"))
+    reg = load_registry(p)
+    assert len(reg.issues) == 1 and "not UTF-8" in str(reg.issues[0])
+    p.write_bytes(b"\xef\xbb\xbf" + GOOD.format(id="C01").encode("utf-8"))
+    assert load_registry(p).issues == []
+
+
+def test_integer_id(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09").replace('id = "C09"', "id = 4"))
+    assert [i.field for i in reg.issues] == ["id"] and "must be a string" in str(reg.issues[0])

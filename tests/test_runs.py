@@ -361,3 +361,11 @@ def test_merge_and_diff_files_written_by_real_runs(pytester, monkeypatch, tmp_pa
     assert main(["merge", *files, "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
     assert '<tr id="C01" class="split">' in page and "17.2 x" in page and "36 KiB/token" in page
+
+
+def test_diff_a_passing_claim_that_vanished_is_a_regression(tmp_path):
+    a = write(tmp_path / "a.json", doc(entry("C01", "passed", 1.0), entry("C02", "passed")))
+    b = write(tmp_path / "b.json", doc(entry("C01", "passed", 1.0)))
+    d = diff(load_result(a), load_result(b))
+    assert [(c.id, c.kind) for c in d.changes] == [("C02", "regression")]
+    assert [c.id for c in d.regressions] == ["C02"]

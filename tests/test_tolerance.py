@@ -18,7 +18,7 @@ def test_parse(text, expected):
     assert parse_tolerance(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "within 5%", "rel:", "rel:-1%", "abs:x", "range:3..2", "range:1,2", 5, None])
+@pytest.mark.parametrize("text", ["", "within 5%", "rel:", "rel:-1%", "rel:5", "abs:x", "range:3..2", "range:1,2", 5, None])
 def test_parse_errors_name_the_text(text):
     with pytest.raises(ToleranceError, match=repr(text) if isinstance(text, str) and text else "tolerance"):
         parse_tolerance(text)

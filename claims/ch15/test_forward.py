@@ -21,6 +21,8 @@ def test_future_tokens_do_not_change_past_logits(claim, gpt2_small):
 
 @pytest.mark.claim("C07")
 def test_teacher_forcing_examples(claim, gpt2_small):
+    """Counts the positions that the model's own training loss learns from: the rows of the logits
+    whose gradient under transformers' causal-LM loss is non-zero (each is one next-token example)."""
     n = int(claim.value("tokens"))
     ids = seeded_token_ids(n, seed=4)
     with torch.no_grad():
@@ -28,11 +30,14 @@ def test_teacher_forcing_examples(claim, gpt2_small):
     logits = out.logits
     claim.require(tuple(logits.shape) == (1, n, gpt2_small.config.vocab_size),
                   f"logits shape {tuple(logits.shape)}, expected (1, {n}, vocab)")
-    per_position = torch.nn.functional.cross_entropy(logits[0, :-1].float(), ids[0, 1:], reduction="none")
-    claim.require(torch.allclose(per_position.mean(), out.loss, rtol=1e-5),
-                  f"the model's loss {out.loss.item():.6f} is not the mean of the {per_position.numel()} shifted terms "
-                  f"({per_position.mean().item():.6f})")
-    claim.check(per_position.numel(), "example", logits_shape=list(logits.shape), loss=out.loss.item())
+    leaf = logits.detach().float().requires_grad_()
+    loss = gpt2_small.loss_function(logits=leaf, labels=ids, vocab_size=gpt2_small.config.vocab_size)
+    loss.backward()
+    used = leaf.grad[0].abs().sum(dim=-1) > 0  # [n] bool: which positions' logits feed the loss
+    claim.require(torch.allclose(loss, out.loss, rtol=1e-5), f"loss_function gives {loss.item():.6f}, forward gave {out.loss.item():.6f}")
+    claim.require(not bool(used[-1]), "the last position (which has no next token) contributed to the loss")
+    claim.check(int(used.sum()), "example", logits_shape=list(logits.shape), loss=out.loss.item(),
+                measured_as="positions with a non-zero gradient of the model's own causal-LM loss")
 
 
 @pytest.fixture(scope="module")
