@@ -40,6 +40,19 @@ def format_value(value, unit: str = "") -> str:
     return f"{text} {unit}".strip()
 
 
+def _load_note(claim) -> str:
+    """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
+    import os
+
+    if "time" not in claim.needs or not hasattr(os, "getloadavg"):
+        return ""
+    load = os.getloadavg()[0]
+    cores = os.cpu_count() or 1
+    busy = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)" \
+        if load > cores + 0.5 else ""
+    return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
+
+
 def _jsonable(value):
     if isinstance(value, Interval):
         return [value.lo, value.hi]
@@ -206,7 +219,7 @@ class ClaimRecorder:
         if not condition:
             self.details.setdefault("failed_conditions", []).append(message)
             self._store(None, "fail", message)
-            pytest.fail(f"{self.claim.id}: {message}\n  hardware: {self._hardware}", pytrace=False)
+            pytest.fail(f"{self.claim.id}: {message}\n  hardware: {self._hardware}{_load_note(self.claim)}", pytrace=False)
 
     # -------------------------------------------------------------------------------------
     def _convert(self, measured, unit):
@@ -261,7 +274,7 @@ class ClaimRecorder:
         except (TypeError, ValueError):
             pass
         lines += [f"  tolerance: {c.tolerance_text} -> {failure}",
-                  f"  hardware:  {self._hardware}",
+                  f"  hardware:  {self._hardware}{_load_note(c)}",
                   f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
                   f"the chapter's figure does not hold on this runner: report it to the author."]
         return "\n".join(lines)

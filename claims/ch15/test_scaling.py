@@ -99,8 +99,11 @@ def test_ttft_grows_with_prompt_itl_does_not(claim, latency_timing):
     itl_ratio = itl[long] / itl[short]
     claim.detail(ttft_s=ttft, inter_token_latency_s=itl, itl_ratio=itl_ratio, prompts=latency_timing["prompts"],
                  decode_steps=latency_timing["decode_steps"], profile=latency_timing["profile"])
-    claim.require(itl_ratio < 1.5, f"inter-token latency grew {itl_ratio:.2f}x from a {short}- to a {long}-token prompt")
-    claim.require(itl_ratio < ttft_ratio / 2, f"inter-token latency grew like TTFT ({itl_ratio:.2f}x vs {ttft_ratio:.2f}x)")
+    # "the gap between later tokens does not [grow like TTFT]": C20 asserts that it does rise a
+    # little with context, so C13 bounds it relative to TTFT's growth, not by an absolute band
+    claim.require(itl_ratio < ttft_ratio / 2,
+                  f"from a {short}- to a {long}-token prompt the inter-token latency changed {itl_ratio:.2f}x, "
+                  f"not much less than TTFT's {ttft_ratio:.2f}x")
     claim.check(ttft_ratio, "")
 
 

