@@ -15,18 +15,11 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from claimcheck.timing import Interleaved, Stats, interleave
+from claimcheck.timing import Interleaved, Stats, interleave, sync_device, time_once
 
 
 def _device(model):
     return next(model.parameters()).device
-
-
-def _sync(device):
-    if device.type == "cuda":
-        import torch
-
-        torch.cuda.synchronize(device)
 
 
 def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1,
@@ -94,11 +87,11 @@ def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
         cache = kwargs.get("cache", kwargs.get("past_key_values"))
         past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
         current["ctx"] = int(past) + int(ids.shape[1])
-        _sync(device)
+        sync_device(device)
         current["t0"] = time.perf_counter()
 
     def post(mod, args, kwargs, output):
-        _sync(device)
+        sync_device(device)
         if current["name"] is not None:
             steps.setdefault(current["name"], []).append((current["ctx"], time.perf_counter() - current["t0"]))
 
@@ -225,11 +218,7 @@ class BandwidthProbe:
         self.buf.sum()
 
     def timed(self) -> float:
-        _sync(self.device)
-        t0 = time.perf_counter()
-        self()
-        _sync(self.device)
-        return time.perf_counter() - t0
+        return time_once(self, self.device)
 
 
 def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: int):
@@ -252,11 +241,11 @@ def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: in
 
     def one(L, record):
         with torch.no_grad():
-            _sync(device)
+            sync_device(device)
             t0 = time.perf_counter()
             o = forward_cached(model, ids[:, :L])
             nxt = o.logits[:, -1:].argmax(-1)
-            _sync(device)
+            sync_device(device)
             ttft = time.perf_counter() - t0
             cache = output_cache(o)
             kv = cache_nbytes(cache)
@@ -265,7 +254,7 @@ def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: in
                 t0 = time.perf_counter()
                 o = forward_cached(model, nxt, cache)
                 nxt = o.logits[:, -1:].argmax(-1)
-                _sync(device)
+                sync_device(device)
                 steps.append(time.perf_counter() - t0)
                 cache = output_cache(o)
         if record:
@@ -307,13 +296,13 @@ def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, 
             o = forward_cached(model, batch)
             nxt = o.logits[:, -1:].argmax(-1)
             cache = output_cache(o)
-            _sync(device)
+            sync_device(device)
             t0 = time.perf_counter()
             for _ in range(decode_steps):
                 o = forward_cached(model, nxt, cache)
                 nxt = o.logits[:, -1:].argmax(-1)
                 cache = output_cache(o)
-            _sync(device)
+            sync_device(device)
             dt = time.perf_counter() - t0
         if record:
             out[B].append(dt / decode_steps)

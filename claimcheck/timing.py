@@ -72,7 +72,8 @@ def _quantile(xs, q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-def _sync(device) -> None:
+def sync_device(device) -> None:
+    """Wait for queued CUDA work on ``device`` (no-op for None or a CPU device), before reading a clock."""
     if device is not None and getattr(device, "type", str(device)).startswith("cuda"):
         import torch
 
@@ -81,10 +82,10 @@ def _sync(device) -> None:
 
 def time_once(fn, device=None) -> float:
     """Return the wall time (seconds) of one call of ``fn()``, synchronising CUDA around it."""
-    _sync(device)
+    sync_device(device)
     t0 = time.perf_counter()
     fn()
-    _sync(device)
+    sync_device(device)
     return time.perf_counter() - t0
 
 
