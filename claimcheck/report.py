@@ -14,10 +14,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.outcomes import SEVERITY
+from claimcheck.outcomes import count as count_outcomes
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
-
-# worst first: a claim with several tests shows its worst outcome
-SEVERITY = ("error", "failed", "near-tie", "passed", "skipped", "not-run")
 
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
@@ -172,9 +171,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "tests": r.tests,
             "duration_s": round(r.duration_s, 3),
         })
-    counts: dict[str, int] = {}
-    for c in claims:
-        counts[c["outcome"]] = counts.get(c["outcome"], 0) + 1
+    counts = count_outcomes(c["outcome"] for c in claims)
     return {
         "schema": 1,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -191,7 +188,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
 
 
 def write_json(doc: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)
+    """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
+    from claimcheck.fileio import write_atomic
+
+    write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False))

@@ -24,9 +24,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-OUTCOMES = ("passed", "failed", "near-tie", "skipped", "error", "not-run")
+from claimcheck.outcomes import BROKEN, HELD, OUTCOMES, VERDICT_RANK
+
 INVALID = "invalid"
-VERDICT_FAIL = ("failed", "error")
+VERDICT_FAIL = BROKEN
 NOT_IN_FILE = "not in this results file"
 
 
@@ -411,7 +412,6 @@ def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
 
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = "regression", "improved", "changed", "moved", "added", "removed"
-_VERDICT_RANK = {"passed": 0, "near-tie": 1, "failed": 2, "error": 2}
 
 
 @dataclass
@@ -443,9 +443,9 @@ def outcome_change_kind(old: str, new: str) -> str:
     """Classify an outcome change: ``regression`` when a verdict that held (passed, near-tie) turns
     into failed or error; ``improved`` when failed/error/near-tie turns into a better verdict;
     ``changed`` otherwise (e.g. passed -> skipped, skipped -> passed, passed -> near-tie)."""
-    if old in ("passed", "near-tie") and new in VERDICT_FAIL:
+    if old in HELD and new in VERDICT_FAIL:
         return REGRESSION
-    if old in _VERDICT_RANK and new in _VERDICT_RANK and _VERDICT_RANK[new] < _VERDICT_RANK[old]:
+    if old in VERDICT_RANK and new in VERDICT_RANK and VERDICT_RANK[new] < VERDICT_RANK[old]:
         return IMPROVED
     return CHANGED
 

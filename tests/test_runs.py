@@ -100,7 +100,7 @@ def test_bad_entries_name_file_id_and_field_and_lose_nothing_else(tmp_path):
     assert run.claims["C02"]["outcome"] == "invalid" and run.claims["C03"]["measured"] is None
     assert run.issues == [
         f"{path}: claims[1]: field 'id' is missing or not a string (None); entry skipped",
-        f"{path}: claim C02: field 'outcome' is 'pased', expected one of passed, failed, near-tie, skipped, error, not-run",
+        f"{path}: claim C02: field 'outcome' is 'pased', expected one of passed, failed, inconclusive, near-tie, error, skipped, not-run",
         f"{path}: claim C03: field 'measured' is {{'v': 1}}, expected a number, [lo, hi] or null; ignored",
         f"{path}: claim C01: field 'id' appears twice (claims[4]); the first entry is kept",
         f"{path}: claims[5]: entry is a str, expected an object; skipped",
