@@ -6,7 +6,7 @@
         spread of the read/write ratio (C05) across runs.
 
     python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
-        In ONE process, alternates the harness's read/write measurement (claimcheck.speed.read_write,
+        In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write,
         interleaved, warmed up) with a bare script written like the chapter's listing (perf_counter
         around one prefill and one decode loop), and prints both ratios per round, so that the
         harness's number can be compared with what a reader's own script would print.
@@ -53,8 +53,8 @@ def run_profiles(profiles, runs: int, extra: list[str]) -> int:
 def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     import torch
 
-    from claimcheck.models import forward_cached, gpt2_tokenizer, output_cache, prompt_ids, random_gpt2
-    from claimcheck.speed import read_write
+    from claimcheck.llm.models import forward_cached, gpt2_tokenizer, output_cache, prompt_ids, random_gpt2
+    from claimcheck.llm.speed import read_write
 
     model = random_gpt2(seed=0)
     x = prompt_ids(max(read_tokens, write_tokens + 1), gpt2_tokenizer())

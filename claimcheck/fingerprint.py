@@ -1,8 +1,10 @@
 """A hardware and software fingerprint of the runner, without hostnames or user names.
 
 Stored in ``reports/claims.json`` under ``runner`` so that results from several machines can be
-compared. Every field is read locally and fast: no network; one subprocess (``nvidia-smi``, for
-the driver version) and only where torch sees a CUDA GPU.
+compared. The core records the machine (CPU, cores, RAM, OS, Python); a measurement kit adds its
+own fields through the hook ``pytest_claimcheck_runner_fingerprint`` (the LLM kit: torch, transformers,
+threads, the CPU's instruction-set level, the GPU, the weights; :mod:`claimcheck.llm.fingerprint`).
+Every field is read locally and fast: no network. This module never imports torch.
 """
 
 from __future__ import annotations
@@ -53,52 +55,12 @@ def _usable_cores() -> int | None:
         return os.cpu_count()
 
 
-def gpu_info() -> dict | None:
-    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none.
-
-    Keys: ``name`` and ``memory_bytes`` (total, bytes) and ``capability`` (e.g. ``"9.0"``) of GPU 0,
-    ``count`` (GPUs torch sees), ``cuda`` (the CUDA version torch was built with,
-    ``torch.version.cuda``) and ``driver`` (the NVIDIA driver version, or None when neither
-    ``nvidia-smi`` nor ``/proc/driver/nvidia/version`` tells it).
-    """
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    props = torch.cuda.get_device_properties(0)
-    return {"name": props.name, "memory_bytes": int(props.total_memory),
-            "capability": f"{props.major}.{props.minor}", "count": torch.cuda.device_count(),
-            "cuda": torch.version.cuda, "driver": nvidia_driver_version()}
-
-
-def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
-    """Return the NVIDIA driver version (e.g. ``"550.54.15"``): from ``nvidia-smi`` (5 s limit), else
-    from the kernel module's ``proc_file`` (Linux), else None."""
-    import re
-    import subprocess
-
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=5).stdout.strip()
-        if out:
-            return out.splitlines()[0].strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        with open(proc_file, encoding="utf-8") as f:
-            m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)", f.read())
-        return m.group(1) if m else None
-    except OSError:
-        return None
-
-
 def runner_fingerprint(profile: str | None = None) -> dict:
-    """Return the runner fingerprint as a JSON-ready dict.
+    """Return the core's runner fingerprint as a JSON-ready dict.
 
-    Keys: cpu, cores (logical CPUs usable by this process), ram_bytes, gpu (dict or None), os,
-    machine, python, torch, transformers, torch_threads, runner_profile. No hostname, no user.
+    Keys: cpu, cores (logical CPUs usable by this process), ram_bytes, gpu (None here: a kit that
+    sees an accelerator fills it), os, machine, python, torch, transformers and torch_threads (None
+    here: the LLM kit fills them), runner_profile. No hostname, no user.
     """
     fp = {
         "cpu": _cpu_model(),
@@ -108,24 +70,36 @@ def runner_fingerprint(profile: str | None = None) -> dict:
         "os": platform.platform(terse=True),
         "machine": platform.machine(),
         "python": platform.python_version(),
-        "torch": _version("torch"),
-        "transformers": _version("transformers"),
+        "torch": None,
+        "transformers": None,
         "torch_threads": None,
         "runner_profile": profile,
     }
-    if "torch" in sys.modules or fp["torch"]:
-        try:
-            import torch
-
-            fp["torch_threads"] = torch.get_num_threads()
-            fp["gpu"] = gpu_info()
-        except ImportError:
-            pass
     return fp
+
+
+def version(dist: str) -> str | None:
+    """The installed version of distribution ``dist``, or None when it is not installed."""
+    return _version(dist)
+
+
+def describe_long(fp: dict) -> str:
+    """The fingerprint in one line for a report's header: CPU (and its instruction-set level), cores,
+    RAM, GPU, OS, Python and the libraries."""
+    ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
+    gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
+    isa = f" [{fp['cpu_capability']}]" if fp.get("cpu_capability") else ""
+    libs = ", ".join(f"{name} {fp[key]}" for key, name in (("torch", "torch"), ("transformers", "transformers"))
+                     if fp.get(key))
+    threads = f" ({fp['torch_threads']} threads)" if fp.get("torch_threads") else ""
+    return (f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
+            f"Python {fp.get('python')}" + (f", {libs}" if libs else "") + threads)
 
 
 def describe(fp: dict) -> str:
     """One line for failure messages: ``'Intel Xeon ... (2 cores, 24 GiB, no GPU, torch 2.13.0)'``."""
     ram = f"{fp['ram_bytes'] / 2**30:.0f} GiB" if fp.get("ram_bytes") else "? GiB"
     gpu = fp["gpu"]["name"] if fp.get("gpu") else "no GPU"
-    return f"{fp.get('cpu')} ({fp.get('cores')} cores, {ram}, {gpu}, torch {fp.get('torch')}, {fp.get('torch_threads')} threads)"
+    isa = f", {fp['cpu_capability']}" if fp.get("cpu_capability") else ""
+    return (f"{fp.get('cpu')} ({fp.get('cores')} cores{isa}, {ram}, {gpu}, torch {fp.get('torch')}, "
+            f"{fp.get('torch_threads')} threads)")

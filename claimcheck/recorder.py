@@ -150,7 +150,7 @@ class ClaimRecorder:
             pytest.fail(self._message(value, failure), pytrace=False)
 
     def check_streams(self, comparison, **details) -> None:
-        """Give the verdict of a tie-aware token-stream comparison (:func:`claimcheck.generation.compare_streams`).
+        """Give the verdict of a tie-aware token-stream comparison (:func:`claimcheck.llm.generation.compare_streams`).
 
         Identical streams: :meth:`check` of 0 differing tokens (the claim's tolerance, ``<=0``).
         A first difference at a near-tie (reference top-2 margin within the tie tolerance): the
@@ -161,7 +161,7 @@ class ClaimRecorder:
             pytest.fail.Exception, pytest.xfail.Exception: as above.
         """
         __tracebackhide__ = True
-        from claimcheck.generation import DIVERGED, NEAR_TIE
+        from claimcheck.llm.generation import DIVERGED, NEAR_TIE
 
         self.detail(comparison=comparison.describe(), first_difference=comparison.position,
                     margin_at_difference=comparison.margin, tie_tolerance=comparison.tie_tolerance,

@@ -108,6 +108,13 @@ class ResultCollector:
             else:
                 entry["reason"] = ""
 
+    def measured_display(self, claim_id: str) -> str | None:
+        """The measured value a test of ``claim_id`` recorded so far in this run (for drift reports)."""
+        for t in self.tests.values():
+            if t["id"] == claim_id and t["record"].get("measured_display"):
+                return t["record"]["measured_display"]
+        return None
+
     def rows(self, registries) -> list[ClaimRow]:
         """One :class:`ClaimRow` per registry id (registry order), merged with test results."""
         rows: dict[str, ClaimRow] = {}

@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 
 PROFILES = ("quick", "standard", "full")
-WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.weights.SHAPE_CHECKS
+WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
 
 # name -> (command-line dest, environment variable, ini key, default, help)
 OPTIONS = {
@@ -95,7 +95,7 @@ def _validate(name, value, where):
             raise SettingsError(f"{where}: expected a time limit in seconds > 0, got {value!r}")
         return seconds
     if name == "device":
-        from claimcheck.device import check_device_name
+        from claimcheck.llm.device import check_device_name
 
         try:
             return check_device_name(value)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from claimcheck.flops import (count_flops, decode_step_flops, kaplan_flops_per_token,
+from claimcheck.llm.flops import (count_flops, decode_step_flops, kaplan_flops_per_token,
                               matmul_flops_per_token, prefill_flops)
-from claimcheck.models import count_parameters, non_embedding_parameters, parameter_bytes
+from claimcheck.llm.models import count_parameters, non_embedding_parameters, parameter_bytes
 
 
 @pytest.mark.claim("C21")
@@ -35,7 +35,7 @@ def test_flops_per_token_2n(claim, gpt2_small):
 @pytest.fixture(scope="module")
 def counted_decode_flops(gpt2_small):
     """FlopCounterMode totals for one decode step at context 1024, with sdpa and eager attention."""
-    from claimcheck.models import variant
+    from claimcheck.llm.models import variant
 
     sdpa = decode_step_flops(gpt2_small, context=1024)
     eager_model = variant(gpt2_small, attn_implementation="eager")

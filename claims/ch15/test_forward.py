@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from claimcheck.generation import IDENTICAL, compare_streams, greedy_generate, top2_margins
-from claimcheck.models import prompt_ids, seeded_token_ids
-from claimcheck.properties import future_independence
+from claimcheck.llm.generation import IDENTICAL, compare_streams, greedy_generate, top2_margins
+from claimcheck.llm.models import prompt_ids, seeded_token_ids
+from claimcheck.llm.properties import future_independence
 
 TIE_TOLERANCE = 1e-4  # logits; float32 reorderings move logits by ~1e-5 on GPT-2 small
 

@@ -1,8 +1,8 @@
 """C34: on a GPU, read (prefill) is still far faster per token than write (decode), usually by more.
 
-The chapter's C05 experiment (:func:`claimcheck.speed.read_write`) on the CUDA device chosen by
+The chapter's C05 experiment (:func:`claimcheck.llm.speed.read_write`) on the CUDA device chosen by
 ``--claims-device`` (default: GPU 0), in float32 like the chapter's listing
-(:func:`claimcheck.device.dtype_for`), with the profile's sizes and interleaving; the timer
+(:func:`claimcheck.llm.device.dtype_for`), with the profile's sizes and interleaving; the timer
 synchronises the GPU around each measured region. The registry's ``needs = [..., "gpu"]`` adds
 the ``gpu`` marker, so on a runner without CUDA the test is skipped with the reason before any
 fixture runs. A few seconds on a data-centre GPU.
@@ -16,9 +16,9 @@ import pytest
 @pytest.fixture(scope="module")
 def gpu_read_write(gpt2_small, timing_ids, claims_device, claims_profile):
     """Interleaved read/write timing of GPT-2 small (a float32 copy) on ``claims_device``, a CUDA GPU."""
-    from claimcheck.device import describe_device, dtype_for
-    from claimcheck.models import variant
-    from claimcheck.speed import read_write
+    from claimcheck.llm.device import describe_device, dtype_for
+    from claimcheck.llm.models import variant
+    from claimcheck.llm.speed import read_write
 
     p = claims_profile
     dtype = dtype_for(claims_device, "listing")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from claimcheck.kvcache import LLAMA3_8B_KV, KVLayout, measure_bytes_per_token
-from claimcheck.models import seeded_token_ids
+from claimcheck.llm.kvcache import LLAMA3_8B_KV, KVLayout, measure_bytes_per_token
+from claimcheck.llm.models import seeded_token_ids
 
 
 @pytest.fixture(scope="module")
@@ -14,12 +14,12 @@ def half_cache_bytes(gpt2_small_fp16, claims_device):
     The chapter's "半精度" is 2 bytes per element. On CUDA everything runs in fp16 on the GPU. fp16
     matmuls on a CPU are ~150x slower than bf16 (a 1024-token fp16 prefill took 95 s on 2 cores,
     bf16 under 1 s), so on a CPU the full context is filled in bf16, which stores the same 2 bytes
-    per element (:func:`claimcheck.device.dtype_for`).
+    per element (:func:`claimcheck.llm.device.dtype_for`).
     """
     import torch
 
-    from claimcheck.device import describe_device, dtype_for
-    from claimcheck.models import variant
+    from claimcheck.llm.device import describe_device, dtype_for
+    from claimcheck.llm.models import variant
 
     full_dtype = dtype_for(claims_device, "half")
     if claims_device.type == "cuda":  # a copy on the GPU: the session's CPU model stays where it is

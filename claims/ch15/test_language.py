@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.interval import Interval
-from claimcheck.lm import entropy_bits, next_token_distribution, surprisal_bits, top1_above_fraction, top_k
+from claimcheck.llm.lm import entropy_bits, next_token_distribution, surprisal_bits, top1_above_fraction, top_k
 
 # token -> (registry value of its printed probability, of its printed surprisal); " much" is `stated`
 TABLE = {" much": ("stated", "bits_much"), " very": ("p_very", "bits_very"), ",": ("p_comma", "bits_comma"),

@@ -2,7 +2,7 @@
 
 The listing is the editor's file (the chapter's code is not ours to ship): without one, both parts
 are skipped with that reason. With one, it runs once per session in a subprocess with a time
-limit (:func:`claimcheck.listing.run_listing`), offline: on real GPT-2 where this runner has the
+limit (:func:`claimcheck.llm.listing.run_listing`), offline: on real GPT-2 where this runner has the
 weights, else on a stand-in (random-init GPT-2 small + the real tokenizer in a temporary Hugging
 Face cache, and a stand-in text for the file it opens). The report says which.
 
@@ -28,12 +28,12 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="session")
 def listing_run(pytestconfig, claims_settings, claims_weights, tmp_path_factory):
-    """The :class:`claimcheck.listing.ListingRun` of the editor's listing (once per session)."""
+    """The :class:`claimcheck.llm.listing.ListingRun` of the editor's listing (once per session)."""
     if not claims_settings.listing:
         pytest.skip("no listing given: pass the chapter's listing with --claims-listing FILE (or "
                     "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the harness")
-    from claimcheck.listing import run_listing
-    from claimcheck.plugin import setting_path
+    from claimcheck.llm.listing import run_listing
+    from claimcheck.plugin.state import setting_path
 
     return run_listing(setting_path(pytestconfig, "listing"), tmp_path_factory.mktemp("listing"),
                        timeout=claims_settings.listing_timeout, weights=claims_weights)

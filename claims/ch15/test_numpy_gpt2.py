@@ -1,7 +1,7 @@
 """C17: an independent numpy GPT-2 agrees with itself (cached steps vs one full pass) and with torch.
 
 The chapter's own numpy GPT-2 found at most 5.8e-6 between step-by-step cached logits and one
-full pass at the last position. Here :mod:`claimcheck.numpy_gpt2` (our own, picoGPT-sized) runs
+full pass at the last position. Here :mod:`claimcheck.llm.numpy_gpt2` (our own, picoGPT-sized) runs
 on the same weights as the torch model: the pretrained GPT-2 where the run has it (read straight
 from the weights file, not through transformers), else the seeded random-init GPT-2 small. The
 exact 5.8e-6 depends on the real weights (float32 rounding grows with the logits, which are far
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import torch
 
-from claimcheck.models import prompt_ids
-from claimcheck.numpy_gpt2 import cached_vs_full, load_folder, params_from_state_dict
+from claimcheck.llm.models import prompt_ids
+from claimcheck.llm.numpy_gpt2 import cached_vs_full, load_folder, params_from_state_dict
 
 PROMPT_TOKENS = 20  # each cached step reads every weight (~0.2 s on 2 cores); 20 steps keep C17 at ~5 s
 NUMPY_VS_TORCH = 1e-4  # logits; two float32 implementations of the same maths agree to ~1e-5

@@ -13,11 +13,11 @@ import copy
 import pytest
 import torch
 
-from claimcheck.generation import compare_streams, greedy_generate, top2_margins
-from claimcheck.kvcache import KVLayout, measure_bytes_per_token
-from claimcheck.lm import entropy_bits, next_token_distribution, surprisal_bits, top_k
-from claimcheck.models import prompt_ids
-from claimcheck.properties import future_independence, kv_change, prefix_reuse
+from claimcheck.llm.generation import compare_streams, greedy_generate, top2_margins
+from claimcheck.llm.kvcache import KVLayout, measure_bytes_per_token
+from claimcheck.llm.lm import entropy_bits, next_token_distribution, surprisal_bits, top_k
+from claimcheck.llm.models import prompt_ids
+from claimcheck.llm.properties import future_independence, kv_change, prefix_reuse
 
 pytestmark = pytest.mark.portable_lm
 
@@ -27,8 +27,8 @@ RELATIVE_ROUNDING = 1e-5  # C28's portable bound: max |delta logit| / max |logit
 
 @pytest.fixture(scope="module")
 def lm(claims_settings):
-    """The lane's model (:class:`claimcheck.portable_lm.PortableLM`); an error, with the fix, if it cannot load."""
-    from claimcheck.portable_lm import load_lm
+    """The lane's model (:class:`claimcheck.llm.portable_lm.PortableLM`); an error, with the fix, if it cannot load."""
+    from claimcheck.llm.portable_lm import load_lm
 
     if not claims_settings.lm:
         pytest.skip("the portable-LM lane runs only with --claims-lm NAME (e.g. smollm2)")

@@ -10,8 +10,8 @@ else on the random-init GPT-2 small (~3 s on 2 cores).
 import pytest
 import torch
 
-from claimcheck.models import prompt_ids
-from claimcheck.properties import kv_change, prefix_reuse
+from claimcheck.llm.models import prompt_ids
+from claimcheck.llm.properties import kv_change, prefix_reuse
 
 PREFIX, TOTAL, CHANGED_AT = 40, 64, 1
 CHANGED = 1e-3  # a K/V difference this large is a real change, ~1000x float32 rounding here

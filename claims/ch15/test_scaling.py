@@ -9,8 +9,8 @@ import statistics
 
 import pytest
 
-from claimcheck import plots
-from claimcheck.speed import binned_power_fit, fit_power_law
+from claimcheck.llm import plots
+from claimcheck.llm.speed import binned_power_fit, fit_power_law
 
 MIN_CONTEXT_FOR_FIT = 64  # below ~64 tokens a forward pass is bound by reading the weights, not by its length
 

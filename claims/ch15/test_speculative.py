@@ -11,8 +11,8 @@ draft's own decoding comes on top of the target's.
 
 import pytest
 
-from claimcheck.generation import compare_streams, greedy_generate, top2_margins, truncated_draft
-from claimcheck.models import prompt_ids
+from claimcheck.llm.generation import compare_streams, greedy_generate, top2_margins, truncated_draft
+from claimcheck.llm.models import prompt_ids
 
 TIE_TOLERANCE = 1e-4  # logits, as C14: verifying k draft tokens in one pass reorders float32 sums (~1e-6)
 DRAFT_LAYERS = 2

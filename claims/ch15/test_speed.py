@@ -9,7 +9,7 @@ import statistics
 
 import pytest
 
-from claimcheck import plots
+from claimcheck.llm import plots
 
 
 def _rates(t):

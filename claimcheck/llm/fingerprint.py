@@ -1,0 +1,79 @@
+"""The LLM kit's part of the runner fingerprint: torch, transformers, threads, the CPU's
+instruction-set level (what torch's CPU kernels use: ``AVX2``, ``AVX512``, ``AVX512_BF16``...),
+and the CUDA GPU. The core part is :mod:`claimcheck.fingerprint`.
+"""
+
+from __future__ import annotations
+
+from claimcheck import fingerprint as core
+from claimcheck.fingerprint import describe, describe_long  # noqa: F401  (one renderer, re-exported)
+
+
+def kit_fields() -> dict:
+    """Return the kit's fingerprint fields: ``torch``, ``transformers`` (versions or None),
+    ``torch_threads``, ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``, e.g.
+    ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and ``gpu`` (:func:`gpu_info`)."""
+    fields = {"torch": core.version("torch"), "transformers": core.version("transformers"),
+              "torch_threads": None, "cpu_capability": None, "gpu": None}
+    try:
+        import torch
+    except ImportError:
+        return fields
+    fields["torch_threads"] = torch.get_num_threads()
+    try:
+        fields["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+    except Exception:  # pragma: no cover - very old torch
+        fields["cpu_capability"] = None
+    fields["gpu"] = gpu_info()
+    return fields
+
+
+def runner_fingerprint(profile: str | None = None) -> dict:
+    """The whole runner fingerprint: :func:`claimcheck.fingerprint.runner_fingerprint` plus
+    :func:`kit_fields` (what the plugin writes to ``claims.json`` ``runner``, less the weights)."""
+    fp = core.runner_fingerprint(profile)
+    fp.update(kit_fields())
+    return fp
+
+
+def gpu_info() -> dict | None:
+    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none.
+
+    Keys: ``name`` and ``memory_bytes`` (total, bytes) and ``capability`` (e.g. ``"9.0"``) of GPU 0,
+    ``count`` (GPUs torch sees), ``cuda`` (the CUDA version torch was built with,
+    ``torch.version.cuda``) and ``driver`` (the NVIDIA driver version, or None when neither
+    ``nvidia-smi`` nor ``/proc/driver/nvidia/version`` tells it).
+    """
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    props = torch.cuda.get_device_properties(0)
+    return {"name": props.name, "memory_bytes": int(props.total_memory),
+            "capability": f"{props.major}.{props.minor}", "count": torch.cuda.device_count(),
+            "cuda": torch.version.cuda, "driver": nvidia_driver_version()}
+
+
+def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
+    """Return the NVIDIA driver version (e.g. ``"550.54.15"``): from ``nvidia-smi`` (5 s limit), else
+    from the kernel module's ``proc_file`` (Linux), else None."""
+    import re
+    import subprocess
+
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=5).stdout.strip()
+        if out:
+            return out.splitlines()[0].strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        with open(proc_file, encoding="utf-8") as f:
+            m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)", f.read())
+        return m.group(1) if m else None
+    except OSError:
+        return None
+
+

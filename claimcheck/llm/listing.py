@@ -1,0 +1,336 @@
+"""Run the chapter's code listing as a reader would (claim C33), and read what it prints.
+
+:func:`run_listing` runs an editor-supplied listing in a subprocess with a time limit, in a
+temporary working folder, offline (``HF_HUB_OFFLINE=1``), and records:
+
+* its exit status, stdout, stderr and wall time (or that it ran past the limit);
+* every warning and library log warning it triggers, with the listing line that led to it
+  (:mod:`claimcheck.llm.listing_shim`), and the error that stopped it, if any. Deprecations
+  (``DeprecationWarning``, ``FutureWarning``, a log message saying "deprecated") and errors
+  are **API drift**: the listing uses an API the installed libraries deprecate or removed, e.g.
+  transformers 5 deprecates ``past_key_values`` in favour of ``cache``.
+
+What the listing loads is found in its source (``ast``): the model ids it passes to
+``from_pretrained("...")`` and the files it ``open("...")`` s by a relative name.
+
+* **Model.** With pretrained GPT-2 at hand (a ``--claims-weights`` folder, or ``gpt2`` in the
+  Hugging Face cache) the listing gets the real weights. Without them (this project's machines:
+  the hub is unreachable), a **stand-in** takes their place: a seeded, randomly initialised
+  GPT-2 small and the real GPT-2 tokenizer, saved with ``save_pretrained`` into a temporary
+  Hugging Face cache (``HF_HOME``) under the listing's model id. The stand-in has the real
+  shapes, so the listing's timings count; its probabilities and generated text do not.
+* **Input text.** A file the listing opens that lies beside it is copied into the working folder;
+  a missing one is replaced by a stand-in text (this project's own ``claimcheck/llm/data/sample.txt``,
+  repeated to about 20,000 characters).
+
+Why our own code: no library runs a script and attributes its library warnings to the script's
+lines; the Hugging Face cache has no public API to register a local folder as a cached repo, so
+the stand-in is written in the documented cache layout (``hub/models--ORG--NAME/refs/main`` and
+``snapshots/<revision>/``).
+
+The numbers the listing prints are read with the claim's own locators (the chapter prints the
+listing's output, so the locators that bind the chapter's output also find the listing's lines):
+:meth:`ListingRun.printed`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+STAND_IN_REVISION = "0" * 40
+STAND_IN_TEXT_CHARS = 20_000
+DRIFT_CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
+
+
+class ListingError(RuntimeError):
+    """The listing cannot be prepared (unreadable, not Python, loads a model with no stand-in)."""
+
+
+@dataclass(frozen=True)
+class ListingEvent:
+    """A warning, a library log warning, or the error that stopped the listing."""
+
+    kind: str                 # warning | log | error
+    category: str             # FutureWarning, WARNING, AttributeError, ...
+    message: str
+    file: str | None = None   # where the library raised it
+    line: int | None = None
+    listing_line: int | None = None
+
+    @property
+    def is_api_drift(self) -> bool:
+        """Deprecations (warnings or log messages) and errors: the listing's API no longer fits."""
+        if self.kind == "error":
+            return True
+        if self.kind == "warning" and self.category in DRIFT_CATEGORIES:
+            return True
+        return "deprecat" in self.message.lower()
+
+    def describe(self, source_lines: list[str] | None = None) -> str:
+        where = f"listing line {self.listing_line}" if self.listing_line else "the listing"
+        code = ""
+        if source_lines and self.listing_line and 0 < self.listing_line <= len(source_lines):
+            code = f" ({source_lines[self.listing_line - 1].strip()[:70]})"
+        return f"{where}{code}: {self.category}: {self.message.splitlines()[0][:240] if self.message else ''}"
+
+
+@dataclass
+class ListingRun:
+    """What running the listing did: exit status, output, time, events, and what stood in."""
+
+    listing: str
+    source: str
+    returncode: int | None
+    timed_out: bool
+    timeout_s: float
+    seconds: float
+    stdout: str
+    stderr: str
+    events: list[ListingEvent]
+    models: dict[str, str] = field(default_factory=dict)   # model id -> "stand-in ..." / "real ..."
+    inputs: dict[str, str] = field(default_factory=dict)   # file name -> what it was
+    stand_in: bool = False
+    versions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+    @property
+    def api_drift(self) -> list[ListingEvent]:
+        return [e for e in self.events if e.is_api_drift]
+
+    @property
+    def failure(self) -> str:
+        """Why the listing did not complete ("" when it did)."""
+        if self.timed_out:
+            return f"ran past its time limit of {self.timeout_s:g} s (--claims-listing-timeout)"
+        if self.returncode != 0:
+            errors = [e for e in self.events if e.kind == "error"]
+            if errors:
+                return f"exit status {self.returncode}: " + errors[-1].describe(self.source.splitlines())
+            tail = self.stderr.strip().splitlines()[-1:] or ["(no output)"]
+            return f"exit status {self.returncode}: {tail[0][:300]}"
+        return ""
+
+    def drift_lines(self) -> list[str]:
+        return [e.describe(self.source.splitlines()) for e in self.api_drift]
+
+    def printed(self, claim) -> dict:
+        """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck`.
+
+        Each of the claim's locators (``locator`` and ``quotes``) is looked up in the listing's
+        stdout with numbers as wildcards; ``QuoteCheck.manuscript`` is the number as printed
+        (status ``ok`` or ``drift``: found), or the status says ``not-found``/``ambiguous``.
+        Where one name has several locators, the first one found wins.
+        """
+        from claimcheck.manuscript import Manuscript, check_quote
+
+        out_text = Manuscript.from_text(self.stdout, f"{self.listing} (stdout)")
+        found: dict = {}
+        for name, locator in claim.bindings():
+            for q in check_quote(out_text, claim.id, name, locator, claim.printed(name)):
+                if name not in found or (found[name].status not in ("ok", "drift") and q.status in ("ok", "drift")):
+                    found[name] = q
+        return found
+
+    def summary(self) -> dict:
+        """JSON-ready facts for the report."""
+        return {"listing": self.listing, "exit_status": self.returncode, "timed_out": self.timed_out,
+                "seconds": round(self.seconds, 2), "time_limit_s": self.timeout_s,
+                "models": self.models, "inputs": self.inputs, "stand_in": self.stand_in,
+                "api_drift": self.drift_lines(), "versions": self.versions,
+                "other_warnings": [e.describe(self.source.splitlines()) for e in self.events if not e.is_api_drift],
+                "stdout": self.stdout[-4000:]}
+
+
+# --- reading the listing's source ---------------------------------------------------------------
+def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], list[str]]:
+    """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``).
+
+    Raises:
+        ListingError: the source is not valid Python (the message names the file and line).
+    """
+    try:
+        tree = ast.parse(source, filename)
+    except SyntaxError as exc:
+        raise ListingError(f"{filename}: not valid Python: line {exc.lineno}: {exc.msg}") from None
+    models, files = [], []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        first = node.args[0]
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "from_pretrained" and first.value not in models:
+            models.append(first.value)
+        if isinstance(f, ast.Name) and f.id == "open" and not os.path.isabs(first.value) and first.value not in files:
+            files.append(first.value)
+    return models, files
+
+
+# --- the stand-ins ------------------------------------------------------------------------------
+def _repo_folder(hf_home: Path, model_id: str) -> Path:
+    return hf_home / "hub" / ("models--" + model_id.replace("/", "--"))
+
+
+def _snapshot(hf_home: Path, model_id: str) -> Path:
+    repo = _repo_folder(hf_home, model_id)
+    (repo / "refs").mkdir(parents=True, exist_ok=True)
+    (repo / "refs" / "main").write_text(STAND_IN_REVISION, encoding="utf-8")
+    snap = repo / "snapshots" / STAND_IN_REVISION
+    snap.mkdir(parents=True, exist_ok=True)
+    return snap
+
+
+def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int = 0) -> str:
+    """Place a stand-in GPT-2 under ``model_id`` in the Hugging Face cache at ``hf_home``.
+
+    The model is :func:`claimcheck.llm.models.random_gpt2` (seeded; GPT-2 small shapes unless
+    ``config`` is given, e.g. a tiny config with the real vocabulary of 50,257 for tests); the
+    tokenizer is the real GPT-2 BPE. Both are written with ``save_pretrained``. Returns a
+    one-line description for the report.
+    """
+    from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
+
+    from transformers.utils import logging as hf_logging
+
+    snap = _snapshot(Path(hf_home), model_id)
+    model = random_gpt2(config, seed=seed)
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        model.save_pretrained(snap)
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+    gpt2_tokenizer().save_pretrained(snap)
+    c = model.config
+    return (f"stand-in: randomly initialised GPT-2 (seed {seed}; {c.n_layer} layers, d_model {c.n_embd}, "
+            f"vocabulary {c.vocab_size}) with the real GPT-2 tokenizer")
+
+
+def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
+    """Place the files of a ``save_pretrained`` folder under ``model_id`` in the cache (symlinks)."""
+    from claimcheck.llm.models import gpt2_tokenizer
+
+    snap = _snapshot(Path(hf_home), model_id)
+    folder = Path(folder)
+    for f in folder.iterdir():
+        if f.is_file():
+            (snap / f.name).symlink_to(f.resolve())
+    if not any((snap / n).exists() for n in ("tokenizer.json", "vocab.json")):
+        gpt2_tokenizer().save_pretrained(snap)
+    return f"real weights from {folder}"
+
+
+def stand_in_text(chars: int = STAND_IN_TEXT_CHARS) -> str:
+    """This project's own sample text, repeated to about ``chars`` characters."""
+    from claimcheck.llm.models import sample_text
+
+    sample = sample_text()
+    return (sample.strip() + "\n\n") * (chars // max(1, len(sample)) + 1)
+
+
+# --- running ------------------------------------------------------------------------------------
+def _versions(python: str) -> dict:
+    code = ("import json, importlib.metadata as m\nout = {}\nfor p in ('torch', 'transformers'):\n"
+            "    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))")
+    try:
+        return json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60).stdout)
+    except Exception:  # noqa: BLE001 - versions are informative only
+        return {}
+
+
+def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand_in_config=None,
+                python: str | None = None, extra_env: dict | None = None) -> ListingRun:
+    """Run ``listing`` in a subprocess, offline, with a time limit; return a :class:`ListingRun`.
+
+    Args:
+        listing: path of the listing (a Python file).
+        workdir: an empty folder: the listing's working directory and its Hugging Face cache.
+        timeout: wall-clock limit in seconds; the process is killed after it.
+        weights: a :class:`claimcheck.llm.weights.WeightsResolution`; when it has real GPT-2, the
+            listing gets it, else a stand-in (see the module docstring).
+        stand_in_config: the stand-in's ``GPT2Config`` (default: GPT-2 small).
+        python: the interpreter (default: this one).
+
+    Raises:
+        ListingError: the listing cannot be read or parsed, or loads a model id that is neither
+            GPT-2 (``gpt2``, ``openai-community/gpt2``) nor available for real.
+    """
+    path = Path(listing).resolve()
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ListingError(f"{listing}: cannot read the listing: {exc}") from None
+    models, files = scan_listing(source, str(listing))
+    work = Path(workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    hf_home = work / "hf-home"
+    env = dict(os.environ)
+    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONIOENCODING": "utf-8",
+                "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"})
+    env.pop("PYTHONWARNINGS", None)
+    run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
+    real = weights is not None and getattr(weights, "available", False)
+    if real and weights.kind == "hf-cache":
+        run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
+    elif real and weights.kind == "hub":
+        env.pop("HF_HUB_OFFLINE"), env.pop("TRANSFORMERS_OFFLINE")
+        run.models = {m: "real weights, downloaded from the hub (allowed)" for m in models}
+    else:
+        env["HF_HOME"] = str(hf_home)
+        env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)
+        for m in models:
+            if m.split("/")[-1] != "gpt2":
+                raise ListingError(f"{listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only")
+            if real and weights.kind == "folder":
+                run.models[m] = link_real_weights(hf_home, m, weights.source)
+            else:
+                run.models[m] = save_stand_in(hf_home, m, stand_in_config)
+                run.stand_in = True
+    for name in files:
+        beside = path.parent / name
+        target = work / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if beside.is_file():
+            shutil.copyfile(beside, target)
+            run.inputs[name] = f"the editor's file beside the listing ({beside})"
+        else:
+            target.write_text(stand_in_text(), encoding="utf-8")
+            run.inputs[name] = ("stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
+                                f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing")
+            run.stand_in = True
+    if extra_env:
+        env.update(extra_env)
+    python = python or sys.executable
+    run.versions = _versions(python)
+    events_path = work / "listing-events.jsonl"
+    shim = Path(__file__).resolve().parent / "listing_shim.py"
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([python, "-P", str(shim), str(events_path), str(path)], cwd=work, env=env,
+                              capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
+        run.returncode, run.stdout, run.stderr = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        run.timed_out = True
+        run.stdout = (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        run.stderr = (exc.stderr or b"").decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+    run.seconds = time.perf_counter() - t0
+    if events_path.is_file():
+        for line in events_path.read_text(encoding="utf-8").splitlines():
+            try:
+                run.events.append(ListingEvent(**json.loads(line)))
+            except (ValueError, TypeError):
+                continue
+    return run

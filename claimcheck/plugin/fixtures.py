@@ -1,0 +1,43 @@
+"""The fixtures of the core: ``claim``, ``claims_registry``, ``claims_settings``.
+
+The measurement kits add their own (e.g. ``claims_profile``, ``claims_weights`` and ``claims_device``
+in :mod:`claimcheck.llm.plugin`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, fingerprint_of, lookup_claim, registry_for, settings_of
+from claimcheck.recorder import ClaimRecorder
+
+
+@pytest.fixture
+def claim(request) -> ClaimRecorder:
+    """The registry claim named by the test's ``@pytest.mark.claim(id)``, as a :class:`ClaimRecorder`."""
+    from claimcheck.fingerprint import describe
+
+    item = request.node
+    cid = claim_marker_id(item)
+    if cid is None:
+        raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
+    reg, found = lookup_claim(request.config, item, cid)
+    s = settings_of(request.config)
+    return ClaimRecorder(found, item, s.runner, describe(fingerprint_of(request.config)), reg.runners)
+
+
+@pytest.fixture(scope="module")
+def claims_registry(request):
+    """The :class:`claimcheck.registry.Registry` governing the requesting test module."""
+    reg = registry_for(request.config, Path(request.path))
+    if reg is None:
+        raise LookupError(f"{request.path}: no {REGISTRY_NAME} in its folder or above")
+    return reg
+
+
+@pytest.fixture(scope="session")
+def claims_settings(pytestconfig):
+    """The run's resolved :class:`claimcheck.settings.Settings`."""
+    return settings_of(pytestconfig)

@@ -1,0 +1,148 @@
+"""The items a registry file yields: its problems, placeholders for untested claims, drift checks
+and the number audit of the manuscript."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
+
+
+class RegistryIssueError(Exception):
+    pass
+
+
+class ManuscriptDriftError(Exception):
+    pass
+
+
+class RegistryFile(pytest.File):
+    """A ``claims.toml``: yields one failing item per registry problem (and, with a manuscript,
+    a drift item per claim and the audit)."""
+
+    def collect(self):
+        state = run_state(self.config)
+        reg = state.registry(self.path)
+        state.registry_files.append(self)
+        self.error_items = []
+        for n, issue in enumerate(reg.issues):
+            name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
+            item = RegistryErrorItem.from_parent(self, name=name, issue=issue)
+            self.error_items.append(item)
+            yield item
+        if settings_of(self.config).manuscript:
+            for cid in reg.claims:
+                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid)
+            yield AuditItem.from_parent(self, name="manuscript [audit]")
+
+
+class RegistryErrorItem(pytest.Item):
+    """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
+
+    def __init__(self, *, issue, **kwargs):
+        super().__init__(**kwargs)
+        self.issue = issue
+        if issue.claim_id and not issue.claim_id.startswith("#"):
+            self.user_properties.append((CLAIM_ID_KEY, issue.claim_id))
+        self.user_properties.append((KIND_KEY, "registry-error"))
+
+    def runtest(self):
+        raise RegistryIssueError(str(self.issue))
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(RegistryIssueError):
+            return f"registry error: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.issue.claim_id), self.name
+
+
+class PlaceholderItem(pytest.Item):
+    """Stands for a registry claim that no collected test checks: reported as not-run."""
+
+    def __init__(self, *, claim_id, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "placeholder")]
+
+    def runtest(self):
+        skip_here("not-run: no test yet")
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
+def manuscript_check(config, registry_path: Path):
+    """The drift check and number audit of --claims-manuscript against one registry (once per run)."""
+    state = run_state(config)
+    key = str(registry_path)
+    if key not in state.manuscript_checks:
+        from claimcheck.manuscript import check_manuscript
+
+        state.manuscript_checks[key] = check_manuscript(setting_path(config, "manuscript"), state.registry(registry_path))
+    return state.manuscript_checks[key]
+
+
+class _ManuscriptItem(pytest.Item):
+    """Shows a drift or audit failure as its message alone (it is a finding, not a traceback)."""
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ManuscriptDriftError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class DriftItem(_ManuscriptItem):
+    """A claim's drift check: does the manuscript still print the registry's numbers for it?
+
+    Reported under the claim's id (its row shows manuscript value, registry value, measured value
+    and line in ``details["drift"]``). A passing drift check never upgrades the claim's outcome.
+    """
+
+    def __init__(self, *, claim_id, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "drift")]
+
+    def runtest(self):
+        from claimcheck.editor import drift_failure_message
+        from claimcheck.manuscript import drift_record
+
+        check = manuscript_check(self.config, self.path)
+        drift = check.drift_for(self.claim_id)
+        reg = run_state(self.config).registry(self.path)
+        measured = run_state(self.config).collector.measured_display(self.claim_id)
+        record = stated_record(reg.claims[self.claim_id])
+        record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
+        self.user_properties.append((RECORD_KEY, record))
+        if drift.failed:
+            raise ManuscriptDriftError(drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path))
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
+class AuditItem(_ManuscriptItem):
+    """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.user_properties.append((KIND_KEY, "audit"))
+
+    def runtest(self):
+        from claimcheck.editor import audit_failure_message
+
+        check = manuscript_check(self.config, self.path)
+        if check.audit.failed:
+            raise ManuscriptDriftError(audit_failure_message(check))
+
+    def reportinfo(self):
+        return self.path, 0, self.name
+
+
+#: items that are not claim tests (their outcome comes from the registry or the manuscript)
+REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem)

@@ -1,0 +1,167 @@
+"""The run's state: one dataclass, declared once, under one ``StashKey`` of the pytest config.
+
+Also the small look-ups every glue module needs (which registry governs a test file, a test's
+claim id, a path setting relative to the right folder).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from claimcheck.registry import Registry, load_registry
+from claimcheck.report import ClaimRow, ResultCollector
+from claimcheck.settings import Settings
+
+REGISTRY_NAME = "claims.toml"
+
+
+@dataclass
+class RunState:
+    """Everything the glue keeps for one pytest run (on the xdist controller and on each worker)."""
+
+    settings: Settings
+    overrides: dict[str, str] = field(default_factory=dict)   # --claims-stated: claim id -> revised value
+    overridden: set[str] = field(default_factory=set)          # ids an override was applied to
+    registries: dict[str, Registry] = field(default_factory=dict)  # path -> Registry
+    registry_files: list = field(default_factory=list)         # the RegistryFile collectors of this run
+    collector: ResultCollector = field(default_factory=ResultCollector)
+    started: float = field(default_factory=time.time)
+    fingerprint: dict | None = None
+    manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
+    json_path: Path | None = None       # where claims.json goes (None: this run writes no report)
+    html_path: Path | None = None       # where claims.html goes
+    rows: list[ClaimRow] = field(default_factory=list)         # per-claim rows, at session finish
+    json_doc: dict | None = None        # the claims.json document written at session finish
+    kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
+
+    def pytest_runtest_logreport(self, report):
+        # registered as a plugin, so it also sees the reports xdist workers send to the controller
+        self.collector.add(report)
+
+    def registry(self, path: Path) -> Registry:
+        """The registry at ``path``, loaded once per run (with this run's ``--claims-stated``)."""
+        key = str(path)
+        if key not in self.registries:
+            reg = load_registry(path)
+            if self.overrides:
+                from claimcheck.editor import apply_overrides
+
+                self.overridden |= apply_overrides(reg, self.overrides)
+            self.registries[key] = reg
+        return self.registries[key]
+
+
+STATE = pytest.StashKey[RunState]()
+
+
+def run_state(config) -> RunState:
+    """The :class:`RunState` of ``config`` (set in ``pytest_configure``)."""
+    return config.stash[STATE]
+
+
+def settings_of(config) -> Settings:
+    return config.stash[STATE].settings
+
+
+def setting_path(config, name: str) -> Path:
+    """A path setting, relative to the rootdir when it came from the ini file, else to the invocation dir."""
+    s = settings_of(config)
+    p = Path(getattr(s, name))
+    if p.is_absolute():
+        return p
+    where = dict(s.sources).get(name, "")
+    base = config.rootpath if where.startswith("ini") else config.invocation_params.dir
+    return Path(base) / p
+
+
+def registry_for(config, path: Path) -> Registry | None:
+    """The registry governing a test file: the nearest claims.toml at or above its folder, up to
+    the rootdir (the same walk as :func:`claimcheck.plugin.options.is_claims_run`)."""
+    for candidate in registry_candidates(Path(path), Path(config.rootpath)):
+        if candidate.is_file():
+            return run_state(config).registry(candidate)
+    return None
+
+
+def registry_candidates(path: Path, root: Path):
+    """``claims.toml`` paths at ``path``'s folder and each parent up to ``root`` (or the file
+    system's root when ``path`` lies outside ``root``)."""
+    folder = path if path.is_dir() else path.parent
+    for f in (folder, *folder.parents):
+        yield f / REGISTRY_NAME
+        if f == root:
+            return
+
+
+def claim_marker_id(item) -> str | None:
+    """The id of the test's ``@pytest.mark.claim(id)``, or None (no marker, or not one string)."""
+    marks = list(item.iter_markers("claim"))
+    if not marks:
+        return None
+    args = marks[0].args
+    return args[0] if len(args) == 1 and isinstance(args[0], str) else None
+
+
+def line_of_id(path: Path, claim_id: str | None) -> int:
+    """0-based line of ``id = "<claim_id>"`` in a registry file (0 when not found)."""
+    if claim_id:
+        try:
+            for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines()):
+                if line.replace(" ", "") == f'id="{claim_id}"':
+                    return n
+        except (OSError, UnicodeDecodeError):
+            pass
+    return 0
+
+
+def stated_record(claim) -> dict:
+    """What every item of a claim records before any measurement: id, stated value, unit, tolerance."""
+    return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
+
+
+def skip_here(reason: str):
+    """Skip, reported at the test's own location rather than at this line of the plugin."""
+    raise pytest.skip.Exception(reason, _use_item_location=True)
+
+
+def lookup_claim(config, item, cid):
+    """Return (registry, claim) for a claim test, or fail the test with the registry's own words.
+
+    Called before any fixture is set up (``pytest_runtest_setup``), so that a test of a broken or
+    unknown claim errors at once instead of after the session's expensive measurements.
+    """
+    __tracebackhide__ = True
+    reg = registry_for(config, Path(item.path))
+    if reg is None:
+        pytest.fail(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above", pytrace=False)
+    found = reg.claims.get(cid)
+    if found is None:
+        issues = reg.issues_for(cid)
+        if issues:
+            pytest.fail(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues), pytrace=False)
+        file_level = [str(i) for i in reg.issues if i.claim_id is None]
+        if file_level:
+            pytest.fail(f"claim {cid} cannot be read: " + "; ".join(file_level), pytrace=False)
+        import difflib
+
+        close = difflib.get_close_matches(cid, list(reg.claims), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        pytest.fail(f"{reg.path}: no claim with id {cid!r}{hint}", pytrace=False)
+    return reg, found
+
+
+def fingerprint_of(config) -> dict:
+    """The runner fingerprint of this run (computed once): the core's fields plus every kit's
+    (hook ``pytest_claimcheck_runner_fingerprint``)."""
+    state = run_state(config)
+    if state.fingerprint is None:
+        from claimcheck.fingerprint import runner_fingerprint
+
+        fp = runner_fingerprint(state.settings.runner)
+        config.hook.pytest_claimcheck_runner_fingerprint(config=config, fingerprint=fp)
+        state.fingerprint = fp
+    return state.fingerprint

@@ -1,0 +1,188 @@
+"""The editors' workflow: check-manuscript, what-if, and drift/audit inside a pytest run."""
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.editor import run_what_if, suggested_figure
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+MS = DATA / "manuscript_zh.md"
+REG = DATA / "ms_registry.toml"
+
+
+# --- check-manuscript ---------------------------------------------------------------------------
+def test_check_manuscript_ok(capsys, tmp_path):
+    out_json = tmp_path / "m.json"
+    assert main(["check-manuscript", str(MS), "--registry", str(REG), "--json", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    assert "drift: 0 of 11 claims" in out and "coverage 100.0%" in out and "OK" in out
+    doc = json.loads(out_json.read_text(encoding="utf-8"))
+    assert doc["audit"]["coverage"] == 1.0 and doc["drift"]["failed"] == []
+
+
+def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
+    copy = tmp_path / "copy.md"
+    copy.write_text(MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8")
+    report = tmp_path / "claims.json"
+    report.write_text(json.dumps({"generated": "2026-01-01T00:00:00Z", "claims": [
+        {"id": "T01", "outcome": "skipped", "measured_display": "187.3 token/s"}]}), encoding="utf-8")
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), "--report", str(report)]) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("T01"))
+    assert "line 7" in line and "2900" in line and "3120" in line and "187.3 token/s" in line
+    assert "drift: 1 of 11 claims" in out and "FAILED" in out
+
+
+def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
+    assert main(["check-manuscript", str(tmp_path / "nope.txt"), "--registry", str(REG)]) == 2
+    assert "nope.txt: cannot read the manuscript" in capsys.readouterr().err
+
+
+# --- what-if --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("measured, revised, expected", [
+    (13.42, "58", "13"), (60.63, "60.6", "60.6"), (36.0, "36", "36"), (0.125, "0.12", "0.12"),
+    (0.135, "0.12", "0.14"), ([60.371, 61.0], "60.6", "60.4..61.0"), ([36.0, 36.0], "36", "36"), (None, "5", None),
+])
+def test_suggested_figure_rounds_at_the_revised_precision(measured, revised, expected):
+    assert suggested_figure(measured, revised) == expected
+
+
+WHATIF_REGISTRY = """
+[[claims]]
+id = "C05"
+title = "read is tens of times faster than write"
+stated = "60"
+unit = "x"
+locator = "D 60 倍左右"
+tolerance = ">=10"
+needs = ["arch"]
+
+[[claims]]
+id = "C03"
+title = "KV cache per token"
+stated = "36"
+unit = "KiB/token"
+locator = "36 KiB/token"
+tolerance = "printed"
+needs = ["arch"]
+"""
+
+WHATIF_TESTS = """
+import pytest
+
+@pytest.mark.claim("C05")
+def test_ratio(claim):
+    claim.check(13.42, "x")
+
+@pytest.mark.claim("C03")
+def test_kv(claim):
+    claim.check(36864, "B/token")
+"""
+
+
+@pytest.fixture
+def whatif_project(tmp_path):
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "claims.toml").write_text(WHATIF_REGISTRY, encoding="utf-8")
+    (tmp_path / "claims" / "test_claims.py").write_text(textwrap.dedent(WHATIF_TESTS), encoding="utf-8")
+    return tmp_path
+
+
+def test_what_if_verdict_and_suggested_figure(whatif_project):
+    [c05, c03] = run_what_if([("C05", "58"), ("C03", "37")], "claims/claims.toml", "claims", cwd=whatif_project)
+    assert (c05.outcome, c05.previous, c05.suggested) == ("passed", "60", "13")
+    assert "supported on this runner" in c05.verdict and "suggests 13 x" in c05.verdict
+    assert "bound (>=10)" in c05.verdict and "does not reproduce 58" in c05.verdict
+    assert (c03.outcome, c03.suggested) == ("failed", "36")
+    assert "NOT supported" in c03.verdict and "suggests 36 KiB/token" in c03.verdict
+
+
+def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
+    with pytest.raises(KeyError, match="did you mean C05"):
+        run_what_if([("C5", "58")], "claims/claims.toml", "claims", cwd=whatif_project)
+
+
+def test_what_if_command_line(whatif_project, monkeypatch, capsys):
+    monkeypatch.chdir(whatif_project)
+    assert main(["what-if", "C05=58", "--registry", "claims/claims.toml"]) == 0
+    assert "C05 = 58 x (registry: 60): supported" in capsys.readouterr().out
+    assert main(["what-if", "C05=abc", "--registry", "claims/claims.toml"]) == 2
+    assert "not a printed decimal number" in capsys.readouterr().err
+
+
+# --- drift and audit inside a pytest run (pytester) ---------------------------------------------
+TESTS = """
+import pytest
+
+@pytest.mark.claim("T01")
+def test_read(claim):
+    claim.check(3000.0, "token/s", samples=[1, 2])
+
+@pytest.mark.claim("T07")
+def test_kv_bytes(claim):
+    claim.check(1048576, "B")
+"""
+
+
+@pytest.fixture
+def ms_project(pytester, monkeypatch):
+    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_MANUSCRIPT"):
+        monkeypatch.delenv(var, raising=False)
+    claims = pytester.mkdir("claims")
+    shutil.copyfile(REG, claims / "claims.toml")
+    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    shutil.copyfile(MS, pytester.path / "chapter.md")
+    return pytester
+
+
+def rows(pytester):
+    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
+    return doc, {c["id"]: c for c in doc["claims"]}
+
+
+def test_drift_items_and_audit_pass_on_our_manuscript(ms_project):
+    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript", "chapter.md")
+    result.assert_outcomes(passed=2 + 11 + 1, skipped=9)  # 2 claim tests, 11 drift checks, the audit
+    doc, c = rows(ms_project)
+    assert doc["manuscripts"][0]["audit"]["coverage"] == 1.0
+    # a drift check that holds never upgrades a claim: T02 has no test, so it stays not-run
+    assert c["T02"]["outcome"] == "not-run" and c["T02"]["details"]["drift"]["status"] == "ok"
+    # the measurement's details and the drift details live side by side
+    assert c["T01"]["details"]["samples"] == [1, 2] and c["T01"]["details"]["drift"]["quotes"][0]["line"] == 7
+    result.stdout.fnmatch_lines(["*manuscript *chapter.md: 0 claims drifted; numbers 22 bound + 12 waived of 34 = 100.0%*"])
+
+
+def test_drift_fails_the_claim_with_line_and_three_values(ms_project):
+    text = (ms_project.path / "chapter.md").read_text(encoding="utf-8")
+    (ms_project.path / "chapter.md").write_text(text.replace("读 3120 token/s", "读 2900 token/s")
+                                                .replace("即可复现。", "即可复现，约 42 秒。"), encoding="utf-8")
+    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript", "chapter.md")
+    result.assert_outcomes(passed=2 + 10, failed=2, skipped=9)
+    result.stdout.fnmatch_lines(["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*",
+                                 "*line 32: 42*"])
+    _, c = rows(ms_project)
+    assert c["T01"]["outcome"] == "failed" and "manuscript 2900, registry 3120" in c["T01"]["reason"]
+    assert c["T01"]["measured_display"] == "3000 token/s"
+    assert [q["status"] for q in c["T01"]["details"]["drift"]["quotes"]] == ["drift"]
+
+
+def test_manuscript_from_ini_and_environment(ms_project, monkeypatch):
+    ms_project.makeini("[pytest]\nclaims_manuscript = chapter.md\n")
+    ms_project.runpytest("claims", "-p", "no:cacheprovider", "-k", "T03").assert_outcomes(passed=1, skipped=1)
+    monkeypatch.setenv("CLAIMCHECK_MANUSCRIPT", "missing.md")
+    result = ms_project.runpytest("claims", "-p", "no:cacheprovider")
+    result.stderr.fnmatch_lines(["*environment variable CLAIMCHECK_MANUSCRIPT: no such file*missing.md*"])
+
+
+def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
+    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "-k", "T07", "--claims-stated", "T07=1048577")
+    result.assert_outcomes(failed=1)
+    _, c = rows(ms_project)
+    assert c["T07"]["stated"] == "1048577" and c["T07"]["outcome"] == "failed"
+    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-stated", "T99=1")
+    result.stderr.fnmatch_lines(["*--claims-stated names T99*"])

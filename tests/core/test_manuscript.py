@@ -1,0 +1,188 @@
+"""Drift and the number audit (claimcheck.manuscript), on our own manuscript and registry.
+
+``tests/data/manuscript_zh.md`` is written for these tests in the book's format (Chinese prose,
+myriad units, exponents, percentages, fractions, thousands separators, full-width digits, a table
+whose rows are glued to their labels, a code listing); ``tests/data/ms_registry.toml`` binds it.
+The chapter itself is checked too where this checkout has it (``../shared/seeds``).
+"""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
+from claimcheck.registry import load_registry
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+MS = DATA / "manuscript_zh.md"
+REG = DATA / "ms_registry.toml"
+CHAPTER = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
+CHAPTER_REGISTRY = Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml"
+
+
+@pytest.fixture(scope="module")
+def registry():
+    reg = load_registry(REG)
+    assert reg.issues == []
+    return reg
+
+
+def check_text(text, reg, markdown=True):
+    return check_manuscript(Manuscript.from_text(text, "copy.md", markdown=markdown), reg)
+
+
+def drifted(check):
+    return {d.claim_id: d for d in check.drifted}
+
+
+def test_our_manuscript_has_no_drift_and_full_coverage(registry):
+    check = check_manuscript(MS, registry)
+    assert check.drifted == [] and check.audit.unbound() == []
+    assert check.audit.coverage == 1.0 and check.ok
+    a = check.audit
+    assert (a.total, a.count("bound"), a.count("waived")) == (34, 22, 12)
+    # stated in words: nothing to compare, not a failure
+    assert {d.claim_id: d.status for d in check.drifts}["T11"] == "ok"
+
+
+def _mutations(check):
+    """Each number of the manuscript with its last digit changed: (piece, changed text)."""
+    text = check.manuscript.text
+    for p in check.audit.pieces:
+        seg = text[p.start:p.end]
+        i = max(k for k, ch in enumerate(seg) if ch.isdigit())
+        if seg[i] in "⁰¹²³⁴⁵⁶⁷⁸⁹":
+            new = "⁸" if seg[i] != "⁸" else "³"
+        else:
+            new = "7" if seg[i] not in "7７" else "3"
+        yield p, text[:p.start] + seg[:i] + new + seg[i + 1:] + text[p.end:]
+
+
+def test_changing_any_one_number_drifts_exactly_the_claims_that_quote_it(registry):
+    base = check_manuscript(MS, registry)
+    for piece, text in _mutations(base):
+        check = check_text(text, registry)
+        got = drifted(check)
+        want = set(piece.by) if piece.status == "bound" else set()
+        assert set(got) == want, (piece, sorted(got))
+        for d in got.values():
+            [q] = d.problems()
+            assert (q.status, q.line) == ("drift", piece.line)
+            assert q.manuscript != q.registry and q.registry  # both values, for the report
+        assert check.audit.coverage == 1.0  # the changed number is still bound (or waived)
+        ranges = {w.label for w in registry.waivers if w.until}
+        if piece.status == "waived" and not set(piece.by) & ranges:
+            assert check.audit.warnings  # a waived number changed: flagged for a second look
+
+
+def test_drift_reports_line_and_both_values(registry):
+    check = check_text(MS.read_text(encoding="utf-8").replace("读比写快 76.1 倍", "读比写快 58 倍"), registry)
+    [q] = drifted(check)["T03"].problems()
+    assert (q.line, q.manuscript, q.registry, q.name) == (7, "58", "76.1", "stated")
+    assert "[58]" in q.context
+
+
+def test_a_rewritten_sentence_is_not_found_for_that_claim_only(registry):
+    check = check_text(MS.read_text(encoding="utf-8").replace("熵只有 0.42 比特", "熵很低"), registry)
+    assert set(drifted(check)) == {"T09"}
+    assert drifted(check)["T09"].status == "not-found"
+    assert [p.text for p in check.audit.unbound()] == []  # its number is gone from the text
+
+
+def test_a_new_number_is_listed_with_line_and_context(registry):
+    text = MS.read_text(encoding="utf-8").replace("即可复现。", "即可复现，大约要 42 秒。")
+    check = check_text(text, registry)
+    [p] = check.audit.unbound()
+    assert (p.text, p.line) == ("42", 32) and "[42]" in p.context
+    assert check.audit.coverage == pytest.approx(34 / 35) and check.audit.failed and not check.ok
+
+
+def test_a_locator_found_twice_is_ambiguous(registry):
+    text = MS.read_text(encoding="utf-8") + "\n再说一遍：读比写快 76.1 倍。\n"
+    d = drifted(check_text(text, registry))
+    assert d["T03"].status == "ambiguous" and d["T03"].problems()[0].lines == (7, 34)
+
+
+def test_markdown_markup_does_not_hide_numbers(registry):
+    text = MS.read_text(encoding="utf-8")
+    assert "**读 3120 token/s**" in text
+    assert check_text(text, registry).ok
+    assert "T01" in drifted(check_text(text.replace("**读", "**读**"), registry, markdown=False))
+
+
+def test_missing_manuscript_is_a_clear_error(tmp_path, registry):
+    with pytest.raises(ManuscriptError, match="cannot read the manuscript"):
+        check_manuscript(tmp_path / "nope.md", registry)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("déjà".encode("latin-1"))
+    with pytest.raises(ManuscriptError, match="not UTF-8"):
+        check_manuscript(bad, registry)
+
+
+# --- registry fields ----------------------------------------------------------------------------
+BASE = '''[[claims]]
+id = "T01"
+title = "t"
+stated = "5"
+unit = "x"
+locator = "{locator}"
+tolerance = "printed"
+needs = ["text"]
+{extra}
+'''
+
+
+def issues(tmp_path, locator="快 5 倍", extra=""):
+    f = tmp_path / "claims.toml"
+    f.write_text(BASE.format(locator=locator, extra=extra), encoding="utf-8")
+    return [str(i) for i in load_registry(f).issues]
+
+
+def test_quotes_are_validated(tmp_path):
+    assert issues(tmp_path, extra='quotes = { stated = "又快 5 倍" }') == []
+    [msg] = issues(tmp_path, extra='quotes = { staed = "又快 5 倍" }')
+    assert "claim T01: field 'quotes'" in msg and "did you mean 'stated'" in msg
+    [msg] = issues(tmp_path, extra='quotes = { stated = "又快 倍" }')
+    assert "prints no number" in msg
+    [msg] = issues(tmp_path, extra=f'quotes = {{ stated = "{"长" * 41} 5" }}')
+    assert "<= 40" in msg
+
+
+def test_a_locator_with_several_numbers_must_contain_the_value(tmp_path):
+    [msg] = issues(tmp_path, locator="3 倍到 4 倍")
+    assert "field 'locator'" in msg and "cannot tell which number it binds" in msg
+    assert issues(tmp_path, locator="3 倍到 5 倍") == []
+
+
+def test_waivers_are_validated_with_file_waiver_and_field(tmp_path):
+    extra = ('[[waivers]]\nlocator = "第 9 章"\n\n[[waivers]]\nlocator = "第 9 章"\nreason = "x"\nnumber = ["9"]\n\n'
+             '[[waivers]]\nlocator = "a¦b"\nreason = "x"\n')
+    msgs = issues(tmp_path, extra="\n" + extra)
+    assert any("field 'waivers[1].reason': missing required field" in m for m in msgs)
+    assert any("field 'waivers[2].number'" in m and "did you mean 'numbers'" in m for m in msgs)
+    assert any("field 'waivers[3].locator'" in m and "¦" in m for m in msgs)
+
+
+# --- the chapter, where this checkout has it ---------------------------------------------------
+chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not in this checkout ({CHAPTER})")
+
+
+@chapter
+def test_chapter_has_no_drift_and_every_number_is_bound_or_waived():
+    t0 = time.perf_counter()
+    check = check_manuscript(CHAPTER, load_registry(CHAPTER_REGISTRY))
+    assert time.perf_counter() - t0 < 10
+    assert [d.claim_id for d in check.drifted] == []
+    assert check.audit.unbound() == [] and check.audit.problems == [] and check.audit.warnings == []
+    assert check.ok
+
+
+@chapter
+def test_chapter_one_changed_number_drifts_exactly_its_claims():
+    reg = load_registry(CHAPTER_REGISTRY)
+    base = check_manuscript(CHAPTER, reg)
+    for piece, text in _mutations(base):
+        got = drifted(check_text(text, reg, markdown=False))
+        assert set(got) == (set(piece.by) if piece.status == "bound" else set()), (piece, sorted(got))
+        assert all(q.line == piece.line for d in got.values() for q in d.problems())

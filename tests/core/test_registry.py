@@ -1,0 +1,135 @@
+"""Registry validation: one clear error per problem, naming file, claim id and field; nothing else lost."""
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from claimcheck.registry import load_registry
+
+GOOD = """
+[[claims]]
+id = "{id}"
+title = "t"
+stated = "36"
+unit = "KiB/token"
+locator = "36 KiB"
+tolerance = "printed"
+needs = ["arch"]
+"""
+
+
+def write(tmp_path, body, name="claims.toml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(body), encoding="utf-8")
+    return p
+
+
+def registry_with(tmp_path, bad_entry, n_good=3):
+    body = "".join(GOOD.format(id=f"C0{i}") for i in range(1, n_good + 1)) + textwrap.dedent(bad_entry)
+    return load_registry(write(tmp_path, body))
+
+
+def test_good_registry(tmp_path):
+    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + GOOD.format(id="C30.text")))
+    assert reg.issues == []
+    assert list(reg.claims) == ["C01", "C30.text"]
+    assert reg.claims["C30.text"].base_id == "C30"
+    assert reg.claims["C01"].stated == "36"
+
+
+def test_the_shipped_registry_is_valid_and_complete():
+    from pathlib import Path
+
+    reg = load_registry(Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml")
+    assert reg.issues == []
+    assert {c.base_id for c in reg.claims.values()} == {f"C{i:02d}" for i in range(1, 38)}
+
+
+@pytest.mark.parametrize("entry, field, words", [
+    ('tolerence = "printed"', "tolerence", "did you mean 'tolerance'"),
+    ('unit = "KiB/tokn"', "unit", "unknown unit"),
+    ('tolerance = "roughly"', "tolerance", "bad tolerance 'roughly'"),
+    ('stated = 99.16', "stated", "as a string"),
+    ('stated = "ninety"', "stated", "not a printed decimal"),
+    ('needs = ["wieghts"]', "needs", "did you mean 'weights'"),
+    ('locator = "' + "x" * 60 + '"', "locator", "never a sentence"),
+    ('runner = "someone"', "runner", "unknown runner profile"),
+])
+def test_one_bad_field_one_error(tmp_path, entry, field, words):
+    base = GOOD.format(id="C09").strip().splitlines()
+    key = entry.split("=")[0].strip()
+    lines = [ln for ln in base if not ln.startswith(key + " ") and not (key == "tolerence" and ln.startswith("tolerance"))]
+    reg = registry_with(tmp_path, "\n" + "\n".join(lines + [entry]) + "\n")
+    assert len(reg.issues) == 1, reg.issues
+    issue = reg.issues[0]
+    assert issue.claim_id == "C09" and issue.field == field
+    message = str(issue)
+    assert "claims.toml" in message and "C09" in message and f"'{field}'" in message and words in message
+    assert list(reg.claims) == ["C01", "C02", "C03"]  # the others are all still there
+    assert "C09" in reg.all_ids and reg.issues_for("C09")
+
+
+def test_missing_field(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09").replace('locator = "36 KiB"\n', ""))
+    assert [(i.claim_id, i.field, i.message) for i in reg.issues] == [("C09", "locator", "missing required field")]
+
+
+def test_duplicate_id(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C02"))
+    assert len(reg.issues) == 1 and reg.issues[0].field == "id" and "duplicate" in reg.issues[0].message
+    assert "C02" in reg.claims  # the first definition stays
+
+
+def test_bad_id_and_missing_id(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="c9"))
+    assert reg.issues[0].field == "id"
+    reg = registry_with(tmp_path, GOOD.format(id="X").replace('id = "X"\n', ""))
+    assert reg.issues[0].claim_id.startswith("#4") and reg.issues[0].field == "id"
+
+
+def test_empty_stated_needs_a_bound(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09").replace('stated = "36"', 'stated = ""'))
+    assert [i.field for i in reg.issues] == ["tolerance"]
+    ok = registry_with(tmp_path, GOOD.format(id="C09").replace('stated = "36"', 'stated = ""').replace('"printed"', '">=10"'))
+    assert ok.issues == [] and ok.claims["C09"].stated_value is None
+
+
+def test_not_toml(tmp_path):
+    reg = load_registry(write(tmp_path, "[[claims]\nid = 1"))
+    assert len(reg.issues) == 1 and "not valid TOML" in str(reg.issues[0]) and reg.claims == {}
+
+
+def test_unknown_top_level_table(tmp_path):
+    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + "\n[chaptr]\nid = 'x'\n"))
+    assert [i.field for i in reg.issues] == ["chaptr"] and "C01" in reg.claims
+
+
+def test_portable_flag_is_validated_and_marks_model_agnostic_claims(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09") + 'portable = "yes"\n')
+    assert [str(i) for i in reg.issues] == [f"{tmp_path / 'claims.toml'}: claim C09: field 'portable': must be true or false, got 'yes'"]
+    assert len(reg.claims) == 3
+    shipped = load_registry(Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml")
+    portable = {cid for cid, c in shipped.claims.items() if c.portable}
+    assert {"C06", "C14", "C32"} <= portable and not portable & {"C18", "C30.model", "C17", "C28", "C29"}
+
+
+def test_top_level_tables_of_the_wrong_type(tmp_path):
+    for body in ('chapter = "ch15"\n', "runners = 5\n", '[runners]\nlaptop = 3\n'):
+        reg = load_registry(write(tmp_path, body + GOOD.format(id="C01")))
+        assert len(reg.issues) == 1 and "must be a table" in str(reg.issues[0]), body
+        assert "C01" in reg.claims
+
+
+def test_not_utf8_and_bom(tmp_path):
+    p = tmp_path / "claims.toml"
+    p.write_bytes(GOOD.format(id="C01").replace('"36 KiB"', '"三十六"').encode("gb18030"))
+    reg = load_registry(p)
+    assert len(reg.issues) == 1 and "not UTF-8" in str(reg.issues[0])
+    p.write_bytes(b"\xef\xbb\xbf" + GOOD.format(id="C01").encode("utf-8"))
+    assert load_registry(p).issues == []
+
+
+def test_integer_id(tmp_path):
+    reg = registry_with(tmp_path, GOOD.format(id="C09").replace('id = "C09"', "id = 4"))
+    assert [i.field for i in reg.issues] == ["id"] and "must be a string" in str(reg.issues[0])

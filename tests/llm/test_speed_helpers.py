@@ -1,0 +1,89 @@
+"""Speed measurement helpers and plots on a tiny model (seconds), and the fits by hand."""
+
+import math
+
+import pytest
+
+from claimcheck.llm import plots
+from claimcheck.llm.models import random_gpt2, seeded_token_ids, tiny_config
+from claimcheck.llm.speed import (BandwidthProbe, batched_decode, binned_power_fit, fit_power_law, generate_times,
+                              memory_bandwidth, prompt_and_decode, read_write)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return random_gpt2(tiny_config(), seed=0)
+
+
+@pytest.fixture(scope="module")
+def ids():
+    return seeded_token_ids(120, vocab_size=1000)
+
+
+def test_power_law_fit_by_hand():
+    fit = fit_power_law([1, 2, 4, 8], [3, 12, 48, 192])  # 3 n^2 exactly
+    assert fit.exponent == pytest.approx(2.0) and fit.prefactor == pytest.approx(3.0) and fit.stderr == pytest.approx(0, abs=1e-12)
+    assert fit.predict(16) == pytest.approx(768)
+    two = fit_power_law([10, 100], [1, 10])
+    assert two.exponent == pytest.approx(1.0) and two.stderr == 0.0
+    with pytest.raises(ValueError):
+        fit_power_law([5, 5], [1, 2])
+    with pytest.raises(ValueError):
+        fit_power_law([1, 2], [1, 0])
+
+
+def test_binned_fit_ignores_spikes_and_short_contexts():
+    pts = [(x, 0.001 * x) for x in range(64, 513)]
+    pts += [(100, 5.0), (300, 9.0)]          # scheduler spikes
+    pts += [(x, 0.05) for x in range(1, 64)]  # the flat, weight-bound region below min_x
+    fit = binned_power_fit(pts, min_x=64)
+    assert fit.exponent == pytest.approx(1.0, abs=0.02)
+    with pytest.raises(ValueError):
+        binned_power_fit([(1, 1.0)], min_x=64)
+
+
+def test_read_write_interleaves_with_extras(tiny, ids):
+    calls = []
+    res = read_write(tiny, ids, read_tokens=32, write_tokens=4, repeats=2, warmup=1, extra={"x": lambda: calls.append(1)})
+    assert res.order == ["read", "write", "x"] and all(len(v) == 2 for v in res.samples.values())
+    assert len(calls) == 3  # warm-up + 2 rounds
+    with pytest.raises(ValueError):
+        read_write(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
+
+
+def test_generate_times_records_steps(tiny, ids):
+    res, steps = generate_times(tiny, ids[:, :8], (4, 8), repeats=1, warmup=1)
+    assert set(res.samples) == {"cache@4", "nocache@4", "cache@8", "nocache@8"}
+    # uncached steps see the whole sequence; cached steps see the cache plus one token
+    assert [c for c, _ in steps["nocache@8"]] == list(range(8, 16))
+    assert [c for c, _ in steps["cache@8"]] == list(range(8, 16))
+    assert all(t > 0 for _, t in steps["cache@8"])
+
+
+def test_prompt_and_decode_and_kv_bytes(tiny, ids):
+    out = prompt_and_decode(tiny, ids, (8, 32), decode_steps=3, repeats=2)
+    assert len(out[8]["ttft"]) == 2 and len(out[32]["steps"][0]) == 3
+    assert out[32]["kv_bytes"] == 4 * out[8]["kv_bytes"]
+
+
+def test_batched_decode_shapes(tiny, ids):
+    out = batched_decode(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, repeats=2)
+    assert set(out) == {1, 4} and all(len(v) == 2 and min(v) > 0 for v in out.values())
+
+
+def test_bandwidth_probe_small_buffer():
+    probe = BandwidthProbe(4 * 2**20)
+    assert probe.timed() > 0
+    stats = memory_bandwidth(4 * 2**20, repeats=3)
+    assert stats.n == 3 and stats.min > 0 and math.isfinite(stats.max)
+
+
+def test_plots_are_pngs():
+    fit = fit_power_law([1, 2, 4], [1, 4, 16])
+    assert plots.read_write_plot([100.0, 110.0], [10.0, 9.0]).startswith(PNG)
+    assert plots.generation_plot({"cache@1": [1.0], "cache@2": [2.0], "nocache@1": [1.0], "nocache@2": [4.0]},
+                                 {"cache": fit, "nocache": fit}).startswith(PNG)
+    assert plots.batch_plot({1: [0.01, 0.011], 8: [0.02]}).startswith(PNG)
+    assert plots.bandwidth_plot([1e10, 1.1e10], [2e10]).startswith(PNG)

@@ -1,0 +1,67 @@
+"""Tie-aware token-stream verdicts (ClaimRecorder.check_streams), end to end through the reports.
+
+A near-tie is constructed: two streams that differ at a step where the reference's top-2 logits
+are 2e-6 apart. It must be reported as ``near-tie`` with the position and margin, neither a pass
+nor a failure; the same difference with a margin of 3 logits must fail; identical streams pass.
+"""
+
+import json
+
+REGISTRY = "".join(f'''
+[[claims]]
+id = "{cid}"
+title = "streams {cid}"
+stated = ""
+unit = "token"
+locator = "loc {cid}"
+tolerance = "<=0"
+needs = ["arch"]
+''' for cid in ("C01", "C02", "C03"))
+
+TESTS = '''
+import pytest
+import torch
+
+from claimcheck.llm.generation import compare_streams
+
+
+def logits(margin):
+    """[4, 10] reference logits: token 1 leads at every step; at step 2 token 3 trails it by `margin`."""
+    out = torch.zeros(4, 10, dtype=torch.float64)
+    out[:, 1] = 5.0
+    out[2, 3] = 5.0 - margin
+    return out
+
+
+@pytest.mark.claim("C01")
+def test_near_tie(claim):
+    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(2e-6), tie_tolerance=1e-4))
+
+
+@pytest.mark.claim("C02")
+def test_real_divergence(claim):
+    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(3.0), tie_tolerance=1e-4))
+
+
+@pytest.mark.claim("C03")
+def test_identical(claim):
+    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 1, 1], logits(3.0), tie_tolerance=1e-4))
+'''
+
+
+def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
+    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_tie_verdicts.py").write_text(TESTS, encoding="utf-8")
+    result = pytester.runpytest("claims", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
+    tie, real, same = rows["C01"], rows["C02"], rows["C03"]
+    assert tie["outcome"] == "near-tie" and tie["measured"] == 2
+    assert "generated position 2" in tie["reason"] and "margin 2e-06" in tie["reason"] and "near-tie" in tie["reason"]
+    assert tie["details"]["first_difference"] == 2 and abs(tie["details"]["margin_at_difference"] - 2e-6) < 1e-6
+    assert real["outcome"] == "failed" and "real divergence" in real["reason"] and "margin 3" in real["reason"]
+    assert same["outcome"] == "passed" and same["measured"] == 0
+    html = (pytester.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    assert "near-tie: first difference at generated position 2" in html

@@ -1,0 +1,140 @@
+"""Weights resolution and loading (claimcheck.llm.weights) on tiny saved GPT-2 folders: fast, offline."""
+
+import hashlib
+import json
+import time
+
+import pytest
+import torch
+
+from claimcheck.llm.models import random_gpt2, tiny_config
+from claimcheck.llm.weights import WeightsError, load_pretrained, resolve_weights, weights_record
+
+
+def save_tiny(folder, safe=True, **overrides):
+    """A tiny GPT-2 (2 layers, width 64) saved by save_pretrained; returns its folder.
+
+    ``safe=False``: the weights as a pickle (``pytorch_model.bin``) only; transformers 5 always
+    writes safetensors, so the pickle is written with ``torch.save`` as older releases did.
+    """
+    model = random_gpt2(tiny_config(**overrides), seed=1)
+    model.save_pretrained(folder)
+    if not safe:
+        (folder / "model.safetensors").unlink()
+        torch.save(model.state_dict(), folder / "pytorch_model.bin")
+    return folder
+
+
+@pytest.fixture
+def no_hf_cache(tmp_path):
+    empty = tmp_path / "hf-cache"
+    empty.mkdir()
+    return str(empty)
+
+
+def test_no_weights_decided_fast_with_reason(no_hf_cache):
+    start = time.perf_counter()
+    r = resolve_weights(None, allow_download=False, cache_dir=no_hf_cache)
+    assert time.perf_counter() - start < 2.0 and r.seconds < 2.0
+    assert not r.available and r.kind is None
+    for part in ("no folder or hub id given", "'gpt2' is not in the Hugging Face cache", "no download allowed",
+                 "--claims-weights DIR", "--claims-allow-download"):
+        assert part in r.reason
+
+
+def test_download_only_when_allowed(no_hf_cache):
+    r = resolve_weights("openai-community/gpt2", allow_download=True, cache_dir=no_hf_cache)
+    assert r.available and r.kind == "hub" and r.source == "openai-community/gpt2"
+    assert not resolve_weights("openai-community/gpt2", allow_download=False, cache_dir=no_hf_cache).available
+
+
+def test_hub_id_found_in_hf_cache_offline(tmp_path):
+    snap = tmp_path / "models--gpt2" / "snapshots" / "abc123"
+    snap.mkdir(parents=True)
+    (tmp_path / "models--gpt2" / "refs").mkdir()
+    (tmp_path / "models--gpt2" / "refs" / "main").write_text("abc123")
+    (snap / "config.json").write_text("{}")
+    (snap / "model.safetensors").write_bytes(b"x")
+    r = resolve_weights("gpt2", allow_download=False, cache_dir=str(tmp_path))
+    assert r.kind == "hf-cache" and r.source == str(snap) and r.weights_file == snap / "model.safetensors"
+
+
+@pytest.mark.parametrize("setup, expected", [
+    ("missing", "does not exist"),
+    ("empty", "is empty"),
+    ("config-only", "has no model.safetensors or pytorch_model.bin"),
+])
+def test_named_folder_problems_are_reasons_not_fallbacks(tmp_path, setup, expected):
+    folder = tmp_path / "weights"
+    if setup != "missing":
+        folder.mkdir()
+    if setup == "config-only":
+        (folder / "config.json").write_text("{}")
+    r = resolve_weights(str(folder), allow_download=True)
+    assert not r.available and expected in r.reason and str(folder) in r.reason
+    assert "Hugging Face cache" not in "; ".join(r.tried)  # the user named a folder: nothing else is tried
+
+
+def test_tiny_folder_loads_with_config_check_and_records_sha256(tmp_path):
+    folder = save_tiny(tmp_path / "tiny", vocab_size=50257)
+    r = resolve_weights(str(folder), allow_download=False)
+    assert r.kind == "folder"
+    with pytest.raises(WeightsError, match=r"not GPT-2 small: n_layer=2 \(GPT-2 small: 12\)"):
+        load_pretrained(r)
+    model, tok, info = load_pretrained(r, shape_check="config")
+    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+    assert info["weights_sha256"] == digest and info["weights_file"] == "model.safetensors"
+    assert model.config.n_layer == 2 and model.dtype == torch.float32 and not model.training
+    assert len(tok) == 50257  # no tokenizer in the folder: the offline GPT-2 BPE
+    rec = weights_record(r, "config")
+    assert rec["sha256"] == digest and rec["kind"] == "folder" and rec["shape_check"] == "config"
+    json.dumps(rec)
+
+
+def test_safetensors_preferred_and_pickle_loaded_weights_only(tmp_path):
+    folder = save_tiny(tmp_path / "bin", safe=False)
+    assert (folder / "pytorch_model.bin").is_file() and not (folder / "model.safetensors").exists()
+    model, _, info = load_pretrained(resolve_weights(str(folder), False), shape_check="config")
+    assert info["weights_file"] == "pytorch_model.bin"
+    ref = random_gpt2(tiny_config(), seed=1)
+    assert torch.equal(model.transformer.wte.weight, ref.transformer.wte.weight)
+
+
+class NotATensor:
+    """Unpickling this runs arbitrary code paths; weights_only=True must refuse it."""
+
+
+def test_pickle_with_objects_is_refused(tmp_path):
+    folder = save_tiny(tmp_path / "evil", safe=False)
+    sd = torch.load(folder / "pytorch_model.bin", weights_only=True)
+    sd["payload"] = NotATensor()
+    torch.save(sd, folder / "pytorch_model.bin")
+    with pytest.raises(WeightsError, match=r"pytorch_model.bin: cannot read the weights file: UnpicklingError: Unsupported global.*NotATensor.*weights_only=True"):
+        load_pretrained(resolve_weights(str(folder), False), shape_check="config")
+
+
+def test_tensors_with_wrong_shapes(tmp_path):
+    folder = save_tiny(tmp_path / "wrong")
+    cfg = json.loads((folder / "config.json").read_text())
+    cfg["n_embd"] = 128  # config and tensors disagree
+    (folder / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(WeightsError, match=r"model.safetensors: tensors do not match config.json: wte.weight \[1000, 64\] \(expected \[1000, 128\]\)"):
+        load_pretrained(resolve_weights(str(folder), False), shape_check="config")
+
+
+def test_corrupt_weights_file(tmp_path):
+    folder = save_tiny(tmp_path / "corrupt")
+    data = (folder / "model.safetensors").read_bytes()
+    (folder / "model.safetensors").write_bytes(b"\xff" * 16 + data[16:1000])
+    with pytest.raises(WeightsError, match=r"model.safetensors: cannot read the weights file"):
+        load_pretrained(resolve_weights(str(folder), False), shape_check="config")
+
+
+def test_not_a_gpt2(tmp_path):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    folder = tmp_path / "llama"
+    LlamaForCausalLM(LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                                 vocab_size=100)).save_pretrained(folder)
+    with pytest.raises(WeightsError, match="model_type 'llama', expected 'gpt2'"):
+        load_pretrained(resolve_weights(str(folder), False), shape_check="config")

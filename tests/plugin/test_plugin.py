@@ -1,0 +1,281 @@
+"""The plugin end to end, with pytester: reports, markers, registry errors, settings."""
+
+import json
+import textwrap
+
+import pytest
+
+CLAIM = """
+[[claims]]
+id = "{id}"
+title = "{title}"
+stated = "{stated}"
+unit = "{unit}"
+locator = "loc {id}"
+tolerance = "{tol}"
+needs = {needs}
+{extra}
+"""
+
+
+def claim(id, stated="36", unit="KiB/token", tol="printed", needs='["arch"]', title="a claim", extra=""):
+    return CLAIM.format(id=id, stated=stated, unit=unit, tol=tol, needs=needs, title=title, extra=extra)
+
+
+REGISTRY = (
+    '[runners.laptop]\ndescription = "the author\'s laptop"\n'
+    + claim("C01")
+    + claim("C02", stated="5", unit="x", tol=">=10")
+    + claim("C03", stated="1023", unit="example", tol="exact")
+    + claim("C04", stated="99.16", unit="percent", needs='["tok", "weights"]')
+    + claim("C05", stated="1", unit="", tol="abs:0.1", needs='["gpu"]')
+    + claim("C06", stated="98", unit="token/s", tol="rel:25%", needs='["time"]', extra='runner = "laptop"')
+)
+
+TESTS = """
+import pytest
+
+@pytest.mark.claim("C01")
+def test_c01(claim):
+    claim.check(36864, "B/token")
+
+@pytest.mark.claim("C02")
+def test_c02(claim):
+    claim.check(4.2)
+
+@pytest.mark.claim("C04")
+def test_c04(claim):
+    raise AssertionError("must be skipped before it runs")
+
+@pytest.mark.claim("C05")
+def test_c05(claim):
+    raise AssertionError("must be skipped before it runs")
+
+@pytest.mark.claim("C06")
+def test_c06(claim):
+    claim.check(13.9)
+"""
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
+    monkeypatch.delenv("CLAIMCHECK_RUNNER", raising=False)
+    monkeypatch.delenv("CLAIMCHECK_WEIGHTS", raising=False)
+    monkeypatch.setattr("claimcheck.llm.device.cuda_available", lambda: False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    return pytester
+
+
+def load_json(pytester):
+    return json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
+
+
+def outcomes(doc):
+    return {c["id"]: c["outcome"] for c in doc["claims"]}
+
+
+def test_every_registry_id_in_json_and_html(project):
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, skipped=4)  # C03's placeholder counts as skipped
+    doc = load_json(project)
+    assert outcomes(doc) == {"C01": "passed", "C02": "failed", "C03": "not-run", "C04": "skipped",
+                             "C05": "skipped", "C06": "skipped"}
+    rows = {c["id"]: c for c in doc["claims"]}
+    assert rows["C01"]["measured"] == 36.0 and rows["C01"]["stated"] == "36" and rows["C01"]["unit"] == "KiB/token"
+    assert rows["C03"]["reason"] == "not-run: no test yet"
+    assert "pretrained GPT-2 weights" in rows["C04"]["reason"] and "--claims-weights" in rows["C04"]["reason"]
+    assert "CUDA GPU" in rows["C05"]["reason"]
+    assert "machine-bound" in rows["C06"]["reason"] and rows["C06"]["measured"] == 13.9
+    assert "4.2 < 10" in rows["C02"]["reason"]
+    for key in ("cpu", "cores", "ram_bytes", "gpu", "os", "python", "torch", "transformers", "torch_threads"):
+        assert key in doc["runner"]
+    assert "hostname" not in json.dumps(doc["runner"]).lower()
+    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    for column in ("Claim", "Chapter", "Measured", "Tolerance", "Verdict"):
+        assert f">{column}<" in html
+    for cid in ("C01", "C02", "C03", "C04", "C05", "C06"):
+        assert cid in html
+    assert "not-run: no test yet" in html
+
+
+def test_failure_message_says_what_by_how_much_where_and_next(project):
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([
+        "*C02 does not hold: a claim*",
+        "*chapter:   5 x*",
+        "*measured:  4.2 x*",
+        "*difference: -0.8 x (-16.00%)*",
+        "*tolerance: >=10 -> 4.2 < 10 (short by 5.8)*",
+        "*hardware:*cores*",
+        "*next: *update 'stated' of C02*",
+    ])
+
+
+def test_machine_bound_enforced_on_its_runner(project):
+    project.runpytest("claims", "-p", "no:cacheprovider", "--claims-runner", "laptop")
+    assert outcomes(load_json(project))["C06"] == "failed"  # 13.9 vs 98 +-25%
+
+
+def test_misspelled_field_one_error_others_reported(project):
+    broken = REGISTRY.replace('id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
+                              'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence')
+    assert broken != REGISTRY
+    (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*registry error: *claims.toml: claim C02: field 'tolerence': unknown field (did you mean 'tolerance'?)*"])
+    doc = load_json(project)
+    o = outcomes(doc)
+    assert o["C02"] == "error" and "tolerence" in {c["id"]: c for c in doc["claims"]}["C02"]["reason"]
+    assert o["C01"] == "passed" and o["C03"] == "not-run" and len(o) == 6
+    assert len(doc["registries"][0]["issues"]) == 1
+
+
+def test_k_selects_and_json_keeps_every_id(project):
+    project.makepyfile(**{"claims/test_other": """
+        import pytest
+
+        @pytest.mark.claim("C01")
+        def test_named_without_the_id(claim):
+            claim.check(36, "KiB/token")
+    """})
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    result.assert_outcomes(passed=2)
+    doc = load_json(project)
+    assert outcomes(doc)["C01"] == "passed"
+    rest = [c for c in doc["claims"] if c["id"] != "C01"]
+    assert len(rest) == 5 and all(c["outcome"] == "not-run" and "not selected" in c["reason"] for c in rest)
+
+
+def test_m_deselects_by_registry_needs(project):
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "-m", "not pretrained and not gpu and not timing")
+    result.assert_outcomes(passed=1, failed=1, skipped=1)
+
+
+def test_unknown_claim_id_errors_with_suggestion(project):
+    project.makepyfile(**{"claims/test_typo": """
+        import pytest
+
+        @pytest.mark.claim("C010")
+        def test_typo(claim):
+            pass
+    """})
+    result = project.runpytest("claims/test_typo.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no claim with id 'C010' (did you mean C01?)*"])
+
+
+def test_near_tie_is_neither_pass_nor_failure(project):
+    project.makepyfile(**{"claims/test_tie": """
+        import pytest
+
+        @pytest.mark.claim("C03")
+        def test_tie(claim):
+            pytest.xfail("first difference at generated position 3: margin 2e-06 (near-tie)")
+    """})
+    project.runpytest("claims", "-p", "no:cacheprovider")
+    row = {c["id"]: c for c in load_json(project)["claims"]}["C03"]
+    assert row["outcome"] == "near-tie" and "margin 2e-06" in row["reason"]
+
+
+@pytest.mark.parametrize("how, expected, source", [
+    ("default", "standard", "default"),
+    ("ini", "quick", "ini setting claims_profile"),
+    ("env", "full", "environment variable CLAIMCHECK_PROFILE"),
+    ("cli", "quick", "--claims-profile"),
+])
+def test_profile_precedence(project, monkeypatch, how, expected, source):
+    args = ["claims", "-p", "no:cacheprovider", "-k", "C01"]
+    if how in ("ini", "env", "cli"):
+        project.makeini("[pytest]\nclaims_profile = quick\n")
+    if how in ("env", "cli"):
+        monkeypatch.setenv("CLAIMCHECK_PROFILE", "full")
+    if how == "cli":
+        args += ["--claims-profile", "quick"]
+    project.runpytest(*args)
+    doc = load_json(project)
+    assert doc["settings"]["profile"] == expected and doc["settings"]["sources"]["profile"] == source
+
+
+def test_bad_profile_is_a_clear_usage_error(project, monkeypatch):
+    result = project.runpytest("claims", "--claims-profile", "fast")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*unknown profile 'fast'*quick, standard, full*"])
+    monkeypatch.setenv("CLAIMCHECK_PROFILE", "fast")
+    result = project.runpytest("claims")
+    result.stderr.fnmatch_lines(["*environment variable CLAIMCHECK_PROFILE: unknown profile 'fast'*"])
+
+
+def test_non_claims_run_writes_no_report(pytester):
+    pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert not (pytester.path / "reports").exists()
+
+
+def test_plots_are_embedded_in_the_html(project):
+    project.makepyfile(**{"claims/test_plot": """
+        import pytest
+        from claimcheck.llm import plots
+
+        @pytest.mark.claim("C03")
+        def test_plot(claim):
+            claim.plot(plots.read_write_plot([100.0, 120.0], [10.0, 11.0]), "read vs write")
+            claim.check(1023, "example")
+    """})
+    project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C03")
+    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    assert "image/png;base64,iVBORw0KGgo" in html  # the PNG itself, embedded
+    assert {c["id"]: c for c in load_json(project)["claims"]}["C03"]["outcome"] == "passed"
+
+
+def test_registry_errors_survive_k_and_fail_the_run(project):
+    broken = REGISTRY.replace('id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
+                              'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence')
+    (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    assert result.ret != 0
+    result.stdout.fnmatch_lines(["*registry error: *claim C02: field 'tolerence'*"])
+
+
+def test_a_claim_test_without_a_verdict_fails(project):
+    project.makepyfile(**{"claims/test_empty": """
+        import pytest
+
+        @pytest.mark.claim("C03")
+        def test_measures_nothing(claim):
+            pass
+    """})
+    result = project.runpytest("claims/test_empty.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*passed without a verdict*"])
+
+
+def test_broken_claim_errors_before_session_fixtures(project):
+    project.makepyfile(**{"claims/test_costly": """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def costly():
+            raise AssertionError("the session fixture must not be set up for a broken claim")
+
+        @pytest.mark.claim("C99")
+        def test_unknown(costly, claim):
+            pass
+    """})
+    result = project.runpytest("claims/test_costly.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*no claim with id 'C99'*"])
+    assert "must not be set up" not in result.stdout.str()
+
+
+def test_unwritable_report_folder_is_a_usage_error_before_any_test(project):
+    (project.path / "reports" / "claims.json").mkdir(parents=True)
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*claims.json is a folder*"])
+    (project.path / "afile").write_text("x")
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "--claims-report-dir", "afile/sub")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*cannot be created*"])
