@@ -64,8 +64,10 @@ def _jsonable(value):
 class ClaimRecorder:
     """The ``claim`` fixture: one claim of the registry, bound to the running test."""
 
-    def __init__(self, claim: Claim, item, runner: str | None, hardware: str, runner_desc: dict):
+    def __init__(self, claim: Claim, item, runner: str | None, hardware: str, runner_desc: dict,
+                 strict_timing: bool = False):
         self.claim = claim
+        self._strict_timing = strict_timing
         self._item = item
         self._runner = runner
         self._hardware = hardware
@@ -220,6 +222,85 @@ class ClaimRecorder:
             self.details.setdefault("failed_conditions", []).append(message)
             self._store(None, "fail", message)
             pytest.fail(f"{self.claim.id}: {message}\n  hardware: {self._hardware}{_load_note(self.claim)}", pytrace=False)
+
+    def check_ci(self, ci, unit: str | None = None, *, conditions=(), exact=None, **details) -> None:
+        """Decide a timing claim from confidence intervals (the rule of :mod:`claimcheck.stats`).
+
+        Args:
+            ci: a :class:`claimcheck.stats.CI` of the claim's statistic, in ``unit`` (default the
+                claim's unit), judged against the claim's tolerance region.
+            conditions: ``[(condition, CI), ...]``: further statistics with bars of their own
+                (objects with ``name``, ``region`` and ``text``, e.g.
+                :class:`claimcheck.llm.verdicts.Condition`).
+            exact: ``{name: (value, (lo, hi), text)}``: exact, deterministic forms of the claim
+                (counts, FLOPs) checked beside the timing; one outside its region fails the claim.
+            **details: extra facts for the report (rounds, budget, the machine's load...).
+
+        Outcome: ``failed`` when an exact form fails or any interval lies wholly outside its bar;
+        ``passed`` when every interval lies inside its bar; else ``inconclusive``: skipped with
+        the intervals, or failed under ``--claims-strict-timing``. Machine-bound claims are
+        recorded and skipped as in :meth:`check`.
+
+        Raises:
+            pytest.fail.Exception, pytest.skip.Exception: as above.
+        """
+        __tracebackhide__ = True
+        from claimcheck.outcomes import INCONCLUSIVE
+        from claimcheck.stats import FAIL, PASS, decide, region_text
+
+        c = self.claim
+        lo, hi, value = (self._convert(x, unit) for x in (ci.low, ci.high, ci.value))
+        region = c.tolerance.region(c.stated or None)
+        verdicts = {c.id: decide(type(ci)(value, lo, hi, ci.level, ci.method, ci.n, ci.coverage), region)}
+        record_ci = {"low": lo, "high": hi, "value": value, "level": ci.level, "method": ci.method,
+                     "rounds": ci.n, "bar": region_text(region)}
+        conds = {}
+        for cond, cci in conditions:
+            verdicts[cond.name] = decide(cci, cond.region)
+            conds[cond.name] = {"text": cond.text, "low": cci.low, "high": cci.high, "value": cci.value,
+                                "bar": region_text(cond.region), "verdict": verdicts[cond.name]}
+        exact_rec = {}
+        for name, (v, (elo, ehi), text) in (exact or {}).items():
+            ok = elo <= v <= ehi
+            exact_rec[name] = {"text": text, "value": _jsonable(v), "bar": region_text((elo, ehi)),
+                               "verdict": PASS if ok else FAIL}
+        self.details.update({k: _jsonable(v) for k, v in details.items()})
+        self.details["ci"] = record_ci
+        if conds:
+            self.details["conditions"] = conds
+        if exact_rec:
+            self.details["exact"] = exact_rec
+        if c.runner and self._runner != c.runner:
+            self.check(value)  # machine-bound: recorded beside the chapter's value and skipped
+        summary = "; ".join(
+            [f"{c.id}: {self._ci_text(lo, hi, ci.level, c.unit)} vs bar {record_ci['bar']} -> {verdicts[c.id]}"]
+            + [f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
+               for n, d in conds.items()]
+            + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact_rec.items()])
+        failed = [n for n, v in verdicts.items() if v == FAIL] + [n for n, d in exact_rec.items() if d["verdict"] == FAIL]
+        if failed:
+            self._store(value, "fail", summary)
+            pytest.fail(self._message(value, summary), pytrace=False)
+        if all(v == PASS for v in verdicts.values()):
+            self._store(value, "pass", None)
+            return
+        load = details.get("load") or {}
+        reason = (f"inconclusive: {summary}; after {details.get('rounds', ci.n)} rounds within a budget of "
+                  f"{details.get('budget_s', '?')} s; machine load: {load.get('loadavg_1m', '?')} on "
+                  f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "")
+                  + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval.")
+        self._store(value, INCONCLUSIVE, reason)
+        if self._strict_timing:
+            pytest.fail(f"{c.id} (--claims-strict-timing): {reason}", pytrace=False)
+        raise pytest.skip.Exception(reason, _use_item_location=True)
+
+    @staticmethod
+    def _ci_text(lo, hi, level, unit) -> str:
+        return f"{level:.0%} CI [{lo:.4g}, {hi:.4g}] {unit}".rstrip()
+
+    def convert(self, measured, unit):
+        """``measured`` (a number or an Interval in ``unit``) in the claim's unit (pint)."""
+        return self._convert(measured, unit)
 
     # -------------------------------------------------------------------------------------
     def _convert(self, measured, unit):

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.outcomes import SEVERITY
+from claimcheck.outcomes import INCONCLUSIVE, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
 
@@ -40,7 +40,10 @@ def _reason(report) -> str:
 
 def report_outcome(report) -> str | None:
     """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
-    kind = _props(report).get(KIND_KEY)
+    props = _props(report)
+    kind = props.get(KIND_KEY)
+    if (props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (report.skipped or report.failed):
+        return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
     if kind == "placeholder":
         return "not-run" if report.skipped else None
     if hasattr(report, "wasxfail"):
@@ -103,6 +106,8 @@ class ResultCollector:
             entry["outcome"] = outcome
             if outcome == "near-tie":
                 entry["reason"] = report.wasxfail
+            elif outcome == INCONCLUSIVE:
+                entry["reason"] = (props.get(RECORD_KEY) or {}).get("reason") or _reason(report)
             elif outcome != "passed":
                 entry["reason"] = _reason(report)
             else:

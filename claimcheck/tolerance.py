@@ -57,6 +57,12 @@ class Tolerance:
     def check(self, measured, stated: str | None) -> str | None:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def region(self, stated: str | None) -> tuple[float, float]:  # pragma: no cover - abstract
+        """The values this tolerance accepts, as a closed interval ``(lo, hi)`` (``-inf``/``inf``
+        for an open side): every tolerance here accepts one interval, which is what lets a
+        confidence interval be judged by :func:`claimcheck.stats.decide`."""
+        raise NotImplementedError
+
     def __call__(self, measured, stated: str | None = None) -> str | None:
         bad = _check_finite(measured)
         if bad:
@@ -81,6 +87,10 @@ class Printed(Tolerance):
     def __str__(self):
         return "printed"
 
+    def region(self, stated):
+        allowed = Interval.printed(stated)
+        return float(allowed.lo), float(allowed.hi)
+
 
 @dataclass(frozen=True)
 class Exact(Tolerance):
@@ -93,6 +103,9 @@ class Exact(Tolerance):
 
     def __str__(self):
         return "exact"
+
+    def region(self, stated):
+        return _num(stated), _num(stated)
 
 
 @dataclass(frozen=True)
@@ -107,6 +120,9 @@ class Absolute(Tolerance):
 
     def __str__(self):
         return f"abs:{_fmt(self.atol)}"
+
+    def region(self, stated):
+        return _num(stated) - self.atol, _num(stated) + self.atol
 
 
 @dataclass(frozen=True)
@@ -125,6 +141,10 @@ class Relative(Tolerance):
     def __str__(self):
         return f"rel:{self.rtol * 100:.6g}%"
 
+    def region(self, stated):
+        s = _num(stated)
+        return s - self.rtol * abs(s), s + self.rtol * abs(s)
+
 
 @dataclass(frozen=True)
 class AtLeast(Tolerance):
@@ -139,6 +159,9 @@ class AtLeast(Tolerance):
 
     def __str__(self):
         return f">={_fmt(self.bound)}"
+
+    def region(self, stated):
+        return self.bound, math.inf
 
 
 @dataclass(frozen=True)
@@ -155,6 +178,9 @@ class AtMost(Tolerance):
     def __str__(self):
         return f"<={_fmt(self.bound)}"
 
+    def region(self, stated):
+        return -math.inf, self.bound
+
 
 @dataclass(frozen=True)
 class Range(Tolerance):
@@ -170,6 +196,9 @@ class Range(Tolerance):
 
     def __str__(self):
         return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"
+
+    def region(self, stated):
+        return self.lo, self.hi
 
 
 def _distance(a: Interval, b: Interval) -> float:

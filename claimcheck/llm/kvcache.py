@@ -62,3 +62,42 @@ def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
         out = model(input_ids, use_cache=True)
     cache = output_cache(out)
     return cache_nbytes(cache), int(input_ids.shape[1])
+
+
+def shapes_only_model(config, dtype):
+    """Return a transformers causal LM of ``config`` on PyTorch's ``meta`` device, in ``dtype``.
+
+    A meta tensor has a shape and a dtype but no storage, and every op on it computes only the
+    output's shape and dtype: a forward pass runs the model's real code path (its real cache
+    object, in ``dtype``) in milliseconds and allocates nothing, whatever the CPU's support for
+    ``dtype``. That is what byte counts need: on an AVX2-only CPU a GPT-2 small forward in fp16 or
+    bf16 takes ~10x longer than in fp32, and bytes do not depend on the compute.
+
+    Raises:
+        ValueError: ``config`` names no causal-LM architecture transformers knows.
+    """
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config, dtype=dtype)
+    return model.eval()
+
+
+def measure_cache_bytes(config, n_tokens: int, dtype) -> tuple[int, int, str]:
+    """Return (cache bytes, tokens cached, cache class name) of the real transformers cache object
+    that a forward pass over ``n_tokens`` positions builds, in ``dtype`` (e.g. ``torch.float16``),
+    without computing anything (:func:`shapes_only_model`: the model runs on the meta device).
+
+    Bytes: numel x element size of every key and value tensor of the cache (shapes and dtype are
+    those of the real computation; only the numbers are absent).
+    """
+    import torch
+
+    from claimcheck.llm.models import cache_nbytes, output_cache
+
+    model = shapes_only_model(config, dtype)
+    ids = torch.zeros(1, n_tokens, dtype=torch.long, device="meta")
+    with torch.no_grad():
+        cache = output_cache(model(ids, use_cache=True))
+    return cache_nbytes(cache), n_tokens, type(cache).__name__

@@ -55,7 +55,10 @@ def pytest_claimcheck_runner_fingerprint(config, fingerprint):
     from claimcheck.llm.fingerprint import kit_fields
     from claimcheck.llm.weights import weights_record
 
+    from claimcheck.llm.timing import machine_load
+
     fingerprint.update(kit_fields())
+    fingerprint["load"] = machine_load()  # at the start of the run; every timing row has its own
     fingerprint["weights"] = weights_record(weights_of(config), settings_of(config).weights_shapes)
 
 

@@ -1,12 +1,17 @@
-"""Sizes behind every size-dependent claim, per profile.
+"""Sizes and timing budgets behind every size-dependent claim, per size profile.
 
-``full`` uses the chapter's own sizes: read a 512-token prompt; write 511 tokens one at a time
-with the KV cache; generate 256 and 768 tokens after a 16-token prompt with and without the cache
-(plus 512, so that the growth law is fitted on three lengths). It takes long on a small CPU: the
-uncached 768-token generation alone is several minutes on 2 cores.
-``standard`` (the default) keeps every claim's shape with fewer decode steps and shorter
-generations, to fit the 2-core CI machine's budget (<= 6 minutes for all claims); ``quick`` is for
-iteration (<= 90 s).
+A size profile changes how *precisely* a claim is measured (how many interleaved rounds it starts
+with, how many seconds it may add while its confidence interval is undecided), never *whether* it
+holds: every claim whose portable form needs a minimum size uses the same sizes in ``quick`` and
+``standard`` (the growth with length of C15/C16, the context effect of C20, C13/C36's prompts, C35's
+batches). ``full`` measures at the chapter's own sizes (read 512, write 511, generate 256/512/768
+after a 16-token prompt), where every form holds more strongly still; it takes long on a small CPU.
+
+The size profile (``--claims-profile``) is not the *runner profile* (``--claims-runner``, the
+registry's ``[runners]``): the one says how big the measurements are, the other which machine
+this is.
+
+Costs of ``pytest claims/`` on a 2-core CPU are in the README (measured with ``benchmarks/bench.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Profile:
+    """One size profile: the sizes of every size-dependent measurement and the timing budget."""
+
     name: str
     read_tokens: int                 # prefill length, C01/C05/C11 (chapter: 512)
     write_tokens: int                # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
@@ -30,6 +37,9 @@ class Profile:
     batch_prompt: int                # prompt tokens per row, C35
     batch_steps: int                 # decode steps timed per batch, C35
     bandwidth_mib: int               # buffer of the memory-bandwidth benchmark, C12
+    forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
+    timing_budget_s: float = 10.0    # seconds a timing claim may add while its interval is undecided
+    assisted_new: int = 48           # tokens written by assisted decoding, C32
 
     @property
     def chapter_sizes(self) -> bool:
@@ -42,23 +52,29 @@ class Profile:
         return (f"{self.name} ({where}): read {self.read_tokens} tokens, write {self.write_tokens} tokens, "
                 f"generate {'/'.join(map(str, self.gen_lengths))} tokens after a 16-token prompt, "
                 f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, batches "
-                f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds")
+                f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first, "
+                f"up to {self.timing_budget_s:g} s more per undecided timing claim")
 
     def as_dict(self) -> dict:
         return {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe()}
 
 
+# quick and standard share every size a claim's form depends on (generation lengths, prompts,
+# batches, forward lengths); they differ in rounds, budget and in the read/write sizes, whose ratio
+# (C05 >= 10x) holds at both.
+_SHARED = dict(greedy_prompt=16, gen_lengths=(16, 32, 64), ttft_prompts=(32, 256, 1000), decode_steps=8,
+               batch_sizes=(1, 8, 32), batch_prompt=16, batch_steps=4, bandwidth_mib=512,
+               forward_lengths=(128, 256, 512))
+
 PROFILES = {
-    "quick": Profile("quick", read_tokens=256, write_tokens=32, timing_repeats=2, greedy_prompt=16, greedy_new=24,
-                     gen_lengths=(32, 64, 128), gen_repeats=1, ttft_prompts=(32, 256, 768), decode_steps=8,
-                     batch_sizes=(1, 8, 32), batch_prompt=16, batch_steps=4, bandwidth_mib=512),
-    "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=3, greedy_prompt=16,
-                        greedy_new=48, gen_lengths=(64, 128, 256), gen_repeats=1, ttft_prompts=(32, 256, 1000),
-                        decode_steps=12, batch_sizes=(1, 8, 32), batch_prompt=32, batch_steps=8,
-                        bandwidth_mib=1024),
-    "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=3, greedy_prompt=16, greedy_new=256,
-                    gen_lengths=(256, 512, 768), gen_repeats=1, ttft_prompts=(32, 256, 1000), decode_steps=16,
-                    batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024),
+    "quick": Profile("quick", read_tokens=256, write_tokens=32, timing_repeats=3, greedy_new=24, gen_repeats=3,
+                     timing_budget_s=8.0, assisted_new=16, **_SHARED),
+    "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=5, greedy_new=48, gen_repeats=3,
+                        timing_budget_s=20.0, assisted_new=32, **_SHARED),
+    "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=5, greedy_prompt=16, greedy_new=256,
+                    gen_lengths=(256, 512, 768), gen_repeats=3, ttft_prompts=(32, 256, 1000), decode_steps=16,
+                    batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024,
+                    forward_lengths=(128, 256, 512, 1024), timing_budget_s=60.0, assisted_new=48),
 }
 
 

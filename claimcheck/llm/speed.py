@@ -15,7 +15,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from claimcheck.llm.timing import Interleaved, Stats, interleave, sync_device, time_once
+from claimcheck.llm.timing import Interleaved, Rounds, Stats, sync_device, time_once
 
 
 def _device(model):
@@ -57,10 +57,61 @@ def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, wa
                 cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
 
     fns = {"read": read, "write": write, **(extra or {})}
-    return interleave(fns, repeats=repeats, warmup=warmup, device=_device(model))
+    return Rounds(fns, warmup=warmup, device=_device(model)).run(repeats).samples
+
+
+def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: int = 1,
+                      extra: dict | None = None) -> Rounds:
+    """The measurement of :func:`read_write` as extendable :class:`~claimcheck.llm.timing.Rounds`
+    (no round measured yet: the caller runs as many as its verdicts need)."""
+    import torch
+
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    if ids.shape[1] < max(read_tokens, write_tokens + 1):
+        raise ValueError(f"need {max(read_tokens, write_tokens + 1)} token ids, got {ids.shape[1]}")
+
+    def read():
+        with torch.no_grad():
+            model(ids[:, :read_tokens], use_cache=False)
+
+    def write():
+        with torch.no_grad():
+            cache = output_cache(forward_cached(model, ids[:, :1]))
+            for i in range(1, write_tokens + 1):
+                cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
+
+    return Rounds({"read": read, "write": write, **(extra or {})}, warmup=warmup, device=_device(model))
+
+
+def forward_rounds(model, ids, lengths, warmup: int = 1) -> Rounds:
+    """Rounds of one forward pass (no cache) over ``ids[:, :L]`` for each ``L`` in ``lengths``
+    (sides ``"forward@L"``, seconds): the cost of recomputing L positions, which is what step L of
+    uncached decoding does (C16).
+
+    Raises:
+        ValueError: ``ids`` is shorter than ``max(lengths)``.
+    """
+    import torch
+
+    if ids.shape[1] < max(lengths):
+        raise ValueError(f"need {max(lengths)} token ids, got {ids.shape[1]}")
+
+    def one(L):
+        with torch.no_grad():
+            model(ids[:, :L], use_cache=False)
+
+    return Rounds({f"forward@{L}": (lambda L=L: one(L)) for L in lengths}, warmup=warmup, device=_device(model))
 
 
 def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
+    """:func:`generation_rounds` with ``repeats`` rounds measured: returns (:class:`Interleaved`, steps)."""
+    rounds, steps = generation_rounds(model, prompt, lengths, warmup=warmup)
+    rounds.run(repeats)
+    return rounds.samples, steps
+
+
+def generation_rounds(model, prompt, lengths, warmup: int = 1):
     """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens, with and without cache.
 
     Samples are named ``"cache@N"`` and ``"nocache@N"`` (seconds per whole generation), measured in
@@ -70,23 +121,27 @@ def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
     Warm-up: ``warmup`` rounds of the shortest length only (cached and uncached).
     Every forward call inside the generations of the last round is also timed (a forward pre-hook
     and a forward hook read the clock; on CUDA the hook synchronises, once per step), giving the
-    cost of each step against its context length: ``steps[name] = [(context_tokens, seconds), ...]``.
+    cost of each step against its context length: ``steps[name] = [(context_tokens, seconds), ...]``,
+    and the positions each forward call processed (its input length):
+    ``steps["positions"][name] = [(context_tokens, positions), ...]`` (counted, not timed: the exact
+    form of C15/C16).
 
     Returns:
-        (:class:`Interleaved`, steps dict).
+        (:class:`~claimcheck.llm.timing.Rounds` with no round measured yet, steps dict).
     """
     import torch
     from transformers import GenerationConfig
 
     device = _device(model)
-    steps: dict[str, list] = {}
-    current = {"name": None, "t0": 0.0, "ctx": 0}
+    steps: dict[str, list] = {"positions": {}}
+    current = {"name": None, "t0": 0.0, "ctx": 0, "pos": 0}
 
     def pre(mod, args, kwargs):
         ids = args[0] if args else kwargs.get("input_ids")
         cache = kwargs.get("cache", kwargs.get("past_key_values"))
         past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
         current["ctx"] = int(past) + int(ids.shape[1])
+        current["pos"] = int(ids.shape[1])
         sync_device(device)
         current["t0"] = time.perf_counter()
 
@@ -94,6 +149,7 @@ def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
         sync_device(device)
         if current["name"] is not None:
             steps.setdefault(current["name"], []).append((current["ctx"], time.perf_counter() - current["t0"]))
+            steps["positions"].setdefault(current["name"], []).append((current["ctx"], current["pos"]))
 
     fns = {}
     for n in lengths:
@@ -104,26 +160,26 @@ def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
 
             def run(cfg=cfg, name=name):
                 steps.pop(name, None)  # keep the last round's steps only
+                steps["positions"].pop(name, None)
                 current["name"] = name
-                with torch.no_grad():
-                    model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
-                current["name"] = None
+                hooks = [model.register_forward_pre_hook(pre, with_kwargs=True),
+                         model.register_forward_hook(post, with_kwargs=True)]
+                try:
+                    with torch.no_grad():
+                        model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
+                finally:
+                    current["name"] = None
+                    for h in hooks:
+                        h.remove()
 
             fns[name] = run
-    hooks = [model.register_forward_pre_hook(pre, with_kwargs=True),
-             model.register_forward_hook(post, with_kwargs=True)]
-    try:
-        # warm up on the shortest generations only: the long uncached ones cost minutes, and one
-        # short pass each way already pages in the weights and settles the allocator
-        shortest = min(lengths)
-        for _ in range(warmup):
-            fns[f"cache@{shortest}"]()
-            fns[f"nocache@{shortest}"]()
-        result = interleave(fns, repeats=repeats, warmup=0, device=device)
-    finally:
-        for h in hooks:
-            h.remove()
-    return result, steps
+    # warm up on the shortest generations only: the long uncached ones cost minutes, and one
+    # short pass each way already pages in the weights and settles the allocator
+    shortest = min(lengths)
+    for _ in range(warmup):
+        fns[f"cache@{shortest}"]()
+        fns[f"nocache@{shortest}"]()
+    return Rounds(fns, warmup=0, device=device), steps
 
 
 @dataclass(frozen=True)
@@ -224,22 +280,42 @@ class BandwidthProbe:
 def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: int):
     """Time to first token (TTFT) and per-step decode latency after prompts of several lengths.
 
-    For each prompt length L: TTFT = a forward pass over ``ids[:, :L]`` plus the greedy pick of the
-    first token; then ``decode_steps`` decode steps of 1 token each, each timed (one clock read per
-    step; on CUDA one synchronize per step region). Rounds alternate the prompt lengths.
+    :func:`latency_rounds` with ``repeats`` rounds measured, as
+    ``dict L -> {"ttft": [s, ...], "steps": [[s per step, ...] per round], "kv_bytes": int}``.
+    """
+    rounds = latency_rounds(model, ids, prompt_lengths, decode_steps).run(repeats)
+    return latency_view(rounds, prompt_lengths)
+
+
+def latency_view(rounds, prompt_lengths) -> dict:
+    """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`)."""
+    out = {}
+    for L in prompt_lengths:
+        got = rounds.samples.samples[f"prompt@{L}"]
+        out[L] = {"ttft": [g["ttft"] for g in got], "steps": [g["steps"] for g in got],
+                  "kv_bytes": got[-1]["kv_bytes"] if got else None}
+    return out
+
+
+def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 1):
+    """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
+
+    For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` plus
+    the greedy pick of the first token; then ``decode_steps`` decode steps of 1 token each, each
+    timed (one clock read per step; on CUDA one synchronize per step region). A round's sample of a
+    side is ``{"ttft": s, "steps": [s, ...], "kv_bytes": int}`` (``kv_bytes``: the cache after the
+    prompt, bytes in the model's dtype).
 
     Returns:
-        dict L -> {"ttft": [s, ...], "steps": [[s per step, ...] per round], "kv_bytes": int}
-        where ``kv_bytes`` is the cache size after the prompt (bytes, in the model's dtype).
+        :class:`~claimcheck.llm.timing.Rounds` with no round measured yet.
     """
     import torch
 
     from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
 
     device = _device(model)
-    out = {L: {"ttft": [], "steps": [], "kv_bytes": None} for L in prompt_lengths}
 
-    def one(L, record):
+    def one(L):
         with torch.no_grad():
             sync_device(device)
             t0 = time.perf_counter()
@@ -257,28 +333,25 @@ def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: in
                 sync_device(device)
                 steps.append(time.perf_counter() - t0)
                 cache = output_cache(o)
-        if record:
-            out[L]["ttft"].append(ttft)
-            out[L]["steps"].append(steps)
-            out[L]["kv_bytes"] = kv
+        return {"ttft": ttft, "steps": steps, "kv_bytes": kv}
 
-    for L in prompt_lengths:  # warm-up
-        one(L, record=False)
-    for _ in range(repeats):
-        for L in prompt_lengths:
-            one(L, record=True)
-    return out
+    return Rounds({f"prompt@{L}": (lambda L=L: one(L)) for L in prompt_lengths}, warmup=warmup, device=device)
 
 
 def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
-    """Decode throughput and per-step latency at several batch sizes.
+    """Decode per-step latency at several batch sizes: :func:`batch_rounds` with ``repeats`` rounds,
+    as ``dict B -> [seconds per decode step, one value per round]``."""
+    rounds = batch_rounds(model, ids, batch_sizes, prompt_len, decode_steps).run(repeats)
+    return {B: list(rounds.samples.samples[f"batch@{B}"]) for B in batch_sizes}
+
+
+def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
+    """Decode throughput and per-step latency at several batch sizes, as extendable rounds.
 
     Every row of a batch has the same ``prompt_len`` tokens (different rows take different slices of
     ``ids``), so no padding, attention mask or position-id care is needed. After the prefill (not
-    timed), ``decode_steps`` steps each write one token per row; the clock covers all steps.
-
-    Returns:
-        dict B -> list of seconds per decode step (one value per round: total / decode_steps).
+    timed), ``decode_steps`` steps each write one token per row; the clock covers all steps. A
+    round's sample of side ``"batch@B"`` is seconds per decode step (total / ``decode_steps``).
     """
     import torch
 
@@ -288,9 +361,8 @@ def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, 
     n = ids.shape[1]
     need = max(batch_sizes) * prompt_len
     flat = ids[0].repeat(-(-need // n))[:need]
-    out = {B: [] for B in batch_sizes}
 
-    def one(B, record):
+    def one(B):
         batch = flat[: B * prompt_len].view(B, prompt_len).to(device)
         with torch.no_grad():
             o = forward_cached(model, batch)
@@ -303,13 +375,6 @@ def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, 
                 nxt = o.logits[:, -1:].argmax(-1)
                 cache = output_cache(o)
             sync_device(device)
-            dt = time.perf_counter() - t0
-        if record:
-            out[B].append(dt / decode_steps)
+            return (time.perf_counter() - t0) / decode_steps
 
-    for B in batch_sizes:
-        one(B, record=False)
-    for _ in range(repeats):
-        for B in batch_sizes:
-            one(B, record=True)
-    return out
+    return Rounds({f"batch@{B}": (lambda B=B: one(B)) for B in batch_sizes}, warmup=warmup, device=device)

@@ -129,3 +129,94 @@ def interleave(fns: dict, repeats: int, warmup: int = 1, device=None) -> Interle
         for name, fn in fns.items():
             result.samples[name].append(time_once(fn, device))
     return result
+
+
+class Rounds:
+    """Interleaved rounds (A B A B ...) that a claim can extend while its verdict is undecided.
+
+    ``fns`` maps a side's name to a zero-argument callable. A side's sample in a round is the wall
+    time of its call (seconds), or, when the callable returns something other than None, that
+    return value (for sides that time their own parts, e.g. TTFT and each decode step).
+
+    The samples live in :attr:`samples`, an :class:`Interleaved` that grows in place, so every
+    claim that shares this measurement sees every round; :attr:`seconds` is the wall time spent in
+    measured rounds so far.
+    """
+
+    def __init__(self, fns: dict, warmup: int = 1, device=None):
+        if not fns:
+            raise ValueError("Rounds needs at least one function")
+        self.fns = dict(fns)
+        self.device = device
+        self.samples = Interleaved(order=list(fns), samples={k: [] for k in fns})
+        self.seconds = 0.0
+        for _ in range(warmup):
+            for fn in self.fns.values():
+                fn()
+
+    @property
+    def n(self) -> int:
+        """Rounds measured so far."""
+        return len(next(iter(self.samples.samples.values())))
+
+    def run(self, rounds: int = 1) -> "Rounds":
+        """Measure ``rounds`` more rounds (each side once per round, in order). Returns self."""
+        t_start = time.perf_counter()
+        for _ in range(rounds):
+            for name, fn in self.fns.items():
+                sync_device(self.device)
+                t0 = time.perf_counter()
+                out = fn()
+                sync_device(self.device)
+                dt = time.perf_counter() - t0
+                self.samples.samples[name].append(dt if out is None else out)
+        self.seconds += time.perf_counter() - t_start
+        return self
+
+    def per_round(self) -> list[dict]:
+        """The samples as one dict per round: ``[{side: sample, ...}, ...]`` (for a bootstrap)."""
+        names = list(self.samples.samples)
+        return [dict(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
+
+
+def machine_load(probe_repeats: int = 5) -> dict:
+    """How busy the machine is right now, for the fingerprint and every timing row.
+
+    Returns ``{"loadavg_1m", "cores", "probe_s", "probe_spread", "busy", "why"}``:
+    the 1-minute load average (None where the OS has none) and usable cores; a calibration probe,
+    ``probe_repeats`` timings of a fixed reference kernel (a 256x256 float32 matmul chain, ~5 ms):
+    its median (seconds) and spread (max/min, 1.0 on a quiet machine; other work preempting us
+    stretches some repeats). ``busy`` is True when the spread exceeds 1.5 or the load average
+    exceeds the cores by more than one (this process's own threads count in the load average).
+    """
+    import os
+
+    import torch
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        load = None
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    g = torch.Generator().manual_seed(0)
+    a = torch.randn(256, 256, generator=g)
+
+    def kernel():
+        x = a
+        for _ in range(8):
+            x = (x @ a).clamp_(-1, 1)
+
+    kernel()
+    times = sorted(time_once(kernel) for _ in range(probe_repeats))
+    spread = times[-1] / times[0] if times[0] > 0 else float("inf")
+    reasons = []
+    if spread > 1.5:
+        reasons.append(f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs")
+    if load is not None and load > cores + 1:
+        reasons.append(f"1-min load average {load:.1f} on {cores} cores")
+    return {"loadavg_1m": None if load is None else round(load, 2), "cores": cores,
+            "probe_s": statistics.median(times), "probe_spread": round(spread, 3),
+            "busy": bool(reasons), "why": "; ".join(reasons)}

@@ -51,6 +51,9 @@ def pytest_addoption(parser):
                          "cuda fails the run where torch sees no GPU (default: auto)")
     group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
                     help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
+    group.addoption("--claims-strict-timing", dest="claims_strict_timing", action="store_true", default=False,
+                    help="an inconclusive timing claim fails the run; it is still reported inconclusive, never "
+                         "passed (default: off)")
     group.addoption("--claims-manuscript", dest="claims_manuscript", metavar="PATH", default=None,
                     help="the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') "
                          "and an audit of every number in it (default: none; env CLAIMCHECK_MANUSCRIPT)")

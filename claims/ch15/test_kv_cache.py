@@ -2,43 +2,55 @@
 
 import pytest
 
-from claimcheck.llm.kvcache import LLAMA3_8B_KV, KVLayout, measure_bytes_per_token
+from claimcheck.llm.kvcache import LLAMA3_8B_KV, KVLayout, measure_bytes_per_token, measure_cache_bytes
 from claimcheck.llm.models import seeded_token_ids
 
 
 @pytest.fixture(scope="module")
-def half_cache_bytes(gpt2_small_fp16, claims_device):
-    """Bytes/token of real half-precision cache objects: fp16 at 4 and 16 tokens, and the full
-    1024-token context in the half dtype of ``claims_device``.
+def half_cache_bytes(gpt2_small, claims_device):
+    """Bytes/token of real fp16 cache objects: at 4 and 16 tokens and the full 1024-token context.
 
-    The chapter's "半精度" is 2 bytes per element. On CUDA everything runs in fp16 on the GPU. fp16
-    matmuls on a CPU are ~150x slower than bf16 (a 1024-token fp16 prefill took 95 s on 2 cores,
-    bf16 under 1 s), so on a CPU the full context is filled in bf16, which stores the same 2 bytes
-    per element (:func:`claimcheck.llm.device.dtype_for`).
+    The chapter's "半精度" is 2 bytes per element. On CUDA the fp16 model runs on the GPU. On a CPU
+    no half-precision compute happens at all: fp16/bf16 matmuls are slow on CPUs without native
+    support (a 64-token GPT-2 small forward: ~15 s on an AVX2-only CPU against 1.6 s in fp32), and
+    bytes do not depend on the numbers. The fp16 caches come from the model's own forward pass on
+    PyTorch's meta device (:func:`claimcheck.llm.kvcache.measure_cache_bytes`): the real code path
+    and cache class, shapes and dtype, no storage, milliseconds on any CPU. That path is tied to
+    real computation by one fp32 fill of the session's model, whose bytes must equal the meta
+    path's fp32 bytes.
     """
     import torch
 
-    from claimcheck.llm.device import describe_device, dtype_for
+    from claimcheck.llm.device import describe_device
     from claimcheck.llm.models import variant
 
-    full_dtype = dtype_for(claims_device, "half")
-    if claims_device.type == "cuda":  # a copy on the GPU: the session's CPU model stays where it is
-        small = model = variant(gpt2_small_fp16).to(claims_device)
+    config = gpt2_small.config
+    if claims_device.type == "cuda":  # real fp16 compute on the GPU
+        model = variant(gpt2_small, dtype=torch.float16).to(claims_device)
+        measured = {n: measure_bytes_per_token(model, seeded_token_ids(n).to(claims_device)) for n in (4, 16, 1024)}
+        cache_class, how = "real fp16 forward passes", describe_device(claims_device)
     else:
-        small = gpt2_small_fp16
-        model = gpt2_small_fp16 if full_dtype == torch.float16 else variant(gpt2_small_fp16, dtype=full_dtype)
-    fp16 = {n: measure_bytes_per_token(small, seeded_token_ids(n).to(claims_device))[0] for n in (4, 16)}
-    full_bytes, full_n = measure_bytes_per_token(model, seeded_token_ids(1024).to(claims_device))
-    return {"fp16": fp16, "full": (full_bytes, full_n), "full_dtype": str(full_dtype).replace("torch.", ""),
-            "device": describe_device(claims_device)}
+        measured, cache_class = {}, None
+        for n in (4, 16, 1024):
+            nbytes, n_cached, cache_class = measure_cache_bytes(config, n, torch.float16)
+            measured[n] = (nbytes, n_cached)
+        how = "fp16 forward passes on the meta device (shapes and dtype, no compute)"
+    real32, _ = measure_bytes_per_token(gpt2_small, seeded_token_ids(16))
+    meta32, _, _ = measure_cache_bytes(config, 16, torch.float32)
+    return {"fp16": {n: measured[n][0] for n in (4, 16)}, "full": measured[1024], "full_dtype": "float16",
+            "device": describe_device(claims_device), "how": how, "cache_class": cache_class,
+            "fp32_real_vs_meta": (real32, meta32)}
 
 
 @pytest.mark.claim("C18")
-def test_kv_bytes_per_token_fp16(claim, gpt2_small_fp16, half_cache_bytes):
-    formula = KVLayout.from_config(gpt2_small_fp16.config).bytes_per_token(bytes_per_element=2)
+def test_kv_bytes_per_token_fp16(claim, gpt2_small, half_cache_bytes):
+    formula = KVLayout.from_config(gpt2_small.config).bytes_per_token(bytes_per_element=2)
     fp16 = half_cache_bytes["fp16"]
     per_token = {n: b / n for n, b in fp16.items()}
     full_bytes, full_n = half_cache_bytes["full"]
+    real32, meta32 = half_cache_bytes["fp32_real_vs_meta"]
+    claim.require(real32 == meta32, f"a real fp32 fill of 16 tokens holds {real32} B, the meta-device path "
+                                    f"{meta32} B: the shapes-only measurement does not match the real one")
     claim.require(len(set(per_token.values())) == 1, f"fp16 bytes/token differ with length: {per_token}")
     claim.require(per_token[4] == formula,
                   f"measured {per_token[4]} B/token != formula 2 x layers x dims x 2 B = {formula}")
@@ -49,6 +61,8 @@ def test_kv_bytes_per_token_fp16(claim, gpt2_small_fp16, half_cache_bytes):
     claim.check(per_token[16], "B/token", formula_bytes_per_token=formula, fp16_bytes=fp16,
                 full_context_bytes=full_bytes, full_context_tokens=full_n, full_context_mib=full_bytes / 2**20,
                 full_context_dtype=half_cache_bytes["full_dtype"], measured_on="transformers cache object",
+                cache_class=half_cache_bytes["cache_class"], how=half_cache_bytes["how"],
+                fp32_real_vs_meta_bytes=list(half_cache_bytes["fp32_real_vs_meta"]),
                 device=half_cache_bytes["device"])
 
 
@@ -60,34 +74,34 @@ def test_kv_kib_per_token_header(claim, half_cache_bytes):
 
 
 @pytest.fixture(scope="module")
-def llama_like_model():
-    """A tiny Llama with Llama-3-8B's per-layer KV layout (32 layers x 8 KV heads x head_dim 128).
+def llama_like_config():
+    """A Llama config with Llama-3-8B's per-layer KV layout (32 layers x 8 KV heads x head_dim 128).
 
     Width, MLP and vocabulary are shrunk (hidden 256, vocab 512), which changes nothing in the
-    cache: its bytes per token depend only on layers, KV heads, head_dim and dtype.
+    cache: its bytes per token depend only on layers, KV heads, head_dim and dtype. Its fp16 caches
+    come from forward passes on the meta device (no fp16 compute on a CPU; see C18).
     """
-    import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig
 
-    config = LlamaConfig(hidden_size=256, intermediate_size=512, vocab_size=512,
-                         num_hidden_layers=LLAMA3_8B_KV["n_layers"], num_attention_heads=8,
-                         num_key_value_heads=LLAMA3_8B_KV["n_kv_heads"], head_dim=LLAMA3_8B_KV["head_dim"],
-                         max_position_embeddings=256)
-    torch.manual_seed(0)
-    return LlamaForCausalLM(config).to(torch.float16).eval()
+    return LlamaConfig(hidden_size=256, intermediate_size=512, vocab_size=512,
+                       num_hidden_layers=LLAMA3_8B_KV["n_layers"], num_attention_heads=8,
+                       num_key_value_heads=LLAMA3_8B_KV["n_kv_heads"], head_dim=LLAMA3_8B_KV["head_dim"],
+                       max_position_embeddings=256)
 
 
 @pytest.mark.claim("C19")
-def test_kv_bytes_8b_model(claim, llama_like_model):
+def test_kv_bytes_8b_model(claim, llama_like_config):
+    import torch
+
     layout = KVLayout(**LLAMA3_8B_KV)
     formula = layout.bytes_per_token(2)
     measured = {}
     for n in (4, 16, 64):
-        b, _ = measure_bytes_per_token(llama_like_model, seeded_token_ids(n, vocab_size=512))
+        b, _, _ = measure_cache_bytes(llama_like_config, n, torch.float16)
         measured[n] = b
     per_token = {n: b / n for n, b in measured.items()}
     claim.require(len(set(per_token.values())) == 1, f"KV bytes are not linear in length: {per_token}")
-    claim.require(KVLayout.from_config(llama_like_model.config) == layout,
+    claim.require(KVLayout.from_config(llama_like_config) == layout,
                   "the scaled-down model's KV layout differs from Llama-3-8B's")
     tokens = int(claim.value("context_ktokens")) * 1024
     total_gib = per_token[64] * tokens / 2**30

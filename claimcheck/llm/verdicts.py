@@ -1,0 +1,81 @@
+"""Statistical verdicts of timing claims: confidence intervals over rounds, more rounds while
+undecided, ``inconclusive`` when the time budget runs out (the rule of :mod:`claimcheck.stats`).
+
+A timing claim names its *statistic* (a function of the measurement's rounds, in the claim's unit,
+judged against the claim's tolerance) and any *conditions* (further statistics with bars of their
+own, e.g. "the speedup grows with length": its ratio at the longest vs the shortest length is at
+least 1). :func:`decide_timing` computes a bootstrap confidence interval of each over the rounds
+taken so far; while any is undecided and the claim's budget (seconds, from the profile) allows,
+it measures more rounds of the shared measurement; then it hands the intervals to
+:meth:`claimcheck.recorder.ClaimRecorder.check_ci`, which passes, fails or reports inconclusive.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from claimcheck.stats import CI, LEVEL, UNDECIDED, bootstrap_ci, decide
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A further statistic a timing claim requires, with its own bar.
+
+    ``statistic``: rounds -> float; ``region``: accepted values ``(lo, hi)``; ``text``: what it
+    says, for the report ("speedup at 128 over speedup at 32 tokens").
+    """
+
+    name: str
+    statistic: Callable[[list], float]
+    region: tuple[float, float]
+    text: str
+
+
+def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditions=(), budget_s: float,
+                  min_rounds: int = 3, step: int = 2, unit: str | None = None, exact: dict | None = None,
+                  **details) -> None:
+    """Decide a timing claim from ``rounds`` (a :class:`claimcheck.llm.timing.Rounds`), measuring
+    more rounds while undecided, within ``budget_s`` seconds of extra measurement.
+
+    Args:
+        claim: the ``claim`` fixture (:class:`claimcheck.recorder.ClaimRecorder`).
+        statistic: rounds (``rounds.per_round()``) -> the claim's value, in ``unit`` (default the
+            claim's unit); judged against the claim's tolerance.
+        conditions: :class:`Condition` s that must hold too.
+        budget_s: seconds of extra rounds this claim may spend (the profile's timing budget).
+        min_rounds: rounds to have before deciding at all (taken within the budget).
+        exact: an exact, deterministic form checked beside the timing (name -> (value, region,
+            text)); a failing exact form fails the claim whatever the timing says.
+    Raises:
+        pytest.fail.Exception, pytest.skip.Exception: through ``claim.check_ci``.
+    """
+    from claimcheck.llm.timing import machine_load
+
+    region = claim.claim.tolerance.region(claim.claim.stated or None)
+    spent_at_start = rounds.seconds
+    t0 = time.perf_counter()
+    extra = 0
+    while True:
+        per_round = rounds.per_round()
+        primary = bootstrap_ci(per_round, statistic, LEVEL)
+        cis = {c.name: bootstrap_ci(per_round, c.statistic, LEVEL) for c in conditions}
+        undecided = (decide(_converted(claim, primary, unit), region) == UNDECIDED
+                     or any(decide(cis[c.name], c.region) == UNDECIDED for c in conditions))
+        enough = rounds.n >= min_rounds
+        if (enough and not undecided) or time.perf_counter() - t0 >= budget_s:
+            break
+        rounds.run(step if enough else max(1, min_rounds - rounds.n))
+        extra += 1
+    claim.check_ci(primary, unit, conditions=[(c, cis[c.name]) for c in conditions], exact=exact or {},
+                   rounds=rounds.n, budget_s=budget_s, extra_seconds=round(time.perf_counter() - t0, 3),
+                   measured_seconds=round(rounds.seconds, 3), load=machine_load(),
+                   first_rounds_seconds=round(spent_at_start, 3), **details)
+
+
+def _converted(claim, ci: CI, unit):
+    if unit is None or unit == claim.claim.unit:
+        return ci
+    lo, hi, v = (claim.convert(x, unit) for x in (ci.low, ci.high, ci.value))
+    return CI(v, lo, hi, ci.level, ci.method, ci.n, ci.coverage)

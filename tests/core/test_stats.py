@@ -1,0 +1,92 @@
+"""Confidence intervals and the decision rule of timing claims, against hand-computed values."""
+
+import math
+
+import pytest
+
+from claimcheck.stats import CI, FAIL, PASS, UNDECIDED, bootstrap_ci, decide, median_ci, region_text
+from claimcheck.tolerance import parse_tolerance
+
+
+def test_median_ci_order_statistics_by_hand():
+    # n = 10: P(X <= 1) = 11/1024, so k = 2 gives coverage 1 - 22/1024 = 0.978515625 >= 0.95,
+    # and k = 3 gives 1 - 2*56/1024 = 0.890625 < 0.95: the interval is [x_(2), x_(9)]
+    xs = [10, 1, 9, 2, 8, 3, 7, 4, 6, 5]
+    ci = median_ci(xs, 0.95)
+    assert (ci.low, ci.high, ci.value) == (2, 9, 5.5)
+    assert ci.coverage == pytest.approx(1 - 22 / 1024)
+    # at 89%, k = 3 qualifies: [x_(3), x_(8)]
+    assert (median_ci(xs, 0.89).low, median_ci(xs, 0.89).high) == (3, 8)
+
+
+def test_median_ci_with_too_few_samples_is_min_max_with_its_true_coverage():
+    ci = median_ci([3.0, 1.0, 2.0, 5.0, 4.0], 0.95)
+    assert (ci.low, ci.high) == (1.0, 5.0)
+    assert ci.coverage == pytest.approx(1 - 2 / 32)  # 0.9375 < 0.95: said, not hidden
+
+
+def test_median_ci_rejects_nothing_and_bad_levels():
+    with pytest.raises(ValueError, match="at least one sample"):
+        median_ci([])
+    with pytest.raises(ValueError, match="level"):
+        median_ci([1.0], 1.5)
+
+
+def test_bootstrap_of_a_constant_statistic_has_no_width():
+    rounds = [{"a": 2.0, "b": 1.0}] * 6
+    ci = bootstrap_ci(rounds, lambda rs: sum(r["a"] for r in rs) / sum(r["b"] for r in rs))
+    assert (ci.low, ci.value, ci.high) == (2.0, 2.0, 2.0)
+
+
+def test_bootstrap_of_two_rounds_by_hand():
+    # resamples of two rounds {x=1}, {x=3}: the mean is 1 (1/4), 2 (1/2) or 3 (1/4); the 2.5% and
+    # 97.5% quantiles of many resamples are 1 and 3
+    ci = bootstrap_ci([1.0, 3.0], lambda rs: sum(rs) / len(rs), resamples=4000)
+    assert (ci.low, ci.high, ci.value) == (1.0, 3.0, 2.0)
+
+
+def test_bootstrap_is_deterministic_and_keeps_rounds_paired():
+    rounds = [{"num": 10.0 + i, "den": 1.0 + i / 10} for i in range(8)]
+    stat = lambda rs: sorted(r["num"] / r["den"] for r in rs)[len(rs) // 2]  # noqa: E731
+    a, b = bootstrap_ci(rounds, stat), bootstrap_ci(rounds, stat)
+    assert a == b and a.low <= a.value <= a.high
+    # every round has num/den within [10, 10.0]: paired resampling can never leave that range
+    paired = [r["num"] / r["den"] for r in rounds]
+    assert min(paired) <= a.low and a.high <= max(paired)
+
+
+def test_one_round_gives_a_point_and_says_so():
+    ci = bootstrap_ci([4.0], lambda rs: rs[0])
+    assert ci.low == ci.high == 4.0 and "1 round" in ci.method
+
+
+@pytest.mark.parametrize("low, high, region, verdict", [
+    (12.0, 20.0, (10.0, math.inf), PASS),        # clearly above a ">= 10" bar
+    (3.0, 8.0, (10.0, math.inf), FAIL),          # clearly below
+    (8.0, 14.0, (10.0, math.inf), UNDECIDED),    # straddling
+    (1.6, 2.4, (1.5, 2.5), PASS),                # inside a two-sided bar
+    (0.5, 1.4, (1.5, 2.5), FAIL),                # wholly below it
+    (2.6, 3.0, (1.5, 2.5), FAIL),                # wholly above it
+    (1.0, 3.0, (1.5, 2.5), UNDECIDED),           # wider than the bar on both sides
+    (10.0, 10.0, (10.0, math.inf), PASS),        # on the bar: ">=" includes it
+])
+def test_decide(low, high, region, verdict):
+    assert decide(CI((low + high) / 2, low, high, 0.95, "test", 5), region) == verdict
+
+
+@pytest.mark.parametrize("tol, stated, region, words", [
+    (">=10", "60", (10.0, math.inf), "at least 10"),
+    ("<=0.5", "", (-math.inf, 0.5), "at most 0.5"),
+    ("abs:0.5", "2", (1.5, 2.5), "between 1.5 and 2.5"),
+    ("rel:25%", "98", (73.5, 122.5), "between 73.5 and 122.5"),
+    ("printed", "99.16", (99.155, 99.165), "between 99.155 and 99.165"),
+    ("exact", "511", (511.0, 511.0), "exactly 511"),
+    ("range:1..3", "", (1.0, 3.0), "between 1 and 3"),
+])
+def test_every_tolerance_has_its_region(tol, stated, region, words):
+    got = parse_tolerance(tol).region(stated or None)
+    assert got == pytest.approx(region)
+    assert region_text(got) == words
+    inside = (region[0] + region[1]) / 2 if math.isfinite(region[1]) and math.isfinite(region[0]) else \
+        (region[0] + 1 if math.isfinite(region[0]) else region[1] - 1)
+    assert parse_tolerance(tol)(inside, stated or None) is None  # the region is what check() accepts
