@@ -92,7 +92,7 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
 
-@pytest.hookimpl(trylast=True)  # after the core's check of the claim itself
+@pytest.hookimpl(tryfirst=True)  # before fixtures: a GPU or weights claim costs nothing where it cannot run
 def pytest_runtest_setup(item):
     if not active(item.config):
         return
