@@ -92,7 +92,8 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
 
-@pytest.hookimpl(tryfirst=True)  # before fixtures: a GPU or weights claim costs nothing where it cannot run
+# a plain hook: after the core's tryfirst check of the claim itself, before pytest's own set-up of
+# the fixtures (registered earlier, so called later), so a claim that cannot run here costs nothing
 def pytest_runtest_setup(item):
     if not active(item.config):
         return

@@ -10,17 +10,17 @@ from claimcheck.plugin.state import claim_marker_id, lookup_claim
 from claimcheck.recorder import PLOTS_KEY, RECORD_KEY
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Before every other set-up (a kit's skips, the fixtures): a broken claim errors before any
-    measurement, and before a skip could hide that it is broken."""
-    if not isinstance(item, REGISTRY_ITEMS):
-        marks = list(item.iter_markers("claim"))
-        if marks and claim_marker_id(item) is None:
-            raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
-        if marks and "claim" in getattr(item, "fixturenames", ()):
-            lookup_claim(item.config, item, claim_marker_id(item))
-    return (yield)
+    """Before the kits' skips and the fixtures: a broken claim errors before any measurement, and
+    before a skip could hide that it is broken."""
+    if isinstance(item, REGISTRY_ITEMS):
+        return
+    marks = list(item.iter_markers("claim"))
+    if marks and claim_marker_id(item) is None:
+        raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
+    if marks and "claim" in getattr(item, "fixturenames", ()):
+        lookup_claim(item.config, item, claim_marker_id(item))
 
 
 @pytest.hookimpl(wrapper=True)

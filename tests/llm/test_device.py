@@ -186,3 +186,24 @@ def test_bad_device_setting_names_its_source(gpu_project, monkeypatch):
     result = gpu_project.runpytest("claims", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*environment variable CLAIMCHECK_DEVICE: unknown device 'gpu'*"])
+
+
+def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_cuda, monkeypatch):
+    """The skip comes before the fixtures: a CPU-only runner never pays for a GPU claim's measurement."""
+    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_DEVICE"):
+        monkeypatch.delenv(var, raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_gpu.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.fixture
+        def expensive():
+            raise AssertionError("the GPU claim's fixture was set up on a CPU-only runner")
+
+        @pytest.mark.claim("C34")
+        def test_c34(claim, expensive):
+            claim.check(25.0)
+    """), encoding="utf-8")
+    pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
+    assert _c34(pytester)[0]["reason"].startswith("needs a CUDA GPU")
