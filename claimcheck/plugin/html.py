@@ -50,8 +50,8 @@ class HtmlReport:
         profile = (state.json_doc or {}).get("profile") or {}
         prefix.append(
             "<p><b>Runner</b>: " + html.escape(describe_long(fp))
-            + f"<br><b>Profile</b>: {html.escape(profile.get('description') or s.profile)} &nbsp; <b>Runner profile</b>: "
-            + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
+            + f"<br><b>Size profile</b>: {html.escape(profile.get('description') or s.size_profile)} &nbsp; <b>Runner profile</b>: "
+            + html.escape(s.runner_profile or "unnamed (machine-bound figures are shown, not enforced)")
             + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}, rows))
             + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in counts.items()))
             + "</p>")

@@ -161,7 +161,7 @@ def fingerprint_of(config) -> dict:
     if state.fingerprint is None:
         from claimcheck.fingerprint import runner_fingerprint
 
-        fp = runner_fingerprint(state.settings.runner)
+        fp = runner_fingerprint(state.settings.runner_profile)
         config.hook.pytest_claimcheck_runner_fingerprint(config=config, fingerprint=fp)
         state.fingerprint = fp
     return state.fingerprint
