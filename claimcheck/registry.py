@@ -229,19 +229,25 @@ def load_registry(path: str | Path) -> Registry:
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
     tables = _tables(text)
+    toml_error = False
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        data = _load_tables(tables, shown, reg, exc)
+        data, toml_error = _load_tables(tables, shown, reg, exc), True
     located = {}  # claim id -> [RegistryIssue] for undecodable bytes inside its table
+    by_line: dict[int, list[int]] = {}
     for line, byte in bad_bytes:
+        by_line.setdefault(line, []).append(byte)
+    for line, found in by_line.items():
         table = _table_at(tables, line)
         cid = table.claim_id if table is not None else None
         fld = _key_at(text, line)
         if cid is None and fld and table is not None and table.header:
             fld = f"{table.header}.{fld}"
-        issue = RegistryIssue(shown, cid, fld, f"line {line}: byte 0x{byte:02x} is not UTF-8; save the registry "
-                                               "as UTF-8 (the rest of the file was read)")
+        what = (f"byte 0x{found[0]:02x} is" if len(found) == 1 else
+                f"{len(found)} byte sequences ({' '.join(f'0x{b:02x}' for b in found[:4])}{' ...' if len(found) > 4 else ''}) are")
+        issue = RegistryIssue(shown, cid, fld, f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest "
+                                               "of the file was read)")
         if cid is not None:
             located.setdefault(cid, []).append(issue)
         else:
@@ -268,7 +274,7 @@ def load_registry(path: str | Path) -> Registry:
     if not isinstance(entries, list):
         reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
         return reg
-    if not entries and not reg.invalid:
+    if not entries and not toml_error:
         reg.issues.append(RegistryIssue(shown, None, "claims", "the file is empty" if not text.strip() else
                                         "declares no claims (no [[claims]] table): a registry without claims checks nothing"))
     for index, entry in enumerate(entries, start=1):
@@ -323,7 +329,7 @@ class _Table:
         if self.header != "claims":
             return None
         m = _ID_LINE.search(self.text)
-        return m.group(1) if m else f"#{self.first} (no id)"
+        return m.group(1) if m else f"# at line {self.first} (no id)"
 
 
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")

@@ -247,6 +247,20 @@ class Settings:
         """Where the setting ``name`` came from (``default`` when not in :attr:`sources`)."""
         return dict(self.sources).get(name, "default")
 
+    def shown(self, name: str) -> str:
+        """The setting ``name`` as the user wrote it, for messages: ``--claims-runner laptop``,
+        ``CLAIMCHECK_RUNNER=laptop``, ``ini claims_runner = laptop``, or ``default NAME = VALUE``."""
+        o, value, src = BY_NAME[name], getattr(self, name), self.source(name)
+        if o.kind == "flag":
+            value = "true" if value else "false"
+        if src.startswith("--"):
+            return o.flag if o.kind == "flag" else f"{o.flag} {_shown(value)}"
+        if src.startswith("environment"):
+            return f"{o.env}={_shown(value)}"
+        if src.startswith("ini"):
+            return f"ini {o.ini} = {_shown(value)}"
+        return f"default {o.flag} {_shown(value)}"
+
 
 def add_options(parser) -> None:
     """Declare every option of :data:`OPTIONS` on a pytest parser: ``addoption`` and ``addini``.
@@ -337,10 +351,7 @@ def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> N
     name = settings.runner_profile
     if name is None or name in runners:
         return
-    src = settings.source("runner_profile")
-    shown = {"--claims-runner": f"--claims-runner {name}", "environment variable CLAIMCHECK_RUNNER": f"CLAIMCHECK_RUNNER={name}",
-             "ini setting claims_runner": f"ini claims_runner = {name}"}.get(src, name)
     known = sorted(runners)
     where = "; ".join(f"{n} in {', '.join(sorted(set(paths)))}" for n, paths in sorted(runners.items()))
-    raise SettingsError(f"{shown}: unknown runner profile{suggest(name, known)} "
+    raise SettingsError(f"{settings.shown('runner_profile')}: unknown runner profile{suggest(name, known)} "
                         + (f"(declared: {where})" if known else "(the registry declares no [runners.NAME])"))

@@ -35,7 +35,7 @@ def pytest_configure(config):
         try:
             select_device(s.device)
         except DeviceError as exc:
-            raise pytest.UsageError(f"claimcheck: {dict(s.sources)['device']}: {exc}") from None
+            raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
 
 
 def weights_of(config):

@@ -19,6 +19,10 @@ class ManuscriptDriftError(Exception):
     pass
 
 
+class ModuleError(Exception):
+    pass
+
+
 class RegistryFile(pytest.File):
     """A ``claims.toml``: yields one failing item per registry problem (and, with a manuscript,
     a drift item per claim and the audit)."""
@@ -74,6 +78,36 @@ class PlaceholderItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
+class ModuleErrorItem(pytest.Item):
+    """Stands for a claim whose test module could not be collected (an import error, a syntax
+    error, an exception at import, a broken parametrisation): errors with the exception's first
+    line, so that the claim is reported ``error`` and every other module still runs.
+
+    The claim ids come from the module's source (:mod:`claimcheck.testscan`); a module that names
+    no claim yields one item without an id.
+    """
+
+    def __init__(self, *, claim_id, message, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+        self.message = message
+        self.user_properties.append((KIND_KEY, "module-error"))
+        if claim_id:
+            self.user_properties.append((CLAIM_ID_KEY, claim_id))
+            self.extra_keyword_matches.add(claim_id)  # -k C05 selects it like the test it stands for
+
+    def runtest(self):
+        raise ModuleError(self.message)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ModuleError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, self.name
 
 
 def manuscript_check(config, registry_path: Path):
@@ -145,4 +179,4 @@ class AuditItem(_ManuscriptItem):
 
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem)
+REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem)

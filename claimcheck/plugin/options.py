@@ -35,18 +35,58 @@ def is_claims_run(config) -> bool:
     """
     if config.option.collectonly:
         return False
+    return bool(registries_of_args(config, first_only=True))
+
+
+def registries_of_args(config, first_only: bool = False) -> list[Path]:
+    """The ``claims.toml`` files governing this run's arguments (see :func:`is_claims_run`)."""
     root = Path(config.rootpath)
+    found: list[Path] = []
     for arg in config.args or []:
         path = Path(str(arg).split("::", 1)[0])
         if not path.is_absolute():
             path = Path(config.invocation_params.dir) / path
         if not path.exists():
             continue
-        if any(c.is_file() for c in registry_candidates(path, root)):
-            return True
-        if path.is_dir() and next(path.rglob(REGISTRY_NAME), None) is not None:
-            return True
-    return False
+        here = next((c for c in registry_candidates(path, root) if c.is_file()), None)
+        below = list(path.rglob(REGISTRY_NAME)) if here is None and path.is_dir() else []
+        for p in ([here] if here else below):
+            if p not in found:
+                found.append(p)
+                if first_only:
+                    return found
+    return found
+
+
+def _check_runner_profile(config, s) -> None:
+    """A ``--claims-runner`` that no governing registry declares is a usage error with a "did you
+    mean": a typo would leave the machine-bound figures unenforced without a word."""
+    if s.runner_profile is None:
+        return
+    from claimcheck.registry import load_registry
+
+    paths = registries_of_args(config)
+    runners: dict[str, list[str]] = {}
+    for path in paths:
+        for name in load_registry(path).runners:
+            runners.setdefault(name, []).append(str(path))
+    if paths:
+        try:
+            settings_mod.check_runner_profile(s, runners)
+        except settings_mod.SettingsError as exc:
+            raise pytest.UsageError(f"claimcheck: {exc}") from None
+
+
+def _check_input_files(config, s) -> None:
+    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read."""
+    for name in ("manuscript", "listing", "corpus"):
+        if not getattr(s, name):
+            continue
+        path = setting_path(config, name)
+        problem = ("no such file" if not path.exists() else "is a folder, not a file" if path.is_dir()
+                   else "cannot be read (permission denied)" if not os.access(path, os.R_OK) else None)
+        if problem:
+            raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -59,16 +99,17 @@ def pytest_configure(config):
         raise pytest.UsageError(f"claimcheck: {exc}") from None
     state = RunState(settings=s, overrides=dict(s.stated))
     config.stash[STATE] = state
-    for name in ("manuscript", "listing"):
-        if getattr(s, name) and not setting_path(config, name).is_file():
-            where = dict(s.sources).get(name, name)
-            raise pytest.UsageError(f"claimcheck: {where}: no such file: {setting_path(config, name)}")
+    _check_input_files(config, s)
+    _check_runner_profile(config, s)
     config.pluginmanager.register(state, "claimcheck-state")
     claims_run = is_claims_run(config)
     if claims_run and not hasattr(config, "workerinput"):
         report_dir = Path(config.rootpath) / s.report_dir
         report_dir = config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
-        _check_writable(report_dir, dict(s.sources).get("report_dir", "default"))
+        _check_writable(report_dir, s.shown("report_dir"))
+        from claimcheck.fileio import remove_leftovers
+
+        remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
         state.json_path = report_dir / "claims.json"
         state.html_path = report_dir / "claims.html"
         # pytest-html reads these in its own pytest_configure, which runs after this one.
