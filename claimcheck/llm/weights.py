@@ -115,6 +115,7 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
     """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None. Never networked."""
     from huggingface_hub import try_to_load_from_cache
 
+    cache_dir = cache_dir or os.environ.get("HF_HUB_CACHE") or None  # as set now, not at import
     cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir)
     if not isinstance(cfg, str):
         return None
@@ -342,13 +343,16 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
 
 
 def hub_endpoint() -> str:
-    """The Hugging Face hub's address (``HF_ENDPOINT``, default https://huggingface.co)."""
+    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default
+    (https://huggingface.co)."""
+    if os.environ.get("HF_ENDPOINT", "").strip():
+        return os.environ["HF_ENDPOINT"].strip().rstrip("/")
     try:
         from huggingface_hub import constants
 
         return constants.ENDPOINT.rstrip("/")
     except ImportError:
-        return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+        return "https://huggingface.co"
 
 
 def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S) -> None:

@@ -15,8 +15,8 @@ class RegistryIssueError(Exception):
     pass
 
 
-class ManuscriptDriftError(Exception):
-    pass
+class ManuscriptDriftError(AssertionError):
+    """A drift or audit finding: the verdict of a drift check (so ``failed``, not ``error``)."""
 
 
 class ModuleError(Exception):

@@ -78,7 +78,9 @@ def _check_runner_profile(config, s) -> None:
 
 
 def _check_input_files(config, s) -> None:
-    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read."""
+    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read;
+    the manuscript is UTF-8 (the listing's and the corpus's text are their own claim's business:
+    C33 and C31 error with the line)."""
     for name in ("manuscript", "listing", "corpus"):
         if not getattr(s, name):
             continue
@@ -87,6 +89,13 @@ def _check_input_files(config, s) -> None:
                    else "cannot be read (permission denied)" if not os.access(path, os.R_OK) else None)
         if problem:
             raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
+    if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once
+        from claimcheck.manuscript import Manuscript, ManuscriptError
+
+        try:
+            Manuscript.read(setting_path(config, "manuscript"))
+        except ManuscriptError as exc:
+            raise pytest.UsageError(f"claimcheck: {s.shown('manuscript')}: {exc}") from None
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.plugin.items import REGISTRY_ITEMS
+from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
 from claimcheck.plugin.state import claim_marker_id, lookup_claim
 from claimcheck.recorder import ERROR_KEY, PLOTS_KEY, RECORD_KEY
 
@@ -37,7 +37,7 @@ def pytest_runtest_makereport(item, call):
                                "call claim.check(...) (or skip with a reason); a test that measures nothing "
                                "cannot stand for a claim")
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
-    if report.failed and claim_test and call.excinfo is not None:
+    if report.failed and call.excinfo is not None and (claim_test or isinstance(item, (DriftItem, AuditItem))):
         from claimcheck.report import exception_reason
 
         reason = exception_reason(call.excinfo, call.when)

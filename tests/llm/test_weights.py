@@ -77,12 +77,10 @@ def test_a_failed_download_is_unavailable_with_one_reason(no_hf_cache):
 def test_no_network_fails_fast_without_retries(no_hf_cache, monkeypatch):
     import socket
 
-    from claimcheck.llm import weights
-
     with socket.socket() as s:  # a port on this machine that nothing listens on: connection refused
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    monkeypatch.setattr(weights, "hub_endpoint", lambda: f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     start = time.perf_counter()
     r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache)
