@@ -2,7 +2,7 @@
 
 A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table (free-form; its
 ``id_pattern``, when present, is a regular expression every claim id must match before any
-``.part``, e.g. ``'C\d{2}'``, so that a renamed or mistyped id is a problem), optional
+``.part``, e.g. ``'C\\d{2}'``, so that a renamed or mistyped id is a problem), optional
 ``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, and a
 ``[[claims]]`` array. Each claim has these fields:
 
