@@ -32,7 +32,15 @@ class RegistryFile(pytest.File):
         reg = state.registry(self.path)
         state.registry_files.append(self)
         self.error_items = []
-        for n, issue in enumerate(reg.issues):
+        issues = list(reg.issues)
+        if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
+            from claimcheck.registry import RegistryIssue
+            from claimcheck.testscan import scan
+
+            why = "; ".join(i.message for i in reg.issues)
+            issues += [RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
+                       for cid in scan(self.path.parent)]
+        for n, issue in enumerate(issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue)
             self.error_items.append(item)
