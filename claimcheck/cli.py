@@ -16,8 +16,10 @@ COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_ru
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("validate", help="validate a claims registry and list its claims",
-                              description="Load a claims.toml, print every problem (file, claim id, field) "
-                                          "and a one-line summary per claim. Exit 1 if any problem.")
+                              description="Load a claims.toml, print every problem (file, claim id, field or line) "
+                                          "and a one-line summary per claim, and check that every claim id the test "
+                                          "modules beside it name (read without importing them) is declared. Exit 1 "
+                                          "if any problem, an empty registry included.")
     p.add_argument("registry", nargs="?", default="claims/ch15/claims.toml", metavar="PATH",
                    help="the registry file (default: claims/ch15/claims.toml)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
@@ -25,17 +27,43 @@ def register(subparsers) -> None:
 
 
 def _validate(args) -> int:
+    from pathlib import Path
+
     from claimcheck.registry import load_registry
 
     reg = load_registry(args.registry)
-    for issue in reg.issues:
-        print(f"error: {issue}", file=sys.stderr)
+    problems = [str(i) for i in reg.issues]
+    if Path(args.registry).is_file():
+        problems += unknown_ids_in_tests(reg, Path(args.registry).parent)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
     if not args.quiet:
         for c in reg.claims.values():
             stated = f"{c.stated} {c.unit}".strip() or "(no number)"
             print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {c.title}")
-    print(f"{len(reg.claims)} valid claims, {len(reg.issues)} problems in {reg.path}", file=sys.stderr)
-    return 1 if reg.issues else 0
+    print(f"{len(reg.claims)} valid claims, {len(problems)} problems in {reg.path}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def unknown_ids_in_tests(reg, folder) -> list[str]:
+    """Test modules under ``folder`` that name a claim id ``reg`` does not declare, one line each
+    (``path:line: ...``), with the likeliest fix (:meth:`Registry.unknown_id_message`)."""
+    from claimcheck.testscan import scan
+
+    marks = scan(folder)
+    declared = set(reg.all_ids)
+    untested = declared - set(marks)
+    unknown = [cid for cid in marks if cid not in declared]
+    if unknown and not declared:
+        return [f"{folder}: the test modules name {len(unknown)} claim ids and the registry declares none"]
+    out = []
+    for cid, places in marks.items():
+        if cid not in declared:
+            for place in places:
+                out.append(f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}")
+    return out
+
+
 
 
 def build_parser() -> argparse.ArgumentParser:

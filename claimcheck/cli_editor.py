@@ -49,6 +49,22 @@ def register(subparsers) -> None:
     w.set_defaults(func=_what_if)
 
 
+def write_output(text: str, dest: str) -> bool:
+    """Print ``text`` (``dest`` is ``-``) or write it atomically to ``dest``; on an OSError print
+    one error naming the file and return False."""
+    if dest == "-":
+        print(text)
+        return True
+    from claimcheck.fileio import write_atomic
+
+    try:
+        write_atomic(Path(dest), text + "\n")
+    except OSError as exc:
+        print(f"error: cannot write {dest}: {exc.strerror or exc}", file=sys.stderr)
+        return False
+    return True
+
+
 def _check_manuscript(args) -> int:
     from claimcheck.editor import format_check, measured_from_report
     from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -68,22 +84,18 @@ def _check_manuscript(args) -> int:
     if args.json:
         text = json.dumps({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
                           indent=2, ensure_ascii=False)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text, encoding="utf-8")
+        if not write_output(text, args.json):
+            return 2
     return 0 if check.ok else 1
 
 
 def _what_if(args) -> int:
-    import argparse
-
     from claimcheck.editor import run_what_if
-    from claimcheck.settings import stated_override_type
+    from claimcheck.settings import stated_override
 
     try:
-        revisions = [stated_override_type(r) for r in args.revisions]
-    except argparse.ArgumentTypeError as exc:
+        revisions = [stated_override(r) for r in args.revisions]
+    except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
@@ -102,8 +114,6 @@ def _what_if(args) -> int:
                             "measured": a.measured, "measured_display": a.measured_display, "unit": a.unit,
                             "tolerance": a.tolerance, "suggested": a.suggested, "reason": a.reason,
                             "verdict": a.verdict} for a in answers], indent=2, ensure_ascii=False)
-        if args.json == "-":
-            print(text)
-        else:
-            Path(args.json).write_text(text, encoding="utf-8")
+        if not write_output(text, args.json):
+            return 2
     return 0 if all(a.outcome == "passed" for a in answers) else 1

@@ -59,13 +59,10 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _write(doc: dict, dest: str) -> None:
-    text = json.dumps(doc, indent=2, ensure_ascii=False)
-    if dest == "-":
-        print(text)
-    else:
-        Path(dest).parent.mkdir(parents=True, exist_ok=True)
-        Path(dest).write_text(text + "\n", encoding="utf-8")
+def _write(doc: dict, dest: str) -> bool:
+    from claimcheck.cli_editor import write_output
+
+    return write_output(json.dumps(doc, indent=2, ensure_ascii=False), dest)
 
 
 def _merge(args) -> int:
@@ -80,11 +77,16 @@ def _merge(args) -> int:
     matrix = merge(runs, errors)
     for issue in (i for run in runs for i in run.issues):
         print(f"warning: {issue}", file=sys.stderr)
+    from claimcheck.fileio import write_atomic
+
     out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(matrix, args.title), encoding="utf-8")
-    if args.json_out:
-        _write(matrix_json(matrix), args.json_out)
+    try:
+        write_atomic(out, render_html(matrix, args.title))
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if args.json_out and not _write(matrix_json(matrix), args.json_out):
+        return 2
     split = matrix.split_ids
     print(f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
           f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
@@ -113,9 +115,9 @@ def _diff(args) -> int:
     for c in d.changes:
         counts[c.kind] = counts.get(c.kind, 0) + 1
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
-    if args.json_out:
-        _write({"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues,
-                "changes": [vars(c) for c in d.changes]}, args.json_out)
+    if args.json_out and not _write({"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues,
+                                     "changes": [vars(c) for c in d.changes]}, args.json_out):
+        return 2
     if d.issues:
         return 2
     if d.regressions or (args.fail_on_move and d.of_kind(MOVED)):

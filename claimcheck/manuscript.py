@@ -68,7 +68,9 @@ class Manuscript:
         except OSError as exc:
             raise ManuscriptError(f"{p}: cannot read the manuscript: {exc.strerror or exc}") from None
         except UnicodeDecodeError as exc:
-            raise ManuscriptError(f"{p}: the manuscript is not UTF-8 ({exc})") from None
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise ManuscriptError(f"{p}: the manuscript is not UTF-8: line {line}, byte 0x{raw[exc.start]:02x} "
+                                  f"({exc.reason}); save it as UTF-8") from None
         return cls.from_text(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"),
                              sha256=hashlib.sha256(raw).hexdigest())
 

@@ -20,7 +20,8 @@ from claimcheck.units import convert
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 RECORD_KEY = "claimcheck.record"
 CLAIM_ID_KEY = "claimcheck.id"
-KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" for synthetic items
+KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
+ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
 
 
 def format_value(value, unit: str = "") -> str:

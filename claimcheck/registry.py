@@ -1,6 +1,8 @@
 """The claims registry: a TOML file of claims, validated one claim at a time.
 
-A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, optional
+A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table (free-form; its
+``id_pattern``, when present, is a regular expression every claim id must match before any
+``.part``, e.g. ``'C\\d{2}'``, so that a renamed or mistyped id is a problem), optional
 ``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, and a
 ``[[claims]]`` array. Each claim has these fields:
 
@@ -174,6 +176,26 @@ class Registry:
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
 
+    def unknown_id_message(self, claim_id: str, untested=None, scope: str = " in this run") -> str:
+        """Why a test names ``claim_id`` and this registry has no such claim, with the likeliest fix.
+
+        ``untested``: the registry ids that no test of this run covers, when known. A test whose
+        claim was renamed in the registry is then pointed at the id that lost its test (the rename),
+        rather than at whichever declared id happens to look alike. ``scope`` ends the phrase
+        "without a test ..." (" in this run", or "" for every test module beside the registry).
+        """
+        orphans = [i for i in self.all_ids if untested is not None and i in untested]
+        close = difflib.get_close_matches(claim_id, orphans or self.all_ids, n=1)
+        msg = f"{self.path}: no claim with id {claim_id!r}"
+        if close:
+            return msg + f" (did you mean {close[0]}?)"
+        if len(orphans) == 1:
+            return msg + f" (the only registry id without a test{scope} is {orphans[0]}: was {claim_id} renamed?)"
+        if orphans:
+            more = f" and {len(orphans) - 8} more" if len(orphans) > 8 else ""
+            return msg + f" (registry ids without a test{scope}: {', '.join(orphans[:8])}{more})"
+        return msg + " (every registry id has a test: add a [[claims]] table for it)"
+
     @property
     def all_ids(self) -> list[str]:
         """Every claim id the file declares, valid or not, in file order."""
@@ -186,24 +208,52 @@ def load_registry(path: str | Path) -> Registry:
     """Load and validate a registry file.
 
     Returns a :class:`Registry` whose ``claims`` holds every valid claim and whose ``issues``
-    lists every problem, each naming the file, the claim id and the field. A file that is not
-    valid TOML yields a single file-level issue and no claims.
+    lists every problem, each naming the file, the claim id and the field (or the line). Nothing
+    is lost to a local problem:
+
+    - a byte that is not UTF-8 is reported with its line and the claim whose table holds it (that
+      claim is invalid); the rest of the file is read as usual;
+    - a TOML syntax error is reported with its line and the claim it breaks, and the file's other
+      tables (each ``[[claims]]``, ``[[waivers]]``, ``[chapter]``...) are still read one by one;
+    - a file that declares no claim at all is a problem (it would check nothing);
+    - with ``id_pattern`` in ``[chapter]`` (a regular expression for the id before any
+      ``.part``, such as ``"C\\d{2}"``), an id that does not match it is a problem.
+
+    Never raises for the file's content; an unreadable file is a single file-level issue.
     """
     p = Path(path)
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        data = tomllib.loads(p.read_text(encoding="utf-8-sig"))  # a BOM (Windows editors) is not an error
-    except UnicodeDecodeError as exc:
-        reg.issues.append(RegistryIssue(shown, None, None, f"not UTF-8 (byte {exc.start}: {exc.reason}); "
-                                                          "save the registry as UTF-8"))
-        return reg
+        raw = p.read_bytes()
     except OSError as exc:
-        reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc}"))
+        reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc.strerror or exc}"))
         return reg
+    text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
+    tables = _tables(text)
+    toml_error = False
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        reg.issues.append(RegistryIssue(shown, None, None, f"not valid TOML: {exc}"))
-        return reg
+        data, toml_error = _load_tables(tables, shown, reg, exc), True
+    located = {}  # claim id -> [RegistryIssue] for undecodable bytes inside its table
+    by_line: dict[int, list[int]] = {}
+    for line, byte in bad_bytes:
+        by_line.setdefault(line, []).append(byte)
+    for line, found in by_line.items():
+        table = _table_at(tables, line)
+        cid = table.claim_id if table is not None else None
+        fld = _key_at(text, line)
+        if cid is None and fld and table is not None and table.header:
+            fld = f"{table.header}.{fld}"
+        what = (f"byte 0x{found[0]:02x} is" if len(found) == 1 else
+                f"{len(found)} byte sequences ({' '.join(f'0x{b:02x}' for b in found[:4])}{' ...' if len(found) > 4 else ''}) are")
+        issue = RegistryIssue(shown, cid, fld, f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest "
+                                               "of the file was read)")
+        if cid is not None:
+            located.setdefault(cid, []).append(issue)
+        else:
+            reg.issues.append(issue)
 
     unknown_top = set(data) - {"chapter", "runners", "claims", "waivers"}
     for key in sorted(unknown_top):
@@ -213,6 +263,7 @@ def load_registry(path: str | Path) -> Registry:
             reg.issues.append(RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"))
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
+    id_pattern = _id_pattern(reg.chapter, shown, reg.issues)
     reg.runners = {}
     for name, runner in data.get("runners", {}).items():
         if isinstance(runner, dict):
@@ -225,19 +276,140 @@ def load_registry(path: str | Path) -> Registry:
     if not isinstance(entries, list):
         reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
         return reg
+    if not entries and not toml_error:
+        reg.issues.append(RegistryIssue(shown, None, "claims", "the file is empty" if not text.strip() else
+                                        "declares no claims (no [[claims]] table): a registry without claims checks nothing"))
     for index, entry in enumerate(entries, start=1):
-        claim, problems = _validate(entry, index, shown, reg.runners)
+        claim, problems = _validate(entry, index, shown, reg.runners, id_pattern)
         cid = problems[0].claim_id if problems else claim.id
         if claim is not None and cid in reg.claims:
             problems = [RegistryIssue(shown, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")]
             claim = None
+        if claim is not None and cid in located:
+            problems, claim = located.pop(cid), None
         if problems:
             reg.issues.extend(problems)
             if cid and not cid.startswith("#"):
                 reg.invalid.setdefault(cid, []).extend(problems)
         else:
             reg.claims[claim.id] = claim
+    for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
+        reg.issues.extend(problems)
+        reg.invalid.setdefault(cid, []).extend(problems)
     return reg
+
+
+def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
+    """Decode UTF-8, replacing each undecodable byte sequence by U+FFFD; also return
+    ``[(1-based line, first bad byte), ...]``."""
+    parts, bad, pos = [], [], 0
+    while True:
+        try:
+            parts.append(raw[pos:].decode("utf-8"))
+            break
+        except UnicodeDecodeError as exc:
+            start, end = pos + exc.start, pos + exc.end
+            parts.append(raw[pos:start].decode("utf-8"))
+            parts.append("\ufffd")
+            bad.append((raw.count(b"\n", 0, start) + 1, raw[start]))
+            pos = end
+    return "".join(parts), bad
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A top-level table of the file as text: ``[chapter]``, ``[[claims]]``... (or the preamble)."""
+
+    header: str          # "" for the text before the first header
+    first: int           # 1-based line of the header
+    last: int            # 1-based last line
+    text: str
+
+    @property
+    def claim_id(self) -> str | None:
+        """The id of a ``[[claims]]`` table, read from its text (None for other tables)."""
+        if self.header != "claims":
+            return None
+        m = _ID_LINE.search(self.text)
+        return m.group(1) if m else f"# at line {self.first} (no id)"
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+_ID_LINE = re.compile(r"""^\s*id\s*=\s*["']([^"'\n]+)["']""", re.M)
+_KEY_LINE = re.compile(r"^\s*([A-Za-z0-9_-]+)\s*=")
+
+
+def _tables(text: str) -> list[_Table]:
+    """Split the file at its table headers (lines such as ``[[claims]]``, ``[chapter]``)."""
+    lines = text.split("\n")
+    starts = [(0, "")]
+    for n, line in enumerate(lines):
+        m = _HEADER.match(line)
+        if m:
+            starts.append((n, m.group(2).split(".")[0].strip("\"' ")))
+    out = []
+    for k, (n, header) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(lines)
+        if n == 0 and header == "" and k + 1 < len(starts) and starts[k + 1][0] == 0:
+            continue
+        out.append(_Table(header, n + 1, end, "\n".join(lines[n:end])))
+    return out
+
+
+def _table_at(tables: list[_Table], line: int) -> _Table | None:
+    return next((t for t in tables if t.first <= line <= t.last), None)
+
+
+def _key_at(text: str, line: int) -> str | None:
+    m = _KEY_LINE.match(text.split("\n")[line - 1])
+    return m.group(1) if m else None
+
+
+def _load_tables(tables: list[_Table], path: str, reg: Registry, whole: Exception) -> dict:
+    """After a TOML syntax error: read the file table by table, so that one broken table costs
+    only itself. Each table that does not parse is one issue naming its line and its claim."""
+    data: dict = {}
+    broken = 0
+    for t in tables:
+        try:
+            part = tomllib.loads(t.text)
+        except tomllib.TOMLDecodeError as exc:
+            broken += 1
+            msg = re.sub(r"\(at line (\d+), column (\d+)\)",
+                         lambda m: f"(at line {int(m.group(1)) + t.first - 1}, column {m.group(2)})", str(exc))
+            cid = t.claim_id
+            issue = RegistryIssue(path, cid, None, f"not valid TOML: {msg}; the file's other tables were read")
+            reg.issues.append(issue)
+            if cid and not cid.startswith("#"):
+                reg.invalid.setdefault(cid, []).append(issue)
+            continue
+        for key, value in part.items():
+            if isinstance(value, list) and isinstance(data.get(key, []), list):
+                data.setdefault(key, []).extend(value)
+            elif isinstance(value, dict) and isinstance(data.get(key, {}), dict):
+                for k, v in value.items():
+                    data.setdefault(key, {})[k] = v
+            else:
+                data[key] = value
+    if not broken:  # the split hid the error (e.g. a table defined twice): report the file's own error
+        reg.issues.append(RegistryIssue(path, None, None, f"not valid TOML: {whole}"))
+        return {}
+    return data
+
+
+def _id_pattern(chapter: dict, path: str, issues: list):
+    """The compiled ``[chapter] id_pattern`` (the id before any ``.part``), or None when not declared."""
+    text = chapter.get("id_pattern")
+    if text is None:
+        return None
+    if not isinstance(text, str) or not text:
+        issues.append(RegistryIssue(path, None, "chapter.id_pattern", f"must be a regular expression string, got {text!r}"))
+        return None
+    try:
+        return re.compile(text)
+    except re.error as exc:
+        issues.append(RegistryIssue(path, None, "chapter.id_pattern", f"not a regular expression: {exc}"))
+        return None
 
 
 def _suggest(name: str, options) -> str:
@@ -245,7 +417,7 @@ def _suggest(name: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _validate(entry, index: int, path: str, runners: dict):
+def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
     """Return (Claim or None, [RegistryIssue, ...]) for one ``[[claims]]`` table."""
     if not isinstance(entry, dict):
         return None, [RegistryIssue(path, f"#{index}", None, "each claim must be a table")]
@@ -272,6 +444,9 @@ def _validate(entry, index: int, path: str, runners: dict):
             bad(key, "missing required field")
     if isinstance(raw_id, str) and not ID_RE.match(raw_id):
         bad("id", f"bad id {raw_id!r}: expected e.g. 'C05' or 'C30.text'")
+    elif isinstance(raw_id, str) and id_pattern is not None and not id_pattern.fullmatch(raw_id.split(".", 1)[0]):
+        bad("id", f"id {raw_id!r} does not match the registry's id pattern '{id_pattern.pattern}' ([chapter] "
+                  "id_pattern): a renamed or mistyped id would leave its test without a claim")
 
     def text_field(name, allow_empty=False):
         value = entry.get(name)

@@ -1,9 +1,10 @@
 """Aggregate test reports into one row per claim, and write ``claims.json``.
 
-Outcomes, per claim id: ``passed``, ``failed``, ``near-tie`` (a token stream differed only at a
-near-tie: neither a pass nor a hard failure), ``skipped`` (with the reason: no weights, no GPU,
-machine-bound), ``error`` (the test or the registry entry is broken), ``not-run`` (no test yet,
-or not selected in this run). Every id of every registry loaded in the run appears.
+Outcomes (:mod:`claimcheck.outcomes`), one per claim id; every id of every registry loaded in the
+run appears. A claim test's call phase is ``failed`` only on a verdict: the recorder's
+(``claim.check``, ``claim.require``...), or the test's own ``pytest.fail`` or ``assert``. Any other
+exception is ``error`` (the measurement never reached a verdict), its reason the exception's type
+and message (:func:`exception_reason`), not pytest's traceback.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.outcomes import INCONCLUSIVE, SEVERITY
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+from claimcheck.recorder import CLAIM_ID_KEY, ERROR_KEY, KIND_KEY, RECORD_KEY
 
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
@@ -26,7 +27,39 @@ def _props(report) -> dict:
     return {k: v for k, v in getattr(report, "user_properties", [])}
 
 
+def exception_reason(excinfo, when: str) -> str | None:
+    """The reason of a phase that raised, when the exception is not a verdict, else None.
+
+    A verdict: in the call phase, pytest's ``Failed`` (``pytest.fail``, which the recorder uses)
+    or an ``AssertionError``; in any phase, pytest's skip/xfail/exit. Anything else (a
+    ``RuntimeError`` in the test, an exception in a fixture) returns ``"Type: message (raised at
+    file:line)"``, so that the claim's row says what broke instead of disproving the chapter.
+    ``pytest.fail`` in setup or teardown (e.g. unusable weights) keeps its own message: None.
+    """
+    import pytest
+
+    exc = excinfo.value
+    if isinstance(exc, (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception,
+                        KeyboardInterrupt)):
+        return None
+    if when == "call" and isinstance(exc, AssertionError):
+        return None
+    text = str(exc).strip()
+    if len(text) > 1000:
+        text = text[:1000] + " ..."
+    where = ""
+    try:
+        entry = excinfo.traceback[-1]
+        where = f" (raised at {Path(str(entry.path)).name}:{entry.lineno + 1} in {entry.name})"
+    except (IndexError, AttributeError, TypeError):
+        pass
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
 def _reason(report) -> str:
+    raised = _props(report).get(ERROR_KEY)
+    if raised:
+        return raised
     longrepr = report.longrepr
     if longrepr is None:
         return ""
@@ -45,29 +78,29 @@ def report_outcome(report) -> str | None:
     if (props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (report.skipped or report.failed):
         return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
     if kind == "placeholder":
-        return "not-run" if report.skipped else None
+        return NOT_RUN if report.skipped else None
     if hasattr(report, "wasxfail"):
-        return "near-tie" if report.skipped else "passed"
+        return NEAR_TIE if report.skipped else PASSED
     if report.failed:
-        if report.when == "call" and kind != "registry-error":
-            return "failed"
-        return "error"
+        if report.when == "call" and kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY):
+            return FAILED
+        return ERROR
     if report.skipped:
-        return "skipped"
+        return SKIPPED
     if report.when == "call":
-        return "passed"
+        return PASSED
     return None
 
 
 def verdict_text(report, record: dict) -> str:
     """One line for the HTML Verdict column: the outcome and, unless passed, why."""
     outcome = report_outcome(report) or report.outcome
-    if outcome == "passed":
+    if outcome == PASSED:
         caveat = (record.get("details") or {}).get("caveat")
-        return f"passed ({caveat})" if caveat else "passed"
-    if outcome == "near-tie":
+        return f"{PASSED} ({caveat})" if caveat else PASSED
+    if outcome == NEAR_TIE:
         return f"near-tie: {report.wasxfail}"
-    if outcome == "failed" and record.get("reason"):
+    if outcome == FAILED and record.get("reason"):
         return f"failed: {record['reason']}"
     first = _reason(report).splitlines()
     return f"{outcome}: {first[0]}" if first else outcome
@@ -76,7 +109,7 @@ def verdict_text(report, record: dict) -> str:
 @dataclass
 class ClaimRow:
     id: str
-    outcome: str = "not-run"
+    outcome: str = NOT_RUN
     reason: str = "no test yet"
     record: dict = field(default_factory=dict)
     tests: list = field(default_factory=list)
@@ -104,11 +137,11 @@ class ResultCollector:
             return
         if entry["outcome"] is None or SEVERITY.index(outcome) < SEVERITY.index(entry["outcome"]):
             entry["outcome"] = outcome
-            if outcome == "near-tie":
+            if outcome == NEAR_TIE:
                 entry["reason"] = report.wasxfail
             elif outcome == INCONCLUSIVE:
                 entry["reason"] = (props.get(RECORD_KEY) or {}).get("reason") or _reason(report)
-            elif outcome != "passed":
+            elif outcome != PASSED:
                 entry["reason"] = _reason(report)
             else:
                 entry["reason"] = ""
@@ -132,25 +165,25 @@ class ResultCollector:
                                   "title": claim.title, "locator": claim.locator, "needs": list(claim.needs),
                                   "runner": claim.runner, "note": claim.note}
                 else:
-                    row.outcome = "error"
+                    row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             row = rows.setdefault(t["id"], ClaimRow(t["id"], reason="not in any loaded registry"))
             row.tests.append(nodeid)
             row.duration_s += t["duration"]
-            outcome = t["outcome"] or "not-run"
+            outcome = t["outcome"] or NOT_RUN
             record = {k: v for k, v in t["record"].items() if v is not None}
             details = record.pop("details", None)
             row.record.update(record)
             if details:  # several tests of one claim (its measurement, its drift check): keep all details
                 row.record["details"] = {**row.record.get("details", {}), **details}
-            if t.get("kind") == "drift" and outcome not in ("failed", "error"):
+            if t.get("kind") == "drift" and outcome not in (FAILED, ERROR):
                 continue  # a drift check that holds says nothing about the measurement: no upgrade
-            if t.get("kind") == "drift" and outcome == row.outcome == "failed" and row.reason:
+            if t.get("kind") == "drift" and outcome == row.outcome == FAILED and row.reason:
                 row.reason = f"{row.reason}\n{t['reason']}"  # failed measurement and drift: say both
                 continue
             if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
-                keep_registry_reason = row.outcome == "error" and outcome == "error"
+                keep_registry_reason = row.outcome == ERROR and outcome == ERROR
                 row.outcome = outcome
                 if not keep_registry_reason:
                     row.reason = t["reason"]
@@ -189,7 +222,8 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.time() - started, 1),
         "runner": runner,
-        "settings": {"profile": settings.profile, "runner": settings.runner, "device": settings.device,
+        "settings": {"size_profile": settings.size_profile, "runner_profile": settings.runner_profile,
+                     "device": settings.device, "strict_timing": settings.strict_timing,
                      "sources": dict(settings.sources)},
         "profile": profile,
         "registries": [{"path": reg.path, "chapter": reg.chapter, "runners": reg.runners,

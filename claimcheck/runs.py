@@ -328,13 +328,19 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     if os_:
         lines.append(f"OS: {os_}")
     r.pop("machine", None)
-    prof = (settings or {}).get("profile")
-    rp = r.pop("runner_profile", None) or (settings or {}).get("runner")
+    prof = settings_size_profile(settings)
+    rp = r.pop("runner_profile", None) or (settings or {}).get("runner_profile") or (settings or {}).get("runner")
     if prof or rp:
         lines.append(f"profile: {prof or '?'}" + (f", runner: {rp}" if rp else ""))
     for key, value in _flatten(r):
         lines.append(f"{key}: {value}")
     return lines
+
+
+def settings_size_profile(settings: dict | None) -> str | None:
+    """The size profile of a claims.json ``settings`` (``size_profile``; ``profile`` in older files)."""
+    settings = settings if isinstance(settings, dict) else {}
+    return settings.get("size_profile", settings.get("profile"))
 
 
 def _flatten(d: dict, prefix: str = ""):
@@ -542,7 +548,7 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
         a, b = old.runner.get(key), new.runner.get(key)
         if a != b:
             d.runner_notes.append(f"runner {key}: {_short(a)} -> {_short(b)}")
-    pa, pb = old.settings.get("profile"), new.settings.get("profile")
+    pa, pb = settings_size_profile(old.settings), settings_size_profile(new.settings)
     if pa != pb:
         d.runner_notes.append(f"profile: {pa} -> {pb}")
     for cid in _ordered_ids([old, new]):

@@ -283,11 +283,8 @@ def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand
     env.pop("PYTHONWARNINGS", None)
     run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
     real = weights is not None and getattr(weights, "available", False)
-    if real and weights.kind == "hf-cache":
+    if real and weights.kind in ("hf-cache", "hub"):  # "hub": downloaded into the cache when the run decided
         run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
-    elif real and weights.kind == "hub":
-        env.pop("HF_HUB_OFFLINE"), env.pop("TRANSFORMERS_OFFLINE")
-        run.models = {m: "real weights, downloaded from the hub (allowed)" for m in models}
     else:
         env["HF_HOME"] = str(hf_home)
         env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)

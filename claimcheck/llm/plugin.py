@@ -35,7 +35,7 @@ def pytest_configure(config):
         try:
             select_device(s.device)
         except DeviceError as exc:
-            raise pytest.UsageError(f"claimcheck: {dict(s.sources)['device']}: {exc}") from None
+            raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
 
 
 def weights_of(config):
@@ -76,7 +76,7 @@ def pytest_claimcheck_report_dir(config, report_dir):
 def pytest_claimcheck_size_profile(config):
     from claimcheck.llm.profiles import get
 
-    return get(settings_of(config).profile).as_dict()
+    return get(settings_of(config).size_profile).as_dict()
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -130,4 +130,4 @@ def claims_profile(claims_settings):
     """The :class:`claimcheck.llm.profiles.Profile` of this run (sizes behind size-dependent claims)."""
     from claimcheck.llm.profiles import get
 
-    return get(claims_settings.profile)
+    return get(claims_settings.size_profile)

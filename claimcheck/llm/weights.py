@@ -8,11 +8,14 @@ saved by ``save_pretrained`` or a Hugging Face hub id (default ``gpt2``). Order:
    is wrong with it;
 2. a hub id: looked up in the local Hugging Face cache, offline (``try_to_load_from_cache`` reads
    the cache's folders, never the network);
-3. a hub download, only when allowed (``--claims-allow-download``).
+3. a hub download, only when allowed (``--claims-allow-download``): done during the decision, so
+   that the decision is final: the weights are then in the Hugging Face cache (kind ``hub``), or
+   the download failed and the weight-bound claims are skipped with what was tried and what
+   failed. One request with a short time limit probes the hub first: without a network the
+   decision takes seconds, not the hub client's ~25 s of retries.
 
-With nothing local and no permission to download, the decision takes milliseconds (the hub's own
-retries take ~50 s with no network), and :attr:`WeightsResolution.reason` says what was tried and
-how to provide the weights. Loading (:func:`load_pretrained`) prefers safetensors, loads a pickle
+With nothing local and no permission to download, the decision takes milliseconds, and
+:attr:`WeightsResolution.reason` says what was tried and how to provide the weights. Loading (:func:`load_pretrained`) prefers safetensors, loads a pickle
 (``pytorch_model.bin``) only with ``weights_only=True``, checks that the tensors have GPT-2
 small's shapes, and raises :class:`WeightsError` (a broken setup, reported as a test error) for
 wrong shapes or an unreadable file.
@@ -41,6 +44,11 @@ SHAPE_CHECKS = ("gpt2-small", "config")
 it). ``config``: any GPT-2-architecture model whose tensors match its own config (the harness's
 own tests use a tiny saved model this way; the report records which check was applied)."""
 
+OFFLINE_HOW = ("Provide them without a network: on a machine with one, save them with "
+               "GPT2LMHeadModel.from_pretrained('gpt2').save_pretrained(DIR) (or fill a Hugging Face cache), copy "
+               "the folder here and pass --claims-weights DIR (or CLAIMCHECK_WEIGHTS).")
+PROBE_TIMEOUT_S = 5.0
+
 PICKLE_HINT = ("a pickle is only loaded with torch.load(weights_only=True); convert it to safetensors "
                "(model.save_pretrained(dir, safe_serialization=True)) if it holds anything but tensors")
 
@@ -53,14 +61,14 @@ class WeightsError(RuntimeError):
 class WeightsResolution:
     """Outcome of the weights look-up.
 
-    ``source``: a folder path (kind ``folder`` or ``hf-cache``) or a hub id (kind ``hub``), or
-    None when no weights are available; then ``reason`` says what was tried and what to do.
+    ``source``: a local folder (kind ``folder``: the user's; ``hf-cache``: found in the Hugging
+    Face cache; ``hub``: downloaded into it in this run), or None when no weights are available; then ``reason`` says what was tried and what to do.
     ``requested``: what the user named (None: the default hub id). ``seconds``: how long the
     decision took (wall clock).
     """
 
     source: str | None
-    kind: str | None  # "folder", "hf-cache", "hub" or None
+    kind: str | None  # "folder", "hf-cache", "hub" (downloaded in this run) or None
     reason: str
     tried: tuple = field(default_factory=tuple)
     requested: str | None = None
@@ -72,8 +80,8 @@ class WeightsResolution:
 
     @property
     def weights_file(self) -> Path | None:
-        """The local weights file (safetensors preferred), or None (hub download, nothing found)."""
-        if self.kind not in ("folder", "hf-cache"):
+        """The local weights file (safetensors preferred), or None (nothing found)."""
+        if self.source is None:
             return None
         for name in WEIGHT_FILES:
             if (Path(self.source) / name).is_file():
@@ -107,6 +115,7 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
     """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None. Never networked."""
     from huggingface_hub import try_to_load_from_cache
 
+    cache_dir = cache_dir or os.environ.get("HF_HUB_CACHE") or None  # as set now, not at import
     cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir)
     if not isinstance(cfg, str):
         return None
@@ -116,17 +125,20 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
 
 
 def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str = DEFAULT_HUB_ID,
-                    cache_dir: str | None = None) -> WeightsResolution:
-    """Decide where GPT-2 weights come from, without touching the network.
+                    cache_dir: str | None = None, download=None) -> WeightsResolution:
+    """Decide where GPT-2 weights come from; the network only when a download is allowed and needed.
 
     Args:
         spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id such as ``gpt2`` or
             ``openai-community/gpt2``; None means ``default_hub_id``.
-        allow_download: whether a hub id missing from the cache may be downloaded (at load time).
+        allow_download: whether a hub id missing from the cache may be downloaded (now).
         cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
+        download: ``(hub_id, cache_dir) -> folder`` raising :class:`WeightsError` (default:
+            :func:`download_weights`); the harness's tests pass their own.
 
-    Returns a :class:`WeightsResolution`; never raises for missing weights. A named folder that is
-    missing or incomplete is not replaced by anything else.
+    Returns a :class:`WeightsResolution`; never raises for missing weights or a failed download
+    (then ``available`` is False and ``reason`` says what was tried, what failed and what to do).
+    A named folder that is missing or incomplete is not replaced by anything else.
     """
     start = time.perf_counter()
 
@@ -155,7 +167,12 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
         return done(cached, "hf-cache", f"Hugging Face cache ({hub_id})", tried)
     tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
     if allow_download:
-        return done(hub_id, "hub", f"download of '{hub_id}' allowed", tried)
+        try:
+            folder = (download or download_weights)(hub_id, cache_dir)
+        except WeightsError as exc:
+            tried.append(f"--claims-allow-download: {exc}")
+            return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW, tried)
+        return done(str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})", tried)
     tried.append("no download allowed (--claims-allow-download)")
     return done(None, None, "needs the pretrained GPT-2 weights, which this runner does not have: "
                 + "; ".join(tried) + ". " + how, tried)
@@ -287,16 +304,14 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
 
     if not resolution.available:
         raise WeightsError(resolution.reason)
-    local = resolution.kind != "hub"
     src = resolution.source
     try:
-        config = AutoConfig.from_pretrained(src, local_files_only=local)
+        config = AutoConfig.from_pretrained(src, local_files_only=True)
     except Exception as exc:
-        raise WeightsError(f"{src}: cannot read config.json ({type(exc).__name__}: {str(exc)[:300]})") from None
-    if local:
-        wfile = resolution.weights_file
-    else:  # download the weights file first, so it can be checked and hashed like a local one
-        wfile = _download(src)
+        raise WeightsError(f"{src}: cannot read config.json ({type(exc).__name__}: {_short(exc)})") from None
+    wfile = resolution.weights_file
+    if wfile is None:
+        raise WeightsError(f"{src}: no {' or '.join(WEIGHT_FILES)} (it was there when the run started)")
     check_shapes(config, wfile, shape_check)
     try:
         model, loading = GPT2LMHeadModel.from_pretrained(
@@ -327,24 +342,79 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     return model, tokenizer, info
 
 
-def _download(hub_id: str) -> Path:
-    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer; return the weights file.
+def hub_endpoint() -> str:
+    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default
+    (https://huggingface.co)."""
+    if os.environ.get("HF_ENDPOINT", "").strip():
+        return os.environ["HF_ENDPOINT"].strip().rstrip("/")
+    try:
+        from huggingface_hub import constants
 
-    Only called when the user allowed downloads. Raises :class:`WeightsError` when it fails.
+        return constants.ENDPOINT.rstrip("/")
+    except ImportError:
+        return "https://huggingface.co"
+
+
+def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S) -> None:
+    """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
+
+    Raises:
+        WeightsError: the hub cannot be reached (no network, DNS, refused, time limit), or it
+            answers with an error (e.g. 404: no such model); the message says which address and why.
     """
+    import socket
+    import urllib.error
+    import urllib.request
+
+    url = f"{hub_endpoint()}/{hub_id}/resolve/main/config.json"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout):
+            return
+    except urllib.error.HTTPError as exc:
+        what = "no such model on the hub" if exc.code in (401, 404) else "the hub refused the request"
+        raise WeightsError(f"{url}: HTTP {exc.code} ({what})") from None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
+        raise WeightsError(f"cannot reach {hub_endpoint()}: {why} (one request, {timeout:g} s limit)") from None
+    except (socket.timeout, TimeoutError):
+        raise WeightsError(f"no answer from {hub_endpoint()} within {timeout:g} s (one request)") from None
+    except (OSError, ValueError) as exc:
+        raise WeightsError(f"cannot reach {hub_endpoint()} ({type(exc).__name__}: {_short(exc)})") from None
+
+
+def download_weights(hub_id: str, cache_dir: str | None = None) -> Path:
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files into the
+    Hugging Face cache; return the snapshot folder. Probes the hub first (:func:`probe_hub`).
+
+    Raises:
+        WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or
+            the config or every weights file failed; the message names what failed.
+    """
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
+    probe_hub(hub_id)
     from huggingface_hub import hf_hub_download
 
+    def fetch(name):
+        return Path(hf_hub_download(hub_id, name, cache_dir=cache_dir))
+
+    try:
+        config = fetch("config.json")
+    except Exception as exc:
+        raise WeightsError(f"download of {hub_id}/config.json failed: {type(exc).__name__}: {_short(exc)}") from None
     errors = []
     for name in WEIGHT_FILES:
         try:
-            path = Path(hf_hub_download(hub_id, name))
+            fetch(name)
+            break
         except Exception as exc:
-            errors.append(f"{name}: {type(exc).__name__}")
-            continue
-        for extra in ("config.json", "vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):
-            try:
-                hf_hub_download(hub_id, extra)
-            except Exception:
-                pass
-        return path
-    raise WeightsError(f"download of '{hub_id}' failed: " + "; ".join(errors))
+            errors.append(f"{name}: {type(exc).__name__}: {_short(exc)[:120]}")
+    else:
+        raise WeightsError(f"download of {hub_id}'s weights failed: " + "; ".join(errors))
+    for extra in ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):
+        try:
+            fetch(extra)
+        except Exception:
+            pass  # optional: the offline GPT-2 BPE stands in
+    return config.parent

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.items import AuditItem, DriftItem, PlaceholderItem, RegistryErrorItem, RegistryFile
+from claimcheck.plugin.items import (AuditItem, DriftItem, ModuleErrorItem, PlaceholderItem, RegistryErrorItem,
+                                     RegistryFile)
 from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, registry_for, run_state, stated_record
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY
 
@@ -21,12 +22,57 @@ def pytest_collect_file(file_path: Path, parent):
     return None
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    """A claim test module that cannot be collected (import error, syntax error, exception at
+    import, broken parametrisation) does not interrupt the run: its collection report is replaced
+    by one :class:`ModuleErrorItem` per claim id its source names, each erroring with the
+    exception's first line, and every other module is collected and run as usual."""
+    report = yield
+    if not (report.failed and isinstance(collector, pytest.Module)):
+        return report
+    reg = registry_for(collector.config, Path(collector.path))
+    if reg is None:  # not a claims module: pytest's own behaviour
+        return report
+    from claimcheck.testscan import claim_ids_in_file
+
+    message = f"{collector.path}: the test module cannot be collected: {first_error_line(report.longrepr)}"
+    ids = claim_ids_in_file(collector.path)
+    items = [ModuleErrorItem.from_parent(collector, name=f"{cid} [module error]", claim_id=cid, message=message)
+             for cid in ids] or [ModuleErrorItem.from_parent(collector, name="[module error]", claim_id=None,
+                                                             message=message + " (it names no claim)")]
+    return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
+
+
+def first_error_line(longrepr) -> str:
+    """The exception's first line from a collection report's ``longrepr``: ``"ModuleNotFoundError:
+    No module named 'x'"``, ``"SyntaxError: invalid syntax (line 3)"``, ``"RuntimeError: boom"``."""
+    import re
+
+    crash = getattr(longrepr, "reprcrash", None)
+    if crash is not None and getattr(crash, "message", None):
+        return crash.message.splitlines()[0]
+    text = str(longrepr)
+    lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
+    typed = [ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", ln)]
+    first = (typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"])[-1]
+    where = re.search(r'File "[^"]*", line (\d+)', text)
+    if first.startswith("SyntaxError") and where:
+        first += f" (line {where.group(1)})"
+    return first
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
     state = run_state(config)
     covered: dict[str, set] = {}
     for item in items:
+        if isinstance(item, ModuleErrorItem) and item.claim_id:  # its claim is covered: by an error
+            reg = registry_for(config, Path(item.path))
+            if reg is not None:
+                covered.setdefault(reg.path, set()).add(item.claim_id)
+            continue
         cid = claim_marker_id(item)
         if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem)):
             continue
@@ -46,6 +92,7 @@ def pytest_collection_modifyitems(session, config, items):
     for rf in state.registry_files:
         reg = state.registry(rf.path)
         done = covered.get(reg.path, set())
+        state.untested[reg.path] = set(reg.all_ids) - done  # for a test whose claim id is unknown
         for cid, claim in reg.claims.items():
             if cid in done:
                 continue

@@ -25,8 +25,8 @@ def claim(request) -> ClaimRecorder:
         raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
     reg, found = lookup_claim(request.config, item, cid)
     s = settings_of(request.config)
-    return ClaimRecorder(found, item, s.runner, describe(fingerprint_of(request.config)), reg.runners,
-                         strict_timing=bool(getattr(s, "strict_timing", False)))
+    return ClaimRecorder(found, item, s.runner_profile, describe(fingerprint_of(request.config)), reg.runners,
+                         strict_timing=s.strict_timing)
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 
+import pytest
+
 from claimcheck.plugin.state import fingerprint_of, run_state
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY
 
@@ -34,6 +36,10 @@ class HtmlReport:
         values = (cid, stated, rec.get("measured_display", ""), rec.get("tolerance", ""), verdict)
         cells.insert(1, "".join(f'<td class="claim-col">{html.escape(str(v))}</td>' for v in values))
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionstart(self, session):
+        atomic_html_writes(session.config)
+
     def pytest_html_report_title(self, report):
         report.title = "claimcheck: claims report"
 
@@ -50,8 +56,8 @@ class HtmlReport:
         profile = (state.json_doc or {}).get("profile") or {}
         prefix.append(
             "<p><b>Runner</b>: " + html.escape(describe_long(fp))
-            + f"<br><b>Profile</b>: {html.escape(profile.get('description') or s.profile)} &nbsp; <b>Runner profile</b>: "
-            + html.escape(s.runner or "unnamed (machine-bound figures are shown, not enforced)")
+            + f"<br><b>Size profile</b>: {html.escape(profile.get('description') or s.size_profile)} &nbsp; <b>Runner profile</b>: "
+            + html.escape(s.runner_profile or "unnamed (machine-bound figures are shown, not enforced)")
             + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}, rows))
             + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in counts.items()))
             + "</p>")
@@ -71,3 +77,26 @@ def _weights_line(w: dict, rows=()) -> str:
     if not w.get("available"):
         return "none (weight-bound claims skipped)"
     return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')} sha256 {w.get('sha256', '?')}"
+
+
+def atomic_html_writes(config) -> bool:
+    """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`): a
+    run killed while writing leaves the previous claims.html whole, never half a page.
+
+    pytest-html writes through one method of its report object (``_write_report``); it is
+    replaced on that object only. Returns False, changing nothing, when this pytest-html has no
+    such method.
+    """
+    try:
+        from pytest_html.basereport import BaseReport
+    except ImportError:
+        return False
+    from claimcheck.fileio import write_atomic
+
+    done = False
+    for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
+        if isinstance(plugin, BaseReport) and callable(getattr(plugin, "_write_report", None)) \
+                and hasattr(plugin, "_report_path"):
+            plugin._write_report = lambda rendered, _p=plugin: write_atomic(_p._report_path, rendered)
+            done = True
+    return done

@@ -15,7 +15,11 @@ class RegistryIssueError(Exception):
     pass
 
 
-class ManuscriptDriftError(Exception):
+class ManuscriptDriftError(AssertionError):
+    """A drift or audit finding: the verdict of a drift check (so ``failed``, not ``error``)."""
+
+
+class ModuleError(Exception):
     pass
 
 
@@ -28,7 +32,15 @@ class RegistryFile(pytest.File):
         reg = state.registry(self.path)
         state.registry_files.append(self)
         self.error_items = []
-        for n, issue in enumerate(reg.issues):
+        issues = list(reg.issues)
+        if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
+            from claimcheck.registry import RegistryIssue
+            from claimcheck.testscan import scan
+
+            why = "; ".join(i.message for i in reg.issues)
+            issues += [RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
+                       for cid in scan(self.path.parent)]
+        for n, issue in enumerate(issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue)
             self.error_items.append(item)
@@ -74,6 +86,36 @@ class PlaceholderItem(pytest.Item):
 
     def reportinfo(self):
         return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
+class ModuleErrorItem(pytest.Item):
+    """Stands for a claim whose test module could not be collected (an import error, a syntax
+    error, an exception at import, a broken parametrisation): errors with the exception's first
+    line, so that the claim is reported ``error`` and every other module still runs.
+
+    The claim ids come from the module's source (:mod:`claimcheck.testscan`); a module that names
+    no claim yields one item without an id.
+    """
+
+    def __init__(self, *, claim_id, message, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id = claim_id
+        self.message = message
+        self.user_properties.append((KIND_KEY, "module-error"))
+        if claim_id:
+            self.user_properties.append((CLAIM_ID_KEY, claim_id))
+            self.extra_keyword_matches.add(claim_id)  # -k C05 selects it like the test it stands for
+
+    def runtest(self):
+        raise ModuleError(self.message)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(ModuleError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, 0, self.name
 
 
 def manuscript_check(config, registry_path: Path):
@@ -145,4 +187,4 @@ class AuditItem(_ManuscriptItem):
 
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem)
+REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem)

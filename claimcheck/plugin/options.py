@@ -24,49 +24,7 @@ def pytest_addhooks(pluginmanager):
 
 
 def pytest_addoption(parser):
-    group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
-    group.addoption("--claims-profile", dest="claims_profile", metavar="NAME", default=None,
-                    type=settings_mod.profile_type,
-                    help="sizes of size-dependent claims: quick, standard or full (default: standard)")
-    group.addoption("--claims-runner", dest="claims_runner", metavar="NAME", default=None,
-                    help="runner profile this machine is, e.g. author-laptop; machine-bound figures are "
-                         "enforced only on their runner (default: none)")
-    group.addoption("--claims-report-dir", dest="claims_report_dir", metavar="DIR", default=None,
-                    help="folder for claims.json and claims.html, relative to the rootdir (default: reports)")
-    group.addoption("--claims-weights", dest="claims_weights", metavar="DIR|HUB_ID", default=None,
-                    help="pretrained GPT-2: a folder saved by save_pretrained, or a hub id looked up in the "
-                         "Hugging Face cache offline (default: gpt2 from the cache; env CLAIMCHECK_WEIGHTS)")
-    group.addoption("--claims-weights-shapes", dest="claims_weights_shapes", metavar="CHECK", default=None,
-                    type=settings_mod.weights_shapes_type,
-                    help="what the weights must be: gpt2-small, or config (any GPT-2 matching its own "
-                         "config.json) (default: gpt2-small)")
-    group.addoption("--claims-lm", dest="claims_lm", metavar="NAME|DIR", default=None,
-                    help="run only the portable-LM lane (tests marked portable_lm) on this causal LM: smollm2 "
-                         "or a save_pretrained folder; reports go to <report dir>/portable-<name> (default: none)")
-    group.addoption("--claims-corpus", dest="claims_corpus", metavar="FILE", default=None,
-                    help="UTF-8 text for C31, the share of positions whose top-1 probability exceeds 90%% "
-                         "(default: none; env CLAIMCHECK_CORPUS)")
-    group.addoption("--claims-device", dest="claims_device", metavar="DEVICE", default=None,
-                    help="where device-aware claims (KV cache bytes, C34) run: auto, cpu, cuda or cuda:N; "
-                         "cuda fails the run where torch sees no GPU (default: auto)")
-    group.addoption("--claims-allow-download", dest="claims_allow_download", action="store_true", default=False,
-                    help="allow downloading GPT-2 weights from the Hugging Face hub (default: off)")
-    group.addoption("--claims-strict-timing", dest="claims_strict_timing", action="store_true", default=False,
-                    help="an inconclusive timing claim fails the run; it is still reported inconclusive, never "
-                         "passed (default: off)")
-    group.addoption("--claims-manuscript", dest="claims_manuscript", metavar="PATH", default=None,
-                    help="the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') "
-                         "and an audit of every number in it (default: none; env CLAIMCHECK_MANUSCRIPT)")
-    group.addoption("--claims-listing", dest="claims_listing", metavar="FILE", default=None,
-                    help="the chapter's code listing, run by C33 in a subprocess (default: none; env CLAIMCHECK_LISTING)")
-    group.addoption("--claims-listing-timeout", dest="claims_listing_timeout", metavar="SECONDS", default=None,
-                    type=float, help="time limit for running the listing (default: 900)")
-    group.addoption("--claims-stated", dest="claims_stated", metavar="ID=VALUE", action="append", default=None,
-                    type=settings_mod.stated_override_type,
-                    help="replace a claim's stated value for this run, e.g. C05=58 (repeatable; what "
-                         "'claimcheck what-if' uses) (default: none)")
-    for name, (_dest, _var, ini, default, help_) in settings_mod.OPTIONS.items():
-        parser.addini(ini, f"{help_} (default: {default})", default=None)
+    settings_mod.add_options(parser)  # every option, its ini key and its help, from the one table
 
 
 def is_claims_run(config) -> bool:
@@ -77,18 +35,67 @@ def is_claims_run(config) -> bool:
     """
     if config.option.collectonly:
         return False
+    return bool(registries_of_args(config, first_only=True))
+
+
+def registries_of_args(config, first_only: bool = False) -> list[Path]:
+    """The ``claims.toml`` files governing this run's arguments (see :func:`is_claims_run`)."""
     root = Path(config.rootpath)
+    found: list[Path] = []
     for arg in config.args or []:
         path = Path(str(arg).split("::", 1)[0])
         if not path.is_absolute():
             path = Path(config.invocation_params.dir) / path
         if not path.exists():
             continue
-        if any(c.is_file() for c in registry_candidates(path, root)):
-            return True
-        if path.is_dir() and next(path.rglob(REGISTRY_NAME), None) is not None:
-            return True
-    return False
+        here = next((c for c in registry_candidates(path, root) if c.is_file()), None)
+        below = list(path.rglob(REGISTRY_NAME)) if here is None and path.is_dir() else []
+        for p in ([here] if here else below):
+            if p not in found:
+                found.append(p)
+                if first_only:
+                    return found
+    return found
+
+
+def _check_runner_profile(config, s) -> None:
+    """A ``--claims-runner`` that no governing registry declares is a usage error with a "did you
+    mean": a typo would leave the machine-bound figures unenforced without a word."""
+    if s.runner_profile is None:
+        return
+    from claimcheck.registry import load_registry
+
+    paths = registries_of_args(config)
+    runners: dict[str, list[str]] = {}
+    for path in paths:
+        for name in load_registry(path).runners:
+            runners.setdefault(name, []).append(str(path))
+    if paths:
+        try:
+            settings_mod.check_runner_profile(s, runners)
+        except settings_mod.SettingsError as exc:
+            raise pytest.UsageError(f"claimcheck: {exc}") from None
+
+
+def _check_input_files(config, s) -> None:
+    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read;
+    the manuscript is UTF-8 (the listing's and the corpus's text are their own claim's business:
+    C33 and C31 error with the line)."""
+    for name in ("manuscript", "listing", "corpus"):
+        if not getattr(s, name):
+            continue
+        path = setting_path(config, name)
+        problem = ("no such file" if not path.exists() else "is a folder, not a file" if path.is_dir()
+                   else "cannot be read (permission denied)" if not os.access(path, os.R_OK) else None)
+        if problem:
+            raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
+    if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once
+        from claimcheck.manuscript import Manuscript, ManuscriptError
+
+        try:
+            Manuscript.read(setting_path(config, "manuscript"))
+        except ManuscriptError as exc:
+            raise pytest.UsageError(f"claimcheck: {s.shown('manuscript')}: {exc}") from None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -99,18 +106,19 @@ def pytest_configure(config):
         s = settings_mod.resolve(config)
     except settings_mod.SettingsError as exc:
         raise pytest.UsageError(f"claimcheck: {exc}") from None
-    state = RunState(settings=s, overrides=dict(config.getoption("claims_stated", None) or []))
+    state = RunState(settings=s, overrides=dict(s.stated))
     config.stash[STATE] = state
-    for name in ("manuscript", "listing"):
-        if getattr(s, name) and not setting_path(config, name).is_file():
-            where = dict(s.sources).get(name, name)
-            raise pytest.UsageError(f"claimcheck: {where}: no such file: {setting_path(config, name)}")
+    _check_input_files(config, s)
+    _check_runner_profile(config, s)
     config.pluginmanager.register(state, "claimcheck-state")
     claims_run = is_claims_run(config)
     if claims_run and not hasattr(config, "workerinput"):
         report_dir = Path(config.rootpath) / s.report_dir
         report_dir = config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
-        _check_writable(report_dir, dict(s.sources).get("report_dir", "default"))
+        _check_writable(report_dir, s.shown("report_dir"))
+        from claimcheck.fileio import remove_leftovers
+
+        remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
         state.json_path = report_dir / "claims.json"
         state.html_path = report_dir / "claims.html"
         # pytest-html reads these in its own pytest_configure, which runs after this one.

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.plugin.items import REGISTRY_ITEMS, PlaceholderItem, RegistryErrorItem
+from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
 from claimcheck.plugin.state import claim_marker_id, lookup_claim
-from claimcheck.recorder import PLOTS_KEY, RECORD_KEY
+from claimcheck.recorder import ERROR_KEY, PLOTS_KEY, RECORD_KEY
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -26,16 +26,25 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     """Turn a claim test that passed without recording a verdict (``claim.check`` never called)
-    into a failure, and attach the claim's plots to the call report (pytest-html embeds them)."""
+    into an error; mark a claim test that raised (not a verdict: see
+    :func:`claimcheck.report.exception_reason`) as an error with the exception's type and message;
+    attach the claim's plots to the call report (pytest-html embeds them)."""
     report = yield
-    if (report.when == "call" and report.passed and not isinstance(item, (RegistryErrorItem, PlaceholderItem))
-            and claim_marker_id(item) is not None and not hasattr(report, "wasxfail")):
+    claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+    if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
         record = next((v for k, v in item.user_properties if k == RECORD_KEY), {})
         if "verdict" not in record:
             report.outcome = "failed"
             report.longrepr = (f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
                                "call claim.check(...) (or skip with a reason); a test that measures nothing "
                                "cannot stand for a claim")
+            report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
+    if report.failed and call.excinfo is not None and (claim_test or isinstance(item, (DriftItem, AuditItem))):
+        from claimcheck.report import exception_reason
+
+        reason = exception_reason(call.excinfo, call.when)
+        if reason:  # raised, not a verdict: the claim's row says error, with the type and message
+            report.user_properties.append((ERROR_KEY, reason))
     plots = item.stash.get(PLOTS_KEY, None)
     if report.when == "call" and plots and item.config.pluginmanager.hasplugin("html"):
         from pytest_html import extras

@@ -37,6 +37,7 @@ class RunState:
     rows: list[ClaimRow] = field(default_factory=list)         # per-claim rows, at session finish
     json_doc: dict | None = None        # the claims.json document written at session finish
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
+    untested: dict[str, set] = field(default_factory=dict)  # registry path -> its ids no collected test covers
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -146,11 +147,7 @@ def lookup_claim(config, item, cid):
         file_level = [str(i) for i in reg.issues if i.claim_id is None]
         if file_level:
             pytest.fail(f"claim {cid} cannot be read: " + "; ".join(file_level), pytrace=False)
-        import difflib
-
-        close = difflib.get_close_matches(cid, list(reg.claims), n=1)
-        hint = f" (did you mean {close[0]}?)" if close else ""
-        pytest.fail(f"{reg.path}: no claim with id {cid!r}{hint}", pytrace=False)
+        pytest.fail(reg.unknown_id_message(cid, run_state(config).untested.get(reg.path)), pytrace=False)
     return reg, found
 
 
@@ -161,7 +158,7 @@ def fingerprint_of(config) -> dict:
     if state.fingerprint is None:
         from claimcheck.fingerprint import runner_fingerprint
 
-        fp = runner_fingerprint(state.settings.runner)
+        fp = runner_fingerprint(state.settings.runner_profile)
         config.hook.pytest_claimcheck_runner_fingerprint(config=config, fingerprint=fp)
         state.fingerprint = fp
     return state.fingerprint

@@ -44,18 +44,20 @@ def test_thank_you_very_much(claim, gpt2_pretrained):
 
 
 @pytest.mark.claim("C31")
-def test_share_of_confident_positions(claim, gpt2_pretrained, claims_settings):
+def test_share_of_confident_positions(claim, gpt2_pretrained, claims_settings, pytestconfig):
     if not claims_settings.corpus:
         pytest.skip("needs the book's corpus (chapter 14), which is not shipped: give a UTF-8 text file with "
                     "--claims-corpus FILE (or CLAIMCHECK_CORPUS)")
-    path = Path(claims_settings.corpus)
-    if not path.is_file():
-        pytest.fail(f"C31: --claims-corpus {path}: no such file", pytrace=False)
-    data = path.read_bytes()
+    from claimcheck.plugin.state import setting_path
+
+    path = setting_path(pytestconfig, "corpus")
+    data = path.read_bytes()  # the plugin checked that the file exists and can be read
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        pytest.fail(f"C31: --claims-corpus {path}: not UTF-8 text ({exc})", pytrace=False)
+    except UnicodeDecodeError as exc:  # bad input: the claim errors (it is not disproved)
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(f"{claims_settings.shown('corpus')}: not UTF-8 text (line {line}, byte {exc.start}: "
+                         f"{exc.reason}); save the corpus as UTF-8") from None
     model, tok, info = gpt2_pretrained
     window = min(1024, model.config.n_positions)
     fraction, positions = top1_above_fraction(model, tok(text).input_ids, threshold=CONFIDENT, window=window)

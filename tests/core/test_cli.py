@@ -20,3 +20,35 @@ def test_validate_reports_problems(tmp_path, capsys):
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "validate" in capsys.readouterr().out
+
+
+def test_validate_a_missing_or_empty_registry_is_a_problem(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nothere.toml")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    (tmp_path / "claims.toml").write_text("# nothing yet\n", encoding="utf-8")
+    assert main(["validate", str(tmp_path / "claims.toml")]) == 1
+    assert "declares no claims" in capsys.readouterr().err
+
+
+def test_validate_finds_a_test_that_names_an_undeclared_claim(tmp_path, capsys):
+    (tmp_path / "claims.toml").write_text('[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "s"\n'
+                                          'locator = "1 s"\ntolerance = "printed"\nneeds = ["arch"]\n', encoding="utf-8")
+    (tmp_path / "test_x.py").write_text('import pytest\n\n@pytest.mark.claim("C01")\ndef test_a(claim):\n    pass\n\n'
+                                        '@pytest.mark.claim("C011")\ndef test_b(claim):\n    pass\n', encoding="utf-8")
+    assert main(["validate", str(tmp_path / "claims.toml")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'test_x.py'}:7: a test names claim 'C011'" in err and "(did you mean C01?)" in err
+
+
+def test_outputs_that_cannot_be_written_are_one_error(tmp_path, capsys):
+    import json
+
+    doc = {"schema": 1, "runner": {}, "settings": {}, "claims": [{"id": "C01", "outcome": "passed"}]}
+    src = tmp_path / "a" / "claims.json"
+    src.parent.mkdir()
+    src.write_text(json.dumps(doc), encoding="utf-8")
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    assert main(["merge", str(src), "-o", str(tmp_path / "afile" / "m.html")]) == 2
+    assert f"error: cannot write {tmp_path / 'afile' / 'm.html'}" in capsys.readouterr().err
+    assert main(["diff", str(src), str(src), "--json", str(tmp_path / "afile" / "d.json")]) == 2
+    assert f"error: cannot write {tmp_path / 'afile' / 'd.json'}" in capsys.readouterr().err

@@ -121,13 +121,57 @@ def test_top_level_tables_of_the_wrong_type(tmp_path):
         assert "C01" in reg.claims
 
 
-def test_not_utf8_and_bom(tmp_path):
+def test_not_utf8_is_located_and_the_rest_still_loads(tmp_path):
     p = tmp_path / "claims.toml"
-    p.write_bytes(GOOD.format(id="C01").replace('"36 KiB"', '"三十六"').encode("gb18030"))
+    body = GOOD.format(id="C01") + GOOD.format(id="C02").replace('"36 KiB"', '"三十六"') + GOOD.format(id="C03")
+    p.write_bytes(body.encode("gb18030"))
     reg = load_registry(p)
-    assert len(reg.issues) == 1 and "not UTF-8" in str(reg.issues[0])
+    assert [str(i) for i in reg.issues] == [
+        f"{p}: claim C02: field 'locator': line 16: 4 byte sequences (0xc8 0xfd 0xc1 0xf9) are not UTF-8; save the "
+        "registry as UTF-8 (the rest of the file was read)"]
+    assert list(reg.claims) == ["C01", "C03"] and reg.issues_for("C02")
+    one = GOOD.format(id="C01").replace('title = "t"', 'title = "t\udcff"').encode("utf-8", "surrogateescape")
+    p.write_bytes(b"[chapter]\ntitle = '\xe9'\n" + one)
+    reg = load_registry(p)
+    assert [(i.claim_id, i.field) for i in reg.issues] == [(None, "chapter.title"), ("C01", "title")]
+    assert "line 2: byte 0xe9 is not UTF-8" in str(reg.issues[0]) and "line 6: byte 0xff" in str(reg.issues[1])
     p.write_bytes(b"\xef\xbb\xbf" + GOOD.format(id="C01").encode("utf-8"))
     assert load_registry(p).issues == []
+
+
+def test_a_toml_error_costs_only_its_own_claim(tmp_path):
+    body = GOOD.format(id="C01") + GOOD.format(id="C02").replace('tolerance = "printed"', "tolerance = printed") \
+        + GOOD.format(id="C03") + '\n[[waivers]]\nlocator = "Chapter 15"\nreason = "a chapter number"\n'
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
+    assert "not valid TOML" in str(reg.issues[0]) and "at line 17" in str(reg.issues[0])
+    assert list(reg.claims) == ["C01", "C03"] and len(reg.waivers) == 1 and "C02" in reg.all_ids
+
+
+@pytest.mark.parametrize("body, words", [
+    ("", "the file is empty"),
+    ("# only a comment\n[chapter]\nid = 'x'\n", "declares no claims"),
+])
+def test_an_empty_registry_is_a_problem(tmp_path, body, words):
+    reg = load_registry(write(tmp_path, body))
+    assert [i.field for i in reg.issues] == ["claims"] and words in str(reg.issues[0])
+
+
+def test_ids_must_match_the_declared_id_pattern(tmp_path):
+    head = "[chapter]\nid_pattern = 'C\\d{2}'\n"
+    reg = load_registry(write(tmp_path, head + GOOD.format(id="C01") + GOOD.format(id="X99") + GOOD.format(id="C30.text")))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("X99", "id")]
+    assert "does not match the registry's id pattern 'C\\d{2}'" in str(reg.issues[0])
+    assert list(reg.claims) == ["C01", "C30.text"]
+    bad = load_registry(write(tmp_path, "[chapter]\nid_pattern = 'C(\\d'\n" + GOOD.format(id="C01")))
+    assert [i.field for i in bad.issues] == ["chapter.id_pattern"] and list(bad.claims) == ["C01"]
+
+
+def test_a_renamed_id_points_its_test_at_the_id_that_lost_its_test(tmp_path):
+    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + GOOD.format(id="C31") + GOOD.format(id="X99")))
+    assert reg.unknown_id_message("C10", untested={"X99"}).endswith(
+        "no claim with id 'C10' (the only registry id without a test in this run is X99: was C10 renamed?)")
+    assert reg.unknown_id_message("C010", untested=None).endswith("(did you mean C01?)")
 
 
 def test_integer_id(tmp_path):

@@ -62,7 +62,7 @@ def test_gpu_index_out_of_range(fake_cuda):
 
 @pytest.mark.parametrize("bad", ["gpu", "cuda:", "cuda:x", "CPU", "mps"])
 def test_unknown_device_names(bad):
-    with pytest.raises(dev.DeviceError, match=f"unknown device '{bad}'; choose one of auto, cpu, cuda, cuda:N"):
+    with pytest.raises(dev.DeviceError, match=rf"unknown device '{bad}'.*\(choose one of auto, cpu, cuda, cuda:N\)"):
         dev.select_device(bad)
 
 
@@ -178,14 +178,14 @@ def test_claims_device_cpu_skips_gpu_claims_even_with_a_gpu(gpu_project, fake_cu
 def test_claims_device_cuda_without_cuda_fails_the_run(gpu_project, no_cuda):
     result = gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*claimcheck: --claims-device: device 'cuda' requested, but this runner has none*"])
+    result.stderr.fnmatch_lines(["*claimcheck: --claims-device cuda: device 'cuda' requested, but this runner has none*"])
 
 
 def test_bad_device_setting_names_its_source(gpu_project, monkeypatch):
     monkeypatch.setenv("CLAIMCHECK_DEVICE", "gpu")
     result = gpu_project.runpytest("claims", "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*environment variable CLAIMCHECK_DEVICE: unknown device 'gpu'*"])
+    result.stderr.fnmatch_lines(["*claimcheck: CLAIMCHECK_DEVICE=gpu: unknown device 'gpu'*"])
 
 
 def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_cuda, monkeypatch):

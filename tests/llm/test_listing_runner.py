@@ -148,3 +148,18 @@ def test_c33_without_a_listing_is_skipped_with_the_reason(pytester, monkeypatch)
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-rs")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*no listing given: pass the chapter's listing with --claims-listing FILE*"])
+
+
+def test_c33_with_a_listing_that_is_not_python_errors_with_its_line(pytester, monkeypatch):
+    monkeypatch.delenv("CLAIMCHECK_LISTING", raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(textwrap.dedent(REGISTRY), encoding="utf-8")
+    shutil.copyfile(CHAPTER_TESTS, claims / "test_c33.py")
+    broken = pytester.path / "15.py"
+    broken.write_text("import torch\n\ndef main(:\n    pass\n", encoding="utf-8")
+    pytester.runpytest("claims", "-p", "no:cacheprovider", f"--claims-listing={broken}")
+    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
+    c = {x["id"]: x for x in doc["claims"]}
+    for cid in ("C33.api", "C33.output"):  # bad input: error (not a disproof), the reason names file and line
+        assert c[cid]["outcome"] == "error", c[cid]
+        assert c[cid]["reason"].startswith(f"ListingError: {broken}: not valid Python: line 3"), c[cid]["reason"]

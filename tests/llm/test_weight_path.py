@@ -138,3 +138,15 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
     from claimcheck.registry import load_registry
 
     assert len(rows) == len(load_registry(CH15 / "claims.toml").all_ids)  # every claim is still reported
+
+
+def test_a_corpus_that_is_not_utf8_errors_c31_with_its_line(pytester, monkeypatch, tiny_folder):
+    project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py")
+    corpus = pytester.path / "corpus.txt"
+    corpus.write_bytes("first line\n".encode("utf-8") + "第二行".encode("gb18030"))
+    pytester.runpytest("claims", "-p", "no:cacheprovider", "-k", "C31 or C29", "--claims-weights", str(tiny_folder),
+                       "--claims-weights-shapes", "config", f"--claims-corpus={corpus}")
+    _, rows = report(pytester)
+    assert rows["C31"]["outcome"] == "error"
+    assert rows["C31"]["reason"].startswith(f"ValueError: --claims-corpus {corpus}: not UTF-8 text (line 2, byte 11")
+    assert rows["C29"]["outcome"] == "passed"

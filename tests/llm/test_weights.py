@@ -42,10 +42,53 @@ def test_no_weights_decided_fast_with_reason(no_hf_cache):
         assert part in r.reason
 
 
-def test_download_only_when_allowed(no_hf_cache):
-    r = resolve_weights("openai-community/gpt2", allow_download=True, cache_dir=no_hf_cache)
-    assert r.available and r.kind == "hub" and r.source == "openai-community/gpt2"
-    assert not resolve_weights("openai-community/gpt2", allow_download=False, cache_dir=no_hf_cache).available
+def test_download_only_when_allowed_and_done_when_deciding(no_hf_cache, tmp_path):
+    asked = []
+
+    def download(hub_id, cache_dir):
+        asked.append(hub_id)
+        snap = tmp_path / "snap"
+        save_tiny(snap)
+        return snap
+
+    r = resolve_weights("openai-community/gpt2", allow_download=True, cache_dir=no_hf_cache, download=download)
+    assert r.available and r.kind == "hub" and r.source == str(tmp_path / "snap") and asked == ["openai-community/gpt2"]
+    assert r.weights_file == tmp_path / "snap" / "model.safetensors"
+    assert weights_record(r)["sha256"]  # a downloaded file is hashed like a local one
+    assert not resolve_weights("openai-community/gpt2", allow_download=False, cache_dir=no_hf_cache,
+                               download=download).available
+    assert asked == ["openai-community/gpt2"]
+
+
+def test_a_failed_download_is_unavailable_with_one_reason(no_hf_cache):
+    def download(hub_id, cache_dir):
+        raise WeightsError("cannot reach https://huggingface.co: Name or service not known (one request, 5 s limit)")
+
+    r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache, download=download)
+    assert not r.available and r.kind is None
+    for part in ("'gpt2' is not in the Hugging Face cache",                        # what was tried
+                 "--claims-allow-download: cannot reach https://huggingface.co",    # what failed
+                 "save_pretrained(DIR)", "--claims-weights DIR"):                   # how to provide them
+        assert part in r.reason, part
+    rec = weights_record(r)
+    assert rec["available"] is False and rec["reason"] == r.reason
+
+
+def test_no_network_fails_fast_without_retries(no_hf_cache, monkeypatch):
+    import socket
+
+    with socket.socket() as s:  # a port on this machine that nothing listens on: connection refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    start = time.perf_counter()
+    r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache)
+    assert time.perf_counter() - start < 5.0
+    assert not r.available and f"cannot reach http://127.0.0.1:{port}" in r.reason and "one request" in r.reason
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache)
+    assert not r.available and "HF_HUB_OFFLINE" in r.reason
 
 
 def test_hub_id_found_in_hf_cache_offline(tmp_path):

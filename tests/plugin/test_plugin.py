@@ -196,16 +196,16 @@ def test_profile_precedence(project, monkeypatch, how, expected, source):
         args += ["--claims-profile", "quick"]
     project.runpytest(*args)
     doc = load_json(project)
-    assert doc["settings"]["profile"] == expected and doc["settings"]["sources"]["profile"] == source
+    assert doc["settings"]["size_profile"] == expected and doc["settings"]["sources"]["size_profile"] == source
 
 
 def test_bad_profile_is_a_clear_usage_error(project, monkeypatch):
     result = project.runpytest("claims", "--claims-profile", "fast")
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*unknown profile 'fast'*quick, standard, full*"])
+    result.stderr.fnmatch_lines(["*--claims-profile fast: unknown size profile 'fast'*quick, standard, full*"])
     monkeypatch.setenv("CLAIMCHECK_PROFILE", "fast")
     result = project.runpytest("claims")
-    result.stderr.fnmatch_lines(["*environment variable CLAIMCHECK_PROFILE: unknown profile 'fast'*"])
+    result.stderr.fnmatch_lines(["*CLAIMCHECK_PROFILE=fast: unknown size profile 'fast'*"])
 
 
 def test_non_claims_run_writes_no_report(pytester):

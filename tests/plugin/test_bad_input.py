@@ -1,0 +1,342 @@
+"""Bad input never hides a claim: one clear error per fault, every other registry id still reported.
+
+One test per row of the README's "Bad input" table, on a small project of three test modules and
+six claims (pytester, in process; the tiny fixtures only, so each run takes about a second).
+"""
+
+import json
+import os
+import textwrap
+import time
+
+import pytest
+
+from claimcheck.cli import main as cli
+
+CLAIM = """
+[[claims]]
+id = "{id}"
+title = "{title}"
+stated = "{stated}"
+unit = "x"
+locator = "loc {id}"
+tolerance = "{tol}"
+needs = {needs}
+{extra}"""
+
+REGISTRY = ("# a test registry\n[chapter]\nid = \"t\"\nid_pattern = 'C\\d{2}'\n\n"
+            "[runners.author-laptop]\ndescription = \"the author's laptop\"\n"
+            + CLAIM.format(id="C01", title="one", stated="5", tol=">=1", needs='["arch"]', extra="")
+            + CLAIM.format(id="C02", title="two", stated="5", tol=">=1", needs='["arch"]', extra="")
+            + CLAIM.format(id="C03", title="three", stated="5", tol=">=1", needs='["arch"]', extra="")
+            + CLAIM.format(id="C04", title="four", stated="5", tol=">=1", needs='["arch"]', extra="")
+            + CLAIM.format(id="C05", title="five", stated="98", tol="rel:25%", needs='["time"]',
+                           extra='runner = "author-laptop"\n')
+            + CLAIM.format(id="C06", title="six", stated="99.16", tol="printed", needs='["weights"]', extra=""))
+IDS = ["C01", "C02", "C03", "C04", "C05", "C06"]
+
+MODULES = {
+    "test_a.py": """
+        import pytest
+
+        @pytest.mark.claim("C01")
+        def test_c01(claim):
+            claim.check(6)
+
+        @pytest.mark.claim("C02")
+        def test_c02(claim):
+            claim.check(7)
+    """,
+    "test_b.py": """
+        import pytest
+
+        @pytest.mark.claim("C03")
+        def test_c03(claim):
+            claim.check(8)
+
+        @pytest.mark.claim("C04")
+        def test_c04(claim):
+            claim.check(9)
+    """,
+    "test_c.py": """
+        import pytest
+
+        @pytest.mark.claim("C05")
+        def test_c05(claim):
+            claim.check(97)
+
+        @pytest.mark.claim("C06")
+        def test_c06(claim):
+            raise AssertionError("must be skipped: no weights")
+    """,
+}
+ENV = [v for v in os.environ if v.startswith("CLAIMCHECK_")]
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    for var in ENV:
+        monkeypatch.delenv(var)
+    claims = pytester.mkdir("claims")
+    monkeypatch.setenv("HF_HUB_CACHE", str(pytester.mkdir("empty-hf-cache")))  # no gpt2 in this cache
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    for name, body in MODULES.items():
+        (claims / name).write_text(textwrap.dedent(body), encoding="utf-8")
+    pytester.makeini("[pytest]\n")
+    return pytester
+
+
+def run(project, *args):
+    return project.runpytest("claims", "-p", "no:cacheprovider", *args)
+
+
+def report(project):
+    doc = json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
+    return doc, {c["id"]: c for c in doc["claims"]}
+
+
+def registry(project):
+    return project.path / "claims" / "claims.toml"
+
+
+def assert_every_other_claim_reported(rows, broken, outcome="error"):
+    for cid in broken:
+        assert rows[cid]["outcome"] == outcome, (cid, rows[cid])
+    expected = {"C01": "passed", "C02": "passed", "C03": "passed", "C04": "passed", "C05": "skipped", "C06": "skipped"}
+    for cid in set(IDS) - set(broken):
+        assert rows[cid]["outcome"] == expected[cid], (cid, rows[cid])
+
+
+def test_the_project_itself_is_good(project):
+    result = run(project)
+    assert result.ret == 0
+    _, rows = report(project)
+    assert_every_other_claim_reported(rows, [])
+    assert cli(["validate", str(registry(project))]) == 0
+
+
+# --- the registry ---------------------------------------------------------------------------------
+def test_an_empty_registry_is_a_problem(project, capsys):
+    registry(project).write_text("", encoding="utf-8")
+    assert cli(["validate", str(registry(project))]) == 1
+    assert "the file is empty" in capsys.readouterr().err
+    result = run(project)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*registry error: *claims.toml: field 'claims': the file is empty*"])
+    doc, rows = report(project)
+    assert set(rows) == set(IDS) and all(r["outcome"] == "error" for r in rows.values())
+    assert "the file is empty" in rows["C01"]["reason"]
+    run(project, "-k", "C01")  # the ids its tests name are listed even when -k leaves their tests out
+    _, rows = report(project)
+    assert set(rows) == set(IDS) and rows["C04"]["reason"].endswith("declares no readable claim (the file is empty)")
+
+
+def test_an_id_off_the_pattern_and_its_orphaned_test(project, capsys):
+    registry(project).write_text(REGISTRY.replace('id = "C03"', 'id = "X99"'), encoding="utf-8")
+    assert cli(["validate", str(registry(project))]) == 1
+    err = capsys.readouterr().err
+    assert "claim X99: field 'id': id 'X99' does not match the registry's id pattern 'C\\d{2}'" in err
+    assert "test_b.py:4: a test names claim 'C03'" in err and "X99: was C03 renamed?" in err
+    run(project)
+    _, rows = report(project)
+    assert "does not match the registry's id pattern" in rows["X99"]["reason"]
+    assert rows["C03"]["reason"].endswith("no claim with id 'C03' (the only registry id without a test in this run "
+                                          "is X99: was C03 renamed?)")
+    assert rows["X99"]["outcome"] == rows["C03"]["outcome"] == "error"
+    assert_every_other_claim_reported(rows, ["C03"])
+
+
+def test_an_undecodable_byte_costs_only_its_claim(project, capsys):
+    raw = REGISTRY.encode("utf-8").replace(b'title = "two"', b'title = "tw\xff"')
+    registry(project).write_bytes(raw)
+    assert cli(["validate", str(registry(project))]) == 1
+    err = capsys.readouterr().err
+    assert "claim C02: field 'title': line 20: byte 0xff is not UTF-8" in err and "5 valid claims" in err
+    run(project)
+    _, rows = report(project)
+    assert set(rows) == set(IDS)
+    assert "line 20: byte 0xff is not UTF-8" in rows["C02"]["reason"]
+    assert_every_other_claim_reported(rows, ["C02"])
+
+
+def test_a_toml_syntax_error_costs_only_its_claim(project):
+    registry(project).write_text(REGISTRY.replace('tolerance = ">=1"\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
+                                                  'tolerance = >=1\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"'),
+                                 encoding="utf-8")
+    run(project)
+    _, rows = report(project)
+    assert "not valid TOML" in rows["C03"]["reason"] and "line 33" in rows["C03"]["reason"]
+    assert_every_other_claim_reported(rows, ["C03"])
+
+
+# --- the test modules -----------------------------------------------------------------------------
+@pytest.mark.parametrize("body, first_line", [
+    ("import pytest\nimport nosuchmodule\n", "ModuleNotFoundError: No module named 'nosuchmodule'"),
+    ("import pytest\nraise RuntimeError('at import')\n", "RuntimeError: at import"),
+    ("import pytest\ndef broken(:\n    pass\n", "SyntaxError: "),
+])
+def test_a_module_that_cannot_be_imported_errors_its_claims_and_the_rest_runs(project, body, first_line):
+    path = project.path / "claims" / "test_b.py"
+    path.write_text(body + textwrap.dedent(MODULES["test_b.py"]).replace("import pytest\n", "", 1), encoding="utf-8")
+    result = run(project)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # not "Interrupted: 1 error during collection" (2)
+    result.stdout.fnmatch_lines([f"*test_b.py: the test module cannot be collected: {first_line}*"])
+    _, rows = report(project)
+    for cid in ("C03", "C04"):
+        assert rows[cid]["reason"].startswith(f"{path}: the test module cannot be collected: {first_line}")
+    assert_every_other_claim_reported(rows, ["C03", "C04"])
+    run(project, "-k", "C04")  # the error item answers -k like the test it stands for
+    _, rows = report(project)
+    assert rows["C04"]["outcome"] == "error" and rows["C03"]["outcome"] == "not-run"
+
+
+def test_a_test_that_raises_is_an_error_not_a_failure(project):
+    (project.path / "claims" / "test_b.py").write_text(textwrap.dedent(MODULES["test_b.py"]).replace(
+        "claim.check(9)", "raise RuntimeError('the GPU driver went away')"), encoding="utf-8")
+    run(project)
+    _, rows = report(project)
+    assert rows["C04"]["reason"] == "RuntimeError: the GPU driver went away (raised at test_b.py:10 in test_c04)"
+    assert_every_other_claim_reported(rows, ["C04"])
+    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    assert "error: RuntimeError: the GPU driver went away" in html
+
+
+def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
+    (project.path / "claims" / "test_b.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.fixture
+        def measurement():
+            raise OSError("disk full")
+
+        @pytest.mark.claim("C03")
+        def test_c03(claim, measurement):
+            claim.check(8)
+
+        @pytest.mark.claim("C04")
+        def test_c04(claim):
+            claim.check(9)
+    """), encoding="utf-8")
+    run(project)
+    _, rows = report(project)
+    assert rows["C03"]["reason"].startswith("OSError: disk full (raised at test_b.py:")
+    assert_every_other_claim_reported(rows, ["C03"])
+
+
+def test_a_verdict_is_still_a_failure(project):
+    (project.path / "claims" / "test_a.py").write_text(textwrap.dedent(MODULES["test_a.py"]).replace(
+        "claim.check(6)", "claim.check(0.5)"), encoding="utf-8")
+    run(project)
+    _, rows = report(project)
+    assert rows["C01"]["outcome"] == "failed" and "C01 does not hold" in rows["C01"]["reason"]
+
+
+# --- settings: command line, environment, ini ---------------------------------------------------
+@pytest.mark.parametrize("how, shown", [
+    ("cli", "--claims-listing-timeout 0"),
+    ("env", "CLAIMCHECK_LISTING_TIMEOUT=0"),
+    ("ini", "ini claims_listing_timeout = 0 (tox.ini)"),
+])
+def test_a_zero_listing_timeout_is_refused_from_every_source(project, monkeypatch, how, shown):
+    args = ["--claims-listing-timeout=0"] if how == "cli" else []
+    if how == "env":
+        monkeypatch.setenv("CLAIMCHECK_LISTING_TIMEOUT", "0")
+    if how == "ini":
+        project.makeini("[pytest]\nclaims_listing_timeout = 0\n")
+    result = run(project, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*claimcheck: {shown}: expected a time limit in seconds > 0, got '0'*"])
+
+
+@pytest.mark.parametrize("how, shown", [("cli", "--claims-runner nosuchrunner"), ("env", "CLAIMCHECK_RUNNER=nosuchrunner")])
+def test_an_unknown_runner_profile_is_refused(project, monkeypatch, how, shown):
+    args = ["--claims-runner", "nosuchrunner"] if how == "cli" else []
+    if how == "env":
+        monkeypatch.setenv("CLAIMCHECK_RUNNER", "nosuchrunner")
+    result = run(project, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*claimcheck: {shown}: unknown runner profile; did you mean author-laptop?*"])
+    run(project, "--claims-runner", "author-laptop")  # the declared one enforces C05
+    assert report(project)[1]["C05"]["outcome"] == "passed"
+
+
+def test_a_misspelt_environment_variable_is_refused(project, monkeypatch):
+    monkeypatch.setenv("CLAIMCHECK_PROFLE", "quick")
+    result = run(project)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*CLAIMCHECK_PROFLE=quick: not a claimcheck setting; did you mean CLAIMCHECK_PROFILE?*"])
+
+
+# --- the weights -----------------------------------------------------------------------------------
+def test_a_download_without_network_is_a_skip_and_the_fingerprint_says_so(project, monkeypatch):
+    import socket
+
+    with socket.socket() as s:  # nothing listens there: refused at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    start = time.perf_counter()
+    run(project, "--claims-allow-download")
+    assert time.perf_counter() - start < 30
+    doc, rows = report(project)
+    w = doc["runner"]["weights"]
+    assert w["available"] is False and f"cannot reach http://127.0.0.1:{port}" in w["reason"]
+    c06 = rows["C06"]
+    assert c06["outcome"] == "skipped" and "Traceback" not in c06["reason"]
+    for part in ("not in the Hugging Face cache", "--claims-allow-download: cannot reach", "--claims-weights DIR"):
+        assert part in c06["reason"], part
+    assert_every_other_claim_reported(rows, [])
+
+
+# --- input files named by settings ---------------------------------------------------------------
+@pytest.mark.parametrize("option", ["--claims-manuscript", "--claims-listing", "--claims-corpus"])
+def test_a_missing_or_folder_input_file_is_a_usage_error(project, option):
+    result = run(project, f"{option}=nothere.md")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*claimcheck: {option} nothere.md: no such file: *nothere.md*"])
+    project.mkdir("afolder")
+    result = run(project, f"{option}=afolder")
+    result.stderr.fnmatch_lines([f"*claimcheck: {option} afolder: is a folder, not a file*"])
+
+
+def test_a_manuscript_that_is_not_utf8_is_a_usage_error_naming_the_line(project):
+    (project.path / "chapter.md").write_bytes("第一行\n读 5 倍\n".encode("utf-8") + "写 5 倍\n".encode("gb18030"))
+    result = run(project, "--claims-manuscript=chapter.md")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*claimcheck: --claims-manuscript chapter.md: *chapter.md: the manuscript is not UTF-8: "
+                                 "line 3, byte 0x*save it as UTF-8*"])
+
+
+# --- the report folder -----------------------------------------------------------------------------
+def test_leftovers_of_a_killed_run_never_break_the_next(project):
+    reports = project.mkdir("reports")
+    old = reports / ".claims.json.4242.abcdef.tmp"
+    old.write_text('{"half": ', encoding="utf-8")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    fresh = reports / ".claims.html.4243.ghijkl.tmp"  # a concurrent run's, still being written
+    fresh.write_text("<html>", encoding="utf-8")
+    (reports / "claims.json").write_text('{"truncated": ', encoding="utf-8")  # killed mid-write by an old version
+    run(project)
+    doc, rows = report(project)
+    assert set(rows) == set(IDS)
+    assert not old.exists() and fresh.exists()
+    assert [p.name for p in reports.iterdir() if p.name.endswith(".tmp")] == [fresh.name]  # ours leave none
+    assert (reports / "claims.html").read_text(encoding="utf-8").rstrip().endswith("</html>")
+
+
+def test_the_html_report_is_written_atomically(project, monkeypatch):
+    from claimcheck import fileio
+
+    written = []
+    real = fileio.write_atomic
+    monkeypatch.setattr(fileio, "write_atomic", lambda path, data, **kw: (written.append(str(path)), real(path, data, **kw)))
+    run(project)
+    assert any(p.endswith("claims.html") for p in written) and any(p.endswith("claims.json") for p in written)
+
+
+def test_an_unwritable_report_folder_is_a_usage_error_before_any_test(project):
+    (project.path / "afile").write_text("x", encoding="utf-8")
+    result = run(project, "--claims-report-dir", "afile/sub")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*report folder *afile/sub (--claims-report-dir afile/sub) cannot be created*"])
