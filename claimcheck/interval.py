@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 
 def decimals_of(text: str) -> int:
     """Return the number of digits after the decimal point in a printed number (``"0.10"`` -> 2)."""
-    d = _decimal(text)
+    d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
@@ -29,12 +29,21 @@ def half_unit(text: str) -> Decimal:
     Raises:
         ValueError: ``text`` is not a plain decimal number.
     """
-    d = _decimal(text)
+    d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return Decimal(5).scaleb(int(exponent) - 1)
 
 
-def _decimal(text: str) -> Decimal:
+def parse_decimal(text: str) -> Decimal:
+    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits.
+
+    ``"0.10"`` -> ``Decimal("0.10")``; thousands separators and underscores are dropped
+    (``"36,864"`` -> ``Decimal("36864")``). No unit, percent sign or myriad unit: those are read by
+    :func:`claimcheck.printed.parse_number`.
+
+    Raises:
+        ValueError: ``text`` is not a plain decimal number, or not finite (``"inf"``, ``"nan"``).
+    """
     try:
         d = Decimal(text.strip().replace(",", "").replace("_", ""))
     except InvalidOperation:
@@ -62,13 +71,13 @@ class Interval:
 
         ``Interval.printed("0.10") == Interval(0.095, 0.105)``.
         """
-        d, h = _decimal(text), half_unit(text)
+        d, h = parse_decimal(text), half_unit(text)
         return cls(float(d - h), float(d + h))
 
     @classmethod
     def exact(cls, value) -> "Interval":
         """Return the degenerate interval [value, value] (a list price, a count)."""
-        v = float(_decimal(value)) if isinstance(value, str) else float(value)
+        v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
 
     @classmethod

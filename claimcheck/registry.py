@@ -68,7 +68,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from claimcheck.interval import _decimal
+from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance, ToleranceError, parse_tolerance
 from claimcheck.units import UnitError, parse_unit
 
@@ -139,7 +139,7 @@ class Claim:
     @property
     def stated_value(self) -> float | None:
         """The stated number as a float, or None when the chapter prints no number."""
-        return float(_decimal(self.stated)) if self.stated else None
+        return float(parse_decimal(self.stated)) if self.stated else None
 
     def printed(self, name: str) -> str:
         """The registry's printed number ``name``: ``"stated"`` or a key of ``values``."""
@@ -314,7 +314,7 @@ def _validate(entry, index: int, path: str, runners: dict, sections=()):
         else:
             try:
                 if stated != "":
-                    _decimal(stated)
+                    parse_decimal(stated)
             except ValueError as exc:
                 bad("stated", str(exc))
                 stated = None
@@ -354,7 +354,7 @@ def _validate(entry, index: int, path: str, runners: dict, sections=()):
             bad("values", f"{name} = {v!r}: write printed numbers as strings to keep their digits")
             continue
         try:
-            _decimal(v)
+            parse_decimal(v)
         except ValueError as exc:
             bad("values", f"{name}: {exc}")
     quotes = _validate_quotes(entry.get("quotes", {}), stated, values, bad)

@@ -143,13 +143,13 @@ def stated_override_type(text: str) -> tuple[str, str]:
     """argparse ``type=`` for ``--claims-stated ID=VALUE``: a claim id and a printed number."""
     import argparse
 
-    from claimcheck.interval import _decimal
+    from claimcheck.interval import parse_decimal
 
     cid, sep, value = text.partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise argparse.ArgumentTypeError(f"expected ID=VALUE such as C05=58, got {text!r}")
     try:
-        _decimal(value)
+        parse_decimal(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from None
     return cid.strip(), value.strip()

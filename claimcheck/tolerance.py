@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from claimcheck.interval import Interval, _decimal
+from claimcheck.interval import Interval, parse_decimal
 
 
 class ToleranceError(ValueError):
@@ -31,7 +31,7 @@ class ToleranceError(ValueError):
 
 
 def _num(text: str) -> float:
-    return float(_decimal(text))
+    return float(parse_decimal(text))
 
 
 def _fmt(x: float) -> str:
