@@ -8,10 +8,13 @@ a bad value came from (as pytest-timeout's ``get_env_settings`` does).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 PROFILES = ("quick", "standard", "full")
 WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
+DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # the LLM kit (claimcheck.llm.device) places claims on them
+_DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 # name -> (command-line dest, environment variable, ini key, default, help)
 OPTIONS = {
@@ -98,13 +101,22 @@ def _validate(name, value, where):
             raise SettingsError(f"{where}: expected a time limit in seconds > 0, got {value!r}")
         return seconds
     if name == "device":
-        from claimcheck.llm.device import check_device_name
-
         try:
             return check_device_name(value)
         except ValueError as exc:
             raise SettingsError(f"{where}: {exc}") from None
     return value
+
+
+def check_device_name(text: str) -> str:
+    """Return ``text`` stripped if it is a device setting (auto, cpu, cuda, cuda:N).
+
+    Raises:
+        ValueError: anything else; the message lists the choices.
+    """
+    if not isinstance(text, str) or not _DEVICE_RE.match(text.strip()):
+        raise ValueError(f"unknown device {text!r}; choose one of {', '.join(DEVICE_CHOICES)}")
+    return text.strip()
 
 
 def resolve(config=None, env=None) -> Settings:

@@ -19,22 +19,13 @@ torch is imported inside the functions, so importing this module is cheap.
 
 from __future__ import annotations
 
-import re
+from claimcheck.settings import check_device_name
 
-DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")
-_DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 PRECISIONS = ("half", "listing")
 
 
 class DeviceError(ValueError):
     """A device request this runner cannot satisfy; the message names the request and why."""
-
-
-def check_device_name(text: str) -> str:
-    """Return ``text`` if it is a device setting (auto, cpu, cuda, cuda:N), else raise ValueError."""
-    if not isinstance(text, str) or not _DEVICE_RE.match(text.strip()):
-        raise ValueError(f"unknown device {text!r}; choose one of {', '.join(DEVICE_CHOICES)}")
-    return text.strip()
 
 
 def cuda_available() -> bool:
