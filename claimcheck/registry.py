@@ -24,7 +24,7 @@ inputs        no        text inputs the check feeds a model, ``{name = "prompt t
 reconstructed no        true when ``inputs`` are not printed in the chapter (so were reconstructed)
 portable      no        true when ``stated`` with its tolerance holds for any causal LM (a property
                         such as "identical tokens"), so the portable-LM lane may check it as is on
-                        another model; false (default) when the numbers are GPT-2's own
+                        another model; false (default) when the numbers are the chapter model's own
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 section       no        the id of the chapter section the claim sits in (a ``[[sections]]`` entry)
 note          no        free text for the report
@@ -72,10 +72,13 @@ from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance, ToleranceError, parse_tolerance
 from claimcheck.units import UnitError, parse_unit
 
+# What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
+# is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
+# turns some of them into markers.
 NEEDS = {
-    "arch": "the GPT-2 small architecture (a randomly initialised model has its shapes)",
-    "tok": "the real GPT-2 BPE tokenizer",
-    "weights": "the real pretrained GPT-2 weights",
+    "arch": "the chapter's model architecture only (a randomly initialised model of the same shapes will do)",
+    "tok": "the chapter's real tokenizer",
+    "weights": "the chapter's real pretrained weights",
     "time": "a timing measurement on this runner",
     "text": "only the chapter's own printed numbers",
     "ext": "a source outside the chapter",
