@@ -47,12 +47,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the ``claimcheck`` command line with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    2 when no command is given or a dependency the command needs is not installed (one line on
+    stderr naming the package); otherwise the command's own code.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except ModuleNotFoundError as exc:
+        # an install without a dependency (pip install --no-deps): one line, not a traceback
+        package = (exc.name or "").split(".")[0]
+        if not package or package == "claimcheck":
+            raise
+        print(f"error: claimcheck {args.command} needs the Python package {package!r}, which is not installed "
+              f"(pip install claimcheck installs the core's dependencies; after --no-deps: pip install {package})",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
