@@ -33,8 +33,11 @@ def _validate(args) -> int:
     if not args.quiet:
         for c in reg.claims.values():
             stated = f"{c.stated} {c.unit}".strip() or "(no number)"
-            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {c.title}")
-    print(f"{len(reg.claims)} valid claims, {len(reg.issues)} problems in {reg.path}", file=sys.stderr)
+            draft = "[draft] " if c.draft else ""
+            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {draft}{c.title}")
+    drafts = sum(c.draft for c in reg.claims.values())
+    drafts = f" ({drafts} drafts to review)" if drafts else ""
+    print(f"{len(reg.claims)} valid claims{drafts}, {len(reg.issues)} problems in {reg.path}", file=sys.stderr)
     return 1 if reg.issues else 0
 
 

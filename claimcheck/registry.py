@@ -28,6 +28,8 @@ portable      no        true when ``stated`` with its tolerance holds for any ca
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 section       no        the id of the chapter section the claim sits in (a ``[[sections]]`` entry)
 note          no        free text for the report
+draft         no        true for a claim ``claimcheck init`` scaffolded and nobody has reviewed yet
+                        (its unit, tolerance and needs are guesses; it has no test)
 ============  ========  =====================================================================
 
 A locator binds the number it prints that equals the value it stands for (``locator`` stands
@@ -85,7 +87,7 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note")
+OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note", "draft")
 WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
 SECTION_FIELDS = ("id", "title", "heading")
 TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
@@ -133,6 +135,7 @@ class Claim:
     runner: str | None = None
     section: str | None = None
     note: str = ""
+    draft: bool = False
 
     @property
     def base_id(self) -> str:
@@ -381,6 +384,9 @@ def _validate(entry, index: int, path: str, runners: dict, sections=()):
         bad("section", f"unknown section {section!r}{_suggest(str(section), sections)}; declare it in [[sections]]"
                        + (f" (declared: {', '.join(sections)})" if sections else ""))
     note = entry.get("note", "")
+    draft = entry.get("draft", False)
+    if not isinstance(draft, bool):
+        bad("draft", f"must be true or false, got {draft!r}")
     if not isinstance(note, str):
         bad("note", "must be a string")
 
@@ -395,6 +401,7 @@ def _validate(entry, index: int, path: str, runners: dict, sections=()):
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
         quotes=MappingProxyType(quotes),
         reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, section=section, note=note,
+        draft=draft,
     ), []
 
 

@@ -180,3 +180,10 @@ def test_the_shipped_registry_puts_every_claim_in_a_chapter_section():
     ids = [s.id for s in reg.sections]
     assert len(ids) >= 5 and all(c.section in ids for c in reg.claims.values())
     assert reg.claims["C01"].section == ids[0] and reg.claims["C37"].section == ids[-1]
+
+
+def test_draft_claims_are_marked_and_a_bad_draft_flag_is_named(tmp_path):
+    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + "draft = true\n" + GOOD.format(id="C02")))
+    assert reg.issues == [] and reg.claims["C01"].draft and not reg.claims["C02"].draft
+    reg = registry_with(tmp_path, GOOD.format(id="C09") + 'draft = "yes"\n')
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C09", "draft")] and "true or false" in str(reg.issues[0])
