@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs")
+COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.cli_init")
 
 
 def register(subparsers) -> None:

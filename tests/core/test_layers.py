@@ -31,7 +31,7 @@ CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claim
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
                 "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
-                "claimcheck.cli_editor", "claimcheck.cli_runs"]
+                "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init"]
 
 
 def run_blocked(code: str, *args: str) -> subprocess.CompletedProcess:
