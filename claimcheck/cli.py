@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs")
+COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.cli_init")
 
 
 def register(subparsers) -> None:
@@ -40,8 +40,11 @@ def _validate(args) -> int:
     if not args.quiet:
         for c in reg.claims.values():
             stated = f"{c.stated} {c.unit}".strip() or "(no number)"
-            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {c.title}")
-    print(f"{len(reg.claims)} valid claims, {len(problems)} problems in {reg.path}", file=sys.stderr)
+            draft = "[draft] " if c.draft else ""
+            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {draft}{c.title}")
+    drafts = sum(c.draft for c in reg.claims.values())
+    drafts = f" ({drafts} drafts to review)" if drafts else ""
+    print(f"{len(reg.claims)} valid claims{drafts}, {len(problems)} problems in {reg.path}", file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -75,12 +78,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run the ``claimcheck`` command line with ``argv`` (default ``sys.argv[1:]``); return the exit code.
+
+    2 when no command is given or a dependency the command needs is not installed (one line on
+    stderr naming the package); otherwise the command's own code.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except ModuleNotFoundError as exc:
+        # an install without a dependency (pip install --no-deps): one line, not a traceback
+        package = (exc.name or "").split(".")[0]
+        if not package or package == "claimcheck":
+            raise
+        print(f"error: claimcheck {args.command} needs the Python package {package!r}, which is not installed "
+              f"(pip install claimcheck installs the core's dependencies; after --no-deps: pip install {package})",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import tempfile
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.interval import _decimal, decimals_of
+from claimcheck.interval import parse_decimal, decimals_of
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -225,7 +225,7 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/cla
         if cid not in reg.claims:
             close = difflib.get_close_matches(cid, list(reg.claims), n=1)
             raise KeyError(f"{registry_path}: no claim {cid!r}" + (f" (did you mean {close[0]}?)" if close else ""))
-        _decimal(value)
+        parse_decimal(value)
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it

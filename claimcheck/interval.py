@@ -11,14 +11,13 @@ below the half-unit widths involved, and the boundary is treated as closed on bo
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 
 def decimals_of(text: str) -> int:
     """Return the number of digits after the decimal point in a printed number (``"0.10"`` -> 2)."""
-    d = _decimal(text)
+    d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
@@ -29,12 +28,21 @@ def half_unit(text: str) -> Decimal:
     Raises:
         ValueError: ``text`` is not a plain decimal number.
     """
-    d = _decimal(text)
+    d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return Decimal(5).scaleb(int(exponent) - 1)
 
 
-def _decimal(text: str) -> Decimal:
+def parse_decimal(text: str) -> Decimal:
+    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits.
+
+    ``"0.10"`` -> ``Decimal("0.10")``; thousands separators and underscores are dropped
+    (``"36,864"`` -> ``Decimal("36864")``). No unit, percent sign or myriad unit: those are read by
+    :func:`claimcheck.printed.parse_number`.
+
+    Raises:
+        ValueError: ``text`` is not a plain decimal number, or not finite (``"inf"``, ``"nan"``).
+    """
     try:
         d = Decimal(text.strip().replace(",", "").replace("_", ""))
     except InvalidOperation:
@@ -62,13 +70,13 @@ class Interval:
 
         ``Interval.printed("0.10") == Interval(0.095, 0.105)``.
         """
-        d, h = _decimal(text), half_unit(text)
+        d, h = parse_decimal(text), half_unit(text)
         return cls(float(d - h), float(d + h))
 
     @classmethod
     def exact(cls, value) -> "Interval":
         """Return the degenerate interval [value, value] (a list price, a count)."""
-        v = float(_decimal(value)) if isinstance(value, str) else float(value)
+        v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
 
     @classmethod
@@ -132,57 +140,3 @@ class Interval:
         if self.lo == self.hi:
             return f"{self.lo:.6g}"
         return f"[{self.lo:.6g}, {self.hi:.6g}]"
-
-
-def surprisal_bits(p: Interval) -> Interval:
-    """Surprisal -log2(p) in bits of a probability interval (decreasing in p)."""
-    if p.lo <= 0:
-        raise ValueError(f"probability interval must be > 0: {p}")
-    return p.map_monotone(lambda x: -math.log2(x))
-
-
-def entropy_term_bits(p: Interval) -> Interval:
-    """The range of -p*log2(p) (bits) over a probability interval.
-
-    The function rises on (0, 1/e] and falls on [1/e, 1], so the maximum is at 1/e when the
-    interval contains it.
-    """
-
-    def f(x: float) -> float:
-        return 0.0 if x <= 0 else -x * math.log2(x)
-
-    ends = (f(max(p.lo, 0.0)), f(min(p.hi, 1.0)))
-    hi = max(ends)
-    if p.lo <= 1 / math.e <= p.hi:
-        hi = f(1 / math.e)
-    return Interval(min(ends), hi)
-
-
-def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interval:
-    """Bounds (bits) on the entropy of a distribution known only by its top-k probabilities.
-
-    ``probs`` are the k largest probabilities, as intervals, in decreasing order; the remaining
-    mass r = 1 - sum(probs) is spread over the other ``vocab_size - k`` entries, each no larger
-    than the k-th. The remainder's entropy is least when r sits on as few entries as possible at
-    the k-th probability (at least ``r * -log2(p_k.hi)`` bits) and greatest when r is uniform over
-    the other entries (at most ``r * log2((vocab_size - k) / r)`` bits).
-
-    Source: standard entropy bounds (Cover & Thomas, *Elements of Information Theory*, 2.6).
-
-    Raises:
-        ValueError: the listed probabilities cannot sum to at most 1.
-    """
-    k = len(probs)
-    listed = Interval(0.0, 0.0)
-    total = Interval(0.0, 0.0)
-    for p in probs:
-        listed = listed + entropy_term_bits(p)
-        total = total + p
-    if total.lo > 1:
-        raise ValueError(f"listed probabilities sum to more than 1: {total}")
-    rest = Interval(max(0.0, 1 - total.hi), 1 - total.lo)
-    p_k_hi = probs[-1].hi
-    rest_lo = rest.lo * -math.log2(p_k_hi) if rest.lo > 0 else 0.0
-    others = vocab_size - k
-    rest_hi = rest.hi * math.log2(others / rest.hi) if rest.hi > 0 else 0.0
-    return listed + Interval(rest_lo, max(rest_lo, rest_hi))

@@ -10,6 +10,7 @@ says what, by how much, on what hardware, and what to do next.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 import pytest
 
@@ -60,6 +61,25 @@ def _jsonable(value):
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
     return value
+
+
+class Comparison(Protocol):
+    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison of a measurement with a
+    reference where some differences are explained by a stated tolerance of the method (a near-tie:
+    two decoders doing the same maths in another order may flip a token where two logits tie).
+
+    ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
+    the difference is explained by a near-tie; ``diverged``: a difference that is not;
+    ``describe()``: one line for the report; ``details()``: facts for the report row (JSON values).
+    """
+
+    measured: float
+    near_tie: bool
+    diverged: bool
+
+    def describe(self) -> str: ...
+
+    def details(self) -> dict: ...
 
 
 class ClaimRecorder:
@@ -152,28 +172,25 @@ class ClaimRecorder:
         if failure:
             pytest.fail(self._message(value, failure), pytrace=False)
 
-    def check_streams(self, comparison, **details) -> None:
-        """Give the verdict of a tie-aware token-stream comparison (:func:`claimcheck.llm.generation.compare_streams`).
+    def check_comparison(self, comparison: "Comparison", **details) -> None:
+        """Give the verdict of a comparison in which a near-tie may explain a difference (see :class:`Comparison`;
+        the LLM kit's tie-aware token-stream comparison, :func:`claimcheck.llm.generation.compare_streams`, is one).
 
-        Identical streams: :meth:`check` of 0 differing tokens (the claim's tolerance, ``<=0``).
-        A first difference at a near-tie (reference top-2 margin within the tie tolerance): the
-        test is xfailed with the position and margin, reported with outcome ``near-tie``. A
-        difference with a larger margin: fails, naming position, tokens and margin.
+        No difference: :meth:`check` of ``comparison.measured`` (the claim's tolerance, e.g. ``<=0``
+        differing tokens). A difference explained by a near-tie: the test is xfailed with
+        ``comparison.describe()``, reported with outcome ``near-tie``. Any other difference: fails,
+        with the description.
 
         Raises:
             pytest.fail.Exception, pytest.xfail.Exception: as above.
         """
         __tracebackhide__ = True
-        from claimcheck.llm.generation import DIVERGED, NEAR_TIE
-
-        self.detail(comparison=comparison.describe(), first_difference=comparison.position,
-                    margin_at_difference=comparison.margin, tie_tolerance=comparison.tie_tolerance,
-                    tokens_compared=comparison.n_compared, **details)
-        n = comparison.n_differing
-        if comparison.verdict == NEAR_TIE:
+        self.detail(comparison=comparison.describe(), **comparison.details(), **details)
+        n = comparison.measured
+        if comparison.near_tie:
             self._store(n, "near-tie", comparison.describe())
             pytest.xfail(comparison.describe())
-        if comparison.verdict == DIVERGED:
+        if comparison.diverged:
             failure = f"{self.claim.tolerance(n, self.claim.stated or None) or 'differs'}; {comparison.describe()}"
             self._store(n, "fail", failure)
             pytest.fail(self._message(n, failure), pytrace=False)

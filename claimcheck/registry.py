@@ -26,9 +26,12 @@ inputs        no        text inputs the check feeds a model, ``{name = "prompt t
 reconstructed no        true when ``inputs`` are not printed in the chapter (so were reconstructed)
 portable      no        true when ``stated`` with its tolerance holds for any causal LM (a property
                         such as "identical tokens"), so the portable-LM lane may check it as is on
-                        another model; false (default) when the numbers are GPT-2's own
+                        another model; false (default) when the numbers are the chapter model's own
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
+section       no        the id of the chapter section the claim sits in (a ``[[sections]]`` entry)
 note          no        free text for the report
+draft         no        true for a claim ``claimcheck init`` scaffolded and nobody has reviewed yet
+                        (its unit, tolerance and needs are guesses; it has no test)
 ============  ========  =====================================================================
 
 A locator binds the number it prints that equals the value it stands for (``locator`` stands
@@ -36,6 +39,11 @@ for ``stated``); when it prints one number only, that number is bound whatever i
 mismatch shows as drift. Other numbers in a locator are context. ``¦`` in a locator marks the
 boundary of numbers the manuscript prints glued together (``"256¦8.41 s"``); see
 :mod:`claimcheck.printed` and :mod:`claimcheck.manuscript`.
+
+A top-level ``[[sections]]`` array names the chapter's sections in the chapter's order, so that
+reports group the claims as the chapter does: ``id`` (a short key such as ``kv-cache``), ``title``
+(our own words) and ``heading`` (optional: a short locator of the heading in the manuscript,
+<= 40 characters, never the whole heading sentence).
 
 A top-level ``[[waivers]]`` array lists the manuscript's numbers that are not claims (chapter
 numbers, dates, quiz options, code constants), so that the number audit can reach 100%:
@@ -64,22 +72,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from claimcheck.interval import _decimal
+from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance, ToleranceError, parse_tolerance
 from claimcheck.units import UnitError, parse_unit
 
+# What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
+# is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
+# turns some of them into markers.
 NEEDS = {
-    "arch": "the GPT-2 small architecture (a randomly initialised model has its shapes)",
-    "tok": "the real GPT-2 BPE tokenizer",
-    "weights": "the real pretrained GPT-2 weights",
+    "arch": "the chapter's model architecture only (a randomly initialised model of the same shapes will do)",
+    "tok": "the chapter's real tokenizer",
+    "weights": "the chapter's real pretrained weights",
     "time": "a timing measurement on this runner",
     "text": "only the chapter's own printed numbers",
     "ext": "a source outside the chapter",
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "note")
+OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note", "draft")
 WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
+SECTION_FIELDS = ("id", "title", "heading")
+TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
 
@@ -122,7 +135,9 @@ class Claim:
     reconstructed: bool = False
     portable: bool = False
     runner: str | None = None
+    section: str | None = None
     note: str = ""
+    draft: bool = False
 
     @property
     def base_id(self) -> str:
@@ -132,7 +147,7 @@ class Claim:
     @property
     def stated_value(self) -> float | None:
         """The stated number as a float, or None when the chapter prints no number."""
-        return float(_decimal(self.stated)) if self.stated else None
+        return float(parse_decimal(self.stated)) if self.stated else None
 
     def printed(self, name: str) -> str:
         """The registry's printed number ``name``: ``"stated"`` or a key of ``values``."""
@@ -160,6 +175,15 @@ class Waiver:
         return f"waivers[{self.index}]"
 
 
+@dataclass(frozen=True)
+class Section:
+    """One section of the chapter (``[[sections]]``): its key, our title for it, a heading locator."""
+
+    id: str
+    title: str
+    heading: str = ""
+
+
 @dataclass
 class Registry:
     """Claims loaded from one file, with every problem found while loading."""
@@ -172,6 +196,7 @@ class Registry:
     # ids that were declared but are invalid: id -> its issues (so their tests can error clearly)
     invalid: dict[str, list[RegistryIssue]]
     waivers: list[Waiver] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)  # in the chapter's order
 
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
@@ -255,9 +280,9 @@ def load_registry(path: str | Path) -> Registry:
         else:
             reg.issues.append(issue)
 
-    unknown_top = set(data) - {"chapter", "runners", "claims", "waivers"}
+    unknown_top = set(data) - set(TOP_LEVEL)
     for key in sorted(unknown_top):
-        reg.issues.append(RegistryIssue(shown, None, key, f"unknown top-level table{_suggest(key, ['chapter', 'runners', 'claims', 'waivers'])}"))
+        reg.issues.append(RegistryIssue(shown, None, key, f"unknown top-level table{_suggest(key, TOP_LEVEL)}"))
     for key in ("chapter", "runners"):
         if not isinstance(data.get(key, {}), dict):
             reg.issues.append(RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"))
@@ -272,6 +297,7 @@ def load_registry(path: str | Path) -> Registry:
             reg.issues.append(RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description"))
 
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
+    reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
     entries = data.get("claims", [])
     if not isinstance(entries, list):
         reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
@@ -280,7 +306,7 @@ def load_registry(path: str | Path) -> Registry:
         reg.issues.append(RegistryIssue(shown, None, "claims", "the file is empty" if not text.strip() else
                                         "declares no claims (no [[claims]] table): a registry without claims checks nothing"))
     for index, entry in enumerate(entries, start=1):
-        claim, problems = _validate(entry, index, shown, reg.runners, id_pattern)
+        claim, problems = _validate(entry, index, shown, reg.runners, id_pattern, [sec.id for sec in reg.sections])
         cid = problems[0].claim_id if problems else claim.id
         if claim is not None and cid in reg.claims:
             problems = [RegistryIssue(shown, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")]
@@ -417,7 +443,7 @@ def _suggest(name: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
+def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sections=()):
     """Return (Claim or None, [RegistryIssue, ...]) for one ``[[claims]]`` table."""
     if not isinstance(entry, dict):
         return None, [RegistryIssue(path, f"#{index}", None, "each claim must be a table")]
@@ -469,7 +495,7 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
         else:
             try:
                 if stated != "":
-                    _decimal(stated)
+                    parse_decimal(stated)
             except ValueError as exc:
                 bad("stated", str(exc))
                 stated = None
@@ -509,7 +535,7 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
             bad("values", f"{name} = {v!r}: write printed numbers as strings to keep their digits")
             continue
         try:
-            _decimal(v)
+            parse_decimal(v)
         except ValueError as exc:
             bad("values", f"{name}: {exc}")
     quotes = _validate_quotes(entry.get("quotes", {}), stated, values, bad)
@@ -528,7 +554,14 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
     runner = entry.get("runner")
     if runner is not None and runner not in runners:
         bad("runner", f"unknown runner profile {runner!r}{_suggest(str(runner), runners)}; define it under [runners.{runner}]")
+    section = entry.get("section")
+    if section is not None and section not in sections:
+        bad("section", f"unknown section {section!r}{_suggest(str(section), sections)}; declare it in [[sections]]"
+                       + (f" (declared: {', '.join(sections)})" if sections else ""))
     note = entry.get("note", "")
+    draft = entry.get("draft", False)
+    if not isinstance(draft, bool):
+        bad("draft", f"must be true or false, got {draft!r}")
     if not isinstance(note, str):
         bad("note", "must be a string")
 
@@ -542,7 +575,8 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None):
         tolerance=tolerance, tolerance_text=str(tol_text), needs=tuple(needs), path=path,
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
         quotes=MappingProxyType(quotes),
-        reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, note=note,
+        reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, section=section, note=note,
+        draft=draft,
     ), []
 
 
@@ -661,4 +695,37 @@ def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
             continue
         out.append(Waiver(index, texts["locator"], texts["reason"],
                           tuple(numbers) if numbers is not None else None, texts.get("until")))
+    return out
+
+
+def _load_sections(entries, path: str, issues: list) -> list[Section]:
+    """Validate the ``[[sections]]`` array; every problem names the file, the section and the field."""
+    if not isinstance(entries, list):
+        issues.append(RegistryIssue(path, None, "sections", "must be an array of tables ([[sections]])"))
+        return []
+    out: list[Section] = []
+    for index, entry in enumerate(entries, start=1):
+        label = f"sections[{index}]"
+        if not isinstance(entry, dict):
+            issues.append(RegistryIssue(path, None, label, "each section must be a table"))
+            continue
+        problems = [RegistryIssue(path, None, f"{label}.{key}", f"unknown field{_suggest(key, SECTION_FIELDS)}; "
+                                                                f"known fields: {', '.join(SECTION_FIELDS)}")
+                    for key in entry if key not in SECTION_FIELDS]
+        for key in ("id", "title", "heading"):
+            v = entry.get(key)
+            if v is None and key != "heading":
+                problems.append(RegistryIssue(path, None, f"{label}.{key}", "missing required field"))
+            elif v is not None and (not isinstance(v, str) or not v.strip()):
+                problems.append(RegistryIssue(path, None, f"{label}.{key}", "must be a non-empty string"))
+        heading = entry.get("heading")
+        if isinstance(heading, str) and len(heading) > MAX_LOCATOR:
+            problems.append(RegistryIssue(path, None, f"{label}.heading", f"{len(heading)} characters: a heading "
+                                          f"locator is a short quote (<= {MAX_LOCATOR})"))
+        if isinstance(entry.get("id"), str) and any(sec.id == entry["id"] for sec in out):
+            problems.append(RegistryIssue(path, None, f"{label}.id", f"duplicate section id {entry['id']!r}"))
+        if problems:
+            issues.extend(problems)
+            continue
+        out.append(Section(entry["id"], entry["title"], heading or ""))
     return out

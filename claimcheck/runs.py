@@ -468,7 +468,7 @@ def move_limit(tolerance: str, stated: str | None, old: float, bound_move: float
     """Return (how far a measured value may move between two runs, the rule in words).
 
     The claim's tolerance is applied to the move, with the old measurement in the place of the
-    chapter's value:
+    chapter's value (each tolerance type's :meth:`~claimcheck.tolerance.Tolerance.move_limit`):
 
     ========================  =====================================================================
     ``exact``                 0: any change is a move
@@ -484,28 +484,9 @@ def move_limit(tolerance: str, stated: str | None, old: float, bound_move: float
         claimcheck.tolerance.ToleranceError: the tolerance string does not parse.
         ValueError: ``printed`` with a stated value that is not a number.
     """
-    from claimcheck.interval import half_unit
-    from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative,
-                                      parse_tolerance)
+    from claimcheck.tolerance import parse_tolerance
 
-    tol = parse_tolerance(tolerance)
-    if isinstance(tol, Exact):
-        return 0.0, "exact: any change"
-    if isinstance(tol, Printed):
-        if not stated:
-            raise ValueError("tolerance 'printed' needs a stated value")
-        h = float(half_unit(stated))
-        return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
-    if isinstance(tol, Absolute):
-        return tol.atol, f"{tol}: more than {tol.atol:g}"
-    if isinstance(tol, Relative):
-        return tol.rtol * abs(old), f"{tol}: more than {tol.rtol:.4g} of the old value"
-    if isinstance(tol, Range):
-        return (tol.hi - tol.lo) / 2, f"{tol}: more than the range's half-width {(tol.hi - tol.lo) / 2:g}"
-    if isinstance(tol, (AtLeast, AtMost)):
-        return bound_move * abs(old), (f"{tol} is a one-sided bar: more than {bound_move:.0%} of the old value "
-                                       "(--bound-move)")
-    raise ValueError(f"no move rule for tolerance {tolerance!r}")  # pragma: no cover - all kinds above
+    return parse_tolerance(tolerance).move_limit(old, stated=stated, bound_move=bound_move)
 
 
 def value_move(old: dict, new: dict, bound_move: float = 0.25) -> str | None:

@@ -132,12 +132,12 @@ def stated_override(text) -> tuple[str, str]:
     Raises:
         ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal.
     """
-    from claimcheck.interval import _decimal
+    from claimcheck.interval import parse_decimal
 
     cid, sep, value = str(text).partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
-    _decimal(value)  # ValueError names the value
+    parse_decimal(value)  # ValueError names the value
     return cid.strip(), value.strip()
 
 

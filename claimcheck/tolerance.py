@@ -15,7 +15,9 @@ Every tolerance has a compact string form, parsed in one place by :func:`parse_t
 =================  ==========================================================================
 
 ``check(measured, stated)`` returns ``None`` when the value is within tolerance, else a one-line
-human-readable reason. The vocabulary follows numpy's ``atol``/``rtol``.
+human-readable reason. The vocabulary follows numpy's ``atol``/``rtol``. ``move_limit(old)`` says how
+far a measured value may move between two runs before ``claimcheck diff`` reports it (the tolerance
+applied with the old measurement in the place of the chapter's value).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from claimcheck.interval import Interval, _decimal
+from claimcheck.interval import Interval, half_unit, parse_decimal
 
 
 class ToleranceError(ValueError):
@@ -31,7 +33,7 @@ class ToleranceError(ValueError):
 
 
 def _num(text: str) -> float:
-    return float(_decimal(text))
+    return float(parse_decimal(text))
 
 
 def _fmt(x: float) -> str:
@@ -63,6 +65,19 @@ class Tolerance:
         confidence interval be judged by :func:`claimcheck.stats.decide`."""
         raise NotImplementedError
 
+    def move_limit(self, old: float, stated: str | None = None, bound_move: float = 0.25) -> tuple[float, str]:
+        """Return (how far a measured value may move from ``old`` between two runs, the rule in words).
+
+        The tolerance is applied to the move, with the old measurement ``old`` (in the claim's unit)
+        in the place of the chapter's value; ``stated`` is the chapter's printed value (``printed``
+        needs it); ``bound_move`` is the fraction of ``|old|`` a one-sided bar (``>=X``, ``<=X``),
+        which has no width, allows.
+
+        Raises:
+            ValueError: ``printed`` without a stated number.
+        """
+        raise NotImplementedError  # pragma: no cover - abstract
+
     def __call__(self, measured, stated: str | None = None) -> str | None:
         bad = _check_finite(measured)
         if bad:
@@ -84,6 +99,12 @@ class Printed(Tolerance):
         return (f"{m} is outside {allowed}, the values that print as {stated} "
                 f"(off by {_fmt(_distance(m, allowed))})")
 
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        if not stated:
+            raise ValueError("tolerance 'printed' needs a stated value")
+        h = float(half_unit(stated))
+        return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
+
     def __str__(self):
         return "printed"
 
@@ -101,6 +122,9 @@ class Exact(Tolerance):
             return None
         return f"{m} != {stated} exactly (off by {_fmt(_distance(m, Interval.exact(s)))})"
 
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        return 0.0, "exact: any change"
+
     def __str__(self):
         return "exact"
 
@@ -117,6 +141,9 @@ class Absolute(Tolerance):
         if d <= self.atol:
             return None
         return f"|measured - stated| = {_fmt(d)} > {_fmt(self.atol)}"
+
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        return self.atol, f"{self}: more than {self.atol:g}"
 
     def __str__(self):
         return f"abs:{_fmt(self.atol)}"
@@ -138,6 +165,9 @@ class Relative(Tolerance):
         rel = d / abs(s) if s else math.inf
         return f"off by {_fmt(d)} ({rel:.2%} of {stated}) > {self.rtol:.4g} = {self.rtol:.2%}"
 
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        return self.rtol * abs(old), f"{self}: more than {self.rtol:.4g} of the old value"
+
     def __str__(self):
         return f"rel:{self.rtol * 100:.6g}%"
 
@@ -147,9 +177,20 @@ class Relative(Tolerance):
 
 
 @dataclass(frozen=True)
-class AtLeast(Tolerance):
-    bound: float
+class _Bar(Tolerance):
+    """A one-sided bar (``>=X``, ``<=X``): independent of the stated value, and without width."""
+
     needs_stated = False
+
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        # crossing the bar changes the outcome, which the diff reports as such
+        return bound_move * abs(old), (f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value "
+                                       "(--bound-move)")
+
+
+@dataclass(frozen=True)
+class AtLeast(_Bar):
+    bound: float
 
     def check(self, measured, stated):
         m = _as_interval(measured)
@@ -165,9 +206,8 @@ class AtLeast(Tolerance):
 
 
 @dataclass(frozen=True)
-class AtMost(Tolerance):
+class AtMost(_Bar):
     bound: float
-    needs_stated = False
 
     def check(self, measured, stated):
         m = _as_interval(measured)
@@ -193,6 +233,10 @@ class Range(Tolerance):
         if m.overlaps(Interval(self.lo, self.hi)):
             return None
         return f"{m} is outside [{_fmt(self.lo)}, {_fmt(self.hi)}]"
+
+    def move_limit(self, old, stated=None, bound_move=0.25):
+        half = (self.hi - self.lo) / 2
+        return half, f"{self}: more than the range's half-width {half:g}"
 
     def __str__(self):
         return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"

@@ -7,3 +7,32 @@ try:
     import torch  # noqa: E402,F401
 except ImportError:  # the core's tests run without the LLM kit's dependencies
     pass
+
+
+# --- installing the checkout (tests/core/test_install.py, tests/llm/test_wheel.py) -------------------
+import os  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def package_source(tmp_path_factory):
+    """What a build of the checkout reads (pyproject.toml, README.md, claimcheck/), copied: setuptools
+    writes build/ and *.egg-info beside the sources, which must not land in the checkout."""
+    src = tmp_path_factory.mktemp("src")
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    shutil.copytree(ROOT / "claimcheck", src / "claimcheck",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    return src
+
+
+@pytest.fixture(scope="session")
+def outside_env():
+    """The environment for a process that must import only what its own interpreter installed:
+    no PYTHONPATH (which puts a checkout first), no active virtual environment."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}

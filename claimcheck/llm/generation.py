@@ -73,7 +73,27 @@ class StreamComparison:
     tie_tolerance: float | None = None
     n_differing: int = 0  # positions where the two streams differ (after a first flip, usually most)
 
+    # the protocol of claimcheck.recorder.Comparison (ClaimRecorder.check_comparison)
+    @property
+    def measured(self) -> int:
+        """The differing positions: what the claim's tolerance (``<=0``) judges."""
+        return self.n_differing
+
+    @property
+    def near_tie(self) -> bool:
+        return self.verdict == NEAR_TIE
+
+    @property
+    def diverged(self) -> bool:
+        return self.verdict == DIVERGED
+
+    def details(self) -> dict:
+        """The comparison's facts for the claim's report row."""
+        return {"first_difference": self.position, "margin_at_difference": self.margin,
+                "tie_tolerance": self.tie_tolerance, "tokens_compared": self.n_compared}
+
     def describe(self) -> str:
+        """One line: identical, or where the streams first differ, the margin there and what it means."""
         if self.verdict == IDENTICAL:
             return f"all {self.n_compared} tokens identical"
         what = "near-tie" if self.verdict == NEAR_TIE else "real divergence"

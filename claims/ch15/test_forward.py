@@ -63,6 +63,6 @@ def test_cached_and_uncached_greedy_identical(claim, gpt2_small, gpt2_tok, claim
     cached = greedy_generate(gpt2_small, ids, p.greedy_new, use_cache=True)
     uncached = greedy_generate(gpt2_small, ids, p.greedy_new, use_cache=False)
     cmp = compare_streams(uncached.tokens, cached.tokens, uncached.logits, TIE_TOLERANCE)
-    claim.check_streams(cmp, prompt_tokens=p.greedy_prompt, new_tokens=p.greedy_new,
-                        smallest_top2_margin=float(top2_margins(uncached.logits).min()),
-                        max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max()) if cmp.verdict == IDENTICAL else None)
+    claim.check_comparison(cmp, prompt_tokens=p.greedy_prompt, new_tokens=p.greedy_new,
+                           smallest_top2_margin=float(top2_margins(uncached.logits).min()),
+                           max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max()) if cmp.verdict == IDENTICAL else None)

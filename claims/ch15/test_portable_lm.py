@@ -56,11 +56,11 @@ def test_cached_and_uncached_greedy_on_lm(lane, lm, claims_profile):
     cached = greedy_generate(lm.model, ids, p.greedy_new, use_cache=True)
     uncached = greedy_generate(lm.model, ids, p.greedy_new, use_cache=False)
     margins = top2_margins(uncached.logits)
-    lane.check_streams(compare_streams(uncached.tokens, cached.tokens, uncached.logits, TIE_TOLERANCE),
-                       prompt_tokens=p.greedy_prompt, new_tokens=p.greedy_new,
-                       smallest_top2_margin=float(margins.min()), median_top2_margin=float(margins.median()),
-                       max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max()),
-                       text=lm.tokenizer.decode(cached.tokens))
+    lane.check_comparison(compare_streams(uncached.tokens, cached.tokens, uncached.logits, TIE_TOLERANCE),
+                          prompt_tokens=p.greedy_prompt, new_tokens=p.greedy_new,
+                          smallest_top2_margin=float(margins.min()), median_top2_margin=float(margins.median()),
+                          max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max()),
+                          text=lm.tokenizer.decode(cached.tokens))
 
 
 @pytest.mark.claim("C18")

@@ -6,7 +6,8 @@ each printed number stands for the interval of values that round to it), and C25
 
 import pytest
 
-from claimcheck.interval import Interval, entropy_bounds_from_top_k, surprisal_bits
+from claimcheck.interval import Interval
+from claimcheck.llm.bounds import entropy_bounds_from_top_k, surprisal_bits
 
 P = Interval.printed
 

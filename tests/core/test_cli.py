@@ -52,3 +52,26 @@ def test_outputs_that_cannot_be_written_are_one_error(tmp_path, capsys):
     assert f"error: cannot write {tmp_path / 'afile' / 'm.html'}" in capsys.readouterr().err
     assert main(["diff", str(src), str(src), "--json", str(tmp_path / "afile" / "d.json")]) == 2
     assert f"error: cannot write {tmp_path / 'afile' / 'd.json'}" in capsys.readouterr().err
+
+
+def test_a_missing_dependency_is_one_line_not_a_traceback():
+    # what `pip install --no-deps .` leaves: check-manuscript validates the registry's units with pint
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    block = ("import sys\n"
+             "class Block:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             "        if name.split('.')[0] == 'pint':\n"
+             "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+             "sys.meta_path.insert(0, Block())\n"
+             "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))\n")
+    done = subprocess.run([sys.executable, "-c", block, "check-manuscript", str(root / "tests/data/manuscript_zh.md"),
+                           "--registry", str(root / "tests/data/ms_registry.toml")],
+                          capture_output=True, text=True, cwd=root, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "error: claimcheck check-manuscript needs the Python package 'pint', which is not installed "
+        "(pip install claimcheck installs the core's dependencies; after --no-deps: pip install pint)"]

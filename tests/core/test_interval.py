@@ -4,8 +4,7 @@ import math
 
 import pytest
 
-from claimcheck.interval import (Interval, decimals_of, entropy_bounds_from_top_k, entropy_term_bits,
-                                 half_unit, surprisal_bits)
+from claimcheck.interval import Interval, decimals_of, half_unit
 
 
 def test_printed_intervals():
@@ -44,23 +43,3 @@ def test_chapter_ratio_by_hand():
     assert math.isclose(r.lo, 5946.5 / 98.5) and math.isclose(r.hi, 5947.5 / 97.5)
     assert r.overlaps(Interval.printed("60.6"))
     assert not r.overlaps(Interval.printed("58"))
-
-
-def test_surprisal_and_entropy_terms():
-    s = surprisal_bits(Interval(0.25, 0.5))
-    assert (s.lo, s.hi) == (1.0, 2.0)
-    # -p log2 p peaks at p = 1/e with value log2(e)/e
-    peak = entropy_term_bits(Interval(0.3, 0.4))
-    assert math.isclose(peak.hi, math.log2(math.e) / math.e)
-    assert math.isclose(entropy_term_bits(Interval(0.5, 0.5)).lo, 0.5)
-
-
-def test_entropy_bounds_two_tokens():
-    # top-1 known exactly at 0.5 out of a vocabulary of 2: the rest 0.5 sits on the other token
-    b = entropy_bounds_from_top_k([Interval(0.5, 0.5)], 2)
-    assert math.isclose(b.lo, 1.0) and math.isclose(b.hi, 1.0)
-
-
-def test_entropy_bounds_reject_impossible_tables():
-    with pytest.raises(ValueError):
-        entropy_bounds_from_top_k([Interval(0.7, 0.7), Interval(0.6, 0.6)], 10)

@@ -31,7 +31,7 @@ CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claim
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
                 "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings", "claimcheck.testscan",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
-                "claimcheck.cli_editor", "claimcheck.cli_runs"]
+                "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init"]
 
 
 def run_blocked(code: str, *args: str) -> subprocess.CompletedProcess:
@@ -76,3 +76,28 @@ def test_merge_and_diff_run_without_torch(tmp_path):
     assert merged.returncode == 0, merged.stderr
     diffed = run_blocked("from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", "diff", str(a), str(b))
     assert diffed.returncode == 0, diffed.stderr
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, at its top or inside a function (read with ast, not run)."""
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def test_the_core_and_its_pytest_glue_never_import_the_kit():
+    # the layers' arrows (README, Layout): claimcheck/ and claimcheck/plugin/ may not import
+    # claimcheck/llm/, not even lazily inside a function (the recorder's comparison verdict takes
+    # any object with the claimcheck.recorder.Comparison protocol instead)
+    files = sorted((ROOT / "claimcheck").glob("*.py")) + sorted((ROOT / "claimcheck" / "plugin").glob("*.py"))
+    assert len(files) > 20
+    bad = {f"{f.relative_to(ROOT)}: {m}" for f in files for m in _imported_modules(f)
+           if m == "claimcheck.llm" or m.startswith(("claimcheck.llm.", "torch", "transformers", "matplotlib"))}
+    assert not bad, sorted(bad)

@@ -177,3 +177,57 @@ def test_a_renamed_id_points_its_test_at_the_id_that_lost_its_test(tmp_path):
 def test_integer_id(tmp_path):
     reg = registry_with(tmp_path, GOOD.format(id="C09").replace('id = "C09"', "id = 4"))
     assert [i.field for i in reg.issues] == ["id"] and "must be a string" in str(reg.issues[0])
+
+
+SECTIONS = """
+[[sections]]
+id = "read"
+title = "Reading"
+heading = "读："
+
+[[sections]]
+id = "write"
+title = "Writing"
+"""
+
+
+def test_sections_in_the_chapter_order_and_each_claim_in_one(tmp_path):
+    body = SECTIONS + GOOD.format(id="C01") + 'section = "write"\n' + GOOD.format(id="C02") + 'section = "read"\n'
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues == []
+    assert [(s.id, s.title, s.heading) for s in reg.sections] == [("read", "Reading", "读："), ("write", "Writing", "")]
+    assert reg.claims["C01"].section == "write" and reg.claims["C02"].section == "read"
+    assert load_registry(write(tmp_path, GOOD.format(id="C01"))).claims["C01"].section is None  # optional
+
+
+def test_an_unknown_section_is_one_error_naming_claim_and_field(tmp_path):
+    body = SECTIONS + GOOD.format(id="C01") + 'section = "wirte"\n' + GOOD.format(id="C02")
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C01", "section")]
+    assert "did you mean 'write'" in str(reg.issues[0]) and list(reg.claims) == ["C02"]
+
+
+@pytest.mark.parametrize("entry, field", [
+    ('[[sections]]\ntitle = "no id"\n', "sections[3].id"),
+    ('[[sections]]\nid = "read"\ntitle = "again"\n', "sections[3].id"),
+    ('[[sections]]\nid = "x"\ntitle = "t"\nheadline = "h"\n', "sections[3].headline"),
+    ('[[sections]]\nid = "x"\ntitle = "t"\nheading = "' + "读" * 41 + '"\n', "sections[3].heading"),
+])
+def test_bad_sections_are_named_and_the_rest_is_kept(tmp_path, entry, field):
+    reg = load_registry(write(tmp_path, SECTIONS + entry + GOOD.format(id="C01")))
+    assert [i.field for i in reg.issues] == [field], reg.issues
+    assert [s.id for s in reg.sections] == ["read", "write"] and "C01" in reg.claims
+
+
+def test_the_shipped_registry_puts_every_claim_in_a_chapter_section():
+    reg = load_registry(Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml")
+    ids = [s.id for s in reg.sections]
+    assert len(ids) >= 5 and all(c.section in ids for c in reg.claims.values())
+    assert reg.claims["C01"].section == ids[0] and reg.claims["C37"].section == ids[-1]
+
+
+def test_draft_claims_are_marked_and_a_bad_draft_flag_is_named(tmp_path):
+    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + "draft = true\n" + GOOD.format(id="C02")))
+    assert reg.issues == [] and reg.claims["C01"].draft and not reg.claims["C02"].draft
+    reg = registry_with(tmp_path, GOOD.format(id="C09") + 'draft = "yes"\n')
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C09", "draft")] and "true or false" in str(reg.issues[0])

@@ -77,3 +77,13 @@ def test_non_finite_measurements_fail():
 def test_stated_required_where_compared():
     assert "needs a stated value" in Printed()(1.0, None)
     assert AtLeast(1)(2.0, None) is None
+
+
+def test_every_tolerance_type_says_how_far_a_value_may_move():
+    # what `claimcheck diff` asks of each type (Tolerance.move_limit); the table of limits is in tests/core/test_runs.py
+    assert Relative(0.05).move_limit(200.0)[0] == pytest.approx(10.0)
+    assert AtLeast(10).move_limit(-8.0, bound_move=0.5)[0] == pytest.approx(4.0)
+    assert Range(0.98, 1.02).move_limit(5.0)[0] == pytest.approx(0.02)
+    assert Printed().move_limit(1.0, stated="0.10")[0] == pytest.approx(0.005)
+    with pytest.raises(ValueError, match="needs a stated value"):
+        Printed().move_limit(1.0)

@@ -1,4 +1,4 @@
-"""Tie-aware token-stream verdicts (ClaimRecorder.check_streams), end to end through the reports.
+"""Tie-aware token-stream verdicts (ClaimRecorder.check_comparison), end to end through the reports.
 
 A near-tie is constructed: two streams that differ at a step where the reference's top-2 logits
 are 2e-6 apart. It must be reported as ``near-tie`` with the position and margin, neither a pass
@@ -35,17 +35,17 @@ def logits(margin):
 
 @pytest.mark.claim("C01")
 def test_near_tie(claim):
-    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(2e-6), tie_tolerance=1e-4))
+    claim.check_comparison(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(2e-6), tie_tolerance=1e-4))
 
 
 @pytest.mark.claim("C02")
 def test_real_divergence(claim):
-    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(3.0), tie_tolerance=1e-4))
+    claim.check_comparison(compare_streams([1, 1, 1, 1], [1, 1, 3, 3], logits(3.0), tie_tolerance=1e-4))
 
 
 @pytest.mark.claim("C03")
 def test_identical(claim):
-    claim.check_streams(compare_streams([1, 1, 1, 1], [1, 1, 1, 1], logits(3.0), tie_tolerance=1e-4))
+    claim.check_comparison(compare_streams([1, 1, 1, 1], [1, 1, 1, 1], logits(3.0), tie_tolerance=1e-4))
 '''
 
 

@@ -1,0 +1,77 @@
+"""``claimcheck init MANUSCRIPT``: scaffold the claims registry of a new chapter.
+
+Writes ``claims/<name>/claims.toml`` with one draft claim or suggested waiver per number of the
+manuscript, grouped by its headings (:mod:`claimcheck.scaffold`), then checks the file as
+``claimcheck validate`` and ``claimcheck check-manuscript`` would. An existing registry is never
+overwritten without ``--force``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "init", help="scaffold the claims registry of a new chapter from its manuscript",
+        description="Write claims/<name>/claims.toml: every number of the manuscript becomes a draft claim "
+                    "(value as printed, a locator, a guessed unit, tolerance 'printed', draft = true) or a "
+                    "suggested waiver (chapter numbers, dates, ordinals, code), grouped by the manuscript's "
+                    "headings. Exit 0 when the scaffold validates and binds or waives every number, 1 when "
+                    "it was written but needs hand edits (listed), 2 when nothing was written.")
+    p.add_argument("manuscript", metavar="MANUSCRIPT", help="the chapter (plain text or Markdown, UTF-8)")
+    p.add_argument("--name", metavar="NAME", help="the chapter's folder under --claims-dir and its [chapter] id "
+                                                  "(default: the manuscript's file name without suffix)")
+    p.add_argument("--claims-dir", default="claims", metavar="DIR", help="where chapters' registries live (default: claims)")
+    p.add_argument("--prefix", default="C", metavar="LETTERS", help="the claim ids' prefix (default: C, ids C01, C02...)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing claims.toml")
+    p.set_defaults(func=_init)
+
+
+def default_name(manuscript: str) -> str:
+    """The chapter name a manuscript's file name suggests: ``GPU Memory.md`` -> ``gpu-memory``."""
+    name = re.sub(r"[^a-z0-9_]+", "-", Path(manuscript).stem.lower()).strip("-")
+    return name or "chapter"
+
+
+def _init(args) -> int:
+    from claimcheck.fileio import write_atomic
+    from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
+    from claimcheck.registry import load_registry
+    from claimcheck.scaffold import scaffold
+
+    name = args.name or default_name(args.manuscript)
+    if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
+        print(f"error: --name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)", file=sys.stderr)
+        return 2
+    target = Path(args.claims_dir) / name / "claims.toml"
+    if target.exists() and not args.force:
+        print(f"error: {target} exists; not overwritten (use --force to replace it)", file=sys.stderr)
+        return 2
+    try:
+        ms = Manuscript.read(args.manuscript)
+        sc = scaffold(ms, name, prefix=args.prefix)
+    except (ManuscriptError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        write_atomic(target, sc.to_toml())
+    except OSError as exc:
+        print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    reg = load_registry(target)
+    check = check_manuscript(ms, reg)
+    a = check.audit
+    print(f"wrote {target}: {len(sc.claims)} draft claims, {len(sc.waivers)} suggested waivers, "
+          f"{len(sc.sections)} sections")
+    print(f"validate: {len(reg.claims)} valid claims, {len(reg.issues)} problems; check-manuscript: "
+          f"{a.total} numbers, {a.count('bound')} bound, {a.count('waived')} waived, coverage {a.coverage:.1%}, "
+          f"{len(check.drifted)} drift problems")
+    todo = sc.problems + [str(i) for i in reg.issues] + [d.summary() for d in check.drifted] + a.problems
+    for line in todo:
+        print(f"  to fix: {line}", file=sys.stderr)
+    print(f"next: review each draft (stated, unit, tolerance, needs), write its test, remove 'draft = true'; "
+          f"pytest {target.parent}/ lists every draft as not-run: no test yet")
+    return 0 if check.ok and not sc.problems else 1

@@ -1,0 +1,555 @@
+"""Scaffold the claims registry of a new chapter from its manuscript (``claimcheck init``).
+
+Every number the audit finds (:func:`claimcheck.printed.find_numbers`, via
+:class:`claimcheck.manuscript.Manuscript`) becomes one of:
+
+- a **draft claim** (``draft = true``): an id, the value as printed (``stated``), a guessed unit, the
+  tolerance ``printed``, ``needs = ["text"]`` and a locator: the shortest quote of the number's
+  context (<= :data:`claimcheck.registry.MAX_LOCATOR` characters, on its line or reaching into the
+  next or previous one) that the drift check finds in exactly one place and that binds exactly this
+  number. Everything but the value and the locator is a guess for the editor to review;
+- a **suggested waiver** (its ``reason`` starts with ``suggested:``) for numbers that are not
+  claims: chapter and section numbers, cross-references (``第 3 章``), dates, list ordinals, fractions
+  the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its first number
+  to its last, with ``until``; inline code one waiver each).
+
+Claims and waivers are grouped by the manuscript's headings (Markdown ``#`` lines, outside code):
+one ``[[sections]]`` entry per heading and a ``section`` field per claim, so the scaffold passes
+``claimcheck validate`` and ``check-manuscript`` at 100% coverage, and ``pytest claims/<name>/``
+reports every draft as ``not-run: no test yet``. Deterministic: the same manuscript gives the same
+file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimcheck.manuscript import Manuscript, check_quote, find_sites
+from claimcheck.printed import Number
+from claimcheck.registry import MAX_LOCATOR
+
+SUGGESTED = "suggested: "
+"""How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
+
+# the unit words after a number, as the registry writes them ("" = a count: dimensionless)
+_CJK_UNITS = {"比特": "bit", "美元": "USD", "倍": "x", "字节": "B", "个": "", "次": "", "层": "", "维": "",
+              "行": "", "步": "", "位": "", "页": "", "秒": "s", "毫秒": "ms"}
+_LATIN_UNITS = {"s": "s", "ms": "ms", "us": "us", "µs": "us", "ns": "ns", "min": "min", "h": "h",
+                "B": "B", "KB": "KB", "MB": "MB", "GB": "GB", "TB": "TB", "KiB": "KiB", "MiB": "MiB",
+                "GiB": "GiB", "TiB": "TiB", "byte": "B", "bytes": "B", "bit": "bit", "bits": "bit",
+                "token": "token", "tokens": "token", "tok": "token", "FLOP": "FLOP", "FLOPs": "FLOP",
+                "param": "param", "params": "param", "x": "x", "USD": "USD"}
+_LATIN_WORD = re.compile(r"[A-Za-zµ]+(?:/[A-Za-zµ]+)*")
+
+_CHAPTER_BEFORE = re.compile(r"(?:卷|\b(?:chapter|ch\.|volume|vol\.|section|part)|§)\s*$", re.I)
+_CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
+_DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
+_YEAR_BEFORE = re.compile(r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
+                          r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
+                          r"oct|nov|dec)\.?\s*$", re.I)
+_LIST_AFTER = re.compile(r"[.)、]\s")
+_HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"`[^`\n]+`")
+# a line of (Python-like) code in a plain-text manuscript, which has no fences
+_CODE_LINE = re.compile(r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|def\s+\w+\s*\(|class\s+\w+|"
+                        r"(?:for|while|with|if|elif)\b[^\n]*:\s*(?:#[^\n]*)?$|else\s*:|try\s*:|except\b|return\b|"
+                        r"print\(|@\w|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?(?:\s*,\s*[A-Za-z_][\w.]*)*\s*[-+*/]?=[^=])")
+
+
+@dataclass(frozen=True)
+class DraftSection:
+    """One heading of the manuscript: a ``[[sections]]`` entry."""
+
+    id: str
+    title: str
+    heading: str  # a short locator of the heading ("" when none is unique)
+    start: int    # offset of the heading line
+
+
+@dataclass(frozen=True)
+class DraftClaim:
+    """A number of the manuscript as a draft claim."""
+
+    id: str
+    section: str | None
+    number: Number
+    stated: str
+    unit: str
+    locator: str
+    note: str = ""
+    problem: str = ""  # why the locator does not bind the number (the editor must fix it)
+
+
+@dataclass(frozen=True)
+class DraftWaiver:
+    """Numbers of the manuscript that are not claims, as a suggested waiver."""
+
+    section: str | None
+    locator: str
+    reason: str
+    numbers: tuple[str, ...] | None = None
+    until: str | None = None
+    problem: str = ""
+
+
+@dataclass
+class Scaffold:
+    """The draft registry of one manuscript: sections, draft claims, suggested waivers."""
+
+    manuscript: Manuscript
+    name: str
+    chapter: dict
+    sections: list[DraftSection] = field(default_factory=list)
+    claims: list[DraftClaim] = field(default_factory=list)
+    waivers: list[DraftWaiver] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[str]:
+        """Numbers the scaffold could not locate uniquely (each a line for the editor)."""
+        return [p for p in [c.problem for c in self.claims] + [w.problem for w in self.waivers] if p]
+
+    def to_toml(self) -> str:
+        """The registry file's text (TOML, UTF-8), with comments for the editor."""
+        return _render(self)
+
+
+# --- the manuscript's structure ----------------------------------------------------------------
+def _lines(text: str):
+    """(start offset, line without newline) of every line."""
+    pos = 0
+    for line in text.split("\n"):
+        yield pos, line
+        pos += len(line) + 1
+
+
+def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
+    """Spans ``(start, end, kind)`` of code: fenced blocks (their content, ``"block"``) and inline
+    code (``"inline"``, outside blocks). A plain-text manuscript (not ``.md``) has no fences: there a
+    block is a run of at least two lines that look like code (``import x``, ``x = ...``, ``for ...:``),
+    with the indented and blank lines between them."""
+    regions: list[tuple[int, int, str]] = []
+    if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
+        regions += _plain_code_blocks(ms.text)
+    fence, start = None, 0
+    for pos, line in _lines(ms.text):
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence, start = m.group(1)[0] * 3, pos + len(line) + 1
+        elif fence is not None and line.strip().startswith(fence):
+            regions.append((start, max(start, pos - 1), "block"))
+            fence = None
+    if fence is not None:  # an unclosed fence runs to the end
+        regions.append((start, len(ms.text), "block"))
+    for m in _INLINE_CODE.finditer(ms.text):
+        if not any(a <= m.start() < b for a, b, _ in regions):
+            regions.append((m.start(), m.end(), "inline"))
+    return sorted(regions)
+
+
+def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+    out = []
+    run: list[tuple[int, str]] = []  # the block's lines so far (start offset, line)
+
+    def close():
+        while run and not run[-1][1].strip():
+            run.pop()
+        if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
+            out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
+        run.clear()
+
+    for pos, line in _lines(text):
+        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
+        if code or (run and (not line.strip() or line[:1] in " \t")):
+            run.append((pos, line))
+        else:
+            close()
+    close()
+    return out
+
+
+def headings(ms: Manuscript, code=()) -> list[tuple[int, int, str]]:
+    """Markdown headings outside code: ``(line start, line end, heading text)``."""
+    out = []
+    for pos, line in _lines(ms.text):
+        m = _HEADING.match(line)
+        if m and not any(a <= pos < b for a, b, kind in code if kind == "block"):
+            out.append((pos, pos + len(line), m.group(2).strip()))
+    return out
+
+
+def _slug(text: str, taken: set, n: int) -> str:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    base = "-".join(words)[:30].strip("-") if any(ch.isalpha() for ch in "".join(words)) else f"s{n}"
+    slug, k = base, 2
+    while slug in taken:
+        slug, k = f"{base}-{k}", k + 1
+    taken.add(slug)
+    return slug
+
+
+# --- what a number is ---------------------------------------------------------------------------
+def _line_bounds(scan: str, pos: int) -> tuple[int, int]:
+    a = scan.rfind("\n", 0, pos) + 1
+    b = scan.find("\n", pos)
+    return a, len(scan) if b < 0 else b
+
+
+def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | None:
+    """Why ``num`` is probably not a claim (a chapter number, a date, an ordinal...), or None."""
+    a, b = _line_bounds(ms.scan, num.start)
+    before, after = ms.scan[a:num.start], ms.scan[num.end:b]
+    integer = num.mantissa.isdigit() and num.exponent is None and not num.scale
+    if integer and (_CHAPTER_AFTER.match(after) or _CHAPTER_BEFORE.search(before)):
+        return "a chapter or section number (or a cross-reference to one)"
+    if before.rstrip().endswith("第") and integer:
+        return "an ordinal (第 N)"
+    if integer and (_DATE_AFTER.match(after) or (len(num.mantissa) == 4 and 1900 <= int(num.mantissa) <= 2100
+                                                 and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after)))):
+        return "a date"
+    if integer and _LIST_AFTER.match(after) and not before.strip(" #>*-"):
+        return "a section number" if heading else "a list ordinal"
+    if num.is_fraction and not num.mantissa.startswith("1/"):
+        return (f"a fraction ({num.mantissa}): a registry value cannot bind it (only a unit fraction 1/N binds "
+                "the ratio N); quote it in a claim's note if it is one")
+    return None
+
+
+def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
+    """The registry unit a number's context suggests, and a note for the editor ("" when none).
+
+    ``%`` is ``percent``; 万/亿 stay in the unit (``"万"``, ``"亿 token"``); the word after the number
+    is read as a unit when it is one the registry knows (``token/s``, ``MB``, 字节, 倍...). A guess.
+    """
+    from claimcheck.units import UnitError, parse_unit
+
+    if num.scale == "%":
+        return "percent", ""
+    after = ms.scan[num.end:num.end + 24].lstrip(" \t")
+    unit = ""
+    for word in sorted(_CJK_UNITS, key=len, reverse=True):
+        if after.startswith(word):
+            unit = _CJK_UNITS[word]
+            break
+    else:
+        m = _LATIN_WORD.match(after)
+        if m:
+            parts = m.group(0).split("/")
+            if all(p in _LATIN_UNITS for p in parts):
+                unit = "/".join(_LATIN_UNITS[p] for p in parts)
+    note = ""
+    if num.scale in ("万", "亿", "万亿"):
+        unit = f"{' '.join(num.scale) if num.scale == '万亿' else num.scale} {unit}".strip()
+    elif num.scale in ("K", "M"):
+        note = f"printed with {num.scale} (x{1000 if num.scale == 'K' else 10**6:,}): write the unit that scale stands for"
+    if num.is_fraction:
+        unit = "x"
+        note = f"printed as {num.mantissa}: registered as the ratio {num.mantissa[2:]}"
+    try:
+        parse_unit(unit)
+    except UnitError:
+        unit = ""
+    return unit, note
+
+
+# --- locators -----------------------------------------------------------------------------------
+def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
+    """Positions in [lo, hi] where a locator may begin or end: not inside a number, not inside a
+    Latin word or number."""
+    inside = set()
+    for n in ms.numbers:
+        if n.end > lo and n.start < hi:
+            inside.update(range(n.start + 1, n.end))
+    s = ms.scan
+
+    def word(ch: str) -> bool:
+        return ch == "_" or (ch.isascii() and ch.isalnum())
+
+    return [p for p in range(lo, hi + 1) if p not in inside and not (0 < p < len(s) and word(s[p - 1]) and word(s[p]))]
+
+
+def _locator_text(ms: Manuscript, a: int, b: int) -> str:
+    return re.sub(r"\s+", " ", ms.scan[a:b]).strip()
+
+
+MIN_CONTEXT = 4
+"""Characters of context (not space, not digits of a number) a locator should have: a shorter one
+that is unique today is cryptic to an editor and turns ambiguous at the next edit."""
+
+
+def _is_mark(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "PS"
+
+
+def find_locator(ms: Manuscript, start: int, end: int, accept, lo: int | None = None, hi: int | None = None) -> str | None:
+    """A short locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
+    ``accept(locator)`` takes, or None.
+
+    Windows with at least :data:`MIN_CONTEXT` characters of context come first, shortest first (a
+    window that begins or ends with a punctuation mark counts as two characters longer); the window
+    stays on the span's line first, then may reach into the previous and next lines (a table row
+    whose cells repeat); ``lo``/``hi`` bound it (a code block).
+    """
+    digits = set()
+    for n in ms.numbers:
+        if n.end > start - 3 * MAX_LOCATOR and n.start < end + 3 * MAX_LOCATOR:
+            digits.update(range(n.start, n.end))
+    tried = set()
+    line_a, line_b = _line_bounds(ms.scan, start)
+    prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
+    next_b = _line_bounds(ms.scan, line_b + 1)[1] if line_b < len(ms.scan) else line_b
+    for a_lim, b_lim in ((line_a, max(line_b, end)), (prev_a, next_b)):
+        a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo if lo is not None else 0)
+        b_lim = min(b_lim, end + 3 * MAX_LOCATOR, hi if hi is not None else len(ms.scan))
+        starts = [p for p in _cuts(ms, a_lim, start)]
+        ends = [p for p in _cuts(ms, end, b_lim)]
+        candidates = []
+        for a in starts:
+            for b in ends:
+                text = _locator_text(ms, a, b)
+                if text and len(text) <= MAX_LOCATOR and text not in tried:
+                    context = sum(1 for p in range(a, b) if p not in digits and not ms.scan[p].isspace())
+                    weight = len(text) + 2 * (_is_mark(text[0]) + _is_mark(text[-1]))
+                    # enough context first, then shortest; at a tie, more context before the number
+                    candidates.append((context < MIN_CONTEXT, weight, b - end, text))
+                    tried.add(text)
+        for *_, text in sorted(candidates):
+            if "¦" in text:
+                continue
+            try:
+                if accept(text):
+                    return text
+            except ValueError:  # not a locator compile_locator accepts
+                continue
+    return None
+
+
+def _binds(ms: Manuscript, num: Number, stated: str):
+    def accept(locator: str) -> bool:
+        checks = check_quote(ms, "draft", "stated", locator, stated)
+        return (all(c.status == "ok" for c in checks)
+                and any(c.span == (num.start, num.end) for c in checks))
+    return accept
+
+
+def _covers(ms: Manuscript, nums: list[Number], waivable):
+    """A waiver's locator: found once, holding ``nums``, and waiving no number that may be a claim
+    (every number it prints is in ``waivable``)."""
+    def accept(locator: str) -> bool:
+        sites = find_sites(ms, locator)
+        return (len(sites) == 1 and all((n.start, n.end) in sites[0].groups for n in nums)
+                and all(g in waivable for g in sites[0].groups))
+    return accept
+
+
+def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
+    """A short locator of a heading: its text (after the ``#`` marks), cut to MAX_LOCATOR at a word
+    boundary, when it is found in one place only; else ""."""
+    m = re.match(r"#{1,6}[ \t]+", ms.scan[a:b])
+    start = a + (m.end() if m else 0)
+    cuts = [p for p in _cuts(ms, start, b) if p > start]
+    for end in sorted(cuts, reverse=True):
+        text = _locator_text(ms, start, end)
+        if len(text) <= MAX_LOCATOR:
+            try:
+                return text if len(find_sites(ms, text)) == 1 else ""
+            except ValueError:
+                return ""
+    return ""
+
+
+def _fallback_locator(ms: Manuscript, num: Number) -> str:
+    """A locator of the number's line around it (for the editor to fix when no unique one exists)."""
+    a, b = _line_bounds(ms.scan, num.start)
+    room = max(0, MAX_LOCATOR - (num.end - num.start))
+    a = max(a, num.start - room // 2)
+    b = min(b, num.end + room - (num.start - a))
+    cuts_a = [p for p in _cuts(ms, a, num.start)] or [num.start]
+    cuts_b = [p for p in _cuts(ms, num.end, b)] or [num.end]
+    return _locator_text(ms, cuts_a[0], cuts_b[-1])[:MAX_LOCATOR]
+
+
+# --- the scaffold -------------------------------------------------------------------------------
+def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
+    """Draft the registry of ``ms``: one draft claim or suggested waiver per number.
+
+    Args:
+        ms: the manuscript, read with :meth:`Manuscript.read`.
+        name: the chapter's id (``[chapter] id``; the folder under ``claims/``).
+        prefix: the claim ids' prefix (``C`` gives ``C01``, ``C02``...); capital letters only.
+
+    Raises:
+        ValueError: a prefix that is not capital Latin letters.
+    """
+    if not re.fullmatch(r"[A-Z]+", prefix or ""):
+        raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
+    code = code_regions(ms)
+    heads = headings(ms, code)
+    title = heads[0][2] if heads else name
+    language = "zh" if re.search(r"[\u4e00-\u9fff]", ms.text) else "en"
+    sc = Scaffold(ms, name, {"id": name, "title": title, "language": language,
+                             "manuscript": Path(ms.path).name})
+    taken: set = set()
+    for n, (a, b, text) in enumerate(heads, start=1):
+        sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
+    if heads and any(x.start < heads[0][0] for x in ms.numbers):
+        sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
+
+    def section_of(pos: int) -> str | None:
+        sec = None
+        for s in sc.sections:
+            if s.start <= pos:
+                sec = s.id
+        return sec
+
+    width = max(2, len(str(len(ms.numbers))))
+    covered: set[tuple[int, int]] = set()
+    blocks = [(a, b) for a, b, kind in code if kind == "block"]
+    inline = [(a, b) for a, b, kind in code if kind == "inline"]
+    head_spans = [(a, b) for a, b, _ in heads]
+    reasons: dict[tuple[int, int], str] = {}  # span -> why the number is not a claim
+    for num in ms.numbers:
+        span = (num.start, num.end)
+        if any(a <= num.start and num.end <= b for a, b in blocks):
+            reasons[span] = "the code block's own constants"
+        elif any(a <= num.start and num.end <= b for a, b in inline):
+            reasons[span] = "the code's own constants (inline code)"
+        elif reason := waiver_reason(ms, num, any(a <= num.start < b for a, b in head_spans)):
+            reasons[span] = reason
+    for a, b in blocks:
+        inside = [x for x in ms.numbers if a <= x.start and x.end <= b]
+        if inside:
+            sc.waivers.append(_code_waiver(ms, inside, a, b, section_of(a), reasons))
+            covered.update((x.start, x.end) for x in inside)
+    for num in ms.numbers:
+        if (num.start, num.end) in covered:
+            continue
+        in_code = next(((a, b) for a, b in inline if a <= num.start and num.end <= b), None)
+        reason = reasons.get((num.start, num.end))
+        if reason:
+            nums = [x for x in ms.numbers if in_code and in_code[0] <= x.start and x.end <= in_code[1]] or [num]
+            locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, reasons))
+            if locator is None:
+                nums = [num]
+                locator = find_locator(ms, num.start, num.end, _covers(ms, nums, reasons))
+            if locator is not None:
+                site = find_sites(ms, locator)[0]
+                printed = tuple(ms.text[a:b] for a, b in site.groups)
+                covered.update(site.groups)
+                sc.waivers.append(DraftWaiver(section_of(num.start), locator, SUGGESTED + reason, printed))
+                continue
+            # no unique place for a waiver: fall through to a draft claim, which says so
+        stated = num.mantissa[2:] if num.is_fraction and num.mantissa.startswith("1/") else num.printed
+        unit, note = guess_unit(ms, num)
+        locator = find_locator(ms, num.start, num.end, _binds(ms, num, stated))
+        problem = ""
+        if locator is None:
+            locator = _fallback_locator(ms, num)
+            problem = (f"line {num.line}: no quote of <= {MAX_LOCATOR} characters around {num.text!r} is found in "
+                       "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
+                       "glued numbers with ¦)")
+        cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
+        sc.claims.append(DraftClaim(cid, section_of(num.start), num, stated, unit, locator, note, problem))
+        covered.add((num.start, num.end))
+    return sc
+
+
+def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
+    """One waiver for a code block: a locator at or before its first number and, unless that
+    locator holds every number, an ``until`` that ends at or after its last."""
+    first, last = inside[0], inside[-1]
+    reason = SUGGESTED + "the code block's own constants"
+    whole = find_locator(ms, first.start, last.end, _covers(ms, inside, waivable), a, b)
+    if whole:
+        return DraftWaiver(section, whole, reason)
+
+    def starts_block(locator: str) -> bool:
+        sites = find_sites(ms, locator)
+        return len(sites) == 1 and sites[0].start <= first.start and all(g in waivable for g in sites[0].groups)
+
+    # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
+    # so the window may also end just before it)
+    locator = find_locator(ms, first.start, first.start, starts_block, a, b)
+    if locator is None:
+        return DraftWaiver(section, _fallback_locator(ms, first), reason,
+                           problem=f"line {first.line}: no unique quote starts the code block's waiver: edit it")
+    site = find_sites(ms, locator)[0]
+
+    def ends_block(until: str) -> bool:
+        after = [s for s in find_sites(ms, until) if s.start >= site.end]
+        return bool(after) and after[0].end >= last.end and after[0].start <= b
+
+    # a window holding the last number, else one at the end of the block
+    until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(ms, b, b, ends_block, site.end, b)
+    if until is None:
+        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last),
+                           problem=f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'")
+    return DraftWaiver(section, locator, reason, until=until)
+
+
+# --- the file -----------------------------------------------------------------------------------
+def _q(text: str) -> str:
+    """A TOML basic string (JSON's escapes are TOML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+HEADER = """\
+# Draft registry of {manuscript}, scaffolded by `claimcheck init`: every number of the manuscript is
+# a draft claim (draft = true) or a suggested waiver (reason "suggested: ..."). For each draft claim:
+# check `stated` (the number as printed) and the guessed `unit`, choose its `tolerance` and `needs`,
+# write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
+# Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
+# Field reference: claimcheck/registry.py. Check it: claimcheck validate {registry}
+#                                               claimcheck check-manuscript {manuscript_path} --registry {registry}
+"""
+
+
+def _render(sc: Scaffold) -> str:
+    out = [HEADER.format(manuscript=sc.chapter["manuscript"], registry=f"claims/{sc.name}/claims.toml",
+                         manuscript_path=sc.manuscript.path), "[chapter]"]
+    out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
+    if sc.sections:
+        out += ["", "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
+                "# give each section a title in your own words)."]
+        for s in sc.sections:
+            out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
+            if s.heading:
+                out.append(f"heading = {_q(s.heading)}")
+    titles = {s.id: s.title for s in sc.sections}
+    current = object()
+    for c in sc.claims:
+        if c.section != current:
+            current = c.section
+            out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
+        out += ["[[claims]]"]
+        if c.problem:
+            out.append(f"# FIXME {c.problem}")
+        out += [f"id = {_q(c.id)}",
+                f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
+                f"stated = {_q(c.stated)}",
+                f"unit = {_q(c.unit)}",
+                f"locator = {_q(c.locator)}",
+                'tolerance = "printed"',
+                'needs = ["text"]']
+        if c.section:
+            out.append(f"section = {_q(c.section)}")
+        if c.note:
+            out.append(f"note = {_q(c.note)}")
+        out += ["draft = true", ""]
+    if sc.waivers:
+        out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
+        for w in sc.waivers:
+            out.append("[[waivers]]")
+            if w.problem:
+                out.append(f"# FIXME {w.problem}")
+            out.append(f"locator = {_q(w.locator)}")
+            if w.until:
+                out.append(f"until = {_q(w.until)}")
+            if w.numbers is not None:
+                out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
+            out += [f"reason = {_q(w.reason)}", ""]
+    return "\n".join(out).rstrip() + "\n"

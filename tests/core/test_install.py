@@ -1,0 +1,75 @@
+"""``pip install <checkout>`` gives the core and its command line without torch.
+
+A fresh virtual environment (``python -m venv``), the checkout installed non-editable with its
+declared dependencies only (pip fetches pytest, pint, filelock, jinja2 from PyPI or its cache;
+about 5-10 s on the 2-core CI machine, so not marked slow): torch is not importable there, and
+validate, check-manuscript, init, merge and diff run on our own files; pytest loads claimcheck's
+plugins (the LLM kit's one stays inert) without pytest-html and without INTERNALERROR.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+
+
+@pytest.fixture(scope="module")
+def core_venv(package_source, outside_env, tmp_path_factory):
+    venv = tmp_path_factory.mktemp("core-venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    # the test interpreter's pip installs into the new environment (saves bootstrapping pip there)
+    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet",
+                           "--disable-pip-version-check", str(package_source)],
+                          capture_output=True, text=True, timeout=600, env=outside_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return venv
+
+
+def run(venv, outside_env, cwd, *argv, tool="claimcheck"):
+    exe = venv / "bin" / tool
+    return subprocess.run([str(exe), *map(str, argv)], capture_output=True, text=True, cwd=cwd,
+                          env=outside_env, timeout=120)
+
+
+def test_the_core_install_has_no_torch_and_is_not_the_checkout(core_venv, outside_env, tmp_path):
+    probe = ("import importlib.util, claimcheck\n"
+             "print(claimcheck.__file__)\n"
+             "print([m for m in ('torch', 'transformers', 'matplotlib', 'pytest_html') if importlib.util.find_spec(m)])\n")
+    done = run(core_venv, outside_env, tmp_path, "-c", probe, tool="python")
+    assert done.returncode == 0, done.stderr
+    where, kit = done.stdout.splitlines()
+    assert Path(where).is_relative_to(core_venv) and kit == "[]"
+
+
+def test_the_core_commands_run_without_torch(core_venv, outside_env, tmp_path):
+    done = run(core_venv, outside_env, tmp_path, "validate", ROOT / "claims" / "ch15" / "claims.toml", "-q")
+    assert done.returncode == 0, done.stderr
+    done = run(core_venv, outside_env, tmp_path, "check-manuscript", DATA / "manuscript_zh.md",
+               "--registry", DATA / "ms_registry.toml")
+    assert done.returncode == 0 and "coverage 100.0%" in done.stdout, done.stdout + done.stderr
+    done = run(core_venv, outside_env, tmp_path, "init", DATA / "manuscript_index_zh.md", "--name", "index")
+    assert done.returncode == 0 and (tmp_path / "claims" / "index" / "claims.toml").is_file(), done.stdout + done.stderr
+
+    doc = {"schema": 1, "runner": {"cpu": "x", "cores": 2}, "settings": {"profile": "quick"},
+           "claims": [{"id": "C01", "outcome": "passed", "measured": 1.0, "unit": "x", "tolerance": ">=1"}]}
+    old, new = tmp_path / "old" / "claims.json", tmp_path / "new" / "claims.json"
+    for path, outcome in ((old, "passed"), (new, "failed")):
+        path.parent.mkdir()
+        path.write_text(json.dumps({**doc, "claims": [{**doc["claims"][0], "outcome": outcome}]}), encoding="utf-8")
+    done = run(core_venv, outside_env, tmp_path, "merge", old, new, "-o", tmp_path / "matrix.html")
+    assert done.returncode == 0 and (tmp_path / "matrix.html").is_file(), done.stderr
+    done = run(core_venv, outside_env, tmp_path, "diff", old, new)
+    assert done.returncode == 1 and "C01" in done.stdout, done.stdout + done.stderr  # a regression gates
+
+
+@pytest.mark.parametrize("plugins", [[], ["-p", "no:html"], ["-p", "no:claimcheck"]], ids=["all", "no-html", "no-claimcheck"])
+def test_pytest_with_the_core_install_collects_an_empty_folder(core_venv, outside_env, tmp_path, plugins):
+    done = run(core_venv, outside_env, tmp_path, "-m", "pytest", "--co", "-p", "no:cacheprovider", *plugins, tool="python")
+    assert done.returncode == 5, done.stdout + done.stderr  # 5: no tests collected
+    assert "INTERNALERROR" not in done.stdout + done.stderr

@@ -1,0 +1,135 @@
+"""``claimcheck init``: the draft registry of a manuscript (claimcheck/scaffold.py, claimcheck/cli_init.py).
+
+Proved on a second manuscript of our own (tests/data/manuscript_index_zh.md: database indexes, with
+percentages, 万/亿, × 10⁻⁶, thousands separators, full-width digits, a table, a code block, inline
+code, a date and a list) and on the first one (tests/data/manuscript_zh.md: glued table cells): the
+scaffold validates, and check-manuscript binds or waives every number without drift. That
+``pytest claims/<name>/`` lists every draft as not-run is in tests/plugin/test_init_run.py.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.manuscript import Manuscript, check_manuscript
+from claimcheck.registry import MAX_LOCATOR, load_registry
+from claimcheck.scaffold import SUGGESTED, scaffold
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+INDEX = DATA / "manuscript_index_zh.md"
+
+
+def scaffolded(tmp_path, manuscript, name="new"):
+    ms = Manuscript.read(manuscript)
+    sc = scaffold(ms, name)
+    path = tmp_path / "claims" / name / "claims.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(sc.to_toml(), encoding="utf-8")
+    return ms, sc, load_registry(path)
+
+
+@pytest.mark.parametrize("manuscript", [INDEX, DATA / "manuscript_zh.md"], ids=["index", "cache"])
+def test_the_scaffold_validates_and_accounts_for_every_number(tmp_path, manuscript):
+    ms, sc, reg = scaffolded(tmp_path, manuscript)
+    assert reg.issues == [] and sc.problems == []
+    assert len(reg.claims) == len(sc.claims) > 10 and all(c.draft for c in reg.claims.values())
+    check = check_manuscript(ms, reg)
+    assert check.drifted == [] and check.audit.problems == [] and check.audit.warnings == []
+    assert check.audit.coverage == 1.0 and check.ok
+    assert check.audit.count("bound") == len(sc.claims)  # one draft claim per number that is not waived
+    assert all(len(c.locator) <= MAX_LOCATOR for c in reg.claims.values())
+    assert all(len(w.locator) <= MAX_LOCATOR and w.reason.startswith(SUGGESTED) for w in reg.waivers)
+
+
+def test_values_as_printed_with_guessed_units(tmp_path):
+    _, _, reg = scaffolded(tmp_path, INDEX)
+    got = {(c.stated, c.unit) for c in reg.claims.values()}
+    assert {("1.2", "亿"), ("2.4", "万"),              # myriad units stay in the unit
+            ("99.2", "percent"), ("18", "percent"),   # percentages
+            ("2.5e-6", ""),                           # × 10⁻⁶
+            ("16384", "B"), ("1318682", ""),          # thousands separators; 字节 is B
+            ("3", ""),                                # full-width ３ 层
+            ("0.4", "ms"), ("0.15", "ms"), ("41", "s"),  # the table's cells
+            ("4", "x")} <= got                        # 1/4: the ratio 4
+    assert all(c.tolerance_text == "printed" and c.needs == ("text",) for c in reg.claims.values())
+    assert list(reg.claims) == [f"C{i:02d}" for i in range(1, len(reg.claims) + 1)]
+
+
+def test_chapter_numbers_dates_ordinals_and_code_are_suggested_waivers(tmp_path):
+    ms, sc, reg = scaffolded(tmp_path, INDEX)
+    stated = [c.stated for c in reg.claims.values()]
+    assert "42" not in stated and "100" not in stated and "2024" not in stated  # code block, date
+    reasons = " | ".join(w.reason for w in reg.waivers)
+    for what in ("code block", "inline code", "a date", "a list ordinal", "chapter or section number"):
+        assert what in reasons, (what, reasons)
+    check = check_manuscript(ms, reg)
+    waived = {p.text for p in check.audit.pieces if p.status == "waived"}
+    assert waived == {"4", "1", "2", "42", "100", "2024", "6", "16384"}
+
+
+def test_claims_are_grouped_by_the_headings(tmp_path):
+    ms, sc, reg = scaffolded(tmp_path, INDEX)
+    assert [s.title for s in reg.sections] == ["第 4 章\u3000索引不是免费的", "一次查询要读几页", "写入的代价"]
+    assert all(s.heading and len(s.heading) <= MAX_LOCATOR for s in reg.sections)
+    by_section = {}
+    for c in reg.claims.values():
+        by_section.setdefault(c.section, []).append(c.stated)
+    first, second, third = (s.id for s in reg.sections)
+    assert first not in by_section  # the chapter title's only number is waived
+    assert by_section[second][:2] == ["1.2", "180"] and "0.15" in by_section[second]
+    assert by_section[third] == ["18", "2.4", "2.5e-6", "4"]
+
+
+def test_the_scaffold_is_deterministic():
+    ms = Manuscript.read(INDEX)
+    assert scaffold(ms, "new").to_toml() == scaffold(Manuscript.read(INDEX), "new").to_toml()
+
+
+def test_a_bad_prefix_is_refused():
+    with pytest.raises(ValueError, match="capital Latin letters"):
+        scaffold(Manuscript.read(INDEX), "new", prefix="c")
+
+
+def test_init_writes_refuses_to_overwrite_and_passes_validate_and_check_manuscript(tmp_path, capsys):
+    claims = tmp_path / "claims"
+    argv = ["init", str(INDEX), "--claims-dir", str(claims)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    target = claims / "manuscript_index_zh" / "claims.toml"
+    assert f"wrote {target}: 17 draft claims" in out and "coverage 100.0%" in out
+    target.write_text(target.read_text(encoding="utf-8") + "# edited by hand\n", encoding="utf-8")
+    assert main(argv) == 2
+    assert "exists; not overwritten (use --force" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8").endswith("# edited by hand\n")
+    assert main(argv + ["--force"]) == 0 and "edited by hand" not in target.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(target)]) == 0
+    assert "17 valid claims (17 drafts to review), 0 problems" in capsys.readouterr().err
+    assert main(["check-manuscript", str(INDEX), "--registry", str(target), "--report", str(tmp_path / "none.json")]) == 0
+    assert "coverage 100.0%" in capsys.readouterr().out
+
+
+def test_init_of_a_missing_manuscript_writes_nothing(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "nope.md"), "--claims-dir", str(tmp_path / "claims")]) == 2
+    assert "nope.md" in capsys.readouterr().err and not (tmp_path / "claims").exists()
+
+
+def test_a_plain_text_manuscript_s_code_lines_are_one_waiver(tmp_path):
+    # no fences in plain text: a run of lines that look like code is a block
+    text = ("每秒能查 3.6 万次。\n"
+            "import sqlite3\n"
+            "db = sqlite3.connect(\"a.db\")\n"
+            "for i in range(1000):\n"
+            "    db.execute(\"SELECT 1\")\n"
+            "只用了 0.8 秒。\n")
+    path = tmp_path / "plain.txt"
+    path.write_text(text, encoding="utf-8")
+    ms = Manuscript.read(path)
+    sc = scaffold(ms, "plain")
+    assert [(c.stated, c.unit) for c in sc.claims] == [("3.6", "万"), ("0.8", "s")]
+    assert [w.reason for w in sc.waivers] == [SUGGESTED + "the code block's own constants"]
+    reg_path = tmp_path / "claims.toml"
+    reg_path.write_text(sc.to_toml(), encoding="utf-8")
+    check = check_manuscript(ms, load_registry(reg_path))
+    assert check.ok and check.audit.coverage == 1.0 and check.audit.count("waived") == 2  # 1000 and the 1 of SELECT 1

@@ -1,0 +1,66 @@
+"""ClaimRecorder.check_comparison with a comparison that is not the LLM kit's: the core's protocol
+(claimcheck.recorder.Comparison) is all the verdict needs, so another kind of measurement with a
+tie tolerance of its own gets the same outcomes (near-tie, failed, passed)."""
+
+import json
+
+REGISTRY = "".join(f'''
+[[claims]]
+id = "{cid}"
+title = "comparison {cid}"
+stated = ""
+unit = ""
+locator = "loc {cid}"
+tolerance = "<=0"
+needs = ["arch"]
+''' for cid in ("K01", "K02", "K03"))
+
+TESTS = '''
+from dataclasses import dataclass
+
+import pytest
+
+
+@dataclass
+class Orders:
+    """Two sorts of the same rows: how many rows landed elsewhere, and whether equal keys explain it."""
+
+    measured: int
+    near_tie: bool = False
+    diverged: bool = False
+
+    def describe(self):
+        return f"{self.measured} rows in another place" + (" (equal sort keys)" if self.near_tie else "")
+
+    def details(self):
+        return {"rows_moved": self.measured}
+
+
+@pytest.mark.claim("K01")
+def test_tie(claim):
+    claim.check_comparison(Orders(2, near_tie=True))
+
+
+@pytest.mark.claim("K02")
+def test_real(claim):
+    claim.check_comparison(Orders(3, diverged=True))
+
+
+@pytest.mark.claim("K03")
+def test_same(claim):
+    claim.check_comparison(Orders(0), rows=10)
+'''
+
+
+def test_any_object_with_the_protocol_gets_the_tie_aware_verdict(pytester, monkeypatch):
+    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_orders.py").write_text(TESTS, encoding="utf-8")
+    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
+    assert rows["K01"]["outcome"] == "near-tie" and rows["K01"]["reason"] == "2 rows in another place (equal sort keys)"
+    assert rows["K02"]["outcome"] == "failed" and "3 rows in another place" in rows["K02"]["reason"]
+    assert rows["K03"]["outcome"] == "passed" and rows["K03"]["measured"] == 0
+    assert rows["K03"]["details"] == {"comparison": "0 rows in another place", "rows_moved": 0, "rows": 10}

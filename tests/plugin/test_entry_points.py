@@ -1,0 +1,34 @@
+"""With claimcheck installed, pytest runs in any folder: the plugins come through their pytest11
+entry points (claimcheck, claimcheck-llm), and disabling one of them (or pytest-html) leaves a
+working pytest, never an INTERNALERROR. Each run is a fresh process in an empty folder."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pytest_in(folder, *argv):
+    # this checkout's claimcheck, as the editable install's entry points name its modules
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv], capture_output=True,
+                          text=True, cwd=folder, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("plugins, loaded, blocked", [
+    ([], ["claimcheck.plugin", "claimcheck.llm.plugin", "pytest_html.plugin"], []),
+    (["-p", "no:html"], ["claimcheck.plugin", "claimcheck.llm.plugin"], ["pytest_html.plugin"]),
+    (["-p", "no:claimcheck"], ["claimcheck.llm.plugin"], ["claimcheck.plugin"]),  # the kit stays inert
+    (["-p", "no:claimcheck-llm"], ["claimcheck.plugin"], ["claimcheck.llm.plugin"]),
+], ids=["all", "no-html", "no-claimcheck", "no-claimcheck-llm"])
+def test_collecting_an_empty_folder(tmp_path, plugins, loaded, blocked):
+    done = pytest_in(tmp_path, "--co", "--trace-config", *plugins)
+    out = done.stdout + done.stderr
+    assert "INTERNALERROR" not in out, out
+    assert done.returncode == 5, out  # 5: no tests collected
+    for module in loaded + blocked:
+        assert (f"PLUGIN registered: <module '{module}'" in out) == (module in loaded), module

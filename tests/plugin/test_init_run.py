@@ -1,0 +1,21 @@
+"""What ``claimcheck init`` scaffolds runs under pytest: every draft claim is reported as
+``not-run: no test yet``, and the manuscript's drift items and number audit pass."""
+
+import json
+from pathlib import Path
+
+from claimcheck.cli import main
+
+MANUSCRIPT = Path(__file__).resolve().parents[1] / "data" / "manuscript_index_zh.md"
+
+
+def test_pytest_lists_every_draft_as_not_run(pytester, monkeypatch, capsys):
+    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
+    assert main(["init", str(MANUSCRIPT), "--name", "index", "--claims-dir", str(pytester.path / "claims")]) == 0
+    capsys.readouterr()
+    result = pytester.runpytest("claims/index/", "-p", "no:cacheprovider", "-p", "no:html",
+                                f"--claims-manuscript={MANUSCRIPT}")
+    result.assert_outcomes(passed=18, skipped=17)  # 17 drift items + the audit; 17 drafts without a test
+    rows = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert len(rows) == 17
+    assert {(r["outcome"], r["reason"]) for r in rows} == {("not-run", "not-run: no test yet")}
