@@ -32,7 +32,7 @@ def pytest_sessionfinish(session):
     from claimcheck.llm.models import sample_text
     from importlib import resources
 
-    Path(os.environ["CLAIMCHECK_WHEEL_PROBE"]).write_text(json.dumps({
+    Path(os.environ["WHEEL_PROBE_OUT"]).write_text(json.dumps({
         "claimcheck": claimcheck.__file__,
         "plugin": sys.modules["claimcheck.plugin"].__file__,
         "kit_plugin": sys.modules["claimcheck.llm.plugin"].__file__,
@@ -78,7 +78,7 @@ def test_a_wheel_install_runs_claims_with_its_package_data(package_source, outsi
     (project / "wheel_probe.py").write_text(PROBE, encoding="utf-8")
     assert not (project / "claimcheck").exists()
     probe = tmp_path / "probe.json"
-    env = {**outside_env, "CLAIMCHECK_WHEEL_PROBE": str(probe), "PYTHONPATH": str(project)}
+    env = {**outside_env, "WHEEL_PROBE_OUT": str(probe), "PYTHONPATH": str(project)}
     done = subprocess.run([str(python), "-m", "pytest", "claims/", "-k", "C18 or C29", "-m", "not timing and not slow",
                            "-p", "wheel_probe", "-p", "no:cacheprovider", "-q"],
                           capture_output=True, text=True, cwd=project, env=env, timeout=600)
