@@ -1,0 +1,207 @@
+"""The claims page's content, built from a ``claims.json`` document alone (plus its plot files).
+
+One :class:`Row` per registry claim, grouped by the chapter's sections in the chapter's order
+(``sections`` of the document, from the registry's ``[[sections]]``); claims without a section
+come last. Everything a row says is said by :mod:`claimcheck.pages.words`.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from claimcheck import outcomes as oc
+from claimcheck.pages import words
+
+OTHER_SECTION = {"id": "other", "title": "Other claims", "heading": ""}
+
+
+@dataclass
+class Plot:
+    name: str
+    src: str = ""        # a data: URI (the page is self-contained)
+    missing: str = ""    # why there is no image
+
+
+@dataclass
+class Row:
+    id: str
+    title: str
+    note: str
+    outcome: str
+    chapter: str          # the chapter's value as printed, or "" (then `statement` is the chapter's words)
+    statement: str
+    here: str
+    bar: str
+    margin: words.Margin | None
+    reason: str
+    reason_more: str
+    ci: str
+    needs: list[str]
+    plots: list[Plot]
+    order: int
+    carried: str = ""
+    drift: str = ""
+    text_links: list = field(default_factory=list)   # [(line, href)] into the manuscript page
+    tests: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    model: str = ""
+
+    @property
+    def severity(self) -> int:
+        return oc.SEVERITY.index(self.outcome) if self.outcome in oc.SEVERITY else len(oc.SEVERITY)
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    heading: str
+    rows: list[Row]
+    href: str = ""   # the heading's line in the manuscript page
+
+
+@dataclass
+class ClaimsView:
+    title: str
+    chapter: str
+    generated: str
+    wall_s: object
+    runner: str
+    profile: str
+    weights: str
+    counts: list[tuple[str, int]]
+    sentences: list[str]
+    sections: list[Section]
+    needs: list[tuple[str, str]]     # (filter key, label) of the needs present
+    outcomes: list[str]              # outcomes present, in the vocabulary's order
+    problems: list[str]
+    test_log: str = ""
+    manuscript: str = ""
+    manuscript_line: str = ""
+    selection: str = ""
+
+    @property
+    def rows(self) -> list[Row]:
+        return [r for s in self.sections for r in s.rows]
+
+
+def _plot(p, base: Path) -> Plot:
+    if not isinstance(p, dict):
+        return Plot(str(p), missing="unreadable plot entry")
+    name = str(p.get("name") or "plot")
+    if p.get("png_base64"):
+        return Plot(name, "data:image/png;base64," + str(p["png_base64"]))
+    file = p.get("file")
+    if not file:
+        return Plot(name, missing="no file recorded")
+    path = base / file
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Plot(name, missing=f"{path}: {exc.strerror or exc}")
+    return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
+
+
+def _drift_words(entry: dict) -> str:
+    drift = (entry.get("details") or {}).get("drift")
+    if not isinstance(drift, dict):
+        return ""
+    bad = [q for q in drift.get("quotes", []) if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")]
+    return "; ".join(str(q.get("message") or q.get("status")) for q in bad)
+
+
+def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> Row:
+    outcome = entry.get("outcome") if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
+    reason = words.reason_words(entry)
+    if outcome == oc.ERROR and entry.get("outcome") not in oc.OUTCOMES:
+        reason = f"unusable outcome {entry.get('outcome')!r} in the results file"
+    head, more = words.first_sentence(reason)
+    drift = _drift_words(entry)
+    carried = entry.get("carried") or {}
+    model = str(entry.get("model") or ((entry.get("details") or {}).get("model") or {}).get("name") or "")
+    links = [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])] \
+        if manuscript is not None else []
+    return Row(
+        id=str(entry["id"]), title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
+        outcome=outcome, chapter=words.chapter_value(entry),
+        statement="" if words.chapter_value(entry) else str(entry.get("locator") or ""),
+        here=words.measured_value(entry), bar=words.bar_words(entry), margin=words.margin(entry),
+        reason=head, reason_more=more, ci=words.ci_words(entry), needs=words.need_tags(entry),
+        plots=[_plot(p, base) for p in entry.get("plots") or []], order=order,
+        carried=(f"from the run of {carried.get('from', '?')}" if carried else ""), drift=drift,
+        text_links=links, tests=[str(t) for t in entry.get("tests") or []],
+        duration_s=float(entry.get("duration_s") or 0.0), model=model,
+    )
+
+
+def _profile_words(doc: dict) -> str:
+    prof = doc.get("profile") or {}
+    if isinstance(prof, dict) and prof.get("description"):
+        return str(prof["description"])
+    return str((doc.get("settings") or {}).get("profile") or "?")
+
+
+def _selection_words(doc: dict) -> str:
+    sel = doc.get("selection") or {}
+    if not isinstance(sel, dict) or not sel.get("partial"):
+        return ""
+    ran = sel.get("selected") or []
+    text = f"This run selected {len(ran)} of {len(doc.get('claims') or [])} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
+    if sel.get("carried"):
+        text += f" {len(sel['carried'])} rows are kept from the run of {sel.get('carried_from', '?')} and marked so."
+    if sel.get("not_carried_because"):
+        text += f" Earlier results were not kept: {sel['not_carried_because']}."
+    return text
+
+
+def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
+    """Return the :class:`ClaimsView` of a ``claims.json`` document.
+
+    Args:
+        doc: the parsed ``claims.json``.
+        base_dir: the folder plot files are relative to (the JSON's folder).
+        manuscripts: :class:`claimcheck.pages.manuscript_view.ManuscriptView` objects, for the
+            rows' links into the annotated manuscript.
+        test_log: href of the pytest-html test log (default: the document's ``test_log``).
+    """
+    base = Path(base_dir)
+    runner = doc.get("runner") if isinstance(doc.get("runner"), dict) else {}
+    entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    manuscript = manuscripts[0] if manuscripts else None
+    declared = [s for s in doc.get("sections") or [] if isinstance(s, dict) and s.get("id")]
+    sections = {s["id"]: Section(str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [])
+                for s in declared}
+    other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [])
+    for n, e in enumerate(entries):
+        sec = sections.get(e.get("section"), other)
+        sec.rows.append(_row(e, n, runner, base, manuscript))
+    ordered = [s for s in (*sections.values(), other) if s.rows]
+    if manuscript is not None:
+        for s in ordered:  # a section's heading links to the first line of its first claim in the text
+            lines = [ln for r in s.rows for ln, _ in r.text_links]
+            if lines:
+                s.href = f"{manuscript.href}#L{min(lines)}"
+    counts = oc.count(r.outcome for s in ordered for r in s.rows)
+    needs_present = {t for s in ordered for r in s.rows for t in r.needs}
+    chapter = ""
+    for reg in doc.get("registries") or []:
+        if isinstance(reg, dict) and isinstance(reg.get("chapter"), dict) and reg["chapter"].get("title"):
+            chapter = str(reg["chapter"]["title"])
+            break
+    problems = [str(i) for reg in doc.get("registries") or [] if isinstance(reg, dict) for i in reg.get("issues") or []]
+    return ClaimsView(
+        title="claimcheck: the chapter's claims on this runner",
+        chapter=chapter, generated=str(doc.get("generated") or ""), wall_s=doc.get("wall_s"),
+        runner=words.runner_line(runner), profile=_profile_words(doc), weights=words.weights_line(runner),
+        counts=list(counts.items()), sentences=words.outcome_sentences(entries, runner), sections=ordered,
+        needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
+        outcomes=[o for o in oc.OUTCOMES if o in counts], problems=problems,
+        test_log=test_log if test_log is not None else str(doc.get("test_log") or ""),
+        manuscript=manuscript.href if manuscript is not None else "",
+        manuscript_line=(f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
+                         f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
+                         f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
+        selection=_selection_words(doc),
+    )

@@ -1,0 +1,159 @@
+"""The annotated manuscript: every number the audit found, marked by what this run says about it.
+
+Built from a :class:`claimcheck.manuscript.ManuscriptCheck` (drift and the number audit, which
+know where each number is) and the claims of a ``claims.json`` (which know the verdicts). The
+manuscript is the editor's file: it is read when the page is rendered and never stored by us.
+
+A number's state is one of :data:`STATES`: a number bound to claims takes the state of their
+worst outcome (:data:`STATE_OF_OUTCOME`), unless the manuscript prints another number there than
+the registry has (``drifted``); numbers that are not claims are ``waived`` (with the waiver's
+reason) or ``unbound``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from claimcheck import outcomes as oc
+from claimcheck.pages import words
+
+
+@dataclass(frozen=True)
+class State:
+    key: str
+    label: str
+
+
+#: what a number of the manuscript can be, in the order the legend lists them
+STATES = (
+    State("held", "holds on this runner"),
+    State("failed", "does not hold here (or its check is broken)"),
+    State("inconclusive", "undecided (timing)"),
+    State("drifted", "differs from the registry (drift)"),
+    State("unchecked", "cannot be checked here"),
+    State("not-run", "not run"),
+    State("waived", "waived: not a claim"),
+    State("unbound", "bound to no claim"),
+)
+STATE_LABEL = {s.key: s.label for s in STATES}
+
+#: the state of a bound number, from the (worst) outcome of the claims that bind it
+STATE_OF_OUTCOME = {oc.PASSED: "held", oc.NEAR_TIE: "held", oc.FAILED: "failed", oc.ERROR: "failed",
+                    oc.INCONCLUSIVE: "inconclusive", oc.SKIPPED: "unchecked", oc.NOT_RUN: "not-run"}
+
+
+@dataclass
+class Mark:
+    """One highlighted number: its anchor, state, the claim rows it links to, and the hover text."""
+
+    anchor: str
+    text: str
+    line: int
+    state: str
+    claims: list[str]
+    title: str
+    href: str | None = None
+
+
+@dataclass
+class ManuscriptView:
+    """What the manuscript page shows, and the links the claims page needs back into it."""
+
+    path: str
+    sha256: str
+    registry: str
+    lines: list[list]                       # per line: [str | Mark, ...]
+    marks: list[Mark]
+    counts: dict[str, int]
+    problems: list[str] = field(default_factory=list)   # drift without a place, waiver problems, registry issues
+    by_claim: dict[str, list[Mark]] = field(default_factory=dict)
+    href: str = "manuscript.html"
+
+    @property
+    def bound(self) -> int:
+        return sum(m.state not in ("waived", "unbound") for m in self.marks)
+
+
+def claim_summary(entry: dict | None, cid: str) -> str:
+    """One hover line for a claim: id, outcome, chapter value, this runner's value, the bar."""
+    if entry is None:
+        return f"{cid}: not in the claims report"
+    parts = [f"{cid} {oc.label(entry.get('outcome', oc.NOT_RUN))}"]
+    if words.chapter_value(entry):
+        parts.append(f"chapter {words.chapter_value(entry)}")
+    if words.measured_value(entry):
+        parts.append(f"here {words.measured_value(entry)}")
+    parts.append(f"bar: {words.bar_words(entry)}")
+    return " · ".join(parts)
+
+
+def build(check, entries: dict[str, dict], claims_href: str = "claims.html", waivers=(),
+          href: str = "manuscript.html") -> ManuscriptView:
+    """Return the :class:`ManuscriptView` of one manuscript check.
+
+    Args:
+        check: a :class:`claimcheck.manuscript.ManuscriptCheck`.
+        entries: the claims of ``claims.json`` by id (may be empty: then bound numbers are ``not-run``).
+        claims_href: the claims page, relative to the manuscript page (rows are ``#claim-<id>``).
+        waivers: the registry's :class:`claimcheck.registry.Waiver` list (for the reasons on hover).
+    """
+    ms = check.manuscript
+    reasons = {w.label: w.reason for w in waivers}
+    drifted = [(q.span, q) for d in check.drifts for q in d.checks if q.status == "drift" and q.span]
+    marks: list[Mark] = []
+    for n, piece in enumerate(sorted(check.audit.pieces, key=lambda p: p.start), start=1):
+        anchor = f"n{n}"
+        if piece.status == "waived":
+            why = "; ".join(reasons.get(label, label) for label in piece.by)
+            marks.append(Mark(anchor, piece.text, piece.line, "waived", [], f"waived: {why}"))
+            continue
+        if piece.status == "unbound":
+            marks.append(Mark(anchor, piece.text, piece.line, "unbound", [],
+                              "bound to no claim and not waived: bind it (a locator or quote) or waive it"))
+            continue
+        cids = list(piece.by)
+        hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
+        lines = [claim_summary(entries.get(c), c) for c in cids]
+        if hits:
+            state = "drifted"
+            lines = [f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
+                     f"({q.name})" for q in hits] + lines
+        else:
+            outcome = oc.NOT_RUN
+            for c in cids:
+                outcome = oc.worse(outcome, (entries.get(c) or {}).get("outcome", oc.NOT_RUN)) \
+                    if (entries.get(c) or {}).get("outcome") in oc.OUTCOMES else outcome
+            state = STATE_OF_OUTCOME[outcome]
+        marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(lines),
+                          f"{claims_href}#claim-{cids[0]}"))
+    # the text, cut at the marks, line by line
+    lines: list[list] = [[]]
+    pos = 0
+    pieces = sorted(check.audit.pieces, key=lambda p: p.start)
+
+    def add_text(text: str):
+        first, *rest = text.split("\n")
+        if first:
+            lines[-1].append(first)
+        for chunk in rest:
+            lines.append([chunk] if chunk else [])
+
+    for piece, mark in zip(pieces, marks):
+        raw = ms.text[piece.start:piece.end]
+        core = raw.strip()
+        lead = raw[:len(raw) - len(raw.lstrip())]
+        add_text(ms.text[pos:piece.start] + lead)
+        mark.text = core
+        lines[-1].append(mark)
+        pos = piece.start + len(lead) + len(core)
+    add_text(ms.text[pos:])
+    if ms.text.endswith("\n") and not lines[-1]:
+        lines.pop()
+    counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
+    problems = [q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")]
+    problems += list(check.audit.problems) + list(check.audit.warnings) + list(check.registry_issues)
+    by_claim: dict[str, list[Mark]] = {}
+    for m in marks:
+        for c in m.claims:
+            by_claim.setdefault(c, []).append(m)
+    return ManuscriptView(ms.path, ms.sha256, check.registry_path, lines, marks, counts, problems, by_claim, href)

@@ -1,0 +1,40 @@
+"""Rendering the pages: Jinja2 templates with autoescape, one environment for all of them.
+
+Every page is self-contained (inline CSS and script, plots as ``data:`` URIs, no network), so it
+can be mailed, uploaded as a CI artifact or opened from disk. Templates live in
+``claimcheck/pages/templates``.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from claimcheck import outcomes as oc
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@functools.lru_cache(maxsize=1)
+def environment():
+    """The Jinja2 environment of the pages: autoescape for ``.j2``/``.html`` templates, strict undefined.
+
+    Raises:
+        ImportError: Jinja2 is not installed (it is a dependency of claimcheck and of pytest-html).
+    """
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html", "j2"), default_for_string=True),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+    env.filters["outcome_label"] = oc.label
+    env.tests["string"] = lambda x: isinstance(x, str)
+    return env
+
+
+def render(template: str, **context) -> str:
+    """Render one template of ``claimcheck/pages/templates`` with ``context``."""
+    return environment().get_template(template).render(**context)

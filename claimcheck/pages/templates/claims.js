@@ -1,0 +1,80 @@
+// claimcheck claims page: filters by outcome and by need, sortable columns. Works from the file
+// alone (no network). The filter state can also be given in the address: #show=failed,skipped&need=weights
+(function () {
+  "use strict";
+  var table = document.querySelector("table.claims");
+  if (!table) return;
+  var claims = Array.prototype.slice.call(table.querySelectorAll("tbody.claim"));
+  var original = Array.prototype.slice.call(table.tBodies);
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("input[name=outcome]"));
+  var needs = Array.prototype.slice.call(document.querySelectorAll("input[name=need]"));
+  var shown = document.getElementById("shown");
+
+  function apply() {
+    var want = {};
+    boxes.forEach(function (b) { want[b.value] = b.checked; });
+    var need = (needs.filter(function (r) { return r.checked; })[0] || {value: "all"}).value;
+    var n = 0, visibleSections = {};
+    claims.forEach(function (tb) {
+      var tags = (tb.getAttribute("data-needs") || "").split(" ").filter(Boolean);
+      var ok = want[tb.getAttribute("data-outcome")] !== false &&
+        (need === "all" || (need === "none" ? tags.length === 0 : tags.indexOf(need) >= 0));
+      tb.hidden = !ok;
+      if (ok) { n += 1; visibleSections[tb.getAttribute("data-section")] = true; }
+    });
+    Array.prototype.forEach.call(table.querySelectorAll("tbody.section"), function (tb) {
+      tb.hidden = !visibleSections[tb.getAttribute("data-section")];
+    });
+    if (shown) shown.textContent = n === claims.length ? "all " + n + " claims shown" : n + " of " + claims.length + " claims shown";
+  }
+
+  function fromHash() {
+    var h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    if (!/^(show|need)=/.test(h)) return;
+    h.split("&").forEach(function (kv) {
+      var p = kv.split("="), key = p[0], vals = (p[1] || "").split(",");
+      if (key === "show") boxes.forEach(function (b) { b.checked = vals.indexOf(b.value) >= 0; });
+      if (key === "need") needs.forEach(function (r) { r.checked = r.value === vals[0]; });
+    });
+  }
+
+  function sortBy(th) {
+    var key = th.getAttribute("data-sort");
+    var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+    Array.prototype.forEach.call(table.querySelectorAll("thead th"), function (h) { h.removeAttribute("aria-sort"); });
+    if (key === "order" && dir === "ascending") {  // back to the chapter's order, with its sections
+      table.classList.remove("sorted");
+      original.forEach(function (tb) { table.appendChild(tb); });
+      th.setAttribute("aria-sort", "ascending");
+      return;
+    }
+    th.setAttribute("aria-sort", dir);
+    table.classList.add("sorted");
+    var sign = dir === "ascending" ? 1 : -1;
+    claims.slice().sort(function (a, b) {
+      var x = a.getAttribute("data-" + key), y = b.getAttribute("data-" + key);
+      var fx = parseFloat(x), fy = parseFloat(y);
+      var c = (!isNaN(fx) && !isNaN(fy)) ? fx - fy : (isNaN(fx) ? 1 : 0) - (isNaN(fy) ? 1 : 0) || String(x).localeCompare(String(y));
+      return sign * c || (parseFloat(a.getAttribute("data-order")) - parseFloat(b.getAttribute("data-order")));
+    }).forEach(function (tb) { table.appendChild(tb); });
+  }
+
+  boxes.concat(needs).forEach(function (el) { el.addEventListener("change", apply); });
+  Array.prototype.forEach.call(table.querySelectorAll("thead th[data-sort]"), function (th) {
+    th.addEventListener("click", function () { sortBy(th); });
+    th.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); sortBy(th); } });
+  });
+  var all = document.getElementById("show-all");
+  if (all) all.addEventListener("click", function () {
+    boxes.forEach(function (b) { b.checked = true; });
+    needs.forEach(function (r) { r.checked = r.value === "all"; });
+    apply();
+  });
+  window.addEventListener("hashchange", function () { fromHash(); apply(); });
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details"), function (d) { d.open = true; });
+  });
+  fromHash();
+  apply();
+  document.documentElement.setAttribute("data-ready", "1");
+})();

@@ -1,0 +1,417 @@
+"""What a claim's report row says, in words: values in the chapter's unit, the bar, the margin,
+why a claim was not checked, the runner in one line, one sentence per outcome.
+
+Pure functions over the entries of ``claims.json`` (:func:`claimcheck.report.build_json`): the
+claims page, the matrix page and ``claimcheck summary`` all say things the same way because they
+all say them through this module. Standard library and :mod:`claimcheck.tolerance` only (no torch,
+no pint).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from claimcheck import outcomes as oc
+from claimcheck.interval import Interval
+from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative, ToleranceError,
+                                  parse_tolerance)
+
+# unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
+_GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
+
+
+def number(x, digits: int = 5) -> str:
+    """A float as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
+
+    Integers of 10,000 and more get thousands separators; non-finite values print as ``inf``/``nan``.
+    """
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int) and not isinstance(x, bool):
+        return f"{x:,}" if abs(x) >= 10000 else str(x)
+    x = float(x)
+    if not math.isfinite(x):
+        return "inf" if x > 0 else "-inf" if x < 0 else "nan"
+    if x != 0 and (abs(x) >= 10 ** digits or abs(x) < 1e-3):
+        mant, _, exp = f"{x:.{digits - 1}e}".partition("e")
+        mant = mant.rstrip("0").rstrip(".")
+        return f"{mant}e{int(exp)}"
+    text = f"{x:.{digits}g}"
+    if "e" in text:  # .g chose an exponent for a value in range: write it out
+        text = f"{x:f}".rstrip("0").rstrip(".")
+    return text
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """``text`` followed by ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
+    unit = (unit or "").strip()
+    if not text:
+        return ""
+    if unit in _GLUED_UNITS:
+        return f"{text}{_GLUED_UNITS[unit]}"
+    return f"{text} {unit}".strip()
+
+
+def chapter_value(entry: dict) -> str:
+    """The chapter's value as printed, with its unit; "" when the chapter states the claim without a number."""
+    stated = entry.get("stated")
+    return with_unit(str(stated), entry.get("unit")) if stated not in (None, "") else ""
+
+
+def measured_value(entry: dict) -> str:
+    """This runner's value in the chapter's unit ("" when nothing was measured).
+
+    ``measured`` is a number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such
+    as ``"inf"``.
+    """
+    m = entry.get("measured")
+    unit = entry.get("unit")
+    if m is None:
+        return ""
+    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m):
+        if m[0] == m[1]:
+            return with_unit(number(m[0]), unit)
+        return with_unit(f"[{number(m[0])}, {number(m[1])}]", unit)
+    if _is_number(m):
+        return with_unit(number(m), unit)
+    return with_unit(str(m), unit)
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _parse(entry: dict):
+    try:
+        return parse_tolerance(entry.get("tolerance") or "printed")
+    except ToleranceError:
+        return None
+
+
+def admitted(entry: dict) -> tuple[float, float] | None:
+    """The values the claim's tolerance admits, ``(lo, hi)`` in the claim's unit (``±inf`` for one-sided
+    bars), or None when the tolerance or the stated value cannot be read."""
+    tol = _parse(entry)
+    stated = entry.get("stated") or None
+    try:
+        if isinstance(tol, Printed):
+            iv = Interval.printed(stated)
+            return iv.lo, iv.hi
+        if isinstance(tol, AtLeast):
+            return tol.bound, math.inf
+        if isinstance(tol, AtMost):
+            return -math.inf, tol.bound
+        if isinstance(tol, Range):
+            return tol.lo, tol.hi
+        s = float(Interval.exact(stated).lo)
+        if isinstance(tol, Exact):
+            return s, s
+        if isinstance(tol, Absolute):
+            return s - tol.atol, s + tol.atol
+        if isinstance(tol, Relative):
+            return s - tol.rtol * abs(s), s + tol.rtol * abs(s)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    return None
+
+
+def bar_words(entry: dict) -> str:
+    """The claim's tolerance as a reader says it, with the values it admits.
+
+    ``printed`` on 99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` on a
+    ratio -> "at least 10×"; ``rel:5%`` on 2 -> "within 5% of 2: [1.9, 2.1] FLOP/param".
+    """
+    tol = _parse(entry)
+    unit = entry.get("unit")
+    stated = entry.get("stated") or ""
+    text = entry.get("tolerance") or "printed"
+    if tol is None:
+        return f"unreadable tolerance {text!r}"
+    bounds = admitted(entry)
+    if isinstance(tol, AtLeast):
+        return "at least " + with_unit(number(tol.bound), unit)
+    if isinstance(tol, AtMost):
+        return "at most " + with_unit(number(tol.bound), unit)
+    if isinstance(tol, Range):
+        return f"between {number(tol.lo)} and " + with_unit(number(tol.hi), unit)
+    if bounds is None:
+        return f"{text} (the chapter prints no number to compare with)"
+    span = with_unit(f"[{number(bounds[0], 6)}, {number(bounds[1], 6)}]", unit)
+    if isinstance(tol, Printed):
+        return f"within half a unit of the last digit: {span}"
+    if isinstance(tol, Exact):
+        return "exactly " + with_unit(stated, unit)
+    if isinstance(tol, Absolute):
+        return f"within ±{number(tol.atol)} of {stated}: {span}"
+    if isinstance(tol, Relative):
+        return f"within {number(tol.rtol * 100)}% of {stated}: {span}"
+    return text  # pragma: no cover - every tolerance kind is handled above
+
+
+@dataclass(frozen=True)
+class Margin:
+    """How far inside (``inside`` True) or outside the bar the measured value lies.
+
+    ``text`` says it in the claim's unit; ``score`` is comparable across claims (for sorting):
+    for a one-sided bar the distance relative to the bar, for a two-sided one relative to the
+    half-width (1 = dead centre, 0 = on the edge); negative outside.
+    """
+
+    text: str
+    inside: bool
+    score: float
+
+
+def margin(entry: dict) -> Margin | None:
+    """The :class:`Margin` of a measured entry, or None (nothing measured, or no bar to measure against)."""
+    m = entry.get("measured")
+    bounds = admitted(entry)
+    if bounds is None or m is None or isinstance(m, (bool, str)):
+        return None
+    lo, hi = bounds
+    unit = entry.get("unit")
+    if isinstance(m, list):
+        if len(m) != 2 or not all(_is_number(v) for v in m):
+            return None
+        mlo, mhi = float(m[0]), float(m[1])
+    elif _is_number(m):
+        mlo = mhi = float(m)
+    else:
+        return None
+    if not (math.isfinite(mlo) and math.isfinite(mhi)):
+        return None
+    one_sided = math.isinf(lo) or math.isinf(hi)
+    if mhi < lo or mlo > hi:  # outside
+        gap = lo - mhi if mhi < lo else mlo - hi
+        bar = lo if mhi < lo else hi
+        if one_sided:
+            rel = f" ({number(mhi if mhi < lo else mlo, 3)} is {number((mhi if mhi < lo else mlo) / bar, 2)}× the bar)" \
+                if bar else ""
+            return Margin(f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}", False,
+                          -gap / abs(bar) if bar else -gap)
+        half = (hi - lo) / 2
+        return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
+    if mlo < mhi and (mlo < lo or mhi > hi):
+        return Margin("overlaps the bar (an interval of values)", True, 0.0)
+    if one_sided:
+        bar = lo if math.isinf(hi) else hi
+        value = mlo if math.isinf(hi) else mhi
+        d = (mlo - bar) if math.isinf(hi) else (bar - mhi)
+        if d == 0:
+            return Margin("on the bar", True, 0.0)
+        word = "above" if math.isinf(hi) else "below"
+        ratio = f", {number(value / bar, 2)}× the bar" if bar and value else ""
+        return Margin(f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d)
+    if lo == hi:
+        return Margin("exact", True, 1.0)
+    half = (hi - lo) / 2
+    d = min(mlo - lo, hi - mhi)
+    if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
+        return Margin("on the chapter's value", True, 1.0)
+    return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+
+
+def ci_words(entry: dict) -> str:
+    """A timing claim's confidence interval (``details['ci']``), e.g. "95% CI [21.3×, 24.8×], 12 rounds"; ""."""
+    ci = (entry.get("details") or {}).get("ci")
+    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
+        return ""
+    unit = entry.get("unit")
+    level = ci.get("level")
+    level_text = f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
+    rounds = f", {ci['rounds']} rounds" if _is_number(ci.get("rounds")) else ""
+    bar = f"; bar {with_unit(number(ci['bar']), unit)}" if _is_number(ci.get("bar")) else ""
+    return (f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]"
+            f"{rounds}{bar}")
+
+
+# --- why a claim was not checked ------------------------------------------------------------------
+@dataclass(frozen=True)
+class Cause:
+    """A reason a claim cannot be checked on a runner: its key, the words for one and for several."""
+
+    key: str
+    one: str
+    many: str
+
+
+#: why claims cannot be checked here, in the order the summary lists them
+CAUSES = (
+    Cause("weights", "needs the pretrained weights", "need the pretrained weights"),
+    Cause("gpu", "needs a GPU", "need a GPU"),
+    Cause("machine-bound", "is a timing of another runner (machine-bound)", "are timings of another runner (machine-bound)"),
+    Cause("external", "needs data from outside the chapter", "need data from outside the chapter"),
+    Cause("listing", "needs the chapter's listing (--claims-listing)", "need the chapter's listing (--claims-listing)"),
+    Cause("other", "is skipped for another reason", "are skipped for other reasons"),
+)
+_CAUSE = {c.key: c for c in CAUSES}
+
+
+def cause_of(entry: dict, runner: dict | None = None) -> Cause:
+    """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
+    reason = str(entry.get("reason") or "")
+    needs = entry.get("needs") or []
+    weights = (runner or {}).get("weights") or {}
+    if entry.get("runner_bound") or reason.startswith("machine-bound"):
+        return _CAUSE["machine-bound"]
+    if "gpu" in needs or "CUDA" in reason:
+        return _CAUSE["gpu"]
+    if "weights" in needs and (not weights.get("available") or "weights" in reason):
+        return _CAUSE["weights"]
+    if "--claims-listing" in reason:
+        return _CAUSE["listing"]
+    if "ext" in needs or reason.startswith("external data"):
+        return _CAUSE["external"]
+    return _CAUSE["other"]
+
+
+#: the needs a reader can filter on: registry `needs` -> filter key and label
+NEED_FILTERS = {"weights": ("weights", "needs the weights"), "gpu": ("gpu", "needs a GPU"), "time": ("timing", "timing")}
+
+
+def need_tags(entry: dict) -> list[str]:
+    """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
+    needs = entry.get("needs") or []
+    return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
+
+
+def first_sentence(text: str, limit: int = 220) -> tuple[str, str]:
+    """Split a reason into what a row shows (its first line or sentence) and the rest ("" if none)."""
+    text = (text or "").strip()
+    if not text:
+        return "", ""
+    line, _, rest = text.partition("\n")
+    cut = -1
+    for mark in ("; ", ". ", ": "):
+        i = line.find(mark, 40)
+        if 0 < i < limit and (cut < 0 or i < cut):
+            cut = i
+    if len(line) > limit and cut < 0:
+        cut = line.rfind(" ", 0, limit)
+    if cut > 0:
+        head, tail = line[:cut + 1].rstrip(" ;:"), line[cut + 1:].strip()
+        return head, (tail + ("\n" + rest if rest else "")).strip()
+    return line, rest.strip()
+
+
+def reason_words(entry: dict) -> str:
+    """The one reason a row gives for its outcome, in plain words ("" for a plain pass).
+
+    A failed claim says what its check found (the tolerance's words, or the failed condition), not
+    the whole pytest message, whose chapter/measured/tolerance lines the row already shows.
+    """
+    outcome = entry.get("outcome")
+    reason = str(entry.get("reason") or "").strip()
+    if outcome == oc.PASSED:
+        return str((entry.get("details") or {}).get("caveat") or "")
+    if outcome == oc.FAILED:
+        verdict = entry.get("verdict_reason")
+        conditions = (entry.get("details") or {}).get("failed_conditions")
+        if verdict:
+            return str(verdict)
+        if conditions:
+            return "; ".join(map(str, conditions))
+        lines = [ln.strip() for ln in reason.splitlines()]
+        for ln in lines:
+            if ln.startswith("tolerance:") and "->" in ln:
+                return ln.split("->", 1)[1].strip()
+        return lines[0] if lines else ""
+    return reason
+
+
+# --- the runner and the whole run -----------------------------------------------------------------
+def runner_line(runner: dict) -> str:
+    """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
+    r = runner or {}
+    cpu = r.get("cpu") or "unknown CPU"
+    isa = ", ".join(str(x) for x in (r.get("machine"), r.get("cpu_capability")) if x)
+    parts = [f"{cpu} ({isa})" if isa else cpu]
+    if r.get("cores"):
+        parts.append(f"{r['cores']} cores")
+    if _is_number(r.get("ram_bytes")):
+        parts.append(f"{r['ram_bytes'] / 2**30:.0f} GiB RAM")
+    gpu = r.get("gpu")
+    if isinstance(gpu, dict) and gpu.get("name"):
+        mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
+        count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
+        parts.append(f"GPU {gpu['name']}{mem}{count}")
+    else:
+        parts.append("no GPU")
+    libs = [f"{name} {r[key]}" for key, name in (("python", "Python"), ("torch", "torch"),
+                                                  ("transformers", "transformers")) if r.get(key)]
+    if r.get("torch_threads"):
+        libs.append(f"{r['torch_threads']} threads")
+    return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
+
+
+def weights_line(runner: dict) -> str:
+    """Which pretrained weights the run had, in one line."""
+    w = (runner or {}).get("weights") or {}
+    lane = (runner or {}).get("portable_lm")
+    if lane:
+        return f"portable-LM lane on {', '.join(sorted(lane))}: its own numbers, never compared with GPT-2's"
+    if not w.get("available"):
+        return "none: the claims that need the pretrained GPT-2 weights are skipped"
+    sha = str(w.get("sha256") or "?")[:12]
+    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {sha}…"
+
+
+def _ids(entries, limit: int = 8) -> str:
+    ids = [e["id"] for e in entries]
+    return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
+
+
+def _n(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
+    """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
+    rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
+    by: dict[str, list[dict]] = {}
+    for e in entries:
+        by.setdefault(e.get("outcome"), []).append(e)
+    out = []
+    held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
+    if held:
+        ties = by.get(oc.NEAR_TIE, [])
+        tie = f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {_ids(ties)})" if ties else ""
+        out.append(f"{_n(len(held), 'claim holds', 'claims hold')} on this runner{tie}.")
+    if by.get(oc.FAILED):
+        f = by[oc.FAILED]
+        out.append(f"{_n(len(f), 'does', 'do')} not hold here: {_ids(f)}.")
+    if by.get(oc.INCONCLUSIVE):
+        i = by[oc.INCONCLUSIVE]
+        out.append(f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
+                   f"straddles the bar): {_ids(i)}.")
+    if by.get(oc.ERROR):
+        e = by[oc.ERROR]
+        out.append(f"{len(e)} could not be checked because something is broken (a test, its module or its "
+                   f"registry entry): {_ids(e)}.")
+    if by.get(oc.SKIPPED):
+        s = by[oc.SKIPPED]
+        groups: dict[str, list[dict]] = {}
+        for e in s:
+            groups.setdefault(cause_of(e, runner).key, []).append(e)
+        parts = [f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({_ids(groups[c.key], 5)})"
+                 for c in CAUSES if c.key in groups]
+        out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
+    if by.get(oc.NOT_RUN):
+        n = by[oc.NOT_RUN]
+        unselected = [e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")]
+        rest = [e for e in n if e not in unselected]
+        parts = []
+        if unselected:
+            parts.append(f"{len(unselected)} not selected in this run ({_ids(unselected, 5)})")
+        if rest:
+            parts.append(f"{len(rest)} without a test yet ({_ids(rest, 5)})")
+        out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
+    carried = [e for e in entries if e.get("carried")]
+    if carried:
+        times = sorted({str(e["carried"].get("from") or "?") for e in carried})
+        out.append(f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
+                   "this run did not select them.")
+    return out
