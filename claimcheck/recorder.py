@@ -19,10 +19,44 @@ from claimcheck.registry import Claim
 from claimcheck.units import convert
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
-RECORD_KEY = "claimcheck.record"
+PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
+RECORD_KEY = "claimcheck.record"  # user property: the claim's record as a JSON string (see encode_record)
 CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
+
+
+def encode_record(record: dict) -> str:
+    """A claim's record as the JSON text stored in the test's ``user_properties``.
+
+    JSON (not the dict itself) because every consumer of user properties stringifies them: pytest's
+    ``--junitxml`` writes ``str(value)``, which for a dict is a Python repr no tool reads back.
+    """
+    import json
+
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def decode_record(value) -> dict:
+    """The record of a ``RECORD_KEY`` user property: its JSON text parsed (a dict is returned as is).
+
+    Raises:
+        ValueError: the text is not a JSON object (the property was not written by :func:`encode_record`).
+    """
+    if isinstance(value, dict):
+        return value
+    import json
+
+    record = json.loads(value)
+    if not isinstance(record, dict):
+        raise ValueError(f"{RECORD_KEY} is not a JSON object: {value[:80]!r}")
+    return record
+
+
+def stored_record(props) -> dict:
+    """The record among ``user_properties`` (a list of pairs), or {} when the test has none."""
+    value = next((v for k, v in props if k == RECORD_KEY), None)
+    return {} if value is None else decode_record(value)
 
 
 def format_value(value, unit: str = "") -> str:
@@ -233,12 +267,20 @@ class ClaimRecorder:
         if failure:
             pytest.fail(self._message(measured, failure), pytrace=False)
 
-    def require(self, condition: bool, message: str) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check)."""
+    def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
+        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check).
+
+        ``measured`` (in ``unit``, default the claim's): the claim's headline value, recorded when the
+        condition fails before :meth:`check` could record it, so the report still shows what this
+        runner measured.
+
+        Raises:
+            pytest.fail.Exception: ``condition`` is false.
+        """
         __tracebackhide__ = True
         if not condition:
             self.details.setdefault("failed_conditions", []).append(message)
-            self._store(None, "fail", message)
+            self._store(None if measured is None else self._convert(measured, unit), "fail", message)
             pytest.fail(f"{self.claim.id}: {message}\n  hardware: {self._hardware}{_load_note(self.claim)}", pytrace=False)
 
     def check_ci(self, ci, unit: str | None = None, *, conditions=(), exact=None, **details) -> None:
@@ -330,8 +372,7 @@ class ClaimRecorder:
 
     def _store(self, value, verdict, reason):
         props = self._item.user_properties
-        previous = next((v for k, v in props if k == RECORD_KEY), None)
-        record = dict(previous or {})
+        record = stored_record(props)
         record.update({
             "id": self.claim.id,
             "stated": self._form.get("stated", self.claim.stated),
@@ -347,7 +388,7 @@ class ClaimRecorder:
             record["verdict"] = verdict
             record["reason"] = reason
         record["details"] = dict(self.details)
-        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, record)]
+        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
     def _message(self, value, failure) -> str:
         c = self.claim

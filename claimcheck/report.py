@@ -17,7 +17,8 @@ from pathlib import Path
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
-from claimcheck.recorder import CLAIM_ID_KEY, ERROR_KEY, KIND_KEY, RECORD_KEY
+from claimcheck.partial import NOT_SELECTED
+from claimcheck.recorder import CLAIM_ID_KEY, ERROR_KEY, KIND_KEY, PLOTS_ATTR, RECORD_KEY, decode_record
 
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
@@ -114,6 +115,9 @@ class ClaimRow:
     record: dict = field(default_factory=dict)
     tests: list = field(default_factory=list)
     duration_s: float = 0.0
+    locations: list = field(default_factory=list)  # [{"test", "file", "line"}] (line 1-based) of its tests
+    plots: list = field(default_factory=list)      # [(name, base64 PNG)] its tests drew
+    registry_line: int | None = None               # 1-based line of its ``id = ...`` in the registry
 
 
 class ResultCollector:
@@ -128,10 +132,16 @@ class ResultCollector:
         if not cid:
             return
         entry = self.tests.setdefault(report.nodeid, {"id": cid, "outcome": None, "reason": "",
-                                                       "record": {}, "duration": 0.0, "kind": props.get(KIND_KEY)})
+                                                       "record": {}, "duration": 0.0, "kind": props.get(KIND_KEY),
+                                                       "location": None, "plots": []})
         entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
         if RECORD_KEY in props:
-            entry["record"] = props[RECORD_KEY]
+            entry["record"] = decode_record(props[RECORD_KEY])
+        location = getattr(report, "location", None)
+        if entry["location"] is None and location and location[0]:
+            entry["location"] = {"test": report.nodeid, "file": str(location[0]),
+                                 "line": location[1] + 1 if isinstance(location[1], int) else None}
+        entry["plots"] += [tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()]
         outcome = report_outcome(report)
         if outcome is None:
             return
@@ -158,12 +168,13 @@ class ResultCollector:
         rows: dict[str, ClaimRow] = {}
         for reg in registries:
             for cid in reg.all_ids:
-                row = rows.setdefault(cid, ClaimRow(cid, reason="not selected in this run (no test of it ran)"))
+                row = rows.setdefault(cid, ClaimRow(cid, reason=NOT_SELECTED))
+                row.registry_line = id_lines(reg.path).get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
                     row.record = {"stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text,
                                   "title": claim.title, "locator": claim.locator, "needs": list(claim.needs),
-                                  "runner": claim.runner, "note": claim.note}
+                                  "runner": claim.runner, "note": claim.note, "section": claim.section}
                 else:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
@@ -171,6 +182,9 @@ class ResultCollector:
             row = rows.setdefault(t["id"], ClaimRow(t["id"], reason="not in any loaded registry"))
             row.tests.append(nodeid)
             row.duration_s += t["duration"]
+            if t.get("location") and t.get("kind") not in ("drift", "placeholder", "audit"):
+                row.locations.append(t["location"])
+            row.plots += t.get("plots") or []
             outcome = t["outcome"] or NOT_RUN
             record = {k: v for k, v in t["record"].items() if v is not None}
             details = record.pop("details", None)
@@ -194,8 +208,42 @@ class ResultCollector:
         return list(rows.values())
 
 
-def build_json(rows, registries, runner: dict, settings, profile: dict, started: float) -> dict:
-    """Return the ``claims.json`` document (see the module docstring for the outcomes)."""
+def id_lines(path) -> dict[str, int]:
+    """``{claim id: 1-based line of its id = "..." line}`` of a registry file ({} when unreadable)."""
+    out: dict[str, int] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return out
+    for n, line in enumerate(text.splitlines(), start=1):
+        m = re.fullmatch(r'\s*id\s*=\s*"([^"]+)"\s*(#.*)?', line)
+        if m:
+            out.setdefault(m.group(1), n)
+    return out
+
+
+def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
+    """Write every row's plots as PNG files under ``report_dir/plots`` (atomically, one file per plot,
+    named after the claim: a run of other claims leaves them alone). Returns ``{claim id:
+    [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
+    import base64
+
+    from claimcheck.fileio import write_atomic
+
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        for n, (name, b64) in enumerate(r.plots, start=1):
+            rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.id)}-{n}.png"
+            write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
+            out.setdefault(r.id, []).append({"name": name, "file": rel})
+    return out
+
+
+def build_json(rows, registries, runner: dict, settings, profile: dict, started: float, plots=None) -> dict:
+    """Return the ``claims.json`` document (see the module docstring for the outcomes).
+
+    ``plots``: ``{claim id: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
+    """
     claims = []
     for r in rows:
         rec = r.record
@@ -215,6 +263,13 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "details": rec.get("details", {}),
             "tests": r.tests,
             "duration_s": round(r.duration_s, 3),
+            "section": rec.get("section"),
+            "note": rec.get("note") or "",
+            "verdict_reason": rec.get("reason") if rec.get("verdict") == "fail" else None,
+            "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
+            "locations": r.locations,
+            "registry_line": r.registry_line,
+            "plots": (plots or {}).get(r.id, []),
         })
     counts = count_outcomes(c["outcome"] for c in claims)
     return {
@@ -227,7 +282,12 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
                      "sources": dict(settings.sources)},
         "profile": profile,
         "registries": [{"path": reg.path, "chapter": reg.chapter, "runners": reg.runners,
-                        "issues": [str(i) for i in reg.issues]} for reg in registries],
+                        "issues": [str(i) for i in reg.issues],
+                        "problems": [{"claim": i.claim_id, "field": i.field, "message": str(i),
+                                      "line": id_lines(reg.path).get(i.claim_id or "")} for i in reg.issues]}
+                       for reg in registries],
+        "sections": [{"id": sec.id, "title": sec.title, "heading": sec.heading}
+                     for reg in registries for sec in getattr(reg, "sections", [])],
         "counts": counts,
         "claims": claims,
     }

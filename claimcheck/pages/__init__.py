@@ -51,3 +51,64 @@ def relative_href(target, page) -> str:
         return Path(os.path.relpath(target, page.parent)).as_posix()
     except ValueError:  # another drive (Windows)
         return target.as_uri()
+
+
+def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, list[str]]:
+    """Re-run the manuscript checks a ``claims.json`` names (``manuscripts[]``: the manuscript and
+    its registry), as they are on disk now. Returns ``([(ManuscriptCheck, waivers)], [problems])``;
+    a manuscript or registry that cannot be read is a problem, not an exception.
+
+    ``override``: read this manuscript instead of the one the report names (it moved).
+    """
+    from claimcheck.manuscript import ManuscriptError, check_manuscript
+    from claimcheck.registry import load_registry
+
+    out, problems = [], []
+    for m in doc.get("manuscripts") or []:
+        if not isinstance(m, dict) or not m.get("registry") or not (override or m.get("path")):
+            problems.append(f"manuscripts entry without a path or a registry: {m!r:.120}")
+            continue
+        reg = load_registry(m["registry"])
+        if not reg.claims and reg.issues:
+            problems.append(f"registry {m['registry']}: {reg.issues[0]}")
+            continue
+        try:
+            out.append((check_manuscript(override or m["path"], reg), reg.waivers))
+        except ManuscriptError as exc:
+            problems.append(str(exc))
+        if override:
+            break
+    return out, problems
+
+
+def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
+    """Write the pages of a run beside its ``claims.json``: ``claims.html`` and, per manuscript
+    check, ``manuscript.html`` (then ``manuscript-2.html``...). Every file is written atomically.
+
+    Args:
+        doc: the ``claims.json`` document (its ``test_log`` is relative to the JSON's folder).
+        json_path: where the JSON lies (plot files are relative to its folder).
+        checks: ``[(ManuscriptCheck, waivers)]`` (:func:`manuscript_checks`, or the run's own).
+        claims_html: the claims page (default: ``claims.html`` beside the JSON).
+
+    Returns the paths written. Raises OSError when a page cannot be written.
+    """
+    from claimcheck.fileio import write_atomic
+
+    json_path = Path(json_path)
+    folder = json_path.parent
+    claims_html = Path(claims_html) if claims_html else folder / "claims.html"
+    views, written = [], []
+    for n, (check, waivers) in enumerate(checks):
+        page = folder / ("manuscript.html" if n == 0 else f"manuscript-{n + 1}.html")
+        view = manuscript_view_of(check, doc, waivers, claims_href=relative_href(claims_html, page),
+                                  href=relative_href(page, claims_html))
+        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
+        write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang))
+        views.append(view)
+        written.append(page)
+    log = doc.get("test_log")
+    href = relative_href(folder / log, claims_html) if log else ""
+    write_atomic(claims_html, claims_page(doc, folder, views, href))
+    written.insert(0, claims_html)
+    return written

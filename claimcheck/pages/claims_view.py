@@ -121,12 +121,14 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
     drift = _drift_words(entry)
     carried = entry.get("carried") or {}
     model = str(entry.get("model") or ((entry.get("details") or {}).get("model") or {}).get("name") or "")
+    chapter = words.chapter_value(entry)
+    if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
+        chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     links = [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])] \
         if manuscript is not None else []
     return Row(
         id=str(entry["id"]), title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
-        outcome=outcome, chapter=words.chapter_value(entry),
-        statement="" if words.chapter_value(entry) else str(entry.get("locator") or ""),
+        outcome=outcome, chapter=chapter, statement="" if chapter else str(entry.get("locator") or ""),
         here=words.measured_value(entry), bar=words.bar_words(entry), margin=words.margin(entry),
         reason=head, reason_more=more, ci=words.ci_words(entry), needs=words.need_tags(entry),
         plots=[_plot(p, base) for p in entry.get("plots") or []], order=order,

@@ -355,8 +355,7 @@ def weights_line(runner: dict) -> str:
         return f"portable-LM lane on {', '.join(sorted(lane))}: its own numbers, never compared with GPT-2's"
     if not w.get("available"):
         return "none: the claims that need the pretrained GPT-2 weights are skipped"
-    sha = str(w.get("sha256") or "?")[:12]
-    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {sha}…"
+    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
 
 
 def _ids(entries, limit: int = 8) -> str:

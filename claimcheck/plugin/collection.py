@@ -10,7 +10,7 @@ import pytest
 from claimcheck.plugin.items import (AuditItem, DriftItem, ModuleErrorItem, PlaceholderItem, RegistryErrorItem,
                                      RegistryFile)
 from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, registry_for, run_state, stated_record
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY
+from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
@@ -84,7 +84,7 @@ def pytest_collection_modifyitems(session, config, items):
         covered.setdefault(reg.path, set()).add(cid)
         claim = reg.claims.get(cid)
         if claim is not None:
-            item.user_properties.append((RECORD_KEY, stated_record(claim)))
+            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
         lane = item.get_closest_marker("portable_lm") is not None  # brings its own model: no GPT-2 weights needed
         for need in claim.needs if claim else ():
             if need in NEED_MARKERS and not (lane and need == "weights"):
@@ -97,7 +97,7 @@ def pytest_collection_modifyitems(session, config, items):
             if cid in done:
                 continue
             ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
-            ph.user_properties.append((RECORD_KEY, stated_record(claim)))
+            ph.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
             for need in claim.needs:
                 if need in NEED_MARKERS:
                     ph.add_marker(NEED_MARKERS[need])

@@ -8,7 +8,7 @@ import html
 import pytest
 
 from claimcheck.plugin.state import fingerprint_of, run_state
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY
+from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
 COLUMNS = ("Claim", "Chapter", "Measured", "Tolerance", "Verdict")
 
@@ -27,7 +27,7 @@ class HtmlReport:
 
         props = {k: v for k, v in getattr(report, "user_properties", [])}
         cid = props.get(CLAIM_ID_KEY, "")
-        rec = props.get(RECORD_KEY, {})
+        rec = decode_record(props.get(RECORD_KEY) or {})
         stated = f"{rec.get('stated', '')} {rec.get('unit', '')}".strip()
         verdict = verdict_text(report, rec)
         if rec.get("model"):  # a portable-LM lane row: name the model; "stated" is the portable form's expectation

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
 from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
 
 
@@ -160,7 +160,7 @@ class DriftItem(_ManuscriptItem):
         measured = run_state(self.config).collector.measured_display(self.claim_id)
         record = stated_record(reg.claims[self.claim_id])
         record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
-        self.user_properties.append((RECORD_KEY, record))
+        self.user_properties.append((RECORD_KEY, encode_record(record)))
         if drift.failed:
             raise ManuscriptDriftError(drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path))
 

@@ -10,6 +10,9 @@ import pytest
 from claimcheck import settings as settings_mod
 from claimcheck.plugin.state import REGISTRY_NAME, STATE, RunState, registry_candidates, setting_path
 
+#: the files a claims run writes in its report folder (and a folder plots/ for the plots' PNGs)
+REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
+
 MARKERS = {
     "claim": "claim(id): the test checks the registry claim `id` (e.g. 'C18' or 'C30.text')",
     "timing": "timing: a timing measurement (noisy; asserts ratios and trends only)",
@@ -121,9 +124,10 @@ def pytest_configure(config):
         remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
         state.json_path = report_dir / "claims.json"
         state.html_path = report_dir / "claims.html"
-        # pytest-html reads these in its own pytest_configure, which runs after this one.
+        # pytest-html writes the test log (tracebacks, durations) beside the claims page; it reads
+        # these in its own pytest_configure, which runs after this one.
         if getattr(config.option, "htmlpath", "absent") is None:
-            config.option.htmlpath = str(state.html_path)
+            config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
     if config.pluginmanager.hasplugin("html"):
         from claimcheck.plugin.html import HtmlReport
@@ -141,9 +145,11 @@ def _check_writable(report_dir: Path, source: str) -> None:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) cannot be created: {exc.strerror or exc}") from None
-    problems = [p for p in (report_dir / "claims.json", report_dir / "claims.html") if p.is_dir()]
+    problems = [p for p in (report_dir / name for name in REPORT_FILES) if p.is_dir()]
     if not os.access(report_dir, os.W_OK):
         raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) is not writable")
     if problems:
         raise pytest.UsageError(f"claimcheck: {problems[0]} is a folder; the report cannot be written there")
+    if (report_dir / "plots").exists() and not (report_dir / "plots").is_dir():
+        raise pytest.UsageError(f"claimcheck: {report_dir / 'plots'} is a file; the report's plots go in a folder of that name")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from claimcheck.plugin.state import STATE, fingerprint_of
@@ -22,12 +24,44 @@ def pytest_sessionfinish(session, exitstatus):
         models = {r.record["model"]: r.record.get("details", {}).get("model") for r in state.rows if r.record.get("model")}
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
+        from claimcheck.partial import keep_unselected
+        from claimcheck.report import write_plots
+
         profile = config.hook.pytest_claimcheck_size_profile(config=config) or {}
-        doc = build_json(state.rows, regs, fp, state.settings, profile, state.started)
+        report_dir = state.json_path.parent
+        doc = build_json(state.rows, regs, fp, state.settings, profile, state.started,
+                         plots=write_plots(state.rows, report_dir))
+        log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
+        if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
+            doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
         if state.manuscript_checks:
             doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
+        keep_unselected(doc, state.json_path)  # a -k/-m run keeps the other rows of the last report
         write_json(doc, state.json_path)
         state.json_doc = doc
+        _publish(config, state, doc)
+
+
+def _relative(path: Path, folder: Path) -> str:
+    import os
+
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def _publish(config, state, doc) -> None:
+    """The claims page and the annotated manuscript, from the document just written. A page that
+    cannot be rendered is reported in the terminal summary; claims.json stands either way."""
+    from claimcheck.pages import publish
+
+    checks = [(c, state.registries[key].waivers) for key, c in state.manuscript_checks.items()
+              if key in state.registries]
+    try:
+        state.pages = publish(doc, state.json_path, checks, state.html_path)
+    except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
+        state.page_error = f"{type(exc).__name__}: {exc}"
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
@@ -51,4 +85,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         a = m["audit"]
         tr.write_line(f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
                       f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}")
-    tr.write_line(f"report: {state.json_path}  and  {config.option.htmlpath if hasattr(config.option, 'htmlpath') else state.html_path}")
+    sel = doc.get("selection") or {}
+    if sel.get("partial"):
+        kept = f"; {len(sel['carried'])} other rows kept from the run of {sel.get('carried_from')}" if sel.get("carried") else ""
+        why = f" ({sel['not_carried_because']})" if sel.get("not_carried_because") else ""
+        tr.write_line(f"this run selected {len(sel['selected'])} claims{kept}{why}")
+    if state.page_error:
+        tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
+    pages = "  ".join(str(p) for p in state.pages)
+    log = doc.get("test_log")
+    tr.write_line(f"report: {state.json_path}  {pages}" + (f"  (test log: {state.json_path.parent / log})" if log else ""))

@@ -7,7 +7,7 @@ import pytest
 
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
 from claimcheck.plugin.state import claim_marker_id, lookup_claim
-from claimcheck.recorder import ERROR_KEY, PLOTS_KEY, RECORD_KEY
+from claimcheck.recorder import ERROR_KEY, PLOTS_ATTR, PLOTS_KEY, stored_record
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -28,11 +28,11 @@ def pytest_runtest_makereport(item, call):
     """Turn a claim test that passed without recording a verdict (``claim.check`` never called)
     into an error; mark a claim test that raised (not a verdict: see
     :func:`claimcheck.report.exception_reason`) as an error with the exception's type and message;
-    attach the claim's plots to the call report (pytest-html embeds them)."""
+    attach the claim's plots to the call report (the claims page shows them)."""
     report = yield
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
     if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
-        record = next((v for k, v in item.user_properties if k == RECORD_KEY), {})
+        record = stored_record(item.user_properties)
         if "verdict" not in record:
             report.outcome = "failed"
             report.longrepr = (f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
@@ -46,8 +46,7 @@ def pytest_runtest_makereport(item, call):
         if reason:  # raised, not a verdict: the claim's row says error, with the type and message
             report.user_properties.append((ERROR_KEY, reason))
     plots = item.stash.get(PLOTS_KEY, None)
-    if report.when == "call" and plots and item.config.pluginmanager.hasplugin("html"):
-        from pytest_html import extras
-
-        report.extras = list(getattr(report, "extras", [])) + [extras.png(b64, name) for name, b64 in plots]
+    if report.when == "call" and plots:
+        # on the report (not only the item): xdist sends report attributes to the controller
+        setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
     return report

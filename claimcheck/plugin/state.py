@@ -33,9 +33,11 @@ class RunState:
     fingerprint: dict | None = None
     manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
     json_path: Path | None = None       # where claims.json goes (None: this run writes no report)
-    html_path: Path | None = None       # where claims.html goes
+    html_path: Path | None = None       # where claims.html (the claims page) goes
     rows: list[ClaimRow] = field(default_factory=list)         # per-claim rows, at session finish
     json_doc: dict | None = None        # the claims.json document written at session finish
+    pages: list = field(default_factory=list)   # the pages written at session finish (claims.html, manuscript.html)
+    page_error: str = ""                # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
     untested: dict[str, set] = field(default_factory=dict)  # registry path -> its ids no collected test covers
 

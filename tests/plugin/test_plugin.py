@@ -94,11 +94,14 @@ def test_every_registry_id_in_json_and_html(project):
         assert key in doc["runner"]
     assert "hostname" not in json.dumps(doc["runner"]).lower()
     html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    for column in ("Claim", "Chapter", "Measured", "Tolerance", "Verdict"):
-        assert f">{column}<" in html
+    for column in ("Claim", "Chapter", "Here", "Bar", "Margin", "Verdict", "Why"):
+        assert f">{column}</th>" in html
     for cid in ("C01", "C02", "C03", "C04", "C05", "C06"):
-        assert cid in html
-    assert "not-run: no test yet" in html
+        assert html.count(f'<tbody class="claim" id="claim-{cid}"') + html.count(f'<tbody class="claim has-plots" id="claim-{cid}"') == 1
+    assert "not-run: no test yet" in html and "short by 5.8" in html
+    assert 'href="tests.html"' in html  # the test log, for tracebacks and durations
+    log = (project.path / "reports" / "tests.html").read_text(encoding="utf-8")
+    assert "test_c02" in log and "Traceback" not in html
 
 
 def test_failure_message_says_what_by_how_much_where_and_next(project):
