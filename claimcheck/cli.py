@@ -11,7 +11,8 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.cli_init")
+COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.cli_init",
+                   "claimcheck.cli_pages")
 
 
 def register(subparsers) -> None:

@@ -29,6 +29,9 @@ def register(subparsers) -> None:
     p.add_argument("--report", default="reports/claims.json", metavar="FILE",
                    help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
+    p.add_argument("--html", nargs="?", const="reports/manuscript.html", default=None, metavar="FILE",
+                   help="also write the annotated manuscript: every number marked by its state, linked to its "
+                        "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)")
     p.add_argument("-v", "--verbose", action="store_true", help="list every quoted number and every number's binding")
     p.set_defaults(func=_check_manuscript)
 
@@ -81,6 +84,11 @@ def _check_manuscript(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(format_check(check, measured_from_report(args.report), verbose=args.verbose))
+    if args.html:
+        written = _manuscript_html(check, reg, args.report, Path(args.html))
+        if written is None:
+            return 2
+        print(f"annotated manuscript: {written}")
     if args.json:
         text = json.dumps({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
                           indent=2, ensure_ascii=False)
@@ -117,3 +125,31 @@ def _what_if(args) -> int:
         if not write_output(text, args.json):
             return 2
     return 0 if all(a.outcome == "passed" for a in answers) else 1
+
+
+def _manuscript_html(check, reg, report: str, out: Path) -> Path | None:
+    """Write the annotated manuscript of ``check`` to ``out``, with the verdicts of ``report`` (a
+    claims.json) when it can be read; rows link to the claims page beside it. None: not written."""
+    from claimcheck.fileio import write_atomic
+    from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
+    from claimcheck.runs import ResultFileError
+
+    doc = None
+    if report and Path(report).is_file():
+        try:
+            doc, problems = load_document(report)
+        except ResultFileError as exc:
+            print(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
+            doc = None
+    claims_page = Path(report).parent / "claims.html" if report else None
+    href = relative_href(claims_page, out) if claims_page is not None and claims_page.is_file() else None
+    view = manuscript_view_of(check, doc, reg.waivers, claims_href=href or "", href=relative_href(out, claims_page or out))
+    if href is None:
+        for m in view.marks:  # no claims page to link to: the hover text still says everything
+            m.href = None
+    try:
+        write_atomic(out, manuscript_page(view, href, has_results=doc is not None))
+    except OSError as exc:
+        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    return out

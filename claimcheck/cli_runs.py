@@ -108,6 +108,11 @@ def _diff(args) -> int:
     print(f"claimcheck diff {old.path} -> {new.path}")
     for note in d.runner_notes:
         print(f"  note: {note}")
+    for side, ids in d.unselected.items():
+        shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
+        print(f"  {len(ids)} claims not selected in {side} ({shown}): not compared")
+    if d.carried:
+        print(f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it")
     width = max((len(c.id) for c in d.changes), default=0)
     for c in d.changes:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
@@ -116,6 +121,7 @@ def _diff(args) -> int:
         counts[c.kind] = counts.get(c.kind, 0) + 1
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
     if args.json_out and not _write({"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues,
+                                     "unselected": d.unselected, "carried": d.carried,
                                      "changes": [vars(c) for c in d.changes]}, args.json_out):
         return 2
     if d.issues:

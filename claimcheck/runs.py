@@ -2,7 +2,8 @@
 
 pytest-html reports one run; it cannot merge runs. Reading a ``claims.json`` (written by
 :mod:`claimcheck.report`) is plain JSON, so this module is our own code over the standard library
-only: it must run in a CI job that installs claimcheck without torch (``pip install --no-deps``).
+only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
+that installs claimcheck without torch.
 
 Input problems never lose other data:
 
@@ -18,13 +19,13 @@ Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-t
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck.outcomes import BROKEN, HELD, OUTCOMES, VERDICT_RANK
+from claimcheck.partial import unselected
 
 INVALID = "invalid"
 VERDICT_FAIL = BROKEN
@@ -353,67 +354,12 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 
 
-_CSS = """
-body{font-family:system-ui,sans-serif;font-size:14px;margin:1.5em;color:#222}
-table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top}
-th{background:#f4f4f4;text-align:left;font-weight:normal}th b{font-size:15px}
-thead th{position:sticky;top:0}
-.fp{font-size:12px;color:#444;white-space:nowrap}.fp div{margin:1px 0}
-td small{display:block;color:#555;max-width:28em;overflow-wrap:anywhere}
-.passed{background:#e3f6e3}.failed{background:#fbdada}.error{background:#f3b6b6}
-.near-tie{background:#fdf0d2}.skipped{background:#eeeeee}.not-run{background:#fafafa;color:#777}
-.invalid{background:#f3b6b6}
-tr.split td.id{background:#ffd24d;font-weight:bold}tr.split{outline:2px solid #e0a800}
-.errors{background:#fbdada;border:1px solid #d33;padding:.5em 1em}
-.legend span{padding:2px 6px;margin-right:4px;border:1px solid #ccc}
-"""
-
-
-def _cell_html(c: Cell) -> str:
-    label = "not run" if c.outcome == "not-run" else c.outcome
-    reason = c.reason.strip().splitlines()[0] if c.reason.strip() else ""
-    short = reason if len(reason) <= 140 else reason[:137] + "..."
-    parts = [f"<b>{html.escape(label)}</b>"]
-    if c.display:
-        parts.append(f" {html.escape(c.display)}")
-    if short and c.outcome != "passed":
-        parts.append(f"<small>{html.escape(short)}</small>")
-    title = f' title="{html.escape(c.reason)}"' if c.reason else ""
-    return f'<td class="{html.escape(c.outcome)}"{title}>{"".join(parts)}</td>'
-
-
 def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
-    """Return the matrix as one self-contained HTML page (inline CSS, no scripts, no links out)."""
-    e = html.escape
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', f"<title>{e(title)}</title>",
-           f"<style>{_CSS}</style></head><body>", f"<h1>{e(title)}</h1>"]
-    out.append(f"<p>{len(m.rows)} claims &times; {len(m.runs)} runners. A row is "
-               "<b>highlighted</b> when its claim passed on one runner and failed or errored on another. "
-               "<i>not run</i>: the claim had no test, was not selected, or is absent from that file.</p>")
-    out.append('<p class="legend">' + "".join(f'<span class="{o}">{"not run" if o == "not-run" else o}</span>'
-                                             for o in OUTCOMES) + "</p>")
-    if m.errors:
-        out.append('<div class="errors"><b>Input problems</b> (the rest was merged):<ul>'
-                   + "".join(f"<li>{e(x)}</li>" for x in m.errors) + "</ul></div>")
-    split = m.split_ids
-    out.append("<p><b>Passes on one runner, fails on another</b>: "
-               + (", ".join(f'<a href="#{e(i)}">{e(i)}</a>' for i in split) if split else "none") + "</p>")
-    out.append("<table><thead><tr><th>Claim</th><th>Chapter</th><th>Tolerance</th>")
-    for run in m.runs:
-        counts = ", ".join(f"{v} {k}" for k, v in sorted(run.counts().items()))
-        fp = "".join(f"<div>{e(str(x))}</div>" for x in fingerprint_lines(run.runner, run.settings))
-        out.append(f'<th><b>{e(run.label)}</b><div class="fp"><div>{e(run.path)}</div>'
-                   f"<div>{e(run.generated or '')}</div>{fp}<div>{e(counts)}</div></div></th>")
-    out.append("</tr></thead><tbody>")
-    for row in m.rows:
-        cls = ' class="split"' if row.split else ""
-        stated = f"{row.stated} {row.unit}".strip()
-        differs = f"<small>differs between runs: {e('; '.join(row.differs))}</small>" if row.differs else ""
-        out.append(f'<tr id="{e(row.id)}"{cls}><td class="id" title="{e(row.title)}">{e(row.id)}'
-                   f"<small>{e(row.title)}</small></td><td>{e(stated)}{differs}</td><td>{e(row.tolerance)}</td>"
-                   + "".join(_cell_html(c) for c in row.cells) + "</tr>")
-    out.append("</tbody></table></body></html>")
-    return "\n".join(out)
+    """Return the matrix as one self-contained HTML page (inline CSS, no scripts, no links out),
+    rendered by :func:`claimcheck.pages.matrix_page` (Jinja2, the claims page's badges and words)."""
+    from claimcheck.pages import matrix_page
+
+    return matrix_page(m, title)
 
 
 # --- diff ---------------------------------------------------------------------------------------
@@ -436,6 +382,8 @@ class Diff:
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
+    unselected: dict[str, list[str]] = field(default_factory=dict)  # "OLD"/"NEW" -> ids its run did not select
+    carried: list[str] = field(default_factory=list)  # ids NEW kept from an earlier run (a -k/-m run)
 
     @property
     def regressions(self) -> list[Change]:
@@ -520,7 +468,8 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
     """Return the :class:`Diff` from ``old`` to ``new``: outcome changes and value moves, per claim.
 
     A claim in only one file is ``added`` / ``removed`` (a removed claim that passed before is a
-    ``regression``). An outcome change is classified by
+    ``regression``). A claim that one of the runs did not select (``-k``/``-m``) is not compared:
+    it is listed in ``unselected`` (and ``claimcheck diff`` says so in one line). An outcome change is classified by
     :func:`outcome_change_kind`; a measured value that moved beyond the claim's tolerance
     (:func:`value_move`) is ``moved`` (also when the outcome changed too, as a second entry).
     """
@@ -543,6 +492,11 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             kind = REGRESSION if eo["outcome"] in ("passed", "near-tie") else REMOVED
             d.changes.append(Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW"))
             continue
+        if unselected(en) or unselected(eo):  # a -k/-m run: nothing to compare, said once for all
+            d.unselected.setdefault("NEW" if unselected(en) else "OLD", []).append(cid)
+            continue
+        if en.get("carried"):
+            d.carried.append(cid)
         o, n = eo["outcome"], en["outcome"]
         if o != n:
             kind = outcome_change_kind(o, n)

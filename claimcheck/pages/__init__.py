@@ -112,3 +112,72 @@ def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
     write_atomic(claims_html, claims_page(doc, folder, views, href))
     written.insert(0, claims_html)
     return written
+
+
+def load_document(path) -> tuple[dict, list[str]]:
+    """Read a ``claims.json`` (or a matrix JSON) for the pages: ``(document, problems)``.
+
+    A claims report's entries are checked by :func:`claimcheck.runs.load_result`: an entry with a
+    bad field keeps its row (the field is dropped or its outcome shown as unusable) and the
+    problem, naming the file, the claim id and the field, is returned.
+
+    Raises:
+        claimcheck.runs.ResultFileError: the file is missing, unreadable, not JSON, or neither a
+            claims report nor a matrix.
+    """
+    import json
+
+    from claimcheck.pages.summary import is_matrix
+    from claimcheck.runs import ResultFileError, load_result
+
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        load_result(p)  # raises ResultFileError with the precise words (missing, truncated...)
+        raise  # pragma: no cover - load_result always raises for an unreadable file
+    if isinstance(doc, dict) and is_matrix(doc) and doc.get("runners"):
+        return doc, [str(e) for e in doc.get("errors") or []]
+    run = load_result(p)
+    if not isinstance(doc, dict):  # pragma: no cover - load_result rejects it first
+        raise ResultFileError(p, "not a claims report")
+    doc["claims"] = list(run.claims.values())
+    return doc, list(run.issues)
+
+
+def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
+    """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script).
+
+    Each cell is the outcome badge, the measured value in the chapter's unit and the reason,
+    wrapped; rows that pass on one runner and fail on another are outlined, rows whose outcome
+    differs between runners are marked.
+    """
+    from dataclasses import dataclass
+
+    from claimcheck import outcomes as oc
+    from claimcheck.pages import words
+    from claimcheck.runs import fingerprint_lines
+
+    @dataclass
+    class _Row:
+        id: str
+        title: str
+        chapter: str
+        bar: str
+        split: bool
+        differs: list
+        cells: list
+
+    rows = []
+    for r in matrix.rows:
+        entry = {"stated": r.stated, "unit": r.unit, "tolerance": r.tolerance or "printed"}
+        cells = []
+        for c in r.cells:
+            display = words.measured_value({"measured": c.measured, "unit": r.unit}) or c.display
+            cells.append(type(c)(c.outcome, c.measured, display, c.reason))
+        rows.append(_Row(r.id, r.title, words.chapter_value(entry), words.bar_words(entry) if r.tolerance else "",
+                         r.split, r.differs, cells))
+    differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
+    return render("matrix.html.j2", m=matrix, rows=rows, title=title, differing=differing,
+                  outcomes=[*oc.OUTCOMES], fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
+                  counts=[list(oc.count(c["outcome"] for c in run.claims.values()).items()) for run in matrix.runs])

@@ -155,9 +155,9 @@ def test_html_is_self_contained_with_every_claim_fingerprint_and_errors(three, t
     runs, errors = load_results([*three, tmp_path / "lost.json"])
     page = render_html(merge(runs, errors))
     for cid in ("C01", "C02", "C05", "C07"):
-        assert f'<tr id="{cid}"' in page
-    assert '<tr id="C05" class="split">' in page and 'href="#C05"' in page
-    assert "<b>not run</b>" in page and "not in this results file" in page
+        assert page.count(f'<tr id="claim-{cid}"') == 1
+    assert '<tr id="claim-C05" class="split differs">' in page and 'href="#claim-C05"' in page
+    assert '<span class="badge o-not-run">not run</span>' in page and "not in this results file" in page
     assert "GPU: NVIDIA H100, 80 GiB, driver 550.54.15, CUDA 12.6" in page
     assert "CPU: Intel Xeon (16 cores, 24 GiB RAM)" in page and "torch 2.13.0+cu126" in page
     assert "weights_sha256: 9f86d081884c7d65" in page  # an extra fingerprint field is shown too
@@ -253,7 +253,7 @@ def test_cli_merge_three_files_and_a_malformed_fourth(three, tmp_path, capsys):
     out = tmp_path / "out" / "matrix.html"
     assert main(["merge", *map(str, three), "-o", str(out), "--json", str(tmp_path / "m.json")]) == 0
     page = out.read_text(encoding="utf-8")
-    assert page.count("<b>not run</b>") == 4  # C02 absent from macos.json + C07 not-run in three files
+    assert page.count('<td class="cell o-not-run"') == 4  # C02 absent from macos.json + C07 not-run in three files
     err = capsys.readouterr().err
     assert "4 claims x 3 runners" in err and "fail on another: C05" in err
 
@@ -265,7 +265,7 @@ def test_cli_merge_three_files_and_a_malformed_fourth(three, tmp_path, capsys):
     page = out.read_text(encoding="utf-8")
     assert "Input problems" in page and str(bad) in page
     for cid in ("C01", "C02", "C05", "C07"):
-        assert f'<tr id="{cid}"' in page
+        assert page.count(f'<tr id="claim-{cid}"') == 1
     assert json.loads((tmp_path / "m.json").read_text())["split"] == ["C05"]
 
 
@@ -360,7 +360,7 @@ def test_merge_and_diff_files_written_by_real_runs(pytester, monkeypatch, tmp_pa
     out = tmp_path / "m.html"
     assert main(["merge", *files, "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert '<tr id="C01" class="split">' in page and "17.2 x" in page and "36 KiB/token" in page
+    assert '<tr id="claim-C01" class="split differs">' in page and "17.2×" in page and "36 KiB/token" in page
 
 
 def test_diff_a_passing_claim_that_vanished_is_a_regression(tmp_path):

@@ -1,0 +1,93 @@
+"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone.
+
+``report [claims.json]`` re-renders ``claims.html`` (and ``manuscript.html`` when the run checked
+a manuscript) without running anything; ``summary FILE.json`` prints a Markdown table of a
+``claims.json`` or a ``matrix.json`` for ``$GITHUB_STEP_SUMMARY``, or with ``--annotations`` the
+GitHub annotations at the manuscript line, the registry line and the test. The work is in
+:mod:`claimcheck.pages`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    r = subparsers.add_parser(
+        "report", help="re-render the claims page (and the annotated manuscript) from claims.json",
+        description="Render claims.html from a claims.json alone (its plot files beside it), without running "
+                    "anything; when the run checked a manuscript, re-read it and its registry and render "
+                    "manuscript.html too. Exit 0: written; 1: written, but a manuscript could not be read "
+                    "or an entry was unusable; 2: the JSON is unusable (nothing written).")
+    r.add_argument("json", nargs="?", default="reports/claims.json", metavar="CLAIMS.json",
+                   help="the run's claims.json (default: reports/claims.json)")
+    r.add_argument("-o", "--output", default=None, metavar="HTML",
+                   help="the claims page to write (default: claims.html beside the JSON)")
+    r.add_argument("--manuscript", default=None, metavar="PATH",
+                   help="the manuscript, when it moved since the run (default: the one the run checked)")
+    r.set_defaults(func=_report)
+
+    s = subparsers.add_parser(
+        "summary", help="a Markdown table of a claims.json or matrix.json (for $GITHUB_STEP_SUMMARY)",
+        description="Print a Markdown summary with one row per claim (claims.json: chapter value, this runner's "
+                    "value, the bar, the margin, why; matrix.json: one column per runner). With --annotations, "
+                    "print GitHub annotations instead: drift at the manuscript line, registry problems at the "
+                    "registry line, failed claims at their test. Exit 0; 2 when the file is unusable.")
+    s.add_argument("json", metavar="FILE.json", help="a claims.json or a matrix.json (claimcheck merge --json)")
+    s.add_argument("--annotations", action="store_true",
+                   help="print GitHub workflow commands (::error file=...,line=...::...) instead of the table")
+    s.set_defaults(func=_summary)
+
+
+def _report(args) -> int:
+    import time
+
+    from claimcheck.pages import load_document, manuscript_checks, publish
+    from claimcheck.pages.summary import is_matrix
+    from claimcheck.runs import ResultFileError
+
+    t0 = time.perf_counter()
+    try:
+        doc, problems = load_document(args.json)
+    except ResultFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if is_matrix(doc):
+        print(f"error: {args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge",
+              file=sys.stderr)
+        return 2
+    checks, ms_problems = manuscript_checks(doc, args.manuscript)
+    if args.manuscript and not doc.get("manuscripts"):
+        ms_problems.append(f"{args.json} names no manuscript check (run pytest with --claims-manuscript), "
+                           f"so {args.manuscript} has no registry to be checked against")
+    for p in problems + ms_problems:
+        print(f"warning: {p}", file=sys.stderr)
+    try:
+        written = publish(doc, args.json, checks, args.output)
+    except OSError as exc:
+        print(f"error: cannot write the pages: {exc}", file=sys.stderr)
+        return 2
+    print(f"{'  '.join(map(str, written))} ({len(doc.get('claims') or [])} claims, {time.perf_counter() - t0:.2f} s)",
+          file=sys.stderr)
+    return 1 if problems or ms_problems else 0
+
+
+def _summary(args) -> int:
+    from claimcheck.pages import load_document
+    from claimcheck.pages.summary import annotations, markdown
+    from claimcheck.runs import ResultFileError
+
+    try:
+        doc, problems = load_document(args.json)
+    except ResultFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    for p in problems:
+        print(f"warning: {p}", file=sys.stderr)
+    if args.annotations:
+        for line in annotations(doc, Path.cwd()):
+            print(line)
+    else:
+        sys.stdout.write(markdown(doc))
+    return 0
