@@ -1,7 +1,9 @@
-"""Plots for the HTML report: matplotlib figures rendered to PNG bytes.
+"""Plots for the claims page: matplotlib figures rendered to PNG bytes.
 
 Every plot shows the samples as points and the medians as lines: nothing is hidden behind a
-summary. matplotlib is imported lazily with the non-interactive Agg backend.
+summary. Figures are made with matplotlib's object API (:class:`matplotlib.figure.Figure` with
+its own Agg canvas), never through pyplot: a plugin must not change the plotting backend, or the
+open figures, of the process that hosts pytest.
 """
 
 from __future__ import annotations
@@ -10,24 +12,20 @@ import io
 
 
 def _figure(title: str):
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.0, 3.6), dpi=100)
+    fig = Figure(figsize=(6.0, 3.6), dpi=100)
+    ax = fig.subplots()
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     return fig, ax
 
 
 def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-
+    """The figure as PNG bytes (Figure.savefig renders with a fresh Agg canvas: no backend, no pyplot)."""
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png")
-    plt.close(fig)
     return buf.getvalue()
 
 

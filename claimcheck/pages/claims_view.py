@@ -115,8 +115,8 @@ def _drift_words(entry: dict) -> str:
 def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> Row:
     outcome = entry.get("outcome") if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
-    if outcome == oc.ERROR and entry.get("outcome") not in oc.OUTCOMES:
-        reason = f"unusable outcome {entry.get('outcome')!r} in the results file"
+    if entry.get("outcome") not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
+        reason = str(entry.get("reason") or f"unusable outcome {entry.get('outcome')!r} in the results file")
     head, more = words.first_sentence(reason)
     drift = _drift_words(entry)
     carried = entry.get("carried") or {}

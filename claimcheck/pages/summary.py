@@ -87,7 +87,7 @@ def _matrix_markdown(doc: dict) -> str:
                words.with_unit(str(c.get("stated") or ""), c.get("unit"))]
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
-            value = cell.get("measured_display") or words.measured_value({**cell, "unit": c.get("unit")})
+            value = words.measured_value({**cell, "unit": c.get("unit")}) or cell.get("measured_display") or ""
             row.append(f"{badge(cell.get('outcome', ''))} {value}".strip())
         lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
     return "\n".join(lines) + "\n"

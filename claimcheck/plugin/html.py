@@ -1,26 +1,42 @@
 """pytest-html's hooks, in a class registered only when pytest-html is active (``-p no:html``
-must not break a run: pytest rejects a plugin that implements hooks no plugin declares)."""
+must not break a run: pytest rejects a plugin that implements hooks no plugin declares).
+
+pytest-html writes the test log (``tests.html``): one row per test phase, with tracebacks and
+durations. The page an editor reads is the claims page (``claims.html``, :mod:`claimcheck.pages`);
+the log only names each test's claim, linked to its row there, and links to the page at the top.
+"""
 
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 import pytest
 
 from claimcheck.plugin.state import fingerprint_of, run_state
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
-COLUMNS = ("Claim", "Chapter", "Measured", "Tolerance", "Verdict")
-
 
 class HtmlReport:
-    """Adds the claim columns and the runner summary to pytest-html's report."""
+    """Adds a Claim column (linked to the claim's row on the claims page) and a runner line."""
 
     def __init__(self, config):
         self.config = config
 
+    def _claims_href(self) -> str | None:
+        state = run_state(self.config)
+        log = getattr(self.config.option, "htmlpath", None)
+        if state.html_path is None or not log:
+            return None
+        log_dir = (Path(self.config.invocation_params.dir) / log).resolve().parent
+        try:
+            return Path(os.path.relpath(Path(state.html_path).resolve(), log_dir)).as_posix()
+        except ValueError:  # another drive
+            return Path(state.html_path).resolve().as_uri()
+
     def pytest_html_results_table_header(self, cells):
-        cells.insert(1, "".join(f'<th class="claim-{c.lower()}">{c}</th>' for c in COLUMNS))
+        cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
     def pytest_html_results_table_row(self, report, cells):
         from claimcheck.report import verdict_text
@@ -28,55 +44,29 @@ class HtmlReport:
         props = {k: v for k, v in getattr(report, "user_properties", [])}
         cid = props.get(CLAIM_ID_KEY, "")
         rec = decode_record(props.get(RECORD_KEY) or {})
-        stated = f"{rec.get('stated', '')} {rec.get('unit', '')}".strip()
-        verdict = verdict_text(report, rec)
-        if rec.get("model"):  # a portable-LM lane row: name the model; "stated" is the portable form's expectation
-            cid = f"{cid} [{rec['model']}]"
-            stated = f"{stated} (for this model)" if stated else "(property of any causal LM)"
-        values = (cid, stated, rec.get("measured_display", ""), rec.get("tolerance", ""), verdict)
-        cells.insert(1, "".join(f'<td class="claim-col">{html.escape(str(v))}</td>' for v in values))
+        href = self._claims_href()
+        claim = (f'<a href="{html.escape(href)}#claim-{html.escape(cid)}">{html.escape(cid)}</a>'
+                 if cid and href else html.escape(cid))
+        if rec.get("model"):
+            claim += f" [{html.escape(rec['model'])}]"
+        verdict = verdict_text(report, rec).splitlines()[0] if cid else ""
+        cells.insert(1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>')
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session):
         atomic_html_writes(session.config)
 
     def pytest_html_report_title(self, report):
-        report.title = "claimcheck: claims report"
+        report.title = "claimcheck: test log"
 
     def pytest_html_results_summary(self, prefix, summary, postfix, session):
         from claimcheck.fingerprint import describe_long
-        from claimcheck.outcomes import count
 
-        config = session.config
-        state = run_state(config)
-        fp = fingerprint_of(config)
-        s = state.settings
-        rows = state.rows
-        counts = count(r.outcome for r in rows)
-        profile = (state.json_doc or {}).get("profile") or {}
-        prefix.append(
-            "<p><b>Runner</b>: " + html.escape(describe_long(fp))
-            + f"<br><b>Size profile</b>: {html.escape(profile.get('description') or s.size_profile)} &nbsp; <b>Runner profile</b>: "
-            + html.escape(s.runner_profile or "unnamed (machine-bound figures are shown, not enforced)")
-            + "<br><b>Weights</b>: " + html.escape(_weights_line(fp.get("weights") or {}, rows))
-            + "<br><b>Claims</b>: " + html.escape(", ".join(f"{v} {k}" for k, v in counts.items()))
-            + "</p>")
-        unselected = [r.id for r in rows if r.outcome == "not-run" and not r.tests]
-        if unselected:  # -k/-m left them out: they have no row below, but every registry id is listed
-            prefix.append("<p><b>Not run in this run</b> (not selected by -k/-m, or no test collected): "
-                          + html.escape(", ".join(unselected)) + "</p>")
-        issues = [str(i) for reg in state.registries.values() for i in reg.issues]
-        if issues:
-            prefix.append("<p><b>Registry problems</b>:</p><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in issues) + "</ul>")
-
-
-def _weights_line(w: dict, rows=()) -> str:
-    models = sorted({r.record["model"] for r in rows if r.record.get("model")})
-    if models:
-        return f"portable-LM lane on {', '.join(models)}: its own numbers, never compared with GPT-2's"
-    if not w.get("available"):
-        return "none (weight-bound claims skipped)"
-    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')} sha256 {w.get('sha256', '?')}"
+        href = self._claims_href()
+        fp = fingerprint_of(session.config)
+        link = (f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page")
+        prefix.append(f"<p>The test log of a claims run: tracebacks and durations. Which claims hold, by how much "
+                      f"and why the rest were not checked: {link}.<br><b>Runner</b>: {html.escape(describe_long(fp))}</p>")
 
 
 def atomic_html_writes(config) -> bool:

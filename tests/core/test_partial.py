@@ -1,0 +1,93 @@
+"""A run that selects some claims keeps the other rows of the last report, marked with its time."""
+
+import copy
+import json
+
+from claimcheck.partial import NOT_SELECTED, keep_unselected, unselected
+
+RUNNER = {"cpu": "AMD EPYC", "cores": 2, "machine": "x86_64", "torch": "2.13.0", "transformers": "5.24.0", "gpu": None}
+
+
+def entry(cid, outcome="passed", measured=1.0, **kw):
+    return {"id": cid, "outcome": outcome, "measured": measured, "stated": "1", "unit": "x", "tolerance": ">=1",
+            "reason": "", "selected": True, "details": {}, **kw}
+
+
+def not_selected(cid, **kw):
+    return entry(cid, "not-run", None, reason=NOT_SELECTED, selected=False, **kw)
+
+
+def doc(*claims, generated="2026-12-01T10:00:00Z", profile="standard", runner=RUNNER):
+    return {"generated": generated, "runner": dict(runner), "settings": {"profile": profile, "runner": None, "device": "auto"},
+            "claims": list(claims), "counts": {}}
+
+
+def write(path, d):
+    path.write_text(json.dumps(d), encoding="utf-8")
+    return path
+
+
+def test_a_full_run_is_left_alone(tmp_path):
+    new = doc(entry("C01"), entry("C02"))
+    assert keep_unselected(copy.deepcopy(new), tmp_path / "none.json") == new
+
+
+def test_rows_not_selected_now_are_kept_from_the_last_run_and_marked(tmp_path):
+    old = write(tmp_path / "claims.json", doc(entry("C01", measured=3.0), entry("C02", "failed", 0.5),
+                                             generated="2026-12-01T09:00:00Z"))
+    new = keep_unselected(doc(not_selected("C01"), entry("C02", measured=2.0)), old)
+    c01, c02 = new["claims"]
+    assert c01["outcome"] == "passed" and c01["measured"] == 3.0 and c01["selected"] is False
+    assert c01["carried"] == {"from": "2026-12-01T09:00:00Z", "file": str(old)}
+    assert c02["measured"] == 2.0 and "carried" not in c02  # what ran now is this run's
+    assert new["selection"] == {"partial": True, "selected": ["C02"], "carried": ["C01"],
+                                "carried_from": "2026-12-01T09:00:00Z"}
+    assert new["counts"] == {"passed": 2}
+    assert not unselected(c01)  # a kept row is not "not selected" for diff
+
+
+def test_a_kept_row_keeps_its_own_time_through_several_partial_runs(tmp_path):
+    first = write(tmp_path / "claims.json", doc(entry("C01"), entry("C02"), generated="T1"))
+    second = keep_unselected(doc(not_selected("C01"), entry("C02"), generated="T2"), first)
+    write(first, second)
+    third = keep_unselected(doc(not_selected("C01"), entry("C02"), generated="T3"), first)
+    assert third["claims"][0]["carried"]["from"] == "T1"
+
+
+def test_this_runs_drift_check_replaces_the_kept_one(tmp_path):
+    old = write(tmp_path / "claims.json", doc(entry("C01", details={"drift": {"status": "ok"}, "n": 1})))
+    new = keep_unselected(doc(not_selected("C01", details={"drift": {"status": "drift"}})), old)
+    assert new["claims"][0]["details"] == {"drift": {"status": "drift"}, "n": 1}
+
+
+def test_nothing_is_kept_from_another_runner_profile_or_registry_entry(tmp_path):
+    path = tmp_path / "claims.json"
+    write(path, doc(entry("C01"), profile="quick"))
+    new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
+    assert new["claims"][0]["outcome"] == "not-run" and "another profile (quick" in new["selection"]["not_carried_because"]
+    write(path, doc(entry("C01"), runner={**RUNNER, "cpu": "Apple M3"}))
+    new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
+    assert "another runner (cpu: Apple M3" in new["selection"]["not_carried_because"]
+    write(path, doc(entry("C01", stated="2")))
+    new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
+    assert new["claims"][0]["outcome"] == "not-run" and "C01 changed" in new["selection"]["not_carried_because"]
+
+
+def test_a_missing_or_broken_earlier_report_is_said_not_raised(tmp_path):
+    new = keep_unselected(doc(not_selected("C01"), entry("C02")), tmp_path / "none.json")
+    assert "no earlier report" in new["selection"]["not_carried_because"]
+    bad = tmp_path / "claims.json"
+    bad.write_text("{truncated", encoding="utf-8")
+    new = keep_unselected(doc(not_selected("C01"), entry("C02")), bad)
+    assert "cannot be read" in new["selection"]["not_carried_because"] and new["claims"][0]["outcome"] == "not-run"
+
+
+def test_diff_says_unselected_claims_in_one_line(tmp_path, capsys):
+    from claimcheck.cli import main
+
+    full = write(tmp_path / "a.json", doc(*(entry(f"C{i:02d}") for i in range(1, 42))))
+    partial = write(tmp_path / "b.json", doc(*(not_selected(f"C{i:02d}") for i in range(1, 41)), entry("C41", measured=5.0)))
+    assert main(["diff", str(full), str(partial)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("not selected") == 1
+    assert "40 claims not selected in NEW (C01, C02, C03, C04, C05, C06 and 34 more): not compared" in out

@@ -1,0 +1,124 @@
+"""The claims page from a claims.json alone: one row per registry claim, grouped by the chapter's
+sections in the chapter's order, values, bars, margins, reasons once, plots embedded."""
+
+import json
+import time
+
+from claimcheck.cli import main
+from claimcheck.pages import claims_page, load_document
+
+
+def render(path):
+    doc, problems = load_document(path)
+    assert problems == []
+    return claims_page(doc, path.parent)
+
+
+def rows_of(page, parse):
+    return parse(page).find("tbody", class_="claim")
+
+
+def test_one_row_per_registry_claim_in_the_chapters_order(full_run, parse, shipped_registry):
+    page = render(full_run)
+    reg = shipped_registry
+    rows = rows_of(page, parse)
+    assert sorted(r["data-id"] for r in rows) == sorted(reg.claims)  # every id, exactly once
+    assert len({r["data-id"] for r in rows}) == len(rows)
+    sections = [s["data-section"] for s in parse(page).find("tbody", class_="section")]
+    assert sections == [s.id for s in reg.sections]  # the chapter's order
+    by_section = [r["data-section"] for r in rows]
+    assert by_section == sorted(by_section, key=sections.index)  # each row under its section
+    assert [r["data-id"] for r in rows if r["data-section"] == "in-practice"] == ["C28", "C35", "C36"]
+
+
+def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
+    page = render(full_run)
+    c05 = page[page.index('id="claim-C05"'):]
+    c05 = c05[:c05.index("</tbody>")]
+    for text in ("60×", "23.26×", "at least 10×", "13.3× above the bar", "o-passed", "95% CI [21.9×, 24.7×], 7 rounds"):
+        assert text in c05, text
+    c12 = page[page.index('id="claim-C12"'):]
+    assert "「瓶颈是搬运权重的内存带宽」" in c12[:c12.index("</tbody>")]  # no number: the chapter's words
+    c16 = page[page.index('id="claim-C16"'):]
+    c16 = c16[:c16.index("</tbody>")]
+    # failed through claim.require: the measured value and the failed condition, said once
+    assert "1.38" in c16 and "outside by 0.12" in c16 and c16.count("uncached total time grows no faster") == 1
+
+
+def test_a_skip_reason_appears_once(full_run):
+    page = render(full_run)
+    assert page.count("Provide them with --claims-weights DIR") == 3  # C30.model, C31, C37: once each
+    c31 = page[page.index('id="claim-C31"'):]
+    assert c31.index("needs the pretrained GPT-2 weights, which this runner does not have") < c31.index("<details")
+
+
+def test_the_top_answers_which_hold_which_not_and_why(full_run, parse):
+    page = render(full_run)
+    sentences = " ".join(parse(page[page.index('id="sentences"'):page.index("</ul>", page.index('id="sentences"'))]).text)
+    assert "29 claims hold on this runner." in sentences
+    assert "1 does not hold here: C16." in sentences
+    assert "1 timing claim is undecided" in sentences and "C20" in sentences
+    assert ("11 cannot be checked here: 3 need the pretrained weights (C30.model, C31, C37); 1 needs a GPU (C34); "
+            "4 are timings of another runner (machine-bound) (C01, C02, C11.time, C15.laptop); 1 needs data from "
+            "outside the chapter (C25); 2 need the chapter's listing (--claims-listing) (C33.output, C33.api).") in sentences
+    assert "AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, no GPU" in page
+    assert 'href="tests.html"' in page
+
+
+def test_plots_are_embedded_images_in_their_rows(full_run, parse):
+    page = render(full_run)
+    imgs = parse(page).find("img")
+    assert len(imgs) == 4 and all(i["src"].startswith("data:image/png;base64,iVBORw0KGgo") for i in imgs)
+    assert sorted(i["alt"].split(":")[0] for i in imgs) == ["C05", "C12", "C16", "C35"]
+
+
+def test_a_missing_plot_file_is_said_in_its_row(run_copy):
+    (run_copy.parent / "plots" / "C12-1.png").unlink()
+    page = render(run_copy)
+    c12 = page[page.index('id="claim-C12"'):]
+    assert "plot bandwidth missing" in c12[:c12.index("</tbody>")] and page.count("<img ") == 3
+
+
+def test_everything_is_escaped_and_self_contained(run_copy):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    doc["claims"][0]["title"] = "<script>alert(1)</script>"
+    doc["claims"][0]["reason"] = "a <b>bold</b> & reason"
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    page = render(run_copy)
+    assert "<script>alert(1)</script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "a &lt;b&gt;bold&lt;/b&gt; &amp; reason" in page
+    for outside in ("<link", "http://", "https://", 'src="http', "@import"):
+        assert outside not in page
+
+
+def test_without_sections_every_claim_is_still_shown(run_copy, parse):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    del doc["sections"]
+    doc["claims"][3]["outcome"] = "sideways"  # an unusable entry keeps its row
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    loaded, problems = load_document(run_copy)
+    assert len(problems) == 1 and "claim C04: field 'outcome'" in problems[0]
+    page = claims_page(loaded, run_copy.parent)
+    assert len(rows_of(page, parse)) == len(doc["claims"])
+    assert "unusable outcome &#39;sideways&#39;" in page
+    assert [r["data-outcome"] for r in rows_of(page, parse) if r["data-id"] == "C04"] == ["error"]
+
+
+def test_claimcheck_report_rerenders_from_the_json_alone_fast(run_copy, capsys):
+    (run_copy.parent / "claims.html").unlink(missing_ok=True)
+    t0 = time.perf_counter()
+    assert main(["report", str(run_copy)]) == 0
+    assert time.perf_counter() - t0 < 2.0
+    page = (run_copy.parent / "claims.html").read_text(encoding="utf-8")
+    assert page.count('<tbody class="claim') == 42
+    assert "claims.html" in capsys.readouterr().err
+
+
+def test_claimcheck_report_errors_name_the_file(tmp_path, capsys):
+    bad = tmp_path / "claims.json"
+    bad.write_text('{"claims": [', encoding="utf-8")
+    assert main(["report", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "not valid JSON" in err and not (tmp_path / "claims.html").exists()
+    assert main(["report", str(tmp_path / "none.json")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,109 @@
+"""The annotated manuscript: every number the audit found, marked by its state, each bound one
+linked to its claim's row and back; a changed number shows as drifted at its line."""
+
+import json
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.manuscript import check_manuscript
+from claimcheck.pages import load_document, manuscript_checks, publish
+from claimcheck.registry import load_registry
+
+
+@pytest.fixture
+def ms_run(tmp_path, make_run, data_dir):
+    """A run over our own test manuscript (tests/data): claims.json naming the manuscript and its registry."""
+    ms = tmp_path / "chapter.md"
+    ms.write_text((data_dir / "manuscript_zh.md").read_text(encoding="utf-8"), encoding="utf-8")
+    results = {"T01": ("skipped", 180.2, {"reason": "machine-bound: ..."}), "T03": ("failed", 4.2, {}),
+               "T02": ("passed", 40.0, {})}
+    path = make_run(tmp_path / "reports", with_plots=False, registry=data_dir / "ms_registry.toml", results=results)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    reg = load_registry(data_dir / "ms_registry.toml")
+    doc["manuscripts"] = [check_manuscript(ms, reg).as_dict()]
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path, ms
+
+
+def pages_of(path):
+    doc, _ = load_document(path)
+    checks, problems = manuscript_checks(doc)
+    assert problems == []
+    written = publish(doc, path, checks)
+    return [p.read_text(encoding="utf-8") for p in written]
+
+
+def test_every_number_is_marked_and_every_bound_one_links_to_its_row(ms_run, parse):
+    path, ms = ms_run
+    claims, manuscript = pages_of(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    audit = doc["manuscripts"][0]["audit"]
+    marks = parse(manuscript).find("a", class_="num") + parse(manuscript).find("span", class_="num")
+    marks = [m for m in marks if m.get("id")]  # the legend's swatches have no id
+    assert len(marks) == audit["numbers"] and audit["unbound"] == 0
+    links = [m for m in marks if "href" in m]
+    assert len(links) == audit["bound"] and len(marks) - len(links) == audit["waived"]
+    rows = {r["id"] for r in parse(claims).find("tbody", class_="claim")}
+    for m in links:
+        page, anchor = m["href"].split("#")
+        assert page == "claims.html" and anchor in rows
+        assert m["title"]  # the hover text: claim, outcome, values, bar
+    states = {m["data-state"] for m in marks}
+    assert {"held", "failed", "unchecked", "waived"} <= states and "drifted" not in states
+    t03 = next(m for m in links if m["href"].endswith("#claim-T03"))
+    assert t03["data-state"] == "failed" and "T03 failed · chapter 76.1× · here 4.2× · bar: at least 10×" in t03["title"]
+
+
+def test_rows_link_back_to_their_numbers_in_the_text(ms_run, parse):
+    path, _ = ms_run
+    claims, manuscript = pages_of(path)
+    anchors = {m["id"] for m in parse(manuscript).find("a", class_="num")}
+    back = [a["href"] for a in parse(claims).find("a") if a.get("href", "").startswith("manuscript.html#n")]
+    assert back and all(h.split("#")[1] in anchors for h in back)
+    assert "manuscript.html" in claims and "the annotated manuscript" in claims
+
+
+def test_a_changed_number_shows_as_drifted_at_its_line(ms_run, data_dir):
+    path, ms = ms_run
+    ms.write_text(ms.read_text(encoding="utf-8").replace("读比写快 76.1 倍", "读比写快 58.2 倍"), encoding="utf-8")
+    doc, _ = load_document(path)
+    checks, _ = manuscript_checks(doc)  # re-read as it is now, at report time
+    publish(doc, path, checks)
+    page = (path.parent / "manuscript.html").read_text(encoding="utf-8")
+    line7 = page[page.index('id="L7"'):page.index('id="L8"')]
+    assert 'data-state="drifted"' in line7 and ">58.2<" in line7
+    assert "the manuscript prints 58.2, the registry has 76.1" in line7
+
+
+def test_the_text_is_rendered_as_written_and_escaped(ms_run):
+    path, ms = ms_run
+    ms.write_text(ms.read_text(encoding="utf-8") + "\n<script>alert('x')</script> & 更多\n", encoding="utf-8")
+    _, page = pages_of(path)
+    assert "<script>alert" not in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; 更多" in page
+    assert "**读 " in page  # Markdown is shown as the editor wrote it
+
+
+def test_a_manuscript_that_is_gone_is_a_problem_not_a_crash(ms_run, capsys):
+    path, ms = ms_run
+    ms.unlink()
+    assert main(["report", str(path)]) == 1  # the claims page is still written
+    assert "cannot read the manuscript" in capsys.readouterr().err
+    assert (path.parent / "claims.html").is_file()
+
+
+def test_check_manuscript_html_with_and_without_a_report(ms_run, tmp_path, data_dir, parse, capsys):
+    path, ms = ms_run
+    pages_of(path)  # claims.html beside the report, to link to
+    out = tmp_path / "out" / "manuscript.html"
+    assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
+                 "--report", str(path), "--html", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert all(a["href"].startswith("../reports/claims.html#claim-T") for a in parse(page).find("a", class_="num"))
+    lone = tmp_path / "lone.html"
+    assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
+                 "--report", str(tmp_path / "none.json"), "--html", str(lone)]) == 0
+    page = lone.read_text(encoding="utf-8")
+    assert not parse(page).find("a", class_="num") and "No claims report was given" in page
+    states = {s["data-state"] for s in parse(page).find("span", class_="num") if s.get("id")}
+    assert states == {"not-run", "waived"}

@@ -1,0 +1,81 @@
+"""claimcheck summary: a Markdown table for $GITHUB_STEP_SUMMARY, and GitHub annotations at the
+manuscript line, the registry line and the test."""
+
+import json
+
+from claimcheck import outcomes as oc
+from claimcheck.cli import main
+from claimcheck.pages.summary import MARK, annotations, command, markdown
+
+
+def test_every_outcome_has_a_mark():
+    assert set(MARK) == set(oc.OUTCOMES)
+
+
+def test_markdown_table_has_every_id_once(full_run, shipped_registry, capsys):
+    assert main(["summary", str(full_run)]) == 0
+    out = capsys.readouterr().out
+    rows = [ln for ln in out.splitlines() if ln.startswith("| **")]
+    ids = [ln.split("**")[1] for ln in rows]
+    assert sorted(ids) == sorted(shipped_registry.claims) and len(ids) == len(set(ids))
+    assert "✅ passed **29**" in out and "- 1 does not hold here: C16." in out
+    c05 = next(ln for ln in rows if ln.startswith("| **C05**"))
+    assert "| ✅ passed | 60× | 23.26× | at least 10× | 13.3× above the bar, 2.3× the bar |" in c05
+    for ln in rows:  # a table row is one line with 7 cells, whatever the reasons contain
+        assert ln.replace("\\|", "").count("|") == 8, ln
+
+
+def test_pipes_and_newlines_in_cells_are_escaped(run_copy, capsys):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    doc["claims"][0]["title"] = "a | b\nc"
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["summary", str(run_copy)]) == 0
+    row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| **C01**"))
+    assert "a \\| b c" in row
+
+
+def test_matrix_summary_has_a_column_per_runner(full_run, tmp_path, capsys):
+    other = json.loads(full_run.read_text(encoding="utf-8"))
+    for c in other["claims"]:
+        if c["id"] == "C05":
+            c["outcome"], c["measured"] = "failed", 7.1
+    (tmp_path / "gpu").mkdir()
+    (tmp_path / "gpu" / "claims.json").write_text(json.dumps(other), encoding="utf-8")
+    matrix = tmp_path / "matrix.json"
+    assert main(["merge", str(full_run), str(tmp_path / "gpu" / "claims.json"), "-o", str(tmp_path / "m.html"),
+                 "--json", str(matrix)]) == 0
+    capsys.readouterr()
+    assert main(["summary", str(matrix)]) == 0
+    out = capsys.readouterr().out
+    assert "| Claim | Chapter | reports | gpu |" in out and "Pass on one runner, fail on another: C05" in out
+    c05 = next(ln for ln in out.splitlines() if ln.startswith("| **C05**"))
+    assert "⚠️ split" in c05 and "✅ passed 23.26×" in c05 and "❌ failed 7.1×" in c05
+
+
+def test_annotations_at_the_place_to_fix(run_copy, tmp_path):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    c01 = doc["claims"][0]
+    c01["details"]["drift"] = {"manuscript": str(tmp_path / "ch15.txt"), "status": "drift", "measured": "1893 token/s",
+                               "quotes": [{"status": "drift", "line": 7, "message": "C01 drift on line 7: the "
+                                           "manuscript prints 5974, the registry has stated = 5947"}]}
+    doc["registries"][0]["problems"] = [{"claim": "C02", "field": "unit", "line": 40,
+                                         "message": "claims.toml: claim C02: field 'unit': unknown unit"}]
+    lines = annotations(doc, tmp_path)
+    assert ("::error file=ch15.txt,line=7,title=C01 drift::C01 drift on line 7: the manuscript prints 5974, the "
+            "registry has stated = 5947; measured here: 1893 token/s") in lines
+    assert any(ln.startswith("::error file=") and ",line=40,title=registry problem::" in ln for ln in lines)
+    c16 = next(ln for ln in lines if "title=C16 does not hold" in ln)
+    assert c16.startswith("::error file=claims/ch15/test_x.py,line=") and "here 1.38" in c16
+    assert any(ln.startswith("::warning ") and "title=C20 is undecided" in ln for ln in lines)
+    assert not any("C05" in ln for ln in lines)  # a claim that holds says nothing
+
+
+def test_workflow_commands_are_escaped():
+    assert command("error", "50% done\nnext", "a,b:c.txt", 3, "t: x") == \
+        "::error file=a%2Cb%3Ac.txt,line=3,title=t%3A x::50%25 done%0Anext"
+    assert command("warning", "plain") == "::warning::plain"
+
+
+def test_summary_of_an_unusable_file_names_it(tmp_path, capsys):
+    assert main(["summary", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json: no such file" in capsys.readouterr().err

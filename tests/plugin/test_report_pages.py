@@ -1,0 +1,147 @@
+"""What a claims run writes for readers: the claims page and the test log, plots as files, JSON
+records in --junitxml, and partial runs that keep the full picture."""
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+
+import pytest
+
+REGISTRY = """
+[[sections]]
+id = "read"
+title = "Reading"
+
+[[sections]]
+id = "write"
+title = "Writing"
+""" + "".join(f"""
+[[claims]]
+id = "C0{i}"
+section = "{'read' if i < 3 else 'write'}"
+title = "claim {i}"
+stated = "10"
+unit = "x"
+locator = "loc C0{i}"
+tolerance = ">=2"
+needs = ["arch"]
+""" for i in range(1, 5))
+
+TESTS = """
+import os
+import pytest
+
+@pytest.mark.claim("C01")
+def test_c01(claim):
+    claim.check(float(os.environ.get("C01_VALUE", "5")))
+
+@pytest.mark.claim("C02")
+def test_c02(claim):
+    from claimcheck.llm import plots
+    claim.plot(plots.read_write_plot([100.0, 120.0], [10.0, 11.0]), "read vs write")
+    claim.check(7.5)
+
+@pytest.mark.claim("C03")
+def test_c03(claim):
+    ratio = 1.4
+    claim.require(ratio > 2, f"the ratio is only {ratio}", measured=ratio)
+    claim.check(ratio)
+
+@pytest.mark.claim("C04")
+def test_c04(claim):
+    claim.check(3.0)
+"""
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "C01_VALUE"):
+        monkeypatch.delenv(var, raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    return pytester
+
+
+def report(p, name="claims.json"):
+    return p.path / "reports" / name
+
+
+def entries(p):
+    return {c["id"]: c for c in json.loads(report(p).read_text(encoding="utf-8"))["claims"]}
+
+
+def test_the_claims_page_the_test_log_and_the_plot_files(project):
+    project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(passed=3, failed=1)
+    rows = entries(project)
+    assert rows["C02"]["plots"] == [{"name": "read vs write", "file": "plots/C02-1.png"}]
+    assert report(project, "plots/C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert rows["C01"]["section"] == "read" and rows["C03"]["section"] == "write"
+    assert rows["C01"]["locations"][0]["file"] == "claims/test_claims.py" and rows["C01"]["locations"][0]["line"] == 5
+    toml = (project.path / "claims" / "claims.toml").read_text(encoding="utf-8").splitlines()
+    assert toml[rows["C01"]["registry_line"] - 1] == 'id = "C01"'
+    page = report(project, "claims.html").read_text(encoding="utf-8")
+    assert page.count('<tbody class="claim') == 4 and page.count("<img ") == 1 and 'href="tests.html"' in page
+    assert page.index('id="section-read"') < page.index('id="claim-C01"') < page.index('id="section-write"')
+    log = report(project, "tests.html").read_text(encoding="utf-8")
+    assert "test_c03" in log and "claims.html#claim-C03" in log  # the log links back to the claim's row
+
+
+def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
+    project.runpytest("claims", "-p", "no:cacheprovider")
+    c03 = entries(project)["C03"]
+    assert c03["outcome"] == "failed" and c03["measured"] == 1.4
+    assert c03["verdict_reason"] == "the ratio is only 1.4"
+    page = report(project, "claims.html").read_text(encoding="utf-8")
+    row = page[page.index('id="claim-C03"'):]
+    row = row[:row.index("</tbody>")]
+    assert "1.4×" in row and "short by 0.6×" in row and row.count("the ratio is only 1.4") == 1
+
+
+def test_junitxml_records_are_json(project):
+    project.runpytest("claims", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    tree = ET.parse(project.path / "junit.xml")
+    props = {tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")} for tc in tree.iter("testcase")}
+    record = json.loads(props["test_c01"]["claimcheck.record"])
+    assert record["measured"] == 5.0 and record["verdict"] == "pass" and record["unit"] == "x"
+
+
+def test_without_pytest_html_the_page_is_still_written(project):
+    project.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html").assert_outcomes(passed=3, failed=1)
+    page = report(project, "claims.html").read_text(encoding="utf-8")
+    assert page.count('<tbody class="claim') == 4 and "tests.html" not in page
+    assert not report(project, "tests.html").exists()
+
+
+def test_a_page_that_cannot_be_rendered_never_loses_claims_json(project, monkeypatch):
+    def boom(*args, **kwargs):
+        raise RuntimeError("template exploded")
+
+    import claimcheck.pages  # in sys.modules now, so that the run below imports this very module
+
+    monkeypatch.setattr(claimcheck.pages, "publish", boom)
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    assert len(entries(project)) == 4
+    result.stdout.fnmatch_lines(["*the pages could not be written: RuntimeError: template exploded*"])
+
+
+def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monkeypatch):
+    project.runpytest("claims", "-p", "no:cacheprovider")
+    full = json.loads(report(project).read_text(encoding="utf-8"))
+    monkeypatch.setenv("C01_VALUE", "9")
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    result.stdout.fnmatch_lines(["*this run selected 1 claims; 3 other rows kept from the run of*"])
+    doc = json.loads(report(project).read_text(encoding="utf-8"))
+    rows = {c["id"]: c for c in doc["claims"]}
+    assert rows["C01"]["measured"] == 9.0 and "carried" not in rows["C01"]
+    for cid in ("C02", "C03", "C04"):
+        assert rows[cid]["carried"]["from"] == full["generated"] and rows[cid]["outcome"] == entries_of(full)[cid]["outcome"]
+    assert doc["counts"] == {"passed": 3, "failed": 1}
+    assert report(project, "plots/C02-1.png").is_file()  # the kept row's plot is still there
+    page = report(project, "claims.html").read_text(encoding="utf-8")
+    assert page.count('<span class="carried">from the run of ' + full["generated"]) == 3 and page.count("<img ") == 1
+    assert "This run selected 1 of 4 claims (C01)" in page
+
+
+def entries_of(doc):
+    return {c["id"]: c for c in doc["claims"]}
