@@ -180,6 +180,8 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         sec = sections.get(e.get("section"), other)
         sec.rows.append(_row(e, n, runner, base, manuscript))
     ordered = [s for s in (*sections.values(), other) if s.rows]
+    for n, row in enumerate(r for s in ordered for r in s.rows):  # the chapter's order, for sorting back to it
+        row.order = n
     if manuscript is not None:
         for s in ordered:  # a section's heading links to the first line of its first claim in the text
             lines = [ln for r in s.rows for ln, _ in r.text_links]

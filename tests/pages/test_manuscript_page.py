@@ -6,24 +6,7 @@ import json
 import pytest
 
 from claimcheck.cli import main
-from claimcheck.manuscript import check_manuscript
 from claimcheck.pages import load_document, manuscript_checks, publish
-from claimcheck.registry import load_registry
-
-
-@pytest.fixture
-def ms_run(tmp_path, make_run, data_dir):
-    """A run over our own test manuscript (tests/data): claims.json naming the manuscript and its registry."""
-    ms = tmp_path / "chapter.md"
-    ms.write_text((data_dir / "manuscript_zh.md").read_text(encoding="utf-8"), encoding="utf-8")
-    results = {"T01": ("skipped", 180.2, {"reason": "machine-bound: ..."}), "T03": ("failed", 4.2, {}),
-               "T02": ("passed", 40.0, {})}
-    path = make_run(tmp_path / "reports", with_plots=False, registry=data_dir / "ms_registry.toml", results=results)
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    reg = load_registry(data_dir / "ms_registry.toml")
-    doc["manuscripts"] = [check_manuscript(ms, reg).as_dict()]
-    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return path, ms
 
 
 def pages_of(path):

@@ -1,0 +1,211 @@
+"""The pages in a real browser: headless Chromium, the DOM after the page's scripts ran.
+
+Driven with Selenium over Debian's ``chromium`` and ``chromium-driver`` packages (``.ci/run``
+installs them with apt). Selenium rather than Chromium's own command line (``--dump-dom``,
+``--screenshot``) because these checks need to click the filters and sort headers and to ask the
+layout engine whether an image is displayed and how wide it is; ``--dump-dom`` only gives the
+markup of a page that nobody touched. Selenium is given the driver's path, so it downloads nothing.
+
+Where Chromium, its driver or Selenium is missing these tests skip with that reason; in CI (``CI=true``)
+they fail instead, so a CI machine cannot pass them by not having a browser.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+
+import pytest
+
+from claimcheck.pages import load_document, manuscript_checks, publish
+
+CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+WIDTH = 1280
+
+
+def _missing(reason: str):
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true: the browser tests must run, but {reason} (apt-get install chromium chromium-driver; "
+                    "pip install selenium)", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless Chromium (Selenium WebDriver), 1280 px wide, for the whole session."""
+    binary = shutil.which(os.environ.get("CLAIMCHECK_CHROMIUM", "")) or next(filter(None, map(shutil.which, CHROMIUM)), None)
+    driver_path = shutil.which(os.environ.get("CLAIMCHECK_CHROMEDRIVER", "")) or shutil.which("chromedriver")
+    if not binary:
+        _missing("no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + ")")
+    if not driver_path:
+        _missing("no chromedriver on this machine (Debian: apt-get install chromium-driver)")
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium is not installed (pip install selenium; it is in the test extra)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+                "--force-device-scale-factor=1", "--lang=en-US"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    driver.set_window_size(WIDTH, 900)
+    yield driver
+    driver.quit()
+
+
+def test_without_a_browser_ci_fails_and_elsewhere_it_skips(monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true: the browser tests must run, but no Chromium"):
+        _missing("no Chromium here")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="no Chromium here"):
+        _missing("no Chromium here")
+
+
+def open_page(browser, path, fragment: str = ""):
+    browser.get(path.resolve().as_uri() + fragment)
+    assert browser.execute_script("return document.documentElement.getAttribute('data-ready')") in ("1", None)
+    return browser
+
+
+@pytest.fixture
+def claims_html(run_copy):
+    doc, _ = load_document(run_copy)
+    publish(doc, run_copy)
+    return run_copy.parent / "claims.html"
+
+
+def shown_ids(browser) -> list[str]:
+    return browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim')].filter(t => t.offsetParent !== null)"
+        ".map(t => t.dataset.id)")
+
+
+def test_every_registry_id_has_exactly_one_row(browser, claims_html, shipped_registry):
+    open_page(browser, claims_html)
+    ids = browser.execute_script("return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.id)")
+    assert sorted(ids) == sorted(shipped_registry.claims) and len(ids) == len(set(ids))
+    assert sorted(shown_ids(browser)) == sorted(ids)  # all shown at first
+    assert browser.find_element("id", "shown").text == f"all {len(ids)} claims shown"
+
+
+def test_plots_are_visible_images_without_a_click(browser, claims_html):
+    open_page(browser, claims_html)
+    imgs = browser.find_elements("css selector", "tbody.claim img")
+    assert len(imgs) == 4
+    for img in imgs:
+        browser.execute_script("arguments[0].scrollIntoView()", img)
+        facts = browser.execute_script(
+            "const i = arguments[0], r = i.getBoundingClientRect();"
+            "return {w: r.width, h: r.height, natural: i.naturalWidth, complete: i.complete,"
+            "        closed: !!i.closest('details:not([open])')}", img)
+        assert img.is_displayed() and facts["complete"] and facts["natural"] > 0, facts
+        assert facts["w"] >= 400 and facts["h"] >= 200 and not facts["closed"], facts
+
+
+def test_filters_hide_and_show_rows(browser, claims_html):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, claims_html)
+    every = shown_ids(browser)
+    outcome = dict(browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim')].map(t => [t.dataset.id, t.dataset.outcome])"))
+    browser.find_element(By.CSS_SELECTOR, "input[name=outcome][value=passed]").click()
+    rest = shown_ids(browser)
+    assert rest and set(rest) == {i for i in every if outcome[i] != "passed"}
+    assert browser.find_element("id", "shown").text == f"{len(rest)} of {len(every)} claims shown"
+    browser.find_element(By.CSS_SELECTOR, "input[name=need][value=weights]").click()
+    assert set(shown_ids(browser)) == {"C30.model", "C31", "C37"}  # skipped for want of the weights
+    browser.find_element(By.CSS_SELECTOR, "input[name=need][value=timing]").click()
+    timing = set(shown_ids(browser))
+    assert "C16" in timing and "C20" in timing and "C05" not in timing  # C05 passed: still filtered out
+    # a section whose rows are all hidden hides its heading too
+    visible_sections = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.section')].filter(t => t.offsetParent !== null).map(t => t.dataset.section)")
+    assert "read" not in visible_sections and "write" in visible_sections
+    browser.find_element("id", "show-all").click()
+    assert shown_ids(browser) == every
+    open_page(browser, claims_html, "#show=failed,inconclusive")  # a filter given in the address
+    assert sorted(shown_ids(browser)) == ["C16", "C20"]
+
+
+def test_columns_sort_and_the_claim_header_restores_the_chapters_order(browser, claims_html):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, claims_html)
+    order = shown_ids(browser)
+    browser.find_element(By.CSS_SELECTOR, "th[data-sort=margin]").click()
+    scores = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.margin).filter(x => x !== '')"
+        ".map(Number)")
+    assert scores == sorted(scores) and scores[0] < 0  # the failed claim's negative margin first
+    assert not browser.find_element(By.CSS_SELECTOR, "tbody.section").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "th[data-sort=severity]").click()
+    assert shown_ids(browser)[0] == "C16"  # failed before inconclusive, passed, skipped
+    browser.find_element(By.CSS_SELECTOR, "th[data-sort=order]").click()
+    assert shown_ids(browser) == order and browser.find_element(By.CSS_SELECTOR, "tbody.section").is_displayed()
+    browser.find_element(By.CSS_SELECTOR, "th[data-sort=order]").click()
+    assert shown_ids(browser) == order[::-1]  # clicked again: the other way round
+
+
+def test_the_first_screen_answers_and_is_not_blank(browser, claims_html, tmp_path):
+    from PIL import Image
+
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, claims_html)
+    facts = browser.execute_script(
+        "const b = id => document.getElementById(id).getBoundingClientRect().bottom;"
+        "return {vh: innerHeight, vw: innerWidth, sentences: b('sentences'), counts: b('counts'),"
+        "        first_row: document.querySelector('tbody.claim').getBoundingClientRect().top,"
+        "        scroll_w: document.documentElement.scrollWidth}")
+    assert facts["vw"] == WIDTH and facts["scroll_w"] <= WIDTH  # no horizontal scrolling at 1280 px
+    assert facts["counts"] < facts["vh"] and facts["sentences"] < facts["vh"] and facts["first_row"] < facts["vh"]
+    png = browser.get_screenshot_as_png()
+    (tmp_path / "first-screen.png").write_bytes(png)
+    img = Image.open(io.BytesIO(png)).convert("RGB")
+    assert img.width == WIDTH
+    colors = img.getcolors(maxcolors=1 << 20)
+    white = max(n for n, c in colors if sum(c) > 740)
+    assert len(colors) > 200 and white < 0.9 * img.width * img.height  # text and badges, not a blank page
+
+
+def test_printed_the_filters_go_and_every_row_stays(browser, claims_html):
+    from selenium.webdriver.common.by import By
+
+    open_page(browser, claims_html, "#show=failed")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        assert not browser.find_element(By.CSS_SELECTOR, "form.filters").is_displayed()
+        pdf = browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})
+        assert len(pdf["data"]) > 10000
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
+    path, _ = ms_run
+    doc, _ = load_document(path)
+    checks, problems = manuscript_checks(doc)
+    assert problems == []
+    publish(doc, path, checks)
+    open_page(browser, path.parent / "manuscript.html")
+    marks = browser.execute_script(
+        "return [...document.querySelectorAll('.text .num')].map(a => [a.id, a.getAttribute('href'), a.dataset.state])")
+    audit = json.loads(path.read_text(encoding="utf-8"))["manuscripts"][0]["audit"]
+    assert len(marks) == audit["numbers"]
+    links = [(anchor, href) for anchor, href, state in marks if href]
+    assert len(links) == audit["bound"]
+    open_page(browser, path.parent / "claims.html")
+    rows = set(browser.execute_script("return [...document.querySelectorAll('tbody.claim')].map(t => t.id)"))
+    assert {href.split("#")[1] for _, href in links} <= rows
+    # and back: a row's link lands on its number, a number's link on its row
+    open_page(browser, path.parent / "manuscript.html")
+    first = browser.find_element("id", links[0][0])
+    first.click()
+    assert browser.current_url.endswith(links[0][1].split("/")[-1])
+    target = browser.execute_script("return document.querySelector(':target').id")
+    assert target == links[0][1].split("#")[1]
