@@ -174,7 +174,8 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         cells = []
         for c in r.cells:
             display = words.measured_value({"measured": c.measured, "unit": r.unit}) or c.display
-            cells.append(type(c)(c.outcome, c.measured, display, c.reason))
+            head, more = words.first_sentence(c.reason)
+            cells.append({"outcome": c.outcome, "display": display, "reason": head, "more": more})
         rows.append(_Row(r.id, r.title, words.chapter_value(entry), words.bar_words(entry) if r.tolerance else "",
                          r.split, r.differs, cells))
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]

@@ -49,6 +49,11 @@ class Row:
     model: str = ""
 
     @property
+    def verdict(self) -> bool:
+        """Whether the row's outcome is a verdict on this runner (its margin counts), not a skip."""
+        return self.outcome in oc.VERDICT_RANK
+
+    @property
     def severity(self) -> int:
         return oc.SEVERITY.index(self.outcome) if self.outcome in oc.SEVERITY else len(oc.SEVERITY)
 
@@ -129,7 +134,9 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
     return Row(
         id=str(entry["id"]), title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
         outcome=outcome, chapter=chapter, statement="" if chapter else str(entry.get("locator") or ""),
-        here=words.measured_value(entry), bar=words.bar_words(entry), margin=words.margin(entry),
+        here=words.measured_value(entry), bar=words.bar_words(entry),
+        margin=(words.Margin("its confidence interval straddles the bar", False, 0.0)
+                if words.ci_straddles(entry) else words.margin(entry)),
         reason=head, reason_more=more, ci=words.ci_words(entry), needs=words.need_tags(entry),
         plots=[_plot(p, base) for p in entry.get("plots") or []], order=order,
         carried=(f"from the run of {carried.get('from', '?')}" if carried else ""), drift=drift,

@@ -35,10 +35,12 @@ def number(x, digits: int = 5) -> str:
     x = float(x)
     if not math.isfinite(x):
         return "inf" if x > 0 else "-inf" if x < 0 else "nan"
-    if x != 0 and (abs(x) >= 10 ** digits or abs(x) < 1e-3):
+    if x != 0 and (abs(x) >= 1e7 or abs(x) < 1e-3):
         mant, _, exp = f"{x:.{digits - 1}e}".partition("e")
         mant = mant.rstrip("0").rstrip(".")
         return f"{mant}e{int(exp)}"
+    if abs(x) >= 10 ** digits:  # more integer digits than significant ones: keep the integer part
+        return f"{x:.0f}"
     text = f"{x:.{digits}g}"
     if "e" in text:  # .g chose an exponent for a value in range: write it out
         text = f"{x:f}".rstrip("0").rstrip(".")
@@ -203,7 +205,8 @@ def margin(entry: dict) -> Margin | None:
         if d == 0:
             return Margin("on the bar", True, 0.0)
         word = "above" if math.isinf(hi) else "below"
-        ratio = f", {number(value / bar, 2)}× the bar" if bar and value else ""
+        times = value / bar if bar else 0
+        ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
         return Margin(f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d)
     if lo == hi:
         return Margin("exact", True, 1.0)
@@ -212,6 +215,14 @@ def margin(entry: dict) -> Margin | None:
     if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
         return Margin("on the chapter's value", True, 1.0)
     return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+
+
+def ci_straddles(entry: dict) -> bool:
+    """Whether a timing claim's confidence interval (``details['ci']``) has values on both sides of its bar."""
+    ci = (entry.get("details") or {}).get("ci")
+    if not isinstance(ci, dict) or not all(_is_number(ci.get(k)) for k in ("low", "high", "bar")):
+        return False
+    return ci["low"] < ci["bar"] < ci["high"]
 
 
 def ci_words(entry: dict) -> str:
@@ -242,9 +253,9 @@ class Cause:
 CAUSES = (
     Cause("weights", "needs the pretrained weights", "need the pretrained weights"),
     Cause("gpu", "needs a GPU", "need a GPU"),
-    Cause("machine-bound", "is a timing of another runner (machine-bound)", "are timings of another runner (machine-bound)"),
+    Cause("machine-bound", "is a timing taken on another runner", "are timings taken on another runner"),
     Cause("external", "needs data from outside the chapter", "need data from outside the chapter"),
-    Cause("listing", "needs the chapter's listing (--claims-listing)", "need the chapter's listing (--claims-listing)"),
+    Cause("listing", "needs the chapter's listing", "need the chapter's listing"),
     Cause("other", "is skipped for another reason", "are skipped for other reasons"),
 )
 _CAUSE = {c.key: c for c in CAUSES}
@@ -269,7 +280,7 @@ def cause_of(entry: dict, runner: dict | None = None) -> Cause:
 
 
 #: the needs a reader can filter on: registry `needs` -> filter key and label
-NEED_FILTERS = {"weights": ("weights", "needs the weights"), "gpu": ("gpu", "needs a GPU"), "time": ("timing", "timing")}
+NEED_FILTERS = {"weights": ("weights", "the weights"), "gpu": ("gpu", "a GPU"), "time": ("timing", "a timing")}
 
 
 def need_tags(entry: dict) -> list[str]:
@@ -278,18 +289,21 @@ def need_tags(entry: dict) -> list[str]:
     return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
 
 
-def first_sentence(text: str, limit: int = 220) -> tuple[str, str]:
-    """Split a reason into what a row shows (its first line or sentence) and the rest ("" if none)."""
+def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
+    """Split a reason into what a row shows and the rest ("" if none): its first line, and of a first
+    line longer than ``limit`` characters only its first clause (up to ". ", "; " or ": ")."""
     text = (text or "").strip()
     if not text:
         return "", ""
     line, _, rest = text.partition("\n")
+    if len(line) <= limit:
+        return line, rest.strip()
     cut = -1
     for mark in ("; ", ". ", ": "):
         i = line.find(mark, 40)
         if 0 < i < limit and (cut < 0 or i < cut):
             cut = i
-    if len(line) > limit and cut < 0:
+    if cut < 0:
         cut = line.rfind(" ", 0, limit)
     if cut > 0:
         head, tail = line[:cut + 1].rstrip(" ;:"), line[cut + 1:].strip()

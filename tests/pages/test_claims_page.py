@@ -59,8 +59,8 @@ def test_the_top_answers_which_hold_which_not_and_why(full_run, parse):
     assert "1 does not hold here: C16." in sentences
     assert "1 timing claim is undecided" in sentences and "C20" in sentences
     assert ("11 cannot be checked here: 3 need the pretrained weights (C30.model, C31, C37); 1 needs a GPU (C34); "
-            "4 are timings of another runner (machine-bound) (C01, C02, C11.time, C15.laptop); 1 needs data from "
-            "outside the chapter (C25); 2 need the chapter's listing (--claims-listing) (C33.output, C33.api).") in sentences
+            "4 are timings taken on another runner (C01, C02, C11.time, C15.laptop); 1 needs data from "
+            "outside the chapter (C25); 2 need the chapter's listing (C33.output, C33.api).") in sentences
     assert "AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, no GPU" in page
     assert 'href="tests.html"' in page
 

@@ -111,10 +111,13 @@ def test_reason_of_a_failed_claim_is_what_its_check_found():
 
 def test_long_reasons_show_their_first_sentence():
     head, rest = words.first_sentence("needs the pretrained GPT-2 weights, which this runner does not have: no folder "
-                                      "given; 'gpt2' is not in the cache. Provide them with --claims-weights DIR.")
+                                      "or hub id given (--claims-weights); 'gpt2' is not in the Hugging Face cache "
+                                      "(looked up offline). Provide them with --claims-weights DIR.")
     assert head == "needs the pretrained GPT-2 weights, which this runner does not have"
-    assert rest.startswith("no folder given") and rest.endswith("DIR.")
-    assert words.first_sentence("short") == ("short", "")
+    assert rest.startswith("no folder or hub id given") and rest.endswith("DIR.")
+    short = "uncached total time grows no faster than cached: n^1.21 vs n^1.02"  # a condition: shown whole
+    assert words.first_sentence(short) == (short, "")
+    assert words.first_sentence("one\ntwo") == ("one", "two")
 
 
 def test_the_runner_in_one_line():

@@ -74,7 +74,13 @@
   window.addEventListener("beforeprint", function () {
     Array.prototype.forEach.call(document.querySelectorAll("details"), function (d) { d.open = true; });
   });
+  function stickyOffset() {  // the column headers stick just below the filter bar, whatever its height
+    var bar = document.querySelector("form.filters");
+    if (bar) document.documentElement.style.setProperty("--filters-h", bar.offsetHeight + "px");
+  }
+  window.addEventListener("resize", stickyOffset);
   fromHash();
   apply();
+  stickyOffset();
   document.documentElement.setAttribute("data-ready", "1");
 })();
