@@ -19,7 +19,7 @@ from claimcheck.settings import Settings
 REGISTRY_NAME = "claims.toml"
 
 
-@dataclass
+@dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable (by identity), e.g. under a nested conftest
 class RunState:
     """Everything the glue keeps for one pytest run (on the xdist controller and on each worker)."""
 

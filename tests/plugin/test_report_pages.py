@@ -145,3 +145,14 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
 
 def entries_of(doc):
     return {c["id"]: c for c in doc["claims"]}
+
+
+def test_a_nested_conftest_does_not_break_the_run(project):
+    # pluggy builds a hook caller without the conftests of other folders; every registered plugin,
+    # the run's state included, must then be hashable
+    sub = project.mkdir("claims/sub")
+    (sub / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef extra():\n    return 1\n", encoding="utf-8")
+    (sub / "test_more.py").write_text("def test_more(extra):\n    assert extra == 1\n", encoding="utf-8")
+    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=4, failed=1)
