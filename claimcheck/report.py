@@ -76,7 +76,7 @@ def report_outcome(report) -> str | None:
     """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
     props = _props(report)
     kind = props.get(KIND_KEY)
-    if (props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (report.skipped or report.failed):
+    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (report.skipped or report.failed):
         return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
@@ -150,7 +150,7 @@ class ResultCollector:
             if outcome == NEAR_TIE:
                 entry["reason"] = report.wasxfail
             elif outcome == INCONCLUSIVE:
-                entry["reason"] = (props.get(RECORD_KEY) or {}).get("reason") or _reason(report)
+                entry["reason"] = entry["record"].get("reason") or _reason(report)
             elif outcome != PASSED:
                 entry["reason"] = _reason(report)
             else:

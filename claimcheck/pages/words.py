@@ -218,15 +218,20 @@ def margin(entry: dict) -> Margin | None:
 
 
 def ci_straddles(entry: dict) -> bool:
-    """Whether a timing claim's confidence interval (``details['ci']``) has values on both sides of its bar."""
+    """Whether a timing claim is undecided because its confidence interval (``details['ci']``)
+    straddles its bar (outcome ``inconclusive``, or an interval that reaches across the bar)."""
     ci = (entry.get("details") or {}).get("ci")
-    if not isinstance(ci, dict) or not all(_is_number(ci.get(k)) for k in ("low", "high", "bar")):
+    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
         return False
-    return ci["low"] < ci["bar"] < ci["high"]
+    if entry.get("outcome") == oc.INCONCLUSIVE:
+        return True
+    bounds = admitted(entry)
+    return bounds is not None and any(ci["low"] < b < ci["high"] for b in bounds if math.isfinite(b))
 
 
 def ci_words(entry: dict) -> str:
-    """A timing claim's confidence interval (``details['ci']``), e.g. "95% CI [21.3×, 24.8×], 12 rounds"; ""."""
+    """A timing claim's confidence interval (``details['ci']``, in the claim's unit), e.g.
+    "95% CI [21.3×, 24.8×], 12 rounds"; "" when the claim has none. (Its bar is the row's.)"""
     ci = (entry.get("details") or {}).get("ci")
     if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
         return ""
@@ -234,9 +239,7 @@ def ci_words(entry: dict) -> str:
     level = ci.get("level")
     level_text = f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
     rounds = f", {ci['rounds']} rounds" if _is_number(ci.get("rounds")) else ""
-    bar = f"; bar {with_unit(number(ci['bar']), unit)}" if _is_number(ci.get("bar")) else ""
-    return (f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]"
-            f"{rounds}{bar}")
+    return f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]{rounds}"
 
 
 # --- why a claim was not checked ------------------------------------------------------------------

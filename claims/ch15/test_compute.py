@@ -14,7 +14,8 @@ def test_non_embedding_parameters(claim, gpt2_small):
     embeddings = gpt2_small.transformer.wte.weight.numel() + gpt2_small.transformer.wpe.weight.numel()
     measured = total - embeddings
     claim.require(measured == non_embedding_parameters(cfg),
-                  f"model count {measured:,} != per-layer formula {non_embedding_parameters(cfg):,}")
+                  f"model count {measured:,} != per-layer formula {non_embedding_parameters(cfg):,}",
+                  measured=measured, unit="param")
     claim.check(measured, "param", total_parameters=total, embedding_parameters=embeddings,
                 formula="total - 50257 x 768 (wte) - 1024 x 768 (wpe)")
 
@@ -22,7 +23,7 @@ def test_non_embedding_parameters(claim, gpt2_small):
 @pytest.mark.claim("C10")
 def test_weights_bytes_fp32(claim, gpt2_small):
     nbytes = parameter_bytes(gpt2_small)
-    claim.require(next(gpt2_small.parameters()).dtype.itemsize == 4, "model is not float32")
+    claim.require(next(gpt2_small.parameters()).dtype.itemsize == 4, "model is not float32", measured=nbytes, unit="B")
     claim.check(nbytes, "B", parameters=count_parameters(gpt2_small), bytes=nbytes, mib=nbytes / 2**20)
 
 
@@ -52,9 +53,11 @@ def test_flops_per_token_with_attention(claim, gpt2_small, counted_decode_flops)
     expect_sdpa = matmul_flops_per_token(cfg, 1024, attention=False)
     expect_eager = matmul_flops_per_token(cfg, 1024, attention=True)
     claim.require(counted_decode_flops["sdpa"] == expect_sdpa,
-                  f"FlopCounterMode (sdpa) counted {counted_decode_flops['sdpa']:,}, matmul formula says {expect_sdpa:,}")
+                  f"FlopCounterMode (sdpa) counted {counted_decode_flops['sdpa']:,}, matmul formula says {expect_sdpa:,}",
+                  measured=kaplan, unit="FLOP/token")
     claim.require(counted_decode_flops["eager"] == expect_eager,
-                  f"FlopCounterMode (eager) counted {counted_decode_flops['eager']:,}, matmul formula says {expect_eager:,}")
+                  f"FlopCounterMode (eager) counted {counted_decode_flops['eager']:,}, matmul formula says {expect_eager:,}",
+                  measured=kaplan, unit="FLOP/token")
     claim.check(kaplan, "FLOP/token", convention="Kaplan et al. 2020: 2N + 2 n_layer n_ctx d_model + 2 d_model n_vocab, n_ctx=1024",
                 kaplan_flops=kaplan,
                 counter_sdpa_flops=counted_decode_flops["sdpa"],

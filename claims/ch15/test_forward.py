@@ -51,8 +51,10 @@ def cached_generation_511(gpt2_small, gpt2_tok, claims_profile):
 def test_one_forward_per_written_token(claim, cached_generation_511):
     """Writes 511 tokens on GPT-2 small with the KV cache: about 35 s on a 2-core CPU."""
     calls = cached_generation_511.forward_calls
-    claim.require(len(cached_generation_511.tokens) == 511, f"wrote {len(cached_generation_511.tokens)} tokens, not 511")
-    claim.require(set(calls) == {1}, f"forward calls fed more than 1 token: lengths {sorted(set(calls))}")
+    claim.require(len(cached_generation_511.tokens) == 511, f"wrote {len(cached_generation_511.tokens)} tokens, not 511",
+                  measured=len(calls), unit="forward_pass")
+    claim.require(set(calls) == {1}, f"forward calls fed more than 1 token: lengths {sorted(set(calls))}",
+                  measured=len(calls), unit="forward_pass")
     claim.check(len(calls), "forward_pass", input_lengths=sorted(set(calls)), prompt_tokens=1)
 
 

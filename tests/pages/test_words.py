@@ -71,8 +71,12 @@ def test_margins_sort_across_claims_and_need_a_measurement():
 
 
 def test_confidence_interval_where_the_claim_has_one():
-    entry = e("60", "x", ">=10", 23.26, details={"ci": {"low": 21.9, "high": 24.7, "level": 0.95, "bar": 10, "rounds": 7}})
-    assert words.ci_words(entry) == "95% CI [21.9×, 24.7×], 7 rounds; bar 10×"
+    entry = e("60", "x", ">=10", 23.26, details={"ci": {"low": 21.9, "high": 24.7, "level": 0.95, "bar": "at least 10",
+                                                         "rounds": 7, "value": 23.26, "method": "order statistics"}})
+    assert words.ci_words(entry) == "95% CI [21.9×, 24.7×], 7 rounds"
+    assert not words.ci_straddles(entry)
+    assert words.ci_straddles({**entry, "details": {"ci": {**entry["details"]["ci"], "low": 9.5}}})
+    assert words.ci_straddles({**entry, "outcome": oc.INCONCLUSIVE})
     assert words.ci_words(e("60", "x", ">=10", 23.26)) == ""
     assert words.ci_words(e(details={"ci": {"low": "a"}})) == ""  # malformed: nothing, no crash
 
