@@ -66,6 +66,7 @@ def _write(doc: dict, dest: str) -> bool:
 
 
 def _merge(args) -> int:
+    from claimcheck.fileio import write_atomic
     from claimcheck.runs import load_results, matrix_json, merge, render_html
 
     runs, errors = load_results(args.results)
@@ -77,8 +78,6 @@ def _merge(args) -> int:
     matrix = merge(runs, errors)
     for issue in (i for run in runs for i in run.issues):
         print(f"warning: {issue}", file=sys.stderr)
-    from claimcheck.fileio import write_atomic
-
     out = Path(args.output)
     try:
         write_atomic(out, render_html(matrix, args.title))

@@ -49,7 +49,9 @@ class HtmlReport:
                  if cid and href else html.escape(cid))
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"
-        verdict = verdict_text(report, rec).splitlines()[0] if cid else ""
+        from claimcheck.pages.words import first_sentence
+
+        verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
         cells.insert(1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>')
 
     @pytest.hookimpl(tryfirst=True)

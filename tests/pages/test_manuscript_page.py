@@ -3,7 +3,6 @@ linked to its claim's row and back; a changed number shows as drifted at its lin
 
 import json
 
-import pytest
 
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish

@@ -5,7 +5,7 @@ import json
 
 from claimcheck import outcomes as oc
 from claimcheck.cli import main
-from claimcheck.pages.summary import MARK, annotations, command, markdown
+from claimcheck.pages.summary import MARK, annotations, command
 
 
 def test_every_outcome_has_a_mark():
