@@ -129,6 +129,10 @@ def pytest_configure(config):
         if getattr(config.option, "htmlpath", "absent") is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
+        elif getattr(config.option, "htmlpath", None) and \
+                (Path(config.invocation_params.dir) / config.option.htmlpath).resolve() == state.html_path.resolve():
+            raise pytest.UsageError(f"claimcheck: --html {config.option.htmlpath} is where claimcheck writes the claims "
+                                    "page; give pytest-html's test log another name (default: tests.html beside it)")
     if config.pluginmanager.hasplugin("html"):
         from claimcheck.plugin.html import HtmlReport
 

@@ -31,7 +31,10 @@ CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claim
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
                 "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings", "claimcheck.testscan",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
-                "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init"]
+                "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init",
+                "claimcheck.cli_pages", "claimcheck.partial", "claimcheck.pages", "claimcheck.pages.words",
+                "claimcheck.pages.claims_view", "claimcheck.pages.manuscript_view", "claimcheck.pages.summary",
+                "claimcheck.pages.render"]
 
 
 def run_blocked(code: str, *args: str) -> subprocess.CompletedProcess:
@@ -96,8 +99,27 @@ def test_the_core_and_its_pytest_glue_never_import_the_kit():
     # the layers' arrows (README, Layout): claimcheck/ and claimcheck/plugin/ may not import
     # claimcheck/llm/, not even lazily inside a function (the recorder's comparison verdict takes
     # any object with the claimcheck.recorder.Comparison protocol instead)
-    files = sorted((ROOT / "claimcheck").glob("*.py")) + sorted((ROOT / "claimcheck" / "plugin").glob("*.py"))
+    files = sorted((ROOT / "claimcheck").glob("*.py")) + sorted((ROOT / "claimcheck" / "plugin").glob("*.py")) \
+        + sorted((ROOT / "claimcheck" / "pages").glob("*.py"))
     assert len(files) > 20
     bad = {f"{f.relative_to(ROOT)}: {m}" for f in files for m in _imported_modules(f)
            if m == "claimcheck.llm" or m.startswith(("claimcheck.llm.", "torch", "transformers", "matplotlib"))}
     assert not bad, sorted(bad)
+
+
+def test_report_and_summary_run_without_torch(tmp_path):
+    import json
+
+    doc = {"schema": 1, "runner": {"cpu": "x", "cores": 2}, "settings": {"profile": "quick"},
+           "claims": [{"id": "C01", "outcome": "failed", "measured": 1.0, "unit": "x", "tolerance": ">=2", "stated": "3",
+                       "locations": [{"file": "claims/test_x.py", "line": 3}]}]}
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    main = "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))"
+    done = run_blocked(main, "report", str(path))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "claims.html").is_file()
+    done = run_blocked(main, "summary", str(path))
+    assert done.returncode == 0 and "| **C01**" in done.stdout, done.stderr
+    done = run_blocked(main, "summary", str(path), "--annotations")
+    assert done.returncode == 0 and done.stdout.startswith("::error file="), done.stderr

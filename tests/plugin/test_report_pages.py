@@ -156,3 +156,12 @@ def test_a_nested_conftest_does_not_break_the_run(project):
     result = project.runpytest("claims", "-p", "no:cacheprovider")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=4, failed=1)
+
+
+def test_pytest_html_may_not_overwrite_the_claims_page(project):
+    result = project.runpytest("claims", "-p", "no:cacheprovider", "--html=reports/claims.html")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--html reports/claims.html is where claimcheck writes the claims page*"])
+    project.runpytest("claims", "-p", "no:cacheprovider", "--html=log.html")
+    assert (project.path / "log.html").is_file() and report(project, "claims.html").is_file()
+    assert 'href="../log.html"' in report(project, "claims.html").read_text(encoding="utf-8")
