@@ -173,13 +173,16 @@ def test_the_first_screen_answers_and_is_not_blank(browser, claims_html, tmp_pat
     assert len(colors) > 200 and white < 0.9 * img.width * img.height  # text and badges, not a blank page
 
 
-def test_printed_the_filters_go_and_every_row_stays(browser, claims_html):
+def test_printed_the_filters_go_and_the_rows_shown_stay(browser, claims_html):
     from selenium.webdriver.common.by import By
 
-    open_page(browser, claims_html, "#show=failed")
+    open_page(browser, claims_html, "#show=failed,skipped")
+    shown = shown_ids(browser)
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     try:
         assert not browser.find_element(By.CSS_SELECTOR, "form.filters").is_displayed()
+        assert shown_ids(browser) == shown and "C16" in shown  # what the editor filtered is what prints
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= WIDTH
         pdf = browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": True})
         assert len(pdf["data"]) > 10000
     finally:
