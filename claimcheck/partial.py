@@ -25,7 +25,8 @@ from pathlib import Path
 NOT_SELECTED = "not selected in this run (no test of it ran)"
 
 _RUNNER_KEYS = ("cpu", "cores", "machine", "cpu_capability", "torch", "transformers")
-_SETTINGS_KEYS = ("profile", "runner", "device")
+# settings that must match; (key, the key older reports used)
+_SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("device", "device"))
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
 
 
@@ -52,9 +53,10 @@ def incomparable(new: dict, old: dict) -> str | None:
     if _gpu(rn) != _gpu(ro):
         return f"it was made on another runner (GPU: {_gpu(ro)}, here {_gpu(rn)})"
     sn, so = new.get("settings") or {}, old.get("settings") or {}
-    for key in _SETTINGS_KEYS:
-        if sn.get(key) != so.get(key):
-            return f"it was made with another {key} ({so.get(key)}; this run: {sn.get(key)})"
+    for key, older in _SETTINGS_KEYS:
+        a, b = sn.get(key, sn.get(older)), so.get(key, so.get(older))
+        if a != b:
+            return f"it was made with another {key.replace('_', ' ')} ({b}; this run: {a})"
     return None
 
 

@@ -149,7 +149,9 @@ def _profile_words(doc: dict) -> str:
     prof = doc.get("profile") or {}
     if isinstance(prof, dict) and prof.get("description"):
         return str(prof["description"])
-    return str((doc.get("settings") or {}).get("profile") or "?")
+    from claimcheck.runs import settings_size_profile
+
+    return str(settings_size_profile(doc.get("settings")) or "?")
 
 
 def _selection_words(doc: dict) -> str:

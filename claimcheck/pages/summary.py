@@ -14,6 +14,7 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.runs import settings_size_profile
 
 #: how each outcome shows in Markdown (GitHub renders the emoji)
 MARK = {oc.PASSED: "✅", oc.FAILED: "❌", oc.INCONCLUSIVE: "❔", oc.NEAR_TIE: "🟡", oc.ERROR: "💥",
@@ -54,7 +55,7 @@ def markdown(doc: dict) -> str:
     lines = [f"### claimcheck{': ' + chapter if chapter else ''}", "",
              " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items()), "",
              f"Runner: {words.runner_line(runner)}  ",
-             f"Profile: {(doc.get('profile') or {}).get('description') or (doc.get('settings') or {}).get('profile') or '?'}", ""]
+             f"Profile: {(doc.get('profile') or {}).get('description') or settings_size_profile(doc.get('settings')) or '?'}", ""]
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     lines += ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
     for e in entries:

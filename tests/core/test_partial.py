@@ -18,7 +18,7 @@ def not_selected(cid, **kw):
 
 
 def doc(*claims, generated="2026-12-01T10:00:00Z", profile="standard", runner=RUNNER):
-    return {"generated": generated, "runner": dict(runner), "settings": {"profile": profile, "runner": None, "device": "auto"},
+    return {"generated": generated, "runner": dict(runner), "settings": {"size_profile": profile, "runner_profile": None, "device": "auto"},
             "claims": list(claims), "counts": {}}
 
 
@@ -64,7 +64,11 @@ def test_nothing_is_kept_from_another_runner_profile_or_registry_entry(tmp_path)
     path = tmp_path / "claims.json"
     write(path, doc(entry("C01"), profile="quick"))
     new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
-    assert new["claims"][0]["outcome"] == "not-run" and "another profile (quick" in new["selection"]["not_carried_because"]
+    assert new["claims"][0]["outcome"] == "not-run" and "another size profile (quick" in new["selection"]["not_carried_because"]
+    old_style = doc(entry("C01"))  # reports before the settings were renamed said "profile"
+    old_style["settings"] = {"profile": "standard", "runner": None, "device": "auto"}
+    write(path, old_style)
+    assert keep_unselected(doc(not_selected("C01"), entry("C02")), path)["claims"][0]["outcome"] == "passed"
     write(path, doc(entry("C01"), runner={**RUNNER, "cpu": "Apple M3"}))
     new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
     assert "another runner (cpu: Apple M3" in new["selection"]["not_carried_because"]

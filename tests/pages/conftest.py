@@ -145,7 +145,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
                       "torch": "2.13.0+cpu", "transformers": "5.24.0", "torch_threads": 2,
                       "cpu_capability": "AVX512", "runner_profile": None,
                       "weights": {"available": False, "reason": NO_WEIGHTS}},
-           "settings": {"profile": "standard", "runner": None, "device": "auto", "sources": {}},
+           "settings": {"size_profile": "standard", "runner_profile": None, "device": "auto", "sources": {}},
            "profile": {"name": "standard", "description": "standard (reduced sizes, not the chapter's): read 512 "
                                                           "tokens, write 96 tokens"},
            "registries": [{"path": str(registry), "chapter": reg.chapter, "runners": reg.runners, "issues": [],
