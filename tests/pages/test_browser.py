@@ -5,6 +5,7 @@ installs them with apt). Selenium rather than Chromium's own command line (``--d
 ``--screenshot``) because these checks need to click the filters and sort headers and to ask the
 layout engine whether an image is displayed and how wide it is; ``--dump-dom`` only gives the
 markup of a page that nobody touched. Selenium is given the driver's path, so it downloads nothing.
+``CHROME_BIN`` and ``CHROMEDRIVER`` name another browser and driver (default: found on the PATH).
 
 Where Chromium, its driver or Selenium is missing these tests skip with that reason; in CI (``CI=true``)
 they fail instead, so a CI machine cannot pass them by not having a browser.
@@ -35,8 +36,8 @@ def _missing(reason: str):
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium (Selenium WebDriver), 1280 px wide, for the whole session."""
-    binary = shutil.which(os.environ.get("CLAIMCHECK_CHROMIUM", "")) or next(filter(None, map(shutil.which, CHROMIUM)), None)
-    driver_path = shutil.which(os.environ.get("CLAIMCHECK_CHROMEDRIVER", "")) or shutil.which("chromedriver")
+    binary = shutil.which(os.environ.get("CHROME_BIN", "")) or next(filter(None, map(shutil.which, CHROMIUM)), None)
+    driver_path = shutil.which(os.environ.get("CHROMEDRIVER", "")) or shutil.which("chromedriver")
     if not binary:
         _missing("no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + ")")
     if not driver_path:
