@@ -61,8 +61,29 @@ def decode_step_flops(model, context: int) -> int:
 
     ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():
-        cache = output_cache(forward_cached(model, ids[:, :-1]))
+        cache = zero_cache(model, context - 1)
         return count_flops(lambda: forward_cached(model, ids[:, -1:], cache))
+
+
+def zero_cache(model, positions: int):
+    """A KV cache of ``positions`` cached positions holding zeros, in the model's dtype and device.
+
+    FLOPs of a decode step depend on the cache's shapes, not on its numbers, so the decode step
+    after ``positions`` tokens can be counted without first computing their prefill (seconds on a
+    slow CPU). Shapes: per layer, keys and values ``[1, n_kv_heads, positions, head_dim]``.
+    """
+    import torch
+    from transformers import DynamicCache
+
+    from claimcheck.llm.kvcache import KVLayout
+
+    layout = KVLayout.from_config(model.config)
+    p = next(model.parameters())
+    cache = DynamicCache()
+    for layer in range(layout.n_layers):
+        zeros = torch.zeros(1, layout.n_kv_heads, positions, layout.head_dim, dtype=p.dtype, device=p.device)
+        cache.update(zeros, zeros.clone(), layer)
+    return cache
 
 
 def prefill_flops(model, n_tokens: int) -> int:

@@ -62,8 +62,8 @@ class Profile:
 # quick and standard share every size a claim's form depends on (generation lengths, prompts,
 # batches, forward lengths); they differ in rounds, budget and in the read/write sizes, whose ratio
 # (C05 >= 10x) holds at both.
-_SHARED = dict(greedy_prompt=16, gen_lengths=(16, 32, 64), ttft_prompts=(32, 256, 1000), decode_steps=8,
-               batch_sizes=(1, 8, 32), batch_prompt=16, batch_steps=4, bandwidth_mib=512,
+_SHARED = dict(greedy_prompt=16, gen_lengths=(8, 16, 32), ttft_prompts=(32, 256, 1000), decode_steps=8,
+               batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
                forward_lengths=(128, 256, 512))
 
 PROFILES = {
