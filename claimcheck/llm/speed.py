@@ -39,25 +39,7 @@ def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, wa
     Raises:
         ValueError: ``ids`` is too short.
     """
-    import torch
-
-    from claimcheck.llm.models import forward_cached, output_cache
-
-    if ids.shape[1] < max(read_tokens, write_tokens + 1):
-        raise ValueError(f"need {max(read_tokens, write_tokens + 1)} token ids, got {ids.shape[1]}")
-
-    def read():
-        with torch.no_grad():
-            model(ids[:, :read_tokens], use_cache=False)
-
-    def write():
-        with torch.no_grad():
-            cache = output_cache(forward_cached(model, ids[:, :1]))
-            for i in range(1, write_tokens + 1):
-                cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
-
-    fns = {"read": read, "write": write, **(extra or {})}
-    return Rounds(fns, warmup=warmup, device=_device(model)).run(repeats).samples
+    return read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra).run(repeats).samples
 
 
 def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: int = 1,

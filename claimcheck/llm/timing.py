@@ -121,14 +121,7 @@ def interleave(fns: dict, repeats: int, warmup: int = 1, device=None) -> Interle
     """
     if repeats < 1 or not fns:
         raise ValueError("interleave needs repeats >= 1 and at least one function")
-    for _ in range(warmup):
-        for fn in fns.values():
-            fn()
-    result = Interleaved(order=list(fns), samples={k: [] for k in fns})
-    for _ in range(repeats):
-        for name, fn in fns.items():
-            result.samples[name].append(time_once(fn, device))
-    return result
+    return Rounds(fns, warmup=warmup, device=device).run(repeats).samples
 
 
 class Rounds:
