@@ -93,6 +93,11 @@ class BusyLoad:
         self.k, self.seconds, self.procs = k, seconds, []
 
     def __enter__(self):
+        import signal
+
+        # a SIGTERM to the benchmark (timeout, kill) must stop the load too: turn it into SystemExit,
+        # which runs __exit__; each process also stops by itself after `seconds`
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         code = f"import time\nend = time.time() + {self.seconds}\nwhile time.time() < end:\n    pass\n"
         self.procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(self.k)]
         return self
