@@ -57,6 +57,7 @@ def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditio
     spent_at_start = rounds.seconds
     t0 = time.perf_counter()
     extra = 0
+    step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
     while True:
         per_round = rounds.per_round()
         primary = bootstrap_ci(per_round, statistic, LEVEL)
@@ -64,9 +65,11 @@ def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditio
         undecided = (decide(_converted(claim, primary, unit), region) == UNDECIDED
                      or any(decide(cis[c.name], c.region) == UNDECIDED for c in conditions))
         enough = rounds.n >= min_rounds
-        if (enough and not undecided) or time.perf_counter() - t0 >= budget_s:
+        if (enough and not undecided) or time.perf_counter() - t0 + step_s > budget_s:
             break
+        t_step = time.perf_counter()
         rounds.run(step if enough else max(1, min_rounds - rounds.n))
+        step_s = time.perf_counter() - t_step
         extra += 1
     claim.check_ci(primary, unit, conditions=[(c, cis[c.name]) for c in conditions], exact=exact or {},
                    rounds=rounds.n, budget_s=budget_s, extra_seconds=round(time.perf_counter() - t0, 3),
