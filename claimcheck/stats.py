@@ -62,6 +62,14 @@ class CI:
         return asdict(self)
 
 
+def rounds_for(level: float) -> int:
+    """The fewest samples whose :func:`median_ci` covers at least ``level`` (5 at 90%, 6 at 95%)."""
+    n = 1
+    while 1 - 2 * _binom_cdf(0, n) < level:
+        n += 1
+    return n
+
+
 def _binom_cdf(k: int, n: int) -> float:
     """P(X <= k) for X ~ Binomial(n, 1/2)."""
     return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
@@ -137,8 +145,11 @@ def decide(ci: CI, region: tuple[float, float]) -> str:
     """Judge a confidence interval against a bar: the accepted values ``region = (lo, hi)``.
 
     Returns :data:`PASS` when ``[ci.low, ci.high]`` lies inside the region, :data:`FAIL` when it
-    lies wholly outside (no accepted value in it), else :data:`UNDECIDED`.
+    lies wholly outside (no accepted value in it), else :data:`UNDECIDED`. An interval whose known
+    coverage is below its level (too few samples) is always :data:`UNDECIDED`.
     """
+    if ci.coverage is not None and ci.coverage < ci.level:
+        return UNDECIDED
     lo, hi = region
     if lo <= ci.low and ci.high <= hi:
         return PASS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
-from claimcheck.plugin.state import claim_marker_id, lookup_claim
+from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim
 from claimcheck.recorder import ERROR_KEY, PLOTS_ATTR, PLOTS_KEY, stored_record
 
 
@@ -33,7 +33,16 @@ def pytest_runtest_makereport(item, call):
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
     if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
         record = stored_record(item.user_properties)
-        if "verdict" not in record:
+        verdict = record.get("verdict")
+        if verdict == "fail":  # the test caught its own verdict's exception: the verdict stands
+            report.outcome = "failed"
+            report.longrepr = (f"{claim_marker_id(item)}: the claim's verdict was 'failed' ({record.get('reason')}), "
+                               "but the test passed: a claim test must not catch the verdict's exception")
+        elif verdict == "inconclusive":  # likewise for an undecided timing verdict
+            report.outcome = "failed" if item.config.stash[STATE].settings.strict_timing else "skipped"
+            report.longrepr = (str(item.path), 0, f"Skipped: {record.get('reason')}") if report.skipped else \
+                f"{claim_marker_id(item)} (--claims-strict-timing): {record.get('reason')}"
+        elif "verdict" not in record:
             report.outcome = "failed"
             report.longrepr = (f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
                                "call claim.check(...) (or skip with a reason); a test that measures nothing "

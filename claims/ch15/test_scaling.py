@@ -1,6 +1,6 @@
 """How cost scales: with length (C15, C16, C20), with the prompt (C13, C36), with the batch (C35).
 
-Every measurement is interleaved and keeps its samples. Timing forms are decided from 95%
+Every measurement is interleaved and keeps its samples. Timing forms are decided from 90%
 confidence intervals over the rounds (:func:`claimcheck.llm.verdicts.decide_timing`); where the
 physics gives an exact form (positions processed per step, KV bytes), it is counted and checked
 deterministically beside the timing. Sizes are the same in the quick and standard profiles, so a

@@ -3,7 +3,7 @@
 The absolute figures (C01, C02, C11.time) were taken on the author's laptop: here they are
 recorded beside the chapter's and enforced only with ``--claims-runner author-laptop``. Their
 portable forms, the ratio (C05) and the bandwidth bound (C12), are decided on every runner from a
-95% confidence interval over the interleaved rounds (:func:`claimcheck.llm.verdicts.decide_timing`):
+90% confidence interval over the interleaved rounds (:func:`claimcheck.llm.verdicts.decide_timing`):
 passed or failed only when the whole interval clears the bar, else more rounds, else inconclusive.
 """
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from claimcheck.stats import CI, FAIL, PASS, UNDECIDED, bootstrap_ci, decide, median_ci, region_text
+from claimcheck.stats import CI, FAIL, PASS, UNDECIDED, bootstrap_ci, decide, median_ci, region_text, rounds_for
 from claimcheck.tolerance import parse_tolerance
 
 
@@ -90,3 +90,17 @@ def test_every_tolerance_has_its_region(tol, stated, region, words):
     inside = (region[0] + region[1]) / 2 if math.isfinite(region[1]) and math.isfinite(region[0]) else \
         (region[0] + 1 if math.isfinite(region[0]) else region[1] - 1)
     assert parse_tolerance(tol)(inside, stated or None) is None  # the region is what check() accepts
+
+
+def test_rounds_for_a_level_by_hand():
+    # [min, max] of n samples covers the median with 1 - 2 / 2**n: 0.875 (4), 0.9375 (5), 0.96875 (6)
+    assert rounds_for(0.90) == 5 and rounds_for(0.95) == 6 and rounds_for(0.85) == 4
+
+
+def test_an_interval_that_covers_less_than_its_level_decides_nothing():
+    few = median_ci([11.0, 12.0, 13.0], 0.90)  # 3 rounds: [min, max] covers only 75%
+    assert few.coverage == pytest.approx(0.75) and decide(few, (10.0, math.inf)) == UNDECIDED
+    enough = median_ci([11.0, 12.0, 13.0, 12.5, 11.5], 0.90)
+    assert decide(enough, (10.0, math.inf)) == PASS
+    one = bootstrap_ci([4.0], lambda rs: rs[0])
+    assert decide(one, (10.0, math.inf)) == UNDECIDED  # a point is no interval

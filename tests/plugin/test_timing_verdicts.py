@@ -78,7 +78,7 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
     assert got["T1"]["details"]["ci"]["low"] >= 10 and got["T2"]["details"]["ci"]["high"] < 10
     assert got["T4"]["details"]["conditions"]["flat"]["verdict"] == "fail"
     assert "load" in got["T1"]["details"] and "busy" in got["T1"]["details"]["load"]
-    result.stdout.fnmatch_lines(["*inconclusive T3: 95% CI*vs bar at least 10*not counted as passed*"])
+    result.stdout.fnmatch_lines(["*inconclusive T3: 90% CI*vs bar at least 10*not counted as passed*"])
     assert result.ret == 1  # T2 and T4 failed; T3 alone would not fail the run
 
 
@@ -88,3 +88,59 @@ def test_inconclusive_alone_does_not_fail_the_run_unless_strict(project):
     strict = project.runpytest_subprocess("claims", "-k", "T1 or T3", "--claims-strict-timing", "-p", "no:cacheprovider")
     assert strict.ret == 1
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"  # failed the run, still not called failed
+
+
+CHEATS = """
+import pytest
+
+
+@pytest.mark.claim("T1")
+def test_catches_its_failed_verdict(claim):
+    try:
+        claim.check(3.0)
+    except BaseException:
+        pass
+
+
+@pytest.mark.claim("T2")
+@pytest.mark.xfail(reason="known")
+def test_xfail_mark_is_no_near_tie(claim):
+    claim.check(3.0)
+
+
+@pytest.mark.claim("T3")
+def test_bare_xfail_is_no_near_tie(claim):
+    pytest.xfail("flaky on this box")
+
+
+@pytest.mark.claim("T4")
+def test_catches_its_inconclusive_verdict(claim):
+    import itertools, statistics
+    from claimcheck.llm.timing import Rounds
+    from claimcheck.llm.verdicts import decide_timing
+
+    it = itertools.cycle([2.0, 30.0, 5.0, 25.0, 9.0, 11.0])
+    try:
+        decide_timing(claim, Rounds({"x": lambda: next(it)}, warmup=0).run(3),
+                      lambda rounds: statistics.median(r["x"] for r in rounds), budget_s=0.2)
+    except BaseException:
+        pass
+"""
+
+
+def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
+    """Catching the verdict's exception or marking the test xfail never turns a claim into a pass
+    or a near-tie (attack review)."""
+    monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
+    (claims / "test_cheats.py").write_text(textwrap.dedent(CHEATS), encoding="utf-8")
+    result = pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider")
+    got, _ = outcomes(pytester)
+    assert got["T1"]["outcome"] == "failed"
+    assert got["T2"]["outcome"] == "error" and "no verdict" in got["T2"]["reason"]
+    assert got["T3"]["outcome"] == "error"
+    assert got["T4"]["outcome"] == "inconclusive"
+    assert result.ret == 1
+    strict = pytester.runpytest_subprocess("claims", "-k", "T4", "--claims-strict-timing", "-p", "no:cacheprovider")
+    assert strict.ret == 1 and outcomes(pytester)[0]["T4"]["outcome"] == "inconclusive"
