@@ -52,6 +52,11 @@ def weights_of(config):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_runner_fingerprint(config, fingerprint):
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:  # a core-only install: the kit has nothing to add
+        fingerprint["llm_kit"] = "inactive: torch is not installed (pip install 'claimcheck[claims]')"
+        return
     from claimcheck.llm.fingerprint import kit_fields
     from claimcheck.llm.weights import weights_record
 

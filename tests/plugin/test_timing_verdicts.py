@@ -102,17 +102,6 @@ def test_catches_its_failed_verdict(claim):
         pass
 
 
-@pytest.mark.claim("T2")
-@pytest.mark.xfail(reason="known")
-def test_xfail_mark_is_no_near_tie(claim):
-    claim.check(3.0)
-
-
-@pytest.mark.claim("T3")
-def test_bare_xfail_is_no_near_tie(claim):
-    pytest.xfail("flaky on this box")
-
-
 @pytest.mark.claim("T4")
 def test_catches_its_inconclusive_verdict(claim):
     import itertools, statistics
@@ -129,8 +118,8 @@ def test_catches_its_inconclusive_verdict(claim):
 
 
 def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
-    """Catching the verdict's exception or marking the test xfail never turns a claim into a pass
-    or a near-tie (attack review)."""
+    """Catching the verdict's exception never turns a failed or inconclusive claim into a pass
+    (attack review)."""
     monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
     claims = pytester.mkdir("claims")
     (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
@@ -138,8 +127,6 @@ def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
     result = pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider")
     got, _ = outcomes(pytester)
     assert got["T1"]["outcome"] == "failed"
-    assert got["T2"]["outcome"] == "error" and "no verdict" in got["T2"]["reason"]
-    assert got["T3"]["outcome"] == "error"
     assert got["T4"]["outcome"] == "inconclusive"
     assert result.ret == 1
     strict = pytester.runpytest_subprocess("claims", "-k", "T4", "--claims-strict-timing", "-p", "no:cacheprovider")
