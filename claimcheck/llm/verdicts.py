@@ -51,10 +51,6 @@ def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
     return median_ci([float(statistic([r])) for r in rounds_list], level)
 
 
-def _undecided(ci: CI, region, level: float) -> bool:
-    return (ci.coverage or 0.0) < level or decide(ci, region) == UNDECIDED
-
-
 def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditions=(), budget_s: float,
                   min_rounds: int | None = None, step: int = 2, unit: str | None = None,
                   exact: dict | None = None, **details) -> None:
@@ -80,21 +76,20 @@ def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditio
     min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
     spent_at_start = rounds.seconds
     t0 = time.perf_counter()
-    extra = 0
     step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
     while True:
         per_round = rounds.per_round()
         primary = per_round_ci(per_round, statistic)
         cis = {c.name: per_round_ci(per_round, c.statistic) for c in conditions}
-        undecided = (_undecided(_converted(claim, primary, unit), region, LEVEL)
-                     or any(_undecided(cis[c.name], c.region, LEVEL) for c in conditions))
+        # decide() is UNDECIDED too for an interval that covers less than its level (too few rounds)
+        undecided = (decide(_converted(claim, primary, unit), region) == UNDECIDED
+                     or any(decide(cis[c.name], c.region) == UNDECIDED for c in conditions))
         enough = rounds.n >= min_rounds
         if (enough and not undecided) or time.perf_counter() - t0 + step_s > budget_s:
             break
         t_step = time.perf_counter()
         rounds.run(step if enough else max(1, min_rounds - rounds.n))
         step_s = time.perf_counter() - t_step
-        extra += 1
     claim.check_ci(primary, unit, conditions=[(c, cis[c.name]) for c in conditions], exact=exact or {},
                    rounds=rounds.n, budget_s=budget_s, extra_seconds=round(time.perf_counter() - t0, 3),
                    measured_seconds=round(rounds.seconds, 3), load=machine_load(),
