@@ -183,6 +183,26 @@ def cache_nbytes(cache) -> int:
     return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in cache_layers(cache))
 
 
+def rewind_cache(cache, length: int) -> None:
+    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``).
+
+    Lets a measurement decode from the same context in every round without recomputing the
+    prefill: the next decode step concatenates onto the cut tensors exactly as onto a fresh
+    cache of ``length`` positions (same shapes, same work).
+
+    Raises:
+        ValueError: ``length`` is negative or longer than the cache, or the cache did not end at
+            ``length`` positions after the cut.
+    """
+    have = int(cache.get_seq_length())
+    if not 0 <= length <= have:
+        raise ValueError(f"cannot rewind a cache of {have} positions to {length}")
+    if have > length:
+        cache.crop(-(have - length))  # a negative count removes that many positions (transformers 4 and 5)
+    if int(cache.get_seq_length()) != length:
+        raise ValueError(f"cache holds {cache.get_seq_length()} positions after rewinding to {length}")
+
+
 def output_cache(outputs):
     """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
     cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None

@@ -31,13 +31,14 @@ class Profile:
     greedy_new: int                  # tokens written in C14
     gen_lengths: tuple[int, ...]     # new tokens per generation, C15/C16 (chapter: 256 and 768)
     gen_repeats: int                 # interleaved rounds of the generations
-    ttft_prompts: tuple[int, ...]    # prompt lengths for TTFT and decode latency, C13/C20/C36
-    decode_steps: int                # decode steps timed after each prompt, C13/C20/C36
+    ttft_prompts: tuple[int, ...]    # prompt lengths for TTFT and decode latency, C13/C36 (and C20's short context)
+    decode_steps: int                # decode steps timed after each prompt and on the long context, C13/C20/C36
     batch_sizes: tuple[int, ...]     # batch sizes of batched decode, C35
     batch_prompt: int                # prompt tokens per row, C35
     batch_steps: int                 # decode steps timed per batch, C35
     bandwidth_mib: int               # buffer of the memory-bandwidth benchmark, C12
     forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
+    context_tokens: int = 1000       # the long context of C20's decode steps (cache filled once, reused)
     timing_budget_s: float = 10.0    # seconds a timing claim may add while its interval is undecided
     assisted_new: int = 48           # tokens written by assisted decoding, C32
 
@@ -51,7 +52,8 @@ class Profile:
         where = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
         return (f"{self.name} ({where}): read {self.read_tokens} tokens, write {self.write_tokens} tokens, "
                 f"generate {'/'.join(map(str, self.gen_lengths))} tokens after a 16-token prompt, "
-                f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, batches "
+                f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, decode on a "
+                f"{self.context_tokens}-token context, batches "
                 f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first, "
                 f"up to {self.timing_budget_s:g} s more per undecided timing claim")
 
@@ -63,19 +65,20 @@ class Profile:
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
 # interval covers the timing verdicts' 90% (claimcheck.llm.verdicts.LEVEL).
-_SHARED = dict(greedy_prompt=16, gen_lengths=(8, 16, 32), ttft_prompts=(32, 256, 1000), decode_steps=8,
+_SHARED = dict(greedy_prompt=16, gen_lengths=(4, 16), ttft_prompts=(32, 256), decode_steps=8,
                batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
-               forward_lengths=(128, 256, 512))
+               forward_lengths=(128, 256, 512), context_tokens=1000)
 
 PROFILES = {
-    "quick": Profile("quick", read_tokens=512, write_tokens=32, timing_repeats=5, greedy_new=24, gen_repeats=5,
+    "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=24, gen_repeats=5,
                      timing_budget_s=8.0, assisted_new=16, **_SHARED),
     "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=7, greedy_new=48, gen_repeats=5,
                         timing_budget_s=20.0, assisted_new=32, **_SHARED),
     "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=7, greedy_prompt=16, greedy_new=256,
                     gen_lengths=(256, 512, 768), gen_repeats=5, ttft_prompts=(32, 256, 1000), decode_steps=16,
                     batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024,
-                    forward_lengths=(128, 256, 512, 1024), timing_budget_s=60.0, assisted_new=48),
+                    forward_lengths=(128, 256, 512, 1024), context_tokens=1000, timing_budget_s=60.0,
+                    assisted_new=48),
 }
 
 

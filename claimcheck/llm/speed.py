@@ -22,6 +22,26 @@ def _device(model):
     return next(model.parameters()).device
 
 
+def warm_up(model, ids, prompt_tokens: int = 16) -> None:
+    """Run the model once before any round is timed: a prefill of ``prompt_tokens`` positions of
+    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small in fp32 on a
+    2-core CPU).
+
+    Why: the first forward pass of a process pays one-time costs (the allocator growing, lazy
+    kernel initialisation); they belong to no side of a comparison. On a CPU, later calls at new
+    shapes pay nothing comparable (measured on GPT-2 small: the first 1000-token pass within 2 %
+    of the next ones), so one short pass replaces a whole warm-up round of every measurement, and
+    the interleaved rounds' per-round medians absorb what is left.
+    """
+    import torch
+
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    with torch.no_grad():
+        out = forward_cached(model, ids[:, :prompt_tokens])
+        forward_cached(model, out.logits[:, -1:].argmax(-1), output_cache(out))
+
+
 def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1,
                extra: dict | None = None) -> Interleaved:
     """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds.
@@ -43,15 +63,21 @@ def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, wa
 
 
 def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: int = 1,
-                      extra: dict | None = None) -> Rounds:
+                      extra: dict | None = None, forward_lengths=()) -> Rounds:
     """The measurement of :func:`read_write` as extendable :class:`~claimcheck.llm.timing.Rounds`
-    (no round measured yet: the caller runs as many as its verdicts need)."""
+    (no round measured yet: the caller runs as many as its verdicts need).
+
+    ``forward_lengths``: more forward passes (no cache) over ``ids[:, :L]``, sides ``"forward@L"``
+    in seconds (the cost of recomputing L positions, C16). A length equal to ``read_tokens`` adds
+    no side: the read side is that very pass (:func:`forward_side` names it).
+    """
     import torch
 
     from claimcheck.llm.models import forward_cached, output_cache
 
-    if ids.shape[1] < max(read_tokens, write_tokens + 1):
-        raise ValueError(f"need {max(read_tokens, write_tokens + 1)} token ids, got {ids.shape[1]}")
+    need = max(read_tokens, write_tokens + 1, *forward_lengths)
+    if ids.shape[1] < need:
+        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
     def read():
         with torch.no_grad():
@@ -63,27 +89,17 @@ def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: i
             for i in range(1, write_tokens + 1):
                 cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
 
-    return Rounds({"read": read, "write": write, **(extra or {})}, warmup=warmup, device=_device(model))
-
-
-def forward_rounds(model, ids, lengths, warmup: int = 1) -> Rounds:
-    """Rounds of one forward pass (no cache) over ``ids[:, :L]`` for each ``L`` in ``lengths``
-    (sides ``"forward@L"``, seconds): the cost of recomputing L positions, which is what step L of
-    uncached decoding does (C16).
-
-    Raises:
-        ValueError: ``ids`` is shorter than ``max(lengths)``.
-    """
-    import torch
-
-    if ids.shape[1] < max(lengths):
-        raise ValueError(f"need {max(lengths)} token ids, got {ids.shape[1]}")
-
-    def one(L):
+    def forward(L):
         with torch.no_grad():
             model(ids[:, :L], use_cache=False)
 
-    return Rounds({f"forward@{L}": (lambda L=L: one(L)) for L in lengths}, warmup=warmup, device=_device(model))
+    passes = {f"forward@{L}": (lambda L=L: forward(L)) for L in forward_lengths if L != read_tokens}
+    return Rounds({"read": read, "write": write, **passes, **(extra or {})}, warmup=warmup, device=_device(model))
+
+
+def forward_side(length: int, read_tokens: int) -> str:
+    """The side of :func:`read_write_rounds` that holds one forward pass over ``length`` positions."""
+    return "read" if length == read_tokens else f"forward@{length}"
 
 
 def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
@@ -269,17 +285,24 @@ def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: in
     return latency_view(rounds, prompt_lengths)
 
 
-def latency_view(rounds, prompt_lengths) -> dict:
-    """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`)."""
+def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
+    """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`); the
+    decode steps on a long context, where measured, under ``"context"``:
+    ``{"tokens": C, "steps": [[s, ...] per round], "kv_bytes": int}``."""
     out = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
         out[L] = {"ttft": [g["ttft"] for g in got], "steps": [g["steps"] for g in got],
                   "kv_bytes": got[-1]["kv_bytes"] if got else None}
+    if context_tokens is not None:
+        got = rounds.samples.samples[f"context@{context_tokens}"]
+        out["context"] = {"tokens": context_tokens, "steps": [g["steps"] for g in got],
+                          "kv_bytes": got[-1]["kv_bytes"] if got else None}
     return out
 
 
-def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 1):
+def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 1,
+                   context_tokens: int | None = None):
     """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
 
     For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` plus
@@ -288,14 +311,37 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     side is ``{"ttft": s, "steps": [s, ...], "kv_bytes": int}`` (``kv_bytes``: the cache after the
     prompt, bytes in the model's dtype).
 
+    ``context_tokens`` C adds side ``"context@C"``: ``decode_steps`` timed decode steps on a cache of
+    C positions, ``{"steps": [s, ...], "kv_bytes": int}``. That cache is filled once, by one prefill
+    before the rounds (not timed), and cut back to C positions after every round
+    (:func:`claimcheck.llm.models.rewind_cache`), so every round decodes from the same context at
+    the cost of its decode steps alone: what a decode step costs depends on the cache's shape,
+    which is the same as after a fresh prefill.
+
+    Raises:
+        ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``.
     Returns:
         :class:`~claimcheck.llm.timing.Rounds` with no round measured yet.
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
 
     device = _device(model)
+    need = max(*prompt_lengths, context_tokens or 0)
+    if ids.shape[1] < need:
+        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
+
+    def decode(nxt, cache):
+        steps = []
+        for _ in range(decode_steps):
+            t0 = time.perf_counter()
+            o = forward_cached(model, nxt, cache)
+            nxt = o.logits[:, -1:].argmax(-1)
+            sync_device(device)
+            steps.append(time.perf_counter() - t0)
+            cache = output_cache(o)
+        return steps
 
     def one(L):
         with torch.no_grad():
@@ -307,17 +353,23 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
             ttft = time.perf_counter() - t0
             cache = output_cache(o)
             kv = cache_nbytes(cache)
-            steps = []
-            for _ in range(decode_steps):
-                t0 = time.perf_counter()
-                o = forward_cached(model, nxt, cache)
-                nxt = o.logits[:, -1:].argmax(-1)
-                sync_device(device)
-                steps.append(time.perf_counter() - t0)
-                cache = output_cache(o)
-        return {"ttft": ttft, "steps": steps, "kv_bytes": kv}
+            return {"ttft": ttft, "steps": decode(nxt, cache), "kv_bytes": kv}
 
-    return Rounds({f"prompt@{L}": (lambda L=L: one(L)) for L in prompt_lengths}, warmup=warmup, device=device)
+    fns = {f"prompt@{L}": (lambda L=L: one(L)) for L in prompt_lengths}
+    if context_tokens is not None:
+        with torch.no_grad():
+            o = forward_cached(model, ids[:, :context_tokens])
+        first, long_cache = o.logits[:, -1:].argmax(-1), output_cache(o)
+        kv_long = cache_nbytes(long_cache)
+
+        def on_context():
+            with torch.no_grad():
+                steps = decode(first, long_cache)
+            rewind_cache(long_cache, context_tokens)
+            return {"steps": steps, "kv_bytes": kv_long}
+
+        fns[f"context@{context_tokens}"] = on_context
+    return Rounds(fns, warmup=warmup, device=device)
 
 
 def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
@@ -331,25 +383,30 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     """Decode throughput and per-step latency at several batch sizes, as extendable rounds.
 
     Every row of a batch has the same ``prompt_len`` tokens (different rows take different slices of
-    ``ids``), so no padding, attention mask or position-id care is needed. After the prefill (not
-    timed), ``decode_steps`` steps each write one token per row; the clock covers all steps. A
-    round's sample of side ``"batch@B"`` is seconds per decode step (total / ``decode_steps``).
+    ``ids``), so no padding, attention mask or position-id care is needed. Each batch is prefilled
+    once, before the rounds (not timed); in every round ``decode_steps`` steps each write one token
+    per row from that same cache, which is then cut back to ``prompt_len`` positions
+    (:func:`claimcheck.llm.models.rewind_cache`). The clock covers all steps. A round's sample of
+    side ``"batch@B"`` is seconds per decode step (total / ``decode_steps``).
     """
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache
+    from claimcheck.llm.models import forward_cached, output_cache, rewind_cache
 
     device = _device(model)
     n = ids.shape[1]
     need = max(batch_sizes) * prompt_len
     flat = ids[0].repeat(-(-need // n))[:need]
 
-    def one(B):
+    def prefilled(B):
         batch = flat[: B * prompt_len].view(B, prompt_len).to(device)
         with torch.no_grad():
             o = forward_cached(model, batch)
-            nxt = o.logits[:, -1:].argmax(-1)
-            cache = output_cache(o)
+        return o.logits[:, -1:].argmax(-1), output_cache(o)
+
+    def one(first, cache):
+        nxt = first
+        with torch.no_grad():
             sync_device(device)
             t0 = time.perf_counter()
             for _ in range(decode_steps):
@@ -357,6 +414,12 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
                 nxt = o.logits[:, -1:].argmax(-1)
                 cache = output_cache(o)
             sync_device(device)
-            return (time.perf_counter() - t0) / decode_steps
+            dt = (time.perf_counter() - t0) / decode_steps
+        rewind_cache(cache, prompt_len)
+        return dt
 
-    return Rounds({f"batch@{B}": (lambda B=B: one(B)) for B in batch_sizes}, warmup=warmup, device=device)
+    fns = {}
+    for B in batch_sizes:
+        first, cache = prefilled(B)
+        fns[f"batch@{B}"] = (lambda first=first, cache=cache: one(first, cache))
+    return Rounds(fns, warmup=warmup, device=device)

@@ -5,9 +5,11 @@ import math
 import pytest
 
 from claimcheck.llm import plots
-from claimcheck.llm.models import random_gpt2, seeded_token_ids, tiny_config
-from claimcheck.llm.speed import (BandwidthProbe, batched_decode, binned_power_fit, fit_power_law, generate_times,
-                              memory_bandwidth, prompt_and_decode, read_write)
+from claimcheck.llm.models import (cache_nbytes, forward_cached, output_cache, random_gpt2, rewind_cache,
+                                   seeded_token_ids, tiny_config)
+from claimcheck.llm.speed import (BandwidthProbe, batch_rounds, batched_decode, binned_power_fit, fit_power_law,
+                                  forward_side, generate_times, latency_rounds, latency_view, memory_bandwidth,
+                                  prompt_and_decode, read_write, read_write_rounds, warm_up)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -87,3 +89,61 @@ def test_plots_are_pngs():
                                  {"cache": fit, "nocache": fit}).startswith(PNG)
     assert plots.batch_plot({1: [0.01, 0.011], 8: [0.02]}).startswith(PNG)
     assert plots.bandwidth_plot([1e10, 1.1e10], [2e10]).startswith(PNG)
+
+
+def test_read_write_rounds_add_forward_passes_but_not_the_read_length(tiny, ids):
+    rounds = read_write_rounds(tiny, ids, read_tokens=32, write_tokens=4, warmup=0, forward_lengths=(8, 16, 32))
+    assert list(rounds.fns) == ["read", "write", "forward@8", "forward@16"]
+    assert forward_side(32, 32) == "read" and forward_side(8, 32) == "forward@8"
+    rounds.run(2)
+    assert all(len(v) == 2 and min(v) > 0 for v in rounds.samples.samples.values())
+    with pytest.raises(ValueError, match="need 200 token ids"):
+        read_write_rounds(tiny, ids, read_tokens=32, write_tokens=4, forward_lengths=(200,))
+
+
+def test_rewind_cache_gives_back_the_prefill_cache(tiny, ids):
+    import torch
+
+    with torch.no_grad():
+        out = forward_cached(tiny, ids[:, :10])
+        cache = output_cache(out)
+        before = [k.clone() for k, _ in ((layer.keys, layer.values) for layer in cache.layers)]
+        nbytes = cache_nbytes(cache)
+        for i in range(3):
+            cache = output_cache(forward_cached(tiny, ids[:, 10 + i:11 + i], cache))
+        assert cache.get_seq_length() == 13
+        rewind_cache(cache, 10)
+        assert cache.get_seq_length() == 10 and cache_nbytes(cache) == nbytes
+        assert all(torch.equal(a, layer.keys) for a, layer in zip(before, cache.layers))
+        # decoding on from the rewound cache computes what decoding from a fresh prefill computes
+        again = forward_cached(tiny, ids[:, 10:11], cache).logits
+        fresh = forward_cached(tiny, ids[:, 10:11], output_cache(forward_cached(tiny, ids[:, :10]))).logits
+        assert torch.allclose(again, fresh, atol=1e-6)
+    for bad in (-1, 12):
+        with pytest.raises(ValueError, match="cannot rewind a cache of 11 positions"):
+            rewind_cache(cache, bad)
+
+
+def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
+    warm_up(tiny, ids)
+    rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64).run(3)
+    assert list(rounds.fns) == ["prompt@8", "prompt@16", "context@64"]
+    view = latency_view(rounds, (8, 16), 64)
+    assert view["context"]["tokens"] == 64 and len(view["context"]["steps"]) == 3
+    assert all(len(s) == 3 and min(s) > 0 for s in view["context"]["steps"])
+    assert view["context"]["kv_bytes"] == 8 * view[8]["kv_bytes"]  # the cache stays at 64 positions
+    with pytest.raises(ValueError, match="need 500 token ids"):
+        latency_rounds(tiny, ids, (8,), decode_steps=1, context_tokens=500)
+
+
+def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, monkeypatch):
+    import claimcheck.llm.models as models
+
+    seen = []
+    real = models.forward_cached
+    monkeypatch.setattr(models, "forward_cached", lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw))
+    rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, warmup=0)
+    assert seen == [(1, 8), (4, 8)]  # one prefill per batch size, before any round
+    rounds.run(3)
+    assert seen[2:] == [(1, 1), (1, 1), (4, 1), (4, 1)] * 3  # every round: decode steps only
+    assert all(len(v) == 3 and min(v) > 0 for v in rounds.samples.samples.values())
