@@ -78,14 +78,13 @@ def format_value(value, unit: str = "") -> str:
 
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
-    import os
+    from claimcheck.load import busy_by_load, load_average
 
-    if "time" not in claim.needs or not hasattr(os, "getloadavg"):
+    load, cores = load_average() if "time" in claim.needs else (None, 0)
+    if load is None:
         return ""
-    load = os.getloadavg()[0]
-    cores = os.cpu_count() or 1
     busy = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)" \
-        if load > cores + 0.5 else ""
+        if busy_by_load(load, cores) else ""
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 

@@ -180,20 +180,13 @@ def machine_load(probe_repeats: int = 5) -> dict:
     ``probe_repeats`` timings of a fixed reference kernel (a 256x256 float32 matmul chain, ~5 ms):
     its median (seconds) and spread (max/min, 1.0 on a quiet machine; other work preempting us
     stretches some repeats). ``busy`` is True when the spread exceeds 1.5 or the load average
-    exceeds the cores by more than one (this process's own threads count in the load average).
+    is busy by the core's rule (:func:`claimcheck.load.busy_by_load`).
     """
-    import os
-
     import torch
 
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        load = None
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
+    from claimcheck.load import busy_by_load, load_average
+
+    load, cores = load_average()
     g = torch.Generator().manual_seed(0)
     a = torch.randn(256, 256, generator=g)
 
@@ -208,8 +201,8 @@ def machine_load(probe_repeats: int = 5) -> dict:
     reasons = []
     if spread > 1.5:
         reasons.append(f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs")
-    if load is not None and load > cores + 1:
-        reasons.append(f"1-min load average {load:.1f} on {cores} cores")
+    if by_load := busy_by_load(load, cores):
+        reasons.append(by_load)
     return {"loadavg_1m": None if load is None else round(load, 2), "cores": cores,
             "probe_s": statistics.median(times), "probe_spread": round(spread, 3),
             "busy": bool(reasons), "why": "; ".join(reasons)}
