@@ -72,17 +72,17 @@ class Profile:
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
 # interval covers the timing verdicts' 90% (claimcheck.llm.verdicts.LEVEL).
-_SHARED = dict(greedy_prompt=16, gen_lengths=(4, 16), ttft_prompts=(32, 256), decode_steps=8,
+_SHARED = dict(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), decode_steps=8,
                batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
                forward_lengths=(128, 256, 512), context_tokens=1000)
 
 PROFILES = {
-    "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=24, gen_repeats=5,
+    "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=16, gen_repeats=5,
                      timing_budget_s=8.0, assisted_new=16, **_SHARED),
     "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=7, greedy_new=48, gen_repeats=5,
                         timing_budget_s=20.0, assisted_new=32, **_SHARED),
     "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=7, greedy_prompt=16, greedy_new=256,
-                    gen_lengths=(4, 16), chapter_gen_lengths=(256, 768), gen_repeats=7,
+                    gen_lengths=(2, 8), chapter_gen_lengths=(256, 768), gen_repeats=7,
                     ttft_prompts=(32, 256, 1000), decode_steps=16,
                     batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024,
                     forward_lengths=(128, 256, 512, 1024), context_tokens=1000, timing_budget_s=60.0,
