@@ -59,7 +59,9 @@ class Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown).
 
         Raises:
-            ManuscriptError: the file is missing, unreadable or not UTF-8.
+            ManuscriptError: the file is missing, unreadable, not UTF-8, or empty (blank): a
+                manuscript with no text would report every claim's locator as drifted, which
+                says nothing about the chapter.
         """
         p = Path(path)
         try:
@@ -71,6 +73,9 @@ class Manuscript:
             line = raw.count(b"\n", 0, exc.start) + 1
             raise ManuscriptError(f"{p}: the manuscript is not UTF-8: line {line}, byte 0x{raw[exc.start]:02x} "
                                   f"({exc.reason}); save it as UTF-8") from None
+        if not text.strip():
+            raise ManuscriptError(f"{p}: the manuscript is empty ({len(raw)} bytes, no text); "
+                                  "is it the right file?")
         return cls.from_text(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"),
                              sha256=hashlib.sha256(raw).hexdigest())
 

@@ -33,7 +33,11 @@ class ToleranceError(ValueError):
 
 
 def _num(text: str) -> float:
-    return float(parse_decimal(text))
+    """A tolerance's number as a finite float; ``1e999`` is a finite decimal but overflows a float."""
+    x = float(parse_decimal(text))
+    if not math.isfinite(x):
+        raise ValueError(f"{text!r} is too large for a tolerance (beyond a float's range)")
+    return x
 
 
 def _fmt(x: float) -> str:

@@ -8,7 +8,8 @@ batches). ``full`` measures at the chapter's own sizes (read 512, write 511, pro
 where every form holds more strongly still; it decides C15.time/C16 at the shared generation
 lengths too, and generates the chapter's 256 and 768 tokens (with and without the cache) once, for
 the chapter's table of absolute times (C15.laptop): on a 2-core AVX2 CPU one uncached 768-token
-generation of GPT-2 small takes ~10 minutes (768 forward passes over 16..783 positions), so the
+generation of GPT-2 small takes ~10 minutes (768 forward passes over 16..783 positions; the
+256-token times are its first 256 steps, :func:`fixtures.speed.chapter_generation`), so the
 five rounds a 90% interval needs would take an hour.
 
 The size profile (``--claims-profile``) is not the *runner profile* (``--claims-runner``, the

@@ -118,6 +118,11 @@ def test_missing_manuscript_is_a_clear_error(tmp_path, registry):
     bad.write_bytes("déjà".encode("latin-1"))
     with pytest.raises(ManuscriptError, match="not UTF-8"):
         check_manuscript(bad, registry)
+    for blank in ("", "\ufeff \n\n"):
+        empty = tmp_path / "empty.md"
+        empty.write_text(blank, encoding="utf-8")
+        with pytest.raises(ManuscriptError, match=r"empty.md: the manuscript is empty \(\d+ bytes, no text\)"):
+            check_manuscript(empty, registry)
 
 
 # --- registry fields ----------------------------------------------------------------------------

@@ -369,3 +369,18 @@ def test_diff_a_passing_claim_that_vanished_is_a_regression(tmp_path):
     d = diff(load_result(a), load_result(b))
     assert [(c.id, c.kind) for c in d.changes] == [("C02", "regression")]
     assert [c.id for c in d.regressions] == ["C02"]
+
+
+def test_details_and_plots_of_the_wrong_type_are_dropped_and_every_page_still_renders(tmp_path, capsys):
+    bad = entry("C05", "passed", 21.0)
+    bad["details"], bad["plots"] = "ratio 21", {"png": "x"}
+    path = write(tmp_path / "claims.json", doc(entry("C01", "passed", 36.0), bad))
+    run = load_result(path)
+    assert run.claims["C05"]["details"] == {} and run.claims["C05"]["plots"] == []
+    assert run.issues == [f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
+                          f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored"]
+    assert main(["summary", str(path)]) == 0
+    assert "C05" in capsys.readouterr().out
+    assert main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 1  # rendered, with the warnings
+    err = capsys.readouterr().err
+    assert "field 'details' is a str" in err and "claims.html" in err

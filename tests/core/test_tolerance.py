@@ -87,3 +87,9 @@ def test_every_tolerance_type_says_how_far_a_value_may_move():
     assert Printed().move_limit(1.0, stated="0.10")[0] == pytest.approx(0.005)
     with pytest.raises(ValueError, match="needs a stated value"):
         Printed().move_limit(1.0)
+
+
+@pytest.mark.parametrize("text", [">=1e999", "<=-1e400", "abs:1e999", "range:0..1e999"])
+def test_a_number_beyond_a_floats_range_is_a_bad_tolerance_not_infinity(text):
+    with pytest.raises(ToleranceError, match="too large for a tolerance"):
+        parse_tolerance(text)

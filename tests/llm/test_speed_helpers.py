@@ -8,7 +8,7 @@ from claimcheck.llm import plots
 from claimcheck.llm.models import (cache_nbytes, forward_cached, output_cache, random_gpt2, rewind_cache,
                                    seeded_token_ids, tiny_config)
 from claimcheck.llm.speed import (BandwidthProbe, batch_rounds, batched_decode, binned_power_fit, fit_power_law,
-                                  forward_side, generate_times, latency_rounds, latency_view, memory_bandwidth,
+                                  forward_side, generate_times, latency_rounds, prefix_generation_times, latency_view, memory_bandwidth,
                                   prompt_and_decode, read_write, read_write_rounds, warm_up)
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -147,3 +147,19 @@ def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, mon
     rounds.run(3)
     assert seen[2:] == [(1, 1), (1, 1), (4, 1), (4, 1)] * 3  # every round: decode steps only
     assert all(len(v) == 3 and min(v) > 0 for v in rounds.samples.samples.values())
+
+
+def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypatch):
+    import claimcheck.llm.speed as speed
+
+    asked = []
+    real = speed.generation_rounds
+    monkeypatch.setattr(speed, "generation_rounds", lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup))
+    out = prefix_generation_times(tiny, ids[:, :8], (3, 12))
+    assert asked == [(12,)]  # the 3-token times come from the 12-token generations
+    assert set(out["seconds"]) == {"cache@3", "nocache@3", "cache@12", "nocache@12"}
+    for kind in ("cache", "nocache"):
+        assert 0 < out["seconds"][f"{kind}@3"] < out["seconds"][f"{kind}@12"]
+    assert out["how"]["nocache@3"] == "sum of the first 3 forward passes of the 12-token generation"
+    with pytest.raises(ValueError, match="at least 1 token"):
+        prefix_generation_times(tiny, ids[:, :8], ())
