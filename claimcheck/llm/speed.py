@@ -316,8 +316,9 @@ def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: in
 
 def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
     """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`); the
-    decode steps on a long context, where measured, under ``"context"``:
-    ``{"tokens": C, "steps": [[s, ...] per round], "kv_bytes": int}``."""
+    decode steps on a long context and their paired short ones, where measured, under ``"context"``:
+    ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
+    "short_tokens": S, "kv_bytes": int}``."""
     out = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
@@ -326,6 +327,8 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
     if context_tokens is not None:
         got = rounds.samples.samples[f"context@{context_tokens}"]
         out["context"] = {"tokens": context_tokens, "steps": [g["steps"] for g in got],
+                          "short_steps": [g["short_steps"] for g in got],
+                          "short_tokens": got[-1]["short_tokens"] if got else None,
                           "kv_bytes": got[-1]["kv_bytes"] if got else None}
     return out
 
@@ -341,11 +344,14 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     prompt, bytes in the model's dtype).
 
     ``context_tokens`` C adds side ``"context@C"``: ``decode_steps`` timed decode steps on a cache of
-    C positions, ``{"steps": [s, ...], "kv_bytes": int}``. That cache is filled once, by one prefill
-    before the rounds (not timed), and cut back to C positions after every round
-    (:func:`claimcheck.llm.models.rewind_cache`), so every round decodes from the same context at
+    C positions, each paired in time with one on a cache of the shortest prompt S (short, long,
+    short, long ...), ``{"steps": [s, ...], "short_steps": [s, ...], "short_tokens": S,
+    "kv_bytes": int}`` (``kv_bytes``: the long cache). Both caches are filled once, by one prefill
+    each before the rounds (not timed), and cut back after every round
+    (:func:`claimcheck.llm.models.rewind_cache`), so every round decodes from the same contexts at
     the cost of its decode steps alone: what a decode step costs depends on the cache's shape,
-    which is the same as after a fresh prefill.
+    which is the same as after a fresh prefill. The pairing keeps a drift of the machine's speed
+    out of the ratio of the two.
 
     Raises:
         ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``.
@@ -386,16 +392,33 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
 
     fns = {f"prompt@{L}": (lambda L=L: one(L)) for L in prompt_lengths}
     if context_tokens is not None:
+        short = min(prompt_lengths)
         with torch.no_grad():
-            o = forward_cached(model, ids[:, :context_tokens])
-        first, long_cache = o.logits[:, -1:].argmax(-1), output_cache(o)
-        kv_long = cache_nbytes(long_cache)
+            filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
+        first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
+        caches = {n: output_cache(o) for n, o in filled.items()}
+        kv_long = cache_nbytes(caches[context_tokens])
+
+        def step(n):
+            t0 = time.perf_counter()
+            o = forward_cached(model, nxt[n], caches[n])
+            nxt[n] = o.logits[:, -1:].argmax(-1)
+            sync_device(device)
+            return time.perf_counter() - t0
+
+        nxt: dict = {}
 
         def on_context():
+            nxt.update(first)
+            times: dict = {short: [], context_tokens: []}
             with torch.no_grad():
-                steps = decode(first, long_cache)
-            rewind_cache(long_cache, context_tokens)
-            return {"steps": steps, "kv_bytes": kv_long}
+                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                    for n in (short, context_tokens):
+                        times[n].append(step(n))
+            for n, cache in caches.items():
+                rewind_cache(cache, n)
+            return {"steps": times[context_tokens], "short_steps": times[short], "short_tokens": short,
+                    "kv_bytes": kv_long}
 
         fns[f"context@{context_tokens}"] = on_context
     return Rounds(fns, warmup=warmup, device=device)

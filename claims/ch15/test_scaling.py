@@ -194,9 +194,9 @@ def test_long_prompts_delay_first_token_long_answers_slow_tail(claim, latency_ti
 
 @pytest.mark.claim("C20")
 def test_decode_step_slows_with_context_kv_grows_linearly(claim, latency_timing):
-    """A decode step on the long context (its cache filled once; every round decodes from it) over
-    a decode step after the shortest prompt, measured in the same rounds; KV bytes per token
-    counted at every context."""
+    """A decode step on the long context over one on the shortest prompt's context, paired in time
+    (both caches filled once; every round decodes from them, short and long alternating); KV bytes
+    per token counted at every context."""
     l = latency_timing
     prompts, long = l["prompts"], l["context_tokens"]
     short = min(prompts)
@@ -205,9 +205,9 @@ def test_decode_step_slows_with_context_kv_grows_linearly(claim, latency_timing)
     kv[long] = data["context"]["kv_bytes"]
     per_token = {L: b / L for L, b in kv.items()}
 
-    def slowdown(rounds):  # median decode step on the long context / after the short prompt
+    def slowdown(rounds):  # median decode step on the long context / on the short one, paired
         return (_median(x for r in rounds for x in r[f"context@{long}"]["steps"])
-                / _median(x for r in rounds for x in r[f"prompt@{short}"]["steps"]))
+                / _median(x for r in rounds for x in r[f"context@{long}"]["short_steps"]))
 
     try:
         decide_timing(claim, l["rounds"], slowdown, budget_s=l["budget_s"], contexts=[short, long],

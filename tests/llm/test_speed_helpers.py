@@ -130,7 +130,8 @@ def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
     assert list(rounds.fns) == ["prompt@8", "prompt@16", "context@64"]
     view = latency_view(rounds, (8, 16), 64)
     assert view["context"]["tokens"] == 64 and len(view["context"]["steps"]) == 3
-    assert all(len(s) == 3 and min(s) > 0 for s in view["context"]["steps"])
+    assert all(len(s) == 3 and min(s) > 0 for s in view["context"]["steps"] + view["context"]["short_steps"])
+    assert view["context"]["short_tokens"] == 8  # paired with the shortest prompt's context
     assert view["context"]["kv_bytes"] == 8 * view[8]["kv_bytes"]  # the cache stays at 64 positions
     with pytest.raises(ValueError, match="need 500 token ids"):
         latency_rounds(tiny, ids, (8,), decode_steps=1, context_tokens=500)
