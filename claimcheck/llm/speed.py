@@ -367,6 +367,7 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     if ids.shape[1] < need:
         raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
+
     def decode(nxt, cache):
         steps = []
         for _ in range(decode_steps):
@@ -411,12 +412,14 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
         def on_context():
             nxt.update(first)
             times: dict = {short: [], context_tokens: []}
-            with torch.no_grad():
-                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
-                    for n in (short, context_tokens):
-                        times[n].append(step(n))
-            for n, cache in caches.items():
-                rewind_cache(cache, n)
+            try:
+                with torch.no_grad():
+                    for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                        for n in (short, context_tokens):
+                            times[n].append(step(n))
+            finally:  # a round cut short by an exception must not leave later rounds a longer context
+                for n, cache in caches.items():
+                    rewind_cache(cache, n)
             return {"steps": times[context_tokens], "short_steps": times[short], "short_tokens": short,
                     "kv_bytes": kv_long}
 
@@ -456,19 +459,20 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
             o = forward_cached(model, batch)
         return o.logits[:, -1:].argmax(-1), output_cache(o)
 
-    def one(first, cache):
-        nxt = first
-        with torch.no_grad():
-            sync_device(device)
-            t0 = time.perf_counter()
-            for _ in range(decode_steps):
-                o = forward_cached(model, nxt, cache)
-                nxt = o.logits[:, -1:].argmax(-1)
-                cache = output_cache(o)
-            sync_device(device)
-            dt = (time.perf_counter() - t0) / decode_steps
-        rewind_cache(cache, prompt_len)
-        return dt
+    def one(first, prefill_cache):
+        nxt, cache = first, prefill_cache
+        try:
+            with torch.no_grad():
+                sync_device(device)
+                t0 = time.perf_counter()
+                for _ in range(decode_steps):
+                    o = forward_cached(model, nxt, cache)
+                    nxt = o.logits[:, -1:].argmax(-1)
+                    cache = output_cache(o)
+                sync_device(device)
+                return (time.perf_counter() - t0) / decode_steps
+        finally:  # also after an exception: the next round decodes from prompt_len positions again
+            rewind_cache(prefill_cache, prompt_len)
 
     fns = {}
     for B in batch_sizes:

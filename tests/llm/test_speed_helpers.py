@@ -164,3 +164,33 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
     assert out["how"]["nocache@3"] == "sum of the first 3 forward passes of the 12-token generation"
     with pytest.raises(ValueError, match="at least 1 token"):
         prefix_generation_times(tiny, ids[:, :8], ())
+
+
+def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
+    rounds = {"context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64),
+              "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3, warmup=0)}
+    want = {"context@64": [8, 64, 9, 65, 10, 66], "batch@2": [8, 9, 10]}
+    for side, r in rounds.items():
+        calls = []
+
+        def boom(mod, args, kwargs):
+            calls.append(1)
+            if len(calls) == 3:
+                raise RuntimeError("transient")
+
+        h = tiny.register_forward_pre_hook(boom, with_kwargs=True)
+        try:
+            with pytest.raises(RuntimeError):
+                r.fns[side]()
+        finally:
+            h.remove()
+        seen = []
+        h = tiny.register_forward_pre_hook(
+            lambda mod, args, kwargs: seen.append(int(kwargs.get("cache", kwargs.get("past_key_values")).get_seq_length())),
+            with_kwargs=True)
+        try:
+            r.fns[side]()
+        finally:
+            h.remove()
+        assert seen == want[side], side  # the next round decodes from the prefilled lengths again
+
