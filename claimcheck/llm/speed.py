@@ -354,7 +354,8 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     out of the ratio of the two.
 
     Raises:
-        ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``.
+        ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``, or
+            ``context_tokens`` is not longer than the shortest prompt.
     Returns:
         :class:`~claimcheck.llm.timing.Rounds` with no round measured yet.
     """
@@ -366,7 +367,10 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     need = max(*prompt_lengths, context_tokens or 0)
     if ids.shape[1] < need:
         raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
-
+    if context_tokens is not None and context_tokens <= min(prompt_lengths):
+        # the short side is the shortest prompt's cache: at equal lengths both sides would step one
+        # cache twice per pair and share one list of steps (a slowdown of exactly 1)
+        raise ValueError(f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})")
 
     def decode(nxt, cache):
         steps = []

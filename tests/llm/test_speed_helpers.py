@@ -194,3 +194,8 @@ def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
             h.remove()
         assert seen == want[side], side  # the next round decodes from the prefilled lengths again
 
+
+@pytest.mark.parametrize("context_tokens", [8, 4])
+def test_latency_rounds_refuse_a_long_context_not_longer_than_the_shortest_prompt(tiny, ids, context_tokens):
+    with pytest.raises(ValueError, match="must exceed the shortest prompt"):
+        latency_rounds(tiny, ids, (8, 16), decode_steps=2, context_tokens=context_tokens)
