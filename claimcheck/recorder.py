@@ -80,7 +80,9 @@ def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
     from claimcheck.load import busy_by_load, load_average
 
-    load, cores = load_average() if "time" in claim.needs else (None, 0)
+    if "time" not in claim.needs:
+        return ""
+    load, cores = load_average()
     if load is None:
         return ""
     busy = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)" \

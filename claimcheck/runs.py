@@ -132,12 +132,11 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     if tol is not None and not isinstance(tol, str):
         run.issues.append(f"{where}: field 'tolerance' is {tol!r}, expected a string; ignored")
         e["tolerance"] = None
-    for name in ("details", "plots"):  # pages read these as an object and a list; anything else would crash them
-        want = dict if name == "details" else list
+    # the pages read these as an object and a list; anything else would crash them
+    for name, want, what in (("details", dict, "an object"), ("plots", list, "a list")):
         value = e.get(name)
         if value is not None and not isinstance(value, want):
-            run.issues.append(f"{where}: field '{name}' is a {type(value).__name__}, expected "
-                              f"{'an object' if want is dict else 'a list'}; ignored")
+            run.issues.append(f"{where}: field '{name}' is a {type(value).__name__}, expected {what}; ignored")
             e[name] = want()
     run.claims[cid] = e
 

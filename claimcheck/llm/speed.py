@@ -372,15 +372,18 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
         # cache twice per pair and share one list of steps (a slowdown of exactly 1)
         raise ValueError(f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})")
 
+    def timed_step(nxt, cache):  # one decode step: (seconds, the next token, the cache)
+        t0 = time.perf_counter()
+        o = forward_cached(model, nxt, cache)
+        nxt = o.logits[:, -1:].argmax(-1)
+        sync_device(device)
+        return time.perf_counter() - t0, nxt, output_cache(o)
+
     def decode(nxt, cache):
         steps = []
         for _ in range(decode_steps):
-            t0 = time.perf_counter()
-            o = forward_cached(model, nxt, cache)
-            nxt = o.logits[:, -1:].argmax(-1)
-            sync_device(device)
-            steps.append(time.perf_counter() - t0)
-            cache = output_cache(o)
+            dt, nxt, cache = timed_step(nxt, cache)
+            steps.append(dt)
         return steps
 
     def one(L):
@@ -404,23 +407,15 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
         caches = {n: output_cache(o) for n, o in filled.items()}
         kv_long = cache_nbytes(caches[context_tokens])
 
-        def step(n):
-            t0 = time.perf_counter()
-            o = forward_cached(model, nxt[n], caches[n])
-            nxt[n] = o.logits[:, -1:].argmax(-1)
-            sync_device(device)
-            return time.perf_counter() - t0
-
-        nxt: dict = {}
-
         def on_context():
-            nxt.update(first)
+            nxt = dict(first)
             times: dict = {short: [], context_tokens: []}
             try:
                 with torch.no_grad():
                     for _ in range(decode_steps):  # short, long, short, long ...: paired in time
                         for n in (short, context_tokens):
-                            times[n].append(step(n))
+                            dt, nxt[n], caches[n] = timed_step(nxt[n], caches[n])
+                            times[n].append(dt)
             finally:  # a round cut short by an exception must not leave later rounds a longer context
                 for n, cache in caches.items():
                     rewind_cache(cache, n)

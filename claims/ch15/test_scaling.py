@@ -137,8 +137,13 @@ def test_uncached_cost_grows_with_square_of_length(claim, generation_timing, for
         claim.plot(plots.generation_plot(s.samples, totals), "generation time vs length")
 
 
+def _step_median(rounds, side, key="steps"):
+    """Median decode step (seconds) of a latency side, its steps pooled over ``rounds``."""
+    return _median(x for r in rounds for x in r[side][key])
+
+
 def _latency(rounds, prompts, L):
-    return _median(r[f"prompt@{L}"]["ttft"] for r in rounds), _median(x for r in rounds for x in r[f"prompt@{L}"]["steps"])
+    return _median(r[f"prompt@{L}"]["ttft"] for r in rounds), _step_median(rounds, f"prompt@{L}")
 
 
 def _ratios(rounds, prompts):
@@ -149,12 +154,11 @@ def _ratios(rounds, prompts):
 
 
 def _latency_details(claim, l):
-    data = l["view"]()
-    ttft = {L: _median(data[L]["ttft"]) for L in l["prompts"]}
-    itl = {L: _median([x for rnd in data[L]["steps"] for x in rnd]) for L in l["prompts"]}
-    paired = {"short": _median([x for rnd in data["context"]["short_steps"] for x in rnd]),
-              "long": _median([x for rnd in data["context"]["steps"] for x in rnd]),
-              "contexts": [data["context"]["short_tokens"], l["context_tokens"]]}
+    rounds, context = l["rounds"].per_round(), f"context@{l['context_tokens']}"
+    lat = {L: _latency(rounds, l["prompts"], L) for L in l["prompts"]}
+    ttft, itl = {L: t for L, (t, _) in lat.items()}, {L: i for L, (_, i) in lat.items()}
+    paired = {"short": _step_median(rounds, context, "short_steps"), "long": _step_median(rounds, context),
+              "contexts": [min(l["prompts"]), l["context_tokens"]]}
     claim.detail(ttft_s=ttft, inter_token_latency_s=itl, paired_decode_step_s=paired, prompts=l["prompts"],
                  decode_steps=l["decode_steps"], long_context=l["context_tokens"], profile=l["profile"])
 
@@ -208,8 +212,7 @@ def test_decode_step_slows_with_context_kv_grows_linearly(claim, latency_timing)
     per_token = {L: b / L for L, b in kv.items()}
 
     def slowdown(rounds):  # median decode step on the long context / on the short one, paired
-        return (_median(x for r in rounds for x in r[f"context@{long}"]["steps"])
-                / _median(x for r in rounds for x in r[f"context@{long}"]["short_steps"]))
+        return _step_median(rounds, f"context@{long}") / _step_median(rounds, f"context@{long}", "short_steps")
 
     try:
         decide_timing(claim, l["rounds"], slowdown, budget_s=l["budget_s"], contexts=[short, long],
