@@ -297,9 +297,11 @@ class ClaimRecorder:
                 (counts, FLOPs) checked beside the timing; one outside its region fails the claim.
             **details: extra facts for the report (rounds, budget, the machine's load...).
 
-        Outcome: ``failed`` when an exact form fails or any interval lies wholly outside its bar;
-        ``passed`` when every interval lies inside its bar; else ``inconclusive``: skipped with
-        the intervals, or failed under ``--claims-strict-timing``. Machine-bound claims are
+        Outcome: ``failed`` when an exact form fails or any interval lies wholly outside its bar
+        (on a machine the ``load`` detail marks busy, such an interval makes the claim
+        ``inconclusive`` instead: load biases timing forms toward failing); ``passed`` when every
+        interval lies inside its bar; else ``inconclusive``: skipped with the intervals, or failed
+        under ``--claims-strict-timing``. Machine-bound claims are
         recorded and skipped as in :meth:`check`.
 
         Raises:
@@ -338,15 +340,22 @@ class ClaimRecorder:
             + [f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
                for n, d in conds.items()]
             + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact_rec.items()])
-        failed = [n for n, v in verdicts.items() if v == FAIL] + [n for n, d in exact_rec.items() if d["verdict"] == FAIL]
-        if failed:
+        load = details.get("load") or {}
+        timing_failed = [n for n, v in verdicts.items() if v == FAIL]
+        # On a busy machine a timing interval outside its bar is not a failure of the chapter:
+        # other work's stalls hit every operation alike, so they inflate short passes and decode
+        # steps more than long ones and bias growth and ratio forms toward failing (seen: C16's
+        # exponent [1.08, 1.31] and C13's latency ratio [0.60, 1.15] at a load of 4 on 2 cores, both
+        # passing idle). Exact forms are deterministic and fail whatever the load.
+        if [n for n, d in exact_rec.items() if d["verdict"] == FAIL] or (timing_failed and not load.get("busy")):
             self._store(value, "fail", summary)
             pytest.fail(self._message(value, summary), pytrace=False)
         if all(v == PASS for v in verdicts.values()):
             self._store(value, "pass", None)
             return
-        load = details.get("load") or {}
-        reason = (f"inconclusive: {summary}; after {details.get('rounds', ci.n)} rounds within a budget of "
+        distrusted = (f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
+                      "bias timing forms toward failing, so that is not taken as a failure") if timing_failed else ""
+        reason = (f"inconclusive: {summary}{distrusted}; after {details.get('rounds', ci.n)} rounds within a budget of "
                   f"{details.get('budget_s', '?')} s; machine load: {load.get('loadavg_1m', '?')} on "
                   f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "")
                   + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval.")

@@ -9,7 +9,8 @@ import pytest
 
 from tests.plugin.test_plugin import claim as registry_claim
 
-REGISTRY = "".join(registry_claim(i, stated="", unit="x", tol=">=10", needs='["time"]') for i in ("T1", "T2", "T3", "T4"))
+REGISTRY = "".join(registry_claim(i, stated="", unit="x", tol=">=10", needs='["time"]')
+                   for i in ("T1", "T2", "T3", "T4", "T5", "T6"))
 
 TESTS = """
 import itertools
@@ -17,8 +18,18 @@ import statistics
 
 import pytest
 
+import claimcheck.llm.timing as timing
 from claimcheck.llm.timing import Rounds
 from claimcheck.llm.verdicts import Condition, decide_timing
+
+QUIET = {"loadavg_1m": 0.5, "cores": 2, "probe_s": 0.002, "probe_spread": 1.05, "busy": False, "why": ""}
+BUSY = dict(QUIET, loadavg_1m=4.0, busy=True, why="1-min load average 4.0 on 2 cores")
+
+
+@pytest.fixture(autouse=True)
+def load(request, monkeypatch):  # the verdicts must not depend on the load of the machine running this test
+    busy = request.node.get_closest_marker("claim").args[0] in ("T5", "T6")
+    monkeypatch.setattr(timing, "machine_load", lambda: BUSY if busy else QUIET)
 
 
 def rounds_of(values):
@@ -49,6 +60,17 @@ def test_straddling(claim):
 def test_condition_fails_though_value_passes(claim):
     cond = Condition("flat", lambda rounds: 5.0, (0.0, 1.0), "a condition far outside its bar")
     decide_timing(claim, rounds_of([20.0, 21.0, 19.0]), median_x, conditions=[cond], budget_s=0.2)
+
+
+@pytest.mark.claim("T5")
+def test_clearly_below_on_a_busy_machine(claim):
+    decide_timing(claim, rounds_of([3.0, 4.0, 3.5, 2.5]), median_x, budget_s=0.2)
+
+
+@pytest.mark.claim("T6")
+def test_exact_form_fails_on_a_busy_machine_too(claim):
+    decide_timing(claim, rounds_of([20.0, 21.0, 19.0]), median_x, budget_s=0.2,
+                  exact={"count": (3, (4, 4), "a count that must be 4")})
 """
 
 
@@ -70,8 +92,12 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
     result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider")
     got, doc = outcomes(project)
     assert {k: v["outcome"] for k, v in got.items()} == {"T1": "passed", "T2": "failed", "T3": "inconclusive",
-                                                          "T4": "failed"}
-    assert doc["counts"] == {"passed": 1, "failed": 2, "inconclusive": 1}
+                                                          "T4": "failed", "T5": "inconclusive", "T6": "failed"}
+    assert doc["counts"] == {"passed": 1, "failed": 3, "inconclusive": 2}
+    # the same samples as T2, measured on a busy machine: a failing interval there is not trusted
+    assert got["T5"]["details"]["ci"]["high"] < 10
+    assert ("T5 lay outside the bar, but on a busy machine" in got["T5"]["reason"]
+            and "(busy: 1-min load average 4.0 on 2 cores)" in got["T5"]["reason"])
     ci = got["T3"]["details"]["ci"]
     assert ci["low"] < 10 < ci["high"] and ci["bar"] == "at least 10" and ci["rounds"] > 3  # more rounds were taken
     assert "inconclusive" in got["T3"]["reason"] and "machine load" in got["T3"]["reason"]
