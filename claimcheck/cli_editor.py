@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "check-manuscript", help="check a manuscript against the registry: drift and number audit",
         description="For every claim, find its locators in the manuscript and compare the numbers printed "
                     "there with the registry; list every number bound to no claim and not waived. "
-                    "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100%% or "
+                    "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100% or "
                     "a registry problem.")
     p.add_argument("manuscript", metavar="PATH", help="the manuscript (plain text or Markdown, UTF-8)")
     p.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",

@@ -133,7 +133,7 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
         if manuscript is not None else []
     return Row(
         id=str(entry["id"]), title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
-        outcome=outcome, chapter=chapter, statement="" if chapter else str(entry.get("locator") or ""),
+        outcome=outcome, chapter=chapter, statement="" if chapter or not entry.get("locator") else words.quoted(str(entry["locator"])),
         here=words.measured_value(entry), bar=words.bar_words(entry),
         margin=(words.Margin("its confidence interval straddles the bar", False, 0.0)
                 if words.ci_straddles(entry) else words.margin(entry)),

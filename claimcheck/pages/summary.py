@@ -63,7 +63,7 @@ def markdown(doc: dict) -> str:
         here = words.measured_value(e) or "—"
         if e.get("carried"):
             here += f" (run of {e['carried'].get('from')})"
-        chapter_value = words.chapter_value(e) or (f"「{e.get('locator')}」" if e.get("locator") else "")
+        chapter_value = words.chapter_value(e) or (words.quoted(str(e["locator"])) if e.get("locator") else "")
         lines.append("| " + " | ".join(_cell(x) for x in (
             f"**{e['id']}** {e.get('title') or ''}", badge(e.get("outcome", "")), chapter_value, here,
             words.bar_words(e), m.text if m else "", _short(words.reason_words(e)))) + " |")

@@ -57,6 +57,12 @@ def with_unit(text: str, unit: str | None) -> str:
     return f"{text} {unit}".strip()
 
 
+def quoted(locator: str) -> str:
+    """The chapter's words in corner brackets, 「...」, as the pages show a claim stated without a
+    number; a locator that already quotes the chapter's own 「...」 is not bracketed twice."""
+    return locator if locator.startswith("「") and locator.endswith("」") else f"「{locator}」"
+
+
 def chapter_value(entry: dict) -> str:
     """The chapter's value as printed, with its unit; "" when the chapter states the claim without a number."""
     stated = entry.get("stated")

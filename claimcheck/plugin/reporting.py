@@ -89,7 +89,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if sel.get("partial"):
         kept = f"; {len(sel['carried'])} other rows kept from the run of {sel.get('carried_from')}" if sel.get("carried") else ""
         why = f" ({sel['not_carried_because']})" if sel.get("not_carried_because") else ""
-        tr.write_line(f"this run selected {len(sel['selected'])} claims{kept}{why}")
+        n = len(sel['selected'])
+        tr.write_line(f"this run selected {n} claim{'' if n == 1 else 's'}{kept}{why}")
     if state.page_error:
         tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)

@@ -131,3 +131,10 @@ def test_the_runner_in_one_line():
     assert line == ("AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, GPU NVIDIA H100 80 GiB; Python 3.11.7, "
                     "torch 2.13.0, transformers 5.24.0, 2 threads")
     assert "no GPU" in words.runner_line({}) and words.runner_line({}).startswith("unknown CPU")
+
+
+def test_a_locator_is_bracketed_once():
+    from claimcheck.pages.words import quoted
+
+    assert quoted("总代价随长度平方增长") == "「总代价随长度平方增长」"
+    assert quoted("「第一个字出来要多久」") == "「第一个字出来要多久」"

@@ -130,7 +130,7 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
     full = json.loads(report(project).read_text(encoding="utf-8"))
     monkeypatch.setenv("C01_VALUE", "9")
     result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
-    result.stdout.fnmatch_lines(["*this run selected 1 claims; 3 other rows kept from the run of*"])
+    result.stdout.fnmatch_lines(["*this run selected 1 claim; 3 other rows kept from the run of*"])
     doc = json.loads(report(project).read_text(encoding="utf-8"))
     rows = {c["id"]: c for c in doc["claims"]}
     assert rows["C01"]["measured"] == 9.0 and "carried" not in rows["C01"]
