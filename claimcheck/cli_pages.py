@@ -61,6 +61,8 @@ def _report(args) -> int:
     if args.manuscript and not doc.get("manuscripts"):
         ms_problems.append(f"{args.json} names no manuscript check (run pytest with --claims-manuscript), "
                            f"so {args.manuscript} has no registry to be checked against")
+    if doc.get("read_note"):
+        print(f"note: {doc['read_note']}", file=sys.stderr)
     for p in problems + ms_problems:
         print(f"warning: {p}", file=sys.stderr)
     try:
@@ -83,6 +85,8 @@ def _summary(args) -> int:
     except ResultFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if doc.get("read_note"):
+        print(f"note: {doc['read_note']}", file=sys.stderr)
     for p in problems:
         print(f"warning: {p}", file=sys.stderr)
     if args.annotations:

@@ -20,16 +20,23 @@ from claimcheck.interval import parse_decimal, decimals_of
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
-    """Replace ``stated`` of the claims named in ``overrides`` (id -> printed number), in place.
+    """Replace ``stated`` of the claims named in ``overrides`` (``ch15:C10`` or ``C10`` -> printed
+    number), in place. A qualified name applies to its chapter only; a short id to any registry
+    that declares it (the run refuses one that several chapters declare).
 
-    Returns the ids found in this registry. Used by ``--claims-stated`` (and so by ``what-if``).
+    Returns the names applied in this registry. Used by ``--claims-stated`` (and so by ``what-if``).
     """
+    from claimcheck.keys import split
+
     found = set()
-    for cid, value in overrides.items():
+    for name, value in overrides.items():
+        chapter, cid = split(name)
+        if chapter is not None and chapter != registry.chapter_id:
+            continue
         claim = registry.claims.get(cid)
         if claim is not None:
             registry.claims[cid] = dataclasses.replace(claim, stated=value)
-            found.add(cid)
+            found.add(name)
     return found
 
 

@@ -350,6 +350,7 @@ class ManuscriptCheck:
     audit: Audit
     registry_issues: list[str]
     seconds: float
+    chapter: str = ""   # the registry's chapter id (claims are keyed chapter:id)
 
     def drift_for(self, claim_id: str) -> ClaimDrift | None:
         return next((d for d in self.drifts if d.claim_id == claim_id), None)
@@ -369,6 +370,7 @@ class ManuscriptCheck:
             "path": self.manuscript.path,
             "sha256": self.manuscript.sha256,
             "registry": self.registry_path,
+            "chapter": self.chapter,
             "ok": self.ok,
             "drift": {"claims": len(self.drifts), "failed": [d.claim_id for d in self.drifted],
                       "quotes": sum(len(d.checks) for d in self.drifts)},
@@ -396,7 +398,7 @@ def check_manuscript(manuscript, registry) -> ManuscriptCheck:
     drifts = [check_claim(ms, c) for c in registry.claims.values()]
     audit = audit_numbers(ms, drifts, registry.waivers)
     return ManuscriptCheck(ms, registry.path, drifts, audit, [str(i) for i in registry.issues],
-                           time.perf_counter() - t0)
+                           time.perf_counter() - t0, getattr(registry, "chapter_id", ""))
 
 
 def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:

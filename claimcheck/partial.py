@@ -18,7 +18,6 @@ Standard library only (``claimcheck diff`` uses :data:`NOT_SELECTED` in a CI job
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 
 #: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
@@ -60,48 +59,81 @@ def incomparable(new: dict, old: dict) -> str | None:
     return None
 
 
+def _append_other_chapters(doc: dict, old: dict, chapters_now: set) -> None:
+    """A run of one chapter (``pytest claims/ch16``) keeps the other chapters of the earlier report:
+    their chapter records, sections and claim entries are appended, each entry as not selected (so
+    the carrying below decides, by the same rules, whether it stands for this run)."""
+    other = [c for c in old.get("chapters") or [] if isinstance(c, dict) and c.get("id") not in chapters_now]
+    if not other or not chapters_now:
+        return
+    ids = {c["id"] for c in other}
+    doc.setdefault("chapters", []).extend(copy.deepcopy(other))
+    doc.setdefault("sections", []).extend(copy.deepcopy([s for s in old.get("sections") or []
+                                                         if isinstance(s, dict) and s.get("chapter") in ids]))
+    doc.setdefault("registries", []).extend(copy.deepcopy([r for r in old.get("registries") or []
+                                                           if isinstance(r, dict) and r.get("chapter_id") in ids]))
+    for e in old.get("claims") or []:
+        if isinstance(e, dict) and e.get("chapter") in ids:
+            stub = copy.deepcopy(e)
+            if not stub.get("carried") and not unselected(stub):
+                stub = {**stub, "selected": False, "outcome": "not-run", "reason": NOT_SELECTED}
+            doc["claims"].append(stub)
+    doc["manuscripts"] = (doc.get("manuscripts") or []) + copy.deepcopy(
+        [m for m in old.get("manuscripts") or [] if isinstance(m, dict) and m.get("chapter") in ids])
+
+
 def keep_unselected(doc: dict, previous_path) -> dict:
     """Return ``doc`` (a new ``claims.json`` document, changed in place) with the rows of the claims
     it did not select taken from the report at ``previous_path``, when that report can stand for
     them (see the module docstring). A run that selected every claim is returned unchanged.
 
-    Adds ``selection`` to the document: ``partial``, ``selected`` (ids run now), ``carried`` (ids
-    kept), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows were not
+    Rows are matched by key (``ch15:C18``, :mod:`claimcheck.keys`), so a run of one chapter keeps
+    the other chapters' rows. Adds ``selection`` to the document: ``partial``, ``selected`` (keys
+    run now), ``carried`` (keys kept), ``chapters`` (the chapters this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows were not
     kept, when so). A kept entry gets ``carried = {"from": time, "file": path}``, keeps this
     run's drift check, and ``selected`` false. Never raises on a bad earlier report: it is then
     simply not used.
     """
+    from claimcheck.keys import entry_key
+    from claimcheck.results import ResultFileError, read_document
+
     claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
+    path = Path(previous_path)
+    old = None
+    try:
+        old = read_document(path)
+    except ResultFileError as exc:
+        old_error = exc.message
+    chapters_now = {c.get("id") for c in doc.get("chapters") or [] if isinstance(c, dict)}
+    if old is not None:  # chapters of the earlier report that this run did not collect at all
+        _append_other_chapters(doc, old, chapters_now)
+        claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
     missing = [e for e in claims if unselected(e)]
     if not missing:
         return doc
-    selection = {"partial": True, "selected": [e["id"] for e in claims if not unselected(e)], "carried": []}
+    selection = {"partial": True, "selected": [entry_key(e) for e in claims if not unselected(e)], "carried": []}
+    if any(chapters_now):
+        selection["chapters"] = sorted(c for c in chapters_now if c)
     doc["selection"] = selection
-    path = Path(previous_path)
-    try:
-        old = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(old, dict) or not isinstance(old.get("claims"), list):
-            raise ValueError("not a claims report")
-    except FileNotFoundError:
-        selection["not_carried_because"] = f"there is no earlier report at {path}"
-        return doc
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        selection["not_carried_because"] = f"the earlier report {path} cannot be read ({exc})"
+    if old is None:
+        selection["not_carried_because"] = (f"there is no earlier report at {path}" if old_error == "no such file"
+                                            else f"the earlier report {path} cannot be read ({old_error})")
         return doc
     why = incomparable(doc, old)
     if why:
         selection["not_carried_because"] = f"the earlier report {path}: {why}"
         return doc
-    before = {e["id"]: e for e in old["claims"] if isinstance(e, dict) and isinstance(e.get("id"), str)}
+    before = {entry_key(e): e for e in old["claims"] if isinstance(e, dict) and entry_key(e)}
     changed = []
     for i, e in enumerate(doc["claims"]):
         if not isinstance(e, dict) or not unselected(e):
             continue
-        prev = before.get(e["id"])
+        key = entry_key(e)
+        prev = before.get(key)
         if prev is None or unselected(prev):
             continue
         if any(prev.get(k) != e.get(k) for k in _CLAIM_KEYS):
-            changed.append(e["id"])
+            changed.append(key)
             continue
         kept = copy.deepcopy(prev)
         carried = prev.get("carried") if isinstance(prev.get("carried"), dict) else None
@@ -111,7 +143,7 @@ def keep_unselected(doc: dict, previous_path) -> dict:
         if drift is not None:  # the drift check ran in this run: its result is the fresh one
             kept.setdefault("details", {})["drift"] = drift
         doc["claims"][i] = kept
-        selection["carried"].append(e["id"])
+        selection["carried"].append(key)
     if selection["carried"]:
         from claimcheck.outcomes import count
 

@@ -32,7 +32,19 @@ section       no        the id of the chapter section the claim sits in (a ``[[s
 note          no        free text for the report
 draft         no        true for a claim ``claimcheck init`` scaffolded and nobody has reviewed yet
                         (its unit, tolerance and needs are guesses; it has no test)
+formula       no        the chapter's own arithmetic: an expression over ``stated``, the keys of
+                        ``values`` and other claims' values (``C25.a_input``), evaluated by the core
+                        (:mod:`claimcheck.formula`) and judged against ``stated``; no test module
+conditions    no        comparisons that must hold too (``"read_tokens / read_s == read_tps"``)
+precision     no        how a formula reads printed numbers: ``printed`` (default: every value
+                        that rounds to it) or ``exact`` (list prices, counts)
 ============  ========  =====================================================================
+
+The ``[chapter]`` table names the chapter: ``id`` (``ch15``: lower case, digits, ``-``, ``_``;
+default the registry's folder name) is the first half of every claim's key (``ch15:C18``,
+:mod:`claimcheck.keys`), ``title``, ``language`` (of the manuscript: ``zh``, ``en``...),
+``manuscript`` (the manuscript's file name, by which ``check-manuscript`` finds this registry) and
+``id_pattern``.
 
 A locator binds the number it prints that equals the value it stands for (``locator`` stands
 for ``stated``); when it prints one number only, that number is bound whatever it says, so a
@@ -65,6 +77,7 @@ still loaded.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import tomllib
@@ -89,7 +102,8 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
-OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note", "draft")
+OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note", "draft",
+            "formula", "conditions", "precision")
 WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
 SECTION_FIELDS = ("id", "title", "heading")
 TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
@@ -138,6 +152,17 @@ class Claim:
     section: str | None = None
     note: str = ""
     draft: bool = False
+    formula: str | None = None          # the chapter's own arithmetic (claimcheck.formula)
+    conditions: tuple[str, ...] = ()
+    precision: str = "printed"
+    chapter: str = ""                   # the registry's chapter id (the first half of the claim's key)
+
+    @property
+    def key(self) -> str:
+        """The claim's key across the book: ``ch15:C18`` (:mod:`claimcheck.keys`)."""
+        from claimcheck.keys import qualify
+
+        return qualify(self.chapter, self.id)
 
     @property
     def base_id(self) -> str:
@@ -197,6 +222,23 @@ class Registry:
     invalid: dict[str, list[RegistryIssue]]
     waivers: list[Waiver] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)  # in the chapter's order
+
+    @property
+    def chapter_id(self) -> str:
+        """The chapter's id: ``[chapter] id`` when valid, else the registry's folder name (``ch15``)."""
+        from claimcheck.keys import CHAPTER_RE
+
+        cid = self.chapter.get("id")
+        if isinstance(cid, str) and CHAPTER_RE.match(cid):
+            return cid
+        folder = Path(self.path).resolve().parent.name.lower()
+        return folder if CHAPTER_RE.match(folder) else "chapter"
+
+    def key(self, claim_id: str) -> str:
+        """``claim_id`` qualified with this registry's chapter: ``C18`` -> ``ch15:C18``."""
+        from claimcheck.keys import qualify
+
+        return qualify(self.chapter_id, claim_id)
 
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
@@ -289,6 +331,7 @@ def load_registry(path: str | Path) -> Registry:
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
     id_pattern = _id_pattern(reg.chapter, shown, reg.issues)
+    _check_chapter(reg.chapter, shown, reg.issues)
     reg.runners = {}
     for name, runner in data.get("runners", {}).items():
         if isinstance(runner, dict):
@@ -318,7 +361,8 @@ def load_registry(path: str | Path) -> Registry:
             if cid and not cid.startswith("#"):
                 reg.invalid.setdefault(cid, []).extend(problems)
         else:
-            reg.claims[claim.id] = claim
+            reg.claims[claim.id] = dataclasses.replace(claim, chapter=reg.chapter_id)
+    _check_formula_references(reg)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.issues.extend(problems)
         reg.invalid.setdefault(cid, []).extend(problems)
@@ -421,6 +465,66 @@ def _load_tables(tables: list[_Table], path: str, reg: Registry, whole: Exceptio
         reg.issues.append(RegistryIssue(path, None, None, f"not valid TOML: {whole}"))
         return {}
     return data
+
+
+def _check_chapter(chapter: dict, path: str, issues: list) -> None:
+    """``[chapter] id``, ``manuscript`` and ``language``, when given, are usable strings."""
+    from claimcheck.keys import CHAPTER_RE
+
+    cid = chapter.get("id")
+    if cid is not None and (not isinstance(cid, str) or not CHAPTER_RE.match(cid)):
+        issues.append(RegistryIssue(path, None, "chapter.id", f"bad chapter id {cid!r}: lower-case letters, digits, "
+                                    "'-' and '_', starting with a letter (e.g. 'ch15'); it is the first half of "
+                                    "every claim's key (ch15:C18)"))
+    for name in ("manuscript", "language", "title"):
+        value = chapter.get(name)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            issues.append(RegistryIssue(path, None, f"chapter.{name}", f"must be a non-empty string, got {value!r}"))
+
+
+def _check_formula_references(reg: "Registry") -> None:
+    """A formula's ``C25.a_input`` names a claim of this registry and one of its values; a claim
+    whose formula names an unknown value becomes invalid (its issue names the claim and field)."""
+    for cid in list(reg.claims):
+        claim = reg.claims[cid]
+        problems = []
+        for fld, texts in (("formula", [claim.formula] if claim.formula else []), ("conditions", claim.conditions)):
+            for text in texts:
+                for name in formula_names(text, fld == "conditions"):
+                    why = _unknown_name(reg, claim, name)
+                    if why:
+                        problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
+        if problems:
+            reg.issues.extend(problems)
+            reg.invalid.setdefault(cid, []).extend(problems)
+            del reg.claims[cid]
+
+
+def formula_names(text: str, condition: bool) -> tuple[str, ...]:
+    from claimcheck.formula import parse
+
+    return parse(text, condition=condition).names
+
+
+def split_reference(name: str) -> tuple[str | None, str]:
+    """``"C25.a_input"`` -> ``("C25", "a_input")``; ``"C30.text.p_much"`` -> ``("C30.text", "p_much")``;
+    ``"read_s"`` -> ``(None, "read_s")``."""
+    if "." not in name:
+        return None, name
+    claim_id, value = name.rsplit(".", 1)
+    return claim_id, value
+
+
+def _unknown_name(reg: "Registry", claim: "Claim", name: str) -> str | None:
+    ref, value = split_reference(name)
+    if ref is None:
+        known = ["stated", *claim.values]
+        return None if value in known else f"no value {value!r} in this claim{_suggest(value, known)} (known: {', '.join(known)})"
+    other = reg.claims.get(ref)
+    if other is None:
+        return f"{name!r} names claim {ref!r}, which the registry does not declare{_suggest(ref, reg.claims)}"
+    known = ["stated", *other.values]
+    return None if value in known else f"claim {ref} has no value {value!r}{_suggest(value, known)}"
 
 
 def _id_pattern(chapter: dict, path: str, issues: list):
@@ -565,6 +669,7 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sect
     if not isinstance(note, str):
         bad("note", "must be a string")
 
+    formula, conditions, precision = _validate_formula(entry, bad)
     if stated == "" and tolerance is not None and tolerance.needs_stated:
         bad("tolerance", f"{tol_text!r} compares with the stated value, but 'stated' is empty (the "
                          "chapter prints no number here): use a bound such as '>=X', '<=X' or 'range:A..B'")
@@ -576,8 +681,44 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sect
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
         quotes=MappingProxyType(quotes),
         reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, section=section, note=note,
-        draft=draft,
+        draft=draft, formula=formula, conditions=conditions, precision=precision,
     ), []
+
+
+def _validate_formula(entry: dict, bad) -> tuple[str | None, tuple[str, ...], str]:
+    """``formula``, ``conditions`` and ``precision`` of a claim: parsed once here, so a formula that
+    cannot be evaluated is a registry problem naming the claim and the field."""
+    from claimcheck.formula import PRECISIONS, FormulaError, parse
+
+    formula = entry.get("formula")
+    if formula is not None:
+        try:
+            parse(formula if isinstance(formula, str) else "")
+        except FormulaError as exc:
+            bad("formula", str(exc))
+            formula = None
+    conditions = entry.get("conditions", [])
+    if isinstance(conditions, str):
+        conditions = [conditions]
+    good: list[str] = []
+    if not isinstance(conditions, list):
+        bad("conditions", 'must be a list of comparisons, e.g. ["read_tokens / read_s == read_tps"]')
+    else:
+        for text in conditions:
+            try:
+                parse(text if isinstance(text, str) else "", condition=True)
+                good.append(text.strip())
+            except FormulaError as exc:
+                bad("conditions", str(exc))
+        if good and formula is None and "formula" not in entry:
+            bad("conditions", "conditions need a 'formula' (the value judged against 'stated')")
+    precision = entry.get("precision", "printed")
+    if precision not in PRECISIONS:
+        bad("precision", f"must be one of {', '.join(PRECISIONS)}, got {precision!r}")
+        precision = "printed"
+    elif "precision" in entry and formula is None and "formula" not in entry:
+        bad("precision", "only a claim with a 'formula' reads its numbers with a precision")
+    return formula, tuple(good), precision
 
 
 def _check_locator(locator: str, fld: str, printed: str, bad) -> bool:

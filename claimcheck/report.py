@@ -118,6 +118,11 @@ class ClaimRow:
     locations: list = field(default_factory=list)  # [{"test", "file", "line"}] (line 1-based) of its tests
     plots: list = field(default_factory=list)      # [(name, base64 PNG)] its tests drew
     registry_line: int | None = None               # 1-based line of its ``id = ...`` in the registry
+    key: str = ""                                  # chapter:id (claimcheck.keys); the row's identity
+    chapter: str = ""                              # the registry's chapter id
+
+    def __post_init__(self):
+        self.key = self.key or self.id
 
 
 class ResultCollector:
@@ -156,19 +161,23 @@ class ResultCollector:
             else:
                 entry["reason"] = ""
 
-    def measured_display(self, claim_id: str) -> str | None:
-        """The measured value a test of ``claim_id`` recorded so far in this run (for drift reports)."""
+    def measured_display(self, key: str) -> str | None:
+        """The measured value a test of the claim ``key`` (``ch15:C18``) recorded so far in this run
+        (for drift reports)."""
         for t in self.tests.values():
-            if t["id"] == claim_id and t["record"].get("measured_display"):
+            if t["id"] == key and t["record"].get("measured_display"):
                 return t["record"]["measured_display"]
         return None
 
     def rows(self, registries) -> list[ClaimRow]:
-        """One :class:`ClaimRow` per registry id (registry order), merged with test results."""
+        """One :class:`ClaimRow` per registry claim (registries in the order given, each in its own
+        order), keyed by ``chapter:id`` (tests record the key: two chapters' C10 stay apart),
+        merged with test results."""
         rows: dict[str, ClaimRow] = {}
         for reg in registries:
             for cid in reg.all_ids:
-                row = rows.setdefault(cid, ClaimRow(cid, reason=NOT_SELECTED))
+                key = reg.key(cid)
+                row = rows.setdefault(key, ClaimRow(cid, reason=NOT_SELECTED, key=key, chapter=reg.chapter_id))
                 row.registry_line = id_lines(reg.path).get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
@@ -179,7 +188,12 @@ class ResultCollector:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
-            row = rows.setdefault(t["id"], ClaimRow(t["id"], reason="not in any loaded registry"))
+            if t["id"] not in rows:
+                from claimcheck.keys import split
+
+                chapter, cid = split(t["id"])
+                rows[t["id"]] = ClaimRow(cid, reason="not in any loaded registry", key=t["id"], chapter=chapter or "")
+            row = rows[t["id"]]
             row.tests.append(nodeid)
             row.duration_s += t["duration"]
             if t.get("location") and t.get("kind") not in ("drift", "placeholder", "audit"):
@@ -233,21 +247,30 @@ def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for r in rows:
         for n, (name, b64) in enumerate(r.plots, start=1):
-            rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.id)}-{n}.png"
+            rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.key)}-{n}.png"
             write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
-            out.setdefault(r.id, []).append({"name": name, "file": rel})
+            out.setdefault(r.key, []).append({"name": name, "file": rel})
     return out
 
 
-def build_json(rows, registries, runner: dict, settings, profile: dict, started: float, plots=None) -> dict:
+def build_json(rows, registries, runner: dict, settings, profile: dict, started: float, plots=None,
+               chapter_profiles: dict | None = None) -> dict:
     """Return the ``claims.json`` document (see the module docstring for the outcomes).
 
-    ``plots``: ``{claim id: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
+    ``plots``: ``{claim key: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
+    ``chapter_profiles``: ``{chapter id: size profile}`` (``{}`` for a chapter that used no kit
+    sizes); default: ``profile`` for every chapter.
+    Each claim entry has ``key`` (``ch15:C18``), ``chapter`` and ``id`` (the chapter's own id);
+    sections carry their chapter; ``chapters`` lists the chapters in the run's order.
     """
+    from claimcheck.results import SCHEMA
+
     claims = []
     for r in rows:
         rec = r.record
         claims.append({
+            "key": r.key,
+            "chapter": r.chapter,
             "id": r.id,
             "outcome": r.outcome,
             "title": rec.get("title"),
@@ -269,11 +292,12 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
             "locations": r.locations,
             "registry_line": r.registry_line,
-            "plots": (plots or {}).get(r.id, []),
+            "plots": (plots or {}).get(r.key, []),
+            **({"formula": rec["formula"]} if rec.get("formula") else {}),
         })
     counts = count_outcomes(c["outcome"] for c in claims)
     return {
-        "schema": 1,
+        "schema": SCHEMA,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.time() - started, 1),
         "runner": runner,
@@ -281,12 +305,18 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
                      "device": settings.device, "strict_timing": settings.strict_timing,
                      "sources": dict(settings.sources)},
         "profile": profile,
-        "registries": [{"path": reg.path, "chapter": reg.chapter, "runners": reg.runners,
+        "chapters": [{"id": reg.chapter_id, "title": str(reg.chapter.get("title") or reg.chapter_id),
+                      "language": str(reg.chapter.get("language") or ""), "registry": reg.path,
+                      "manuscript": str(reg.chapter.get("manuscript") or ""),
+                      "profile": (chapter_profiles or {}).get(reg.chapter_id, profile) if chapter_profiles is not None
+                      else profile}
+                     for reg in registries],
+        "registries": [{"path": reg.path, "chapter": reg.chapter, "chapter_id": reg.chapter_id, "runners": reg.runners,
                         "issues": [str(i) for i in reg.issues],
                         "problems": [{"claim": i.claim_id, "field": i.field, "message": str(i),
                                       "line": id_lines(reg.path).get(i.claim_id or "")} for i in reg.issues]}
                        for reg in registries],
-        "sections": [{"id": sec.id, "title": sec.title, "heading": sec.heading}
+        "sections": [{"id": sec.id, "chapter": reg.chapter_id, "title": sec.title, "heading": sec.heading}
                      for reg in registries for sec in getattr(reg, "sections", [])],
         "counts": counts,
         "claims": claims,

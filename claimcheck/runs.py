@@ -19,11 +19,11 @@ Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-t
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.keys import split as split_key
 from claimcheck.outcomes import BROKEN, HELD, OUTCOMES, VERDICT_RANK
 from claimcheck.partial import unselected
 
@@ -32,20 +32,14 @@ VERDICT_FAIL = BROKEN
 NOT_IN_FILE = "not in this results file"
 
 
-class ResultFileError(Exception):
-    """A results file that cannot be used at all; ``str()`` names the file and says what is wrong."""
-
-    def __init__(self, path, message: str):
-        super().__init__(f"{path}: {message}")
-        self.path = str(path)
-        self.message = message
+from claimcheck.results import ResultFileError, read_document  # noqa: F401 - ResultFileError is this module's API too
 
 
 @dataclass
 class RunResult:
-    """One ``claims.json``: its runner fingerprint and its claims by id (file order kept).
+    """One ``claims.json``: its runner fingerprint and its claims by key (``ch15:C18``; file order kept).
 
-    ``claims`` maps id -> the entry as written by :func:`claimcheck.report.build_json`, with
+    ``claims`` maps key -> the entry as written by :func:`claimcheck.report.build_json`, with
     ``outcome`` checked (``invalid`` when unusable) and ``measured`` a float, ``[lo, hi]``, a string
     such as ``"inf"``, a bool, or None. ``issues`` lists problems with single entries.
     """
@@ -57,6 +51,7 @@ class RunResult:
     claims: dict[str, dict] = field(default_factory=dict)
     issues: list[str] = field(default_factory=list)
     label: str = ""
+    notes: list[str] = field(default_factory=list)  # how the file was read (e.g. an older schema)
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -75,32 +70,12 @@ def load_result(path) -> RunResult:
             not an object). Problems of single entries do not raise; they go to ``issues``.
     """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ResultFileError(p, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultFileError(p, f"cannot be read ({exc})") from None
-    if not text.strip():
-        raise ResultFileError(p, "is empty (an interrupted run or upload?)")
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        hint = "; the file ends early: truncated?" if not text.rstrip().endswith(("}", "]")) else ""
-        raise ResultFileError(p, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}{hint})") from None
-    if not isinstance(doc, dict):
-        raise ResultFileError(p, f"top level is a JSON {type(doc).__name__}, expected an object "
-                                 "with 'runner' and 'claims' (is it a claimcheck claims.json?)")
-    claims = doc.get("claims")
-    if not isinstance(claims, list):
-        what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
-        raise ResultFileError(p, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
-    runner = doc.get("runner", {})
-    if not isinstance(runner, dict):
-        raise ResultFileError(p, f"field 'runner' is a {type(runner).__name__}, expected an object")
+    doc = read_document(p)
     settings = doc.get("settings") if isinstance(doc.get("settings"), dict) else {}
-    run = RunResult(path=str(p), runner=runner, settings=settings, generated=doc.get("generated"))
-    for n, entry in enumerate(claims):
+    run = RunResult(path=str(p), runner=doc.get("runner", {}), settings=settings, generated=doc.get("generated"))
+    if doc.get("read_note"):
+        run.notes.append(doc["read_note"])
+    for n, entry in enumerate(doc["claims"]):
         _add_entry(run, n, entry)
     return run
 
@@ -110,15 +85,17 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     if not isinstance(entry, dict):
         run.issues.append(f"{where}: entry is a {type(entry).__name__}, expected an object; skipped")
         return
-    cid = entry.get("id")
-    if not isinstance(cid, str) or not cid.strip():
-        run.issues.append(f"{where}: field 'id' is missing or not a string ({cid!r}); entry skipped")
+    from claimcheck.keys import entry_key
+
+    if not isinstance(entry.get("id"), str) or not entry["id"].strip():
+        run.issues.append(f"{where}: field 'id' is missing or not a string ({entry.get('id')!r}); entry skipped")
         return
+    cid = entry_key(entry)
     where = f"{run.path}: claim {cid}"
     if cid in run.claims:
         run.issues.append(f"{where}: field 'id' appears twice (claims[{n}]); the first entry is kept")
         return
-    e = dict(entry)
+    e = dict(entry, key=cid)
     if e.get("outcome") not in OUTCOMES:
         run.issues.append(f"{where}: field 'outcome' is {e.get('outcome')!r}, expected one of {', '.join(OUTCOMES)}")
         e["reason"] = f"unusable outcome {e.get('outcome')!r} in the results file"
@@ -146,7 +123,15 @@ def _is_number(x) -> bool:
 
 
 def _measured_ok(m) -> bool:
-    if m is None or isinstance(m, (str, bool)) or _is_number(m):
+    """A measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
+    JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
+    if isinstance(m, str):
+        try:
+            float(m)
+        except ValueError:
+            return False
+        return True
+    if m is None or isinstance(m, bool) or _is_number(m):
         return True
     return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
 
@@ -280,12 +265,12 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
 def matrix_json(m: Matrix) -> dict:
     """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
     return {
-        "schema": 1,
+        "schema": 2,
         "runners": [{"label": r.label, "path": r.path, "generated": r.generated, "runner": r.runner,
                      "settings": r.settings, "counts": r.counts()} for r in m.runs],
         "errors": list(m.errors),
         "split": m.split_ids,
-        "claims": [{"id": row.id, "title": row.title, "stated": row.stated, "unit": row.unit,
+        "claims": [{"key": row.id, "chapter": split_key(row.id)[0], "id": split_key(row.id)[1], "title": row.title, "stated": row.stated, "unit": row.unit,
                     "tolerance": row.tolerance, "split": row.split, "differs": row.differs,
                     "cells": {run.label: {"outcome": c.outcome, "measured": c.measured,
                                           "measured_display": c.display, "reason": c.reason}

@@ -78,7 +78,11 @@ def pytest_claimcheck_report_dir(config, report_dir):
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_claimcheck_size_profile(config):
+def pytest_claimcheck_size_profile(config, registry, items):
+    """The kit's sizes, for a chapter whose tests use them (the ``claims_profile`` fixture, which
+    every model and timing fixture builds on); None for a chapter that measures nothing with the kit."""
+    if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
+        return None
     from claimcheck.llm.profiles import get
 
     return get(settings_of(config).size_profile).as_dict()

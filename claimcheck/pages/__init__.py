@@ -31,7 +31,9 @@ def claims_page(doc: dict, base_dir, manuscripts=(), test_log: str | None = None
 def manuscript_view_of(check, doc: dict | None, waivers=(), claims_href: str = "claims.html",
                        href: str = "manuscript.html") -> manuscript_view.ManuscriptView:
     """The :class:`~claimcheck.pages.manuscript_view.ManuscriptView` of a manuscript check and a run's claims."""
-    entries = {e["id"]: e for e in (doc or {}).get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)}
+    chapter = getattr(check, "chapter", "")
+    entries = {e["id"]: e for e in (doc or {}).get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)
+               and (not chapter or e.get("chapter") in (None, chapter))}
     return manuscript_view.build(check, entries, claims_href, waivers, href)
 
 
@@ -64,6 +66,9 @@ def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, lis
     from claimcheck.registry import load_registry
 
     out, problems = [], []
+    if override and len(doc.get("manuscripts") or []) > 1:
+        problems.append(f"--manuscript {override}: the report names {len(doc['manuscripts'])} manuscripts (one per "
+                        "chapter); only the first is replaced")
     for m in doc.get("manuscripts") or []:
         if not isinstance(m, dict) or not m.get("registry") or not (override or m.get("path")):
             problems.append(f"manuscripts entry without a path or a registry: {m!r:.120}")
@@ -83,7 +88,8 @@ def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, lis
 
 def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
     """Write the pages of a run beside its ``claims.json``: ``claims.html`` and, per manuscript
-    check, ``manuscript.html`` (then ``manuscript-2.html``...). Every file is written atomically.
+    check, ``manuscript.html`` (with several chapters: ``manuscript-<chapter>.html`` each). Every
+    file is written atomically.
 
     Args:
         doc: the ``claims.json`` document (its ``test_log`` is relative to the JSON's folder).
@@ -99,10 +105,14 @@ def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
     folder = json_path.parent
     claims_html = Path(claims_html) if claims_html else folder / "claims.html"
     views, written = [], []
+    several = len({getattr(c, "chapter", "") for c, _ in checks}) > 1
     for n, (check, waivers) in enumerate(checks):
-        page = folder / ("manuscript.html" if n == 0 else f"manuscript-{n + 1}.html")
+        chapter = getattr(check, "chapter", "")
+        page = folder / (f"manuscript-{chapter}.html" if several and chapter else
+                         "manuscript.html" if n == 0 else f"manuscript-{n + 1}.html")
         view = manuscript_view_of(check, doc, waivers, claims_href=relative_href(claims_html, page),
                                   href=relative_href(page, claims_html))
+        view.chapter = chapter
         lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
         write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang))
         views.append(view)
@@ -141,6 +151,9 @@ def load_document(path) -> tuple[dict, list[str]]:
     run = load_result(p)
     if not isinstance(doc, dict):  # pragma: no cover - load_result rejects it first
         raise ResultFileError(p, "not a claims report")
+    from claimcheck.results import upgrade
+
+    upgrade(doc, p)
     doc["claims"] = list(run.claims.values())
     return doc, list(run.issues)
 

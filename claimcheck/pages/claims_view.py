@@ -1,8 +1,10 @@
 """The claims page's content, built from a ``claims.json`` document alone (plus its plot files).
 
-One :class:`Row` per registry claim, grouped by the chapter's sections in the chapter's order
-(``sections`` of the document, from the registry's ``[[sections]]``); claims without a section
-come last. Everything a row says is said by :mod:`claimcheck.pages.words`.
+The page opens with one :class:`Chapter` row per chapter of the run (the book); then one
+:class:`Row` per registry claim, chapter by chapter, grouped by each chapter's sections in the
+chapter's order (``sections`` of the document, from the registry's ``[[sections]]``); a chapter's
+claims without a section come last in it. Everything a row says is said by
+:mod:`claimcheck.pages.words`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ class Plot:
 @dataclass
 class Row:
     id: str
+    key: str              # chapter:id, the row's identity (claimcheck.keys)
+    anchor: str           # its HTML id (words.anchor)
     title: str
     note: str
     outcome: str
@@ -65,6 +69,30 @@ class Section:
     heading: str
     rows: list[Row]
     href: str = ""   # the heading's line in the manuscript page
+    chapter: str = ""
+    first_of_chapter: bool = False  # the page puts the chapter's heading above it
+
+    @property
+    def anchor(self) -> str:
+        return f"section-{self.chapter}-{self.id}" if self.chapter else f"section-{self.id}"
+
+
+@dataclass
+class Chapter:
+    """One chapter's line of the book table: title, counts by outcome, manuscript coverage, link."""
+
+    id: str
+    title: str
+    counts: list[tuple[str, int]]
+    profile: str
+    manuscript: str = ""       # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
+    manuscript_href: str = ""
+    drifted: int = 0
+    carried: int = 0           # rows kept from an earlier run
+
+    @property
+    def anchor(self) -> str:
+        return f"chapter-{self.id}"
 
 
 @dataclass
@@ -79,6 +107,7 @@ class ClaimsView:
     counts: list[tuple[str, int]]
     sentences: list[str]
     sections: list[Section]
+    chapters: list[Chapter]
     needs: list[tuple[str, str]]     # (filter key, label) of the needs present
     outcomes: list[str]              # outcomes present, in the vocabulary's order
     problems: list[str]
@@ -131,8 +160,12 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     links = [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])] \
         if manuscript is not None else []
+    from claimcheck.keys import entry_key
+
+    key = entry_key(entry) or str(entry["id"])
     return Row(
-        id=str(entry["id"]), title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
+        id=str(entry["id"]), key=key, anchor=words.anchor(key),
+        title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
         outcome=outcome, chapter=chapter, statement="" if chapter or not entry.get("locator") else words.quoted(str(entry["locator"])),
         here=words.measured_value(entry), bar=words.bar_words(entry),
         margin=(words.Margin("its confidence interval straddles the bar", False, 0.0)
@@ -145,20 +178,46 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
     )
 
 
-def _profile_words(doc: dict) -> str:
-    prof = doc.get("profile") or {}
+def _profile_words(doc: dict, chapter: dict | None = None) -> str:
+    """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
+    prof = (chapter or {}).get("profile") if chapter is not None and "profile" in chapter else doc.get("profile") or {}
     if isinstance(prof, dict) and prof.get("description"):
         return str(prof["description"])
     from claimcheck.runs import settings_size_profile
 
-    return str(settings_size_profile(doc.get("settings")) or "?")
+    size = settings_size_profile(doc.get("settings")) or "?"
+    if chapter is not None and "profile" in chapter:
+        return f"{size} (its claims use no model sizes)"
+    return str(size)
+
+
+def chapters_of(doc: dict) -> list[dict]:
+    """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else one
+    made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
+    out: list[dict] = [dict(c) for c in doc.get("chapters") or [] if isinstance(c, dict) and c.get("id")]
+    if not out:
+        for reg in doc.get("registries") or []:
+            if isinstance(reg, dict):
+                info = reg.get("chapter") if isinstance(reg.get("chapter"), dict) else {}
+                cid = reg.get("chapter_id") or info.get("id")
+                if cid:
+                    out.append({"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")})
+    seen = {c["id"] for c in out}
+    for e in doc.get("claims") or []:
+        ch = e.get("chapter") if isinstance(e, dict) else None
+        if ch and ch not in seen:
+            out.append({"id": str(ch), "title": str(ch)})
+            seen.add(ch)
+    return out or [{"id": "", "title": ""}]
 
 
 def _selection_words(doc: dict) -> str:
     sel = doc.get("selection") or {}
     if not isinstance(sel, dict) or not sel.get("partial"):
         return ""
-    ran = sel.get("selected") or []
+    ran = [str(k) for k in sel.get("selected") or []]
+    if len({k.split(":", 1)[0] for k in ran}) == 1:  # one chapter: its short ids are clear
+        ran = [k.split(":", 1)[-1] for k in ran]
     text = f"This run selected {len(ran)} of {len(doc.get('claims') or [])} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
     if sel.get("carried"):
         text += f" {len(sel['carried'])} rows are kept from the run of {sel.get('carried_from', '?')} and marked so."
@@ -180,35 +239,52 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
     base = Path(base_dir)
     runner = doc.get("runner") if isinstance(doc.get("runner"), dict) else {}
     entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-    manuscript = manuscripts[0] if manuscripts else None
-    declared = [s for s in doc.get("sections") or [] if isinstance(s, dict) and s.get("id")]
-    sections = {s["id"]: Section(str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [])
-                for s in declared}
-    other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [])
-    for n, e in enumerate(entries):
-        sec = sections.get(e.get("section"), other)
-        sec.rows.append(_row(e, n, runner, base, manuscript))
-    ordered = [s for s in (*sections.values(), other) if s.rows]
-    for n, row in enumerate(r for s in ordered for r in s.rows):  # the chapter's order, for sorting back to it
+    chapters = chapters_of(doc)
+    by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
+    single = len(chapters) == 1
+    ordered: list[Section] = []
+    book: list[Chapter] = []
+    for ch in chapters:
+        cid = ch["id"]
+        mine = [e for e in entries if (e.get("chapter") or "") == cid or (single and not e.get("chapter"))]
+        manuscript = by_chapter_ms.get(cid) or (manuscripts[0] if single and manuscripts else None)
+        declared = [s for s in doc.get("sections") or [] if isinstance(s, dict) and s.get("id")
+                    and (s.get("chapter") or cid) == cid]
+        sections = {s["id"]: Section(str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [],
+                                     chapter=cid) for s in declared}
+        other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
+        for n, e in enumerate(mine):
+            sec = sections.get(e.get("section"), other)
+            sec.rows.append(_row(e, n, runner, base, manuscript))
+        these = [s for s in (*sections.values(), other) if s.rows]
+        if these:
+            these[0].first_of_chapter = True
+        if manuscript is not None:
+            for s in these:  # a section's heading links to the first line of its first claim in the text
+                lines = [ln for r in s.rows for ln, _ in r.text_links]
+                if lines:
+                    s.href = f"{manuscript.href}#L{min(lines)}"
+        ordered += these
+        rows = [r for s in these for r in s.rows]
+        book.append(Chapter(
+            cid, str(ch.get("title") or cid), list(oc.count(r.outcome for r in rows).items()), _profile_words(doc, ch),
+            manuscript=(f"{len(manuscript.marks)} numbers, {manuscript.bound} bound, {manuscript.counts.get('waived', 0)} "
+                        f"waived, {manuscript.counts.get('unbound', 0)} unbound, "
+                        f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
+            manuscript_href=manuscript.href if manuscript is not None else "",
+            drifted=sum(1 for r in rows if r.drift), carried=sum(1 for r in rows if r.carried)))
+    for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
-    if manuscript is not None:
-        for s in ordered:  # a section's heading links to the first line of its first claim in the text
-            lines = [ln for r in s.rows for ln, _ in r.text_links]
-            if lines:
-                s.href = f"{manuscript.href}#L{min(lines)}"
+    manuscript = manuscripts[0] if manuscripts else None
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
-    chapter = ""
-    for reg in doc.get("registries") or []:
-        if isinstance(reg, dict) and isinstance(reg.get("chapter"), dict) and reg["chapter"].get("title"):
-            chapter = str(reg["chapter"]["title"])
-            break
+    chapter = book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters"
     problems = [str(i) for reg in doc.get("registries") or [] if isinstance(reg, dict) for i in reg.get("issues") or []]
     return ClaimsView(
-        title="claimcheck: the chapter's claims on this runner",
+        title="claimcheck: the chapter's claims on this runner" if len(book) == 1 else "claimcheck: the book's claims on this runner",
         chapter=chapter, generated=str(doc.get("generated") or ""), wall_s=doc.get("wall_s"),
         runner=words.runner_line(runner), profile=_profile_words(doc), weights=words.weights_line(runner),
-        counts=list(counts.items()), sentences=words.outcome_sentences(entries, runner), sections=ordered,
+        counts=list(counts.items()), sentences=words.outcome_sentences(entries, runner), sections=ordered, chapters=book,
         needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
         outcomes=[o for o in oc.OUTCOMES if o in counts], problems=problems,
         test_log=test_log if test_log is not None else str(doc.get("test_log") or ""),

@@ -68,6 +68,7 @@ class ManuscriptView:
     problems: list[str] = field(default_factory=list)   # drift without a place, waiver problems, registry issues
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
+    chapter: str = ""                       # the chapter id of the registry it was checked against
 
     @property
     def bound(self) -> int:
@@ -93,8 +94,10 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
 
     Args:
         check: a :class:`claimcheck.manuscript.ManuscriptCheck`.
-        entries: the claims of ``claims.json`` by id (may be empty: then bound numbers are ``not-run``).
-        claims_href: the claims page, relative to the manuscript page (rows are ``#claim-<id>``).
+        entries: the claims of ``claims.json`` of the check's chapter, by id (may be empty: then
+            bound numbers are ``not-run``).
+        claims_href: the claims page, relative to the manuscript page (rows are
+            ``#claim-<chapter>-<id>``, :func:`claimcheck.pages.words.anchor`).
         waivers: the registry's :class:`claimcheck.registry.Waiver` list (for the reasons on hover).
     """
     ms = check.manuscript
@@ -124,8 +127,10 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
                 outcome = oc.worse(outcome, (entries.get(c) or {}).get("outcome", oc.NOT_RUN)) \
                     if (entries.get(c) or {}).get("outcome") in oc.OUTCOMES else outcome
             state = STATE_OF_OUTCOME[outcome]
+        from claimcheck.keys import qualify
+
         marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(lines),
-                          f"{claims_href}#claim-{cids[0]}"))
+                          f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), cids[0]))}"))
     # the text, cut at the marks, line by line
     lines: list[list] = [[]]
     pos = 0
@@ -156,4 +161,5 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
     for m in marks:
         for c in m.claims:
             by_claim.setdefault(c, []).append(m)
-    return ManuscriptView(ms.path, ms.sha256, check.registry_path, lines, marks, counts, problems, by_claim, href)
+    return ManuscriptView(ms.path, ms.sha256, check.registry_path, lines, marks, counts, problems, by_claim, href,
+                          getattr(check, "chapter", ""))

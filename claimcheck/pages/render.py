@@ -31,6 +31,9 @@ def environment():
         keep_trailing_newline=True,
     )
     env.filters["outcome_label"] = oc.label
+    from claimcheck.pages.words import anchor
+
+    env.filters["anchor"] = anchor
     env.tests["string"] = lambda x: isinstance(x, str)
     return env
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
-from claimcheck.runs import settings_size_profile
 
 #: how each outcome shows in Markdown (GitHub renders the emoji)
 MARK = {oc.PASSED: "✅", oc.FAILED: "❌", oc.INCONCLUSIVE: "❔", oc.NEAR_TIE: "🟡", oc.ERROR: "💥",
@@ -47,17 +46,43 @@ def markdown(doc: dict) -> str:
     outcome, and a table with a row for every claim id."""
     if is_matrix(doc):
         return _matrix_markdown(doc)
+    from claimcheck.pages.claims_view import _profile_words, chapters_of
+
     entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
     runner = doc.get("runner") if isinstance(doc.get("runner"), dict) else {}
     counts = oc.count(e.get("outcome") for e in entries)
-    chapter = next((r["chapter"].get("title") for r in doc.get("registries") or []
-                    if isinstance(r, dict) and isinstance(r.get("chapter"), dict) and r["chapter"].get("title")), "")
-    lines = [f"### claimcheck{': ' + chapter if chapter else ''}", "",
+    chapters = chapters_of(doc)
+    title = chapters[0]["title"] if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
+    lines = [f"### claimcheck{': ' + title if title else ''}", "",
              " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items()), "",
-             f"Runner: {words.runner_line(runner)}  ",
-             f"Profile: {(doc.get('profile') or {}).get('description') or settings_size_profile(doc.get('settings')) or '?'}", ""]
+             f"Runner: {words.runner_line(runner)}  "]
+    if len(chapters) == 1:
+        lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
+    else:
+        lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
+        for ch in chapters:
+            mine = [e for e in entries if e.get("chapter") == ch["id"]]
+            lines.append("| " + " | ".join(_cell(x) for x in (
+                f"**{ch['id']}** {ch.get('title') or ''}", " · ".join(f"{badge(o)} {n}" for o, n in
+                                                                     oc.count(e.get("outcome") for e in mine).items()),
+                _profile_words(doc, ch))) + " |")
+        lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
-    lines += ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
+    sel = doc.get("selection") or {}
+    if isinstance(sel, dict) and sel.get("partial"):
+        lines.append(f"- This run ran {len(sel.get('selected') or [])} claims; {len(sel.get('carried') or [])} rows "
+                     f"are carried from the run of {sel.get('carried_from') or '?'} (counts include them)")
+    several = len(chapters) > 1
+    for ch in chapters:
+        mine = [e for e in entries if (e.get("chapter") or "") == ch["id"] or (not several and not e.get("chapter"))]
+        if several:
+            lines += ["", f"#### {ch['id']}: {ch.get('title') or ''}"]
+        lines += _claim_table(mine)
+    return "\n".join(lines) + "\n"
+
+
+def _claim_table(entries: list[dict]) -> list[str]:
+    lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
     for e in entries:
         m = words.margin(e)
         here = words.measured_value(e) or "—"
@@ -67,7 +92,7 @@ def markdown(doc: dict) -> str:
         lines.append("| " + " | ".join(_cell(x) for x in (
             f"**{e['id']}** {e.get('title') or ''}", badge(e.get("outcome", "")), chapter_value, here,
             words.bar_words(e), m.text if m else "", _short(words.reason_words(e)))) + " |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _matrix_markdown(doc: dict) -> str:
@@ -84,7 +109,7 @@ def _matrix_markdown(doc: dict) -> str:
         cells = c.get("cells") or {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
-        row = [f"**{c.get('id')}**{flag} {c.get('title') or ''}",
+        row = [f"**{c.get('key') or c.get('id')}**{flag} {c.get('title') or ''}",
                words.with_unit(str(c.get("stated") or ""), c.get("unit"))]
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
@@ -134,7 +159,10 @@ def annotations(doc: dict, base=".") -> list[str]:
     base = Path(base)
     out: list[str] = []
     registries = [r for r in doc.get("registries") or [] if isinstance(r, dict)]
-    registry = str(registries[0].get("path")) if registries else None
+    registry_of = {str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): str(r.get("path"))
+                   for r in registries if r.get("path")}
+    first_registry = str(registries[0].get("path")) if registries else None
+    several = len(registry_of) > 1
     for reg in registries:
         problems = reg.get("problems")
         if isinstance(problems, list):
@@ -148,7 +176,8 @@ def annotations(doc: dict, base=".") -> list[str]:
     for e in doc.get("claims") or []:
         if not isinstance(e, dict) or not isinstance(e.get("id"), str):
             continue
-        cid, outcome = e["id"], e.get("outcome")
+        cid, outcome = words.claim_name(e, several), e.get("outcome")
+        registry = registry_of.get(str(e.get("chapter") or ""), first_registry)
         drift = (e.get("details") or {}).get("drift")
         if isinstance(drift, dict):
             for q in drift.get("quotes") or []:

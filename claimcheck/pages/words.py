@@ -63,6 +63,12 @@ def quoted(locator: str) -> str:
     return locator if locator.startswith("「") and locator.endswith("」") else f"「{locator}」"
 
 
+def anchor(key: str) -> str:
+    """The HTML id of a claim's row: ``ch15:C18`` -> ``claim-ch15-C18`` (no ``:``, which CSS
+    selectors would need escaped), the same on every page that links to it."""
+    return "claim-" + str(key).replace(":", "-")
+
+
 def chapter_value(entry: dict) -> str:
     """The chapter's value as printed, with its unit; "" when the chapter states the claim without a number."""
     stated = entry.get("stated")
@@ -381,8 +387,16 @@ def weights_line(runner: dict) -> str:
     return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
 
 
+def claim_name(entry: dict, several_chapters: bool) -> str:
+    """How a page names a claim: its id (``C18``), or its key (``ch15:C18``) where chapters mix."""
+    from claimcheck.keys import entry_key
+
+    return (entry_key(entry) or str(entry.get("id"))) if several_chapters else str(entry.get("id"))
+
+
 def _ids(entries, limit: int = 8) -> str:
-    ids = [e["id"] for e in entries]
+    several = len({e.get("chapter") for e in entries}) > 1
+    ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.items import (AuditItem, DriftItem, ModuleErrorItem, PlaceholderItem, RegistryErrorItem,
-                                     RegistryFile)
+from claimcheck.plugin.items import (AuditItem, DriftItem, FormulaItem, ModuleErrorItem, PlaceholderItem,
+                                     RegistryErrorItem, RegistryFile)
 from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, registry_for, run_state, stated_record
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
@@ -38,7 +38,8 @@ def pytest_make_collect_report(collector):
 
     message = f"{collector.path}: the test module cannot be collected: {first_error_line(report.longrepr)}"
     ids = claim_ids_in_file(collector.path)
-    items = [ModuleErrorItem.from_parent(collector, name=f"{cid} [module error]", claim_id=cid, message=message)
+    items = [ModuleErrorItem.from_parent(collector, name=f"{cid} [module error]", claim_id=cid, message=message,
+                                         key=reg.key(cid), chapter=reg.chapter_id)
              for cid in ids] or [ModuleErrorItem.from_parent(collector, name="[module error]", claim_id=None,
                                                              message=message + " (it names no claim)")]
     return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
@@ -67,6 +68,9 @@ def pytest_collection_modifyitems(session, config, items):
     """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
     state = run_state(config)
     covered: dict[str, set] = {}
+    for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
+        covered.setdefault(state.registry(rf.path).path, set()).update(
+            i.claim_id for i in getattr(rf, "formula_items", ()))
     for item in items:
         if isinstance(item, ModuleErrorItem) and item.claim_id:  # its claim is covered: by an error
             reg = registry_for(config, Path(item.path))
@@ -74,11 +78,11 @@ def pytest_collection_modifyitems(session, config, items):
                 covered.setdefault(reg.path, set()).add(item.claim_id)
             continue
         cid = claim_marker_id(item)
-        if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem)):
+        if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem, FormulaItem)):
             continue
-        item.user_properties.append((CLAIM_ID_KEY, cid))
-        item.extra_keyword_matches.add(cid)  # so that `-k C18` selects the claim's tests
         reg = registry_for(config, Path(item.path))
+        item.user_properties.append((CLAIM_ID_KEY, reg.key(cid) if reg is not None else cid))
+        add_keywords(item, reg, cid)
         if reg is None:
             continue
         covered.setdefault(reg.path, set()).add(cid)
@@ -97,15 +101,14 @@ def pytest_collection_modifyitems(session, config, items):
             if cid in done:
                 continue
             ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
+            add_keywords(ph, reg, cid)
             ph.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
             for need in claim.needs:
                 if need in NEED_MARKERS:
                     ph.add_marker(NEED_MARKERS[need])
             items.append(ph)
-    unknown = set(state.overrides) - state.overridden
-    if unknown:
-        raise pytest.UsageError(f"claimcheck: --claims-stated names {', '.join(sorted(unknown))}, which no collected "
-                                "registry holds")
+    _check_overrides(state)
+    _check_manuscript_binding(config, state)
     # drift checks and the audit run last, so a drift report can show what the claim measured
     items[:] = ([i for i in items if not isinstance(i, (DriftItem, AuditItem))]
                 + [i for i in items if isinstance(i, (DriftItem, AuditItem))])
@@ -115,6 +118,40 @@ def pytest_collection_modifyitems(session, config, items):
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+
+
+def add_keywords(item, reg, cid: str) -> None:
+    """``-k C18``, ``-k ch15:C18`` and ``-k ch15`` select the claim's tests (and its placeholder)."""
+    item.extra_keyword_matches.add(cid)
+    if reg is not None:
+        item.extra_keyword_matches.update((reg.key(cid), reg.chapter_id))
+
+
+def _check_overrides(state) -> None:
+    """Every ``--claims-stated`` name is a claim of a collected registry, and a short id (``C10``)
+    names one chapter's claim only (``ch15:C10`` says which)."""
+    from claimcheck.keys import ClaimKeyError, resolve
+
+    keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
+    for name in state.overrides:
+        try:
+            resolve(name, keys)
+        except ClaimKeyError as exc:
+            raise pytest.UsageError(f"claimcheck: --claims-stated names {name}: {exc}") from None
+
+
+def _check_manuscript_binding(config, state) -> None:
+    """With several chapters, ``--claims-manuscript`` binds to the chapter whose ``[chapter]
+    manuscript`` names the file; one that names none of them is a usage error (a silent binding
+    to the wrong chapter would turn all its claims into drift)."""
+    if not state.settings.manuscript or len(state.registries) < 2:
+        return
+    if not any(state.manuscript_bound.values()):
+        names = ", ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in state.registries.values())
+        raise pytest.UsageError(f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
+                                f"{len(state.registries)} chapters and the file is none of their manuscripts "
+                                f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
+                                "name the file as its registry does")
 
 
 class KeepRegistryErrors:

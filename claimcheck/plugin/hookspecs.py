@@ -27,6 +27,9 @@ def pytest_claimcheck_report_dir(config, report_dir):
 
 
 @hookspec(firstresult=True)
-def pytest_claimcheck_size_profile(config) -> dict | None:
-    """Return the run's size profile as a JSON-ready dict (``name``, ``description`` and the sizes)
-    for ``claims.json``, or None. The first non-None answer wins."""
+def pytest_claimcheck_size_profile(config, registry, items) -> dict | None:
+    """Return the size profile that one chapter's claims ran with, as a JSON-ready dict (``name``,
+    ``description`` and the sizes) for ``claims.json``, or None when the kit's sizes played no part
+    in them. ``registry``: the chapter's :class:`~claimcheck.registry.Registry`; ``items``: its
+    collected test items, or None where they are not known (the pytest-xdist controller). The first
+    non-None answer wins."""

@@ -45,7 +45,9 @@ class HtmlReport:
         cid = props.get(CLAIM_ID_KEY, "")
         rec = decode_record(props.get(RECORD_KEY) or {})
         href = self._claims_href()
-        claim = (f'<a href="{html.escape(href)}#claim-{html.escape(cid)}">{html.escape(cid)}</a>'
+        from claimcheck.pages.words import anchor
+
+        claim = (f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
                  if cid and href else html.escape(cid))
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"

@@ -42,23 +42,48 @@ class RegistryFile(pytest.File):
                        for cid in scan(self.path.parent)]
         for n, issue in enumerate(issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
-            item = RegistryErrorItem.from_parent(self, name=name, issue=issue)
+            item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
             self.error_items.append(item)
             yield item
-        if settings_of(self.config).manuscript:
+        self.formula_items = []
+        for cid, claim in reg.claims.items():
+            if claim.formula:
+                item = FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid, registry=reg)
+                self.formula_items.append(item)
+                yield item
+        if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
             for cid in reg.claims:
-                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid)
+                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
             yield AuditItem.from_parent(self, name="manuscript [audit]")
+
+
+def manuscript_binds(config, reg) -> bool:
+    """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter
+    (the editor's copy may have any name); with several chapters, when the registry's ``[chapter]
+    manuscript`` has the file's name. Recorded in the run's state (``manuscript_bound``)."""
+    from claimcheck.plugin.options import registries_of_args
+
+    state = run_state(config)
+    if reg.path not in state.manuscript_bound:
+        chapters = registries_of_args(config)
+        if len(chapters) <= 1:
+            binds = True
+        else:
+            named = reg.chapter.get("manuscript")
+            binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+        state.manuscript_bound[reg.path] = binds
+    return state.manuscript_bound[reg.path]
 
 
 class RegistryErrorItem(pytest.Item):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
-    def __init__(self, *, issue, **kwargs):
+    def __init__(self, *, issue, registry=None, **kwargs):
         super().__init__(**kwargs)
         self.issue = issue
         if issue.claim_id and not issue.claim_id.startswith("#"):
-            self.user_properties.append((CLAIM_ID_KEY, issue.claim_id))
+            key = registry.key(issue.claim_id) if registry is not None else issue.claim_id
+            self.user_properties.append((CLAIM_ID_KEY, key))
         self.user_properties.append((KIND_KEY, "registry-error"))
 
     def runtest(self):
@@ -79,7 +104,8 @@ class PlaceholderItem(pytest.Item):
     def __init__(self, *, claim_id, **kwargs):
         super().__init__(**kwargs)
         self.claim_id = claim_id
-        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "placeholder")]
+        reg = run_state(self.config).registry(self.path)
+        self.user_properties += [(CLAIM_ID_KEY, reg.key(claim_id)), (KIND_KEY, "placeholder")]
 
     def runtest(self):
         skip_here("not-run: no test yet")
@@ -97,14 +123,15 @@ class ModuleErrorItem(pytest.Item):
     no claim yields one item without an id.
     """
 
-    def __init__(self, *, claim_id, message, **kwargs):
+    def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
         super().__init__(**kwargs)
         self.claim_id = claim_id
         self.message = message
         self.user_properties.append((KIND_KEY, "module-error"))
         if claim_id:
-            self.user_properties.append((CLAIM_ID_KEY, claim_id))
-            self.extra_keyword_matches.add(claim_id)  # -k C05 selects it like the test it stands for
+            self.user_properties.append((CLAIM_ID_KEY, key or claim_id))
+            # -k C05 (or ch15:C05, ch15) selects it like the test it stands for
+            self.extra_keyword_matches.update(k for k in (claim_id, key, chapter) if k)
 
     def runtest(self):
         raise ModuleError(self.message)
@@ -145,10 +172,11 @@ class DriftItem(_ManuscriptItem):
     and line in ``details["drift"]``). A passing drift check never upgrades the claim's outcome.
     """
 
-    def __init__(self, *, claim_id, **kwargs):
+    def __init__(self, *, claim_id, key, **kwargs):
         super().__init__(**kwargs)
         self.claim_id = claim_id
-        self.user_properties += [(CLAIM_ID_KEY, claim_id), (KIND_KEY, "drift")]
+        self.key = key
+        self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "drift")]
 
     def runtest(self):
         from claimcheck.editor import drift_failure_message
@@ -157,7 +185,7 @@ class DriftItem(_ManuscriptItem):
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
         reg = run_state(self.config).registry(self.path)
-        measured = run_state(self.config).collector.measured_display(self.claim_id)
+        measured = run_state(self.config).collector.measured_display(self.key)
         record = stated_record(reg.claims[self.claim_id])
         record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
         self.user_properties.append((RECORD_KEY, encode_record(record)))
@@ -186,5 +214,54 @@ class AuditItem(_ManuscriptItem):
         return self.path, 0, self.name
 
 
+class FormulaItem(pytest.Item):
+    """A claim that needs no code: its registry ``formula`` and ``conditions`` over the chapter's
+    printed numbers, evaluated by the core (:func:`claimcheck.formula.evaluate_claim`) and judged
+    by the recorder like any measured value (the tolerance, the margin, the message)."""
+
+    def __init__(self, *, claim_id, registry, **kwargs):
+        super().__init__(**kwargs)
+        from claimcheck.plugin.collection import NEED_MARKERS, add_keywords
+
+        self.claim_id = claim_id
+        claim = registry.claims[claim_id]
+        self.user_properties += [(CLAIM_ID_KEY, registry.key(claim_id)), (KIND_KEY, "formula"),
+                                 (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula}))]
+        add_keywords(self, registry, claim_id)
+        for need in claim.needs:
+            if need in NEED_MARKERS:
+                self.add_marker(NEED_MARKERS[need])
+
+    def runtest(self):
+        from claimcheck.fingerprint import describe
+        from claimcheck.formula import evaluate_claim
+        from claimcheck.plugin.state import fingerprint_of
+        from claimcheck.recorder import ClaimRecorder
+
+        reg = run_state(self.config).registry(self.path)
+        claim = reg.claims[self.claim_id]
+        s = settings_of(self.config)
+        recorder = ClaimRecorder(claim, self, s.runner_profile, describe(fingerprint_of(self.config)), reg.runners,
+                                 strict_timing=s.strict_timing)
+        result = evaluate_claim(claim, reg)  # a FormulaError is an error of the claim, not a verdict
+        recorder.detail(formula=claim.formula, precision=claim.precision,
+                        conditions={text: sides for text, _, sides in result.conditions})
+        for text, holds, sides in result.conditions:
+            recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
+        recorder.check(result.value)
+
+    def repr_failure(self, excinfo):
+        from claimcheck.formula import FormulaError
+
+        if excinfo.errisinstance(FormulaError):
+            return f"formula error: {excinfo.value}"
+        if excinfo.errisinstance(pytest.fail.Exception):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem)
+REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem, FormulaItem)

@@ -27,10 +27,11 @@ def pytest_sessionfinish(session, exitstatus):
         from claimcheck.partial import keep_unselected
         from claimcheck.report import write_plots
 
-        profile = config.hook.pytest_claimcheck_size_profile(config=config) or {}
+        chapter_profiles = _chapter_profiles(config, session, regs)
+        profile = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
         doc = build_json(state.rows, regs, fp, state.settings, profile, state.started,
-                         plots=write_plots(state.rows, report_dir))
+                         plots=write_plots(state.rows, report_dir), chapter_profiles=chapter_profiles)
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
             doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
@@ -40,6 +41,21 @@ def pytest_sessionfinish(session, exitstatus):
         write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
+
+
+def _chapter_profiles(config, session, regs) -> dict:
+    """``{chapter id: the size profile its tests ran with}`` (``{}``: its claims used no kit sizes)."""
+    from claimcheck.plugin.state import registry_for
+
+    collected = getattr(session, "items", None) or []
+    items: dict[str, list | None] = {reg.path: [] if collected else None for reg in regs}
+    for item in collected:
+        reg = registry_for(config, Path(item.path))
+        if reg is not None and reg.path in items:
+            items[reg.path].append(item)
+    return {reg.chapter_id: config.hook.pytest_claimcheck_size_profile(config=config, registry=reg,
+                                                                       items=items[reg.path]) or {}
+            for reg in regs}
 
 
 def _relative(path: Path, folder: Path) -> str:

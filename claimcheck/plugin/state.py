@@ -40,6 +40,7 @@ class RunState:
     page_error: str = ""                # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
     untested: dict[str, set] = field(default_factory=dict)  # registry path -> its ids no collected test covers
+    manuscript_bound: dict[str, bool] = field(default_factory=dict)  # registry path -> --claims-manuscript is its text
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -54,8 +55,18 @@ class RunState:
                 from claimcheck.editor import apply_overrides
 
                 self.overridden |= apply_overrides(reg, self.overrides)
+            self._check_chapter(reg)
             self.registries[key] = reg
         return self.registries[key]
+
+
+    def _check_chapter(self, reg: Registry) -> None:
+        """Two registries of one run with the same chapter id would share every key: a usage error."""
+        for other in self.registries.values():
+            if other.chapter_id == reg.chapter_id:
+                raise pytest.UsageError(f"claimcheck: {reg.path} and {other.path} both declare chapter "
+                                        f"{reg.chapter_id!r} ([chapter] id, or the folder's name): every claim key "
+                                        "(chapter:id) must name one claim; give each chapter its own id")
 
 
 STATE = pytest.StashKey[RunState]()

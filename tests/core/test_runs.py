@@ -356,11 +356,11 @@ def test_merge_and_diff_files_written_by_real_runs(pytester, monkeypatch, tmp_pa
         pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-report-dir", f"runs/{name}")
         files.append(str(pytester.path / "runs" / name / "claims.json"))
     assert main(["diff", *files]) == 1
-    assert "REGRESSION C01  passed -> failed" in capsys.readouterr().out
+    assert "REGRESSION claims:C01  passed -> failed" in capsys.readouterr().out
     out = tmp_path / "m.html"
     assert main(["merge", *files, "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert '<tr id="claim-C01" class="split differs">' in page and "17.2×" in page and "36 KiB/token" in page
+    assert '<tr id="claim-claims-C01" class="split differs">' in page and "17.2×" in page and "36 KiB/token" in page
 
 
 def test_diff_a_passing_claim_that_vanished_is_a_regression(tmp_path):

@@ -22,24 +22,24 @@ def test_one_row_per_registry_claim_in_the_chapters_order(full_run, parse, shipp
     page = render(full_run)
     reg = shipped_registry
     rows = rows_of(page, parse)
-    assert sorted(r["data-id"] for r in rows) == sorted(reg.claims)  # every id, exactly once
+    assert sorted(r["data-id"] for r in rows) == sorted(reg.key(c) for c in reg.claims)  # every claim, exactly once
     assert len({r["data-id"] for r in rows}) == len(rows)
     sections = [s["data-section"] for s in parse(page).find("tbody", class_="section")]
     assert sections == [s.id for s in reg.sections]  # the chapter's order
     by_section = [r["data-section"] for r in rows]
     assert by_section == sorted(by_section, key=sections.index)  # each row under its section
-    assert [r["data-id"] for r in rows if r["data-section"] == "in-practice"] == ["C28", "C35", "C36"]
+    assert [r["data-id"] for r in rows if r["data-section"] == "in-practice"] == ["ch15:C28", "ch15:C35", "ch15:C36"]
 
 
 def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
     page = render(full_run)
-    c05 = page[page.index('id="claim-C05"'):]
+    c05 = page[page.index('id="claim-ch15-C05"'):]
     c05 = c05[:c05.index("</tbody>")]
     for text in ("60×", "23.26×", "at least 10×", "13.3× above the bar", "o-passed", "95% CI [21.9×, 24.7×], 7 rounds"):
         assert text in c05, text
-    c12 = page[page.index('id="claim-C12"'):]
+    c12 = page[page.index('id="claim-ch15-C12"'):]
     assert "「瓶颈是搬运权重的内存带宽」" in c12[:c12.index("</tbody>")]  # no number: the chapter's words
-    c16 = page[page.index('id="claim-C16"'):]
+    c16 = page[page.index('id="claim-ch15-C16"'):]
     c16 = c16[:c16.index("</tbody>")]
     # failed through claim.require: the measured value and the failed condition, said once
     assert "1.38" in c16 and "outside by 0.12" in c16 and c16.count("uncached total time grows no faster") == 1
@@ -48,7 +48,7 @@ def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
 def test_a_skip_reason_appears_once(full_run):
     page = render(full_run)
     assert page.count("Provide them with --claims-weights DIR") == 3  # C30.model, C31, C37: once each
-    c31 = page[page.index('id="claim-C31"'):]
+    c31 = page[page.index('id="claim-ch15-C31"'):]
     assert c31.index("needs the pretrained GPT-2 weights, which this runner does not have") < c31.index("<details")
 
 
@@ -75,7 +75,7 @@ def test_plots_are_embedded_images_in_their_rows(full_run, parse):
 def test_a_missing_plot_file_is_said_in_its_row(run_copy):
     (run_copy.parent / "plots" / "C12-1.png").unlink()
     page = render(run_copy)
-    c12 = page[page.index('id="claim-C12"'):]
+    c12 = page[page.index('id="claim-ch15-C12"'):]
     assert "plot bandwidth missing" in c12[:c12.index("</tbody>")] and page.count("<img ") == 3
 
 
@@ -97,11 +97,11 @@ def test_without_sections_every_claim_is_still_shown(run_copy, parse):
     doc["claims"][3]["outcome"] = "sideways"  # an unusable entry keeps its row
     run_copy.write_text(json.dumps(doc), encoding="utf-8")
     loaded, problems = load_document(run_copy)
-    assert len(problems) == 1 and "claim C04: field 'outcome'" in problems[0]
+    assert len(problems) == 1 and "claim ch15:C04: field 'outcome'" in problems[0]
     page = claims_page(loaded, run_copy.parent)
     assert len(rows_of(page, parse)) == len(doc["claims"])
     assert "unusable outcome &#39;sideways&#39;" in page
-    assert [r["data-outcome"] for r in rows_of(page, parse) if r["data-id"] == "C04"] == ["error"]
+    assert [r["data-outcome"] for r in rows_of(page, parse) if r["data-id"] == "ch15:C04"] == ["error"]
 
 
 def test_claimcheck_report_rerenders_from_the_json_alone_fast(run_copy, capsys):

@@ -33,7 +33,7 @@ def test_every_number_is_marked_and_every_bound_one_links_to_its_row(ms_run, par
         assert m["title"]  # the hover text: claim, outcome, values, bar
     states = {m["data-state"] for m in marks}
     assert {"held", "failed", "unchecked", "waived"} <= states and "drifted" not in states
-    t03 = next(m for m in links if m["href"].endswith("#claim-T03"))
+    t03 = next(m for m in links if m["href"].endswith("#claim-test-T03"))
     assert t03["data-state"] == "failed" and "T03 failed · chapter 76.1× · here 4.2× · bar: at least 10×" in t03["title"]
 
 
@@ -81,7 +81,7 @@ def test_check_manuscript_html_with_and_without_a_report(ms_run, tmp_path, data_
     assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
                  "--report", str(path), "--html", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert all(a["href"].startswith("../reports/claims.html#claim-T") for a in parse(page).find("a", class_="num"))
+    assert all(a["href"].startswith("../reports/claims.html#claim-test-T") for a in parse(page).find("a", class_="num"))
     lone = tmp_path / "lone.html"
     assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
                  "--report", str(tmp_path / "none.json"), "--html", str(lone)]) == 0

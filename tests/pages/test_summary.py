@@ -47,8 +47,8 @@ def test_matrix_summary_has_a_column_per_runner(full_run, tmp_path, capsys):
     capsys.readouterr()
     assert main(["summary", str(matrix)]) == 0
     out = capsys.readouterr().out
-    assert "| Claim | Chapter | reports | gpu |" in out and "Pass on one runner, fail on another: C05" in out
-    c05 = next(ln for ln in out.splitlines() if ln.startswith("| **C05**"))
+    assert "| Claim | Chapter | reports | gpu |" in out and "Pass on one runner, fail on another: ch15:C05" in out
+    c05 = next(ln for ln in out.splitlines() if ln.startswith("| **ch15:C05**"))
     assert "⚠️ split" in c05 and "✅ passed 23.26×" in c05 and "❌ failed 7.1×" in c05
 
 

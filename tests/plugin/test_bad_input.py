@@ -199,7 +199,7 @@ def test_a_test_that_raises_is_an_error_not_a_failure(project):
     assert rows["C04"]["reason"] == "RuntimeError: the GPU driver went away (raised at test_b.py:10 in test_c04)"
     assert_every_other_claim_reported(rows, ["C04"])
     html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c04 = html[html.index('id="claim-C04"'):]
+    c04 = html[html.index('id="claim-t-C04"'):]
     c04 = c04[:c04.index("</tbody>")]
     assert 'class="badge o-error"' in c04 and "RuntimeError: the GPU driver went away" in c04
 

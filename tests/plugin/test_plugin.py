@@ -97,7 +97,7 @@ def test_every_registry_id_in_json_and_html(project):
     for column in ("Claim", "Chapter", "Here", "Bar", "Margin", "Verdict", "Why"):
         assert f">{column}</th>" in html
     for cid in ("C01", "C02", "C03", "C04", "C05", "C06"):
-        assert html.count(f'<tbody class="claim" id="claim-{cid}"') + html.count(f'<tbody class="claim has-plots" id="claim-{cid}"') == 1
+        assert html.count(f'<tbody class="claim" id="claim-claims-{cid}"') + html.count(f'<tbody class="claim has-plots" id="claim-claims-{cid}"') == 1
     assert "not-run: no test yet" in html and "short by 5.8" in html
     assert 'href="tests.html"' in html  # the test log, for tracebacks and durations
     log = (project.path / "reports" / "tests.html").read_text(encoding="utf-8")

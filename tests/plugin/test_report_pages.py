@@ -74,17 +74,17 @@ def entries(p):
 def test_the_claims_page_the_test_log_and_the_plot_files(project):
     project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(passed=3, failed=1)
     rows = entries(project)
-    assert rows["C02"]["plots"] == [{"name": "read vs write", "file": "plots/C02-1.png"}]
-    assert report(project, "plots/C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert rows["C02"]["plots"] == [{"name": "read vs write", "file": "plots/claims_C02-1.png"}]
+    assert report(project, "plots/claims_C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert rows["C01"]["section"] == "read" and rows["C03"]["section"] == "write"
     assert rows["C01"]["locations"][0]["file"] == "claims/test_claims.py" and rows["C01"]["locations"][0]["line"] == 5
     toml = (project.path / "claims" / "claims.toml").read_text(encoding="utf-8").splitlines()
     assert toml[rows["C01"]["registry_line"] - 1] == 'id = "C01"'
     page = report(project, "claims.html").read_text(encoding="utf-8")
     assert page.count('<tbody class="claim') == 4 and page.count("<img ") == 1 and 'href="tests.html"' in page
-    assert page.index('id="section-read"') < page.index('id="claim-C01"') < page.index('id="section-write"')
+    assert page.index('id="section-claims-read"') < page.index('id="claim-claims-C01"') < page.index('id="section-claims-write"')
     log = report(project, "tests.html").read_text(encoding="utf-8")
-    assert "test_c03" in log and "claims.html#claim-C03" in log  # the log links back to the claim's row
+    assert "test_c03" in log and "claims.html#claim-claims-C03" in log  # the log links back to the claim's row
 
 
 def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
@@ -93,7 +93,7 @@ def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
     assert c03["outcome"] == "failed" and c03["measured"] == 1.4
     assert c03["verdict_reason"] == "the ratio is only 1.4"
     page = report(project, "claims.html").read_text(encoding="utf-8")
-    row = page[page.index('id="claim-C03"'):]
+    row = page[page.index('id="claim-claims-C03"'):]
     row = row[:row.index("</tbody>")]
     assert "1.4×" in row and "short by 0.6×" in row and row.count("the ratio is only 1.4") == 1
 
@@ -137,7 +137,7 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
     for cid in ("C02", "C03", "C04"):
         assert rows[cid]["carried"]["from"] == full["generated"] and rows[cid]["outcome"] == entries_of(full)[cid]["outcome"]
     assert doc["counts"] == {"passed": 3, "failed": 1}
-    assert report(project, "plots/C02-1.png").is_file()  # the kept row's plot is still there
+    assert report(project, "plots/claims_C02-1.png").is_file()  # the kept row's plot is still there
     page = report(project, "claims.html").read_text(encoding="utf-8")
     assert page.count('<span class="carried">from the run of ' + full["generated"]) == 3 and page.count("<img ") == 1
     assert "This run selected 1 of 4 claims (C01)" in page

@@ -14,16 +14,20 @@
     var want = {};
     boxes.forEach(function (b) { want[b.value] = b.checked; });
     var need = (needs.filter(function (r) { return r.checked; })[0] || {value: "all"}).value;
-    var n = 0, visibleSections = {};
+    var n = 0, visibleSections = {}, visibleChapters = {};
+    function where(tb) { return tb.getAttribute("data-chapter") + "/" + tb.getAttribute("data-section"); }
     claims.forEach(function (tb) {
       var tags = (tb.getAttribute("data-needs") || "").split(" ").filter(Boolean);
       var ok = want[tb.getAttribute("data-outcome")] !== false &&
         (need === "all" || (need === "none" ? tags.length === 0 : tags.indexOf(need) >= 0));
       tb.hidden = !ok;
-      if (ok) { n += 1; visibleSections[tb.getAttribute("data-section")] = true; }
+      if (ok) { n += 1; visibleSections[where(tb)] = true; visibleChapters[tb.getAttribute("data-chapter")] = true; }
     });
     Array.prototype.forEach.call(table.querySelectorAll("tbody.section"), function (tb) {
-      tb.hidden = !visibleSections[tb.getAttribute("data-section")];
+      tb.hidden = !visibleSections[where(tb)];
+    });
+    Array.prototype.forEach.call(table.querySelectorAll("tbody.chapter"), function (tb) {
+      tb.hidden = !visibleChapters[tb.getAttribute("data-chapter")];
     });
     if (shown) shown.textContent = n === claims.length ? "all " + n + " claims shown" : n + " of " + claims.length + " claims shown";
   }

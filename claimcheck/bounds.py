@@ -3,8 +3,8 @@
 A chapter about language models prints a few top-k probabilities ("99.16%") and a vocabulary size;
 these functions turn such printed numbers, as :class:`~claimcheck.interval.Interval` values (the
 values that round to what is printed), into the range of surprisal and entropy they allow. Pure
-interval arithmetic: no torch. The measured counterparts (from a model's logits) are in
-:mod:`claimcheck.llm.lm`.
+interval arithmetic, in the core because registry formulas (:mod:`claimcheck.formula`) call them;
+the measured counterparts (from a model's logits) are in :mod:`claimcheck.llm.lm`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""Bounds on surprisal and entropy from printed probabilities (claimcheck.llm.bounds), against hand-computed values."""
+"""Bounds on surprisal and entropy from printed probabilities (claimcheck.bounds), against hand-computed values."""
 
 import math
 
 import pytest
 
 from claimcheck.interval import Interval
-from claimcheck.llm.bounds import entropy_bounds_from_top_k, entropy_term_bits, surprisal_bits
+from claimcheck.bounds import entropy_bounds_from_top_k, entropy_term_bits, surprisal_bits
 
 
 def test_surprisal_and_entropy_terms():

@@ -1,0 +1,306 @@
+"""Claims that need no code: the chapter's own arithmetic, written in the registry as a formula.
+
+A registry claim may say ``formula = "read_tps / write_tps"`` over its printed numbers (``stated``
+and the keys of ``values``, or another claim's values as ``C25.a_input``), with ``conditions``
+that must also hold (``"read_tokens / read_s == read_tps"``). The core evaluates them with
+interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
+(default) each printed number stands for every value that rounds to it ("0.086" is [0.0855,
+0.0865]); with ``precision = "exact"`` the numbers are exact (list prices). The formula's interval
+is then judged like any measured value, against ``stated`` under the claim's tolerance.
+
+The language is a small, safe subset of Python expressions, parsed with :mod:`ast` (no
+``eval``): numbers, names, ``+ - * / **`` (integer powers), parentheses and the functions of
+:data:`FUNCTIONS`. A condition is a comparison, read as a question about printed numbers:
+
+======  =======================================================================
+``==``  the two sides can be equal (their intervals overlap: the numbers are consistent)
+``<=``  the left side can be at most the right (``a.lo <= b.hi``); ``>=`` likewise
+``<``   the left side is certainly below the right (``a.hi < b.lo``); ``>`` likewise
+======  =======================================================================
+
+Standard library only (the core never imports torch).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from claimcheck.interval import Interval
+
+PRECISIONS = ("printed", "exact")
+
+
+class FormulaError(ValueError):
+    """A formula that cannot be parsed or evaluated; ``str()`` says what and where."""
+
+
+def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], Interval]:
+    def apply(x: Interval) -> Interval:
+        try:
+            return Interval.coerce(x).map_monotone(fn)
+        except (ValueError, OverflowError) as exc:
+            raise FormulaError(f"{name}({x}): {exc}") from None
+    return apply
+
+
+def _surprisal(p: Interval) -> Interval:
+    from claimcheck.bounds import surprisal_bits
+
+    return surprisal_bits(Interval.coerce(p))
+
+
+def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
+    from claimcheck.bounds import entropy_bounds_from_top_k
+
+    # the largest vocabulary the printed size allows gives the largest (safe) upper bound
+    return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi)))
+
+
+def _extreme(pick):
+    def apply(*xs: Interval) -> Interval:
+        xs = [Interval.coerce(x) for x in xs]
+        return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
+    return apply
+
+
+#: the functions a formula may call: name -> (function over intervals, what it computes)
+FUNCTIONS: dict[str, tuple[Callable, str]] = {
+    "log2": (_monotone(math.log2, "log2"), "base-2 logarithm"),
+    "ln": (_monotone(math.log, "ln"), "natural logarithm"),
+    "log10": (_monotone(math.log10, "log10"), "base-10 logarithm"),
+    "sqrt": (_monotone(math.sqrt, "sqrt"), "square root"),
+    "min": (_extreme(min), "the smallest of its arguments"),
+    "max": (_extreme(max), "the largest of its arguments"),
+    "surprisal_bits": (_surprisal, "-log2(p) in bits, p a probability in [0, 1]"),
+    "entropy_bits_top_k": (_entropy_top_k, "bounds (bits) on the entropy of a distribution over `vocab` "
+                                           "entries known by its top-k probabilities: entropy_bits_top_k(vocab, "
+                                           "p1, ..., pk) (claimcheck.bounds)"),
+}
+
+_BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+           ast.Div: lambda a, b: a / b}
+_COMPARE = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
+
+
+@dataclass(frozen=True)
+class Formula:
+    """A parsed formula or condition: its text, the names it reads, whether it is a comparison."""
+
+    text: str
+    names: tuple[str, ...]
+    is_condition: bool
+    tree: ast.Expression
+
+    def evaluate(self, env: Mapping[str, Interval]):
+        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool).
+
+        ``env`` maps every name of :attr:`names` to an interval.
+
+        Raises:
+            FormulaError: a name is missing from ``env``, a division by an interval holding 0,
+                a function outside its domain.
+        """
+        return _Evaluator(env, self.text).visit(self.tree.body)
+
+    def explain(self, env: Mapping[str, Interval]) -> str:
+        """A condition's two sides as computed: ``"[11.6, 11.7] == [11.55, 11.65]"``."""
+        body = self.tree.body
+        if not isinstance(body, ast.Compare):
+            return f"{self.text} = {self.evaluate(env)}"
+        ev = _Evaluator(env, self.text)
+        parts = [str(ev.visit(body.left))]
+        for op, right in zip(body.ops, body.comparators):
+            parts += [_COMPARE[type(op)], str(ev.visit(right))]
+        return " ".join(parts)
+
+
+def parse(text: str, *, condition: bool = False) -> Formula:
+    """Parse a formula (``condition=False``: an arithmetic expression) or a condition (a comparison).
+
+    Raises:
+        FormulaError: not valid syntax, an element outside the language (attribute calls,
+            strings, ``and``...), an unknown function, or a comparison where a value is expected
+            (or the reverse). The message quotes the formula.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise FormulaError("must be a non-empty expression such as \"read_tps / write_tps\"")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise FormulaError(f"{text!r} is not a valid expression ({exc.msg}, column {exc.offset})") from None
+    names: list[str] = []
+    _check(tree.body, text, names, top=True)
+    is_cmp = isinstance(tree.body, ast.Compare)
+    if condition and not is_cmp:
+        raise FormulaError(f"{text!r} is not a comparison: a condition compares two sides with ==, <=, >=, < or >")
+    if not condition and is_cmp:
+        raise FormulaError(f"{text!r} is a comparison: a formula computes a value (put comparisons in 'conditions')")
+    return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree)
+
+
+def _dotted(node) -> str | None:
+    """``C25.a_input`` (an attribute chain over a name) -> ``"C25.a_input"``; else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id, *reversed(parts)])
+    return None
+
+
+def _check(node, text: str, names: list, top: bool = False) -> None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = _dotted(node)
+        if name is None:
+            raise FormulaError(f"{text!r}: {ast.unparse(node)!r} is not a name or another claim's value (C25.a_input)")
+        names.append(name)
+        return
+    if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
+        _check(node.left, text, names)
+        _check(node.right, text, names)
+        if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
+            raise FormulaError(f"{text!r}: only integer constant powers (x ** 2) are allowed")
+        return
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        _check(node.operand, text, names)
+        return
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        if node.func.id not in FUNCTIONS:
+            raise FormulaError(f"{text!r}: unknown function {node.func.id!r}; known: {', '.join(FUNCTIONS)}")
+        for arg in node.args:
+            _check(arg, text, names)
+        return
+    if isinstance(node, ast.Compare) and top and all(type(op) in _COMPARE for op in node.ops):
+        _check(node.left, text, names)
+        for c in node.comparators:
+            _check(c, text, names)
+        return
+    raise FormulaError(f"{text!r}: {ast.unparse(node)!r} is outside the formula language (numbers, names, "
+                       "+ - * / **, parentheses, " + ", ".join(FUNCTIONS) + "; one comparison in a condition)")
+
+
+class _Evaluator:
+    def __init__(self, env: Mapping[str, Interval], text: str):
+        self.env, self.text = env, text
+
+    def visit(self, node):
+        if isinstance(node, ast.Constant):
+            return Interval.exact(node.value)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            name = _dotted(node)
+            if name not in self.env:
+                raise FormulaError(f"{self.text!r}: no value named {name!r}")
+            return self.env[name]
+        if isinstance(node, ast.BinOp):
+            a, b = self.visit(node.left), self.visit(node.right)
+            if isinstance(node.op, ast.Pow):
+                n = node.right.value
+                out = Interval.exact(1)
+                for _ in range(abs(n)):
+                    out = out * a
+                return out if n >= 0 else self._div(Interval.exact(1), out)
+            if isinstance(node.op, ast.Div):
+                return self._div(a, b)
+            return _BINARY[type(node.op)](a, b)
+        if isinstance(node, ast.UnaryOp):
+            v = self.visit(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.Call):
+            fn = FUNCTIONS[node.func.id][0]
+            try:
+                return fn(*[self.visit(a) for a in node.args])
+            except FormulaError:
+                raise
+            except (TypeError, ValueError, ZeroDivisionError) as exc:
+                raise FormulaError(f"{self.text!r}: {node.func.id}(...): {exc}") from None
+        if isinstance(node, ast.Compare):
+            left = self.visit(node.left)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = self.visit(right_node)
+                if not _holds(_COMPARE[type(op)], left, right):
+                    return False
+                left = right
+            return True
+        raise FormulaError(f"{self.text!r}: cannot evaluate {ast.unparse(node)!r}")  # pragma: no cover - parse() refuses it
+
+    def _div(self, a, b):
+        try:
+            return a / b
+        except ZeroDivisionError as exc:
+            raise FormulaError(f"{self.text!r}: {exc}") from None
+
+
+def _holds(op: str, a: Interval, b: Interval) -> bool:
+    if op == "==":
+        return a.overlaps(b)
+    if op == "<=":
+        return a.lo <= b.hi
+    if op == ">=":
+        return a.hi >= b.lo
+    if op == "<":
+        return a.hi < b.lo
+    return a.lo > b.hi
+
+
+def value_of(printed: str, precision: str) -> Interval:
+    """A printed number as an interval: every value that rounds to it (``printed``), or exactly it."""
+    return Interval.printed(printed) if precision == "printed" else Interval.exact(printed)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A formula claim evaluated: the formula's interval, and each condition with its two sides."""
+
+    value: Interval
+    conditions: tuple[tuple[str, bool, str], ...]  # (condition, holds, its sides as computed)
+
+    @property
+    def failed(self) -> list[str]:
+        return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
+
+
+def environment(claim, registry) -> dict[str, Interval]:
+    """Every name a formula claim may read, as intervals: ``stated``, its ``values``, and the
+    values of the registry's other claims as ``<id>.<name>`` (read with this claim's precision).
+
+    Raises:
+        FormulaError: a printed number that is not a plain decimal (the registry validates them).
+    """
+    env: dict[str, Interval] = {}
+    try:
+        if claim.stated:
+            env["stated"] = value_of(claim.stated, claim.precision)
+        for name, text in claim.values.items():
+            env[name] = value_of(text, claim.precision)
+        for other in registry.claims.values():
+            if other.stated:
+                env[f"{other.id}.stated"] = value_of(other.stated, claim.precision)
+            for name, text in other.values.items():
+                env[f"{other.id}.{name}"] = value_of(text, claim.precision)
+    except ValueError as exc:
+        raise FormulaError(f"claim {claim.id}: {exc}") from None
+    return env
+
+
+def evaluate_claim(claim, registry) -> Evaluation:
+    """Evaluate a claim's ``formula`` and ``conditions`` over the registry's printed numbers.
+
+    Raises:
+        FormulaError: the claim has no formula, or it cannot be evaluated (a division by an
+            interval holding 0, a function outside its domain); the message quotes the formula.
+    """
+    if not claim.formula:
+        raise FormulaError(f"claim {claim.id} has no formula")
+    env = environment(claim, registry)
+    value = parse(claim.formula).evaluate(env)
+    conds = []
+    for text in claim.conditions:
+        f = parse(text, condition=True)
+        conds.append((text, bool(f.evaluate(env)), f.explain(env)))
+    return Evaluation(value, tuple(conds))

@@ -1,0 +1,83 @@
+"""A claim's key across the book: ``(chapter, id)``, written ``ch15:C18``.
+
+Claim ids (``C18``, ``C30.text``) are a chapter's own: two chapters may both have a C10. Every
+place that holds claims of several chapters (``claims.json``, the pages, merge, diff, summary,
+``--claims-stated``, ``what-if``, the test ids ``-k`` sees) uses the key. Inside one chapter the
+short id still works; a short id that several chapters declare is ambiguous, and
+:func:`resolve` says which keys it could mean.
+"""
+
+from __future__ import annotations
+
+import re
+
+SEP = ":"
+
+#: a chapter id: ``ch15``, ``quant-int8`` (lower case, digits, ``-`` and ``_``; no ``:``)
+CHAPTER_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+class ClaimKeyError(ValueError):
+    """A claim name that names no claim, or several (``str()`` says which candidates)."""
+
+
+def qualify(chapter: str, claim_id: str) -> str:
+    """``("ch15", "C18")`` -> ``"ch15:C18"``; an id that is already qualified is returned as is."""
+    if SEP in claim_id:
+        return claim_id
+    return f"{chapter}{SEP}{claim_id}" if chapter else claim_id
+
+
+def split(key: str) -> tuple[str | None, str]:
+    """``"ch15:C18"`` -> ``("ch15", "C18")``; ``"C18"`` -> ``(None, "C18")``."""
+    if SEP in key:
+        chapter, cid = key.split(SEP, 1)
+        return chapter, cid
+    return None, key
+
+
+def short(key: str) -> str:
+    """The claim id of a key, without its chapter: ``"ch15:C18"`` -> ``"C18"``."""
+    return split(key)[1]
+
+
+def resolve(name: str, keys) -> str:
+    """The one key among ``keys`` that ``name`` (a key, or a short id) stands for.
+
+    Raises:
+        ClaimKeyError: no key matches (the message lists the closest), or a short id matches keys of
+            several chapters (the message names each candidate, so the user can qualify it).
+    """
+    keys = list(keys)
+    if name in keys:
+        return name
+    chapter, cid = split(name)
+    if chapter is None:
+        found = [k for k in keys if short(k) == cid]
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ClaimKeyError(f"{name!r} is ambiguous: {len(found)} chapters declare it ({', '.join(found)}); "
+                            f"write it with its chapter, e.g. {found[0]!r}")
+    import difflib
+
+    close = difflib.get_close_matches(name, keys, n=3)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise ClaimKeyError(f"no claim {name!r} in {_chapters(keys)}{hint}")
+
+
+def _chapters(keys) -> str:
+    chapters = sorted({split(k)[0] or "?" for k in keys})
+    return "chapter " + chapters[0] if len(chapters) == 1 else "chapters " + ", ".join(chapters)
+
+
+def entry_key(entry: dict) -> str | None:
+    """The key of a ``claims.json`` entry: its ``key``, else ``chapter:id``, else its ``id``."""
+    key = entry.get("key")
+    if isinstance(key, str) and key:
+        return key
+    cid = entry.get("id")
+    if not isinstance(cid, str) or not cid:
+        return None
+    chapter = entry.get("chapter")
+    return qualify(chapter, cid) if isinstance(chapter, str) and chapter else cid
