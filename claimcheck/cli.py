@@ -16,13 +16,14 @@ COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_ru
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("validate", help="validate a claims registry and list its claims",
-                              description="Load a claims.toml, print every problem (file, claim id, field or line) "
-                                          "and a one-line summary per claim, and check that every claim id the test "
-                                          "modules beside it name (read without importing them) is declared. Exit 1 "
-                                          "if any problem, an empty registry included.")
-    p.add_argument("registry", nargs="?", default="claims/ch15/claims.toml", metavar="PATH",
-                   help="the registry file (default: claims/ch15/claims.toml)")
+    p = subparsers.add_parser("validate", help="validate the chapters' claims registries and list their claims",
+                              description="Load each claims.toml, print every problem (file, claim id, field or line) "
+                                          "and a one-line summary per claim, check that every claim id the test "
+                                          "modules beside it name (read without importing them) is declared, and "
+                                          "that no two chapters share a chapter id. Exit 1 if any problem, an empty "
+                                          "registry included.")
+    p.add_argument("registry", nargs="*", metavar="PATH",
+                   help="registry files or folders to search for them (default: every claims.toml under claims/)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     p.set_defaults(func=_validate)
 
@@ -30,23 +31,48 @@ def register(subparsers) -> None:
 def _validate(args) -> int:
     from pathlib import Path
 
+    from claimcheck.book import book_issues, registry_paths
     from claimcheck.registry import load_registry
 
-    reg = load_registry(args.registry)
-    problems = [str(i) for i in reg.issues]
-    if Path(args.registry).is_file():
-        problems += unknown_ids_in_tests(reg, Path(args.registry).parent)
-    for problem in problems:
+    paths: list[Path] = []
+    missing = []
+    for arg in args.registry or ["claims"]:
+        p = Path(arg)
+        found = registry_paths(p) if p.exists() else []
+        if not found:
+            missing.append(f"{arg}: {'no such file or folder' if not p.exists() else 'no claims.toml in it'}"
+                           + (" (run from the project's root, or name a registry)" if not args.registry else ""))
+        paths += [f for f in found if f not in paths]
+    for m in missing:
+        print(f"error: {m}", file=sys.stderr)
+    registries = [load_registry(p) for p in paths]
+    total = len(missing)
+    for reg in registries:
+        problems = [str(i) for i in reg.issues]
+        if Path(reg.path).is_file():
+            problems += unknown_ids_in_tests(reg, Path(reg.path).parent)
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        if not args.quiet:
+            if len(registries) > 1:
+                print(f"# {reg.chapter_id}: {reg.path}")
+            for c in reg.claims.values():
+                stated = f"{c.stated} {c.unit}".strip() or "(no number)"
+                kind = "[draft] " if c.draft else "[formula] " if c.formula else ""
+                print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
+        drafts = sum(c.draft for c in reg.claims.values())
+        drafts = f" ({drafts} drafts to review)" if drafts else ""
+        print(f"{len(reg.claims)} valid claims{drafts}, {len(problems)} problems in {reg.path} (chapter "
+              f"{reg.chapter_id})", file=sys.stderr)
+        total += len(problems)
+    across = book_issues(registries)
+    for problem in across:
         print(f"error: {problem}", file=sys.stderr)
-    if not args.quiet:
-        for c in reg.claims.values():
-            stated = f"{c.stated} {c.unit}".strip() or "(no number)"
-            draft = "[draft] " if c.draft else ""
-            print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {draft}{c.title}")
-    drafts = sum(c.draft for c in reg.claims.values())
-    drafts = f" ({drafts} drafts to review)" if drafts else ""
-    print(f"{len(reg.claims)} valid claims{drafts}, {len(problems)} problems in {reg.path}", file=sys.stderr)
-    return 1 if problems else 0
+    total += len(across)
+    if len(registries) > 1:
+        print(f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
+              file=sys.stderr)
+    return 1 if total or not registries else 0
 
 
 def unknown_ids_in_tests(reg, folder) -> list[str]:

@@ -13,7 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-DEFAULT_REGISTRY = "claims/ch15/claims.toml"
+#: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
+CLAIMS_DIR = "claims"
 
 
 def register(subparsers) -> None:
@@ -23,9 +24,13 @@ def register(subparsers) -> None:
                     "there with the registry; list every number bound to no claim and not waived. "
                     "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100% or "
                     "a registry problem.")
-    p.add_argument("manuscript", metavar="PATH", help="the manuscript (plain text or Markdown, UTF-8)")
-    p.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",
-                   help=f"the claims registry (default: {DEFAULT_REGISTRY})")
+    p.add_argument("manuscript", metavar="PATH", nargs="*",
+                   help="the manuscript(s), plain text or Markdown, UTF-8: each is checked against its chapter's "
+                        "registry (the one whose [chapter] manuscript has its name)")
+    p.add_argument("--book", metavar="DIR", default=None,
+                   help="check every chapter whose manuscript ([chapter] manuscript) lies in DIR")
+    p.add_argument("--registry", default=None, metavar="PATH",
+                   help=f"the claims registry (default: found under {CLAIMS_DIR}/ from the manuscript's name)")
     p.add_argument("--report", default="reports/claims.json", metavar="FILE",
                    help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
@@ -40,9 +45,10 @@ def register(subparsers) -> None:
         description="Re-run only the named claims with revised stated values (e.g. C05=58) and say, for each, "
                     "whether this runner's measurement supports it and the figure the measurement suggests "
                     "at the revised value's printed precision. Runs pytest in a subprocess from the project root.")
-    w.add_argument("revisions", nargs="+", metavar="ID=VALUE", help="a claim id and its revised printed value")
-    w.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",
-                   help=f"the claims registry (default: {DEFAULT_REGISTRY})")
+    w.add_argument("revisions", nargs="+", metavar="ID=VALUE",
+                   help="a claim (ch15:C05, or C05 where one chapter declares it) and its revised printed value")
+    w.add_argument("--registry", default=None, metavar="PATH",
+                   help=f"the claims registry (default: every chapter's under {CLAIMS_DIR}/)")
     w.add_argument("--claims", default="claims", metavar="DIR", help="the claims folder pytest runs (default: claims)")
     w.add_argument("--profile", choices=("quick", "standard", "full"), default=None,
                    help="sizes of timing claims (default: the run's default, standard)")
@@ -68,33 +74,76 @@ def write_output(text: str, dest: str) -> bool:
     return True
 
 
+def _pairs(args) -> list[tuple[str, str]] | None:
+    """(manuscript, registry) pairs to check: each manuscript with its chapter's registry, or every
+    chapter of ``--book DIR`` whose manuscript is there. None after printing why there are none."""
+    from claimcheck.book import BookError, load_book, registry_for_manuscript
+
+    if not args.manuscript and not args.book:
+        print("error: name a manuscript (or several), or --book DIR", file=sys.stderr)
+        return None
+    pairs = []
+    if args.book:
+        book = load_book(CLAIMS_DIR)
+        for reg in book:
+            name = reg.chapter.get("manuscript")
+            if isinstance(name, str) and (Path(args.book) / Path(name).name).is_file():
+                pairs.append((str(Path(args.book) / Path(name).name), reg.path))
+        if not pairs:
+            print(f"error: --book {args.book}: none of the chapters' manuscripts is there ("
+                  + ("; ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in book)
+                     or f"no registry under {CLAIMS_DIR}/") + ")", file=sys.stderr)
+            return None
+    for manuscript in args.manuscript:
+        if args.registry:
+            pairs.append((manuscript, args.registry))
+            continue
+        try:
+            pairs.append((manuscript, str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
+        except BookError as exc:
+            print(f"error: {manuscript}: {exc}", file=sys.stderr)
+            return None
+    return pairs
+
+
 def _check_manuscript(args) -> int:
     from claimcheck.editor import format_check, measured_from_report
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
 
-    reg = load_registry(args.registry)
-    if not reg.claims and reg.issues:
-        for issue in reg.issues:
-            print(f"error: {issue}", file=sys.stderr)
+    pairs = _pairs(args)
+    if pairs is None:
         return 2
-    try:
-        check = check_manuscript(args.manuscript, reg)
-    except ManuscriptError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    print(format_check(check, measured_from_report(args.report), verbose=args.verbose))
-    if args.html:
-        written = _manuscript_html(check, reg, args.report, Path(args.html))
-        if written is None:
+    results, code = [], 0
+    for n, (manuscript, registry) in enumerate(pairs):
+        reg = load_registry(registry)
+        if not reg.claims and reg.issues:
+            for issue in reg.issues:
+                print(f"error: {issue}", file=sys.stderr)
             return 2
-        print(f"annotated manuscript: {written}")
+        try:
+            check = check_manuscript(manuscript, reg)
+        except ManuscriptError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if len(pairs) > 1:
+            print(f"== {reg.chapter_id}: {manuscript} against {registry}")
+        print(format_check(check, measured_from_report(args.report, reg.chapter_id), verbose=args.verbose))
+        if args.html:
+            out = Path(args.html)
+            if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
+                out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
+            written = _manuscript_html(check, reg, args.report, out)
+            if written is None:
+                return 2
+            print(f"annotated manuscript: {written}")
+        results.append({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}})
+        code = max(code, 0 if check.ok else 1)
     if args.json:
-        text = json.dumps({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
-                          indent=2, ensure_ascii=False)
+        text = json.dumps(results[0] if len(results) == 1 else {"chapters": results}, indent=2, ensure_ascii=False)
         if not write_output(text, args.json):
             return 2
-    return 0 if check.ok else 1
+    return code
 
 
 def _what_if(args) -> int:

@@ -118,15 +118,19 @@ def format_check(check, measured: dict | None = None, verbose: bool = False) -> 
     return "\n".join(out)
 
 
-def measured_from_report(path) -> dict:
-    """claim id -> (measured display, outcome, source) from a ``claims.json``; {} when absent."""
+def measured_from_report(path, chapter: str | None = None) -> dict:
+    """claim id -> (measured display, outcome, source) from a ``claims.json``, for one chapter's
+    claims when ``chapter`` is given (another chapter's C10 is not this one's); {} when absent."""
+    from claimcheck.results import ResultFileError, read_document
+
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        doc = read_document(path)
+    except ResultFileError:
         return {}
     src = f"{Path(path).name} {doc.get('generated', '')}".strip()
     return {c["id"]: (c.get("measured_display"), c.get("outcome"), src)
-            for c in doc.get("claims", []) if c.get("measured_display")}
+            for c in doc.get("claims", []) if isinstance(c, dict) and c.get("measured_display")
+            and (chapter is None or c.get("chapter") in (None, "", chapter))}
 
 
 # --- what-if ----------------------------------------------------------------------------------
@@ -202,15 +206,17 @@ class WhatIf:
         return "\n".join(lines)
 
 
-def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/claims.toml",
+def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
                 claims_dir="claims", profile: str | None = None, runner: str | None = None,
                 extra_args=(), report_dir: str | None = None, timeout: float | None = None,
                 cwd=None) -> list[WhatIf]:
     """Re-run only the named claims with revised stated values, in a pytest subprocess.
 
     Args:
-        revisions: ``[(claim id, printed value)]``, e.g. ``[("C05", "58")]``.
-        registry_path: the registry (to validate ids and show the previous values).
+        revisions: ``[(claim, printed value)]``, e.g. ``[("ch15:C05", "58")]`` (a short id where one
+            chapter declares it).
+        registry_path: one registry to take the claims from (default: every chapter's under
+            ``claims_dir``), to validate the names and show the previous values.
         claims_dir: what pytest collects (the claims folder).
         profile, runner: ``--claims-profile`` / ``--claims-runner`` of the run.
         report_dir: where the run's claims.json/html go (default: a temporary folder).
@@ -218,27 +224,35 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/cla
             relative to it.
 
     Raises:
-        KeyError: an id is not in the registry (the message suggests the closest id).
+        KeyError: a name is no claim of the registries, or one that several chapters declare (the
+            message names the closest claims, or the candidates).
         ValueError: a value is not a printed number.
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
-    import difflib
-
+    from claimcheck.book import load_book
+    from claimcheck.keys import ClaimKeyError, resolve
     from claimcheck.registry import load_registry
 
     base = Path(cwd) if cwd is not None else Path.cwd()
-    reg = load_registry(base / registry_path)
-    for cid, value in revisions:
-        if cid not in reg.claims:
-            close = difflib.get_close_matches(cid, list(reg.claims), n=1)
-            raise KeyError(f"{registry_path}: no claim {cid!r}" + (f" (did you mean {close[0]}?)" if close else ""))
+    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
+    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
+    if not claims:
+        raise KeyError(f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry")
+    resolved = []
+    for name, value in revisions:
+        try:
+            resolved.append((resolve(name, claims), value))
+        except ClaimKeyError as exc:
+            raise KeyError(str(exc)) from None
         parse_decimal(value)
+    revisions = resolved
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
-        cmd = [sys.executable, "-m", "pytest", claims_dir, "-q", "-p", "no:cacheprovider",
-               "-k", " or ".join(cid for cid, _ in revisions),
+        folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
+        cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider",
+               "-k", " or ".join(key for key, _ in revisions),
                f"--claims-report-dir={out_dir.resolve()}"]
         cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
         if profile:
@@ -252,12 +266,17 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path="claims/ch15/cla
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"pytest wrote no report (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-        doc = json.loads(report.read_text(encoding="utf-8"))
-    rows = {c["id"]: c for c in doc["claims"]}
+        from claimcheck.keys import entry_key
+        from claimcheck.results import read_document
+
+        doc = read_document(report)
+    rows = {entry_key(c): c for c in doc["claims"] if isinstance(c, dict)}
+    several = len(regs) > 1
     answers = []
-    for cid, value in revisions:
-        row = rows.get(cid, {})
-        answers.append(WhatIf(cid, value, reg.claims[cid].stated, row.get("outcome", "not-run"), row.get("measured"),
+    for key, value in revisions:
+        row = rows.get(key, {})
+        claim = claims[key][1]
+        answers.append(WhatIf(key if several else claim.id, value, claim.stated, row.get("outcome", "not-run"), row.get("measured"),
                               row.get("measured_display"), row.get("unit") or "", row.get("tolerance") or "",
                               row.get("reason") or "", suggested_figure(row.get("measured"), value)))
     return answers

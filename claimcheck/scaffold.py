@@ -45,7 +45,7 @@ _LATIN_UNITS = {"s": "s", "ms": "ms", "us": "us", "µs": "us", "ns": "ns", "min"
                 "param": "param", "params": "param", "x": "x", "USD": "USD"}
 _LATIN_WORD = re.compile(r"[A-Za-zµ]+(?:/[A-Za-zµ]+)*")
 
-_CHAPTER_BEFORE = re.compile(r"(?:卷|\b(?:chapter|ch\.|volume|vol\.|section|part)|§)\s*$", re.I)
+_CHAPTER_BEFORE = re.compile(r"(?:卷|\b(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I)
 _CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
 _DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
 _YEAR_BEFORE = re.compile(r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
@@ -83,6 +83,8 @@ class DraftClaim:
     locator: str
     note: str = ""
     problem: str = ""  # why the locator does not bind the number (the editor must fix it)
+    quotes: tuple[str, ...] = ()   # further places that print the same value and unit
+    formula: str = ""  # a formula the manuscript prints for it ("70 亿 × 4 B = 28 GB"), as a comment
 
 
 @dataclass(frozen=True)
@@ -213,6 +215,8 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
         return "a date"
     if integer and _LIST_AFTER.match(after) and not before.strip(" #>*-"):
         return "a section number" if heading else "a list ordinal"
+    if heading:
+        return "a number in a heading (a title names the section; the claim is made in its text)"
     if num.is_fraction and not num.mantissa.startswith("1/"):
         return (f"a fraction ({num.mantissa}): a registry value cannot bind it (only a unit fraction 1/N binds "
                 "the ratio N); quote it in a claim's note if it is one")
@@ -391,7 +395,9 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     heads = headings(ms, code)
     title = heads[0][2] if heads else name
     language = "zh" if re.search(r"[\u4e00-\u9fff]", ms.text) else "en"
-    sc = Scaffold(ms, name, {"id": name, "title": title, "language": language,
+    chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
+    chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
+    sc = Scaffold(ms, name, {"id": chapter_id, "title": title, "language": language,
                              "manuscript": Path(ms.path).name})
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
@@ -452,10 +458,39 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
             problem = (f"line {num.line}: no quote of <= {MAX_LOCATOR} characters around {num.text!r} is found in "
                        "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
                        "glued numbers with ¦)")
-        cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
-        sc.claims.append(DraftClaim(cid, section_of(num.start), num, stated, unit, locator, note, problem))
         covered.add((num.start, num.end))
+        same = next((i for i, c in enumerate(sc.claims) if (c.stated, c.unit) == (stated, unit) and not c.problem), None)
+        if same is not None and not problem:  # the same value and unit again: one draft, several quotes
+            c = sc.claims[same]
+            sc.claims[same] = DraftClaim(c.id, c.section, c.number, c.stated, c.unit, c.locator, c.note, c.problem,
+                                         c.quotes + (locator,), c.formula)
+            continue
+        cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
+        sc.claims.append(DraftClaim(cid, section_of(num.start), num, stated, unit, locator, note, problem,
+                                    formula=printed_formula(ms, num)))
     return sc
+
+
+_OPERATOR = {"×": "*", "x": "*", "*": "*", "·": "*", "/": "/", "÷": "/", "+": "+", "-": "-", "−": "-"}
+
+
+def printed_formula(ms: Manuscript, num: Number) -> str:
+    """The arithmetic the manuscript prints for ``num`` on its line, when it does: ``A op B [op C]
+    = num`` (``70 亿 × 4 B = 28 GB`` -> ``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a
+    ``formula`` claim: the editor names the values and writes the formula."""
+    a, _ = _line_bounds(ms.scan, num.start)
+    before = ms.scan[a:num.start]
+    eq = max(before.rfind("="), before.rfind("＝"))
+    if eq < 0 or before[eq + 1:].strip():
+        return ""
+    left = before[:eq]
+    nums = [x for x in ms.numbers if a <= x.start and x.end <= a + len(left)]
+    if len(nums) < 2:
+        return ""
+    gaps = [ms.scan[x.end:y.start] for x, y in zip(nums, nums[1:])]
+    if not all(any(op in g for op in _OPERATOR) for g in gaps):
+        return ""
+    return " ".join(ms.text[nums[0].start:num.end].split())
 
 
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
@@ -503,14 +538,15 @@ HEADER = """\
 # check `stated` (the number as printed) and the guessed `unit`, choose its `tolerance` and `needs`,
 # write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
 # Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
-# Field reference: claimcheck/registry.py. Check it: claimcheck validate {registry}
+# Claims are keyed by chapter: [chapter] id is the first half of every key ({chapter}:C01).
+# Field reference: docs/writing-claims.md. Check it: claimcheck validate {registry}
 #                                               claimcheck check-manuscript {manuscript_path} --registry {registry}
 """
 
 
 def _render(sc: Scaffold) -> str:
     out = [HEADER.format(manuscript=sc.chapter["manuscript"], registry=f"claims/{sc.name}/claims.toml",
-                         manuscript_path=sc.manuscript.path), "[chapter]"]
+                         manuscript_path=sc.manuscript.path, chapter=sc.chapter["id"]), "[chapter]"]
     out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
     if sc.sections:
         out += ["", "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
@@ -528,6 +564,9 @@ def _render(sc: Scaffold) -> str:
         out += ["[[claims]]"]
         if c.problem:
             out.append(f"# FIXME {c.problem}")
+        if c.formula:
+            out.append(f"# the text prints its arithmetic: {c.formula}: name its numbers in `values` and write it as")
+            out.append("# `formula` (e.g. formula = \"a * b\"): the core checks it, with no test module")
         out += [f"id = {_q(c.id)}",
                 f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
                 f"stated = {_q(c.stated)}",
@@ -535,6 +574,8 @@ def _render(sc: Scaffold) -> str:
                 f"locator = {_q(c.locator)}",
                 'tolerance = "printed"',
                 'needs = ["text"]']
+        if c.quotes:
+            out.append("quotes = { stated = [" + ", ".join(_q(q) for q in c.quotes) + "] }")
         if c.section:
             out.append(f"section = {_q(c.section)}")
         if c.note:

@@ -37,7 +37,9 @@ def test_the_scaffold_validates_and_accounts_for_every_number(tmp_path, manuscri
     check = check_manuscript(ms, reg)
     assert check.drifted == [] and check.audit.problems == [] and check.audit.warnings == []
     assert check.audit.coverage == 1.0 and check.ok
-    assert check.audit.count("bound") == len(sc.claims)  # one draft claim per number that is not waived
+    # one draft claim per value and unit that is not waived; a value printed again is a quote of its draft
+    assert check.audit.count("bound") == len(sc.claims) + sum(len(c.quotes) for c in sc.claims)
+    assert len({(c.stated, c.unit) for c in sc.claims}) == len(sc.claims)
     assert all(len(c.locator) <= MAX_LOCATOR for c in reg.claims.values())
     assert all(len(w.locator) <= MAX_LOCATOR and w.reason.startswith(SUGGESTED) for w in reg.waivers)
 
@@ -97,7 +99,7 @@ def test_init_writes_refuses_to_overwrite_and_passes_validate_and_check_manuscri
     assert main(argv) == 0
     out = capsys.readouterr().out
     target = claims / "manuscript_index_zh" / "claims.toml"
-    assert f"wrote {target}: 17 draft claims" in out and "coverage 100.0%" in out
+    assert f"wrote {target}: 15 draft claims" in out and "coverage 100.0%" in out
     target.write_text(target.read_text(encoding="utf-8") + "# edited by hand\n", encoding="utf-8")
     assert main(argv) == 2
     assert "exists; not overwritten (use --force" in capsys.readouterr().err
@@ -105,7 +107,7 @@ def test_init_writes_refuses_to_overwrite_and_passes_validate_and_check_manuscri
     assert main(argv + ["--force"]) == 0 and "edited by hand" not in target.read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(["validate", str(target)]) == 0
-    assert "17 valid claims (17 drafts to review), 0 problems" in capsys.readouterr().err
+    assert "15 valid claims (15 drafts to review), 0 problems" in capsys.readouterr().err
     assert main(["check-manuscript", str(INDEX), "--registry", str(target), "--report", str(tmp_path / "none.json")]) == 0
     assert "coverage 100.0%" in capsys.readouterr().out
 

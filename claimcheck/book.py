@@ -1,0 +1,94 @@
+"""The book: every chapter's registry under ``claims/``, found once, for every command.
+
+A chapter is a folder ``claims/<chapter>/`` with its ``claims.toml`` (and its claim tests). The
+commands find the chapters here rather than assuming one: ``validate`` with no argument checks
+them all, ``check-manuscript CH16.md`` picks the registry whose ``[chapter] manuscript`` names
+the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. Standard library only.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+REGISTRY_NAME = "claims.toml"
+#: folders never searched for registries: virtualenvs, caches, VCS and package folders
+SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"}
+
+
+class BookError(LookupError):
+    """No registry, or no single registry, for what was asked; ``str()`` says what to pass instead."""
+
+
+def registry_paths(root="claims") -> list[Path]:
+    """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path.
+
+    Hidden folders (``.git``, ``.venv``), virtualenvs (a folder with ``pyvenv.cfg``) and
+    :data:`SKIP_DIRS` are not entered.
+    """
+    root = Path(root)
+    if root.is_file():
+        return [root]
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
+                         and not (Path(folder) / d / "pyvenv.cfg").exists())
+        if REGISTRY_NAME in files:
+            found.append(Path(folder) / REGISTRY_NAME)
+    return sorted(found)
+
+
+def _hint(root: Path) -> str:
+    where = Path.cwd()
+    if not root.exists():
+        return (f"there is no {root}/ folder in {where}: run the command from the project's root (the folder that "
+                f"holds claims/), or pass --registry PATH/TO/claims.toml")
+    return f"pass --registry PATH/TO/claims.toml"
+
+
+def registry_for_manuscript(manuscript, root="claims") -> Path:
+    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's
+    name; when the book has a single registry, that one (an editor's copy may have any name).
+
+    Raises:
+        BookError: no registry under ``root``, or several and none (or more than one) names the file.
+    """
+    from claimcheck.registry import load_registry
+
+    root = Path(root)
+    paths = registry_paths(root) if root.exists() else []
+    if not paths:
+        raise BookError(f"no {REGISTRY_NAME} under {root}: {_hint(root)}")
+    if len(paths) == 1:
+        return paths[0]
+    name = Path(manuscript).name
+    named = {p: load_registry(p).chapter.get("manuscript") for p in paths}
+    hits = [p for p, m in named.items() if isinstance(m, str) and Path(m).name == name]
+    if len(hits) == 1:
+        return hits[0]
+    listing = "; ".join(f"{p}: {m or '(no [chapter] manuscript)'}" for p, m in named.items())
+    if hits:
+        raise BookError(f"{len(hits)} registries name {name} as their manuscript ({listing}): pass --registry")
+    raise BookError(f"no registry names {name} as its manuscript ([chapter] manuscript: {listing}); pass --registry "
+                    "PATH, or set the chapter's [chapter] manuscript to the file's name")
+
+
+def load_book(root="claims"):
+    """Every registry under ``root``, loaded: ``[Registry, ...]`` in path order."""
+    from claimcheck.registry import load_registry
+
+    return [load_registry(p) for p in registry_paths(root)]
+
+
+def book_issues(registries) -> list[str]:
+    """Problems across chapters: two registries with one chapter id (every key would name two claims)."""
+    seen: dict[str, str] = {}
+    out = []
+    for reg in registries:
+        other = seen.get(reg.chapter_id)
+        if other is not None:
+            out.append(f"{reg.path}: chapter id {reg.chapter_id!r} is also the chapter of {other} ([chapter] id, or "
+                       "the folder's name): give each chapter its own id, so that ch15:C10 and ch16:C10 stay apart")
+        else:
+            seen[reg.chapter_id] = reg.path
+    return out
