@@ -1,5 +1,9 @@
 pytest_plugins = ["pytester"]
 
+# claimcheck's own toy chapter of a book (tests/plugin/test_book.py copies it beside ch15 into a
+# project of its own): not a chapter of this project's runs
+collect_ignore = ["data/book"]
+
 # pytester's in-process runs drop from sys.modules every module first imported inside them; torch
 # (imported by the runner fingerprint) cannot be imported twice in one process and segfaults if it
 # is. Importing it once here, outside any inner run, keeps it loaded across them.
