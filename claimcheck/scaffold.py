@@ -36,7 +36,7 @@ SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
 # the unit words after a number, as the registry writes them ("" = a count: dimensionless)
-_CJK_UNITS = {"比特": "bit", "美元": "USD", "倍": "x", "字节": "B", "个": "", "次": "", "层": "", "维": "",
+_CJK_UNITS = {"比特": "bit", "美元": "USD", "元": "CNY", "倍": "x", "字节": "B", "个": "", "次": "", "层": "", "维": "",
               "行": "", "步": "", "位": "", "页": "", "秒": "s", "毫秒": "ms"}
 _LATIN_UNITS = {"s": "s", "ms": "ms", "us": "us", "µs": "us", "ns": "ns", "min": "min", "h": "h",
                 "B": "B", "KB": "KB", "MB": "MB", "GB": "GB", "TB": "TB", "KiB": "KiB", "MiB": "MiB",

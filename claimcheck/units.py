@@ -1,7 +1,7 @@
 """Units of the claims registry, on top of pint.
 
 The chapter prints numbers in bytes (KiB = 1024 B, MB = 10**6 B), token/s, seconds, bits,
-percent, US dollars, and Chinese myriad units (万 = 10**4, 亿 = 10**8). Pint knows the SI and
+percent, US dollars and yuan (元, CNY; no conversion between them), and Chinese myriad units (万 = 10**4, 亿 = 10**8). Pint knows the SI and
 binary prefixes; this module adds the few units the chapter needs and parses unit strings in one
 place, so that a registry entry's unit is validated when the registry is loaded.
 """
@@ -18,6 +18,9 @@ _DEFINITIONS = (
     "example = [example]",
     "forward_pass = [forward_pass] = pass",
     "USD = [currency] = 美元",
+    # a second currency is a dimension of its own: no exchange rate is assumed, so USD -> CNY is an
+    # error, never a silent conversion
+    "CNY = [currency_cny] = 元 = yuan = RMB",
     "Mtok = 1e6 * token",
     "wan = 1e4 = 万",
     "yi = 1e8 = 亿",

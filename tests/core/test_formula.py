@@ -1,0 +1,111 @@
+"""Registry formulas (claimcheck.formula): the language, interval semantics, and registry validation."""
+
+import textwrap
+
+import pytest
+
+from claimcheck.formula import FormulaError, evaluate_claim, parse
+from claimcheck.interval import Interval
+from claimcheck.registry import load_registry
+
+P = Interval.printed
+
+
+def test_arithmetic_over_printed_intervals():
+    f = parse("read_tokens / read_s")
+    v = f.evaluate({"read_tokens": P("512"), "read_s": P("0.086")})
+    assert v.lo == pytest.approx(511.5 / 0.0865) and v.hi == pytest.approx(512.5 / 0.0855)
+    assert parse("(28 - 7) * 5").evaluate({}) == Interval(105, 105)
+    assert parse("x ** 2").evaluate({"x": Interval(2, 3)}) == Interval(4, 9)
+    assert parse("-log2(p)").evaluate({"p": Interval(0.25, 0.5)}) == Interval(1, 2)
+
+
+@pytest.mark.parametrize("text, env, holds", [
+    ("a == b", {"a": Interval(1, 2), "b": Interval(2, 3)}, True),    # can be equal: they overlap
+    ("a == b", {"a": Interval(1, 2), "b": Interval(2.5, 3)}, False),
+    ("a <= b", {"a": Interval(1, 3), "b": Interval(2, 2)}, True),    # can be at most
+    ("a < b", {"a": Interval(1, 3), "b": Interval(2, 4)}, False),    # not certainly below
+    ("a < b", {"a": Interval(1, 2), "b": Interval(2.5, 4)}, True),
+    ("a > b", {"a": Interval(3, 4), "b": Interval(1, 2)}, True),
+])
+def test_conditions_ask_about_printed_numbers(text, env, holds):
+    assert parse(text, condition=True).evaluate(env) is holds
+
+
+@pytest.mark.parametrize("text, condition, words", [
+    ("__import__('os')", False, "unknown function"),
+    ("a.b()", False, "outside the formula language"),
+    ("'x' + 1", False, "outside the formula language"),
+    ("a and b", False, "outside the formula language"),
+    ("a ** b", False, "integer constant powers"),
+    ("a +", False, "not a valid expression"),
+    ("a == b", False, "is a comparison"),
+    ("a + b", True, "not a comparison"),
+])
+def test_outside_the_language_is_a_clear_error(text, condition, words):
+    with pytest.raises(FormulaError, match=words):
+        parse(text, condition=condition)
+
+
+def test_division_by_an_interval_holding_zero_is_an_error():
+    with pytest.raises(FormulaError, match="containing 0"):
+        parse("a / b").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
+
+
+REGISTRY = """
+[chapter]
+id = "ch16"
+[[claims]]
+id = "C01"
+title = "prices"
+stated = "105"
+unit = "CNY"
+locator = "105 元"
+tolerance = "exact"
+needs = ["text"]
+values = {{ params_yi = "70", bytes = "4", fp16_gb = "7" }}
+formula = "{formula}"
+conditions = [{conditions}]
+precision = "exact"
+[[claims]]
+id = "C02"
+title = "other"
+stated = "5"
+unit = "CNY/GB"
+locator = "5 元"
+tolerance = "exact"
+needs = ["text"]
+"""
+
+
+def registry(tmp_path, formula, conditions=""):
+    path = tmp_path / "claims.toml"
+    path.write_text(textwrap.dedent(REGISTRY.format(formula=formula, conditions=conditions)), encoding="utf-8")
+    return load_registry(path)
+
+
+def test_a_claim_evaluated_with_another_claims_value(tmp_path):
+    reg = registry(tmp_path, "(params_yi * bytes / 10 - fp16_gb) * C02.stated", '"params_yi * bytes / 10 == 28"')
+    assert not reg.issues
+    result = evaluate_claim(reg.claims["C01"], reg)
+    assert result.value == Interval(105, 105) and not result.failed
+
+
+def test_a_failing_condition_says_both_sides(tmp_path):
+    reg = registry(tmp_path, "C02.stated * 21", '"params_yi * bytes / 10 == 27"')
+    result = evaluate_claim(reg.claims["C01"], reg)
+    assert result.failed == ["params_yi * bytes / 10 == 27: 28 == 27"]
+
+
+@pytest.mark.parametrize("formula, conditions, field, words", [
+    ("paramz * 2", "", "formula", "no value 'paramz' in this claim (did you mean 'params_yi'?)"),
+    ("C03.stated", "", "formula", "names claim 'C03', which the registry does not declare"),
+    ("C02.price", "", "formula", "claim C02 has no value 'price'"),
+    ("a +", "", "formula", "not a valid expression"),
+    ("params_yi", '"params_yi + 1"', "conditions", "not a comparison"),
+])
+def test_a_bad_formula_is_a_registry_problem_naming_claim_and_field(tmp_path, formula, conditions, field, words):
+    reg = registry(tmp_path, formula, conditions)
+    assert "C01" not in reg.claims and "C02" in reg.claims  # the other claim is still loaded
+    issue = next(i for i in reg.issues if i.claim_id == "C01")
+    assert issue.field == field and words in issue.message and str(tmp_path) in str(issue)
