@@ -72,6 +72,9 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claimcheck", description="Executable claims of a book chapter.")
+    from claimcheck import __version__
+
+    parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)
