@@ -40,7 +40,7 @@ def _validate(args) -> int:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
         if not found:
-            missing.append(f"{arg}: {'no such file or folder' if not p.exists() else 'no claims.toml in it'}"
+            missing.append(f"{arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
                            + (" (run from the project's root, or name a registry)" if not args.registry else ""))
         paths += [f for f in found if f not in paths]
     for m in missing:
@@ -98,6 +98,9 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claimcheck", description="Executable claims of a book chapter.")
+    from claimcheck import __version__
+
+    parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(subparsers)

@@ -62,6 +62,9 @@ def resolve(name: str, keys) -> str:
     import difflib
 
     close = difflib.get_close_matches(name, keys, n=3)
+    if chapter is None:  # a short id: compare it with the short ids, and name the keys
+        close = [k for c in difflib.get_close_matches(cid, sorted({short(k) for k in keys}), n=3)
+                 for k in keys if short(k) == c][:3] or close
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise ClaimKeyError(f"no claim {name!r} in {_chapters(keys)}{hint}")
 

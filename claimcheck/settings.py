@@ -185,7 +185,8 @@ OPTIONS: tuple[Option, ...] = (
            "folder for claims.json and claims.html, relative to the rootdir", _text("the report folder"), metavar="DIR"),
     Option("weights", "--claims-weights", "CLAIMCHECK_WEIGHTS", "claims_weights", None,
            "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
-           "looked up in the Hugging Face cache offline (gpt2 when unset)", _text("the weights"), metavar="DIR|HUB_ID"),
+           "(HUB_ID@REVISION pins a commit) looked up in the Hugging Face cache offline (gpt2 when unset)",
+           _text("the weights"), metavar="DIR|HUB_ID[@REV]"),
     Option("weights_shapes", "--claims-weights-shapes", "CLAIMCHECK_WEIGHTS_SHAPES", "claims_weights_shapes", "gpt2-small",
            "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
            "its own config.json; the harness's tests use a tiny one)",

@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="session")
 def package_source(tmp_path_factory):
-    """What a build of the checkout reads (pyproject.toml, README.md, claimcheck/), copied: setuptools
+    """What a build of the checkout reads (pyproject.toml, README.md, LICENSE, claimcheck/), copied: setuptools
     writes build/ and *.egg-info beside the sources, which must not land in the checkout."""
     src = tmp_path_factory.mktemp("src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
     shutil.copytree(ROOT / "claimcheck", src / "claimcheck",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

@@ -9,5 +9,5 @@ GPT-2 (:mod:`.numpy_gpt2`), the report's plots (:mod:`.plots`), the portable-LM 
 (:mod:`.portable_lm`) and the runner of a chapter's code listing (:mod:`.listing`).
 
 Installed with the ``claims`` extra (torch, transformers, matplotlib); the core of claimcheck never
-imports this package. Its pytest side (options, markers, skips) is :mod:`claimcheck.llm.plugin`.
+imports this package. Its pytest side (options, markers, skips) is :mod:`claimcheck.llm.pytest_kit` (registered in claims runs by :mod:`claimcheck.llm.plugin`).
 """

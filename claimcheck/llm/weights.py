@@ -91,7 +91,17 @@ class WeightsResolution:
 
 def _looks_like_path(spec: str) -> bool:
     return (spec.startswith(("/", ".", "~")) or os.sep in spec.replace("/", "", 1) or Path(spec).expanduser().exists()
-            or not HUB_ID_RE.match(spec))
+            or not HUB_ID_RE.match(spec.split("@", 1)[0]))
+
+
+def split_revision(hub_spec: str) -> tuple[str, str | None]:
+    """``"gpt2@607a30d"`` -> ``("gpt2", "607a30d")``; ``"gpt2"`` -> ``("gpt2", None)``.
+
+    A revision (a commit hash, branch or tag of the hub repository) pins the weights: CI downloads
+    exactly that snapshot once and finds it in its restored cache afterwards.
+    """
+    hub_id, sep, revision = hub_spec.partition("@")
+    return hub_id, (revision.strip() or None) if sep else None
 
 
 def folder_problem(path: Path) -> str | None:
@@ -111,15 +121,17 @@ def folder_problem(path: Path) -> str | None:
     return None
 
 
-def _hf_cache_folder(hub_id: str, cache_dir: str | None = None) -> str | None:
-    """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None. Never networked."""
+def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> str | None:
+    """The snapshot folder of ``hub_id`` (at ``revision``; default: the cached ``main``) in the local
+    Hugging Face cache, or None. Never networked."""
     from huggingface_hub import try_to_load_from_cache
 
     cache_dir = cache_dir or os.environ.get("HF_HUB_CACHE") or None  # as set now, not at import
-    cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir)
+    cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir, revision=revision)
     if not isinstance(cfg, str):
         return None
-    if any(isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir), str) for f in WEIGHT_FILES):
+    if any(isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir, revision=revision), str)
+           for f in WEIGHT_FILES):
         return str(Path(cfg).parent)
     return None
 
@@ -130,11 +142,13 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
 
     Args:
         spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id such as ``gpt2`` or
-            ``openai-community/gpt2``; None means ``default_hub_id``.
+            ``openai-community/gpt2``, optionally pinned to a revision (``gpt2@<commit>``); None
+            means ``default_hub_id``.
         allow_download: whether a hub id missing from the cache may be downloaded (now).
         cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
         download: ``(hub_id, cache_dir) -> folder`` raising :class:`WeightsError` (default:
-            :func:`download_weights`); the harness's tests pass their own.
+            :func:`download_weights`), called with ``revision=`` too for a pinned spec; the
+            harness's tests pass their own.
 
     Returns a :class:`WeightsResolution`; never raises for missing weights or a failed download
     (then ``available`` is False and ``reason`` says what was tried, what failed and what to do).
@@ -155,11 +169,12 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
             return done(str(folder.resolve()), "folder", f"local folder {folder}", tried)
         tried.append(f"--claims-weights: {problem}")
         return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + how, tried)
-    hub_id = spec or default_hub_id
+    hub_id, revision = split_revision(spec or default_hub_id)
+    pinned = {"revision": revision} if revision else {}
     if not spec:
         tried.append("no folder or hub id given (--claims-weights / CLAIMCHECK_WEIGHTS)")
     try:
-        cached = _hf_cache_folder(hub_id, cache_dir)
+        cached = _hf_cache_folder(hub_id, cache_dir, **pinned)
     except ImportError:
         cached = None
         tried.append("huggingface_hub is not installed")
@@ -168,7 +183,7 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
     tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
     if allow_download:
         try:
-            folder = (download or download_weights)(hub_id, cache_dir)
+            folder = (download or download_weights)(hub_id, cache_dir, **pinned)
         except WeightsError as exc:
             tried.append(f"--claims-allow-download: {exc}")
             return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW, tried)
@@ -355,7 +370,7 @@ def hub_endpoint() -> str:
         return "https://huggingface.co"
 
 
-def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S) -> None:
+def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | None = None) -> None:
     """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
 
     Raises:
@@ -366,7 +381,7 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S) -> None:
     import urllib.error
     import urllib.request
 
-    url = f"{hub_endpoint()}/{hub_id}/resolve/main/config.json"
+    url = f"{hub_endpoint()}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout):
             return
@@ -383,9 +398,10 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S) -> None:
         raise WeightsError(f"cannot reach {hub_endpoint()} ({type(exc).__name__}: {_short(exc)})") from None
 
 
-def download_weights(hub_id: str, cache_dir: str | None = None) -> Path:
-    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files into the
-    Hugging Face cache; return the snapshot folder. Probes the hub first (:func:`probe_hub`).
+def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files (at
+    ``revision``; default ``main``) into the Hugging Face cache; return the snapshot folder.
+    Probes the hub first (:func:`probe_hub`).
 
     Raises:
         WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or
@@ -393,11 +409,11 @@ def download_weights(hub_id: str, cache_dir: str | None = None) -> Path:
     """
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
-    probe_hub(hub_id)
+    probe_hub(hub_id, revision=revision)
     from huggingface_hub import hf_hub_download
 
     def fetch(name):
-        return Path(hf_hub_download(hub_id, name, cache_dir=cache_dir))
+        return Path(hf_hub_download(hub_id, name, cache_dir=cache_dir, revision=revision))
 
     try:
         config = fetch("config.json")

@@ -113,7 +113,11 @@ def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
         view = manuscript_view_of(check, doc, waivers, claims_href=relative_href(claims_html, page),
                                   href=relative_href(page, claims_html))
         view.chapter = chapter
-        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
+        from claimcheck.pages.claims_view import chapter_language
+
+        # the registry's [chapter] language; a registry without one: a guess from the text
+        lang = chapter_language(doc, check.registry_path) or \
+            ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en")
         write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang))
         views.append(view)
         written.append(page)

@@ -24,6 +24,7 @@ class Plot:
     name: str
     src: str = ""        # a data: URI (the page is self-contained)
     missing: str = ""    # why there is no image
+    alt: str = ""        # what the plot shows, for a reader who cannot see it (the img's alt text)
 
 
 @dataclass
@@ -115,10 +116,22 @@ class ClaimsView:
     manuscript: str = ""
     manuscript_line: str = ""
     selection: str = ""
+    language: str = ""               # the chapter's language ([chapter] language): lang of its quoted words
 
     @property
     def rows(self) -> list[Row]:
         return [r for s in self.sections for r in s.rows]
+
+
+def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
+    """The plot with an alt text that says what it shows: the plot's name (what is plotted), for
+    which claim, against which figure of the chapter, and the value measured here; the image is
+    the only place those curves are, so "C05: read_write" told a screen reader nothing."""
+    cid, title = str(entry.get("id") or ""), str(entry.get("title") or "")
+    measured = words.measured_value(entry)
+    plot.alt = (f"Plot of {plot.name}, measured on this runner for claim {cid}" + (f" ({title})" if title else "")
+                + (f"; the chapter says {chapter}" if chapter else "") + (f", this runner {measured}" if measured else "") + ".")
+    return plot
 
 
 def _plot(p, base: Path) -> Plot:
@@ -171,7 +184,7 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
         margin=(words.Margin("its confidence interval straddles the bar", False, 0.0)
                 if words.ci_straddles(entry) else words.margin(entry)),
         reason=head, reason_more=more, ci=words.ci_words(entry), needs=words.need_tags(entry),
-        plots=[_plot(p, base) for p in entry.get("plots") or []], order=order,
+        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.get("plots") or []], order=order,
         carried=(f"from the run of {carried.get('from', '?')}" if carried else ""), drift=drift,
         text_links=links, tests=[str(t) for t in entry.get("tests") or []],
         duration_s=float(entry.get("duration_s") or 0.0), model=model,
@@ -293,4 +306,18 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
                          f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
                          f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
         selection=_selection_words(doc),
+        language=chapter_language(doc),
     )
+
+
+def chapter_language(doc: dict, registry_path: str | None = None) -> str:
+    """The ``[chapter] language`` of the document's registry (of ``registry_path`` when given and
+    present), e.g. ``"zh"``, or ``""``: the ``lang`` of the chapter's own words on the pages, so a
+    screen reader reads the Chinese quotes as Chinese."""
+    regs = [r for r in doc.get("registries") or [] if isinstance(r, dict) and isinstance(r.get("chapter"), dict)]
+    mine = [r for r in regs if registry_path is not None and str(r.get("path")) == str(registry_path)] or regs
+    for reg in mine:
+        lang = str(reg["chapter"].get("language") or "").strip()
+        if lang:
+            return lang
+    return ""

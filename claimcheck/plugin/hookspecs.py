@@ -1,4 +1,4 @@
-"""Hooks that a measurement kit (e.g. :mod:`claimcheck.llm.plugin`) implements for the core glue.
+"""Hooks that a measurement kit (e.g. :mod:`claimcheck.llm.pytest_kit`) implements for the core glue.
 
 Added by :func:`claimcheck.plugin.options.pytest_addhooks`.
 """
@@ -8,6 +8,14 @@ from __future__ import annotations
 import pluggy
 
 hookspec = pluggy.HookspecMarker("pytest")
+
+
+@hookspec
+def pytest_claimcheck_configure(config) -> None:
+    """A claims run starts: called once, in the core's ``pytest_configure``, after the settings are
+    resolved and before they are used (report folder, size profile). A kit registers its pytest
+    side here (``config.pluginmanager.import_plugin``), so that it stays out of every other run.
+    """
 
 
 @hookspec

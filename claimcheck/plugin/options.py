@@ -1,7 +1,18 @@
-"""Options, markers and the run's set-up (``pytest_configure``)."""
+"""Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``).
+
+This module is the only part of claimcheck that every pytest run in the environment loads (the
+``pytest11`` entry point, :mod:`claimcheck.plugin`). It declares the options and the kits' hook
+specifications, and decides once, first thing in ``pytest_configure``, whether this run is a
+claims run (:func:`claims_run`). Only then does it resolve the settings, register the glue modules
+(:data:`GLUE`: collection, running, fixtures, reporting, pytest-html's and xdist's hooks) and the
+markers; in any other run claimcheck implements no hook beyond these three, imports nothing
+heavy, reads no ``CLAIMCHECK_*`` variable and writes nothing, the way pytest-timeout or
+pytest-mypy stay out of a run that does not ask for them.
+"""
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 
@@ -12,6 +23,14 @@ from claimcheck.plugin.state import REGISTRY_NAME, STATE, RunState, registry_can
 
 #: the files a claims run writes in its report folder (and a folder plots/ for the plots' PNGs)
 REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
+
+#: the glue of a claims run, registered by :func:`pytest_configure` only when it is one
+GLUE = ("claimcheck.plugin.collection", "claimcheck.plugin.running", "claimcheck.plugin.fixtures",
+        "claimcheck.plugin.reporting")
+
+#: folders registry discovery never enters (besides hidden ones and virtual environments), as
+#: pytest's own collection does not (its default ``norecursedirs``)
+SKIPPED_DIRS = ("node_modules", "__pycache__", "site-packages", "*.egg", "*.egg-info", "_darcs", "CVS", "{arch}")
 
 MARKERS = {
     "claim": "claim(id): the test checks the registry claim `id` (e.g. 'C18' or 'C30.text')",
@@ -30,21 +49,38 @@ def pytest_addoption(parser):
     settings_mod.add_options(parser)  # every option, its ini key and its help, from the one table
 
 
-def is_claims_run(config) -> bool:
-    """Whether this run collects a claims registry and runs tests (then it writes the reports).
+def claims_run(config) -> bool:
+    """Whether this pytest run is a claims run, the one decision that makes claimcheck act at all.
 
-    A registry governs an argument when it lies in the argument's folder or above it up to the
-    rootdir (the walk of :func:`claimcheck.plugin.state.registry_for`), or anywhere below it.
+    It is when a ``claims.toml`` registry governs one of the run's arguments (or, without
+    arguments, its ``testpaths``): in the argument's folder or above it up to the rootdir, or
+    anywhere below it outside hidden folders, virtual environments and ``node_modules``
+    (:func:`registries_of_args`); or when the run opts in explicitly: ``-p claimcheck``, a
+    ``--claims-*`` option on the command line or a ``claims_*`` key in the ini file. The
+    ``CLAIMCHECK_*`` environment variables do not opt in: a stray one must not change an unrelated
+    project's run.
     """
-    if config.option.collectonly:
-        return False
+    if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
+        return True
+    for o in settings_mod.OPTIONS:
+        if config.getoption(o.dest, None) is not None:
+            return True
+        if o.ini and config.getini(o.ini) not in (None, "", []):
+            return True
     return bool(registries_of_args(config, first_only=True))
 
 
+def writes_reports(config) -> bool:
+    """Whether this claims run writes the reports: it runs tests (not ``--collect-only``) and is
+    not an xdist worker (the controller writes them from every worker's results)."""
+    return not config.option.collectonly and not hasattr(config, "workerinput")
+
+
 def registries_of_args(config, first_only: bool = False) -> list[Path]:
-    """The ``claims.toml`` files governing this run's arguments (see :func:`is_claims_run`)."""
+    """The ``claims.toml`` files governing this run's arguments (see :func:`claims_run`)."""
     root = Path(config.rootpath)
     found: list[Path] = []
+    skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
     for arg in config.args or []:
         path = Path(str(arg).split("::", 1)[0])
         if not path.is_absolute():
@@ -52,13 +88,32 @@ def registries_of_args(config, first_only: bool = False) -> list[Path]:
         if not path.exists():
             continue
         here = next((c for c in registry_candidates(path, root) if c.is_file()), None)
-        below = list(path.rglob(REGISTRY_NAME)) if here is None and path.is_dir() else []
+        below = find_registries(path, skip) if here is None and path.is_dir() else []
         for p in ([here] if here else below):
             if p not in found:
                 found.append(p)
                 if first_only:
                     return found
     return found
+
+
+def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
+    """Every ``claims.toml`` below ``folder``, sorted, never entering a hidden folder, a virtual
+    environment (a folder with ``pyvenv.cfg`` or ``conda-meta``) or a folder matching one of the
+    ``skip`` patterns: a ``.venv`` or ``node_modules`` holds other projects' files, not this one's
+    claims, and walking it would cost seconds on every run."""
+    found = []
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _skipped(Path(here) / d, skip))
+        if REGISTRY_NAME in files:
+            found.append(Path(here) / REGISTRY_NAME)
+    return found
+
+
+def _skipped(path: Path, skip) -> bool:
+    name = path.name
+    return (name.startswith(".") or any(fnmatch.fnmatch(name, pat) for pat in skip)
+            or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir())
 
 
 def _check_runner_profile(config, s) -> None:
@@ -103,6 +158,8 @@ def _check_input_files(config, s) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    if not claims_run(config):  # decided once; nothing below runs, nothing else is registered
+        return
     for text in MARKERS.values():
         config.addinivalue_line("markers", text)
     try:
@@ -114,8 +171,11 @@ def pytest_configure(config):
     _check_input_files(config, s)
     _check_runner_profile(config, s)
     config.pluginmanager.register(state, "claimcheck-state")
-    claims_run = is_claims_run(config)
-    if claims_run and not hasattr(config, "workerinput"):
+    for name in GLUE:
+        config.pluginmanager.import_plugin(name)
+    config.hook.pytest_claimcheck_configure(config=config)  # the kits register their pytest side
+    writes = writes_reports(config)
+    if writes:
         report_dir = Path(config.rootpath) / s.report_dir
         report_dir = config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
         _check_writable(report_dir, s.shown("report_dir"))
@@ -140,7 +200,7 @@ def pytest_configure(config):
     from claimcheck.plugin.parallel import XdistSupport
 
     # pytest-xdist: timing claims run alone, the controller learns the workers' registries
-    XdistSupport.register(config, state, claims_run=claims_run)
+    XdistSupport.register(config, state, claims_run=writes)
 
 
 def _check_writable(report_dir: Path, source: str) -> None:

@@ -1,13 +1,59 @@
-"""A claim test's set-up (a broken or unknown claim errors before any measurement) and its verdict
-(a claim test that passed without recording one fails)."""
+"""A claim test's set-up (a broken or unknown claim errors before any measurement), its verdict
+(a claim test that passed without recording one fails) and its warnings (recorded, not raised)."""
 
 from __future__ import annotations
+
+import warnings
 
 import pytest
 
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim
-from claimcheck.recorder import ERROR_KEY, PLOTS_ATTR, PLOTS_KEY, stored_record
+from claimcheck.recorder import ERROR_KEY, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY, encode_record, stored_record
+
+WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
+
+
+def records_warnings(item) -> bool:
+    """Whether ``item``'s warnings are recorded in its claim's details instead of going through
+    pytest's filters: a claim test without a ``filterwarnings`` marker. A claim that is about a
+    warning says so with the marker (or ``pytest.warns``), and then pytest's filters apply."""
+    return (not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+            and item.get_closest_marker("filterwarnings") is None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """Run a claim test with every warning caught and kept (``details.warnings`` of its claim).
+
+    ``filterwarnings = error`` is the harness's rule for its own code (tests/); in a claim run a
+    new FutureWarning of transformers is a fact about the libraries the claim was measured with,
+    not a reason to lose the measurement. Inside pytest's own warning capture (a tryfirst
+    wrapper of this hook), so the filter set here is the innermost.
+    """
+    if not records_warnings(item):
+        return (yield)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        item.stash[WARNINGS_KEY] = caught
+        return (yield)
+
+
+def _record_warnings(item, report) -> None:
+    """Put the warnings caught so far into the claim's record (item and report), deduplicated."""
+    caught = item.stash.get(WARNINGS_KEY, None)
+    if not caught:
+        return
+    seen, found = set(), []
+    for w in caught:
+        key = (w.category.__name__, str(w.message), w.filename, w.lineno)
+        if key not in seen:
+            seen.add(key)
+            found.append({"category": key[0], "message": key[1][:500], "where": f"{w.filename}:{w.lineno}"})
+    for props in (item.user_properties, report.user_properties):
+        record = stored_record(props)
+        record.setdefault("details", {})["warnings"] = found
+        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -31,6 +77,8 @@ def pytest_runtest_makereport(item, call):
     attach the claim's plots to the call report (the claims page shows them)."""
     report = yield
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+    if claim_test:
+        _record_warnings(item, report)
     if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
         record = stored_record(item.user_properties)
         verdict = record.get("verdict")

@@ -94,7 +94,7 @@ def setting_path(config, name: str) -> Path:
 
 def registry_for(config, path: Path) -> Registry | None:
     """The registry governing a test file: the nearest claims.toml at or above its folder, up to
-    the rootdir (the same walk as :func:`claimcheck.plugin.options.is_claims_run`)."""
+    the rootdir (the same walk as :func:`claimcheck.plugin.options.registries_of_args`)."""
     for candidate in registry_candidates(Path(path), Path(config.rootpath)):
         if candidate.is_file():
             return run_state(config).registry(candidate)

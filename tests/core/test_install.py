@@ -73,3 +73,24 @@ def test_pytest_with_the_core_install_collects_an_empty_folder(core_venv, outsid
     done = run(core_venv, outside_env, tmp_path, "-m", "pytest", "--co", "-p", "no:cacheprovider", *plugins, tool="python")
     assert done.returncode == 5, done.stdout + done.stderr  # 5: no tests collected
     assert "INTERNALERROR" not in done.stdout + done.stderr
+
+
+def test_the_install_ships_its_license_typing_marker_and_one_version(core_venv, outside_env, tmp_path):
+    """What a wheel must carry: py.typed (PEP 561), the LICENSE (PEP 639 license-files), the
+    Framework :: Pytest classifier, one version (claimcheck.__version__) for the metadata,
+    ``claimcheck --version`` and ``python -m claimcheck``."""
+    probe = ("import importlib.metadata as md, importlib.resources as r, json, claimcheck\n"
+             "d = md.distribution('claimcheck')\n"
+             "print(json.dumps({'typed': r.files('claimcheck').joinpath('py.typed').is_file(),\n"
+             "  'license': [str(f) for f in d.files if f.name.startswith('LICENSE')],\n"
+             "  'expression': d.metadata.get('License-Expression'), 'version': d.version,\n"
+             "  'module_version': claimcheck.__version__, 'classifiers': d.metadata.get_all('Classifier')}))\n")
+    done = run(core_venv, outside_env, tmp_path, "-c", probe, tool="python")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads(done.stdout)
+    assert meta["typed"] and meta["license"] and meta["expression"] == "MIT"
+    assert meta["version"] == meta["module_version"] and "Framework :: Pytest" in meta["classifiers"]
+    done = run(core_venv, outside_env, tmp_path, "--version")
+    assert done.returncode == 0 and done.stdout.strip() == f"claimcheck {meta['version']}", done.stdout + done.stderr
+    done = run(core_venv, outside_env, tmp_path, "-m", "claimcheck", "--version", tool="python")
+    assert done.returncode == 0 and done.stdout.strip() == f"claimcheck {meta['version']}", done.stdout + done.stderr

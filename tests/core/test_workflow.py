@@ -43,31 +43,82 @@ def uploads(job) -> list[dict]:
 
 def test_top_level_keys(wf):
     # PyYAML reads the bare key `on` as the boolean True (YAML 1.1)
-    assert set(wf) == {"name", True, "permissions", "jobs"}
+    assert set(wf) == {"name", True, "permissions", "concurrency", "env", "jobs"}
     assert {"push", "pull_request", "workflow_dispatch"} <= set(wf[True])
-    assert set(wf["jobs"]) == {"cpu", "gpu", "matrix"}
+    assert set(wf["jobs"]) == {"tests", "cpu", "gpu", "matrix"}
     for name, job in wf["jobs"].items():
         assert {"runs-on", "steps"} <= set(job), name
         assert set(job) <= {"name", "if", "needs", "strategy", "runs-on", "timeout-minutes", "steps"}, name
         for step in job["steps"]:
             assert ("uses" in step) != ("run" in step), (name, step)
-            assert set(step) <= {"name", "if", "uses", "with", "run", "shell"}, (name, step)
+            assert set(step) <= {"name", "if", "uses", "with", "run", "shell", "env"}, (name, step)
             if "uses" in step:
                 assert re.fullmatch(r"actions/[a-z-]+@v\d+", step["uses"]), step["uses"]
+
+
+WEIGHTS = '--claims-weights "gpt2@$GPT2_REVISION" --claims-allow-download'
+
+
+def steps_using(job, action: str) -> list[dict]:
+    return [s for s in job["steps"] if s.get("uses", "").startswith(f"actions/{action}@")]
 
 
 def test_cpu_matrix_linux_and_macos(wf):
     cpu = wf["jobs"]["cpu"]
     assert cpu["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest"]
     assert cpu["runs-on"] == "${{ matrix.os }}"
-    assert "pytest claims/" in run_lines(cpu)
+    assert f"pytest claims/ {WEIGHTS}" in run_lines(cpu)
 
 
-def test_gpu_job_on_a_self_hosted_gpu_runner(wf):
+def test_gpu_job_on_a_self_hosted_gpu_runner_with_its_own_python(wf):
     gpu = wf["jobs"]["gpu"]
     assert gpu["runs-on"] == ["self-hosted", "gpu"]
     assert gpu["if"] == "${{ vars.CLAIMS_GPU_RUNNER == 'true' }}"
-    assert "pytest claims/ --claims-device cuda" in run_lines(gpu)
+    assert f"pytest claims/ --claims-device cuda {WEIGHTS}" in run_lines(gpu)
+    (py,) = steps_using(gpu, "setup-python")
+    assert gpu["steps"].index(py) < next(i for i, s in enumerate(gpu["steps"]) if "venv" in s.get("run", ""))
+
+
+def test_the_weight_bound_claims_get_pinned_weights_from_a_cache_keyed_by_the_revision(wf):
+    """C30.model, C31 and C37 need the pretrained GPT-2: each claims job passes the pinned hub
+    revision with downloads allowed, after restoring the Hugging Face cache saved under that
+    revision (so a new revision is a new cache, and a warm cache means no download at all)."""
+    assert re.fullmatch(r"[0-9a-f]{40}", wf["env"]["GPT2_REVISION"])
+    for name in ("cpu", "gpu"):
+        job = wf["jobs"][name]
+        (cache,) = steps_using(job, "cache")
+        assert cache["with"]["path"] == "~/.cache/huggingface/hub"
+        assert "${{ env.GPT2_REVISION }}" in cache["with"]["key"]
+        run = next(i for i, s in enumerate(job["steps"]) if WEIGHTS in s.get("run", ""))
+        assert job["steps"].index(cache) < run, name
+
+
+def test_pip_cache_and_one_run_per_ref(wf):
+    assert "${{ github.ref }}" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"] is True
+    for name in ("tests", "cpu", "matrix"):
+        (py,) = steps_using(wf["jobs"][name], "setup-python")
+        assert py["with"]["cache"] == "pip", name
+
+
+def test_the_harness_tests_run_with_axe_core_installed_first(wf):
+    lines = run_lines(wf["jobs"]["tests"])
+    axe = next(i for i, line in enumerate(lines) if line.startswith("npm install") and "axe-core@4" in line)
+    assert lines.index("pytest tests/") > axe
+    assert "--prefix .node" in lines[axe]  # where tests/pages/test_browser.py looks (git-ignored)
+
+
+def test_a_pull_request_is_gated_by_a_diff_against_the_last_main_run(wf):
+    cpu = wf["jobs"]["cpu"]
+    names = [s.get("name", "") for s in cpu["steps"]]
+    fetch = cpu["steps"][next(i for i, n in enumerate(names) if n.startswith("The last successful run on main"))]
+    gate = cpu["steps"][next(i for i, n in enumerate(names) if n.startswith("Diff gate"))]
+    assert fetch["if"] == "github.event_name == 'pull_request'" and "GH_TOKEN" in fetch["env"]
+    assert "--branch main --status success" in fetch["run"]
+    (up,) = uploads(cpu)
+    assert f'--name "{up["name"]}" --dir baseline' in fetch["run"]  # the artifact this job uploads on main
+    assert gate["if"].startswith("github.event_name == 'pull_request' && hashFiles('baseline/claims.json')")
+    assert gate["run"] == "claimcheck diff baseline/claims.json reports/claims.json --fail-on-move"
+    assert wf["permissions"]["actions"] == "read"
 
 
 def test_each_runner_uploads_its_claims_json_and_the_last_job_merges_them(wf):

@@ -181,3 +181,26 @@ def test_not_a_gpt2(tmp_path):
                                  vocab_size=100)).save_pretrained(folder)
     with pytest.raises(WeightsError, match="model_type 'llama', expected 'gpt2'"):
         load_pretrained(resolve_weights(str(folder), False), shape_check="config")
+
+
+def test_a_pinned_revision_is_looked_up_and_downloaded_at_that_revision(tmp_path, no_hf_cache):
+    """``gpt2@REV`` (what CI passes, with its Hugging Face cache keyed by REV): the cached snapshot
+    of that revision is found offline, whatever ``main`` points at; missing, it is downloaded at REV."""
+    for rev in ("abc123", "def456"):
+        snap = tmp_path / "models--gpt2" / "snapshots" / rev
+        snap.mkdir(parents=True)
+        (snap / "config.json").write_text("{}")
+        (snap / "model.safetensors").write_bytes(b"x")
+    (tmp_path / "models--gpt2" / "refs").mkdir()
+    (tmp_path / "models--gpt2" / "refs" / "main").write_text("def456")
+    r = resolve_weights("gpt2@abc123", allow_download=False, cache_dir=str(tmp_path))
+    assert r.kind == "hf-cache" and r.source == str(tmp_path / "models--gpt2" / "snapshots" / "abc123")
+
+    asked = []
+
+    def download(hub_id, cache_dir, revision=None):
+        asked.append((hub_id, revision))
+        raise WeightsError("offline")
+
+    r = resolve_weights("gpt2@0123abc", allow_download=True, cache_dir=no_hf_cache, download=download)
+    assert asked == [("gpt2", "0123abc")] and not r.available

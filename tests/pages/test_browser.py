@@ -16,7 +16,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -81,16 +83,17 @@ def claims_html(run_copy):
 
 
 def shown_ids(browser) -> list[str]:
-    return browser.execute_script(
+    """The claim ids of the rows shown (a row's data-id is its key, ch15:C16: the page has one chapter)."""
+    return [key.split(":", 1)[-1] for key in browser.execute_script(
         "return [...document.querySelectorAll('tbody.claim')].filter(t => t.offsetParent !== null)"
-        ".map(t => t.dataset.id)")
+        ".map(t => t.dataset.id)")]
 
 
 def test_every_registry_id_has_exactly_one_row(browser, claims_html, shipped_registry):
     open_page(browser, claims_html)
     ids = browser.execute_script("return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.id)")
-    assert sorted(ids) == sorted(shipped_registry.claims) and len(ids) == len(set(ids))
-    assert sorted(shown_ids(browser)) == sorted(ids)  # all shown at first
+    assert sorted(ids) == sorted(shipped_registry.key(c) for c in shipped_registry.claims) and len(ids) == len(set(ids))
+    assert sorted(shown_ids(browser)) == sorted(shipped_registry.claims)  # all shown at first
     assert browser.find_element("id", "shown").text == f"all {len(ids)} claims shown"
 
 
@@ -113,8 +116,8 @@ def test_filters_hide_and_show_rows(browser, claims_html):
 
     open_page(browser, claims_html)
     every = shown_ids(browser)
-    outcome = dict(browser.execute_script(
-        "return [...document.querySelectorAll('tbody.claim')].map(t => [t.dataset.id, t.dataset.outcome])"))
+    outcome = {key.split(":", 1)[-1]: o for key, o in browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim')].map(t => [t.dataset.id, t.dataset.outcome])")}
     browser.find_element(By.CSS_SELECTOR, "input[name=outcome][value=passed]").click()
     rest = shown_ids(browser)
     assert rest and set(rest) == {i for i in every if outcome[i] != "passed"}
@@ -213,3 +216,89 @@ def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     assert browser.current_url.endswith(links[0][1].split("/")[-1])
     target = browser.execute_script("return document.querySelector(':target').id")
     assert target == links[0][1].split("#")[1]
+
+
+# --- accessibility: axe-core over every page -------------------------------------------------------
+ROOT = Path(__file__).resolve().parents[2]
+#: where .ci/run (and the workflow's tests job) install axe-core: npm, into git-ignored .node/
+AXE_PATHS = (ROOT / ".node" / "node_modules" / "axe-core" / "axe.min.js",
+             ROOT / "node_modules" / "axe-core" / "axe.min.js")
+WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core 4.x (``AXE_JS`` names another copy), read from disk: nothing is fetched here."""
+    path = Path(os.environ["AXE_JS"]) if os.environ.get("AXE_JS") else next((p for p in AXE_PATHS if p.is_file()), None)
+    if path is None or not path.is_file():
+        _missing("axe-core is not installed (npm install --no-save --prefix .node axe-core@4, as .ci/run does)")
+    text = path.read_text(encoding="utf-8")
+    version = re.search(r'version\s*[:=]\s*"(\d+)\.', text[:5000]) or re.search(r"axe v(\d+)\.", text[:500])
+    assert version is None or int(version.group(1)) >= 4, f"{path}: axe-core {version.group(1)}.x, expected 4.x"
+    return text
+
+
+def axe_violations(browser, axe_source) -> list[str]:
+    """Run axe-core's WCAG 2.1 A and AA rules over the page; one line per violated rule."""
+    browser.execute_script(axe_source)
+    result = browser.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})"
+        ".then(r => done(r.violations.map(v => [v.id, v.impact, v.help, v.nodes.length,"
+        " v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))])),"
+        " e => done([['axe-error', 'critical', String(e), 0, []]]));", WCAG_21_AA)
+    return [f"{rule} ({impact}, {n} nodes): {text}; e.g. {examples}" for rule, impact, text, n, examples in result]
+
+
+def pseudo(browser, selector: str, which: str) -> dict:
+    """class -> the CSS generated content (``::before``/``::after``) of the elements ``selector`` matches."""
+    return browser.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll(arguments[0])].map(e => "
+        "[e.className, getComputedStyle(e, arguments[1]).content]))", selector, which)
+
+
+def test_the_claims_page_has_no_wcag_violations(browser, claims_html, axe_source):
+    open_page(browser, claims_html)
+    assert axe_violations(browser, axe_source) == []
+    # what axe cannot see: an outcome told by colour alone, ids that are not row headers, alt text
+    # that names a file, the chapter's Chinese read as English
+    chips = pseudo(browser, ".glance a", "::before")
+    badges = pseudo(browser, ".badge", "::before")
+    assert len(chips) >= 4 and all(c not in ("none", "normal", "") for c in {**chips, **badges}.values())
+    assert len(set(chips.values())) == len(chips)  # one symbol per outcome
+    heads = browser.execute_script("return [...document.querySelectorAll('tbody.claim tr.main > :first-child')]"
+                                   ".map(c => c.tagName + ':' + c.getAttribute('scope'))")
+    assert set(heads) == {"TH:row"}
+    alts = browser.execute_script("return [...document.querySelectorAll('tbody.claim img')].map(i => i.alt)")
+    assert alts and all(a.startswith("Plot of ") and "measured on this runner for claim C" in a for a in alts)
+    langs = browser.execute_script("return [...document.querySelectorAll('.statement')].map(e => e.lang)")
+    assert set(langs) <= {"zh"}
+
+
+def test_the_manuscript_page_has_no_wcag_violations(browser, ms_run, axe_source):
+    path, _ = ms_run
+    doc, _ = load_document(path)
+    checks, _ = manuscript_checks(doc)
+    publish(doc, path, checks)
+    open_page(browser, path.parent / "manuscript.html")
+    assert browser.execute_script("return document.documentElement.lang") == "zh"  # the chapter's language
+    assert axe_violations(browser, axe_source) == []
+    marks = pseudo(browser, ".text .num, .legend .num", "::after")  # each state: its own symbol, legend too
+    assert len(marks) >= 3 and all(c not in ("none", "normal", "") for c in marks.values())
+    assert len(set(marks.values())) == len(marks)
+
+
+def test_the_matrix_page_has_no_wcag_violations(browser, run_copy, tmp_path, axe_source):
+    from claimcheck.cli import main
+
+    runs = tmp_path / "runs"
+    for name, change in (("cpu", None), ("gpu", "failed")):
+        (runs / name).mkdir(parents=True)
+        doc = json.loads(run_copy.read_text(encoding="utf-8"))
+        if change:  # one claim that differs between the runners, so the page shows its marks
+            doc["claims"][0]["outcome"] = change
+        (runs / name / "claims.json").write_text(json.dumps(doc), encoding="utf-8")
+    page = tmp_path / "matrix.html"
+    assert main(["merge", str(runs / "cpu" / "claims.json"), str(runs / "gpu" / "claims.json"), "-o", str(page)]) in (0, None)
+    open_page(browser, page)
+    assert axe_violations(browser, axe_source) == []

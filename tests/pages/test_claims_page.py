@@ -69,7 +69,9 @@ def test_plots_are_embedded_images_in_their_rows(full_run, parse):
     page = render(full_run)
     imgs = parse(page).find("img")
     assert len(imgs) == 4 and all(i["src"].startswith("data:image/png;base64,iVBORw0KGgo") for i in imgs)
-    assert sorted(i["alt"].split(":")[0] for i in imgs) == ["C05", "C12", "C16", "C35"]
+    # the alt text says what the plot shows, for which claim, and the figures it is about
+    assert sorted(i["alt"].split("for claim ")[1].split(" ")[0] for i in imgs) == ["C05", "C12", "C16", "C35"]
+    assert all(i["alt"].startswith("Plot of ") for i in imgs)
 
 
 def test_a_missing_plot_file_is_said_in_its_row(run_copy):

@@ -1,0 +1,132 @@
+"""The LLM kit's pytest side: its markers, its skips (no GPU, no pretrained weights), its fixtures
+(``claims_weights``, ``claims_device``, ``claims_profile``), its part of the runner fingerprint and
+the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin` (the kit's ``pytest11``
+entry point) in a claims run only, so it is absent from every other run and under
+``-p no:claimcheck``; the kit's own hooks are optional ones. torch is imported only inside hooks
+and fixtures.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from claimcheck.plugin.state import run_state, settings_of, skip_here
+
+MARKERS = {
+    "gpu": "gpu: needs a CUDA GPU; skipped with the reason where torch sees none",
+    "pretrained": "pretrained: needs the real pretrained GPT-2 weights; skipped with the reason where none are found",
+    "portable_lm": "portable_lm: a model-agnostic form of a claim, run on another causal LM only with --claims-lm NAME",
+}
+
+
+def pytest_configure(config):
+    for text in MARKERS.values():
+        config.addinivalue_line("markers", text)
+    s = settings_of(config)
+    if s.device.startswith("cuda"):  # a GPU runner without CUDA must fail loudly, not run on the CPU
+        from claimcheck.llm.device import DeviceError, select_device
+
+        try:
+            select_device(s.device)
+        except DeviceError as exc:
+            raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
+
+
+def weights_of(config):
+    """Where pretrained GPT-2 comes from in this run (decided once per run, without the network
+    unless downloads are allowed): a :class:`claimcheck.llm.weights.WeightsResolution`."""
+    kit = run_state(config).kit
+    if "weights" not in kit:
+        from claimcheck.llm.weights import resolve_weights
+
+        s = settings_of(config)
+        kit["weights"] = resolve_weights(s.weights, s.allow_download)
+    return kit["weights"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_runner_fingerprint(config, fingerprint):
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:  # a core-only install: the kit has nothing to add
+        fingerprint["llm_kit"] = "inactive: torch is not installed (pip install 'claimcheck[claims]')"
+        return
+    from claimcheck.llm.fingerprint import kit_fields
+    from claimcheck.llm.weights import weights_record
+
+    from claimcheck.llm.timing import machine_load
+
+    fingerprint.update(kit_fields())
+    fingerprint["load"] = machine_load()  # at the start of the run; every timing row has its own
+    fingerprint["weights"] = weights_record(weights_of(config), settings_of(config).weights_shapes)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_report_dir(config, report_dir):
+    s = settings_of(config)
+    if s.lm and dict(s.sources).get("report_dir") == "default":  # keep the main report apart
+        from claimcheck.llm.portable_lm import lane_slug
+
+        return report_dir / f"portable-{lane_slug(s.lm)}"
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_size_profile(config, registry, items):
+    """The kit's sizes, for a chapter whose tests use them (the ``claims_profile`` fixture, which
+    every model and timing fixture builds on); None for a chapter that measures nothing with the kit."""
+    if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
+        return None
+    from claimcheck.llm.profiles import get
+
+    return get(settings_of(config).size_profile).as_dict()
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The portable-LM lane runs alone, and only when asked for (--claims-lm)."""
+    from claimcheck.plugin.items import RegistryErrorItem
+
+    lane = bool(settings_of(config).lm)
+    keep = [i for i in items if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker("portable_lm")) == lane]
+    if len(keep) != len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = keep
+
+
+# a plain hook: after the core's tryfirst check of the claim itself, before pytest's own set-up of
+# the fixtures (registered earlier, so called later), so a claim that cannot run here costs nothing
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("gpu"):
+        s = settings_of(item.config)
+        if s.device == "cpu":
+            skip_here(f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)")
+        from claimcheck.llm.device import cuda_available, no_gpu_reason
+
+        if not cuda_available():
+            skip_here(no_gpu_reason())
+    if item.get_closest_marker("pretrained"):
+        w = weights_of(item.config)
+        if not w.available:
+            skip_here(w.reason)
+
+
+@pytest.fixture(scope="session")
+def claims_weights(pytestconfig):
+    """Where pretrained GPT-2 comes from in this run (:class:`claimcheck.llm.weights.WeightsResolution`)."""
+    return weights_of(pytestconfig)
+
+
+@pytest.fixture(scope="session")
+def claims_device(claims_settings):
+    """The ``torch.device`` of device-aware claims (``--claims-device``; :mod:`claimcheck.llm.device`)."""
+    from claimcheck.llm.device import select_device
+
+    return select_device(claims_settings.device)
+
+
+@pytest.fixture(scope="session")
+def claims_profile(claims_settings):
+    """The :class:`claimcheck.llm.profiles.Profile` of this run (sizes behind size-dependent claims)."""
+    from claimcheck.llm.profiles import get
+
+    return get(claims_settings.size_profile)

@@ -1,0 +1,83 @@
+""".ci/run runs every stage, whatever failed before, and exits non-zero naming what failed.
+
+The script runs in a copy of its folder layout with stand-ins on the PATH for every command it
+calls (python3 makes a virtual environment whose ``python`` answers as told, chromium, npm...),
+so nothing is installed and nothing is measured: only the script's own control flow is tested.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PYTHON3 = """#!/usr/bin/env bash
+# python3 -m venv DIR: a "virtual environment" whose python is the stand-in below
+if [ "$1 $2" = "-m venv" ]; then
+    mkdir -p "$3/bin"
+    printf 'export PATH="%s/bin:$PATH"\\n' "$(cd "$3" && pwd)" > "$3/bin/activate"
+    cp "$(dirname "$0")/venv-python" "$3/bin/python"
+fi
+"""
+
+VENV_PYTHON = """#!/usr/bin/env bash
+echo "python $*" >> "$CI_LOG"
+case "$*" in
+    *"-m pytest --claims-profile quick"*) exit "$TESTS_RC" ;;
+    *"-m pytest claims/ --claims-lm"*) exit "$LANE_RC" ;;
+esac
+exit 0
+"""
+
+
+@pytest.fixture
+def ci(tmp_path):
+    """Run the checkout's .ci/run in a scratch layout; returns (run(tests_rc, lane_rc), log path)."""
+    repo = tmp_path / "repo"
+    (repo / ".ci").mkdir(parents=True)
+    shutil.copy2(ROOT / ".ci" / "run", repo / ".ci" / "run")
+    (repo / ".node" / "node_modules" / "axe-core").mkdir(parents=True)
+    (repo / ".node" / "node_modules" / "axe-core" / "axe.min.js").write_text("")
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    for name, text in {"python3": PYTHON3, "venv-python": VENV_PYTHON,
+                       "claimcheck": '#!/usr/bin/env bash\necho "claimcheck $*" >> "$CI_LOG"\n',
+                       **{n: "#!/usr/bin/env bash\n" for n in ("chromium", "chromedriver", "npm")}}.items():
+        (bin_ / name).write_text(text)
+        (bin_ / name).chmod(0o755)
+    log = tmp_path / "log"
+
+    def run(tests_rc=0, lane_rc=0):
+        env = {"PATH": f"{bin_}:/usr/bin:/bin", "HOME": str(tmp_path), "CI_LOG": str(log),
+               "TESTS_RC": str(tests_rc), "LANE_RC": str(lane_rc)}
+        return subprocess.run(["bash", str(repo / ".ci" / "run")], capture_output=True, text=True, env=env,
+                              timeout=60)
+    return run, log
+
+
+def test_a_failing_stage_does_not_stop_the_others_and_the_script_names_it(ci):
+    run, log = ci
+    done = run(tests_rc=1)
+    assert done.returncode == 1, done.stdout + done.stderr
+    calls = log.read_text()
+    assert "-m pytest --claims-profile quick" in calls and "--claims-lm smollm2" in calls  # ran after the failure
+    assert "=== stage FAILED (exit 1): tests and claims" in done.stdout
+    assert "=== stage passed: portable-LM lane" in done.stdout
+    assert done.stdout.rstrip().endswith("  - tests and claims (pytest --claims-profile quick)")
+
+
+def test_two_failures_are_both_listed_and_all_passing_exits_0(ci):
+    run, _ = ci
+    done = run(tests_rc=2, lane_rc=1)
+    assert done.returncode == 1 and "=== 2 stage(s) failed:" in done.stdout
+    assert done.stdout.count("\n  - ") == 2
+    done = run()
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("=== every stage passed"), done.stdout + done.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="bash script")
+def test_the_script_is_valid_bash():
+    assert subprocess.run(["bash", "-n", str(ROOT / ".ci" / "run")]).returncode == 0

@@ -1,0 +1,131 @@
+"""claimcheck stays out of every pytest run that is not a claims run.
+
+An unrelated project's run, in an environment where claimcheck is installed, must come out as it
+would without claimcheck: same exit code, same pytest-html report (title, columns, rows, summary),
+no torch imported, no ``CLAIMCHECK_*`` variable read, no file written, no hook of claimcheck's
+glue registered. The runs that check it are subprocesses (``runpytest_subprocess``): this process
+has torch loaded already (tests/conftest.py), so only a fresh interpreter can show it is not.
+"""
+
+import html
+import json
+import re
+
+import pytest
+
+from claimcheck.plugin.options import find_registries
+
+# Written by the unrelated project's own conftest at the very end of its run.
+PROBE = """
+import json, sys
+
+def pytest_unconfigure(config):
+    names = sorted(str(name) for name, _ in config.pluginmanager.list_name_plugin())
+    with open("probe.json", "w") as f:
+        json.dump({"torch": "torch" in sys.modules, "plugins": names}, f)
+"""
+
+PLAIN_TESTS = """
+import pytest
+
+def test_passes():
+    assert 1 + 1 == 2
+
+def test_fails():
+    assert 1 + 1 == 3
+
+@pytest.mark.skip(reason="not today")
+def test_skipped():
+    pass
+"""
+
+# claimcheck's plugins that may be loaded in any run: the two entry points and the options module
+ENTRY_MODULES = {"claimcheck", "claimcheck-llm", "claimcheck.plugin.options"}
+WITHOUT_CLAIMCHECK = ("-p", "no:claimcheck", "-p", "no:claimcheck-llm")
+
+
+@pytest.fixture
+def unrelated(pytester, monkeypatch):
+    """A project with its own small test suite and no claims registry; a stray CLAIMCHECK_X set."""
+    pytester.makeconftest(PROBE)
+    pytester.makepyfile(test_plain=PLAIN_TESTS)
+    monkeypatch.setenv("CLAIMCHECK_X", "1")
+    return pytester
+
+
+def html_report_parts(path) -> dict:
+    """What a reader of pytest-html's report sees, minus what differs between any two runs
+    (timestamps, durations, the environment table's plugin versions)."""
+    text = path.read_text(encoding="utf-8")
+    blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', text).group(1)))
+    rows = {test: [[cell for cell in phase["resultsTableRow"] if "col-duration" not in cell]
+                   for phase in phases] for test, phases in blob["tests"].items()}
+    summary = re.search(r'<div class="summary__data">.*?<p class="run-count">', text, re.S).group(0)
+    return {
+        "title": re.findall(r"<title[^>]*>.*?</title>|<h1[^>]*>.*?</h1>", text, re.S) + [blob["title"]],
+        "head": re.search(r"<thead.*?</thead>", text, re.S).group(0),
+        "summary": summary,
+        "postfix": re.findall(r'<div class="additional-summary (?:summary|postfix)">.*?</div>', text, re.S),
+        "rows": rows,
+    }
+
+
+def probe(pytester) -> dict:
+    return json.loads((pytester.path / "probe.json").read_text(encoding="utf-8"))
+
+
+def test_an_unrelated_run_with_pytest_html_is_unchanged(unrelated):
+    pytest.importorskip("pytest_html")
+    without = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "--html=without/report.html", *WITHOUT_CLAIMCHECK)
+    without_probe = probe(unrelated)
+    with_cc = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "--html=with/report.html")
+    with_probe = probe(unrelated)
+
+    assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
+    with_cc.assert_outcomes(passed=1, failed=1, skipped=1)
+    report = unrelated.path / "with" / "report.html"
+    assert html_report_parts(report) == html_report_parts(unrelated.path / "without" / "report.html")
+    assert "claimcheck" not in report.read_text(encoding="utf-8").split("data-jsonblob")[0]
+    assert not with_probe["torch"] and not without_probe["torch"]
+    ours = {name for name in with_probe["plugins"] if "claimcheck" in name}
+    assert ours <= ENTRY_MODULES, ours - ENTRY_MODULES  # no glue, no state, no html or xdist hooks
+    assert not (unrelated.path / "reports").exists()
+    assert "CLAIMCHECK_X" not in str(with_cc.outlines + with_cc.errlines)
+
+
+def test_an_unrelated_run_without_pytest_html_is_unchanged(unrelated):
+    without = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:html", *WITHOUT_CLAIMCHECK)
+    with_cc = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:html")
+    assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
+    with_cc.assert_outcomes(passed=1, failed=1, skipped=1)
+    assert not probe(unrelated)["torch"]
+    assert not (unrelated.path / "reports").exists()
+    written = {p.name for p in unrelated.path.iterdir()} - {"stdout", "stderr"}  # pytester's own files
+    assert {n for n in written if not n.startswith("runpytest-")} == {"conftest.py", "probe.json", "test_plain.py"}
+
+
+def test_an_opt_in_makes_it_a_claims_run(unrelated):
+    """``-p claimcheck`` (or any --claims-* option) asks for claimcheck: then its settings count,
+    and the stray variable is the error it always was in a claims run."""
+    result = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "claimcheck")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*CLAIMCHECK_X=1: not a claimcheck setting*"])
+
+
+def test_registries_in_hidden_folders_virtualenvs_and_node_modules_do_not_count(pytester, monkeypatch):
+    registry = '[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\nlocator = "l"\nneeds = ["arch"]\n'
+    for folder in (".git/x", ".venv/lib", "env/lib/python3.11/site-packages/pkg", "node_modules/pkg", "web/node_modules/a"):
+        (pytester.path / folder).mkdir(parents=True)
+        (pytester.path / folder / "claims.toml").write_text(registry, encoding="utf-8")
+    (pytester.path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
+    assert find_registries(pytester.path) == []
+    monkeypatch.setenv("CLAIMCHECK_X", "1")  # would stop a claims run: proves this one is not
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    assert not (pytester.path / "reports").exists()
+
+    (pytester.path / "book").mkdir()
+    (pytester.path / "book" / "claims.toml").write_text(registry, encoding="utf-8")
+    assert find_registries(pytester.path) == [pytester.path / "book" / "claims.toml"]
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # a claims run now: the stray variable counts
