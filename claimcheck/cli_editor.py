@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 DEFAULT_REGISTRY = "claims/ch15/claims.toml"
+DEFAULT_REPORT = "reports/claims.json"
 
 
 def register(subparsers) -> None:
@@ -26,9 +27,11 @@ def register(subparsers) -> None:
     p.add_argument("manuscript", metavar="PATH", help="the manuscript (plain text or Markdown, UTF-8)")
     p.add_argument("--registry", default=DEFAULT_REGISTRY, metavar="PATH",
                    help=f"the claims registry (default: {DEFAULT_REGISTRY})")
-    p.add_argument("--report", default="reports/claims.json", metavar="FILE",
-                   help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
-    p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
+    p.add_argument("--report", default=None, metavar="FILE",
+                   help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT}, "
+                        "if present); one that cannot be read is a warning")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write the result as JSON to FILE ('-': the JSON alone on stdout, the words on stderr)")
     p.add_argument("--html", nargs="?", const="reports/manuscript.html", default=None, metavar="FILE",
                    help="also write the annotated manuscript: every number marked by its state, linked to its "
                         "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)")
@@ -69,10 +72,12 @@ def write_output(text: str, dest: str) -> bool:
 
 
 def _check_manuscript(args) -> int:
-    from claimcheck.editor import format_check, measured_from_report
+    """The words go to stdout, or to stderr under ``--json -`` (stdout then carries the JSON alone)."""
+    from claimcheck.editor import format_check, report_measured
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
 
+    words = sys.stderr if args.json == "-" else sys.stdout
     reg = load_registry(args.registry)
     if not reg.claims and reg.issues:
         for issue in reg.issues:
@@ -83,14 +88,18 @@ def _check_manuscript(args) -> int:
     except ManuscriptError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(format_check(check, measured_from_report(args.report), verbose=args.verbose))
+    report = args.report or DEFAULT_REPORT
+    measured, report_error = report_measured(report, given=args.report is not None)
+    print(format_check(check, measured, verbose=args.verbose, report_error=report_error), file=words)
     if args.html:
-        written = _manuscript_html(check, reg, args.report, Path(args.html))
+        written = _manuscript_html(check, reg, report, Path(args.html))
         if written is None:
             return 2
-        print(f"annotated manuscript: {written}")
+        print(f"annotated manuscript: {written}", file=words)
     if args.json:
-        text = json.dumps({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
+        text = json.dumps({**check.as_dict(), "report": {"path": report, "error": report_error,
+                                                          "read": report_error is None and Path(report).is_file()},
+                           "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}},
                           indent=2, ensure_ascii=False)
         if not write_output(text, args.json):
             return 2
