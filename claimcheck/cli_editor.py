@@ -15,6 +15,7 @@ from pathlib import Path
 
 #: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
 CLAIMS_DIR = "claims"
+DEFAULT_REPORT = "reports/claims.json"
 
 
 def register(subparsers) -> None:
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--report", default="reports/claims.json", metavar="FILE",
                    help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
+DEFAULT_REPORT = "reports/claims.json"
     p.add_argument("--html", nargs="?", const="reports/manuscript.html", default=None, metavar="FILE",
                    help="also write the annotated manuscript: every number marked by its state, linked to its "
                         "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)")
@@ -107,13 +109,16 @@ def _pairs(args) -> list[tuple[str, str]] | None:
 
 
 def _check_manuscript(args) -> int:
-    from claimcheck.editor import format_check, measured_from_report
+    """The words go to stdout, or to stderr under ``--json -`` (stdout then carries the JSON alone)."""
+    from claimcheck.editor import format_check, report_measured
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
 
+    words = sys.stderr if args.json == "-" else sys.stdout
     pairs = _pairs(args)
     if pairs is None:
         return 2
+    report = args.report or DEFAULT_REPORT
     results, code = [], 0
     for n, (manuscript, registry) in enumerate(pairs):
         reg = load_registry(registry)
@@ -127,17 +132,20 @@ def _check_manuscript(args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         if len(pairs) > 1:
-            print(f"== {reg.chapter_id}: {manuscript} against {registry}")
-        print(format_check(check, measured_from_report(args.report, reg.chapter_id), verbose=args.verbose))
+            print(f"== {reg.chapter_id}: {manuscript} against {registry}", file=words)
+        measured, report_error = report_measured(report, given=args.report is not None, chapter=reg.chapter_id)
+        print(format_check(check, measured, verbose=args.verbose, report_error=report_error), file=words)
         if args.html:
             out = Path(args.html)
             if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
                 out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
-            written = _manuscript_html(check, reg, args.report, out)
+            written = _manuscript_html(check, reg, report, out)
             if written is None:
                 return 2
-            print(f"annotated manuscript: {written}")
-        results.append({**check.as_dict(), "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}})
+            print(f"annotated manuscript: {written}", file=words)
+        results.append({**check.as_dict(), "report": {"path": report, "error": report_error,
+                                                       "read": report_error is None and Path(report).is_file()},
+                        "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}})
         code = max(code, 0 if check.ok else 1)
     if args.json:
         text = json.dumps(results[0] if len(results) == 1 else {"chapters": results}, indent=2, ensure_ascii=False)

@@ -72,15 +72,20 @@ def audit_failure_message(check, limit: int = 40) -> str:
     return "\n".join(lines)
 
 
-def format_check(check, measured: dict | None = None, verbose: bool = False) -> str:
+def format_check(check, measured: dict | None = None, verbose: bool = False, report_error: str | None = None) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
 
-    ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``.
+    ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``;
+    ``report_error``: why that report could not be read (a warning line; no row says "not measured").
     """
     measured = measured or {}
     ms, a = check.manuscript, check.audit
     out = [f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
            f"registry   {check.registry_path} ({len(check.drifts)} claims)"]
+    if report_error:
+        out.append(f"warning: {report_error}; measured values are not shown")
+    missing = "- (the report cannot be read: see the warning)" if report_error else \
+        "- (not measured; run the claim or pass --report)"
     for issue in check.registry_issues:
         out.append(f"  registry problem: {issue}")
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
@@ -91,7 +96,7 @@ def format_check(check, measured: dict | None = None, verbose: bool = False) -> 
         if not (d.failed or verbose):
             continue
         m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else "- (not measured; run the claim or pass --report)"
+        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
@@ -120,17 +125,30 @@ def format_check(check, measured: dict | None = None, verbose: bool = False) -> 
 
 def measured_from_report(path, chapter: str | None = None) -> dict:
     """claim id -> (measured display, outcome, source) from a ``claims.json``, for one chapter's
-    claims when ``chapter`` is given (another chapter's C10 is not this one's); {} when absent."""
-    from claimcheck.results import ResultFileError, read_document
+    claims when ``chapter`` is given (another chapter's C10 is not this one's); {} when absent or broken."""
+    return report_measured(path, chapter=chapter)[0]
 
+
+def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
+    """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json``, for one
+    chapter's claims when ``chapter`` is given.
+
+    ``error`` is None when the report was read, or when it is absent and was not ``given`` (the
+    default report is optional); otherwise the reader's words naming the file (missing, truncated,
+    not a claims report, a newer schema), so that a broken report is said, never shown as "not measured".
+    """
+    from claimcheck.runs import ResultFileError, load_result
+
+    if not given and not Path(path).exists():
+        return {}, None
     try:
-        doc = read_document(path)
-    except ResultFileError:
-        return {}
-    src = f"{Path(path).name} {doc.get('generated', '')}".strip()
+        run = load_result(path)
+    except ResultFileError as exc:
+        return {}, str(exc)
+    src = f"{Path(path).name} {run.generated or ''}".strip()
     return {c["id"]: (c.get("measured_display"), c.get("outcome"), src)
-            for c in doc.get("claims", []) if isinstance(c, dict) and c.get("measured_display")
-            and (chapter is None or c.get("chapter") in (None, "", chapter))}
+            for c in run.claims.values() if c.get("measured_display")
+            and (chapter is None or c.get("chapter") in (None, "", chapter))}, None
 
 
 # --- what-if ----------------------------------------------------------------------------------

@@ -83,3 +83,22 @@ def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) 
             except OSError:
                 continue
     return gone
+
+
+#: how long a run waits for another run's read-merge-write of the same report (seconds)
+LOCK_TIMEOUT_S = 120.0
+
+
+def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
+    """A file lock (``.<name>.lock`` beside ``path``) held around a read-merge-write of ``path``.
+
+    Two runs of one checkout that both keep the other's rows (:mod:`claimcheck.partial`) would
+    otherwise read the same old report and the later write would drop the earlier run's rows.
+    The critical section is milliseconds; waiting longer than ``timeout`` raises
+    ``filelock.Timeout`` (a run stuck while holding it).
+    """
+    from filelock import FileLock
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)

@@ -13,7 +13,8 @@ Rules, applied to the text after :func:`normalise` (full-width digits, Latin let
        FRACTION  = 1/20, 15/20                       (digits '/' digits, no spaces)
        DECIMAL   = 36864, 36,864, 0.086, 8.41        (',' only as a thousands separator: 1-3
                                                       digits, then groups of exactly 3)
-       EXPONENT  = 5.8e-6, 5.8 × 10⁻⁶, 5.8 x 10^-6   (a power of ten written after a decimal)
+       EXPONENT  = 5.8e-6, 5.8 × 10⁻⁶, 5.8 x 10^-6,  (a power of ten written after a decimal;
+                   5.8*10^-6, 5.8·10⁻⁶            "times" as × x * · or ⋅)
        SCALE     = 99.16%, 8506 万, 1.7 亿, 128K      (percent, Chinese myriad units, K/M glued)
 
    Chinese numerals (一, 两, 十, 几十) are words, not numbers: they are not read.
@@ -64,7 +65,8 @@ _UNITS_AFTER = sorted(["token/s", "KiB/token", "B/token", "KiB", "MiB", "GiB", "
 
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
 _DEC = rf"{_INT}(?:\.\d+)?"
-_EXP = r"(?:[eE][-+]?\d+(?![A-Za-z])|\s*[×xX]\s*10(?:\^\(?[-+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
+_TIMES = "×xX*·⋅"  # what writes "times" before a power of ten: 5.8 × 10⁻⁶, 5.8*10^-6, 5.8·10⁻⁶
+_EXP = rf"(?:[eE][-+]?\d+(?![A-Za-z])|\s*[{_TIMES}]\s*10(?:\^\(?[-+]?\d+\)?|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))"
 _SCALE = r"(?:\s*%|\s*(?:万亿|万|亿)|[KM](?![A-Za-z]))"
 NUMBER_PATTERN = rf"(?:\d+/\d+(?![\d/])|{_DEC}{_EXP}?){_SCALE}?"
 """Regex (on normalised text) of one number, by rule 1 of the module docstring."""
@@ -72,7 +74,7 @@ _NUMBER_RE = re.compile(NUMBER_PATTERN)
 _PARTS_RE = re.compile(
     r"(?P<frac>(?P<num>\d+)/(?P<den>\d+))?"
     rf"(?P<dec>{_DEC})?"
-    r"(?P<exp>[eE](?P<e1>[-+]?\d+)|\s*[×xX]\s*10(?:\^\(?(?P<e2>[-+]?\d+)\)?|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
+    rf"(?P<exp>[eE](?P<e1>[-+]?\d+)|\s*[{_TIMES}]\s*10(?:\^\(?(?P<e2>[-+]?\d+)\)?|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
     r"\s*(?P<scale>%|万亿|万|亿|K|M)?$")
 SCALES = {"%": Decimal("0.01"), "万": Decimal(10) ** 4, "亿": Decimal(10) ** 8, "万亿": Decimal(10) ** 12,
           "K": Decimal(10) ** 3, "M": Decimal(10) ** 6}

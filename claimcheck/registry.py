@@ -30,6 +30,10 @@ portable      no        true when ``stated`` with its tolerance holds for any ca
 runner        no        the runner profile on which ``stated`` was measured (machine-bound)
 section       no        the id of the chapter section the claim sits in (a ``[[sections]]`` entry)
 note          no        free text for the report
+expected_fail no        why the chapter's figure is known not to hold (a non-empty string): only
+                        then may the claim's test be marked xfail; the row still shows the
+                        verdict (``failed``, or ``passed`` when it held after all) and says
+                        "expected to fail (<why>): ..." (without it an xfailed claim test is ``error``)
 draft         no        true for a claim ``claimcheck init`` scaffolded and nobody has reviewed yet
                         (its unit, tolerance and needs are guesses; it has no test)
 formula       no        the chapter's own arithmetic: an expression over ``stated``, the keys of
@@ -103,7 +107,7 @@ NEEDS = {
 }
 REQUIRED = ("id", "title", "stated", "unit", "locator", "tolerance", "needs")
 OPTIONAL = ("values", "quotes", "inputs", "reconstructed", "portable", "runner", "section", "note", "draft",
-            "formula", "conditions", "precision")
+            "expected_fail", "formula", "conditions", "precision")
 WAIVER_FIELDS = ("locator", "reason", "numbers", "until")
 SECTION_FIELDS = ("id", "title", "heading")
 TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
@@ -152,6 +156,7 @@ class Claim:
     section: str | None = None
     note: str = ""
     draft: bool = False
+    expected_fail: str = ""  # why the figure is known not to hold ("" = it is expected to hold)
     formula: str | None = None          # the chapter's own arithmetic (claimcheck.formula)
     conditions: tuple[str, ...] = ()
     precision: str = "printed"
@@ -668,6 +673,9 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sect
         bad("draft", f"must be true or false, got {draft!r}")
     if not isinstance(note, str):
         bad("note", "must be a string")
+    expected_fail = entry.get("expected_fail", "")
+    if not isinstance(expected_fail, str) or ("expected_fail" in entry and not expected_fail.strip()):
+        bad("expected_fail", f"must be a non-empty string saying why the figure is known not to hold, got {expected_fail!r}")
 
     formula, conditions, precision = _validate_formula(entry, bad)
     if stated == "" and tolerance is not None and tolerance.needs_stated:
@@ -681,7 +689,8 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sect
         values=MappingProxyType(dict(values)), inputs=MappingProxyType(dict(inputs)),
         quotes=MappingProxyType(quotes),
         reconstructed=bool(reconstructed), portable=bool(portable), runner=runner, section=section, note=note,
-        draft=draft, formula=formula, conditions=conditions, precision=precision,
+        draft=draft, expected_fail=expected_fail if isinstance(expected_fail, str) else "",
+        formula=formula, conditions=conditions, precision=precision,
     ), []
 
 

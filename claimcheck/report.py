@@ -18,7 +18,8 @@ from pathlib import Path
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
 from claimcheck.partial import NOT_SELECTED
-from claimcheck.recorder import CLAIM_ID_KEY, ERROR_KEY, KIND_KEY, PLOTS_ATTR, RECORD_KEY, decode_record
+from claimcheck.recorder import (CLAIM_ID_KEY, ERROR_KEY, EXPECTED_FAIL_KEY, KIND_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR,
+                                 RECORD_KEY, decode_record)
 
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
@@ -80,8 +81,12 @@ def report_outcome(report) -> str | None:
         return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
-    if hasattr(report, "wasxfail"):
-        return NEAR_TIE if report.skipped else PASSED
+    if hasattr(report, "wasxfail"):  # a test the registry expects to fail (expected_fail): its verdict decides
+        verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
+        return {"fail": FAILED, "pass": PASSED, NEAR_TIE_VERDICT: NEAR_TIE}.get(verdict, ERROR)
+    if report.when == "call" and report.passed and \
+            decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE_VERDICT:
+        return NEAR_TIE
     if report.failed:
         if report.when == "call" and kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY):
             return FAILED
@@ -100,7 +105,7 @@ def verdict_text(report, record: dict) -> str:
         caveat = (record.get("details") or {}).get("caveat")
         return f"{PASSED} ({caveat})" if caveat else PASSED
     if outcome == NEAR_TIE:
-        return f"near-tie: {report.wasxfail}"
+        return f"near-tie: {record.get('reason')}"
     if outcome == FAILED and record.get("reason"):
         return f"failed: {record['reason']}"
     first = _reason(report).splitlines()
@@ -152,8 +157,15 @@ class ResultCollector:
             return
         if entry["outcome"] is None or SEVERITY.index(outcome) < SEVERITY.index(entry["outcome"]):
             entry["outcome"] = outcome
+            expected = props.get(EXPECTED_FAIL_KEY)
             if outcome == NEAR_TIE:
-                entry["reason"] = report.wasxfail
+                entry["reason"] = entry["record"].get("reason") or ""
+            elif expected and outcome in (FAILED, PASSED):
+                held = "held after all" if outcome == PASSED else entry["record"].get("reason") or _reason(report)
+                entry["reason"] = f"expected to fail ({expected}): {held}"
+            elif expected and outcome == ERROR and hasattr(report, "wasxfail"):
+                entry["reason"] = (f"expected to fail ({expected}), but the test xfailed without a verdict "
+                                   f"({report.wasxfail}): only claim.check/require/check_comparison decide a claim")
             elif outcome == INCONCLUSIVE:
                 entry["reason"] = entry["record"].get("reason") or _reason(report)
             elif outcome != PASSED:

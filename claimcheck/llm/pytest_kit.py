@@ -106,6 +106,8 @@ def pytest_runtest_setup(item):
             skip_here(no_gpu_reason())
     if item.get_closest_marker("pretrained"):
         w = weights_of(item.config)
+        if w.broken:  # weights given but unusable: a broken input is an error, not a skip
+            pytest.fail(w.reason, pytrace=False)
         if not w.available:
             skip_here(w.reason)
 

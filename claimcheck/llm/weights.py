@@ -64,7 +64,8 @@ class WeightsResolution:
     ``source``: a local folder (kind ``folder``: the user's; ``hf-cache``: found in the Hugging
     Face cache; ``hub``: downloaded into it in this run), or None when no weights are available; then ``reason`` says what was tried and what to do.
     ``requested``: what the user named (None: the default hub id). ``seconds``: how long the
-    decision took (wall clock).
+    decision took (wall clock). ``broken``: weights were found but cannot be used (``reason`` names
+    the file): not available, and the claims that need them are errors rather than skips.
     """
 
     source: str | None
@@ -73,6 +74,7 @@ class WeightsResolution:
     tried: tuple = field(default_factory=tuple)
     requested: str | None = None
     seconds: float = 0.0
+    broken: bool = False  # weights were found but are unusable (a bad config.json): an error, not a skip
 
     @property
     def available(self) -> bool:
@@ -121,6 +123,21 @@ def folder_problem(path: Path) -> str | None:
     return None
 
 
+def config_problem(folder: Path) -> str | None:
+    """None when ``folder/config.json`` is a JSON object, else what is wrong, naming the file (read
+    here, once, so that a broken config is one clear error and never counted as available)."""
+    import json
+
+    path = Path(folder) / "config.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path}: cannot be read ({exc})"
+    except json.JSONDecodeError as exc:
+        return f"{path}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    return None if isinstance(doc, dict) else f"{path}: a JSON {type(doc).__name__}, not an object"
+
+
 def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> str | None:
     """The snapshot folder of ``hub_id`` (at ``revision``; default: the cached ``main``) in the local
     Hugging Face cache, or None. Never networked."""
@@ -157,6 +174,10 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
     start = time.perf_counter()
 
     def done(source, kind, reason, tried):
+        problem = config_problem(Path(source)) if source is not None else None
+        if problem:  # found, but unusable: say it once, here, and never count it as available
+            return WeightsResolution(None, kind, f"unusable weights: {problem}", tuple(tried), spec,
+                                     time.perf_counter() - start, broken=True)
         return WeightsResolution(source, kind, reason, tuple(tried), spec, time.perf_counter() - start)
 
     how = ("Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "

@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.plugin.ending import half_loaded
+# the hooks of a run's end by a signal, registered with this plugin module (plugin/__init__.py lists it)
+from claimcheck.plugin.ending import (pytest_collectstart, pytest_collection_finish, pytest_configure,  # noqa: F401
+                                      pytest_runtest_setup, pytest_runtest_teardown, pytest_unconfigure)
 from claimcheck.plugin.state import STATE, fingerprint_of
 
 
@@ -15,15 +19,34 @@ def pytest_sessionfinish(session, exitstatus):
     state = config.stash.get(STATE, None)
     if state is None or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if interrupted and not state.ended_by:
+        state.ended_by = "interrupted"
+    try:
+        _write_report(session, state, interrupted)
+    except Exception as exc:  # noqa: BLE001 - after an interrupt, half-loaded modules must not add a traceback
+        if not interrupted:
+            raise
+        state.page_error = f"the report could not be written after the interrupt: {type(exc).__name__}: {exc}"
+
+
+def _write_report(session, state, interrupted: bool) -> None:
+    """Build claims.json from this run's rows (and the earlier report's, under a file lock), write
+    it and the pages. After an interrupt: the claims decided so far, the rest carried or
+    ``not-run: interrupted``."""
+    config = session.config
+    if interrupted and not state.registries:  # stopped during collection: still one row per claim
+        _load_registries_of_args(config, state)
     regs = list(state.registries.values())
     state.rows = state.collector.rows(regs) if regs else []
     if regs and state.json_path is not None:
         from claimcheck.report import build_json, write_json
 
-        fp = dict(fingerprint_of(config))
+        fp = _fingerprint(config, state, interrupted)
         models = {r.record["model"]: r.record.get("details", {}).get("model") for r in state.rows if r.record.get("model")}
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
+        from claimcheck.fileio import report_lock
         from claimcheck.partial import keep_unselected
         from claimcheck.report import write_plots
 
@@ -37,8 +60,13 @@ def pytest_sessionfinish(session, exitstatus):
             doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
         if state.manuscript_checks:
             doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
-        keep_unselected(doc, state.json_path)  # a -k/-m run keeps the other rows of the last report
-        write_json(doc, state.json_path)
+        with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
+            if interrupted:
+                _unfinished_as_unselected(doc)
+            keep_unselected(doc, state.json_path)  # a -k/-m run keeps the other rows of the last report
+            if interrupted:
+                _mark_interrupted(doc, session, state.ended_by)
+            write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
 
@@ -56,6 +84,62 @@ def _chapter_profiles(config, session, regs) -> dict:
     return {reg.chapter_id: config.hook.pytest_claimcheck_size_profile(config=config, registry=reg,
                                                                        items=items[reg.path]) or {}
             for reg in regs}
+
+
+def _fingerprint(config, state, interrupted: bool) -> dict:
+    """The runner fingerprint. After an interrupt, the core's alone when a kit cannot give its
+    fields: Ctrl-C during ``import torch`` leaves a half-loaded torch, and the kit's fields would
+    import it again (a 90-line traceback, or a segfault). Cached, so later hooks reuse it."""
+    if state.fingerprint is None and interrupted:
+        from claimcheck.fingerprint import runner_fingerprint
+
+        cut = half_loaded()
+        try:
+            if not cut:
+                return dict(fingerprint_of(config))
+            why = f"{' and '.join(cut)} half-loaded"
+        except Exception as exc:  # noqa: BLE001 - only after an interrupt
+            why = type(exc).__name__
+        fp = runner_fingerprint(state.settings.runner_profile)
+        fp["llm_kit"] = f"not recorded: the run was interrupted while it loaded ({why})"
+        state.fingerprint = fp
+    return dict(fingerprint_of(config))
+
+
+def _load_registries_of_args(config, state) -> None:
+    try:
+        from claimcheck.plugin.options import registries_of_args
+
+        for path in registries_of_args(config):
+            state.registry(path)
+    except Exception:  # noqa: BLE001 - best effort: without registries there is no row to write
+        pass
+
+
+def _unfinished_as_unselected(doc: dict) -> None:
+    """A claim whose test the interrupt cut short (begun, no outcome) as one this run did not reach,
+    so that it keeps its earlier row like the claims after it (:func:`claimcheck.partial.keep_unselected`)."""
+    from claimcheck.outcomes import NOT_RUN
+    from claimcheck.partial import NOT_SELECTED
+
+    for e in doc.get("claims") or []:
+        if isinstance(e, dict) and e.get("outcome") == NOT_RUN and not e.get("reason"):
+            e["reason"], e["selected"] = NOT_SELECTED, False
+
+
+def _mark_interrupted(doc: dict, session, how: str) -> None:
+    """Rows this run selected but never reached (and could not carry): ``not-run`` with the reason
+    "interrupted"; ``doc["interrupted"]`` says by what and which claims were decided."""
+    from claimcheck.keys import entry_key
+    from claimcheck.partial import unselected
+    from claimcheck.recorder import CLAIM_ID_KEY
+
+    selected = {v for item in session.items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
+    claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
+    for e in claims:
+        if unselected(e) and (not selected or entry_key(e) in selected):
+            e["reason"] = f"interrupted: the run was ended ({how}) before this claim was decided"
+    doc["interrupted"] = {"by": how, "decided": [entry_key(e) for e in claims if not unselected(e) and not e.get("carried")]}
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -83,9 +167,11 @@ def _publish(config, state, doc) -> None:
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(STATE, None)
     doc = state.json_doc if state else None
-    if not doc:
-        return
     tr = terminalreporter
+    if not doc:
+        if state is not None and state.page_error:  # e.g. the report after an interrupt
+            tr.write_line(f"claimcheck: {state.page_error}", red=True)
+        return
     tr.section("claimcheck")
     counts = ", ".join(f"{v} {k}" for k, v in doc["counts"].items())
     tr.write_line(f"claims: {counts}")
@@ -107,6 +193,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         why = f" ({sel['not_carried_because']})" if sel.get("not_carried_because") else ""
         n = len(sel['selected'])
         tr.write_line(f"this run selected {n} claim{'' if n == 1 else 's'}{kept}{why}")
+    if doc.get("interrupted"):
+        i = doc["interrupted"]
+        tr.write_line(f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
+                      "keeps earlier rows for the others or says 'not-run: interrupted'", yellow=True)
     if state.page_error:
         tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)

@@ -8,8 +8,9 @@ import warnings
 import pytest
 
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
-from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim
-from claimcheck.recorder import ERROR_KEY, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY, encode_record, stored_record
+from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, registry_for
+from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY,
+                                 encode_record, stored_record)
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
 
@@ -69,14 +70,49 @@ def pytest_runtest_setup(item):
         lookup_claim(item.config, item, claim_marker_id(item))
 
 
-@pytest.hookimpl(wrapper=True)
+def _expected_fail(item) -> str | None:
+    """The registry's ``expected_fail`` of a claim test's claim ("" when it has none; None when the
+    claim cannot be looked up, which set-up has already reported)."""
+    reg = registry_for(item.config, item.path)
+    claim = reg.claims.get(claim_marker_id(item)) if reg is not None else None
+    return None if claim is None else claim.expected_fail
+
+
+def _refuse_xfail(item, report) -> bool:
+    """A claim test's xfail (mark or ``pytest.xfail``) as an error: only the recorder's verdicts
+    decide a claim, so an xfail must not turn a failure into a pass (or a near-tie) in the report.
+    With the registry's ``expected_fail`` the xfail stands and the recorded verdict decides the row."""
+    xfailed = hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail") is not None)
+    if not xfailed:
+        return False
+    expected = _expected_fail(item)
+    if expected:
+        report.user_properties.append((EXPECTED_FAIL_KEY, expected))
+        return False
+    why = getattr(report, "wasxfail", "") or (item.get_closest_marker("xfail").kwargs.get("reason", "")
+                                              if item.get_closest_marker("xfail") else "")
+    if hasattr(report, "wasxfail"):
+        del report.wasxfail
+    report.outcome = "failed"
+    where = registry_for(item.config, item.path)
+    report.longrepr = (f"{claim_marker_id(item)}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
+                       f"({item.nodeid}); only claim.check/require/check_comparison decide a claim. To record "
+                       f"that the chapter's figure is known not to hold, set expected_fail = \"why\" on the claim "
+                       f"in {where.path if where else 'its claims.toml'}")
+    report.user_properties.append((ERROR_KEY, report.longrepr))
+    return True
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    """Turn a claim test that passed without recording a verdict (``claim.check`` never called)
-    into an error; mark a claim test that raised (not a verdict: see
-    :func:`claimcheck.report.exception_reason`) as an error with the exception's type and message;
-    attach the claim's plots to the call report (the claims page shows them)."""
+    """Turn a claim test's xfail into an error (:func:`_refuse_xfail`); turn a claim test that
+    passed without recording a verdict (``claim.check`` never called) into an error; mark a claim
+    test that raised (not a verdict: see :func:`claimcheck.report.exception_reason`) as an error
+    with the exception's type and message; attach the claim's plots to the call report (the claims
+    page shows them)."""
     report = yield
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+    refused = claim_test and _refuse_xfail(item, report)
     if claim_test:
         _record_warnings(item, report)
     if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
@@ -96,7 +132,7 @@ def pytest_runtest_makereport(item, call):
                                "call claim.check(...) (or skip with a reason); a test that measures nothing "
                                "cannot stand for a claim")
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
-    if report.failed and call.excinfo is not None and (claim_test or isinstance(item, (DriftItem, AuditItem))):
+    if report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem))):
         from claimcheck.report import exception_reason
 
         reason = exception_reason(call.excinfo, call.when)
@@ -107,3 +143,11 @@ def pytest_runtest_makereport(item, call):
         # on the report (not only the item): xdist sends report attributes to the controller
         setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
     return report
+
+
+def pytest_report_teststatus(report, config):
+    """A near-tie (:meth:`claimcheck.recorder.ClaimRecorder.check_comparison`) in pytest's own
+    counts: neither passed nor failed, so the terminal says so instead of "passed"."""
+    if report.when == "call" and report.passed and stored_record(report.user_properties).get("verdict") == NEAR_TIE_VERDICT:
+        return "near-tie", "t", "NEAR-TIE"
+    return None

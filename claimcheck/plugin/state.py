@@ -41,6 +41,8 @@ class RunState:
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
     untested: dict[str, set] = field(default_factory=dict)  # registry path -> its ids no collected test covers
     manuscript_bound: dict[str, bool] = field(default_factory=dict)  # registry path -> --claims-manuscript is its text
+    ended_by: str = ""                  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
+    signal_held: bool = False           # a signal came during a heavy import: raised once it is done
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller

@@ -43,6 +43,43 @@ def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
     assert "nope.txt: cannot read the manuscript" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("where", ["given", "found"])
+def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monkeypatch, where):
+    """Issue 18: a claims.json cut in half showed every row "not measured", even with --report given."""
+    copy = tmp_path / "copy.md"
+    copy.write_text(MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8")
+    report = tmp_path / "reports" / "claims.json"
+    report.parent.mkdir()
+    whole = json.dumps({"runner": {}, "claims": [{"id": "T01", "outcome": "passed", "measured_display": "3100 token/s"}]})
+    report.write_text(whole[:len(whole) // 2], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    given = ["--report", str(report)] if where == "given" else []
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), *given]) == 1
+    out = capsys.readouterr().out
+    assert f"warning: {report if where == 'given' else 'reports/claims.json'}: not valid JSON" in out
+    assert "not measured" not in out and "the report cannot be read" in out
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), *given, "--json", "-"]) == 1
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)  # stdout is the JSON alone
+    assert "not valid JSON" in doc["report"]["error"] and doc["report"]["read"] is False
+    assert "warning:" in captured.err and "drift: 1 of 11 claims" in captured.err
+
+
+def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no reports/claims.json here: optional, no warning
+    assert main(["check-manuscript", str(MS), "--registry", str(REG), "--json", "-"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert doc["audit"]["coverage"] == 1.0 and doc["report"] == {"path": "reports/claims.json", "error": None,
+                                                                  "read": False}
+    assert "coverage 100.0%" in captured.err and "warning" not in captured.err
+
+
+def test_check_manuscript_a_missing_report_given_is_a_warning(capsys, tmp_path):
+    assert main(["check-manuscript", str(MS), "--registry", str(REG), "--report", str(tmp_path / "no.json")]) == 0
+    assert f"warning: {tmp_path / 'no.json'}: no such file; measured values are not shown" in capsys.readouterr().out
+
+
 # --- what-if --------------------------------------------------------------------------------------
 @pytest.mark.parametrize("measured, revised, expected", [
     (13.42, "58", "13"), (60.63, "60.6", "60.6"), (36.0, "36", "36"), (0.125, "0.12", "0.12"),

@@ -191,3 +191,45 @@ def test_chapter_one_changed_number_drifts_exactly_its_claims():
         got = drifted(check_text(text, reg, markdown=False))
         assert set(got) == (set(piece.by) if piece.status == "bound" else set()), (piece, sorted(got))
         assert all(q.line == piece.line for d in got.values() for q in d.problems())
+
+
+@chapter
+def test_chapter_repeated_160_times_is_checked_in_under_2_s():
+    """Linear in the manuscript's length (line starts indexed once; a locator that starts with a
+    number tried only at numbers; the audit a sweep): 160 copies were 17.8 s, quadratic."""
+    reg = load_registry(CHAPTER_REGISTRY)
+    ms = Manuscript.from_text(CHAPTER.read_text(encoding="utf-8") * 160, "long.txt")
+    t0 = time.process_time()
+    check = check_manuscript(ms, reg)
+    assert time.process_time() - t0 <= 2.0
+    assert len(check.manuscript.numbers) == 160 * len(check_manuscript(CHAPTER, reg).manuscript.numbers)
+    assert len(drifted(check)["C18"].problems()[0].lines) == 160  # every copy found, on its own line
+
+
+def test_line_of_counts_lines():
+    ms = Manuscript.from_text("a\nb 1\n\nc 22\n", "t.txt")
+    assert [ms.line_of(i) for i in range(len(ms.text) + 1)] == [ms.text.count("\n", 0, i) + 1
+                                                                 for i in range(len(ms.text) + 1)]
+    assert [(n.text, n.line) for n in ms.numbers] == [("1", 2), ("22", 4)]
+
+
+@chapter
+def test_a_full_width_comma_is_named_not_a_rewritten_sentence():
+    """Issue 18: "３６，８６４" made C18 "not-found ... rewritten or removed"; the message says what it read."""
+    text = CHAPTER.read_text(encoding="utf-8")
+    check = check_text(text.replace("= 36864 字节", "= ３６，８６４ 字节"), load_registry(CHAPTER_REGISTRY),
+                       markdown=False)
+    (q,) = drifted(check)["C18"].problems()
+    assert q.status == "not-found" and q.line == 54
+    assert "read ３６ and ８６４: a full-width comma separates clauses here" in q.message
+    assert "rewritten" not in q.message
+
+
+@pytest.mark.parametrize("printed", ["5.8*10^-6", "5.8e-6", "5.8·10⁻⁶", "5.8 × 10⁻⁶", "5.8⋅10^-6"])
+def test_scientific_notation_is_one_number(printed):
+    from claimcheck.printed import find_numbers, same_printed
+
+    (n,) = find_numbers(f"最多只差 {printed}——同一个结果")
+    assert n.text == printed and n.printed == "5.8e-6" and same_printed("5.8e-6", n)
+    (m,) = Manuscript.from_text(f"差 **{printed}**。", "t.md", markdown=True).numbers  # Markdown's * as markup only
+    assert m.printed == "5.8e-6"

@@ -55,7 +55,8 @@ def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
     (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
     (claims / "test_tie_verdicts.py").write_text(TESTS, encoding="utf-8")
     result = pytester.runpytest("claims", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*1 near-tie*"])  # a verdict of its own, not pytest's xfail
     rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
     tie, real, same = rows["C01"], rows["C02"], rows["C03"]
     assert tie["outcome"] == "near-tie" and tie["measured"] == 2

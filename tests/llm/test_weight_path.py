@@ -109,15 +109,19 @@ def test_no_weights_skips_fast_with_the_reason(pytester, monkeypatch):
     ("not-gpt2-small", "error", "not GPT-2 small: n_layer=2 (GPT-2 small: 12)"),
     ("wrong-shapes", "error", "tensors do not match GPT-2 small"),
     ("corrupt", "error", "cannot read the weights file"),
+    ("bad-config", "error", "config.json: not valid JSON ("),
 ])
 def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatch, tiny_folder, tmp_path,
                                                             case, outcome, message):
     folder = tmp_path / "weights"
     if case != "missing":
         folder.mkdir()
-    if case in ("not-gpt2-small", "wrong-shapes", "corrupt"):
+    if case in ("not-gpt2-small", "wrong-shapes", "corrupt", "bad-config"):
         for f in tiny_folder.iterdir():
             shutil.copy(f, folder / f.name)
+    if case == "bad-config":  # issue 18: said twice ("During handling...") and counted as available
+        text = (folder / "config.json").read_text(encoding="utf-8")
+        (folder / "config.json").write_text(text[:len(text) // 2], encoding="utf-8")
     if case == "wrong-shapes":  # GPT-2 small's config.json over the tiny model's tensors
         from transformers import GPT2Config
 
@@ -129,8 +133,12 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
     args = ["claims", "-p", "no:cacheprovider", "-k", "C29 or C30 or C37", "--claims-weights", str(folder)]
     if case == "corrupt":
         args += ["--claims-weights-shapes", "config"]
-    pytester.runpytest(*args)
+    result = pytester.runpytest(*args)
     doc, rows = report(pytester)
+    if outcome == "error":  # one message per test, never a chained second one
+        assert "During handling of the above exception" not in result.stdout.str()
+    if case == "bad-config":
+        assert doc["runner"]["weights"]["available"] is False and message in doc["runner"]["weights"]["reason"]
     for cid in ("C30.model", "C37"):
         assert rows[cid]["outcome"] == outcome and message in rows[cid]["reason"], rows[cid]["reason"]
         assert str(folder) in rows[cid]["reason"]

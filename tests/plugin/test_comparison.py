@@ -58,7 +58,8 @@ def test_any_object_with_the_protocol_gets_the_tie_aware_verdict(pytester, monke
     (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
     (claims / "test_orders.py").write_text(TESTS, encoding="utf-8")
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
-    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*1 near-tie*"])  # a verdict of its own, not pytest's xfail
     rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
     assert rows["K01"]["outcome"] == "near-tie" and rows["K01"]["reason"] == "2 rows in another place (equal sort keys)"
     assert rows["K02"]["outcome"] == "failed" and "3 rows in another place" in rows["K02"]["reason"]

@@ -1,0 +1,99 @@
+"""How a claims run ends when it is told to stop: SIGINT (Ctrl-C) and SIGTERM (``timeout``, a CI
+cancel) both take pytest's interrupted path, so the report of the claims decided so far is written
+(:mod:`.reporting`) and the exit code is pytest's (2, interrupted).
+
+A signal that arrives while torch or transformers is being imported, or inside Python's import
+machinery, is held until the next collector or test phase: a ``KeyboardInterrupt`` raised there
+leaves a half-loaded package that aborts the interpreter or cannot be imported again, or is lost
+in an importlib callback ("unraisable"). A second signal is never held.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+import pytest
+
+from claimcheck.plugin.state import STATE
+
+#: the kits' heavy packages; one whose import an interrupt cut short cannot be imported again
+HEAVY = ("torch", "transformers")
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_PREVIOUS = pytest.StashKey[dict]()
+
+
+def half_loaded() -> list[str]:
+    """The packages of :data:`HEAVY` whose import began and has not finished (still initialising,
+    or cut short: submodules loaded, the package not): importing one again raises ("Only a single
+    TORCH_LIBRARY") or crashes the interpreter."""
+    out = []
+    for name in HEAVY:
+        mod = sys.modules.get(name)
+        if mod is not None:
+            if getattr(getattr(mod, "__spec__", None), "_initializing", False):
+                out.append(name)
+        elif any(key.startswith(name + ".") for key in list(sys.modules)):
+            out.append(name)
+    return out
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    state = config.stash.get(STATE, None)
+    if state is None or hasattr(config, "workerinput"):  # an xdist worker: its controller is told
+        return
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return  # handlers can only be set from the main thread (pytest run inside a thread)
+
+    def on_signal(signum, frame):
+        name = signal.Signals(signum).name
+        if state.ended_by:  # told twice: no more waiting
+            if signum == signal.SIGTERM:
+                signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                signal.raise_signal(signal.SIGTERM)
+            raise KeyboardInterrupt(name)
+        state.ended_by = name
+        in_import = frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
+        if in_import or half_loaded():  # raised there, it would be lost in importlib's callbacks
+            state.signal_held = True  # raised by the next hook, once the import is done
+            return
+        raise KeyboardInterrupt(name)
+
+    config.stash[_PREVIOUS] = {s: signal.signal(s, on_signal) for s in _SIGNALS}
+
+
+def pytest_unconfigure(config):
+    for signum, previous in config.stash.get(_PREVIOUS, {}).items():
+        signal.signal(signum, previous)
+    config.stash[_PREVIOUS] = {}
+
+
+def raise_held(config) -> None:
+    """Raise the interrupt a signal asked for during a heavy import, once that import is done."""
+    state = config.stash.get(STATE, None)
+    if state is not None and state.signal_held and not half_loaded():
+        state.signal_held = False
+        raise KeyboardInterrupt(state.ended_by)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collectstart(collector):
+    raise_held(collector.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    raise_held(session.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    raise_held(item.config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item):
+    raise_held(item.config)

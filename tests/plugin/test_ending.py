@@ -1,0 +1,137 @@
+"""Ends of runs (issue 18): SIGINT and SIGTERM leave a valid report of the claims decided so far,
+with pytest's exit code and no traceback from claimcheck's hooks; two runs of one checkout
+read-merge-write reports/claims.json under a file lock, so neither loses the other's rows.
+
+The runs are subprocesses (a signal, two concurrent runs); the project is tiny (no torch claims).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+CLAIM = """
+[[claims]]
+id = "{id}"
+title = "claim {id}"
+stated = "5"
+unit = ""
+locator = "loc {id}"
+tolerance = ">=1"
+needs = ["arch"]
+"""
+
+TESTS = '''
+import os
+import signal
+import time
+
+import pytest
+
+
+@pytest.mark.claim("C01")
+def test_c01(claim):
+    claim.check(5)
+
+
+@pytest.mark.claim("C02")
+def test_c02(claim):
+    how = os.environ.get("END_WITH")
+    if how:  # what `timeout`, a CI cancel or Ctrl-C does, in the middle of a measurement
+        os.kill(os.getpid(), getattr(signal, how))
+        time.sleep(30)
+    claim.check(5)
+
+
+@pytest.mark.claim("C03")
+def test_c03(claim):
+    claim.check(5)
+
+
+@pytest.mark.claim("C04")
+def test_c04(claim):
+    claim.check(5)
+'''
+
+SLOW_MERGE = '''
+import os
+import time
+
+import claimcheck.partial
+
+_keep = claimcheck.partial.keep_unselected
+
+
+def slow(doc, path):  # between reading the earlier report and writing the new one
+    out = _keep(doc, path)
+    time.sleep(float(os.environ.get("MERGE_DELAY", "0")))
+    return out
+
+
+claimcheck.partial.keep_unselected = slow
+'''
+
+
+@pytest.fixture
+def project(tmp_path):
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    (claims / "claims.toml").write_text("".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8")
+    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return tmp_path
+
+
+def run(project, *args, wait=True, **env):
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMCHECK_")}
+    environ.update(env)
+    cmd = [sys.executable, "-m", "pytest", "claims", "-p", "no:cacheprovider", "-p", "no:html", *args]
+    proc = subprocess.Popen(cmd, cwd=project, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if not wait:
+        return proc
+    return proc.communicate(timeout=300)[0], proc.returncode
+
+
+def rows(project):
+    doc = json.loads((project / "reports" / "claims.json").read_text(encoding="utf-8"))
+    return doc, {c["id"]: c for c in doc["claims"]}
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
+def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
+    out, rc = run(project, "-k", "not C04")  # the earlier report: C01-C03, C04 never measured
+    assert rc == 0, out
+    out, rc = run(project, END_WITH=signame)
+    assert rc == pytest.ExitCode.INTERRUPTED, out  # pytest's own code for an interrupted run
+    for words in ("Traceback", "During handling", "direct cause"):
+        assert words not in out, out
+    doc, got = rows(project)
+    assert doc["interrupted"] == {"by": signame, "decided": ["C01"]}
+    assert got["C01"]["outcome"] == "passed" and not got["C01"].get("carried")
+    for cid in ("C02", "C03"):  # selected, not decided: the earlier run's rows, marked as such
+        assert got[cid]["outcome"] == "passed" and got[cid]["carried"]["from"]
+    assert got["C04"]["outcome"] == "not-run" and got["C04"]["reason"].startswith("interrupted: ")
+    assert (project / "reports" / "claims.html").is_file()
+    assert f"interrupted ({signame}): 1 claims decided" in out
+
+
+def test_two_runs_of_one_checkout_keep_each_others_rows(project):
+    """With 3 s between reading the earlier report and writing the new one, unlocked runs lost a row."""
+    (project / "conftest.py").write_text(SLOW_MERGE, encoding="utf-8")
+    procs = [run(project, "-k", cid, wait=False, MERGE_DELAY="3") for cid in ("C01", "C03")]
+    outs = [p.communicate(timeout=300)[0] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    _, got = rows(project)
+    assert got["C01"]["outcome"] == "passed" and got["C03"]["outcome"] == "passed", got
+    assert not (project / "reports" / "claims.json.lock").exists()  # the lock file is hidden: .claims.json.lock
+
+
+def test_half_loaded_packages_are_named(monkeypatch):
+    from claimcheck.plugin.ending import half_loaded
+
+    monkeypatch.delitem(sys.modules, "transformers", raising=False)
+    monkeypatch.setitem(sys.modules, "transformers.cut_short", object())
+    assert "transformers" in half_loaded()
