@@ -32,10 +32,11 @@ def register(subparsers) -> None:
                    help="check every chapter whose manuscript ([chapter] manuscript) lies in DIR")
     p.add_argument("--registry", default=None, metavar="PATH",
                    help=f"the claims registry (default: found under {CLAIMS_DIR}/ from the manuscript's name)")
-    p.add_argument("--report", default="reports/claims.json", metavar="FILE",
-                   help="a claims.json whose measured values are shown beside drift (default: reports/claims.json, if present)")
-    p.add_argument("--json", metavar="FILE", help="also write the result as JSON to FILE ('-' for stdout)")
-DEFAULT_REPORT = "reports/claims.json"
+    p.add_argument("--report", default=None, metavar="FILE",
+                   help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT}, "
+                        "if present); one that cannot be read is a warning")
+    p.add_argument("--json", metavar="FILE",
+                   help="also write the result as JSON to FILE ('-': the JSON alone on stdout, the words on stderr)")
     p.add_argument("--html", nargs="?", const="reports/manuscript.html", default=None, metavar="FILE",
                    help="also write the annotated manuscript: every number marked by its state, linked to its "
                         "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)")
