@@ -65,6 +65,6 @@ def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
     assert real["outcome"] == "failed" and "real divergence" in real["reason"] and "margin 3" in real["reason"]
     assert same["outcome"] == "passed" and same["measured"] == 0
     html = (pytester.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c01 = html[html.index('id="claim-C01"'):]
+    c01 = html[html.index('id="claim-claims-C01"'):]
     c01 = c01[:c01.index("</tbody>")]
     assert "o-near-tie" in c01 and "first difference at generated position 2" in c01

@@ -109,7 +109,7 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
     for words in ("Traceback", "During handling", "direct cause"):
         assert words not in out, out
     doc, got = rows(project)
-    assert doc["interrupted"] == {"by": signame, "decided": ["C01"]}
+    assert doc["interrupted"] == {"by": signame, "decided": ["claims:C01"]}
     assert got["C01"]["outcome"] == "passed" and not got["C01"].get("carried")
     for cid in ("C02", "C03"):  # selected, not decided: the earlier run's rows, marked as such
         assert got[cid]["outcome"] == "passed" and got[cid]["carried"]["from"]
