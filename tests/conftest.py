@@ -12,6 +12,19 @@ try:
 except ImportError:  # the core's tests run without the LLM kit's dependencies
     pass
 
+# Likewise claimcheck's glue: an outer run that is not a claims run (pytest tests/plugin) never
+# imports it, so each inner claims run would import its own copy and drop it afterwards, while
+# `from claimcheck import fileio` in a test still finds the dropped copy on the package: a
+# monkeypatch of it would then miss the inner run's module. Imported here, they are shared.
+import claimcheck.fileio  # noqa: E402,F401
+import claimcheck.pages  # noqa: E402,F401
+import claimcheck.plugin.html  # noqa: E402,F401
+import claimcheck.plugin.parallel  # noqa: E402,F401
+from claimcheck.plugin.options import GLUE  # noqa: E402
+
+for _name in GLUE:
+    __import__(_name)
+
 
 # --- installing the checkout (tests/core/test_install.py, tests/llm/test_wheel.py) -------------------
 import os  # noqa: E402
