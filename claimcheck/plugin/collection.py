@@ -107,6 +107,7 @@ def pytest_collection_modifyitems(session, config, items):
                 if need in NEED_MARKERS:
                     ph.add_marker(NEED_MARKERS[need])
             items.append(ph)
+    _check_chapters(state)
     _check_overrides(state)
     _check_manuscript_binding(config, state)
     # drift checks and the audit run last, so a drift report can show what the claim measured
@@ -125,6 +126,16 @@ def add_keywords(item, reg, cid: str) -> None:
     item.extra_keyword_matches.add(cid)
     if reg is not None:
         item.extra_keyword_matches.update((reg.key(cid), reg.chapter_id))
+
+
+def _check_chapters(state) -> None:
+    """Two registries of one run with one chapter id would share every key (chapter:id): the run
+    stops before any test, naming both files."""
+    from claimcheck.book import book_issues
+
+    problems = book_issues(state.registries.values())
+    if problems:
+        raise pytest.UsageError("claimcheck: " + "; ".join(problems))
 
 
 def _check_overrides(state) -> None:

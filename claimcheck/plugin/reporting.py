@@ -177,10 +177,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     tr.write_line(f"claims: {counts}")
     if doc.get("profile", {}).get("description"):
         tr.write_line(f"profile: {doc['profile']['description']}")
+    several = len(doc.get("chapters") or []) > 1
     for c in doc["claims"]:
         if c["outcome"] == "inconclusive":
             ci = (c.get("details") or {}).get("ci") or {}
-            tr.write_line(f"inconclusive {c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
+            tr.write_line(f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
                           f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
                           f"{ci.get('rounds', '?')} rounds (not counted as passed)")
     for m in doc.get("manuscripts", []):

@@ -57,18 +57,8 @@ class RunState:
                 from claimcheck.editor import apply_overrides
 
                 self.overridden |= apply_overrides(reg, self.overrides)
-            self._check_chapter(reg)
             self.registries[key] = reg
         return self.registries[key]
-
-
-    def _check_chapter(self, reg: Registry) -> None:
-        """Two registries of one run with the same chapter id would share every key: a usage error."""
-        for other in self.registries.values():
-            if other.chapter_id == reg.chapter_id:
-                raise pytest.UsageError(f"claimcheck: {reg.path} and {other.path} both declare chapter "
-                                        f"{reg.chapter_id!r} ([chapter] id, or the folder's name): every claim key "
-                                        "(chapter:id) must name one claim; give each chapter its own id")
 
 
 STATE = pytest.StashKey[RunState]()
