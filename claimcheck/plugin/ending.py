@@ -72,9 +72,9 @@ def pytest_unconfigure(config):
 
 
 def raise_held(config) -> None:
-    """Raise the interrupt a signal asked for during a heavy import, once that import is done."""
+    """Raise the interrupt a signal asked for during an import: a hook runs outside any import."""
     state = config.stash.get(STATE, None)
-    if state is not None and state.signal_held and not half_loaded():
+    if state is not None and state.signal_held:
         state.signal_held = False
         raise KeyboardInterrupt(state.ended_by)
 

@@ -118,6 +118,36 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
     assert f"interrupted ({signame}): 1 claims decided" in out
 
 
+CUT_IMPORT = """
+import os
+import signal
+import sys
+import types
+
+# what Ctrl-C during `import transformers` leaves: its submodules loaded, the package not
+sys.modules.pop("transformers", None)
+sys.modules["transformers.cut_short"] = types.ModuleType("transformers.cut_short")
+os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_an_interrupted_heavy_import_is_not_imported_again(project):
+    """Issue 18: SIGINT during the torch import gave a ~90-line traceback (or a segfault) from the
+    end-of-run hook importing the half-loaded package again for the runner fingerprint."""
+    out, rc = run(project, "-k", "not C04")
+    assert rc == 0, out
+    (project / "claims" / "test_zz_cut.py").write_text(CUT_IMPORT, encoding="utf-8")
+    out, rc = run(project)
+    assert rc == pytest.ExitCode.INTERRUPTED, out
+    for words in ("Traceback", "During handling", "direct cause", "Fatal Python"):
+        assert words not in out, out
+    doc, got = rows(project)
+    assert doc["interrupted"]["by"] == "SIGINT" and "interrupted" in doc["runner"]["llm_kit"]
+    # stopped in collection, nothing decided; without the kit's fields the earlier rows cannot be
+    # shown as this runner's, so each says why it is empty
+    assert all(r["outcome"] == "not-run" and r["reason"].startswith("interrupted: ") for r in got.values()), got
+
+
 def test_two_runs_of_one_checkout_keep_each_others_rows(project):
     """With 3 s between reading the earlier report and writing the new one, unlocked runs lost a row."""
     (project / "conftest.py").write_text(SLOW_MERGE, encoding="utf-8")
