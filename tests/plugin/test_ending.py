@@ -40,7 +40,17 @@ def test_c01(claim):
 @pytest.mark.claim("C02")
 def test_c02(claim):
     how = os.environ.get("END_WITH")
-    if how:  # what `timeout`, a CI cancel or Ctrl-C does, in the middle of a measurement
+    if how == "SIGTERM-twice":  # GNU timeout: to its child, then to the process group
+        import threading
+
+        def twice():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=twice, daemon=True).start()
+        time.sleep(30)
+    elif how:  # what `timeout`, a CI cancel or Ctrl-C does, in the middle of a measurement
         os.kill(os.getpid(), getattr(signal, how))
         time.sleep(30)
     claim.check(5)
@@ -100,11 +110,12 @@ def rows(project):
     return doc, {c["id"]: c for c in doc["claims"]}
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
-def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGTERM-twice"])
+def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
+    signame = how.split("-")[0]
     out, rc = run(project, "-k", "not C04")  # the earlier report: C01-C03, C04 never measured
     assert rc == 0, out
-    out, rc = run(project, END_WITH=signame)
+    out, rc = run(project, END_WITH=how)
     assert rc == pytest.ExitCode.INTERRUPTED, out  # pytest's own code for an interrupted run
     for words in ("Traceback", "During handling", "direct cause"):
         assert words not in out, out
