@@ -140,7 +140,7 @@ def _check_manuscript(args) -> int:
             out = Path(args.html)
             if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
                 out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
-            written = _manuscript_html(check, reg, report, out)
+            written = _manuscript_html(check, reg, report, out, readable=report_error is None)
             if written is None:
                 return 2
             print(f"annotated manuscript: {written}", file=words)
@@ -185,15 +185,16 @@ def _what_if(args) -> int:
     return 0 if all(a.outcome == "passed" for a in answers) else 1
 
 
-def _manuscript_html(check, reg, report: str, out: Path) -> Path | None:
+def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
     """Write the annotated manuscript of ``check`` to ``out``, with the verdicts of ``report`` (a
-    claims.json) when it can be read; rows link to the claims page beside it. None: not written."""
+    claims.json) when it can be read (``readable``: not already found broken, which has been said);
+    rows link to the claims page beside it. None: not written."""
     from claimcheck.fileio import write_atomic
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
     from claimcheck.runs import ResultFileError
 
     doc = None
-    if report and Path(report).is_file():
+    if readable and report and Path(report).is_file():
         try:
             doc, problems = load_document(report)
         except ResultFileError as exc:

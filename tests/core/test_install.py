@@ -94,3 +94,26 @@ def test_the_install_ships_its_license_typing_marker_and_one_version(core_venv, 
     assert done.returncode == 0 and done.stdout.strip() == f"claimcheck {meta['version']}", done.stdout + done.stderr
     done = run(core_venv, outside_env, tmp_path, "-m", "claimcheck", "--version", tool="python")
     assert done.returncode == 0 and done.stdout.strip() == f"claimcheck {meta['version']}", done.stdout + done.stderr
+
+
+def test_claims_that_need_the_kit_say_so_in_one_line_and_the_others_run(core_venv, outside_env, tmp_path):
+    """Issue 18: ``pytest claims/ -k "C21 or C26"`` on a core-only install printed a full
+    ``ModuleNotFoundError: No module named 'torch'`` traceback and named no extra."""
+    import shutil
+
+    for name in ("claims", "fixtures"):
+        shutil.copytree(ROOT / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("conftest.py", "pyproject.toml"):
+        shutil.copy2(ROOT / name, tmp_path / name)
+    done = run(core_venv, outside_env, tmp_path, "-m", "pytest", "claims/", "-k", "C21 or C26 or C06",
+               "-p", "no:cacheprovider", tool="python")
+    out = done.stdout + done.stderr
+    assert done.returncode == 1, out
+    for words in ("Traceback", "ModuleNotFoundError", "INTERNALERROR"):
+        assert words not in out, out
+    rows = {c["id"]: c for c in json.loads((tmp_path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]}
+    needs = "needs the `claims` extra: pip install 'claimcheck[claims]'"
+    assert rows["C21"]["outcome"] == "error" and rows["C21"]["reason"].startswith(f"C21: {needs}")  # a fixture's import
+    assert rows["C06"]["outcome"] == "error" and rows["C06"]["reason"].startswith(needs)  # its module's import
+    assert rows["C26"]["outcome"] == "passed"  # the chapter's own arithmetic needs no kit
+    assert f"C21: {needs}" in out

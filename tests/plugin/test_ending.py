@@ -40,7 +40,17 @@ def test_c01(claim):
 @pytest.mark.claim("C02")
 def test_c02(claim):
     how = os.environ.get("END_WITH")
-    if how:  # what `timeout`, a CI cancel or Ctrl-C does, in the middle of a measurement
+    if how == "SIGTERM-twice":  # GNU timeout: to its child, then to the process group
+        import threading
+
+        def twice():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.5)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=twice, daemon=True).start()
+        time.sleep(30)
+    elif how:  # what `timeout`, a CI cancel or Ctrl-C does, in the middle of a measurement
         os.kill(os.getpid(), getattr(signal, how))
         time.sleep(30)
     claim.check(5)
@@ -100,11 +110,12 @@ def rows(project):
     return doc, {c["id"]: c for c in doc["claims"]}
 
 
-@pytest.mark.parametrize("signame", ["SIGTERM", "SIGINT"])
-def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGTERM-twice"])
+def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
+    signame = how.split("-")[0]
     out, rc = run(project, "-k", "not C04")  # the earlier report: C01-C03, C04 never measured
     assert rc == 0, out
-    out, rc = run(project, END_WITH=signame)
+    out, rc = run(project, END_WITH=how)
     assert rc == pytest.ExitCode.INTERRUPTED, out  # pytest's own code for an interrupted run
     for words in ("Traceback", "During handling", "direct cause"):
         assert words not in out, out
@@ -116,6 +127,36 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, signame):
     assert got["C04"]["outcome"] == "not-run" and got["C04"]["reason"].startswith("interrupted: ")
     assert (project / "reports" / "claims.html").is_file()
     assert f"interrupted ({signame}): 1 claims decided" in out
+
+
+CUT_IMPORT = """
+import os
+import signal
+import sys
+import types
+
+# what Ctrl-C during `import transformers` leaves: its submodules loaded, the package not
+sys.modules.pop("transformers", None)
+sys.modules["transformers.cut_short"] = types.ModuleType("transformers.cut_short")
+os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_an_interrupted_heavy_import_is_not_imported_again(project):
+    """Issue 18: SIGINT during the torch import gave a ~90-line traceback (or a segfault) from the
+    end-of-run hook importing the half-loaded package again for the runner fingerprint."""
+    out, rc = run(project, "-k", "not C04")
+    assert rc == 0, out
+    (project / "claims" / "test_zz_cut.py").write_text(CUT_IMPORT, encoding="utf-8")
+    out, rc = run(project)
+    assert rc == pytest.ExitCode.INTERRUPTED, out
+    for words in ("Traceback", "During handling", "direct cause", "Fatal Python"):
+        assert words not in out, out
+    doc, got = rows(project)
+    assert doc["interrupted"]["by"] == "SIGINT" and "interrupted" in doc["runner"]["llm_kit"]
+    # stopped in collection, nothing decided; without the kit's fields the earlier rows cannot be
+    # shown as this runner's, so each says why it is empty
+    assert all(r["outcome"] == "not-run" and r["reason"].startswith("interrupted: ") for r in got.values()), got
 
 
 def test_two_runs_of_one_checkout_keep_each_others_rows(project):
