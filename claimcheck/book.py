@@ -38,12 +38,28 @@ def registry_paths(root="claims") -> list[Path]:
     return sorted(found)
 
 
+def locate(root="claims", *near) -> Path:
+    """The book's ``claims/`` folder: ``root`` when it exists; else, for a relative ``root``, the
+    first ``<folder>/root`` holding a registry, searching upward from the current folder and from
+    each path of ``near`` (a manuscript's folder), as git finds its repository. ``root`` itself when
+    none is found (the caller's message then says so)."""
+    root = Path(root)
+    if root.exists() or root.is_absolute():
+        return root
+    for start in (Path.cwd(), *(Path(p).resolve().parent for p in near)):
+        for folder in (start, *start.parents):
+            candidate = folder / root
+            if candidate.is_dir() and registry_paths(candidate):
+                return candidate
+    return root
+
+
 def _hint(root: Path) -> str:
     where = Path.cwd()
     if not root.exists():
-        return (f"there is no {root}/ folder in {where}: run the command from the project's root (the folder that "
-                f"holds claims/), or pass --registry PATH/TO/claims.toml")
-    return f"pass --registry PATH/TO/claims.toml"
+        return (f"there is no {root}/ folder in {where}, above it, or above the manuscript: run the command in the "
+                "project (the folder that holds claims/), or pass --registry PATH/TO/claims.toml")
+    return "pass --registry PATH/TO/claims.toml"
 
 
 def registry_for_manuscript(manuscript, root="claims") -> Path:
@@ -55,7 +71,7 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
     """
     from claimcheck.registry import load_registry
 
-    root = Path(root)
+    root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
     if not paths:
         raise BookError(f"no {REGISTRY_NAME} under {root}: {_hint(root)}")

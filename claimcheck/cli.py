@@ -36,7 +36,9 @@ def _validate(args) -> int:
 
     paths: list[Path] = []
     missing = []
-    for arg in args.registry or ["claims"]:
+    from claimcheck.book import locate
+
+    for arg in args.registry or [str(locate("claims"))]:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
         if not found:

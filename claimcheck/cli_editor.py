@@ -87,7 +87,9 @@ def _pairs(args) -> list[tuple[str, str]] | None:
         return None
     pairs = []
     if args.book:
-        book = load_book(CLAIMS_DIR)
+        from claimcheck.book import locate
+
+        book = load_book(locate(CLAIMS_DIR, args.book + "/x"))
         for reg in book:
             name = reg.chapter.get("manuscript")
             if isinstance(name, str) and (Path(args.book) / Path(name).name).is_file():

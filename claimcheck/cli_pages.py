@@ -33,8 +33,10 @@ def register(subparsers) -> None:
         description="Print a Markdown summary with one row per claim (claims.json: chapter value, this runner's "
                     "value, the bar, the margin, why; matrix.json: one column per runner). With --annotations, "
                     "print GitHub annotations instead: drift at the manuscript line, registry problems at the "
-                    "registry line, failed claims at their test. Exit 0; 2 when the file is unusable.")
+                    "registry line, failed claims at their test. Exit 0; 1 when an entry was unusable (its row "
+                    "is shown as such; --lenient: 0); 2 when the file is unusable.")
     s.add_argument("json", metavar="FILE.json", help="a claims.json or a matrix.json (claimcheck merge --json)")
+    s.add_argument("--lenient", action="store_true", help="exit 0 although entries were unusable (each is said on stderr)")
     s.add_argument("--annotations", action="store_true",
                    help="print GitHub workflow commands (::error file=...,line=...::...) instead of the table")
     s.set_defaults(func=_summary)
@@ -94,4 +96,4 @@ def _summary(args) -> int:
             print(line)
     else:
         sys.stdout.write(markdown(doc))
-    return 0
+    return 1 if problems and not args.lenient else 0

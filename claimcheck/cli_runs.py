@@ -20,13 +20,16 @@ def register(subparsers) -> None:
                     "measured value. Claims that pass on one runner and fail on another are highlighted; "
                     "a claim missing from a file shows 'not run' there. A malformed file is named on "
                     "stderr and in the page, and the others are still merged. Exit 0: all files merged; "
-                    "1: some file was unreadable (page still written); 2: no file was readable.")
+                    "1: some file was unreadable or some entry was dropped or changed (page still written; "
+                    "--lenient: 0 for dropped entries); 2: no file was readable.")
     p.add_argument("results", nargs="+", metavar="RESULTS.json", help="claims.json files, one per run")
     p.add_argument("-o", "--output", default="reports/matrix.html", metavar="HTML",
                    help="the page to write (default: reports/matrix.html)")
     p.add_argument("--json", dest="json_out", default=None, metavar="FILE",
                    help="also write the matrix as JSON to FILE ('-' for stdout) (default: none)")
     p.add_argument("--title", default="claimcheck: claims x runners", help="page title")
+    p.add_argument("--lenient", action="store_true",
+                   help="exit 0 although entries were dropped or fields ignored (each is still said on stderr)")
     p.set_defaults(func=_merge)
 
     d = subparsers.add_parser(
@@ -76,7 +79,10 @@ def _merge(args) -> int:
         print("error: no readable results file; nothing written", file=sys.stderr)
         return 2
     matrix = merge(runs, errors)
-    for issue in (i for run in runs for i in run.issues):
+    for note in (n for run in runs for n in run.notes):
+        print(f"note: {note}", file=sys.stderr)
+    issues = [i for run in runs for i in run.issues]
+    for issue in issues:
         print(f"warning: {issue}", file=sys.stderr)
     out = Path(args.output)
     try:
@@ -89,8 +95,9 @@ def _merge(args) -> int:
     split = matrix.split_ids
     print(f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
           f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
-          + (f"; {len(errors)} unreadable file(s) left out" if errors else ""), file=sys.stderr)
-    return 1 if errors else 0
+          + (f"; {len(errors)} unreadable file(s) left out" if errors else "")
+          + (f"; {len(issues)} entry problem(s)" if issues else ""), file=sys.stderr)
+    return 1 if errors or (issues and not args.lenient) else 0
 
 
 def _diff(args) -> int:
@@ -105,6 +112,8 @@ def _diff(args) -> int:
     for issue in d.issues:
         print(f"error: {issue}", file=sys.stderr)
     print(f"claimcheck diff {old.path} -> {new.path}")
+    for note in old.notes + new.notes:
+        print(f"  note: {note}")
     for note in d.runner_notes:
         print(f"  note: {note}")
     for side, ids in d.unselected.items():

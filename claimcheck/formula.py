@@ -157,6 +157,9 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = _dotted(node)
+        if name is not None and any(part.startswith("_") for part in name.split(".")):
+            raise FormulaError(f"{text!r}: {name!r}: names starting with '_' are not values (a name is 'stated', a "
+                               "key of 'values', or another claim's value such as C25.a_input)")
         if name is None:
             raise FormulaError(f"{text!r}: {ast.unparse(node)!r} is not a name or another claim's value (C25.a_input)")
         names.append(name)
@@ -164,8 +167,9 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
         _check(node.left, text, names)
         _check(node.right, text, names)
-        if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
-            raise FormulaError(f"{text!r}: only integer constant powers (x ** 2) are allowed")
+        if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)
+                                                 and abs(node.right.value) <= 16):
+            raise FormulaError(f"{text!r}: a power must be a small integer written as a number (x ** 2, up to ** 16)")
         return
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         _check(node.operand, text, names)
@@ -299,6 +303,8 @@ def evaluate_claim(claim, registry) -> Evaluation:
         raise FormulaError(f"claim {claim.id} has no formula")
     env = environment(claim, registry)
     value = parse(claim.formula).evaluate(env)
+    if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
+        raise FormulaError(f"claim {claim.id}: {claim.formula!r} = {value}: not a finite number")
     conds = []
     for text in claim.conditions:
         f = parse(text, condition=True)

@@ -61,6 +61,11 @@ def resolve(name: str, keys) -> str:
                             f"write it with its chapter, e.g. {found[0]!r}")
     import difflib
 
+    chapters = sorted({split(k)[0] for k in keys if split(k)[0]})
+    if chapter is not None and chapter not in chapters:
+        near = difflib.get_close_matches(chapter, chapters, n=1)
+        raise ClaimKeyError(f"no chapter {chapter!r} (in {name!r}); the chapters are {', '.join(chapters) or 'none'}"
+                            + (f" (did you mean {near[0]}:{cid}?)" if near else ""))
     close = difflib.get_close_matches(name, keys, n=3)
     if chapter is None:  # a short id: compare it with the short ids, and name the keys
         close = [k for c in difflib.get_close_matches(cid, sorted({short(k) for k in keys}), n=3)

@@ -59,30 +59,77 @@ def incomparable(new: dict, old: dict) -> str | None:
     return None
 
 
-def _append_other_chapters(doc: dict, old: dict, chapters_now: set) -> None:
+def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None) -> list[str]:
     """A run of one chapter (``pytest claims/ch16``) keeps the other chapters of the earlier report:
     their chapter records, sections and claim entries are appended, each entry as not selected (so
-    the carrying below decides, by the same rules, whether it stands for this run)."""
-    other = [c for c in old.get("chapters") or [] if isinstance(c, dict) and c.get("id") not in chapters_now]
-    if not other or not chapters_now:
-        return
-    ids = {c["id"] for c in other}
-    doc.setdefault("chapters", []).extend(copy.deepcopy(other))
+    the carrying below decides, by the same rules, whether it stands for this run).
+
+    ``current(registry path)``: the chapter's registry as it is now, ``{id: {"stated", "unit",
+    "tolerance"}}``, or None when it is gone. With it, each entry is compared with the registry of
+    today (a revised figure, e.g. a ``--claims-stated`` run, is not carried as the chapter's), a
+    claim no longer declared is dropped, and so is a chapter whose registry is gone. Returns what
+    was dropped, in words.
+    """
+    from claimcheck.results import chapters_of
+
+    other = [c for c in chapters_of(old) if c.get("id") and c.get("id") not in chapters_now]
+    if not other or not any(chapters_now):
+        return []
+    registry_of = {str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): r.get("path")
+                   for r in old.get("registries") or [] if isinstance(r, dict)}
+    dropped, now = [], {}
+    for c in other:
+        path = c.get("registry") or registry_of.get(c["id"])
+        entries = current(path) if current is not None and path else None
+        if current is not None and entries is None:
+            dropped.append(f"chapter {c['id']}: its registry {path or '(unknown)'} is gone; its rows were dropped")
+            continue
+        now[c["id"]] = entries
+    ids = set(now)
+    doc.setdefault("chapters", []).extend(copy.deepcopy([c for c in other if c["id"] in ids]))
     doc.setdefault("sections", []).extend(copy.deepcopy([s for s in old.get("sections") or []
                                                          if isinstance(s, dict) and s.get("chapter") in ids]))
     doc.setdefault("registries", []).extend(copy.deepcopy([r for r in old.get("registries") or []
-                                                           if isinstance(r, dict) and r.get("chapter_id") in ids]))
+                                                           if isinstance(r, dict) and r.get("path") in
+                                                           {registry_of.get(i) for i in ids}]))
     for e in old.get("claims") or []:
-        if isinstance(e, dict) and e.get("chapter") in ids:
-            stub = copy.deepcopy(e)
-            if not stub.get("carried") and not unselected(stub):
-                stub = {**stub, "selected": False, "outcome": "not-run", "reason": NOT_SELECTED}
-            doc["claims"].append(stub)
+        if not (isinstance(e, dict) and e.get("chapter") in ids):
+            continue
+        entries = now[e["chapter"]]
+        stub = {k: v for k, v in copy.deepcopy(e).items() if k != "carried"}
+        stub.update(selected=False, outcome="not-run", reason=NOT_SELECTED)
+        if entries is not None:
+            if e.get("id") not in entries:
+                dropped.append(f"{e.get('key') or e.get('id')}: no longer in its chapter's registry")
+                continue
+            stub.update(entries[e["id"]])  # today's stated, unit, tolerance: what a kept row must match
+        doc["claims"].append(stub)
     doc["manuscripts"] = (doc.get("manuscripts") or []) + copy.deepcopy(
         [m for m in old.get("manuscripts") or [] if isinstance(m, dict) and m.get("chapter") in ids])
+    _book_order(doc)
+    return dropped
 
 
-def keep_unselected(doc: dict, previous_path) -> dict:
+def _natural(text: str):
+    """``claims/ch9`` before ``claims/ch15``: digits compare as numbers."""
+    import re
+
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
+
+
+def _book_order(doc: dict) -> None:
+    """Chapters in the book's order (their registries' paths, naturally sorted), whichever ran last;
+    claims and sections follow their chapter's place, each chapter's own order kept."""
+    chapters = [c for c in doc.get("chapters") or [] if isinstance(c, dict)]
+    chapters.sort(key=lambda c: _natural(c.get("registry") or c.get("id") or ""))
+    doc["chapters"] = chapters
+    rank = {c.get("id"): n for n, c in enumerate(chapters)}
+    for name in ("claims", "sections"):
+        items = doc.get(name) or []
+        doc[name] = sorted(items, key=lambda e: rank.get(e.get("chapter"), len(rank)) if isinstance(e, dict) else len(rank))
+
+
+def keep_unselected(doc: dict, previous_path, current=None) -> dict:
     """Return ``doc`` (a new ``claims.json`` document, changed in place) with the rows of the claims
     it did not select taken from the report at ``previous_path``, when that report can stand for
     them (see the module docstring). A run that selected every claim is returned unchanged.
@@ -91,8 +138,8 @@ def keep_unselected(doc: dict, previous_path) -> dict:
     the other chapters' rows. Adds ``selection`` to the document: ``partial``, ``selected`` (keys
     run now), ``carried`` (keys kept), ``chapters`` (the chapters this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows were not
     kept, when so). A kept entry gets ``carried = {"from": time, "file": path}``, keeps this
-    run's drift check, and ``selected`` false. Never raises on a bad earlier report: it is then
-    simply not used.
+    run's drift check, and ``selected`` false. ``current``: see :func:`_append_other_chapters`.
+    Never raises on a bad earlier report: it is then simply not used.
     """
     from claimcheck.keys import entry_key
     from claimcheck.results import ResultFileError, read_document
@@ -105,15 +152,18 @@ def keep_unselected(doc: dict, previous_path) -> dict:
     except ResultFileError as exc:
         old_error = exc.message
     chapters_now = {c.get("id") for c in doc.get("chapters") or [] if isinstance(c, dict)}
+    dropped = []
     if old is not None:  # chapters of the earlier report that this run did not collect at all
-        _append_other_chapters(doc, old, chapters_now)
+        dropped = _append_other_chapters(doc, old, chapters_now, current)
         claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
     missing = [e for e in claims if unselected(e)]
-    if not missing:
+    if not missing and not dropped:
         return doc
     selection = {"partial": True, "selected": [entry_key(e) for e in claims if not unselected(e)], "carried": []}
     if any(chapters_now):
         selection["chapters"] = sorted(c for c in chapters_now if c)
+    if dropped:
+        selection["dropped"] = dropped
     doc["selection"] = selection
     if old is None:
         selection["not_carried_because"] = (f"there is no earlier report at {path}" if old_error == "no such file"

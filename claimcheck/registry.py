@@ -499,6 +499,13 @@ def _check_formula_references(reg: "Registry") -> None:
                     why = _unknown_name(reg, claim, name)
                     if why:
                         problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
+        if not problems and claim.formula:  # evaluated once here: a formula that cannot be computed is a problem
+            from claimcheck.formula import FormulaError, evaluate_claim
+
+            try:
+                evaluate_claim(claim, reg)
+            except FormulaError as exc:
+                problems.append(RegistryIssue(reg.path, cid, "formula", f"cannot be evaluated: {exc}"))
         if problems:
             reg.issues.extend(problems)
             reg.invalid.setdefault(cid, []).extend(problems)
@@ -524,7 +531,11 @@ def _unknown_name(reg: "Registry", claim: "Claim", name: str) -> str | None:
     ref, value = split_reference(name)
     if ref is None:
         known = ["stated", *claim.values]
-        return None if value in known else f"no value {value!r} in this claim{_suggest(value, known)} (known: {', '.join(known)})"
+        if value in known:
+            return None
+        if value in reg.claims:
+            return f"{value!r} is a claim, not a value: write {value}.stated for its printed value (or {value}.<name>)"
+        return f"no value {value!r} in this claim{_suggest(value, known)} (known: {', '.join(known)})"
     other = reg.claims.get(ref)
     if other is None:
         return f"{name!r} names claim {ref!r}, which the registry does not declare{_suggest(ref, reg.claims)}"

@@ -126,3 +126,23 @@ def read_document(path) -> dict:
     if not isinstance(runner, dict):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     return upgrade(doc, path)
+
+
+def chapters_of(doc: dict) -> list[dict]:
+    """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else one
+    made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
+    out: list[dict] = [dict(c) for c in doc.get("chapters") or [] if isinstance(c, dict) and c.get("id")]
+    if not out:
+        for reg in doc.get("registries") or []:
+            if isinstance(reg, dict):
+                info = reg.get("chapter") if isinstance(reg.get("chapter"), dict) else {}
+                cid = reg.get("chapter_id") or info.get("id") or _single_chapter({"registries": [reg]})
+                if cid:
+                    out.append({"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")})
+    seen = {c["id"] for c in out}
+    for e in doc.get("claims") or []:
+        ch = e.get("chapter") if isinstance(e, dict) else None
+        if ch and ch not in seen:
+            out.append({"id": str(ch), "title": str(ch)})
+            seen.add(ch)
+    return out or [{"id": "", "title": ""}]

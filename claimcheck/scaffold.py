@@ -378,6 +378,14 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
 
 
 # --- the scaffold -------------------------------------------------------------------------------
+def manuscript_language(text: str) -> str:
+    """``zh`` when Chinese characters make up a tenth or more of the text's letters, else ``en``
+    (one 元 in an English chapter does not make it Chinese)."""
+    han = len(re.findall(r"[\u4e00-\u9fff]", text))
+    latin = len(re.findall(r"[A-Za-z]", text))
+    return "zh" if han and han >= 0.1 * (han + latin) else "en"
+
+
 def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     """Draft the registry of ``ms``: one draft claim or suggested waiver per number.
 
@@ -394,7 +402,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     code = code_regions(ms)
     heads = headings(ms, code)
     title = heads[0][2] if heads else name
-    language = "zh" if re.search(r"[\u4e00-\u9fff]", ms.text) else "en"
+    language = manuscript_language(ms.text)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
     sc = Scaffold(ms, name, {"id": chapter_id, "title": title, "language": language,

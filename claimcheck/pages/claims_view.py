@@ -15,6 +15,7 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.results import chapters_of  # noqa: F401 - the pages' chapters, read once
 
 OTHER_SECTION = {"id": "other", "title": "Other claims", "heading": ""}
 
@@ -203,33 +204,12 @@ def _profile_words(doc: dict, chapter: dict | None = None) -> str:
         return f"{size} (its claims use no model sizes)"
     return str(size)
 
-
-def chapters_of(doc: dict) -> list[dict]:
-    """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else one
-    made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
-    out: list[dict] = [dict(c) for c in doc.get("chapters") or [] if isinstance(c, dict) and c.get("id")]
-    if not out:
-        for reg in doc.get("registries") or []:
-            if isinstance(reg, dict):
-                info = reg.get("chapter") if isinstance(reg.get("chapter"), dict) else {}
-                cid = reg.get("chapter_id") or info.get("id")
-                if cid:
-                    out.append({"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")})
-    seen = {c["id"] for c in out}
-    for e in doc.get("claims") or []:
-        ch = e.get("chapter") if isinstance(e, dict) else None
-        if ch and ch not in seen:
-            out.append({"id": str(ch), "title": str(ch)})
-            seen.add(ch)
-    return out or [{"id": "", "title": ""}]
-
-
 def _selection_words(doc: dict) -> str:
     sel = doc.get("selection") or {}
     if not isinstance(sel, dict) or not sel.get("partial"):
         return ""
     ran = [str(k) for k in sel.get("selected") or []]
-    if len({k.split(":", 1)[0] for k in ran}) == 1:  # one chapter: its short ids are clear
+    if len(chapters_of(doc)) == 1:  # one chapter on the page: its short ids are clear
         ran = [k.split(":", 1)[-1] for k in ran]
     text = f"This run selected {len(ran)} of {len(doc.get('claims') or [])} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
     if sel.get("carried"):

@@ -394,8 +394,11 @@ def claim_name(entry: dict, several_chapters: bool) -> str:
     return (entry_key(entry) or str(entry.get("id"))) if several_chapters else str(entry.get("id"))
 
 
-def _ids(entries, limit: int = 8) -> str:
-    several = len({e.get("chapter") for e in entries}) > 1
+def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
+    """The claims' names, a few then "and N more": keys (ch15:C18) when ``several`` chapters share
+    the page (default: when these entries span several)."""
+    if several is None:
+        several = len({e.get("chapter") for e in entries}) > 1
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -407,6 +410,11 @@ def _n(n: int, one: str, many: str) -> str:
 def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
     rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
+    several = len({e.get("chapter") for e in entries}) > 1
+
+    def ids(es, limit: int = 8) -> str:
+        return _ids(es, limit, several)
+
     by: dict[str, list[dict]] = {}
     for e in entries:
         by.setdefault(e.get("outcome"), []).append(e)
@@ -414,25 +422,25 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
     held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
     if held:
         ties = by.get(oc.NEAR_TIE, [])
-        tie = f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {_ids(ties)})" if ties else ""
+        tie = f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {ids(ties)})" if ties else ""
         out.append(f"{_n(len(held), 'claim holds', 'claims hold')} on this runner{tie}.")
     if by.get(oc.FAILED):
         f = by[oc.FAILED]
-        out.append(f"{_n(len(f), 'does', 'do')} not hold here: {_ids(f)}.")
+        out.append(f"{_n(len(f), 'does', 'do')} not hold here: {ids(f)}.")
     if by.get(oc.INCONCLUSIVE):
         i = by[oc.INCONCLUSIVE]
         out.append(f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
-                   f"straddles the bar): {_ids(i)}.")
+                   f"straddles the bar): {ids(i)}.")
     if by.get(oc.ERROR):
         e = by[oc.ERROR]
         out.append(f"{len(e)} could not be checked because something is broken (a test, its module or its "
-                   f"registry entry): {_ids(e)}.")
+                   f"registry entry): {ids(e)}.")
     if by.get(oc.SKIPPED):
         s = by[oc.SKIPPED]
         groups: dict[str, list[dict]] = {}
         for e in s:
             groups.setdefault(cause_of(e, runner).key, []).append(e)
-        parts = [f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({_ids(groups[c.key], 5)})"
+        parts = [f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
                  for c in CAUSES if c.key in groups]
         out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
     if by.get(oc.NOT_RUN):
@@ -441,9 +449,9 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         rest = [e for e in n if e not in unselected]
         parts = []
         if unselected:
-            parts.append(f"{len(unselected)} not selected in this run ({_ids(unselected, 5)})")
+            parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
         if rest:
-            parts.append(f"{len(rest)} without a test yet ({_ids(rest, 5)})")
+            parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
         out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
     carried = [e for e in entries if e.get("carried")]
     if carried:

@@ -52,9 +52,15 @@ class RegistryFile(pytest.File):
                 self.formula_items.append(item)
                 yield item
         if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
+            from claimcheck.plugin.collection import add_keywords
+
             for cid in reg.claims:
-                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
-            yield AuditItem.from_parent(self, name="manuscript [audit]")
+                drift = DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
+                add_keywords(drift, reg, cid)  # -k ch15:C10 selects the claim's drift check with its test
+                yield drift
+            audit = AuditItem.from_parent(self, name="manuscript [audit]")
+            audit.extra_keyword_matches.add(reg.chapter_id)
+            yield audit
 
 
 def manuscript_binds(config, reg) -> bool:

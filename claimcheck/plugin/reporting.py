@@ -19,6 +19,10 @@ def pytest_sessionfinish(session, exitstatus):
     state = config.stash.get(STATE, None)
     if state is None or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        # the run was refused (an ambiguous --claims-stated, two chapters with one id...): nothing
+        # was decided, and the editor's report must not take this run's revised values
+        return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     if interrupted and not state.ended_by:
         state.ended_by = "interrupted"
@@ -63,12 +67,24 @@ def _write_report(session, state, interrupted: bool) -> None:
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if interrupted:
                 _unfinished_as_unselected(doc)
-            keep_unselected(doc, state.json_path)  # a -k/-m run keeps the other rows of the last report
+            # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
+            keep_unselected(doc, state.json_path, current=_registry_entries)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
             write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
+
+
+def _registry_entries(path) -> dict | None:
+    """A registry as it is now, for the rows of a chapter this run did not collect: ``{id: {"stated",
+    "unit", "tolerance"}}``, or None when the file is gone (the chapter was removed)."""
+    from claimcheck.registry import load_registry
+
+    if not path or not Path(path).is_file():
+        return None
+    reg = load_registry(path)
+    return {cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in reg.claims.items()}
 
 
 def _chapter_profiles(config, session, regs) -> dict:

@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem
+from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem, FormulaItem
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY,
                                  encode_record, stored_record)
@@ -136,7 +136,7 @@ def pytest_runtest_makereport(item, call):
     if kit:  # a core-only install: one line, no traceback, the other claims run
         report.longrepr = f"{claim_marker_id(item)}: {kit}"
         report.user_properties.append((ERROR_KEY, report.longrepr))
-    elif report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem))):
+    elif report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem))):
         from claimcheck.report import exception_reason
 
         reason = exception_reason(call.excinfo, call.when)

@@ -37,7 +37,9 @@ def test_conditions_ask_about_printed_numbers(text, env, holds):
     ("a.b()", False, "outside the formula language"),
     ("'x' + 1", False, "outside the formula language"),
     ("a and b", False, "outside the formula language"),
-    ("a ** b", False, "integer constant powers"),
+    ("a ** b", False, "a power must be a small integer"),
+    ("9 ** 9 ** 9", False, "a power must be a small integer"),
+    ("stated.__class__", False, "names starting with '_' are not values"),
     ("a +", False, "not a valid expression"),
     ("a == b", False, "is a comparison"),
     ("a + b", True, "not a comparison"),
@@ -103,6 +105,12 @@ def test_a_failing_condition_says_both_sides(tmp_path):
     ("C02.price", "", "formula", "claim C02 has no value 'price'"),
     ("a +", "", "formula", "not a valid expression"),
     ("params_yi", '"params_yi + 1"', "conditions", "not a comparison"),
+    ("C02", "", "formula", "'C02' is a claim, not a value: write C02.stated"),
+    ("params_yi / (bytes - 4)", "", "formula", "cannot be evaluated"),      # a division by 0, found by validate
+    ("log2(fp16_gb - 7)", "", "formula", "cannot be evaluated"),            # a logarithm of 0
+    ("10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 "
+     "* 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16",
+     "", "formula", "not a finite number"),
 ])
 def test_a_bad_formula_is_a_registry_problem_naming_claim_and_field(tmp_path, formula, conditions, field, words):
     reg = registry(tmp_path, formula, conditions)

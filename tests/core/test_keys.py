@@ -58,3 +58,8 @@ def test_the_cli_refuses_a_newer_schema_with_exit_2(tmp_path, capsys):
     for command in (["report", str(path)], ["summary", str(path)], ["diff", str(path), str(path)]):
         assert main(command) == 2, command
         assert "schema 99 is newer" in capsys.readouterr().err
+
+
+def test_an_unknown_chapter_is_named_as_such():
+    with pytest.raises(ClaimKeyError, match="no chapter 'ch17'.*the chapters are ch15, ch16"):
+        resolve("ch17:C10", KEYS)

@@ -95,3 +95,47 @@ def test_diff_says_unselected_claims_in_one_line(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.count("not selected") == 1
     assert "40 claims not selected in NEW (C01, C02, C03, C04, C05, C06 and 34 more): not compared" in out
+
+
+def _book(*entries, chapters=("cha", "chb"), generated="2026-12-01T09:00:00Z"):
+    d = doc(*entries, generated=generated)
+    d["schema"] = 2
+    d["chapters"] = [{"id": c, "title": c, "registry": f"claims/{c}/claims.toml"} for c in chapters]
+    d["registries"] = [{"path": f"claims/{c}/claims.toml", "chapter_id": c} for c in chapters]
+    return d
+
+
+def _in(chapter, e):
+    return {**e, "chapter": chapter, "key": f"{chapter}:{e['id']}"}
+
+
+def test_a_run_of_one_chapter_checks_the_other_chapters_rows_against_their_registry_now(tmp_path):
+    old = write(tmp_path / "claims.json", _book(_in("cha", entry("C01", measured=3.0)),
+                                               _in("chb", entry("C01", measured=7.0, stated="41")),
+                                               _in("chb", entry("C02", measured=1.0))))
+    registries = {"claims/chb/claims.toml": {"C01": {"stated": "1", "unit": "x", "tolerance": ">=1"},
+                                             "C02": {"stated": "1", "unit": "x", "tolerance": ">=1"}}}
+    new = keep_unselected(_book(_in("cha", entry("C01", measured=3.5)), chapters=("cha",)), old,
+                          current=registries.get)
+    rows = {e["key"]: e for e in new["claims"]}
+    # chb:C01 was measured with a revised figure (41, a --claims-stated run): not carried as chb's own
+    assert rows["chb:C01"]["outcome"] == "not-run" and rows["chb:C01"]["stated"] == "1"
+    assert rows["chb:C02"]["carried"] and rows["chb:C02"]["measured"] == 1.0
+    assert new["selection"]["selected"] == ["cha:C01"] and new["selection"]["carried"] == ["chb:C02"]
+    assert [c["id"] for c in new["chapters"]] == ["cha", "chb"]  # the book's order, whichever ran
+
+
+def test_a_chapter_whose_registry_is_gone_is_dropped_and_said(tmp_path):
+    old = write(tmp_path / "claims.json", _book(_in("cha", entry("C01")), _in("chb", entry("C01"))))
+    new = keep_unselected(_book(_in("cha", entry("C01")), chapters=("cha",)), old, current=lambda path: None)
+    assert [e["key"] for e in new["claims"]] == ["cha:C01"]
+    assert "chapter chb" in new["selection"]["dropped"][0] and [c["id"] for c in new["chapters"]] == ["cha"]
+
+
+def test_a_schema_1_report_of_one_chapter_is_kept_beside_a_run_of_another(tmp_path):
+    old = doc(entry("C01", measured=3.0), generated="2026-12-01T09:00:00Z")
+    old["registries"] = [{"path": "claims/ch15/claims.toml", "chapter": {"id": "ch15"}}]
+    old = write(tmp_path / "claims.json", old)
+    new = keep_unselected(_book(_in("ch16", entry("C01", measured=9.0)), chapters=("ch16",)), old)
+    rows = {e["key"]: e for e in new["claims"]}
+    assert rows["ch15:C01"]["carried"] and rows["ch15:C01"]["measured"] == 3.0 and rows["ch16:C01"]["measured"] == 9.0

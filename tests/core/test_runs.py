@@ -379,8 +379,10 @@ def test_details_and_plots_of_the_wrong_type_are_dropped_and_every_page_still_re
     assert run.claims["C05"]["details"] == {} and run.claims["C05"]["plots"] == []
     assert run.issues == [f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
                           f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored"]
-    assert main(["summary", str(path)]) == 0
+    assert main(["summary", str(path)]) == 1  # written, and the dropped fields make it exit 1 (issue 18)
     assert "C05" in capsys.readouterr().out
+    assert main(["summary", str(path), "--lenient"]) == 0
+    capsys.readouterr()
     assert main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 1  # rendered, with the warnings
     err = capsys.readouterr().err
     assert "field 'details' is a str" in err and "claims.html" in err
