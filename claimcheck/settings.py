@@ -105,6 +105,14 @@ def _seconds(text) -> float:
     return seconds
 
 
+def _threads(text) -> str:
+    """``auto`` or a positive number of torch threads, as a string."""
+    value = str(text).strip().lower()
+    if value == "auto" or (value.isdigit() and int(value) > 0):
+        return value
+    raise ValueError(f"expected auto or a number of threads >= 1, got {text!r}")
+
+
 def check_device_name(text) -> str:
     """Return ``text`` stripped if it names a device setting (auto, cpu, cuda, cuda:N).
 
@@ -210,6 +218,10 @@ OPTIONS: tuple[Option, ...] = (
            "the chapter's code listing (a Python file), run by C33 in a subprocess", _text("the listing path"), metavar="FILE"),
     Option("listing_timeout", "--claims-listing-timeout", "CLAIMCHECK_LISTING_TIMEOUT", "claims_listing_timeout", 900.0,
            "time limit in seconds for running the listing", _seconds, metavar="SECONDS"),
+    Option("threads", "--claims-threads", "CLAIMCHECK_THREADS", "claims_threads", "auto",
+           "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
+           "them busy at the start; see the README's timing section) or a number; recorded in the runner fingerprint",
+           _threads, metavar="auto|N"),
     Option("strict_timing", "--claims-strict-timing", "CLAIMCHECK_STRICT_TIMING", "claims_strict_timing", False,
            "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)", _bool,
            kind="flag"),
@@ -241,6 +253,7 @@ class Settings:
     listing: str | None = None
     listing_timeout: float = 900.0
     strict_timing: bool = False
+    threads: str = "auto"
     stated: tuple = ()  # ((claim id, printed value), ...)
     sources: tuple = field(default=())
 

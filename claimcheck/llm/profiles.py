@@ -45,6 +45,8 @@ class Profile:
     forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
     context_tokens: int = 1000       # the long context of C20's decode steps (cache filled once, reused)
     timing_budget_s: float = 10.0    # seconds a timing claim may add while its interval is undecided
+    base_budget_s: float = 60.0      # seconds the first rounds of one shared measurement may take (a busy
+                                     # machine gets fewer rounds, so undecided claims, not a longer run)
     assisted_new: int = 48           # tokens written by assisted decoding, C32
     chapter_gen_lengths: tuple[int, ...] = ()  # the chapter's generations (256, 768), timed once, C15.laptop
 
@@ -62,7 +64,8 @@ class Profile:
                 + ", "
                 f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, decode on a "
                 f"{self.context_tokens}-token context, batches "
-                f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first, "
+                f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first "
+                f"(within {self.base_budget_s:g} s per measurement), "
                 f"up to {self.timing_budget_s:g} s more per undecided timing claim")
 
     def as_dict(self) -> dict:
@@ -79,14 +82,15 @@ _SHARED = dict(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), dec
 
 PROFILES = {
     "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=16, gen_repeats=5,
-                     timing_budget_s=8.0, assisted_new=16, **_SHARED),
+                     timing_budget_s=8.0, base_budget_s=30.0, assisted_new=16, **_SHARED),
     "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=7, greedy_new=48, gen_repeats=5,
-                        timing_budget_s=20.0, assisted_new=32, **_SHARED),
+                        timing_budget_s=20.0, base_budget_s=90.0, assisted_new=32, **_SHARED),
     "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=7, greedy_prompt=16, greedy_new=256,
                     gen_lengths=(2, 8), chapter_gen_lengths=(256, 768), gen_repeats=7,
                     ttft_prompts=(32, 256, 1000), decode_steps=16,
                     batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024,
                     forward_lengths=(128, 256, 512, 1024), context_tokens=1000, timing_budget_s=60.0,
+                    base_budget_s=600.0,
                     assisted_new=48),
 }
 

@@ -32,6 +32,29 @@ def pytest_configure(config):
             raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
 
 
+def set_threads(config) -> None:
+    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.load.choose_threads`),
+    set once, before the first test's fixtures (so before any measurement), and kept for the
+    fingerprint (``threads``). Nothing on a core-only install (no torch)."""
+    kit = run_state(config).kit
+    if "threads" in kit:
+        return
+    import importlib.util
+
+    if importlib.util.find_spec("torch") is None:
+        kit["threads"] = None
+        return
+    import torch
+
+    from claimcheck.load import choose_threads, load_average, runnable_others
+
+    s = settings_of(config)
+    load, cores = load_average()
+    n, why = choose_threads(s.threads, cores, runnable_others() if s.threads == "auto" else None, load)
+    torch.set_num_threads(n)
+    kit["threads"] = {"setting": s.threads, "threads": n, "why": why}
+
+
 def weights_of(config):
     """Where pretrained GPT-2 comes from in this run (decided once per run, without the network
     unless downloads are allowed): a :class:`claimcheck.llm.weights.WeightsResolution`."""
@@ -57,6 +80,8 @@ def pytest_claimcheck_runner_fingerprint(config, fingerprint):
     from claimcheck.llm.timing import machine_load
 
     fingerprint.update(kit_fields())
+    if run_state(config).kit.get("threads"):
+        fingerprint["threads"] = run_state(config).kit["threads"]
     fingerprint["load"] = machine_load()  # at the start of the run; every timing row has its own
     fingerprint["weights"] = weights_record(weights_of(config), settings_of(config).weights_shapes)
 
@@ -96,6 +121,7 @@ def pytest_collection_modifyitems(session, config, items):
 # a plain hook: after the core's tryfirst check of the claim itself, before pytest's own set-up of
 # the fixtures (registered earlier, so called later), so a claim that cannot run here costs nothing
 def pytest_runtest_setup(item):
+    set_threads(item.config)
     if item.get_closest_marker("gpu"):
         s = settings_of(item.config)
         if s.device == "cpu":

@@ -143,6 +143,7 @@ class Rounds:
         self.device = device
         self.samples = Interleaved(order=list(fns), samples={k: [] for k in fns})
         self.seconds = 0.0
+        self.cut_short = False  # a run(within_s=...) stopped before its rounds: the machine was slow
         for _ in range(warmup):
             for fn in self.fns.values():
                 fn()
@@ -152,10 +153,26 @@ class Rounds:
         """Rounds measured so far."""
         return len(next(iter(self.samples.samples.values())))
 
-    def run(self, rounds: int = 1) -> "Rounds":
-        """Measure ``rounds`` more rounds (each side once per round, in order). Returns self."""
+    @property
+    def round_seconds(self) -> float:
+        """Mean wall time of one measured round so far (0.0 before the first)."""
+        return self.seconds / self.n if self.n else 0.0
+
+    def run(self, rounds: int = 1, within_s: float | None = None) -> "Rounds":
+        """Measure ``rounds`` more rounds (each side once per round, in order). Returns self.
+
+        ``within_s``: a bound on this call's wall time (seconds). No round starts that the rounds so
+        far say would end past it; the first round of a measurement always runs. On a busy machine
+        the measurement then has fewer rounds, and a timing verdict over too few rounds is
+        ``inconclusive`` (:func:`claimcheck.llm.verdicts.decide_timing`): its cost stays bounded
+        instead of growing with the load.
+        """
         t_start = time.perf_counter()
-        for _ in range(rounds):
+        for k in range(rounds):
+            if within_s is not None and self.n and \
+                    time.perf_counter() - t_start + self.round_seconds > within_s:
+                self.cut_short = True
+                break
             for name, fn in self.fns.items():
                 sync_device(self.device)
                 t0 = time.perf_counter()

@@ -52,10 +52,12 @@ def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
 
 
 def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditions=(), budget_s: float,
-                  min_rounds: int | None = None, step: int = 2, unit: str | None = None,
+                  min_rounds: int | None = None, unit: str | None = None,
                   exact: dict | None = None, **details) -> None:
     """Decide a timing claim from ``rounds`` (a :class:`claimcheck.llm.timing.Rounds`), measuring
-    more rounds while undecided, within ``budget_s`` seconds of extra measurement.
+    more rounds while undecided, within ``budget_s`` seconds of extra measurement: one round at a
+    time, each only when the rounds so far say it ends within the budget, so that a busy machine
+    makes the claim ``inconclusive`` at its budget rather than slow.
 
     Args:
         claim: the ``claim`` fixture (:class:`claimcheck.recorder.ClaimRecorder`).
@@ -87,9 +89,13 @@ def decide_timing(claim, rounds, statistic: Callable[[list], float], *, conditio
         enough = rounds.n >= min_rounds
         if (enough and not undecided) or time.perf_counter() - t0 + step_s > budget_s:
             break
+        # one round at a time, each only if the rounds so far say it ends within the budget: on a
+        # busy machine the claim stops at its budget (inconclusive) instead of stretching
         t_step = time.perf_counter()
-        rounds.run(step if enough else max(1, min_rounds - rounds.n))
-        step_s = time.perf_counter() - t_step
+        rounds.run(1, within_s=max(0.0, budget_s - (time.perf_counter() - t0)))
+        step_s = rounds.round_seconds
+        if rounds.cut_short and time.perf_counter() - t_step < 1e-3:
+            break  # not even one round fits what is left of the budget
     claim.check_ci(primary, unit, conditions=[(c, cis[c.name]) for c in conditions], exact=exact or {},
                    rounds=rounds.n, budget_s=budget_s, extra_seconds=round(time.perf_counter() - t0, 3),
                    measured_seconds=round(rounds.seconds, 3), load=machine_load(),

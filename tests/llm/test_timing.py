@@ -33,3 +33,26 @@ def test_interleave_rejects_nothing_to_do():
         interleave({}, repeats=1)
     with pytest.raises(ValueError):
         interleave({"a": lambda: None}, repeats=0)
+
+
+def test_rounds_within_a_bound_stop_early_but_measure_at_least_one():
+    import time
+
+    from claimcheck.llm.timing import Rounds
+
+    slow = Rounds({"x": lambda: time.sleep(0.05)}, warmup=0)
+    slow.run(20, within_s=0.12)
+    assert 1 <= slow.n <= 3 and slow.cut_short and slow.seconds < 0.25
+    one = Rounds({"x": lambda: time.sleep(0.05)}, warmup=0).run(5, within_s=0.0)
+    assert one.n == 1  # the first round always runs: a measurement is never empty
+    fast = Rounds({"x": lambda: None}, warmup=0).run(5, within_s=10.0)
+    assert fast.n == 5 and not fast.cut_short
+
+
+def test_auto_threads_leave_busy_cores_alone():
+    from claimcheck.load import choose_threads
+
+    assert choose_threads("auto", 2, 0, 0.3)[0] == 2
+    assert choose_threads("auto", 2, 2, 4.0) == (1, "auto: 2 cores, 2 other runnable task(s) at the start: 1 thread(s)")
+    assert choose_threads("auto", 2, None, 1.2)[0] == 1  # no /proc: the load average stands in
+    assert choose_threads("3", 2, 2, 4.0) == (3, "--claims-threads 3")
