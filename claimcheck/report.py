@@ -134,7 +134,7 @@ class ClaimRow:
 class ResultCollector:
     """Collects phase reports (on the xdist controller too) into per-claim rows."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tests: dict[str, dict] = {}  # nodeid -> {"id", "outcome", "reason", "record", "duration"}
 
     def add(self, report) -> None:
