@@ -63,8 +63,8 @@ def _validate(args) -> int:
                 kind = "[draft] " if c.draft else "[formula] " if c.formula else ""
                 print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
         drafts = sum(c.draft for c in reg.claims.values())
-        drafts = f" ({drafts} drafts to review)" if drafts else ""
-        print(f"{len(reg.claims)} valid claims{drafts}, {len(problems)} problems in {reg.path} (chapter "
+        drafts_note = f" ({drafts} drafts to review)" if drafts else ""
+        print(f"{len(reg.claims)} valid claims{drafts_note}, {len(problems)} problems in {reg.path} (chapter "
               f"{reg.chapter_id})", file=sys.stderr)
         total += len(problems)
     across = book_issues(registries)

@@ -124,7 +124,7 @@ def _diff(args) -> int:
     width = max((len(c.id) for c in d.changes), default=0)
     for c in d.changes:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
-    counts = {}
+    counts: dict[str, int] = {}
     for c in d.changes:
         counts[c.kind] = counts.get(c.kind, 0) + 1
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))

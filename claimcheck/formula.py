@@ -60,8 +60,8 @@ def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
 
 
 def _extreme(pick):
-    def apply(*xs: Interval) -> Interval:
-        xs = [Interval.coerce(x) for x in xs]
+    def apply(*args: Interval) -> Interval:
+        xs = [Interval.coerce(x) for x in args]
         return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
     return apply
 

@@ -61,7 +61,7 @@ def resolve(name: str, keys) -> str:
                             f"write it with its chapter, e.g. {found[0]!r}")
     import difflib
 
-    chapters = sorted({split(k)[0] for k in keys if split(k)[0]})
+    chapters = sorted({c for c, _ in map(split, keys) if c})
     if chapter is not None and chapter not in chapters:
         near = difflib.get_close_matches(chapter, chapters, n=1)
         raise ClaimKeyError(f"no chapter {chapter!r} (in {name!r}); the chapters are {', '.join(chapters) or 'none'}"

@@ -28,7 +28,7 @@ import hashlib
 import re
 import time
 from bisect import bisect_right
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -92,7 +92,7 @@ class Manuscript:
         scan = normalise(text)
         if markdown:  # markup as spaces, except the "*" of a power of ten (5.8*10^-6 is one number)
             times = [m.start(1) for m in _TIMES_STAR.finditer(scan)]
-            scan = scan.translate(str.maketrans({"*": " ", "`": " ", "|": " "}))
+            scan = scan.translate(str.maketrans("*`|", "   "))
             for i in times:
                 scan = scan[:i] + "*" + scan[i + 1:]
         return cls(path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest())
@@ -239,16 +239,16 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     """Check one (value name, locator) binding of a claim; one :class:`QuoteCheck` per bound number."""
     pattern = compile_locator(locator)
     sites = find_sites(ms, locator)
-    base = dict(claim_id=claim_id, name=name, locator=locator, registry=printed)
+    quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
     if not sites:
         hint = _near_miss(ms, pattern)
-        return [QuoteCheck(**base, status="not-found", line=hint[0] if hint else None,
+        return [quote(status="not-found", line=hint[0] if hint else None,
                            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
                                    + (f"manuscript as printed: {hint[1]}" if hint else
                                       "manuscript: the sentence was rewritten or removed"))]
     if len(sites) > 1:
         lines = tuple(s.line for s in sites)
-        return [QuoteCheck(**base, status="ambiguous", lines=lines, line=lines[0],
+        return [quote(status="ambiguous", lines=lines, line=lines[0],
                            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
                                    f"{', '.join(map(str, lines))}: lengthen it so it finds one place")]
     site = sites[0]
@@ -256,11 +256,11 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         status = "in-words" if printed else "ok"
         msg = (f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
                if printed else f"{claim_id}: found on line {site.line}")
-        return [QuoteCheck(**base, status=status, line=site.line, context=ms.context(site.start, site.end, 0),
+        return [quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0),
                            message=msg)]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
-        return [QuoteCheck(**base, status="unbound", line=site.line,
+        return [quote(status="unbound", line=site.line,
                            message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
                                    f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}")]
     out = []
@@ -272,10 +272,10 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         line = ms.line_of(start)
         ctx = ms.context(start, end)
         if same:
-            out.append(QuoteCheck(**base, status="ok", manuscript=shown, line=line, context=ctx, span=(start, end),
+            out.append(quote(status="ok", manuscript=shown, line=line, context=ctx, span=(start, end),
                                   message=f"{claim_id}: line {line} prints {shown} = {name}"))
         else:
-            out.append(QuoteCheck(**base, status="drift", manuscript=shown, line=line, context=ctx, span=(start, end),
+            out.append(quote(status="drift", manuscript=shown, line=line, context=ctx, span=(start, end),
                                   message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
                                           f"registry has {name} = {printed} ({ctx})"))
     return out

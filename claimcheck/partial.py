@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from typing import Any
 
 #: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
 NOT_SELECTED = "not selected in this run (no test of it ran)"
@@ -159,7 +160,7 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
     missing = [e for e in claims if unselected(e)]
     if not missing and not dropped:
         return doc
-    selection = {"partial": True, "selected": [entry_key(e) for e in claims if not unselected(e)], "carried": []}
+    selection: dict[str, Any] = {"partial": True, "selected": [entry_key(e) for e in claims if not unselected(e)], "carried": []}
     if any(chapters_now):
         selection["chapters"] = sorted(c for c in chapters_now if c)
     if dropped:
@@ -179,8 +180,8 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
         if not isinstance(e, dict) or not unselected(e):
             continue
         key = entry_key(e)
-        prev = before.get(key)
-        if prev is None or unselected(prev):
+        prev = before.get(key) if key is not None else None
+        if key is None or prev is None or unselected(prev):
             continue
         if any(prev.get(k) != e.get(k) for k in _CLAIM_KEYS):
             changed.append(key)

@@ -200,9 +200,12 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             break
         p = m.start()
         if _identifier_before(norm, p):
-            pos = _IDENT_TAIL.match(norm, p).end() or p + 1
+            ident = _IDENT_TAIL.match(norm, p)
+            assert ident is not None  # a starred pattern matches everywhere
+            pos = ident.end() or p + 1
             continue
         n = _NUMBER_RE.match(norm, p)
+        assert n is not None  # the pattern matches at any digit
         end = n.end()
         raw = norm[p:end]
         try:
@@ -327,7 +330,7 @@ def compile_locator(locator: str) -> LocatorPattern:
 def _literal(text: str) -> str:
     """Regex of a locator's text between numbers: a run of spaces stands for any whitespace (at
     least one character: "' much'" must not match "'much'"); other characters are literal."""
-    out = []
+    out: list[str] = []
     for ch in text:
         if ch.isspace():
             if not out or out[-1] != r"\s+":

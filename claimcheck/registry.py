@@ -308,7 +308,7 @@ def load_registry(path: str | Path) -> Registry:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         data, toml_error = _load_tables(tables, shown, reg, exc), True
-    located = {}  # claim id -> [RegistryIssue] for undecodable bytes inside its table
+    located: dict[str, list[RegistryIssue]] = {}  # claim id -> [RegistryIssue] for undecodable bytes inside its table
     by_line: dict[int, list[int]] = {}
     for line, byte in bad_bytes:
         by_line.setdefault(line, []).append(byte)
@@ -694,6 +694,8 @@ def _validate(entry, index: int, path: str, runners: dict, id_pattern=None, sect
                          "chapter prints no number here): use a bound such as '>=X', '<=X' or 'range:A..B'")
     if problems:
         return None, problems
+    # each of these is a required field, checked above: without a problem, each holds its value
+    assert isinstance(raw_id, str) and stated is not None and tolerance is not None and needs is not None
     return Claim(
         id=raw_id, title=title, stated=stated, unit=unit, locator=locator,
         tolerance=tolerance, tolerance_text=str(tol_text), needs=tuple(needs), path=path,
@@ -804,7 +806,7 @@ def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
     out = []
     for index, entry in enumerate(entries, start=1):
         label = f"waivers[{index}]"
-        problems = []
+        problems: list[RegistryIssue] = []
 
         def bad(fld, msg, _label=label, _problems=problems):
             _problems.append(RegistryIssue(path, None, f"{_label}.{fld}" if fld else _label, msg))

@@ -83,7 +83,8 @@ def report_outcome(report) -> str | None:
         return NOT_RUN if report.skipped else None
     if hasattr(report, "wasxfail"):  # a test the registry expects to fail (expected_fail): its verdict decides
         verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
-        return {"fail": FAILED, "pass": PASSED, NEAR_TIE_VERDICT: NEAR_TIE}.get(verdict, ERROR)
+        by_verdict: dict[str | None, str] = {"fail": FAILED, "pass": PASSED, NEAR_TIE_VERDICT: NEAR_TIE}
+        return by_verdict.get(verdict, ERROR)
     if report.when == "call" and report.passed and \
             decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE_VERDICT:
         return NEAR_TIE
@@ -133,7 +134,7 @@ class ClaimRow:
 class ResultCollector:
     """Collects phase reports (on the xdist controller too) into per-claim rows."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tests: dict[str, dict] = {}  # nodeid -> {"id", "outcome", "reason", "record", "duration"}
 
     def add(self, report) -> None:

@@ -99,7 +99,9 @@ def _single_chapter(doc: dict) -> str:
     for reg in doc.get("registries") or []:
         if not isinstance(reg, dict):
             continue
-        chapter = reg.get("chapter") if isinstance(reg.get("chapter"), dict) else {}
+        chapter = reg.get("chapter")
+        if not isinstance(chapter, dict):
+            chapter = {}
         if isinstance(chapter.get("id"), str) and CHAPTER_RE.match(chapter["id"]):
             return chapter["id"]
         folder = Path(str(reg.get("path") or "")).parent.name.lower()
@@ -135,7 +137,9 @@ def chapters_of(doc: dict) -> list[dict]:
     if not out:
         for reg in doc.get("registries") or []:
             if isinstance(reg, dict):
-                info = reg.get("chapter") if isinstance(reg.get("chapter"), dict) else {}
+                info = reg.get("chapter")
+                if not isinstance(info, dict):
+                    info = {}
                 cid = reg.get("chapter_id") or info.get("id") or _single_chapter({"registries": [reg]})
                 if cid:
                     out.append({"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")})

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import BROKEN, HELD, OUTCOMES, VERDICT_RANK
@@ -71,7 +72,9 @@ def load_result(path) -> RunResult:
     """
     p = Path(path)
     doc = read_document(p)
-    settings = doc.get("settings") if isinstance(doc.get("settings"), dict) else {}
+    settings = doc.get("settings")
+    if not isinstance(settings, dict):
+        settings = {}
     run = RunResult(path=str(p), runner=doc.get("runner", {}), settings=settings, generated=doc.get("generated"))
     if doc.get("read_note"):
         run.notes.append(doc["read_note"])
@@ -91,6 +94,7 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
         run.issues.append(f"{where}: field 'id' is missing or not a string ({entry.get('id')!r}); entry skipped")
         return
     cid = entry_key(entry)
+    assert cid is not None  # the entry's id is a non-empty string
     where = f"{run.path}: claim {cid}"
     if cid in run.claims:
         run.issues.append(f"{where}: field 'id' appears twice (claims[{n}]); the first entry is kept")
@@ -118,7 +122,7 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     run.claims[cid] = e
 
 
-def _is_number(x) -> bool:
+def _is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
@@ -475,6 +479,7 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
     for cid in _ordered_ids([old, new]):
         eo, en = old.claims.get(cid), new.claims.get(cid)
         if eo is None:
+            assert en is not None  # each id is in one of the runs at least
             d.changes.append(Change(cid, ADDED, None, en["outcome"], f"only in NEW ({en['outcome']})"))
             continue
         if en is None:

@@ -264,7 +264,7 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
 def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     """Positions in [lo, hi] where a locator may begin or end: not inside a number, not inside a
     Latin word or number."""
-    inside = set()
+    inside: set[int] = set()
     for n in ms.numbers:
         if n.end > lo and n.start < hi:
             inside.update(range(n.start + 1, n.end))
@@ -298,7 +298,7 @@ def find_locator(ms: Manuscript, start: int, end: int, accept, lo: int | None = 
     stays on the span's line first, then may reach into the previous and next lines (a table row
     whose cells repeat); ``lo``/``hi`` bound it (a code block).
     """
-    digits = set()
+    digits: set[int] = set()
     for n in ms.numbers:
         if n.end > start - 3 * MAX_LOCATOR and n.start < end + 3 * MAX_LOCATOR:
             digits.update(range(n.start, n.end))
@@ -563,7 +563,7 @@ def _render(sc: Scaffold) -> str:
             out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
             if s.heading:
                 out.append(f"heading = {_q(s.heading)}")
-    titles = {s.id: s.title for s in sc.sections}
+    titles: dict[str | None, str] = {s.id: s.title for s in sc.sections}
     current = object()
     for c in sc.claims:
         if c.section != current:

@@ -29,7 +29,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 SIZE_PROFILES = ("quick", "standard", "full")  # see claimcheck.llm.profiles
 WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
@@ -56,14 +56,23 @@ def suggest(word: str, choices) -> str:
 
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
-def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
-    def parse(text):
+class _Choice:
+    """The validator of a setting with a fixed set of values; ``choices`` lists them."""
+
+    def __init__(self, what: str, choices: tuple[str, ...]) -> None:
+        self.what = what
+        self.choices = choices
+
+    def __call__(self, text: object) -> str:
         value = str(text).strip()
-        if value not in choices:
-            raise ValueError(f"unknown {what} {value!r}{suggest(value, choices)} (choose one of {', '.join(choices)})")
+        if value not in self.choices:
+            raise ValueError(f"unknown {self.what} {value!r}{suggest(value, self.choices)} "
+                             f"(choose one of {', '.join(self.choices)})")
         return value
-    parse.choices = choices
-    return parse
+
+
+def _choice(what: str, choices: tuple[str, ...]) -> _Choice:
+    return _Choice(what, choices)
 
 
 def _text(what: str) -> Callable[[object], str]:
@@ -176,7 +185,8 @@ class Option:
 
     def help_text(self) -> str:
         """The help line of ``pytest --help``: the help, the default, the environment variable and ini key."""
-        default = {None: "none", False: "off", True: "on"}.get(self.default, self.default) \
+        names: dict[object, object] = {None: "none", False: "off", True: "on"}
+        default = names.get(self.default, self.default) \
             if not isinstance(self.default, (int, float)) or isinstance(self.default, bool) else f"{self.default:g}"
         more = [f"default: {default}"] + [f"env {self.env}"] * bool(self.env) + [f"ini {self.ini}"] * bool(self.ini)
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
@@ -313,7 +323,8 @@ def resolve(config=None, env=None) -> Settings:
     env = os.environ if env is None else env
     _check_names(env)
     inifile = getattr(config, "inipath", None) if config is not None else None
-    values, sources = {}, []
+    values: dict[str, Any] = {}  # each validator's value, of its Settings field's type
+    sources: list[tuple[str, str]] = []
     for o in OPTIONS:
         cli = config.getoption(o.dest, None) if config is not None else None
         ini_value = config.getini(o.ini) if config is not None and o.ini else None

@@ -84,8 +84,8 @@ def find_gguf(source: GGUFSource) -> Path:
         raise LaneError(f"{source.name}: the PyPI package {source.dist!r} is not installed ({INSTALL_HINT})") from None
     for f in dist.files or ():
         if f.name == source.filename:
-            path = Path(dist.locate_file(f))
-            if path.is_file():
+            path = dist.locate_file(f)  # typed as the SimplePath protocol; a pathlib.Path when installed
+            if isinstance(path, Path) and path.is_file():
                 return path
     raise LaneError(f"{source.name}: {source.filename} is missing from the installed {source.dist!r} package")
 
@@ -158,7 +158,7 @@ def ensure_folder(spec: str) -> tuple[Path, dict]:
     gguf = find_gguf(source)
     digest = sha256_of(gguf)
     dest = cache_root() / f"{lane_slug(source.name).lower()}-{digest[:12]}"
-    info = {"name": source.name, "source": f"{source.dist} package: {gguf.name}", "gguf_sha256": digest,
+    info: dict[str, object] = {"name": source.name, "source": f"{source.dist} package: {gguf.name}", "gguf_sha256": digest,
             "quantization": source.quantization, "license": source.license, "converted_folder": str(dest)}
     if not (dest / "claimcheck-source.json").is_file():
         from filelock import FileLock

@@ -22,6 +22,7 @@ Costs of ``pytest claims/`` on a 2-core CPU are in the README (measured with ``b
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -72,13 +73,28 @@ class Profile:
         return {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe()}
 
 
+class _Shared(TypedDict):
+    """The sizes quick and standard share (a dict: passed as ``**_SHARED`` to :class:`Profile`)."""
+
+    greedy_prompt: int
+    gen_lengths: tuple[int, ...]
+    ttft_prompts: tuple[int, ...]
+    decode_steps: int
+    batch_sizes: tuple[int, ...]
+    batch_prompt: int
+    batch_steps: int
+    bandwidth_mib: int
+    forward_lengths: tuple[int, ...]
+    context_tokens: int
+
+
 # quick and standard share every size a claim's form depends on (generation lengths, prompts,
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
 # interval covers the timing verdicts' 90% (claimcheck.llm.verdicts.LEVEL).
-_SHARED = dict(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), decode_steps=8,
-               batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
-               forward_lengths=(128, 256, 512), context_tokens=1000)
+_SHARED = _Shared(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), decode_steps=8,
+                  batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
+                  forward_lengths=(128, 256, 512), context_tokens=1000)
 
 PROFILES = {
     "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=16, gen_repeats=5,

@@ -30,6 +30,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 SAFETENSORS, PICKLE = "model.safetensors", "pytorch_model.bin"
 WEIGHT_FILES = (SAFETENSORS, PICKLE)  # preference order
@@ -338,9 +339,9 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     """
     from transformers import AutoConfig, GPT2LMHeadModel
 
-    if not resolution.available:
-        raise WeightsError(resolution.reason)
     src = resolution.source
+    if src is None:  # not resolution.available
+        raise WeightsError(resolution.reason)
     try:
         config = AutoConfig.from_pretrained(src, local_files_only=True)
     except Exception as exc:
@@ -350,9 +351,12 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
         raise WeightsError(f"{src}: no {' or '.join(WEIGHT_FILES)} (it was there when the run started)")
     check_shapes(config, wfile, shape_check)
     try:
-        model, loading = GPT2LMHeadModel.from_pretrained(
+        # transformers annotates from_pretrained as returning the model alone; with
+        # output_loading_info=True it returns (model, loading info): Any, not the annotation
+        loaded: Any = GPT2LMHeadModel.from_pretrained(
             str(wfile.parent), local_files_only=True, use_safetensors=wfile.name == SAFETENSORS,
             weights_only=True, output_loading_info=True)
+        model, loading = loaded
     except Exception as exc:
         raise WeightsError(f"{wfile}: cannot load the weights ({type(exc).__name__}: {str(exc)[:300]})") from None
     missing = [k for k in loading.get("missing_keys", ()) if not k.endswith(("attn.bias", "attn.masked_bias", "lm_head.weight"))]

@@ -161,7 +161,7 @@ def _drift_words(entry: dict) -> str:
 
 
 def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> Row:
-    outcome = entry.get("outcome") if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
+    outcome: str = entry["outcome"] if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.get("outcome") not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
         reason = str(entry.get("reason") or f"unusable outcome {entry.get('outcome')!r} in the results file")
@@ -230,7 +230,9 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         test_log: href of the pytest-html test log (default: the document's ``test_log``).
     """
     base = Path(base_dir)
-    runner = doc.get("runner") if isinstance(doc.get("runner"), dict) else {}
+    runner = doc.get("runner")
+    if not isinstance(runner, dict):
+        runner = {}
     entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
     chapters = chapters_of(doc)
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}

@@ -116,11 +116,11 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
             continue
         cids = list(piece.by)
         hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
-        lines = [claim_summary(entries.get(c), c) for c in cids]
+        hover = [claim_summary(entries.get(c), c) for c in cids]
         if hits:
             state = "drifted"
-            lines = [f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
-                     f"({q.name})" for q in hits] + lines
+            hover = [f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
+                     f"({q.name})" for q in hits] + hover
         else:
             outcome = oc.NOT_RUN
             for c in cids:
@@ -129,7 +129,7 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
             state = STATE_OF_OUTCOME[outcome]
         from claimcheck.keys import qualify
 
-        marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(lines),
+        marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(hover),
                           f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), cids[0]))}"))
     # the text, cut at the marks, line by line
     lines: list[list] = [[]]

@@ -7,8 +7,8 @@ place to fix: the manuscript line of a drift, the registry line of a registry pr
 of a failed claim. Standard library only.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: it binds the module name `annotations`, which is
+# this module's function of that name (a type checker then sees the import, not the function).
 import os
 from pathlib import Path
 
@@ -49,7 +49,9 @@ def markdown(doc: dict) -> str:
     from claimcheck.pages.claims_view import _profile_words, chapters_of
 
     entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-    runner = doc.get("runner") if isinstance(doc.get("runner"), dict) else {}
+    runner = doc.get("runner")
+    if not isinstance(runner, dict):
+        runner = {}
     counts = oc.count(e.get("outcome") for e in entries)
     chapters = chapters_of(doc)
     title = chapters[0]["title"] if len(chapters) == 1 else f"the book, {len(chapters)} chapters"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from claimcheck import outcomes as oc
 from claimcheck.interval import Interval
@@ -94,7 +95,7 @@ def measured_value(entry: dict) -> str:
     return with_unit(str(m), unit)
 
 
-def _is_number(x) -> bool:
+def _is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
@@ -112,6 +113,8 @@ def admitted(entry: dict) -> tuple[float, float] | None:
     stated = entry.get("stated") or None
     try:
         if isinstance(tol, Printed):
+            if stated is None:  # no printed value to read the bar from
+                return None
             iv = Interval.printed(stated)
             return iv.lo, iv.hi
         if isinstance(tol, AtLeast):
@@ -415,7 +418,7 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
     def ids(es, limit: int = 8) -> str:
         return _ids(es, limit, several)
 
-    by: dict[str, list[dict]] = {}
+    by: dict[str | None, list[dict]] = {}
     for e in entries:
         by.setdefault(e.get("outcome"), []).append(e)
     out = []
@@ -432,9 +435,9 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         out.append(f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
                    f"straddles the bar): {ids(i)}.")
     if by.get(oc.ERROR):
-        e = by[oc.ERROR]
-        out.append(f"{len(e)} could not be checked because something is broken (a test, its module or its "
-                   f"registry entry): {ids(e)}.")
+        broken = by[oc.ERROR]
+        out.append(f"{len(broken)} could not be checked because something is broken (a test, its module or its "
+                   f"registry entry): {ids(broken)}.")
     if by.get(oc.SKIPPED):
         s = by[oc.SKIPPED]
         groups: dict[str, list[dict]] = {}

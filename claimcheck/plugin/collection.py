@@ -67,7 +67,7 @@ def first_error_line(longrepr) -> str:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_modifyitems(session, config, items) -> None:
     """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
     state = run_state(config)
     covered: dict[str, set] = {}

@@ -55,7 +55,7 @@ def _write_report(session, state, interrupted: bool) -> None:
         from claimcheck.report import write_plots
 
         chapter_profiles = _chapter_profiles(config, session, regs)
-        profile = next((p for p in chapter_profiles.values() if p), {})
+        profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
         doc = build_json(state.rows, regs, fp, state.settings, profile, state.started,
                          plots=write_plots(state.rows, report_dir), chapter_profiles=chapter_profiles)
@@ -92,13 +92,14 @@ def _chapter_profiles(config, session, regs) -> dict:
     from claimcheck.plugin.state import registry_for
 
     collected = getattr(session, "items", None) or []
-    items: dict[str, list | None] = {reg.path: [] if collected else None for reg in regs}
+    found: dict[str, list] = {reg.path: [] for reg in regs}
     for item in collected:
         reg = registry_for(config, Path(item.path))
-        if reg is not None and reg.path in items:
-            items[reg.path].append(item)
-    return {reg.chapter_id: config.hook.pytest_claimcheck_size_profile(config=config, registry=reg,
-                                                                       items=items[reg.path]) or {}
+        if reg is not None and reg.path in found:
+            found[reg.path].append(item)
+    # items=None: the session collected nothing (not: no test of this chapter was collected)
+    return {reg.chapter_id: config.hook.pytest_claimcheck_size_profile(
+                config=config, registry=reg, items=found[reg.path] if collected else None) or {}
             for reg in regs}
 
 

@@ -74,7 +74,8 @@ def _expected_fail(item) -> str | None:
     """The registry's ``expected_fail`` of a claim test's claim ("" when it has none; None when the
     claim cannot be looked up, which set-up has already reported)."""
     reg = registry_for(item.config, item.path)
-    claim = reg.claims.get(claim_marker_id(item)) if reg is not None else None
+    cid = claim_marker_id(item)
+    claim = reg.claims.get(cid) if reg is not None and cid is not None else None
     return None if claim is None else claim.expected_fail
 
 
