@@ -75,8 +75,8 @@ import claimcheck.partial
 _keep = claimcheck.partial.keep_unselected
 
 
-def slow(doc, path):  # between reading the earlier report and writing the new one
-    out = _keep(doc, path)
+def slow(doc, path, **kw):  # between reading the earlier report and writing the new one
+    out = _keep(doc, path, **kw)
     time.sleep(float(os.environ.get("MERGE_DELAY", "0")))
     return out
 
