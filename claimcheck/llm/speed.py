@@ -10,10 +10,12 @@ the model's device. All forward passes run under ``torch.no_grad()``.
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from claimcheck.llm.timing import Interleaved, Rounds, Stats, sync_device, time_once
 
@@ -131,8 +133,8 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     from transformers import GenerationConfig
 
     device = _device(model)
-    steps: dict[str, list] = {"positions": {}}
-    current = {"name": None, "t0": 0.0, "ctx": 0, "pos": 0}
+    steps: dict[str, Any] = {"positions": {}}
+    current: dict[str, Any] = {"name": None, "t0": 0.0, "ctx": 0, "pos": 0}
 
     def pre(mod, args, kwargs):
         ids = args[0] if args else kwargs.get("input_ids")
@@ -398,7 +400,7 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
             kv = cache_nbytes(cache)
             return {"ttft": ttft, "steps": decode(nxt, cache), "kv_bytes": kv}
 
-    fns = {f"prompt@{L}": (lambda L=L: one(L)) for L in prompt_lengths}
+    fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
     if context_tokens is not None:
         short = min(prompt_lengths)
         with torch.no_grad():

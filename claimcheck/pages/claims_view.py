@@ -168,7 +168,8 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
     head, more = words.first_sentence(reason)
     drift = _drift_words(entry)
     carried = entry.get("carried") or {}
-    model = str(entry.get("model") or ((entry.get("details") or {}).get("model") or {}).get("name") or "")
+    lane_model = (entry.get("details") or {}).get("model")  # the portable-LM lane's {"name", ...}
+    model = str(entry.get("model") or (lane_model.get("name") if isinstance(lane_model, dict) else "") or "")
     chapter = words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"

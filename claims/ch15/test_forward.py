@@ -66,7 +66,7 @@ def test_one_forward_per_written_token(claim, cached_generation_511, gpt2_small,
     claim.require(set(calls) == {1}, f"forward calls fed more than 1 token: lengths {sorted(set(calls))}",
                   measured=len(calls), unit="forward_pass")
     claim.check(len(calls), "forward_pass", input_lengths=sorted(set(calls)), prompt_tokens=1,
-                model="GPT-2 small's architecture at width 64 (the count does not depend on width)",
+                measured_on="GPT-2 small's architecture at width 64 (the count does not depend on width)",
                 full_size_check="GPT-2 small: 16 tokens in 16 one-token passes")
 
 

@@ -124,3 +124,10 @@ def test_claimcheck_report_errors_name_the_file(tmp_path, capsys):
     assert str(bad) in err and "not valid JSON" in err and not (tmp_path / "claims.html").exists()
     assert main(["report", str(tmp_path / "none.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_a_detail_named_model_that_is_not_the_lanes_record_does_not_break_the_page(run_copy, parse):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    doc["claims"][7]["details"]["model"] = "GPT-2 small's architecture at width 64"  # a claim's own words
+    page = claims_page(doc, run_copy.parent)
+    assert len(rows_of(page, parse)) == len(doc["claims"])
