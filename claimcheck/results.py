@@ -119,7 +119,16 @@ def read_document(path) -> dict:
         ResultFileError: see :func:`read_json` and :func:`check_schema`; no ``claims`` list, or a
             ``runner`` that is not an object.
     """
-    doc = read_json(path)
+    return claims_document(read_json(path), path)
+
+
+def claims_document(doc: dict, path) -> dict:
+    """A results file's parsed JSON (from :func:`read_json`) checked as a claims report and upgraded
+    to the current schema, in place (see :func:`read_document`, which reads and calls this).
+
+    Raises:
+        ResultFileError: see :func:`read_document`.
+    """
     claims = doc.get("claims")
     if not isinstance(claims, list):
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"

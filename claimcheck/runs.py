@@ -70,8 +70,13 @@ def load_result(path) -> RunResult:
             message gives line and column), or not a claims report (no ``claims`` list, ``runner``
             not an object). Problems of single entries do not raise; they go to ``issues``.
     """
+    return result_of(read_document(path), path)
+
+
+def result_of(doc: dict, path) -> RunResult:
+    """The :class:`RunResult` of a claims report already read (by :func:`claimcheck.results.read_document`):
+    its entries checked one by one, as :func:`load_result` does."""
     p = Path(path)
-    doc = read_document(p)
     settings = doc.get("settings")
     if not isinstance(settings, dict):
         settings = {}

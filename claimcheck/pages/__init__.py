@@ -139,25 +139,16 @@ def load_document(path) -> tuple[dict, list[str]]:
         claimcheck.runs.ResultFileError: the file is missing, unreadable, not JSON, or neither a
             claims report nor a matrix.
     """
-    import json
-
     from claimcheck.pages.summary import is_matrix
-    from claimcheck.runs import ResultFileError, load_result
+    from claimcheck.results import claims_document, read_json
+    from claimcheck.runs import result_of
 
     p = Path(path)
-    try:
-        doc = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        load_result(p)  # raises ResultFileError with the precise words (missing, truncated...)
-        raise  # pragma: no cover - load_result always raises for an unreadable file
-    if isinstance(doc, dict) and is_matrix(doc) and doc.get("runners"):
+    doc = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
+    if is_matrix(doc) and doc.get("runners"):
         return doc, [str(e) for e in doc.get("errors") or []]
-    run = load_result(p)
-    if not isinstance(doc, dict):  # pragma: no cover - load_result rejects it first
-        raise ResultFileError(p, "not a claims report")
-    from claimcheck.results import upgrade
-
-    upgrade(doc, p)
+    claims_document(doc, p)
+    run = result_of(doc, p)  # each entry checked (a copy: the document itself is not changed)
     doc["claims"] = list(run.claims.values())
     return doc, list(run.issues)
 
