@@ -8,12 +8,13 @@ the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. Standard libr
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 
 REGISTRY_NAME = "claims.toml"
-#: folders never searched for registries: virtualenvs, caches, VCS and package folders
-SKIP_DIRS = {"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"}
+#: folders the commands never search for registries (besides hidden ones and virtual environments)
+SKIP_DIRS = ("node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist")
 
 
 class BookError(LookupError):
@@ -23,19 +24,32 @@ class BookError(LookupError):
 def registry_paths(root="claims") -> list[Path]:
     """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path.
 
-    Hidden folders (``.git``, ``.venv``), virtualenvs (a folder with ``pyvenv.cfg``) and
-    :data:`SKIP_DIRS` are not entered.
+    Hidden folders (``.git``, ``.venv``), virtual environments and :data:`SKIP_DIRS` are not
+    entered (:func:`walk_registries`).
     """
     root = Path(root)
     if root.is_file():
         return [root]
+    return sorted(walk_registries(root, SKIP_DIRS))
+
+
+def walk_registries(folder: Path, skip) -> list[Path]:
+    """Every ``claims.toml`` below ``folder`` in walk order (folders sorted), never entering a hidden
+    folder, a virtual environment (a folder with ``pyvenv.cfg`` or ``conda-meta``) or a folder whose
+    name matches a ``skip`` pattern (fnmatch): a ``.venv`` or ``node_modules`` holds other
+    projects' files, not this one's claims, and walking it would cost seconds."""
     found = []
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS
-                         and not (Path(folder) / d / "pyvenv.cfg").exists())
+    for here, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not _skipped(Path(here) / d, skip))
         if REGISTRY_NAME in files:
-            found.append(Path(folder) / REGISTRY_NAME)
-    return sorted(found)
+            found.append(Path(here) / REGISTRY_NAME)
+    return found
+
+
+def _skipped(path: Path, skip) -> bool:
+    name = path.name
+    return (name.startswith(".") or any(fnmatch.fnmatch(name, pat) for pat in skip)
+            or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir())
 
 
 def locate(root="claims", *near) -> Path:

@@ -12,7 +12,6 @@ pytest-mypy stay out of a run that does not ask for them.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 from pathlib import Path
 
@@ -98,22 +97,11 @@ def registries_of_args(config, first_only: bool = False) -> list[Path]:
 
 
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
-    """Every ``claims.toml`` below ``folder``, sorted, never entering a hidden folder, a virtual
-    environment (a folder with ``pyvenv.cfg`` or ``conda-meta``) or a folder matching one of the
-    ``skip`` patterns: a ``.venv`` or ``node_modules`` holds other projects' files, not this one's
-    claims, and walking it would cost seconds on every run."""
-    found = []
-    for here, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not _skipped(Path(here) / d, skip))
-        if REGISTRY_NAME in files:
-            found.append(Path(here) / REGISTRY_NAME)
-    return found
+    """Every ``claims.toml`` below ``folder`` that a run collects: :func:`claimcheck.book.walk_registries`
+    with pytest's own skipped folders."""
+    from claimcheck.book import walk_registries
 
-
-def _skipped(path: Path, skip) -> bool:
-    name = path.name
-    return (name.startswith(".") or any(fnmatch.fnmatch(name, pat) for pat in skip)
-            or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir())
+    return walk_registries(folder, skip)
 
 
 def _check_runner_profile(config, s) -> None:
