@@ -92,10 +92,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         claim = reg.claims.get(cid)
         if claim is not None:
             item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
-        lane = item.get_closest_marker("portable_lm") is not None  # brings its own model: no GPT-2 weights needed
-        for need in claim.needs if claim else ():
-            if need in NEED_MARKERS and not (lane and need == "weights"):
-                item.add_marker(NEED_MARKERS[need])
+        if claim is not None:
+            # the portable-LM lane brings its own model: no GPT-2 weights needed
+            add_need_markers(item, claim, lane=item.get_closest_marker("portable_lm") is not None)
     for rf in state.registry_files:
         reg = state.registry(rf.path)
         done = covered.get(reg.path, set())
@@ -106,9 +105,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
             add_keywords(ph, reg, cid)
             ph.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
-            for need in claim.needs:
-                if need in NEED_MARKERS:
-                    ph.add_marker(NEED_MARKERS[need])
+            add_need_markers(ph, claim)
             items.append(ph)
     _check_chapters(state)
     _check_overrides(state)
@@ -122,6 +119,14 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+
+
+def add_need_markers(item, claim, lane: bool = False) -> None:
+    """The markers of the claim's ``needs`` (:data:`NEED_MARKERS`), so ``-m`` works from the registry
+    alone; a portable-LM ``lane`` test brings its own model and needs no GPT-2 weights."""
+    for need in claim.needs:
+        if need in NEED_MARKERS and not (lane and need == "weights"):
+            item.add_marker(NEED_MARKERS[need])
 
 
 def add_keywords(item, reg, cid: str) -> None:

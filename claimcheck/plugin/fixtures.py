@@ -10,23 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.state import REGISTRY_NAME, claim_marker_id, fingerprint_of, lookup_claim, registry_for, settings_of
+from claimcheck.plugin.state import (REGISTRY_NAME, claim_marker_id, lookup_claim, recorder_for, registry_for,
+                                     settings_of)
 from claimcheck.recorder import ClaimRecorder
 
 
 @pytest.fixture
 def claim(request) -> ClaimRecorder:
     """The registry claim named by the test's ``@pytest.mark.claim(id)``, as a :class:`ClaimRecorder`."""
-    from claimcheck.fingerprint import describe
-
     item = request.node
     cid = claim_marker_id(item)
     if cid is None:
         raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
     reg, found = lookup_claim(request.config, item, cid)
-    s = settings_of(request.config)
-    return ClaimRecorder(found, item, s.runner_profile, describe(fingerprint_of(request.config)), reg.runners,
-                         strict_timing=s.strict_timing)
+    return recorder_for(item, reg, found)
 
 
 @pytest.fixture(scope="module")

@@ -227,28 +227,22 @@ class FormulaItem(pytest.Item):
 
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(**kwargs)
-        from claimcheck.plugin.collection import NEED_MARKERS, add_keywords
+        from claimcheck.plugin.collection import add_keywords, add_need_markers
 
         self.claim_id = claim_id
         claim = registry.claims[claim_id]
         self.user_properties += [(CLAIM_ID_KEY, registry.key(claim_id)), (KIND_KEY, "formula"),
                                  (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula}))]
         add_keywords(self, registry, claim_id)
-        for need in claim.needs:
-            if need in NEED_MARKERS:
-                self.add_marker(NEED_MARKERS[need])
+        add_need_markers(self, claim)
 
     def runtest(self):
-        from claimcheck.fingerprint import describe
         from claimcheck.formula import evaluate_claim
-        from claimcheck.plugin.state import fingerprint_of
-        from claimcheck.recorder import ClaimRecorder
+        from claimcheck.plugin.state import recorder_for
 
         reg = run_state(self.config).registry(self.path)
         claim = reg.claims[self.claim_id]
-        s = settings_of(self.config)
-        recorder = ClaimRecorder(claim, self, s.runner_profile, describe(fingerprint_of(self.config)), reg.runners,
-                                 strict_timing=s.strict_timing)
+        recorder = recorder_for(self, reg, claim)
         result = evaluate_claim(claim, reg)  # a FormulaError is an error of the claim, not a verdict
         recorder.detail(formula=claim.formula, precision=claim.precision,
                         conditions={text: sides for text, _, sides in result.conditions})

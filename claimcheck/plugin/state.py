@@ -156,6 +156,17 @@ def lookup_claim(config, item, cid):
     return reg, found
 
 
+def recorder_for(item, reg: Registry, claim):
+    """The :class:`claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item``: this
+    run's runner profile, hardware and timing rule (the ``claim`` fixture's, and a formula's)."""
+    from claimcheck.fingerprint import describe
+    from claimcheck.recorder import ClaimRecorder
+
+    s = settings_of(item.config)
+    return ClaimRecorder(claim, item, s.runner_profile, describe(fingerprint_of(item.config)), reg.runners,
+                         strict_timing=s.strict_timing)
+
+
 def fingerprint_of(config) -> dict:
     """The runner fingerprint of this run (computed once): the core's fields plus every kit's
     (hook ``pytest_claimcheck_runner_fingerprint``)."""
