@@ -3,27 +3,24 @@
 Runs ``python -m mypy claimcheck`` from the repository root with the project's configuration
 (``[tool.mypy]`` in pyproject.toml) and fails with mypy's own output when it reports errors.
 Where mypy is not installed the test skips with that reason; in CI (``CI=true``) it fails instead,
-so a CI machine cannot pass it by not having mypy (as tests/pages/test_browser.py does for the browser).
+so a CI machine cannot pass it by not having mypy (tests/ci.py, as for the browser tests).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.ci import required
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _missing(reason: str):
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true: the typing check must run, but {reason} (pip install mypy; it is in the test extra)",
-                    pytrace=False)
-    pytest.skip(reason)
+_missing = required("the typing check", "pip install mypy; it is in the test extra")
 
 
 def test_without_mypy_ci_fails_and_elsewhere_it_skips(monkeypatch):

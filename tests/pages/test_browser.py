@@ -23,16 +23,13 @@ from pathlib import Path
 import pytest
 
 from claimcheck.pages import load_document, manuscript_checks, publish
+from tests.ci import required
 
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WIDTH = 1280
 
 
-def _missing(reason: str):
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"CI=true: the browser tests must run, but {reason} (apt-get install chromium chromium-driver; "
-                    "pip install selenium)", pytrace=False)
-    pytest.skip(reason)
+_missing = required("the browser tests", "apt-get install chromium chromium-driver; pip install selenium")
 
 
 @pytest.fixture(scope="session")
