@@ -195,15 +195,14 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
 
 def _profile_words(doc: dict, chapter: dict | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
-    prof = (chapter or {}).get("profile") if chapter is not None and "profile" in chapter else doc.get("profile") or {}
+    own = chapter is not None and "profile" in chapter
+    prof = (chapter or {}).get("profile") if own else doc.get("profile") or {}
     if isinstance(prof, dict) and prof.get("description"):
         return str(prof["description"])
     from claimcheck.runs import settings_size_profile
 
     size = settings_size_profile(doc.get("settings")) or "?"
-    if chapter is not None and "profile" in chapter:
-        return f"{size} (its claims use no model sizes)"
-    return str(size)
+    return f"{size} (its claims use no model sizes)" if own else str(size)
 
 def _selection_words(doc: dict) -> str:
     sel = doc.get("selection") or {}
