@@ -200,6 +200,7 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
 
         selection["carried_from"] = old.get("generated")
         doc["counts"] = count(e.get("outcome") for e in doc["claims"] if isinstance(e, dict))
+        doc["drifted"] = [entry_key(e) for e in doc["claims"] if isinstance(e, dict) and e.get("drifted")]
     if changed:
         selection["not_carried_because"] = (f"the registry entries of {', '.join(changed)} changed since the "
                                              "earlier run (stated, unit or tolerance)")

@@ -126,6 +126,7 @@ class ClaimRow:
     registry_line: int | None = None               # 1-based line of its ``id = ...`` in the registry
     key: str = ""                                  # chapter:id (claimcheck.keys); the row's identity
     chapter: str = ""                              # the registry's chapter id
+    drifted: bool = False                          # its drift check failed: the manuscript prints other numbers
 
     def __post_init__(self):
         self.key = self.key or self.id
@@ -218,10 +219,9 @@ class ResultCollector:
             row.record.update(record)
             if details:  # several tests of one claim (its measurement, its drift check): keep all details
                 row.record["details"] = {**row.record.get("details", {}), **details}
-            if t.get("kind") == "drift" and outcome not in (FAILED, ERROR):
-                continue  # a drift check that holds says nothing about the measurement: no upgrade
-            if t.get("kind") == "drift" and outcome == row.outcome == FAILED and row.reason:
-                row.reason = f"{row.reason}\n{t['reason']}"  # failed measurement and drift: say both
+            if t.get("kind") == "drift" and outcome != ERROR:
+                # drift is the manuscript's state, beside the measurement's verdict, never instead of it
+                row.drifted = row.drifted or outcome == FAILED
                 continue
             if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
                 keep_registry_reason = row.outcome == ERROR and outcome == ERROR
@@ -303,6 +303,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "note": rec.get("note") or "",
             "verdict_reason": rec.get("reason") if rec.get("verdict") == "fail" else None,
             "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
+            "drifted": r.drifted,
             "locations": r.locations,
             "registry_line": r.registry_line,
             "plots": (plots or {}).get(r.key, []),
@@ -332,6 +333,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
         "sections": [{"id": sec.id, "chapter": reg.chapter_id, "title": sec.title, "heading": sec.heading}
                      for reg in registries for sec in getattr(reg, "sections", [])],
         "counts": counts,
+        "drifted": [c["key"] for c in claims if c["drifted"]],
         "claims": claims,
     }
 

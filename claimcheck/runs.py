@@ -179,6 +179,7 @@ class Cell:
     measured: object = None
     display: str = ""
     reason: str = ""
+    drifted: bool = False    # that run's manuscript printed another figure than the registry
 
 
 @dataclass
@@ -264,7 +265,8 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
                     setattr(row, key, str(value))
                 if value:
                     seen.setdefault(key, set()).add(str(value))
-            row.cells.append(Cell(e["outcome"], e.get("measured"), format_measured(e), str(e.get("reason") or "")))
+            row.cells.append(Cell(e["outcome"], e.get("measured"), format_measured(e), str(e.get("reason") or ""),
+                                  drifted=bool(e.get("drifted"))))
         row.differs = [f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"]
         rows.append(row)
     errs = [str(e) for e in errors] + [i for run in runs for i in run.issues]
@@ -282,7 +284,7 @@ def matrix_json(m: Matrix) -> dict:
         "claims": [{"key": row.id, "chapter": split_key(row.id)[0], "id": split_key(row.id)[1], "title": row.title, "stated": row.stated, "unit": row.unit,
                     "tolerance": row.tolerance, "split": row.split, "differs": row.differs,
                     "cells": {run.label: {"outcome": c.outcome, "measured": c.measured,
-                                          "measured_display": c.display, "reason": c.reason}
+                                          "measured_display": c.display, "reason": c.reason, "drifted": c.drifted}
                               for run, c in zip(m.runs, row.cells)}}
                    for row in m.rows],
     }
@@ -364,12 +366,13 @@ def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
 
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = "regression", "improved", "changed", "moved", "added", "removed"
+DRIFTED = "drifted"  # the manuscript NEW was checked against prints another figure (beside the outcome)
 
 
 @dataclass
 class Change:
     id: str
-    kind: str  # one of REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED
+    kind: str  # one of REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED, DRIFTED
     old: str | None  # old outcome (None: absent from OLD)
     new: str | None
     text: str
@@ -503,6 +506,12 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             kind = outcome_change_kind(o, n)
             why = f": {_first_line(en.get('reason'))}" if n not in ("passed",) and en.get("reason") else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
+        if bool(en.get("drifted")) != bool(eo.get("drifted")):
+            from claimcheck.pages.words import drift_words
+
+            said = "; ".join(drift_words(en)) or "its drift check failed"
+            d.changes.append(Change(cid, DRIFTED, o, n, f"the manuscript drifts: {said}" if en.get("drifted")
+                                    else "the manuscript agrees with the registry again"))
         try:
             moved = value_move(eo, en, bound_move)
         except ValueError as exc:  # ToleranceError is a ValueError

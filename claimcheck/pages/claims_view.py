@@ -152,21 +152,13 @@ def _plot(p, base: Path) -> Plot:
     return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
 
 
-def _drift_words(entry: dict) -> str:
-    drift = (entry.get("details") or {}).get("drift")
-    if not isinstance(drift, dict):
-        return ""
-    bad = [q for q in drift.get("quotes", []) if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")]
-    return "; ".join(str(q.get("message") or q.get("status")) for q in bad)
-
-
 def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> Row:
     outcome: str = entry["outcome"] if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.get("outcome") not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
         reason = str(entry.get("reason") or f"unusable outcome {entry.get('outcome')!r} in the results file")
     head, more = words.first_sentence(reason)
-    drift = _drift_words(entry)
+    drift = "; ".join(words.drift_words(entry))
     carried = entry.get("carried") or {}
     lane_model = (entry.get("details") or {}).get("model")  # the portable-LM lane's {"name", ...}
     model = str(entry.get("model") or (lane_model.get("name") if isinstance(lane_model, dict) else "") or "")

@@ -56,7 +56,8 @@ def markdown(doc: dict) -> str:
     chapters = chapters_of(doc)
     title = chapters[0]["title"] if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
     lines = [f"### claimcheck{': ' + title if title else ''}", "",
-             " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items()), "",
+             " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
+             + (f" · Δ drifted **{len(doc['drifted'])}**" if doc.get("drifted") else ""), "",
              f"Runner: {words.runner_line(runner)}  "]
     if len(chapters) == 1:
         lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
@@ -92,7 +93,8 @@ def _claim_table(entries: list[dict]) -> list[str]:
             here += f" (run of {e['carried'].get('from')})"
         chapter_value = words.chapter_value(e) or (words.quoted(str(e["locator"])) if e.get("locator") else "")
         lines.append("| " + " | ".join(_cell(x) for x in (
-            f"**{e['id']}** {e.get('title') or ''}", badge(e.get("outcome", "")), chapter_value, here,
+            f"**{e['id']}** {e.get('title') or ''}",
+            badge(e.get("outcome", "")) + (" · Δ drifted" if e.get("drifted") else ""), chapter_value, here,
             words.bar_words(e), m.text if m else "", _short(words.reason_words(e)))) + " |")
     return lines
 
@@ -116,7 +118,7 @@ def _matrix_markdown(doc: dict) -> str:
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
             value = words.measured_value({**cell, "unit": c.get("unit")}) or cell.get("measured_display") or ""
-            row.append(f"{badge(cell.get('outcome', ''))} {value}".strip())
+            row.append(f"{badge(cell.get('outcome', ''))} {value}{' · Δ drifted' if cell.get('drifted') else ''}".strip())
         lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
     return "\n".join(lines) + "\n"
 
@@ -182,15 +184,14 @@ def annotations(doc: dict, base=".") -> list[str]:
         registry = registry_of.get(str(e.get("chapter") or ""), first_registry)
         drift = (e.get("details") or {}).get("drift")
         if isinstance(drift, dict):
-            for q in drift.get("quotes") or []:
-                if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
-                    continue
+            verdict = f"; its measurement: {oc.label(str(outcome))}" if outcome in oc.OUTCOMES else ""
+            bad = [q for q in drift.get("quotes") or [] if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")]
+            for q, said in zip(bad, words.drift_words(e)):
                 if q.get("status") == "drift" and q.get("line"):
-                    out.append(command("error", f"{q.get('message')}; measured here: {drift.get('measured') or '-'}",
-                                       _rel(drift.get("manuscript"), base), q.get("line"), f"{cid} drift"))
+                    out.append(command("error", f"{said}{verdict}", _rel(drift.get("manuscript"), base), q.get("line"),
+                                       f"{cid} drifted"))
                 else:
-                    out.append(command("error", str(q.get("message") or q.get("status")),
-                                       _rel(registry, base) if registry else None, e.get("registry_line"),
+                    out.append(command("error", said, _rel(registry, base) if registry else None, e.get("registry_line"),
                                        f"{cid} locator {q.get('status')}"))
         if outcome in (oc.FAILED, oc.ERROR, oc.INCONCLUSIVE):
             loc = next((x for x in e.get("locations") or [] if isinstance(x, dict) and x.get("file")), None)

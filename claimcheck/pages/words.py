@@ -95,6 +95,33 @@ def measured_value(entry: dict) -> str:
     return with_unit(str(m), unit)
 
 
+def drift_words(entry: dict) -> list[str]:
+    """What the manuscript says against the registry, one line per failing quote of the claim's
+    drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
+    measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
+    not run. The one wording of drift for the claims page, the summary and the annotations."""
+    drift = (entry.get("details") or {}).get("drift")
+    if not isinstance(drift, dict):
+        return []
+    unit = entry.get("unit")
+    measured = drift.get("measured") or measured_value(entry)
+    out = []
+    for q in drift.get("quotes") or []:
+        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
+            continue
+        if q.get("status") != "drift":
+            out.append(str(q.get("message") or q.get("status")))
+            continue
+        stated = q.get("name") == "stated"
+        what = "" if stated else f" ({q.get('name')})"
+        text = with_unit(str(q.get("manuscript")), unit) if stated else str(q.get("manuscript"))
+        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
+        line = f"line {q['line']}: " if q.get("line") else ""
+        here = f", measured {measured}" if stated and measured else ""
+        out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
+    return out
+
+
 def _is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
@@ -456,6 +483,10 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         if rest:
             parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
         out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
+    drifted = [e for e in entries if e.get("drifted")]
+    if drifted:
+        out.append(f"{_n(len(drifted), 'claim drifts', 'claims drift')} from the manuscript (the text prints "
+                   f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}.")
     carried = [e for e in entries if e.get("carried")]
     if carried:
         times = sorted({str(e["carried"].get("from") or "?") for e in carried})

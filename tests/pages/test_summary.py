@@ -56,13 +56,16 @@ def test_annotations_at_the_place_to_fix(run_copy, tmp_path):
     doc = json.loads(run_copy.read_text(encoding="utf-8"))
     c01 = doc["claims"][0]
     c01["details"]["drift"] = {"manuscript": str(tmp_path / "ch15.txt"), "status": "drift", "measured": "1893 token/s",
-                               "quotes": [{"status": "drift", "line": 7, "message": "C01 drift on line 7: the "
+                               "quotes": [{"status": "drift", "line": 7, "name": "stated", "manuscript": "5974",
+                                           "registry": "5947", "message": "C01 drift on line 7: the "
                                            "manuscript prints 5974, the registry has stated = 5947"}]}
+    c01["drifted"] = True
     doc["registries"][0]["problems"] = [{"claim": "C02", "field": "unit", "line": 40,
                                          "message": "claims.toml: claim C02: field 'unit': unknown unit"}]
     lines = annotations(doc, tmp_path)
-    assert ("::error file=ch15.txt,line=7,title=C01 drift::C01 drift on line 7: the manuscript prints 5974, the "
-            "registry has stated = 5947; measured here: 1893 token/s") in lines
+    # drift at the manuscript's line, in the text's words, with the claim's own verdict beside it
+    assert (f"::error file=ch15.txt,line=7,title=C01 drifted::line 7: the text says 5974 token/s, the registry "
+            f"5947 token/s, measured 1893 token/s; its measurement: {c01['outcome']}") in lines
     assert any(ln.startswith("::error file=") and ",line=40,title=registry problem::" in ln for ln in lines)
     c16 = next(ln for ln in lines if "title=C16 does not hold" in ln)
     assert c16.startswith("::error file=claims/ch15/test_x.py,line=") and "here 1.38" in c16
