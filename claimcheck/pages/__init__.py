@@ -41,6 +41,7 @@ def manuscript_page(view: manuscript_view.ManuscriptView, claims_href: str | Non
                     has_results: bool = True, lang: str = "zh") -> str:
     """The annotated manuscript (HTML) of a :class:`~claimcheck.pages.manuscript_view.ManuscriptView`."""
     return render("manuscript.html.j2", v=view, states=manuscript_view.STATES, claims_href=claims_href,
+                  state_label=manuscript_view.STATE_LABEL,
                   has_results=has_results, lang=lang)
 
 
@@ -183,7 +184,8 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         for c in r.cells:
             display = words.measured_value({"measured": c.measured, "unit": r.unit}) or c.display
             head, more = words.first_sentence(c.reason)
-            cells.append({"outcome": c.outcome, "display": display, "reason": head, "more": more})
+            cells.append({"outcome": c.outcome, "display": display, "reason": head, "more": more,
+                          "drifted": c.drifted})
         rows.append(_Row(r.id, r.title, words.chapter_value(entry), words.bar_words(entry) if r.tolerance else "",
                          r.split, r.differs, cells))
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]

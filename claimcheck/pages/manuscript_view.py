@@ -4,10 +4,13 @@ Built from a :class:`claimcheck.manuscript.ManuscriptCheck` (drift and the numbe
 know where each number is) and the claims of a ``claims.json`` (which know the verdicts). The
 manuscript is the editor's file: it is read when the page is rendered and never stored by us.
 
-A number's state is one of :data:`STATES`: a number bound to claims takes the state of their
-worst outcome (:data:`STATE_OF_OUTCOME`), unless the manuscript prints another number there than
-the registry has (``drifted``); numbers that are not claims are ``waived`` (with the waiver's
-reason) or ``unbound``.
+A number's state is one of :data:`STATES`. A number bound to several claims (99.16% is C30.model's
+figure and an input of C30.text's arithmetic) takes the *weakest* of their states, in the order of
+:data:`WEAKEST_FIRST`, and its title names the claim that decided: a number is "holds" only when
+every claim that binds it held on this runner. A machine-bound claim (``runner`` in the registry)
+that its own runner did not run is "measured on another runner", never "holds". A number the
+manuscript prints differently from the registry is ``drifted``, whatever the verdicts; numbers
+that are not claims are ``waived`` (with the waiver's reason) or ``unbound``.
 """
 
 from __future__ import annotations
@@ -31,15 +34,46 @@ STATES = (
     State("inconclusive", "undecided (timing)"),
     State("drifted", "differs from the registry (drift)"),
     State("unchecked", "cannot be checked here"),
+    State("elsewhere", "measured on another runner"),
     State("not-run", "not run"),
     State("waived", "waived: not a claim"),
     State("unbound", "bound to no claim"),
 )
 STATE_LABEL = {s.key: s.label for s in STATES}
 
-#: the state of a bound number, from the (worst) outcome of the claims that bind it
+#: the state of a claim of a bound number, from its outcome
 STATE_OF_OUTCOME = {oc.PASSED: "held", oc.NEAR_TIE: "held", oc.FAILED: "failed", oc.ERROR: "failed",
                     oc.INCONCLUSIVE: "inconclusive", oc.SKIPPED: "unchecked", oc.NOT_RUN: "not-run"}
+
+#: the states of a bound number's claims, weakest first: the first one present is the number's.
+#: What the editor must act on comes first (the text differs, a claim fails, a timing is undecided);
+#: then what no run has checked (not run, cannot be checked here, measured on another runner);
+#: "holds" only when every claim held.
+WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
+
+#: states the manuscript page lists at its top, each a link to its line
+ATTENTION = ("drifted", "failed", "inconclusive")
+
+
+def claim_state(entry: dict | None) -> str:
+    """The state one claim gives the numbers it binds: its outcome's (:data:`STATE_OF_OUTCOME`),
+    except a machine-bound claim its own runner did not pass: ``elsewhere`` (its figure was measured
+    on another runner; a failure or an error stays ``failed``)."""
+    if entry is None or entry.get("outcome") not in oc.OUTCOMES:
+        return "not-run" if entry is None else "failed"
+    if entry.get("runner_bound") and entry["outcome"] == oc.SKIPPED:
+        return "elsewhere"
+    return STATE_OF_OUTCOME[entry["outcome"]]
+
+
+def weakest(states: dict[str, str]) -> tuple[str, str | None]:
+    """``(state, claim that decided it)`` of a number bound to the claims ``{claim id: state}``:
+    the first state of :data:`WEAKEST_FIRST` among them (``("not-run", None)`` for none)."""
+    for state in WEAKEST_FIRST:
+        for cid, s in states.items():
+            if s == state:
+                return state, cid
+    return "not-run", None
 
 
 @dataclass
@@ -53,6 +87,7 @@ class Mark:
     claims: list[str]
     title: str
     href: str | None = None
+    decided: str = ""        # the claim whose state the number shows (the weakest of its claims)
 
 
 @dataclass
@@ -69,6 +104,12 @@ class ManuscriptView:
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
     chapter: str = ""                       # the chapter id of the registry it was checked against
+
+    @property
+    def attention(self) -> list[Mark]:
+        """The numbers an editor must look at first (:data:`ATTENTION`: drifted, failing, undecided),
+        in the text's order: the list at the top of the page."""
+        return [m for m in self.marks if m.state in ATTENTION]
 
     @property
     def bound(self) -> int:
@@ -118,19 +159,20 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
         hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
         hover = [claim_summary(entries.get(c), c) for c in cids]
         if hits:
-            state = "drifted"
+            state, decided = "drifted", hits[0].claim_id
             hover = [f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
                      f"({q.name})" for q in hits] + hover
         else:
-            outcome = oc.NOT_RUN
-            for c in cids:
-                outcome = oc.worse(outcome, (entries.get(c) or {}).get("outcome", oc.NOT_RUN)) \
-                    if (entries.get(c) or {}).get("outcome") in oc.OUTCOMES else outcome
-            state = STATE_OF_OUTCOME[outcome]
+            state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
+        if len(cids) > 1 or hits:
+            hover.insert(0, f"{STATE_LABEL[state]}: decided by {decided} (the weakest of {', '.join(cids)})")
+        else:
+            hover.insert(0, STATE_LABEL[state])
         from claimcheck.keys import qualify
 
         marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(hover),
-                          f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), cids[0]))}"))
+                          f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), decided or cids[0]))}",
+                          decided=decided or ""))
     # the text, cut at the marks, line by line
     lines: list[list] = [[]]
     pos = 0

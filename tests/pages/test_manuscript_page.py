@@ -56,6 +56,10 @@ def test_a_changed_number_shows_as_drifted_at_its_line(ms_run, data_dir):
     line7 = page[page.index('id="L7"'):page.index('id="L8"')]
     assert 'data-state="drifted"' in line7 and ">58.2<" in line7
     assert "the manuscript prints 58.2, the registry has 76.1" in line7
+    # the page opens with the numbers to look at first, each a link to its mark in the text
+    top = page[page.index('id="attention"'):page.index('id="text"')]
+    anchor = line7.split('data-state="drifted"')[0].rsplit('id="', 1)[1].split('"')[0]
+    assert f'href="#{anchor}">line 7: 58.2</a>' in top and "T03" in top  # T03 failed: listed too
 
 
 def test_the_text_is_rendered_as_written_and_escaped(ms_run):
@@ -89,3 +93,50 @@ def test_check_manuscript_html_with_and_without_a_report(ms_run, tmp_path, data_
     assert not parse(page).find("a", class_="num") and "No claims report was given" in page
     states = {s["data-state"] for s in parse(page).find("span", class_="num") if s.get("id")}
     assert states == {"not-run", "waived"}
+
+
+# --- a number bound to several claims ----------------------------------------------------------
+def test_a_number_takes_the_weakest_state_of_its_claims():
+    from claimcheck.pages.manuscript_view import claim_state, weakest
+
+    passed, skipped = {"outcome": "passed"}, {"outcome": "skipped"}
+    assert weakest({"C30.text": claim_state(passed), "C30.model": claim_state(skipped)}) == ("unchecked", "C30.model")
+    assert weakest({"A": "held", "B": "failed", "C": "drifted"}) == ("drifted", "C")
+    assert weakest({"A": "held", "B": "inconclusive"}) == ("inconclusive", "B")
+    assert weakest({"A": "held"}) == ("held", "A") and weakest({}) == ("not-run", None)
+    # a machine-bound figure its runner did not run was measured elsewhere, never "holds"
+    assert claim_state({"outcome": "skipped", "runner_bound": "author-laptop"}) == "elsewhere"
+    assert claim_state({"outcome": "passed", "runner_bound": "author-laptop"}) == "held"  # its runner ran it
+    assert claim_state({"outcome": "failed", "runner_bound": "author-laptop"}) == "failed"
+    assert claim_state(None) == "not-run" and claim_state({"outcome": "bogus"}) == "failed"
+
+
+CHAPTER = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/seeds/000_28c5e904fedc16c4.txt"
+
+
+def test_the_headline_probability_is_not_green_without_the_weights():
+    """99.16% is C30.model's figure (needs the weights) and an input of C30.text's arithmetic (which
+    holds): without the weights the number is "cannot be checked here", decided by C30.model."""
+    import pytest
+
+    if not CHAPTER.is_file():
+        pytest.skip(f"the chapter's text is not beside this checkout ({CHAPTER})")
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.pages.manuscript_view import build
+    from claimcheck.registry import load_registry
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    reg = load_registry(root / "claims/ch15/claims.toml")
+    entries = {cid: {"id": cid, "outcome": "passed", "runner_bound": c.runner} for cid, c in reg.claims.items()}
+    entries["C30.model"] = {"id": "C30.model", "outcome": "skipped", "reason": "needs the pretrained GPT-2 weights"}
+    for cid, c in reg.claims.items():
+        if c.runner:
+            entries[cid]["outcome"] = "skipped"
+    view = build(check_manuscript(CHAPTER, reg), entries)
+    much = [m for m in view.marks if m.text == "99.16%"]
+    assert much and all(m.state == "unchecked" and m.decided == "C30.model" for m in much)
+    assert "decided by C30.model" in much[0].title
+    # the laptop's figures are "measured on another runner", not "holds"
+    bound = {m.state for m in view.marks for c in m.claims if reg.claims[c].runner}
+    assert bound and "held" not in bound
+    assert view.attention == []  # nothing failed or drifted
