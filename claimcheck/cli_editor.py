@@ -48,8 +48,11 @@ def register(subparsers) -> None:
         description="Re-run only the named claims with revised stated values (e.g. C05=58) and say, for each, "
                     "whether this runner's measurement supports it and the figure the measurement suggests "
                     "at the revised value's printed precision. Runs pytest in a subprocess from the project root.")
-    w.add_argument("revisions", nargs="+", metavar="ID=VALUE",
+    w.add_argument("revisions", nargs="*", metavar="ID=VALUE",
                    help="a claim (ch15:C05, or C05 where one chapter declares it) and its revised printed value")
+    w.add_argument("--manuscript", metavar="PATH", default=None,
+                   help="check every figure this manuscript prints differently from the registry (its drift), "
+                        "as if each were given as ID=VALUE; the registry is found as check-manuscript finds it")
     w.add_argument("--registry", default=None, metavar="PATH",
                    help=f"the claims registry (default: every chapter's under {CLAIMS_DIR}/)")
     w.add_argument("--claims", default="claims", metavar="DIR", help="the claims folder pytest runs (default: claims)")
@@ -166,9 +169,26 @@ def _what_if(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    cwd = None
+    if args.manuscript:
+        found, registry = _drift_of(args.manuscript, args.registry)
+        if found is None:
+            return 2
+        if not args.registry:  # run where the found registry's project is, from any folder
+            folder = next((p for p in Path(registry).resolve().parents if p.name == args.claims), None)
+            cwd = folder.parent if folder is not None else None
+        given = {name for name, _ in revisions}
+        revisions += [(key, value) for key, value in found if key not in given and key.split(":")[-1] not in given]
+        if not revisions:
+            print(f"{args.manuscript}: no stated figure drifts from the registry: nothing to check")
+            return 0
+    elif not revisions:
+        print("error: name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure",
+              file=sys.stderr)
+        return 2
     try:
         answers = run_what_if(revisions, args.registry, args.claims, args.profile, args.runner,
-                              report_dir=args.report_dir)
+                              report_dir=args.report_dir, cwd=cwd)
     except (KeyError, ValueError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -185,6 +205,29 @@ def _what_if(args) -> int:
         if not write_output(text, args.json):
             return 2
     return 0 if all(a.outcome == "passed" for a in answers) else 1
+
+
+def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, str]:
+    """``(revisions, registry path)``: the revisions a manuscript's drift asks for
+    (:func:`claimcheck.editor.drifted_revisions`), its notes printed; revisions None after printing
+    why the manuscript cannot be checked."""
+    from claimcheck.book import BookError, registry_for_manuscript
+    from claimcheck.editor import drifted_revisions
+    from claimcheck.manuscript import ManuscriptError, check_manuscript
+    from claimcheck.registry import load_registry
+
+    try:
+        reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
+        check = check_manuscript(manuscript, reg)
+    except (BookError, ManuscriptError) as exc:
+        print(f"error: {manuscript}: {exc}", file=sys.stderr)
+        return None, ""
+    revisions, notes = drifted_revisions(check, reg)
+    print(f"{manuscript}: {len(revisions)} stated figure{'' if len(revisions) == 1 else 's'} drift from "
+          f"{reg.path}" + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else ""))
+    for note in notes:
+        print(f"  note: {note}")
+    return revisions, reg.path
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

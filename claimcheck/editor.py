@@ -107,6 +107,10 @@ def format_check(check, measured: dict | None = None, verbose: bool = False, rep
                     out.append(f"  {'':10} {q.context}")
             else:
                 out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    stated = sorted({q.claim_id for d in check.drifts for q in d.checks if q.status == "drift" and q.name == "stated"})
+    if stated:
+        out.append(f"  next: claimcheck what-if --manuscript {ms.path}   (checks whether the measurements support the "
+                   f"text's figures of {', '.join(stated)}, and suggests the nearest that hold)")
     out.append(f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
                f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}")
     for p in a.unbound():
@@ -152,6 +156,43 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
 
 
 # --- what-if ----------------------------------------------------------------------------------
+def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]]:
+    """What a manuscript's drift asks what-if to check: ``([(claim key, the text's figure)], notes)``.
+
+    Each stated figure the manuscript prints differently from the registry becomes a revision
+    (``ch15:C03``, ``"38"``); a drifted input of a claim (a ``values`` name such as ``read_s``) is
+    not a stated figure and becomes a note naming the registry field to change. A claim printed
+    with two different figures takes the first (the note says so).
+    """
+    from claimcheck.printed import parse_number
+
+    revisions: dict[str, str] = {}
+    notes: list[str] = []
+    for d in check.drifts:
+        for q in d.checks:
+            if q.status != "drift" or q.manuscript is None:
+                continue
+            key = registry.key(q.claim_id)
+            if q.name != "stated":
+                notes.append(f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry {q.registry}: not "
+                             f"a stated figure; change values.{q.name} in {registry.path} and run claimcheck validate")
+                continue
+            try:
+                mantissa, exponent, scale = parse_number(q.manuscript)
+            except ValueError:
+                notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
+                continue
+            if exponent is not None or scale:
+                notes.append(f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE")
+                continue
+            if key in revisions and revisions[key] != mantissa:
+                notes.append(f"{key}: the text prints {revisions[key]} and {mantissa} (line {q.line}); "
+                             f"checking {revisions[key]}")
+                continue
+            revisions[key] = mantissa
+    return list(revisions.items()), notes
+
+
 def suggested_figure(measured, revised: str) -> str | None:
     """The measured value rounded to the printed precision of ``revised`` (round half to even).
 
@@ -176,6 +217,60 @@ def suggested_figure(measured, revised: str) -> str | None:
     return None
 
 
+def nearest_holding(holds, revised: str, measured) -> str | None:
+    """The printed figure at the precision of ``revised`` nearest to it for which ``holds(figure)``
+    is true, or None when none near the measurement does.
+
+    ``holds``: the claim's verdict for a candidate stated figure (a string), e.g. its tolerance
+    against this runner's measurement, or its formula and conditions. ``measured``: a number or
+    ``[lo, hi]``, where the search starts. The figures that hold form one interval for every
+    tolerance of :mod:`claimcheck.tolerance` (a bound admits all or none), so the search walks from
+    the measurement towards ``revised`` by bisection: ~log2 of the distance in printed units.
+    """
+    if holds(revised):
+        return revised
+    start = suggested_figure(measured, revised)
+    if start is None:
+        return None
+    quantum = Decimal(1).scaleb(-decimals_of(revised))
+    lo_text, _, hi_text = start.partition("..")
+    near = Decimal(hi_text or lo_text) if Decimal(revised) > Decimal(lo_text) else Decimal(lo_text)
+
+    def text(k: int) -> str:
+        return str((Decimal(k) * quantum).quantize(quantum))
+
+    k0 = int((near / quantum).to_integral_value())
+    good = next((k0 + d for d in sorted(range(-50, 51), key=abs) if holds(text(k0 + d))), None)
+    if good is None:
+        return None
+    bad = int((Decimal(revised) / quantum).to_integral_value())
+    while abs(bad - good) > 1:  # good holds, bad does not: halve the distance
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if holds(text(mid)) else (good, mid)
+    return text(good)
+
+
+def tolerance_holds(claim, measured):
+    """``holds(figure)`` for :func:`nearest_holding`: the claim's tolerance admits ``measured`` (a
+    number or ``[lo, hi]``, in the claim's unit) against the stated figure."""
+    from claimcheck.interval import Interval
+
+    value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
+    return lambda figure: claim.tolerance(value, figure) is None
+
+
+def formula_holds(claim, registry):
+    """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
+    ``stated`` = figure (:func:`claimcheck.formula.evaluate_claim`, the judge of formula claims)."""
+    from claimcheck.formula import evaluate_claim
+
+    def holds(figure: str) -> bool:
+        revised = dataclasses.replace(claim, stated=figure)
+        result = evaluate_claim(revised, registry)
+        return all(ok for _, ok, _ in result.conditions) and revised.tolerance(result.value, figure) is None
+    return holds
+
+
 @dataclasses.dataclass
 class WhatIf:
     """The answer for one revised claim."""
@@ -190,6 +285,7 @@ class WhatIf:
     tolerance: str
     reason: str
     suggested: str | None
+    formula: bool = False   # judged on the chapter's own printed figures (no measurement)
 
     @property
     def verdict(self) -> str:
@@ -198,16 +294,22 @@ class WhatIf:
         m = self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
         bound = self.tolerance.startswith((">=", "<=", "range:"))
+        where, value = ("by the chapter's own figures", "its figures give") if self.formula else \
+            ("on this runner", "measured")
         if self.outcome == "passed":
-            head = f"supported on this runner: measured {m}, within tolerance {self.tolerance}"
+            head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == "failed":
-            head = f"NOT supported on this runner: measured {m}; {self.reason.splitlines()[0] if self.reason else ''}"
+            head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
         elif self.outcome == "skipped" and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
         lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
-        if self.suggested is not None:
+        if not bound and self.outcome != "passed" and self.measured is not None:
+            lines.append(f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
+                         if self.suggested is not None else
+                         f"  no figure at the printed precision of {v} holds near the measurement {m}")
+        elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
             what = "figures from" if sep else ""
@@ -264,6 +366,49 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
             raise KeyError(str(exc)) from None
         parse_decimal(value)
     revisions = resolved
+    several = len(regs) > 1
+    formulas = {key for key, _ in revisions if claims[key][1].formula}
+    measured = [(key, value) for key, value in revisions if key not in formulas]
+    rows = _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
+    answers = []
+    for key, value in revisions:
+        reg, claim = claims[key]
+        if key in formulas:
+            row = _formula_row(claim, reg, value)
+            holds = formula_holds(claim, reg)
+        else:
+            row = rows.get(key, {})
+            holds = tolerance_holds(claim, row.get("measured"))
+        m = row.get("measured")
+        bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
+        suggested = suggested_figure(m, value) if bound or m is None else nearest_holding(holds, value, m)
+        answers.append(WhatIf(key if several else claim.id, value, claim.stated, row.get("outcome", "not-run"), m,
+                              row.get("measured_display"), row.get("unit") or claim.unit or "",
+                              row.get("tolerance") or claim.tolerance_text, row.get("reason") or "", suggested,
+                              formula=key in formulas))
+    return answers
+
+
+def _formula_row(claim, registry, value: str) -> dict:
+    """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
+    the claims.json fields what-if reads, the value shown as the claims page shows it."""
+    from claimcheck.formula import evaluate_claim
+    from claimcheck.pages.words import measured_value
+
+    revised = dataclasses.replace(claim, stated=value)
+    result = evaluate_claim(revised, registry)
+    failing = [f"condition {text} does not hold: {sides}" for text, ok, sides in result.conditions if not ok]
+    bad = revised.tolerance(result.value, value)
+    measured = [result.value.lo, result.value.hi]
+    row = {"measured": measured, "unit": claim.unit, "tolerance": claim.tolerance_text,
+           "outcome": "failed" if failing or bad else "passed", "reason": "; ".join(failing + ([bad] if bad else []))}
+    row["measured_display"] = measured_value(row)
+    return row
+
+
+def _measure(revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout) -> dict[str, dict]:
+    """Run the named claims with their revised figures in a pytest subprocess; their claims.json
+    entries by key."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
@@ -288,13 +433,4 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
         from claimcheck.results import read_document
 
         doc = read_document(report)
-    rows = {entry_key(c): c for c in doc["claims"] if isinstance(c, dict)}
-    several = len(regs) > 1
-    answers = []
-    for key, value in revisions:
-        row = rows.get(key, {})
-        claim = claims[key][1]
-        answers.append(WhatIf(key if several else claim.id, value, claim.stated, row.get("outcome", "not-run"), row.get("measured"),
-                              row.get("measured_display"), row.get("unit") or "", row.get("tolerance") or "",
-                              row.get("reason") or "", suggested_figure(row.get("measured"), value)))
-    return answers
+    return {str(entry_key(c)): c for c in doc["claims"] if isinstance(c, dict)}
