@@ -32,6 +32,8 @@ def pytest_sessionfinish(session, exitstatus):
         if not interrupted:
             raise
         state.page_error = f"the report could not be written after the interrupt: {type(exc).__name__}: {exc}"
+    if state.page_error and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED  # the editor's page is part of the run's result
 
 
 def _write_report(session, state, interrupted: bool) -> None:
@@ -181,6 +183,32 @@ def _publish(config, state, doc) -> None:
         state.page_error = f"{type(exc).__name__}: {exc}"
 
 
+def _counts_line(doc) -> str:
+    """The claims' counts by outcome; for a partial run, those that ran now apart from the rows
+    carried from an earlier run ("claims run now: 1 passed; carried from ...: 30 passed, 11 skipped")."""
+    from claimcheck.outcomes import count
+
+    def words(entries) -> str:
+        return ", ".join(f"{v} {k}" for k, v in count(e.get("outcome") for e in entries).items()) or "none"
+
+    claims = doc["claims"]
+    sel = doc.get("selection") or {}
+    drifted = len(doc.get("drifted") or [])
+    drift = f"; {drifted} drifted from the manuscript" if drifted else ""
+    if not sel.get("partial"):
+        return f"claims: {words(claims)}{drift}"
+    carried = [c for c in claims if c.get("carried")]
+    now = [c for c in claims if not c.get("carried")]
+    ran = [c for c in now if c.get("selected", True)]
+    rest = [c for c in now if not c.get("selected", True)]
+    line = f"claims run now: {words(ran)}"
+    if carried:
+        line += f"; carried from the run of {sel.get('carried_from') or '?'}: {words(carried)}"
+    if rest:
+        line += f"; not run: {len(rest)}"
+    return line + drift
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(STATE, None)
     doc = state.json_doc if state else None
@@ -190,8 +218,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"claimcheck: {state.page_error}", red=True)
         return
     tr.section("claimcheck")
-    counts = ", ".join(f"{v} {k}" for k, v in doc["counts"].items())
-    tr.write_line(f"claims: {counts}")
+    tr.write_line(_counts_line(doc))
     if doc.get("profile", {}).get("description"):
         tr.write_line(f"profile: {doc['profile']['description']}")
     several = len(doc.get("chapters") or []) > 1
@@ -201,16 +228,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             tr.write_line(f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
                           f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
                           f"{ci.get('rounds', '?')} rounds (not counted as passed)")
+    from claimcheck.pages.words import drift_words
+
+    for c in doc["claims"]:
+        if c.get("drifted"):
+            said = "; ".join(drift_words(c))
+            tr.write_line(f"drifted {c.get('key') if several else c['id']}: {said} (its verdict: {c['outcome']})",
+                          yellow=True)
     for m in doc.get("manuscripts", []):
         a = m["audit"]
         tr.write_line(f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
                       f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}")
     sel = doc.get("selection") or {}
-    if sel.get("partial"):
-        kept = f"; {len(sel['carried'])} other rows kept from the run of {sel.get('carried_from')}" if sel.get("carried") else ""
-        why = f" ({sel['not_carried_because']})" if sel.get("not_carried_because") else ""
-        n = len(sel['selected'])
-        tr.write_line(f"this run selected {n} claim{'' if n == 1 else 's'}{kept}{why}")
+    if sel.get("partial") and sel.get("not_carried_because"):  # the counts line says what was carried
+        tr.write_line(f"earlier rows were not kept: {sel['not_carried_because']}")
     if doc.get("interrupted"):
         i = doc["interrupted"]
         tr.write_line(f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
