@@ -81,3 +81,17 @@ def test_two_failures_are_both_listed_and_all_passing_exits_0(ci):
 @pytest.mark.skipif(os.name != "posix", reason="bash script")
 def test_the_script_is_valid_bash():
     assert subprocess.run(["bash", "-n", str(ROOT / ".ci" / "run")]).returncode == 0
+
+
+def test_ci_runs_the_readmes_test_command():
+    """The README's test command is what CI runs (its claims report in its own folder, so that a
+    test run never replaces the main job's reports/claims.json)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"\*\*Tests\*\*.*?```bash\n(.+?)\n```", readme, re.S).group(1).strip()
+    assert "--claims-report-dir=reports/test-run" in command
+    ci = " ".join((root / ".ci/run").read_text(encoding="utf-8").replace("\\\n", " ").split())
+    assert "python -m " + command in ci
