@@ -433,5 +433,5 @@ def comment_lines(width: int = 100) -> list[str]:
     for f in CLAIM_FIELDS:
         head = f"#   {f.name + ('*' if f.required else ''):14} "
         out += textwrap.wrap(f.help.replace("`", ""), width=width, initial_indent=head,
-                             subsequent_indent="#" + " " * (len(head) - 1))
+                             subsequent_indent="#" + " " * (len(head) - 1), break_on_hyphens=False)
     return out
