@@ -426,9 +426,10 @@ def _locator_binds_stated(good: dict, entry: dict, bad) -> None:
 
 def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
     """Each name of ``quotes`` is ``stated`` or a key of ``values``, and each of its locators prints
-    that number (read from the raw table, so that one bad locator does not hide another's problem)."""
+    that number."""
     from claimcheck.printed import compile_locator
 
+    # the raw table, not the checked one: a name with one bad locator still has its others checked
     quotes = entry["quotes"] if isinstance(entry.get("quotes"), dict) else {}
     values = entry["values"] if isinstance(entry.get("values"), dict) else {}
     names = ["stated", *values]

@@ -28,7 +28,7 @@ BLOCK = textwrap.dedent("""
 """)
 
 CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claimcheck.registry", "claimcheck.fields",
-                "claimcheck.tomlfile",
+                "claimcheck.tomlfile", "claimcheck.docs",
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
                 "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings", "claimcheck.testscan",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
