@@ -242,7 +242,8 @@ def _wrong_kind(field):
 @pytest.mark.parametrize("field", CLAIM_FIELDS, ids=lambda f: f.name)
 def test_every_claim_field_of_the_table_is_checked_for_its_kind(tmp_path, field):
     body = GOOD.format(id="C09").strip().splitlines()
-    lines = [ln for ln in body if not ln.startswith(field.name + " ")] + [f"{field.name} = {_wrong_kind(field)}"]
+    lines = [ln for ln in body if not ln.startswith(field.name + " ")]
+    lines.append(f"{field.name} = {_wrong_kind(field)}")
     if field.name in ("conditions", "precision"):
         lines.append('formula = "stated"')
     reg = registry_with(tmp_path, "\n" + "\n".join(lines) + "\n")
@@ -262,5 +263,5 @@ def test_a_broken_claim_is_named_by_its_id_even_with_a_quoted_key_and_a_comment(
     body = GOOD.format(id="C01") + '\n[[claims]]  # the broken one\n"id" = "C02"  # a comment\ntitle = t\n' \
         + GOOD.format(id="C03")
     reg = load_registry(write(tmp_path, body))
-    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)] and list(reg.claims) == ["C01", "C03"]
-    assert "at line 13" in str(reg.issues[0])
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
+    assert list(reg.claims) == ["C01", "C03"] and "at line 13" in str(reg.issues[0])
