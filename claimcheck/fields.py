@@ -139,7 +139,8 @@ def check_table(entry: dict, fields: Sequence[Field], ctx: Context, bad: Callabl
             bad(f.name, f.wrong_kind(value))
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
-            bad(f.name, "must not be empty" + (f": {f.why}" if f.why else ""))
+            why = f": {f.why.format(value=value)}" if f.why else ""
+            bad(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:
             out[f.name] = f.check(value, ctx) if f.check else value

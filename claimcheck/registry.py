@@ -244,6 +244,7 @@ def load_registry(path: str | Path) -> Registry:
             reg.issues.append(RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"))
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
+
     def chapter_issue(fld: str, msg: str) -> None:
         reg.issues.append(RegistryIssue(shown, None, f"chapter.{fld}", msg))
 
