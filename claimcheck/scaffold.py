@@ -547,14 +547,18 @@ HEADER = """\
 # write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
 # Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
 # Claims are keyed by chapter: [chapter] id is the first half of every key ({chapter}:C01).
-# Field reference: docs/writing-claims.md. Check it: claimcheck validate {registry}
-#                                               claimcheck check-manuscript {manuscript_path} --registry {registry}
+# Check it: claimcheck validate {registry}
+#           claimcheck check-manuscript {manuscript_path} --registry {registry}
+#
 """
 
 
 def _render(sc: Scaffold) -> str:
+    from claimcheck.fields import comment_lines
+
     out = [HEADER.format(manuscript=sc.chapter["manuscript"], registry=f"claims/{sc.name}/claims.toml",
-                         manuscript_path=sc.manuscript.path, chapter=sc.chapter["id"]), "[chapter]"]
+                         manuscript_path=sc.manuscript.path, chapter=sc.chapter["id"]).rstrip("\n"),
+           *comment_lines(), "", "[chapter]"]
     out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
     if sc.sections:
         out += ["", "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",

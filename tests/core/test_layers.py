@@ -27,7 +27,8 @@ BLOCK = textwrap.dedent("""
     sys.meta_path.insert(0, Block())
 """)
 
-CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claimcheck.registry",
+CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claimcheck.registry", "claimcheck.fields",
+                "claimcheck.tomlfile", "claimcheck.docs",
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
                 "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings", "claimcheck.testscan",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.fields import BOOL, CLAIM_FIELDS
 from claimcheck.registry import load_registry
 
 GOOD = """
@@ -232,3 +233,35 @@ def test_draft_claims_are_marked_and_a_bad_draft_flag_is_named(tmp_path):
     assert reg.issues == [] and reg.claims["C01"].draft and not reg.claims["C02"].draft
     reg = registry_with(tmp_path, GOOD.format(id="C09") + 'draft = "yes"\n')
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C09", "draft")] and "true or false" in str(reg.issues[0])
+
+
+def _wrong_kind(field):
+    return "3" if field.kind is BOOL else "true"  # TOML text of a value not of the field's kind
+
+
+@pytest.mark.parametrize("field", CLAIM_FIELDS, ids=lambda f: f.name)
+def test_every_claim_field_of_the_table_is_checked_for_its_kind(tmp_path, field):
+    body = GOOD.format(id="C09").strip().splitlines()
+    lines = [ln for ln in body if not ln.startswith(field.name + " ")]
+    lines.append(f"{field.name} = {_wrong_kind(field)}")
+    if field.name in ("conditions", "precision"):
+        lines.append('formula = "stated"')
+    reg = registry_with(tmp_path, "\n" + "\n".join(lines) + "\n")
+    cid = "#4 (no id)" if field.name == "id" else "C09"
+    assert [(i.claim_id, i.field) for i in reg.issues] == [(cid, field.name)], reg.issues
+    assert "must be" in reg.issues[0].message and list(reg.claims) == ["C01", "C02", "C03"]
+
+
+def test_an_optional_field_left_out_takes_the_tables_default(tmp_path):
+    claim = load_registry(write(tmp_path, GOOD.format(id="C01"))).claims["C01"]
+    for f in CLAIM_FIELDS:
+        if not f.required:
+            assert getattr(claim, f.name) == f.default, f.name
+
+
+def test_a_broken_claim_is_named_by_its_id_even_with_a_quoted_key_and_a_comment(tmp_path):
+    body = GOOD.format(id="C01") + '\n[[claims]]  # the broken one\n"id" = "C02"  # a comment\ntitle = t\n' \
+        + GOOD.format(id="C03")
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
+    assert list(reg.claims) == ["C01", "C03"] and "at line 13" in str(reg.issues[0])

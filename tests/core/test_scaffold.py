@@ -135,3 +135,17 @@ def test_a_plain_text_manuscript_s_code_lines_are_one_waiver(tmp_path):
     reg_path.write_text(sc.to_toml(), encoding="utf-8")
     check = check_manuscript(ms, load_registry(reg_path))
     assert check.ok and check.audit.coverage == 1.0 and check.audit.count("waived") == 2  # 1000 and the 1 of SELECT 1
+
+
+def test_the_scaffold_explains_every_claim_field_from_the_field_table(tmp_path):
+    from claimcheck.fields import CLAIM_FIELDS
+
+    _, sc, _ = scaffolded(tmp_path, INDEX)
+    text = sc.to_toml()
+    block = text[text.index("# The fields of a claim"):text.index("\n\n[chapter]")].splitlines()[1:]
+    comments = [ln for ln in block if ln.startswith("#   ")]
+    assert comments == block
+    named = [ln.split()[1].rstrip("*") for ln in comments if not ln.startswith("#    ")]
+    assert named == [f.name for f in CLAIM_FIELDS]
+    assert all(len(ln) <= 100 for ln in comments)
+    assert any(ln.startswith("#   tolerance*") for ln in comments)  # required fields are marked

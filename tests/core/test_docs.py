@@ -1,0 +1,39 @@
+"""The reference pages in docs/reference/ are what ``python -m claimcheck.docs`` writes from the tables."""
+
+from pathlib import Path
+
+import pytest
+
+from claimcheck import docs
+from claimcheck.fields import TABLES
+from claimcheck.settings import OPTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("page", list(docs.RENDER))
+def test_the_committed_reference_page_is_current(page):
+    path = ROOT / page
+    fix = f"run `{docs.REGENERATE}` from the repository root and commit the page"
+    assert path.is_file(), f"{page} is missing: {fix}"
+    assert path.read_text(encoding="utf-8") == docs.RENDER[page](), f"{page} is not what the tables say: {fix}"
+
+
+def test_every_field_option_and_command_is_on_its_page():
+    fields, options = docs.registry_fields(), docs.options()
+    for header, _, table in TABLES:
+        assert f"## `{header}`" in fields
+        assert all(f"| `{f.name}` |" in fields for f in table), header
+    assert all(o.flag in options and (o.env or "") in options for o in OPTIONS)
+    commands = ("validate", "init", "merge", "diff", "what-if")
+    assert all(f"### claimcheck {name}" in options for name in commands)
+
+
+def test_check_names_a_stale_page_and_the_command(tmp_path, capsys):
+    assert docs.main(["--root", str(tmp_path)]) == 0
+    assert docs.main(["--root", str(tmp_path), "--check"]) == 0
+    page = tmp_path / "docs" / "reference" / "options.md"
+    page.write_text(page.read_text(encoding="utf-8") + "edited by hand\n", encoding="utf-8")
+    assert docs.main(["--root", str(tmp_path), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "docs/reference/options.md is not current: run python -m claimcheck.docs" in err
