@@ -56,7 +56,7 @@ def choose_threads(setting: str, cores: int, others: int | None, load: float | N
     """The number of torch threads for ``--claims-threads`` (``auto`` or a number) and why.
 
     ``auto``: the cores that other work leaves free, at least 1. Measured on a 2-core EPYC in AVX2
-    mode (README, timing claims): with 2 busy processes, a GPT-2 small prefill + 16 decode steps took
+    mode (docs/timing.md#threads): with 2 busy processes, a GPT-2 small prefill + 16 decode steps took
     13.4 s with 2 threads and 7.5 s with 1 (decode alone 7.7 s against 2.0 s: a thread that waits
     at every barrier for a descheduled sibling); idle, 2 threads were 1.4x faster than 1.
     ``others``: runnable tasks besides this one (:func:`runnable_others`); where unknown, the

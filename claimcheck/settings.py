@@ -230,7 +230,7 @@ OPTIONS: tuple[Option, ...] = (
            "time limit in seconds for running the listing", _seconds, metavar="SECONDS"),
     Option("threads", "--claims-threads", "CLAIMCHECK_THREADS", "claims_threads", "auto",
            "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
-           "them busy at the start; see the README's timing section) or a number; recorded in the runner fingerprint",
+           "them busy at the start; see docs/timing.md#threads) or a number; recorded in the runner fingerprint",
            _threads, metavar="auto|N"),
     Option("strict_timing", "--claims-strict-timing", "CLAIMCHECK_STRICT_TIMING", "claims_strict_timing", False,
            "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)", _bool,

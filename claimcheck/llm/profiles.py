@@ -16,7 +16,7 @@ The size profile (``--claims-profile``) is not the *runner profile* (``--claims-
 registry's ``[runners]``): the one says how big the measurements are, the other which machine
 this is.
 
-Costs of ``pytest claims/`` on a 2-core CPU are in the README (measured with ``benchmarks/bench.py``).
+Costs of ``pytest claims/`` on a 2-core CPU: docs/timing.md (measured with ``benchmarks/bench.py``).
 """
 
 from __future__ import annotations

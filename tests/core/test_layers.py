@@ -97,7 +97,7 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 def test_the_core_and_its_pytest_glue_never_import_the_kit():
-    # the layers' arrows (README, Layout): claimcheck/ and claimcheck/plugin/ may not import
+    # the layers' arrows (CONTRIBUTING.md, the layers): claimcheck/ and claimcheck/plugin/ may not import
     # claimcheck/llm/, not even lazily inside a function (the recorder's comparison verdict takes
     # any object with the claimcheck.recorder.Comparison protocol instead)
     files = sorted((ROOT / "claimcheck").glob("*.py")) + sorted((ROOT / "claimcheck" / "plugin").glob("*.py")) \

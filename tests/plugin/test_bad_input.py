@@ -1,6 +1,6 @@
 """Bad input never hides a claim: one clear error per fault, every other registry id still reported.
 
-One test per row of the README's "Bad input" table, on a small project of three test modules and
+One test per row of docs/errors.md's table of bad input, on a small project of three test modules and
 six claims (pytester, in process; the tiny fixtures only, so each run takes about a second).
 """
 
