@@ -95,12 +95,14 @@ def _writers(tmp_path) -> list[str]:
 
 
 def test_xdist_report_equals_serial_report(project, tmp_path):
-    project.runpytest_subprocess("claims", "-p", "no:cacheprovider")
+    # threads pinned: "auto" counts the machine's other work, which may change between the two runs,
+    # and the thread count is part of every failure's hardware line
+    project.runpytest_subprocess("claims", "-p", "no:cacheprovider", "--claims-threads=1")
     serial = _claims(project)
     assert _writers(tmp_path) == ["controller"]
     (project.path / "reports" / "claims.json").unlink()
 
-    result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2")
+    result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2", "--claims-threads=1")
     result.stdout.fnmatch_lines(["*2 workers*"])
     parallel = _claims(project)
     assert _writers(tmp_path) == ["controller"]  # written once, by the controller
