@@ -123,6 +123,12 @@ class ClaimsView:
     def rows(self) -> list[Row]:
         return [r for s in self.sections for r in s.rows]
 
+    @property
+    def id_chars(self) -> int:
+        """The longest claim id shown, in characters: the page sizes its id column to it (CSS
+        ``--id-chars``), so C15.laptop or C33.output never runs into the next column."""
+        return max((len(r.id) for r in self.rows), default=3)
+
 
 def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
     """The plot with an alt text that says what it shows: the plot's name (what is plotted), for

@@ -190,6 +190,57 @@ def test_printed_the_filters_go_and_the_rows_shown_stay(browser, claims_html):
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+#: a cell's content (its text and inline boxes) against its own box and the next cell's, as the
+#: layout engine places them: [text, content right, cell right, next cell left] of each cell whose
+#: content runs past its own right edge or into the next cell (1 px of rounding allowed)
+OVERRUNS = """
+const out = [];
+for (const cell of document.querySelectorAll(arguments[0])) {
+  if (cell.offsetParent === null) continue;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const boxes = [...range.getClientRects()].filter(r => r.width > 0);
+  if (!boxes.length) continue;
+  const right = Math.max(...boxes.map(r => r.right));
+  const own = cell.getBoundingClientRect().right;
+  const next = cell.nextElementSibling ? cell.nextElementSibling.getBoundingClientRect().left : Infinity;
+  if (right > own + 1 || right > next + 1) out.push([cell.textContent.trim(), right, own, next]);
+}
+return out;
+"""
+
+
+def overruns(browser, selector: str) -> list:
+    """The cells matching ``selector`` whose content overlaps the next column (:data:`OVERRUNS`)."""
+    return browser.execute_script(OVERRUNS, selector)
+
+
+def test_long_ids_stay_in_their_column_at_1280_px(browser, claims_html):
+    """C15.laptop, C30.model and C33.output (the longest ids) once ran into the title beside them."""
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, claims_html)
+    cells = browser.execute_script("return [...document.querySelectorAll('tbody.claim th.id')].map(c => c.textContent.trim())")
+    assert {"C15.laptop", "C30.model", "C33.output"} <= set(cells)
+    assert overruns(browser, "tbody.claim th.id") == []
+    # and the box itself: the id's link ends inside the cell, before the title's text begins
+    gaps = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim th.id > a')].map(a => "
+        "[a.textContent, a.closest('tr').querySelector('td.title').getBoundingClientRect().left + 6 - a.getBoundingClientRect().right])")
+    assert min(gap for _, gap in gaps) >= 6, sorted(gaps, key=lambda g: g[1])[:3]
+
+
+def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, make_run, tmp_path):
+    """The longest names a row can carry: a chapter-qualified key on the matrix, a model name under
+    the id on the portable-LM lane's page."""
+    path = make_run(tmp_path / "reports", with_plots=False, results={
+        "C30.model": ("passed", 0.09, {"details": {"model": {"name": "SmolLM2-135M-Instruct-converted"}}})})
+    doc, _ = load_document(path)
+    publish(doc, path)
+    open_page(browser, path.parent / "claims.html")
+    assert "SmolLM2-135M-Instruct-converted" in browser.find_element("css selector", "[data-id='ch15:C30.model'] th.id").text
+    assert overruns(browser, "tbody.claim th.id") == []
+
+
 def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     path, _ = ms_run
     doc, _ = load_document(path)
@@ -299,3 +350,4 @@ def test_the_matrix_page_has_no_wcag_violations(browser, run_copy, tmp_path, axe
     assert main(["merge", str(runs / "cpu" / "claims.json"), str(runs / "gpu" / "claims.json"), "-o", str(page)]) in (0, None)
     open_page(browser, page)
     assert axe_violations(browser, axe_source) == []
+
