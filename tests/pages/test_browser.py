@@ -351,3 +351,37 @@ def test_the_matrix_page_has_no_wcag_violations(browser, run_copy, tmp_path, axe
     open_page(browser, page)
     assert axe_violations(browser, axe_source) == []
 
+
+def test_the_matrix_header_says_the_runner_in_two_lines(browser, run_copy, tmp_path):
+    """The runner's header: at most two lines of runner, its counts and a disclosure with the
+    whole fingerprint; once a raw dump of ~480 px (``load.probe_s: 0.0013913990001128695``)."""
+    from claimcheck.cli import main
+
+    runs = tmp_path / "runs"
+    for name, threads in (("cpu-1", 1), ("cpu-2", 2)):
+        (runs / name).mkdir(parents=True)
+        doc = json.loads(run_copy.read_text(encoding="utf-8"))
+        doc["runner"].update(torch_threads=threads, load={"loadavg_1m": 3.43, "cores": 2, "busy": True, "why": "",
+                                                          "probe_s": 0.0013913990001128695, "probe_spread": 2.276})
+        (runs / name / "claims.json").write_text(json.dumps(doc), encoding="utf-8")
+    page = tmp_path / "matrix.html"
+    main(["merge", str(runs / "cpu-1" / "claims.json"), str(runs / "cpu-2" / "claims.json"), "-o", str(page)])
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, page)
+    facts = browser.execute_script(
+        "const h = document.querySelector('table.matrix thead');"
+        "return {height: h.getBoundingClientRect().height,"
+        "  briefs: [...h.querySelectorAll('th.run')].map(th => [...th.querySelectorAll('.brief')].map(b => b.innerText)),"
+        "  lines: [...h.querySelectorAll('th.run .brief')].map(b => Math.round(b.getBoundingClientRect().height /"
+        "         parseFloat(getComputedStyle(b).lineHeight))),"
+        "  shown: h.innerText, fingerprint: [...h.querySelectorAll('details.fp')].map(d => [d.open, d.textContent])}")
+    assert facts["height"] < 120, facts
+    assert facts["briefs"][0] == ["AMD EPYC (AVX512), 2 cores, no GPU, torch 2.13.0+cpu",
+                                  "1 thread, profile standard, no weights, busy"]
+    assert facts["briefs"][1][1].startswith("2 threads, profile standard")
+    assert max(facts["lines"]) == 1  # each line on one line at 1280 px
+    assert "probe_s" not in facts["shown"] and "load.why" not in facts["shown"]
+    assert all(not is_open for is_open, _ in facts["fingerprint"])
+    text = facts["fingerprint"][0][1]
+    assert "load.probe_s: 0.001391" in text and "load.why" not in text and "weights.reason: needs the pretrained GPT-2" in text
+    assert overruns(browser, "table.matrix th.id") == []
