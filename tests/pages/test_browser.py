@@ -241,6 +241,23 @@ def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, ma
     assert overruns(browser, "tbody.claim th.id") == []
 
 
+def test_the_test_log_shows_each_skip_reason_as_text(browser, pytester):
+    """pytest-html's log of a skipped test: the reason and where, not ``('/path/test.py', 6, 'Skipped: ...')``."""
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text('[[claims]]\nid = "C01"\ntitle = "a GPU claim"\nstated = "2"\nunit = "x"\n'
+                                        'locator = "loc C01"\ntolerance = ">=1"\nneeds = ["arch"]\n', encoding="utf-8")
+    (claims / "test_gpu.py").write_text('import pytest\n\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n'
+                                        '    pytest.skip("needs a CUDA GPU; this runner has none")\n', encoding="utf-8")
+    pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
+    open_page(browser, pytester.path / "reports" / "tests.html")
+    logs = browser.execute_script(
+        "return [...document.querySelectorAll('#results-table tbody')].map(t => [t.className, "
+        "(t.querySelector('.log') || {}).innerText || ''])")
+    skipped = [text for cls, text in logs if "skipped" in cls.lower()]
+    assert skipped and skipped[0].startswith("Skipped at claims/test_gpu.py:6: needs a CUDA GPU; this runner has none"), logs
+    assert not any(text.lstrip().startswith("('") for _, text in logs)
+
+
 def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     path, _ = ms_run
     doc, _ = load_document(path)
