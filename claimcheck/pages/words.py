@@ -421,6 +421,19 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     return [", ".join(machine), ", ".join(run)] if run else [", ".join(machine)]
 
 
+def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, str]:
+    """One group of a run's deselected tests (``claims.json`` ``deselected[]``) in words, and the
+    command that runs them: ``("5 tests deselected (C06, C14, ...): the portable-LM lane's, which
+    runs only when asked for ...", "pytest claims/ --claims-lm smollm2")``. pytest's own "5
+    deselected" says neither which nor why."""
+    n = int(group.get("tests") or 0)
+    keys = [str(k) for k in group.get("claims") or []]
+    names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" ({shown})" if shown else "")
+    return f"{text}: {group.get('why') or 'by this run'}.", str(group.get("run") or "")
+
+
 def weights_line(runner: dict) -> str:
     """Which pretrained weights the run had, in one line."""
     w = (runner or {}).get("weights") or {}

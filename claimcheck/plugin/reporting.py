@@ -64,6 +64,14 @@ def _write_report(session, state, interrupted: bool) -> None:
             doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
         if state.manuscript_checks:
             doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
+        if state.deselected:  # which tests this run left out, why, and the command that runs them
+            from claimcheck.plugin.collection import deselection
+
+            invoked = Path(config.invocation_params.dir)
+            doc["deselected"] = deselection(state.deselected, state.settings.lm, config.args,
+                                            getattr(config.option, "keyword", "") or "",
+                                            getattr(config.option, "markexpr", "") or "",
+                                            _relative(report_dir, invoked))
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if interrupted:
                 _unfinished_as_unselected(doc)
@@ -211,6 +219,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         why = f" ({sel['not_carried_because']})" if sel.get("not_carried_because") else ""
         n = len(sel['selected'])
         tr.write_line(f"this run selected {n} claim{'' if n == 1 else 's'}{kept}{why}")
+    from claimcheck.pages.words import deselected_words
+
+    for group in doc.get("deselected") or []:
+        text, run = deselected_words(group, several)
+        tr.write_line(text + (f" To run them: {run}" if run else ""))
     if doc.get("interrupted"):
         i = doc["interrupted"]
         tr.write_line(f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
