@@ -258,6 +258,50 @@ def test_the_test_log_shows_each_skip_reason_as_text(browser, pytester):
     assert not any(text.lstrip().startswith("('") for _, text in logs)
 
 
+#: the width a page is laid out at when printed: A4 upright, and Letter across (the claims page and
+#: the matrix ask for landscape), less Chromium's default margins of 0.4 in
+PRINTED = {"upright": 718, "across": 980}
+
+
+def printed_facts(browser, width: int) -> dict:
+    """The page as printed at ``width`` px: how wide it lays out, whether every "more" disclosure's
+    text shows, and the matrix's fingerprint disclosure."""
+    browser.set_window_size(width, 900)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    return browser.execute_script(
+        "const t = document.querySelector('table.claims, table.matrix');"
+        "return {vw: innerWidth, scroll: document.documentElement.scrollWidth, right: t.getBoundingClientRect().right,"
+        "  more: [...document.querySelectorAll('details.more')].map(d => d.querySelector('div, .reason').checkVisibility()),"
+        "  fingerprints: [...document.querySelectorAll('details.fp')].map(d => d.checkVisibility())}")
+
+
+def test_printed_nothing_is_cut_and_every_reason_prints_in_full(browser, claims_html, run_copy, tmp_path):
+    import base64
+    import re
+
+    from claimcheck.cli import main
+
+    matrix = tmp_path / "matrix.html"
+    main(["merge", str(run_copy), str(run_copy), "-o", str(matrix)])
+    try:
+        for page in (claims_html, matrix):
+            for width in PRINTED.values():
+                open_page(browser, page)
+                facts = printed_facts(browser, width)
+                assert facts["scroll"] <= facts["vw"] and facts["right"] <= facts["vw"], (page.name, width, facts)
+                assert facts["more"] and all(facts["more"]), (page.name, width, facts)  # open, not "more"
+                assert not any(facts["fingerprints"])  # the matrix prints its runner's two lines, not the dump
+                assert overruns(browser, "tbody.claim th.id, table.matrix th.id") == []
+                browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+            pdf = base64.b64decode(browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": True,
+                                                                             "preferCSSPageSize": True})["data"])
+            width, height = map(float, re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf).groups())
+            assert width > height, page.name  # across the paper: the wide tables get their columns
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        browser.set_window_size(WIDTH, 900)
+
+
 def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     path, _ = ms_run
     doc, _ = load_document(path)
