@@ -68,7 +68,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             from claimcheck.plugin.collection import deselection
 
             invoked = Path(config.invocation_params.dir)
-            doc["deselected"] = deselection(state.deselected, state.settings.lm, config.args,
+            doc["deselected"] = deselection(state.deselected, state.settings.lm, _claim_args(config, regs),
                                             getattr(config.option, "keyword", "") or "",
                                             getattr(config.option, "markexpr", "") or "",
                                             _relative(report_dir, invoked))
@@ -82,6 +82,20 @@ def _write_report(session, state, interrupted: bool) -> None:
             write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
+
+
+def _claim_args(config, regs) -> list[str]:
+    """The run's path arguments that hold a chapter's claims (``claims``, not ``tests`` of a
+    ``pytest`` over the testpaths), for a command that runs only the claims; all of them when
+    none is told apart."""
+    base = Path(config.invocation_params.dir)
+    folders = [Path(reg.path).resolve().parent for reg in regs]
+
+    def holds_claims(arg: str) -> bool:
+        where = (base / arg.split("::", 1)[0]).resolve()
+        return any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
+
+    return [a for a in config.args if holds_claims(a)] or list(config.args)
 
 
 def _registry_entries(path) -> dict | None:

@@ -89,3 +89,10 @@ def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():
         {"tests": 3, "claims": ["ch15:C29"], "run": "pytest claims/",
          "why": "the GPT-2 claims', since this run is the portable-LM lane (--claims-lm smollm2), which runs alone"},
         {"tests": 1, "claims": ["ch15:C06"], "why": "outside this run's -m 'not slow'", "run": "pytest claims/ --claims-lm smollm2"}]
+
+
+def test_the_command_names_the_claims_folder_not_the_other_tests(project):
+    project.makeini("[pytest]\ntestpaths = tests claims\n")
+    (project.mkdir("tests") / "test_other.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["2 tests deselected (C02): *. To run them: pytest claims --claims-lm smollm2"])
