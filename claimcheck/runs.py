@@ -347,11 +347,16 @@ def settings_size_profile(settings: dict | None) -> str | None:
 
 
 def _flatten(d: dict, prefix: str = ""):
+    """``(dotted key, value)`` of a nested fingerprint, for a reader: empty fields left out (an
+    empty ``load.why`` says nothing), floats to four significant digits (``load.probe_s: 0.001391``,
+    not ``0.0013913990001128695``), lists joined."""
     for k, v in d.items():
-        if v is None or v == {} or v == []:
+        if v is None or v == {} or v == [] or v == "":
             continue
         if isinstance(v, dict):
             yield from _flatten(v, f"{prefix}{k}.")
+        elif isinstance(v, float):
+            yield f"{prefix}{k}", f"{v:.4g}"
         else:
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 

@@ -159,7 +159,8 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
 
     Each cell is the outcome badge, the measured value in the chapter's unit and the reason,
     wrapped; rows that pass on one runner and fail on another are outlined, rows whose outcome
-    differs between runners are marked.
+    differs between runners are marked. A runner's column header says the runner in two lines
+    (:func:`claimcheck.pages.words.runner_brief`), its full fingerprint behind a disclosure.
     """
     from dataclasses import dataclass
 
@@ -190,5 +191,6 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
                          r.split, r.differs, cells))
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
     return render("matrix.html.j2", m=matrix, rows=rows, title=title, differing=differing,
-                  outcomes=[*oc.OUTCOMES], fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
+                  outcomes=[*oc.OUTCOMES], briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
+                  fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
                   counts=[list(oc.count(c["outcome"] for c in run.claims.values()).items()) for run in matrix.runs])

@@ -118,10 +118,17 @@ class ClaimsView:
     manuscript_line: str = ""
     selection: str = ""
     language: str = ""               # the chapter's language ([chapter] language): lang of its quoted words
+    deselected: list[tuple[str, str]] = field(default_factory=list)  # (which and why, the command that runs them)
 
     @property
     def rows(self) -> list[Row]:
         return [r for s in self.sections for r in s.rows]
+
+    @property
+    def id_chars(self) -> int:
+        """The longest claim id shown, in characters: the page sizes its id column to it (CSS
+        ``--id-chars``), so C15.laptop or C33.output never runs into the next column."""
+        return max((len(r.id) for r in self.rows), default=3)
 
 
 def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
@@ -280,6 +287,7 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
                          f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
                          f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
         selection=_selection_words(doc),
+        deselected=[words.deselected_words(g, len(book) > 1) for g in doc.get("deselected") or [] if isinstance(g, dict)],
         language=chapter_language(doc),
     )
 

@@ -406,6 +406,61 @@ def runner_line(runner: dict) -> str:
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
 
 
+def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
+    """The runner in two short lines for the matrix's column header: what decides whether its
+    numbers compare with another runner's. First the hardware and torch (CPU and its
+    instruction-set level, cores, GPU, torch's build), then the run (threads, size profile, named
+    runner, weights, a busy machine). The whole fingerprint stays behind the header's disclosure.
+    """
+    from claimcheck.runs import settings_size_profile
+
+    r = runner or {}
+    cpu = str(r.get("cpu") or "unknown CPU")
+    if r.get("cpu_capability"):
+        cpu += f" ({r['cpu_capability']})"
+    machine = [cpu]
+    if r.get("cores"):
+        machine.append(f"{r['cores']} cores")
+    gpu = r.get("gpu")
+    if isinstance(gpu, dict) and gpu.get("name"):
+        mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
+        count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
+        machine.append(f"GPU {gpu['name']}{mem}{count}")
+    else:
+        machine.append("no GPU")
+    if r.get("torch"):
+        machine.append(f"torch {r['torch']}")
+    run = []
+    if _is_number(r.get("torch_threads")):
+        run.append(f"{r['torch_threads']} thread{'' if r['torch_threads'] == 1 else 's'}")
+    profile = settings_size_profile(settings)
+    if profile:
+        run.append(f"profile {profile}")
+    named = r.get("runner_profile") or (settings or {}).get("runner_profile")
+    if named:
+        run.append(f"runner {named}")
+    weights = r.get("weights")
+    if isinstance(weights, dict):
+        run.append("GPT-2 weights" if weights.get("available") else "no weights")
+    load = r.get("load")
+    if isinstance(load, dict) and load.get("busy"):
+        run.append("busy")  # timings from a busy machine compare badly
+    return [", ".join(machine), ", ".join(run)] if run else [", ".join(machine)]
+
+
+def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, str]:
+    """One group of a run's deselected tests (``claims.json`` ``deselected[]``) in words, and the
+    command that runs them: ``("5 tests deselected (C06, C14, ...): the portable-LM lane's, which
+    runs only when asked for ...", "pytest claims/ --claims-lm smollm2")``. pytest's own "5
+    deselected" says neither which nor why."""
+    n = int(group.get("tests") or 0)
+    keys = [str(k) for k in group.get("claims") or []]
+    names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" ({shown})" if shown else "")
+    return f"{text}: {group.get('why') or 'by this run'}.", str(group.get("run") or "")
+
+
 def weights_line(runner: dict) -> str:
     """Which pretrained weights the run had, in one line."""
     w = (runner or {}).get("weights") or {}

@@ -9,7 +9,7 @@ import pytest
 
 from claimcheck.plugin.items import (AuditItem, DriftItem, FormulaItem, ModuleErrorItem, PlaceholderItem,
                                      RegistryErrorItem, RegistryFile)
-from claimcheck.plugin.state import (REGISTRY_NAME, claim_marker_id, missing_kit, registry_for, run_state,
+from claimcheck.plugin.state import (REGISTRY_NAME, STATE, claim_marker_id, missing_kit, registry_for, run_state,
                                      stated_record)
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
@@ -119,6 +119,56 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+
+
+#: the marker of the portable-LM lane's tests (claimcheck.settings: ``--claims-lm`` runs them alone)
+LANE_MARKER = "portable_lm"
+
+
+def pytest_deselected(items) -> None:
+    """Keep which tests were deselected and whether each is the portable-LM lane's, so that the
+    summary and the claims page can say why ("5 deselected" alone did not) and how to run them."""
+    if not items:
+        return
+    state = items[0].config.stash.get(STATE, None)
+    if state is None:
+        return
+    for item in items:
+        key = next((v for k, v in getattr(item, "user_properties", ()) if k == CLAIM_ID_KEY), None)
+        state.deselected.append((key, item.get_closest_marker(LANE_MARKER) is not None))
+
+
+def deselection(records, lane: str | None, args, keyword: str = "", markexpr: str = "", report_dir: str = "") -> list[dict]:
+    """The deselected tests of a run, grouped by why: ``[{"tests", "claims", "why", "run"}]``.
+
+    ``records``: ``(claim key or None, in the lane)`` per deselected test (:func:`pytest_deselected`);
+    ``lane``: the run's ``--claims-lm`` (None: not asked for); ``args``: the run's paths, for the
+    command that runs them. The portable-LM lane's tests are deselected unless the lane is asked
+    for, and the GPT-2 tests when it is (the lane runs alone); any other deselection is ``-k``/``-m``'s.
+    """
+    from claimcheck.settings import PORTABLE_LMS
+
+    where = " ".join(str(a) for a in args) or "claims/"
+    groups: dict[str, dict] = {}
+
+    def add(kind: str, key, why: str, run: str) -> None:
+        g = groups.setdefault(kind, {"tests": 0, "claims": [], "why": why, "run": run})
+        g["tests"] += 1
+        if key and key not in g["claims"]:
+            g["claims"].append(key)
+
+    for key, in_lane in records:
+        if in_lane and not lane:
+            folder = f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/" if report_dir else f"portable-{PORTABLE_LMS[0]}/"
+            add("lane", key, "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
+                f"alone, into its own report ({folder})", f"pytest {where} --claims-lm {PORTABLE_LMS[0]}")
+        elif lane and not in_lane:
+            add("gpt2", key, f"the GPT-2 claims', since this run is the portable-LM lane (--claims-lm {lane}), "
+                "which runs alone", f"pytest {where}")
+        else:
+            expr = " and ".join(x for x in (f"-k {keyword!r}" if keyword else "", f"-m {markexpr!r}" if markexpr else "") if x)
+            add("expr", key, f"outside this run's {expr or 'selection'}", f"pytest {where}" + (f" --claims-lm {lane}" if lane else ""))
+    return list(groups.values())
 
 
 def add_need_markers(item, claim, lane: bool = False) -> None:

@@ -56,6 +56,17 @@ class HtmlReport:
         verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
         cells.insert(1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>')
 
+    def pytest_html_results_table_html(self, report, data):
+        """A skip's log as text: ``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU ...``.
+
+        pytest keeps a skip's ``longrepr`` as the tuple ``(path, line, "Skipped: reason")`` and
+        pytest-html 4 writes its ``str()``, so the log showed a Python tuple where the reason
+        belongs. ``data`` is the log's list of HTML pieces; its first piece is replaced in place.
+        """
+        text = skip_text(report, Path(self.config.invocation_params.dir))
+        if text is not None and data:
+            data[0] = html.escape(text) + "\n"
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session):
         atomic_html_writes(session.config)
@@ -71,6 +82,23 @@ class HtmlReport:
         link = (f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page")
         prefix.append(f"<p>The test log of a claims run: tracebacks and durations. Which claims hold, by how much "
                       f"and why the rest were not checked: {link}.<br><b>Runner</b>: {html.escape(describe_long(fp))}</p>")
+
+
+def skip_text(report, folder: Path | None = None) -> str | None:
+    """A skipped report's reason as one line of text, with where it was skipped (relative to
+    ``folder``, the run's, as pytest's short summary writes it), or None when the report is no
+    skip kept as pytest's ``(path, line, message)`` tuple."""
+    longrepr = getattr(report, "longrepr", None)
+    if not (getattr(report, "skipped", False) and isinstance(longrepr, tuple) and len(longrepr) == 3):
+        return None
+    path, line, message = longrepr
+    message = str(message)
+    if message.startswith("Skipped: "):
+        message = message[len("Skipped: "):]
+    if folder is not None and Path(path).is_absolute() and Path(path).is_relative_to(folder):
+        path = Path(path).relative_to(folder).as_posix()
+    where = f"{path}:{line}" if isinstance(line, int) else str(path)  # 1-based, as the terminal's summary
+    return f"Skipped at {where}: {message}"
 
 
 def atomic_html_writes(config) -> bool:

@@ -66,6 +66,14 @@ def _write_report(session, state, interrupted: bool) -> None:
             doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
         if state.manuscript_checks:
             doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
+        if state.deselected:  # which tests this run left out, why, and the command that runs them
+            from claimcheck.plugin.collection import deselection
+
+            invoked = Path(config.invocation_params.dir)
+            doc["deselected"] = deselection(state.deselected, state.settings.lm, _claim_args(config, regs),
+                                            getattr(config.option, "keyword", "") or "",
+                                            getattr(config.option, "markexpr", "") or "",
+                                            _relative(report_dir, invoked))
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if interrupted:
                 _unfinished_as_unselected(doc)
@@ -76,6 +84,20 @@ def _write_report(session, state, interrupted: bool) -> None:
             write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
+
+
+def _claim_args(config, regs) -> list[str]:
+    """The run's path arguments that hold a chapter's claims (``claims``, not ``tests`` of a
+    ``pytest`` over the testpaths), for a command that runs only the claims; all of them when
+    none is told apart."""
+    base = Path(config.invocation_params.dir)
+    folders = [Path(reg.path).resolve().parent for reg in regs]
+
+    def holds_claims(arg: str) -> bool:
+        where = (base / arg.split("::", 1)[0]).resolve()
+        return any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
+
+    return [a for a in config.args if holds_claims(a)] or list(config.args)
 
 
 def _registry_entries(path) -> dict | None:
@@ -242,6 +264,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     sel = doc.get("selection") or {}
     if sel.get("partial") and sel.get("not_carried_because"):  # the counts line says what was carried
         tr.write_line(f"earlier rows were not kept: {sel['not_carried_because']}")
+    from claimcheck.pages.words import deselected_words
+
+    for group in doc.get("deselected") or []:
+        text, run = deselected_words(group, several)
+        tr.write_line(text + (f" To run them: {run}" if run else ""))
     if doc.get("interrupted"):
         i = doc["interrupted"]
         tr.write_line(f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "

@@ -43,6 +43,7 @@ class RunState:
     manuscript_bound: dict[str, bool] = field(default_factory=dict)  # registry path -> --claims-manuscript is its text
     ended_by: str = ""                  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
     signal_held: bool = False           # a signal came during a heavy import: raised once it is done
+    deselected: list = field(default_factory=list)  # (claim key or None, in the portable-LM lane) per deselected test
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller

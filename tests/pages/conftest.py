@@ -151,7 +151,11 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
            "registries": [{"path": str(registry), "chapter": reg.chapter, "runners": reg.runners, "issues": [],
                            "problems": []}],
            "sections": [{"id": s.id, "title": s.title, "heading": s.heading} for s in reg.sections],
-           "counts": count(e["outcome"] for e in claims), "claims": claims, "test_log": "tests.html"}
+           "counts": count(e["outcome"] for e in claims), "claims": claims, "test_log": "tests.html",
+           "deselected": [{"tests": 5, "claims": [reg.key(c) for c in ("C06", "C14", "C18", "C28", "C30.model")],
+                           "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
+                                  "alone, into its own report (reports/portable-smollm2/)",
+                           "run": "pytest claims/ --claims-lm smollm2"}]}
     path = folder / "claims.json"
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     (folder / "tests.html").write_text("<!DOCTYPE html><title>test log</title>", encoding="utf-8")

@@ -190,6 +190,118 @@ def test_printed_the_filters_go_and_the_rows_shown_stay(browser, claims_html):
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+#: a cell's content (its text and inline boxes) against its own box and the next cell's, as the
+#: layout engine places them: [text, content right, cell right, next cell left] of each cell whose
+#: content runs past its own right edge or into the next cell (1 px of rounding allowed)
+OVERRUNS = """
+const out = [];
+for (const cell of document.querySelectorAll(arguments[0])) {
+  if (cell.offsetParent === null) continue;
+  const range = document.createRange();
+  range.selectNodeContents(cell);
+  const boxes = [...range.getClientRects()].filter(r => r.width > 0);
+  if (!boxes.length) continue;
+  const right = Math.max(...boxes.map(r => r.right));
+  const own = cell.getBoundingClientRect().right;
+  const next = cell.nextElementSibling ? cell.nextElementSibling.getBoundingClientRect().left : Infinity;
+  if (right > own + 1 || right > next + 1) out.push([cell.textContent.trim(), right, own, next]);
+}
+return out;
+"""
+
+
+def overruns(browser, selector: str) -> list:
+    """The cells matching ``selector`` whose content overlaps the next column (:data:`OVERRUNS`)."""
+    return browser.execute_script(OVERRUNS, selector)
+
+
+def test_long_ids_stay_in_their_column_at_1280_px(browser, claims_html):
+    """C15.laptop, C30.model and C33.output (the longest ids) once ran into the title beside them."""
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, claims_html)
+    cells = browser.execute_script("return [...document.querySelectorAll('tbody.claim th.id')].map(c => c.textContent.trim())")
+    assert {"C15.laptop", "C30.model", "C33.output"} <= set(cells)
+    assert overruns(browser, "tbody.claim th.id") == []
+    # and the box itself: the id's link ends inside the cell, before the title's text begins
+    gaps = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim th.id > a')].map(a => "
+        "[a.textContent, a.closest('tr').querySelector('td.title').getBoundingClientRect().left + 6 - a.getBoundingClientRect().right])")
+    assert min(gap for _, gap in gaps) >= 6, sorted(gaps, key=lambda g: g[1])[:3]
+
+
+def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, make_run, tmp_path):
+    """The longest names a row can carry: a chapter-qualified key on the matrix, a model name under
+    the id on the portable-LM lane's page."""
+    path = make_run(tmp_path / "reports", with_plots=False, results={
+        "C30.model": ("passed", 0.09, {"details": {"model": {"name": "SmolLM2-135M-Instruct-converted"}}})})
+    doc, _ = load_document(path)
+    publish(doc, path)
+    open_page(browser, path.parent / "claims.html")
+    assert "SmolLM2-135M-Instruct-converted" in browser.find_element("css selector", "[data-id='ch15:C30.model'] th.id").text
+    assert overruns(browser, "tbody.claim th.id") == []
+
+
+def test_the_test_log_shows_each_skip_reason_as_text(browser, pytester):
+    """pytest-html's log of a skipped test: the reason and where, not ``('/path/test.py', 6, 'Skipped: ...')``."""
+    claims = pytester.mkdir("claims")
+    (claims / "claims.toml").write_text('[[claims]]\nid = "C01"\ntitle = "a GPU claim"\nstated = "2"\nunit = "x"\n'
+                                        'locator = "loc C01"\ntolerance = ">=1"\nneeds = ["arch"]\n', encoding="utf-8")
+    (claims / "test_gpu.py").write_text('import pytest\n\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n'
+                                        '    pytest.skip("needs a CUDA GPU; this runner has none")\n', encoding="utf-8")
+    pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
+    open_page(browser, pytester.path / "reports" / "tests.html")
+    logs = browser.execute_script(
+        "return [...document.querySelectorAll('#results-table tbody')].map(t => [t.className, "
+        "(t.querySelector('.log') || {}).innerText || ''])")
+    skipped = [text for cls, text in logs if "skipped" in cls.lower()]
+    assert skipped and skipped[0].startswith("Skipped at claims/test_gpu.py:6: needs a CUDA GPU; this runner has none"), logs
+    assert not any(text.lstrip().startswith("('") for _, text in logs)
+
+
+#: the width a page is laid out at when printed: A4 upright, and Letter across (the claims page and
+#: the matrix ask for landscape), less Chromium's default margins of 0.4 in
+PRINTED = {"upright": 718, "across": 980}
+
+
+def printed_facts(browser, width: int) -> dict:
+    """The page as printed at ``width`` px: how wide it lays out, whether every "more" disclosure's
+    text shows, and the matrix's fingerprint disclosure."""
+    browser.set_window_size(width, 900)
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    return browser.execute_script(
+        "const t = document.querySelector('table.claims, table.matrix');"
+        "return {vw: innerWidth, scroll: document.documentElement.scrollWidth, right: t.getBoundingClientRect().right,"
+        "  more: [...document.querySelectorAll('details.more')].map(d => d.querySelector('div, .reason').checkVisibility()),"
+        "  fingerprints: [...document.querySelectorAll('details.fp')].map(d => d.checkVisibility())}")
+
+
+def test_printed_nothing_is_cut_and_every_reason_prints_in_full(browser, claims_html, run_copy, tmp_path):
+    import base64
+    import re
+
+    from claimcheck.cli import main
+
+    matrix = tmp_path / "matrix.html"
+    main(["merge", str(run_copy), str(run_copy), "-o", str(matrix)])
+    try:
+        for page in (claims_html, matrix):
+            for width in PRINTED.values():
+                open_page(browser, page)
+                facts = printed_facts(browser, width)
+                assert facts["scroll"] <= facts["vw"] and facts["right"] <= facts["vw"], (page.name, width, facts)
+                assert facts["more"] and all(facts["more"]), (page.name, width, facts)  # open, not "more"
+                assert not any(facts["fingerprints"])  # the matrix prints its runner's two lines, not the dump
+                assert overruns(browser, "tbody.claim th.id, table.matrix th.id") == []
+                browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+            pdf = base64.b64decode(browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": True,
+                                                                             "preferCSSPageSize": True})["data"])
+            width, height = map(float, re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf).groups())
+            assert width > height, page.name  # across the paper: the wide tables get their columns
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        browser.set_window_size(WIDTH, 900)
+
+
 def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     path, _ = ms_run
     doc, _ = load_document(path)
@@ -299,3 +411,38 @@ def test_the_matrix_page_has_no_wcag_violations(browser, run_copy, tmp_path, axe
     assert main(["merge", str(runs / "cpu" / "claims.json"), str(runs / "gpu" / "claims.json"), "-o", str(page)]) in (0, None)
     open_page(browser, page)
     assert axe_violations(browser, axe_source) == []
+
+
+def test_the_matrix_header_says_the_runner_in_two_lines(browser, run_copy, tmp_path):
+    """The runner's header: at most two lines of runner, its counts and a disclosure with the
+    whole fingerprint; once a raw dump of ~480 px (``load.probe_s: 0.0013913990001128695``)."""
+    from claimcheck.cli import main
+
+    runs = tmp_path / "runs"
+    for name, threads in (("cpu-1", 1), ("cpu-2", 2)):
+        (runs / name).mkdir(parents=True)
+        doc = json.loads(run_copy.read_text(encoding="utf-8"))
+        doc["runner"].update(torch_threads=threads, load={"loadavg_1m": 3.43, "cores": 2, "busy": True, "why": "",
+                                                          "probe_s": 0.0013913990001128695, "probe_spread": 2.276})
+        (runs / name / "claims.json").write_text(json.dumps(doc), encoding="utf-8")
+    page = tmp_path / "matrix.html"
+    main(["merge", str(runs / "cpu-1" / "claims.json"), str(runs / "cpu-2" / "claims.json"), "-o", str(page)])
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, page)
+    facts = browser.execute_script(
+        "const h = document.querySelector('table.matrix thead');"
+        "return {height: h.getBoundingClientRect().height,"
+        "  briefs: [...h.querySelectorAll('th.run')].map(th => [...th.querySelectorAll('.brief')].map(b => b.innerText)),"
+        "  lines: [...h.querySelectorAll('th.run .brief')].map(b => Math.round(b.getBoundingClientRect().height /"
+        "         parseFloat(getComputedStyle(b).lineHeight))),"
+        "  shown: h.innerText, fingerprint: [...h.querySelectorAll('details.fp')].map(d => [d.open, d.textContent])}")
+    assert facts["height"] < 120, facts
+    assert facts["briefs"][0] == ["AMD EPYC (AVX512), 2 cores, no GPU, torch 2.13.0+cpu",
+                                  "1 thread, profile standard, no weights, busy"]
+    assert facts["briefs"][1][1].startswith("2 threads, profile standard")
+    assert max(facts["lines"]) == 1  # each line on one line at 1280 px
+    assert "probe_s" not in facts["shown"] and "load.why" not in facts["shown"]
+    assert all(not is_open for is_open, _ in facts["fingerprint"])
+    text = facts["fingerprint"][0][1]
+    assert "load.probe_s: 0.001391" in text and "load.why" not in text and "weights.reason: needs the pretrained GPT-2" in text
+    assert overruns(browser, "table.matrix th.id") == []

@@ -131,3 +131,19 @@ def test_a_detail_named_model_that_is_not_the_lanes_record_does_not_break_the_pa
     doc["claims"][7]["details"]["model"] = "GPT-2 small's architecture at width 64"  # a claim's own words
     page = claims_page(doc, run_copy.parent)
     assert len(rows_of(page, parse)) == len(doc["claims"])
+
+
+def test_the_deselected_tests_are_explained_under_the_counts(run_copy, parse):
+    """Every run's "5 deselected": which tests, why, and the command that runs them."""
+    from claimcheck.pages import claims_page, load_document
+
+    doc, _ = load_document(run_copy)
+    page = claims_page(doc, run_copy.parent)
+    items = parse(page)
+    assert items.find("ul", id="deselected")
+    text = " ".join(items.text)
+    assert ("5 tests deselected (C06, C14, C18, C28, C30.model): the portable-LM lane's, which runs only when asked "
+            "for (--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). To run them:") in text
+    assert "<code>pytest claims/ --claims-lm smollm2</code>" in page
+    doc.pop("deselected")
+    assert 'id="deselected"' not in claims_page(doc, run_copy.parent)

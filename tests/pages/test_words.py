@@ -138,3 +138,22 @@ def test_a_locator_is_bracketed_once():
 
     assert quoted("总代价随长度平方增长") == "「总代价随长度平方增长」"
     assert quoted("「第一个字出来要多久」") == "「第一个字出来要多久」"
+
+
+def test_a_runner_in_two_lines_for_the_matrix_header():
+    gpu = {"cpu": "Intel Xeon", "cpu_capability": "AVX2", "cores": 16, "torch": "2.13.0+cu128", "torch_threads": 16,
+           "gpu": {"name": "NVIDIA H200", "memory_bytes": 141 * 2**30, "count": 1}, "runner_profile": "ci-gpu",
+           "weights": {"available": True}, "load": {"busy": False, "why": ""}}
+    assert words.runner_brief(gpu, {"size_profile": "full"}) == [
+        "Intel Xeon (AVX2), 16 cores, GPU NVIDIA H200 141 GiB, torch 2.13.0+cu128",
+        "16 threads, profile full, runner ci-gpu, GPT-2 weights"]
+    assert words.runner_brief({}) == ["unknown CPU, no GPU"]  # an old file without a fingerprint
+
+
+def test_the_full_fingerprint_leaves_out_empty_fields_and_rounds_floats():
+    from claimcheck.runs import fingerprint_lines
+
+    lines = fingerprint_lines({"cpu": "AMD EPYC", "cores": 2, "load": {"probe_s": 0.0013913990001128695, "why": "",
+                                                                        "busy": True}}, {"size_profile": "quick"})
+    assert "load.probe_s: 0.001391" in lines and "load.busy: True" in lines
+    assert not [ln for ln in lines if ln.startswith("load.why")]

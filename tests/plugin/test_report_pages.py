@@ -170,3 +170,24 @@ def test_pytest_html_may_not_overwrite_the_claims_page(project):
     project.runpytest("claims", "-p", "no:cacheprovider", "--html=log.html")
     assert (project.path / "log.html").is_file() and report(project, "claims.html").is_file()
     assert 'href="../log.html"' in report(project, "claims.html").read_text(encoding="utf-8")
+
+
+def test_the_test_log_shows_a_skip_reason_as_text_not_a_tuple(project):
+    """pytest-html writes ``str()`` of a skip's ``(path, line, message)``; the log says the reason."""
+    import html
+    import re
+
+    (project.path / "claims" / "test_skip.py").write_text(textwrap.dedent("""
+        import pytest
+
+        @pytest.mark.claim("C04")
+        def test_c04_here(claim):
+            pytest.skip("needs a thing this runner lacks")
+        """), encoding="utf-8")
+    project.runpytest("claims", "-p", "no:cacheprovider")
+    log = report(project, "tests.html").read_text(encoding="utf-8")
+    blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', log).group(1)))
+    logs = {test_id: "".join(row["log"]) for test_id, rows in blob["tests"].items() for row in rows}
+    skip = next(text for test_id, text in logs.items() if "test_c04_here" in test_id)
+    assert skip.startswith("Skipped at claims/test_skip.py:6: needs a thing this runner lacks"), skip
+    assert "('" not in skip and "Skipped: needs" not in skip
