@@ -171,7 +171,7 @@ class Rounds:
         ``within_s``: a bound on this call's wall time (seconds). No round starts that the rounds so
         far say would end past it; the first round of a measurement always runs. On a busy machine
         the measurement then has fewer rounds, and a timing verdict over too few rounds is
-        ``inconclusive`` (:func:`claimcheck.llm.verdicts.decide_timing`): its cost stays bounded
+        ``inconclusive`` (:meth:`claimcheck.llm.timing.Timing.measure`): its cost stays bounded
         instead of growing with the load.
         """
         t_start = time.perf_counter()
