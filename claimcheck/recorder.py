@@ -1,29 +1,35 @@
-"""Compare a measured value with its claim, record the result for the reports, and fail clearly.
+"""The ``claim`` fixture: hand a claim test's evidence to the judge, record the verdict, and stop
+the test the verdict's way.
 
-A claim test receives a :class:`ClaimRecorder` (the ``claim`` fixture) and calls
-:meth:`ClaimRecorder.check` with what it measured. The recorder converts units, applies the
-claim's tolerance, stores chapter value / measured value / tolerance / verdict on the test item
-(``user_properties``, which also travel from xdist workers), and fails the test with a message that
-says what, by how much, on what hardware, and what to do next.
+A claim test receives a :class:`ClaimRecorder` and calls one of its checks with what it measured.
+Every check builds the evidence of :mod:`claimcheck.verdict` and has it judged there (units,
+tolerance, machine-bound, near-tie, the timing rule); the recorder stores the verdict on the item
+(``VERDICT_KEY``, for the report hook's one table in :mod:`claimcheck.plugin.running`) and in
+``user_properties`` (the record, which travels from xdist workers), and raises from one function,
+:meth:`ClaimRecorder._raise`, with a message that says what, by how much, on what hardware, and
+what to do next.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 import pytest
 
+from claimcheck.display import format_value
 from claimcheck.interval import Interval
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.registry import Claim
 from claimcheck.units import convert
+from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
 RECORD_KEY = "claimcheck.record"  # user property: the claim's record as a JSON string (see encode_record)
 CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
-NEAR_TIE_VERDICT = "near-tie"  # a record's verdict: a difference a near-tie explains (check_comparison)
+VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
 EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test
 
@@ -61,23 +67,6 @@ def stored_record(props) -> dict:
     return {} if value is None else decode_record(value)
 
 
-def format_value(value, unit: str = "") -> str:
-    """Human form of a measured value: 5 significant digits, intervals as [lo, hi], with unit."""
-    if value is None:
-        return "-"
-    if isinstance(value, Interval):
-        text = str(value) if value.lo == value.hi else f"[{value.lo:.5g}, {value.hi:.5g}]"
-    elif isinstance(value, (list, tuple)) and len(value) == 2:
-        text = f"[{value[0]:.5g}, {value[1]:.5g}]"
-    elif isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, int):
-        text = f"{value:,}" if abs(value) >= 10000 else str(value)
-    else:
-        text = f"{float(value):.5g}"
-    return f"{text} {unit}".strip()
-
-
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
     from claimcheck.load import busy_by_load, load_average
@@ -100,6 +89,13 @@ def _jsonable(value):
     return value
 
 
+
+
+class VerdictError(Exception):
+    """Raised for an ``error`` verdict: the evidence could not be judged (a unit that does not
+    convert, a value that is not a number); the claim's row says error, with the reason."""
+
+
 class Comparison(Protocol):
     """What :meth:`ClaimRecorder.check_comparison` needs of a comparison of a measurement with a
     reference where some differences are explained by a stated tolerance of the method (a near-tie:
@@ -119,13 +115,23 @@ class Comparison(Protocol):
     def details(self) -> dict: ...
 
 
+class TimingMeasurement(Protocol):
+    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement (the LLM kit's
+    :class:`claimcheck.llm.timing.Timing` and its kinds): ``measure`` extends its interleaved
+    rounds while ``settled(evidence)`` is false and its budget allows, and returns the evidence;
+    ``details()``: its facts for the report row (sizes, samples, the profile)."""
+
+    def measure(self, statistic: Callable, *, conditions=(), exact=(), unit: str | None = None,
+                settled: Callable[[Timed], bool]) -> Timed: ...
+
+    def details(self) -> dict: ...
+
+
 class ClaimRecorder:
     """The ``claim`` fixture: one claim of the registry, bound to the running test."""
 
-    def __init__(self, claim: Claim, item, runner: str | None, hardware: str, runner_desc: dict,
-                 strict_timing: bool = False):
+    def __init__(self, claim: Claim, item, runner: str | None, hardware: str, runner_desc: dict):
         self.claim = claim
-        self._strict_timing = strict_timing
         self._item = item
         self._runner = runner
         self._hardware = hardware
@@ -133,6 +139,8 @@ class ClaimRecorder:
         self.details: dict = {}
         self.model: str | None = None  # set by on_model(): the portable-LM lane's model
         self._form: dict = {}  # stated/unit/tolerance of a portable form (check_form)
+        self._verdict: Verdict | None = None  # the standing verdict (the worst so far)
+        self._last_value: Any = None
 
     # -------------------------------------------------------------------------------------
     @property
@@ -148,6 +156,19 @@ class ClaimRecorder:
     def stated(self) -> str:
         return self.claim.stated
 
+    @property
+    def region(self) -> tuple[float, float] | None:
+        """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit (None: no region)."""
+        from claimcheck.verdict import claim_region
+
+        return claim_region(self.claim)
+
+    @property
+    def on_its_runner(self) -> bool:
+        """Whether this run is on the runner a machine-bound claim was measured on (its absolute
+        figures are enforced only there)."""
+        return bool(self.claim.runner) and self.claim.runner == self._runner
+
     def value(self, name: str) -> str:
         """Return the printed number ``name`` of the claim's ``values`` table (a string).
 
@@ -160,10 +181,15 @@ class ClaimRecorder:
             raise KeyError(f"{self.claim.path}: claim {self.claim.id}: no value {name!r} in 'values' "
                            f"(has: {', '.join(self.claim.values) or 'none'})") from None
 
+    def holds(self, measured, printed: str) -> bool:
+        """Whether ``measured`` (in the claim's unit) agrees with the printed number ``printed``
+        under the claim's tolerance (e.g. a second absolute time of a machine-bound table)."""
+        return self.claim.tolerance(measured, printed) is None
+
     def detail(self, **items) -> None:
         """Attach extra facts (sizes, samples, conventions) to this claim's report row."""
         self.details.update({k: _jsonable(v) for k, v in items.items()})
-        self._store(None, None, None)
+        self._write()
 
     def plot(self, png: bytes, name: str) -> None:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
@@ -173,67 +199,45 @@ class ClaimRecorder:
 
     # -------------------------------------------------------------------------------------
     def check(self, measured, unit: str | None = None, **details) -> None:
-        """Compare ``measured`` with the claim's stated value under its tolerance.
-
-        Args:
-            measured: a number or an :class:`~claimcheck.interval.Interval`.
-            unit: the unit ``measured`` is in (pint syntax); converted to the claim's unit.
-                Default: already in the claim's unit.
-            **details: extra facts for the report.
-
-        Machine-bound claims (a registry ``runner``) are enforced only when this run's
-        ``--claims-runner`` names that runner; elsewhere the measured value is recorded beside
-        the chapter's and the test is skipped with that reason.
+        """Compare ``measured`` (a number or an :class:`~claimcheck.interval.Interval`, in ``unit``,
+        default the claim's) with the claim's stated value under its tolerance; ``details`` are
+        facts for the report. A machine-bound claim (a registry ``runner``) on another runner is
+        recorded beside the chapter's value and skipped.
 
         Raises:
-            pytest.fail.Exception: the value is outside the tolerance (the test fails).
-            pytest.skip.Exception: a machine-bound claim on another runner.
+            pytest.fail.Exception: outside the tolerance. pytest.skip.Exception: machine-bound.
+            TypeError: on the portable-LM lane, a claim about GPT-2's own numbers (use check_form).
         """
         __tracebackhide__ = True
         if self.model and not self.claim.portable:
             raise TypeError(f"{self.claim.id} is about GPT-2's own numbers (no 'portable = true' in {self.claim.path}): "
                             f"on {self.model} check its portable form with claim.check_form(measured, expected, ...)")
-        if details:
-            self.details.update({k: _jsonable(v) for k, v in details.items()})
-        value = self._convert(measured, unit)
-        c = self.claim
-        if c.runner and self._runner != c.runner:
-            reason = (f"machine-bound: the chapter's {c.stated} {c.unit} was measured on runner "
-                      f"'{c.runner}'; this runner is '{self._runner or 'unnamed'}' "
-                      f"(--claims-runner), measured here {format_value(value, c.unit)}. Its portable "
-                      f"form is checked by another claim; enforce this one with --claims-runner {c.runner}.")
-            self._store(value, "machine-bound", reason)
-            pytest.skip(reason)
-        failure = c.tolerance(value, c.stated or None)
-        self._store(value, "fail" if failure else "pass", failure)
-        if failure:
-            pytest.fail(self._message(value, failure), pytrace=False)
+        self.decide(Measured(measured, unit), **details)
 
-    def check_comparison(self, comparison: "Comparison", **details) -> None:
-        """Give the verdict of a comparison in which a near-tie may explain a difference (see :class:`Comparison`;
-        the LLM kit's tie-aware token-stream comparison, :func:`claimcheck.llm.generation.compare_streams`, is one).
+    def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
+        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check;
+        one that holds is no verdict of its own). ``measured`` (in ``unit``, default the claim's):
+        the claim's headline value, recorded so the report still shows what this runner measured.
 
-        No difference: :meth:`check` of ``comparison.measured`` (the claim's tolerance, e.g. ``<=0``
-        differing tokens). A difference explained by a near-tie: the verdict ``near-tie`` is
-        recorded with ``comparison.describe()`` and the call returns (the test passes in pytest's
-        terms, shown as NEAR-TIE; a later ``check`` that holds does not upgrade it). Any other
-        difference: fails, with the description. pytest's xfail plays no part: a claim test's
-        xfail is an error (see :mod:`claimcheck.plugin.running`).
+        Raises:
+            pytest.fail.Exception: ``condition`` is false.
+        """
+        __tracebackhide__ = True
+        if not condition:
+            self.decide(Requirement(False, message, measured, unit))
+
+    def check_comparison(self, comparison: Comparison, **details) -> None:
+        """The verdict of a comparison in which a near-tie may explain a difference (see
+        :class:`Comparison`; :func:`claimcheck.llm.generation.compare_streams` is one): no
+        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes
+        on, and a later check that holds does not upgrade it); any other difference fails.
 
         Raises:
             pytest.fail.Exception: as above.
         """
         __tracebackhide__ = True
-        self.detail(comparison=comparison.describe(), **comparison.details(), **details)
-        n = comparison.measured
-        if comparison.near_tie:
-            self._store(n, NEAR_TIE_VERDICT, comparison.describe())
-            return
-        if comparison.diverged:
-            failure = f"{self.claim.tolerance(n, self.claim.stated or None) or 'differs'}; {comparison.describe()}"
-            self._store(n, "fail", failure)
-            pytest.fail(self._message(n, failure), pytrace=False)
-        self.check(n)
+        self.decide(Compared(comparison.measured, comparison.near_tie, comparison.diverged, comparison.describe()),
+                    comparison=comparison.describe(), **comparison.details(), **details)
 
     def on_model(self, name: str, info: dict | None = None) -> None:
         """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
@@ -244,147 +248,115 @@ class ClaimRecorder:
         """
         self.model = name
         self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
-        self._store(None, None, None)
+        self._write()
 
     def check_form(self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details) -> None:
-        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``.
-
-        ``expected`` is computed for this model (e.g. the KV-bytes formula from its config), never
-        the chapter's GPT-2 value; the row shows it in place of the chapter's value, with ``form``
-        saying what is checked. ``tolerance`` uses the registry's syntax (``exact``, ``<=0``...).
+        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``
+        (computed for this model, never the chapter's GPT-2 value; the row shows it in place of the
+        chapter's value, with ``form`` saying what is checked), under ``tolerance`` (the registry's
+        syntax: ``exact``, ``<=0``...).
 
         Raises:
-            ValueError: a bad ``tolerance`` string, or no :meth:`on_model` before.
-            pytest.fail.Exception: ``measured`` is outside the tolerance.
+            ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance.
         """
         __tracebackhide__ = True
-        from claimcheck.tolerance import parse_tolerance
-
         if not self.model:
             raise ValueError(f"{self.claim.id}: check_form() is for the portable-LM lane; call claim.on_model(name) first")
-        tol = parse_tolerance(tolerance)
         stated = expected if isinstance(expected, str) else repr(expected)
         self._form = {"stated": stated, "unit": unit, "tolerance": tolerance, "form": form}
-        self.details.update({k: _jsonable(v) for k, v in details.items()})
-        self.details["portable_form"] = form
-        failure = tol(measured, stated)
-        self._store(measured, "fail" if failure else "pass", failure)
-        if failure:
-            pytest.fail(self._message(measured, failure), pytrace=False)
+        self.decide(Form(measured, stated, tolerance, unit, form), **details)
 
-    def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check).
-
-        ``measured`` (in ``unit``, default the claim's): the claim's headline value, recorded when the
-        condition fails before :meth:`check` could record it, so the report still shows what this
-        runner measured.
+    def check_timing(self, timing: TimingMeasurement, statistic: Callable, *, conditions=(), exact=(),
+                     unit: str | None = None, plot: Callable | None = None, **details) -> None:
+        """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
+        the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
+        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.Exact` forms),
+        measuring more rounds while an interval straddles its bar and the budget allows (see
+        :mod:`claimcheck.verdict` for the rule, busy machine included). ``timing.details()``,
+        ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
 
         Raises:
-            pytest.fail.Exception: ``condition`` is false.
+            pytest.fail.Exception: failed. pytest.skip.Exception: inconclusive (the report hook
+            fails it under ``--claims-strict-timing``) or machine-bound.
         """
         __tracebackhide__ = True
-        if not condition:
-            self.details.setdefault("failed_conditions", []).append(message)
-            self._store(None if measured is None else self._convert(measured, unit), "fail", message)
-            pytest.fail(f"{self.claim.id}: {message}\n  hardware: {self._hardware}{_load_note(self.claim)}", pytrace=False)
+        evidence = timing.measure(statistic, conditions=conditions, exact=exact, unit=unit,
+                                  settled=lambda ev: settled(self.claim, ev))
+        self.details.update({k: _jsonable(v) for k, v in timing.details().items()})
+        if plot is not None:
+            png, name = plot(timing)
+            self.plot(png, name)
+        self.decide(evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details)
 
-    def check_ci(self, ci, unit: str | None = None, *, conditions=(), exact=None, **details) -> None:
-        """Decide a timing claim from confidence intervals (the rule of :mod:`claimcheck.stats`).
-
-        Args:
-            ci: a :class:`claimcheck.stats.CI` of the claim's statistic, in ``unit`` (default the
-                claim's unit), judged against the claim's tolerance region.
-            conditions: ``[(condition, CI), ...]``: further statistics with bars of their own
-                (objects with ``name``, ``region`` and ``text``, e.g.
-                :class:`claimcheck.llm.verdicts.Condition`).
-            exact: ``{name: (value, (lo, hi), text)}``: exact, deterministic forms of the claim
-                (counts, FLOPs) checked beside the timing; one outside its region fails the claim.
-            **details: extra facts for the report (rounds, budget, the machine's load...).
-
-        Outcome: ``failed`` when an exact form fails or any interval lies wholly outside its bar
-        (on a machine the ``load`` detail marks busy, such an interval makes the claim
-        ``inconclusive`` instead: load biases timing forms toward failing); ``passed`` when every
-        interval lies inside its bar; else ``inconclusive``: skipped with the intervals, or failed
-        under ``--claims-strict-timing``. Machine-bound claims are
-        recorded and skipped as in :meth:`check`.
+    def skip(self, reason: str, **details) -> None:
+        """Skip the claim with ``reason`` (it cannot be checked here: external data, a profile
+        without the chapter's sizes), its ``details`` recorded.
 
         Raises:
-            pytest.fail.Exception, pytest.skip.Exception: as above.
+            pytest.skip.Exception: always.
         """
         __tracebackhide__ = True
-        from claimcheck.outcomes import INCONCLUSIVE
-        from claimcheck.stats import FAIL, PASS, decide, region_text
-
-        c = self.claim
-        lo, hi, value = (self._convert(x, unit) for x in (ci.low, ci.high, ci.value))
-        region = c.tolerance.region(c.stated or None)
-        verdicts = {c.id: decide(type(ci)(value, lo, hi, ci.level, ci.method, ci.n, ci.coverage), region)}
-        record_ci = {"low": lo, "high": hi, "value": value, "level": ci.level, "method": ci.method,
-                     "rounds": ci.n, "bar": region_text(region)}
-        conds = {}
-        for cond, cci in conditions:
-            verdicts[cond.name] = decide(cci, cond.region)
-            conds[cond.name] = {"text": cond.text, "low": cci.low, "high": cci.high, "value": cci.value,
-                                "bar": region_text(cond.region), "verdict": verdicts[cond.name]}
-        exact_rec = {}
-        for name, (v, (elo, ehi), text) in (exact or {}).items():
-            ok = elo <= v <= ehi
-            exact_rec[name] = {"text": text, "value": _jsonable(v), "bar": region_text((elo, ehi)),
-                               "verdict": PASS if ok else FAIL}
         self.details.update({k: _jsonable(v) for k, v in details.items()})
-        self.details["ci"] = record_ci
-        if conds:
-            self.details["conditions"] = conds
-        if exact_rec:
-            self.details["exact"] = exact_rec
-        if c.runner and self._runner != c.runner:
-            self.check(value)  # machine-bound: recorded beside the chapter's value and skipped
-        summary = "; ".join(
-            [f"{c.id}: {self._ci_text(lo, hi, ci.level, c.unit)} vs bar {record_ci['bar']} -> {verdicts[c.id]}"]
-            + [f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
-               for n, d in conds.items()]
-            + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact_rec.items()])
-        load = details.get("load") or {}
-        timing_failed = [n for n, v in verdicts.items() if v == FAIL]
-        # On a busy machine a timing interval outside its bar is not a failure of the chapter:
-        # other work's stalls hit every operation alike, so they inflate short passes and decode
-        # steps more than long ones and bias growth and ratio forms toward failing (seen: C16's
-        # exponent [1.08, 1.31] and C13's latency ratio [0.60, 1.15] at a load of 4 on 2 cores, both
-        # passing idle). Exact forms are deterministic and fail whatever the load.
-        if [n for n, d in exact_rec.items() if d["verdict"] == FAIL] or (timing_failed and not load.get("busy")):
-            self._store(value, "fail", summary)
-            pytest.fail(self._message(value, summary), pytrace=False)
-        if all(v == PASS for v in verdicts.values()):
-            self._store(value, "pass", None)
-            return
-        distrusted = (f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
-                      "bias timing forms toward failing, so that is not taken as a failure") if timing_failed else ""
-        reason = (f"inconclusive: {summary}{distrusted}; after {details.get('rounds', ci.n)} rounds within a budget of "
-                  f"{details.get('budget_s', '?')} s; machine load: {load.get('loadavg_1m', '?')} on "
-                  f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "")
-                  + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval.")
-        self._store(value, INCONCLUSIVE, reason)
-        if self._strict_timing:
-            pytest.fail(f"{c.id} (--claims-strict-timing): {reason}", pytrace=False)
-        raise pytest.skip.Exception(reason, _use_item_location=True)
+        self._settle(Verdict(SKIPPED, None, reason), reason)
 
-    @staticmethod
-    def _ci_text(lo, hi, level, unit) -> str:
-        return f"{level:.0%} CI [{lo:.4g}, {hi:.4g}] {unit}".rstrip()
+    def decide(self, evidence: Evidence, **details) -> None:
+        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with
+        ``details``, and raise its exception (every check above ends here).
+
+        Raises:
+            pytest.fail.Exception, pytest.skip.Exception, VerdictError: see :meth:`_raise`.
+        """
+        __tracebackhide__ = True
+        self.details.update({k: _jsonable(v) for k, v in details.items()})
+        verdict = judge(self.claim, evidence, runner=self._runner)
+        if verdict.details.get("failed_condition"):
+            self.details.setdefault("failed_conditions", []).append(verdict.details["failed_condition"])
+        self.details.update({k: _jsonable(v) for k, v in verdict.details.items() if k != "failed_condition"})
+        if verdict.outcome == FAILED and isinstance(evidence, Requirement):
+            message = f"{self.claim.id}: {verdict.reason}\n  hardware: {self._hardware}{_load_note(self.claim)}"
+        else:
+            message = self._message(verdict.value, verdict.reason)
+        self._settle(verdict, message)
 
     def convert(self, measured, unit):
         """``measured`` (a number or an Interval in ``unit``) in the claim's unit (pint)."""
-        return self._convert(measured, unit)
-
-    # -------------------------------------------------------------------------------------
-    def _convert(self, measured, unit):
         if unit is None or unit == self.claim.unit:
             return measured
         if isinstance(measured, Interval):
             return Interval(convert(measured.lo, unit, self.claim.unit), convert(measured.hi, unit, self.claim.unit))
         return convert(measured, unit, self.claim.unit)
 
-    def _store(self, value, verdict, reason):
+    # -------------------------------------------------------------------------------------
+    def _settle(self, verdict: Verdict, message: str) -> None:
+        __tracebackhide__ = True
+        if verdict.value is not None:
+            self._last_value = verdict.value
+        # the standing verdict is the worst so far: a failed or near-tie verdict stands against a
+        # later check that holds, even one a test reached by catching the first one's exception
+        if self._verdict is None or worse(self._verdict.outcome, verdict.outcome) == verdict.outcome:
+            self._verdict = verdict
+        self._item.stash[VERDICT_KEY] = self._verdict
+        self._write()
+        self._raise(verdict, message)
+
+    def _raise(self, verdict: Verdict, message: str) -> None:
+        """The one place a verdict becomes pytest's control flow: passed and near-tie return;
+        failed raises ``pytest.fail.Exception``; skipped and inconclusive raise
+        ``pytest.skip.Exception`` at the test's location; error raises :class:`VerdictError`.
+        What the report then says is the report hook's one table
+        (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the verdict stored on the item."""
+        __tracebackhide__ = True
+        if verdict.outcome in (PASSED, NEAR_TIE):
+            return
+        if verdict.outcome == FAILED:
+            raise pytest.fail.Exception(message, pytrace=False)
+        if verdict.outcome in (SKIPPED, INCONCLUSIVE):
+            raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
+        if verdict.outcome == ERROR:
+            raise VerdictError(f"{self.claim.id}: {verdict.reason}")
+        raise ValueError(f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}")
+
+    def _write(self) -> None:
         props = self._item.user_properties
         record = stored_record(props)
         record.update({
@@ -395,12 +367,16 @@ class ClaimRecorder:
         })
         if self.model:
             record["model"] = self.model
+        v = self._verdict
+        value = v.value if v is not None and v.value is not None else self._last_value
         if value is not None:
             record["measured"] = _jsonable(value)
             record["measured_display"] = format_value(value, record["unit"])
-        if verdict is not None and not (verdict == "pass" and record.get("verdict") == NEAR_TIE_VERDICT):
-            record["verdict"] = verdict  # a near-tie stands against a later check that holds
-            record["reason"] = reason
+        if v is not None:
+            record["verdict"] = v.outcome
+            record["reason"] = v.reason
+            if v.margin is not None:
+                record["margin"] = _jsonable(v.margin)
         record["details"] = dict(self.details)
         props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
@@ -410,13 +386,13 @@ class ClaimRecorder:
             form = self._form
             lines = [f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
                      f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
-                     f"  measured:  {format_value(value, form.get('unit', c.unit))}",
+                     f"  measured:  {format_value(value, form.get('unit', c.unit)) or '-'}",
                      f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
                      f"  hardware:  {self._hardware}"]
             return "\n".join(lines)
         lines = [f"{c.id} does not hold: {c.title}",
                  f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
-                 f"  measured:  {format_value(value, c.unit)}"]
+                 f"  measured:  {format_value(value, c.unit) or '-'}"]
         try:
             stated = c.stated_value
             if stated is None:

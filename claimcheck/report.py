@@ -18,8 +18,8 @@ from pathlib import Path
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
 from claimcheck.partial import NOT_SELECTED
-from claimcheck.recorder import (CLAIM_ID_KEY, ERROR_KEY, EXPECTED_FAIL_KEY, KIND_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR,
-                                 RECORD_KEY, decode_record)
+from claimcheck.recorder import (CLAIM_ID_KEY, ERROR_KEY, EXPECTED_FAIL_KEY, KIND_KEY, PLOTS_ATTR, RECORD_KEY,
+                                 decode_record)
 
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
@@ -83,10 +83,9 @@ def report_outcome(report) -> str | None:
         return NOT_RUN if report.skipped else None
     if hasattr(report, "wasxfail"):  # a test the registry expects to fail (expected_fail): its verdict decides
         verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
-        by_verdict: dict[str | None, str] = {"fail": FAILED, "pass": PASSED, NEAR_TIE_VERDICT: NEAR_TIE}
-        return by_verdict.get(verdict, ERROR)
+        return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
     if report.when == "call" and report.passed and \
-            decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE_VERDICT:
+            decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE:
         return NEAR_TIE
     if report.failed:
         if report.when == "call" and kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY):
@@ -301,7 +300,7 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
             "duration_s": round(r.duration_s, 3),
             "section": rec.get("section"),
             "note": rec.get("note") or "",
-            "verdict_reason": rec.get("reason") if rec.get("verdict") == "fail" else None,
+            "verdict_reason": rec.get("reason") if rec.get("verdict") == FAILED else None,
             "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
             "drifted": r.drifted,
             "locations": r.locations,

@@ -72,10 +72,30 @@ def check_schema(doc: dict, path) -> int:
     return schema
 
 
+#: the words of timing verdicts in files written before every verdict spoke :mod:`claimcheck.outcomes`
+OLD_VERDICT_WORDS = {"pass": "passed", "fail": "failed", "undecided": "inconclusive", "machine-bound": "skipped"}
+
+
+def upgrade_words(doc: dict) -> dict:
+    """Give the verdicts inside every entry's ``details`` (a timing claim's ``conditions`` and
+    ``exact`` forms) the words of :mod:`claimcheck.outcomes`, in place: older files say
+    ``pass``/``fail``/``undecided``."""
+    for e in doc.get("claims") or []:
+        details = e.get("details") if isinstance(e, dict) else None
+        for part in ("conditions", "exact"):
+            forms = details.get(part) if isinstance(details, dict) else None
+            for form in (forms.values() if isinstance(forms, dict) else ()):
+                if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
+                    form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
+    return doc
+
+
 def upgrade(doc: dict, path) -> dict:
-    """Give every entry of a schema-1 document its chapter and key, in place (see the module docstring)."""
+    """Give every entry of a schema-1 document its chapter and key, and every document the verdict
+    words of :mod:`claimcheck.outcomes` (:func:`upgrade_words`), in place (see the module docstring)."""
     from claimcheck.keys import qualify
 
+    upgrade_words(doc)
     if check_schema(doc, path) >= 2:
         return doc
     chapter = _single_chapter(doc)

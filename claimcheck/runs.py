@@ -227,20 +227,13 @@ def _ordered_ids(runs: list[RunResult]) -> list[str]:
 
 
 def format_measured(entry: dict) -> str:
-    """The measured value of an entry as text: its ``measured_display``, else the value with unit."""
+    """The measured value of an entry as text: its ``measured_display``, else the value with unit
+    (:func:`claimcheck.display.format_value`)."""
+    from claimcheck.display import format_value
+
     if entry.get("measured_display"):
         return str(entry["measured_display"])
-    m = entry.get("measured")
-    if m is None:
-        return ""
-    unit = entry.get("unit") or ""
-    if isinstance(m, list):
-        text = f"[{m[0]:.5g}, {m[1]:.5g}]"
-    elif _is_number(m):
-        text = f"{m:.5g}"
-    else:
-        text = str(m)
-    return f"{text} {unit}".strip()
+    return format_value(entry.get("measured"), entry.get("unit") or "")
 
 
 def merge(runs: list[RunResult], errors=()) -> Matrix:

@@ -1,4 +1,4 @@
-"""Confidence intervals of timing statistics, and the decision rule of every timing claim.
+"""Confidence intervals of timing statistics (the decision rule is :func:`claimcheck.verdict.bar_outcome`).
 
 Timing on a shared machine is noisy, so a timing claim is decided from an interval, not from a
 point: from the interleaved rounds of a measurement (round i of every side taken back to back),
@@ -6,8 +6,8 @@ each claim computes a confidence interval of its statistic and
 
 - **passes** when the whole interval lies inside the claim's bar (its tolerance's region),
 - **fails** when the whole interval lies outside it,
-- is **undecided** otherwise: the caller takes more rounds, up to the claim's time budget, and
-  then reports ``inconclusive`` with the interval (:mod:`claimcheck.outcomes`).
+- is **inconclusive** otherwise: the caller takes more rounds, up to the claim's time budget, and
+  then reports ``inconclusive`` with the interval (:mod:`claimcheck.verdict`).
 
 Two intervals, both distribution-free:
 
@@ -30,9 +30,6 @@ from dataclasses import asdict, dataclass
 
 #: the confidence level of every timing claim
 LEVEL = 0.95
-
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
-
 
 @dataclass(frozen=True)
 class CI:
@@ -139,23 +136,6 @@ def _quantile(sorted_xs, q: float) -> float:
     lo = int(math.floor(pos))
     hi = min(lo + 1, len(sorted_xs) - 1)
     return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
-
-
-def decide(ci: CI, region: tuple[float, float]) -> str:
-    """Judge a confidence interval against a bar: the accepted values ``region = (lo, hi)``.
-
-    Returns :data:`PASS` when ``[ci.low, ci.high]`` lies inside the region, :data:`FAIL` when it
-    lies wholly outside (no accepted value in it), else :data:`UNDECIDED`. An interval whose known
-    coverage is below its level (too few samples) is always :data:`UNDECIDED`.
-    """
-    if ci.coverage is not None and ci.coverage < ci.level:
-        return UNDECIDED
-    lo, hi = region
-    if lo <= ci.low and ci.high <= hi:
-        return PASS
-    if ci.high < lo or ci.low > hi:
-        return FAIL
-    return UNDECIDED
 
 
 def region_text(region: tuple[float, float]) -> str:

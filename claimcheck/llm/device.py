@@ -5,14 +5,10 @@ default: CUDA GPU 0 when torch sees one, else the CPU), ``cpu``, ``cuda`` or ``c
 CUDA where there is none is an error, not a silent fallback: a GPU runner whose torch is a CPU
 build must fail loudly, not report a CPU run as a GPU run.
 
-dtypes follow what the chapter's numbers assume:
-
-* ``half`` -- the chapter's KV-cache arithmetic ("半精度", 2 bytes per element): float16 on CUDA.
-  On a CPU, float16 matmuls are ~150x slower than bfloat16 (a 1024-token GPT-2 small prefill took
-  95 s in fp16, under 1 s in bf16, on 2 cores), so the CPU uses bfloat16, which stores the same
-  2 bytes per element; bytes are what those claims are about.
-* ``listing`` -- the chapter's timings come from its listing, which loads GPT-2 with
-  ``from_pretrained``'s default dtype: float32, on the laptop and on Colab's GPU alike (C34).
+dtypes follow what the chapter's numbers assume: ``listing`` -- the chapter's timings come from
+its listing, which loads GPT-2 with ``from_pretrained``'s default dtype: float32, on the laptop and
+on Colab's GPU alike (C34). (The KV-cache bytes of C18 need no half-precision compute at all: see
+its fixture.)
 
 torch is imported inside the functions, so importing this module is cheap.
 """
@@ -21,7 +17,7 @@ from __future__ import annotations
 
 from claimcheck.settings import DEVICE_CHOICES, check_device_name  # noqa: F401 - the names are the settings'
 
-PRECISIONS = ("half", "listing")
+PRECISIONS = ("listing",)
 
 
 class DeviceError(ValueError):
@@ -78,15 +74,13 @@ def select_device(requested: str | None = "auto"):
 def dtype_for(device, precision: str):
     """Return the torch dtype a claim of ``precision`` runs in on ``device`` (see the module docstring).
 
-    ``half``: float16 on CUDA, bfloat16 on CPU (both 2 bytes per element). ``listing``: float32.
+    ``listing``: float32 on any device.
 
     Raises:
         ValueError: unknown ``precision``.
     """
     import torch
 
-    if precision == "half":
-        return torch.float16 if _is_cuda(device) else torch.bfloat16
     if precision == "listing":
         return torch.float32
     raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")

@@ -105,3 +105,50 @@ def bandwidth_plot(decode_bytes_per_s: list[float], bandwidth: list[float]) -> b
     ax.set_ylabel("GB/s")
     ax.set_ylim(bottom=0)
     return _png(fig)
+
+
+def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
+    """Seconds of one forward pass (no cache) vs positions: every round's sample, the medians, and
+    the fitted ``a*L^k``, labelled with the claim's value ``1 + k`` (the exponent of uncached
+    decoding's total time, whose step L recomputes L positions)."""
+    import statistics
+
+    fig, ax = _figure("Forward pass time vs positions recomputed (C16's verdict)")
+    for L in lengths:
+        ax.scatter([L] * len(samples[L]), samples[L], color="C1", s=12, zorder=3)
+    ax.plot(lengths, [statistics.median(samples[L]) for L in lengths], color="C1", lw=1, label="median")
+    grid = [lengths[0] + (lengths[-1] - lengths[0]) * j / 50 for j in range(51)]
+    ax.plot(grid, [fit.predict(n) for n in grid], color="C1", ls="--",
+            label=f"fit L^{fit.exponent:.2f}: total time ~ n^{1 + fit.exponent:.2f}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("positions in the forward pass")
+    ax.set_ylabel("seconds")
+    ax.legend(fontsize=8)
+    return _png(fig)
+
+
+# the plots of the timing claims, from the kit's typed measurements (claimcheck.llm.speed):
+# each returns (PNG bytes, name), the form claim.check_timing(..., plot=...) takes
+
+def read_write(t) -> tuple[bytes, str]:
+    """C05: read vs write token/s of every round of a :class:`~claimcheck.llm.speed.ReadWriteTiming`."""
+    return read_write_plot(t.read_tps(), t.write_tps()), "read vs write token/s"
+
+
+def bandwidth(t) -> tuple[bytes, str]:
+    """C12: decode's weight traffic vs the measured read bandwidth, every round."""
+    traffic = [w * t.weight_bytes for w in t.write_tps()]
+    ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples.samples["stream"]]
+    return bandwidth_plot(traffic, ceiling), "decode traffic vs bandwidth"
+
+
+def forward_passes(f) -> tuple[bytes, str]:
+    """C16: the forward-pass series of a :class:`~claimcheck.llm.speed.ForwardTiming`, the one its verdict fits."""
+    samples = {L: list(f.rounds.samples.samples[f.sides[L]]) for L in f.lengths}
+    return forward_pass_plot(list(f.lengths), samples, f.fit()), "forward pass time vs positions"
+
+
+def batch(b) -> tuple[bytes, str]:
+    """C35: decode token/s and per-step latency vs batch size, every round."""
+    return batch_plot(b.per_step()), "batched decode"

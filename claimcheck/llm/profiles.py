@@ -91,7 +91,7 @@ class _Shared(TypedDict):
 # quick and standard share every size a claim's form depends on (generation lengths, prompts,
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
-# interval covers the timing verdicts' 90% (claimcheck.llm.verdicts.LEVEL).
+# interval covers the timing verdicts' 90% (claimcheck.llm.timing.LEVEL).
 _SHARED = _Shared(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), decode_steps=8,
                   batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
                   forward_lengths=(128, 256, 512), context_tokens=1000)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from claimcheck.plugin.state import run_state, settings_of, skip_here
+from claimcheck.plugin.state import run_state, settings_of, setup_error, skip_here
 
 MARKERS = {
     "gpu": "gpu: needs a CUDA GPU; skipped with the reason where torch sees none",
@@ -133,7 +133,7 @@ def pytest_runtest_setup(item):
     if item.get_closest_marker("pretrained"):
         w = weights_of(item.config)
         if w.broken:  # weights given but unusable: a broken input is an error, not a skip
-            pytest.fail(w.reason, pytrace=False)
+            setup_error(w.reason)
         if not w.available:
             skip_here(w.reason)
 

@@ -14,10 +14,13 @@ import functools
 import math
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from claimcheck.llm.timing import Interleaved, Rounds, Stats, sync_device, time_once
+from claimcheck.llm.timing import Interleaved, Rounds, Stats, Timing, sync_device, time_once
+from claimcheck.verdict import Exact
+
+_median = statistics.median
 
 
 def _device(model):
@@ -182,7 +185,7 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     return Rounds(fns, warmup=0, device=device), steps
 
 
-def prefix_generation_times(model, prompt, lengths) -> dict:
+def prefix_generation_times(model, prompt, lengths) -> "ChapterTimes":
     """Times of greedy generations of each of ``lengths`` new tokens, with and without the cache,
     from one generation of the longest length each way (one interleaved round, no warm-up).
 
@@ -192,7 +195,7 @@ def prefix_generation_times(model, prompt, lengths) -> dict:
     its whole wall time). ``prompt``: ``[1, p]`` int64.
 
     Returns:
-        ``{"seconds": {"cache@N": s, "nocache@N": s, ...}, "how": {name: how it was timed}}``.
+        :class:`ChapterTimes`: ``seconds["cache@N"]``, ``seconds["nocache@N"]`` and how each was timed.
     Raises:
         ValueError: ``lengths`` is empty or holds a length below 1.
     """
@@ -208,7 +211,7 @@ def prefix_generation_times(model, prompt, lengths) -> dict:
         for n in sorted(set(lengths) - {longest}):
             seconds[f"{kind}@{n}"] = sum(t for _, t in steps[name][:n])
             how[f"{kind}@{n}"] = f"sum of the first {n} forward passes of the {longest}-token generation"
-    return {"seconds": seconds, "how": how}
+    return ChapterTimes(seconds, how)
 
 
 @dataclass(frozen=True)
@@ -321,17 +324,17 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
     decode steps on a long context and their paired short ones, where measured, under ``"context"``:
     ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
     "short_tokens": S, "kv_bytes": int}``."""
-    out = {}
+    out: dict[Any, dict] = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {"ttft": [g["ttft"] for g in got], "steps": [g["steps"] for g in got],
-                  "kv_bytes": got[-1]["kv_bytes"] if got else None}
+        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got],
+                  "kv_bytes": got[-1].kv_bytes if got else None}
     if context_tokens is not None:
-        got = rounds.samples.samples[f"context@{context_tokens}"]
-        out["context"] = {"tokens": context_tokens, "steps": [g["steps"] for g in got],
-                          "short_steps": [g["short_steps"] for g in got],
-                          "short_tokens": got[-1]["short_tokens"] if got else None,
-                          "kv_bytes": got[-1]["kv_bytes"] if got else None}
+        ctx = rounds.samples.samples[f"context@{context_tokens}"]
+        out["context"] = {"tokens": context_tokens, "steps": [g.steps for g in ctx],
+                          "short_steps": [g.short_steps for g in ctx],
+                          "short_tokens": ctx[-1].short_tokens if ctx else None,
+                          "kv_bytes": ctx[-1].kv_bytes if ctx else None}
     return out
 
 
@@ -342,8 +345,8 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` plus
     the greedy pick of the first token; then ``decode_steps`` decode steps of 1 token each, each
     timed (one clock read per step; on CUDA one synchronize per step region). A round's sample of a
-    side is ``{"ttft": s, "steps": [s, ...], "kv_bytes": int}`` (``kv_bytes``: the cache after the
-    prompt, bytes in the model's dtype).
+    side is a :class:`LatencySample` (``kv_bytes``: the cache after the prompt, bytes in the
+    model's dtype).
 
     ``context_tokens`` C adds side ``"context@C"``: ``decode_steps`` timed decode steps on a cache of
     C positions, each paired in time with one on a cache of the shortest prompt S (short, long,
@@ -398,7 +401,7 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
             ttft = time.perf_counter() - t0
             cache = output_cache(o)
             kv = cache_nbytes(cache)
-            return {"ttft": ttft, "steps": decode(nxt, cache), "kv_bytes": kv}
+            return LatencySample(ttft, decode(nxt, cache), kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
     if context_tokens is not None:
@@ -421,8 +424,7 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
             finally:  # a round cut short by an exception must not leave later rounds a longer context
                 for n, cache in caches.items():
                     rewind_cache(cache, n)
-            return {"steps": times[context_tokens], "short_steps": times[short], "short_tokens": short,
-                    "kv_bytes": kv_long}
+            return ContextSample(times[context_tokens], times[short], short, kv_long)
 
         fns[f"context@{context_tokens}"] = on_context
     return Rounds(fns, warmup=warmup, device=device)
@@ -480,3 +482,278 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
         first, cache = prefilled(B)
         fns[f"batch@{B}"] = (lambda first=first, cache=cache: one(first, cache))
     return Rounds(fns, warmup=warmup, device=device)
+
+
+# ------------------------------------------------------------------------------------------------
+# Typed samples and the shared measurements of the timing claims (the fixtures' results)
+
+
+@dataclass(frozen=True)
+class LatencySample:
+    """One round of side ``prompt@L`` (:func:`latency_rounds`): TTFT (seconds), each decode step
+    after it (seconds), and the KV cache after the prompt (bytes)."""
+
+    ttft: float
+    steps: list
+    kv_bytes: int
+
+
+@dataclass(frozen=True)
+class ContextSample:
+    """One round of side ``context@C`` (:func:`latency_rounds`): decode steps (seconds) on a cache
+    of C positions, each paired in time with one on the shortest prompt's ``short_tokens``
+    positions (``short_steps``); ``kv_bytes``: the long cache."""
+
+    steps: list
+    short_steps: list
+    short_tokens: int
+    kv_bytes: int
+
+
+@dataclass(frozen=True)
+class ChapterTimes:
+    """The chapter's own generations timed once (:func:`prefix_generation_times`): ``seconds``
+    and ``how`` each was timed, by side (``"cache@768"``...)."""
+
+    seconds: dict
+    how: dict
+
+
+@dataclass
+class ReadWriteTiming(Timing):
+    """Read (prefill over ``read_tokens``) vs write (``write_tokens`` decode steps with the KV
+    cache), interleaved with a read-bandwidth probe (side ``stream`` over ``bandwidth_bytes``) and
+    the forward passes of C16 (:func:`read_write_rounds`). Rates are token/s, per round."""
+
+    read_tokens: int = 0
+    write_tokens: int = 0
+    threads: Any = None
+    bandwidth_bytes: int = 0
+    weight_bytes: int = 0
+
+    def read_tps(self, rounds=None) -> list[float]:
+        """Read token/s of each round (default: every round so far)."""
+        return [self.read_tokens / r["read"] for r in (self.per_round() if rounds is None else rounds)]
+
+    def write_tps(self, rounds=None) -> list[float]:
+        """Write (decode) token/s of each round (default: every round so far)."""
+        return [self.write_tokens / r["write"] for r in (self.per_round() if rounds is None else rounds)]
+
+    def median_s(self, side: str) -> float:
+        """Median seconds of one whole pass of ``side`` (``read`` or ``write``)."""
+        return self.rounds.samples.stats(side).median
+
+    def read_over_write(self, rounds) -> float:
+        """How many times faster a token is read than written: median read token/s over median
+        write token/s (C05's value)."""
+        return _median(self.read_tps(rounds)) / _median(self.write_tps(rounds))
+
+    def bandwidth_multiple(self, rounds) -> float:
+        """Multiples of the measured read bandwidth that decode would need at prefill's token/s
+        (weight bytes x read token/s / bandwidth): above 1, decode cannot be compute-bound (C12)."""
+        bw = _median(self.bandwidth_bytes / r["stream"] for r in rounds)
+        return self.weight_bytes * _median(self.read_tps(rounds)) / bw
+
+    def details(self) -> dict:
+        read, write = self.read_tps(), self.write_tps()
+        s = self.rounds.samples
+        out = {**super().details(), "read_tokens": self.read_tokens, "write_tokens": self.write_tokens,
+               "torch_threads": self.threads, "read_s": s.stats("read").as_dict(), "write_s": s.stats("write").as_dict(),
+               "read_tps": _median(read), "write_tps": _median(write),
+               "ratio_per_round": [r / w for r, w in zip(read, write)]}
+        if "stream" in s.samples:
+            traffic = [w * self.weight_bytes for w in write]  # bytes/s the decode steps actually read
+            bandwidth = [self.bandwidth_bytes / x for x in s.samples["stream"]]
+            out.update(decode_weight_traffic_bytes_per_s=traffic, read_bandwidth_bytes_per_s=bandwidth,
+                       decode_fraction_of_bandwidth=_median(traffic) / _median(bandwidth),
+                       weight_bytes=self.weight_bytes, prefill_over_decode_flops_per_s=_median(read) / _median(write),
+                       bandwidth_benchmark=f"torch.sum over a {self.bandwidth_bytes // 2**20} MiB float32 buffer, "
+                                           "interleaved with the read/write rounds")
+        return out
+
+
+@dataclass
+class ForwardTiming(Timing):
+    """One forward pass (no cache) over each of ``lengths`` positions, measured in the rounds of
+    a :class:`ReadWriteTiming` (C16: the cost of the recomputation step L of uncached decoding
+    does); ``sides`` maps each length to its side."""
+
+    lengths: tuple = ()
+    sides: dict = field(default_factory=dict)
+
+    def medians(self, rounds=None) -> list[float]:
+        """Median seconds of the forward pass at each length, in ``lengths`` order."""
+        rs = self.per_round() if rounds is None else rounds
+        return [_median(r[self.sides[L]] for r in rs) for L in self.lengths]
+
+    def fit(self, rounds=None) -> "PowerFit":
+        """The power law ``seconds = a * L**k`` of the forward pass over the lengths."""
+        return fit_power_law(list(self.lengths), self.medians(rounds))
+
+    def uncached_growth(self, rounds) -> float:
+        """1 + k: the exponent of the total time of uncached decoding, whose step n recomputes n
+        positions at a cost ~ n**k (C16's value)."""
+        return 1 + self.fit(rounds).exponent
+
+    def details(self) -> dict:
+        return {**super().details(), "forward_lengths": list(self.lengths),
+                "forward_pass_median_s": dict(zip(self.lengths, self.medians()))}
+
+
+@dataclass
+class GenerationTiming(Timing):
+    """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens``, with and
+    without the KV cache (sides ``cache@N``, ``nocache@N``, seconds); ``steps``: each forward call
+    of the last round, timed and counted (:func:`generation_rounds`)."""
+
+    lengths: tuple = ()
+    prompt_tokens: int = 0
+    steps: dict = field(default_factory=dict)
+
+    def speedup(self, rounds, n: int) -> float:
+        """How many times faster ``n`` tokens are written with the cache than without (medians)."""
+        return _median(r.side("nocache", n) for r in rounds) / _median(r.side("cache", n) for r in rounds)
+
+    def positions(self) -> dict:
+        """Positions processed by each generation's forward calls, counted: ``{side: total}``."""
+        return {name: sum(p for _, p in calls) for name, calls in self.steps["positions"].items()}
+
+    def positions_formula(self) -> dict:
+        """The same totals from the formulas: ``n*p + n(n-1)/2`` uncached (call i recomputes
+        ``p + i`` positions) and ``p + n - 1`` cached, for prompt ``p`` and ``n`` new tokens."""
+        p = self.prompt_tokens
+        return {**{f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths},
+                **{f"cache@{n}": p + n - 1 for n in self.lengths}}
+
+    def positions_ratio(self) -> dict:
+        """Positions recomputed without over with the cache, by length (counted)."""
+        counted = self.positions()
+        return {n: counted[f"nocache@{n}"] / counted[f"cache@{n}"] for n in sorted(self.lengths)}
+
+    def exact_positions(self) -> tuple:
+        """C15's exact forms: every counted total matches its formula, and the positions ratio
+        grows from the shortest length to the longest."""
+        counted, formula, ratio = self.positions(), self.positions_formula(), self.positions_ratio()
+        matches = sum(counted.get(k) == v for k, v in formula.items())
+        ns = sorted(self.lengths)
+        return (Exact("positions_formula", matches, (len(formula), len(formula)),
+                      "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)"),
+                Exact("positions_ratio_growth", ratio[ns[-1]] / ratio[ns[0]], (1.0 + 1e-9, math.inf),
+                      "positions recomputed without/with cache, longest over shortest length"))
+
+    def exact_uncached_steps(self, region) -> tuple:
+        """C16's exact forms at the longest length: 1 + the exponent of positions recomputed per
+        uncached step vs context (exactly 2) against the claim's ``region``; one position per
+        cached step after the prompt."""
+        longest = max(self.lengths)
+        uncached = self.steps["positions"][f"nocache@{longest}"]
+        cached = self.steps["positions"][f"cache@{longest}"]
+        exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
+        return (Exact("positions_exponent", exponent, region,
+                      "1 + exponent of positions recomputed per uncached step vs context (counted)"),
+                Exact("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1),
+                      "positions per cached decode step after the prompt"))
+
+    def total_time_fits(self) -> dict:
+        """Power-law fits of the whole generation's time vs length, cached and uncached."""
+        s = self.rounds.samples
+        return {kind: fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
+                for kind in ("cache", "nocache")}
+
+    def growth_details(self, min_context: int) -> dict:
+        """C16's report facts beside its verdict: the total-time fits, and the fit of the uncached
+        per-step times above ``min_context`` positions where the generation is long enough."""
+        fits = self.total_time_fits()
+        out = {"total_time_exponent_nocache": [fits["nocache"].exponent, fits["nocache"].stderr],
+               "total_time_exponent_cache": [fits["cache"].exponent, fits["cache"].stderr],
+               "positions_exponent_exact": self.exact_uncached_steps((-math.inf, math.inf))[0].value}
+        try:
+            k = binned_power_fit(self.steps[f"nocache@{max(self.lengths)}"], min_context)
+            out["uncached_step_time_exponent"] = [k.exponent, k.stderr]
+        except ValueError:  # generations too short for a fit of per-step times above the bound
+            pass
+        return out
+
+    def details(self) -> dict:
+        rounds = self.per_round()
+        return {**super().details(), "speedup_by_length": {n: self.speedup(rounds, n) for n in sorted(self.lengths)},
+                "positions_counted": self.positions(), "positions_ratio_by_length": self.positions_ratio(),
+                "prompt_tokens": self.prompt_tokens, "samples_s": dict(self.rounds.samples.samples)}
+
+
+@dataclass
+class LatencyTiming(Timing):
+    """TTFT and per-step decode latency after each of ``prompts`` (sides ``prompt@L``, each a
+    :class:`LatencySample`) and ``decode_steps`` paired decode steps on a cache of
+    ``context_tokens`` positions (side ``context@C``, a :class:`ContextSample`)."""
+
+    prompts: tuple = ()
+    context_tokens: int = 0
+    decode_steps: int = 0
+
+    def ttft(self, rounds, L: int) -> float:
+        """Median time to first token after an ``L``-token prompt (seconds)."""
+        return _median(r.side("prompt", L).ttft for r in rounds)
+
+    def itl(self, rounds, L: int) -> float:
+        """Median inter-token latency after an ``L``-token prompt: its decode steps pooled (seconds)."""
+        return _median(x for r in rounds for x in r.side("prompt", L).steps)
+
+    def ttft_growth(self, rounds) -> float:
+        """TTFT after the longest prompt over TTFT after the shortest."""
+        return self.ttft(rounds, max(self.prompts)) / self.ttft(rounds, min(self.prompts))
+
+    def itl_growth(self, rounds) -> float:
+        """Inter-token latency after the longest prompt over after the shortest."""
+        return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
+
+    def context_slowdown(self, rounds) -> float:
+        """A decode step on the long context over one on the shortest prompt's, paired in time (medians)."""
+        long = [x for r in rounds for x in r.side("context", self.context_tokens).steps]
+        short = [x for r in rounds for x in r.side("context", self.context_tokens).short_steps]
+        return _median(long) / _median(short)
+
+    def kv_bytes(self) -> dict:
+        """KV cache bytes after each prompt and on the long context: ``{positions: bytes}``."""
+        last = self.per_round()[-1]
+        return {**{L: last.side("prompt", L).kv_bytes for L in self.prompts},
+                self.context_tokens: last.side("context", self.context_tokens).kv_bytes}
+
+    def details(self) -> dict:
+        rounds = self.per_round()
+        short, ctx = min(self.prompts), self.context_tokens
+        paired = {"short": _median(x for r in rounds for x in r.side("context", ctx).short_steps),
+                  "long": _median(x for r in rounds for x in r.side("context", ctx).steps), "contexts": [short, ctx]}
+        return {**super().details(), "ttft_s": {L: self.ttft(rounds, L) for L in self.prompts},
+                "inter_token_latency_s": {L: self.itl(rounds, L) for L in self.prompts},
+                "paired_decode_step_s": paired, "prompts": self.prompts, "decode_steps": self.decode_steps,
+                "long_context": ctx}
+
+
+@dataclass
+class BatchTiming(Timing):
+    """Seconds per decode step at each of ``batch_sizes`` (side ``batch@B``), rows of
+    ``prompt_tokens`` each, ``decode_steps`` steps per round (:func:`batch_rounds`)."""
+
+    batch_sizes: tuple = ()
+    prompt_tokens: int = 0
+    decode_steps: int = 0
+
+    def latency(self, rounds, B: int) -> float:
+        """Median seconds per decode step at batch ``B``."""
+        return _median(r.side("batch", B) for r in rounds)
+
+    def throughput_gain(self, rounds) -> float:
+        """Decode token/s at the largest batch over token/s at the smallest."""
+        lo, hi = min(self.batch_sizes), max(self.batch_sizes)
+        return (hi / self.latency(rounds, hi)) / (lo / self.latency(rounds, lo))
+
+    def per_step(self) -> dict:
+        """Every round's seconds per decode step, by batch size."""
+        return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
+
+    def details(self) -> dict:
+        per_step = self.per_step()
+        lat = {B: _median(v) for B, v in per_step.items()}
+        return {**super().details(), "tokens_per_s": {B: B / lat[B] for B in lat}, "step_latency_s": lat,
+                "samples_s": per_step, "prompt_tokens": self.prompt_tokens, "decode_steps": self.decode_steps}

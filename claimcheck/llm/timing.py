@@ -12,6 +12,13 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from claimcheck.stats import CI, median_ci, rounds_for
+from claimcheck.verdict import Bar, Timed
+
+#: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
+LEVEL = 0.90
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,7 @@ class Rounds:
         ``within_s``: a bound on this call's wall time (seconds). No round starts that the rounds so
         far say would end past it; the first round of a measurement always runs. On a busy machine
         the measurement then has fewer rounds, and a timing verdict over too few rounds is
-        ``inconclusive`` (:func:`claimcheck.llm.verdicts.decide_timing`): its cost stays bounded
+        ``inconclusive`` (:meth:`claimcheck.llm.timing.Timing.measure`): its cost stays bounded
         instead of growing with the load.
         """
         t_start = time.perf_counter()
@@ -183,10 +190,96 @@ class Rounds:
         self.seconds += time.perf_counter() - t_start
         return self
 
-    def per_round(self) -> list[dict]:
-        """The samples as one dict per round: ``[{side: sample, ...}, ...]`` (for a bootstrap)."""
+    def per_round(self) -> list["Round"]:
+        """The samples as one :class:`Round` per round: ``[{side: sample, ...}, ...]``."""
         names = list(self.samples.samples)
-        return [dict(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
+        return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
+
+
+class Round(dict):
+    """One round's samples by side (``{"prompt@32": sample, ...}``); :meth:`side` names a side by
+    its kind and size."""
+
+    def side(self, kind: str, n: int) -> Any:
+        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``).
+
+        Raises:
+            KeyError: the round has no such side.
+        """
+        return self[f"{kind}@{n}"]
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A further statistic a timing claim requires, with its own bar: ``statistic`` (rounds ->
+    float), the accepted values ``region = (lo, hi)``, and ``text`` saying what it is ("speedup at
+    128 over speedup at 32 tokens")."""
+
+    name: str
+    statistic: Callable[[list], float]
+    region: tuple[float, float]
+    text: str
+
+
+def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
+    """The confidence interval of the median of ``statistic`` evaluated on each round alone
+    (:func:`claimcheck.stats.median_ci`: exact coverage from the binomial distribution whatever the
+    noise's shape; 5 rounds are needed at 90%)."""
+    return median_ci([float(statistic([r])) for r in rounds_list], level)
+
+
+@dataclass
+class Timing:
+    """A timing measurement shared by several claims (a fixture's result): its interleaved
+    ``rounds``, the seconds ``budget_s`` a claim may add while undecided, and the size profile.
+
+    A claim decides on it with ``claim.check_timing(timing, statistic, ...)``, which calls
+    :meth:`measure`. Why per-round medians and not a bootstrap: with the 3-7 rounds a 2-core machine
+    affords, a percentile bootstrap of a median covers far less than its nominal level; more
+    rounds only while undecided look at the data more than once, and the budget bounds the looks.
+    """
+
+    rounds: Rounds
+    budget_s: float
+    profile: str
+    spent: dict = field(default_factory=dict)  # seconds of the last measure(), for the report
+
+    def per_round(self) -> list[Round]:
+        return self.rounds.per_round()
+
+    def measure(self, statistic: Callable[[list], float], *, conditions=(), exact=(), unit: str | None = None,
+                settled: Callable[[Timed], bool], min_rounds: int | None = None) -> Timed:
+        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): ``statistic``
+        (rounds -> the claim's value in ``unit``) and each :class:`Condition` evaluated on every
+        round alone, their :func:`per_round_ci`; while ``settled(evidence)`` is false (an interval
+        straddles its bar) or fewer than ``min_rounds`` rounds are measured (default: the fewest
+        that cover :data:`LEVEL`), one more round at a time, each only when the rounds so far say
+        it ends within ``budget_s``: a busy machine makes the claim inconclusive at its budget,
+        not slow. ``exact``: :class:`claimcheck.verdict.Exact` forms, passed through."""
+        rounds = self.rounds
+        min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
+        spent_at_start = rounds.seconds
+        t0 = time.perf_counter()
+        step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
+        while True:
+            per_round = rounds.per_round()
+            evidence = Timed(per_round_ci(per_round, statistic), unit,
+                             tuple(Bar(c.name, per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions),
+                             tuple(exact), rounds.n, self.budget_s)
+            if (rounds.n >= min_rounds and settled(evidence)) or time.perf_counter() - t0 + step_s > self.budget_s:
+                break
+            t_step = time.perf_counter()
+            rounds.run(1, within_s=max(0.0, self.budget_s - (time.perf_counter() - t0)))
+            step_s = rounds.round_seconds
+            if rounds.cut_short and time.perf_counter() - t_step < 1e-3:
+                break  # not even one round fits what is left of the budget
+        self.spent = {"extra_seconds": round(time.perf_counter() - t0, 3), "measured_seconds": round(rounds.seconds, 3),
+                      "first_rounds_seconds": round(spent_at_start, 3)}
+        return Timed(evidence.ci, unit, evidence.bars, evidence.exact, rounds.n, self.budget_s, machine_load())
+
+    def details(self) -> dict:
+        """Facts of the measurement for a claim's report row (its subclasses add theirs)."""
+        return {"profile": self.profile, **self.spent}
 
 
 def machine_load(probe_repeats: int = 5) -> dict:

@@ -18,44 +18,8 @@ from claimcheck.interval import Interval
 from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative, ToleranceError,
                                   parse_tolerance)
 
-# unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
-_GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
-
-
-def number(x, digits: int = 5) -> str:
-    """A float as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
-
-    Integers of 10,000 and more get thousands separators; non-finite values print as ``inf``/``nan``.
-    """
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, str):
-        return x
-    if isinstance(x, int) and not isinstance(x, bool):
-        return f"{x:,}" if abs(x) >= 10000 else str(x)
-    x = float(x)
-    if not math.isfinite(x):
-        return "inf" if x > 0 else "-inf" if x < 0 else "nan"
-    if x != 0 and (abs(x) >= 1e7 or abs(x) < 1e-3):
-        mant, _, exp = f"{x:.{digits - 1}e}".partition("e")
-        mant = mant.rstrip("0").rstrip(".")
-        return f"{mant}e{int(exp)}"
-    if abs(x) >= 10 ** digits:  # more integer digits than significant ones: keep the integer part
-        return f"{x:.0f}"
-    text = f"{x:.{digits}g}"
-    if "e" in text:  # .g chose an exponent for a value in range: write it out
-        text = f"{x:f}".rstrip("0").rstrip(".")
-    return text
-
-
-def with_unit(text: str, unit: str | None) -> str:
-    """``text`` followed by ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
-    unit = (unit or "").strip()
-    if not text:
-        return ""
-    if unit in _GLUED_UNITS:
-        return f"{text}{_GLUED_UNITS[unit]}"
-    return f"{text} {unit}".strip()
+from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
+from claimcheck.display import format_value, number, with_unit  # noqa: F401
 
 
 def quoted(locator: str) -> str:
@@ -77,22 +41,10 @@ def chapter_value(entry: dict) -> str:
 
 
 def measured_value(entry: dict) -> str:
-    """This runner's value in the chapter's unit ("" when nothing was measured).
-
-    ``measured`` is a number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such
-    as ``"inf"``.
-    """
-    m = entry.get("measured")
-    unit = entry.get("unit")
-    if m is None:
-        return ""
-    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m):
-        if m[0] == m[1]:
-            return with_unit(number(m[0]), unit)
-        return with_unit(f"[{number(m[0])}, {number(m[1])}]", unit)
-    if _is_number(m):
-        return with_unit(number(m), unit)
-    return with_unit(str(m), unit)
+    """This runner's value in the chapter's unit ("" when nothing was measured): ``measured`` is a
+    number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such as ``"inf"``
+    (:func:`claimcheck.display.format_value`)."""
+    return format_value(entry.get("measured"), entry.get("unit"))
 
 
 def drift_words(entry: dict) -> list[str]:

@@ -1,5 +1,6 @@
-"""A claim test's set-up (a broken or unknown claim errors before any measurement), its verdict
-(a claim test that passed without recording one fails) and its warnings (recorded, not raised)."""
+"""A claim test's set-up (a broken or unknown claim errors before any measurement), its report
+(its verdict's outcome in pytest's terms, by one table: :data:`PYTEST_OUTCOME`) and its warnings
+(recorded, not raised)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,23 @@ import warnings
 
 import pytest
 
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem, FormulaItem
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
-from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, NEAR_TIE_VERDICT, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY,
-                                 encode_record, stored_record)
+from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY, VERDICT_KEY,
+                                 VerdictError, encode_record, stored_record)
+from claimcheck.verdict import Verdict
+
+#: a claim test's outcome in pytest's report: (outcome, the same under --claims-strict-timing). A
+#: near-tie passes in pytest's terms and is counted as NEAR-TIE (pytest_report_teststatus).
+PYTEST_OUTCOME = {
+    PASSED: ("passed", "passed"),
+    NEAR_TIE: ("passed", "passed"),
+    FAILED: ("failed", "failed"),
+    ERROR: ("failed", "failed"),
+    SKIPPED: ("skipped", "skipped"),
+    INCONCLUSIVE: ("skipped", "failed"),
+}
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
 
@@ -104,43 +118,76 @@ def _refuse_xfail(item, report) -> bool:
     return True
 
 
+def _call_outcome(report, call) -> str:
+    """What a claim test's call phase said by itself: a verdict's exception is what the verdict
+    says; the test's own ``pytest.fail`` or ``assert`` is failed, its ``pytest.skip`` skipped,
+    any other exception error."""
+    if report.passed:
+        return PASSED
+    if report.skipped:
+        return SKIPPED
+    exc = call.excinfo.value if call.excinfo is not None else None
+    return FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
+
+
+def _report_verdict(item, report, call, verdict: Verdict) -> None:
+    """Make the call report say the claim test's verdict, by :data:`PYTEST_OUTCOME`: the worse of
+    the stored verdict and what the phase said by itself (so a test that caught its verdict's
+    exception still reports that verdict, and one that raised after a verdict still errs)."""
+    said = _call_outcome(report, call)
+    outcome = worse(verdict.outcome, said)
+    if outcome != verdict.outcome:
+        return  # the phase itself was worse (an exception, the test's own failure): pytest's report stands
+    strict = item.config.stash[STATE].settings.strict_timing
+    want = PYTEST_OUTCOME[outcome][1 if strict else 0]
+    cid, reason = claim_marker_id(item), verdict.reason or ""
+    if report.outcome == want:
+        return  # the verdict's own exception: its message is the report's
+    if outcome == ERROR:  # the test caught the error verdict's exception
+        report.user_properties.append((ERROR_KEY, reason))
+    report.outcome = want
+    if want == "skipped":
+        path, line, _ = item.location
+        report.longrepr = (str(item.path), (line or 0) + 1, f"Skipped: {reason}")
+    elif outcome == INCONCLUSIVE:
+        report.longrepr = f"{cid} (--claims-strict-timing): {reason}"
+    elif want == "failed":
+        report.longrepr = (f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
+                           "a claim test must not catch the verdict's exception")
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    """Turn a claim test's xfail into an error (:func:`_refuse_xfail`); turn a claim test that
-    passed without recording a verdict (``claim.check`` never called) into an error; mark a claim
-    test that raised (not a verdict: see :func:`claimcheck.report.exception_reason`) as an error
-    with the exception's type and message; attach the claim's plots to the call report (the claims
-    page shows them)."""
+    """A claim test's report: its xfail as an error (:func:`_refuse_xfail`); its call phase as its
+    stored verdict says (:func:`_report_verdict`); a call that passed without a verdict
+    (``claim.check`` never called) as an error; one that raised (not a verdict: see
+    :func:`claimcheck.report.exception_reason`) as an error with the exception's type and message;
+    the claim's plots on the call report (the claims page shows them)."""
     report = yield
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
     refused = claim_test and _refuse_xfail(item, report)
     if claim_test:
         _record_warnings(item, report)
-    if (report.when == "call" and report.passed and claim_test and not hasattr(report, "wasxfail")):
-        record = stored_record(item.user_properties)
-        verdict = record.get("verdict")
-        if verdict == "fail":  # the test caught its own verdict's exception: the verdict stands
-            report.outcome = "failed"
-            report.longrepr = (f"{claim_marker_id(item)}: the claim's verdict was 'failed' ({record.get('reason')}), "
-                               "but the test passed: a claim test must not catch the verdict's exception")
-        elif verdict == "inconclusive":  # likewise for an undecided timing verdict
-            report.outcome = "failed" if item.config.stash[STATE].settings.strict_timing else "skipped"
-            report.longrepr = (str(item.path), 0, f"Skipped: {record.get('reason')}") if report.skipped else \
-                f"{claim_marker_id(item)} (--claims-strict-timing): {record.get('reason')}"
-        elif "verdict" not in record:
+    if report.when == "call" and claim_test and not refused and not hasattr(report, "wasxfail"):
+        verdict = item.stash.get(VERDICT_KEY, None)
+        if verdict is not None:
+            _report_verdict(item, report, call, verdict)
+        elif report.passed:
             report.outcome = "failed"
             report.longrepr = (f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
-                               "call claim.check(...) (or skip with a reason); a test that measures nothing "
+                               "call claim.check(...) (or claim.skip(reason)); a test that measures nothing "
                                "cannot stand for a claim")
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
     kit = missing_kit(call.excinfo.value) if report.failed and call.excinfo is not None and claim_test else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
         report.longrepr = f"{claim_marker_id(item)}: {kit}"
         report.user_properties.append((ERROR_KEY, report.longrepr))
-    elif report.failed and call.excinfo is not None and not refused and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem))):
+    elif report.failed and call.excinfo is not None and not refused and \
+            (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem))):
         from claimcheck.report import exception_reason
 
-        reason = exception_reason(call.excinfo, call.when)
+        exc = call.excinfo.value
+        reason = str(exc) if isinstance(exc, VerdictError) else exception_reason(call.excinfo, call.when)
         if reason:  # raised, not a verdict: the claim's row says error, with the type and message
             report.user_properties.append((ERROR_KEY, reason))
     plots = item.stash.get(PLOTS_KEY, None)
@@ -153,6 +200,6 @@ def pytest_runtest_makereport(item, call):
 def pytest_report_teststatus(report, config):
     """A near-tie (:meth:`claimcheck.recorder.ClaimRecorder.check_comparison`) in pytest's own
     counts: neither passed nor failed, so the terminal says so instead of "passed"."""
-    if report.when == "call" and report.passed and stored_record(report.user_properties).get("verdict") == NEAR_TIE_VERDICT:
+    if report.when == "call" and report.passed and stored_record(report.user_properties).get("verdict") == NEAR_TIE:
         return "near-tie", "t", "NEAR-TIE"
     return None

@@ -6,6 +6,8 @@ claim id, a path setting relative to the right folder).
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,9 +132,19 @@ def stated_record(claim) -> dict:
     return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
 
 
-def skip_here(reason: str):
-    """Skip, reported at the test's own location rather than at this line of the plugin."""
+def skip_here(reason: str) -> NoReturn:
+    """Skip a whole item that cannot run here (no GPU, no weights, a placeholder), reported at the
+    test's own location rather than at this line of the plugin. Not a verdict: a claim's verdicts
+    are raised by :meth:`claimcheck.recorder.ClaimRecorder._raise` alone."""
     raise pytest.skip.Exception(reason, _use_item_location=True)
+
+
+def setup_error(message: str) -> NoReturn:
+    """Stop a whole item at set-up because its input is broken (an unknown or invalid claim,
+    unusable weights): an ``error`` row with ``message``, no traceback. Not a verdict (see
+    :func:`skip_here`)."""
+    __tracebackhide__ = True
+    raise pytest.fail.Exception(message, pytrace=False)
 
 
 def lookup_claim(config, item, cid):
@@ -144,16 +156,16 @@ def lookup_claim(config, item, cid):
     __tracebackhide__ = True
     reg = registry_for(config, Path(item.path))
     if reg is None:
-        pytest.fail(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above", pytrace=False)
+        setup_error(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above")
     found = reg.claims.get(cid)
     if found is None:
         issues = reg.issues_for(cid)
         if issues:
-            pytest.fail(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues), pytrace=False)
+            setup_error(f"claim {cid} is invalid in the registry: " + "; ".join(str(i) for i in issues))
         file_level = [str(i) for i in reg.issues if i.claim_id is None]
         if file_level:
-            pytest.fail(f"claim {cid} cannot be read: " + "; ".join(file_level), pytrace=False)
-        pytest.fail(reg.unknown_id_message(cid, run_state(config).untested.get(reg.path)), pytrace=False)
+            setup_error(f"claim {cid} cannot be read: " + "; ".join(file_level))
+        setup_error(reg.unknown_id_message(cid, run_state(config).untested.get(reg.path)))
     return reg, found
 
 
@@ -164,8 +176,7 @@ def recorder_for(item, reg: Registry, claim):
     from claimcheck.recorder import ClaimRecorder
 
     s = settings_of(item.config)
-    return ClaimRecorder(claim, item, s.runner_profile, describe(fingerprint_of(item.config)), reg.runners,
-                         strict_timing=s.strict_timing)
+    return ClaimRecorder(claim, item, s.runner_profile, describe(fingerprint_of(item.config)), reg.runners)
 
 
 def fingerprint_of(config) -> dict:

@@ -46,7 +46,7 @@ def test_thank_you_very_much(claim, gpt2_pretrained):
 @pytest.mark.claim("C31")
 def test_share_of_confident_positions(claim, gpt2_pretrained, claims_settings, pytestconfig):
     if not claims_settings.corpus:
-        pytest.skip("needs the book's corpus (chapter 14), which is not shipped: give a UTF-8 text file with "
+        claim.skip("needs the book's corpus (chapter 14), which is not shipped: give a UTF-8 text file with "
                     "--claims-corpus FILE (or CLAIMCHECK_CORPUS)")
     from claimcheck.plugin.state import setting_path
 

@@ -30,7 +30,7 @@ BLOCK = textwrap.dedent("""
 CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claimcheck.registry", "claimcheck.fields",
                 "claimcheck.tomlfile", "claimcheck.docs",
                 "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
-                "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.settings", "claimcheck.testscan",
+                "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.verdict", "claimcheck.display", "claimcheck.settings", "claimcheck.testscan",
                 "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
                 "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init",
                 "claimcheck.cli_pages", "claimcheck.partial", "claimcheck.pages", "claimcheck.pages.words",

@@ -213,7 +213,7 @@ def test_value_move():
     c05 = dict(entry("C05", "passed", 17.2, stated="60", unit="x", tolerance=">=10"))
     assert value_move(c05, dict(c05, measured=20.0)) is None            # +16%: within 25%
     moved = value_move(c05, dict(c05, measured=12.0))                   # -30%, still >= 10
-    assert moved.startswith("17.2 x -> 12 x: moved by 5.2 (30.2%), >=10 is a one-sided bar")
+    assert moved.startswith("17.2× -> 12×: moved by 5.2 (30.2%), >=10 is a one-sided bar")  # display.format_value
     assert value_move(c05, dict(c05, measured=12.0), bound_move=0.5) is None
     p = entry("C30", "passed", [0.0877, 0.1278], stated="0.10", unit="bit")
     assert value_move(p, dict(p, measured=[0.0879, 0.1276])) is None   # ends moved by 2e-4 <= 0.005
@@ -229,7 +229,7 @@ def test_diff_lists_outcome_changes_moves_added_removed(three):
     assert got == [
         ("C02", "changed", "skipped -> passed"),
         ("C05", "regression", "passed -> failed: 8.1 < 10 (short by 1.9)"),
-        ("C05", "moved", "17.2 x -> 8.1 x: moved by 9.1 (52.9%), >=10 is a one-sided bar: more than 25% of the "
+        ("C05", "moved", "17.2× -> 8.1×: moved by 9.1 (52.9%), >=10 is a one-sided bar: more than 25% of the "
                          "old value (--bound-move)"),
     ]
     assert [c.id for c in d.regressions] == ["C05"]

@@ -4,7 +4,11 @@ import math
 
 import pytest
 
-from claimcheck.stats import CI, FAIL, PASS, UNDECIDED, bootstrap_ci, decide, median_ci, region_text, rounds_for
+from claimcheck.outcomes import FAILED as FAIL
+from claimcheck.outcomes import INCONCLUSIVE as UNDECIDED
+from claimcheck.outcomes import PASSED as PASS
+from claimcheck.stats import CI, bootstrap_ci, median_ci, region_text, rounds_for
+from claimcheck.verdict import bar_outcome as decide
 from claimcheck.tolerance import parse_tolerance
 
 

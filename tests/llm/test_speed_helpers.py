@@ -158,10 +158,10 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
     monkeypatch.setattr(speed, "generation_rounds", lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup))
     out = prefix_generation_times(tiny, ids[:, :8], (3, 12))
     assert asked == [(12,)]  # the 3-token times come from the 12-token generations
-    assert set(out["seconds"]) == {"cache@3", "nocache@3", "cache@12", "nocache@12"}
+    assert set(out.seconds) == {"cache@3", "nocache@3", "cache@12", "nocache@12"}
     for kind in ("cache", "nocache"):
-        assert 0 < out["seconds"][f"{kind}@3"] < out["seconds"][f"{kind}@12"]
-    assert out["how"]["nocache@3"] == "sum of the first 3 forward passes of the 12-token generation"
+        assert 0 < out.seconds[f"{kind}@3"] < out.seconds[f"{kind}@12"]
+    assert out.how["nocache@3"] == "sum of the first 3 forward passes of the 12-token generation"
     with pytest.raises(ValueError, match="at least 1 token"):
         prefix_generation_times(tiny, ids[:, :8], ())
 

@@ -109,7 +109,7 @@ def test_failure_message_says_what_by_how_much_where_and_next(project):
     result.stdout.fnmatch_lines([
         "*C02 does not hold: a claim*",
         "*chapter:   5 x*",
-        "*measured:  4.2 x*",
+        "*measured:  4.2×*",
         "*difference: -0.8 x (-16.00%)*",
         "*tolerance: >=10 -> 4.2 < 10 (short by 5.8)*",
         "*hardware:*cores*",

@@ -103,7 +103,7 @@ def test_junitxml_records_are_json(project):
     tree = ET.parse(project.path / "junit.xml")
     props = {tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")} for tc in tree.iter("testcase")}
     record = json.loads(props["test_c01"]["claimcheck.record"])
-    assert record["measured"] == 5.0 and record["verdict"] == "pass" and record["unit"] == "x"
+    assert record["measured"] == 5.0 and record["verdict"] == "passed" and record["unit"] == "x"
 
 
 def test_without_pytest_html_the_page_is_still_written(project):

@@ -13,8 +13,7 @@ import time
 
 import pytest
 
-from claimcheck.llm.timing import Rounds
-from claimcheck.llm.verdicts import decide_timing
+from claimcheck.llm.timing import Rounds, Timing
 
 
 @pytest.mark.claim("T1")
@@ -26,7 +25,7 @@ def test_slow_straddling(claim):
         return next(values)
 
     rounds = Rounds({"x": side}, warmup=0).run(5, within_s=0.3)  # the profile's first rounds, bounded
-    decide_timing(claim, rounds, lambda rs: statistics.median(r["x"] for r in rs), budget_s=0.5)
+    claim.check_timing(Timing(rounds, 0.5, "test"), lambda rs: statistics.median(r["x"] for r in rs))
 """
 
 

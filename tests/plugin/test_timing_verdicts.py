@@ -19,8 +19,8 @@ import statistics
 import pytest
 
 import claimcheck.llm.timing as timing
-from claimcheck.llm.timing import Rounds
-from claimcheck.llm.verdicts import Condition, decide_timing
+from claimcheck.llm.timing import Condition, Rounds, Timing
+from claimcheck.verdict import Exact
 
 QUIET = {"loadavg_1m": 0.5, "cores": 2, "probe_s": 0.002, "probe_spread": 1.05, "busy": False, "why": ""}
 BUSY = dict(QUIET, loadavg_1m=4.0, busy=True, why="1-min load average 4.0 on 2 cores")
@@ -34,7 +34,7 @@ def load(request, monkeypatch):  # the verdicts must not depend on the load of t
 
 def rounds_of(values):
     it = itertools.cycle(values)
-    return Rounds({"x": lambda: next(it)}, warmup=0).run(3)
+    return Timing(Rounds({"x": lambda: next(it)}, warmup=0).run(3), 0.2, "test")
 
 
 def median_x(rounds):
@@ -43,34 +43,33 @@ def median_x(rounds):
 
 @pytest.mark.claim("T1")
 def test_clearly_above(claim):
-    decide_timing(claim, rounds_of([20.0, 21.0, 19.0, 22.0]), median_x, budget_s=0.2)
+    claim.check_timing(rounds_of([20.0, 21.0, 19.0, 22.0]), median_x)
 
 
 @pytest.mark.claim("T2")
 def test_clearly_below(claim):
-    decide_timing(claim, rounds_of([3.0, 4.0, 3.5, 2.5]), median_x, budget_s=0.2)
+    claim.check_timing(rounds_of([3.0, 4.0, 3.5, 2.5]), median_x)
 
 
 @pytest.mark.claim("T3")
 def test_straddling(claim):
-    decide_timing(claim, rounds_of([2.0, 30.0, 5.0, 25.0, 9.0, 11.0]), median_x, budget_s=0.2)
+    claim.check_timing(rounds_of([2.0, 30.0, 5.0, 25.0, 9.0, 11.0]), median_x)
 
 
 @pytest.mark.claim("T4")
 def test_condition_fails_though_value_passes(claim):
     cond = Condition("flat", lambda rounds: 5.0, (0.0, 1.0), "a condition far outside its bar")
-    decide_timing(claim, rounds_of([20.0, 21.0, 19.0]), median_x, conditions=[cond], budget_s=0.2)
+    claim.check_timing(rounds_of([20.0, 21.0, 19.0]), median_x, conditions=[cond])
 
 
 @pytest.mark.claim("T5")
 def test_clearly_below_on_a_busy_machine(claim):
-    decide_timing(claim, rounds_of([3.0, 4.0, 3.5, 2.5]), median_x, budget_s=0.2)
+    claim.check_timing(rounds_of([3.0, 4.0, 3.5, 2.5]), median_x)
 
 
 @pytest.mark.claim("T6")
 def test_exact_form_fails_on_a_busy_machine_too(claim):
-    decide_timing(claim, rounds_of([20.0, 21.0, 19.0]), median_x, budget_s=0.2,
-                  exact={"count": (3, (4, 4), "a count that must be 4")})
+    claim.check_timing(rounds_of([20.0, 21.0, 19.0]), median_x, exact=[Exact("count", 3, (4, 4), "a count that must be 4")])
 """
 
 
@@ -102,7 +101,7 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
     assert ci["low"] < 10 < ci["high"] and ci["bar"] == "at least 10" and ci["rounds"] > 3  # more rounds were taken
     assert "inconclusive" in got["T3"]["reason"] and "machine load" in got["T3"]["reason"]
     assert got["T1"]["details"]["ci"]["low"] >= 10 and got["T2"]["details"]["ci"]["high"] < 10
-    assert got["T4"]["details"]["conditions"]["flat"]["verdict"] == "fail"
+    assert got["T4"]["details"]["conditions"]["flat"]["verdict"] == "failed"
     assert "load" in got["T1"]["details"] and "busy" in got["T1"]["details"]["load"]
     result.stdout.fnmatch_lines(["*inconclusive T3: 90% CI*vs bar at least 10*not counted as passed*"])
     assert result.ret == 1  # T2 and T4 failed; T3 alone would not fail the run
@@ -131,13 +130,12 @@ def test_catches_its_failed_verdict(claim):
 @pytest.mark.claim("T4")
 def test_catches_its_inconclusive_verdict(claim):
     import itertools, statistics
-    from claimcheck.llm.timing import Rounds
-    from claimcheck.llm.verdicts import decide_timing
+    from claimcheck.llm.timing import Rounds, Timing
 
     it = itertools.cycle([2.0, 30.0, 5.0, 25.0, 9.0, 11.0])
     try:
-        decide_timing(claim, Rounds({"x": lambda: next(it)}, warmup=0).run(3),
-                      lambda rounds: statistics.median(r["x"] for r in rounds), budget_s=0.2)
+        claim.check_timing(Timing(Rounds({"x": lambda: next(it)}, warmup=0).run(3), 0.2, "test"),
+                           lambda rounds: statistics.median(r["x"] for r in rounds))
     except BaseException:
         pass
 """

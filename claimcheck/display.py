@@ -1,0 +1,69 @@
+"""How a measured value reads, with its unit: the one formatter of the recorder's messages, the
+``measured_display`` of ``claims.json``, the matrix and diff (:mod:`claimcheck.runs`) and the pages
+(:mod:`claimcheck.pages.words`). Standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+
+# unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
+GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
+
+
+def number(x, digits: int = 5) -> str:
+    """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
+
+    Integers of 10,000 and more get thousands separators; non-finite values print as ``inf``/``nan``;
+    a bool or a string is returned as its text.
+    """
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, str):
+        return x
+    if isinstance(x, int):
+        return f"{x:,}" if abs(x) >= 10000 else str(x)
+    x = float(x)
+    if not math.isfinite(x):
+        return "inf" if x > 0 else "-inf" if x < 0 else "nan"
+    if x != 0 and (abs(x) >= 1e7 or abs(x) < 1e-3):
+        mant, _, exp = f"{x:.{digits - 1}e}".partition("e")
+        mant = mant.rstrip("0").rstrip(".")
+        return f"{mant}e{int(exp)}"
+    if abs(x) >= 10 ** digits:  # more integer digits than significant ones: keep the integer part
+        return f"{x:.0f}"
+    text = f"{x:.{digits}g}"
+    if "e" in text:  # .g chose an exponent for a value in range: write it out
+        text = f"{x:f}".rstrip("0").rstrip(".")
+    return text
+
+
+def with_unit(text: str, unit: str | None) -> str:
+    """``text`` followed by ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
+    unit = (unit or "").strip()
+    if not text:
+        return ""
+    if unit in GLUED_UNITS:
+        return f"{text}{GLUED_UNITS[unit]}"
+    return f"{text} {unit}".strip()
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def format_value(value, unit: str | None = "") -> str:
+    """A measured value in its unit, as every report prints it ("" when nothing was measured).
+
+    ``value``: a number, an :class:`~claimcheck.interval.Interval` or ``[lo, hi]`` (the chapter's
+    own arithmetic: printed as ``[lo, hi]``, or as one number when ``lo == hi``), a bool, or a
+    string such as ``"inf"`` (a non-finite value as ``claims.json`` stores it).
+    """
+    if value is None:
+        return ""
+    lo_hi = (value.lo, value.hi) if hasattr(value, "lo") and hasattr(value, "hi") else \
+        tuple(value) if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_is_number, value)) else None
+    if lo_hi is not None:
+        lo, hi = lo_hi
+        return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)
+    return with_unit(number(value) if _is_number(value) or isinstance(value, bool) else str(value), unit)

@@ -1,0 +1,331 @@
+"""Every claim's verdict, decided in one place: ``judge(claim, evidence) -> Verdict``.
+
+A claim test measures; this module decides. Evidence is one of a few typed values:
+
+- :class:`Measured`: a number or an :class:`~claimcheck.interval.Interval`, judged by the claim's
+  tolerance (``claim.check``);
+- :class:`Requirement`: a further condition of the claim, with the words that say it failed;
+- :class:`Compared`: a comparison with a reference in which a near-tie of the method may explain
+  a difference (two greedy token streams);
+- :class:`Form`: a portable form of a claim, measured against a value computed for another model;
+- :class:`Timed`: the confidence interval of a timing statistic over interleaved rounds, with
+  further statistics that have bars of their own (:class:`Bar`) and exact, deterministic forms
+  (:class:`Exact`).
+
+The outcome is always a word of :mod:`claimcheck.outcomes`. The rules:
+
+- a machine-bound claim (a registry ``runner``) measured on another runner is ``skipped``, with
+  the value measured here beside the chapter's;
+- a near-tie that explains every difference is ``near-tie``;
+- a timing interval passes when it lies wholly inside its bar, fails when wholly outside, is
+  ``inconclusive`` while it straddles (or covers less than its level: too few rounds);
+- busy-machine rule: on a machine its load marks busy, a timing interval outside its bar is
+  ``inconclusive``, not ``failed`` (other work's stalls hit every operation alike, so they inflate
+  short passes and decode steps more than long ones and bias growth and ratio forms toward
+  failing); exact forms are deterministic and fail whatever the load;
+- evidence that cannot be judged (a unit that does not convert, a value that is not a number, a
+  tolerance that does not parse) is ``error``: nothing was decided.
+
+Pure (no pytest, no torch): tested on synthetic evidence in ``tests/core/test_verdict.py``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+from claimcheck.display import format_value
+from claimcheck.interval import Interval
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.stats import CI, region_text
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a claim's evidence says.
+
+    ``outcome``: a word of :mod:`claimcheck.outcomes`; ``value``: the measured value in the claim's
+    unit (a float, an Interval, None when nothing was measured); ``reason``: why, in one line (None
+    when passed); ``margin``: how far the value clears its bar, in the claim's unit (positive
+    inside the accepted region, negative outside; for an interval, how far the whole interval
+    clears it; None without a numeric bar); ``details``: facts for the report row (JSON values).
+    """
+
+    outcome: str
+    value: Any = None
+    reason: str | None = None
+    margin: float | None = None
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured number or :class:`~claimcheck.interval.Interval` in ``unit`` (pint syntax;
+    None: already in the claim's unit)."""
+
+    value: Any
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A further condition of the claim: ``holds`` or not, and ``message`` saying what failed.
+    ``value`` (in ``unit``, default the claim's): the claim's headline value, when known."""
+
+    holds: bool
+    message: str
+    value: Any = None
+    unit: str | None = None
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A comparison with a reference: ``measured`` (what the claim's tolerance judges, e.g.
+    differing tokens); ``near_tie``: a near-tie of the method explains the difference;
+    ``diverged``: a difference it does not; ``description``: one line for the report."""
+
+    measured: float
+    near_tie: bool
+    diverged: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class Form:
+    """A portable form on another model: ``measured`` against ``expected`` (computed for that
+    model, never the chapter's value) under ``tolerance`` (the registry's syntax), in ``unit``."""
+
+    measured: Any
+    expected: str
+    tolerance: str = "exact"
+    unit: str = ""
+    form: str = ""
+
+
+@dataclass(frozen=True)
+class Bar:
+    """A further timing statistic of a claim: its confidence interval ``ci`` against its own bar,
+    the accepted values ``region = (lo, hi)``; ``text`` says what it is."""
+
+    name: str
+    ci: CI
+    region: tuple[float, float]
+    text: str
+
+
+@dataclass(frozen=True)
+class Exact:
+    """An exact, deterministic form of a timing claim (a count, FLOPs), ``value`` against the
+    accepted values ``region = (lo, hi)``; ``text`` says what it is."""
+
+    name: str
+    value: float
+    region: tuple[float, float]
+    text: str
+
+
+@dataclass(frozen=True)
+class Timed:
+    """The evidence of a timing claim: ``ci``, the confidence interval of its statistic over
+    interleaved rounds, in ``unit`` (None: the claim's); ``bars`` and ``exact``, its further forms;
+    ``rounds`` measured within ``budget_s`` seconds; ``load``, the machine's load when decided
+    (``{"busy", "why", "loadavg_1m", "cores", ...}``, see :func:`claimcheck.llm.timing.machine_load`)."""
+
+    ci: CI
+    unit: str | None = None
+    bars: tuple[Bar, ...] = ()
+    exact: tuple[Exact, ...] = ()
+    rounds: int = 0
+    budget_s: float | None = None
+    load: Mapping[str, Any] = field(default_factory=dict)
+
+
+Evidence = Union[Measured, Requirement, Compared, Form, Timed]
+
+
+def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
+    """Judge a confidence interval against a bar, the accepted values ``region = (lo, hi)``.
+
+    ``passed`` when ``[ci.low, ci.high]`` lies inside the region, ``failed`` when wholly outside
+    (no accepted value in it), else ``inconclusive``. An interval whose known coverage is below its
+    level (too few samples) is always ``inconclusive``.
+    """
+    if ci.coverage is not None and ci.coverage < ci.level:
+        return INCONCLUSIVE
+    lo, hi = region
+    if lo <= ci.low and ci.high <= hi:
+        return PASSED
+    if ci.high < lo or ci.low > hi:
+        return FAILED
+    return INCONCLUSIVE
+
+
+def claim_region(claim) -> tuple[float, float] | None:
+    """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit, or None where it has
+    none (``printed`` without a stated number)."""
+    try:
+        return claim.tolerance.region(claim.stated or None)
+    except (ValueError, TypeError):
+        return None
+
+
+def settled(claim, evidence: Timed) -> bool:
+    """Whether more rounds could not change what ``evidence`` says: the claim's interval and
+    every bar's lie wholly inside or wholly outside their bars (the stopping rule of a timing
+    measurement that extends its rounds while undecided)."""
+    region = claim_region(claim)
+    if region is None:
+        return True
+    ci = _converted_ci(evidence.ci, evidence.unit, claim.unit)
+    return all(bar_outcome(c, r) != INCONCLUSIVE for c, r in [(ci, region)] + [(b.ci, b.region) for b in evidence.bars])
+
+
+def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
+    """The verdict of ``evidence`` about ``claim`` (a :class:`claimcheck.registry.Claim`) on the
+    runner profile ``runner`` (``--claims-runner``; None: unnamed). See the module docstring for
+    the rules; never raises for evidence it cannot judge (that is an ``error`` verdict).
+
+    Raises:
+        TypeError: ``evidence`` is none of this module's evidence types (a bug of the caller).
+    """
+    try:
+        if isinstance(evidence, Measured):
+            return _measured(claim, evidence, runner)
+        if isinstance(evidence, Requirement):
+            value = None if evidence.value is None else _convert(evidence.value, evidence.unit, claim.unit)
+            if evidence.holds:
+                return Verdict(PASSED, value)
+            return Verdict(FAILED, value, evidence.message, details={"failed_condition": evidence.message})
+        if isinstance(evidence, Compared):
+            return _compared(claim, evidence, runner)
+        if isinstance(evidence, Form):
+            return _form(evidence)
+        if isinstance(evidence, Timed):
+            return _timed(claim, evidence, runner)
+    except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, a value or a tolerance that cannot be judged
+        return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
+    raise TypeError(f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}")
+
+
+# ------------------------------------------------------------------------------------------------
+def _convert(value, unit: str | None, to_unit: str):
+    from claimcheck.units import convert
+
+    if isinstance(value, bool) or not isinstance(value, (int, float, Interval)):
+        raise TypeError(f"the measured value {value!r} is not a number")
+    if unit is None or unit == to_unit:
+        return value
+    if isinstance(value, Interval):
+        return Interval(convert(value.lo, unit, to_unit), convert(value.hi, unit, to_unit))
+    return convert(value, unit, to_unit)
+
+
+def _converted_ci(ci: CI, unit: str | None, to_unit: str) -> CI:
+    if unit is None or unit == to_unit:
+        return ci
+    lo, hi, v = (_convert(x, unit, to_unit) for x in (ci.low, ci.high, ci.value))
+    return CI(v, lo, hi, ci.level, ci.method, ci.n, ci.coverage)
+
+
+def _margin(value, region) -> float | None:
+    if region is None or isinstance(value, bool):
+        return None
+    lo, hi = region
+    a, b = (value.lo, value.hi) if isinstance(value, Interval) else (value, value)
+    if isinstance(value, Interval):  # an interval passes where it overlaps the region
+        a, b = b, a
+    m = min(a - lo, hi - b)
+    return m if math.isfinite(m) else None
+
+
+def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
+    if not claim.runner or runner == claim.runner:
+        return None
+    reason = (f"machine-bound: the chapter's {claim.stated} {claim.unit} was measured on runner "
+              f"'{claim.runner}'; this runner is '{runner or 'unnamed'}' "
+              f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
+              f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}.")
+    return Verdict(SKIPPED, value, reason, _margin(value, claim_region(claim)),
+                   {**(details or {}), "machine_bound": claim.runner})
+
+
+def _measured(claim, ev: Measured, runner) -> Verdict:
+    value = _convert(ev.value, ev.unit, claim.unit)
+    bound = _machine_bound(claim, value, runner)
+    if bound is not None:
+        return bound
+    failure = claim.tolerance(value, claim.stated or None)
+    return Verdict(FAILED if failure else PASSED, value, failure, _margin(value, claim_region(claim)))
+
+
+def _compared(claim, ev: Compared, runner) -> Verdict:
+    n = ev.measured
+    if ev.near_tie:
+        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
+    if ev.diverged:
+        why = claim.tolerance(n, claim.stated or None) or "differs"
+        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
+    return _measured(claim, Measured(n), runner)
+
+
+def _form(ev: Form) -> Verdict:
+    from claimcheck.tolerance import parse_tolerance
+
+    tol = parse_tolerance(ev.tolerance)
+    failure = tol(ev.measured, ev.expected)
+    try:
+        region = tol.region(ev.expected)
+    except ValueError:
+        region = None
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, _margin(ev.measured, region),
+                   {"portable_form": ev.form})
+
+
+def _ci_text(ci: CI, unit: str) -> str:
+    return f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {unit}".rstrip()
+
+
+def _timed(claim, ev: Timed, runner) -> Verdict:
+    ci = _converted_ci(ev.ci, ev.unit, claim.unit)
+    region = claim_region(claim)
+    if region is None:
+        raise ValueError(f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against")
+    outcomes = {claim.id: bar_outcome(ci, region)}
+    record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method,
+                 "rounds": ci.n, "bar": region_text(region)}
+    bars = {}
+    for b in ev.bars:
+        outcomes[b.name] = bar_outcome(b.ci, b.region)
+        bars[b.name] = {"text": b.text, "low": b.ci.low, "high": b.ci.high, "value": b.ci.value,
+                        "bar": region_text(b.region), "verdict": outcomes[b.name]}
+    exact = {e.name: {"text": e.text, "value": e.value, "bar": region_text(e.region),
+                      "verdict": PASSED if e.region[0] <= e.value <= e.region[1] else FAILED} for e in ev.exact}
+    details: dict[str, Any] = {"ci": record_ci}
+    if bars:
+        details["conditions"] = bars
+    if exact:
+        details["exact"] = exact
+    margin = min(ci.low - region[0], region[1] - ci.high)
+    margin_or_none = margin if math.isfinite(margin) else None
+    bound = _machine_bound(claim, ci.value, runner, details)
+    if bound is not None:
+        return bound
+    summary = "; ".join(
+        [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
+        + [f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}" for n, d in bars.items()]
+        + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()])
+    load = dict(ev.load or {})
+    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
+    if any(d["verdict"] == FAILED for d in exact.values()) or (timing_failed and not load.get("busy")):
+        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+    if all(o == PASSED for o in outcomes.values()):
+        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+    distrusted = (f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
+                  "bias timing forms toward failing, so that is not taken as a failure") if timing_failed else ""
+    budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
+    reason = (f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
+              f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
+              f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "")
+              + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval.")
+    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
