@@ -66,7 +66,7 @@ class Tolerance:
     def region(self, stated: str | None) -> tuple[float, float]:  # pragma: no cover - abstract
         """The values this tolerance accepts, as a closed interval ``(lo, hi)`` (``-inf``/``inf``
         for an open side): every tolerance here accepts one interval, which is what lets a
-        confidence interval be judged by :func:`claimcheck.stats.decide`."""
+        confidence interval be judged by :func:`claimcheck.verdict.bar_outcome`."""
         raise NotImplementedError
 
     def move_limit(self, old: float, stated: str | None = None, bound_move: float = 0.25) -> tuple[float, str]:
