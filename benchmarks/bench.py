@@ -1,25 +1,25 @@
 """Benchmarks of the harness itself (not tests): profile wall times, slowest claims, ratio spread.
 
-    python benchmarks/bench.py profiles [--profiles quick standard] [--runs 3]
-        Runs `pytest claims/ --claims-profile P` --runs times per profile (each in its own process,
-        reports under reports/bench/), and prints each run's wall time, the slowest claims, and the
-        spread of the read/write ratio (C05) across runs.
+python benchmarks/bench.py profiles [--profiles quick standard] [--runs 3]
+    Runs `pytest claims/ --claims-profile P` --runs times per profile (each in its own process,
+    reports under reports/bench/), and prints each run's wall time, the slowest claims, and the
+    spread of the read/write ratio (C05) across runs.
 
-    python benchmarks/bench.py profiles --avx2 --test-command --profiles quick
-        The same for the README's whole test command, with torch as on an AVX2-only CPU. Each run
-        is compared with its budget (claims: quick 90 s, standard 240 s, full 1200 s; the test
-        command 240 s); the exit code is 1 when a run is over.
+python benchmarks/bench.py profiles --avx2 --test-command --profiles quick
+    The same for the README's whole test command, with torch as on an AVX2-only CPU. Each run
+    is compared with its budget (claims: quick 90 s, standard 240 s, full 1200 s; the test
+    command 240 s); the exit code is 1 when a run is over.
 
-    python benchmarks/bench.py stability [--profile quick] [--runs 10] [--load K] [--avx2]
-        Runs a profile N times (with K busy processes that it starts, bounds in time and stops) and
-        prints per claim the outcomes seen and the spread of its measured value; exit 1 when a
-        claim moved between passed and failed.
+python benchmarks/bench.py stability [--profile quick] [--runs 10] [--load K] [--avx2]
+    Runs a profile N times (with K busy processes that it starts, bounds in time and stops) and
+    prints per claim the outcomes seen and the spread of its measured value; exit 1 when a
+    claim moved between passed and failed.
 
-    python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
-        In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write,
-        interleaved, warmed up) with a bare script written like the chapter's listing (perf_counter
-        around one prefill and one decode loop), and prints both ratios per round, so that the
-        harness's number can be compared with what a reader's own script would print.
+python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
+    In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write,
+    interleaved, warmed up) with a bare script written like the chapter's listing (perf_counter
+    around one prefill and one decode loop), and prints both ratios per round, so that the
+    harness's number can be compared with what a reader's own script would print.
 """
 
 from __future__ import annotations
@@ -45,8 +45,20 @@ def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suit
     import os
 
     target = [] if whole_suite else ["claims/"]
-    cmd = [sys.executable, "-m", "pytest", *target, "-q", "-p", "no:cacheprovider", "--claims-profile", profile,
-           "--claims-report-dir", str(out.relative_to(ROOT)), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *target,
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--claims-profile",
+        profile,
+        "--claims-report-dir",
+        str(out.relative_to(ROOT)),
+        *extra,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
     wall = time.perf_counter() - t0
@@ -71,8 +83,10 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
             verdict = "within" if in_pytest <= budget else "OVER"
             over += in_pytest > budget
             what = "test command (tests + claims)" if whole_suite else "claims"
-            print(f"{profile} run {i + 1}: {what} {in_pytest:.0f} s in pytest ({wall:.0f} s wall), {verdict} "
-                  f"the {budget} s budget; exit {rc}; {doc['counts']}; ISA {doc.get('runner', {}).get('cpu_capability')}")
+            print(
+                f"{profile} run {i + 1}: {what} {in_pytest:.0f} s in pytest ({wall:.0f} s wall), {verdict} "
+                f"the {budget} s budget; exit {rc}; {doc['counts']}; ISA {doc.get('runner', {}).get('cpu_capability')}"
+            )
             slow = sorted(claims, key=lambda c: c["duration_s"], reverse=True)[:10]
             print("  ten costliest: " + ", ".join(f"{c['id']} {c['duration_s']:.1f} s" for c in slow))
             print("  verdicts: " + " ".join(f"{c['id']}={c['outcome']}" for c in claims))
@@ -110,7 +124,9 @@ class BusyLoad:
         return False
 
 
-def run_stability(profile: str, runs: int, load: int, extra: list[str], env: dict, load_seconds: float) -> int:
+def run_stability(
+    profile: str, runs: int, load: int, extra: list[str], env: dict, load_seconds: float
+) -> int:
     """Run ``profile`` ``runs`` times (with ``load`` injected busy processes) and print, per claim,
     the outcomes seen and the spread of the measured value. Exit 1 when a claim moved between
     passed and failed (the harness's own stability bar)."""
@@ -135,7 +151,10 @@ def run_stability(profile: str, runs: int, load: int, extra: list[str], env: dic
         flipped += [cid] if moved else []
         text = ", ".join(f"{n} {o}" for o, n in counts.items())
         print(f"{cid:<12} {text:<44} {spread}{'   <- moved between passed and failed' if moved else ''}")
-    print(f"\n{len(flipped)} claims moved between passed and failed" + (f": {', '.join(flipped)}" if flipped else ""))
+    print(
+        f"\n{len(flipped)} claims moved between passed and failed"
+        + (f": {', '.join(flipped)}" if flipped else "")
+    )
     return 1 if flipped else 0
 
 
@@ -166,7 +185,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
             cache = output_cache(forward_cached(model, x[:, :1]))
             t = time.perf_counter()
             for i in range(1, write_tokens + 1):
-                cache = output_cache(forward_cached(model, x[:, i:i + 1], cache))
+                cache = output_cache(forward_cached(model, x[:, i : i + 1], cache))
             write = time.perf_counter() - t
         return (read_tokens / read) / (write_tokens / write)
 
@@ -174,32 +193,55 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     harness_r, bare_r = [], []
     for r in range(rounds):
         h = read_write(model, x, read_tokens, write_tokens, repeats=3, warmup=1)
-        ratio_h = statistics.median(h.samples["write"]) / statistics.median(h.samples["read"]) * read_tokens / write_tokens
+        ratio_h = (
+            statistics.median(h.samples["write"])
+            / statistics.median(h.samples["read"])
+            * read_tokens
+            / write_tokens
+        )
         ratio_b = bare()
         harness_r.append(ratio_h)
         bare_r.append(ratio_b)
         print(f"round {r + 1}: harness {ratio_h:.1f}x  bare script {ratio_b:.1f}x")
-    print(f"median: harness {statistics.median(harness_r):.1f}x, bare {statistics.median(bare_r):.1f}x, "
-          f"harness/bare {statistics.median(harness_r) / statistics.median(bare_r):.3f}")
+    print(
+        f"median: harness {statistics.median(harness_r):.1f}x, bare {statistics.median(bare_r):.1f}x, "
+        f"harness/bare {statistics.median(harness_r) / statistics.median(bare_r):.3f}"
+    )
     return 0
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="mode", required=True)
     p = sub.add_parser("profiles", help="wall time per profile against its budget, ten costliest claims")
-    p.add_argument("--profiles", nargs="+", default=["quick", "standard"], choices=["quick", "standard", "full"])
+    p.add_argument(
+        "--profiles", nargs="+", default=["quick", "standard"], choices=["quick", "standard", "full"]
+    )
     p.add_argument("--runs", type=int, default=1)
-    p.add_argument("--avx2", action="store_true", help="run torch as on an AVX2-only CPU (ATEN_CPU_CAPABILITY=avx2, "
-                                                        "ONEDNN_MAX_CPU_ISA=AVX2)")
-    p.add_argument("--test-command", action="store_true",
-                   help="time the README's whole test command (harness tests + claims) instead of claims/")
+    p.add_argument(
+        "--avx2",
+        action="store_true",
+        help="run torch as on an AVX2-only CPU (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2)",
+    )
+    p.add_argument(
+        "--test-command",
+        action="store_true",
+        help="time the README's whole test command (harness tests + claims) instead of claims/",
+    )
     p.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
-    st = sub.add_parser("stability", help="outcomes and measured spread per claim over N runs, optionally under load")
+    st = sub.add_parser(
+        "stability", help="outcomes and measured spread per claim over N runs, optionally under load"
+    )
     st.add_argument("--profile", default="quick", choices=["quick", "standard", "full"])
     st.add_argument("--runs", type=int, default=10)
-    st.add_argument("--load", type=int, default=0, metavar="K", help="busy processes to start during each run")
-    st.add_argument("--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this")
+    st.add_argument(
+        "--load", type=int, default=0, metavar="K", help="busy processes to start during each run"
+    )
+    st.add_argument(
+        "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
+    )
     st.add_argument("--avx2", action="store_true", help="as for profiles")
     st.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     b = sub.add_parser("bare")

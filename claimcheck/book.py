@@ -48,8 +48,12 @@ def walk_registries(folder: Path, skip) -> list[Path]:
 
 def _skipped(path: Path, skip) -> bool:
     name = path.name
-    return (name.startswith(".") or any(fnmatch.fnmatch(name, pat) for pat in skip)
-            or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir())
+    return (
+        name.startswith(".")
+        or any(fnmatch.fnmatch(name, pat) for pat in skip)
+        or (path / "pyvenv.cfg").is_file()
+        or (path / "conda-meta").is_dir()
+    )
 
 
 def locate(root="claims", *near) -> Path:
@@ -71,8 +75,10 @@ def locate(root="claims", *near) -> Path:
 def _hint(root: Path) -> str:
     where = Path.cwd()
     if not root.exists():
-        return (f"there is no {root}/ folder in {where}, above it, or above the manuscript: run the command in the "
-                "project (the folder that holds claims/), or pass --registry PATH/TO/claims.toml")
+        return (
+            f"there is no {root}/ folder in {where}, above it, or above the manuscript: run the command in the "
+            "project (the folder that holds claims/), or pass --registry PATH/TO/claims.toml"
+        )
     return "pass --registry PATH/TO/claims.toml"
 
 
@@ -98,9 +104,13 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
         return hits[0]
     listing = "; ".join(f"{p}: {m or '(no [chapter] manuscript)'}" for p, m in named.items())
     if hits:
-        raise BookError(f"{len(hits)} registries name {name} as their manuscript ({listing}): pass --registry")
-    raise BookError(f"no registry names {name} as its manuscript ([chapter] manuscript: {listing}); pass --registry "
-                    "PATH, or set the chapter's [chapter] manuscript to the file's name")
+        raise BookError(
+            f"{len(hits)} registries name {name} as their manuscript ({listing}): pass --registry"
+        )
+    raise BookError(
+        f"no registry names {name} as its manuscript ([chapter] manuscript: {listing}); pass --registry "
+        "PATH, or set the chapter's [chapter] manuscript to the file's name"
+    )
 
 
 def load_book(root="claims"):
@@ -117,8 +127,10 @@ def book_issues(registries) -> list[str]:
     for reg in registries:
         other = seen.get(reg.chapter_id)
         if other is not None:
-            out.append(f"{reg.path}: chapter id {reg.chapter_id!r} is also the chapter of {other} ([chapter] id, or "
-                       "the folder's name): give each chapter its own id, so that ch15:C10 and ch16:C10 stay apart")
+            out.append(
+                f"{reg.path}: chapter id {reg.chapter_id!r} is also the chapter of {other} ([chapter] id, or "
+                "the folder's name): give each chapter its own id, so that ch15:C10 and ch16:C10 stay apart"
+            )
         else:
             seen[reg.chapter_id] = reg.path
     return out

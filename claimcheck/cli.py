@@ -11,19 +11,31 @@ import argparse
 import importlib
 import sys
 
-COMMAND_MODULES = ("claimcheck.cli", "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.cli_init",
-                   "claimcheck.cli_pages")
+COMMAND_MODULES = (
+    "claimcheck.cli",
+    "claimcheck.cli_editor",
+    "claimcheck.cli_runs",
+    "claimcheck.cli_init",
+    "claimcheck.cli_pages",
+)
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("validate", help="validate the chapters' claims registries and list their claims",
-                              description="Load each claims.toml, print every problem (file, claim id, field or line) "
-                                          "and a one-line summary per claim, check that every claim id the test "
-                                          "modules beside it name (read without importing them) is declared, and "
-                                          "that no two chapters share a chapter id. Exit 1 if any problem, an empty "
-                                          "registry included.")
-    p.add_argument("registry", nargs="*", metavar="PATH",
-                   help="registry files or folders to search for them (default: every claims.toml under claims/)")
+    p = subparsers.add_parser(
+        "validate",
+        help="validate the chapters' claims registries and list their claims",
+        description="Load each claims.toml, print every problem (file, claim id, field or line) "
+        "and a one-line summary per claim, check that every claim id the test "
+        "modules beside it name (read without importing them) is declared, and "
+        "that no two chapters share a chapter id. Exit 1 if any problem, an empty "
+        "registry included.",
+    )
+    p.add_argument(
+        "registry",
+        nargs="*",
+        metavar="PATH",
+        help="registry files or folders to search for them (default: every claims.toml under claims/)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
     p.set_defaults(func=_validate)
 
@@ -42,8 +54,10 @@ def _validate(args) -> int:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
         if not found:
-            missing.append(f"{arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
-                           + (" (run from the project's root, or name a registry)" if not args.registry else ""))
+            missing.append(
+                f"{arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
+                + (" (run from the project's root, or name a registry)" if not args.registry else "")
+            )
         paths += [f for f in found if f not in paths]
     for m in missing:
         print(f"error: {m}", file=sys.stderr)
@@ -64,16 +78,21 @@ def _validate(args) -> int:
                 print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
         drafts = sum(c.draft for c in reg.claims.values())
         drafts_note = f" ({drafts} drafts to review)" if drafts else ""
-        print(f"{len(reg.claims)} valid claims{drafts_note}, {len(problems)} problems in {reg.path} (chapter "
-              f"{reg.chapter_id})", file=sys.stderr)
+        print(
+            f"{len(reg.claims)} valid claims{drafts_note}, {len(problems)} problems in {reg.path} (chapter "
+            f"{reg.chapter_id})",
+            file=sys.stderr,
+        )
         total += len(problems)
     across = book_issues(registries)
     for problem in across:
         print(f"error: {problem}", file=sys.stderr)
     total += len(across)
     if len(registries) > 1:
-        print(f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
-              file=sys.stderr)
+        print(
+            f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
+            file=sys.stderr,
+        )
     return 1 if total or not registries else 0
 
 
@@ -92,10 +111,10 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
     for cid, places in marks.items():
         if cid not in declared:
             for place in places:
-                out.append(f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}")
+                out.append(
+                    f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}"
+                )
     return out
-
-
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,9 +146,11 @@ def main(argv=None) -> int:
         package = (exc.name or "").split(".")[0]
         if not package or package == "claimcheck":
             raise
-        print(f"error: claimcheck {args.command} needs the Python package {package!r}, which is not installed "
-              f"(pip install claimcheck installs the core's dependencies; after --no-deps: pip install {package})",
-              file=sys.stderr)
+        print(
+            f"error: claimcheck {args.command} needs the Python package {package!r}, which is not installed "
+            f"(pip install claimcheck installs the core's dependencies; after --no-deps: pip install {package})",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -20,46 +20,102 @@ DEFAULT_REPORT = "reports/claims.json"
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "check-manuscript", help="check a manuscript against the registry: drift and number audit",
+        "check-manuscript",
+        help="check a manuscript against the registry: drift and number audit",
         description="For every claim, find its locators in the manuscript and compare the numbers printed "
-                    "there with the registry; list every number bound to no claim and not waived. "
-                    "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100% or "
-                    "a registry problem.")
-    p.add_argument("manuscript", metavar="PATH", nargs="*",
-                   help="the manuscript(s), plain text or Markdown, UTF-8: each is checked against its chapter's "
-                        "registry (the one whose [chapter] manuscript has its name)")
-    p.add_argument("--book", metavar="DIR", default=None,
-                   help="check every chapter whose manuscript ([chapter] manuscript) lies in DIR")
-    p.add_argument("--registry", default=None, metavar="PATH",
-                   help=f"the claims registry (default: found under {CLAIMS_DIR}/ from the manuscript's name)")
-    p.add_argument("--report", default=None, metavar="FILE",
-                   help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT}, "
-                        "if present); one that cannot be read is a warning")
-    p.add_argument("--json", metavar="FILE",
-                   help="also write the result as JSON to FILE ('-': the JSON alone on stdout, the words on stderr)")
-    p.add_argument("--html", nargs="?", const="reports/manuscript.html", default=None, metavar="FILE",
-                   help="also write the annotated manuscript: every number marked by its state, linked to its "
-                        "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)")
-    p.add_argument("-v", "--verbose", action="store_true", help="list every quoted number and every number's binding")
+        "there with the registry; list every number bound to no claim and not waived. "
+        "No measurement is run. Exit 1 on drift, a missing locator, coverage below 100% or "
+        "a registry problem.",
+    )
+    p.add_argument(
+        "manuscript",
+        metavar="PATH",
+        nargs="*",
+        help="the manuscript(s), plain text or Markdown, UTF-8: each is checked against its chapter's "
+        "registry (the one whose [chapter] manuscript has its name)",
+    )
+    p.add_argument(
+        "--book",
+        metavar="DIR",
+        default=None,
+        help="check every chapter whose manuscript ([chapter] manuscript) lies in DIR",
+    )
+    p.add_argument(
+        "--registry",
+        default=None,
+        metavar="PATH",
+        help=f"the claims registry (default: found under {CLAIMS_DIR}/ from the manuscript's name)",
+    )
+    p.add_argument(
+        "--report",
+        default=None,
+        metavar="FILE",
+        help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT}, "
+        "if present); one that cannot be read is a warning",
+    )
+    p.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the result as JSON to FILE ('-': the JSON alone on stdout, the words on stderr)",
+    )
+    p.add_argument(
+        "--html",
+        nargs="?",
+        const="reports/manuscript.html",
+        default=None,
+        metavar="FILE",
+        help="also write the annotated manuscript: every number marked by its state, linked to its "
+        "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)",
+    )
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="list every quoted number and every number's binding"
+    )
     p.set_defaults(func=_check_manuscript)
 
     w = subparsers.add_parser(
-        "what-if", help="re-run named claims with revised stated values",
+        "what-if",
+        help="re-run named claims with revised stated values",
         description="Re-run only the named claims with revised stated values (e.g. C05=58) and say, for each, "
-                    "whether this runner's measurement supports it and the figure the measurement suggests "
-                    "at the revised value's printed precision. Runs pytest in a subprocess from the project root.")
-    w.add_argument("revisions", nargs="*", metavar="ID=VALUE",
-                   help="a claim (ch15:C05, or C05 where one chapter declares it) and its revised printed value")
-    w.add_argument("--manuscript", metavar="PATH", default=None,
-                   help="check every figure this manuscript prints differently from the registry (its drift), "
-                        "as if each were given as ID=VALUE; the registry is found as check-manuscript finds it")
-    w.add_argument("--registry", default=None, metavar="PATH",
-                   help=f"the claims registry (default: every chapter's under {CLAIMS_DIR}/)")
-    w.add_argument("--claims", default="claims", metavar="DIR", help="the claims folder pytest runs (default: claims)")
-    w.add_argument("--profile", choices=("quick", "standard", "full"), default=None,
-                   help="sizes of timing claims (default: the run's default, standard)")
-    w.add_argument("--runner", default=None, metavar="NAME", help="this machine's runner profile (default: none)")
-    w.add_argument("--report-dir", default=None, metavar="DIR", help="keep the run's reports here (default: a temporary folder)")
+        "whether this runner's measurement supports it and the figure the measurement suggests "
+        "at the revised value's printed precision. Runs pytest in a subprocess from the project root.",
+    )
+    w.add_argument(
+        "revisions",
+        nargs="*",
+        metavar="ID=VALUE",
+        help="a claim (ch15:C05, or C05 where one chapter declares it) and its revised printed value",
+    )
+    w.add_argument(
+        "--manuscript",
+        metavar="PATH",
+        default=None,
+        help="check every figure this manuscript prints differently from the registry (its drift), "
+        "as if each were given as ID=VALUE; the registry is found as check-manuscript finds it",
+    )
+    w.add_argument(
+        "--registry",
+        default=None,
+        metavar="PATH",
+        help=f"the claims registry (default: every chapter's under {CLAIMS_DIR}/)",
+    )
+    w.add_argument(
+        "--claims", default="claims", metavar="DIR", help="the claims folder pytest runs (default: claims)"
+    )
+    w.add_argument(
+        "--profile",
+        choices=("quick", "standard", "full"),
+        default=None,
+        help="sizes of timing claims (default: the run's default, standard)",
+    )
+    w.add_argument(
+        "--runner", default=None, metavar="NAME", help="this machine's runner profile (default: none)"
+    )
+    w.add_argument(
+        "--report-dir",
+        default=None,
+        metavar="DIR",
+        help="keep the run's reports here (default: a temporary folder)",
+    )
     w.add_argument("--json", metavar="FILE", help="also write the answers as JSON to FILE ('-' for stdout)")
     w.set_defaults(func=_what_if)
 
@@ -98,9 +154,15 @@ def _pairs(args) -> list[tuple[str, str]] | None:
             if isinstance(name, str) and (Path(args.book) / Path(name).name).is_file():
                 pairs.append((str(Path(args.book) / Path(name).name), reg.path))
         if not pairs:
-            print(f"error: --book {args.book}: none of the chapters' manuscripts is there ("
-                  + ("; ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in book)
-                     or f"no registry under {CLAIMS_DIR}/") + ")", file=sys.stderr)
+            print(
+                f"error: --book {args.book}: none of the chapters' manuscripts is there ("
+                + (
+                    "; ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in book)
+                    or f"no registry under {CLAIMS_DIR}/"
+                )
+                + ")",
+                file=sys.stderr,
+            )
             return None
     for manuscript in args.manuscript:
         if args.registry:
@@ -126,7 +188,7 @@ def _check_manuscript(args) -> int:
         return 2
     report = args.report or DEFAULT_REPORT
     results, code = [], 0
-    for n, (manuscript, registry) in enumerate(pairs):
+    for manuscript, registry in pairs:
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             for issue in reg.issues:
@@ -139,7 +201,9 @@ def _check_manuscript(args) -> int:
             return 2
         if len(pairs) > 1:
             print(f"== {reg.chapter_id}: {manuscript} against {registry}", file=words)
-        measured, report_error = report_measured(report, given=args.report is not None, chapter=reg.chapter_id)
+        measured, report_error = report_measured(
+            report, given=args.report is not None, chapter=reg.chapter_id
+        )
         print(format_check(check, measured, verbose=args.verbose, report_error=report_error), file=words)
         if args.html:
             out = Path(args.html)
@@ -149,12 +213,22 @@ def _check_manuscript(args) -> int:
             if written is None:
                 return 2
             print(f"annotated manuscript: {written}", file=words)
-        results.append({**check.as_dict(), "report": {"path": report, "error": report_error,
-                                                       "read": report_error is None and Path(report).is_file()},
-                        "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}})
+        results.append(
+            {
+                **check.as_dict(),
+                "report": {
+                    "path": report,
+                    "error": report_error,
+                    "read": report_error is None and Path(report).is_file(),
+                },
+                "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts},
+            }
+        )
         code = max(code, 0 if check.ok else 1)
     if args.json:
-        text = json.dumps(results[0] if len(results) == 1 else {"chapters": results}, indent=2, ensure_ascii=False)
+        text = json.dumps(
+            results[0] if len(results) == 1 else {"chapters": results}, indent=2, ensure_ascii=False
+        )
         if not write_output(text, args.json):
             return 2
     return code
@@ -178,17 +252,28 @@ def _what_if(args) -> int:
             folder = next((p for p in Path(registry).resolve().parents if p.name == args.claims), None)
             cwd = folder.parent if folder is not None else None
         given = {name for name, _ in revisions}
-        revisions += [(key, value) for key, value in found if key not in given and key.split(":")[-1] not in given]
+        revisions += [
+            (key, value) for key, value in found if key not in given and key.split(":")[-1] not in given
+        ]
         if not revisions:
             print(f"{args.manuscript}: no stated figure drifts from the registry: nothing to check")
             return 0
     elif not revisions:
-        print("error: name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure",
-              file=sys.stderr)
+        print(
+            "error: name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure",
+            file=sys.stderr,
+        )
         return 2
     try:
-        answers = run_what_if(revisions, args.registry, args.claims, args.profile, args.runner,
-                              report_dir=args.report_dir, cwd=cwd)
+        answers = run_what_if(
+            revisions,
+            args.registry,
+            args.claims,
+            args.profile,
+            args.runner,
+            report_dir=args.report_dir,
+            cwd=cwd,
+        )
     except (KeyError, ValueError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
@@ -198,10 +283,26 @@ def _what_if(args) -> int:
     for a in answers:
         print(a.verdict)
     if args.json:
-        text = json.dumps([{"id": a.claim_id, "revised": a.revised, "registry": a.previous, "outcome": a.outcome,
-                            "measured": a.measured, "measured_display": a.measured_display, "unit": a.unit,
-                            "tolerance": a.tolerance, "suggested": a.suggested, "reason": a.reason,
-                            "verdict": a.verdict} for a in answers], indent=2, ensure_ascii=False)
+        text = json.dumps(
+            [
+                {
+                    "id": a.claim_id,
+                    "revised": a.revised,
+                    "registry": a.previous,
+                    "outcome": a.outcome,
+                    "measured": a.measured,
+                    "measured_display": a.measured_display,
+                    "unit": a.unit,
+                    "tolerance": a.tolerance,
+                    "suggested": a.suggested,
+                    "reason": a.reason,
+                    "verdict": a.verdict,
+                }
+                for a in answers
+            ],
+            indent=2,
+            ensure_ascii=False,
+        )
         if not write_output(text, args.json):
             return 2
     return 0 if all(a.outcome == "passed" for a in answers) else 1
@@ -223,8 +324,10 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
         print(f"error: {manuscript}: {exc}", file=sys.stderr)
         return None, ""
     revisions, notes = drifted_revisions(check, reg)
-    print(f"{manuscript}: {len(revisions)} stated figure{'' if len(revisions) == 1 else 's'} drift from "
-          f"{reg.path}" + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else ""))
+    print(
+        f"{manuscript}: {len(revisions)} stated figure{'' if len(revisions) == 1 else 's'} drift from "
+        f"{reg.path}" + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
+    )
     for note in notes:
         print(f"  note: {note}")
     return revisions, reg.path
@@ -247,7 +350,9 @@ def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) 
             doc = None
     claims_page = Path(report).parent / "claims.html" if report else None
     href = relative_href(claims_page, out) if claims_page is not None and claims_page.is_file() else None
-    view = manuscript_view_of(check, doc, reg.waivers, claims_href=href or "", href=relative_href(out, claims_page or out))
+    view = manuscript_view_of(
+        check, doc, reg.waivers, claims_href=href or "", href=relative_href(out, claims_page or out)
+    )
     if href is None:
         for m in view.marks:  # no claims page to link to: the hover text still says everything
             m.href = None

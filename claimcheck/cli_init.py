@@ -15,17 +15,30 @@ from pathlib import Path
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "init", help="scaffold the claims registry of a new chapter from its manuscript",
+        "init",
+        help="scaffold the claims registry of a new chapter from its manuscript",
         description="Write claims/<name>/claims.toml: every number of the manuscript becomes a draft claim "
-                    "(value as printed, a locator, a guessed unit, tolerance 'printed', draft = true) or a "
-                    "suggested waiver (chapter numbers, dates, ordinals, code), grouped by the manuscript's "
-                    "headings. Exit 0 when the scaffold validates and binds or waives every number, 1 when "
-                    "it was written but needs hand edits (listed), 2 when nothing was written.")
+        "(value as printed, a locator, a guessed unit, tolerance 'printed', draft = true) or a "
+        "suggested waiver (chapter numbers, dates, ordinals, code), grouped by the manuscript's "
+        "headings. Exit 0 when the scaffold validates and binds or waives every number, 1 when "
+        "it was written but needs hand edits (listed), 2 when nothing was written.",
+    )
     p.add_argument("manuscript", metavar="MANUSCRIPT", help="the chapter (plain text or Markdown, UTF-8)")
-    p.add_argument("--name", metavar="NAME", help="the chapter's folder under --claims-dir and its [chapter] id "
-                                                  "(default: the manuscript's file name without suffix)")
-    p.add_argument("--claims-dir", default="claims", metavar="DIR", help="where chapters' registries live (default: claims)")
-    p.add_argument("--prefix", default="C", metavar="LETTERS", help="the claim ids' prefix (default: C, ids C01, C02...)")
+    p.add_argument(
+        "--name",
+        metavar="NAME",
+        help="the chapter's folder under --claims-dir and its [chapter] id "
+        "(default: the manuscript's file name without suffix)",
+    )
+    p.add_argument(
+        "--claims-dir",
+        default="claims",
+        metavar="DIR",
+        help="where chapters' registries live (default: claims)",
+    )
+    p.add_argument(
+        "--prefix", default="C", metavar="LETTERS", help="the claim ids' prefix (default: C, ids C01, C02...)"
+    )
     p.add_argument("--force", action="store_true", help="overwrite an existing claims.toml")
     p.set_defaults(func=_init)
 
@@ -44,7 +57,9 @@ def _init(args) -> int:
 
     name = args.name or default_name(args.manuscript)
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
-        print(f"error: --name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)", file=sys.stderr)
+        print(
+            f"error: --name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)", file=sys.stderr
+        )
         return 2
     target = Path(args.claims_dir) / name / "claims.toml"
     if target.exists() and not args.force:
@@ -64,14 +79,20 @@ def _init(args) -> int:
     reg = load_registry(target)
     check = check_manuscript(ms, reg)
     a = check.audit
-    print(f"wrote {target}: {len(sc.claims)} draft claims, {len(sc.waivers)} suggested waivers, "
-          f"{len(sc.sections)} sections")
-    print(f"validate: {len(reg.claims)} valid claims, {len(reg.issues)} problems; check-manuscript: "
-          f"{a.total} numbers, {a.count('bound')} bound, {a.count('waived')} waived, coverage {a.coverage:.1%}, "
-          f"{len(check.drifted)} drift problems")
+    print(
+        f"wrote {target}: {len(sc.claims)} draft claims, {len(sc.waivers)} suggested waivers, "
+        f"{len(sc.sections)} sections"
+    )
+    print(
+        f"validate: {len(reg.claims)} valid claims, {len(reg.issues)} problems; check-manuscript: "
+        f"{a.total} numbers, {a.count('bound')} bound, {a.count('waived')} waived, coverage {a.coverage:.1%}, "
+        f"{len(check.drifted)} drift problems"
+    )
     todo = sc.problems + [str(i) for i in reg.issues] + [d.summary() for d in check.drifted] + a.problems
     for line in todo:
         print(f"  to fix: {line}", file=sys.stderr)
-    print(f"next: review each draft (stated, unit, tolerance, needs), write its test, remove 'draft = true'; "
-          f"pytest {target.parent}/ lists every draft as not-run: no test yet")
+    print(
+        f"next: review each draft (stated, unit, tolerance, needs), write its test, remove 'draft = true'; "
+        f"pytest {target.parent}/ lists every draft as not-run: no test yet"
+    )
     return 0 if check.ok and not sc.problems else 1

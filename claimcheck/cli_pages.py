@@ -15,30 +15,57 @@ from pathlib import Path
 
 def register(subparsers) -> None:
     r = subparsers.add_parser(
-        "report", help="re-render the claims page (and the annotated manuscript) from claims.json",
+        "report",
+        help="re-render the claims page (and the annotated manuscript) from claims.json",
         description="Render claims.html from a claims.json alone (its plot files beside it), without running "
-                    "anything; when the run checked a manuscript, re-read it and its registry and render "
-                    "manuscript.html too. Exit 0: written; 1: written, but a manuscript could not be read "
-                    "or an entry was unusable; 2: the JSON is unusable (nothing written).")
-    r.add_argument("json", nargs="?", default="reports/claims.json", metavar="CLAIMS.json",
-                   help="the run's claims.json (default: reports/claims.json)")
-    r.add_argument("-o", "--output", default=None, metavar="HTML",
-                   help="the claims page to write (default: claims.html beside the JSON)")
-    r.add_argument("--manuscript", default=None, metavar="PATH",
-                   help="the manuscript, when it moved since the run (default: the one the run checked)")
+        "anything; when the run checked a manuscript, re-read it and its registry and render "
+        "manuscript.html too. Exit 0: written; 1: written, but a manuscript could not be read "
+        "or an entry was unusable; 2: the JSON is unusable (nothing written).",
+    )
+    r.add_argument(
+        "json",
+        nargs="?",
+        default="reports/claims.json",
+        metavar="CLAIMS.json",
+        help="the run's claims.json (default: reports/claims.json)",
+    )
+    r.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="HTML",
+        help="the claims page to write (default: claims.html beside the JSON)",
+    )
+    r.add_argument(
+        "--manuscript",
+        default=None,
+        metavar="PATH",
+        help="the manuscript, when it moved since the run (default: the one the run checked)",
+    )
     r.set_defaults(func=_report)
 
     s = subparsers.add_parser(
-        "summary", help="a Markdown table of a claims.json or matrix.json (for $GITHUB_STEP_SUMMARY)",
+        "summary",
+        help="a Markdown table of a claims.json or matrix.json (for $GITHUB_STEP_SUMMARY)",
         description="Print a Markdown summary with one row per claim (claims.json: chapter value, this runner's "
-                    "value, the bar, the margin, why; matrix.json: one column per runner). With --annotations, "
-                    "print GitHub annotations instead: drift at the manuscript line, registry problems at the "
-                    "registry line, failed claims at their test. Exit 0; 1 when an entry was unusable (its row "
-                    "is shown as such; --lenient: 0); 2 when the file is unusable.")
-    s.add_argument("json", metavar="FILE.json", help="a claims.json or a matrix.json (claimcheck merge --json)")
-    s.add_argument("--lenient", action="store_true", help="exit 0 although entries were unusable (each is said on stderr)")
-    s.add_argument("--annotations", action="store_true",
-                   help="print GitHub workflow commands (::error file=...,line=...::...) instead of the table")
+        "value, the bar, the margin, why; matrix.json: one column per runner). With --annotations, "
+        "print GitHub annotations instead: drift at the manuscript line, registry problems at the "
+        "registry line, failed claims at their test. Exit 0; 1 when an entry was unusable (its row "
+        "is shown as such; --lenient: 0); 2 when the file is unusable.",
+    )
+    s.add_argument(
+        "json", metavar="FILE.json", help="a claims.json or a matrix.json (claimcheck merge --json)"
+    )
+    s.add_argument(
+        "--lenient",
+        action="store_true",
+        help="exit 0 although entries were unusable (each is said on stderr)",
+    )
+    s.add_argument(
+        "--annotations",
+        action="store_true",
+        help="print GitHub workflow commands (::error file=...,line=...::...) instead of the table",
+    )
     s.set_defaults(func=_summary)
 
 
@@ -56,13 +83,17 @@ def _report(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if is_matrix(doc):
-        print(f"error: {args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge",
-              file=sys.stderr)
+        print(
+            f"error: {args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge",
+            file=sys.stderr,
+        )
         return 2
     checks, ms_problems = manuscript_checks(doc, args.manuscript)
     if args.manuscript and not doc.get("manuscripts"):
-        ms_problems.append(f"{args.json} names no manuscript check (run pytest with --claims-manuscript), "
-                           f"so {args.manuscript} has no registry to be checked against")
+        ms_problems.append(
+            f"{args.json} names no manuscript check (run pytest with --claims-manuscript), "
+            f"so {args.manuscript} has no registry to be checked against"
+        )
     if doc.get("read_note"):
         print(f"note: {doc['read_note']}", file=sys.stderr)
     for p in problems + ms_problems:
@@ -72,8 +103,10 @@ def _report(args) -> int:
     except OSError as exc:
         print(f"error: cannot write the pages: {exc}", file=sys.stderr)
         return 2
-    print(f"{'  '.join(map(str, written))} ({len(doc.get('claims') or [])} claims, {time.perf_counter() - t0:.2f} s)",
-          file=sys.stderr)
+    print(
+        f"{'  '.join(map(str, written))} ({len(doc.get('claims') or [])} claims, {time.perf_counter() - t0:.2f} s)",
+        file=sys.stderr,
+    )
     return 1 if problems or ms_problems else 0
 
 

@@ -14,39 +14,69 @@ from pathlib import Path
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "merge", help="merge claims.json files of several runners into one claim x runner page",
+        "merge",
+        help="merge claims.json files of several runners into one claim x runner page",
         description="Merge the claims.json of several runs into one self-contained HTML page: a row per "
-                    "claim, a column per runner (fingerprint in the header), each cell the outcome and the "
-                    "measured value. Claims that pass on one runner and fail on another are highlighted; "
-                    "a claim missing from a file shows 'not run' there. A malformed file is named on "
-                    "stderr and in the page, and the others are still merged. Exit 0: all files merged; "
-                    "1: some file was unreadable or some entry was dropped or changed (page still written; "
-                    "--lenient: 0 for dropped entries); 2: no file was readable.")
+        "claim, a column per runner (fingerprint in the header), each cell the outcome and the "
+        "measured value. Claims that pass on one runner and fail on another are highlighted; "
+        "a claim missing from a file shows 'not run' there. A malformed file is named on "
+        "stderr and in the page, and the others are still merged. Exit 0: all files merged; "
+        "1: some file was unreadable or some entry was dropped or changed (page still written; "
+        "--lenient: 0 for dropped entries); 2: no file was readable.",
+    )
     p.add_argument("results", nargs="+", metavar="RESULTS.json", help="claims.json files, one per run")
-    p.add_argument("-o", "--output", default="reports/matrix.html", metavar="HTML",
-                   help="the page to write (default: reports/matrix.html)")
-    p.add_argument("--json", dest="json_out", default=None, metavar="FILE",
-                   help="also write the matrix as JSON to FILE ('-' for stdout) (default: none)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="reports/matrix.html",
+        metavar="HTML",
+        help="the page to write (default: reports/matrix.html)",
+    )
+    p.add_argument(
+        "--json",
+        dest="json_out",
+        default=None,
+        metavar="FILE",
+        help="also write the matrix as JSON to FILE ('-' for stdout) (default: none)",
+    )
     p.add_argument("--title", default="claimcheck: claims x runners", help="page title")
-    p.add_argument("--lenient", action="store_true",
-                   help="exit 0 although entries were dropped or fields ignored (each is still said on stderr)")
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="exit 0 although entries were dropped or fields ignored (each is still said on stderr)",
+    )
     p.set_defaults(func=_merge)
 
     d = subparsers.add_parser(
-        "diff", help="what changed between two runs; exit 1 on a regression",
+        "diff",
+        help="what changed between two runs; exit 1 on a regression",
         description="List claims whose outcome changed between OLD and NEW and measured values that moved "
-                    "beyond the claim's tolerance (printed/exact/abs/rel/range: the tolerance applied to "
-                    "the move; >= and <= bars: more than --bound-move of the old value). Exit 0: no "
-                    "regression; 1: a claim went from passed or near-tie to failed or error (or, with "
-                    "--fail-on-move, a value moved); 2: an input file or entry is unusable.")
+        "beyond the claim's tolerance (printed/exact/abs/rel/range: the tolerance applied to "
+        "the move; >= and <= bars: more than --bound-move of the old value). Exit 0: no "
+        "regression; 1: a claim went from passed or near-tie to failed or error (or, with "
+        "--fail-on-move, a value moved); 2: an input file or entry is unusable.",
+    )
     d.add_argument("old", metavar="OLD.json")
     d.add_argument("new", metavar="NEW.json")
-    d.add_argument("--bound-move", type=_fraction, default=0.25, metavar="FRACTION",
-                   help="for one-sided tolerances (>=X, <=X): the relative move reported (default: 0.25)")
-    d.add_argument("--fail-on-move", action="store_true",
-                   help="exit 1 also when a measured value moved beyond tolerance (default: off)")
-    d.add_argument("--json", dest="json_out", default=None, metavar="FILE",
-                   help="also write the changes as JSON to FILE ('-' for stdout) (default: none)")
+    d.add_argument(
+        "--bound-move",
+        type=_fraction,
+        default=0.25,
+        metavar="FRACTION",
+        help="for one-sided tolerances (>=X, <=X): the relative move reported (default: 0.25)",
+    )
+    d.add_argument(
+        "--fail-on-move",
+        action="store_true",
+        help="exit 1 also when a measured value moved beyond tolerance (default: off)",
+    )
+    d.add_argument(
+        "--json",
+        dest="json_out",
+        default=None,
+        metavar="FILE",
+        help="also write the changes as JSON to FILE ('-' for stdout) (default: none)",
+    )
     d.set_defaults(func=_diff)
 
 
@@ -93,10 +123,13 @@ def _merge(args) -> int:
     if args.json_out and not _write(matrix_json(matrix), args.json_out):
         return 2
     split = matrix.split_ids
-    print(f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
-          f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
-          + (f"; {len(errors)} unreadable file(s) left out" if errors else "")
-          + (f"; {len(issues)} entry problem(s)" if issues else ""), file=sys.stderr)
+    print(
+        f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
+        f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
+        + (f"; {len(errors)} unreadable file(s) left out" if errors else "")
+        + (f"; {len(issues)} entry problem(s)" if issues else ""),
+        file=sys.stderr,
+    )
     return 1 if errors or (issues and not args.lenient) else 0
 
 
@@ -120,7 +153,9 @@ def _diff(args) -> int:
         shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
         print(f"  {len(ids)} claims not selected in {side} ({shown}): not compared")
     if d.carried:
-        print(f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it")
+        print(
+            f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it"
+        )
     width = max((len(c.id) for c in d.changes), default=0)
     for c in d.changes:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
@@ -128,9 +163,18 @@ def _diff(args) -> int:
     for c in d.changes:
         counts[c.kind] = counts.get(c.kind, 0) + 1
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
-    if args.json_out and not _write({"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues,
-                                     "unselected": d.unselected, "carried": d.carried,
-                                     "changes": [vars(c) for c in d.changes]}, args.json_out):
+    if args.json_out and not _write(
+        {
+            "old": old.path,
+            "new": new.path,
+            "notes": d.runner_notes,
+            "issues": d.issues,
+            "unselected": d.unselected,
+            "carried": d.carried,
+            "changes": [vars(c) for c in d.changes],
+        },
+        args.json_out,
+    ):
         return 2
     if d.issues:
         return 2

@@ -30,7 +30,7 @@ def number(x, digits: int = 5) -> str:
         mant, _, exp = f"{x:.{digits - 1}e}".partition("e")
         mant = mant.rstrip("0").rstrip(".")
         return f"{mant}e{int(exp)}"
-    if abs(x) >= 10 ** digits:  # more integer digits than significant ones: keep the integer part
+    if abs(x) >= 10**digits:  # more integer digits than significant ones: keep the integer part
         return f"{x:.0f}"
     text = f"{x:.{digits}g}"
     if "e" in text:  # .g chose an exponent for a value in range: write it out
@@ -61,8 +61,13 @@ def format_value(value, unit: str | None = "") -> str:
     """
     if value is None:
         return ""
-    lo_hi = (value.lo, value.hi) if hasattr(value, "lo") and hasattr(value, "hi") else \
-        tuple(value) if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_is_number, value)) else None
+    lo_hi = (
+        (value.lo, value.hi)
+        if hasattr(value, "lo") and hasattr(value, "hi")
+        else tuple(value)
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_is_number, value))
+        else None
+    )
     if lo_hi is not None:
         lo, hi = lo_hi
         return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)

@@ -41,16 +41,30 @@ def registry_fields() -> str:
     from claimcheck.fields import NEEDS, TABLES
     from claimcheck.registry import CLAIM_RULES
 
-    out = ["# Registry fields", "", *_generated("claimcheck/fields.py"),
-           "A chapter's registry, `claims/<chapter>/claims.toml`, holds the tables below, and "
-           "`[runners.NAME]` tables (each with a `description`) naming the machines on which "
-           "machine-bound figures were taken. `claimcheck validate` reports every problem with the file, "
-           "the claim id and the field; a broken claim never hides the others.", ""]
+    out = [
+        "# Registry fields",
+        "",
+        *_generated("claimcheck/fields.py"),
+        "A chapter's registry, `claims/<chapter>/claims.toml`, holds the tables below, and "
+        "`[runners.NAME]` tables (each with a `description`) naming the machines on which "
+        "machine-bound figures were taken. `claimcheck validate` reports every problem with the file, "
+        "the claim id and the field; a broken claim never hides the others.",
+        "",
+    ]
     for header, what, fields in TABLES:
-        out += [f"## `{header}`", "", what[0].upper() + what[1:] + ".", "",
-                "| field | type | required | default | example | meaning |", "|---|---|---|---|---|---|"]
-        out += [f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
-                f"| {_cell(_code(f.shown_default))} | {_cell(_code(f.example))} | {_cell(f.help)} |" for f in fields]
+        out += [
+            f"## `{header}`",
+            "",
+            what[0].upper() + what[1:] + ".",
+            "",
+            "| field | type | required | default | example | meaning |",
+            "|---|---|---|---|---|---|",
+        ]
+        out += [
+            f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
+            f"| {_cell(_code(f.shown_default))} | {_cell(_code(f.example))} | {_cell(f.help)} |"
+            for f in fields
+        ]
         out.append("")
         if header == "[[claims]]":
             out += ["Rules between a claim's fields, checked after each field's own check:", ""]
@@ -108,31 +122,58 @@ def options() -> str:
     def default(o: Option) -> str:
         if o.kind == "append" or o.default is None:
             return ""
-        return _code("on" if o.default is True else "off" if o.default is False else
-                     f"{o.default:g}" if isinstance(o.default, float) else str(o.default))
+        return _code(
+            "on"
+            if o.default is True
+            else "off"
+            if o.default is False
+            else f"{o.default:g}"
+            if isinstance(o.default, float)
+            else str(o.default)
+        )
 
     source = "claimcheck/settings.py (OPTIONS) and claimcheck/cli*.py"
-    out = ["# Options and commands", "", *_generated(source),
-           "## pytest options", "",
-           "Each setting of a claims run can come from the command line, an environment variable or an ini "
-           "key (`[tool.pytest.ini_options]`); the first of these given wins, else the default. Each is "
-           "checked by the same validator whatever its source, and a bad value is reported as written.", "",
-           "| option | environment | ini key | default | meaning |", "|---|---|---|---|---|"]
+    out = [
+        "# Options and commands",
+        "",
+        *_generated(source),
+        "## pytest options",
+        "",
+        "Each setting of a claims run can come from the command line, an environment variable or an ini "
+        "key (`[tool.pytest.ini_options]`); the first of these given wins, else the default. Each is "
+        "checked by the same validator whatever its source, and a bad value is reported as written.",
+        "",
+        "| option | environment | ini key | default | meaning |",
+        "|---|---|---|---|---|",
+    ]
     for o in OPTIONS:
         flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
-        out.append(f"| {_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
-                   f"| {_cell(default(o))} | {_cell(o.help)} |")
+        out.append(
+            f"| {_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
+            f"| {_cell(default(o))} | {_cell(o.help)} |"
+        )
     out += ["", "Other environment variables:", ""]
     out += [f"- `{name}`: {words}" for name, words in OTHER_ENV.items()]
     out += ["", "## `claimcheck` commands", ""]
     commands = _commands()
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]
     for name, words, parser in commands:
-        out += ["", f"### claimcheck {name}", "", f"`{' '.join(parser.format_usage().split()[1:])}`", "",
-                " ".join((parser.description or words).split()), "",
-                "| argument | default | meaning |", "|---|---|---|"]
-        out += [f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
-                for a in parser._actions if a.dest != "help"]
+        out += [
+            "",
+            f"### claimcheck {name}",
+            "",
+            f"`{' '.join(parser.format_usage().split()[1:])}`",
+            "",
+            " ".join((parser.description or words).split()),
+            "",
+            "| argument | default | meaning |",
+            "|---|---|---|",
+        ]
+        out += [
+            f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
+            for a in parser._actions
+            if a.dest != "help"
+        ]
     return "\n".join(out) + "\n"
 
 

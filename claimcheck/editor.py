@@ -8,7 +8,6 @@ The command line lives in :mod:`claimcheck.cli_editor`; the pytest items in
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import tempfile
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.interval import parse_decimal, decimals_of
+from claimcheck.interval import decimals_of, parse_decimal
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -46,33 +45,43 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
         if q.status == "drift":
-            lines.append(f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}), "
-                         f"measured here {measured or '-'} {'' if measured else '(no measurement in this run)'}".rstrip())
+            lines.append(
+                f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}), "
+                f"measured here {measured or '-'} {'' if measured else '(no measurement in this run)'}".rstrip()
+            )
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
-    lines.append(f"  next: if the manuscript is right, update {drift.claim_id} in {registry_path} and see whether "
-                 f"the measurement supports the new figure (claimcheck what-if {drift.claim_id}=VALUE); "
-                 "if the registry is right, fix the manuscript.")
+    lines.append(
+        f"  next: if the manuscript is right, update {drift.claim_id} in {registry_path} and see whether "
+        f"the measurement supports the new figure (claimcheck what-if {drift.claim_id}=VALUE); "
+        "if the registry is right, fix the manuscript."
+    )
     return "\n".join(lines)
 
 
 def audit_failure_message(check, limit: int = 40) -> str:
     """The failure text of the number audit: coverage, unbound numbers with line and context."""
     a = check.audit
-    lines = [f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
-             f"bound or waived = {a.coverage:.1%} (needs 100%)"]
+    lines = [
+        f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
+        f"bound or waived = {a.coverage:.1%} (needs 100%)"
+    ]
     for p in a.unbound()[:limit]:
         lines.append(f"  line {p.line}: {p.text}   {p.context}")
     if len(a.unbound()) > limit:
         lines.append(f"  ... and {len(a.unbound()) - limit} more")
     lines += [f"  waiver problem: {w}" for w in a.problems]
-    lines.append("  next: bind each number to its claim (a claim's locator or quotes) or waive it with a reason "
-                 "([[waivers]] in the registry)")
+    lines.append(
+        "  next: bind each number to its claim (a claim's locator or quotes) or waive it with a reason "
+        "([[waivers]] in the registry)"
+    )
     return "\n".join(lines)
 
 
-def format_check(check, measured: dict | None = None, verbose: bool = False, report_error: str | None = None) -> str:
+def format_check(
+    check, measured: dict | None = None, verbose: bool = False, report_error: str | None = None
+) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
 
     ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``;
@@ -80,18 +89,26 @@ def format_check(check, measured: dict | None = None, verbose: bool = False, rep
     """
     measured = measured or {}
     ms, a = check.manuscript, check.audit
-    out = [f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
-           f"registry   {check.registry_path} ({len(check.drifts)} claims)"]
+    out = [
+        f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
+        f"registry   {check.registry_path} ({len(check.drifts)} claims)",
+    ]
     if report_error:
         out.append(f"warning: {report_error}; measured values are not shown")
-    missing = "- (the report cannot be read: see the warning)" if report_error else \
-        "- (not measured; run the claim or pass --report)"
+    missing = (
+        "- (the report cannot be read: see the warning)"
+        if report_error
+        else "- (not measured; run the claim or pass --report)"
+    )
     for issue in check.registry_issues:
         out.append(f"  registry problem: {issue}")
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
     n_quotes = sum(len(d.checks) for d in check.drifts)
-    out.append(f"\ndrift: {len(check.drifted)} of {len(check.drifts)} claims ({n_quotes} quotes checked"
-               + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "") + ")")
+    out.append(
+        f"\ndrift: {len(check.drifted)} of {len(check.drifts)} claims ({n_quotes} quotes checked"
+        + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "")
+        + ")"
+    )
     for d in check.drifts:
         if not (d.failed or verbose):
             continue
@@ -101,18 +118,26 @@ def format_check(check, measured: dict | None = None, verbose: bool = False, rep
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
             if q.status in ("drift", "ok") and q.manuscript is not None:
-                out.append(f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                           f"registry {q.registry:>8} ({q.name})  measured {shown}")
+                out.append(
+                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
+                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                )
                 if q.status == "drift":
                     out.append(f"  {'':10} {q.context}")
             else:
                 out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
-    stated = sorted({q.claim_id for d in check.drifts for q in d.checks if q.status == "drift" and q.name == "stated"})
+    stated = sorted(
+        {q.claim_id for d in check.drifts for q in d.checks if q.status == "drift" and q.name == "stated"}
+    )
     if stated:
-        out.append(f"  next: claimcheck what-if --manuscript {ms.path}   (checks whether the measurements support the "
-                   f"text's figures of {', '.join(stated)}, and suggests the nearest that hold)")
-    out.append(f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
-               f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}")
+        out.append(
+            f"  next: claimcheck what-if --manuscript {ms.path}   (checks whether the measurements support the "
+            f"text's figures of {', '.join(stated)}, and suggests the nearest that hold)"
+        )
+    out.append(
+        f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
+        f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}"
+    )
     for p in a.unbound():
         out.append(f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}")
     for w in a.problems:
@@ -150,9 +175,11 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
     except ResultFileError as exc:
         return {}, str(exc)
     src = f"{Path(path).name} {run.generated or ''}".strip()
-    return {c["id"]: (c.get("measured_display"), c.get("outcome"), src)
-            for c in run.claims.values() if c.get("measured_display")
-            and (chapter is None or c.get("chapter") in (None, "", chapter))}, None
+    return {
+        c["id"]: (c.get("measured_display"), c.get("outcome"), src)
+        for c in run.claims.values()
+        if c.get("measured_display") and (chapter is None or c.get("chapter") in (None, "", chapter))
+    }, None
 
 
 # --- what-if ----------------------------------------------------------------------------------
@@ -174,8 +201,10 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
                 continue
             key = registry.key(q.claim_id)
             if q.name != "stated":
-                notes.append(f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry {q.registry}: not "
-                             f"a stated figure; change values.{q.name} in {registry.path} and run claimcheck validate")
+                notes.append(
+                    f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry {q.registry}: not "
+                    f"a stated figure; change values.{q.name} in {registry.path} and run claimcheck validate"
+                )
                 continue
             try:
                 mantissa, exponent, scale = parse_number(q.manuscript)
@@ -183,11 +212,15 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
                 notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
                 continue
             if exponent is not None or scale:
-                notes.append(f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE")
+                notes.append(
+                    f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE"
+                )
                 continue
             if key in revisions and revisions[key] != mantissa:
-                notes.append(f"{key}: the text prints {revisions[key]} and {mantissa} (line {q.line}); "
-                             f"checking {revisions[key]}")
+                notes.append(
+                    f"{key}: the text prints {revisions[key]} and {mantissa} (line {q.line}); "
+                    f"checking {revisions[key]}"
+                )
                 continue
             revisions[key] = mantissa
     return list(revisions.items()), notes
@@ -268,6 +301,7 @@ def formula_holds(claim, registry):
         revised = dataclasses.replace(claim, stated=figure)
         result = evaluate_claim(revised, registry)
         return all(ok for _, ok, _ in result.conditions) and revised.tolerance(result.value, figure) is None
+
     return holds
 
 
@@ -278,14 +312,14 @@ class WhatIf:
     claim_id: str
     revised: str
     previous: str
-    outcome: str            # the claim's outcome with the revised value on this runner
+    outcome: str  # the claim's outcome with the revised value on this runner
     measured: object
     measured_display: str | None
     unit: str
     tolerance: str
     reason: str
     suggested: str | None
-    formula: bool = False   # judged on the chapter's own printed figures (no measurement)
+    formula: bool = False  # judged on the chapter's own printed figures (no measurement)
 
     @property
     def verdict(self) -> str:
@@ -294,8 +328,11 @@ class WhatIf:
         m = self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
         bound = self.tolerance.startswith((">=", "<=", "range:"))
-        where, value = ("by the chapter's own figures", "its figures give") if self.formula else \
-            ("on this runner", "measured")
+        where, value = (
+            ("by the chapter's own figures", "its figures give")
+            if self.formula
+            else ("on this runner", "measured")
+        )
         if self.outcome == "passed":
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == "failed":
@@ -306,30 +343,51 @@ class WhatIf:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
         lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
         if not bound and self.outcome != "passed" and self.measured is not None:
-            lines.append(f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
-                         if self.suggested is not None else
-                         f"  no figure at the printed precision of {v} holds near the measurement {m}")
+            lines.append(
+                f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
+                if self.suggested is not None
+                else f"  no figure at the printed precision of {v} holds near the measurement {m}"
+            )
         elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
             what = "figures from" if sep else ""
-            lines.append(f"  the measurement suggests {what}{' ' if what else ''}{self.suggested}{unit} at the printed "
-                         f"precision of {v}" + (" (which includes the revised figure)" if same and sep else
-                                                " (the revised figure)" if same else f", not {v}"))
+            lines.append(
+                f"  the measurement suggests {what}{' ' if what else ''}{self.suggested}{unit} at the printed "
+                f"precision of {v}"
+                + (
+                    " (which includes the revised figure)"
+                    if same and sep
+                    else " (the revised figure)"
+                    if same
+                    else f", not {v}"
+                )
+            )
             if bound and same:
-                lines.append(f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound; "
-                             f"this runner also reproduces the figure {v}")
+                lines.append(
+                    f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound; "
+                    f"this runner also reproduces the figure {v}"
+                )
             elif bound:
-                lines.append(f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound, "
-                             f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
-                             "only stand as the figure of the runner it was measured on")
+                lines.append(
+                    f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound, "
+                    f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
+                    "only stand as the figure of the runner it was measured on"
+                )
         return "\n".join(lines)
 
 
-def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
-                claims_dir="claims", profile: str | None = None, runner: str | None = None,
-                extra_args=(), report_dir: str | None = None, timeout: float | None = None,
-                cwd=None) -> list[WhatIf]:
+def run_what_if(
+    revisions: list[tuple[str, str]],
+    registry_path=None,
+    claims_dir="claims",
+    profile: str | None = None,
+    runner: str | None = None,
+    extra_args=(),
+    report_dir: str | None = None,
+    timeout: float | None = None,
+    cwd=None,
+) -> list[WhatIf]:
     """Re-run only the named claims with revised stated values, in a pytest subprocess.
 
     Args:
@@ -357,7 +415,9 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
     regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
     claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
     if not claims:
-        raise KeyError(f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry")
+        raise KeyError(
+            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
+        )
     resolved = []
     for name, value in revisions:
         try:
@@ -369,7 +429,9 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
     several = len(regs) > 1
     formulas = {key for key, _ in revisions if claims[key][1].formula}
     measured = [(key, value) for key, value in revisions if key not in formulas]
-    rows = _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
+    rows = (
+        _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
+    )
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
@@ -382,10 +444,21 @@ def run_what_if(revisions: list[tuple[str, str]], registry_path=None,
         m = row.get("measured")
         bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
         suggested = suggested_figure(m, value) if bound or m is None else nearest_holding(holds, value, m)
-        answers.append(WhatIf(key if several else claim.id, value, claim.stated, row.get("outcome", "not-run"), m,
-                              row.get("measured_display"), row.get("unit") or claim.unit or "",
-                              row.get("tolerance") or claim.tolerance_text, row.get("reason") or "", suggested,
-                              formula=key in formulas))
+        answers.append(
+            WhatIf(
+                key if several else claim.id,
+                value,
+                claim.stated,
+                row.get("outcome", "not-run"),
+                m,
+                row.get("measured_display"),
+                row.get("unit") or claim.unit or "",
+                row.get("tolerance") or claim.tolerance_text,
+                row.get("reason") or "",
+                suggested,
+                formula=key in formulas,
+            )
+        )
     return answers
 
 
@@ -400,13 +473,20 @@ def _formula_row(claim, registry, value: str) -> dict:
     failing = [f"condition {text} does not hold: {sides}" for text, ok, sides in result.conditions if not ok]
     bad = revised.tolerance(result.value, value)
     measured = [result.value.lo, result.value.hi]
-    row = {"measured": measured, "unit": claim.unit, "tolerance": claim.tolerance_text,
-           "outcome": "failed" if failing or bad else "passed", "reason": "; ".join(failing + ([bad] if bad else []))}
+    row = {
+        "measured": measured,
+        "unit": claim.unit,
+        "tolerance": claim.tolerance_text,
+        "outcome": "failed" if failing or bad else "passed",
+        "reason": "; ".join(failing + ([bad] if bad else [])),
+    }
     row["measured_display"] = measured_value(row)
     return row
 
 
-def _measure(revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout) -> dict[str, dict]:
+def _measure(
+    revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout
+) -> dict[str, dict]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
@@ -414,9 +494,18 @@ def _measure(revisions, claims, base: Path, profile, runner, extra_args, report_
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
         folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
-        cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider",
-               "-k", " or ".join(key for key, _ in revisions),
-               f"--claims-report-dir={out_dir.resolve()}"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *folders,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-k",
+            " or ".join(key for key, _ in revisions),
+            f"--claims-report-dir={out_dir.resolve()}",
+        ]
         cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
         if profile:
             cmd.append(f"--claims-profile={profile}")

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 # What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
 # is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
@@ -79,9 +80,9 @@ class Field:
     check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value
     required: bool = False
     default: object = None
-    example: str = ""       # TOML text of a typical value
+    example: str = ""  # TOML text of a typical value
     empty_ok: bool = False  # a string kind: "" is a value (``unit = ""``: no unit)
-    why: str = ""           # appended to a wrong-kind message ({value}: the value given): how to write it
+    why: str = ""  # appended to a wrong-kind message ({value}: the value given): how to write it
 
     def wrong_kind(self, value: object) -> str:
         """The message for a value that is not of this field's kind."""
@@ -110,8 +111,9 @@ def suggest(name: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def check_table(entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None],
-                strict: bool = True) -> dict[str, Any]:
+def check_table(
+    entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
+) -> dict[str, Any]:
     """Check one TOML table against its field rows; return ``name -> checked value`` of the good fields.
 
     Every problem goes to ``bad(field name, message)``: an unknown field (when ``strict``; a
@@ -124,8 +126,12 @@ def check_table(entry: dict, fields: Sequence[Field], ctx: Context, bad: Callabl
         if key not in by_name:
             close = difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
             misspelled.update(close)
-            bad(key, f"unknown field (did you mean '{close[0]}'?)" if close else
-                f"unknown field; known fields: {', '.join(by_name)}")
+            bad(
+                key,
+                f"unknown field (did you mean '{close[0]}'?)"
+                if close
+                else f"unknown field; known fields: {', '.join(by_name)}",
+            )
     out: dict[str, Any] = {}
     for f in fields:
         if f.name not in entry:
@@ -157,9 +163,11 @@ def _claim_id(value: str, ctx: Context) -> str:
     if not ID_RE.match(value):
         raise FieldError(f"bad id {value!r}: expected e.g. 'C05' or 'C30.text'")
     if ctx.id_pattern is not None and not ctx.id_pattern.fullmatch(value.split(".", 1)[0]):
-        raise FieldError(f"id {value!r} does not match the registry's id pattern "
-                         f"'{ctx.id_pattern.pattern}' ([chapter] id_pattern): a renamed or mistyped id "
-                         "would leave its test without a claim")
+        raise FieldError(
+            f"id {value!r} does not match the registry's id pattern "
+            f"'{ctx.id_pattern.pattern}' ([chapter] id_pattern): a renamed or mistyped id "
+            "would leave its test without a claim"
+        )
     return value
 
 
@@ -183,8 +191,10 @@ def _locator(value: str, ctx: Context | None = None) -> str:
     from claimcheck.printed import compile_locator
 
     if len(value) > MAX_LOCATOR:
-        raise FieldError(f"{len(value)} characters: a locator is a short quote (<= {MAX_LOCATOR}) around the "
-                         "number, never a sentence")
+        raise FieldError(
+            f"{len(value)} characters: a locator is a short quote (<= {MAX_LOCATOR}) around the "
+            "number, never a sentence"
+        )
     compile_locator(value)
     return value
 
@@ -198,8 +208,11 @@ def _tolerance(value: str, ctx: Context):
 def _needs(value: list, ctx: Context) -> tuple[str, ...]:
     if not value:
         raise FieldError(f"must be a non-empty list of strings from {sorted(NEEDS)}")
-    unknown = [f"unknown need {n!r}{suggest(n, NEEDS)}; known: {', '.join(sorted(NEEDS))}"
-               for n in value if n not in NEEDS]
+    unknown = [
+        f"unknown need {n!r}{suggest(n, NEEDS)}; known: {', '.join(sorted(NEEDS))}"
+        for n in value
+        if n not in NEEDS
+    ]
     if unknown:
         raise FieldError(*unknown)
     return tuple(value)
@@ -243,8 +256,11 @@ def _quotes(value: dict, ctx: Context) -> MappingProxyType:
 
 
 def _inputs(value: dict, ctx: Context) -> MappingProxyType:
-    bad = [f"{name} = {v!r}: must be a string (the text fed to the model)" for name, v in value.items()
-           if not isinstance(v, str)]
+    bad = [
+        f"{name} = {v!r}: must be a string (the text fed to the model)"
+        for name, v in value.items()
+        if not isinstance(v, str)
+    ]
     if bad:
         raise FieldError(*bad)
     return MappingProxyType(dict(value))
@@ -252,16 +268,19 @@ def _inputs(value: dict, ctx: Context) -> MappingProxyType:
 
 def _runner(value: str, ctx: Context) -> str:
     if value not in ctx.runners:
-        raise FieldError(f"unknown runner profile {value!r}{suggest(value, ctx.runners)}; define it under "
-                         f"[runners.{value}]")
+        raise FieldError(
+            f"unknown runner profile {value!r}{suggest(value, ctx.runners)}; define it under "
+            f"[runners.{value}]"
+        )
     return value
 
 
 def _section(value: str, ctx: Context) -> str:
     if value not in ctx.sections:
         declared = f" (declared: {', '.join(ctx.sections)})" if ctx.sections else ""
-        raise FieldError(f"unknown section {value!r}{suggest(value, ctx.sections)}; declare it in "
-                         f"[[sections]]{declared}")
+        raise FieldError(
+            f"unknown section {value!r}{suggest(value, ctx.sections)}; declare it in [[sections]]{declared}"
+        )
     return value
 
 
@@ -299,8 +318,10 @@ def _chapter_id(value: str, ctx: Context) -> str:
     from claimcheck.keys import CHAPTER_RE
 
     if not CHAPTER_RE.match(value):
-        raise FieldError(f"bad chapter id {value!r}: lower-case letters, digits, '-' and '_', starting "
-                         "with a letter (e.g. 'ch15'); it is the first half of every claim's key (ch15:C18)")
+        raise FieldError(
+            f"bad chapter id {value!r}: lower-case letters, digits, '-' and '_', starting "
+            "with a letter (e.g. 'ch15'); it is the first half of every claim's key (ch15:C18)"
+        )
     return value
 
 
@@ -327,101 +348,248 @@ def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
 
 # --- the tables -------------------------------------------------------------------------------------
 CLAIM_FIELDS: tuple[Field, ...] = (
-    Field("id", STRING, "`C05`, or `C30.text` for one checkable part of claim C30",
-          _claim_id, required=True, example='"C05"'),
-    Field("title", STRING, "a short title, in our own words",
-          required=True, example='"KV cache per token"'),
-    Field("stated", STRING, "the headline value exactly as printed, as a string; `\"\"` when the chapter "
-          "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
-          _stated, required=True, example='"99.16"', empty_ok=True,
-          why='write the printed number as a string ("{value}") so its printed digits are kept'),
-    Field("unit", STRING, "a pint unit (`KiB/token`, `token/s`, `万 param`, `CNY`); `\"\"` for none",
-          _unit, required=True, example='"KiB/token"', empty_ok=True),
-    Field("locator", STRING, f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
-          "manuscript, never a sentence; `¦` marks where two printed numbers are glued together",
-          _locator, required=True, example='"36 KiB"'),
-    Field("tolerance", STRING, "how close a measured value must be: `printed` (half a unit in the last "
-          "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
-          _tolerance, required=True, example='"printed"'),
-    Field("needs", STRINGS, f"what checking it needs, any of: {', '.join(NEEDS)}",
-          _needs, required=True, example='["arch"]', why=f"known needs: {', '.join(sorted(NEEDS))}"),
-    Field("values", TABLE, "other printed numbers the claim uses, each as a string",
-          _values, default=MappingProxyType({}), example='{ read_s = "0.086" }'),
-    Field("quotes", TABLE, "more places that print the claim's numbers: a name (`stated` or a key of "
-          "`values`) = a locator or a list of them",
-          _quotes, default=MappingProxyType({}), example='{ stated = ["5947 个"] }'),
-    Field("inputs", TABLE, "text inputs the check feeds a model",
-          _inputs, default=MappingProxyType({}), example='{ prompt = "The capital of France is" }'),
-    Field("reconstructed", BOOL, "true when `inputs` are not printed in the chapter (so were reconstructed)",
-          default=False, example="true"),
-    Field("portable", BOOL, "true when `stated` with its tolerance holds for any causal LM, so the "
-          "portable-LM lane checks it as is; false when the numbers are the chapter model's own",
-          default=False, example="true"),
-    Field("runner", STRING, "the runner profile (a `[runners.NAME]`) on which `stated` was measured: "
-          "a machine-bound figure",
-          _runner, example='"author-laptop"'),
-    Field("section", STRING, "the id of the `[[sections]]` entry the claim sits in",
-          _section, example='"read"'),
-    Field("note", STRING, "free text for the report",
-          default="", example='"seen at batch size 1"', empty_ok=True),
-    Field("draft", BOOL, "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
-          "(its unit, tolerance and needs are guesses; it has no test)",
-          default=False, example="true"),
-    Field("expected_fail", STRING, "why the chapter's figure is known not to hold: only then may its test "
-          "be marked xfail; the row still shows the verdict, and says \"expected to fail (why)\"",
-          default="", example='"the chapter rounds twice"', why="say why the figure is known not to hold"),
-    Field("formula", STRING, "the chapter's own arithmetic: an expression over `stated`, the keys of "
-          "`values` and other claims' values (`C25.a_input`), evaluated by the core and judged against "
-          "`stated`; no test module",
-          _formula, example='"read_tokens / read_s"'),
-    Field("conditions", STRING_OR_LIST, "comparisons that must hold too (needs a `formula`)",
-          _conditions, default=(), example='["read_tokens / read_s == read_tps"]'),
-    Field("precision", STRING, "how a formula reads printed numbers: `printed` (every value that rounds "
-          "to them) or `exact` (list prices, counts)",
-          _precision, default="printed", example='"exact"'),
+    Field(
+        "id",
+        STRING,
+        "`C05`, or `C30.text` for one checkable part of claim C30",
+        _claim_id,
+        required=True,
+        example='"C05"',
+    ),
+    Field("title", STRING, "a short title, in our own words", required=True, example='"KV cache per token"'),
+    Field(
+        "stated",
+        STRING,
+        'the headline value exactly as printed, as a string; `""` when the chapter '
+        "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
+        _stated,
+        required=True,
+        example='"99.16"',
+        empty_ok=True,
+        why='write the printed number as a string ("{value}") so its printed digits are kept',
+    ),
+    Field(
+        "unit",
+        STRING,
+        'a pint unit (`KiB/token`, `token/s`, `万 param`, `CNY`); `""` for none',
+        _unit,
+        required=True,
+        example='"KiB/token"',
+        empty_ok=True,
+    ),
+    Field(
+        "locator",
+        STRING,
+        f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
+        "manuscript, never a sentence; `¦` marks where two printed numbers are glued together",
+        _locator,
+        required=True,
+        example='"36 KiB"',
+    ),
+    Field(
+        "tolerance",
+        STRING,
+        "how close a measured value must be: `printed` (half a unit in the last "
+        "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
+        _tolerance,
+        required=True,
+        example='"printed"',
+    ),
+    Field(
+        "needs",
+        STRINGS,
+        f"what checking it needs, any of: {', '.join(NEEDS)}",
+        _needs,
+        required=True,
+        example='["arch"]',
+        why=f"known needs: {', '.join(sorted(NEEDS))}",
+    ),
+    Field(
+        "values",
+        TABLE,
+        "other printed numbers the claim uses, each as a string",
+        _values,
+        default=MappingProxyType({}),
+        example='{ read_s = "0.086" }',
+    ),
+    Field(
+        "quotes",
+        TABLE,
+        "more places that print the claim's numbers: a name (`stated` or a key of "
+        "`values`) = a locator or a list of them",
+        _quotes,
+        default=MappingProxyType({}),
+        example='{ stated = ["5947 个"] }',
+    ),
+    Field(
+        "inputs",
+        TABLE,
+        "text inputs the check feeds a model",
+        _inputs,
+        default=MappingProxyType({}),
+        example='{ prompt = "The capital of France is" }',
+    ),
+    Field(
+        "reconstructed",
+        BOOL,
+        "true when `inputs` are not printed in the chapter (so were reconstructed)",
+        default=False,
+        example="true",
+    ),
+    Field(
+        "portable",
+        BOOL,
+        "true when `stated` with its tolerance holds for any causal LM, so the "
+        "portable-LM lane checks it as is; false when the numbers are the chapter model's own",
+        default=False,
+        example="true",
+    ),
+    Field(
+        "runner",
+        STRING,
+        "the runner profile (a `[runners.NAME]`) on which `stated` was measured: a machine-bound figure",
+        _runner,
+        example='"author-laptop"',
+    ),
+    Field(
+        "section", STRING, "the id of the `[[sections]]` entry the claim sits in", _section, example='"read"'
+    ),
+    Field(
+        "note",
+        STRING,
+        "free text for the report",
+        default="",
+        example='"seen at batch size 1"',
+        empty_ok=True,
+    ),
+    Field(
+        "draft",
+        BOOL,
+        "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
+        "(its unit, tolerance and needs are guesses; it has no test)",
+        default=False,
+        example="true",
+    ),
+    Field(
+        "expected_fail",
+        STRING,
+        "why the chapter's figure is known not to hold: only then may its test "
+        'be marked xfail; the row still shows the verdict, and says "expected to fail (why)"',
+        default="",
+        example='"the chapter rounds twice"',
+        why="say why the figure is known not to hold",
+    ),
+    Field(
+        "formula",
+        STRING,
+        "the chapter's own arithmetic: an expression over `stated`, the keys of "
+        "`values` and other claims' values (`C25.a_input`), evaluated by the core and judged against "
+        "`stated`; no test module",
+        _formula,
+        example='"read_tokens / read_s"',
+    ),
+    Field(
+        "conditions",
+        STRING_OR_LIST,
+        "comparisons that must hold too (needs a `formula`)",
+        _conditions,
+        default=(),
+        example='["read_tokens / read_s == read_tps"]',
+    ),
+    Field(
+        "precision",
+        STRING,
+        "how a formula reads printed numbers: `printed` (every value that rounds "
+        "to them) or `exact` (list prices, counts)",
+        _precision,
+        default="printed",
+        example='"exact"',
+    ),
 )
 
 CHAPTER_FIELDS: tuple[Field, ...] = (
-    Field("id", STRING, "the chapter's id (lower case, digits, `-`, `_`): the first half of every claim's "
-          "key, `ch15:C18`; default the registry's folder name",
-          _chapter_id, example='"ch15"'),
+    Field(
+        "id",
+        STRING,
+        "the chapter's id (lower case, digits, `-`, `_`): the first half of every claim's "
+        "key, `ch15:C18`; default the registry's folder name",
+        _chapter_id,
+        example='"ch15"',
+    ),
     Field("title", STRING, "the chapter's title", example='"Reading is parallel"'),
     Field("language", STRING, "the manuscript's language", example='"zh"'),
-    Field("manuscript", STRING, "the manuscript's file name: `check-manuscript` finds the registry by it, "
-          "and `--claims-manuscript` binds to the chapter that names the file",
-          example='"ch15.md"'),
-    Field("id_pattern", STRING, "a regular expression every claim id must match before any `.part`, so "
-          "that a renamed or mistyped id is a problem",
-          _id_pattern, example="'C\\d{2}'"),
+    Field(
+        "manuscript",
+        STRING,
+        "the manuscript's file name: `check-manuscript` finds the registry by it, "
+        "and `--claims-manuscript` binds to the chapter that names the file",
+        example='"ch15.md"',
+    ),
+    Field(
+        "id_pattern",
+        STRING,
+        "a regular expression every claim id must match before any `.part`, so "
+        "that a renamed or mistyped id is a problem",
+        _id_pattern,
+        example="'C\\d{2}'",
+    ),
 )
 
 SECTION_FIELDS: tuple[Field, ...] = (
-    Field("id", STRING, "a short key such as `kv-cache`, named by the claims' `section`",
-          required=True, example='"kv-cache"'),
-    Field("title", STRING, "the section's title, in our own words",
-          required=True, example='"The KV cache"'),
-    Field("heading", STRING, "a short locator of the heading in the manuscript, never the whole heading",
-          _locator, default="", example='"读：一次前向"'),
+    Field(
+        "id",
+        STRING,
+        "a short key such as `kv-cache`, named by the claims' `section`",
+        required=True,
+        example='"kv-cache"',
+    ),
+    Field("title", STRING, "the section's title, in our own words", required=True, example='"The KV cache"'),
+    Field(
+        "heading",
+        STRING,
+        "a short locator of the heading in the manuscript, never the whole heading",
+        _locator,
+        default="",
+        example='"读：一次前向"',
+    ),
 )
 
 WAIVER_FIELDS: tuple[Field, ...] = (
-    Field("locator", STRING, "a short quote; every number in it is waived",
-          _locator, required=True, example='"第 15 章"'),
-    Field("reason", STRING, "why these numbers are not claims",
-          required=True, example='"a chapter number"'),
-    Field("numbers", STRINGS, "the numbers as printed, checked against the text",
-          _waived_numbers, example='["15", "15/20"]'),
-    Field("until", STRING, "a second locator: the waiver covers everything from `locator` to the end of "
-          "the first match of `until` after it (a code listing)",
-          _locator, example='"return out"'),
+    Field(
+        "locator",
+        STRING,
+        "a short quote; every number in it is waived",
+        _locator,
+        required=True,
+        example='"第 15 章"',
+    ),
+    Field("reason", STRING, "why these numbers are not claims", required=True, example='"a chapter number"'),
+    Field(
+        "numbers",
+        STRINGS,
+        "the numbers as printed, checked against the text",
+        _waived_numbers,
+        example='["15", "15/20"]',
+    ),
+    Field(
+        "until",
+        STRING,
+        "a second locator: the waiver covers everything from `locator` to the end of "
+        "the first match of `until` after it (a code listing)",
+        _locator,
+        example='"return out"',
+    ),
 )
 
 TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
     ("[[claims]]", "one table per checkable claim", CLAIM_FIELDS),
     ("[chapter]", "the chapter this registry is about; other keys are kept, unchecked", CHAPTER_FIELDS),
     ("[[sections]]", "the chapter's sections, in the chapter's order", SECTION_FIELDS),
-    ("[[waivers]]", "numbers of the manuscript that are not claims (chapter numbers, dates, code)",
-     WAIVER_FIELDS),
+    (
+        "[[waivers]]",
+        "numbers of the manuscript that are not claims (chapter numbers, dates, code)",
+        WAIVER_FIELDS,
+    ),
 )
 """Every table of a registry file: its header, what it is, its fields (the reference's order)."""
 
@@ -433,6 +601,11 @@ def comment_lines(width: int = 100) -> list[str]:
     out = ["# The fields of a claim (* required; docs/reference/registry-fields.md says more):"]
     for f in CLAIM_FIELDS:
         head = f"#   {f.name + ('*' if f.required else ''):14} "
-        out += textwrap.wrap(f.help.replace("`", ""), width=width, initial_indent=head,
-                             subsequent_indent="#" + " " * (len(head) - 1), break_on_hyphens=False)
+        out += textwrap.wrap(
+            f.help.replace("`", ""),
+            width=width,
+            initial_indent=head,
+            subsequent_indent="#" + " " * (len(head) - 1),
+            break_on_hyphens=False,
+        )
     return out

@@ -32,7 +32,9 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f"{_temp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent
+    )
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)

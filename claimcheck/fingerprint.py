@@ -27,8 +27,12 @@ def _cpu_model() -> str:
         try:
             import subprocess
 
-            return subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
-                                  text=True, timeout=2).stdout.strip() or platform.processor()
+            return (
+                subprocess.run(
+                    ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=2
+                ).stdout.strip()
+                or platform.processor()
+            )
         except Exception:
             pass
     return platform.processor() or platform.machine()
@@ -89,11 +93,16 @@ def describe_long(fp: dict) -> str:
     ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
     gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
     isa = f" [{fp['cpu_capability']}]" if fp.get("cpu_capability") else ""
-    libs = ", ".join(f"{name} {fp[key]}" for key, name in (("torch", "torch"), ("transformers", "transformers"))
-                     if fp.get(key))
+    libs = ", ".join(
+        f"{name} {fp[key]}"
+        for key, name in (("torch", "torch"), ("transformers", "transformers"))
+        if fp.get(key)
+    )
     threads = f" ({fp['torch_threads']} threads)" if fp.get("torch_threads") else ""
-    return (f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
-            f"Python {fp.get('python')}" + (f", {libs}" if libs else "") + threads)
+    return (
+        f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
+        f"Python {fp.get('python')}" + (f", {libs}" if libs else "") + threads
+    )
 
 
 def describe(fp: dict) -> str:
@@ -101,5 +110,7 @@ def describe(fp: dict) -> str:
     ram = f"{fp['ram_bytes'] / 2**30:.0f} GiB" if fp.get("ram_bytes") else "? GiB"
     gpu = fp["gpu"]["name"] if fp.get("gpu") else "no GPU"
     isa = f", {fp['cpu_capability']}" if fp.get("cpu_capability") else ""
-    return (f"{fp.get('cpu')} ({fp.get('cores')} cores{isa}, {ram}, {gpu}, torch {fp.get('torch')}, "
-            f"{fp.get('torch_threads')} threads)")
+    return (
+        f"{fp.get('cpu')} ({fp.get('cores')} cores{isa}, {ram}, {gpu}, torch {fp.get('torch')}, "
+        f"{fp.get('torch_threads')} threads)"
+    )

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from claimcheck.interval import Interval
 
@@ -43,6 +43,7 @@ def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], I
             return Interval.coerce(x).map_monotone(fn)
         except (ValueError, OverflowError) as exc:
             raise FormulaError(f"{name}({x}): {exc}") from None
+
     return apply
 
 
@@ -56,13 +57,16 @@ def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     from claimcheck.bounds import entropy_bounds_from_top_k
 
     # the largest vocabulary the printed size allows gives the largest (safe) upper bound
-    return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi)))
+    return entropy_bounds_from_top_k(
+        [Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi))
+    )
 
 
 def _extreme(pick):
     def apply(*args: Interval) -> Interval:
         xs = [Interval.coerce(x) for x in args]
         return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
+
     return apply
 
 
@@ -75,13 +79,20 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     "min": (_extreme(min), "the smallest of its arguments"),
     "max": (_extreme(max), "the largest of its arguments"),
     "surprisal_bits": (_surprisal, "-log2(p) in bits, p a probability in [0, 1]"),
-    "entropy_bits_top_k": (_entropy_top_k, "bounds (bits) on the entropy of a distribution over `vocab` "
-                                           "entries known by its top-k probabilities: entropy_bits_top_k(vocab, "
-                                           "p1, ..., pk) (claimcheck.bounds)"),
+    "entropy_bits_top_k": (
+        _entropy_top_k,
+        "bounds (bits) on the entropy of a distribution over `vocab` "
+        "entries known by its top-k probabilities: entropy_bits_top_k(vocab, "
+        "p1, ..., pk) (claimcheck.bounds)",
+    ),
 }
 
-_BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-           ast.Div: lambda a, b: a / b}
+_BINARY = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
 _COMPARE = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
 
 
@@ -126,7 +137,7 @@ def parse(text: str, *, condition: bool = False) -> Formula:
             (or the reverse). The message quotes the formula.
     """
     if not isinstance(text, str) or not text.strip():
-        raise FormulaError("must be a non-empty expression such as \"read_tps / write_tps\"")
+        raise FormulaError('must be a non-empty expression such as "read_tps / write_tps"')
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
@@ -135,9 +146,13 @@ def parse(text: str, *, condition: bool = False) -> Formula:
     _check(tree.body, text, names, top=True)
     is_cmp = isinstance(tree.body, ast.Compare)
     if condition and not is_cmp:
-        raise FormulaError(f"{text!r} is not a comparison: a condition compares two sides with ==, <=, >=, < or >")
+        raise FormulaError(
+            f"{text!r} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
+        )
     if not condition and is_cmp:
-        raise FormulaError(f"{text!r} is a comparison: a formula computes a value (put comparisons in 'conditions')")
+        raise FormulaError(
+            f"{text!r} is a comparison: a formula computes a value (put comparisons in 'conditions')"
+        )
     return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree)
 
 
@@ -153,23 +168,36 @@ def _dotted(node) -> str | None:
 
 
 def _check(node, text: str, names: list, top: bool = False) -> None:
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = _dotted(node)
         if name is not None and any(part.startswith("_") for part in name.split(".")):
-            raise FormulaError(f"{text!r}: {name!r}: names starting with '_' are not values (a name is 'stated', a "
-                               "key of 'values', or another claim's value such as C25.a_input)")
+            raise FormulaError(
+                f"{text!r}: {name!r}: names starting with '_' are not values (a name is 'stated', a "
+                "key of 'values', or another claim's value such as C25.a_input)"
+            )
         if name is None:
-            raise FormulaError(f"{text!r}: {ast.unparse(node)!r} is not a name or another claim's value (C25.a_input)")
+            raise FormulaError(
+                f"{text!r}: {ast.unparse(node)!r} is not a name or another claim's value (C25.a_input)"
+            )
         names.append(name)
         return
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
         _check(node.left, text, names)
         _check(node.right, text, names)
-        if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)
-                                                 and abs(node.right.value) <= 16):
-            raise FormulaError(f"{text!r}: a power must be a small integer written as a number (x ** 2, up to ** 16)")
+        if isinstance(node.op, ast.Pow) and not (
+            isinstance(node.right, ast.Constant)
+            and isinstance(node.right.value, int)
+            and abs(node.right.value) <= 16
+        ):
+            raise FormulaError(
+                f"{text!r}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
+            )
         return
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         _check(node.operand, text, names)
@@ -185,8 +213,10 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         for c in node.comparators:
             _check(c, text, names)
         return
-    raise FormulaError(f"{text!r}: {ast.unparse(node)!r} is outside the formula language (numbers, names, "
-                       "+ - * / **, parentheses, " + ", ".join(FUNCTIONS) + "; one comparison in a condition)")
+    raise FormulaError(
+        f"{text!r}: {ast.unparse(node)!r} is outside the formula language (numbers, names, "
+        "+ - * / **, parentheses, " + ", ".join(FUNCTIONS) + "; one comparison in a condition)"
+    )
 
 
 class _Evaluator:
@@ -231,7 +261,9 @@ class _Evaluator:
                     return False
                 left = right
             return True
-        raise FormulaError(f"{self.text!r}: cannot evaluate {ast.unparse(node)!r}")  # pragma: no cover - parse() refuses it
+        raise FormulaError(
+            f"{self.text!r}: cannot evaluate {ast.unparse(node)!r}"
+        )  # pragma: no cover - parse() refuses it
 
     def _div(self, a, b):
         try:

@@ -65,7 +65,7 @@ class Interval:
 
     # --- construction -------------------------------------------------------------------
     @classmethod
-    def printed(cls, text: str) -> "Interval":
+    def printed(cls, text: str) -> Interval:
         """Return the values that round to ``text`` at its printed precision.
 
         ``Interval.printed("0.10") == Interval(0.095, 0.105)``.
@@ -74,13 +74,13 @@ class Interval:
         return cls(float(d - h), float(d + h))
 
     @classmethod
-    def exact(cls, value) -> "Interval":
+    def exact(cls, value) -> Interval:
         """Return the degenerate interval [value, value] (a list price, a count)."""
         v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
 
     @classmethod
-    def coerce(cls, value) -> "Interval":
+    def coerce(cls, value) -> Interval:
         return value if isinstance(value, Interval) else cls.exact(value)
 
     # --- queries ------------------------------------------------------------------------
@@ -93,7 +93,7 @@ class Interval:
         eps = slack * max(1.0, abs(self.lo), abs(self.hi))
         return self.lo - eps <= x <= self.hi + eps
 
-    def overlaps(self, other: "Interval", slack: float = 1e-12) -> bool:
+    def overlaps(self, other: Interval, slack: float = 1e-12) -> bool:
         """Whether the two intervals share at least one point."""
         other = Interval.coerce(other)
         eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
@@ -131,7 +131,7 @@ class Interval:
     def __rtruediv__(self, other):
         return Interval.coerce(other) / self
 
-    def map_monotone(self, fn) -> "Interval":
+    def map_monotone(self, fn) -> Interval:
         """Apply a function that is monotone on the interval (increasing or decreasing)."""
         a, b = fn(self.lo), fn(self.hi)
         return Interval(min(a, b), max(a, b))

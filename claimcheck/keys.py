@@ -57,19 +57,27 @@ def resolve(name: str, keys) -> str:
         if len(found) == 1:
             return found[0]
         if len(found) > 1:
-            raise ClaimKeyError(f"{name!r} is ambiguous: {len(found)} chapters declare it ({', '.join(found)}); "
-                            f"write it with its chapter, e.g. {found[0]!r}")
+            raise ClaimKeyError(
+                f"{name!r} is ambiguous: {len(found)} chapters declare it ({', '.join(found)}); "
+                f"write it with its chapter, e.g. {found[0]!r}"
+            )
     import difflib
 
     chapters = sorted({c for c, _ in map(split, keys) if c})
     if chapter is not None and chapter not in chapters:
         near = difflib.get_close_matches(chapter, chapters, n=1)
-        raise ClaimKeyError(f"no chapter {chapter!r} (in {name!r}); the chapters are {', '.join(chapters) or 'none'}"
-                            + (f" (did you mean {near[0]}:{cid}?)" if near else ""))
+        raise ClaimKeyError(
+            f"no chapter {chapter!r} (in {name!r}); the chapters are {', '.join(chapters) or 'none'}"
+            + (f" (did you mean {near[0]}:{cid}?)" if near else "")
+        )
     close = difflib.get_close_matches(name, keys, n=3)
     if chapter is None:  # a short id: compare it with the short ids, and name the keys
-        close = [k for c in difflib.get_close_matches(cid, sorted({short(k) for k in keys}), n=3)
-                 for k in keys if short(k) == c][:3] or close
+        close = [
+            k
+            for c in difflib.get_close_matches(cid, sorted({short(k) for k in keys}), n=3)
+            for k in keys
+            if short(k) == c
+        ][:3] or close
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     raise ClaimKeyError(f"no claim {name!r} in {_chapters(keys)}{hint}")
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 
-BUSY_LOAD_OVER_CORES = 1.0  # the 1-min load average may exceed the usable cores by this before we call it busy
+BUSY_LOAD_OVER_CORES = (
+    1.0  # the 1-min load average may exceed the usable cores by this before we call it busy
+)
 # (this process's own torch threads count in the load average, so a quiet run reads ~cores)
 
 
@@ -68,4 +70,3 @@ def choose_threads(setting: str, cores: int, others: int | None, load: float | N
     n = max(1, cores - busy)
     where = f"{busy} other runnable task(s)" if others is not None else f"1-min load average {load}"
     return n, f"auto: {cores} cores, {where} at the start: {n} thread(s)"
-

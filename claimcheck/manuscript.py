@@ -28,12 +28,19 @@ import hashlib
 import re
 import time
 from bisect import bisect_right
-from functools import cached_property, lru_cache, partial
 from dataclasses import asdict, dataclass, field
+from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
-from claimcheck.printed import (NUMBER_PATTERN, Number, compile_locator, find_numbers, locator_plain, normalise,
-                                same_printed)
+from claimcheck.printed import (
+    NUMBER_PATTERN,
+    Number,
+    compile_locator,
+    find_numbers,
+    locator_plain,
+    normalise,
+    same_printed,
+)
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""
@@ -62,7 +69,7 @@ class Manuscript:
     sha256: str
 
     @classmethod
-    def read(cls, path) -> "Manuscript":
+    def read(cls, path) -> Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown).
 
         Raises:
@@ -78,24 +85,35 @@ class Manuscript:
             raise ManuscriptError(f"{p}: cannot read the manuscript: {exc.strerror or exc}") from None
         except UnicodeDecodeError as exc:
             line = raw.count(b"\n", 0, exc.start) + 1
-            raise ManuscriptError(f"{p}: the manuscript is not UTF-8: line {line}, byte 0x{raw[exc.start]:02x} "
-                                  f"({exc.reason}); save it as UTF-8") from None
+            raise ManuscriptError(
+                f"{p}: the manuscript is not UTF-8: line {line}, byte 0x{raw[exc.start]:02x} "
+                f"({exc.reason}); save it as UTF-8"
+            ) from None
         if not text.strip():
-            raise ManuscriptError(f"{p}: the manuscript is empty ({len(raw)} bytes, no text); "
-                                  "is it the right file?")
-        return cls.from_text(text, str(p), markdown=p.suffix.lower() in (".md", ".markdown"),
-                             sha256=hashlib.sha256(raw).hexdigest())
+            raise ManuscriptError(
+                f"{p}: the manuscript is empty ({len(raw)} bytes, no text); is it the right file?"
+            )
+        return cls.from_text(
+            text,
+            str(p),
+            markdown=p.suffix.lower() in (".md", ".markdown"),
+            sha256=hashlib.sha256(raw).hexdigest(),
+        )
 
     @classmethod
-    def from_text(cls, text: str, path: str = "<text>", markdown: bool = False, sha256: str = "") -> "Manuscript":
+    def from_text(
+        cls, text: str, path: str = "<text>", markdown: bool = False, sha256: str = ""
+    ) -> Manuscript:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         scan = normalise(text)
         if markdown:  # markup as spaces, except the "*" of a power of ten (5.8*10^-6 is one number)
             times = [m.start(1) for m in _TIMES_STAR.finditer(scan)]
             scan = scan.translate(str.maketrans("*`|", "   "))
             for i in times:
-                scan = scan[:i] + "*" + scan[i + 1:]
-        return cls(path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest())
+                scan = scan[:i] + "*" + scan[i + 1 :]
+        return cls(
+            path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest()
+        )
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -119,8 +137,15 @@ class Manuscript:
         le = self.text.find("\n", end)
         le = len(self.text) if le < 0 else le
         a, b = max(ls, start - width), min(le, end + width)
-        return (("…" if a > ls else "") + self.text[a:start] + "[" + self.text[start:end] + "]"
-                + self.text[end:b] + ("…" if b < le else ""))
+        return (
+            ("…" if a > ls else "")
+            + self.text[a:start]
+            + "["
+            + self.text[start:end]
+            + "]"
+            + self.text[end:b]
+            + ("…" if b < le else "")
+        )
 
 
 @dataclass(frozen=True)
@@ -140,7 +165,7 @@ _LEADING_NUMBER = r"\s*(?<![\d.,])("
 @lru_cache(maxsize=1024)
 def _from_number(regex: re.Pattern) -> re.Pattern:
     """``regex`` without its leading optional whitespace, to be matched at a run of digits' first digit."""
-    return re.compile(regex.pattern[len(r"\s*"):])
+    return re.compile(regex.pattern[len(r"\s*") :])
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
@@ -186,15 +211,15 @@ class QuoteCheck:
     """One bound number of one claim: the registry's value against what the manuscript prints."""
 
     claim_id: str
-    name: str               # "stated" or a key of the claim's values
+    name: str  # "stated" or a key of the claim's values
     locator: str
-    registry: str           # the registry's printed number ("" when the claim states none)
-    status: str             # ok | drift | not-found | ambiguous | unbound | in-words
-    manuscript: str | None = None   # the number as the manuscript prints it now
+    registry: str  # the registry's printed number ("" when the claim states none)
+    status: str  # ok | drift | not-found | ambiguous | unbound | in-words
+    manuscript: str | None = None  # the number as the manuscript prints it now
     line: int | None = None
     context: str = ""
     span: tuple[int, int] | None = None
-    lines: tuple[int, ...] = ()     # every matching line (ambiguous)
+    lines: tuple[int, ...] = ()  # every matching line (ambiguous)
     message: str = ""
 
     def as_dict(self) -> dict:
@@ -242,27 +267,50 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
     if not sites:
         hint = _near_miss(ms, pattern)
-        return [quote(status="not-found", line=hint[0] if hint else None,
-                           message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
-                                   + (f"manuscript as printed: {hint[1]}" if hint else
-                                      "manuscript: the sentence was rewritten or removed"))]
+        return [
+            quote(
+                status="not-found",
+                line=hint[0] if hint else None,
+                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
+                + (
+                    f"manuscript as printed: {hint[1]}"
+                    if hint
+                    else "manuscript: the sentence was rewritten or removed"
+                ),
+            )
+        ]
     if len(sites) > 1:
         lines = tuple(s.line for s in sites)
-        return [quote(status="ambiguous", lines=lines, line=lines[0],
-                           message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
-                                   f"{', '.join(map(str, lines))}: lengthen it so it finds one place")]
+        return [
+            quote(
+                status="ambiguous",
+                lines=lines,
+                line=lines[0],
+                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
+                f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
+            )
+        ]
     site = sites[0]
     if not pattern.numbers:
         status = "in-words" if printed else "ok"
-        msg = (f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
-               if printed else f"{claim_id}: found on line {site.line}")
-        return [quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0),
-                           message=msg)]
+        msg = (
+            f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
+            if printed
+            else f"{claim_id}: found on line {site.line}"
+        )
+        return [
+            quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0), message=msg)
+        ]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
-        return [quote(status="unbound", line=site.line,
-                           message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
-                                   f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}")]
+        return [
+            quote(
+                status="unbound",
+                line=site.line,
+                message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
+                f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}",
+            )
+        ]
     out = []
     for pos in positions:
         start, end = site.groups[pos]
@@ -272,19 +320,39 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         line = ms.line_of(start)
         ctx = ms.context(start, end)
         if same:
-            out.append(quote(status="ok", manuscript=shown, line=line, context=ctx, span=(start, end),
-                                  message=f"{claim_id}: line {line} prints {shown} = {name}"))
+            out.append(
+                quote(
+                    status="ok",
+                    manuscript=shown,
+                    line=line,
+                    context=ctx,
+                    span=(start, end),
+                    message=f"{claim_id}: line {line} prints {shown} = {name}",
+                )
+            )
         else:
-            out.append(quote(status="drift", manuscript=shown, line=line, context=ctx, span=(start, end),
-                                  message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-                                          f"registry has {name} = {printed} ({ctx})"))
+            out.append(
+                quote(
+                    status="drift",
+                    manuscript=shown,
+                    line=line,
+                    context=ctx,
+                    span=(start, end),
+                    message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+                    f"registry has {name} = {printed} ({ctx})",
+                )
+            )
     return out
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
 """A run of digits and the separators an edit may put inside a number (for :func:`_near_miss`)."""
-_SEPARATORS = {"，": "a full-width comma separates clauses here", "、": "an enumeration comma separates items here",
-               ",": "a ',' groups thousands only in threes", ".": "a number has one decimal point"}
+_SEPARATORS = {
+    "，": "a full-width comma separates clauses here",
+    "、": "an enumeration comma separates items here",
+    ",": "a ',' groups thousands only in threes",
+    ".": "a number has one decimal point",
+}
 
 
 def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
@@ -301,13 +369,17 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
         parts = find_numbers(ms.text[start:end], offset=start)
         if len(parts) < 2:
             continue
-        between = ms.scan[parts[0].end:parts[1].start].strip() or " "
-        why = _SEPARATORS.get(between[0], "a space separates them" if between.isspace() else f"{between!r} separates them")
+        between = ms.scan[parts[0].end : parts[1].start].strip() or " "
+        why = _SEPARATORS.get(
+            between[0], "a space separates them" if between.isspace() else f"{between!r} separates them"
+        )
         shown = ms.text[start:end]
         one = "".join(ch for ch in normalise(shown) if ch.isdigit() or ch == ".")
         read = " and ".join(p.text for p in parts)
-        return ms.line_of(start), (f"line {ms.line_of(start)} prints {shown} where the locator has one number: "
-                                   f"read {read}: {why}; write {one} for one number, or fix the locator")
+        return ms.line_of(start), (
+            f"line {ms.line_of(start)} prints {shown} where the locator has one number: "
+            f"read {read}: {why}; write {one} for one number, or fix the locator"
+        )
     return None
 
 
@@ -328,13 +400,18 @@ class Piece:
     start: int
     end: int
     line: int
-    status: str             # bound | waived | unbound
-    by: tuple[str, ...]     # claim ids (bound) or waiver labels (waived)
+    status: str  # bound | waived | unbound
+    by: tuple[str, ...]  # claim ids (bound) or waiver labels (waived)
     context: str
 
     def as_dict(self) -> dict:
-        return {"text": self.text, "line": self.line, "status": self.status, "by": list(self.by),
-                "context": self.context}
+        return {
+            "text": self.text,
+            "line": self.line,
+            "status": self.status,
+            "by": list(self.by),
+            "context": self.context,
+        }
 
 
 @dataclass
@@ -342,8 +419,8 @@ class Audit:
     """Every number of the manuscript, bound, waived or not; and the waivers' problems."""
 
     pieces: list[Piece]
-    problems: list[str] = field(default_factory=list)   # waivers not found / ambiguous: fail
-    warnings: list[str] = field(default_factory=list)   # waived numbers that changed
+    problems: list[str] = field(default_factory=list)  # waivers not found / ambiguous: fail
+    warnings: list[str] = field(default_factory=list)  # waived numbers that changed
 
     @property
     def total(self) -> int:
@@ -369,7 +446,7 @@ class Audit:
 class _Cover:
     start: int
     end: int
-    kind: str   # bound | waived
+    kind: str  # bound | waived
     label: str
 
 
@@ -380,7 +457,9 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         problems.append(f"{where}: locator not found in the manuscript")
         return []
     if len(sites) > 1:
-        problems.append(f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it")
+        problems.append(
+            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
+        )
         return []
     site = sites[0]
     if waiver.numbers is not None:
@@ -388,13 +467,17 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         expected = list(waiver.numbers)
         ok = len(now) == len(expected) and all(same_printed(e, n) for e, n in zip(expected, now))
         if not ok:
-            warnings.append(f"{where}: line {site.line} now prints {', '.join(now) or 'no number'}, the waiver "
-                            f"lists {', '.join(expected) or 'none'}: is it still not a claim?")
+            warnings.append(
+                f"{where}: line {site.line} now prints {', '.join(now) or 'no number'}, the waiver "
+                f"lists {', '.join(expected) or 'none'}: is it still not a claim?"
+            )
     covers = [_Cover(a, b, "waived", waiver.label) for a, b in site.groups]
     if waiver.until:
         after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
         if not after:
-            problems.append(f"{where}: its end {locator_plain(waiver.until)!r} is not found after line {site.line}")
+            problems.append(
+                f"{where}: its end {locator_plain(waiver.until)!r} is not found after line {site.line}"
+            )
         else:
             covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
     return covers
@@ -408,21 +491,31 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
     """
     problems: list[str] = []
     warnings: list[str] = []
-    covers = [_Cover(c.span[0], c.span[1], "bound", c.claim_id)
-              for d in drifts for c in d.checks if c.span is not None]
+    covers = [
+        _Cover(c.span[0], c.span[1], "bound", c.claim_id)
+        for d in drifts
+        for c in d.checks
+        if c.span is not None
+    ]
     for w in waivers:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
-    active: list[_Cover] = []  # covers begun before the current number (a sweep: linear, not numbers x covers)
+    active: list[
+        _Cover
+    ] = []  # covers begun before the current number (a sweep: linear, not numbers x covers)
     nxt = 0
-    for num in ms.numbers:  # in text order, so a cover that ends before this number ends before every later one
+    for (
+        num
+    ) in ms.numbers:  # in text order, so a cover that ends before this number ends before every later one
         while nxt < len(covers) and covers[nxt].start < num.end:
             active.append(covers[nxt])
             nxt += 1
         active = [c for c in active if c.end > num.start]
         over = active
-        edges = sorted({num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end})
+        edges = sorted(
+            {num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
+        )
         for a, b in zip(edges, edges[1:]):
             text = ms.text[a:b]
             if not any(ch.isdigit() for ch in normalise(text)):
@@ -431,7 +524,9 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
             bound = sorted({c.label for c in inside if c.kind == "bound"})
             waived = sorted({c.label for c in inside if c.kind == "waived"})
             status = "bound" if bound else "waived" if waived else "unbound"
-            pieces.append(Piece(text.strip(), a, b, ms.line_of(a), status, tuple(bound or waived), ms.context(a, b)))
+            pieces.append(
+                Piece(text.strip(), a, b, ms.line_of(a), status, tuple(bound or waived), ms.context(a, b))
+            )
     return Audit(pieces, problems, warnings)
 
 
@@ -446,7 +541,7 @@ class ManuscriptCheck:
     audit: Audit
     registry_issues: list[str]
     seconds: float
-    chapter: str = ""   # the registry's chapter id (claims are keyed chapter:id)
+    chapter: str = ""  # the registry's chapter id (claims are keyed chapter:id)
 
     def drift_for(self, claim_id: str) -> ClaimDrift | None:
         return next((d for d in self.drifts if d.claim_id == claim_id), None)
@@ -468,12 +563,21 @@ class ManuscriptCheck:
             "registry": self.registry_path,
             "chapter": self.chapter,
             "ok": self.ok,
-            "drift": {"claims": len(self.drifts), "failed": [d.claim_id for d in self.drifted],
-                      "quotes": sum(len(d.checks) for d in self.drifts)},
-            "audit": {"numbers": a.total, "bound": a.count("bound"), "waived": a.count("waived"),
-                      "unbound": a.count("unbound"), "coverage": round(a.coverage, 4),
-                      "unbound_numbers": [p.as_dict() for p in a.unbound()],
-                      "problems": a.problems, "warnings": a.warnings},
+            "drift": {
+                "claims": len(self.drifts),
+                "failed": [d.claim_id for d in self.drifted],
+                "quotes": sum(len(d.checks) for d in self.drifts),
+            },
+            "audit": {
+                "numbers": a.total,
+                "bound": a.count("bound"),
+                "waived": a.count("waived"),
+                "unbound": a.count("unbound"),
+                "coverage": round(a.coverage, 4),
+                "unbound_numbers": [p.as_dict() for p in a.unbound()],
+                "problems": a.problems,
+                "warnings": a.warnings,
+            },
             "registry_issues": self.registry_issues,
             "seconds": round(self.seconds, 3),
         }
@@ -493,11 +597,17 @@ def check_manuscript(manuscript, registry) -> ManuscriptCheck:
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
     drifts = [check_claim(ms, c) for c in registry.claims.values()]
     audit = audit_numbers(ms, drifts, registry.waivers)
-    return ManuscriptCheck(ms, registry.path, drifts, audit, [str(i) for i in registry.issues],
-                           time.perf_counter() - t0, getattr(registry, "chapter_id", ""))
+    return ManuscriptCheck(
+        ms,
+        registry.path,
+        drifts,
+        audit,
+        [str(i) for i in registry.issues],
+        time.perf_counter() - t0,
+        getattr(registry, "chapter_id", ""),
+    )
 
 
 def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
     """The ``details["drift"]`` entry of a claim's report row."""
-    return {"manuscript": ms.path, "status": drift.status,
-            "quotes": [c.as_dict() for c in drift.checks]}
+    return {"manuscript": ms.path, "status": drift.status, "quotes": [c.as_dict() for c in drift.checks]}

@@ -76,23 +76,37 @@ def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None
     other = [c for c in chapters_of(old) if c.get("id") and c.get("id") not in chapters_now]
     if not other or not any(chapters_now):
         return []
-    registry_of = {str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): r.get("path")
-                   for r in old.get("registries") or [] if isinstance(r, dict)}
+    registry_of = {
+        str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): r.get("path")
+        for r in old.get("registries") or []
+        if isinstance(r, dict)
+    }
     dropped, now = [], {}
     for c in other:
         path = c.get("registry") or registry_of.get(c["id"])
         entries = current(path) if current is not None and path else None
         if current is not None and entries is None:
-            dropped.append(f"chapter {c['id']}: its registry {path or '(unknown)'} is gone; its rows were dropped")
+            dropped.append(
+                f"chapter {c['id']}: its registry {path or '(unknown)'} is gone; its rows were dropped"
+            )
             continue
         now[c["id"]] = entries
     ids = set(now)
     doc.setdefault("chapters", []).extend(copy.deepcopy([c for c in other if c["id"] in ids]))
-    doc.setdefault("sections", []).extend(copy.deepcopy([s for s in old.get("sections") or []
-                                                         if isinstance(s, dict) and s.get("chapter") in ids]))
-    doc.setdefault("registries", []).extend(copy.deepcopy([r for r in old.get("registries") or []
-                                                           if isinstance(r, dict) and r.get("path") in
-                                                           {registry_of.get(i) for i in ids}]))
+    doc.setdefault("sections", []).extend(
+        copy.deepcopy(
+            [s for s in old.get("sections") or [] if isinstance(s, dict) and s.get("chapter") in ids]
+        )
+    )
+    doc.setdefault("registries", []).extend(
+        copy.deepcopy(
+            [
+                r
+                for r in old.get("registries") or []
+                if isinstance(r, dict) and r.get("path") in {registry_of.get(i) for i in ids}
+            ]
+        )
+    )
     for e in old.get("claims") or []:
         if not (isinstance(e, dict) and e.get("chapter") in ids):
             continue
@@ -106,7 +120,8 @@ def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None
             stub.update(entries[e["id"]])  # today's stated, unit, tolerance: what a kept row must match
         doc["claims"].append(stub)
     doc["manuscripts"] = (doc.get("manuscripts") or []) + copy.deepcopy(
-        [m for m in old.get("manuscripts") or [] if isinstance(m, dict) and m.get("chapter") in ids])
+        [m for m in old.get("manuscripts") or [] if isinstance(m, dict) and m.get("chapter") in ids]
+    )
     _book_order(doc)
     return dropped
 
@@ -127,7 +142,9 @@ def _book_order(doc: dict) -> None:
     rank = {c.get("id"): n for n, c in enumerate(chapters)}
     for name in ("claims", "sections"):
         items = doc.get(name) or []
-        doc[name] = sorted(items, key=lambda e: rank.get(e.get("chapter"), len(rank)) if isinstance(e, dict) else len(rank))
+        doc[name] = sorted(
+            items, key=lambda e: rank.get(e.get("chapter"), len(rank)) if isinstance(e, dict) else len(rank)
+        )
 
 
 def keep_unselected(doc: dict, previous_path, current=None) -> dict:
@@ -160,15 +177,22 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
     missing = [e for e in claims if unselected(e)]
     if not missing and not dropped:
         return doc
-    selection: dict[str, Any] = {"partial": True, "selected": [entry_key(e) for e in claims if not unselected(e)], "carried": []}
+    selection: dict[str, Any] = {
+        "partial": True,
+        "selected": [entry_key(e) for e in claims if not unselected(e)],
+        "carried": [],
+    }
     if any(chapters_now):
         selection["chapters"] = sorted(c for c in chapters_now if c)
     if dropped:
         selection["dropped"] = dropped
     doc["selection"] = selection
     if old is None:
-        selection["not_carried_because"] = (f"there is no earlier report at {path}" if old_error == "no such file"
-                                            else f"the earlier report {path} cannot be read ({old_error})")
+        selection["not_carried_because"] = (
+            f"there is no earlier report at {path}"
+            if old_error == "no such file"
+            else f"the earlier report {path} cannot be read ({old_error})"
+        )
         return doc
     why = incomparable(doc, old)
     if why:
@@ -202,6 +226,8 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
         doc["counts"] = count(e.get("outcome") for e in doc["claims"] if isinstance(e, dict))
         doc["drifted"] = [entry_key(e) for e in doc["claims"] if isinstance(e, dict) and e.get("drifted")]
     if changed:
-        selection["not_carried_because"] = (f"the registry entries of {', '.join(changed)} changed since the "
-                                             "earlier run (stated, unit or tolerance)")
+        selection["not_carried_because"] = (
+            f"the registry entries of {', '.join(changed)} changed since the "
+            "earlier run (stated, unit or tolerance)"
+        )
     return doc

@@ -56,12 +56,68 @@ _TRANSLATE = str.maketrans(_FULLWIDTH)
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 # A Latin word directly before digits that is a unit closes a table cell ("5.21 s98 token").
-UNIT_WORDS = frozenset({"s", "ms", "us", "B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB",
-                        "token", "tokens", "tok", "bit", "bits", "FLOP", "FLOPs", "x"})
+UNIT_WORDS = frozenset(
+    {
+        "s",
+        "ms",
+        "us",
+        "B",
+        "KB",
+        "MB",
+        "GB",
+        "TB",
+        "KiB",
+        "MiB",
+        "GiB",
+        "TiB",
+        "token",
+        "tokens",
+        "tok",
+        "bit",
+        "bits",
+        "FLOP",
+        "FLOPs",
+        "x",
+    }
+)
 # Units after a number, for the audit's listing only (longest first).
-_UNITS_AFTER = sorted(["token/s", "KiB/token", "B/token", "KiB", "MiB", "GiB", "KB", "MB", "GB", "B", "tokens",
-                       "token", "ms", "s", "比特", "美元", "倍", "字节", "个", "次", "层", "维", "章", "年",
-                       "月", "日", "行", "步", "位", "亿", "万"], key=len, reverse=True)
+_UNITS_AFTER = sorted(
+    [
+        "token/s",
+        "KiB/token",
+        "B/token",
+        "KiB",
+        "MiB",
+        "GiB",
+        "KB",
+        "MB",
+        "GB",
+        "B",
+        "tokens",
+        "token",
+        "ms",
+        "s",
+        "比特",
+        "美元",
+        "倍",
+        "字节",
+        "个",
+        "次",
+        "层",
+        "维",
+        "章",
+        "年",
+        "月",
+        "日",
+        "行",
+        "步",
+        "位",
+        "亿",
+        "万",
+    ],
+    key=len,
+    reverse=True,
+)
 
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
 _DEC = rf"{_INT}(?:\.\d+)?"
@@ -75,9 +131,16 @@ _PARTS_RE = re.compile(
     r"(?P<frac>(?P<num>\d+)/(?P<den>\d+))?"
     rf"(?P<dec>{_DEC})?"
     rf"(?P<exp>[eE](?P<e1>[-+]?\d+)|\s*[{_TIMES}]\s*10(?:\^\(?(?P<e2>[-+]?\d+)\)?|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
-    r"\s*(?P<scale>%|万亿|万|亿|K|M)?$")
-SCALES = {"%": Decimal("0.01"), "万": Decimal(10) ** 4, "亿": Decimal(10) ** 8, "万亿": Decimal(10) ** 12,
-          "K": Decimal(10) ** 3, "M": Decimal(10) ** 6}
+    r"\s*(?P<scale>%|万亿|万|亿|K|M)?$"
+)
+SCALES = {
+    "%": Decimal("0.01"),
+    "万": Decimal(10) ** 4,
+    "亿": Decimal(10) ** 8,
+    "万亿": Decimal(10) ** 12,
+    "K": Decimal(10) ** 3,
+    "M": Decimal(10) ** 6,
+}
 
 
 def normalise(text: str) -> str:
@@ -162,7 +225,9 @@ def _identifier_before(norm: str, p: int) -> bool:
         while q > 0 and norm[q - 1].isascii() and norm[q - 1].isalpha():
             q -= 1
         word = norm[q:p]
-        if word in UNIT_WORDS and not (q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")):
+        if word in UNIT_WORDS and not (
+            q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")
+        ):
             return False  # a unit closing the previous cell: "5.21 s98 token", "token0.086 s"
         return True
     return False
@@ -215,8 +280,11 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             continue
         line += norm.count("\n", line_pos, p)
         line_pos = p
-        out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale,
-                          _unit_after(norm, end)))
+        out.append(
+            Number(
+                text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, _unit_after(norm, end)
+            )
+        )
         pos = end
     return out
 
@@ -312,7 +380,7 @@ def compile_locator(locator: str) -> LocatorPattern:
             raise ValueError(f"locator {locator!r}: two '{SPLIT}' in a row")
         cursor = plain_offset
         for k, num in enumerate(nums):
-            between = norm[cursor - plain_offset:num.start - plain_offset].rstrip()
+            between = norm[cursor - plain_offset : num.start - plain_offset].rstrip()
             parts.append(_literal(between.lstrip() if (k > 0 or si > 0) else between))
             glued_next = k == len(nums) - 1 and not last_seg
             glued_prev = k == 0 and si > 0
@@ -320,7 +388,7 @@ def compile_locator(locator: str) -> LocatorPattern:
             lead = "" if glued_prev else r"(?<![\d.,])"
             parts.append(rf"\s*{lead}({pat})\s*")
             cursor = num.end
-        tail = norm[cursor - plain_offset:]
+        tail = norm[cursor - plain_offset :]
         parts.append(_literal(tail.lstrip() if (nums or si > 0) else tail))
         numbers.extend(nums)
         plain_offset += len(seg)

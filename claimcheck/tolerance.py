@@ -69,7 +69,9 @@ class Tolerance:
         confidence interval be judged by :func:`claimcheck.verdict.bar_outcome`."""
         raise NotImplementedError
 
-    def move_limit(self, old: float, stated: str | None = None, bound_move: float = 0.25) -> tuple[float, str]:
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         """Return (how far a measured value may move from ``old`` between two runs, the rule in words).
 
         The tolerance is applied to the move, with the old measurement ``old`` (in the claim's unit)
@@ -100,8 +102,10 @@ class Printed(Tolerance):
         m = _as_interval(measured)
         if allowed.overlaps(m):
             return None
-        return (f"{m} is outside {allowed}, the values that print as {stated} "
-                f"(off by {_fmt(_distance(m, allowed))})")
+        return (
+            f"{m} is outside {allowed}, the values that print as {stated} "
+            f"(off by {_fmt(_distance(m, allowed))})"
+        )
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         if not stated:
@@ -188,8 +192,9 @@ class _Bar(Tolerance):
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         # crossing the bar changes the outcome, which the diff reports as such
-        return bound_move * abs(old), (f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value "
-                                       "(--bound-move)")
+        return bound_move * abs(old), (
+            f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value (--bound-move)"
+        )
 
 
 @dataclass(frozen=True)
@@ -284,7 +289,9 @@ def parse_tolerance(text: str) -> Tolerance:
             if value < 0:
                 raise ValueError("negative")
             if not body.endswith("%") and value > 1:
-                raise ValueError(f"a relative tolerance above 1 is {value:.0%}; write 'rel:{body}%' for {body} percent")
+                raise ValueError(
+                    f"a relative tolerance above 1 is {value:.0%}; write 'rel:{body}%' for {body} percent"
+                )
             return Relative(value)
         if t.startswith("range:"):
             lo, sep, hi = t[6:].partition("..")

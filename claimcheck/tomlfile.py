@@ -111,5 +111,8 @@ def read(text: str) -> tuple[dict, list[Broken]]:
 
 def _shift(message: str, lines: int) -> str:
     """tomllib's ``(at line N, column M)``, with N counted from the file's first line."""
-    return re.sub(r"\(at line (\d+), column (\d+)\)",
-                  lambda m: f"(at line {int(m.group(1)) + lines}, column {m.group(2)})", message)
+    return re.sub(
+        r"\(at line (\d+), column (\d+)\)",
+        lambda m: f"(at line {int(m.group(1)) + lines}, column {m.group(2)})",
+        message,
+    )

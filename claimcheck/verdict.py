@@ -32,8 +32,9 @@ Pure (no pytest, no torch): tested on synthetic evidence in ``tests/core/test_ve
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any
 
 from claimcheck.display import format_value
 from claimcheck.interval import Interval
@@ -141,7 +142,7 @@ class Timed:
     load: Mapping[str, Any] = field(default_factory=dict)
 
 
-Evidence = Union[Measured, Requirement, Compared, Form, Timed]
+Evidence = Measured | Requirement | Compared | Form | Timed
 
 
 def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
@@ -178,7 +179,10 @@ def settled(claim, evidence: Timed) -> bool:
     if region is None:
         return True
     ci = _converted_ci(evidence.ci, evidence.unit, claim.unit)
-    return all(bar_outcome(c, r) != INCONCLUSIVE for c, r in [(ci, region)] + [(b.ci, b.region) for b in evidence.bars])
+    return all(
+        bar_outcome(c, r) != INCONCLUSIVE
+        for c, r in [(ci, region)] + [(b.ci, b.region) for b in evidence.bars]
+    )
 
 
 def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
@@ -203,9 +207,15 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
             return _form(evidence)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
-    except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, a value or a tolerance that cannot be judged
+    except (
+        ValueError,
+        TypeError,
+        ArithmeticError,
+    ) as exc:  # a unit, a value or a tolerance that cannot be judged
         return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
-    raise TypeError(f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}")
+    raise TypeError(
+        f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}"
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -242,12 +252,19 @@ def _margin(value, region) -> float | None:
 def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
     if not claim.runner or runner == claim.runner:
         return None
-    reason = (f"machine-bound: the chapter's {claim.stated} {claim.unit} was measured on runner "
-              f"'{claim.runner}'; this runner is '{runner or 'unnamed'}' "
-              f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
-              f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}.")
-    return Verdict(SKIPPED, value, reason, _margin(value, claim_region(claim)),
-                   {**(details or {}), "machine_bound": claim.runner})
+    reason = (
+        f"machine-bound: the chapter's {claim.stated} {claim.unit} was measured on runner "
+        f"'{claim.runner}'; this runner is '{runner or 'unnamed'}' "
+        f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
+        f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
+    )
+    return Verdict(
+        SKIPPED,
+        value,
+        reason,
+        _margin(value, claim_region(claim)),
+        {**(details or {}), "machine_bound": claim.runner},
+    )
 
 
 def _measured(claim, ev: Measured, runner) -> Verdict:
@@ -278,8 +295,13 @@ def _form(ev: Form) -> Verdict:
         region = tol.region(ev.expected)
     except ValueError:
         region = None
-    return Verdict(FAILED if failure else PASSED, ev.measured, failure, _margin(ev.measured, region),
-                   {"portable_form": ev.form})
+    return Verdict(
+        FAILED if failure else PASSED,
+        ev.measured,
+        failure,
+        _margin(ev.measured, region),
+        {"portable_form": ev.form},
+    )
 
 
 def _ci_text(ci: CI, unit: str) -> str:
@@ -290,17 +312,39 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
     if region is None:
-        raise ValueError(f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against")
+        raise ValueError(
+            f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against"
+        )
     outcomes = {claim.id: bar_outcome(ci, region)}
-    record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method,
-                 "rounds": ci.n, "bar": region_text(region)}
+    record_ci = {
+        "low": ci.low,
+        "high": ci.high,
+        "value": ci.value,
+        "level": ci.level,
+        "method": ci.method,
+        "rounds": ci.n,
+        "bar": region_text(region),
+    }
     bars = {}
     for b in ev.bars:
         outcomes[b.name] = bar_outcome(b.ci, b.region)
-        bars[b.name] = {"text": b.text, "low": b.ci.low, "high": b.ci.high, "value": b.ci.value,
-                        "bar": region_text(b.region), "verdict": outcomes[b.name]}
-    exact = {e.name: {"text": e.text, "value": e.value, "bar": region_text(e.region),
-                      "verdict": PASSED if e.region[0] <= e.value <= e.region[1] else FAILED} for e in ev.exact}
+        bars[b.name] = {
+            "text": b.text,
+            "low": b.ci.low,
+            "high": b.ci.high,
+            "value": b.ci.value,
+            "bar": region_text(b.region),
+            "verdict": outcomes[b.name],
+        }
+    exact = {
+        e.name: {
+            "text": e.text,
+            "value": e.value,
+            "bar": region_text(e.region),
+            "verdict": PASSED if e.region[0] <= e.value <= e.region[1] else FAILED,
+        }
+        for e in ev.exact
+    }
     details: dict[str, Any] = {"ci": record_ci}
     if bars:
         details["conditions"] = bars
@@ -313,19 +357,32 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         return bound
     summary = "; ".join(
         [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
-        + [f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}" for n, d in bars.items()]
-        + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()])
+        + [
+            f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
+            for n, d in bars.items()
+        ]
+        + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
+    )
     load = dict(ev.load or {})
     timing_failed = [n for n, o in outcomes.items() if o == FAILED]
     if any(d["verdict"] == FAILED for d in exact.values()) or (timing_failed and not load.get("busy")):
         return Verdict(FAILED, ci.value, summary, margin_or_none, details)
     if all(o == PASSED for o in outcomes.values()):
         return Verdict(PASSED, ci.value, None, margin_or_none, details)
-    distrusted = (f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
-                  "bias timing forms toward failing, so that is not taken as a failure") if timing_failed else ""
+    distrusted = (
+        (
+            f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
+            "bias timing forms toward failing, so that is not taken as a failure"
+        )
+        if timing_failed
+        else ""
+    )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
-    reason = (f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
-              f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
-              f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "")
-              + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval.")
+    reason = (
+        f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
+        f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
+        f"{load.get('cores', '?')} cores"
+        + (f" (busy: {load['why']})" if load.get("busy") else "")
+        + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
+    )
     return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)

@@ -35,8 +35,11 @@ def no_gpu_reason() -> str:
     import torch
 
     build = torch.__version__
-    why = (f"torch {build} is a CPU-only build" if torch.version.cuda is None
-           else f"torch {build} is built for CUDA {torch.version.cuda} but finds no usable GPU or driver")
+    why = (
+        f"torch {build} is a CPU-only build"
+        if torch.version.cuda is None
+        else f"torch {build} is built for CUDA {torch.version.cuda} but finds no usable GPU or driver"
+    )
     return f"needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False: {why})"
 
 
@@ -67,7 +70,9 @@ def select_device(requested: str | None = "auto"):
     index = int(name.split(":")[1]) if ":" in name else 0
     count = torch.cuda.device_count()
     if index >= count:
-        raise DeviceError(f"device {name!r} requested, but torch sees {count} CUDA GPU(s) (cuda:0..cuda:{count - 1})")
+        raise DeviceError(
+            f"device {name!r} requested, but torch sees {count} CUDA GPU(s) (cuda:0..cuda:{count - 1})"
+        )
     return torch.device("cuda", index)
 
 

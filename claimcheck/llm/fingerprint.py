@@ -13,8 +13,13 @@ def kit_fields() -> dict:
     """Return the kit's fingerprint fields: ``torch``, ``transformers`` (versions or None),
     ``torch_threads``, ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``, e.g.
     ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and ``gpu`` (:func:`gpu_info`)."""
-    fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers"),
-              "torch_threads": None, "cpu_capability": None, "gpu": None}
+    fields: dict[str, object] = {
+        "torch": core.version("torch"),
+        "transformers": core.version("transformers"),
+        "torch_threads": None,
+        "cpu_capability": None,
+        "gpu": None,
+    }
     try:
         import torch
     except ImportError:
@@ -51,9 +56,14 @@ def gpu_info() -> dict | None:
     if not torch.cuda.is_available():
         return None
     props = torch.cuda.get_device_properties(0)
-    return {"name": props.name, "memory_bytes": int(props.total_memory),
-            "capability": f"{props.major}.{props.minor}", "count": torch.cuda.device_count(),
-            "cuda": torch.version.cuda, "driver": nvidia_driver_version()}
+    return {
+        "name": props.name,
+        "memory_bytes": int(props.total_memory),
+        "capability": f"{props.major}.{props.minor}",
+        "count": torch.cuda.device_count(),
+        "cuda": torch.version.cuda,
+        "driver": nvidia_driver_version(),
+    }
 
 
 def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
@@ -63,8 +73,12 @@ def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str
     import subprocess
 
     try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                             capture_output=True, text=True, timeout=5).stdout.strip()
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
         if out:
             return out.splitlines()[0].strip()
     except (OSError, subprocess.SubprocessError):
@@ -75,5 +89,3 @@ def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str
         return m.group(1) if m else None
     except OSError:
         return None
-
-

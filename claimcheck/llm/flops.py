@@ -57,7 +57,7 @@ def decode_step_flops(model, context: int) -> int:
     """FLOPs counted for one decode step (1 new token) after ``context - 1`` cached positions."""
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache, seeded_token_ids
+    from claimcheck.llm.models import forward_cached, seeded_token_ids
 
     ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():

@@ -41,16 +41,26 @@ def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **ge
         lambda mod, args, kwargs: calls.append(int((args[0] if args else kwargs["input_ids"]).shape[1])),
         with_kwargs=True,
     )
-    config = GenerationConfig(do_sample=False, max_new_tokens=max_new_tokens, min_new_tokens=max_new_tokens,
-                              use_cache=use_cache, pad_token_id=0, output_logits=True,
-                              return_dict_in_generate=True)
+    config = GenerationConfig(
+        do_sample=False,
+        max_new_tokens=max_new_tokens,
+        min_new_tokens=max_new_tokens,
+        use_cache=use_cache,
+        pad_token_id=0,
+        output_logits=True,
+        return_dict_in_generate=True,
+    )
     try:
         with torch.no_grad():
-            out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids),
-                                 generation_config=config, **generate_kwargs)
+            out = model.generate(
+                input_ids,
+                attention_mask=torch.ones_like(input_ids),
+                generation_config=config,
+                **generate_kwargs,
+            )
     finally:
         hook.remove()
-    tokens = out.sequences[0, input_ids.shape[1]:].tolist()
+    tokens = out.sequences[0, input_ids.shape[1] :].tolist()
     logits = torch.stack([step[0] for step in out.logits]).float()
     return Generation(tokens=tokens, logits=logits, forward_calls=calls)
 
@@ -89,17 +99,23 @@ class StreamComparison:
 
     def details(self) -> dict:
         """The comparison's facts for the claim's report row."""
-        return {"first_difference": self.position, "margin_at_difference": self.margin,
-                "tie_tolerance": self.tie_tolerance, "tokens_compared": self.n_compared}
+        return {
+            "first_difference": self.position,
+            "margin_at_difference": self.margin,
+            "tie_tolerance": self.tie_tolerance,
+            "tokens_compared": self.n_compared,
+        }
 
     def describe(self) -> str:
         """One line: identical, or where the streams first differ, the margin there and what it means."""
         if self.verdict == IDENTICAL:
             return f"all {self.n_compared} tokens identical"
         what = "near-tie" if self.verdict == NEAR_TIE else "real divergence"
-        return (f"first difference at generated position {self.position} of {self.n_compared}: "
-                f"token {self.ref_token} vs {self.other_token}, reference logit margin "
-                f"{self.margin:.3g} ({what}; tie tolerance {self.tie_tolerance:g})")
+        return (
+            f"first difference at generated position {self.position} of {self.n_compared}: "
+            f"token {self.ref_token} vs {self.other_token}, reference logit margin "
+            f"{self.margin:.3g} ({what}; tie tolerance {self.tie_tolerance:g})"
+        )
 
 
 def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) -> StreamComparison:
@@ -149,8 +165,11 @@ def truncated_draft(model, n_layers: int):
         raise ValueError(f"a draft needs 1..{total - 1} of the model's {total} layers, got {n_layers}")
     setattr(config, field_name, n_layers)
     layer_re = re.compile(r"\.(h|layers)\.(\d+)\.")
-    state = {k: v for k, v in model.state_dict().items()
-             if not (m := layer_re.search(k)) or int(m.group(2)) < n_layers}
+    state = {
+        k: v
+        for k, v in model.state_dict().items()
+        if not (m := layer_re.search(k)) or int(m.group(2)) < n_layers
+    }
     draft = type(model)(config)
     draft.load_state_dict(state, strict=True)
     return draft.to(model.dtype).eval()

@@ -32,7 +32,7 @@ class KVLayout:
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim * bytes_per_element
 
     @classmethod
-    def from_config(cls, config) -> "KVLayout":
+    def from_config(cls, config) -> KVLayout:
         """Read the layout from a transformers config (GPT-2 or Llama-style field names).
 
         Raises:

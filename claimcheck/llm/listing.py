@@ -58,10 +58,10 @@ class ListingError(RuntimeError):
 class ListingEvent:
     """A warning, a library log warning, or the error that stopped the listing."""
 
-    kind: str                 # warning | log | error
-    category: str             # FutureWarning, WARNING, AttributeError, ...
+    kind: str  # warning | log | error
+    category: str  # FutureWarning, WARNING, AttributeError, ...
     message: str
-    file: str | None = None   # where the library raised it
+    file: str | None = None  # where the library raised it
     line: int | None = None
     listing_line: int | None = None
 
@@ -95,8 +95,8 @@ class ListingRun:
     stdout: str
     stderr: str
     events: list[ListingEvent]
-    models: dict[str, str] = field(default_factory=dict)   # model id -> "stand-in ..." / "real ..."
-    inputs: dict[str, str] = field(default_factory=dict)   # file name -> what it was
+    models: dict[str, str] = field(default_factory=dict)  # model id -> "stand-in ..." / "real ..."
+    inputs: dict[str, str] = field(default_factory=dict)  # file name -> what it was
     stand_in: bool = False
     versions: dict[str, str] = field(default_factory=dict)
 
@@ -138,18 +138,30 @@ class ListingRun:
         found: dict = {}
         for name, locator in claim.bindings():
             for q in check_quote(out_text, claim.id, name, locator, claim.printed(name)):
-                if name not in found or (found[name].status not in ("ok", "drift") and q.status in ("ok", "drift")):
+                if name not in found or (
+                    found[name].status not in ("ok", "drift") and q.status in ("ok", "drift")
+                ):
                     found[name] = q
         return found
 
     def summary(self) -> dict:
         """JSON-ready facts for the report."""
-        return {"listing": self.listing, "exit_status": self.returncode, "timed_out": self.timed_out,
-                "seconds": round(self.seconds, 2), "time_limit_s": self.timeout_s,
-                "models": self.models, "inputs": self.inputs, "stand_in": self.stand_in,
-                "api_drift": self.drift_lines(), "versions": self.versions,
-                "other_warnings": [e.describe(self.source.splitlines()) for e in self.events if not e.is_api_drift],
-                "stdout": self.stdout[-4000:]}
+        return {
+            "listing": self.listing,
+            "exit_status": self.returncode,
+            "timed_out": self.timed_out,
+            "seconds": round(self.seconds, 2),
+            "time_limit_s": self.timeout_s,
+            "models": self.models,
+            "inputs": self.inputs,
+            "stand_in": self.stand_in,
+            "api_drift": self.drift_lines(),
+            "versions": self.versions,
+            "other_warnings": [
+                e.describe(self.source.splitlines()) for e in self.events if not e.is_api_drift
+            ],
+            "stdout": self.stdout[-4000:],
+        }
 
 
 # --- reading the listing's source ---------------------------------------------------------------
@@ -173,7 +185,12 @@ def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], l
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr == "from_pretrained" and first.value not in models:
             models.append(first.value)
-        if isinstance(f, ast.Name) and f.id == "open" and not os.path.isabs(first.value) and first.value not in files:
+        if (
+            isinstance(f, ast.Name)
+            and f.id == "open"
+            and not os.path.isabs(first.value)
+            and first.value not in files
+        ):
             files.append(first.value)
     return models, files
 
@@ -200,9 +217,9 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
     tokenizer is the real GPT-2 BPE. Both are written with ``save_pretrained``. Returns a
     one-line description for the report.
     """
-    from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
-
     from transformers.utils import logging as hf_logging
+
+    from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
 
     snap = _snapshot(Path(hf_home), model_id)
     model = random_gpt2(config, seed=seed)
@@ -215,8 +232,10 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
             hf_logging.enable_progress_bar()
     gpt2_tokenizer().save_pretrained(snap)
     c = model.config
-    return (f"stand-in: randomly initialised GPT-2 (seed {seed}; {c.n_layer} layers, d_model {c.n_embd}, "
-            f"vocabulary {c.vocab_size}) with the real GPT-2 tokenizer")
+    return (
+        f"stand-in: randomly initialised GPT-2 (seed {seed}; {c.n_layer} layers, d_model {c.n_embd}, "
+        f"vocabulary {c.vocab_size}) with the real GPT-2 tokenizer"
+    )
 
 
 def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
@@ -243,16 +262,28 @@ def stand_in_text(chars: int = STAND_IN_TEXT_CHARS) -> str:
 
 # --- running ------------------------------------------------------------------------------------
 def _versions(python: str) -> dict:
-    code = ("import json, importlib.metadata as m\nout = {}\nfor p in ('torch', 'transformers'):\n"
-            "    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))")
+    code = (
+        "import json, importlib.metadata as m\nout = {}\nfor p in ('torch', 'transformers'):\n"
+        "    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
+    )
     try:
-        return json.loads(subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60).stdout)
+        return json.loads(
+            subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60).stdout
+        )
     except Exception:  # noqa: BLE001 - versions are informative only
         return {}
 
 
-def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand_in_config=None,
-                python: str | None = None, extra_env: dict | None = None) -> ListingRun:
+def run_listing(
+    listing,
+    workdir,
+    *,
+    timeout: float = 900.0,
+    weights=None,
+    stand_in_config=None,
+    python: str | None = None,
+    extra_env: dict | None = None,
+) -> ListingRun:
     """Run ``listing`` in a subprocess, offline, with a time limit; return a :class:`ListingRun`.
 
     Args:
@@ -278,8 +309,15 @@ def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
     env = dict(os.environ)
-    env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONIOENCODING": "utf-8",
-                "HF_HUB_DISABLE_TELEMETRY": "1", "TOKENIZERS_PARALLELISM": "false"})
+    env.update(
+        {
+            "HF_HUB_OFFLINE": "1",
+            "TRANSFORMERS_OFFLINE": "1",
+            "PYTHONIOENCODING": "utf-8",
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+        }
+    )
     env.pop("PYTHONWARNINGS", None)
     run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
     real = weights is not None and getattr(weights, "available", False)
@@ -290,7 +328,9 @@ def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand
         env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)
         for m in models:
             if m.split("/")[-1] != "gpt2":
-                raise ListingError(f"{listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only")
+                raise ListingError(
+                    f"{listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only"
+                )
             if real and weights.kind == "folder":
                 run.models[m] = link_real_weights(hf_home, m, weights.source)
             else:
@@ -305,8 +345,10 @@ def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand
             run.inputs[name] = f"the editor's file beside the listing ({beside})"
         else:
             target.write_text(stand_in_text(), encoding="utf-8")
-            run.inputs[name] = ("stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
-                                f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing")
+            run.inputs[name] = (
+                "stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
+                f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
+            )
             run.stand_in = True
     if extra_env:
         env.update(extra_env)
@@ -316,13 +358,29 @@ def run_listing(listing, workdir, *, timeout: float = 900.0, weights=None, stand
     shim = Path(__file__).resolve().parent / "listing_shim.py"
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([python, "-P", str(shim), str(events_path), str(path)], cwd=work, env=env,
-                              capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=timeout)
+        proc = subprocess.run(
+            [python, "-P", str(shim), str(events_path), str(path)],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+        )
         run.returncode, run.stdout, run.stderr = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
         run.timed_out = True
-        run.stdout = (exc.stdout or b"").decode("utf-8", "replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        run.stderr = (exc.stderr or b"").decode("utf-8", "replace") if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+        run.stdout = (
+            (exc.stdout or b"").decode("utf-8", "replace")
+            if isinstance(exc.stdout, bytes)
+            else (exc.stdout or "")
+        )
+        run.stderr = (
+            (exc.stderr or b"").decode("utf-8", "replace")
+            if isinstance(exc.stderr, bytes)
+            else (exc.stderr or "")
+        )
     run.seconds = time.perf_counter() - t0
     if events_path.is_file():
         for line in events_path.read_text(encoding="utf-8").splitlines():

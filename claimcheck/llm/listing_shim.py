@@ -31,9 +31,19 @@ def main(events_path: str, listing: str) -> None:
         return None
 
     def emit(kind, category, message, filename=None, lineno=None, at=None):
-        out.write(json.dumps({"kind": kind, "category": category, "message": str(message)[:2000],
-                              "file": filename, "line": lineno,
-                              "listing_line": at if at is not None else listing_line()}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "kind": kind,
+                    "category": category,
+                    "message": str(message)[:2000],
+                    "file": filename,
+                    "line": lineno,
+                    "listing_line": at if at is not None else listing_line(),
+                }
+            )
+            + "\n"
+        )
         out.flush()
 
     shown = warnings.showwarning
@@ -62,7 +72,14 @@ def main(events_path: str, listing: str) -> None:
         frames = traceback.extract_tb(exc.__traceback__)
         at = next((f.lineno for f in reversed(frames) if os.path.abspath(f.filename) == listing_abs), None)
         last = frames[-1] if frames else None
-        emit("error", type(exc).__name__, exc, last.filename if last else None, last.lineno if last else None, at)
+        emit(
+            "error",
+            type(exc).__name__,
+            exc,
+            last.filename if last else None,
+            last.lineno if last else None,
+            at,
+        )
         raise
 
 

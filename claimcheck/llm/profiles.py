@@ -30,44 +30,54 @@ class Profile:
     """One size profile: the sizes of every size-dependent measurement and the timing budget."""
 
     name: str
-    read_tokens: int                 # prefill length, C01/C05/C11 (chapter: 512)
-    write_tokens: int                # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
-    timing_repeats: int              # interleaved rounds of each side of a ratio
-    greedy_prompt: int               # prompt of the cached/uncached comparison C14 (chapter: 16)
-    greedy_new: int                  # tokens written in C14
-    gen_lengths: tuple[int, ...]     # new tokens per generation, C15/C16's interleaved rounds
-    gen_repeats: int                 # interleaved rounds of the generations
-    ttft_prompts: tuple[int, ...]    # prompt lengths for TTFT and decode latency, C13/C36 (and C20's short context)
-    decode_steps: int                # decode steps timed after each prompt and on the long context, C13/C20/C36
-    batch_sizes: tuple[int, ...]     # batch sizes of batched decode, C35
-    batch_prompt: int                # prompt tokens per row, C35
-    batch_steps: int                 # decode steps timed per batch, C35
-    bandwidth_mib: int               # buffer of the memory-bandwidth benchmark, C12
+    read_tokens: int  # prefill length, C01/C05/C11 (chapter: 512)
+    write_tokens: int  # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
+    timing_repeats: int  # interleaved rounds of each side of a ratio
+    greedy_prompt: int  # prompt of the cached/uncached comparison C14 (chapter: 16)
+    greedy_new: int  # tokens written in C14
+    gen_lengths: tuple[int, ...]  # new tokens per generation, C15/C16's interleaved rounds
+    gen_repeats: int  # interleaved rounds of the generations
+    ttft_prompts: tuple[
+        int, ...
+    ]  # prompt lengths for TTFT and decode latency, C13/C36 (and C20's short context)
+    decode_steps: int  # decode steps timed after each prompt and on the long context, C13/C20/C36
+    batch_sizes: tuple[int, ...]  # batch sizes of batched decode, C35
+    batch_prompt: int  # prompt tokens per row, C35
+    batch_steps: int  # decode steps timed per batch, C35
+    bandwidth_mib: int  # buffer of the memory-bandwidth benchmark, C12
     forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
-    context_tokens: int = 1000       # the long context of C20's decode steps (cache filled once, reused)
-    timing_budget_s: float = 10.0    # seconds a timing claim may add while its interval is undecided
-    base_budget_s: float = 60.0      # seconds the first rounds of one shared measurement may take (a busy
-                                     # machine gets fewer rounds, so undecided claims, not a longer run)
-    assisted_new: int = 48           # tokens written by assisted decoding, C32
+    context_tokens: int = 1000  # the long context of C20's decode steps (cache filled once, reused)
+    timing_budget_s: float = 10.0  # seconds a timing claim may add while its interval is undecided
+    base_budget_s: float = 60.0  # seconds the first rounds of one shared measurement may take (a busy
+    # machine gets fewer rounds, so undecided claims, not a longer run)
+    assisted_new: int = 48  # tokens written by assisted decoding, C32
     chapter_gen_lengths: tuple[int, ...] = ()  # the chapter's generations (256, 768), timed once, C15.laptop
 
     @property
     def chapter_sizes(self) -> bool:
         """Whether this profile measures at the chapter's own sizes (read 512, write 511, 256/768)."""
-        return (self.read_tokens, self.write_tokens) == (512, 511) and {256, 768} <= set(self.chapter_gen_lengths)
+        return (self.read_tokens, self.write_tokens) == (512, 511) and {256, 768} <= set(
+            self.chapter_gen_lengths
+        )
 
     def describe(self) -> str:
         """One line for the report: the sizes behind the timing claims."""
         where = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
-        return (f"{self.name} ({where}): read {self.read_tokens} tokens, write {self.write_tokens} tokens, "
-                f"generate {'/'.join(map(str, self.gen_lengths))} tokens after a 16-token prompt"
-                + (f" (and {'/'.join(map(str, self.chapter_gen_lengths))} once)" if self.chapter_gen_lengths else "")
-                + ", "
-                f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, decode on a "
-                f"{self.context_tokens}-token context, batches "
-                f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first "
-                f"(within {self.base_budget_s:g} s per measurement), "
-                f"up to {self.timing_budget_s:g} s more per undecided timing claim")
+        return (
+            f"{self.name} ({where}): read {self.read_tokens} tokens, write {self.write_tokens} tokens, "
+            f"generate {'/'.join(map(str, self.gen_lengths))} tokens after a 16-token prompt"
+            + (
+                f" (and {'/'.join(map(str, self.chapter_gen_lengths))} once)"
+                if self.chapter_gen_lengths
+                else ""
+            )
+            + ", "
+            f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, decode on a "
+            f"{self.context_tokens}-token context, batches "
+            f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first "
+            f"(within {self.base_budget_s:g} s per measurement), "
+            f"up to {self.timing_budget_s:g} s more per undecided timing claim"
+        )
 
     def as_dict(self) -> dict:
         return {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe()}
@@ -92,22 +102,66 @@ class _Shared(TypedDict):
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
 # interval covers the timing verdicts' 90% (claimcheck.llm.timing.LEVEL).
-_SHARED = _Shared(greedy_prompt=16, gen_lengths=(2, 8), ttft_prompts=(32, 256), decode_steps=8,
-                  batch_sizes=(1, 8, 32), batch_prompt=8, batch_steps=4, bandwidth_mib=512,
-                  forward_lengths=(128, 256, 512), context_tokens=1000)
+_SHARED = _Shared(
+    greedy_prompt=16,
+    gen_lengths=(2, 8),
+    ttft_prompts=(32, 256),
+    decode_steps=8,
+    batch_sizes=(1, 8, 32),
+    batch_prompt=8,
+    batch_steps=4,
+    bandwidth_mib=512,
+    forward_lengths=(128, 256, 512),
+    context_tokens=1000,
+)
 
 PROFILES = {
-    "quick": Profile("quick", read_tokens=512, write_tokens=16, timing_repeats=5, greedy_new=16, gen_repeats=5,
-                     timing_budget_s=8.0, base_budget_s=30.0, assisted_new=16, **_SHARED),
-    "standard": Profile("standard", read_tokens=512, write_tokens=96, timing_repeats=7, greedy_new=48, gen_repeats=5,
-                        timing_budget_s=20.0, base_budget_s=90.0, assisted_new=32, **_SHARED),
-    "full": Profile("full", read_tokens=512, write_tokens=511, timing_repeats=7, greedy_prompt=16, greedy_new=256,
-                    gen_lengths=(2, 8), chapter_gen_lengths=(256, 768), gen_repeats=7,
-                    ttft_prompts=(32, 256, 1000), decode_steps=16,
-                    batch_sizes=(1, 8, 16, 32), batch_prompt=64, batch_steps=16, bandwidth_mib=1024,
-                    forward_lengths=(128, 256, 512, 1024), context_tokens=1000, timing_budget_s=60.0,
-                    base_budget_s=600.0,
-                    assisted_new=48),
+    "quick": Profile(
+        "quick",
+        read_tokens=512,
+        write_tokens=16,
+        timing_repeats=5,
+        greedy_new=16,
+        gen_repeats=5,
+        timing_budget_s=8.0,
+        base_budget_s=30.0,
+        assisted_new=16,
+        **_SHARED,
+    ),
+    "standard": Profile(
+        "standard",
+        read_tokens=512,
+        write_tokens=96,
+        timing_repeats=7,
+        greedy_new=48,
+        gen_repeats=5,
+        timing_budget_s=20.0,
+        base_budget_s=90.0,
+        assisted_new=32,
+        **_SHARED,
+    ),
+    "full": Profile(
+        "full",
+        read_tokens=512,
+        write_tokens=511,
+        timing_repeats=7,
+        greedy_prompt=16,
+        greedy_new=256,
+        gen_lengths=(2, 8),
+        chapter_gen_lengths=(256, 768),
+        gen_repeats=7,
+        ttft_prompts=(32, 256, 1000),
+        decode_steps=16,
+        batch_sizes=(1, 8, 16, 32),
+        batch_prompt=64,
+        batch_steps=16,
+        bandwidth_mib=1024,
+        forward_lengths=(128, 256, 512, 1024),
+        context_tokens=1000,
+        timing_budget_s=60.0,
+        base_budget_s=600.0,
+        assisted_new=48,
+    ),
 }
 
 

@@ -29,10 +29,12 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
         for t in positions:
             changed = ids.clone()
             new = seeded_token_ids(n - t - 1, seed=seed + t, vocab_size=vocab)[0]
-            changed[0, t + 1:] = torch.where(new == ids[0, t + 1:], (new + 1) % vocab, new)  # every token differs
+            changed[0, t + 1 :] = torch.where(
+                new == ids[0, t + 1 :], (new + 1) % vocab, new
+            )  # every token differs
             out = model(changed).logits[0]
             past = max(past, (out[: t + 1] - base[: t + 1]).abs().max().item())
-            future = min(future, (out[t + 1:] - base[t + 1:]).abs().max().item())
+            future = min(future, (out[t + 1 :] - base[t + 1 :]).abs().max().item())
     return past, future
 
 
@@ -52,7 +54,7 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
         cache = output_cache(forward_cached(model, prefix))
         for suffix in suffixes:
             reused = forward_cached(model, suffix, copy.deepcopy(cache)).logits[0]
-            full = model(torch.cat([prefix, suffix], dim=1)).logits[0, prefix.shape[1]:]
+            full = model(torch.cat([prefix, suffix], dim=1)).logits[0, prefix.shape[1] :]
             worst = max(worst, (reused - full).abs().max().item())
             scale = max(scale, full.abs().max().item())
     return worst, scale
@@ -76,10 +78,16 @@ def kv_change(model, prefix, changed_at: int) -> dict:
     with torch.no_grad():
         a = output_cache(forward_cached(model, prefix))
         b = output_cache(forward_cached(model, changed))
-    per_layer = [torch.maximum((k1 - k2).abs().amax(dim=(0, 1, 3)), (v1 - v2).abs().amax(dim=(0, 1, 3)))  # [p]
-                 for (k1, v1), (k2, v2) in zip(cache_layers(a), cache_layers(b))]
-    return {"before": max((d[:changed_at].max().item() for d in per_layer), default=0.0) if changed_at else 0.0,
-            "layer0_at_change": per_layer[0][changed_at].item(),
-            "layer0_after": per_layer[0][changed_at + 1:].max().item() if changed_at + 1 < prefix.shape[1] else 0.0,
-            "later_min": min(d[changed_at:].min().item() for d in per_layer[1:]),
-            "layers": len(per_layer)}
+    per_layer = [
+        torch.maximum((k1 - k2).abs().amax(dim=(0, 1, 3)), (v1 - v2).abs().amax(dim=(0, 1, 3)))  # [p]
+        for (k1, v1), (k2, v2) in zip(cache_layers(a), cache_layers(b))
+    ]
+    return {
+        "before": max((d[:changed_at].max().item() for d in per_layer), default=0.0) if changed_at else 0.0,
+        "layer0_at_change": per_layer[0][changed_at].item(),
+        "layer0_after": per_layer[0][changed_at + 1 :].max().item()
+        if changed_at + 1 < prefix.shape[1]
+        else 0.0,
+        "later_min": min(d[changed_at:].min().item() for d in per_layer[1:]),
+        "layers": len(per_layer),
+    }

@@ -75,9 +75,8 @@ def pytest_claimcheck_runner_fingerprint(config, fingerprint):
         fingerprint["llm_kit"] = "inactive: torch is not installed (pip install 'claimcheck[claims]')"
         return
     from claimcheck.llm.fingerprint import kit_fields
-    from claimcheck.llm.weights import weights_record
-
     from claimcheck.llm.timing import machine_load
+    from claimcheck.llm.weights import weights_record
 
     fingerprint.update(kit_fields())
     if run_state(config).kit.get("threads"):
@@ -112,7 +111,11 @@ def pytest_collection_modifyitems(session, config, items):
     from claimcheck.plugin.items import RegistryErrorItem
 
     lane = bool(settings_of(config).lm)
-    keep = [i for i in items if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker("portable_lm")) == lane]
+    keep = [
+        i
+        for i in items
+        if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker("portable_lm")) == lane
+    ]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
@@ -125,7 +128,9 @@ def pytest_runtest_setup(item):
     if item.get_closest_marker("gpu"):
         s = settings_of(item.config)
         if s.device == "cpu":
-            skip_here(f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)")
+            skip_here(
+                f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)"
+            )
         from claimcheck.llm.device import cuda_available, no_gpu_reason
 
         if not cuda_available():

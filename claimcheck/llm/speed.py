@@ -14,8 +14,9 @@ import functools
 import math
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from claimcheck.llm.timing import Interleaved, Rounds, Stats, Timing, sync_device, time_once
 from claimcheck.verdict import Exact
@@ -47,8 +48,9 @@ def warm_up(model, ids, prompt_tokens: int = 16) -> None:
         forward_cached(model, out.logits[:, -1:].argmax(-1), output_cache(out))
 
 
-def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1,
-               extra: dict | None = None) -> Interleaved:
+def read_write(
+    model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1, extra: dict | None = None
+) -> Interleaved:
     """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds.
 
     Read: one forward pass over ``ids[:, :read_tokens]`` (the chapter's "read 512 tokens").
@@ -64,11 +66,22 @@ def read_write(model, ids, read_tokens: int, write_tokens: int, repeats: int, wa
     Raises:
         ValueError: ``ids`` is too short.
     """
-    return read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra).run(repeats).samples
+    return (
+        read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
+        .run(repeats)
+        .samples
+    )
 
 
-def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: int = 1,
-                      extra: dict | None = None, forward_lengths=()) -> Rounds:
+def read_write_rounds(
+    model,
+    ids,
+    read_tokens: int,
+    write_tokens: int,
+    warmup: int = 1,
+    extra: dict | None = None,
+    forward_lengths=(),
+) -> Rounds:
     """The measurement of :func:`read_write` as extendable :class:`~claimcheck.llm.timing.Rounds`
     (no round measured yet: the caller runs as many as its verdicts need).
 
@@ -92,14 +105,16 @@ def read_write_rounds(model, ids, read_tokens: int, write_tokens: int, warmup: i
         with torch.no_grad():
             cache = output_cache(forward_cached(model, ids[:, :1]))
             for i in range(1, write_tokens + 1):
-                cache = output_cache(forward_cached(model, ids[:, i:i + 1], cache))
+                cache = output_cache(forward_cached(model, ids[:, i : i + 1], cache))
 
     def forward(L):
         with torch.no_grad():
             model(ids[:, :L], use_cache=False)
 
     passes = {f"forward@{L}": (lambda L=L: forward(L)) for L in forward_lengths if L != read_tokens}
-    return Rounds({"read": read, "write": write, **passes, **(extra or {})}, warmup=warmup, device=_device(model))
+    return Rounds(
+        {"read": read, "write": write, **passes, **(extra or {})}, warmup=warmup, device=_device(model)
+    )
 
 
 def forward_side(length: int, read_tokens: int) -> str:
@@ -151,22 +166,27 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     def post(mod, args, kwargs, output):
         sync_device(device)
         if current["name"] is not None:
-            steps.setdefault(current["name"], []).append((current["ctx"], time.perf_counter() - current["t0"]))
+            steps.setdefault(current["name"], []).append(
+                (current["ctx"], time.perf_counter() - current["t0"])
+            )
             steps["positions"].setdefault(current["name"], []).append((current["ctx"], current["pos"]))
 
     fns = {}
     for n in lengths:
         for use_cache in (True, False):
             name = f"{'cache' if use_cache else 'nocache'}@{n}"
-            cfg = GenerationConfig(do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache,
-                                   pad_token_id=0)
+            cfg = GenerationConfig(
+                do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache, pad_token_id=0
+            )
 
             def run(cfg=cfg, name=name):
                 steps.pop(name, None)  # keep the last round's steps only
                 steps["positions"].pop(name, None)
                 current["name"] = name
-                hooks = [model.register_forward_pre_hook(pre, with_kwargs=True),
-                         model.register_forward_hook(post, with_kwargs=True)]
+                hooks = [
+                    model.register_forward_pre_hook(pre, with_kwargs=True),
+                    model.register_forward_hook(post, with_kwargs=True),
+                ]
                 try:
                     with torch.no_grad():
                         model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
@@ -185,7 +205,7 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     return Rounds(fns, warmup=0, device=device), steps
 
 
-def prefix_generation_times(model, prompt, lengths) -> "ChapterTimes":
+def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
     """Times of greedy generations of each of ``lengths`` new tokens, with and without the cache,
     from one generation of the longest length each way (one interleaved round, no warm-up).
 
@@ -224,7 +244,7 @@ class PowerFit:
     points: tuple
 
     def predict(self, n: float) -> float:
-        return self.prefactor * n ** self.exponent
+        return self.prefactor * n**self.exponent
 
 
 def fit_power_law(ns, times) -> PowerFit:
@@ -327,19 +347,26 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
     out: dict[Any, dict] = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got],
-                  "kv_bytes": got[-1].kv_bytes if got else None}
+        out[L] = {
+            "ttft": [g.ttft for g in got],
+            "steps": [g.steps for g in got],
+            "kv_bytes": got[-1].kv_bytes if got else None,
+        }
     if context_tokens is not None:
         ctx = rounds.samples.samples[f"context@{context_tokens}"]
-        out["context"] = {"tokens": context_tokens, "steps": [g.steps for g in ctx],
-                          "short_steps": [g.short_steps for g in ctx],
-                          "short_tokens": ctx[-1].short_tokens if ctx else None,
-                          "kv_bytes": ctx[-1].kv_bytes if ctx else None}
+        out["context"] = {
+            "tokens": context_tokens,
+            "steps": [g.steps for g in ctx],
+            "short_steps": [g.short_steps for g in ctx],
+            "short_tokens": ctx[-1].short_tokens if ctx else None,
+            "kv_bytes": ctx[-1].kv_bytes if ctx else None,
+        }
     return out
 
 
-def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 1,
-                   context_tokens: int | None = None):
+def latency_rounds(
+    model, ids, prompt_lengths, decode_steps: int, warmup: int = 1, context_tokens: int | None = None
+):
     """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
 
     For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` plus
@@ -375,7 +402,9 @@ def latency_rounds(model, ids, prompt_lengths, decode_steps: int, warmup: int = 
     if context_tokens is not None and context_tokens <= min(prompt_lengths):
         # the short side is the shortest prompt's cache: at equal lengths both sides would step one
         # cache twice per pair and share one list of steps (a slowdown of exactly 1)
-        raise ValueError(f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})")
+        raise ValueError(
+            f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
+        )
 
     def timed_step(nxt, cache):  # one decode step: (seconds, the next token, the cache)
         t0 = time.perf_counter()
@@ -480,7 +509,7 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     fns = {}
     for B in batch_sizes:
         first, cache = prefilled(B)
-        fns[f"batch@{B}"] = (lambda first=first, cache=cache: one(first, cache))
+        fns[f"batch@{B}"] = lambda first=first, cache=cache: one(first, cache)
     return Rounds(fns, warmup=warmup, device=device)
 
 
@@ -557,18 +586,29 @@ class ReadWriteTiming(Timing):
     def details(self) -> dict:
         read, write = self.read_tps(), self.write_tps()
         s = self.rounds.samples
-        out = {**super().details(), "read_tokens": self.read_tokens, "write_tokens": self.write_tokens,
-               "torch_threads": self.threads, "read_s": s.stats("read").as_dict(), "write_s": s.stats("write").as_dict(),
-               "read_tps": _median(read), "write_tps": _median(write),
-               "ratio_per_round": [r / w for r, w in zip(read, write)]}
+        out = {
+            **super().details(),
+            "read_tokens": self.read_tokens,
+            "write_tokens": self.write_tokens,
+            "torch_threads": self.threads,
+            "read_s": s.stats("read").as_dict(),
+            "write_s": s.stats("write").as_dict(),
+            "read_tps": _median(read),
+            "write_tps": _median(write),
+            "ratio_per_round": [r / w for r, w in zip(read, write)],
+        }
         if "stream" in s.samples:
             traffic = [w * self.weight_bytes for w in write]  # bytes/s the decode steps actually read
             bandwidth = [self.bandwidth_bytes / x for x in s.samples["stream"]]
-            out.update(decode_weight_traffic_bytes_per_s=traffic, read_bandwidth_bytes_per_s=bandwidth,
-                       decode_fraction_of_bandwidth=_median(traffic) / _median(bandwidth),
-                       weight_bytes=self.weight_bytes, prefill_over_decode_flops_per_s=_median(read) / _median(write),
-                       bandwidth_benchmark=f"torch.sum over a {self.bandwidth_bytes // 2**20} MiB float32 buffer, "
-                                           "interleaved with the read/write rounds")
+            out.update(
+                decode_weight_traffic_bytes_per_s=traffic,
+                read_bandwidth_bytes_per_s=bandwidth,
+                decode_fraction_of_bandwidth=_median(traffic) / _median(bandwidth),
+                weight_bytes=self.weight_bytes,
+                prefill_over_decode_flops_per_s=_median(read) / _median(write),
+                bandwidth_benchmark=f"torch.sum over a {self.bandwidth_bytes // 2**20} MiB float32 buffer, "
+                "interleaved with the read/write rounds",
+            )
         return out
 
 
@@ -586,7 +626,7 @@ class ForwardTiming(Timing):
         rs = self.per_round() if rounds is None else rounds
         return [_median(r[self.sides[L]] for r in rs) for L in self.lengths]
 
-    def fit(self, rounds=None) -> "PowerFit":
+    def fit(self, rounds=None) -> PowerFit:
         """The power law ``seconds = a * L**k`` of the forward pass over the lengths."""
         return fit_power_law(list(self.lengths), self.medians(rounds))
 
@@ -596,8 +636,11 @@ class ForwardTiming(Timing):
         return 1 + self.fit(rounds).exponent
 
     def details(self) -> dict:
-        return {**super().details(), "forward_lengths": list(self.lengths),
-                "forward_pass_median_s": dict(zip(self.lengths, self.medians()))}
+        return {
+            **super().details(),
+            "forward_lengths": list(self.lengths),
+            "forward_pass_median_s": dict(zip(self.lengths, self.medians())),
+        }
 
 
 @dataclass
@@ -622,8 +665,10 @@ class GenerationTiming(Timing):
         """The same totals from the formulas: ``n*p + n(n-1)/2`` uncached (call i recomputes
         ``p + i`` positions) and ``p + n - 1`` cached, for prompt ``p`` and ``n`` new tokens."""
         p = self.prompt_tokens
-        return {**{f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths},
-                **{f"cache@{n}": p + n - 1 for n in self.lengths}}
+        return {
+            **{f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths},
+            **{f"cache@{n}": p + n - 1 for n in self.lengths},
+        }
 
     def positions_ratio(self) -> dict:
         """Positions recomputed without over with the cache, by length (counted)."""
@@ -636,10 +681,20 @@ class GenerationTiming(Timing):
         counted, formula, ratio = self.positions(), self.positions_formula(), self.positions_ratio()
         matches = sum(counted.get(k) == v for k, v in formula.items())
         ns = sorted(self.lengths)
-        return (Exact("positions_formula", matches, (len(formula), len(formula)),
-                      "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)"),
-                Exact("positions_ratio_growth", ratio[ns[-1]] / ratio[ns[0]], (1.0 + 1e-9, math.inf),
-                      "positions recomputed without/with cache, longest over shortest length"))
+        return (
+            Exact(
+                "positions_formula",
+                matches,
+                (len(formula), len(formula)),
+                "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)",
+            ),
+            Exact(
+                "positions_ratio_growth",
+                ratio[ns[-1]] / ratio[ns[0]],
+                (1.0 + 1e-9, math.inf),
+                "positions recomputed without/with cache, longest over shortest length",
+            ),
+        )
 
     def exact_uncached_steps(self, region) -> tuple:
         """C16's exact forms at the longest length: 1 + the exponent of positions recomputed per
@@ -649,24 +704,38 @@ class GenerationTiming(Timing):
         uncached = self.steps["positions"][f"nocache@{longest}"]
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
-        return (Exact("positions_exponent", exponent, region,
-                      "1 + exponent of positions recomputed per uncached step vs context (counted)"),
-                Exact("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1),
-                      "positions per cached decode step after the prompt"))
+        return (
+            Exact(
+                "positions_exponent",
+                exponent,
+                region,
+                "1 + exponent of positions recomputed per uncached step vs context (counted)",
+            ),
+            Exact(
+                "cached_positions_per_step",
+                max(p for _, p in cached[1:]),
+                (1, 1),
+                "positions per cached decode step after the prompt",
+            ),
+        )
 
     def total_time_fits(self) -> dict:
         """Power-law fits of the whole generation's time vs length, cached and uncached."""
         s = self.rounds.samples
-        return {kind: fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
-                for kind in ("cache", "nocache")}
+        return {
+            kind: fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
+            for kind in ("cache", "nocache")
+        }
 
     def growth_details(self, min_context: int) -> dict:
         """C16's report facts beside its verdict: the total-time fits, and the fit of the uncached
         per-step times above ``min_context`` positions where the generation is long enough."""
         fits = self.total_time_fits()
-        out = {"total_time_exponent_nocache": [fits["nocache"].exponent, fits["nocache"].stderr],
-               "total_time_exponent_cache": [fits["cache"].exponent, fits["cache"].stderr],
-               "positions_exponent_exact": self.exact_uncached_steps((-math.inf, math.inf))[0].value}
+        out = {
+            "total_time_exponent_nocache": [fits["nocache"].exponent, fits["nocache"].stderr],
+            "total_time_exponent_cache": [fits["cache"].exponent, fits["cache"].stderr],
+            "positions_exponent_exact": self.exact_uncached_steps((-math.inf, math.inf))[0].value,
+        }
         try:
             k = binned_power_fit(self.steps[f"nocache@{max(self.lengths)}"], min_context)
             out["uncached_step_time_exponent"] = [k.exponent, k.stderr]
@@ -676,9 +745,14 @@ class GenerationTiming(Timing):
 
     def details(self) -> dict:
         rounds = self.per_round()
-        return {**super().details(), "speedup_by_length": {n: self.speedup(rounds, n) for n in sorted(self.lengths)},
-                "positions_counted": self.positions(), "positions_ratio_by_length": self.positions_ratio(),
-                "prompt_tokens": self.prompt_tokens, "samples_s": dict(self.rounds.samples.samples)}
+        return {
+            **super().details(),
+            "speedup_by_length": {n: self.speedup(rounds, n) for n in sorted(self.lengths)},
+            "positions_counted": self.positions(),
+            "positions_ratio_by_length": self.positions_ratio(),
+            "prompt_tokens": self.prompt_tokens,
+            "samples_s": dict(self.rounds.samples.samples),
+        }
 
 
 @dataclass
@@ -716,18 +790,28 @@ class LatencyTiming(Timing):
     def kv_bytes(self) -> dict:
         """KV cache bytes after each prompt and on the long context: ``{positions: bytes}``."""
         last = self.per_round()[-1]
-        return {**{L: last.side("prompt", L).kv_bytes for L in self.prompts},
-                self.context_tokens: last.side("context", self.context_tokens).kv_bytes}
+        return {
+            **{L: last.side("prompt", L).kv_bytes for L in self.prompts},
+            self.context_tokens: last.side("context", self.context_tokens).kv_bytes,
+        }
 
     def details(self) -> dict:
         rounds = self.per_round()
         short, ctx = min(self.prompts), self.context_tokens
-        paired = {"short": _median(x for r in rounds for x in r.side("context", ctx).short_steps),
-                  "long": _median(x for r in rounds for x in r.side("context", ctx).steps), "contexts": [short, ctx]}
-        return {**super().details(), "ttft_s": {L: self.ttft(rounds, L) for L in self.prompts},
-                "inter_token_latency_s": {L: self.itl(rounds, L) for L in self.prompts},
-                "paired_decode_step_s": paired, "prompts": self.prompts, "decode_steps": self.decode_steps,
-                "long_context": ctx}
+        paired = {
+            "short": _median(x for r in rounds for x in r.side("context", ctx).short_steps),
+            "long": _median(x for r in rounds for x in r.side("context", ctx).steps),
+            "contexts": [short, ctx],
+        }
+        return {
+            **super().details(),
+            "ttft_s": {L: self.ttft(rounds, L) for L in self.prompts},
+            "inter_token_latency_s": {L: self.itl(rounds, L) for L in self.prompts},
+            "paired_decode_step_s": paired,
+            "prompts": self.prompts,
+            "decode_steps": self.decode_steps,
+            "long_context": ctx,
+        }
 
 
 @dataclass
@@ -755,5 +839,11 @@ class BatchTiming(Timing):
     def details(self) -> dict:
         per_step = self.per_step()
         lat = {B: _median(v) for B, v in per_step.items()}
-        return {**super().details(), "tokens_per_s": {B: B / lat[B] for B in lat}, "step_latency_s": lat,
-                "samples_s": per_step, "prompt_tokens": self.prompt_tokens, "decode_steps": self.decode_steps}
+        return {
+            **super().details(),
+            "tokens_per_s": {B: B / lat[B] for B in lat},
+            "step_latency_s": lat,
+            "samples_s": per_step,
+            "prompt_tokens": self.prompt_tokens,
+            "decode_steps": self.decode_steps,
+        }

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from claimcheck.stats import CI, median_ci, rounds_for
 from claimcheck.verdict import Bar, Timed
@@ -64,8 +65,15 @@ class Stats:
         return self.q3 - self.q1
 
     def as_dict(self) -> dict:
-        return {"n": self.n, "median": self.median, "min": self.min, "max": self.max,
-                "q1": self.q1, "q3": self.q3, "samples": list(self.samples)}
+        return {
+            "n": self.n,
+            "median": self.median,
+            "min": self.min,
+            "max": self.max,
+            "q1": self.q1,
+            "q3": self.q3,
+            "samples": list(self.samples),
+        }
 
 
 def _quantile(xs, q: float) -> float:
@@ -165,7 +173,7 @@ class Rounds:
         """Mean wall time of one measured round so far (0.0 before the first)."""
         return self.seconds / self.n if self.n else 0.0
 
-    def run(self, rounds: int = 1, within_s: float | None = None) -> "Rounds":
+    def run(self, rounds: int = 1, within_s: float | None = None) -> Rounds:
         """Measure ``rounds`` more rounds (each side once per round, in order). Returns self.
 
         ``within_s``: a bound on this call's wall time (seconds). No round starts that the rounds so
@@ -175,9 +183,12 @@ class Rounds:
         instead of growing with the load.
         """
         t_start = time.perf_counter()
-        for k in range(rounds):
-            if within_s is not None and self.n and \
-                    time.perf_counter() - t_start + self.round_seconds > within_s:
+        for _ in range(rounds):
+            if (
+                within_s is not None
+                and self.n
+                and time.perf_counter() - t_start + self.round_seconds > within_s
+            ):
                 self.cut_short = True
                 break
             for name, fn in self.fns.items():
@@ -190,7 +201,7 @@ class Rounds:
         self.seconds += time.perf_counter() - t_start
         return self
 
-    def per_round(self) -> list["Round"]:
+    def per_round(self) -> list[Round]:
         """The samples as one :class:`Round` per round: ``[{side: sample, ...}, ...]``."""
         names = list(self.samples.samples)
         return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
@@ -247,8 +258,16 @@ class Timing:
     def per_round(self) -> list[Round]:
         return self.rounds.per_round()
 
-    def measure(self, statistic: Callable[[list], float], *, conditions=(), exact=(), unit: str | None = None,
-                settled: Callable[[Timed], bool], min_rounds: int | None = None) -> Timed:
+    def measure(
+        self,
+        statistic: Callable[[list], float],
+        *,
+        conditions=(),
+        exact=(),
+        unit: str | None = None,
+        settled: Callable[[Timed], bool],
+        min_rounds: int | None = None,
+    ) -> Timed:
         """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): ``statistic``
         (rounds -> the claim's value in ``unit``) and each :class:`Condition` evaluated on every
         round alone, their :func:`per_round_ci`; while ``settled(evidence)`` is false (an interval
@@ -263,19 +282,33 @@ class Timing:
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
         while True:
             per_round = rounds.per_round()
-            evidence = Timed(per_round_ci(per_round, statistic), unit,
-                             tuple(Bar(c.name, per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions),
-                             tuple(exact), rounds.n, self.budget_s)
-            if (rounds.n >= min_rounds and settled(evidence)) or time.perf_counter() - t0 + step_s > self.budget_s:
+            evidence = Timed(
+                per_round_ci(per_round, statistic),
+                unit,
+                tuple(
+                    Bar(c.name, per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
+                ),
+                tuple(exact),
+                rounds.n,
+                self.budget_s,
+            )
+            if (
+                rounds.n >= min_rounds and settled(evidence)
+            ) or time.perf_counter() - t0 + step_s > self.budget_s:
                 break
             t_step = time.perf_counter()
             rounds.run(1, within_s=max(0.0, self.budget_s - (time.perf_counter() - t0)))
             step_s = rounds.round_seconds
             if rounds.cut_short and time.perf_counter() - t_step < 1e-3:
                 break  # not even one round fits what is left of the budget
-        self.spent = {"extra_seconds": round(time.perf_counter() - t0, 3), "measured_seconds": round(rounds.seconds, 3),
-                      "first_rounds_seconds": round(spent_at_start, 3)}
-        return Timed(evidence.ci, unit, evidence.bars, evidence.exact, rounds.n, self.budget_s, machine_load())
+        self.spent = {
+            "extra_seconds": round(time.perf_counter() - t0, 3),
+            "measured_seconds": round(rounds.seconds, 3),
+            "first_rounds_seconds": round(spent_at_start, 3),
+        }
+        return Timed(
+            evidence.ci, unit, evidence.bars, evidence.exact, rounds.n, self.budget_s, machine_load()
+        )
 
     def details(self) -> dict:
         """Facts of the measurement for a claim's report row (its subclasses add theirs)."""
@@ -313,6 +346,11 @@ def machine_load(probe_repeats: int = 5) -> dict:
         reasons.append(f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs")
     if by_load := busy_by_load(load, cores):
         reasons.append(by_load)
-    return {"loadavg_1m": None if load is None else round(load, 2), "cores": cores,
-            "probe_s": statistics.median(times), "probe_spread": round(spread, 3),
-            "busy": bool(reasons), "why": "; ".join(reasons)}
+    return {
+        "loadavg_1m": None if load is None else round(load, 2),
+        "cores": cores,
+        "probe_s": statistics.median(times),
+        "probe_spread": round(spread, 3),
+        "busy": bool(reasons),
+        "why": "; ".join(reasons),
+    }

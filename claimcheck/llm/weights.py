@@ -45,13 +45,17 @@ SHAPE_CHECKS = ("gpt2-small", "config")
 it). ``config``: any GPT-2-architecture model whose tensors match its own config (the harness's
 own tests use a tiny saved model this way; the report records which check was applied)."""
 
-OFFLINE_HOW = ("Provide them without a network: on a machine with one, save them with "
-               "GPT2LMHeadModel.from_pretrained('gpt2').save_pretrained(DIR) (or fill a Hugging Face cache), copy "
-               "the folder here and pass --claims-weights DIR (or CLAIMCHECK_WEIGHTS).")
+OFFLINE_HOW = (
+    "Provide them without a network: on a machine with one, save them with "
+    "GPT2LMHeadModel.from_pretrained('gpt2').save_pretrained(DIR) (or fill a Hugging Face cache), copy "
+    "the folder here and pass --claims-weights DIR (or CLAIMCHECK_WEIGHTS)."
+)
 PROBE_TIMEOUT_S = 5.0
 
-PICKLE_HINT = ("a pickle is only loaded with torch.load(weights_only=True); convert it to safetensors "
-               "(model.save_pretrained(dir, safe_serialization=True)) if it holds anything but tensors")
+PICKLE_HINT = (
+    "a pickle is only loaded with torch.load(weights_only=True); convert it to safetensors "
+    "(model.save_pretrained(dir, safe_serialization=True)) if it holds anything but tensors"
+)
 
 
 class WeightsError(RuntimeError):
@@ -93,8 +97,12 @@ class WeightsResolution:
 
 
 def _looks_like_path(spec: str) -> bool:
-    return (spec.startswith(("/", ".", "~")) or os.sep in spec.replace("/", "", 1) or Path(spec).expanduser().exists()
-            or not HUB_ID_RE.match(spec.split("@", 1)[0]))
+    return (
+        spec.startswith(("/", ".", "~"))
+        or os.sep in spec.replace("/", "", 1)
+        or Path(spec).expanduser().exists()
+        or not HUB_ID_RE.match(spec.split("@", 1)[0])
+    )
 
 
 def split_revision(hub_spec: str) -> tuple[str, str | None]:
@@ -148,14 +156,21 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | 
     cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir, revision=revision)
     if not isinstance(cfg, str):
         return None
-    if any(isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir, revision=revision), str)
-           for f in WEIGHT_FILES):
+    if any(
+        isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir, revision=revision), str)
+        for f in WEIGHT_FILES
+    ):
         return str(Path(cfg).parent)
     return None
 
 
-def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str = DEFAULT_HUB_ID,
-                    cache_dir: str | None = None, download=None) -> WeightsResolution:
+def resolve_weights(
+    spec: str | None,
+    allow_download: bool,
+    default_hub_id: str = DEFAULT_HUB_ID,
+    cache_dir: str | None = None,
+    download=None,
+) -> WeightsResolution:
     """Decide where GPT-2 weights come from; the network only when a download is allowed and needed.
 
     Args:
@@ -177,12 +192,21 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
     def done(source, kind, reason, tried):
         problem = config_problem(Path(source)) if source is not None else None
         if problem:  # found, but unusable: say it once, here, and never count it as available
-            return WeightsResolution(None, kind, f"unusable weights: {problem}", tuple(tried), spec,
-                                     time.perf_counter() - start, broken=True)
+            return WeightsResolution(
+                None,
+                kind,
+                f"unusable weights: {problem}",
+                tuple(tried),
+                spec,
+                time.perf_counter() - start,
+                broken=True,
+            )
         return WeightsResolution(source, kind, reason, tuple(tried), spec, time.perf_counter() - start)
 
-    how = ("Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
-           "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download.")
+    how = (
+        "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
+        "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download."
+    )
     tried: list[str] = []
     if spec and _looks_like_path(spec):
         folder = Path(spec).expanduser()
@@ -208,11 +232,28 @@ def resolve_weights(spec: str | None, allow_download: bool, default_hub_id: str 
             folder = (download or download_weights)(hub_id, cache_dir, **pinned)
         except WeightsError as exc:
             tried.append(f"--claims-allow-download: {exc}")
-            return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW, tried)
-        return done(str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})", tried)
+            return done(
+                None,
+                None,
+                "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW,
+                tried,
+            )
+        return done(
+            str(folder),
+            "hub",
+            f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})",
+            tried,
+        )
     tried.append("no download allowed (--claims-allow-download)")
-    return done(None, None, "needs the pretrained GPT-2 weights, which this runner does not have: "
-                + "; ".join(tried) + ". " + how, tried)
+    return done(
+        None,
+        None,
+        "needs the pretrained GPT-2 weights, which this runner does not have: "
+        + "; ".join(tried)
+        + ". "
+        + how,
+        tried,
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -236,8 +277,14 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
     Keys: requested, kind, source, available, reason (when unavailable), resolve_s (seconds the
     decision took), shape_check, file, bytes and sha256 of the local weights file (when there is one).
     """
-    rec = {"requested": resolution.requested, "kind": resolution.kind, "source": resolution.source,
-           "available": resolution.available, "resolve_s": round(resolution.seconds, 4), "shape_check": shape_check}
+    rec = {
+        "requested": resolution.requested,
+        "kind": resolution.kind,
+        "source": resolution.source,
+        "available": resolution.available,
+        "resolve_s": round(resolution.seconds, 4),
+        "shape_check": shape_check,
+    }
     if not resolution.available:
         rec["reason"] = resolution.reason
     f = resolution.weights_file
@@ -253,11 +300,20 @@ def expected_tensor_shapes(config) -> dict[str, tuple[int, ...]]:
     [n_embd, 3 n_embd]), ``c_proj`` [n_embd, n_embd], ``c_fc`` [n_embd, n_inner], ``ln_1`` [n_embd].
     """
     d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
-    shapes = {"wte.weight": (config.vocab_size, d), "wpe.weight": (config.n_positions, d),
-              "ln_f.weight": (d,)}
+    shapes = {
+        "wte.weight": (config.vocab_size, d),
+        "wpe.weight": (config.n_positions, d),
+        "ln_f.weight": (d,),
+    }
     for i in range(config.n_layer):
-        shapes.update({f"h.{i}.ln_1.weight": (d,), f"h.{i}.attn.c_attn.weight": (d, 3 * d),
-                       f"h.{i}.attn.c_proj.weight": (d, d), f"h.{i}.mlp.c_fc.weight": (d, inner)})
+        shapes.update(
+            {
+                f"h.{i}.ln_1.weight": (d,),
+                f"h.{i}.attn.c_attn.weight": (d, 3 * d),
+                f"h.{i}.attn.c_proj.weight": (d, d),
+                f"h.{i}.mlp.c_fc.weight": (d, inner),
+            }
+        )
     return shapes
 
 
@@ -284,7 +340,9 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
             shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
-        raise WeightsError(f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}") from None
+        raise WeightsError(
+            f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}"
+        ) from None
     return {k.removeprefix("transformer."): v for k, v in shapes.items()}
 
 
@@ -305,10 +363,16 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
     if shape_check not in SHAPE_CHECKS:
         raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
     if getattr(config, "model_type", None) != "gpt2":
-        raise WeightsError(f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
-                           "expected 'gpt2' (the claims are about GPT-2)")
+        raise WeightsError(
+            f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
+            "expected 'gpt2' (the claims are about GPT-2)"
+        )
     if shape_check == "gpt2-small":
-        wrong = {k: (getattr(config, k, None), v) for k, v in GPT2_SMALL_SHAPES.items() if getattr(config, k, None) != v}
+        wrong = {
+            k: (getattr(config, k, None), v)
+            for k, v in GPT2_SMALL_SHAPES.items()
+            if getattr(config, k, None) != v
+        }
         if wrong:
             detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, (got, want) in wrong.items())
             raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
@@ -320,8 +384,11 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
             bad.append(f"{key} {'missing' if got is None else list(got)} (expected {list(want)})")
     if bad:
         more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
-        raise WeightsError(f"{path}: tensors do not match {'GPT-2 small' if shape_check == 'gpt2-small' else 'config.json'}: "
-                           + "; ".join(bad[:4]) + more)
+        raise WeightsError(
+            f"{path}: tensors do not match {'GPT-2 small' if shape_check == 'gpt2-small' else 'config.json'}: "
+            + "; ".join(bad[:4])
+            + more
+        )
 
 
 def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
@@ -354,19 +421,39 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
         # transformers annotates from_pretrained as returning the model alone; with
         # output_loading_info=True it returns (model, loading info): Any, not the annotation
         loaded: Any = GPT2LMHeadModel.from_pretrained(
-            str(wfile.parent), local_files_only=True, use_safetensors=wfile.name == SAFETENSORS,
-            weights_only=True, output_loading_info=True)
+            str(wfile.parent),
+            local_files_only=True,
+            use_safetensors=wfile.name == SAFETENSORS,
+            weights_only=True,
+            output_loading_info=True,
+        )
         model, loading = loaded
     except Exception as exc:
-        raise WeightsError(f"{wfile}: cannot load the weights ({type(exc).__name__}: {str(exc)[:300]})") from None
-    missing = [k for k in loading.get("missing_keys", ()) if not k.endswith(("attn.bias", "attn.masked_bias", "lm_head.weight"))]
+        raise WeightsError(
+            f"{wfile}: cannot load the weights ({type(exc).__name__}: {str(exc)[:300]})"
+        ) from None
+    missing = [
+        k
+        for k in loading.get("missing_keys", ())
+        if not k.endswith(("attn.bias", "attn.masked_bias", "lm_head.weight"))
+    ]
     if missing or loading.get("mismatched_keys"):
-        raise WeightsError(f"{wfile}: incomplete weights: missing {missing[:5]}, mismatched {list(loading.get('mismatched_keys', []))[:5]}")
+        raise WeightsError(
+            f"{wfile}: incomplete weights: missing {missing[:5]}, mismatched {list(loading.get('mismatched_keys', []))[:5]}"
+        )
     model = model.float().eval()
-    info = {"source": src, "kind": resolution.kind, "model_type": config.model_type, "n_layer": config.n_layer,
-            "n_embd": config.n_embd, "shape_check": shape_check, "weights_file": wfile.name,
-            "weights_bytes": wfile.stat().st_size, "weights_sha256": sha256_of(wfile),
-            "weights_path": str(wfile)}
+    info = {
+        "source": src,
+        "kind": resolution.kind,
+        "model_type": config.model_type,
+        "n_layer": config.n_layer,
+        "n_embd": config.n_embd,
+        "shape_check": shape_check,
+        "weights_file": wfile.name,
+        "weights_bytes": wfile.stat().st_size,
+        "weights_sha256": sha256_of(wfile),
+        "weights_path": str(wfile),
+    }
     folder = wfile.parent
     tokenizer = None
     if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
@@ -402,7 +489,6 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
         WeightsError: the hub cannot be reached (no network, DNS, refused, time limit), or it
             answers with an error (e.g. 404: no such model); the message says which address and why.
     """
-    import socket
     import urllib.error
     import urllib.request
 
@@ -416,8 +502,10 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     except urllib.error.URLError as exc:
         reason = exc.reason
         why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
-        raise WeightsError(f"cannot reach {hub_endpoint()}: {why} (one request, {timeout:g} s limit)") from None
-    except (socket.timeout, TimeoutError):
+        raise WeightsError(
+            f"cannot reach {hub_endpoint()}: {why} (one request, {timeout:g} s limit)"
+        ) from None
+    except TimeoutError:
         raise WeightsError(f"no answer from {hub_endpoint()} within {timeout:g} s (one request)") from None
     except (OSError, ValueError) as exc:
         raise WeightsError(f"cannot reach {hub_endpoint()} ({type(exc).__name__}: {_short(exc)})") from None
@@ -443,7 +531,9 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
     try:
         config = fetch("config.json")
     except Exception as exc:
-        raise WeightsError(f"download of {hub_id}/config.json failed: {type(exc).__name__}: {_short(exc)}") from None
+        raise WeightsError(
+            f"download of {hub_id}/config.json failed: {type(exc).__name__}: {_short(exc)}"
+        ) from None
     errors = []
     for name in WEIGHT_FILES:
         try:

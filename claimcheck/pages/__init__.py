@@ -28,21 +28,37 @@ def claims_page(doc: dict, base_dir, manuscripts=(), test_log: str | None = None
     return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
 
 
-def manuscript_view_of(check, doc: dict | None, waivers=(), claims_href: str = "claims.html",
-                       href: str = "manuscript.html") -> manuscript_view.ManuscriptView:
+def manuscript_view_of(
+    check, doc: dict | None, waivers=(), claims_href: str = "claims.html", href: str = "manuscript.html"
+) -> manuscript_view.ManuscriptView:
     """The :class:`~claimcheck.pages.manuscript_view.ManuscriptView` of a manuscript check and a run's claims."""
     chapter = getattr(check, "chapter", "")
-    entries = {e["id"]: e for e in (doc or {}).get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)
-               and (not chapter or e.get("chapter") in (None, chapter))}
+    entries = {
+        e["id"]: e
+        for e in (doc or {}).get("claims") or []
+        if isinstance(e, dict)
+        and isinstance(e.get("id"), str)
+        and (not chapter or e.get("chapter") in (None, chapter))
+    }
     return manuscript_view.build(check, entries, claims_href, waivers, href)
 
 
-def manuscript_page(view: manuscript_view.ManuscriptView, claims_href: str | None = "claims.html",
-                    has_results: bool = True, lang: str = "zh") -> str:
+def manuscript_page(
+    view: manuscript_view.ManuscriptView,
+    claims_href: str | None = "claims.html",
+    has_results: bool = True,
+    lang: str = "zh",
+) -> str:
     """The annotated manuscript (HTML) of a :class:`~claimcheck.pages.manuscript_view.ManuscriptView`."""
-    return render("manuscript.html.j2", v=view, states=manuscript_view.STATES, claims_href=claims_href,
-                  state_label=manuscript_view.STATE_LABEL,
-                  has_results=has_results, lang=lang)
+    return render(
+        "manuscript.html.j2",
+        v=view,
+        states=manuscript_view.STATES,
+        claims_href=claims_href,
+        state_label=manuscript_view.STATE_LABEL,
+        has_results=has_results,
+        lang=lang,
+    )
 
 
 def relative_href(target, page) -> str:
@@ -68,8 +84,10 @@ def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, lis
 
     out, problems = [], []
     if override and len(doc.get("manuscripts") or []) > 1:
-        problems.append(f"--manuscript {override}: the report names {len(doc['manuscripts'])} manuscripts (one per "
-                        "chapter); only the first is replaced")
+        problems.append(
+            f"--manuscript {override}: the report names {len(doc['manuscripts'])} manuscripts (one per "
+            "chapter); only the first is replaced"
+        )
     for m in doc.get("manuscripts") or []:
         if not isinstance(m, dict) or not m.get("registry") or not (override or m.get("path")):
             problems.append(f"manuscripts entry without a path or a registry: {m!r:.120}")
@@ -109,17 +127,30 @@ def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
     several = len({getattr(c, "chapter", "") for c, _ in checks}) > 1
     for n, (check, waivers) in enumerate(checks):
         chapter = getattr(check, "chapter", "")
-        page = folder / (f"manuscript-{chapter}.html" if several and chapter else
-                         "manuscript.html" if n == 0 else f"manuscript-{n + 1}.html")
-        view = manuscript_view_of(check, doc, waivers, claims_href=relative_href(claims_html, page),
-                                  href=relative_href(page, claims_html))
+        page = folder / (
+            f"manuscript-{chapter}.html"
+            if several and chapter
+            else "manuscript.html"
+            if n == 0
+            else f"manuscript-{n + 1}.html"
+        )
+        view = manuscript_view_of(
+            check,
+            doc,
+            waivers,
+            claims_href=relative_href(claims_html, page),
+            href=relative_href(page, claims_html),
+        )
         view.chapter = chapter
         from claimcheck.pages.claims_view import chapter_language
 
         # the registry's [chapter] language; a registry without one: a guess from the text
-        lang = chapter_language(doc, check.registry_path) or \
-            ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en")
-        write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang))
+        lang = chapter_language(doc, check.registry_path) or (
+            "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
+        )
+        write_atomic(
+            page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang)
+        )
         views.append(view)
         written.append(page)
     log = doc.get("test_log")
@@ -185,12 +216,29 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         for c in r.cells:
             display = words.measured_value({"measured": c.measured, "unit": r.unit}) or c.display
             head, more = words.first_sentence(c.reason)
-            cells.append({"outcome": c.outcome, "display": display, "reason": head, "more": more,
-                          "drifted": c.drifted})
-        rows.append(_Row(r.id, r.title, words.chapter_value(entry), words.bar_words(entry) if r.tolerance else "",
-                         r.split, r.differs, cells))
+            cells.append(
+                {"outcome": c.outcome, "display": display, "reason": head, "more": more, "drifted": c.drifted}
+            )
+        rows.append(
+            _Row(
+                r.id,
+                r.title,
+                words.chapter_value(entry),
+                words.bar_words(entry) if r.tolerance else "",
+                r.split,
+                r.differs,
+                cells,
+            )
+        )
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
-    return render("matrix.html.j2", m=matrix, rows=rows, title=title, differing=differing,
-                  outcomes=[*oc.OUTCOMES], briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
-                  fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
-                  counts=[list(oc.count(c["outcome"] for c in run.claims.values()).items()) for run in matrix.runs])
+    return render(
+        "matrix.html.j2",
+        m=matrix,
+        rows=rows,
+        title=title,
+        differing=differing,
+        outcomes=[*oc.OUTCOMES],
+        briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
+        fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
+        counts=[list(oc.count(c["outcome"] for c in run.claims.values()).items()) for run in matrix.runs],
+    )

@@ -23,20 +23,20 @@ OTHER_SECTION = {"id": "other", "title": "Other claims", "heading": ""}
 @dataclass
 class Plot:
     name: str
-    src: str = ""        # a data: URI (the page is self-contained)
-    missing: str = ""    # why there is no image
-    alt: str = ""        # what the plot shows, for a reader who cannot see it (the img's alt text)
+    src: str = ""  # a data: URI (the page is self-contained)
+    missing: str = ""  # why there is no image
+    alt: str = ""  # what the plot shows, for a reader who cannot see it (the img's alt text)
 
 
 @dataclass
 class Row:
     id: str
-    key: str              # chapter:id, the row's identity (claimcheck.keys)
-    anchor: str           # its HTML id (words.anchor)
+    key: str  # chapter:id, the row's identity (claimcheck.keys)
+    anchor: str  # its HTML id (words.anchor)
     title: str
     note: str
     outcome: str
-    chapter: str          # the chapter's value as printed, or "" (then `statement` is the chapter's words)
+    chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
     bar: str
@@ -49,7 +49,7 @@ class Row:
     order: int
     carried: str = ""
     drift: str = ""
-    text_links: list = field(default_factory=list)   # [(line, href)] into the manuscript page
+    text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
     tests: list[str] = field(default_factory=list)
     duration_s: float = 0.0
     model: str = ""
@@ -70,7 +70,7 @@ class Section:
     title: str
     heading: str
     rows: list[Row]
-    href: str = ""   # the heading's line in the manuscript page
+    href: str = ""  # the heading's line in the manuscript page
     chapter: str = ""
     first_of_chapter: bool = False  # the page puts the chapter's heading above it
 
@@ -87,10 +87,10 @@ class Chapter:
     title: str
     counts: list[tuple[str, int]]
     profile: str
-    manuscript: str = ""       # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
+    manuscript: str = ""  # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
     manuscript_href: str = ""
     drifted: int = 0
-    carried: int = 0           # rows kept from an earlier run
+    carried: int = 0  # rows kept from an earlier run
 
     @property
     def anchor(self) -> str:
@@ -110,15 +110,17 @@ class ClaimsView:
     sentences: list[str]
     sections: list[Section]
     chapters: list[Chapter]
-    needs: list[tuple[str, str]]     # (filter key, label) of the needs present
-    outcomes: list[str]              # outcomes present, in the vocabulary's order
+    needs: list[tuple[str, str]]  # (filter key, label) of the needs present
+    outcomes: list[str]  # outcomes present, in the vocabulary's order
     problems: list[str]
     test_log: str = ""
     manuscript: str = ""
     manuscript_line: str = ""
     selection: str = ""
-    language: str = ""               # the chapter's language ([chapter] language): lang of its quoted words
-    deselected: list[tuple[str, str]] = field(default_factory=list)  # (which and why, the command that runs them)
+    language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
+    deselected: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # (which and why, the command that runs them)
 
     @property
     def rows(self) -> list[Row]:
@@ -137,8 +139,13 @@ def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
     the only place those curves are, so "C05: read_write" told a screen reader nothing."""
     cid, title = str(entry.get("id") or ""), str(entry.get("title") or "")
     measured = words.measured_value(entry)
-    plot.alt = (f"Plot of {plot.name}, measured on this runner for claim {cid}" + (f" ({title})" if title else "")
-                + (f"; the chapter says {chapter}" if chapter else "") + (f", this runner {measured}" if measured else "") + ".")
+    plot.alt = (
+        f"Plot of {plot.name}, measured on this runner for claim {cid}"
+        + (f" ({title})" if title else "")
+        + (f"; the chapter says {chapter}" if chapter else "")
+        + (f", this runner {measured}" if measured else "")
+        + "."
+    )
     return plot
 
 
@@ -172,23 +179,42 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
     chapter = words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
-    links = [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])] \
-        if manuscript is not None else []
+    links = (
+        [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])]
+        if manuscript is not None
+        else []
+    )
     from claimcheck.keys import entry_key
 
     key = entry_key(entry) or str(entry["id"])
     return Row(
-        id=str(entry["id"]), key=key, anchor=words.anchor(key),
-        title=str(entry.get("title") or ""), note=str(entry.get("note") or ""),
-        outcome=outcome, chapter=chapter, statement="" if chapter or not entry.get("locator") else words.quoted(str(entry["locator"])),
-        here=words.measured_value(entry), bar=words.bar_words(entry),
-        margin=(words.Margin("its confidence interval straddles the bar", False, 0.0)
-                if words.ci_straddles(entry) else words.margin(entry)),
-        reason=head, reason_more=more, ci=words.ci_words(entry), needs=words.need_tags(entry),
-        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.get("plots") or []], order=order,
-        carried=(f"from the run of {carried.get('from', '?')}" if carried else ""), drift=drift,
-        text_links=links, tests=[str(t) for t in entry.get("tests") or []],
-        duration_s=float(entry.get("duration_s") or 0.0), model=model,
+        id=str(entry["id"]),
+        key=key,
+        anchor=words.anchor(key),
+        title=str(entry.get("title") or ""),
+        note=str(entry.get("note") or ""),
+        outcome=outcome,
+        chapter=chapter,
+        statement="" if chapter or not entry.get("locator") else words.quoted(str(entry["locator"])),
+        here=words.measured_value(entry),
+        bar=words.bar_words(entry),
+        margin=(
+            words.Margin("its confidence interval straddles the bar", False, 0.0)
+            if words.ci_straddles(entry)
+            else words.margin(entry)
+        ),
+        reason=head,
+        reason_more=more,
+        ci=words.ci_words(entry),
+        needs=words.need_tags(entry),
+        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.get("plots") or []],
+        order=order,
+        carried=(f"from the run of {carried.get('from', '?')}" if carried else ""),
+        drift=drift,
+        text_links=links,
+        tests=[str(t) for t in entry.get("tests") or []],
+        duration_s=float(entry.get("duration_s") or 0.0),
+        model=model,
     )
 
 
@@ -202,6 +228,7 @@ def _profile_words(doc: dict, chapter: dict | None = None) -> str:
 
     size = settings_size_profile(doc.get("settings")) or "?"
     return f"{size} (its claims use no model sizes)" if own else str(size)
+
 
 def _selection_words(doc: dict) -> str:
     sel = doc.get("selection") or {}
@@ -242,10 +269,17 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         cid = ch["id"]
         mine = [e for e in entries if (e.get("chapter") or "") == cid or (single and not e.get("chapter"))]
         manuscript = by_chapter_ms.get(cid) or (manuscripts[0] if single and manuscripts else None)
-        declared = [s for s in doc.get("sections") or [] if isinstance(s, dict) and s.get("id")
-                    and (s.get("chapter") or cid) == cid]
-        sections = {s["id"]: Section(str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [],
-                                     chapter=cid) for s in declared}
+        declared = [
+            s
+            for s in doc.get("sections") or []
+            if isinstance(s, dict) and s.get("id") and (s.get("chapter") or cid) == cid
+        ]
+        sections = {
+            s["id"]: Section(
+                str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [], chapter=cid
+            )
+            for s in declared
+        }
         other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
         for n, e in enumerate(mine):
             sec = sections.get(e.get("section"), other)
@@ -260,34 +294,68 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
                     s.href = f"{manuscript.href}#L{min(lines)}"
         ordered += these
         rows = [r for s in these for r in s.rows]
-        book.append(Chapter(
-            cid, str(ch.get("title") or cid), list(oc.count(r.outcome for r in rows).items()), _profile_words(doc, ch),
-            manuscript=(f"{len(manuscript.marks)} numbers, {manuscript.bound} bound, {manuscript.counts.get('waived', 0)} "
-                        f"waived, {manuscript.counts.get('unbound', 0)} unbound, "
-                        f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
-            manuscript_href=manuscript.href if manuscript is not None else "",
-            drifted=sum(1 for r in rows if r.drift), carried=sum(1 for r in rows if r.carried)))
+        book.append(
+            Chapter(
+                cid,
+                str(ch.get("title") or cid),
+                list(oc.count(r.outcome for r in rows).items()),
+                _profile_words(doc, ch),
+                manuscript=(
+                    f"{len(manuscript.marks)} numbers, {manuscript.bound} bound, {manuscript.counts.get('waived', 0)} "
+                    f"waived, {manuscript.counts.get('unbound', 0)} unbound, "
+                    f"{manuscript.counts.get('drifted', 0)} drifted"
+                )
+                if manuscript is not None
+                else "",
+                manuscript_href=manuscript.href if manuscript is not None else "",
+                drifted=sum(1 for r in rows if r.drift),
+                carried=sum(1 for r in rows if r.carried),
+            )
+        )
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     chapter = book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters"
-    problems = [str(i) for reg in doc.get("registries") or [] if isinstance(reg, dict) for i in reg.get("issues") or []]
+    problems = [
+        str(i)
+        for reg in doc.get("registries") or []
+        if isinstance(reg, dict)
+        for i in reg.get("issues") or []
+    ]
     return ClaimsView(
-        title="claimcheck: the chapter's claims on this runner" if len(book) == 1 else "claimcheck: the book's claims on this runner",
-        chapter=chapter, generated=str(doc.get("generated") or ""), wall_s=doc.get("wall_s"),
-        runner=words.runner_line(runner), profile=_profile_words(doc), weights=words.weights_line(runner),
-        counts=list(counts.items()), sentences=words.outcome_sentences(entries, runner), sections=ordered, chapters=book,
+        title="claimcheck: the chapter's claims on this runner"
+        if len(book) == 1
+        else "claimcheck: the book's claims on this runner",
+        chapter=chapter,
+        generated=str(doc.get("generated") or ""),
+        wall_s=doc.get("wall_s"),
+        runner=words.runner_line(runner),
+        profile=_profile_words(doc),
+        weights=words.weights_line(runner),
+        counts=list(counts.items()),
+        sentences=words.outcome_sentences(entries, runner),
+        sections=ordered,
+        chapters=book,
         needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
-        outcomes=[o for o in oc.OUTCOMES if o in counts], problems=problems,
+        outcomes=[o for o in oc.OUTCOMES if o in counts],
+        problems=problems,
         test_log=test_log if test_log is not None else str(doc.get("test_log") or ""),
         manuscript=manuscript.href if manuscript is not None else "",
-        manuscript_line=(f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
-                         f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
-                         f"{manuscript.counts.get('drifted', 0)} drifted") if manuscript is not None else "",
+        manuscript_line=(
+            f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
+            f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
+            f"{manuscript.counts.get('drifted', 0)} drifted"
+        )
+        if manuscript is not None
+        else "",
         selection=_selection_words(doc),
-        deselected=[words.deselected_words(g, len(book) > 1) for g in doc.get("deselected") or [] if isinstance(g, dict)],
+        deselected=[
+            words.deselected_words(g, len(book) > 1)
+            for g in doc.get("deselected") or []
+            if isinstance(g, dict)
+        ],
         language=chapter_language(doc),
     )
 
@@ -296,7 +364,9 @@ def chapter_language(doc: dict, registry_path: str | None = None) -> str:
     """The ``[chapter] language`` of the document's registry (of ``registry_path`` when given and
     present), e.g. ``"zh"``, or ``""``: the ``lang`` of the chapter's own words on the pages, so a
     screen reader reads the Chinese quotes as Chinese."""
-    regs = [r for r in doc.get("registries") or [] if isinstance(r, dict) and isinstance(r.get("chapter"), dict)]
+    regs = [
+        r for r in doc.get("registries") or [] if isinstance(r, dict) and isinstance(r.get("chapter"), dict)
+    ]
     mine = [r for r in regs if registry_path is not None and str(r.get("path")) == str(registry_path)] or regs
     for reg in mine:
         lang = str(reg["chapter"].get("language") or "").strip()

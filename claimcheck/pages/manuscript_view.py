@@ -42,8 +42,15 @@ STATES = (
 STATE_LABEL = {s.key: s.label for s in STATES}
 
 #: the state of a claim of a bound number, from its outcome
-STATE_OF_OUTCOME = {oc.PASSED: "held", oc.NEAR_TIE: "held", oc.FAILED: "failed", oc.ERROR: "failed",
-                    oc.INCONCLUSIVE: "inconclusive", oc.SKIPPED: "unchecked", oc.NOT_RUN: "not-run"}
+STATE_OF_OUTCOME = {
+    oc.PASSED: "held",
+    oc.NEAR_TIE: "held",
+    oc.FAILED: "failed",
+    oc.ERROR: "failed",
+    oc.INCONCLUSIVE: "inconclusive",
+    oc.SKIPPED: "unchecked",
+    oc.NOT_RUN: "not-run",
+}
 
 #: the states of a bound number's claims, weakest first: the first one present is the number's.
 #: What the editor must act on comes first (the text differs, a claim fails, a timing is undecided);
@@ -87,7 +94,7 @@ class Mark:
     claims: list[str]
     title: str
     href: str | None = None
-    decided: str = ""        # the claim whose state the number shows (the weakest of its claims)
+    decided: str = ""  # the claim whose state the number shows (the weakest of its claims)
 
 
 @dataclass
@@ -97,13 +104,15 @@ class ManuscriptView:
     path: str
     sha256: str
     registry: str
-    lines: list[list]                       # per line: [str | Mark, ...]
+    lines: list[list]  # per line: [str | Mark, ...]
     marks: list[Mark]
     counts: dict[str, int]
-    problems: list[str] = field(default_factory=list)   # drift without a place, waiver problems, registry issues
+    problems: list[str] = field(
+        default_factory=list
+    )  # drift without a place, waiver problems, registry issues
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
-    chapter: str = ""                       # the chapter id of the registry it was checked against
+    chapter: str = ""  # the chapter id of the registry it was checked against
 
     @property
     def attention(self) -> list[Mark]:
@@ -129,8 +138,13 @@ def claim_summary(entry: dict | None, cid: str) -> str:
     return " · ".join(parts)
 
 
-def build(check, entries: dict[str, dict], claims_href: str = "claims.html", waivers=(),
-          href: str = "manuscript.html") -> ManuscriptView:
+def build(
+    check,
+    entries: dict[str, dict],
+    claims_href: str = "claims.html",
+    waivers=(),
+    href: str = "manuscript.html",
+) -> ManuscriptView:
     """Return the :class:`ManuscriptView` of one manuscript check.
 
     Args:
@@ -152,16 +166,27 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
             marks.append(Mark(anchor, piece.text, piece.line, "waived", [], f"waived: {why}"))
             continue
         if piece.status == "unbound":
-            marks.append(Mark(anchor, piece.text, piece.line, "unbound", [],
-                              "bound to no claim and not waived: bind it (a locator or quote) or waive it"))
+            marks.append(
+                Mark(
+                    anchor,
+                    piece.text,
+                    piece.line,
+                    "unbound",
+                    [],
+                    "bound to no claim and not waived: bind it (a locator or quote) or waive it",
+                )
+            )
             continue
         cids = list(piece.by)
         hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
         hover = [claim_summary(entries.get(c), c) for c in cids]
         if hits:
             state, decided = "drifted", hits[0].claim_id
-            hover = [f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
-                     f"({q.name})" for q in hits] + hover
+            hover = [
+                f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
+                f"({q.name})"
+                for q in hits
+            ] + hover
         else:
             state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
         if len(cids) > 1 or hits:
@@ -170,9 +195,18 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
             hover.insert(0, STATE_LABEL[state])
         from claimcheck.keys import qualify
 
-        marks.append(Mark(anchor, piece.text, piece.line, state, cids, "\n".join(hover),
-                          f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), decided or cids[0]))}",
-                          decided=decided or ""))
+        marks.append(
+            Mark(
+                anchor,
+                piece.text,
+                piece.line,
+                state,
+                cids,
+                "\n".join(hover),
+                f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), decided or cids[0]))}",
+                decided=decided or "",
+            )
+        )
     # the text, cut at the marks, line by line
     lines: list[list] = [[]]
     pos = 0
@@ -186,10 +220,10 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
             lines.append([chunk] if chunk else [])
 
     for piece, mark in zip(pieces, marks):
-        raw = ms.text[piece.start:piece.end]
+        raw = ms.text[piece.start : piece.end]
         core = raw.strip()
-        lead = raw[:len(raw) - len(raw.lstrip())]
-        add_text(ms.text[pos:piece.start] + lead)
+        lead = raw[: len(raw) - len(raw.lstrip())]
+        add_text(ms.text[pos : piece.start] + lead)
         mark.text = core
         lines[-1].append(mark)
         pos = piece.start + len(lead) + len(core)
@@ -197,11 +231,23 @@ def build(check, entries: dict[str, dict], claims_href: str = "claims.html", wai
     if ms.text.endswith("\n") and not lines[-1]:
         lines.pop()
     counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
-    problems = [q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")]
+    problems = [
+        q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")
+    ]
     problems += list(check.audit.problems) + list(check.audit.warnings) + list(check.registry_issues)
     by_claim: dict[str, list[Mark]] = {}
     for m in marks:
         for c in m.claims:
             by_claim.setdefault(c, []).append(m)
-    return ManuscriptView(ms.path, ms.sha256, check.registry_path, lines, marks, counts, problems, by_claim, href,
-                          getattr(check, "chapter", ""))
+    return ManuscriptView(
+        ms.path,
+        ms.sha256,
+        check.registry_path,
+        lines,
+        marks,
+        counts,
+        problems,
+        by_claim,
+        href,
+        getattr(check, "chapter", ""),
+    )

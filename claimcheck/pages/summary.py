@@ -16,14 +16,22 @@ from claimcheck import outcomes as oc
 from claimcheck.pages import words
 
 #: how each outcome shows in Markdown (GitHub renders the emoji)
-MARK = {oc.PASSED: "✅", oc.FAILED: "❌", oc.INCONCLUSIVE: "❔", oc.NEAR_TIE: "🟡", oc.ERROR: "💥",
-        oc.SKIPPED: "⏭️", oc.NOT_RUN: "⬜"}
+MARK = {
+    oc.PASSED: "✅",
+    oc.FAILED: "❌",
+    oc.INCONCLUSIVE: "❔",
+    oc.NEAR_TIE: "🟡",
+    oc.ERROR: "💥",
+    oc.SKIPPED: "⏭️",
+    oc.NOT_RUN: "⬜",
+}
 
 
 def is_matrix(doc: dict) -> bool:
     """Whether a document is ``claimcheck merge --json``'s matrix (else a run's ``claims.json``)."""
-    return isinstance(doc.get("runners"), list) and all(isinstance(c, dict) and "cells" in c
-                                                          for c in doc.get("claims") or [])
+    return isinstance(doc.get("runners"), list) and all(
+        isinstance(c, dict) and "cells" in c for c in doc.get("claims") or []
+    )
 
 
 def _cell(text) -> str:
@@ -33,7 +41,7 @@ def _cell(text) -> str:
 
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(str(text or "").split())
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def badge(outcome: str) -> str:
@@ -55,29 +63,49 @@ def markdown(doc: dict) -> str:
     counts = oc.count(e.get("outcome") for e in entries)
     chapters = chapters_of(doc)
     title = chapters[0]["title"] if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
-    lines = [f"### claimcheck{': ' + title if title else ''}", "",
-             " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
-             + (f" · Δ drifted **{len(doc['drifted'])}**" if doc.get("drifted") else ""), "",
-             f"Runner: {words.runner_line(runner)}  "]
+    lines = [
+        f"### claimcheck{': ' + title if title else ''}",
+        "",
+        " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
+        + (f" · Δ drifted **{len(doc['drifted'])}**" if doc.get("drifted") else ""),
+        "",
+        f"Runner: {words.runner_line(runner)}  ",
+    ]
     if len(chapters) == 1:
         lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
     else:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
             mine = [e for e in entries if e.get("chapter") == ch["id"]]
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                f"**{ch['id']}** {ch.get('title') or ''}", " · ".join(f"{badge(o)} {n}" for o, n in
-                                                                     oc.count(e.get("outcome") for e in mine).items()),
-                _profile_words(doc, ch))) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    _cell(x)
+                    for x in (
+                        f"**{ch['id']}** {ch.get('title') or ''}",
+                        " · ".join(
+                            f"{badge(o)} {n}" for o, n in oc.count(e.get("outcome") for e in mine).items()
+                        ),
+                        _profile_words(doc, ch),
+                    )
+                )
+                + " |"
+            )
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     sel = doc.get("selection") or {}
     if isinstance(sel, dict) and sel.get("partial"):
-        lines.append(f"- This run ran {len(sel.get('selected') or [])} claims; {len(sel.get('carried') or [])} rows "
-                     f"are carried from the run of {sel.get('carried_from') or '?'} (counts include them)")
+        lines.append(
+            f"- This run ran {len(sel.get('selected') or [])} claims; {len(sel.get('carried') or [])} rows "
+            f"are carried from the run of {sel.get('carried_from') or '?'} (counts include them)"
+        )
     several = len(chapters) > 1
     for ch in chapters:
-        mine = [e for e in entries if (e.get("chapter") or "") == ch["id"] or (not several and not e.get("chapter"))]
+        mine = [
+            e
+            for e in entries
+            if (e.get("chapter") or "") == ch["id"] or (not several and not e.get("chapter"))
+        ]
         if several:
             lines += ["", f"#### {ch['id']}: {ch.get('title') or ''}"]
         lines += _claim_table(mine)
@@ -91,11 +119,25 @@ def _claim_table(entries: list[dict]) -> list[str]:
         here = words.measured_value(e) or "—"
         if e.get("carried"):
             here += f" (run of {e['carried'].get('from')})"
-        chapter_value = words.chapter_value(e) or (words.quoted(str(e["locator"])) if e.get("locator") else "")
-        lines.append("| " + " | ".join(_cell(x) for x in (
-            f"**{e['id']}** {e.get('title') or ''}",
-            badge(e.get("outcome", "")) + (" · Δ drifted" if e.get("drifted") else ""), chapter_value, here,
-            words.bar_words(e), m.text if m else "", _short(words.reason_words(e)))) + " |")
+        chapter_value = words.chapter_value(e) or (
+            words.quoted(str(e["locator"])) if e.get("locator") else ""
+        )
+        lines.append(
+            "| "
+            + " | ".join(
+                _cell(x)
+                for x in (
+                    f"**{e['id']}** {e.get('title') or ''}",
+                    badge(e.get("outcome", "")) + (" · Δ drifted" if e.get("drifted") else ""),
+                    chapter_value,
+                    here,
+                    words.bar_words(e),
+                    m.text if m else "",
+                    _short(words.reason_words(e)),
+                )
+            )
+            + " |"
+        )
     return lines
 
 
@@ -107,18 +149,27 @@ def _matrix_markdown(doc: dict) -> str:
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     for err in doc.get("errors") or []:
         lines.append(f"- ⚠️ {_short(err, 300)}")
-    lines += ["", "| Claim | Chapter | " + " | ".join(_cell(x) for x in labels) + " |",
-              "|---|---|" + "---|" * len(labels)]
+    lines += [
+        "",
+        "| Claim | Chapter | " + " | ".join(_cell(x) for x in labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
     for c in doc.get("claims") or []:
         cells = c.get("cells") or {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
-        row = [f"**{c.get('key') or c.get('id')}**{flag} {c.get('title') or ''}",
-               words.with_unit(str(c.get("stated") or ""), c.get("unit"))]
+        row = [
+            f"**{c.get('key') or c.get('id')}**{flag} {c.get('title') or ''}",
+            words.with_unit(str(c.get("stated") or ""), c.get("unit")),
+        ]
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
-            value = words.measured_value({**cell, "unit": c.get("unit")}) or cell.get("measured_display") or ""
-            row.append(f"{badge(cell.get('outcome', ''))} {value}{' · Δ drifted' if cell.get('drifted') else ''}".strip())
+            value = (
+                words.measured_value({**cell, "unit": c.get("unit")}) or cell.get("measured_display") or ""
+            )
+            row.append(
+                f"{badge(cell.get('outcome', ''))} {value}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
+            )
         lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
     return "\n".join(lines) + "\n"
 
@@ -132,7 +183,9 @@ def _escape_prop(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(level: str, message: str, file: str | None = None, line: int | None = None, title: str = "") -> str:
+def command(
+    level: str, message: str, file: str | None = None, line: int | None = None, title: str = ""
+) -> str:
     """One GitHub workflow command (``::error file=F,line=N,title=T::message``), escaped."""
     props = []
     if file:
@@ -141,7 +194,11 @@ def command(level: str, message: str, file: str | None = None, line: int | None 
         props.append(f"line={int(line)}")
     if title:
         props.append(f"title={_escape_prop(title)}")
-    return f"::{level} {','.join(props)}::{_escape_data(message)}" if props else f"::{level}::{_escape_data(message)}"
+    return (
+        f"::{level} {','.join(props)}::{_escape_data(message)}"
+        if props
+        else f"::{level}::{_escape_data(message)}"
+    )
 
 
 def _rel(path, base: Path) -> str:
@@ -163,8 +220,11 @@ def annotations(doc: dict, base=".") -> list[str]:
     base = Path(base)
     out: list[str] = []
     registries = [r for r in doc.get("registries") or [] if isinstance(r, dict)]
-    registry_of = {str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): str(r.get("path"))
-                   for r in registries if r.get("path")}
+    registry_of = {
+        str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): str(r.get("path"))
+        for r in registries
+        if r.get("path")
+    }
     first_registry = str(registries[0].get("path")) if registries else None
     several = len(registry_of) > 1
     for reg in registries:
@@ -172,11 +232,20 @@ def annotations(doc: dict, base=".") -> list[str]:
         if isinstance(problems, list):
             for p in problems:
                 if isinstance(p, dict):
-                    out.append(command("error", p.get("message", ""), _rel(reg.get("path"), base), p.get("line"),
-                                       "registry problem"))
+                    out.append(
+                        command(
+                            "error",
+                            p.get("message", ""),
+                            _rel(reg.get("path"), base),
+                            p.get("line"),
+                            "registry problem",
+                        )
+                    )
         else:
-            out += [command("error", str(i), _rel(reg.get("path"), base), None, "registry problem")
-                    for i in reg.get("issues") or []]
+            out += [
+                command("error", str(i), _rel(reg.get("path"), base), None, "registry problem")
+                for i in reg.get("issues") or []
+            ]
     for e in doc.get("claims") or []:
         if not isinstance(e, dict) or not isinstance(e.get("id"), str):
             continue
@@ -185,32 +254,80 @@ def annotations(doc: dict, base=".") -> list[str]:
         drift = (e.get("details") or {}).get("drift")
         if isinstance(drift, dict):
             verdict = f"; its measurement: {oc.label(str(outcome))}" if outcome in oc.OUTCOMES else ""
-            bad = [q for q in drift.get("quotes") or [] if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")]
+            bad = [
+                q
+                for q in drift.get("quotes") or []
+                if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")
+            ]
             for q, said in zip(bad, words.drift_words(e)):
                 if q.get("status") == "drift" and q.get("line"):
-                    out.append(command("error", f"{said}{verdict}", _rel(drift.get("manuscript"), base), q.get("line"),
-                                       f"{cid} drifted"))
+                    out.append(
+                        command(
+                            "error",
+                            f"{said}{verdict}",
+                            _rel(drift.get("manuscript"), base),
+                            q.get("line"),
+                            f"{cid} drifted",
+                        )
+                    )
                 else:
-                    out.append(command("error", said, _rel(registry, base) if registry else None, e.get("registry_line"),
-                                       f"{cid} locator {q.get('status')}"))
+                    out.append(
+                        command(
+                            "error",
+                            said,
+                            _rel(registry, base) if registry else None,
+                            e.get("registry_line"),
+                            f"{cid} locator {q.get('status')}",
+                        )
+                    )
         if outcome in (oc.FAILED, oc.ERROR, oc.INCONCLUSIVE):
             loc = next((x for x in e.get("locations") or [] if isinstance(x, dict) and x.get("file")), None)
             file, line = (loc["file"], loc.get("line")) if loc else (registry, e.get("registry_line"))
-            said = {oc.FAILED: "does not hold", oc.ERROR: "could not be checked", oc.INCONCLUSIVE: "is undecided"}[outcome]
-            facts = ", ".join(x for x in (f"chapter {words.chapter_value(e)}" if words.chapter_value(e) else "",
-                                          f"here {words.measured_value(e)}" if words.measured_value(e) else "",
-                                          f"bar {words.bar_words(e)}") if x)
+            said = {
+                oc.FAILED: "does not hold",
+                oc.ERROR: "could not be checked",
+                oc.INCONCLUSIVE: "is undecided",
+            }[outcome]
+            facts = ", ".join(
+                x
+                for x in (
+                    f"chapter {words.chapter_value(e)}" if words.chapter_value(e) else "",
+                    f"here {words.measured_value(e)}" if words.measured_value(e) else "",
+                    f"bar {words.bar_words(e)}",
+                )
+                if x
+            )
             reason = _short(words.reason_words(e), 400)
-            out.append(command("warning" if outcome == oc.INCONCLUSIVE else "error",
-                               f"{facts}. {reason}".strip(), _rel(file, base) if file else None, line,
-                               f"{cid} {said}"))
+            out.append(
+                command(
+                    "warning" if outcome == oc.INCONCLUSIVE else "error",
+                    f"{facts}. {reason}".strip(),
+                    _rel(file, base) if file else None,
+                    line,
+                    f"{cid} {said}",
+                )
+            )
     for m in doc.get("manuscripts") or []:
         if not isinstance(m, dict):
             continue
         for n in (m.get("audit") or {}).get("unbound_numbers") or []:
-            out.append(command("warning", f"{n.get('text')} is bound to no claim and not waived: {n.get('context')}",
-                               _rel(m.get("path"), base), n.get("line"), "unbound number"))
+            out.append(
+                command(
+                    "warning",
+                    f"{n.get('text')} is bound to no claim and not waived: {n.get('context')}",
+                    _rel(m.get("path"), base),
+                    n.get("line"),
+                    "unbound number",
+                )
+            )
         for p in (m.get("audit") or {}).get("problems") or []:
-            out.append(command("error", str(p), _rel(m.get("registry"), base) if m.get("registry") else None, None,
-                               "waiver problem"))
+            out.append(
+                command(
+                    "error",
+                    str(p),
+                    _rel(m.get("registry"), base) if m.get("registry") else None,
+                    None,
+                    "waiver problem",
+                )
+            )
     return out

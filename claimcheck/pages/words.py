@@ -14,12 +14,20 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from claimcheck import outcomes as oc
-from claimcheck.interval import Interval
-from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative, ToleranceError,
-                                  parse_tolerance)
-
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
+from claimcheck.interval import Interval
+from claimcheck.tolerance import (
+    Absolute,
+    AtLeast,
+    AtMost,
+    Exact,
+    Printed,
+    Range,
+    Relative,
+    ToleranceError,
+    parse_tolerance,
+)
 
 
 def quoted(locator: str) -> str:
@@ -184,10 +192,16 @@ def margin(entry: dict) -> Margin | None:
         gap = lo - mhi if mhi < lo else mlo - hi
         bar = lo if mhi < lo else hi
         if one_sided:
-            rel = f" ({number(mhi if mhi < lo else mlo, 3)} is {number((mhi if mhi < lo else mlo) / bar, 2)}× the bar)" \
-                if bar else ""
-            return Margin(f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}", False,
-                          -gap / abs(bar) if bar else -gap)
+            rel = (
+                f" ({number(mhi if mhi < lo else mlo, 3)} is {number((mhi if mhi < lo else mlo) / bar, 2)}× the bar)"
+                if bar
+                else ""
+            )
+            return Margin(
+                f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}",
+                False,
+                -gap / abs(bar) if bar else -gap,
+            )
         half = (hi - lo) / 2
         return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
     if mlo < mhi and (mlo < lo or mhi > hi):
@@ -201,7 +215,9 @@ def margin(entry: dict) -> Margin | None:
         word = "above" if math.isinf(hi) else "below"
         times = value / bar if bar else 0
         ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
-        return Margin(f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d)
+        return Margin(
+            f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
+        )
     if lo == hi:
         return Margin("exact", True, 1.0)
     half = (hi - lo) / 2
@@ -231,7 +247,9 @@ def ci_words(entry: dict) -> str:
         return ""
     unit = entry.get("unit")
     level = ci.get("level")
-    level_text = f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
+    level_text = (
+        f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
+    )
     rounds = f", {ci['rounds']} rounds" if _is_number(ci.get("rounds")) else ""
     return f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]{rounds}"
 
@@ -277,7 +295,11 @@ def cause_of(entry: dict, runner: dict | None = None) -> Cause:
 
 
 #: the needs a reader can filter on: registry `needs` -> filter key and label
-NEED_FILTERS = {"weights": ("weights", "the weights"), "gpu": ("gpu", "a GPU"), "time": ("timing", "a timing")}
+NEED_FILTERS = {
+    "weights": ("weights", "the weights"),
+    "gpu": ("gpu", "a GPU"),
+    "time": ("timing", "a timing"),
+}
 
 
 def need_tags(entry: dict) -> list[str]:
@@ -303,7 +325,7 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
     if cut < 0:
         cut = line.rfind(" ", 0, limit)
     if cut > 0:
-        head, tail = line[:cut + 1].rstrip(" ;:"), line[cut + 1:].strip()
+        head, tail = line[: cut + 1].rstrip(" ;:"), line[cut + 1 :].strip()
         return head, (tail + ("\n" + rest if rest else "")).strip()
     return line, rest.strip()
 
@@ -351,8 +373,11 @@ def runner_line(runner: dict) -> str:
         parts.append(f"GPU {gpu['name']}{mem}{count}")
     else:
         parts.append("no GPU")
-    libs = [f"{name} {r[key]}" for key, name in (("python", "Python"), ("torch", "torch"),
-                                                  ("transformers", "transformers")) if r.get(key)]
+    libs = [
+        f"{name} {r[key]}"
+        for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
+        if r.get(key)
+    ]
     if r.get("torch_threads"):
         libs.append(f"{r['torch_threads']} threads")
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
@@ -459,30 +484,43 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
     held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
     if held:
         ties = by.get(oc.NEAR_TIE, [])
-        tie = f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {ids(ties)})" if ties else ""
+        tie = (
+            f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {ids(ties)})"
+            if ties
+            else ""
+        )
         out.append(f"{_n(len(held), 'claim holds', 'claims hold')} on this runner{tie}.")
     if by.get(oc.FAILED):
         f = by[oc.FAILED]
         out.append(f"{_n(len(f), 'does', 'do')} not hold here: {ids(f)}.")
     if by.get(oc.INCONCLUSIVE):
         i = by[oc.INCONCLUSIVE]
-        out.append(f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
-                   f"straddles the bar): {ids(i)}.")
+        out.append(
+            f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
+            f"straddles the bar): {ids(i)}."
+        )
     if by.get(oc.ERROR):
         broken = by[oc.ERROR]
-        out.append(f"{len(broken)} could not be checked because something is broken (a test, its module or its "
-                   f"registry entry): {ids(broken)}.")
+        out.append(
+            f"{len(broken)} could not be checked because something is broken (a test, its module or its "
+            f"registry entry): {ids(broken)}."
+        )
     if by.get(oc.SKIPPED):
         s = by[oc.SKIPPED]
         groups: dict[str, list[dict]] = {}
         for e in s:
             groups.setdefault(cause_of(e, runner).key, []).append(e)
-        parts = [f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
-                 for c in CAUSES if c.key in groups]
+        parts = [
+            f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
+            for c in CAUSES
+            if c.key in groups
+        ]
         out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
     if by.get(oc.NOT_RUN):
         n = by[oc.NOT_RUN]
-        unselected = [e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")]
+        unselected = [
+            e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
+        ]
         rest = [e for e in n if e not in unselected]
         parts = []
         if unselected:
@@ -492,11 +530,15 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
     drifted = [e for e in entries if e.get("drifted")]
     if drifted:
-        out.append(f"{_n(len(drifted), 'claim drifts', 'claims drift')} from the manuscript (the text prints "
-                   f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}.")
+        out.append(
+            f"{_n(len(drifted), 'claim drifts', 'claims drift')} from the manuscript (the text prints "
+            f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}."
+        )
     carried = [e for e in entries if e.get("carried")]
     if carried:
         times = sorted({str(e["carried"].get("from") or "?") for e in carried})
-        out.append(f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
-                   "this run did not select them.")
+        out.append(
+            f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
+            "this run did not select them."
+        )
     return out

@@ -7,10 +7,24 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.items import (AuditItem, DriftItem, FormulaItem, ModuleErrorItem, PlaceholderItem,
-                                     RegistryErrorItem, RegistryFile)
-from claimcheck.plugin.state import (REGISTRY_NAME, STATE, claim_marker_id, missing_kit, registry_for, run_state,
-                                     stated_record)
+from claimcheck.plugin.items import (
+    AuditItem,
+    DriftItem,
+    FormulaItem,
+    ModuleErrorItem,
+    PlaceholderItem,
+    RegistryErrorItem,
+    RegistryFile,
+)
+from claimcheck.plugin.state import (
+    REGISTRY_NAME,
+    STATE,
+    claim_marker_id,
+    missing_kit,
+    registry_for,
+    run_state,
+    stated_record,
+)
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
@@ -41,10 +55,21 @@ def pytest_make_collect_report(collector):
     kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error
     message = kit or f"{collector.path}: the test module cannot be collected: {first}"
     ids = claim_ids_in_file(collector.path)
-    items = [ModuleErrorItem.from_parent(collector, name=f"{cid} [module error]", claim_id=cid, message=message,
-                                         key=reg.key(cid), chapter=reg.chapter_id)
-             for cid in ids] or [ModuleErrorItem.from_parent(collector, name="[module error]", claim_id=None,
-                                                             message=message + " (it names no claim)")]
+    items = [
+        ModuleErrorItem.from_parent(
+            collector,
+            name=f"{cid} [module error]",
+            claim_id=cid,
+            message=message,
+            key=reg.key(cid),
+            chapter=reg.chapter_id,
+        )
+        for cid in ids
+    ] or [
+        ModuleErrorItem.from_parent(
+            collector, name="[module error]", claim_id=None, message=message + " (it names no claim)"
+        )
+    ]
     return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
 
 
@@ -58,8 +83,12 @@ def first_error_line(longrepr) -> str:
         return crash.message.splitlines()[0]
     text = str(longrepr)
     lines = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("E ")]
-    typed = [ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", ln)]
-    first = (typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"])[-1]
+    typed = [
+        ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", ln)
+    ]
+    first = (typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"])[
+        -1
+    ]
     where = re.search(r'File "[^"]*", line (\d+)', text)
     if first.startswith("SyntaxError") and where:
         first += f" (line {where.group(1)})"
@@ -73,7 +102,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     covered: dict[str, set] = {}
     for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
         covered.setdefault(state.registry(rf.path).path, set()).update(
-            i.claim_id for i in getattr(rf, "formula_items", ()))
+            i.claim_id for i in getattr(rf, "formula_items", ())
+        )
     for item in items:
         if isinstance(item, ModuleErrorItem) and item.claim_id:  # its claim is covered: by an error
             reg = registry_for(config, Path(item.path))
@@ -111,8 +141,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     _check_overrides(state)
     _check_manuscript_binding(config, state)
     # drift checks and the audit run last, so a drift report can show what the claim measured
-    items[:] = ([i for i in items if not isinstance(i, (DriftItem, AuditItem))]
-                + [i for i in items if isinstance(i, (DriftItem, AuditItem))])
+    items[:] = [i for i in items if not isinstance(i, (DriftItem, AuditItem))] + [
+        i for i in items if isinstance(i, (DriftItem, AuditItem))
+    ]
     if config.pluginmanager.hasplugin("xdist"):
         from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive
 
@@ -138,7 +169,9 @@ def pytest_deselected(items) -> None:
         state.deselected.append((key, item.get_closest_marker(LANE_MARKER) is not None))
 
 
-def deselection(records, lane: str | None, args, keyword: str = "", markexpr: str = "", report_dir: str = "") -> list[dict]:
+def deselection(
+    records, lane: str | None, args, keyword: str = "", markexpr: str = "", report_dir: str = ""
+) -> list[dict]:
     """The deselected tests of a run, grouped by why: ``[{"tests", "claims", "why", "run"}]``.
 
     ``records``: ``(claim key or None, in the lane)`` per deselected test (:func:`pytest_deselected`);
@@ -159,15 +192,36 @@ def deselection(records, lane: str | None, args, keyword: str = "", markexpr: st
 
     for key, in_lane in records:
         if in_lane and not lane:
-            folder = f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/" if report_dir else f"portable-{PORTABLE_LMS[0]}/"
-            add("lane", key, "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
-                f"alone, into its own report ({folder})", f"pytest {where} --claims-lm {PORTABLE_LMS[0]}")
+            folder = (
+                f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/"
+                if report_dir
+                else f"portable-{PORTABLE_LMS[0]}/"
+            )
+            add(
+                "lane",
+                key,
+                "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
+                f"alone, into its own report ({folder})",
+                f"pytest {where} --claims-lm {PORTABLE_LMS[0]}",
+            )
         elif lane and not in_lane:
-            add("gpt2", key, f"the GPT-2 claims', since this run is the portable-LM lane (--claims-lm {lane}), "
-                "which runs alone", f"pytest {where}")
+            add(
+                "gpt2",
+                key,
+                f"the GPT-2 claims', since this run is the portable-LM lane (--claims-lm {lane}), "
+                "which runs alone",
+                f"pytest {where}",
+            )
         else:
-            expr = " and ".join(x for x in (f"-k {keyword!r}" if keyword else "", f"-m {markexpr!r}" if markexpr else "") if x)
-            add("expr", key, f"outside this run's {expr or 'selection'}", f"pytest {where}" + (f" --claims-lm {lane}" if lane else ""))
+            expr = " and ".join(
+                x for x in (f"-k {keyword!r}" if keyword else "", f"-m {markexpr!r}" if markexpr else "") if x
+            )
+            add(
+                "expr",
+                key,
+                f"outside this run's {expr or 'selection'}",
+                f"pytest {where}" + (f" --claims-lm {lane}" if lane else ""),
+            )
     return list(groups.values())
 
 
@@ -216,11 +270,15 @@ def _check_manuscript_binding(config, state) -> None:
     if not state.settings.manuscript or len(state.registries) < 2:
         return
     if not any(state.manuscript_bound.values()):
-        names = ", ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in state.registries.values())
-        raise pytest.UsageError(f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
-                                f"{len(state.registries)} chapters and the file is none of their manuscripts "
-                                f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
-                                "name the file as its registry does")
+        names = ", ".join(
+            f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in state.registries.values()
+        )
+        raise pytest.UsageError(
+            f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
+            f"{len(state.registries)} chapters and the file is none of their manuscripts "
+            f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
+            "name the file as its registry does"
+        )
 
 
 class KeepRegistryErrors:

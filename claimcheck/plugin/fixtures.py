@@ -10,8 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.state import (REGISTRY_NAME, claim_marker_id, lookup_claim, recorder_for, registry_for,
-                                     settings_of)
+from claimcheck.plugin.state import (
+    REGISTRY_NAME,
+    claim_marker_id,
+    lookup_claim,
+    recorder_for,
+    registry_for,
+    settings_of,
+)
 from claimcheck.recorder import ClaimRecorder
 
 

@@ -47,14 +47,19 @@ class HtmlReport:
         href = self._claims_href()
         from claimcheck.pages.words import anchor
 
-        claim = (f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
-                 if cid and href else html.escape(cid))
+        claim = (
+            f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
+            if cid and href
+            else html.escape(cid)
+        )
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"
         from claimcheck.pages.words import first_sentence
 
         verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
-        cells.insert(1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>')
+        cells.insert(
+            1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>'
+        )
 
     def pytest_html_results_table_html(self, report, data):
         """A skip's log as text: ``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU ...``.
@@ -79,9 +84,11 @@ class HtmlReport:
 
         href = self._claims_href()
         fp = fingerprint_of(session.config)
-        link = (f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page")
-        prefix.append(f"<p>The test log of a claims run: tracebacks and durations. Which claims hold, by how much "
-                      f"and why the rest were not checked: {link}.<br><b>Runner</b>: {html.escape(describe_long(fp))}</p>")
+        link = f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page"
+        prefix.append(
+            f"<p>The test log of a claims run: tracebacks and durations. Which claims hold, by how much "
+            f"and why the rest were not checked: {link}.<br><b>Runner</b>: {html.escape(describe_long(fp))}</p>"
+        )
 
 
 def skip_text(report, folder: Path | None = None) -> str | None:
@@ -94,7 +101,7 @@ def skip_text(report, folder: Path | None = None) -> str | None:
     path, line, message = longrepr
     message = str(message)
     if message.startswith("Skipped: "):
-        message = message[len("Skipped: "):]
+        message = message[len("Skipped: ") :]
     if folder is not None and Path(path).is_absolute() and Path(path).is_relative_to(folder):
         path = Path(path).relative_to(folder).as_posix()
     where = f"{path}:{line}" if isinstance(line, int) else str(path)  # 1-based, as the terminal's summary
@@ -117,8 +124,11 @@ def atomic_html_writes(config) -> bool:
 
     done = False
     for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
-        if isinstance(plugin, BaseReport) and callable(getattr(plugin, "_write_report", None)) \
-                and hasattr(plugin, "_report_path"):
+        if (
+            isinstance(plugin, BaseReport)
+            and callable(getattr(plugin, "_write_report", None))
+            and hasattr(plugin, "_report_path")
+        ):
             plugin._write_report = lambda rendered, _p=plugin: write_atomic(_p._report_path, rendered)
             done = True
     return done

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
 from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
 
 
 class RegistryIssueError(Exception):
@@ -38,8 +38,10 @@ class RegistryFile(pytest.File):
             from claimcheck.testscan import scan
 
             why = "; ".join(i.message for i in reg.issues)
-            issues += [RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
-                       for cid in scan(self.path.parent)]
+            issues += [
+                RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
+                for cid in scan(self.path.parent)
+            ]
         for n, issue in enumerate(issues):
             name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
@@ -158,7 +160,9 @@ def manuscript_check(config, registry_path: Path):
     if key not in state.manuscript_checks:
         from claimcheck.manuscript import check_manuscript
 
-        state.manuscript_checks[key] = check_manuscript(setting_path(config, "manuscript"), state.registry(registry_path))
+        state.manuscript_checks[key] = check_manuscript(
+            setting_path(config, "manuscript"), state.registry(registry_path)
+        )
     return state.manuscript_checks[key]
 
 
@@ -196,7 +200,9 @@ class DriftItem(_ManuscriptItem):
         record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
         self.user_properties.append((RECORD_KEY, encode_record(record)))
         if drift.failed:
-            raise ManuscriptDriftError(drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path))
+            raise ManuscriptDriftError(
+                drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path)
+            )
 
     def reportinfo(self):
         return self.path, line_of_id(self.path, self.claim_id), self.name
@@ -231,8 +237,11 @@ class FormulaItem(pytest.Item):
 
         self.claim_id = claim_id
         claim = registry.claims[claim_id]
-        self.user_properties += [(CLAIM_ID_KEY, registry.key(claim_id)), (KIND_KEY, "formula"),
-                                 (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula}))]
+        self.user_properties += [
+            (CLAIM_ID_KEY, registry.key(claim_id)),
+            (KIND_KEY, "formula"),
+            (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula})),
+        ]
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim)
 
@@ -244,8 +253,11 @@ class FormulaItem(pytest.Item):
         claim = reg.claims[self.claim_id]
         recorder = recorder_for(self, reg, claim)
         result = evaluate_claim(claim, reg)  # a FormulaError is an error of the claim, not a verdict
-        recorder.detail(formula=claim.formula, precision=claim.precision,
-                        conditions={text: sides for text, _, sides in result.conditions})
+        recorder.detail(
+            formula=claim.formula,
+            precision=claim.precision,
+            conditions={text: sides for text, _, sides in result.conditions},
+        )
         for text, holds, sides in result.conditions:
             recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
         recorder.check(result.value)

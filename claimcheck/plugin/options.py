@@ -18,18 +18,31 @@ from pathlib import Path
 import pytest
 
 from claimcheck import settings as settings_mod
-from claimcheck.plugin.state import REGISTRY_NAME, STATE, RunState, registry_candidates, setting_path
+from claimcheck.plugin.state import STATE, RunState, registry_candidates, setting_path
 
 #: the files a claims run writes in its report folder (and a folder plots/ for the plots' PNGs)
 REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
 
 #: the glue of a claims run, registered by :func:`pytest_configure` only when it is one
-GLUE = ("claimcheck.plugin.collection", "claimcheck.plugin.running", "claimcheck.plugin.fixtures",
-        "claimcheck.plugin.reporting")
+GLUE = (
+    "claimcheck.plugin.collection",
+    "claimcheck.plugin.running",
+    "claimcheck.plugin.fixtures",
+    "claimcheck.plugin.reporting",
+)
 
 #: folders registry discovery never enters (besides hidden ones and virtual environments), as
 #: pytest's own collection does not (its default ``norecursedirs``)
-SKIPPED_DIRS = ("node_modules", "__pycache__", "site-packages", "*.egg", "*.egg-info", "_darcs", "CVS", "{arch}")
+SKIPPED_DIRS = (
+    "node_modules",
+    "__pycache__",
+    "site-packages",
+    "*.egg",
+    "*.egg-info",
+    "_darcs",
+    "CVS",
+    "{arch}",
+)
 
 MARKERS = {
     "claim": "claim(id): the test checks the registry claim `id` (e.g. 'C18' or 'C30.text')",
@@ -88,7 +101,7 @@ def registries_of_args(config, first_only: bool = False) -> list[Path]:
             continue
         here = next((c for c in registry_candidates(path, root) if c.is_file()), None)
         below = find_registries(path, skip) if here is None and path.is_dir() else []
-        for p in ([here] if here else below):
+        for p in [here] if here else below:
             if p not in found:
                 found.append(p)
                 if first_only:
@@ -131,8 +144,15 @@ def _check_input_files(config, s) -> None:
         if not getattr(s, name):
             continue
         path = setting_path(config, name)
-        problem = ("no such file" if not path.exists() else "is a folder, not a file" if path.is_dir()
-                   else "cannot be read (permission denied)" if not os.access(path, os.R_OK) else None)
+        problem = (
+            "no such file"
+            if not path.exists()
+            else "is a folder, not a file"
+            if path.is_dir()
+            else "cannot be read (permission denied)"
+            if not os.access(path, os.R_OK)
+            else None
+        )
         if problem:
             raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
     if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once
@@ -165,7 +185,9 @@ def pytest_configure(config):
     writes = writes_reports(config)
     if writes:
         report_dir = Path(config.rootpath) / s.report_dir
-        report_dir = config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
+        report_dir = (
+            config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
+        )
         _check_writable(report_dir, s.shown("report_dir"))
         from claimcheck.fileio import remove_leftovers
 
@@ -177,10 +199,15 @@ def pytest_configure(config):
         if getattr(config.option, "htmlpath", "absent") is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
-        elif getattr(config.option, "htmlpath", None) and \
-                (Path(config.invocation_params.dir) / config.option.htmlpath).resolve() == state.html_path.resolve():
-            raise pytest.UsageError(f"claimcheck: --html {config.option.htmlpath} is where claimcheck writes the claims "
-                                    "page; give pytest-html's test log another name (default: tests.html beside it)")
+        elif (
+            getattr(config.option, "htmlpath", None)
+            and (Path(config.invocation_params.dir) / config.option.htmlpath).resolve()
+            == state.html_path.resolve()
+        ):
+            raise pytest.UsageError(
+                f"claimcheck: --html {config.option.htmlpath} is where claimcheck writes the claims "
+                "page; give pytest-html's test log another name (default: tests.html beside it)"
+            )
     if config.pluginmanager.hasplugin("html"):
         from claimcheck.plugin.html import HtmlReport
 
@@ -196,12 +223,15 @@ def _check_writable(report_dir: Path, source: str) -> None:
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) cannot be created: {exc.strerror or exc}") from None
+        raise pytest.UsageError(
+            f"claimcheck: report folder {report_dir} ({source}) cannot be created: {exc.strerror or exc}"
+        ) from None
     problems = [p for p in (report_dir / name for name in REPORT_FILES) if p.is_dir()]
     if not os.access(report_dir, os.W_OK):
         raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) is not writable")
     if problems:
         raise pytest.UsageError(f"claimcheck: {problems[0]} is a folder; the report cannot be written there")
     if (report_dir / "plots").exists() and not (report_dir / "plots").is_dir():
-        raise pytest.UsageError(f"claimcheck: {report_dir / 'plots'} is a file; the report's plots go in a folder of that name")
-
+        raise pytest.UsageError(
+            f"claimcheck: {report_dir / 'plots'} is a file; the report's plots go in a folder of that name"
+        )

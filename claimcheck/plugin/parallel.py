@@ -110,7 +110,9 @@ class XdistSupport:
             config.pluginmanager.register(cls(state, lock_dir=new_lock_dir()), "claimcheck-xdist")
         elif is_worker(config):
             folder = config.workerinput.get(LOCK_INPUT_KEY)
-            config.pluginmanager.register(cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist")
+            config.pluginmanager.register(
+                cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist"
+            )
 
     # --- controller ---------------------------------------------------------------------------
     @pytest.hookimpl(optionalhook=True)
@@ -137,11 +139,15 @@ class XdistSupport:
         bad = timing_overlaps(self.spans)
         n = sum(1 for *_x, timing in self.spans.values() if timing)
         if bad:
-            terminalreporter.write_line(f"claimcheck xdist: WARNING: {len(bad)} test(s) ran while a timing test "
-                                        f"ran: {bad[:3]}", red=True)
+            terminalreporter.write_line(
+                f"claimcheck xdist: WARNING: {len(bad)} test(s) ran while a timing test ran: {bad[:3]}",
+                red=True,
+            )
         else:
-            terminalreporter.write_line(f"claimcheck xdist: each of the {n} timing tests ran alone "
-                                        f"(no other of the {len(self.spans) - n} tests overlapped it)")
+            terminalreporter.write_line(
+                f"claimcheck xdist: each of the {n} timing tests ran alone "
+                f"(no other of the {len(self.spans) - n} tests overlapped it)"
+            )
 
     def pytest_unconfigure(self, config):
         if self.lock_dir is not None:
@@ -175,8 +181,8 @@ def timing_overlaps(spans: dict) -> list[tuple[str, str]]:
     """
     items = sorted(spans.items(), key=lambda kv: kv[1][0])
     bad = []
-    for i, (a, (a0, a1, a_timing)) in enumerate(items):
-        for b, (b0, b1, b_timing) in items[i + 1:]:
+    for i, (a, (_a0, a1, a_timing)) in enumerate(items):
+        for b, (b0, _b1, b_timing) in items[i + 1 :]:
             if b0 >= a1:
                 break
             if a_timing or b_timing:

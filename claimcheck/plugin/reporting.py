@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.plugin.ending import half_loaded
 # the hooks of a run's end by a signal, registered with this plugin module (plugin/__init__.py lists it)
-from claimcheck.plugin.ending import (pytest_collectstart, pytest_collection_finish, pytest_configure,  # noqa: F401
-                                      pytest_runtest_setup, pytest_runtest_teardown, pytest_unconfigure)
+from claimcheck.plugin.ending import (
+    half_loaded,
+    pytest_configure,  # noqa: F401
+)
 from claimcheck.plugin.state import STATE, fingerprint_of
 
 
@@ -49,7 +50,11 @@ def _write_report(session, state, interrupted: bool) -> None:
         from claimcheck.report import build_json, write_json
 
         fp = _fingerprint(config, state, interrupted)
-        models = {r.record["model"]: r.record.get("details", {}).get("model") for r in state.rows if r.record.get("model")}
+        models = {
+            r.record["model"]: r.record.get("details", {}).get("model")
+            for r in state.rows
+            if r.record.get("model")
+        }
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
         from claimcheck.fileio import report_lock
@@ -59,8 +64,16 @@ def _write_report(session, state, interrupted: bool) -> None:
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        doc = build_json(state.rows, regs, fp, state.settings, profile, state.started,
-                         plots=write_plots(state.rows, report_dir), chapter_profiles=chapter_profiles)
+        doc = build_json(
+            state.rows,
+            regs,
+            fp,
+            state.settings,
+            profile,
+            state.started,
+            plots=write_plots(state.rows, report_dir),
+            chapter_profiles=chapter_profiles,
+        )
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
             doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
@@ -70,10 +83,14 @@ def _write_report(session, state, interrupted: bool) -> None:
             from claimcheck.plugin.collection import deselection
 
             invoked = Path(config.invocation_params.dir)
-            doc["deselected"] = deselection(state.deselected, state.settings.lm, _claim_args(config, regs),
-                                            getattr(config.option, "keyword", "") or "",
-                                            getattr(config.option, "markexpr", "") or "",
-                                            _relative(report_dir, invoked))
+            doc["deselected"] = deselection(
+                state.deselected,
+                state.settings.lm,
+                _claim_args(config, regs),
+                getattr(config.option, "keyword", "") or "",
+                getattr(config.option, "markexpr", "") or "",
+                _relative(report_dir, invoked),
+            )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if interrupted:
                 _unfinished_as_unselected(doc)
@@ -108,7 +125,10 @@ def _registry_entries(path) -> dict | None:
     if not path or not Path(path).is_file():
         return None
     reg = load_registry(path)
-    return {cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in reg.claims.items()}
+    return {
+        cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text}
+        for cid, c in reg.claims.items()
+    }
 
 
 def _chapter_profiles(config, session, regs) -> dict:
@@ -122,9 +142,13 @@ def _chapter_profiles(config, session, regs) -> dict:
         if reg is not None and reg.path in found:
             found[reg.path].append(item)
     # items=None: the session collected nothing (not: no test of this chapter was collected)
-    return {reg.chapter_id: config.hook.pytest_claimcheck_size_profile(
-                config=config, registry=reg, items=found[reg.path] if collected else None) or {}
-            for reg in regs}
+    return {
+        reg.chapter_id: config.hook.pytest_claimcheck_size_profile(
+            config=config, registry=reg, items=found[reg.path] if collected else None
+        )
+        or {}
+        for reg in regs
+    }
 
 
 def _fingerprint(config, state, interrupted: bool) -> dict:
@@ -180,7 +204,10 @@ def _mark_interrupted(doc: dict, session, how: str) -> None:
     for e in claims:
         if unselected(e) and (not selected or entry_key(e) in selected):
             e["reason"] = f"interrupted: the run was ended ({how}) before this claim was decided"
-    doc["interrupted"] = {"by": how, "decided": [entry_key(e) for e in claims if not unselected(e) and not e.get("carried")]}
+    doc["interrupted"] = {
+        "by": how,
+        "decided": [entry_key(e) for e in claims if not unselected(e) and not e.get("carried")],
+    }
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -197,8 +224,11 @@ def _publish(config, state, doc) -> None:
     cannot be rendered is reported in the terminal summary; claims.json stands either way."""
     from claimcheck.pages import publish
 
-    checks = [(c, state.registries[key].waivers) for key, c in state.manuscript_checks.items()
-              if key in state.registries]
+    checks = [
+        (c, state.registries[key].waivers)
+        for key, c in state.manuscript_checks.items()
+        if key in state.registries
+    ]
     try:
         state.pages = publish(doc, state.json_path, checks, state.html_path)
     except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
@@ -247,20 +277,26 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for c in doc["claims"]:
         if c["outcome"] == "inconclusive":
             ci = (c.get("details") or {}).get("ci") or {}
-            tr.write_line(f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
-                          f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
-                          f"{ci.get('rounds', '?')} rounds (not counted as passed)")
+            tr.write_line(
+                f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
+                f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
+                f"{ci.get('rounds', '?')} rounds (not counted as passed)"
+            )
     from claimcheck.pages.words import drift_words
 
     for c in doc["claims"]:
         if c.get("drifted"):
             said = "; ".join(drift_words(c))
-            tr.write_line(f"drifted {c.get('key') if several else c['id']}: {said} (its verdict: {c['outcome']})",
-                          yellow=True)
+            tr.write_line(
+                f"drifted {c.get('key') if several else c['id']}: {said} (its verdict: {c['outcome']})",
+                yellow=True,
+            )
     for m in doc.get("manuscripts", []):
         a = m["audit"]
-        tr.write_line(f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
-                      f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}")
+        tr.write_line(
+            f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
+            f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}"
+        )
     sel = doc.get("selection") or {}
     if sel.get("partial") and sel.get("not_carried_because"):  # the counts line says what was carried
         tr.write_line(f"earlier rows were not kept: {sel['not_carried_because']}")
@@ -271,10 +307,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(text + (f" To run them: {run}" if run else ""))
     if doc.get("interrupted"):
         i = doc["interrupted"]
-        tr.write_line(f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
-                      "keeps earlier rows for the others or says 'not-run: interrupted'", yellow=True)
+        tr.write_line(
+            f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
+            "keeps earlier rows for the others or says 'not-run: interrupted'",
+            yellow=True,
+        )
     if state.page_error:
         tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)
     log = doc.get("test_log")
-    tr.write_line(f"report: {state.json_path}  {pages}" + (f"  (test log: {state.json_path.parent / log})" if log else ""))
+    tr.write_line(
+        f"report: {state.json_path}  {pages}"
+        + (f"  (test log: {state.json_path.parent / log})" if log else "")
+    )

@@ -11,8 +11,17 @@ import pytest
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem, FormulaItem
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
-from claimcheck.recorder import (ERROR_KEY, EXPECTED_FAIL_KEY, PLOTS_ATTR, PLOTS_KEY, RECORD_KEY, VERDICT_KEY,
-                                 VerdictError, encode_record, stored_record)
+from claimcheck.recorder import (
+    ERROR_KEY,
+    EXPECTED_FAIL_KEY,
+    PLOTS_ATTR,
+    PLOTS_KEY,
+    RECORD_KEY,
+    VERDICT_KEY,
+    VerdictError,
+    encode_record,
+    stored_record,
+)
 from claimcheck.verdict import Verdict
 
 #: a claim test's outcome in pytest's report: (outcome, the same under --claims-strict-timing). A
@@ -33,8 +42,11 @@ def records_warnings(item) -> bool:
     """Whether ``item``'s warnings are recorded in its claim's details instead of going through
     pytest's filters: a claim test without a ``filterwarnings`` marker. A claim that is about a
     warning says so with the marker (or ``pytest.warns``), and then pytest's filters apply."""
-    return (not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
-            and item.get_closest_marker("filterwarnings") is None)
+    return (
+        not isinstance(item, REGISTRY_ITEMS)
+        and claim_marker_id(item) is not None
+        and item.get_closest_marker("filterwarnings") is None
+    )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -79,7 +91,9 @@ def pytest_runtest_setup(item):
         return
     marks = list(item.iter_markers("claim"))
     if marks and claim_marker_id(item) is None:
-        raise pytest.UsageError(f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string")
+        raise pytest.UsageError(
+            f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string"
+        )
     if marks and "claim" in getattr(item, "fixturenames", ()):
         lookup_claim(item.config, item, claim_marker_id(item))
 
@@ -97,23 +111,28 @@ def _refuse_xfail(item, report) -> bool:
     """A claim test's xfail (mark or ``pytest.xfail``) as an error: only the recorder's verdicts
     decide a claim, so an xfail must not turn a failure into a pass (or a near-tie) in the report.
     With the registry's ``expected_fail`` the xfail stands and the recorded verdict decides the row."""
-    xfailed = hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail") is not None)
+    xfailed = hasattr(report, "wasxfail") or (
+        report.when == "call" and item.get_closest_marker("xfail") is not None
+    )
     if not xfailed:
         return False
     expected = _expected_fail(item)
     if expected:
         report.user_properties.append((EXPECTED_FAIL_KEY, expected))
         return False
-    why = getattr(report, "wasxfail", "") or (item.get_closest_marker("xfail").kwargs.get("reason", "")
-                                              if item.get_closest_marker("xfail") else "")
+    why = getattr(report, "wasxfail", "") or (
+        item.get_closest_marker("xfail").kwargs.get("reason", "") if item.get_closest_marker("xfail") else ""
+    )
     if hasattr(report, "wasxfail"):
         del report.wasxfail
     report.outcome = "failed"
     where = registry_for(item.config, item.path)
-    report.longrepr = (f"{claim_marker_id(item)}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
-                       f"({item.nodeid}); only claim.check/require/check_comparison decide a claim. To record "
-                       f"that the chapter's figure is known not to hold, set expected_fail = \"why\" on the claim "
-                       f"in {where.path if where else 'its claims.toml'}")
+    report.longrepr = (
+        f"{claim_marker_id(item)}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
+        f"({item.nodeid}); only claim.check/require/check_comparison decide a claim. To record "
+        f'that the chapter\'s figure is known not to hold, set expected_fail = "why" on the claim '
+        f"in {where.path if where else 'its claims.toml'}"
+    )
     report.user_properties.append((ERROR_KEY, report.longrepr))
     return True
 
@@ -152,8 +171,10 @@ def _report_verdict(item, report, call, verdict: Verdict) -> None:
     elif outcome == INCONCLUSIVE:
         report.longrepr = f"{cid} (--claims-strict-timing): {reason}"
     elif want == "failed":
-        report.longrepr = (f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
-                           "a claim test must not catch the verdict's exception")
+        report.longrepr = (
+            f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
+            "a claim test must not catch the verdict's exception"
+        )
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -174,16 +195,24 @@ def pytest_runtest_makereport(item, call):
             _report_verdict(item, report, call, verdict)
         elif report.passed:
             report.outcome = "failed"
-            report.longrepr = (f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
-                               "call claim.check(...) (or claim.skip(reason)); a test that measures nothing "
-                               "cannot stand for a claim")
+            report.longrepr = (
+                f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
+                "call claim.check(...) (or claim.skip(reason)); a test that measures nothing "
+                "cannot stand for a claim"
+            )
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
-    kit = missing_kit(call.excinfo.value) if report.failed and call.excinfo is not None and claim_test else None
+    kit = (
+        missing_kit(call.excinfo.value) if report.failed and call.excinfo is not None and claim_test else None
+    )
     if kit:  # a core-only install: one line, no traceback, the other claims run
         report.longrepr = f"{claim_marker_id(item)}: {kit}"
         report.user_properties.append((ERROR_KEY, report.longrepr))
-    elif report.failed and call.excinfo is not None and not refused and \
-            (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem))):
+    elif (
+        report.failed
+        and call.excinfo is not None
+        and not refused
+        and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem)))
+    ):
         from claimcheck.report import exception_reason
 
         exc = call.excinfo.value
@@ -200,6 +229,10 @@ def pytest_runtest_makereport(item, call):
 def pytest_report_teststatus(report, config):
     """A near-tie (:meth:`claimcheck.recorder.ClaimRecorder.check_comparison`) in pytest's own
     counts: neither passed nor failed, so the terminal says so instead of "passed"."""
-    if report.when == "call" and report.passed and stored_record(report.user_properties).get("verdict") == NEAR_TIE:
+    if (
+        report.when == "call"
+        and report.passed
+        and stored_record(report.user_properties).get("verdict") == NEAR_TIE
+    ):
         return "near-tie", "t", "NEAR-TIE"
     return None

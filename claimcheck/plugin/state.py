@@ -6,11 +6,10 @@ claim id, a path setting relative to the right folder).
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -21,31 +20,41 @@ from claimcheck.settings import Settings
 REGISTRY_NAME = "claims.toml"
 
 
-@dataclass(eq=False)  # registered as a plugin: pluggy needs it hashable (by identity), e.g. under a nested conftest
+@dataclass(
+    eq=False
+)  # registered as a plugin: pluggy needs it hashable (by identity), e.g. under a nested conftest
 class RunState:
     """Everything the glue keeps for one pytest run (on the xdist controller and on each worker)."""
 
     settings: Settings
-    overrides: dict[str, str] = field(default_factory=dict)   # --claims-stated: claim id -> revised value
-    overridden: set[str] = field(default_factory=set)          # ids an override was applied to
+    overrides: dict[str, str] = field(default_factory=dict)  # --claims-stated: claim id -> revised value
+    overridden: set[str] = field(default_factory=set)  # ids an override was applied to
     registries: dict[str, Registry] = field(default_factory=dict)  # path -> Registry
-    registry_files: list = field(default_factory=list)         # the RegistryFile collectors of this run
+    registry_files: list = field(default_factory=list)  # the RegistryFile collectors of this run
     collector: ResultCollector = field(default_factory=ResultCollector)
     started: float = field(default_factory=time.time)
     fingerprint: dict | None = None
     manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
-    json_path: Path | None = None       # where claims.json goes (None: this run writes no report)
-    html_path: Path | None = None       # where claims.html (the claims page) goes
-    rows: list[ClaimRow] = field(default_factory=list)         # per-claim rows, at session finish
-    json_doc: dict | None = None        # the claims.json document written at session finish
-    pages: list = field(default_factory=list)   # the pages written at session finish (claims.html, manuscript.html)
-    page_error: str = ""                # why the pages could not be written ("" when they were)
+    json_path: Path | None = None  # where claims.json goes (None: this run writes no report)
+    html_path: Path | None = None  # where claims.html (the claims page) goes
+    rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
+    json_doc: dict | None = None  # the claims.json document written at session finish
+    pages: list = field(
+        default_factory=list
+    )  # the pages written at session finish (claims.html, manuscript.html)
+    page_error: str = ""  # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
-    untested: dict[str, set] = field(default_factory=dict)  # registry path -> its ids no collected test covers
-    manuscript_bound: dict[str, bool] = field(default_factory=dict)  # registry path -> --claims-manuscript is its text
-    ended_by: str = ""                  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
-    signal_held: bool = False           # a signal came during a heavy import: raised once it is done
-    deselected: list = field(default_factory=list)  # (claim key or None, in the portable-LM lane) per deselected test
+    untested: dict[str, set] = field(
+        default_factory=dict
+    )  # registry path -> its ids no collected test covers
+    manuscript_bound: dict[str, bool] = field(
+        default_factory=dict
+    )  # registry path -> --claims-manuscript is its text
+    ended_by: str = ""  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
+    signal_held: bool = False  # a signal came during a heavy import: raised once it is done
+    deselected: list = field(
+        default_factory=list
+    )  # (claim key or None, in the portable-LM lane) per deselected test
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -212,4 +221,3 @@ def missing_kit(exc=None, *, text: str = "") -> str | None:
     if name and name.split(".")[0] in KIT_MODULES:
         return f"{NEEDS_KIT} (no module named {name.split('.')[0]!r} here)"
     return None
-

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from claimcheck.interval import Interval
 from claimcheck.bounds import entropy_bounds_from_top_k, entropy_term_bits, surprisal_bits
+from claimcheck.interval import Interval
 
 
 def test_surprisal_and_entropy_terms():

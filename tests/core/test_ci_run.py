@@ -43,18 +43,28 @@ def ci(tmp_path):
     (repo / ".node" / "node_modules" / "axe-core" / "axe.min.js").write_text("")
     bin_ = tmp_path / "bin"
     bin_.mkdir()
-    for name, text in {"python3": PYTHON3, "venv-python": VENV_PYTHON,
-                       "claimcheck": '#!/usr/bin/env bash\necho "claimcheck $*" >> "$CI_LOG"\n',
-                       **{n: "#!/usr/bin/env bash\n" for n in ("chromium", "chromedriver", "npm")}}.items():
+    for name, text in {
+        "python3": PYTHON3,
+        "venv-python": VENV_PYTHON,
+        "claimcheck": '#!/usr/bin/env bash\necho "claimcheck $*" >> "$CI_LOG"\n',
+        **{n: "#!/usr/bin/env bash\n" for n in ("chromium", "chromedriver", "npm")},
+    }.items():
         (bin_ / name).write_text(text)
         (bin_ / name).chmod(0o755)
     log = tmp_path / "log"
 
     def run(tests_rc=0, lane_rc=0):
-        env = {"PATH": f"{bin_}:/usr/bin:/bin", "HOME": str(tmp_path), "CI_LOG": str(log),
-               "TESTS_RC": str(tests_rc), "LANE_RC": str(lane_rc)}
-        return subprocess.run(["bash", str(repo / ".ci" / "run")], capture_output=True, text=True, env=env,
-                              timeout=60)
+        env = {
+            "PATH": f"{bin_}:/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "CI_LOG": str(log),
+            "TESTS_RC": str(tests_rc),
+            "LANE_RC": str(lane_rc),
+        }
+        return subprocess.run(
+            ["bash", str(repo / ".ci" / "run")], capture_output=True, text=True, env=env, timeout=60
+        )
+
     return run, log
 
 
@@ -63,7 +73,9 @@ def test_a_failing_stage_does_not_stop_the_others_and_the_script_names_it(ci):
     done = run(tests_rc=1)
     assert done.returncode == 1, done.stdout + done.stderr
     calls = log.read_text()
-    assert "-m pytest --claims-profile quick" in calls and "--claims-lm smollm2" in calls  # ran after the failure
+    assert (
+        "-m pytest --claims-profile quick" in calls and "--claims-lm smollm2" in calls
+    )  # ran after the failure
     assert "=== stage FAILED (exit 1): tests and claims" in done.stdout
     assert "=== stage passed: portable-LM lane" in done.stdout
     assert done.stdout.rstrip().endswith("  - tests and claims (pytest --claims-profile quick)")
@@ -75,7 +87,9 @@ def test_two_failures_are_both_listed_and_all_passing_exits_0(ci):
     assert done.returncode == 1 and "=== 2 stage(s) failed:" in done.stdout
     assert done.stdout.count("\n  - ") == 2
     done = run()
-    assert done.returncode == 0 and done.stdout.rstrip().endswith("=== every stage passed"), done.stdout + done.stderr
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("=== every stage passed"), (
+        done.stdout + done.stderr
+    )
 
 
 @pytest.mark.skipif(os.name != "posix", reason="bash script")

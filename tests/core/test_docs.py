@@ -16,7 +16,9 @@ def test_the_committed_reference_page_is_current(page):
     path = ROOT / page
     fix = f"run `{docs.REGENERATE}` from the repository root and commit the page"
     assert path.is_file(), f"{page} is missing: {fix}"
-    assert path.read_text(encoding="utf-8") == docs.RENDER[page](), f"{page} is not what the tables say: {fix}"
+    assert path.read_text(encoding="utf-8") == docs.RENDER[page](), (
+        f"{page} is not what the tables say: {fix}"
+    )
 
 
 def test_every_field_option_and_command_is_on_its_page():

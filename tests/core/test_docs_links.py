@@ -62,7 +62,9 @@ def is_reference(dest: Path) -> bool:
 
 def test_the_readme_is_a_front_door():
     n = len(README.read_text(encoding="utf-8").splitlines())
-    assert n <= README_MAX_LINES, f"README.md has {n} lines (at most {README_MAX_LINES}): move details to docs/"
+    assert n <= README_MAX_LINES, (
+        f"README.md has {n} lines (at most {README_MAX_LINES}): move details to docs/"
+    )
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -82,10 +84,15 @@ def test_links_into_the_generated_reference():
     targets = [(page, target) for page in pages() for target, dest, _ in links(page) if is_reference(dest)]
     assert targets, "no page links to docs/reference/ any more: drop this test"
     if not REFERENCE.is_dir():
-        pytest.skip(f"docs/reference/ is not generated in this checkout; {len(targets)} links into it are "
-                    "checked once it is")
-    missing = [f"{page.relative_to(ROOT)}: {target}" for page, target in targets
-               if not (page.parent / target.partition("#")[0]).resolve().exists()]
+        pytest.skip(
+            f"docs/reference/ is not generated in this checkout; {len(targets)} links into it are "
+            "checked once it is"
+        )
+    missing = [
+        f"{page.relative_to(ROOT)}: {target}"
+        for page, target in targets
+        if not (page.parent / target.partition("#")[0]).resolve().exists()
+    ]
     assert not missing, missing
 
 

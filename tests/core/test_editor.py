@@ -28,10 +28,19 @@ def test_check_manuscript_ok(capsys, tmp_path):
 
 def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
     copy = tmp_path / "copy.md"
-    copy.write_text(MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8")
+    copy.write_text(
+        MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8"
+    )
     report = tmp_path / "claims.json"
-    report.write_text(json.dumps({"generated": "2026-01-01T00:00:00Z", "claims": [
-        {"id": "T01", "outcome": "skipped", "measured_display": "187.3 token/s"}]}), encoding="utf-8")
+    report.write_text(
+        json.dumps(
+            {
+                "generated": "2026-01-01T00:00:00Z",
+                "claims": [{"id": "T01", "outcome": "skipped", "measured_display": "187.3 token/s"}],
+            }
+        ),
+        encoding="utf-8",
+    )
     assert main(["check-manuscript", str(copy), "--registry", str(REG), "--report", str(report)]) == 1
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("T01"))
@@ -48,11 +57,15 @@ def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
 def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monkeypatch, where):
     """Issue 18: a claims.json cut in half showed every row "not measured", even with --report given."""
     copy = tmp_path / "copy.md"
-    copy.write_text(MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8")
+    copy.write_text(
+        MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s"), encoding="utf-8"
+    )
     report = tmp_path / "reports" / "claims.json"
     report.parent.mkdir()
-    whole = json.dumps({"runner": {}, "claims": [{"id": "T01", "outcome": "passed", "measured_display": "3100 token/s"}]})
-    report.write_text(whole[:len(whole) // 2], encoding="utf-8")
+    whole = json.dumps(
+        {"runner": {}, "claims": [{"id": "T01", "outcome": "passed", "measured_display": "3100 token/s"}]}
+    )
+    report.write_text(whole[: len(whole) // 2], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     given = ["--report", str(report)] if where == "given" else []
     assert main(["check-manuscript", str(copy), "--registry", str(REG), *given]) == 1
@@ -64,9 +77,24 @@ def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monke
     doc = json.loads(captured.out)  # stdout is the JSON alone
     assert "not valid JSON" in doc["report"]["error"] and doc["report"]["read"] is False
     assert "warning:" in captured.err and "drift: 1 of 11 claims" in captured.err
-    assert main(["check-manuscript", str(copy), "--registry", str(REG), *given, "--html", str(tmp_path / "m.html")]) == 1
+    assert (
+        main(
+            [
+                "check-manuscript",
+                str(copy),
+                "--registry",
+                str(REG),
+                *given,
+                "--html",
+                str(tmp_path / "m.html"),
+            ]
+        )
+        == 1
+    )
     captured = capsys.readouterr()
-    assert (captured.out + captured.err).count("warning:") == 1 and (tmp_path / "m.html").is_file()  # said once
+    assert (captured.out + captured.err).count("warning:") == 1 and (
+        tmp_path / "m.html"
+    ).is_file()  # said once
 
 
 def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypatch):
@@ -74,21 +102,39 @@ def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypa
     assert main(["check-manuscript", str(MS), "--registry", str(REG), "--json", "-"]) == 0
     captured = capsys.readouterr()
     doc = json.loads(captured.out)
-    assert doc["audit"]["coverage"] == 1.0 and doc["report"] == {"path": "reports/claims.json", "error": None,
-                                                                  "read": False}
+    assert doc["audit"]["coverage"] == 1.0 and doc["report"] == {
+        "path": "reports/claims.json",
+        "error": None,
+        "read": False,
+    }
     assert "coverage 100.0%" in captured.err and "warning" not in captured.err
 
 
 def test_check_manuscript_a_missing_report_given_is_a_warning(capsys, tmp_path):
-    assert main(["check-manuscript", str(MS), "--registry", str(REG), "--report", str(tmp_path / "no.json")]) == 0
-    assert f"warning: {tmp_path / 'no.json'}: no such file; measured values are not shown" in capsys.readouterr().out
+    assert (
+        main(["check-manuscript", str(MS), "--registry", str(REG), "--report", str(tmp_path / "no.json")])
+        == 0
+    )
+    assert (
+        f"warning: {tmp_path / 'no.json'}: no such file; measured values are not shown"
+        in capsys.readouterr().out
+    )
 
 
 # --- what-if --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("measured, revised, expected", [
-    (13.42, "58", "13"), (60.63, "60.6", "60.6"), (36.0, "36", "36"), (0.125, "0.12", "0.12"),
-    (0.135, "0.12", "0.14"), ([60.371, 61.0], "60.6", "60.4..61.0"), ([36.0, 36.0], "36", "36"), (None, "5", None),
-])
+@pytest.mark.parametrize(
+    "measured, revised, expected",
+    [
+        (13.42, "58", "13"),
+        (60.63, "60.6", "60.6"),
+        (36.0, "36", "36"),
+        (0.125, "0.12", "0.12"),
+        (0.135, "0.12", "0.14"),
+        ([60.371, 61.0], "60.6", "60.4..61.0"),
+        ([36.0, 36.0], "36", "36"),
+        (None, "5", None),
+    ],
+)
 def test_suggested_figure_rounds_at_the_revised_precision(measured, revised, expected):
     assert suggested_figure(measured, revised) == expected
 
@@ -135,18 +181,30 @@ def whatif_project(tmp_path):
 
 
 def test_what_if_verdict_and_suggested_figure(whatif_project):
-    [c05, c03] = run_what_if([("C05", "58"), ("C03", "37")], "claims/claims.toml", "claims", cwd=whatif_project)
+    [c05, c03] = run_what_if(
+        [("C05", "58"), ("C03", "37")], "claims/claims.toml", "claims", cwd=whatif_project
+    )
     assert (c05.outcome, c05.previous, c05.suggested) == ("passed", "60", "13")
     assert "supported on this runner" in c05.verdict and "suggests 13 x" in c05.verdict
     assert "bound (>=10)" in c05.verdict and "does not reproduce 58" in c05.verdict
     assert (c03.outcome, c03.suggested) == ("failed", "36")
-    assert "NOT supported" in c03.verdict and "the nearest figure that holds at the printed precision of 37: 36 KiB/token" in c03.verdict
+    assert (
+        "NOT supported" in c03.verdict
+        and "the nearest figure that holds at the printed precision of 37: 36 KiB/token" in c03.verdict
+    )
 
 
-@pytest.mark.parametrize("revised, measured, expected", [
-    ("37", 36.0, "36"), ("38", 36.4, "36"), ("61.6", [60.371, 61.0], "61.0"), ("59.0", [60.371, 61.0], "60.4"),
-    ("36", 36.0, "36"), ("12", 100.0, "80"),
-])
+@pytest.mark.parametrize(
+    "revised, measured, expected",
+    [
+        ("37", 36.0, "36"),
+        ("38", 36.4, "36"),
+        ("61.6", [60.371, 61.0], "61.0"),
+        ("59.0", [60.371, 61.0], "60.4"),
+        ("36", 36.0, "36"),
+        ("12", 100.0, "80"),
+    ],
+)
 def test_what_if_suggests_the_nearest_figure_that_holds(revised, measured, expected):
     from claimcheck.editor import nearest_holding
     from claimcheck.interval import Interval
@@ -159,6 +217,7 @@ def test_what_if_suggests_the_nearest_figure_that_holds(revised, measured, expec
     def holds(figure):
         calls.append(figure)
         return tol(value, figure) is None
+
     assert nearest_holding(holds, revised, measured) == expected
     assert len(calls) < 20  # a bisection, not a scan
     assert nearest_holding(lambda f: False, revised, measured) is None
@@ -184,8 +243,18 @@ WHATIF_MANUSCRIPT = "读写 D 60 倍左右。缓存 38 KiB/token。\n"
 def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypatch, capsys):
     (whatif_project / "ch.md").write_text(WHATIF_MANUSCRIPT, encoding="utf-8")
     monkeypatch.chdir(whatif_project / "claims")  # from a folder below the project: the registry is found
-    assert main(["what-if", "--manuscript", str(whatif_project / "ch.md"),
-                 "--registry", str(whatif_project / "claims" / "claims.toml")]) == 1
+    assert (
+        main(
+            [
+                "what-if",
+                "--manuscript",
+                str(whatif_project / "ch.md"),
+                "--registry",
+                str(whatif_project / "claims" / "claims.toml"),
+            ]
+        )
+        == 1
+    )
     out = capsys.readouterr().out
     assert "1 stated figure drift from" in out and "C03=38" in out
     assert "C03 = 38 KiB/token (registry: 36): NOT supported" in out
@@ -245,17 +314,22 @@ def test_drift_items_and_audit_pass_on_our_manuscript(ms_project):
     assert c["T02"]["outcome"] == "not-run" and c["T02"]["details"]["drift"]["status"] == "ok"
     # the measurement's details and the drift details live side by side
     assert c["T01"]["details"]["samples"] == [1, 2] and c["T01"]["details"]["drift"]["quotes"][0]["line"] == 7
-    result.stdout.fnmatch_lines(["*manuscript *chapter.md: 0 claims drifted; numbers 22 bound + 12 waived of 34 = 100.0%*"])
+    result.stdout.fnmatch_lines(
+        ["*manuscript *chapter.md: 0 claims drifted; numbers 22 bound + 12 waived of 34 = 100.0%*"]
+    )
 
 
 def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
     text = (ms_project.path / "chapter.md").read_text(encoding="utf-8")
-    (ms_project.path / "chapter.md").write_text(text.replace("读 3120 token/s", "读 2900 token/s")
-                                                .replace("即可复现。", "即可复现，约 42 秒。"), encoding="utf-8")
+    (ms_project.path / "chapter.md").write_text(
+        text.replace("读 3120 token/s", "读 2900 token/s").replace("即可复现。", "即可复现，约 42 秒。"),
+        encoding="utf-8",
+    )
     result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript", "chapter.md")
     result.assert_outcomes(passed=2 + 10, failed=2, skipped=9)
-    result.stdout.fnmatch_lines(["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*",
-                                 "*line 32: 42*"])
+    result.stdout.fnmatch_lines(
+        ["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*", "*line 32: 42*"]
+    )
     doc, c = rows(ms_project)
     # the drift check fails the run (pytest's "2 failed": T01 [drift] and the audit), but the claim's
     # own verdict is its measurement's, and drift is told as drift beside it
@@ -263,8 +337,12 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
     assert c["T01"]["measured_display"] == "3000 token/s" and doc["drifted"] == [c["T01"]["key"]]
     assert [q["status"] for q in c["T01"]["details"]["drift"]["quotes"]] == ["drift"]
     assert not any(e["drifted"] for k, e in c.items() if k != "T01")
-    result.stdout.fnmatch_lines(["*drifted T01: line 7: the text says 2900 token/s, the registry 3120 token/s, "
-                                 "measured 3000 token/s (its verdict: passed)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*drifted T01: line 7: the text says 2900 token/s, the registry 3120 token/s, "
+            "measured 3000 token/s (its verdict: passed)*"
+        ]
+    )
 
 
 def test_manuscript_from_ini_and_environment(ms_project, monkeypatch):
@@ -276,7 +354,9 @@ def test_manuscript_from_ini_and_environment(ms_project, monkeypatch):
 
 
 def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
-    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "-k", "T07", "--claims-stated", "T07=1048577")
+    result = ms_project.runpytest(
+        "claims", "-p", "no:cacheprovider", "-k", "T07", "--claims-stated", "T07=1048577"
+    )
     result.assert_outcomes(failed=1)
     _, c = rows(ms_project)
     assert c["T07"]["stated"] == "1048577" and c["T07"]["outcome"] == "failed"

@@ -20,30 +20,36 @@ def test_arithmetic_over_printed_intervals():
     assert parse("-log2(p)").evaluate({"p": Interval(0.25, 0.5)}) == Interval(1, 2)
 
 
-@pytest.mark.parametrize("text, env, holds", [
-    ("a == b", {"a": Interval(1, 2), "b": Interval(2, 3)}, True),    # can be equal: they overlap
-    ("a == b", {"a": Interval(1, 2), "b": Interval(2.5, 3)}, False),
-    ("a <= b", {"a": Interval(1, 3), "b": Interval(2, 2)}, True),    # can be at most
-    ("a < b", {"a": Interval(1, 3), "b": Interval(2, 4)}, False),    # not certainly below
-    ("a < b", {"a": Interval(1, 2), "b": Interval(2.5, 4)}, True),
-    ("a > b", {"a": Interval(3, 4), "b": Interval(1, 2)}, True),
-])
+@pytest.mark.parametrize(
+    "text, env, holds",
+    [
+        ("a == b", {"a": Interval(1, 2), "b": Interval(2, 3)}, True),  # can be equal: they overlap
+        ("a == b", {"a": Interval(1, 2), "b": Interval(2.5, 3)}, False),
+        ("a <= b", {"a": Interval(1, 3), "b": Interval(2, 2)}, True),  # can be at most
+        ("a < b", {"a": Interval(1, 3), "b": Interval(2, 4)}, False),  # not certainly below
+        ("a < b", {"a": Interval(1, 2), "b": Interval(2.5, 4)}, True),
+        ("a > b", {"a": Interval(3, 4), "b": Interval(1, 2)}, True),
+    ],
+)
 def test_conditions_ask_about_printed_numbers(text, env, holds):
     assert parse(text, condition=True).evaluate(env) is holds
 
 
-@pytest.mark.parametrize("text, condition, words", [
-    ("__import__('os')", False, "unknown function"),
-    ("a.b()", False, "outside the formula language"),
-    ("'x' + 1", False, "outside the formula language"),
-    ("a and b", False, "outside the formula language"),
-    ("a ** b", False, "a power must be a small integer"),
-    ("9 ** 9 ** 9", False, "a power must be a small integer"),
-    ("stated.__class__", False, "names starting with '_' are not values"),
-    ("a +", False, "not a valid expression"),
-    ("a == b", False, "is a comparison"),
-    ("a + b", True, "not a comparison"),
-])
+@pytest.mark.parametrize(
+    "text, condition, words",
+    [
+        ("__import__('os')", False, "unknown function"),
+        ("a.b()", False, "outside the formula language"),
+        ("'x' + 1", False, "outside the formula language"),
+        ("a and b", False, "outside the formula language"),
+        ("a ** b", False, "a power must be a small integer"),
+        ("9 ** 9 ** 9", False, "a power must be a small integer"),
+        ("stated.__class__", False, "names starting with '_' are not values"),
+        ("a +", False, "not a valid expression"),
+        ("a == b", False, "is a comparison"),
+        ("a + b", True, "not a comparison"),
+    ],
+)
 def test_outside_the_language_is_a_clear_error(text, condition, words):
     with pytest.raises(FormulaError, match=words):
         parse(text, condition=condition)
@@ -82,12 +88,16 @@ needs = ["text"]
 
 def registry(tmp_path, formula, conditions=""):
     path = tmp_path / "claims.toml"
-    path.write_text(textwrap.dedent(REGISTRY.format(formula=formula, conditions=conditions)), encoding="utf-8")
+    path.write_text(
+        textwrap.dedent(REGISTRY.format(formula=formula, conditions=conditions)), encoding="utf-8"
+    )
     return load_registry(path)
 
 
 def test_a_claim_evaluated_with_another_claims_value(tmp_path):
-    reg = registry(tmp_path, "(params_yi * bytes / 10 - fp16_gb) * C02.stated", '"params_yi * bytes / 10 == 28"')
+    reg = registry(
+        tmp_path, "(params_yi * bytes / 10 - fp16_gb) * C02.stated", '"params_yi * bytes / 10 == 28"'
+    )
     assert not reg.issues
     result = evaluate_claim(reg.claims["C01"], reg)
     assert result.value == Interval(105, 105) and not result.failed
@@ -99,20 +109,34 @@ def test_a_failing_condition_says_both_sides(tmp_path):
     assert result.failed == ["params_yi * bytes / 10 == 27: 28 == 27"]
 
 
-@pytest.mark.parametrize("formula, conditions, field, words", [
-    ("paramz * 2", "", "formula", "no value 'paramz' in this claim (did you mean 'params_yi'?)"),
-    ("C03.stated", "", "formula", "names claim 'C03', which the registry does not declare"),
-    ("C02.price", "", "formula", "claim C02 has no value 'price'"),
-    ("a +", "", "formula", "not a valid expression"),
-    ("params_yi", '"params_yi + 1"', "conditions", "not a comparison"),
-    ("C02", "", "formula", "'C02' is a claim, not a value: write C02.stated"),
-    ("params_yi / (bytes - 4)", "", "formula", "cannot be evaluated"),      # a division by 0, found by validate
-    ("log2(fp16_gb - 7)", "", "formula", "cannot be evaluated"),            # a logarithm of 0
-    ("10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 "
-     "* 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16",
-     "", "formula", "not a finite number"),
-])
-def test_a_bad_formula_is_a_registry_problem_naming_claim_and_field(tmp_path, formula, conditions, field, words):
+@pytest.mark.parametrize(
+    "formula, conditions, field, words",
+    [
+        ("paramz * 2", "", "formula", "no value 'paramz' in this claim (did you mean 'params_yi'?)"),
+        ("C03.stated", "", "formula", "names claim 'C03', which the registry does not declare"),
+        ("C02.price", "", "formula", "claim C02 has no value 'price'"),
+        ("a +", "", "formula", "not a valid expression"),
+        ("params_yi", '"params_yi + 1"', "conditions", "not a comparison"),
+        ("C02", "", "formula", "'C02' is a claim, not a value: write C02.stated"),
+        (
+            "params_yi / (bytes - 4)",
+            "",
+            "formula",
+            "cannot be evaluated",
+        ),  # a division by 0, found by validate
+        ("log2(fp16_gb - 7)", "", "formula", "cannot be evaluated"),  # a logarithm of 0
+        (
+            "10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 "
+            "* 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16 * 10 ** 16",
+            "",
+            "formula",
+            "not a finite number",
+        ),
+    ],
+)
+def test_a_bad_formula_is_a_registry_problem_naming_claim_and_field(
+    tmp_path, formula, conditions, field, words
+):
     reg = registry(tmp_path, formula, conditions)
     assert "C01" not in reg.claims and "C02" in reg.claims  # the other claim is still loaded
     issue = next(i for i in reg.issues if i.claim_id == "C01")

@@ -37,15 +37,28 @@ def write(tmp_path, doc):
 
 
 def test_a_schema_1_report_is_read_as_its_one_chapter_and_says_so(tmp_path):
-    path = write(tmp_path, {"runner": {}, "registries": [{"path": "claims/ch15/claims.toml", "chapter": {"id": "ch15"}}],
-                            "claims": [{"id": "C18", "outcome": "passed"}], "sections": [{"id": "read"}]})
+    path = write(
+        tmp_path,
+        {
+            "runner": {},
+            "registries": [{"path": "claims/ch15/claims.toml", "chapter": {"id": "ch15"}}],
+            "claims": [{"id": "C18", "outcome": "passed"}],
+            "sections": [{"id": "read"}],
+        },
+    )
     doc = read_document(path)
     assert doc["claims"][0]["key"] == "ch15:C18" and doc["sections"][0]["chapter"] == "ch15"
     assert "schema-1 report" in doc["read_note"] and "chapter ch15" in doc["read_note"]
 
 
-@pytest.mark.parametrize("schema, words", [(SCHEMA + 1, "newer than the versions this claimcheck reads.*upgrade"),
-                                           ("2", "expected an integer"), (0, "not one of the versions")])
+@pytest.mark.parametrize(
+    "schema, words",
+    [
+        (SCHEMA + 1, "newer than the versions this claimcheck reads.*upgrade"),
+        ("2", "expected an integer"),
+        (0, "not one of the versions"),
+    ],
+)
 def test_an_unknown_schema_is_refused_by_name(tmp_path, schema, words):
     with pytest.raises(ResultFileError, match=words):
         read_document(write(tmp_path, {"schema": schema, "runner": {}, "claims": []}))

@@ -27,20 +27,48 @@ BLOCK = textwrap.dedent("""
     sys.meta_path.insert(0, Block())
 """)
 
-CORE_MODULES = ["claimcheck", "claimcheck.outcomes", "claimcheck.fileio", "claimcheck.registry", "claimcheck.fields",
-                "claimcheck.tomlfile", "claimcheck.docs",
-                "claimcheck.tolerance", "claimcheck.interval", "claimcheck.units", "claimcheck.printed",
-                "claimcheck.manuscript", "claimcheck.editor", "claimcheck.recorder", "claimcheck.verdict", "claimcheck.display", "claimcheck.settings", "claimcheck.testscan",
-                "claimcheck.fingerprint", "claimcheck.report", "claimcheck.runs", "claimcheck.cli",
-                "claimcheck.cli_editor", "claimcheck.cli_runs", "claimcheck.scaffold", "claimcheck.cli_init",
-                "claimcheck.cli_pages", "claimcheck.partial", "claimcheck.pages", "claimcheck.pages.words",
-                "claimcheck.pages.claims_view", "claimcheck.pages.manuscript_view", "claimcheck.pages.summary",
-                "claimcheck.pages.render"]
+CORE_MODULES = [
+    "claimcheck",
+    "claimcheck.outcomes",
+    "claimcheck.fileio",
+    "claimcheck.registry",
+    "claimcheck.fields",
+    "claimcheck.tomlfile",
+    "claimcheck.docs",
+    "claimcheck.tolerance",
+    "claimcheck.interval",
+    "claimcheck.units",
+    "claimcheck.printed",
+    "claimcheck.manuscript",
+    "claimcheck.editor",
+    "claimcheck.recorder",
+    "claimcheck.verdict",
+    "claimcheck.display",
+    "claimcheck.settings",
+    "claimcheck.testscan",
+    "claimcheck.fingerprint",
+    "claimcheck.report",
+    "claimcheck.runs",
+    "claimcheck.cli",
+    "claimcheck.cli_editor",
+    "claimcheck.cli_runs",
+    "claimcheck.scaffold",
+    "claimcheck.cli_init",
+    "claimcheck.cli_pages",
+    "claimcheck.partial",
+    "claimcheck.pages",
+    "claimcheck.pages.words",
+    "claimcheck.pages.claims_view",
+    "claimcheck.pages.manuscript_view",
+    "claimcheck.pages.summary",
+    "claimcheck.pages.render",
+]
 
 
 def run_blocked(code: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", BLOCK + code, *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCK + code, *args], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
 
 
 def test_core_modules_import_without_torch():
@@ -50,15 +78,20 @@ def test_core_modules_import_without_torch():
 
 
 def test_the_core_fingerprint_needs_no_torch():
-    done = run_blocked("from claimcheck.fingerprint import runner_fingerprint, describe\n"
-                       "fp = runner_fingerprint()\nassert fp['cpu'] and fp['cores']\nprint(describe(fp))")
+    done = run_blocked(
+        "from claimcheck.fingerprint import runner_fingerprint, describe\n"
+        "fp = runner_fingerprint()\nassert fp['cpu'] and fp['cores']\nprint(describe(fp))"
+    )
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("argv", [
-    ["validate", "claims/ch15/claims.toml"],
-    ["check-manuscript", str(DATA / "manuscript_zh.md"), "--registry", str(DATA / "ms_registry.toml")],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", "claims/ch15/claims.toml"],
+        ["check-manuscript", str(DATA / "manuscript_zh.md"), "--registry", str(DATA / "ms_registry.toml")],
+    ],
+)
 def test_cli_commands_run_without_torch(argv):
     done = run_blocked("from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", *argv)
     assert "the core imported" not in done.stderr, done.stderr
@@ -69,16 +102,28 @@ def test_cli_commands_run_without_torch(argv):
 def test_merge_and_diff_run_without_torch(tmp_path):
     import json
 
-    doc = {"schema": 1, "runner": {"cpu": "x", "cores": 2}, "settings": {"profile": "quick"},
-           "claims": [{"id": "C01", "outcome": "passed", "measured": 1.0, "unit": "x", "tolerance": ">=1"}]}
+    doc = {
+        "schema": 1,
+        "runner": {"cpu": "x", "cores": 2},
+        "settings": {"profile": "quick"},
+        "claims": [{"id": "C01", "outcome": "passed", "measured": 1.0, "unit": "x", "tolerance": ">=1"}],
+    }
     a, b = tmp_path / "a" / "claims.json", tmp_path / "b" / "claims.json"
     for p in (a, b):
         p.parent.mkdir()
         p.write_text(json.dumps(doc), encoding="utf-8")
-    merged = run_blocked("from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))",
-                         "merge", str(a), str(b), "-o", str(tmp_path / "m.html"))
+    merged = run_blocked(
+        "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))",
+        "merge",
+        str(a),
+        str(b),
+        "-o",
+        str(tmp_path / "m.html"),
+    )
     assert merged.returncode == 0, merged.stderr
-    diffed = run_blocked("from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", "diff", str(a), str(b))
+    diffed = run_blocked(
+        "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", "diff", str(a), str(b)
+    )
     assert diffed.returncode == 0, diffed.stderr
 
 
@@ -100,20 +145,40 @@ def test_the_core_and_its_pytest_glue_never_import_the_kit():
     # the layers' arrows (CONTRIBUTING.md, the layers): claimcheck/ and claimcheck/plugin/ may not import
     # claimcheck/llm/, not even lazily inside a function (the recorder's comparison verdict takes
     # any object with the claimcheck.recorder.Comparison protocol instead)
-    files = sorted((ROOT / "claimcheck").glob("*.py")) + sorted((ROOT / "claimcheck" / "plugin").glob("*.py")) \
+    files = (
+        sorted((ROOT / "claimcheck").glob("*.py"))
+        + sorted((ROOT / "claimcheck" / "plugin").glob("*.py"))
         + sorted((ROOT / "claimcheck" / "pages").glob("*.py"))
+    )
     assert len(files) > 20
-    bad = {f"{f.relative_to(ROOT)}: {m}" for f in files for m in _imported_modules(f)
-           if m == "claimcheck.llm" or m.startswith(("claimcheck.llm.", "torch", "transformers", "matplotlib"))}
+    bad = {
+        f"{f.relative_to(ROOT)}: {m}"
+        for f in files
+        for m in _imported_modules(f)
+        if m == "claimcheck.llm" or m.startswith(("claimcheck.llm.", "torch", "transformers", "matplotlib"))
+    }
     assert not bad, sorted(bad)
 
 
 def test_report_and_summary_run_without_torch(tmp_path):
     import json
 
-    doc = {"schema": 1, "runner": {"cpu": "x", "cores": 2}, "settings": {"profile": "quick"},
-           "claims": [{"id": "C01", "outcome": "failed", "measured": 1.0, "unit": "x", "tolerance": ">=2", "stated": "3",
-                       "locations": [{"file": "claims/test_x.py", "line": 3}]}]}
+    doc = {
+        "schema": 1,
+        "runner": {"cpu": "x", "cores": 2},
+        "settings": {"profile": "quick"},
+        "claims": [
+            {
+                "id": "C01",
+                "outcome": "failed",
+                "measured": 1.0,
+                "unit": "x",
+                "tolerance": ">=2",
+                "stated": "3",
+                "locations": [{"file": "claims/test_x.py", "line": 3}],
+            }
+        ],
+    }
     path = tmp_path / "claims.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     main = "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))"

@@ -50,13 +50,13 @@ def _mutations(check):
     """Each number of the manuscript with its last digit changed: (piece, changed text)."""
     text = check.manuscript.text
     for p in check.audit.pieces:
-        seg = text[p.start:p.end]
+        seg = text[p.start : p.end]
         i = max(k for k, ch in enumerate(seg) if ch.isdigit())
         if seg[i] in "⁰¹²³⁴⁵⁶⁷⁸⁹":
             new = "⁸" if seg[i] != "⁸" else "³"
         else:
             new = "7" if seg[i] not in "7７" else "3"
-        yield p, text[:p.start] + seg[:i] + new + seg[i + 1:] + text[p.end:]
+        yield p, text[: p.start] + seg[:i] + new + seg[i + 1 :] + text[p.end :]
 
 
 def test_changing_any_one_number_drifts_exactly_the_claims_that_quote_it(registry):
@@ -121,12 +121,14 @@ def test_missing_manuscript_is_a_clear_error(tmp_path, registry):
     for blank in ("", "\ufeff \n\n"):
         empty = tmp_path / "empty.md"
         empty.write_text(blank, encoding="utf-8")
-        with pytest.raises(ManuscriptError, match=r"empty.md: the manuscript is empty \(\d+ bytes, no text\)"):
+        with pytest.raises(
+            ManuscriptError, match=r"empty.md: the manuscript is empty \(\d+ bytes, no text\)"
+        ):
             check_manuscript(empty, registry)
 
 
 # --- registry fields ----------------------------------------------------------------------------
-BASE = '''[[claims]]
+BASE = """[[claims]]
 id = "T01"
 title = "t"
 stated = "5"
@@ -135,7 +137,7 @@ locator = "{locator}"
 tolerance = "printed"
 needs = ["text"]
 {extra}
-'''
+"""
 
 
 def issues(tmp_path, locator="快 5 倍", extra=""):
@@ -161,8 +163,10 @@ def test_a_locator_with_several_numbers_must_contain_the_value(tmp_path):
 
 
 def test_waivers_are_validated_with_file_waiver_and_field(tmp_path):
-    extra = ('[[waivers]]\nlocator = "第 9 章"\n\n[[waivers]]\nlocator = "第 9 章"\nreason = "x"\nnumber = ["9"]\n\n'
-             '[[waivers]]\nlocator = "a¦b"\nreason = "x"\n')
+    extra = (
+        '[[waivers]]\nlocator = "第 9 章"\n\n[[waivers]]\nlocator = "第 9 章"\nreason = "x"\nnumber = ["9"]\n\n'
+        '[[waivers]]\nlocator = "a¦b"\nreason = "x"\n'
+    )
     msgs = issues(tmp_path, extra="\n" + extra)
     assert any("field 'waivers[1].reason': missing required field" in m for m in msgs)
     assert any("field 'waivers[2].number'" in m and "did you mean 'numbers'" in m for m in msgs)
@@ -208,8 +212,9 @@ def test_chapter_repeated_160_times_is_checked_in_under_2_s():
 
 def test_line_of_counts_lines():
     ms = Manuscript.from_text("a\nb 1\n\nc 22\n", "t.txt")
-    assert [ms.line_of(i) for i in range(len(ms.text) + 1)] == [ms.text.count("\n", 0, i) + 1
-                                                                 for i in range(len(ms.text) + 1)]
+    assert [ms.line_of(i) for i in range(len(ms.text) + 1)] == [
+        ms.text.count("\n", 0, i) + 1 for i in range(len(ms.text) + 1)
+    ]
     assert [(n.text, n.line) for n in ms.numbers] == [("1", 2), ("22", 4)]
 
 
@@ -217,8 +222,9 @@ def test_line_of_counts_lines():
 def test_a_full_width_comma_is_named_not_a_rewritten_sentence():
     """Issue 18: "３６，８６４" made C18 "not-found ... rewritten or removed"; the message says what it read."""
     text = CHAPTER.read_text(encoding="utf-8")
-    check = check_text(text.replace("= 36864 字节", "= ３６，８６４ 字节"), load_registry(CHAPTER_REGISTRY),
-                       markdown=False)
+    check = check_text(
+        text.replace("= 36864 字节", "= ３６，８６４ 字节"), load_registry(CHAPTER_REGISTRY), markdown=False
+    )
     (q,) = drifted(check)["C18"].problems()
     assert q.status == "not-found" and q.line == 54
     assert "read ３６ and ８６４: a full-width comma separates clauses here" in q.message
@@ -231,5 +237,7 @@ def test_scientific_notation_is_one_number(printed):
 
     (n,) = find_numbers(f"最多只差 {printed}——同一个结果")
     assert n.text == printed and n.printed == "5.8e-6" and same_printed("5.8e-6", n)
-    (m,) = Manuscript.from_text(f"差 **{printed}**。", "t.md", markdown=True).numbers  # Markdown's * as markup only
+    (m,) = Manuscript.from_text(
+        f"差 **{printed}**。", "t.md", markdown=True
+    ).numbers  # Markdown's * as markup only
     assert m.printed == "5.8e-6"

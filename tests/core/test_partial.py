@@ -5,12 +5,29 @@ import json
 
 from claimcheck.partial import NOT_SELECTED, keep_unselected, unselected
 
-RUNNER = {"cpu": "AMD EPYC", "cores": 2, "machine": "x86_64", "torch": "2.13.0", "transformers": "5.24.0", "gpu": None}
+RUNNER = {
+    "cpu": "AMD EPYC",
+    "cores": 2,
+    "machine": "x86_64",
+    "torch": "2.13.0",
+    "transformers": "5.24.0",
+    "gpu": None,
+}
 
 
 def entry(cid, outcome="passed", measured=1.0, **kw):
-    return {"id": cid, "outcome": outcome, "measured": measured, "stated": "1", "unit": "x", "tolerance": ">=1",
-            "reason": "", "selected": True, "details": {}, **kw}
+    return {
+        "id": cid,
+        "outcome": outcome,
+        "measured": measured,
+        "stated": "1",
+        "unit": "x",
+        "tolerance": ">=1",
+        "reason": "",
+        "selected": True,
+        "details": {},
+        **kw,
+    }
 
 
 def not_selected(cid, **kw):
@@ -18,8 +35,13 @@ def not_selected(cid, **kw):
 
 
 def doc(*claims, generated="2026-12-01T10:00:00Z", profile="standard", runner=RUNNER):
-    return {"generated": generated, "runner": dict(runner), "settings": {"size_profile": profile, "runner_profile": None, "device": "auto"},
-            "claims": list(claims), "counts": {}}
+    return {
+        "generated": generated,
+        "runner": dict(runner),
+        "settings": {"size_profile": profile, "runner_profile": None, "device": "auto"},
+        "claims": list(claims),
+        "counts": {},
+    }
 
 
 def write(path, d):
@@ -33,15 +55,21 @@ def test_a_full_run_is_left_alone(tmp_path):
 
 
 def test_rows_not_selected_now_are_kept_from_the_last_run_and_marked(tmp_path):
-    old = write(tmp_path / "claims.json", doc(entry("C01", measured=3.0), entry("C02", "failed", 0.5),
-                                             generated="2026-12-01T09:00:00Z"))
+    old = write(
+        tmp_path / "claims.json",
+        doc(entry("C01", measured=3.0), entry("C02", "failed", 0.5), generated="2026-12-01T09:00:00Z"),
+    )
     new = keep_unselected(doc(not_selected("C01"), entry("C02", measured=2.0)), old)
     c01, c02 = new["claims"]
     assert c01["outcome"] == "passed" and c01["measured"] == 3.0 and c01["selected"] is False
     assert c01["carried"] == {"from": "2026-12-01T09:00:00Z", "file": str(old)}
     assert c02["measured"] == 2.0 and "carried" not in c02  # what ran now is this run's
-    assert new["selection"] == {"partial": True, "selected": ["C02"], "carried": ["C01"],
-                                "carried_from": "2026-12-01T09:00:00Z"}
+    assert new["selection"] == {
+        "partial": True,
+        "selected": ["C02"],
+        "carried": ["C01"],
+        "carried_from": "2026-12-01T09:00:00Z",
+    }
     assert new["counts"] == {"passed": 2}
     assert not unselected(c01)  # a kept row is not "not selected" for diff
 
@@ -64,7 +92,10 @@ def test_nothing_is_kept_from_another_runner_profile_or_registry_entry(tmp_path)
     path = tmp_path / "claims.json"
     write(path, doc(entry("C01"), profile="quick"))
     new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
-    assert new["claims"][0]["outcome"] == "not-run" and "another size profile (quick" in new["selection"]["not_carried_because"]
+    assert (
+        new["claims"][0]["outcome"] == "not-run"
+        and "another size profile (quick" in new["selection"]["not_carried_because"]
+    )
     old_style = doc(entry("C01"))  # reports before the settings were renamed said "profile"
     old_style["settings"] = {"profile": "standard", "runner": None, "device": "auto"}
     write(path, old_style)
@@ -74,7 +105,9 @@ def test_nothing_is_kept_from_another_runner_profile_or_registry_entry(tmp_path)
     assert "another runner (cpu: Apple M3" in new["selection"]["not_carried_because"]
     write(path, doc(entry("C01", stated="2")))
     new = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
-    assert new["claims"][0]["outcome"] == "not-run" and "C01 changed" in new["selection"]["not_carried_because"]
+    assert (
+        new["claims"][0]["outcome"] == "not-run" and "C01 changed" in new["selection"]["not_carried_because"]
+    )
 
 
 def test_a_missing_or_broken_earlier_report_is_said_not_raised(tmp_path):
@@ -83,14 +116,20 @@ def test_a_missing_or_broken_earlier_report_is_said_not_raised(tmp_path):
     bad = tmp_path / "claims.json"
     bad.write_text("{truncated", encoding="utf-8")
     new = keep_unselected(doc(not_selected("C01"), entry("C02")), bad)
-    assert "cannot be read" in new["selection"]["not_carried_because"] and new["claims"][0]["outcome"] == "not-run"
+    assert (
+        "cannot be read" in new["selection"]["not_carried_because"]
+        and new["claims"][0]["outcome"] == "not-run"
+    )
 
 
 def test_diff_says_unselected_claims_in_one_line(tmp_path, capsys):
     from claimcheck.cli import main
 
     full = write(tmp_path / "a.json", doc(*(entry(f"C{i:02d}") for i in range(1, 42))))
-    partial = write(tmp_path / "b.json", doc(*(not_selected(f"C{i:02d}") for i in range(1, 41)), entry("C41", measured=5.0)))
+    partial = write(
+        tmp_path / "b.json",
+        doc(*(not_selected(f"C{i:02d}") for i in range(1, 41)), entry("C41", measured=5.0)),
+    )
     assert main(["diff", str(full), str(partial)]) == 0
     out = capsys.readouterr().out
     assert out.count("not selected") == 1
@@ -110,13 +149,23 @@ def _in(chapter, e):
 
 
 def test_a_run_of_one_chapter_checks_the_other_chapters_rows_against_their_registry_now(tmp_path):
-    old = write(tmp_path / "claims.json", _book(_in("cha", entry("C01", measured=3.0)),
-                                               _in("chb", entry("C01", measured=7.0, stated="41")),
-                                               _in("chb", entry("C02", measured=1.0))))
-    registries = {"claims/chb/claims.toml": {"C01": {"stated": "1", "unit": "x", "tolerance": ">=1"},
-                                             "C02": {"stated": "1", "unit": "x", "tolerance": ">=1"}}}
-    new = keep_unselected(_book(_in("cha", entry("C01", measured=3.5)), chapters=("cha",)), old,
-                          current=registries.get)
+    old = write(
+        tmp_path / "claims.json",
+        _book(
+            _in("cha", entry("C01", measured=3.0)),
+            _in("chb", entry("C01", measured=7.0, stated="41")),
+            _in("chb", entry("C02", measured=1.0)),
+        ),
+    )
+    registries = {
+        "claims/chb/claims.toml": {
+            "C01": {"stated": "1", "unit": "x", "tolerance": ">=1"},
+            "C02": {"stated": "1", "unit": "x", "tolerance": ">=1"},
+        }
+    }
+    new = keep_unselected(
+        _book(_in("cha", entry("C01", measured=3.5)), chapters=("cha",)), old, current=registries.get
+    )
     rows = {e["key"]: e for e in new["claims"]}
     # chb:C01 was measured with a revised figure (41, a --claims-stated run): not carried as chb's own
     assert rows["chb:C01"]["outcome"] == "not-run" and rows["chb:C01"]["stated"] == "1"
@@ -138,4 +187,8 @@ def test_a_schema_1_report_of_one_chapter_is_kept_beside_a_run_of_another(tmp_pa
     old = write(tmp_path / "claims.json", old)
     new = keep_unselected(_book(_in("ch16", entry("C01", measured=9.0)), chapters=("ch16",)), old)
     rows = {e["key"]: e for e in new["claims"]}
-    assert rows["ch15:C01"]["carried"] and rows["ch15:C01"]["measured"] == 3.0 and rows["ch16:C01"]["measured"] == 9.0
+    assert (
+        rows["ch15:C01"]["carried"]
+        and rows["ch15:C01"]["measured"] == 3.0
+        and rows["ch16:C01"]["measured"] == 9.0
+    )

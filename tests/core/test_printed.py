@@ -13,34 +13,48 @@ def texts(s):
     return [n.text for n in find_numbers(s)]
 
 
-@pytest.mark.parametrize("text, printed, scale, value", [
-    ("约 2.66 亿次", "2.66", "亿", 2.66e8),
-    ("有 8506 万个参数", "8506", "万", 85_060_000),
-    ("最大只差 5.8 × 10⁻⁶。", "5.8e-6", "", 5.8e-6),
-    ("差 5.8 x 10^-6", "5.8e-6", "", 5.8e-6),
-    ("差 5.8e-6", "5.8e-6", "", 5.8e-6),
-    ("概率 99.16%", "99.16", "%", 0.9916),
-    ("命中率 87.5％", "87.5", "%", 0.875),
-    ("原价的 1/20", "1/20", "", 0.05),
-    ("一共 1,048,576 字节", "1048576", "", 1_048_576),
-    ("缓存 １２８ 个", "128", "", 128),
-    ("一段 128K token", "128", "K", 128_000),
-    ("0.20 美元", "0.20", "", 0.2),
-])
+@pytest.mark.parametrize(
+    "text, printed, scale, value",
+    [
+        ("约 2.66 亿次", "2.66", "亿", 2.66e8),
+        ("有 8506 万个参数", "8506", "万", 85_060_000),
+        ("最大只差 5.8 × 10⁻⁶。", "5.8e-6", "", 5.8e-6),
+        ("差 5.8 x 10^-6", "5.8e-6", "", 5.8e-6),
+        ("差 5.8e-6", "5.8e-6", "", 5.8e-6),
+        ("概率 99.16%", "99.16", "%", 0.9916),
+        ("命中率 87.5％", "87.5", "%", 0.875),
+        ("原价的 1/20", "1/20", "", 0.05),
+        ("一共 1,048,576 字节", "1048576", "", 1_048_576),
+        ("缓存 １２８ 个", "128", "", 128),
+        ("一段 128K token", "128", "K", 128_000),
+        ("0.20 美元", "0.20", "", 0.2),
+    ],
+)
 def test_one_number_per_format(text, printed, scale, value):
     [n] = find_numbers(text)
     assert (n.printed, n.scale) == (printed, scale)
     assert n.value == pytest.approx(value)
-    assert text[n.start:n.end] == n.text
+    assert text[n.start : n.end] == n.text
 
 
 def test_units_are_read_after_numbers():
-    units = {n.text: n.unit for n in find_numbers("36 KiB/token，500 MB，5.21 s，98 token/s，0.01 比特，4 美元，5 倍")}
-    assert units == {"36": "KiB/token", "500": "MB", "5.21": "s", "98": "token/s", "0.01": "比特", "4": "美元", "5": "倍"}
+    units = {
+        n.text: n.unit
+        for n in find_numbers("36 KiB/token，500 MB，5.21 s，98 token/s，0.01 比特，4 美元，5 倍")
+    }
+    assert units == {
+        "36": "KiB/token",
+        "500": "MB",
+        "5.21": "s",
+        "98": "token/s",
+        "0.01": "比特",
+        "4": "美元",
+        "5": "倍",
+    }
 
 
 def test_names_are_not_numbers():
-    assert texts("GPT-2 small 的权重（float32），gpt2，Llama-3-8B，open(\"chatgpt-2026-10-21.txt\")") == []
+    assert texts('GPT-2 small 的权重（float32），gpt2，Llama-3-8B，open("chatgpt-2026-10-21.txt")') == []
 
 
 def test_a_unit_closes_a_glued_table_cell():
@@ -72,11 +86,21 @@ def test_lines_are_counted():
     assert [n.line for n in nums] == [1, 3, 3]
 
 
-@pytest.mark.parametrize("registry, printed, same", [
-    ("36864", "36,864", True), ("5.8e-6", "5.8 × 10⁻⁶", True), ("99.16", "99.16%", True),
-    ("8506", "8506 万", True), ("20", "1/20", True), ("10", "1/20", False), ("15/20", "15/20", True),
-    ("0.20", "0.2", False), ("98", "９８", True), ("60", "60.6", False),
-])
+@pytest.mark.parametrize(
+    "registry, printed, same",
+    [
+        ("36864", "36,864", True),
+        ("5.8e-6", "5.8 × 10⁻⁶", True),
+        ("99.16", "99.16%", True),
+        ("8506", "8506 万", True),
+        ("20", "1/20", True),
+        ("10", "1/20", False),
+        ("15/20", "15/20", True),
+        ("0.20", "0.2", False),
+        ("98", "９８", True),
+        ("60", "60.6", False),
+    ],
+)
 def test_same_printed(registry, printed, same):
     assert same_printed(registry, printed) is same
 
@@ -106,10 +130,15 @@ def _fullwidth(s):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(0, 4).flatmap(lambda places: st.decimals(min_value=0, max_value=10**9, places=places,
-                                                              allow_nan=False, allow_infinity=False)),
-       st.sampled_from(["plain", "commas", "fullwidth", "percent", "wan"]),
-       st.sampled_from(["约{}个", "读 {} token/s", "（{}）", "是{}，", "{}"]))
+@given(
+    st.integers(0, 4).flatmap(
+        lambda places: st.decimals(
+            min_value=0, max_value=10**9, places=places, allow_nan=False, allow_infinity=False
+        )
+    ),
+    st.sampled_from(["plain", "commas", "fullwidth", "percent", "wan"]),
+    st.sampled_from(["约{}个", "读 {} token/s", "（{}）", "是{}，", "{}"]),
+)
 def test_any_printed_decimal_is_read_back_with_its_digits(d, style, frame):
     text = format(d, "f")
     if style == "commas":

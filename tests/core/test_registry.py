@@ -47,20 +47,27 @@ def test_the_shipped_registry_is_valid_and_complete():
     assert {c.base_id for c in reg.claims.values()} == {f"C{i:02d}" for i in range(1, 38)}
 
 
-@pytest.mark.parametrize("entry, field, words", [
-    ('tolerence = "printed"', "tolerence", "did you mean 'tolerance'"),
-    ('unit = "KiB/tokn"', "unit", "unknown unit"),
-    ('tolerance = "roughly"', "tolerance", "bad tolerance 'roughly'"),
-    ('stated = 99.16', "stated", "as a string"),
-    ('stated = "ninety"', "stated", "not a printed decimal"),
-    ('needs = ["wieghts"]', "needs", "did you mean 'weights'"),
-    ('locator = "' + "x" * 60 + '"', "locator", "never a sentence"),
-    ('runner = "someone"', "runner", "unknown runner profile"),
-])
+@pytest.mark.parametrize(
+    "entry, field, words",
+    [
+        ('tolerence = "printed"', "tolerence", "did you mean 'tolerance'"),
+        ('unit = "KiB/tokn"', "unit", "unknown unit"),
+        ('tolerance = "roughly"', "tolerance", "bad tolerance 'roughly'"),
+        ("stated = 99.16", "stated", "as a string"),
+        ('stated = "ninety"', "stated", "not a printed decimal"),
+        ('needs = ["wieghts"]', "needs", "did you mean 'weights'"),
+        ('locator = "' + "x" * 60 + '"', "locator", "never a sentence"),
+        ('runner = "someone"', "runner", "unknown runner profile"),
+    ],
+)
 def test_one_bad_field_one_error(tmp_path, entry, field, words):
     base = GOOD.format(id="C09").strip().splitlines()
     key = entry.split("=")[0].strip()
-    lines = [ln for ln in base if not ln.startswith(key + " ") and not (key == "tolerence" and ln.startswith("tolerance"))]
+    lines = [
+        ln
+        for ln in base
+        if not ln.startswith(key + " ") and not (key == "tolerence" and ln.startswith("tolerance"))
+    ]
     reg = registry_with(tmp_path, "\n" + "\n".join(lines + [entry]) + "\n")
     assert len(reg.issues) == 1, reg.issues
     issue = reg.issues[0]
@@ -73,7 +80,9 @@ def test_one_bad_field_one_error(tmp_path, entry, field, words):
 
 def test_missing_field(tmp_path):
     reg = registry_with(tmp_path, GOOD.format(id="C09").replace('locator = "36 KiB"\n', ""))
-    assert [(i.claim_id, i.field, i.message) for i in reg.issues] == [("C09", "locator", "missing required field")]
+    assert [(i.claim_id, i.field, i.message) for i in reg.issues] == [
+        ("C09", "locator", "missing required field")
+    ]
 
 
 def test_duplicate_id(tmp_path):
@@ -92,7 +101,9 @@ def test_bad_id_and_missing_id(tmp_path):
 def test_empty_stated_needs_a_bound(tmp_path):
     reg = registry_with(tmp_path, GOOD.format(id="C09").replace('stated = "36"', 'stated = ""'))
     assert [i.field for i in reg.issues] == ["tolerance"]
-    ok = registry_with(tmp_path, GOOD.format(id="C09").replace('stated = "36"', 'stated = ""').replace('"printed"', '">=10"'))
+    ok = registry_with(
+        tmp_path, GOOD.format(id="C09").replace('stated = "36"', 'stated = ""').replace('"printed"', '">=10"')
+    )
     assert ok.issues == [] and ok.claims["C09"].stated_value is None
 
 
@@ -108,7 +119,9 @@ def test_unknown_top_level_table(tmp_path):
 
 def test_portable_flag_is_validated_and_marks_model_agnostic_claims(tmp_path):
     reg = registry_with(tmp_path, GOOD.format(id="C09") + 'portable = "yes"\n')
-    assert [str(i) for i in reg.issues] == [f"{tmp_path / 'claims.toml'}: claim C09: field 'portable': must be true or false, got 'yes'"]
+    assert [str(i) for i in reg.issues] == [
+        f"{tmp_path / 'claims.toml'}: claim C09: field 'portable': must be true or false, got 'yes'"
+    ]
     assert len(reg.claims) == 3
     shipped = load_registry(Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml")
     portable = {cid for cid, c in shipped.claims.items() if c.portable}
@@ -116,7 +129,7 @@ def test_portable_flag_is_validated_and_marks_model_agnostic_claims(tmp_path):
 
 
 def test_top_level_tables_of_the_wrong_type(tmp_path):
-    for body in ('chapter = "ch15"\n', "runners = 5\n", '[runners]\nlaptop = 3\n'):
+    for body in ('chapter = "ch15"\n', "runners = 5\n", "[runners]\nlaptop = 3\n"):
         reg = load_registry(write(tmp_path, body + GOOD.format(id="C01")))
         assert len(reg.issues) == 1 and "must be a table" in str(reg.issues[0]), body
         assert "C01" in reg.claims
@@ -124,35 +137,47 @@ def test_top_level_tables_of_the_wrong_type(tmp_path):
 
 def test_not_utf8_is_located_and_the_rest_still_loads(tmp_path):
     p = tmp_path / "claims.toml"
-    body = GOOD.format(id="C01") + GOOD.format(id="C02").replace('"36 KiB"', '"三十六"') + GOOD.format(id="C03")
+    body = (
+        GOOD.format(id="C01") + GOOD.format(id="C02").replace('"36 KiB"', '"三十六"') + GOOD.format(id="C03")
+    )
     p.write_bytes(body.encode("gb18030"))
     reg = load_registry(p)
     assert [str(i) for i in reg.issues] == [
         f"{p}: claim C02: field 'locator': line 16: 4 byte sequences (0xc8 0xfd 0xc1 0xf9) are not UTF-8; save the "
-        "registry as UTF-8 (the rest of the file was read)"]
+        "registry as UTF-8 (the rest of the file was read)"
+    ]
     assert list(reg.claims) == ["C01", "C03"] and reg.issues_for("C02")
     one = GOOD.format(id="C01").replace('title = "t"', 'title = "t\udcff"').encode("utf-8", "surrogateescape")
     p.write_bytes(b"[chapter]\ntitle = '\xe9'\n" + one)
     reg = load_registry(p)
     assert [(i.claim_id, i.field) for i in reg.issues] == [(None, "chapter.title"), ("C01", "title")]
-    assert "line 2: byte 0xe9 is not UTF-8" in str(reg.issues[0]) and "line 6: byte 0xff" in str(reg.issues[1])
+    assert "line 2: byte 0xe9 is not UTF-8" in str(reg.issues[0]) and "line 6: byte 0xff" in str(
+        reg.issues[1]
+    )
     p.write_bytes(b"\xef\xbb\xbf" + GOOD.format(id="C01").encode("utf-8"))
     assert load_registry(p).issues == []
 
 
 def test_a_toml_error_costs_only_its_own_claim(tmp_path):
-    body = GOOD.format(id="C01") + GOOD.format(id="C02").replace('tolerance = "printed"', "tolerance = printed") \
-        + GOOD.format(id="C03") + '\n[[waivers]]\nlocator = "Chapter 15"\nreason = "a chapter number"\n'
+    body = (
+        GOOD.format(id="C01")
+        + GOOD.format(id="C02").replace('tolerance = "printed"', "tolerance = printed")
+        + GOOD.format(id="C03")
+        + '\n[[waivers]]\nlocator = "Chapter 15"\nreason = "a chapter number"\n'
+    )
     reg = load_registry(write(tmp_path, body))
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
     assert "not valid TOML" in str(reg.issues[0]) and "at line 17" in str(reg.issues[0])
     assert list(reg.claims) == ["C01", "C03"] and len(reg.waivers) == 1 and "C02" in reg.all_ids
 
 
-@pytest.mark.parametrize("body, words", [
-    ("", "the file is empty"),
-    ("# only a comment\n[chapter]\nid = 'x'\n", "declares no claims"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("", "the file is empty"),
+        ("# only a comment\n[chapter]\nid = 'x'\n", "declares no claims"),
+    ],
+)
 def test_an_empty_registry_is_a_problem(tmp_path, body, words):
     reg = load_registry(write(tmp_path, body))
     assert [i.field for i in reg.issues] == ["claims"] and words in str(reg.issues[0])
@@ -160,7 +185,9 @@ def test_an_empty_registry_is_a_problem(tmp_path, body, words):
 
 def test_ids_must_match_the_declared_id_pattern(tmp_path):
     head = "[chapter]\nid_pattern = 'C\\d{2}'\n"
-    reg = load_registry(write(tmp_path, head + GOOD.format(id="C01") + GOOD.format(id="X99") + GOOD.format(id="C30.text")))
+    reg = load_registry(
+        write(tmp_path, head + GOOD.format(id="C01") + GOOD.format(id="X99") + GOOD.format(id="C30.text"))
+    )
     assert [(i.claim_id, i.field) for i in reg.issues] == [("X99", "id")]
     assert "does not match the registry's id pattern 'C\\d{2}'" in str(reg.issues[0])
     assert list(reg.claims) == ["C01", "C30.text"]
@@ -169,9 +196,12 @@ def test_ids_must_match_the_declared_id_pattern(tmp_path):
 
 
 def test_a_renamed_id_points_its_test_at_the_id_that_lost_its_test(tmp_path):
-    reg = load_registry(write(tmp_path, GOOD.format(id="C01") + GOOD.format(id="C31") + GOOD.format(id="X99")))
+    reg = load_registry(
+        write(tmp_path, GOOD.format(id="C01") + GOOD.format(id="C31") + GOOD.format(id="X99"))
+    )
     assert reg.unknown_id_message("C10", untested={"X99"}).endswith(
-        "no claim with id 'C10' (the only registry id without a test in this run is X99: was C10 renamed?)")
+        "no claim with id 'C10' (the only registry id without a test in this run is X99: was C10 renamed?)"
+    )
     assert reg.unknown_id_message("C010", untested=None).endswith("(did you mean C01?)")
 
 
@@ -193,10 +223,19 @@ title = "Writing"
 
 
 def test_sections_in_the_chapter_order_and_each_claim_in_one(tmp_path):
-    body = SECTIONS + GOOD.format(id="C01") + 'section = "write"\n' + GOOD.format(id="C02") + 'section = "read"\n'
+    body = (
+        SECTIONS
+        + GOOD.format(id="C01")
+        + 'section = "write"\n'
+        + GOOD.format(id="C02")
+        + 'section = "read"\n'
+    )
     reg = load_registry(write(tmp_path, body))
     assert reg.issues == []
-    assert [(s.id, s.title, s.heading) for s in reg.sections] == [("read", "Reading", "读："), ("write", "Writing", "")]
+    assert [(s.id, s.title, s.heading) for s in reg.sections] == [
+        ("read", "Reading", "读："),
+        ("write", "Writing", ""),
+    ]
     assert reg.claims["C01"].section == "write" and reg.claims["C02"].section == "read"
     assert load_registry(write(tmp_path, GOOD.format(id="C01"))).claims["C01"].section is None  # optional
 
@@ -208,12 +247,15 @@ def test_an_unknown_section_is_one_error_naming_claim_and_field(tmp_path):
     assert "did you mean 'write'" in str(reg.issues[0]) and list(reg.claims) == ["C02"]
 
 
-@pytest.mark.parametrize("entry, field", [
-    ('[[sections]]\ntitle = "no id"\n', "sections[3].id"),
-    ('[[sections]]\nid = "read"\ntitle = "again"\n', "sections[3].id"),
-    ('[[sections]]\nid = "x"\ntitle = "t"\nheadline = "h"\n', "sections[3].headline"),
-    ('[[sections]]\nid = "x"\ntitle = "t"\nheading = "' + "读" * 41 + '"\n', "sections[3].heading"),
-])
+@pytest.mark.parametrize(
+    "entry, field",
+    [
+        ('[[sections]]\ntitle = "no id"\n', "sections[3].id"),
+        ('[[sections]]\nid = "read"\ntitle = "again"\n', "sections[3].id"),
+        ('[[sections]]\nid = "x"\ntitle = "t"\nheadline = "h"\n', "sections[3].headline"),
+        ('[[sections]]\nid = "x"\ntitle = "t"\nheading = "' + "读" * 41 + '"\n', "sections[3].heading"),
+    ],
+)
 def test_bad_sections_are_named_and_the_rest_is_kept(tmp_path, entry, field):
     reg = load_registry(write(tmp_path, SECTIONS + entry + GOOD.format(id="C01")))
     assert [i.field for i in reg.issues] == [field], reg.issues
@@ -232,7 +274,9 @@ def test_draft_claims_are_marked_and_a_bad_draft_flag_is_named(tmp_path):
     reg = load_registry(write(tmp_path, GOOD.format(id="C01") + "draft = true\n" + GOOD.format(id="C02")))
     assert reg.issues == [] and reg.claims["C01"].draft and not reg.claims["C02"].draft
     reg = registry_with(tmp_path, GOOD.format(id="C09") + 'draft = "yes"\n')
-    assert [(i.claim_id, i.field) for i in reg.issues] == [("C09", "draft")] and "true or false" in str(reg.issues[0])
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C09", "draft")] and "true or false" in str(
+        reg.issues[0]
+    )
 
 
 def _wrong_kind(field):
@@ -260,8 +304,11 @@ def test_an_optional_field_left_out_takes_the_tables_default(tmp_path):
 
 
 def test_a_broken_claim_is_named_by_its_id_even_with_a_quoted_key_and_a_comment(tmp_path):
-    body = GOOD.format(id="C01") + '\n[[claims]]  # the broken one\n"id" = "C02"  # a comment\ntitle = t\n' \
+    body = (
+        GOOD.format(id="C01")
+        + '\n[[claims]]  # the broken one\n"id" = "C02"  # a comment\ntitle = t\n'
         + GOOD.format(id="C03")
+    )
     reg = load_registry(write(tmp_path, body))
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
     assert list(reg.claims) == ["C01", "C03"] and "at line 13" in str(reg.issues[0])

@@ -10,24 +10,70 @@ import textwrap
 import pytest
 
 from claimcheck.cli import main
-from claimcheck.runs import (ResultFileError, diff, load_result, load_results, merge, matrix_json,
-                             move_limit, outcome_change_kind, render_html, value_move)
+from claimcheck.runs import (
+    ResultFileError,
+    diff,
+    load_result,
+    load_results,
+    matrix_json,
+    merge,
+    move_limit,
+    outcome_change_kind,
+    render_html,
+    value_move,
+)
 from claimcheck.tolerance import ToleranceError
 
-CPU = {"cpu": "AMD EPYC", "cores": 2, "ram_bytes": 24 * 2**30, "gpu": None, "os": "Linux", "machine": "x86_64",
-       "python": "3.11.7", "torch": "2.13.0+cpu", "transformers": "5.24.0", "torch_threads": 2, "runner_profile": None}
-GPU = dict(CPU, cpu="Intel Xeon", cores=16, torch="2.13.0+cu126", weights_sha256="9f86d081884c7d65",
-           gpu={"name": "NVIDIA H100", "memory_bytes": 80 * 2**30, "driver": "550.54.15", "cuda": "12.6", "count": 1})
+CPU = {
+    "cpu": "AMD EPYC",
+    "cores": 2,
+    "ram_bytes": 24 * 2**30,
+    "gpu": None,
+    "os": "Linux",
+    "machine": "x86_64",
+    "python": "3.11.7",
+    "torch": "2.13.0+cpu",
+    "transformers": "5.24.0",
+    "torch_threads": 2,
+    "runner_profile": None,
+}
+GPU = dict(
+    CPU,
+    cpu="Intel Xeon",
+    cores=16,
+    torch="2.13.0+cu126",
+    weights_sha256="9f86d081884c7d65",
+    gpu={
+        "name": "NVIDIA H100",
+        "memory_bytes": 80 * 2**30,
+        "driver": "550.54.15",
+        "cuda": "12.6",
+        "count": 1,
+    },
+)
 
 
 def entry(cid, outcome, measured=None, stated="36", unit="KiB/token", tolerance="printed", reason=""):
-    return {"id": cid, "outcome": outcome, "title": f"claim {cid}", "stated": stated, "measured": measured,
-            "unit": unit, "tolerance": tolerance, "reason": reason}
+    return {
+        "id": cid,
+        "outcome": outcome,
+        "title": f"claim {cid}",
+        "stated": stated,
+        "measured": measured,
+        "unit": unit,
+        "tolerance": tolerance,
+        "reason": reason,
+    }
 
 
 def doc(*claims, runner=CPU, profile="quick"):
-    return {"schema": 1, "generated": "2026-11-30T12:00:00Z", "runner": runner,
-            "settings": {"profile": profile, "runner": None}, "claims": list(claims)}
+    return {
+        "schema": 1,
+        "generated": "2026-11-30T12:00:00Z",
+        "runner": runner,
+        "settings": {"profile": profile, "runner": None},
+        "claims": list(claims),
+    }
 
 
 def write(path, document):
@@ -39,16 +85,41 @@ def write(path, document):
 @pytest.fixture
 def three(tmp_path):
     """Two complete runs (CPU passes C05, GPU fails it) and a third without C02."""
-    a = write(tmp_path / "claims-ubuntu" / "claims.json", doc(
-        entry("C01", "passed", 36.0), entry("C02", "skipped", reason="needs a CUDA GPU"),
-        entry("C05", "passed", 17.2, stated="60", unit="x", tolerance=">=10"), entry("C07", "not-run", reason="no test yet")))
-    b = write(tmp_path / "claims-gpu" / "claims.json", doc(
-        entry("C01", "passed", 36.0), entry("C02", "passed", 61.0, stated="", unit="x", tolerance=">=10"),
-        entry("C05", "failed", 8.1, stated="60", unit="x", tolerance=">=10", reason="8.1 < 10 (short by 1.9)"),
-        entry("C07", "not-run"), runner=GPU))
-    c = write(tmp_path / "macos.json", doc(entry("C01", "passed", 36.0), entry("C05", "passed", 25.0, stated="60",
-                                                                            unit="x", tolerance=">=10"),
-                                           entry("C07", "not-run")))
+    a = write(
+        tmp_path / "claims-ubuntu" / "claims.json",
+        doc(
+            entry("C01", "passed", 36.0),
+            entry("C02", "skipped", reason="needs a CUDA GPU"),
+            entry("C05", "passed", 17.2, stated="60", unit="x", tolerance=">=10"),
+            entry("C07", "not-run", reason="no test yet"),
+        ),
+    )
+    b = write(
+        tmp_path / "claims-gpu" / "claims.json",
+        doc(
+            entry("C01", "passed", 36.0),
+            entry("C02", "passed", 61.0, stated="", unit="x", tolerance=">=10"),
+            entry(
+                "C05",
+                "failed",
+                8.1,
+                stated="60",
+                unit="x",
+                tolerance=">=10",
+                reason="8.1 < 10 (short by 1.9)",
+            ),
+            entry("C07", "not-run"),
+            runner=GPU,
+        ),
+    )
+    c = write(
+        tmp_path / "macos.json",
+        doc(
+            entry("C01", "passed", 36.0),
+            entry("C05", "passed", 25.0, stated="60", unit="x", tolerance=">=10"),
+            entry("C07", "not-run"),
+        ),
+    )
     return a, b, c
 
 
@@ -61,15 +132,18 @@ def test_load_result_keeps_file_order_and_fingerprint(three):
     assert run.issues == []
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "is empty"),
-    ('{"runner": {}, "claims": [{"id": "C01", "outcome": "pas', "not valid JSON (Unterminated string"),
-    ('[1, 2]', "top level is a JSON list"),
-    ('{"runner": {}}', "field 'claims' is missing"),
-    ('{"runner": {}, "claims": {}}', "field 'claims' is a dict, expected a list"),
-    ('{"runner": [], "claims": []}', "field 'runner' is a list"),
-    (b"\xff\xfe{", "cannot be read"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "is empty"),
+        ('{"runner": {}, "claims": [{"id": "C01", "outcome": "pas', "not valid JSON (Unterminated string"),
+        ("[1, 2]", "top level is a JSON list"),
+        ('{"runner": {}}', "field 'claims' is missing"),
+        ('{"runner": {}, "claims": {}}', "field 'claims' is a dict, expected a list"),
+        ('{"runner": [], "claims": []}', "field 'runner' is a list"),
+        (b"\xff\xfe{", "cannot be read"),
+    ],
+)
 def test_unusable_file_one_clear_error_naming_it(tmp_path, text, message):
     bad = tmp_path / "bad.json"
     (bad.write_bytes if isinstance(text, bytes) else bad.write_text)(text)
@@ -91,9 +165,18 @@ def test_missing_file(tmp_path):
 
 
 def test_bad_entries_name_file_id_and_field_and_lose_nothing_else(tmp_path):
-    path = write(tmp_path / "r.json", doc(
-        entry("C01", "passed", 36.0), {"outcome": "passed"}, entry("C02", "pased", 1.0),
-        entry("C03", "passed", {"v": 1}), entry("C01", "failed"), "junk", entry("C04", "passed", 2.0, tolerance=5)))
+    path = write(
+        tmp_path / "r.json",
+        doc(
+            entry("C01", "passed", 36.0),
+            {"outcome": "passed"},
+            entry("C02", "pased", 1.0),
+            entry("C03", "passed", {"v": 1}),
+            entry("C01", "failed"),
+            "junk",
+            entry("C04", "passed", 2.0, tolerance=5),
+        ),
+    )
     run = load_result(path)
     assert list(run.claims) == ["C01", "C02", "C03", "C04"]
     assert run.claims["C01"]["outcome"] == "passed"  # the first of the duplicates
@@ -130,8 +213,10 @@ def test_merge_never_drops_a_claim_and_marks_absent_as_not_run(three):
 
 def test_merge_keeps_file_order_for_ids_only_in_later_files(tmp_path):
     a = write(tmp_path / "a.json", doc(entry("C01", "passed"), entry("C05", "passed")))
-    b = write(tmp_path / "b.json", doc(entry("C01", "passed"), entry("C03", "passed"), entry("C05", "passed"),
-                                       entry("C09", "passed")))
+    b = write(
+        tmp_path / "b.json",
+        doc(entry("C01", "passed"), entry("C03", "passed"), entry("C05", "passed"), entry("C09", "passed")),
+    )
     runs, _ = load_results([a, b])
     assert [r.id for r in merge(runs).rows] == ["C01", "C03", "C05", "C09"]
 
@@ -179,26 +264,39 @@ def test_matrix_json_for_machines(three):
 
 
 # --- diff -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("old, new, kind", [
-    ("passed", "failed", "regression"), ("passed", "error", "regression"), ("near-tie", "failed", "regression"),
-    ("failed", "passed", "improved"), ("error", "near-tie", "improved"), ("near-tie", "passed", "improved"),
-    ("passed", "near-tie", "changed"), ("passed", "skipped", "changed"), ("skipped", "failed", "changed"),
-    ("not-run", "passed", "changed"), ("failed", "error", "changed"),
-])
+@pytest.mark.parametrize(
+    "old, new, kind",
+    [
+        ("passed", "failed", "regression"),
+        ("passed", "error", "regression"),
+        ("near-tie", "failed", "regression"),
+        ("failed", "passed", "improved"),
+        ("error", "near-tie", "improved"),
+        ("near-tie", "passed", "improved"),
+        ("passed", "near-tie", "changed"),
+        ("passed", "skipped", "changed"),
+        ("skipped", "failed", "changed"),
+        ("not-run", "passed", "changed"),
+        ("failed", "error", "changed"),
+    ],
+)
 def test_outcome_change_kind(old, new, kind):
     assert outcome_change_kind(old, new) == kind
 
 
-@pytest.mark.parametrize("tolerance, stated, old, limit", [
-    ("exact", "36864", 36864.0, 0.0),
-    ("printed", "99.16", 99.16, 0.005),     # half a unit in the last printed digit
-    ("printed", "36", 36.0, 0.5),
-    ("abs:1e-4", "0", 0.0, 1e-4),
-    ("rel:25%", "5947", 100.0, 25.0),       # relative to the old measurement, not the chapter's 5947
-    ("range:0.98..1.02", "", 1.0, 0.02),    # half the range's width
-    (">=10", "60", 17.2, 4.3),              # one-sided bar: 25% of the old value
-    ("<=1e-5", "", 2e-6, 5e-7),
-])
+@pytest.mark.parametrize(
+    "tolerance, stated, old, limit",
+    [
+        ("exact", "36864", 36864.0, 0.0),
+        ("printed", "99.16", 99.16, 0.005),  # half a unit in the last printed digit
+        ("printed", "36", 36.0, 0.5),
+        ("abs:1e-4", "0", 0.0, 1e-4),
+        ("rel:25%", "5947", 100.0, 25.0),  # relative to the old measurement, not the chapter's 5947
+        ("range:0.98..1.02", "", 1.0, 0.02),  # half the range's width
+        (">=10", "60", 17.2, 4.3),  # one-sided bar: 25% of the old value
+        ("<=1e-5", "", 2e-6, 5e-7),
+    ],
+)
 def test_move_limit_per_tolerance_kind(tolerance, stated, old, limit):
     got, rule = move_limit(tolerance, stated, old, bound_move=0.25)
     assert got == pytest.approx(limit, rel=1e-12, abs=1e-18) and rule
@@ -211,12 +309,14 @@ def test_move_limit_rejects_a_bad_tolerance():
 
 def test_value_move():
     c05 = dict(entry("C05", "passed", 17.2, stated="60", unit="x", tolerance=">=10"))
-    assert value_move(c05, dict(c05, measured=20.0)) is None            # +16%: within 25%
-    moved = value_move(c05, dict(c05, measured=12.0))                   # -30%, still >= 10
-    assert moved.startswith("17.2× -> 12×: moved by 5.2 (30.2%), >=10 is a one-sided bar")  # display.format_value
+    assert value_move(c05, dict(c05, measured=20.0)) is None  # +16%: within 25%
+    moved = value_move(c05, dict(c05, measured=12.0))  # -30%, still >= 10
+    assert moved.startswith(
+        "17.2× -> 12×: moved by 5.2 (30.2%), >=10 is a one-sided bar"
+    )  # display.format_value
     assert value_move(c05, dict(c05, measured=12.0), bound_move=0.5) is None
     p = entry("C30", "passed", [0.0877, 0.1278], stated="0.10", unit="bit")
-    assert value_move(p, dict(p, measured=[0.0879, 0.1276])) is None   # ends moved by 2e-4 <= 0.005
+    assert value_move(p, dict(p, measured=[0.0879, 0.1276])) is None  # ends moved by 2e-4 <= 0.005
     assert "moved by 0.006" in value_move(p, dict(p, measured=[0.0937, 0.1278]))
     assert value_move(p, dict(p, unit="nat")).startswith("unit changed from 'bit' to 'nat'")
     assert value_move(p, dict(p, measured=None)) is None
@@ -229,8 +329,12 @@ def test_diff_lists_outcome_changes_moves_added_removed(three):
     assert got == [
         ("C02", "changed", "skipped -> passed"),
         ("C05", "regression", "passed -> failed: 8.1 < 10 (short by 1.9)"),
-        ("C05", "moved", "17.2× -> 8.1×: moved by 9.1 (52.9%), >=10 is a one-sided bar: more than 25% of the "
-                         "old value (--bound-move)"),
+        (
+            "C05",
+            "moved",
+            "17.2× -> 8.1×: moved by 9.1 (52.9%), >=10 is a one-sided bar: more than 25% of the "
+            "old value (--bound-move)",
+        ),
     ]
     assert [c.id for c in d.regressions] == ["C05"]
     assert "runner gpu: None -> NVIDIA H100" in d.runner_notes
@@ -239,8 +343,12 @@ def test_diff_lists_outcome_changes_moves_added_removed(three):
 
 
 def test_diff_reports_an_unusable_tolerance_and_compares_the_rest(tmp_path):
-    a = write(tmp_path / "a.json", doc(entry("C01", "passed", 1.0, tolerance="rel:five"), entry("C02", "passed")))
-    b = write(tmp_path / "b.json", doc(entry("C01", "passed", 2.0, tolerance="rel:five"), entry("C02", "failed")))
+    a = write(
+        tmp_path / "a.json", doc(entry("C01", "passed", 1.0, tolerance="rel:five"), entry("C02", "passed"))
+    )
+    b = write(
+        tmp_path / "b.json", doc(entry("C01", "passed", 2.0, tolerance="rel:five"), entry("C02", "failed"))
+    )
     d = diff(load_result(a), load_result(b))
     assert len(d.issues) == 1
     assert d.issues[0].startswith(f"{b}: claim C01: field 'tolerance': bad tolerance 'rel:five'")
@@ -253,7 +361,9 @@ def test_cli_merge_three_files_and_a_malformed_fourth(three, tmp_path, capsys):
     out = tmp_path / "out" / "matrix.html"
     assert main(["merge", *map(str, three), "-o", str(out), "--json", str(tmp_path / "m.json")]) == 0
     page = out.read_text(encoding="utf-8")
-    assert page.count('<td class="cell o-not-run"') == 4  # C02 absent from macos.json + C07 not-run in three files
+    assert (
+        page.count('<td class="cell o-not-run"') == 4
+    )  # C02 absent from macos.json + C07 not-run in three files
     err = capsys.readouterr().err
     assert "4 claims x 3 runners" in err and "fail on another: C05" in err
 
@@ -294,8 +404,10 @@ def test_cli_diff_json(three, tmp_path):
     assert main(["diff", str(three[0]), str(three[1]), "--json", str(out)]) == 1
     d = json.loads(out.read_text())
     assert [(c["id"], c["kind"], c["old"], c["new"]) for c in d["changes"]] == [
-        ("C02", "changed", "skipped", "passed"), ("C05", "regression", "passed", "failed"),
-        ("C05", "moved", "passed", "failed")]
+        ("C02", "changed", "skipped", "passed"),
+        ("C05", "regression", "passed", "failed"),
+        ("C05", "moved", "passed", "failed"),
+    ]
 
 
 def test_cli_diff_bad_entry_is_trouble(tmp_path, three):
@@ -306,7 +418,10 @@ def test_cli_diff_bad_entry_is_trouble(tmp_path, three):
 def test_cli_bad_bound_move(three, capsys):
     with pytest.raises(SystemExit) as info:
         main(["diff", str(three[0]), str(three[1]), "--bound-move", "lots"])
-    assert info.value.code == 2 and "expected a fraction such as 0.25 or 25%, got 'lots'" in capsys.readouterr().err
+    assert (
+        info.value.code == 2
+        and "expected a fraction such as 0.25 or 25%, got 'lots'" in capsys.readouterr().err
+    )
 
 
 # --- end to end: files written by real runs -------------------------------------------------------
@@ -360,7 +475,11 @@ def test_merge_and_diff_files_written_by_real_runs(pytester, monkeypatch, tmp_pa
     out = tmp_path / "m.html"
     assert main(["merge", *files, "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    assert '<tr id="claim-claims-C01" class="split differs">' in page and "17.2×" in page and "36 KiB/token" in page
+    assert (
+        '<tr id="claim-claims-C01" class="split differs">' in page
+        and "17.2×" in page
+        and "36 KiB/token" in page
+    )
 
 
 def test_diff_a_passing_claim_that_vanished_is_a_regression(tmp_path):
@@ -377,12 +496,16 @@ def test_details_and_plots_of_the_wrong_type_are_dropped_and_every_page_still_re
     path = write(tmp_path / "claims.json", doc(entry("C01", "passed", 36.0), bad))
     run = load_result(path)
     assert run.claims["C05"]["details"] == {} and run.claims["C05"]["plots"] == []
-    assert run.issues == [f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
-                          f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored"]
+    assert run.issues == [
+        f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
+        f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored",
+    ]
     assert main(["summary", str(path)]) == 1  # written, and the dropped fields make it exit 1 (issue 18)
     assert "C05" in capsys.readouterr().out
     assert main(["summary", str(path), "--lenient"]) == 0
     capsys.readouterr()
-    assert main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 1  # rendered, with the warnings
+    assert (
+        main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 1
+    )  # rendered, with the warnings
     err = capsys.readouterr().err
     assert "field 'details' is a str" in err and "claims.html" in err

@@ -47,13 +47,20 @@ def test_the_scaffold_validates_and_accounts_for_every_number(tmp_path, manuscri
 def test_values_as_printed_with_guessed_units(tmp_path):
     _, _, reg = scaffolded(tmp_path, INDEX)
     got = {(c.stated, c.unit) for c in reg.claims.values()}
-    assert {("1.2", "亿"), ("2.4", "万"),              # myriad units stay in the unit
-            ("99.2", "percent"), ("18", "percent"),   # percentages
-            ("2.5e-6", ""),                           # × 10⁻⁶
-            ("16384", "B"), ("1318682", ""),          # thousands separators; 字节 is B
-            ("3", ""),                                # full-width ３ 层
-            ("0.4", "ms"), ("0.15", "ms"), ("41", "s"),  # the table's cells
-            ("4", "x")} <= got                        # 1/4: the ratio 4
+    assert {
+        ("1.2", "亿"),
+        ("2.4", "万"),  # myriad units stay in the unit
+        ("99.2", "percent"),
+        ("18", "percent"),  # percentages
+        ("2.5e-6", ""),  # × 10⁻⁶
+        ("16384", "B"),
+        ("1318682", ""),  # thousands separators; 字节 is B
+        ("3", ""),  # full-width ３ 层
+        ("0.4", "ms"),
+        ("0.15", "ms"),
+        ("41", "s"),  # the table's cells
+        ("4", "x"),
+    } <= got  # 1/4: the ratio 4
     assert all(c.tolerance_text == "printed" and c.needs == ("text",) for c in reg.claims.values())
     assert list(reg.claims) == [f"C{i:02d}" for i in range(1, len(reg.claims) + 1)]
 
@@ -72,7 +79,11 @@ def test_chapter_numbers_dates_ordinals_and_code_are_suggested_waivers(tmp_path)
 
 def test_claims_are_grouped_by_the_headings(tmp_path):
     ms, sc, reg = scaffolded(tmp_path, INDEX)
-    assert [s.title for s in reg.sections] == ["第 4 章\u3000索引不是免费的", "一次查询要读几页", "写入的代价"]
+    assert [s.title for s in reg.sections] == [
+        "第 4 章\u3000索引不是免费的",
+        "一次查询要读几页",
+        "写入的代价",
+    ]
     assert all(s.heading and len(s.heading) <= MAX_LOCATOR for s in reg.sections)
     by_section = {}
     for c in reg.claims.values():
@@ -108,7 +119,19 @@ def test_init_writes_refuses_to_overwrite_and_passes_validate_and_check_manuscri
     capsys.readouterr()
     assert main(["validate", str(target)]) == 0
     assert "15 valid claims (15 drafts to review), 0 problems" in capsys.readouterr().err
-    assert main(["check-manuscript", str(INDEX), "--registry", str(target), "--report", str(tmp_path / "none.json")]) == 0
+    assert (
+        main(
+            [
+                "check-manuscript",
+                str(INDEX),
+                "--registry",
+                str(target),
+                "--report",
+                str(tmp_path / "none.json"),
+            ]
+        )
+        == 0
+    )
     assert "coverage 100.0%" in capsys.readouterr().out
 
 
@@ -119,12 +142,14 @@ def test_init_of_a_missing_manuscript_writes_nothing(tmp_path, capsys):
 
 def test_a_plain_text_manuscript_s_code_lines_are_one_waiver(tmp_path):
     # no fences in plain text: a run of lines that look like code is a block
-    text = ("每秒能查 3.6 万次。\n"
-            "import sqlite3\n"
-            "db = sqlite3.connect(\"a.db\")\n"
-            "for i in range(1000):\n"
-            "    db.execute(\"SELECT 1\")\n"
-            "只用了 0.8 秒。\n")
+    text = (
+        "每秒能查 3.6 万次。\n"
+        "import sqlite3\n"
+        'db = sqlite3.connect("a.db")\n'
+        "for i in range(1000):\n"
+        '    db.execute("SELECT 1")\n'
+        "只用了 0.8 秒。\n"
+    )
     path = tmp_path / "plain.txt"
     path.write_text(text, encoding="utf-8")
     ms = Manuscript.read(path)
@@ -134,7 +159,9 @@ def test_a_plain_text_manuscript_s_code_lines_are_one_waiver(tmp_path):
     reg_path = tmp_path / "claims.toml"
     reg_path.write_text(sc.to_toml(), encoding="utf-8")
     check = check_manuscript(ms, load_registry(reg_path))
-    assert check.ok and check.audit.coverage == 1.0 and check.audit.count("waived") == 2  # 1000 and the 1 of SELECT 1
+    assert (
+        check.ok and check.audit.coverage == 1.0 and check.audit.count("waived") == 2
+    )  # 1000 and the 1 of SELECT 1
 
 
 def test_the_scaffold_explains_every_claim_field_from_the_field_table(tmp_path):
@@ -142,7 +169,7 @@ def test_the_scaffold_explains_every_claim_field_from_the_field_table(tmp_path):
 
     _, sc, _ = scaffolded(tmp_path, INDEX)
     text = sc.to_toml()
-    block = text[text.index("# The fields of a claim"):text.index("\n\n[chapter]")].splitlines()[1:]
+    block = text[text.index("# The fields of a claim") : text.index("\n\n[chapter]")].splitlines()[1:]
     comments = [ln for ln in block if ln.startswith("#   ")]
     assert comments == block
     named = [ln.split()[1].rstrip("*") for ln in comments if not ln.startswith("#    ")]

@@ -32,8 +32,11 @@ def resolve_from(source, option, raw):
 
 
 SOURCES = ("cli", "env", "ini")
-SHOWN = {"cli": "--claims-listing-timeout {}", "env": "CLAIMCHECK_LISTING_TIMEOUT={}",
-         "ini": "ini claims_listing_timeout = {} (pyproject.toml)"}
+SHOWN = {
+    "cli": "--claims-listing-timeout {}",
+    "env": "CLAIMCHECK_LISTING_TIMEOUT={}",
+    "ini": "ini claims_listing_timeout = {} (pyproject.toml)",
+}
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -51,15 +54,22 @@ def test_listing_timeout_given_is_used_from_every_source(source):
 
 
 @pytest.mark.parametrize("source", SOURCES)
-@pytest.mark.parametrize("option, raw, words", [
-    ("size_profile", "quik", "unknown size profile 'quik'; did you mean quick? (choose one of quick, standard, full)"),
-    ("weights_shapes", "gpt2small", "unknown weights shape check 'gpt2small'; did you mean gpt2-small?"),
-    ("device", "gpu", "unknown device 'gpu'"),
-    ("lm", "smolm2", "unknown portable LM 'smolm2'; did you mean smollm2?"),
-    ("allow_download", "maybe", "expected true or false"),
-    ("strict_timing", "2", "expected true or false"),
-    ("runner_profile", "my laptop", "a runner profile is a name"),
-])
+@pytest.mark.parametrize(
+    "option, raw, words",
+    [
+        (
+            "size_profile",
+            "quik",
+            "unknown size profile 'quik'; did you mean quick? (choose one of quick, standard, full)",
+        ),
+        ("weights_shapes", "gpt2small", "unknown weights shape check 'gpt2small'; did you mean gpt2-small?"),
+        ("device", "gpu", "unknown device 'gpu'"),
+        ("lm", "smolm2", "unknown portable LM 'smolm2'; did you mean smollm2?"),
+        ("allow_download", "maybe", "expected true or false"),
+        ("strict_timing", "2", "expected true or false"),
+        ("runner_profile", "my laptop", "a runner profile is a name"),
+    ],
+)
 def test_unknown_names_and_bad_values_name_their_source(source, option, raw, words):
     with pytest.raises(S.SettingsError) as err:
         resolve_from(source, option, raw)
@@ -71,8 +81,15 @@ def test_unknown_names_and_bad_values_name_their_source(source, option, raw, wor
 
 def test_precedence_cli_env_ini_default():
     cfg = FakeConfig(cli={"claims_profile": "quick"}, ini={"claims_profile": "full", "claims_device": "cpu"})
-    s = S.resolve(cfg, env={"CLAIMCHECK_PROFILE": "full", "CLAIMCHECK_DEVICE": "cpu", "CLAIMCHECK_RUNNER": "lab"})
-    assert (s.size_profile, s.device, s.runner_profile, s.weights_shapes) == ("quick", "cpu", "lab", "gpt2-small")
+    s = S.resolve(
+        cfg, env={"CLAIMCHECK_PROFILE": "full", "CLAIMCHECK_DEVICE": "cpu", "CLAIMCHECK_RUNNER": "lab"}
+    )
+    assert (s.size_profile, s.device, s.runner_profile, s.weights_shapes) == (
+        "quick",
+        "cpu",
+        "lab",
+        "gpt2-small",
+    )
     assert s.source("size_profile") == "--claims-profile"
     assert s.source("device") == "environment variable CLAIMCHECK_DEVICE"
     assert s.source("weights_shapes") == "default"
@@ -90,8 +107,9 @@ def test_strict_timing_is_a_setting_from_every_source():
 def test_a_misspelt_environment_variable_is_an_error_with_a_suggestion():
     with pytest.raises(S.SettingsError) as err:
         S.resolve(FakeConfig(), env={"CLAIMCHECK_LISTING_TIMOUT": "30"})
-    assert str(err.value).startswith("CLAIMCHECK_LISTING_TIMOUT=30: not a claimcheck setting; did you mean "
-                                     "CLAIMCHECK_LISTING_TIMEOUT?")
+    assert str(err.value).startswith(
+        "CLAIMCHECK_LISTING_TIMOUT=30: not a claimcheck setting; did you mean CLAIMCHECK_LISTING_TIMEOUT?"
+    )
     S.resolve(FakeConfig(), env={"CLAIMCHECK_CACHE_DIR": "/tmp/x", "OTHER": "1"})  # known, not a run setting
 
 
@@ -106,13 +124,20 @@ def test_runner_profile_is_checked_against_the_registries():
     s = S.resolve(FakeConfig(cli={"claims_runner": "nosuchrunner"}), env={})
     with pytest.raises(S.SettingsError) as err:
         S.check_runner_profile(s, {"author-laptop": ["claims/ch15/claims.toml"]})
-    assert str(err.value) == ("--claims-runner nosuchrunner: unknown runner profile; did you mean author-laptop? "
-                              "(declared: author-laptop in claims/ch15/claims.toml)")
-    S.check_runner_profile(S.resolve(FakeConfig(cli={"claims_runner": "author-laptop"}), env={}),
-                           {"author-laptop": ["claims/ch15/claims.toml"]})
+    assert str(err.value) == (
+        "--claims-runner nosuchrunner: unknown runner profile; did you mean author-laptop? "
+        "(declared: author-laptop in claims/ch15/claims.toml)"
+    )
+    S.check_runner_profile(
+        S.resolve(FakeConfig(cli={"claims_runner": "author-laptop"}), env={}),
+        {"author-laptop": ["claims/ch15/claims.toml"]},
+    )
     S.check_runner_profile(S.resolve(FakeConfig(), env={}), {})  # no runner profile: nothing to check
     env = S.resolve(FakeConfig(), env={"CLAIMCHECK_RUNNER": "laptop"})
-    with pytest.raises(S.SettingsError, match=r"^CLAIMCHECK_RUNNER=laptop: unknown runner profile; did you mean author-laptop"):
+    with pytest.raises(
+        S.SettingsError,
+        match=r"^CLAIMCHECK_RUNNER=laptop: unknown runner profile; did you mean author-laptop",
+    ):
         S.check_runner_profile(env, {"author-laptop": ["x.toml"]})
 
 

@@ -8,8 +8,8 @@ from claimcheck.outcomes import FAILED as FAIL
 from claimcheck.outcomes import INCONCLUSIVE as UNDECIDED
 from claimcheck.outcomes import PASSED as PASS
 from claimcheck.stats import CI, bootstrap_ci, median_ci, region_text, rounds_for
-from claimcheck.verdict import bar_outcome as decide
 from claimcheck.tolerance import parse_tolerance
+from claimcheck.verdict import bar_outcome as decide
 
 
 def test_median_ci_order_statistics_by_hand():
@@ -64,35 +64,44 @@ def test_one_round_gives_a_point_and_says_so():
     assert ci.low == ci.high == 4.0 and "1 round" in ci.method
 
 
-@pytest.mark.parametrize("low, high, region, verdict", [
-    (12.0, 20.0, (10.0, math.inf), PASS),        # clearly above a ">= 10" bar
-    (3.0, 8.0, (10.0, math.inf), FAIL),          # clearly below
-    (8.0, 14.0, (10.0, math.inf), UNDECIDED),    # straddling
-    (1.6, 2.4, (1.5, 2.5), PASS),                # inside a two-sided bar
-    (0.5, 1.4, (1.5, 2.5), FAIL),                # wholly below it
-    (2.6, 3.0, (1.5, 2.5), FAIL),                # wholly above it
-    (1.0, 3.0, (1.5, 2.5), UNDECIDED),           # wider than the bar on both sides
-    (10.0, 10.0, (10.0, math.inf), PASS),        # on the bar: ">=" includes it
-])
+@pytest.mark.parametrize(
+    "low, high, region, verdict",
+    [
+        (12.0, 20.0, (10.0, math.inf), PASS),  # clearly above a ">= 10" bar
+        (3.0, 8.0, (10.0, math.inf), FAIL),  # clearly below
+        (8.0, 14.0, (10.0, math.inf), UNDECIDED),  # straddling
+        (1.6, 2.4, (1.5, 2.5), PASS),  # inside a two-sided bar
+        (0.5, 1.4, (1.5, 2.5), FAIL),  # wholly below it
+        (2.6, 3.0, (1.5, 2.5), FAIL),  # wholly above it
+        (1.0, 3.0, (1.5, 2.5), UNDECIDED),  # wider than the bar on both sides
+        (10.0, 10.0, (10.0, math.inf), PASS),  # on the bar: ">=" includes it
+    ],
+)
 def test_decide(low, high, region, verdict):
     assert decide(CI((low + high) / 2, low, high, 0.95, "test", 5), region) == verdict
 
 
-@pytest.mark.parametrize("tol, stated, region, words", [
-    (">=10", "60", (10.0, math.inf), "at least 10"),
-    ("<=0.5", "", (-math.inf, 0.5), "at most 0.5"),
-    ("abs:0.5", "2", (1.5, 2.5), "between 1.5 and 2.5"),
-    ("rel:25%", "98", (73.5, 122.5), "between 73.5 and 122.5"),
-    ("printed", "99.16", (99.155, 99.165), "between 99.155 and 99.165"),
-    ("exact", "511", (511.0, 511.0), "exactly 511"),
-    ("range:1..3", "", (1.0, 3.0), "between 1 and 3"),
-])
+@pytest.mark.parametrize(
+    "tol, stated, region, words",
+    [
+        (">=10", "60", (10.0, math.inf), "at least 10"),
+        ("<=0.5", "", (-math.inf, 0.5), "at most 0.5"),
+        ("abs:0.5", "2", (1.5, 2.5), "between 1.5 and 2.5"),
+        ("rel:25%", "98", (73.5, 122.5), "between 73.5 and 122.5"),
+        ("printed", "99.16", (99.155, 99.165), "between 99.155 and 99.165"),
+        ("exact", "511", (511.0, 511.0), "exactly 511"),
+        ("range:1..3", "", (1.0, 3.0), "between 1 and 3"),
+    ],
+)
 def test_every_tolerance_has_its_region(tol, stated, region, words):
     got = parse_tolerance(tol).region(stated or None)
     assert got == pytest.approx(region)
     assert region_text(got) == words
-    inside = (region[0] + region[1]) / 2 if math.isfinite(region[1]) and math.isfinite(region[0]) else \
-        (region[0] + 1 if math.isfinite(region[0]) else region[1] - 1)
+    inside = (
+        (region[0] + region[1]) / 2
+        if math.isfinite(region[1]) and math.isfinite(region[0])
+        else (region[0] + 1 if math.isfinite(region[0]) else region[1] - 1)
+    )
     assert parse_tolerance(tol)(inside, stated or None) is None  # the region is what check() accepts
 
 

@@ -32,8 +32,12 @@ def test_a_module_that_does_not_parse_is_searched_by_pattern():
 def test_scan_a_folder(tmp_path):
     (tmp_path / "test_x.py").write_text(SOURCE, encoding="utf-8")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "helpers.py").write_text('pytest.mark.claim("C77")', encoding="utf-8")  # not a test module
-    (tmp_path / "sub" / "gpu_test.py").write_bytes(b'import pytest\n@pytest.mark.claim("C34")\ndef test_g(): pass\n\xff')
+    (tmp_path / "sub" / "helpers.py").write_text(
+        'pytest.mark.claim("C77")', encoding="utf-8"
+    )  # not a test module
+    (tmp_path / "sub" / "gpu_test.py").write_bytes(
+        b'import pytest\n@pytest.mark.claim("C34")\ndef test_g(): pass\n\xff'
+    )
     found = scan(tmp_path)
     assert sorted(found) == ["C01", "C30.text", "C34"]
     assert claim_ids_in_file(tmp_path / "test_x.py") == ["C01", "C30.text"]

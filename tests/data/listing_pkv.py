@@ -27,7 +27,7 @@ with torch.no_grad():
     kv = step.past_key_values
     start = time.perf_counter()
     for pos in range(1, 48):
-        step = lm(ids[:, pos:pos + 1], past_key_values=kv, use_cache=True)
+        step = lm(ids[:, pos : pos + 1], past_key_values=kv, use_cache=True)
         kv = step.past_key_values
     decode = time.perf_counter() - start
 

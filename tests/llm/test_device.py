@@ -50,19 +50,26 @@ def test_auto_falls_back_to_cpu(no_cuda):
 
 
 def test_asking_for_cuda_without_it_is_an_error_that_says_why(no_cuda):
-    with pytest.raises(dev.DeviceError, match=r"device 'cuda' requested, but this runner has none .*is False: "
-                                              r"torch .* is a CPU-only build"):
+    with pytest.raises(
+        dev.DeviceError,
+        match=r"device 'cuda' requested, but this runner has none .*is False: "
+        r"torch .* is a CPU-only build",
+    ):
         dev.select_device("cuda")
 
 
 def test_gpu_index_out_of_range(fake_cuda):
-    with pytest.raises(dev.DeviceError, match=r"'cuda:2' requested, but torch sees 2 CUDA GPU\(s\) \(cuda:0..cuda:1\)"):
+    with pytest.raises(
+        dev.DeviceError, match=r"'cuda:2' requested, but torch sees 2 CUDA GPU\(s\) \(cuda:0..cuda:1\)"
+    ):
         dev.select_device("cuda:2")
 
 
 @pytest.mark.parametrize("bad", ["gpu", "cuda:", "cuda:x", "CPU", "mps"])
 def test_unknown_device_names(bad):
-    with pytest.raises(dev.DeviceError, match=rf"unknown device '{bad}'.*\(choose one of auto, cpu, cuda, cuda:N\)"):
+    with pytest.raises(
+        dev.DeviceError, match=rf"unknown device '{bad}'.*\(choose one of auto, cpu, cuda, cuda:N\)"
+    ):
         dev.select_device(bad)
 
 
@@ -72,10 +79,13 @@ def test_no_gpu_reason_names_a_cuda_build_without_a_gpu(monkeypatch):
 
 
 # --- dtype choice ---------------------------------------------------------------------------------
-@pytest.mark.parametrize("where, precision, dtype", [
-    (torch.device("cuda", 0), "listing", torch.float32),
-    (torch.device("cpu"), "listing", torch.float32),
-])
+@pytest.mark.parametrize(
+    "where, precision, dtype",
+    [
+        (torch.device("cuda", 0), "listing", torch.float32),
+        (torch.device("cpu"), "listing", torch.float32),
+    ],
+)
 def test_dtype_for(where, precision, dtype):
     assert dev.dtype_for(where, precision) == dtype
 
@@ -83,15 +93,23 @@ def test_dtype_for(where, precision, dtype):
 def test_dtype_for_unknown_precision():
     with pytest.raises(ValueError, match="unknown precision 'fp8'"):
         dev.dtype_for(torch.device("cpu"), "fp8")
-    with pytest.raises(ValueError, match="unknown precision 'half'"):  # C18 measures bytes without fp16 compute
+    with pytest.raises(
+        ValueError, match="unknown precision 'half'"
+    ):  # C18 measures bytes without fp16 compute
         dev.dtype_for(torch.device("cpu"), "half")
 
 
 # --- fingerprint ----------------------------------------------------------------------------------
 def test_fingerprint_records_the_gpu(fake_cuda):
     fp = fingerprint.runner_fingerprint()
-    assert fp["gpu"] == {"name": "NVIDIA H100 80GB HBM3", "memory_bytes": 85_520_809_984, "capability": "9.0",
-                         "count": 2, "cuda": "12.6", "driver": "550.54.15"}
+    assert fp["gpu"] == {
+        "name": "NVIDIA H100 80GB HBM3",
+        "memory_bytes": 85_520_809_984,
+        "capability": "9.0",
+        "count": 2,
+        "cuda": "12.6",
+        "driver": "550.54.15",
+    }
     assert "NVIDIA H100 80GB HBM3" in fingerprint.describe(fp)
     json.dumps(fp)
 
@@ -101,11 +119,17 @@ def test_fingerprint_without_gpu(no_cuda):
     assert fp["gpu"] is None and "no GPU" in fingerprint.describe(fp)
 
 
-@pytest.mark.parametrize("line, version", [
-    ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024", "550.54.15"),
-    ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build", "570.86.15"),
-    ("something else", None),
-])
+@pytest.mark.parametrize(
+    "line, version",
+    [
+        (
+            "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024",
+            "550.54.15",
+        ),
+        ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.86.15  Release Build", "570.86.15"),
+        ("something else", None),
+    ],
+)
 def test_driver_version_from_proc_when_nvidia_smi_is_missing(tmp_path, monkeypatch, line, version):
     monkeypatch.setenv("PATH", str(tmp_path))  # no nvidia-smi on PATH
     proc = tmp_path / "version"
@@ -155,7 +179,9 @@ def test_gpu_claim_skipped_with_the_reason_on_a_cpu_runner(gpu_project, no_cuda)
     gpu_project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
     c34, doc = _c34(gpu_project)
     assert c34["outcome"] == "skipped"
-    assert c34["reason"].startswith("needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False")
+    assert c34["reason"].startswith(
+        "needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False"
+    )
     assert doc["settings"]["device"] == "auto"
 
 
@@ -163,11 +189,16 @@ def test_gpu_claim_runs_where_torch_sees_cuda(gpu_project, fake_cuda):
     gpu_project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(passed=1)
     c34, doc = _c34(gpu_project)
     assert c34["outcome"] == "passed" and c34["details"]["device"] == "cuda:0"
-    assert doc["runner"]["gpu"]["name"] == "NVIDIA H100 80GB HBM3" and doc["runner"]["gpu"]["driver"] == "550.54.15"
+    assert (
+        doc["runner"]["gpu"]["name"] == "NVIDIA H100 80GB HBM3"
+        and doc["runner"]["gpu"]["driver"] == "550.54.15"
+    )
 
 
 def test_claims_device_cpu_skips_gpu_claims_even_with_a_gpu(gpu_project, fake_cuda):
-    gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(skipped=1)
+    gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(
+        skipped=1
+    )
     c34, doc = _c34(gpu_project)
     assert c34["reason"] == "needs a CUDA GPU; this run was told to use the CPU (--claims-device: cpu)"
     assert doc["settings"]["device"] == "cpu"
@@ -176,7 +207,9 @@ def test_claims_device_cpu_skips_gpu_claims_even_with_a_gpu(gpu_project, fake_cu
 def test_claims_device_cuda_without_cuda_fails_the_run(gpu_project, no_cuda):
     result = gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*claimcheck: --claims-device cuda: device 'cuda' requested, but this runner has none*"])
+    result.stderr.fnmatch_lines(
+        ["*claimcheck: --claims-device cuda: device 'cuda' requested, but this runner has none*"]
+    )
 
 
 def test_bad_device_setting_names_its_source(gpu_project, monkeypatch):
@@ -192,7 +225,8 @@ def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_c
         monkeypatch.delenv(var, raising=False)
     claims = pytester.mkdir("claims")
     (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_gpu.py").write_text(textwrap.dedent("""
+    (claims / "test_gpu.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.fixture
@@ -202,6 +236,8 @@ def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_c
         @pytest.mark.claim("C34")
         def test_c34(claim, expensive):
             claim.check(25.0)
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
     assert _c34(pytester)[0]["reason"].startswith("needs a CUDA GPU")

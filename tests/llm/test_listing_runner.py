@@ -47,7 +47,9 @@ def test_our_listing_runs_on_a_stand_in_and_reports_api_drift(our_run):
     src = LISTING.read_text(encoding="utf-8").splitlines()
     read_line = next(i for i, x in enumerate(src, 1) if "kv = step.past_key_values" in x)
     pass_line = next(i for i, x in enumerate(src, 1) if "past_key_values=kv" in x)
-    assert any(f"listing line {pass_line}" in d and "FutureWarning" in d and "past_key_values" in d for d in drift)
+    assert any(
+        f"listing line {pass_line}" in d and "FutureWarning" in d and "past_key_values" in d for d in drift
+    )
     assert any(f"listing line {read_line}" in d and "deprecated" in d for d in drift)
     assert "生成 12 个 token（cache=True）耗时" in r.stdout
     assert r.summary()["api_drift"] == drift and r.versions.get("transformers")
@@ -75,7 +77,11 @@ def test_an_input_file_beside_the_listing_is_used(tmp_path):
     (folder / "notes.txt").write_text("beside the listing", encoding="utf-8")
     (folder / "show.py").write_text("print(open('notes.txt').read())\n", encoding="utf-8")
     r = run_listing(folder / "show.py", tmp_path / "work", timeout=60)
-    assert r.stdout.strip() == "beside the listing" and not r.stand_in and "beside the listing" in r.inputs["notes.txt"]
+    assert (
+        r.stdout.strip() == "beside the listing"
+        and not r.stand_in
+        and "beside the listing" in r.inputs["notes.txt"]
+    )
 
 
 def test_a_model_without_stand_in_is_a_clear_error(tmp_path):
@@ -86,7 +92,7 @@ def test_a_model_without_stand_in_is_a_clear_error(tmp_path):
 
 
 # --- C33's tests end to end, on our listing (pytester) ------------------------------------------
-REGISTRY = '''
+REGISTRY = """
 [[claims]]
 id = "C33.output"
 title = "our listing prints its figures"
@@ -106,20 +112,25 @@ unit = ""
 locator = "python listing.py"
 tolerance = "<=0"
 needs = ["arch"]
-'''
+"""
 
 
 def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
     save = listing_mod.save_stand_in
-    monkeypatch.setattr(listing_mod, "save_stand_in", lambda hf_home, model_id, config=None: save(hf_home, model_id, tiny_stand_in()))
+    monkeypatch.setattr(
+        listing_mod,
+        "save_stand_in",
+        lambda hf_home, model_id, config=None: save(hf_home, model_id, tiny_stand_in()),
+    )
     monkeypatch.delenv("CLAIMCHECK_LISTING", raising=False)
     claims = pytester.mkdir("claims")
     (claims / "claims.toml").write_text(textwrap.dedent(REGISTRY), encoding="utf-8")
     assert load_registry(claims / "claims.toml").issues == []
     shutil.copyfile(CHAPTER_TESTS, claims / "test_c33.py")
     # "--opt=value": pytest reads a plugin option's separate value as a path when it picks the rootdir
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", f"--claims-listing={LISTING}",
-                                "--claims-listing-timeout=300")
+    result = pytester.runpytest(
+        "claims", "-p", "no:cacheprovider", f"--claims-listing={LISTING}", "--claims-listing-timeout=300"
+    )
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2 and outcomes.get("failed", 0) >= 1
     result.stdout.fnmatch_lines(["*C33.api: API drift*", "*listing line *past_key_values*"])
@@ -128,7 +139,10 @@ def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
     assert c["C33.api"]["outcome"] == "failed" and "past_key_values" in c["C33.api"]["reason"]
     out = c["C33.output"]
     printed = out["details"]["printed"]
-    assert printed["gen_tokens"] == {"listing": "12", "chapter": "12"} and printed["cache_s"]["chapter"] == "0.50"
+    assert (
+        printed["gen_tokens"] == {"listing": "12", "chapter": "12"}
+        and printed["cache_s"]["chapter"] == "0.50"
+    )
     # The tiny stand-in's timings can go either way on a loaded 2-core machine (a 2-layer model shows
     # no cache speedup); what must hold is that they were parsed and judged, with the reason shown.
     assert out["outcome"] in ("passed", "failed")
@@ -162,4 +176,6 @@ def test_c33_with_a_listing_that_is_not_python_errors_with_its_line(pytester, mo
     c = {x["id"]: x for x in doc["claims"]}
     for cid in ("C33.api", "C33.output"):  # bad input: error (not a disproof), the reason names file and line
         assert c[cid]["outcome"] == "error", c[cid]
-        assert c[cid]["reason"].startswith(f"ListingError: {broken}: not valid Python: line 3"), c[cid]["reason"]
+        assert c[cid]["reason"].startswith(f"ListingError: {broken}: not valid Python: line 3"), c[cid][
+            "reason"
+        ]

@@ -3,11 +3,21 @@
 import pytest
 import torch
 
-from claimcheck.llm.flops import decode_step_flops, kaplan_flops_per_token, matmul_flops_per_token, prefill_flops
+from claimcheck.llm.flops import (
+    decode_step_flops,
+    kaplan_flops_per_token,
+    matmul_flops_per_token,
+    prefill_flops,
+)
 from claimcheck.llm.generation import DIVERGED, IDENTICAL, NEAR_TIE, compare_streams, greedy_generate
 from claimcheck.llm.kvcache import KVLayout, measure_bytes_per_token
-from claimcheck.llm.models import (count_parameters, non_embedding_parameters, random_gpt2, seeded_token_ids,
-                               tiny_config)
+from claimcheck.llm.models import (
+    count_parameters,
+    non_embedding_parameters,
+    random_gpt2,
+    seeded_token_ids,
+    tiny_config,
+)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,11 @@ from claimcheck.llm.models import random_gpt2, seeded_token_ids, tiny_config
 @pytest.fixture(scope="module")
 def tiny():
     model = random_gpt2(tiny_config(), seed=2)
-    return model, npg.params_from_state_dict(model.state_dict()), seeded_token_ids(24, seed=5, vocab_size=1000)[0].tolist()
+    return (
+        model,
+        npg.params_from_state_dict(model.state_dict()),
+        seeded_token_ids(24, seed=5, vocab_size=1000)[0].tolist(),
+    )
 
 
 def test_softmax_is_stable_and_gelu_is_gpt2s():
@@ -20,7 +24,9 @@ def test_softmax_is_stable_and_gelu_is_gpt2s():
     assert np.all(np.isfinite(p)) and p.dtype == np.float32 and p[0, 2] == 0.0
     assert np.allclose(p[0, :2], [1 / (1 + np.e), np.e / (1 + np.e)])
     t = torch.linspace(-6, 6, 101)
-    assert np.allclose(npg.gelu(t.numpy()), torch.nn.functional.gelu(t, approximate="tanh").numpy(), atol=1e-6)
+    assert np.allclose(
+        npg.gelu(t.numpy()), torch.nn.functional.gelu(t, approximate="tanh").numpy(), atol=1e-6
+    )
 
 
 def test_causal_mask_continues_the_cache():
@@ -72,7 +78,9 @@ def test_load_folder_reads_the_file_directly(tmp_path, tiny, safe):
         torch.save(model.state_dict(), tmp_path / "pytorch_model.bin")
     loaded, n_head = npg.load_folder(tmp_path)
     assert n_head == 2 and np.array_equal(loaded["wte"], params["wte"])
-    assert np.array_equal(loaded["blocks"][1]["attn"]["c_attn"]["w"], params["blocks"][1]["attn"]["c_attn"]["w"])
+    assert np.array_equal(
+        loaded["blocks"][1]["attn"]["c_attn"]["w"], params["blocks"][1]["attn"]["c_attn"]["w"]
+    )
 
 
 def test_missing_key_is_named(tiny):

@@ -26,9 +26,17 @@ def tiny_llama(tmp_path_factory):
     from claimcheck.llm.models import gpt2_tokenizer
 
     folder = tmp_path_factory.mktemp("lm") / "tiny-llama"
-    config = LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-                         num_key_value_heads=2, vocab_size=50257, max_position_embeddings=256,
-                         bos_token_id=50256, eos_token_id=50256)
+    config = LlamaConfig(
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        vocab_size=50257,
+        max_position_embeddings=256,
+        bos_token_id=50256,
+        eos_token_id=50256,
+    )
     torch.manual_seed(0)
     LlamaForCausalLM(config).save_pretrained(folder)
     gpt2_tokenizer().save_pretrained(folder)
@@ -48,8 +56,9 @@ def lane_project(pytester, monkeypatch):
 
 
 def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_llama):
-    result = lane_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-lm", str(tiny_llama),
-                                    "--claims-profile", "quick")
+    result = lane_project.runpytest(
+        "claims", "-p", "no:cacheprovider", "--claims-lm", str(tiny_llama), "--claims-profile", "quick"
+    )
     path = lane_project.path / "reports" / "portable-tiny-llama" / "claims.json"
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert not (lane_project.path / "reports" / "claims.json").exists()  # the main report is left alone
@@ -58,7 +67,9 @@ def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_ll
     lane_ids = ("C06", "C14", "C18", "C28", "C30.model")
     for cid in lane_ids:
         assert rows[cid]["details"]["model"]["name"] == "tiny-llama"
-    assert rows["C18"]["outcome"] == "passed" and rows["C18"]["stated"] == "128"  # 2 x 2 layers x 2 heads x 8 x 2 B
+    assert (
+        rows["C18"]["outcome"] == "passed" and rows["C18"]["stated"] == "128"
+    )  # 2 x 2 layers x 2 heads x 8 x 2 B
     shown = {k: rows["C18"][k] for k in ("stated", "measured", "measured_display", "tolerance", "reason")}
     assert rows["C18"]["measured"] == 128 and "36864" not in json.dumps(shown)  # GPT-2's number is not used
     assert rows["C06"]["outcome"] == "passed" and rows["C28"]["outcome"] == "passed"
@@ -69,8 +80,8 @@ def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_ll
     assert rows["C29"]["outcome"] == "not-run"  # the GPT-2 claims do not run in the lane
     result.stdout.fnmatch_lines(["*deselected*"])
     html = (path.parent / "claims.html").read_text(encoding="utf-8")
-    c18 = html[html.index('id="claim-ch15-C18"'):]
-    c18 = c18[:c18.index("</tbody>")]
+    c18 = html[html.index('id="claim-ch15-C18"') :]
+    c18 = c18[: c18.index("</tbody>")]
     assert "tiny-llama" in c18 and "128 B/token (for this model)" in c18
     assert "portable-LM lane on tiny-llama" in html
 
@@ -88,7 +99,8 @@ def test_default_run_leaves_the_lane_out(lane_project):
 def test_lane_refuses_gpt2_numbers_on_another_model(pytester, monkeypatch):
     monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
     claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text('''
+    (claims / "claims.toml").write_text(
+        """
 [[claims]]
 id = "C01"
 title = "GPT-2's number"
@@ -107,8 +119,11 @@ locator = "loc"
 tolerance = "<=1e-5"
 needs = ["arch"]
 portable = true
-''', encoding="utf-8")
-    (claims / "test_lane.py").write_text('''
+""",
+        encoding="utf-8",
+    )
+    (claims / "test_lane.py").write_text(
+        """
 import pytest
 
 @pytest.mark.claim("C01")
@@ -120,7 +135,9 @@ def test_gpt2_number(claim):
 def test_property(claim):
     claim.on_model("other-lm")
     claim.check(0.0)
-''', encoding="utf-8")
+""",
+        encoding="utf-8",
+    )
     result = pytester.runpytest("claims", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*C01 is about GPT-2's own numbers (no 'portable = true'*check_form*"])

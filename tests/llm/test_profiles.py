@@ -3,8 +3,15 @@ one-off generations differ."""
 
 from claimcheck.llm.profiles import PROFILES, get
 
-VERDICT_SIZES = ("greedy_prompt", "gen_lengths", "ttft_prompts", "context_tokens", "batch_sizes", "read_tokens",
-                 "forward_lengths")
+VERDICT_SIZES = (
+    "greedy_prompt",
+    "gen_lengths",
+    "ttft_prompts",
+    "context_tokens",
+    "batch_sizes",
+    "read_tokens",
+    "forward_lengths",
+)
 
 
 def test_quick_and_standard_share_every_size_a_verdict_depends_on():

@@ -5,11 +5,32 @@ import math
 import pytest
 
 from claimcheck.llm import plots
-from claimcheck.llm.models import (cache_nbytes, forward_cached, output_cache, random_gpt2, rewind_cache,
-                                   seeded_token_ids, tiny_config)
-from claimcheck.llm.speed import (BandwidthProbe, batch_rounds, batched_decode, binned_power_fit, fit_power_law,
-                                  forward_side, generate_times, latency_rounds, prefix_generation_times, latency_view, memory_bandwidth,
-                                  prompt_and_decode, read_write, read_write_rounds, warm_up)
+from claimcheck.llm.models import (
+    cache_nbytes,
+    forward_cached,
+    output_cache,
+    random_gpt2,
+    rewind_cache,
+    seeded_token_ids,
+    tiny_config,
+)
+from claimcheck.llm.speed import (
+    BandwidthProbe,
+    batch_rounds,
+    batched_decode,
+    binned_power_fit,
+    fit_power_law,
+    forward_side,
+    generate_times,
+    latency_rounds,
+    latency_view,
+    memory_bandwidth,
+    prefix_generation_times,
+    prompt_and_decode,
+    read_write,
+    read_write_rounds,
+    warm_up,
+)
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -26,7 +47,11 @@ def ids():
 
 def test_power_law_fit_by_hand():
     fit = fit_power_law([1, 2, 4, 8], [3, 12, 48, 192])  # 3 n^2 exactly
-    assert fit.exponent == pytest.approx(2.0) and fit.prefactor == pytest.approx(3.0) and fit.stderr == pytest.approx(0, abs=1e-12)
+    assert (
+        fit.exponent == pytest.approx(2.0)
+        and fit.prefactor == pytest.approx(3.0)
+        and fit.stderr == pytest.approx(0, abs=1e-12)
+    )
     assert fit.predict(16) == pytest.approx(768)
     two = fit_power_law([10, 100], [1, 10])
     assert two.exponent == pytest.approx(1.0) and two.stderr == 0.0
@@ -38,7 +63,7 @@ def test_power_law_fit_by_hand():
 
 def test_binned_fit_ignores_spikes_and_short_contexts():
     pts = [(x, 0.001 * x) for x in range(64, 513)]
-    pts += [(100, 5.0), (300, 9.0)]          # scheduler spikes
+    pts += [(100, 5.0), (300, 9.0)]  # scheduler spikes
     pts += [(x, 0.05) for x in range(1, 64)]  # the flat, weight-bound region below min_x
     fit = binned_power_fit(pts, min_x=64)
     assert fit.exponent == pytest.approx(1.0, abs=0.02)
@@ -48,7 +73,9 @@ def test_binned_fit_ignores_spikes_and_short_contexts():
 
 def test_read_write_interleaves_with_extras(tiny, ids):
     calls = []
-    res = read_write(tiny, ids, read_tokens=32, write_tokens=4, repeats=2, warmup=1, extra={"x": lambda: calls.append(1)})
+    res = read_write(
+        tiny, ids, read_tokens=32, write_tokens=4, repeats=2, warmup=1, extra={"x": lambda: calls.append(1)}
+    )
     assert res.order == ["read", "write", "x"] and all(len(v) == 2 for v in res.samples.values())
     assert len(calls) == 3  # warm-up + 2 rounds
     with pytest.raises(ValueError):
@@ -85,14 +112,18 @@ def test_bandwidth_probe_small_buffer():
 def test_plots_are_pngs():
     fit = fit_power_law([1, 2, 4], [1, 4, 16])
     assert plots.read_write_plot([100.0, 110.0], [10.0, 9.0]).startswith(PNG)
-    assert plots.generation_plot({"cache@1": [1.0], "cache@2": [2.0], "nocache@1": [1.0], "nocache@2": [4.0]},
-                                 {"cache": fit, "nocache": fit}).startswith(PNG)
+    assert plots.generation_plot(
+        {"cache@1": [1.0], "cache@2": [2.0], "nocache@1": [1.0], "nocache@2": [4.0]},
+        {"cache": fit, "nocache": fit},
+    ).startswith(PNG)
     assert plots.batch_plot({1: [0.01, 0.011], 8: [0.02]}).startswith(PNG)
     assert plots.bandwidth_plot([1e10, 1.1e10], [2e10]).startswith(PNG)
 
 
 def test_read_write_rounds_add_forward_passes_but_not_the_read_length(tiny, ids):
-    rounds = read_write_rounds(tiny, ids, read_tokens=32, write_tokens=4, warmup=0, forward_lengths=(8, 16, 32))
+    rounds = read_write_rounds(
+        tiny, ids, read_tokens=32, write_tokens=4, warmup=0, forward_lengths=(8, 16, 32)
+    )
     assert list(rounds.fns) == ["read", "write", "forward@8", "forward@16"]
     assert forward_side(32, 32) == "read" and forward_side(8, 32) == "forward@8"
     rounds.run(2)
@@ -110,7 +141,7 @@ def test_rewind_cache_gives_back_the_prefill_cache(tiny, ids):
         before = [k.clone() for k, _ in ((layer.keys, layer.values) for layer in cache.layers)]
         nbytes = cache_nbytes(cache)
         for i in range(3):
-            cache = output_cache(forward_cached(tiny, ids[:, 10 + i:11 + i], cache))
+            cache = output_cache(forward_cached(tiny, ids[:, 10 + i : 11 + i], cache))
         assert cache.get_seq_length() == 13
         rewind_cache(cache, 10)
         assert cache.get_seq_length() == 10 and cache_nbytes(cache) == nbytes
@@ -142,7 +173,11 @@ def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, mon
 
     seen = []
     real = models.forward_cached
-    monkeypatch.setattr(models, "forward_cached", lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw))
+    monkeypatch.setattr(
+        models,
+        "forward_cached",
+        lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw),
+    )
     rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, warmup=0)
     assert seen == [(1, 8), (4, 8)]  # one prefill per batch size, before any round
     rounds.run(3)
@@ -155,7 +190,11 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
 
     asked = []
     real = speed.generation_rounds
-    monkeypatch.setattr(speed, "generation_rounds", lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup))
+    monkeypatch.setattr(
+        speed,
+        "generation_rounds",
+        lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup),
+    )
     out = prefix_generation_times(tiny, ids[:, :8], (3, 12))
     assert asked == [(12,)]  # the 3-token times come from the 12-token generations
     assert set(out.seconds) == {"cache@3", "nocache@3", "cache@12", "nocache@12"}
@@ -167,13 +206,15 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
 
 
 def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
-    rounds = {"context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64),
-              "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3, warmup=0)}
+    rounds = {
+        "context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64),
+        "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3, warmup=0),
+    }
     want = {"context@64": [8, 64, 9, 65, 10, 66], "batch@2": [8, 9, 10]}
     for side, r in rounds.items():
         calls = []
 
-        def boom(mod, args, kwargs):
+        def boom(mod, args, kwargs, calls=calls):
             calls.append(1)
             if len(calls) == 3:
                 raise RuntimeError("transient")
@@ -186,8 +227,11 @@ def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
             h.remove()
         seen = []
         h = tiny.register_forward_pre_hook(
-            lambda mod, args, kwargs: seen.append(int(kwargs.get("cache", kwargs.get("past_key_values")).get_seq_length())),
-            with_kwargs=True)
+            lambda mod, args, kwargs, seen=seen: seen.append(
+                int(kwargs.get("cache", kwargs.get("past_key_values")).get_seq_length())
+            ),
+            with_kwargs=True,
+        )
         try:
             r.fns[side]()
         finally:

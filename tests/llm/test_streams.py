@@ -7,7 +7,8 @@ nor a failure; the same difference with a margin of 3 logits must fail; identica
 
 import json
 
-REGISTRY = "".join(f'''
+REGISTRY = "".join(
+    f'''
 [[claims]]
 id = "{cid}"
 title = "streams {cid}"
@@ -16,7 +17,9 @@ unit = "token"
 locator = "loc {cid}"
 tolerance = "<=0"
 needs = ["arch"]
-''' for cid in ("C01", "C02", "C03"))
+'''
+    for cid in ("C01", "C02", "C03")
+)
 
 TESTS = '''
 import pytest
@@ -60,11 +63,19 @@ def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
     rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
     tie, real, same = rows["C01"], rows["C02"], rows["C03"]
     assert tie["outcome"] == "near-tie" and tie["measured"] == 2
-    assert "generated position 2" in tie["reason"] and "margin 2e-06" in tie["reason"] and "near-tie" in tie["reason"]
-    assert tie["details"]["first_difference"] == 2 and abs(tie["details"]["margin_at_difference"] - 2e-6) < 1e-6
-    assert real["outcome"] == "failed" and "real divergence" in real["reason"] and "margin 3" in real["reason"]
+    assert (
+        "generated position 2" in tie["reason"]
+        and "margin 2e-06" in tie["reason"]
+        and "near-tie" in tie["reason"]
+    )
+    assert (
+        tie["details"]["first_difference"] == 2 and abs(tie["details"]["margin_at_difference"] - 2e-6) < 1e-6
+    )
+    assert (
+        real["outcome"] == "failed" and "real divergence" in real["reason"] and "margin 3" in real["reason"]
+    )
     assert same["outcome"] == "passed" and same["measured"] == 0
     html = (pytester.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c01 = html[html.index('id="claim-claims-C01"'):]
-    c01 = c01[:c01.index("</tbody>")]
+    c01 = html[html.index('id="claim-claims-C01"') :]
+    c01 = c01[: c01.index("</tbody>")]
     assert "o-near-tie" in c01 and "first difference at generated position 2" in c01

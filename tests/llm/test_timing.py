@@ -53,6 +53,9 @@ def test_auto_threads_leave_busy_cores_alone():
     from claimcheck.load import choose_threads
 
     assert choose_threads("auto", 2, 0, 0.3)[0] == 2
-    assert choose_threads("auto", 2, 2, 4.0) == (1, "auto: 2 cores, 2 other runnable task(s) at the start: 1 thread(s)")
+    assert choose_threads("auto", 2, 2, 4.0) == (
+        1,
+        "auto: 2 cores, 2 other runnable task(s) at the start: 1 thread(s)",
+    )
     assert choose_threads("auto", 2, None, 1.2)[0] == 1  # no /proc: the load average stands in
     assert choose_threads("3", 2, 2, 4.0) == (3, "--claims-threads 3")

@@ -19,8 +19,16 @@ from claimcheck.llm.models import sample_text
 
 REPO = Path(__file__).resolve().parents[2]
 CH15 = REPO / "claims" / "ch15"
-ENV = ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_WEIGHTS_SHAPES",
-       "CLAIMCHECK_CORPUS", "CLAIMCHECK_ALLOW_DOWNLOAD", "CLAIMCHECK_LM", "CLAIMCHECK_REPORT_DIR")
+ENV = (
+    "CLAIMCHECK_PROFILE",
+    "CLAIMCHECK_RUNNER",
+    "CLAIMCHECK_WEIGHTS",
+    "CLAIMCHECK_WEIGHTS_SHAPES",
+    "CLAIMCHECK_CORPUS",
+    "CLAIMCHECK_ALLOW_DOWNLOAD",
+    "CLAIMCHECK_LM",
+    "CLAIMCHECK_REPORT_DIR",
+)
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +60,29 @@ def report(pytester):
 
 
 def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkeypatch, tiny_folder):
-    project(pytester, monkeypatch, "test_language.py", "test_numpy_gpt2.py", "test_prefix_reuse.py",
-            "test_speculative.py")
+    project(
+        pytester,
+        monkeypatch,
+        "test_language.py",
+        "test_numpy_gpt2.py",
+        "test_prefix_reuse.py",
+        "test_speculative.py",
+    )
     corpus = pytester.path / "corpus.txt"
     corpus.write_text(sample_text(), encoding="utf-8")
-    pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-weights", str(tiny_folder),
-                       "--claims-weights-shapes", "config", "--claims-corpus", str(corpus), "--claims-profile", "quick")
+    pytester.runpytest(
+        "claims",
+        "-p",
+        "no:cacheprovider",
+        "--claims-weights",
+        str(tiny_folder),
+        "--claims-weights-shapes",
+        "config",
+        "--claims-corpus",
+        str(corpus),
+        "--claims-profile",
+        "quick",
+    )
     doc, rows = report(pytester)
     digest = hashlib.sha256((tiny_folder / "model.safetensors").read_bytes()).hexdigest()
     w = doc["runner"]["weights"]
@@ -72,7 +97,10 @@ def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkey
 
     c37 = rows["C37"]
     assert c37["outcome"] == "failed" and isinstance(c37["measured"], float)
-    assert c37["details"]["prompts_reconstructed"] is True and "Germany" in c37["details"]["prompts"]["with_example"]
+    assert (
+        c37["details"]["prompts_reconstructed"] is True
+        and "Germany" in c37["details"]["prompts"]["with_example"]
+    )
 
     c31 = rows["C31"]
     assert c31["outcome"] in ("passed", "failed") and isinstance(c31["measured"], float)
@@ -92,8 +120,15 @@ def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkey
 def test_no_weights_skips_fast_with_the_reason(pytester, monkeypatch):
     project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py", "test_text.py")
     # a hub id that is in no cache: the hub-id path, without depending on this machine's HF cache
-    pytester.runpytest("claims", "-p", "no:cacheprovider", "-k", "C29 or C30 or C31 or C37",
-                       "--claims-weights", "no-such-org/no-such-gpt2")
+    pytester.runpytest(
+        "claims",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "C29 or C30 or C31 or C37",
+        "--claims-weights",
+        "no-such-org/no-such-gpt2",
+    )
     doc, rows = report(pytester)
     assert doc["runner"]["weights"]["resolve_s"] < 2.0
     for cid in ("C30.model", "C31", "C37"):
@@ -103,16 +138,20 @@ def test_no_weights_skips_fast_with_the_reason(pytester, monkeypatch):
     assert rows["C29"]["outcome"] == "passed" and rows["C30.text"]["outcome"] == "passed"
 
 
-@pytest.mark.parametrize("case, outcome, message", [
-    ("missing", "skipped", "does not exist"),
-    ("empty", "skipped", "is empty"),
-    ("not-gpt2-small", "error", "not GPT-2 small: n_layer=2 (GPT-2 small: 12)"),
-    ("wrong-shapes", "error", "tensors do not match GPT-2 small"),
-    ("corrupt", "error", "cannot read the weights file"),
-    ("bad-config", "error", "config.json: not valid JSON ("),
-])
-def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatch, tiny_folder, tmp_path,
-                                                            case, outcome, message):
+@pytest.mark.parametrize(
+    "case, outcome, message",
+    [
+        ("missing", "skipped", "does not exist"),
+        ("empty", "skipped", "is empty"),
+        ("not-gpt2-small", "error", "not GPT-2 small: n_layer=2 (GPT-2 small: 12)"),
+        ("wrong-shapes", "error", "tensors do not match GPT-2 small"),
+        ("corrupt", "error", "cannot read the weights file"),
+        ("bad-config", "error", "config.json: not valid JSON ("),
+    ],
+)
+def test_broken_weights_are_clear_and_others_still_reported(
+    pytester, monkeypatch, tiny_folder, tmp_path, case, outcome, message
+):
     folder = tmp_path / "weights"
     if case != "missing":
         folder.mkdir()
@@ -121,7 +160,7 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
             shutil.copy(f, folder / f.name)
     if case == "bad-config":  # issue 18: said twice ("During handling...") and counted as available
         text = (folder / "config.json").read_text(encoding="utf-8")
-        (folder / "config.json").write_text(text[:len(text) // 2], encoding="utf-8")
+        (folder / "config.json").write_text(text[: len(text) // 2], encoding="utf-8")
     if case == "wrong-shapes":  # GPT-2 small's config.json over the tiny model's tensors
         from transformers import GPT2Config
 
@@ -138,7 +177,9 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
     if outcome == "error":  # one message per test, never a chained second one
         assert "During handling of the above exception" not in result.stdout.str()
     if case == "bad-config":
-        assert doc["runner"]["weights"]["available"] is False and message in doc["runner"]["weights"]["reason"]
+        assert (
+            doc["runner"]["weights"]["available"] is False and message in doc["runner"]["weights"]["reason"]
+        )
     for cid in ("C30.model", "C37"):
         assert rows[cid]["outcome"] == outcome and message in rows[cid]["reason"], rows[cid]["reason"]
         assert str(folder) in rows[cid]["reason"]
@@ -151,10 +192,22 @@ def test_broken_weights_are_clear_and_others_still_reported(pytester, monkeypatc
 def test_a_corpus_that_is_not_utf8_errors_c31_with_its_line(pytester, monkeypatch, tiny_folder):
     project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py")
     corpus = pytester.path / "corpus.txt"
-    corpus.write_bytes("first line\n".encode("utf-8") + "第二行".encode("gb18030"))
-    pytester.runpytest("claims", "-p", "no:cacheprovider", "-k", "C31 or C29", "--claims-weights", str(tiny_folder),
-                       "--claims-weights-shapes", "config", f"--claims-corpus={corpus}")
+    corpus.write_bytes(b"first line\n" + "第二行".encode("gb18030"))
+    pytester.runpytest(
+        "claims",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "C31 or C29",
+        "--claims-weights",
+        str(tiny_folder),
+        "--claims-weights-shapes",
+        "config",
+        f"--claims-corpus={corpus}",
+    )
     _, rows = report(pytester)
     assert rows["C31"]["outcome"] == "error"
-    assert rows["C31"]["reason"].startswith(f"ValueError: --claims-corpus {corpus}: not UTF-8 text (line 2, byte 11")
+    assert rows["C31"]["reason"].startswith(
+        f"ValueError: --claims-corpus {corpus}: not UTF-8 text (line 2, byte 11"
+    )
     assert rows["C29"]["outcome"] == "passed"

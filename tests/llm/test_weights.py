@@ -37,8 +37,13 @@ def test_no_weights_decided_fast_with_reason(no_hf_cache):
     r = resolve_weights(None, allow_download=False, cache_dir=no_hf_cache)
     assert time.perf_counter() - start < 2.0 and r.seconds < 2.0
     assert not r.available and r.kind is None
-    for part in ("no folder or hub id given", "'gpt2' is not in the Hugging Face cache", "no download allowed",
-                 "--claims-weights DIR", "--claims-allow-download"):
+    for part in (
+        "no folder or hub id given",
+        "'gpt2' is not in the Hugging Face cache",
+        "no download allowed",
+        "--claims-weights DIR",
+        "--claims-allow-download",
+    ):
         assert part in r.reason
 
 
@@ -51,24 +56,37 @@ def test_download_only_when_allowed_and_done_when_deciding(no_hf_cache, tmp_path
         save_tiny(snap)
         return snap
 
-    r = resolve_weights("openai-community/gpt2", allow_download=True, cache_dir=no_hf_cache, download=download)
-    assert r.available and r.kind == "hub" and r.source == str(tmp_path / "snap") and asked == ["openai-community/gpt2"]
+    r = resolve_weights(
+        "openai-community/gpt2", allow_download=True, cache_dir=no_hf_cache, download=download
+    )
+    assert (
+        r.available
+        and r.kind == "hub"
+        and r.source == str(tmp_path / "snap")
+        and asked == ["openai-community/gpt2"]
+    )
     assert r.weights_file == tmp_path / "snap" / "model.safetensors"
     assert weights_record(r)["sha256"]  # a downloaded file is hashed like a local one
-    assert not resolve_weights("openai-community/gpt2", allow_download=False, cache_dir=no_hf_cache,
-                               download=download).available
+    assert not resolve_weights(
+        "openai-community/gpt2", allow_download=False, cache_dir=no_hf_cache, download=download
+    ).available
     assert asked == ["openai-community/gpt2"]
 
 
 def test_a_failed_download_is_unavailable_with_one_reason(no_hf_cache):
     def download(hub_id, cache_dir):
-        raise WeightsError("cannot reach https://huggingface.co: Name or service not known (one request, 5 s limit)")
+        raise WeightsError(
+            "cannot reach https://huggingface.co: Name or service not known (one request, 5 s limit)"
+        )
 
     r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache, download=download)
     assert not r.available and r.kind is None
-    for part in ("'gpt2' is not in the Hugging Face cache",                        # what was tried
-                 "--claims-allow-download: cannot reach https://huggingface.co",    # what failed
-                 "save_pretrained(DIR)", "--claims-weights DIR"):                   # how to provide them
+    for part in (
+        "'gpt2' is not in the Hugging Face cache",  # what was tried
+        "--claims-allow-download: cannot reach https://huggingface.co",  # what failed
+        "save_pretrained(DIR)",
+        "--claims-weights DIR",
+    ):  # how to provide them
         assert part in r.reason, part
     rec = weights_record(r)
     assert rec["available"] is False and rec["reason"] == r.reason
@@ -85,7 +103,9 @@ def test_no_network_fails_fast_without_retries(no_hf_cache, monkeypatch):
     start = time.perf_counter()
     r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache)
     assert time.perf_counter() - start < 5.0
-    assert not r.available and f"cannot reach http://127.0.0.1:{port}" in r.reason and "one request" in r.reason
+    assert (
+        not r.available and f"cannot reach http://127.0.0.1:{port}" in r.reason and "one request" in r.reason
+    )
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     r = resolve_weights(None, allow_download=True, cache_dir=no_hf_cache)
     assert not r.available and "HF_HUB_OFFLINE" in r.reason
@@ -102,11 +122,14 @@ def test_hub_id_found_in_hf_cache_offline(tmp_path):
     assert r.kind == "hf-cache" and r.source == str(snap) and r.weights_file == snap / "model.safetensors"
 
 
-@pytest.mark.parametrize("setup, expected", [
-    ("missing", "does not exist"),
-    ("empty", "is empty"),
-    ("config-only", "has no model.safetensors or pytorch_model.bin"),
-])
+@pytest.mark.parametrize(
+    "setup, expected",
+    [
+        ("missing", "does not exist"),
+        ("empty", "is empty"),
+        ("config-only", "has no model.safetensors or pytorch_model.bin"),
+    ],
+)
 def test_named_folder_problems_are_reasons_not_fallbacks(tmp_path, setup, expected):
     folder = tmp_path / "weights"
     if setup != "missing":
@@ -152,7 +175,10 @@ def test_pickle_with_objects_is_refused(tmp_path):
     sd = torch.load(folder / "pytorch_model.bin", weights_only=True)
     sd["payload"] = NotATensor()
     torch.save(sd, folder / "pytorch_model.bin")
-    with pytest.raises(WeightsError, match=r"pytorch_model.bin: cannot read the weights file: UnpicklingError: Unsupported global.*NotATensor.*weights_only=True"):
+    with pytest.raises(
+        WeightsError,
+        match=r"pytorch_model.bin: cannot read the weights file: UnpicklingError: Unsupported global.*NotATensor.*weights_only=True",
+    ):
         load_pretrained(resolve_weights(str(folder), False), shape_check="config")
 
 
@@ -161,7 +187,10 @@ def test_tensors_with_wrong_shapes(tmp_path):
     cfg = json.loads((folder / "config.json").read_text())
     cfg["n_embd"] = 128  # config and tensors disagree
     (folder / "config.json").write_text(json.dumps(cfg))
-    with pytest.raises(WeightsError, match=r"model.safetensors: tensors do not match config.json: wte.weight \[1000, 64\] \(expected \[1000, 128\]\)"):
+    with pytest.raises(
+        WeightsError,
+        match=r"model.safetensors: tensors do not match config.json: wte.weight \[1000, 64\] \(expected \[1000, 128\]\)",
+    ):
         load_pretrained(resolve_weights(str(folder), False), shape_check="config")
 
 
@@ -177,8 +206,11 @@ def test_not_a_gpt2(tmp_path):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     folder = tmp_path / "llama"
-    LlamaForCausalLM(LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-                                 vocab_size=100)).save_pretrained(folder)
+    LlamaForCausalLM(
+        LlamaConfig(
+            hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2, vocab_size=100
+        )
+    ).save_pretrained(folder)
     with pytest.raises(WeightsError, match="model_type 'llama', expected 'gpt2'"):
         load_pretrained(resolve_weights(str(folder), False), shape_check="config")
 

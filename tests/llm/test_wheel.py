@@ -19,10 +19,9 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
-
 ROOT = Path(__file__).resolve().parents[2]
 
-PROBE = '''
+PROBE = """
 import json, os, sys
 from pathlib import Path
 
@@ -39,7 +38,7 @@ def pytest_sessionfinish(session):
         "sample": str(resources.files("claimcheck.llm").joinpath("data", "sample.txt")),
         "sample_chars": len(sample_text()),
     }))
-'''
+"""
 
 
 def ini_options() -> str:
@@ -47,14 +46,29 @@ def ini_options() -> str:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     start = text.index("[tool.pytest.ini_options]")
     end = text.find("\n[", start + 1)
-    return text[start:] if end < 0 else text[start:end + 1]
+    return text[start:] if end < 0 else text[start : end + 1]
 
 
 def test_a_wheel_install_runs_claims_with_its_package_data(package_source, outside_env, tmp_path):
     build = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []  # offline when it can
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", *build,
-                           "-w", str(tmp_path / "wheels"), str(package_source)],
-                          capture_output=True, text=True, timeout=600, env=outside_env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--quiet",
+            *build,
+            "-w",
+            str(tmp_path / "wheels"),
+            str(package_source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=outside_env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (wheel,) = (tmp_path / "wheels").glob("claimcheck-*.whl")
     assert "claimcheck/llm/data/sample.txt" in zipfile.ZipFile(wheel).namelist()
@@ -62,11 +76,22 @@ def test_a_wheel_install_runs_claims_with_its_package_data(package_source, outsi
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-                           str(wheel)], capture_output=True, text=True, timeout=600, env=outside_env)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=outside_env,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
     project = tmp_path / "project"
@@ -79,14 +104,38 @@ def test_a_wheel_install_runs_claims_with_its_package_data(package_source, outsi
     assert not (project / "claimcheck").exists()
     probe = tmp_path / "probe.json"
     env = {**outside_env, "WHEEL_PROBE_OUT": str(probe), "PYTHONPATH": str(project)}
-    done = subprocess.run([str(python), "-m", "pytest", "claims/", "-k", "C18 or C29", "-m", "not timing and not slow",
-                           "-p", "wheel_probe", "-p", "no:cacheprovider", "-q"],
-                          capture_output=True, text=True, cwd=project, env=env, timeout=600)
+    done = subprocess.run(
+        [
+            str(python),
+            "-m",
+            "pytest",
+            "claims/",
+            "-k",
+            "C18 or C29",
+            "-m",
+            "not timing and not slow",
+            "-p",
+            "wheel_probe",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]
 
     seen = json.loads(probe.read_text(encoding="utf-8"))
     for key in ("claimcheck", "plugin", "kit_plugin", "sample"):
         assert Path(seen[key]).is_relative_to(site), (key, seen[key])  # the wheel's files, not the checkout's
-    assert seen["sample_chars"] == len((ROOT / "claimcheck" / "llm" / "data" / "sample.txt").read_text(encoding="utf-8"))
-    rows = {r["id"]: r for r in json.loads((project / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]}
+    assert seen["sample_chars"] == len(
+        (ROOT / "claimcheck" / "llm" / "data" / "sample.txt").read_text(encoding="utf-8")
+    )
+    rows = {
+        r["id"]: r
+        for r in json.loads((project / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
+    }
     assert rows["C18"]["outcome"] == "passed" and rows["C29"]["outcome"] == "passed"

@@ -18,16 +18,20 @@ ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT / "claims" / "ch15" / "claims.toml"
 DATA = ROOT / "tests" / "data"
 
-NO_WEIGHTS = ("needs the pretrained GPT-2 weights, which this runner does not have: no folder or hub id given "
-              "(--claims-weights / CLAIMCHECK_WEIGHTS); 'gpt2' is not in the Hugging Face cache (looked up offline). "
-              "Provide them with --claims-weights DIR.")
+NO_WEIGHTS = (
+    "needs the pretrained GPT-2 weights, which this runner does not have: no folder or hub id given "
+    "(--claims-weights / CLAIMCHECK_WEIGHTS); 'gpt2' is not in the Hugging Face cache (looked up offline). "
+    "Provide them with --claims-weights DIR."
+)
 NO_GPU = "needs a CUDA GPU; torch 2.13.0+cpu sees none (a CPU-only build of torch)"
 
 
 def _bound(cid, stated, unit, here):
-    return (f"machine-bound: the chapter's {stated} {unit} was measured on runner 'author-laptop'; this runner "
-            f"is 'unnamed' (--claims-runner), measured here {here}. Its portable form is checked by another "
-            f"claim; enforce this one with --claims-runner author-laptop.")
+    return (
+        f"machine-bound: the chapter's {stated} {unit} was measured on runner 'author-laptop'; this runner "
+        f"is 'unnamed' (--claims-runner), measured here {here}. Its portable form is checked by another "
+        f"claim; enforce this one with --claims-runner author-laptop."
+    )
 
 
 # id -> (outcome, measured, extra fields)
@@ -36,8 +40,14 @@ RESULTS = {
     "C02": ("skipped", 81.4, {"reason": _bound("C02", "98", "token/s", "81.4 token/s")}),
     "C03": ("passed", 36.0, {}),
     "C04": ("passed", [5.0, 5.0], {}),
-    "C05": ("passed", 23.26, {"plot": "read_write", "details": {"ci": {"low": 21.9, "high": 24.7, "level": 0.95,
-                                                                      "bar": "at least 10", "rounds": 7}}}),
+    "C05": (
+        "passed",
+        23.26,
+        {
+            "plot": "read_write",
+            "details": {"ci": {"low": 21.9, "high": 24.7, "level": 0.95, "bar": "at least 10", "rounds": 7}},
+        },
+    ),
     "C06": ("passed", 0.0, {}),
     "C07": ("passed", 1023, {}),
     "C08": ("passed", 511, {}),
@@ -50,25 +60,51 @@ RESULTS = {
     "C14": ("passed", 0, {}),
     "C15.text": ("passed", [5.617876424715057, 5.625825825825826], {}),
     "C15.time": ("passed", 2.41, {}),
-    "C15.laptop": ("skipped", None, {"reason": "the chapter's absolute times are for 256 and 768 new tokens; profile "
-                                               "'standard' measured 64, 128, 256: run --claims-profile full to compare"}),
-    "C16": ("failed", 1.38, {"plot": "generation", "verdict_reason":
-                             "uncached total time grows no faster than cached: n^1.21 vs n^1.02",
-                             "details": {"failed_conditions": ["uncached total time grows no faster than cached: "
-                                                               "n^1.21 vs n^1.02"]}}),
+    "C15.laptop": (
+        "skipped",
+        None,
+        {
+            "reason": "the chapter's absolute times are for 256 and 768 new tokens; profile "
+            "'standard' measured 64, 128, 256: run --claims-profile full to compare"
+        },
+    ),
+    "C16": (
+        "failed",
+        1.38,
+        {
+            "plot": "generation",
+            "verdict_reason": "uncached total time grows no faster than cached: n^1.21 vs n^1.02",
+            "details": {
+                "failed_conditions": ["uncached total time grows no faster than cached: n^1.21 vs n^1.02"]
+            },
+        },
+    ),
     "C17": ("passed", 2.86102294921875e-06, {}),
     "C18": ("passed", 36864.0, {}),
     "C19": ("passed", 128.0, {}),
-    "C20": ("inconclusive", 1.07, {"details": {"ci": {"low": 0.99, "high": 1.16, "level": 0.95, "bar": "at least 1.05",
-                                                       "rounds": 12}},
-                                   "reason": "the 95% confidence interval [0.99, 1.16] straddles the bar 1.05 "
-                                             "after 12 rounds (the time budget of profile standard)"}),
+    "C20": (
+        "inconclusive",
+        1.07,
+        {
+            "details": {
+                "ci": {"low": 0.99, "high": 1.16, "level": 0.95, "bar": "at least 1.05", "rounds": 12}
+            },
+            "reason": "the 95% confidence interval [0.99, 1.16] straddles the bar 1.05 "
+            "after 12 rounds (the time budget of profile standard)",
+        },
+    ),
     "C21": ("passed", 8505.6, {}),
     "C22": ("passed", 1.70112, {}),
     "C23": ("passed", 2.6618112000000003, {}),
     "C24": ("passed", 1.0, {}),
-    "C25": ("skipped", None, {"reason": "external data: the price list (as of 2026-10) cannot be verified "
-                                        "offline; its internal arithmetic is checked by C04, C26 and C27"}),
+    "C25": (
+        "skipped",
+        None,
+        {
+            "reason": "external data: the price list (as of 2026-10) cannot be verified "
+            "offline; its internal arithmetic is checked by C04, C26 and C27"
+        },
+    ),
     "C26": ("passed", [5.0, 5.0], {}),
     "C27": ("passed", [20.0, 20.0], {}),
     "C28": ("passed", 1.7881393432617188e-06, {}),
@@ -77,10 +113,22 @@ RESULTS = {
     "C30.model": ("skipped", None, {"reason": NO_WEIGHTS}),
     "C31": ("skipped", None, {"reason": NO_WEIGHTS}),
     "C32": ("passed", 0, {}),
-    "C33.output": ("skipped", None, {"reason": "needs the chapter's listing: pass --claims-listing FILE "
-                                               "(your copy of the chapter's code)"}),
-    "C33.api": ("skipped", None, {"reason": "needs the chapter's listing: pass --claims-listing FILE "
-                                            "(your copy of the chapter's code)"}),
+    "C33.output": (
+        "skipped",
+        None,
+        {
+            "reason": "needs the chapter's listing: pass --claims-listing FILE "
+            "(your copy of the chapter's code)"
+        },
+    ),
+    "C33.api": (
+        "skipped",
+        None,
+        {
+            "reason": "needs the chapter's listing: pass --claims-listing FILE "
+            "(your copy of the chapter's code)"
+        },
+    ),
     "C34": ("skipped", None, {"reason": NO_GPU}),
     "C35": ("passed", 11.3, {"plot": "batch"}),
     "C36": ("passed", 9.8, {}),
@@ -101,7 +149,9 @@ def _plot_png(kind: str) -> bytes:
     lengths = [64, 128, 256]
     samples = {f"cache@{n}": [0.01 * n, 0.011 * n] for n in lengths}
     samples.update({f"nocache@{n}": [0.0002 * n * n, 0.00021 * n * n] for n in lengths})
-    fits = {k: fit_power_law(lengths, [samples[f"{k}@{n}"][0] for n in lengths]) for k in ("cache", "nocache")}
+    fits = {
+        k: fit_power_law(lengths, [samples[f"{k}@{n}"][0] for n in lengths]) for k in ("cache", "nocache")
+    }
     return plots.generation_plot(samples, fits)
 
 
@@ -120,15 +170,36 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
     for c in reg.claims.values():
         outcome, measured, extra = results.get(c.id, ("passed", float(c.stated) if c.stated else 0.0, {}))
         extra = dict(extra)
-        entry = {"id": c.id, "outcome": outcome, "title": c.title, "stated": c.stated, "measured": measured,
-                 "measured_display": None, "unit": c.unit, "tolerance": c.tolerance_text,
-                 "reason": extra.pop("reason", ""), "needs": list(c.needs), "locator": c.locator,
-                 "runner_bound": c.runner, "details": extra.pop("details", {}),
-                 "tests": [f"claims/ch15/test_x.py::test_{c.id}"], "duration_s": 0.4, "section": c.section,
-                 "note": c.note, "verdict_reason": extra.pop("verdict_reason", None), "selected": True,
-                 "locations": [{"test": f"claims/ch15/test_x.py::test_{c.id}", "file": "claims/ch15/test_x.py",
-                                "line": 10 + len(claims)}],
-                 "registry_line": lines.get(c.id), "plots": []}
+        entry = {
+            "id": c.id,
+            "outcome": outcome,
+            "title": c.title,
+            "stated": c.stated,
+            "measured": measured,
+            "measured_display": None,
+            "unit": c.unit,
+            "tolerance": c.tolerance_text,
+            "reason": extra.pop("reason", ""),
+            "needs": list(c.needs),
+            "locator": c.locator,
+            "runner_bound": c.runner,
+            "details": extra.pop("details", {}),
+            "tests": [f"claims/ch15/test_x.py::test_{c.id}"],
+            "duration_s": 0.4,
+            "section": c.section,
+            "note": c.note,
+            "verdict_reason": extra.pop("verdict_reason", None),
+            "selected": True,
+            "locations": [
+                {
+                    "test": f"claims/ch15/test_x.py::test_{c.id}",
+                    "file": "claims/ch15/test_x.py",
+                    "line": 10 + len(claims),
+                }
+            ],
+            "registry_line": lines.get(c.id),
+            "plots": [],
+        }
         entry["measured_display"] = measured_value(entry) or None
         kind = extra.pop("plot", None)
         if kind and with_plots:
@@ -139,23 +210,53 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
         claims.append(entry)
     from claimcheck.outcomes import count
 
-    doc = {"schema": 1, "generated": "2026-12-01T09:40:00Z", "wall_s": 171.4,
-           "runner": {"cpu": "AMD EPYC", "cores": 2, "ram_bytes": 25276502016, "gpu": None,
-                      "os": "Linux-6.18-x86_64-with-glibc2.36", "machine": "x86_64", "python": "3.11.7",
-                      "torch": "2.13.0+cpu", "transformers": "5.24.0", "torch_threads": 2,
-                      "cpu_capability": "AVX512", "runner_profile": None,
-                      "weights": {"available": False, "reason": NO_WEIGHTS}},
-           "settings": {"size_profile": "standard", "runner_profile": None, "device": "auto", "sources": {}},
-           "profile": {"name": "standard", "description": "standard (reduced sizes, not the chapter's): read 512 "
-                                                          "tokens, write 96 tokens"},
-           "registries": [{"path": str(registry), "chapter": reg.chapter, "runners": reg.runners, "issues": [],
-                           "problems": []}],
-           "sections": [{"id": s.id, "title": s.title, "heading": s.heading} for s in reg.sections],
-           "counts": count(e["outcome"] for e in claims), "claims": claims, "test_log": "tests.html",
-           "deselected": [{"tests": 5, "claims": [reg.key(c) for c in ("C06", "C14", "C18", "C28", "C30.model")],
-                           "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
-                                  "alone, into its own report (reports/portable-smollm2/)",
-                           "run": "pytest claims/ --claims-lm smollm2"}]}
+    doc = {
+        "schema": 1,
+        "generated": "2026-12-01T09:40:00Z",
+        "wall_s": 171.4,
+        "runner": {
+            "cpu": "AMD EPYC",
+            "cores": 2,
+            "ram_bytes": 25276502016,
+            "gpu": None,
+            "os": "Linux-6.18-x86_64-with-glibc2.36",
+            "machine": "x86_64",
+            "python": "3.11.7",
+            "torch": "2.13.0+cpu",
+            "transformers": "5.24.0",
+            "torch_threads": 2,
+            "cpu_capability": "AVX512",
+            "runner_profile": None,
+            "weights": {"available": False, "reason": NO_WEIGHTS},
+        },
+        "settings": {"size_profile": "standard", "runner_profile": None, "device": "auto", "sources": {}},
+        "profile": {
+            "name": "standard",
+            "description": "standard (reduced sizes, not the chapter's): read 512 tokens, write 96 tokens",
+        },
+        "registries": [
+            {
+                "path": str(registry),
+                "chapter": reg.chapter,
+                "runners": reg.runners,
+                "issues": [],
+                "problems": [],
+            }
+        ],
+        "sections": [{"id": s.id, "title": s.title, "heading": s.heading} for s in reg.sections],
+        "counts": count(e["outcome"] for e in claims),
+        "claims": claims,
+        "test_log": "tests.html",
+        "deselected": [
+            {
+                "tests": 5,
+                "claims": [reg.key(c) for c in ("C06", "C14", "C18", "C28", "C30.model")],
+                "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
+                "alone, into its own report (reports/portable-smollm2/)",
+                "run": "pytest claims/ --claims-lm smollm2",
+            }
+        ],
+    }
     path = folder / "claims.json"
     path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
     (folder / "tests.html").write_text("<!DOCTYPE html><title>test log</title>", encoding="utf-8")
@@ -241,9 +342,14 @@ def ms_run(tmp_path, make_run, data_dir):
     """A run over our own test manuscript (tests/data): claims.json naming the manuscript and its registry."""
     ms = tmp_path / "chapter.md"
     ms.write_text((data_dir / "manuscript_zh.md").read_text(encoding="utf-8"), encoding="utf-8")
-    results = {"T01": ("skipped", 180.2, {"reason": "machine-bound: ..."}), "T03": ("failed", 4.2, {}),
-               "T02": ("passed", 40.0, {})}
-    path = make_run(tmp_path / "reports", with_plots=False, registry=data_dir / "ms_registry.toml", results=results)
+    results = {
+        "T01": ("skipped", 180.2, {"reason": "machine-bound: ..."}),
+        "T03": ("failed", 4.2, {}),
+        "T02": ("passed", 40.0, {}),
+    }
+    path = make_run(
+        tmp_path / "reports", with_plots=False, registry=data_dir / "ms_registry.toml", results=results
+    )
     from claimcheck.manuscript import check_manuscript
     from claimcheck.registry import load_registry
 

@@ -35,7 +35,9 @@ _missing = required("the browser tests", "apt-get install chromium chromium-driv
 @pytest.fixture(scope="session")
 def browser():
     """A headless Chromium (Selenium WebDriver), 1280 px wide, for the whole session."""
-    binary = shutil.which(os.environ.get("CHROME_BIN", "")) or next(filter(None, map(shutil.which, CHROMIUM)), None)
+    binary = shutil.which(os.environ.get("CHROME_BIN", "")) or next(
+        filter(None, map(shutil.which, CHROMIUM)), None
+    )
     driver_path = shutil.which(os.environ.get("CHROMEDRIVER", "")) or shutil.which("chromedriver")
     if not binary:
         _missing("no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + ")")
@@ -48,8 +50,15 @@ def browser():
         _missing("selenium is not installed (pip install selenium; it is in the test extra)")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-                "--force-device-scale-factor=1", "--lang=en-US"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+        "--lang=en-US",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.set_window_size(WIDTH, 900)
@@ -81,15 +90,23 @@ def claims_html(run_copy):
 
 def shown_ids(browser) -> list[str]:
     """The claim ids of the rows shown (a row's data-id is its key, ch15:C16: the page has one chapter)."""
-    return [key.split(":", 1)[-1] for key in browser.execute_script(
-        "return [...document.querySelectorAll('tbody.claim')].filter(t => t.offsetParent !== null)"
-        ".map(t => t.dataset.id)")]
+    return [
+        key.split(":", 1)[-1]
+        for key in browser.execute_script(
+            "return [...document.querySelectorAll('tbody.claim')].filter(t => t.offsetParent !== null)"
+            ".map(t => t.dataset.id)"
+        )
+    ]
 
 
 def test_every_registry_id_has_exactly_one_row(browser, claims_html, shipped_registry):
     open_page(browser, claims_html)
-    ids = browser.execute_script("return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.id)")
-    assert sorted(ids) == sorted(shipped_registry.key(c) for c in shipped_registry.claims) and len(ids) == len(set(ids))
+    ids = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.id)"
+    )
+    assert sorted(ids) == sorted(shipped_registry.key(c) for c in shipped_registry.claims) and len(
+        ids
+    ) == len(set(ids))
     assert sorted(shown_ids(browser)) == sorted(shipped_registry.claims)  # all shown at first
     assert browser.find_element("id", "shown").text == f"all {len(ids)} claims shown"
 
@@ -103,7 +120,9 @@ def test_plots_are_visible_images_without_a_click(browser, claims_html):
         facts = browser.execute_script(
             "const i = arguments[0], r = i.getBoundingClientRect();"
             "return {w: r.width, h: r.height, natural: i.naturalWidth, complete: i.complete,"
-            "        closed: !!i.closest('details:not([open])')}", img)
+            "        closed: !!i.closest('details:not([open])')}",
+            img,
+        )
         assert img.is_displayed() and facts["complete"] and facts["natural"] > 0, facts
         assert facts["w"] >= 400 and facts["h"] >= 200 and not facts["closed"], facts
 
@@ -113,8 +132,12 @@ def test_filters_hide_and_show_rows(browser, claims_html):
 
     open_page(browser, claims_html)
     every = shown_ids(browser)
-    outcome = {key.split(":", 1)[-1]: o for key, o in browser.execute_script(
-        "return [...document.querySelectorAll('tbody.claim')].map(t => [t.dataset.id, t.dataset.outcome])")}
+    outcome = {
+        key.split(":", 1)[-1]: o
+        for key, o in browser.execute_script(
+            "return [...document.querySelectorAll('tbody.claim')].map(t => [t.dataset.id, t.dataset.outcome])"
+        )
+    }
     browser.find_element(By.CSS_SELECTOR, "input[name=outcome][value=passed]").click()
     rest = shown_ids(browser)
     assert rest and set(rest) == {i for i in every if outcome[i] != "passed"}
@@ -126,7 +149,8 @@ def test_filters_hide_and_show_rows(browser, claims_html):
     assert "C16" in timing and "C20" in timing and "C05" not in timing  # C05 passed: still filtered out
     # a section whose rows are all hidden hides its heading too
     visible_sections = browser.execute_script(
-        "return [...document.querySelectorAll('tbody.section')].filter(t => t.offsetParent !== null).map(t => t.dataset.section)")
+        "return [...document.querySelectorAll('tbody.section')].filter(t => t.offsetParent !== null).map(t => t.dataset.section)"
+    )
     assert "read" not in visible_sections and "write" in visible_sections
     browser.find_element("id", "show-all").click()
     assert shown_ids(browser) == every
@@ -142,13 +166,16 @@ def test_columns_sort_and_the_claim_header_restores_the_chapters_order(browser, 
     browser.find_element(By.CSS_SELECTOR, "th[data-sort=margin]").click()
     scores = browser.execute_script(
         "return [...document.querySelectorAll('tbody.claim')].map(t => t.dataset.margin).filter(x => x !== '')"
-        ".map(Number)")
+        ".map(Number)"
+    )
     assert scores == sorted(scores) and scores[0] < 0  # the failed claim's negative margin first
     assert not browser.find_element(By.CSS_SELECTOR, "tbody.section").is_displayed()
     browser.find_element(By.CSS_SELECTOR, "th[data-sort=severity]").click()
     assert shown_ids(browser)[0] == "C16"  # failed before inconclusive, passed, skipped
     browser.find_element(By.CSS_SELECTOR, "th[data-sort=order]").click()
-    assert shown_ids(browser) == order and browser.find_element(By.CSS_SELECTOR, "tbody.section").is_displayed()
+    assert (
+        shown_ids(browser) == order and browser.find_element(By.CSS_SELECTOR, "tbody.section").is_displayed()
+    )
     browser.find_element(By.CSS_SELECTOR, "th[data-sort=order]").click()
     assert shown_ids(browser) == order[::-1]  # clicked again: the other way round
 
@@ -162,9 +189,14 @@ def test_the_first_screen_answers_and_is_not_blank(browser, claims_html, tmp_pat
         "const b = id => document.getElementById(id).getBoundingClientRect().bottom;"
         "return {vh: innerHeight, vw: innerWidth, sentences: b('sentences'), counts: b('counts'),"
         "        first_row: document.querySelector('tbody.claim').getBoundingClientRect().top,"
-        "        scroll_w: document.documentElement.scrollWidth}")
+        "        scroll_w: document.documentElement.scrollWidth}"
+    )
     assert facts["vw"] == WIDTH and facts["scroll_w"] <= WIDTH  # no horizontal scrolling at 1280 px
-    assert facts["counts"] < facts["vh"] and facts["sentences"] < facts["vh"] and facts["first_row"] < facts["vh"]
+    assert (
+        facts["counts"] < facts["vh"]
+        and facts["sentences"] < facts["vh"]
+        and facts["first_row"] < facts["vh"]
+    )
     png = browser.get_screenshot_as_png()
     (tmp_path / "first-screen.png").write_bytes(png)
     img = Image.open(io.BytesIO(png)).convert("RGB")
@@ -219,42 +251,62 @@ def test_long_ids_stay_in_their_column_at_1280_px(browser, claims_html):
     """C15.laptop, C30.model and C33.output (the longest ids) once ran into the title beside them."""
     browser.set_window_size(WIDTH, 900)
     open_page(browser, claims_html)
-    cells = browser.execute_script("return [...document.querySelectorAll('tbody.claim th.id')].map(c => c.textContent.trim())")
+    cells = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim th.id')].map(c => c.textContent.trim())"
+    )
     assert {"C15.laptop", "C30.model", "C33.output"} <= set(cells)
     assert overruns(browser, "tbody.claim th.id") == []
     # and the box itself: the id's link ends inside the cell, before the title's text begins
     gaps = browser.execute_script(
         "return [...document.querySelectorAll('tbody.claim th.id > a')].map(a => "
-        "[a.textContent, a.closest('tr').querySelector('td.title').getBoundingClientRect().left + 6 - a.getBoundingClientRect().right])")
+        "[a.textContent, a.closest('tr').querySelector('td.title').getBoundingClientRect().left + 6 - a.getBoundingClientRect().right])"
+    )
     assert min(gap for _, gap in gaps) >= 6, sorted(gaps, key=lambda g: g[1])[:3]
 
 
 def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, make_run, tmp_path):
     """The longest names a row can carry: a chapter-qualified key on the matrix, a model name under
     the id on the portable-LM lane's page."""
-    path = make_run(tmp_path / "reports", with_plots=False, results={
-        "C30.model": ("passed", 0.09, {"details": {"model": {"name": "SmolLM2-135M-Instruct-converted"}}})})
+    path = make_run(
+        tmp_path / "reports",
+        with_plots=False,
+        results={
+            "C30.model": ("passed", 0.09, {"details": {"model": {"name": "SmolLM2-135M-Instruct-converted"}}})
+        },
+    )
     doc, _ = load_document(path)
     publish(doc, path)
     open_page(browser, path.parent / "claims.html")
-    assert "SmolLM2-135M-Instruct-converted" in browser.find_element("css selector", "[data-id='ch15:C30.model'] th.id").text
+    assert (
+        "SmolLM2-135M-Instruct-converted"
+        in browser.find_element("css selector", "[data-id='ch15:C30.model'] th.id").text
+    )
     assert overruns(browser, "tbody.claim th.id") == []
 
 
 def test_the_test_log_shows_each_skip_reason_as_text(browser, pytester):
     """pytest-html's log of a skipped test: the reason and where, not ``('/path/test.py', 6, 'Skipped: ...')``."""
     claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text('[[claims]]\nid = "C01"\ntitle = "a GPU claim"\nstated = "2"\nunit = "x"\n'
-                                        'locator = "loc C01"\ntolerance = ">=1"\nneeds = ["arch"]\n', encoding="utf-8")
-    (claims / "test_gpu.py").write_text('import pytest\n\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n'
-                                        '    pytest.skip("needs a CUDA GPU; this runner has none")\n', encoding="utf-8")
+    (claims / "claims.toml").write_text(
+        '[[claims]]\nid = "C01"\ntitle = "a GPU claim"\nstated = "2"\nunit = "x"\n'
+        'locator = "loc C01"\ntolerance = ">=1"\nneeds = ["arch"]\n',
+        encoding="utf-8",
+    )
+    (claims / "test_gpu.py").write_text(
+        'import pytest\n\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n'
+        '    pytest.skip("needs a CUDA GPU; this runner has none")\n',
+        encoding="utf-8",
+    )
     pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
     open_page(browser, pytester.path / "reports" / "tests.html")
     logs = browser.execute_script(
         "return [...document.querySelectorAll('#results-table tbody')].map(t => [t.className, "
-        "(t.querySelector('.log') || {}).innerText || ''])")
+        "(t.querySelector('.log') || {}).innerText || ''])"
+    )
     skipped = [text for cls, text in logs if "skipped" in cls.lower()]
-    assert skipped and skipped[0].startswith("Skipped at claims/test_gpu.py:6: needs a CUDA GPU; this runner has none"), logs
+    assert skipped and skipped[0].startswith(
+        "Skipped at claims/test_gpu.py:6: needs a CUDA GPU; this runner has none"
+    ), logs
     assert not any(text.lstrip().startswith("('") for _, text in logs)
 
 
@@ -272,7 +324,8 @@ def printed_facts(browser, width: int) -> dict:
         "const t = document.querySelector('table.claims, table.matrix');"
         "return {vw: innerWidth, scroll: document.documentElement.scrollWidth, right: t.getBoundingClientRect().right,"
         "  more: [...document.querySelectorAll('details.more')].map(d => d.querySelector('div, .reason').checkVisibility()),"
-        "  fingerprints: [...document.querySelectorAll('details.fp')].map(d => d.checkVisibility())}")
+        "  fingerprints: [...document.querySelectorAll('details.fp')].map(d => d.checkVisibility())}"
+    )
 
 
 def test_printed_nothing_is_cut_and_every_reason_prints_in_full(browser, claims_html, run_copy, tmp_path):
@@ -288,13 +341,22 @@ def test_printed_nothing_is_cut_and_every_reason_prints_in_full(browser, claims_
             for width in PRINTED.values():
                 open_page(browser, page)
                 facts = printed_facts(browser, width)
-                assert facts["scroll"] <= facts["vw"] and facts["right"] <= facts["vw"], (page.name, width, facts)
+                assert facts["scroll"] <= facts["vw"] and facts["right"] <= facts["vw"], (
+                    page.name,
+                    width,
+                    facts,
+                )
                 assert facts["more"] and all(facts["more"]), (page.name, width, facts)  # open, not "more"
-                assert not any(facts["fingerprints"])  # the matrix prints its runner's two lines, not the dump
+                assert not any(
+                    facts["fingerprints"]
+                )  # the matrix prints its runner's two lines, not the dump
                 assert overruns(browser, "tbody.claim th.id, table.matrix th.id") == []
                 browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
-            pdf = base64.b64decode(browser.execute_cdp_cmd("Page.printToPDF", {"printBackground": True,
-                                                                             "preferCSSPageSize": True})["data"])
+            pdf = base64.b64decode(
+                browser.execute_cdp_cmd(
+                    "Page.printToPDF", {"printBackground": True, "preferCSSPageSize": True}
+                )["data"]
+            )
             width, height = map(float, re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf).groups())
             assert width > height, page.name  # across the paper: the wide tables get their columns
     finally:
@@ -310,7 +372,8 @@ def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
     publish(doc, path, checks)
     open_page(browser, path.parent / "manuscript.html")
     marks = browser.execute_script(
-        "return [...document.querySelectorAll('.text .num')].map(a => [a.id, a.getAttribute('href'), a.dataset.state])")
+        "return [...document.querySelectorAll('.text .num')].map(a => [a.id, a.getAttribute('href'), a.dataset.state])"
+    )
     audit = json.loads(path.read_text(encoding="utf-8"))["manuscripts"][0]["audit"]
     assert len(marks) == audit["numbers"]
     links = [(anchor, href) for anchor, href, state in marks if href]
@@ -330,20 +393,30 @@ def test_every_manuscript_highlight_links_to_an_existing_row(browser, ms_run):
 # --- accessibility: axe-core over every page -------------------------------------------------------
 ROOT = Path(__file__).resolve().parents[2]
 #: where .ci/run (and the workflow's tests job) install axe-core: npm, into git-ignored .node/
-AXE_PATHS = (ROOT / ".node" / "node_modules" / "axe-core" / "axe.min.js",
-             ROOT / "node_modules" / "axe-core" / "axe.min.js")
+AXE_PATHS = (
+    ROOT / ".node" / "node_modules" / "axe-core" / "axe.min.js",
+    ROOT / "node_modules" / "axe-core" / "axe.min.js",
+)
 WCAG_21_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """axe-core 4.x (``AXE_JS`` names another copy), read from disk: nothing is fetched here."""
-    path = Path(os.environ["AXE_JS"]) if os.environ.get("AXE_JS") else next((p for p in AXE_PATHS if p.is_file()), None)
+    path = (
+        Path(os.environ["AXE_JS"])
+        if os.environ.get("AXE_JS")
+        else next((p for p in AXE_PATHS if p.is_file()), None)
+    )
     if path is None or not path.is_file():
-        _missing("axe-core is not installed (npm install --no-save --prefix .node axe-core@4, as .ci/run does)")
+        _missing(
+            "axe-core is not installed (npm install --no-save --prefix .node axe-core@4, as .ci/run does)"
+        )
     text = path.read_text(encoding="utf-8")
     version = re.search(r'version\s*[:=]\s*"(\d+)\.', text[:5000]) or re.search(r"axe v(\d+)\.", text[:500])
-    assert version is None or int(version.group(1)) >= 4, f"{path}: axe-core {version.group(1)}.x, expected 4.x"
+    assert version is None or int(version.group(1)) >= 4, (
+        f"{path}: axe-core {version.group(1)}.x, expected 4.x"
+    )
     return text
 
 
@@ -355,15 +428,22 @@ def axe_violations(browser, axe_source) -> list[str]:
         "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})"
         ".then(r => done(r.violations.map(v => [v.id, v.impact, v.help, v.nodes.length,"
         " v.nodes.slice(0, 3).map(n => n.target.join(' ') + ': ' + (n.failureSummary || '').split('\\n').slice(1, 2).join(''))])),"
-        " e => done([['axe-error', 'critical', String(e), 0, []]]));", WCAG_21_AA)
-    return [f"{rule} ({impact}, {n} nodes): {text}; e.g. {examples}" for rule, impact, text, n, examples in result]
+        " e => done([['axe-error', 'critical', String(e), 0, []]]));",
+        WCAG_21_AA,
+    )
+    return [
+        f"{rule} ({impact}, {n} nodes): {text}; e.g. {examples}" for rule, impact, text, n, examples in result
+    ]
 
 
 def pseudo(browser, selector: str, which: str) -> dict:
     """class -> the CSS generated content (``::before``/``::after``) of the elements ``selector`` matches."""
     return browser.execute_script(
         "return Object.fromEntries([...document.querySelectorAll(arguments[0])].map(e => "
-        "[e.className, getComputedStyle(e, arguments[1]).content]))", selector, which)
+        "[e.className, getComputedStyle(e, arguments[1]).content]))",
+        selector,
+        which,
+    )
 
 
 def test_the_claims_page_has_no_wcag_violations(browser, claims_html, axe_source):
@@ -375,8 +455,10 @@ def test_the_claims_page_has_no_wcag_violations(browser, claims_html, axe_source
     badges = pseudo(browser, ".badge", "::before")
     assert len(chips) >= 4 and all(c not in ("none", "normal", "") for c in {**chips, **badges}.values())
     assert len(set(chips.values())) == len(chips)  # one symbol per outcome
-    heads = browser.execute_script("return [...document.querySelectorAll('tbody.claim tr.main > :first-child')]"
-                                   ".map(c => c.tagName + ':' + c.getAttribute('scope'))")
+    heads = browser.execute_script(
+        "return [...document.querySelectorAll('tbody.claim tr.main > :first-child')]"
+        ".map(c => c.tagName + ':' + c.getAttribute('scope'))"
+    )
     assert set(heads) == {"TH:row"}
     alts = browser.execute_script("return [...document.querySelectorAll('tbody.claim img')].map(i => i.alt)")
     assert alts and all(a.startswith("Plot of ") and "measured on this runner for claim C" in a for a in alts)
@@ -408,7 +490,9 @@ def test_the_matrix_page_has_no_wcag_violations(browser, run_copy, tmp_path, axe
             doc["claims"][0]["outcome"] = change
         (runs / name / "claims.json").write_text(json.dumps(doc), encoding="utf-8")
     page = tmp_path / "matrix.html"
-    assert main(["merge", str(runs / "cpu" / "claims.json"), str(runs / "gpu" / "claims.json"), "-o", str(page)]) in (0, None)
+    assert main(
+        ["merge", str(runs / "cpu" / "claims.json"), str(runs / "gpu" / "claims.json"), "-o", str(page)]
+    ) in (0, None)
     open_page(browser, page)
     assert axe_violations(browser, axe_source) == []
 
@@ -422,8 +506,17 @@ def test_the_matrix_header_says_the_runner_in_two_lines(browser, run_copy, tmp_p
     for name, threads in (("cpu-1", 1), ("cpu-2", 2)):
         (runs / name).mkdir(parents=True)
         doc = json.loads(run_copy.read_text(encoding="utf-8"))
-        doc["runner"].update(torch_threads=threads, load={"loadavg_1m": 3.43, "cores": 2, "busy": True, "why": "",
-                                                          "probe_s": 0.0013913990001128695, "probe_spread": 2.276})
+        doc["runner"].update(
+            torch_threads=threads,
+            load={
+                "loadavg_1m": 3.43,
+                "cores": 2,
+                "busy": True,
+                "why": "",
+                "probe_s": 0.0013913990001128695,
+                "probe_spread": 2.276,
+            },
+        )
         (runs / name / "claims.json").write_text(json.dumps(doc), encoding="utf-8")
     page = tmp_path / "matrix.html"
     main(["merge", str(runs / "cpu-1" / "claims.json"), str(runs / "cpu-2" / "claims.json"), "-o", str(page)])
@@ -435,14 +528,21 @@ def test_the_matrix_header_says_the_runner_in_two_lines(browser, run_copy, tmp_p
         "  briefs: [...h.querySelectorAll('th.run')].map(th => [...th.querySelectorAll('.brief')].map(b => b.innerText)),"
         "  lines: [...h.querySelectorAll('th.run .brief')].map(b => Math.round(b.getBoundingClientRect().height /"
         "         parseFloat(getComputedStyle(b).lineHeight))),"
-        "  shown: h.innerText, fingerprint: [...h.querySelectorAll('details.fp')].map(d => [d.open, d.textContent])}")
+        "  shown: h.innerText, fingerprint: [...h.querySelectorAll('details.fp')].map(d => [d.open, d.textContent])}"
+    )
     assert facts["height"] < 120, facts
-    assert facts["briefs"][0] == ["AMD EPYC (AVX512), 2 cores, no GPU, torch 2.13.0+cpu",
-                                  "1 thread, profile standard, no weights, busy"]
+    assert facts["briefs"][0] == [
+        "AMD EPYC (AVX512), 2 cores, no GPU, torch 2.13.0+cpu",
+        "1 thread, profile standard, no weights, busy",
+    ]
     assert facts["briefs"][1][1].startswith("2 threads, profile standard")
     assert max(facts["lines"]) == 1  # each line on one line at 1280 px
     assert "probe_s" not in facts["shown"] and "load.why" not in facts["shown"]
     assert all(not is_open for is_open, _ in facts["fingerprint"])
     text = facts["fingerprint"][0][1]
-    assert "load.probe_s: 0.001391" in text and "load.why" not in text and "weights.reason: needs the pretrained GPT-2" in text
+    assert (
+        "load.probe_s: 0.001391" in text
+        and "load.why" not in text
+        and "weights.reason: needs the pretrained GPT-2" in text
+    )
     assert overruns(browser, "table.matrix th.id") == []

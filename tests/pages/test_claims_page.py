@@ -22,45 +22,66 @@ def test_one_row_per_registry_claim_in_the_chapters_order(full_run, parse, shipp
     page = render(full_run)
     reg = shipped_registry
     rows = rows_of(page, parse)
-    assert sorted(r["data-id"] for r in rows) == sorted(reg.key(c) for c in reg.claims)  # every claim, exactly once
+    assert sorted(r["data-id"] for r in rows) == sorted(
+        reg.key(c) for c in reg.claims
+    )  # every claim, exactly once
     assert len({r["data-id"] for r in rows}) == len(rows)
     sections = [s["data-section"] for s in parse(page).find("tbody", class_="section")]
     assert sections == [s.id for s in reg.sections]  # the chapter's order
     by_section = [r["data-section"] for r in rows]
     assert by_section == sorted(by_section, key=sections.index)  # each row under its section
-    assert [r["data-id"] for r in rows if r["data-section"] == "in-practice"] == ["ch15:C28", "ch15:C35", "ch15:C36"]
+    assert [r["data-id"] for r in rows if r["data-section"] == "in-practice"] == [
+        "ch15:C28",
+        "ch15:C35",
+        "ch15:C36",
+    ]
 
 
 def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
     page = render(full_run)
-    c05 = page[page.index('id="claim-ch15-C05"'):]
-    c05 = c05[:c05.index("</tbody>")]
-    for text in ("60×", "23.26×", "at least 10×", "13.3× above the bar", "o-passed", "95% CI [21.9×, 24.7×], 7 rounds"):
+    c05 = page[page.index('id="claim-ch15-C05"') :]
+    c05 = c05[: c05.index("</tbody>")]
+    for text in (
+        "60×",
+        "23.26×",
+        "at least 10×",
+        "13.3× above the bar",
+        "o-passed",
+        "95% CI [21.9×, 24.7×], 7 rounds",
+    ):
         assert text in c05, text
-    c12 = page[page.index('id="claim-ch15-C12"'):]
-    assert "「瓶颈是搬运权重的内存带宽」" in c12[:c12.index("</tbody>")]  # no number: the chapter's words
-    c16 = page[page.index('id="claim-ch15-C16"'):]
-    c16 = c16[:c16.index("</tbody>")]
+    c12 = page[page.index('id="claim-ch15-C12"') :]
+    assert "「瓶颈是搬运权重的内存带宽」" in c12[: c12.index("</tbody>")]  # no number: the chapter's words
+    c16 = page[page.index('id="claim-ch15-C16"') :]
+    c16 = c16[: c16.index("</tbody>")]
     # failed through claim.require: the measured value and the failed condition, said once
-    assert "1.38" in c16 and "outside by 0.12" in c16 and c16.count("uncached total time grows no faster") == 1
+    assert (
+        "1.38" in c16 and "outside by 0.12" in c16 and c16.count("uncached total time grows no faster") == 1
+    )
 
 
 def test_a_skip_reason_appears_once(full_run):
     page = render(full_run)
     assert page.count("Provide them with --claims-weights DIR") == 3  # C30.model, C31, C37: once each
-    c31 = page[page.index('id="claim-ch15-C31"'):]
-    assert c31.index("needs the pretrained GPT-2 weights, which this runner does not have") < c31.index("<details")
+    c31 = page[page.index('id="claim-ch15-C31"') :]
+    assert c31.index("needs the pretrained GPT-2 weights, which this runner does not have") < c31.index(
+        "<details"
+    )
 
 
 def test_the_top_answers_which_hold_which_not_and_why(full_run, parse):
     page = render(full_run)
-    sentences = " ".join(parse(page[page.index('id="sentences"'):page.index("</ul>", page.index('id="sentences"'))]).text)
+    sentences = " ".join(
+        parse(page[page.index('id="sentences"') : page.index("</ul>", page.index('id="sentences"'))]).text
+    )
     assert "29 claims hold on this runner." in sentences
     assert "1 does not hold here: C16." in sentences
     assert "1 timing claim is undecided" in sentences and "C20" in sentences
-    assert ("11 cannot be checked here: 3 need the pretrained weights (C30.model, C31, C37); 1 needs a GPU (C34); "
-            "4 are timings taken on another runner (C01, C02, C11.time, C15.laptop); 1 needs data from "
-            "outside the chapter (C25); 2 need the chapter's listing (C33.output, C33.api).") in sentences
+    assert (
+        "11 cannot be checked here: 3 need the pretrained weights (C30.model, C31, C37); 1 needs a GPU (C34); "
+        "4 are timings taken on another runner (C01, C02, C11.time, C15.laptop); 1 needs data from "
+        "outside the chapter (C25); 2 need the chapter's listing (C33.output, C33.api)."
+    ) in sentences
     assert "AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, no GPU" in page
     assert 'href="tests.html"' in page
 
@@ -77,8 +98,8 @@ def test_plots_are_embedded_images_in_their_rows(full_run, parse):
 def test_a_missing_plot_file_is_said_in_its_row(run_copy):
     (run_copy.parent / "plots" / "C12-1.png").unlink()
     page = render(run_copy)
-    c12 = page[page.index('id="claim-ch15-C12"'):]
-    assert "plot bandwidth missing" in c12[:c12.index("</tbody>")] and page.count("<img ") == 3
+    c12 = page[page.index('id="claim-ch15-C12"') :]
+    assert "plot bandwidth missing" in c12[: c12.index("</tbody>")] and page.count("<img ") == 3
 
 
 def test_everything_is_escaped_and_self_contained(run_copy):
@@ -142,8 +163,10 @@ def test_the_deselected_tests_are_explained_under_the_counts(run_copy, parse):
     items = parse(page)
     assert items.find("ul", id="deselected")
     text = " ".join(items.text)
-    assert ("5 tests deselected (C06, C14, C18, C28, C30.model): the portable-LM lane's, which runs only when asked "
-            "for (--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). To run them:") in text
+    assert (
+        "5 tests deselected (C06, C14, C18, C28, C30.model): the portable-LM lane's, which runs only when asked "
+        "for (--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). To run them:"
+    ) in text
     assert "<code>pytest claims/ --claims-lm smollm2</code>" in page
     doc.pop("deselected")
     assert 'id="deselected"' not in claims_page(doc, run_copy.parent)

@@ -3,7 +3,6 @@ linked to its claim's row and back; a changed number shows as drifted at its lin
 
 import json
 
-
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish
 
@@ -34,7 +33,10 @@ def test_every_number_is_marked_and_every_bound_one_links_to_its_row(ms_run, par
     states = {m["data-state"] for m in marks}
     assert {"held", "failed", "unchecked", "waived"} <= states and "drifted" not in states
     t03 = next(m for m in links if m["href"].endswith("#claim-test-T03"))
-    assert t03["data-state"] == "failed" and "T03 failed · chapter 76.1× · here 4.2× · bar: at least 10×" in t03["title"]
+    assert (
+        t03["data-state"] == "failed"
+        and "T03 failed · chapter 76.1× · here 4.2× · bar: at least 10×" in t03["title"]
+    )
 
 
 def test_rows_link_back_to_their_numbers_in_the_text(ms_run, parse):
@@ -48,16 +50,18 @@ def test_rows_link_back_to_their_numbers_in_the_text(ms_run, parse):
 
 def test_a_changed_number_shows_as_drifted_at_its_line(ms_run, data_dir):
     path, ms = ms_run
-    ms.write_text(ms.read_text(encoding="utf-8").replace("读比写快 76.1 倍", "读比写快 58.2 倍"), encoding="utf-8")
+    ms.write_text(
+        ms.read_text(encoding="utf-8").replace("读比写快 76.1 倍", "读比写快 58.2 倍"), encoding="utf-8"
+    )
     doc, _ = load_document(path)
     checks, _ = manuscript_checks(doc)  # re-read as it is now, at report time
     publish(doc, path, checks)
     page = (path.parent / "manuscript.html").read_text(encoding="utf-8")
-    line7 = page[page.index('id="L7"'):page.index('id="L8"')]
+    line7 = page[page.index('id="L7"') : page.index('id="L8"')]
     assert 'data-state="drifted"' in line7 and ">58.2<" in line7
     assert "the manuscript prints 58.2, the registry has 76.1" in line7
     # the page opens with the numbers to look at first, each a link to its mark in the text
-    top = page[page.index('id="attention"'):page.index('id="text"')]
+    top = page[page.index('id="attention"') : page.index('id="text"')]
     anchor = line7.split('data-state="drifted"')[0].rsplit('id="', 1)[1].split('"')[0]
     assert f'href="#{anchor}">line 7: 58.2</a>' in top and "T03" in top  # T03 failed: listed too
 
@@ -66,7 +70,9 @@ def test_the_text_is_rendered_as_written_and_escaped(ms_run):
     path, ms = ms_run
     ms.write_text(ms.read_text(encoding="utf-8") + "\n<script>alert('x')</script> & 更多\n", encoding="utf-8")
     _, page = pages_of(path)
-    assert "<script>alert" not in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; 更多" in page
+    assert (
+        "<script>alert" not in page and "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; 更多" in page
+    )
     assert "**读 " in page  # Markdown is shown as the editor wrote it
 
 
@@ -82,13 +88,42 @@ def test_check_manuscript_html_with_and_without_a_report(ms_run, tmp_path, data_
     path, ms = ms_run
     pages_of(path)  # claims.html beside the report, to link to
     out = tmp_path / "out" / "manuscript.html"
-    assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
-                 "--report", str(path), "--html", str(out)]) == 0
+    assert (
+        main(
+            [
+                "check-manuscript",
+                str(ms),
+                "--registry",
+                str(data_dir / "ms_registry.toml"),
+                "--report",
+                str(path),
+                "--html",
+                str(out),
+            ]
+        )
+        == 0
+    )
     page = out.read_text(encoding="utf-8")
-    assert all(a["href"].startswith("../reports/claims.html#claim-test-T") for a in parse(page).find("a", class_="num"))
+    assert all(
+        a["href"].startswith("../reports/claims.html#claim-test-T")
+        for a in parse(page).find("a", class_="num")
+    )
     lone = tmp_path / "lone.html"
-    assert main(["check-manuscript", str(ms), "--registry", str(data_dir / "ms_registry.toml"),
-                 "--report", str(tmp_path / "none.json"), "--html", str(lone)]) == 0
+    assert (
+        main(
+            [
+                "check-manuscript",
+                str(ms),
+                "--registry",
+                str(data_dir / "ms_registry.toml"),
+                "--report",
+                str(tmp_path / "none.json"),
+                "--html",
+                str(lone),
+            ]
+        )
+        == 0
+    )
     page = lone.read_text(encoding="utf-8")
     assert not parse(page).find("a", class_="num") and "No claims report was given" in page
     states = {s["data-state"] for s in parse(page).find("span", class_="num") if s.get("id")}
@@ -100,7 +135,10 @@ def test_a_number_takes_the_weakest_state_of_its_claims():
     from claimcheck.pages.manuscript_view import claim_state, weakest
 
     passed, skipped = {"outcome": "passed"}, {"outcome": "skipped"}
-    assert weakest({"C30.text": claim_state(passed), "C30.model": claim_state(skipped)}) == ("unchecked", "C30.model")
+    assert weakest({"C30.text": claim_state(passed), "C30.model": claim_state(skipped)}) == (
+        "unchecked",
+        "C30.model",
+    )
     assert weakest({"A": "held", "B": "failed", "C": "drifted"}) == ("drifted", "C")
     assert weakest({"A": "held", "B": "inconclusive"}) == ("inconclusive", "B")
     assert weakest({"A": "held"}) == ("held", "A") and weakest({}) == ("not-run", None)
@@ -111,7 +149,9 @@ def test_a_number_takes_the_weakest_state_of_its_claims():
     assert claim_state(None) == "not-run" and claim_state({"outcome": "bogus"}) == "failed"
 
 
-CHAPTER = __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/seeds/000_28c5e904fedc16c4.txt"
+CHAPTER = (
+    __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/seeds/000_28c5e904fedc16c4.txt"
+)
 
 
 def test_the_headline_probability_is_not_green_without_the_weights():
@@ -127,8 +167,14 @@ def test_the_headline_probability_is_not_green_without_the_weights():
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     reg = load_registry(root / "claims/ch15/claims.toml")
-    entries = {cid: {"id": cid, "outcome": "passed", "runner_bound": c.runner} for cid, c in reg.claims.items()}
-    entries["C30.model"] = {"id": "C30.model", "outcome": "skipped", "reason": "needs the pretrained GPT-2 weights"}
+    entries = {
+        cid: {"id": cid, "outcome": "passed", "runner_bound": c.runner} for cid, c in reg.claims.items()
+    }
+    entries["C30.model"] = {
+        "id": "C30.model",
+        "outcome": "skipped",
+        "reason": "needs the pretrained GPT-2 weights",
+    }
     for cid, c in reg.claims.items():
         if c.runner:
             entries[cid]["outcome"] = "skipped"

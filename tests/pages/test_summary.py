@@ -42,12 +42,27 @@ def test_matrix_summary_has_a_column_per_runner(full_run, tmp_path, capsys):
     (tmp_path / "gpu").mkdir()
     (tmp_path / "gpu" / "claims.json").write_text(json.dumps(other), encoding="utf-8")
     matrix = tmp_path / "matrix.json"
-    assert main(["merge", str(full_run), str(tmp_path / "gpu" / "claims.json"), "-o", str(tmp_path / "m.html"),
-                 "--json", str(matrix)]) == 0
+    assert (
+        main(
+            [
+                "merge",
+                str(full_run),
+                str(tmp_path / "gpu" / "claims.json"),
+                "-o",
+                str(tmp_path / "m.html"),
+                "--json",
+                str(matrix),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["summary", str(matrix)]) == 0
     out = capsys.readouterr().out
-    assert "| Claim | Chapter | reports | gpu |" in out and "Pass on one runner, fail on another: ch15:C05" in out
+    assert (
+        "| Claim | Chapter | reports | gpu |" in out
+        and "Pass on one runner, fail on another: ch15:C05" in out
+    )
     c05 = next(ln for ln in out.splitlines() if ln.startswith("| **ch15:C05**"))
     assert "⚠️ split" in c05 and "✅ passed 23.26×" in c05 and "❌ failed 7.1×" in c05
 
@@ -55,17 +70,36 @@ def test_matrix_summary_has_a_column_per_runner(full_run, tmp_path, capsys):
 def test_annotations_at_the_place_to_fix(run_copy, tmp_path):
     doc = json.loads(run_copy.read_text(encoding="utf-8"))
     c01 = doc["claims"][0]
-    c01["details"]["drift"] = {"manuscript": str(tmp_path / "ch15.txt"), "status": "drift", "measured": "1893 token/s",
-                               "quotes": [{"status": "drift", "line": 7, "name": "stated", "manuscript": "5974",
-                                           "registry": "5947", "message": "C01 drift on line 7: the "
-                                           "manuscript prints 5974, the registry has stated = 5947"}]}
+    c01["details"]["drift"] = {
+        "manuscript": str(tmp_path / "ch15.txt"),
+        "status": "drift",
+        "measured": "1893 token/s",
+        "quotes": [
+            {
+                "status": "drift",
+                "line": 7,
+                "name": "stated",
+                "manuscript": "5974",
+                "registry": "5947",
+                "message": "C01 drift on line 7: the manuscript prints 5974, the registry has stated = 5947",
+            }
+        ],
+    }
     c01["drifted"] = True
-    doc["registries"][0]["problems"] = [{"claim": "C02", "field": "unit", "line": 40,
-                                         "message": "claims.toml: claim C02: field 'unit': unknown unit"}]
+    doc["registries"][0]["problems"] = [
+        {
+            "claim": "C02",
+            "field": "unit",
+            "line": 40,
+            "message": "claims.toml: claim C02: field 'unit': unknown unit",
+        }
+    ]
     lines = annotations(doc, tmp_path)
     # drift at the manuscript's line, in the text's words, with the claim's own verdict beside it
-    assert (f"::error file=ch15.txt,line=7,title=C01 drifted::line 7: the text says 5974 token/s, the registry "
-            f"5947 token/s, measured 1893 token/s; its measurement: {c01['outcome']}") in lines
+    assert (
+        f"::error file=ch15.txt,line=7,title=C01 drifted::line 7: the text says 5974 token/s, the registry "
+        f"5947 token/s, measured 1893 token/s; its measurement: {c01['outcome']}"
+    ) in lines
     assert any(ln.startswith("::error file=") and ",line=40,title=registry problem::" in ln for ln in lines)
     c16 = next(ln for ln in lines if "title=C16 does not hold" in ln)
     assert c16.startswith("::error file=claims/ch15/test_x.py,line=") and "here 1.38" in c16
@@ -74,8 +108,10 @@ def test_annotations_at_the_place_to_fix(run_copy, tmp_path):
 
 
 def test_workflow_commands_are_escaped():
-    assert command("error", "50% done\nnext", "a,b:c.txt", 3, "t: x") == \
-        "::error file=a%2Cb%3Ac.txt,line=3,title=t%3A x::50%25 done%0Anext"
+    assert (
+        command("error", "50% done\nnext", "a,b:c.txt", 3, "t: x")
+        == "::error file=a%2Cb%3Ac.txt,line=3,title=t%3A x::50%25 done%0Anext"
+    )
     assert command("warning", "plain") == "::warning::plain"
 
 

@@ -9,55 +9,82 @@ from claimcheck.pages import words
 
 
 def e(stated="", unit="", tolerance="printed", measured=None, **kw):
-    return {"id": kw.pop("id", "C01"), "stated": stated, "unit": unit, "tolerance": tolerance, "measured": measured, **kw}
+    return {
+        "id": kw.pop("id", "C01"),
+        "stated": stated,
+        "unit": unit,
+        "tolerance": tolerance,
+        "measured": measured,
+        **kw,
+    }
 
 
-@pytest.mark.parametrize("x, text", [
-    (36864.0, "36864"), (2.86102294921875e-06, "2.861e-6"), (1e-5, "1e-5"), (124439808, "124,439,808"),
-    (0.086, "0.086"), (5947.0, "5947"), (1.9854101992828532, "1.9854"), (math.inf, "inf"), (0.0, "0"), (True, "True"),
-])
+@pytest.mark.parametrize(
+    "x, text",
+    [
+        (36864.0, "36864"),
+        (2.86102294921875e-06, "2.861e-6"),
+        (1e-5, "1e-5"),
+        (124439808, "124,439,808"),
+        (0.086, "0.086"),
+        (5947.0, "5947"),
+        (1.9854101992828532, "1.9854"),
+        (math.inf, "inf"),
+        (0.0, "0"),
+        (True, "True"),
+    ],
+)
 def test_numbers_read_as_printed(x, text):
     assert words.number(x) == text
 
 
-@pytest.mark.parametrize("entry, chapter, here", [
-    (e("60.6", "x", measured=[60.37, 61.0]), "60.6×", "[60.37, 61]×"),
-    (e("99.16", "percent", measured=99.158), "99.16%", "99.158%"),
-    (e("36", "KiB/token", measured=36.0), "36 KiB/token", "36 KiB/token"),
-    (e("", "", "<=1e-5", measured=0.0), "", "0"),   # no number in the chapter: the row shows its words
-    (e("1.7", "亿 FLOP/token", measured=1.70112), "1.7 亿 FLOP/token", "1.7011 亿 FLOP/token"),
-    (e("5", "x", "exact", measured=[5.0, 5.0]), "5×", "5×"),
-    (e("98", "token/s", "rel:25%"), "98 token/s", ""),
-])
+@pytest.mark.parametrize(
+    "entry, chapter, here",
+    [
+        (e("60.6", "x", measured=[60.37, 61.0]), "60.6×", "[60.37, 61]×"),
+        (e("99.16", "percent", measured=99.158), "99.16%", "99.158%"),
+        (e("36", "KiB/token", measured=36.0), "36 KiB/token", "36 KiB/token"),
+        (e("", "", "<=1e-5", measured=0.0), "", "0"),  # no number in the chapter: the row shows its words
+        (e("1.7", "亿 FLOP/token", measured=1.70112), "1.7 亿 FLOP/token", "1.7011 亿 FLOP/token"),
+        (e("5", "x", "exact", measured=[5.0, 5.0]), "5×", "5×"),
+        (e("98", "token/s", "rel:25%"), "98 token/s", ""),
+    ],
+)
 def test_values_in_the_chapters_unit(entry, chapter, here):
     assert words.chapter_value(entry) == chapter and words.measured_value(entry) == here
 
 
-@pytest.mark.parametrize("entry, bar", [
-    (e("99.16", "percent"), "within half a unit of the last digit: [99.155, 99.165]%"),
-    (e("60", "x", ">=10"), "at least 10×"),
-    (e("", "", "<=1e-5"), "at most 1e-5"),
-    (e("2", "FLOP/param", "rel:5%"), "within 5% of 2: [1.9, 2.1] FLOP/param"),
-    (e("2", "", "abs:0.5"), "within ±0.5 of 2: [1.5, 2.5]"),
-    (e("1023", "example", "exact"), "exactly 1023 example"),
-    (e("", "x", "range:0.98..1.02"), "between 0.98 and 1.02×"),
-    (e("5", "x", "roughly"), "unreadable tolerance 'roughly'"),
-])
+@pytest.mark.parametrize(
+    "entry, bar",
+    [
+        (e("99.16", "percent"), "within half a unit of the last digit: [99.155, 99.165]%"),
+        (e("60", "x", ">=10"), "at least 10×"),
+        (e("", "", "<=1e-5"), "at most 1e-5"),
+        (e("2", "FLOP/param", "rel:5%"), "within 5% of 2: [1.9, 2.1] FLOP/param"),
+        (e("2", "", "abs:0.5"), "within ±0.5 of 2: [1.5, 2.5]"),
+        (e("1023", "example", "exact"), "exactly 1023 example"),
+        (e("", "x", "range:0.98..1.02"), "between 0.98 and 1.02×"),
+        (e("5", "x", "roughly"), "unreadable tolerance 'roughly'"),
+    ],
+)
 def test_the_bar_in_words(entry, bar):
     assert words.bar_words(entry) == bar
 
 
-@pytest.mark.parametrize("entry, text, inside", [
-    (e("60", "x", ">=10", 23.26), "13.3× above the bar, 2.3× the bar", True),
-    (e("60", "x", ">=10", 3.2), "short by 6.8× (3.2 is 0.32× the bar)", False),
-    (e("99.16", "percent", "printed", 99.158), "inside by 0.003% of ±0.005", True),
-    (e("36", "KiB/token", "printed", 36.0), "on the chapter's value", True),
-    (e("2", "", "abs:0.5", 2.71), "outside by 0.21", False),
-    (e("", "", "<=1e-5", 2.86e-6), "7.14e-6 below the bar, 0.29× the bar", True),
-    (e("", "token", "<=0", 0), "on the bar", True),
-    (e("36864", "B/token", "exact", 36864.0), "exact", True),
-    (e("60.6", "x", "printed", [60.37, 61.0]), "overlaps the bar (an interval of values)", True),
-])
+@pytest.mark.parametrize(
+    "entry, text, inside",
+    [
+        (e("60", "x", ">=10", 23.26), "13.3× above the bar, 2.3× the bar", True),
+        (e("60", "x", ">=10", 3.2), "short by 6.8× (3.2 is 0.32× the bar)", False),
+        (e("99.16", "percent", "printed", 99.158), "inside by 0.003% of ±0.005", True),
+        (e("36", "KiB/token", "printed", 36.0), "on the chapter's value", True),
+        (e("2", "", "abs:0.5", 2.71), "outside by 0.21", False),
+        (e("", "", "<=1e-5", 2.86e-6), "7.14e-6 below the bar, 0.29× the bar", True),
+        (e("", "token", "<=0", 0), "on the bar", True),
+        (e("36864", "B/token", "exact", 36864.0), "exact", True),
+        (e("60.6", "x", "printed", [60.37, 61.0]), "overlaps the bar (an interval of values)", True),
+    ],
+)
 def test_the_margin_says_how_far_inside_or_outside(entry, text, inside):
     m = words.margin(entry)
     assert (m.text, m.inside) == (text, inside)
@@ -71,8 +98,23 @@ def test_margins_sort_across_claims_and_need_a_measurement():
 
 
 def test_confidence_interval_where_the_claim_has_one():
-    entry = e("60", "x", ">=10", 23.26, details={"ci": {"low": 21.9, "high": 24.7, "level": 0.95, "bar": "at least 10",
-                                                         "rounds": 7, "value": 23.26, "method": "order statistics"}})
+    entry = e(
+        "60",
+        "x",
+        ">=10",
+        23.26,
+        details={
+            "ci": {
+                "low": 21.9,
+                "high": 24.7,
+                "level": 0.95,
+                "bar": "at least 10",
+                "rounds": 7,
+                "value": 23.26,
+                "method": "order statistics",
+            }
+        },
+    )
     assert words.ci_words(entry) == "95% CI [21.9×, 24.7×], 7 rounds"
     assert not words.ci_straddles(entry)
     assert words.ci_straddles({**entry, "details": {"ci": {**entry["details"]["ci"], "low": 9.5}}})
@@ -92,11 +134,19 @@ def test_each_cause_of_an_unchecked_claim():
 
 
 def test_one_sentence_per_outcome_with_counted_causes():
-    entries = [e(id="C1", outcome=oc.PASSED), e(id="C2", outcome=oc.PASSED), e(id="C3", outcome=oc.NEAR_TIE),
-               e(id="C4", outcome=oc.FAILED), e(id="C5", outcome=oc.INCONCLUSIVE), e(id="C6", outcome=oc.ERROR),
-               e(id="C7", outcome=oc.SKIPPED, needs=["weights"]), e(id="C8", outcome=oc.SKIPPED, needs=["weights"]),
-               e(id="C9", outcome=oc.SKIPPED, needs=["gpu"]), e(id="C10", outcome=oc.NOT_RUN, selected=False),
-               e(id="C11", outcome=oc.NOT_RUN, reason="not-run: no test yet")]
+    entries = [
+        e(id="C1", outcome=oc.PASSED),
+        e(id="C2", outcome=oc.PASSED),
+        e(id="C3", outcome=oc.NEAR_TIE),
+        e(id="C4", outcome=oc.FAILED),
+        e(id="C5", outcome=oc.INCONCLUSIVE),
+        e(id="C6", outcome=oc.ERROR),
+        e(id="C7", outcome=oc.SKIPPED, needs=["weights"]),
+        e(id="C8", outcome=oc.SKIPPED, needs=["weights"]),
+        e(id="C9", outcome=oc.SKIPPED, needs=["gpu"]),
+        e(id="C10", outcome=oc.NOT_RUN, selected=False),
+        e(id="C11", outcome=oc.NOT_RUN, reason="not-run: no test yet"),
+    ]
     s = words.outcome_sentences(entries, {"weights": {"available": False}})
     assert s[0] == "3 claims hold on this runner (1 only up to a near-tie: C3)."
     assert s[1] == "1 does not hold here: C4."
@@ -106,17 +156,24 @@ def test_one_sentence_per_outcome_with_counted_causes():
 
 
 def test_reason_of_a_failed_claim_is_what_its_check_found():
-    pytest_message = ("C05 does not hold: t\n  chapter: 60 x\n  measured: 3.2 x\n  tolerance: >=10 -> 3.2 < 10 "
-                      "(short by 6.8)\n  hardware: ...")
+    pytest_message = (
+        "C05 does not hold: t\n  chapter: 60 x\n  measured: 3.2 x\n  tolerance: >=10 -> 3.2 < 10 "
+        "(short by 6.8)\n  hardware: ..."
+    )
     assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message)) == "3.2 < 10 (short by 6.8)"
     assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message, verdict_reason="V")) == "V"
-    assert words.reason_words(e(outcome=oc.PASSED, details={"caveat": "on random weights"})) == "on random weights"
+    assert (
+        words.reason_words(e(outcome=oc.PASSED, details={"caveat": "on random weights"}))
+        == "on random weights"
+    )
 
 
 def test_long_reasons_show_their_first_sentence():
-    head, rest = words.first_sentence("needs the pretrained GPT-2 weights, which this runner does not have: no folder "
-                                      "or hub id given (--claims-weights); 'gpt2' is not in the Hugging Face cache "
-                                      "(looked up offline). Provide them with --claims-weights DIR.")
+    head, rest = words.first_sentence(
+        "needs the pretrained GPT-2 weights, which this runner does not have: no folder "
+        "or hub id given (--claims-weights); 'gpt2' is not in the Hugging Face cache "
+        "(looked up offline). Provide them with --claims-weights DIR."
+    )
     assert head == "needs the pretrained GPT-2 weights, which this runner does not have"
     assert rest.startswith("no folder or hub id given") and rest.endswith("DIR.")
     short = "uncached total time grows no faster than cached: n^1.21 vs n^1.02"  # a condition: shown whole
@@ -125,11 +182,24 @@ def test_long_reasons_show_their_first_sentence():
 
 
 def test_the_runner_in_one_line():
-    line = words.runner_line({"cpu": "AMD EPYC", "machine": "x86_64", "cpu_capability": "AVX512", "cores": 2,
-                              "ram_bytes": 24 * 2**30, "gpu": {"name": "NVIDIA H100", "memory_bytes": 80 * 2**30},
-                              "python": "3.11.7", "torch": "2.13.0", "transformers": "5.24.0", "torch_threads": 2})
-    assert line == ("AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, GPU NVIDIA H100 80 GiB; Python 3.11.7, "
-                    "torch 2.13.0, transformers 5.24.0, 2 threads")
+    line = words.runner_line(
+        {
+            "cpu": "AMD EPYC",
+            "machine": "x86_64",
+            "cpu_capability": "AVX512",
+            "cores": 2,
+            "ram_bytes": 24 * 2**30,
+            "gpu": {"name": "NVIDIA H100", "memory_bytes": 80 * 2**30},
+            "python": "3.11.7",
+            "torch": "2.13.0",
+            "transformers": "5.24.0",
+            "torch_threads": 2,
+        }
+    )
+    assert line == (
+        "AMD EPYC (x86_64, AVX512), 2 cores, 24 GiB RAM, GPU NVIDIA H100 80 GiB; Python 3.11.7, "
+        "torch 2.13.0, transformers 5.24.0, 2 threads"
+    )
     assert "no GPU" in words.runner_line({}) and words.runner_line({}).startswith("unknown CPU")
 
 
@@ -141,19 +211,30 @@ def test_a_locator_is_bracketed_once():
 
 
 def test_a_runner_in_two_lines_for_the_matrix_header():
-    gpu = {"cpu": "Intel Xeon", "cpu_capability": "AVX2", "cores": 16, "torch": "2.13.0+cu128", "torch_threads": 16,
-           "gpu": {"name": "NVIDIA H200", "memory_bytes": 141 * 2**30, "count": 1}, "runner_profile": "ci-gpu",
-           "weights": {"available": True}, "load": {"busy": False, "why": ""}}
+    gpu = {
+        "cpu": "Intel Xeon",
+        "cpu_capability": "AVX2",
+        "cores": 16,
+        "torch": "2.13.0+cu128",
+        "torch_threads": 16,
+        "gpu": {"name": "NVIDIA H200", "memory_bytes": 141 * 2**30, "count": 1},
+        "runner_profile": "ci-gpu",
+        "weights": {"available": True},
+        "load": {"busy": False, "why": ""},
+    }
     assert words.runner_brief(gpu, {"size_profile": "full"}) == [
         "Intel Xeon (AVX2), 16 cores, GPU NVIDIA H200 141 GiB, torch 2.13.0+cu128",
-        "16 threads, profile full, runner ci-gpu, GPT-2 weights"]
+        "16 threads, profile full, runner ci-gpu, GPT-2 weights",
+    ]
     assert words.runner_brief({}) == ["unknown CPU, no GPU"]  # an old file without a fingerprint
 
 
 def test_the_full_fingerprint_leaves_out_empty_fields_and_rounds_floats():
     from claimcheck.runs import fingerprint_lines
 
-    lines = fingerprint_lines({"cpu": "AMD EPYC", "cores": 2, "load": {"probe_s": 0.0013913990001128695, "why": "",
-                                                                        "busy": True}}, {"size_profile": "quick"})
+    lines = fingerprint_lines(
+        {"cpu": "AMD EPYC", "cores": 2, "load": {"probe_s": 0.0013913990001128695, "why": "", "busy": True}},
+        {"size_profile": "quick"},
+    )
     assert "load.probe_s: 0.001391" in lines and "load.busy: True" in lines
     assert not [ln for ln in lines if ln.startswith("load.why")]

@@ -24,15 +24,23 @@ tolerance = "{tol}"
 needs = {needs}
 {extra}"""
 
-REGISTRY = ("# a test registry\n[chapter]\nid = \"t\"\nid_pattern = 'C\\d{2}'\n\n"
-            "[runners.author-laptop]\ndescription = \"the author's laptop\"\n"
-            + CLAIM.format(id="C01", title="one", stated="5", tol=">=1", needs='["arch"]', extra="")
-            + CLAIM.format(id="C02", title="two", stated="5", tol=">=1", needs='["arch"]', extra="")
-            + CLAIM.format(id="C03", title="three", stated="5", tol=">=1", needs='["arch"]', extra="")
-            + CLAIM.format(id="C04", title="four", stated="5", tol=">=1", needs='["arch"]', extra="")
-            + CLAIM.format(id="C05", title="five", stated="98", tol="rel:25%", needs='["time"]',
-                           extra='runner = "author-laptop"\n')
-            + CLAIM.format(id="C06", title="six", stated="99.16", tol="printed", needs='["weights"]', extra=""))
+REGISTRY = (
+    "# a test registry\n[chapter]\nid = \"t\"\nid_pattern = 'C\\d{2}'\n\n"
+    '[runners.author-laptop]\ndescription = "the author\'s laptop"\n'
+    + CLAIM.format(id="C01", title="one", stated="5", tol=">=1", needs='["arch"]', extra="")
+    + CLAIM.format(id="C02", title="two", stated="5", tol=">=1", needs='["arch"]', extra="")
+    + CLAIM.format(id="C03", title="three", stated="5", tol=">=1", needs='["arch"]', extra="")
+    + CLAIM.format(id="C04", title="four", stated="5", tol=">=1", needs='["arch"]', extra="")
+    + CLAIM.format(
+        id="C05",
+        title="five",
+        stated="98",
+        tol="rel:25%",
+        needs='["time"]',
+        extra='runner = "author-laptop"\n',
+    )
+    + CLAIM.format(id="C06", title="six", stated="99.16", tol="printed", needs='["weights"]', extra="")
+)
 IDS = ["C01", "C02", "C03", "C04", "C05", "C06"]
 
 MODULES = {
@@ -102,7 +110,14 @@ def registry(project):
 def assert_every_other_claim_reported(rows, broken, outcome="error"):
     for cid in broken:
         assert rows[cid]["outcome"] == outcome, (cid, rows[cid])
-    expected = {"C01": "passed", "C02": "passed", "C03": "passed", "C04": "passed", "C05": "skipped", "C06": "skipped"}
+    expected = {
+        "C01": "passed",
+        "C02": "passed",
+        "C03": "passed",
+        "C04": "passed",
+        "C05": "skipped",
+        "C06": "skipped",
+    }
     for cid in set(IDS) - set(broken):
         assert rows[cid]["outcome"] == expected[cid], (cid, rows[cid])
 
@@ -128,7 +143,9 @@ def test_an_empty_registry_is_a_problem(project, capsys):
     assert "the file is empty" in rows["C01"]["reason"]
     run(project, "-k", "C01")  # the ids its tests name are listed even when -k leaves their tests out
     _, rows = report(project)
-    assert set(rows) == set(IDS) and rows["C04"]["reason"].endswith("declares no readable claim (the file is empty)")
+    assert set(rows) == set(IDS) and rows["C04"]["reason"].endswith(
+        "declares no readable claim (the file is empty)"
+    )
 
 
 def test_an_id_off_the_pattern_and_its_orphaned_test(project, capsys):
@@ -140,8 +157,9 @@ def test_an_id_off_the_pattern_and_its_orphaned_test(project, capsys):
     run(project)
     _, rows = report(project)
     assert "does not match the registry's id pattern" in rows["X99"]["reason"]
-    assert rows["C03"]["reason"].endswith("no claim with id 'C03' (the only registry id without a test in this run "
-                                          "is X99: was C03 renamed?)")
+    assert rows["C03"]["reason"].endswith(
+        "no claim with id 'C03' (the only registry id without a test in this run is X99: was C03 renamed?)"
+    )
     assert rows["X99"]["outcome"] == rows["C03"]["outcome"] == "error"
     assert_every_other_claim_reported(rows, ["C03"])
 
@@ -160,9 +178,13 @@ def test_an_undecodable_byte_costs_only_its_claim(project, capsys):
 
 
 def test_a_toml_syntax_error_costs_only_its_claim(project):
-    registry(project).write_text(REGISTRY.replace('tolerance = ">=1"\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
-                                                  'tolerance = >=1\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"'),
-                                 encoding="utf-8")
+    registry(project).write_text(
+        REGISTRY.replace(
+            'tolerance = ">=1"\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
+            'tolerance = >=1\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
+        ),
+        encoding="utf-8",
+    )
     run(project)
     _, rows = report(project)
     assert "not valid TOML" in rows["C03"]["reason"] and "line 33" in rows["C03"]["reason"]
@@ -170,14 +192,19 @@ def test_a_toml_syntax_error_costs_only_its_claim(project):
 
 
 # --- the test modules -----------------------------------------------------------------------------
-@pytest.mark.parametrize("body, first_line", [
-    ("import pytest\nimport nosuchmodule\n", "ModuleNotFoundError: No module named 'nosuchmodule'"),
-    ("import pytest\nraise RuntimeError('at import')\n", "RuntimeError: at import"),
-    ("import pytest\ndef broken(:\n    pass\n", "SyntaxError: "),
-])
+@pytest.mark.parametrize(
+    "body, first_line",
+    [
+        ("import pytest\nimport nosuchmodule\n", "ModuleNotFoundError: No module named 'nosuchmodule'"),
+        ("import pytest\nraise RuntimeError('at import')\n", "RuntimeError: at import"),
+        ("import pytest\ndef broken(:\n    pass\n", "SyntaxError: "),
+    ],
+)
 def test_a_module_that_cannot_be_imported_errors_its_claims_and_the_rest_runs(project, body, first_line):
     path = project.path / "claims" / "test_b.py"
-    path.write_text(body + textwrap.dedent(MODULES["test_b.py"]).replace("import pytest\n", "", 1), encoding="utf-8")
+    path.write_text(
+        body + textwrap.dedent(MODULES["test_b.py"]).replace("import pytest\n", "", 1), encoding="utf-8"
+    )
     result = run(project)
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # not "Interrupted: 1 error during collection" (2)
     result.stdout.fnmatch_lines([f"*test_b.py: the test module cannot be collected: {first_line}*"])
@@ -192,20 +219,27 @@ def test_a_module_that_cannot_be_imported_errors_its_claims_and_the_rest_runs(pr
 
 
 def test_a_test_that_raises_is_an_error_not_a_failure(project):
-    (project.path / "claims" / "test_b.py").write_text(textwrap.dedent(MODULES["test_b.py"]).replace(
-        "claim.check(9)", "raise RuntimeError('the GPU driver went away')"), encoding="utf-8")
+    (project.path / "claims" / "test_b.py").write_text(
+        textwrap.dedent(MODULES["test_b.py"]).replace(
+            "claim.check(9)", "raise RuntimeError('the GPU driver went away')"
+        ),
+        encoding="utf-8",
+    )
     run(project)
     _, rows = report(project)
-    assert rows["C04"]["reason"] == "RuntimeError: the GPU driver went away (raised at test_b.py:10 in test_c04)"
+    assert (
+        rows["C04"]["reason"] == "RuntimeError: the GPU driver went away (raised at test_b.py:10 in test_c04)"
+    )
     assert_every_other_claim_reported(rows, ["C04"])
     html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c04 = html[html.index('id="claim-t-C04"'):]
-    c04 = c04[:c04.index("</tbody>")]
+    c04 = html[html.index('id="claim-t-C04"') :]
+    c04 = c04[: c04.index("</tbody>")]
     assert 'class="badge o-error"' in c04 and "RuntimeError: the GPU driver went away" in c04
 
 
 def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
-    (project.path / "claims" / "test_b.py").write_text(textwrap.dedent("""
+    (project.path / "claims" / "test_b.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.fixture
@@ -219,7 +253,9 @@ def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
         @pytest.mark.claim("C04")
         def test_c04(claim):
             claim.check(9)
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     run(project)
     _, rows = report(project)
     assert rows["C03"]["reason"].startswith("OSError: disk full (raised at test_b.py:")
@@ -227,19 +263,23 @@ def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
 
 
 def test_a_verdict_is_still_a_failure(project):
-    (project.path / "claims" / "test_a.py").write_text(textwrap.dedent(MODULES["test_a.py"]).replace(
-        "claim.check(6)", "claim.check(0.5)"), encoding="utf-8")
+    (project.path / "claims" / "test_a.py").write_text(
+        textwrap.dedent(MODULES["test_a.py"]).replace("claim.check(6)", "claim.check(0.5)"), encoding="utf-8"
+    )
     run(project)
     _, rows = report(project)
     assert rows["C01"]["outcome"] == "failed" and "C01 does not hold" in rows["C01"]["reason"]
 
 
 # --- settings: command line, environment, ini ---------------------------------------------------
-@pytest.mark.parametrize("how, shown", [
-    ("cli", "--claims-listing-timeout 0"),
-    ("env", "CLAIMCHECK_LISTING_TIMEOUT=0"),
-    ("ini", "ini claims_listing_timeout = 0 (tox.ini)"),
-])
+@pytest.mark.parametrize(
+    "how, shown",
+    [
+        ("cli", "--claims-listing-timeout 0"),
+        ("env", "CLAIMCHECK_LISTING_TIMEOUT=0"),
+        ("ini", "ini claims_listing_timeout = 0 (tox.ini)"),
+    ],
+)
 def test_a_zero_listing_timeout_is_refused_from_every_source(project, monkeypatch, how, shown):
     args = ["--claims-listing-timeout=0"] if how == "cli" else []
     if how == "env":
@@ -251,14 +291,18 @@ def test_a_zero_listing_timeout_is_refused_from_every_source(project, monkeypatc
     result.stderr.fnmatch_lines([f"*claimcheck: {shown}: expected a time limit in seconds > 0, got '0'*"])
 
 
-@pytest.mark.parametrize("how, shown", [("cli", "--claims-runner nosuchrunner"), ("env", "CLAIMCHECK_RUNNER=nosuchrunner")])
+@pytest.mark.parametrize(
+    "how, shown", [("cli", "--claims-runner nosuchrunner"), ("env", "CLAIMCHECK_RUNNER=nosuchrunner")]
+)
 def test_an_unknown_runner_profile_is_refused(project, monkeypatch, how, shown):
     args = ["--claims-runner", "nosuchrunner"] if how == "cli" else []
     if how == "env":
         monkeypatch.setenv("CLAIMCHECK_RUNNER", "nosuchrunner")
     result = run(project, *args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([f"*claimcheck: {shown}: unknown runner profile; did you mean author-laptop?*"])
+    result.stderr.fnmatch_lines(
+        [f"*claimcheck: {shown}: unknown runner profile; did you mean author-laptop?*"]
+    )
     run(project, "--claims-runner", "author-laptop")  # the declared one enforces C05
     assert report(project)[1]["C05"]["outcome"] == "passed"
 
@@ -267,7 +311,9 @@ def test_a_misspelt_environment_variable_is_refused(project, monkeypatch):
     monkeypatch.setenv("CLAIMCHECK_PROFLE", "quick")
     result = run(project)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*CLAIMCHECK_PROFLE=quick: not a claimcheck setting; did you mean CLAIMCHECK_PROFILE?*"])
+    result.stderr.fnmatch_lines(
+        ["*CLAIMCHECK_PROFLE=quick: not a claimcheck setting; did you mean CLAIMCHECK_PROFILE?*"]
+    )
 
 
 # --- the weights -----------------------------------------------------------------------------------
@@ -287,7 +333,11 @@ def test_a_download_without_network_is_a_skip_and_the_fingerprint_says_so(projec
     assert w["available"] is False and f"cannot reach http://127.0.0.1:{port}" in w["reason"]
     c06 = rows["C06"]
     assert c06["outcome"] == "skipped" and "Traceback" not in c06["reason"]
-    for part in ("not in the Hugging Face cache", "--claims-allow-download: cannot reach", "--claims-weights DIR"):
+    for part in (
+        "not in the Hugging Face cache",
+        "--claims-allow-download: cannot reach",
+        "--claims-weights DIR",
+    ):
         assert part in c06["reason"], part
     assert_every_other_claim_reported(rows, [])
 
@@ -304,11 +354,15 @@ def test_a_missing_or_folder_input_file_is_a_usage_error(project, option):
 
 
 def test_a_manuscript_that_is_not_utf8_is_a_usage_error_naming_the_line(project):
-    (project.path / "chapter.md").write_bytes("第一行\n读 5 倍\n".encode("utf-8") + "写 5 倍\n".encode("gb18030"))
+    (project.path / "chapter.md").write_bytes("第一行\n读 5 倍\n".encode() + "写 5 倍\n".encode("gb18030"))
     result = run(project, "--claims-manuscript=chapter.md")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*claimcheck: --claims-manuscript chapter.md: *chapter.md: the manuscript is not UTF-8: "
-                                 "line 3, byte 0x*save it as UTF-8*"])
+    result.stderr.fnmatch_lines(
+        [
+            "*claimcheck: --claims-manuscript chapter.md: *chapter.md: the manuscript is not UTF-8: "
+            "line 3, byte 0x*save it as UTF-8*"
+        ]
+    )
 
 
 # --- the report folder -----------------------------------------------------------------------------
@@ -319,7 +373,9 @@ def test_leftovers_of_a_killed_run_never_break_the_next(project):
     os.utime(old, (time.time() - 3600, time.time() - 3600))
     fresh = reports / ".claims.html.4243.ghijkl.tmp"  # a concurrent run's, still being written
     fresh.write_text("<html>", encoding="utf-8")
-    (reports / "claims.json").write_text('{"truncated": ', encoding="utf-8")  # killed mid-write by an old version
+    (reports / "claims.json").write_text(
+        '{"truncated": ', encoding="utf-8"
+    )  # killed mid-write by an old version
     run(project)
     doc, rows = report(project)
     assert set(rows) == set(IDS)
@@ -333,7 +389,9 @@ def test_the_html_report_is_written_atomically(project, monkeypatch):
 
     written = []
     real = fileio.write_atomic
-    monkeypatch.setattr(fileio, "write_atomic", lambda path, data, **kw: (written.append(str(path)), real(path, data, **kw)))
+    monkeypatch.setattr(
+        fileio, "write_atomic", lambda path, data, **kw: (written.append(str(path)), real(path, data, **kw))
+    )
     run(project)
     assert any(p.endswith("claims.html") for p in written) and any(p.endswith("claims.json") for p in written)
 
@@ -342,4 +400,6 @@ def test_an_unwritable_report_folder_is_a_usage_error_before_any_test(project):
     (project.path / "afile").write_text("x", encoding="utf-8")
     result = run(project, "--claims-report-dir", "afile/sub")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*report folder *afile/sub (--claims-report-dir afile/sub) cannot be created*"])
+    result.stderr.fnmatch_lines(
+        ["*report folder *afile/sub (--claims-report-dir afile/sub) cannot be created*"]
+    )

@@ -38,14 +38,34 @@ def book(tmp_path_factory):
 def run(root: Path, *args: str, report_dir: str = "reports") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMCHECK_")}
     env["HF_HUB_OFFLINE"] = "1"
-    return subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider",
-                           "--claims-profile=quick", f"--claims-report-dir={report_dir}"],
-                          cwd=root, capture_output=True, text=True, env=env, timeout=900)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *args,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--claims-profile=quick",
+            f"--claims-report-dir={report_dir}",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
 
 
 def claimcheck(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from claimcheck.cli import main; sys.exit(main())", *args],
-                          cwd=root, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from claimcheck.cli import main; sys.exit(main())", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def rows(path: Path) -> dict:
@@ -82,11 +102,13 @@ def test_the_book_page_shows_each_chapter_with_its_sections(book):
     assert re.findall(r'<tr id="(book-[^"]+)"', page) == ["book-ch15", "book-ch90"]
     # both chapters have a section "closing": each keeps its own, under its own chapter
     assert 'id="section-ch15-closing"' in page and 'id="section-ch90-closing"' in page
-    assert page.index('id="chapter-ch15"') < page.index('id="claim-ch15-C37"') < page.index('id="chapter-ch90"')
+    assert (
+        page.index('id="chapter-ch15"') < page.index('id="claim-ch15-C37"') < page.index('id="chapter-ch90"')
+    )
     ids = re.findall(r'<tbody class="claim[^"]*" id="[^"]+" data-id="([^"]+)"', page)
     assert len(ids) == len(set(ids)) == 46
-    row = page[page.index('id="claim-ch90-C01"'):]
-    row = row[:row.index("</tbody>")]
+    row = page[page.index('id="claim-ch90-C01"') :]
+    row = row[: row.index("</tbody>")]
     assert "1024-token context" in row and 'data-outcome="passed"' in row
 
 
@@ -116,14 +138,24 @@ def test_merge_and_diff_keep_chapters_apart(book, tmp_path):
         if c["key"] == "ch90:C02":
             c["outcome"], c["measured"] = "failed", 36000
     other.write_text(json.dumps(doc), encoding="utf-8")
-    merged = claimcheck(book, "merge", str(report), str(other), "--json", str(tmp_path / "m.json"),
-                        "-o", str(tmp_path / "m.html"))
+    merged = claimcheck(
+        book,
+        "merge",
+        str(report),
+        str(other),
+        "--json",
+        str(tmp_path / "m.json"),
+        "-o",
+        str(tmp_path / "m.html"),
+    )
     assert merged.returncode == 0, merged.stderr
     matrix = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
     keys = [c["key"] for c in matrix["claims"]]
     assert len(keys) == len(set(keys)) == 46 and matrix["split"] == ["ch90:C02"]
     diff = claimcheck(book, "diff", str(report), str(other))
-    assert diff.returncode == 1 and "REGRESSION ch90:C02" in diff.stdout and "REGRESSION ch15" not in diff.stdout
+    assert (
+        diff.returncode == 1 and "REGRESSION ch90:C02" in diff.stdout and "REGRESSION ch15" not in diff.stdout
+    )
 
 
 def test_commands_find_each_chapter_by_itself(book):
@@ -131,7 +163,9 @@ def test_commands_find_each_chapter_by_itself(book):
     assert done.returncode == 0 and "2 chapters, 46 valid claims, 0 problems" in done.stderr, done.stderr
     shutil.copy2(CH90 / "ch90.md", book / "ch90.md")
     done = claimcheck(book, "check-manuscript", "ch90.md")  # picks ch90's registry by itself
-    assert done.returncode == 0 and "registry   claims/ch90/claims.toml (4 claims)" in done.stdout, done.stdout
+    assert done.returncode == 0 and "registry   claims/ch90/claims.toml (4 claims)" in done.stdout, (
+        done.stdout
+    )
     if SEED.is_file():
         shutil.copy2(SEED, book / SEED.name)
         done = claimcheck(book, "check-manuscript", SEED.name, "ch90.md")
@@ -140,4 +174,9 @@ def test_commands_find_each_chapter_by_itself(book):
     summary = claimcheck(book, "summary", "reports/claims.json")
     assert "| **ch15** " in summary.stdout and "#### ch90:" in summary.stdout
     amb = claimcheck(book, "what-if", "C02=36864")
-    assert amb.returncode == 2 and "ambiguous" in amb.stderr and "ch15:C02" in amb.stderr and "ch90:C02" in amb.stderr
+    assert (
+        amb.returncode == 2
+        and "ambiguous" in amb.stderr
+        and "ch15:C02" in amb.stderr
+        and "ch90:C02" in amb.stderr
+    )

@@ -18,13 +18,18 @@ needs = ["arch"]
 def chapter(pytester, folder, chapter_id, claims, manuscript=None):
     d = pytester.mkdir(folder) if not (pytester.path / folder).exists() else pytester.path / folder
     head = f'[chapter]\nid = "{chapter_id}"\n' + (f'manuscript = "{manuscript}"\n' if manuscript else "")
-    (d / "claims.toml").write_text(head + "".join(CLAIM.format(id=c, title=f"{chapter_id} {c}", stated=v)
-                                                  for c, v in claims.items()), encoding="utf-8")
-    tests = "import pytest\n" + "".join(textwrap.dedent(f"""
+    (d / "claims.toml").write_text(
+        head + "".join(CLAIM.format(id=c, title=f"{chapter_id} {c}", stated=v) for c, v in claims.items()),
+        encoding="utf-8",
+    )
+    tests = "import pytest\n" + "".join(
+        textwrap.dedent(f"""
         @pytest.mark.claim("{c}")
         def test_{c.lower()}(claim):
             claim.check({v})
-        """) for c, v in claims.items())
+        """)
+        for c, v in claims.items()
+    )
     (d / f"test_{chapter_id}.py").write_text(tests, encoding="utf-8")
 
 
@@ -50,7 +55,9 @@ def test_a_short_stated_id_of_two_chapters_is_ambiguous(pytester):
     chapter(pytester, "claims/b", "chb", {"C01": "7"})
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-stated", "C01=2")
     result.stderr.fnmatch_lines(["*C01*ambiguous*cha:C01, chb:C01*"])
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-stated", "chb:C01=8")
+    result = pytester.runpytest(
+        "claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-stated", "chb:C01=8"
+    )
     result.assert_outcomes(passed=1, failed=1)  # only chb's C01 was revised
 
 
@@ -68,7 +75,9 @@ def test_the_manuscript_binds_to_its_own_chapter(pytester):
     chapter(pytester, "claims/a", "cha", {"C01": "1"}, manuscript="a.md")
     chapter(pytester, "claims/b", "chb", {"C01": "7"}, manuscript="b.md")
     (pytester.path / "b.md").write_text("the value 7 here\n", encoding="utf-8")
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-manuscript=b.md")
+    result = pytester.runpytest(
+        "claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-manuscript=b.md"
+    )
     result.assert_outcomes(passed=4)  # 2 claims, chb's drift item and its audit; none for cha
     (pytester.path / "c.md").write_text("the value 7 here\n", encoding="utf-8")
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript=c.md")

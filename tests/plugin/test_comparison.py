@@ -4,7 +4,8 @@ tie tolerance of its own gets the same outcomes (near-tie, failed, passed)."""
 
 import json
 
-REGISTRY = "".join(f'''
+REGISTRY = "".join(
+    f'''
 [[claims]]
 id = "{cid}"
 title = "comparison {cid}"
@@ -13,7 +14,9 @@ unit = ""
 locator = "loc {cid}"
 tolerance = "<=0"
 needs = ["arch"]
-''' for cid in ("K01", "K02", "K03"))
+'''
+    for cid in ("K01", "K02", "K03")
+)
 
 TESTS = '''
 from dataclasses import dataclass
@@ -61,7 +64,10 @@ def test_any_object_with_the_protocol_gets_the_tie_aware_verdict(pytester, monke
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*1 near-tie*"])  # a verdict of its own, not pytest's xfail
     rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
-    assert rows["K01"]["outcome"] == "near-tie" and rows["K01"]["reason"] == "2 rows in another place (equal sort keys)"
+    assert (
+        rows["K01"]["outcome"] == "near-tie"
+        and rows["K01"]["reason"] == "2 rows in another place (equal sort keys)"
+    )
     assert rows["K02"]["outcome"] == "failed" and "3 rows in another place" in rows["K02"]["reason"]
     assert rows["K03"]["outcome"] == "passed" and rows["K03"]["measured"] == 0
     assert rows["K03"]["details"] == {"comparison": "0 rows in another place", "rows_moved": 0, "rows": 10}

@@ -9,7 +9,8 @@ import pytest
 
 from claimcheck.plugin.collection import deselection
 
-REGISTRY = "".join(f"""
+REGISTRY = "".join(
+    f"""
 [[claims]]
 id = "{cid}"
 title = "claim {cid}"
@@ -18,7 +19,9 @@ unit = "x"
 locator = "loc {cid}"
 tolerance = ">=2"
 needs = ["arch"]
-""" for cid in ("C01", "C02", "C03"))
+"""
+    for cid in ("C01", "C02", "C03")
+)
 
 TESTS = """
 import pytest
@@ -56,13 +59,23 @@ def project(pytester, monkeypatch):
 def test_the_lanes_deselected_tests_are_named_and_explained(project):
     result = project.runpytest("claims", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, deselected=2)
-    result.stdout.fnmatch_lines(["2 tests deselected (C02): the portable-LM lane's, which runs only when asked for "
-                                 "(--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). "
-                                 "To run them: pytest claims --claims-lm smollm2"])
+    result.stdout.fnmatch_lines(
+        [
+            "2 tests deselected (C02): the portable-LM lane's, which runs only when asked for "
+            "(--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). "
+            "To run them: pytest claims --claims-lm smollm2"
+        ]
+    )
     doc = json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    assert doc["deselected"] == [{"tests": 2, "claims": ["claims:C02"], "run": "pytest claims --claims-lm smollm2",
-                                  "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) "
-                                         "and then alone, into its own report (reports/portable-smollm2/)"}]
+    assert doc["deselected"] == [
+        {
+            "tests": 2,
+            "claims": ["claims:C02"],
+            "run": "pytest claims --claims-lm smollm2",
+            "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) "
+            "and then alone, into its own report (reports/portable-smollm2/)",
+        }
+    ]
     page = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
     assert '<ul class="deselected" id="deselected"><li>2 tests deselected (C02): the portable-LM lane' in page
     assert "To run them: <code>pytest claims --claims-lm smollm2</code>" in page
@@ -70,29 +83,52 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
 
 def test_a_k_selection_is_its_own_reason(project):
     result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
-    result.stdout.fnmatch_lines(["2 tests deselected (C02): the portable-LM lane's*",
-                                 "1 test deselected (C03): outside this run's -k 'C01'. To run them: pytest claims"])
+    result.stdout.fnmatch_lines(
+        [
+            "2 tests deselected (C02): the portable-LM lane's*",
+            "1 test deselected (C03): outside this run's -k 'C01'. To run them: pytest claims",
+        ]
+    )
 
 
 def test_a_run_without_deselection_says_nothing_of_it(project):
-    (project.path / "claims" / "test_claims.py").write_text(textwrap.dedent(TESTS.split("@pytest.mark.portable_lm")[0]),
-                                                             encoding="utf-8")
+    (project.path / "claims" / "test_claims.py").write_text(
+        textwrap.dedent(TESTS.split("@pytest.mark.portable_lm")[0]), encoding="utf-8"
+    )
     result = project.runpytest("claims", "-p", "no:cacheprovider")
     assert "deselected" not in result.stdout.str()
-    assert "deselected" not in json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
+    assert "deselected" not in json.loads(
+        (project.path / "reports" / "claims.json").read_text(encoding="utf-8")
+    )
 
 
 def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():
-    groups = deselection([("ch15:C29", False), ("ch15:C29", False), (None, False), ("ch15:C06", True)], "smollm2",
-                         ["claims/"], markexpr="not slow")
+    groups = deselection(
+        [("ch15:C29", False), ("ch15:C29", False), (None, False), ("ch15:C06", True)],
+        "smollm2",
+        ["claims/"],
+        markexpr="not slow",
+    )
     assert groups == [
-        {"tests": 3, "claims": ["ch15:C29"], "run": "pytest claims/",
-         "why": "the GPT-2 claims', since this run is the portable-LM lane (--claims-lm smollm2), which runs alone"},
-        {"tests": 1, "claims": ["ch15:C06"], "why": "outside this run's -m 'not slow'", "run": "pytest claims/ --claims-lm smollm2"}]
+        {
+            "tests": 3,
+            "claims": ["ch15:C29"],
+            "run": "pytest claims/",
+            "why": "the GPT-2 claims', since this run is the portable-LM lane (--claims-lm smollm2), which runs alone",
+        },
+        {
+            "tests": 1,
+            "claims": ["ch15:C06"],
+            "why": "outside this run's -m 'not slow'",
+            "run": "pytest claims/ --claims-lm smollm2",
+        },
+    ]
 
 
 def test_the_command_names_the_claims_folder_not_the_other_tests(project):
     project.makeini("[pytest]\ntestpaths = tests claims\n")
     (project.mkdir("tests") / "test_other.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
     result = project.runpytest("-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["2 tests deselected (C02): *. To run them: pytest claims --claims-lm smollm2"])
+    result.stdout.fnmatch_lines(
+        ["2 tests deselected (C02): *. To run them: pytest claims --claims-lm smollm2"]
+    )

@@ -24,7 +24,7 @@ tolerance = ">=1"
 needs = ["arch"]
 """
 
-TESTS = '''
+TESTS = """
 import os
 import signal
 import time
@@ -64,9 +64,9 @@ def test_c03(claim):
 @pytest.mark.claim("C04")
 def test_c04(claim):
     claim.check(5)
-'''
+"""
 
-SLOW_MERGE = '''
+SLOW_MERGE = """
 import os
 import time
 
@@ -82,14 +82,16 @@ def slow(doc, path, **kw):  # between reading the earlier report and writing the
 
 
 claimcheck.partial.keep_unselected = slow
-'''
+"""
 
 
 @pytest.fixture
 def project(tmp_path):
     claims = tmp_path / "claims"
     claims.mkdir()
-    (claims / "claims.toml").write_text("".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8")
+    (claims / "claims.toml").write_text(
+        "".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8"
+    )
     (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     return tmp_path
@@ -99,7 +101,9 @@ def run(project, *args, wait=True, **env):
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMCHECK_")}
     environ.update(env)
     cmd = [sys.executable, "-m", "pytest", "claims", "-p", "no:cacheprovider", "-p", "no:html", *args]
-    proc = subprocess.Popen(cmd, cwd=project, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        cmd, cwd=project, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     if not wait:
         return proc
     return proc.communicate(timeout=300)[0], proc.returncode
@@ -156,7 +160,9 @@ def test_an_interrupted_heavy_import_is_not_imported_again(project):
     assert doc["interrupted"]["by"] == "SIGINT" and "interrupted" in doc["runner"]["llm_kit"]
     # stopped in collection, nothing decided; without the kit's fields the earlier rows cannot be
     # shown as this runner's, so each says why it is empty
-    assert all(r["outcome"] == "not-run" and r["reason"].startswith("interrupted: ") for r in got.values()), got
+    assert all(r["outcome"] == "not-run" and r["reason"].startswith("interrupted: ") for r in got.values()), (
+        got
+    )
 
 
 def test_two_runs_of_one_checkout_keep_each_others_rows(project):
@@ -167,7 +173,9 @@ def test_two_runs_of_one_checkout_keep_each_others_rows(project):
     assert [p.returncode for p in procs] == [0, 0], outs
     _, got = rows(project)
     assert got["C01"]["outcome"] == "passed" and got["C03"]["outcome"] == "passed", got
-    assert not (project / "reports" / "claims.json.lock").exists()  # the lock file is hidden: .claims.json.lock
+    assert not (
+        project / "reports" / "claims.json.lock"
+    ).exists()  # the lock file is hidden: .claims.json.lock
 
 
 def test_half_loaded_packages_are_named(monkeypatch):

@@ -15,16 +15,26 @@ ROOT = Path(__file__).resolve().parents[2]
 def pytest_in(folder, *argv):
     # this checkout's claimcheck, as the editable install's entry points name its modules
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv], capture_output=True,
-                          text=True, cwd=folder, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=env,
+        timeout=120,
+    )
 
 
-@pytest.mark.parametrize("plugins, loaded, blocked", [
-    ([], ["claimcheck.plugin", "claimcheck.llm.plugin", "pytest_html.plugin"], []),
-    (["-p", "no:html"], ["claimcheck.plugin", "claimcheck.llm.plugin"], ["pytest_html.plugin"]),
-    (["-p", "no:claimcheck"], ["claimcheck.llm.plugin"], ["claimcheck.plugin"]),  # the kit stays inert
-    (["-p", "no:claimcheck-llm"], ["claimcheck.plugin"], ["claimcheck.llm.plugin"]),
-], ids=["all", "no-html", "no-claimcheck", "no-claimcheck-llm"])
+@pytest.mark.parametrize(
+    "plugins, loaded, blocked",
+    [
+        ([], ["claimcheck.plugin", "claimcheck.llm.plugin", "pytest_html.plugin"], []),
+        (["-p", "no:html"], ["claimcheck.plugin", "claimcheck.llm.plugin"], ["pytest_html.plugin"]),
+        (["-p", "no:claimcheck"], ["claimcheck.llm.plugin"], ["claimcheck.plugin"]),  # the kit stays inert
+        (["-p", "no:claimcheck-llm"], ["claimcheck.plugin"], ["claimcheck.llm.plugin"]),
+    ],
+    ids=["all", "no-html", "no-claimcheck", "no-claimcheck-llm"],
+)
 def test_collecting_an_empty_folder(tmp_path, plugins, loaded, blocked):
     done = pytest_in(tmp_path, "--co", "--trace-config", *plugins)
     out = done.stdout + done.stderr

@@ -58,8 +58,10 @@ def html_report_parts(path) -> dict:
     (timestamps, durations, the environment table's plugin versions)."""
     text = path.read_text(encoding="utf-8")
     blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', text).group(1)))
-    rows = {test: [[cell for cell in phase["resultsTableRow"] if "col-duration" not in cell]
-                   for phase in phases] for test, phases in blob["tests"].items()}
+    rows = {
+        test: [[cell for cell in phase["resultsTableRow"] if "col-duration" not in cell] for phase in phases]
+        for test, phases in blob["tests"].items()
+    }
     summary = re.search(r'<div class="summary__data">.*?<p class="run-count">', text, re.S).group(0)
     return {
         "title": re.findall(r"<title[^>]*>.*?</title>|<h1[^>]*>.*?</h1>", text, re.S) + [blob["title"]],
@@ -76,7 +78,9 @@ def probe(pytester) -> dict:
 
 def test_an_unrelated_run_with_pytest_html_is_unchanged(unrelated):
     pytest.importorskip("pytest_html")
-    without = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "--html=without/report.html", *WITHOUT_CLAIMCHECK)
+    without = unrelated.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--html=without/report.html", *WITHOUT_CLAIMCHECK
+    )
     without_probe = probe(unrelated)
     with_cc = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "--html=with/report.html")
     with_probe = probe(unrelated)
@@ -101,7 +105,11 @@ def test_an_unrelated_run_without_pytest_html_is_unchanged(unrelated):
     assert not probe(unrelated)["torch"]
     assert not (unrelated.path / "reports").exists()
     written = {p.name for p in unrelated.path.iterdir()} - {"stdout", "stderr"}  # pytester's own files
-    assert {n for n in written if not n.startswith("runpytest-")} == {"conftest.py", "probe.json", "test_plain.py"}
+    assert {n for n in written if not n.startswith("runpytest-")} == {
+        "conftest.py",
+        "probe.json",
+        "test_plain.py",
+    }
 
 
 def test_an_opt_in_makes_it_a_claims_run(unrelated):
@@ -113,8 +121,16 @@ def test_an_opt_in_makes_it_a_claims_run(unrelated):
 
 
 def test_registries_in_hidden_folders_virtualenvs_and_node_modules_do_not_count(pytester, monkeypatch):
-    registry = '[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\nlocator = "l"\nneeds = ["arch"]\n'
-    for folder in (".git/x", ".venv/lib", "env/lib/python3.11/site-packages/pkg", "node_modules/pkg", "web/node_modules/a"):
+    registry = (
+        '[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\nlocator = "l"\nneeds = ["arch"]\n'
+    )
+    for folder in (
+        ".git/x",
+        ".venv/lib",
+        "env/lib/python3.11/site-packages/pkg",
+        "node_modules/pkg",
+        "web/node_modules/a",
+    ):
         (pytester.path / folder).mkdir(parents=True)
         (pytester.path / folder / "claims.toml").write_text(registry, encoding="utf-8")
     (pytester.path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")

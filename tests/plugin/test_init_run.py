@@ -11,10 +11,13 @@ MANUSCRIPT = Path(__file__).resolve().parents[1] / "data" / "manuscript_index_zh
 
 def test_pytest_lists_every_draft_as_not_run(pytester, monkeypatch, capsys):
     monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    assert main(["init", str(MANUSCRIPT), "--name", "index", "--claims-dir", str(pytester.path / "claims")]) == 0
+    assert (
+        main(["init", str(MANUSCRIPT), "--name", "index", "--claims-dir", str(pytester.path / "claims")]) == 0
+    )
     capsys.readouterr()
-    result = pytester.runpytest("claims/index/", "-p", "no:cacheprovider", "-p", "no:html",
-                                f"--claims-manuscript={MANUSCRIPT}")
+    result = pytester.runpytest(
+        "claims/index/", "-p", "no:cacheprovider", "-p", "no:html", f"--claims-manuscript={MANUSCRIPT}"
+    )
     result.assert_outcomes(passed=16, skipped=15)  # 15 drift items + the audit; 15 drafts without a test
     rows = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
     assert len(rows) == 15

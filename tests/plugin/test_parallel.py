@@ -21,14 +21,18 @@ tolerance = "{tol}"
 needs = {needs}
 """
 
-REGISTRY = "".join([
-    CLAIM.format(id="C01", stated="2", tol="printed", needs='["arch"]'),
-    CLAIM.format(id="C02", stated="5", tol=">=10", needs='["arch"]'),
-    CLAIM.format(id="C03", stated="7", tol="exact", needs='["arch"]'),  # no test: placeholder
-    CLAIM.format(id="C04", stated="1", tol="printed", needs='["weights"]'),  # skipped: no weights
-    CLAIM.format(id="C05", stated="10", tol=">=10", needs='["arch", "time"]'),  # timing
-    CLAIM.format(id="C06", stated="3", tol="printed", needs='["arch"]').replace("tolerance =", "tolerence ="),
-])
+REGISTRY = "".join(
+    [
+        CLAIM.format(id="C01", stated="2", tol="printed", needs='["arch"]'),
+        CLAIM.format(id="C02", stated="5", tol=">=10", needs='["arch"]'),
+        CLAIM.format(id="C03", stated="7", tol="exact", needs='["arch"]'),  # no test: placeholder
+        CLAIM.format(id="C04", stated="1", tol="printed", needs='["weights"]'),  # skipped: no weights
+        CLAIM.format(id="C05", stated="10", tol=">=10", needs='["arch", "time"]'),  # timing
+        CLAIM.format(id="C06", stated="3", tol="printed", needs='["arch"]').replace(
+            "tolerance =", "tolerence ="
+        ),
+    ]
+)
 
 TESTS = """
 import pytest
@@ -107,8 +111,18 @@ def test_xdist_report_equals_serial_report(project, tmp_path):
     parallel = _claims(project)
     assert _writers(tmp_path) == ["controller"]  # written once, by the controller
 
-    assert {k: v["outcome"] for k, v in parallel.items()} == {k: v["outcome"] for k, v in serial.items()} == {
-        "C01": "passed", "C02": "failed", "C03": "not-run", "C04": "skipped", "C05": "passed", "C06": "error"}
+    assert (
+        {k: v["outcome"] for k, v in parallel.items()}
+        == {k: v["outcome"] for k, v in serial.items()}
+        == {
+            "C01": "passed",
+            "C02": "failed",
+            "C03": "not-run",
+            "C04": "skipped",
+            "C05": "passed",
+            "C06": "error",
+        }
+    )
     for cid in serial:  # the records travelled from the workers in user_properties
         for key in ("measured", "stated", "unit", "tolerance", "details", "title", "reason"):
             assert parallel[cid][key] == serial[cid][key], (cid, key)
@@ -145,9 +159,12 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
     (project.path / "claims" / "test_spans.py").write_text(textwrap.dedent(TIMING_TESTS), encoding="utf-8")
     result = project.runpytest_subprocess("claims/test_spans.py", "-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(passed=9)
-    result.stdout.fnmatch_lines(["claimcheck xdist: each of the 3 timing tests ran alone (no other of the 6 tests "
-                                 "overlapped it)"])
-    spans = [(kind, float(a), float(b)) for kind, a, b in (line.split() for line in log.read_text().splitlines())]
+    result.stdout.fnmatch_lines(
+        ["claimcheck xdist: each of the 3 timing tests ran alone (no other of the 6 tests overlapped it)"]
+    )
+    spans = [
+        (kind, float(a), float(b)) for kind, a, b in (line.split() for line in log.read_text().splitlines())
+    ]
     assert len(spans) == 9
 
     def overlap(x, y):
@@ -155,7 +172,7 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
 
     plain = [s for s in spans if s[0] == "plain"]
     # the check can fail: the plain tests really do run at the same time on the two workers
-    assert any(overlap(a, b) for i, a in enumerate(plain) for b in plain[i + 1:])
+    assert any(overlap(a, b) for i, a in enumerate(plain) for b in plain[i + 1 :])
     for t in (s for s in spans if s[0] == "timing"):
         others = [s for s in spans if s is not t]
         assert not any(overlap(t, s) for s in others), (t, [s for s in others if overlap(t, s)])
@@ -164,11 +181,18 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
 def test_timing_overlaps():
     from claimcheck.plugin.parallel import timing_overlaps
 
-    spans = {"t1": (0.0, 1.0, True), "a": (1.0, 2.0, False), "b": (1.5, 3.0, False), "t2": (2.5, 4.0, True),
-             "c": (4.0, 5.0, False)}
+    spans = {
+        "t1": (0.0, 1.0, True),
+        "a": (1.0, 2.0, False),
+        "b": (1.5, 3.0, False),
+        "t2": (2.5, 4.0, True),
+        "c": (4.0, 5.0, False),
+    }
     assert timing_overlaps(spans) == [("t2", "b")]  # a and b overlap each other: allowed
     assert timing_overlaps({"t": (0.0, 2.0, True), "x": (0.5, 0.6, False), "y": (1.9, 3.0, False)}) == [
-        ("t", "x"), ("t", "y")]
+        ("t", "x"),
+        ("t", "y"),
+    ]
     assert timing_overlaps({}) == []
 
 
@@ -181,13 +205,35 @@ def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker(
     from claimcheck.report import ResultCollector
 
     def report(nodeid, props):
-        return SimpleNamespace(nodeid=nodeid, when="call", passed=True, failed=False, skipped=False, longrepr=None,
-                               duration=0.1, user_properties=props)
+        return SimpleNamespace(
+            nodeid=nodeid,
+            when="call",
+            passed=True,
+            failed=False,
+            skipped=False,
+            longrepr=None,
+            duration=0.1,
+            user_properties=props,
+        )
 
-    drift = report("claims.toml::C18 [drift]", [(CLAIM_ID_KEY, "C18"), (KIND_KEY, "drift"),
-                                                (RECORD_KEY, {"details": {"drift": {"status": "ok", "measured": None}}})])
-    measured = report("test_kv.py::test_c18", [(CLAIM_ID_KEY, "C18"), (RECORD_KEY, {
-        "measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}})])
+    drift = report(
+        "claims.toml::C18 [drift]",
+        [
+            (CLAIM_ID_KEY, "C18"),
+            (KIND_KEY, "drift"),
+            (RECORD_KEY, {"details": {"drift": {"status": "ok", "measured": None}}}),
+        ],
+    )
+    measured = report(
+        "test_kv.py::test_c18",
+        [
+            (CLAIM_ID_KEY, "C18"),
+            (
+                RECORD_KEY,
+                {"measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}},
+            ),
+        ],
+    )
     c = ResultCollector()
     for r in (drift, measured):  # the drift check's report arrives first
         c.add(r)

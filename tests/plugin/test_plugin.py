@@ -81,10 +81,20 @@ def test_every_registry_id_in_json_and_html(project):
     result = project.runpytest("claims", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1, skipped=4)  # C03's placeholder counts as skipped
     doc = load_json(project)
-    assert outcomes(doc) == {"C01": "passed", "C02": "failed", "C03": "not-run", "C04": "skipped",
-                             "C05": "skipped", "C06": "skipped"}
+    assert outcomes(doc) == {
+        "C01": "passed",
+        "C02": "failed",
+        "C03": "not-run",
+        "C04": "skipped",
+        "C05": "skipped",
+        "C06": "skipped",
+    }
     rows = {c["id"]: c for c in doc["claims"]}
-    assert rows["C01"]["measured"] == 36.0 and rows["C01"]["stated"] == "36" and rows["C01"]["unit"] == "KiB/token"
+    assert (
+        rows["C01"]["measured"] == 36.0
+        and rows["C01"]["stated"] == "36"
+        and rows["C01"]["unit"] == "KiB/token"
+    )
     assert rows["C03"]["reason"] == "not-run: no test yet"
     assert "pretrained GPT-2 weights" in rows["C04"]["reason"] and "--claims-weights" in rows["C04"]["reason"]
     assert "CUDA GPU" in rows["C05"]["reason"]
@@ -97,7 +107,11 @@ def test_every_registry_id_in_json_and_html(project):
     for column in ("Claim", "Chapter", "Here", "Bar", "Margin", "Verdict", "Why"):
         assert f">{column}</th>" in html
     for cid in ("C01", "C02", "C03", "C04", "C05", "C06"):
-        assert html.count(f'<tbody class="claim" id="claim-claims-{cid}"') + html.count(f'<tbody class="claim has-plots" id="claim-claims-{cid}"') == 1
+        assert (
+            html.count(f'<tbody class="claim" id="claim-claims-{cid}"')
+            + html.count(f'<tbody class="claim has-plots" id="claim-claims-{cid}"')
+            == 1
+        )
     assert "not-run: no test yet" in html and "short by 5.8" in html
     assert 'href="tests.html"' in html  # the test log, for tracebacks and durations
     log = (project.path / "reports" / "tests.html").read_text(encoding="utf-8")
@@ -106,15 +120,17 @@ def test_every_registry_id_in_json_and_html(project):
 
 def test_failure_message_says_what_by_how_much_where_and_next(project):
     result = project.runpytest("claims", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines([
-        "*C02 does not hold: a claim*",
-        "*chapter:   5 x*",
-        "*measured:  4.2×*",
-        "*difference: -0.8 x (-16.00%)*",
-        "*tolerance: >=10 -> 4.2 < 10 (short by 5.8)*",
-        "*hardware:*cores*",
-        "*next: *update 'stated' of C02*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*C02 does not hold: a claim*",
+            "*chapter:   5 x*",
+            "*measured:  4.2×*",
+            "*difference: -0.8 x (-16.00%)*",
+            "*tolerance: >=10 -> 4.2 < 10 (short by 5.8)*",
+            "*hardware:*cores*",
+            "*next: *update 'stated' of C02*",
+        ]
+    )
 
 
 def test_machine_bound_enforced_on_its_runner(project):
@@ -123,12 +139,18 @@ def test_machine_bound_enforced_on_its_runner(project):
 
 
 def test_misspelled_field_one_error_others_reported(project):
-    broken = REGISTRY.replace('id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
-                              'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence')
+    broken = REGISTRY.replace(
+        'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
+        'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
+    )
     assert broken != REGISTRY
     (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
     result = project.runpytest("claims", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(["*registry error: *claims.toml: claim C02: field 'tolerence': unknown field (did you mean 'tolerance'?)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*registry error: *claims.toml: claim C02: field 'tolerence': unknown field (did you mean 'tolerance'?)*"
+        ]
+    )
     doc = load_json(project)
     o = outcomes(doc)
     assert o["C02"] == "error" and "tolerence" in {c["id"]: c for c in doc["claims"]}["C02"]["reason"]
@@ -137,13 +159,17 @@ def test_misspelled_field_one_error_others_reported(project):
 
 
 def test_k_selects_and_json_keeps_every_id(project):
-    project.makepyfile(**{"claims/test_other": """
+    project.makepyfile(
+        **{
+            "claims/test_other": """
         import pytest
 
         @pytest.mark.claim("C01")
         def test_named_without_the_id(claim):
             claim.check(36, "KiB/token")
-    """})
+    """
+        }
+    )
     result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
     result.assert_outcomes(passed=2)
     doc = load_json(project)
@@ -153,18 +179,24 @@ def test_k_selects_and_json_keeps_every_id(project):
 
 
 def test_m_deselects_by_registry_needs(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-m", "not pretrained and not gpu and not timing")
+    result = project.runpytest(
+        "claims", "-p", "no:cacheprovider", "-m", "not pretrained and not gpu and not timing"
+    )
     result.assert_outcomes(passed=1, failed=1, skipped=1)
 
 
 def test_unknown_claim_id_errors_with_suggestion(project):
-    project.makepyfile(**{"claims/test_typo": """
+    project.makepyfile(
+        **{
+            "claims/test_typo": """
         import pytest
 
         @pytest.mark.claim("C010")
         def test_typo(claim):
             pass
-    """})
+    """
+        }
+    )
     result = project.runpytest("claims/test_typo.py", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no claim with id 'C010' (did you mean C01?)*"])
@@ -173,24 +205,31 @@ def test_unknown_claim_id_errors_with_suggestion(project):
 def test_xfail_in_a_claim_test_is_not_a_near_tie(project):
     """A near-tie is the recorder's verdict (check_comparison); pytest.xfail in a claim test is an
     error (tests/plugin/test_xfail.py has the cases)."""
-    project.makepyfile(**{"claims/test_tie": """
+    project.makepyfile(
+        **{
+            "claims/test_tie": """
         import pytest
 
         @pytest.mark.claim("C03")
         def test_tie(claim):
             pytest.xfail("first difference at generated position 3: margin 2e-06 (near-tie)")
-    """})
+    """
+        }
+    )
     project.runpytest("claims", "-p", "no:cacheprovider")
     row = {c["id"]: c for c in load_json(project)["claims"]}["C03"]
     assert row["outcome"] == "error" and "a claim test cannot be xfail: first difference" in row["reason"]
 
 
-@pytest.mark.parametrize("how, expected, source", [
-    ("default", "standard", "default"),
-    ("ini", "quick", "ini setting claims_profile"),
-    ("env", "full", "environment variable CLAIMCHECK_PROFILE"),
-    ("cli", "quick", "--claims-profile"),
-])
+@pytest.mark.parametrize(
+    "how, expected, source",
+    [
+        ("default", "standard", "default"),
+        ("ini", "quick", "ini setting claims_profile"),
+        ("env", "full", "environment variable CLAIMCHECK_PROFILE"),
+        ("cli", "quick", "--claims-profile"),
+    ],
+)
 def test_profile_precedence(project, monkeypatch, how, expected, source):
     args = ["claims", "-p", "no:cacheprovider", "-k", "C01"]
     if how in ("ini", "env", "cli"):
@@ -201,13 +240,17 @@ def test_profile_precedence(project, monkeypatch, how, expected, source):
         args += ["--claims-profile", "quick"]
     project.runpytest(*args)
     doc = load_json(project)
-    assert doc["settings"]["size_profile"] == expected and doc["settings"]["sources"]["size_profile"] == source
+    assert (
+        doc["settings"]["size_profile"] == expected and doc["settings"]["sources"]["size_profile"] == source
+    )
 
 
 def test_bad_profile_is_a_clear_usage_error(project, monkeypatch):
     result = project.runpytest("claims", "--claims-profile", "fast")
     assert result.ret != 0
-    result.stderr.fnmatch_lines(["*--claims-profile fast: unknown size profile 'fast'*quick, standard, full*"])
+    result.stderr.fnmatch_lines(
+        ["*--claims-profile fast: unknown size profile 'fast'*quick, standard, full*"]
+    )
     monkeypatch.setenv("CLAIMCHECK_PROFILE", "fast")
     result = project.runpytest("claims")
     result.stderr.fnmatch_lines(["*CLAIMCHECK_PROFILE=fast: unknown size profile 'fast'*"])
@@ -220,7 +263,9 @@ def test_non_claims_run_writes_no_report(pytester):
 
 
 def test_plots_are_embedded_in_the_html(project):
-    project.makepyfile(**{"claims/test_plot": """
+    project.makepyfile(
+        **{
+            "claims/test_plot": """
         import pytest
         from claimcheck.llm import plots
 
@@ -228,7 +273,9 @@ def test_plots_are_embedded_in_the_html(project):
         def test_plot(claim):
             claim.plot(plots.read_write_plot([100.0, 120.0], [10.0, 11.0]), "read vs write")
             claim.check(1023, "example")
-    """})
+    """
+        }
+    )
     project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C03")
     html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
     assert "image/png;base64,iVBORw0KGgo" in html  # the PNG itself, embedded
@@ -236,8 +283,10 @@ def test_plots_are_embedded_in_the_html(project):
 
 
 def test_registry_errors_survive_k_and_fail_the_run(project):
-    broken = REGISTRY.replace('id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
-                              'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence')
+    broken = REGISTRY.replace(
+        'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
+        'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
+    )
     (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
     result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
     assert result.ret != 0
@@ -245,20 +294,26 @@ def test_registry_errors_survive_k_and_fail_the_run(project):
 
 
 def test_a_claim_test_without_a_verdict_fails(project):
-    project.makepyfile(**{"claims/test_empty": """
+    project.makepyfile(
+        **{
+            "claims/test_empty": """
         import pytest
 
         @pytest.mark.claim("C03")
         def test_measures_nothing(claim):
             pass
-    """})
+    """
+        }
+    )
     result = project.runpytest("claims/test_empty.py", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*passed without a verdict*"])
 
 
 def test_broken_claim_errors_before_session_fixtures(project):
-    project.makepyfile(**{"claims/test_costly": """
+    project.makepyfile(
+        **{
+            "claims/test_costly": """
         import pytest
 
         @pytest.fixture(scope="session")
@@ -268,7 +323,9 @@ def test_broken_claim_errors_before_session_fixtures(project):
         @pytest.mark.claim("C99")
         def test_unknown(costly, claim):
             pass
-    """})
+    """
+        }
+    )
     result = project.runpytest("claims/test_costly.py", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*no claim with id 'C99'*"])

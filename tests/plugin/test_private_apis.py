@@ -22,7 +22,8 @@ def test_pytest_skip_exception_takes_use_item_location():
     assert "_use_item_location" in params, (
         "pytest.skip.Exception no longer takes _use_item_location: claimcheck's skips (no GPU, no weights, "
         "not-run placeholders) would be reported at claimcheck's own line; update claimcheck.plugin.state.skip_here "
-        "and claimcheck.recorder")
+        "and claimcheck.recorder"
+    )
     assert pytest.skip.Exception("why", _use_item_location=True)._use_item_location is True
 
 
@@ -43,7 +44,9 @@ def test_pytest_html_writes_through_write_report():
     report = basereport.BaseReport
     assert callable(getattr(report, "_write_report", None)), (
         "pytest_html.basereport.BaseReport has no _write_report: claimcheck.plugin.html.atomic_html_writes "
-        "can no longer make the test log's writes atomic")
+        "can no longer make the test log's writes atomic"
+    )
     assert list(inspect.signature(report._write_report).parameters) == ["self", "rendered_report"], (
-        "BaseReport._write_report(self, rendered_report) changed its signature")
+        "BaseReport._write_report(self, rendered_report) changed its signature"
+    )
     assert "self._report_path" in inspect.getsource(report), "BaseReport no longer keeps _report_path"

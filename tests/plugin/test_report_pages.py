@@ -15,17 +15,20 @@ title = "Reading"
 [[sections]]
 id = "write"
 title = "Writing"
-""" + "".join(f"""
+""" + "".join(
+    f"""
 [[claims]]
 id = "C0{i}"
-section = "{'read' if i < 3 else 'write'}"
+section = "{"read" if i < 3 else "write"}"
 title = "claim {i}"
 stated = "10"
 unit = "x"
 locator = "loc C0{i}"
 tolerance = ">=2"
 needs = ["arch"]
-""" for i in range(1, 5))
+"""
+    for i in range(1, 5)
+)
 
 TESTS = """
 import os
@@ -77,14 +80,23 @@ def test_the_claims_page_the_test_log_and_the_plot_files(project):
     assert rows["C02"]["plots"] == [{"name": "read vs write", "file": "plots/claims_C02-1.png"}]
     assert report(project, "plots/claims_C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert rows["C01"]["section"] == "read" and rows["C03"]["section"] == "write"
-    assert rows["C01"]["locations"][0]["file"] == "claims/test_claims.py" and rows["C01"]["locations"][0]["line"] == 5
+    assert (
+        rows["C01"]["locations"][0]["file"] == "claims/test_claims.py"
+        and rows["C01"]["locations"][0]["line"] == 5
+    )
     toml = (project.path / "claims" / "claims.toml").read_text(encoding="utf-8").splitlines()
     assert toml[rows["C01"]["registry_line"] - 1] == 'id = "C01"'
     page = report(project, "claims.html").read_text(encoding="utf-8")
     assert page.count('<tbody class="claim') == 4 and page.count("<img ") == 1 and 'href="tests.html"' in page
-    assert page.index('id="section-claims-read"') < page.index('id="claim-claims-C01"') < page.index('id="section-claims-write"')
+    assert (
+        page.index('id="section-claims-read"')
+        < page.index('id="claim-claims-C01"')
+        < page.index('id="section-claims-write"')
+    )
     log = report(project, "tests.html").read_text(encoding="utf-8")
-    assert "test_c03" in log and "claims.html#claim-claims-C03" in log  # the log links back to the claim's row
+    assert (
+        "test_c03" in log and "claims.html#claim-claims-C03" in log
+    )  # the log links back to the claim's row
 
 
 def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
@@ -93,15 +105,18 @@ def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
     assert c03["outcome"] == "failed" and c03["measured"] == 1.4
     assert c03["verdict_reason"] == "the ratio is only 1.4"
     page = report(project, "claims.html").read_text(encoding="utf-8")
-    row = page[page.index('id="claim-claims-C03"'):]
-    row = row[:row.index("</tbody>")]
+    row = page[page.index('id="claim-claims-C03"') :]
+    row = row[: row.index("</tbody>")]
     assert "1.4×" in row and "short by 0.6×" in row and row.count("the ratio is only 1.4") == 1
 
 
 def test_junitxml_records_are_json(project):
     project.runpytest("claims", "-p", "no:cacheprovider", "--junitxml=junit.xml")
     tree = ET.parse(project.path / "junit.xml")
-    props = {tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")} for tc in tree.iter("testcase")}
+    props = {
+        tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")}
+        for tc in tree.iter("testcase")
+    }
     record = json.loads(props["test_c01"]["claimcheck.record"])
     assert record["measured"] == 5.0 and record["verdict"] == "passed" and record["unit"] == "x"
 
@@ -140,11 +155,17 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
     rows = {c["id"]: c for c in doc["claims"]}
     assert rows["C01"]["measured"] == 9.0 and "carried" not in rows["C01"]
     for cid in ("C02", "C03", "C04"):
-        assert rows[cid]["carried"]["from"] == full["generated"] and rows[cid]["outcome"] == entries_of(full)[cid]["outcome"]
+        assert (
+            rows[cid]["carried"]["from"] == full["generated"]
+            and rows[cid]["outcome"] == entries_of(full)[cid]["outcome"]
+        )
     assert doc["counts"] == {"passed": 3, "failed": 1}
     assert report(project, "plots/claims_C02-1.png").is_file()  # the kept row's plot is still there
     page = report(project, "claims.html").read_text(encoding="utf-8")
-    assert page.count('<span class="carried">from the run of ' + full["generated"]) == 3 and page.count("<img ") == 1
+    assert (
+        page.count('<span class="carried">from the run of ' + full["generated"]) == 3
+        and page.count("<img ") == 1
+    )
     assert "This run selected 1 of 4 claims (C01)" in page
 
 
@@ -156,7 +177,9 @@ def test_a_nested_conftest_does_not_break_the_run(project):
     # pluggy builds a hook caller without the conftests of other folders; every registered plugin,
     # the run's state included, must then be hashable
     sub = project.mkdir("claims/sub")
-    (sub / "conftest.py").write_text("import pytest\n\n@pytest.fixture\ndef extra():\n    return 1\n", encoding="utf-8")
+    (sub / "conftest.py").write_text(
+        "import pytest\n\n@pytest.fixture\ndef extra():\n    return 1\n", encoding="utf-8"
+    )
     (sub / "test_more.py").write_text("def test_more(extra):\n    assert extra == 1\n", encoding="utf-8")
     result = project.runpytest("claims", "-p", "no:cacheprovider")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
@@ -177,13 +200,16 @@ def test_the_test_log_shows_a_skip_reason_as_text_not_a_tuple(project):
     import html
     import re
 
-    (project.path / "claims" / "test_skip.py").write_text(textwrap.dedent("""
+    (project.path / "claims" / "test_skip.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.mark.claim("C04")
         def test_c04_here(claim):
             pytest.skip("needs a thing this runner lacks")
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     project.runpytest("claims", "-p", "no:cacheprovider")
     log = report(project, "tests.html").read_text(encoding="utf-8")
     blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', log).group(1)))

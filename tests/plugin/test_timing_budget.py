@@ -31,8 +31,9 @@ def test_slow_straddling(claim):
 
 def test_a_slow_timing_claim_stops_at_its_budget_inconclusive(pytester):
     claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(registry_claim("T1", stated="", unit="x", tol=">=10", needs='["time"]'),
-                                        encoding="utf-8")
+    (claims / "claims.toml").write_text(
+        registry_claim("T1", stated="", unit="x", tol=">=10", needs='["time"]'), encoding="utf-8"
+    )
     (claims / "test_t.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
     pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider")
     row = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"][0]

@@ -9,8 +9,10 @@ import pytest
 
 from tests.plugin.test_plugin import claim as registry_claim
 
-REGISTRY = "".join(registry_claim(i, stated="", unit="x", tol=">=10", needs='["time"]')
-                   for i in ("T1", "T2", "T3", "T4", "T5", "T6"))
+REGISTRY = "".join(
+    registry_claim(i, stated="", unit="x", tol=">=10", needs='["time"]')
+    for i in ("T1", "T2", "T3", "T4", "T5", "T6")
+)
 
 TESTS = """
 import itertools
@@ -90,15 +92,25 @@ def outcomes(pytester):
 def test_passed_failed_and_inconclusive_as_the_rule_says(project):
     result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider")
     got, doc = outcomes(project)
-    assert {k: v["outcome"] for k, v in got.items()} == {"T1": "passed", "T2": "failed", "T3": "inconclusive",
-                                                          "T4": "failed", "T5": "inconclusive", "T6": "failed"}
+    assert {k: v["outcome"] for k, v in got.items()} == {
+        "T1": "passed",
+        "T2": "failed",
+        "T3": "inconclusive",
+        "T4": "failed",
+        "T5": "inconclusive",
+        "T6": "failed",
+    }
     assert doc["counts"] == {"passed": 1, "failed": 3, "inconclusive": 2}
     # the same samples as T2, measured on a busy machine: a failing interval there is not trusted
     assert got["T5"]["details"]["ci"]["high"] < 10
-    assert ("T5 lay outside the bar, but on a busy machine" in got["T5"]["reason"]
-            and "(busy: 1-min load average 4.0 on 2 cores)" in got["T5"]["reason"])
+    assert (
+        "T5 lay outside the bar, but on a busy machine" in got["T5"]["reason"]
+        and "(busy: 1-min load average 4.0 on 2 cores)" in got["T5"]["reason"]
+    )
     ci = got["T3"]["details"]["ci"]
-    assert ci["low"] < 10 < ci["high"] and ci["bar"] == "at least 10" and ci["rounds"] > 3  # more rounds were taken
+    assert (
+        ci["low"] < 10 < ci["high"] and ci["bar"] == "at least 10" and ci["rounds"] > 3
+    )  # more rounds were taken
     assert "inconclusive" in got["T3"]["reason"] and "machine load" in got["T3"]["reason"]
     assert got["T1"]["details"]["ci"]["low"] >= 10 and got["T2"]["details"]["ci"]["high"] < 10
     assert got["T4"]["details"]["conditions"]["flat"]["verdict"] == "failed"
@@ -110,7 +122,9 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
 def test_inconclusive_alone_does_not_fail_the_run_unless_strict(project):
     assert project.runpytest_subprocess("claims", "-k", "T1 or T3", "-p", "no:cacheprovider").ret == 0
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"
-    strict = project.runpytest_subprocess("claims", "-k", "T1 or T3", "--claims-strict-timing", "-p", "no:cacheprovider")
+    strict = project.runpytest_subprocess(
+        "claims", "-k", "T1 or T3", "--claims-strict-timing", "-p", "no:cacheprovider"
+    )
     assert strict.ret == 1
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"  # failed the run, still not called failed
 
@@ -153,5 +167,7 @@ def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
     assert got["T1"]["outcome"] == "failed"
     assert got["T4"]["outcome"] == "inconclusive"
     assert result.ret == 1
-    strict = pytester.runpytest_subprocess("claims", "-k", "T4", "--claims-strict-timing", "-p", "no:cacheprovider")
+    strict = pytester.runpytest_subprocess(
+        "claims", "-k", "T4", "--claims-strict-timing", "-p", "no:cacheprovider"
+    )
     assert strict.ret == 1 and outcomes(pytester)[0]["T4"]["outcome"] == "inconclusive"

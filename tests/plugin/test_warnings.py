@@ -6,7 +6,8 @@ import textwrap
 
 import pytest
 
-REGISTRY = "".join(f'''
+REGISTRY = "".join(
+    f'''
 [[claims]]
 id = "{cid}"
 title = "a claim"
@@ -15,9 +16,11 @@ unit = "KiB/token"
 locator = "loc {cid}"
 tolerance = "printed"
 needs = ["arch"]
-''' for cid in ("C01", "C02", "C03"))
+'''
+    for cid in ("C01", "C02", "C03")
+)
 
-TESTS = '''
+TESTS = """
 import warnings
 import pytest
 
@@ -45,7 +48,7 @@ def test_c03(claim):
 
 def test_not_a_claim():
     library_call()
-'''
+"""
 
 
 @pytest.fixture
@@ -68,7 +71,8 @@ def test_a_claims_warnings_are_recorded_not_raised(project):
     caught = by_id["C01"]["details"]["warnings"]
     assert [(w["category"], w["message"]) for w in caught] == [
         ("DeprecationWarning", "weights loaded the old way"),  # in the session fixture's setup
-        ("FutureWarning", "`past` is deprecated, use `cache`")]
+        ("FutureWarning", "`past` is deprecated, use `cache`"),
+    ]
     assert all(w["where"].endswith(".py:6") or w["where"].endswith(".py:11") for w in caught)
     assert "warnings" not in by_id["C03"]["details"]
     assert by_id["C02"]["outcome"] in ("error", "failed")  # the claim about the warning: pytest's filter

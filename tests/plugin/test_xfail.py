@@ -18,15 +18,17 @@ tolerance = "{tol}"
 needs = ["arch"]
 {extra}
 """
-REGISTRY = (CLAIM.format(id="C01", stated="6", tol="exact", extra="")
-            + CLAIM.format(id="C02", stated="6", tol="exact", extra="")
-            + CLAIM.format(id="C03", stated="6", tol="exact", extra="")
-            + CLAIM.format(id="C04", stated="6", tol="exact", extra='expected_fail = "the printed 6 is a typo for 5"')
-            + CLAIM.format(id="C05", stated="6", tol="exact", extra='expected_fail = "known"')
-            + CLAIM.format(id="C06", stated="0", tol="<=0", extra="")
-            + CLAIM.format(id="C07", stated="6", tol="exact", extra=""))
+REGISTRY = (
+    CLAIM.format(id="C01", stated="6", tol="exact", extra="")
+    + CLAIM.format(id="C02", stated="6", tol="exact", extra="")
+    + CLAIM.format(id="C03", stated="6", tol="exact", extra="")
+    + CLAIM.format(id="C04", stated="6", tol="exact", extra='expected_fail = "the printed 6 is a typo for 5"')
+    + CLAIM.format(id="C05", stated="6", tol="exact", extra='expected_fail = "known"')
+    + CLAIM.format(id="C06", stated="0", tol="<=0", extra="")
+    + CLAIM.format(id="C07", stated="6", tol="exact", extra="")
+)
 
-TESTS = '''
+TESTS = """
 from dataclasses import dataclass
 
 import pytest
@@ -82,7 +84,7 @@ def test_tie(claim):
 @pytest.mark.claim("C07")
 def test_plain(claim):
     claim.check(6)
-'''
+"""
 
 
 @pytest.fixture
@@ -100,7 +102,9 @@ def test_a_claim_tests_xfail_is_an_error(run):
     result, rows = run
     for cid, why in (("C01", "flaky"), ("C02", "not today"), ("C03", "xfail without a reason")):
         assert rows[cid]["outcome"] == "error", cid
-        assert rows[cid]["reason"].startswith(f"{cid}: a claim test cannot be xfail: {why}"), rows[cid]["reason"]
+        assert rows[cid]["reason"].startswith(f"{cid}: a claim test cannot be xfail: {why}"), rows[cid][
+            "reason"
+        ]
         assert "expected_fail" in rows[cid]["reason"]
     assert result.ret == 1  # pytest's own exit code: the errors fail the run
 
@@ -124,15 +128,20 @@ def test_stated_override_cannot_be_hidden_by_xfail(pytester, monkeypatch):
     """The issue's case: ``@pytest.mark.xfail`` on a claim run with ``--claims-stated`` that must fail."""
     monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
     claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(CLAIM.format(id="C26", stated="5", tol="exact", extra=""), encoding="utf-8")
-    (claims / "test_c26.py").write_text(textwrap.dedent('''
+    (claims / "claims.toml").write_text(
+        CLAIM.format(id="C26", stated="5", tol="exact", extra=""), encoding="utf-8"
+    )
+    (claims / "test_c26.py").write_text(
+        textwrap.dedent("""
         import pytest
 
         @pytest.mark.xfail
         @pytest.mark.claim("C26")
         def test_c26(claim):
             claim.check(5)
-    '''), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-stated", "C26=6")
     row = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"][0]
     assert row["outcome"] == "error" and "a claim test cannot be xfail" in row["reason"]
@@ -142,6 +151,8 @@ def test_expected_fail_must_say_why(tmp_path):
     from claimcheck.registry import load_registry
 
     path = tmp_path / "claims.toml"
-    path.write_text(CLAIM.format(id="C01", stated="6", tol="exact", extra='expected_fail = ""'), encoding="utf-8")
+    path.write_text(
+        CLAIM.format(id="C01", stated="6", tol="exact", extra='expected_fail = ""'), encoding="utf-8"
+    )
     issues = [str(i) for i in load_registry(path).issues]
     assert any("expected_fail" in i and "non-empty string" in i for i in issues), issues
