@@ -4,7 +4,7 @@ This module is the only part of claimcheck that every pytest run in the environm
 ``pytest11`` entry point, :mod:`claimcheck.plugin`). It declares the options and the kits' hook
 specifications, and decides once, first thing in ``pytest_configure``, whether this run is a
 claims run (:func:`claims_run`). Only then does it resolve the settings, register the glue modules
-(:data:`GLUE`: collection, running, fixtures, reporting, pytest-html's and xdist's hooks) and the
+(:data:`GLUE`: collection, running, fixtures, reporting, ending, pytest-html's and xdist's hooks) and the
 markers; in any other run claimcheck implements no hook beyond these three, imports nothing
 heavy, reads no ``CLAIMCHECK_*`` variable and writes nothing, the way pytest-timeout or
 pytest-mypy stay out of a run that does not ask for them.
@@ -29,6 +29,7 @@ GLUE = (
     "claimcheck.plugin.running",
     "claimcheck.plugin.fixtures",
     "claimcheck.plugin.reporting",
+    "claimcheck.plugin.ending",
 )
 
 #: folders registry discovery never enters (besides hidden ones and virtual environments), as

@@ -6,11 +6,7 @@ from pathlib import Path
 
 import pytest
 
-# the hooks of a run's end by a signal, registered with this plugin module (plugin/__init__.py lists it)
-from claimcheck.plugin.ending import (
-    half_loaded,
-    pytest_configure,  # noqa: F401
-)
+from claimcheck.plugin.ending import half_loaded
 from claimcheck.plugin.state import STATE, fingerprint_of
 
 
