@@ -54,15 +54,22 @@ class Project:
         """The claims folder: the registry and the test modules."""
         return self.pytester.path / self.folder
 
+    @property
+    def registry(self) -> Path:
+        """The claims folder's registry, claims.toml."""
+        return self.claims / "claims.toml"
+
     def write(self, name: str, text: str) -> Path:
         """Write (or replace) a file of the claims folder, dedented like the modules it started with."""
         path = self.claims / name
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         return path
 
     def run(self, *args: str, subprocess: bool = False):
         """``pytest <claims folder> -p no:cacheprovider *args``, in process or in a fresh interpreter
-        (for xdist, or a run that must not share this process's imports)."""
+        (for xdist, or a run that must not share this process's imports). It hides ``Pytester.run``
+        (a command in a subprocess): ``project.pytester.run`` is still there."""
         runner = self.pytester.runpytest_subprocess if subprocess else self.pytester.runpytest
         return runner(self.folder, "-p", "no:cacheprovider", *args)
 
