@@ -9,6 +9,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.editor import run_what_if, suggested_figure
+from tests.claimkit import claims_project
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MS = DATA / "manuscript_zh.md"
@@ -291,22 +292,18 @@ def test_kv_bytes(claim):
 
 @pytest.fixture
 def ms_project(pytester, monkeypatch):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_MANUSCRIPT"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    shutil.copyfile(REG, claims / "claims.toml")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    shutil.copyfile(MS, pytester.path / "chapter.md")
-    return pytester
+    project = claims_project(pytester, REG, TESTS, monkeypatch=monkeypatch)
+    shutil.copyfile(MS, project.path / "chapter.md")
+    return project
 
 
-def rows(pytester):
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return doc, {c["id"]: c for c in doc["claims"]}
+def rows(project):
+    report = project.report()
+    return report.doc, report.claims
 
 
 def test_drift_items_and_audit_pass_on_our_manuscript(ms_project):
-    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript", "chapter.md")
+    result = ms_project.run("--claims-manuscript", "chapter.md")
     result.assert_outcomes(passed=2 + 11 + 1, skipped=9)  # 2 claim tests, 11 drift checks, the audit
     doc, c = rows(ms_project)
     assert doc["manuscripts"][0]["audit"]["coverage"] == 1.0
@@ -325,7 +322,7 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
         text.replace("读 3120 token/s", "读 2900 token/s").replace("即可复现。", "即可复现，约 42 秒。"),
         encoding="utf-8",
     )
-    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-manuscript", "chapter.md")
+    result = ms_project.run("--claims-manuscript", "chapter.md")
     result.assert_outcomes(passed=2 + 10, failed=2, skipped=9)
     result.stdout.fnmatch_lines(
         ["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*", "*line 32: 42*"]
@@ -347,18 +344,16 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
 
 def test_manuscript_from_ini_and_environment(ms_project, monkeypatch):
     ms_project.makeini("[pytest]\nclaims_manuscript = chapter.md\n")
-    ms_project.runpytest("claims", "-p", "no:cacheprovider", "-k", "T03").assert_outcomes(passed=1, skipped=1)
+    ms_project.run("-k", "T03").assert_outcomes(passed=1, skipped=1)
     monkeypatch.setenv("CLAIMCHECK_MANUSCRIPT", "missing.md")
-    result = ms_project.runpytest("claims", "-p", "no:cacheprovider")
+    result = ms_project.run()
     result.stderr.fnmatch_lines(["*claimcheck: CLAIMCHECK_MANUSCRIPT=missing.md: no such file: *missing.md*"])
 
 
 def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
-    result = ms_project.runpytest(
-        "claims", "-p", "no:cacheprovider", "-k", "T07", "--claims-stated", "T07=1048577"
-    )
+    result = ms_project.run("-k", "T07", "--claims-stated", "T07=1048577")
     result.assert_outcomes(failed=1)
     _, c = rows(ms_project)
     assert c["T07"]["stated"] == "1048577" and c["T07"]["outcome"] == "failed"
-    result = ms_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-stated", "T99=1")
+    result = ms_project.run("--claims-stated", "T99=1")
     result.stderr.fnmatch_lines(["*--claims-stated names T99*"])

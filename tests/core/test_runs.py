@@ -5,7 +5,6 @@ one end-to-end case that merges files written by real pytester runs.
 """
 
 import json
-import textwrap
 
 import pytest
 
@@ -23,6 +22,7 @@ from claimcheck.runs import (
     value_move,
 )
 from claimcheck.tolerance import ToleranceError
+from tests.claimkit import claim_toml, claims_project
 
 CPU = {
     "cpu": "AMD EPYC",
@@ -425,25 +425,9 @@ def test_cli_bad_bound_move(three, capsys):
 
 
 # --- end to end: files written by real runs -------------------------------------------------------
-REAL_REGISTRY = """
-[[claims]]
-id = "C01"
-title = "ratio"
-stated = "60"
-unit = "x"
-locator = "loc C01"
-tolerance = ">=10"
-needs = ["arch"]
-
-[[claims]]
-id = "C02"
-title = "bytes"
-stated = "36"
-unit = "KiB/token"
-locator = "loc C02"
-tolerance = "printed"
-needs = ["arch"]
-"""
+REAL_REGISTRY = claim_toml("C01", title="ratio", stated="60", unit="x", tolerance=">=10") + claim_toml(
+    "C02", title="bytes"
+)
 
 REAL_TESTS = """
 import os
@@ -460,15 +444,11 @@ def test_c02(claim):
 
 
 def test_merge_and_diff_files_written_by_real_runs(pytester, monkeypatch, tmp_path, capsys):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REAL_REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(REAL_TESTS), encoding="utf-8")
+    project = claims_project(pytester, REAL_REGISTRY, REAL_TESTS, monkeypatch=monkeypatch)
     files = []
     for name, ratio in (("fast", "17.2"), ("slow", "8.0")):
         monkeypatch.setenv("RATIO", ratio)
-        pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-report-dir", f"runs/{name}")
+        project.run("--claims-report-dir", f"runs/{name}")
         files.append(str(pytester.path / "runs" / name / "claims.json"))
     assert main(["diff", *files]) == 1
     assert "REGRESSION claims:C01  passed -> failed" in capsys.readouterr().out

@@ -6,7 +6,6 @@ it shares with C05 is tested on the CPU in tests/test_speed.py.
 """
 
 import json
-import textwrap
 from types import SimpleNamespace
 
 import pytest
@@ -14,6 +13,7 @@ import torch
 
 from claimcheck.llm import device as dev
 from claimcheck.llm import fingerprint
+from tests.claimkit import claims_project
 
 H100 = SimpleNamespace(name="NVIDIA H100 80GB HBM3", total_memory=85_520_809_984, major=9, minor=0)
 
@@ -162,21 +162,16 @@ def test_c34(claim, claims_device):
 
 @pytest.fixture
 def gpu_project(pytester, monkeypatch):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_DEVICE"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_gpu.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
+    return claims_project(pytester, REGISTRY, {"test_gpu.py": TESTS}, monkeypatch=monkeypatch)
 
 
-def _c34(pytester):
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return doc["claims"][0], doc
+def _c34(project):
+    report = project.report()
+    return report["claims"][0], report.doc
 
 
 def test_gpu_claim_skipped_with_the_reason_on_a_cpu_runner(gpu_project, no_cuda):
-    gpu_project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
+    gpu_project.run().assert_outcomes(skipped=1)
     c34, doc = _c34(gpu_project)
     assert c34["outcome"] == "skipped"
     assert c34["reason"].startswith(
@@ -186,7 +181,7 @@ def test_gpu_claim_skipped_with_the_reason_on_a_cpu_runner(gpu_project, no_cuda)
 
 
 def test_gpu_claim_runs_where_torch_sees_cuda(gpu_project, fake_cuda):
-    gpu_project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    gpu_project.run().assert_outcomes(passed=1)
     c34, doc = _c34(gpu_project)
     assert c34["outcome"] == "passed" and c34["details"]["device"] == "cuda:0"
     assert (
@@ -196,16 +191,14 @@ def test_gpu_claim_runs_where_torch_sees_cuda(gpu_project, fake_cuda):
 
 
 def test_claims_device_cpu_skips_gpu_claims_even_with_a_gpu(gpu_project, fake_cuda):
-    gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cpu").assert_outcomes(
-        skipped=1
-    )
+    gpu_project.run("--claims-device", "cpu").assert_outcomes(skipped=1)
     c34, doc = _c34(gpu_project)
     assert c34["reason"] == "needs a CUDA GPU; this run was told to use the CPU (--claims-device: cpu)"
     assert doc["settings"]["device"] == "cpu"
 
 
 def test_claims_device_cuda_without_cuda_fails_the_run(gpu_project, no_cuda):
-    result = gpu_project.runpytest("claims", "-p", "no:cacheprovider", "--claims-device", "cuda")
+    result = gpu_project.run("--claims-device", "cuda")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*claimcheck: --claims-device cuda: device 'cuda' requested, but this runner has none*"]
@@ -214,19 +207,14 @@ def test_claims_device_cuda_without_cuda_fails_the_run(gpu_project, no_cuda):
 
 def test_bad_device_setting_names_its_source(gpu_project, monkeypatch):
     monkeypatch.setenv("CLAIMCHECK_DEVICE", "gpu")
-    result = gpu_project.runpytest("claims", "-p", "no:cacheprovider")
+    result = gpu_project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*claimcheck: CLAIMCHECK_DEVICE=gpu: unknown device 'gpu'*"])
 
 
 def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_cuda, monkeypatch):
     """The skip comes before the fixtures: a CPU-only runner never pays for a GPU claim's measurement."""
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_DEVICE"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_gpu.py").write_text(
-        textwrap.dedent("""
+    test = """
         import pytest
 
         @pytest.fixture
@@ -236,8 +224,7 @@ def test_a_gpu_claims_fixtures_are_not_set_up_where_it_is_skipped(pytester, no_c
         @pytest.mark.claim("C34")
         def test_c34(claim, expensive):
             claim.check(25.0)
-    """),
-        encoding="utf-8",
-    )
-    pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
-    assert _c34(pytester)[0]["reason"].startswith("needs a CUDA GPU")
+    """
+    project = claims_project(pytester, REGISTRY, {"test_gpu.py": test}, monkeypatch=monkeypatch)
+    project.run().assert_outcomes(skipped=1)
+    assert _c34(project)[0]["reason"].startswith("needs a CUDA GPU")

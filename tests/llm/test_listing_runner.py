@@ -6,9 +6,6 @@ deprecates (``past_key_values=`` in, ``out.past_key_values`` out). It runs again
 GPT-2 (the real vocabulary, 2 layers) in a temporary Hugging Face cache, so it takes seconds.
 """
 
-import json
-import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from claimcheck.llm import listing as listing_mod
 from claimcheck.llm.listing import ListingError, run_listing, scan_listing
 from claimcheck.llm.models import tiny_config
 from claimcheck.registry import load_registry
+from tests.claimkit import claims_project
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 LISTING = DATA / "listing_pkv.py"
@@ -122,20 +120,14 @@ def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
         "save_stand_in",
         lambda hf_home, model_id, config=None: save(hf_home, model_id, tiny_stand_in()),
     )
-    monkeypatch.delenv("CLAIMCHECK_LISTING", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(textwrap.dedent(REGISTRY), encoding="utf-8")
-    assert load_registry(claims / "claims.toml").issues == []
-    shutil.copyfile(CHAPTER_TESTS, claims / "test_c33.py")
+    project = claims_project(pytester, REGISTRY, {"test_c33.py": CHAPTER_TESTS}, monkeypatch=monkeypatch)
+    assert load_registry(project.registry).issues == []
     # "--opt=value": pytest reads a plugin option's separate value as a path when it picks the rootdir
-    result = pytester.runpytest(
-        "claims", "-p", "no:cacheprovider", f"--claims-listing={LISTING}", "--claims-listing-timeout=300"
-    )
+    result = project.run(f"--claims-listing={LISTING}", "--claims-listing-timeout=300")
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2 and outcomes.get("failed", 0) >= 1
     result.stdout.fnmatch_lines(["*C33.api: API drift*", "*listing line *past_key_values*"])
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    c = {x["id"]: x for x in doc["claims"]}
+    c = project.report().claims
     assert c["C33.api"]["outcome"] == "failed" and "past_key_values" in c["C33.api"]["reason"]
     out = c["C33.output"]
     printed = out["details"]["printed"]
@@ -155,25 +147,18 @@ def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
 
 
 def test_c33_without_a_listing_is_skipped_with_the_reason(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LISTING", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(textwrap.dedent(REGISTRY), encoding="utf-8")
-    shutil.copyfile(CHAPTER_TESTS, claims / "test_c33.py")
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-rs")
+    project = claims_project(pytester, REGISTRY, {"test_c33.py": CHAPTER_TESTS}, monkeypatch=monkeypatch)
+    result = project.run("-rs")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*no listing given: pass the chapter's listing with --claims-listing FILE*"])
 
 
 def test_c33_with_a_listing_that_is_not_python_errors_with_its_line(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LISTING", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(textwrap.dedent(REGISTRY), encoding="utf-8")
-    shutil.copyfile(CHAPTER_TESTS, claims / "test_c33.py")
+    project = claims_project(pytester, REGISTRY, {"test_c33.py": CHAPTER_TESTS}, monkeypatch=monkeypatch)
     broken = pytester.path / "15.py"
     broken.write_text("import torch\n\ndef main(:\n    pass\n", encoding="utf-8")
-    pytester.runpytest("claims", "-p", "no:cacheprovider", f"--claims-listing={broken}")
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    c = {x["id"]: x for x in doc["claims"]}
+    project.run(f"--claims-listing={broken}")
+    c = project.report().claims
     for cid in ("C33.api", "C33.output"):  # bad input: error (not a disproof), the reason names file and line
         assert c[cid]["outcome"] == "error", c[cid]
         assert c[cid]["reason"].startswith(f"ListingError: {broken}: not valid Python: line 3"), c[cid][

@@ -7,14 +7,14 @@ form of C30: the test checks the failure is reported on that model.
 """
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.claimkit import claim_toml, claims_project
+
 REPO = Path(__file__).resolve().parents[2]
 CH15 = REPO / "claims" / "ch15"
-ENV = ("CLAIMCHECK_PROFILE", "CLAIMCHECK_WEIGHTS", "CLAIMCHECK_LM", "CLAIMCHECK_REPORT_DIR")
 
 
 @pytest.fixture(scope="module")
@@ -45,24 +45,18 @@ def tiny_llama(tmp_path_factory):
 
 @pytest.fixture
 def lane_project(pytester, monkeypatch):
-    for var in ENV:
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    for name in ("claims.toml", "test_portable_lm.py", "test_tokenizer.py"):
-        shutil.copy(CH15 / name, claims / name)
-    pytester.makeconftest('pytest_plugins = ["fixtures.models"]\n')
-    pytester.makeini("[pytest]\n")
-    return pytester
+    tests = [CH15 / "test_portable_lm.py", CH15 / "test_tokenizer.py"]
+    conftest = 'pytest_plugins = ["fixtures.models"]\n'
+    return claims_project(
+        pytester, CH15 / "claims.toml", tests, conftest=conftest, ini="[pytest]\n", monkeypatch=monkeypatch
+    )
 
 
 def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_llama):
-    result = lane_project.runpytest(
-        "claims", "-p", "no:cacheprovider", "--claims-lm", str(tiny_llama), "--claims-profile", "quick"
-    )
-    path = lane_project.path / "reports" / "portable-tiny-llama" / "claims.json"
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    result = lane_project.run("--claims-lm", str(tiny_llama), "--claims-profile", "quick")
+    report = lane_project.report("portable-tiny-llama/claims.json")
+    doc, rows = report.doc, report.claims
     assert not (lane_project.path / "reports" / "claims.json").exists()  # the main report is left alone
-    rows = {c["id"]: c for c in doc["claims"]}
     assert doc["runner"]["portable_lm"]["tiny-llama"]["model_type"] == "llama"
     lane_ids = ("C06", "C14", "C18", "C28", "C30.model")
     for cid in lane_ids:
@@ -79,17 +73,15 @@ def test_lane_rows_name_the_model_and_its_own_expectations(lane_project, tiny_ll
     assert c30["stated"] == "1" and "top1_above_90_percent" in c30["details"]
     assert rows["C29"]["outcome"] == "not-run"  # the GPT-2 claims do not run in the lane
     result.stdout.fnmatch_lines(["*deselected*"])
-    html = (path.parent / "claims.html").read_text(encoding="utf-8")
-    c18 = html[html.index('id="claim-ch15-C18"') :]
-    c18 = c18[: c18.index("</tbody>")]
+    c18 = report.row_html("C18")
     assert "tiny-llama" in c18 and "128 B/token (for this model)" in c18
-    assert "portable-LM lane on tiny-llama" in html
+    assert "portable-LM lane on tiny-llama" in report.page()
 
 
 def test_default_run_leaves_the_lane_out(lane_project):
-    result = lane_project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C29 or C06")
-    doc = json.loads((lane_project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    rows = {c["id"]: c for c in doc["claims"]}
+    result = lane_project.run("-k", "C29 or C06")
+    report = lane_project.report()
+    doc, rows = report.doc, report.claims
     assert rows["C29"]["outcome"] == "passed" and "portable_lm" not in doc["runner"]
     assert rows["C06"]["outcome"] == "not-run"  # its only test here is the lane's, which is not run
     assert not any(c["tests"] and "portable" in c["tests"][0] for c in doc["claims"])
@@ -97,33 +89,18 @@ def test_default_run_leaves_the_lane_out(lane_project):
 
 
 def test_lane_refuses_gpt2_numbers_on_another_model(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(
-        """
-[[claims]]
-id = "C01"
-title = "GPT-2's number"
-stated = "36864"
-unit = "B/token"
-locator = "loc"
-tolerance = "exact"
-needs = ["arch"]
-
-[[claims]]
-id = "C02"
-title = "a property of any causal LM"
-stated = ""
-unit = ""
-locator = "loc"
-tolerance = "<=1e-5"
-needs = ["arch"]
-portable = true
-""",
-        encoding="utf-8",
+    registry = claim_toml(
+        "C01", title="GPT-2's number", stated="36864", unit="B/token", locator="loc", tolerance="exact"
+    ) + claim_toml(
+        "C02",
+        title="a property of any causal LM",
+        stated="",
+        unit="",
+        locator="loc",
+        tolerance="<=1e-5",
+        extra="portable = true",
     )
-    (claims / "test_lane.py").write_text(
-        """
+    tests = """
 import pytest
 
 @pytest.mark.claim("C01")
@@ -135,9 +112,7 @@ def test_gpt2_number(claim):
 def test_property(claim):
     claim.on_model("other-lm")
     claim.check(0.0)
-""",
-        encoding="utf-8",
-    )
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider")
+"""
+    result = claims_project(pytester, registry, {"test_lane.py": tests}, monkeypatch=monkeypatch).run()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*C01 is about GPT-2's own numbers (no 'portable = true'*check_form*"])

@@ -5,19 +5,10 @@ are 2e-6 apart. It must be reported as ``near-tie`` with the position and margin
 nor a failure; the same difference with a margin of 3 logits must fail; identical streams pass.
 """
 
-import json
+from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
-    f'''
-[[claims]]
-id = "{cid}"
-title = "streams {cid}"
-stated = ""
-unit = "token"
-locator = "loc {cid}"
-tolerance = "<=0"
-needs = ["arch"]
-'''
+    claim_toml(cid, title=f"streams {cid}", stated="", unit="token", tolerance="<=0")
     for cid in ("C01", "C02", "C03")
 )
 
@@ -53,14 +44,12 @@ def test_identical(claim):
 
 
 def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_tie_verdicts.py").write_text(TESTS, encoding="utf-8")
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider")
+    project = claims_project(pytester, REGISTRY, {"test_tie_verdicts.py": TESTS}, monkeypatch=monkeypatch)
+    result = project.run()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*1 near-tie*"])  # a verdict of its own, not pytest's xfail
-    rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
+    report = project.report()
+    rows = report.claims
     tie, real, same = rows["C01"], rows["C02"], rows["C03"]
     assert tie["outcome"] == "near-tie" and tie["measured"] == 2
     assert (
@@ -75,7 +64,5 @@ def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
         real["outcome"] == "failed" and "real divergence" in real["reason"] and "margin 3" in real["reason"]
     )
     assert same["outcome"] == "passed" and same["measured"] == 0
-    html = (pytester.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c01 = html[html.index('id="claim-claims-C01"') :]
-    c01 = c01[: c01.index("</tbody>")]
+    c01 = report.row_html("C01")
     assert "o-near-tie" in c01 and "first difference at generated position 2" in c01

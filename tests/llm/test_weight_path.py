@@ -9,26 +9,16 @@ check that the failure is reported with the measured values, not that it passes.
 """
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from claimcheck.llm.models import sample_text
+from tests.claimkit import claims_project
 
 REPO = Path(__file__).resolve().parents[2]
 CH15 = REPO / "claims" / "ch15"
-ENV = (
-    "CLAIMCHECK_PROFILE",
-    "CLAIMCHECK_RUNNER",
-    "CLAIMCHECK_WEIGHTS",
-    "CLAIMCHECK_WEIGHTS_SHAPES",
-    "CLAIMCHECK_CORPUS",
-    "CLAIMCHECK_ALLOW_DOWNLOAD",
-    "CLAIMCHECK_LM",
-    "CLAIMCHECK_REPORT_DIR",
-)
 
 
 @pytest.fixture(scope="module")
@@ -44,36 +34,26 @@ def tiny_folder(tmp_path_factory):
 
 
 def project(pytester, monkeypatch, *modules):
-    for var in ENV:
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    for name in ("claims.toml", *modules):
-        shutil.copy(CH15 / name, claims / name)
-    pytester.makeconftest('pytest_plugins = ["fixtures.models"]\n')
-    pytester.makeini("[pytest]\n")  # the rootdir (and reports/) here, whatever paths the options name
-    return pytester
+    """The chapter's registry and ``modules``; the ini puts the rootdir (and reports/) here, whatever
+    paths the options name."""
+    tests = [CH15 / name for name in modules]
+    conftest = 'pytest_plugins = ["fixtures.models"]\n'
+    return claims_project(
+        pytester, CH15 / "claims.toml", tests, conftest=conftest, ini="[pytest]\n", monkeypatch=monkeypatch
+    )
 
 
-def report(pytester):
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return doc, {c["id"]: c for c in doc["claims"]}
+def report(project):
+    report = project.report()
+    return report.doc, report.claims
 
 
 def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkeypatch, tiny_folder):
-    project(
-        pytester,
-        monkeypatch,
-        "test_language.py",
-        "test_numpy_gpt2.py",
-        "test_prefix_reuse.py",
-        "test_speculative.py",
-    )
+    modules = ("test_language.py", "test_numpy_gpt2.py", "test_prefix_reuse.py", "test_speculative.py")
+    p = project(pytester, monkeypatch, *modules)
     corpus = pytester.path / "corpus.txt"
     corpus.write_text(sample_text(), encoding="utf-8")
-    pytester.runpytest(
-        "claims",
-        "-p",
-        "no:cacheprovider",
+    p.run(
         "--claims-weights",
         str(tiny_folder),
         "--claims-weights-shapes",
@@ -83,7 +63,7 @@ def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkey
         "--claims-profile",
         "quick",
     )
-    doc, rows = report(pytester)
+    doc, rows = report(p)
     digest = hashlib.sha256((tiny_folder / "model.safetensors").read_bytes()).hexdigest()
     w = doc["runner"]["weights"]
     assert w["sha256"] == digest and w["kind"] == "folder" and w["shape_check"] == "config" and w["available"]
@@ -113,23 +93,14 @@ def test_weight_bound_claims_give_verdicts_with_measured_values(pytester, monkey
         assert rows[cid]["measured"] is not None
     assert rows["C17"]["details"]["loaded"].startswith("numpy read model.safetensors")
     assert rows["C17"]["details"]["numpy_vs_torch_max_abs"] <= 1e-4
-    html = (pytester.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    assert digest in html
+    assert digest in p.report().page()
 
 
 def test_no_weights_skips_fast_with_the_reason(pytester, monkeypatch):
-    project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py", "test_text.py")
+    p = project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py", "test_text.py")
     # a hub id that is in no cache: the hub-id path, without depending on this machine's HF cache
-    pytester.runpytest(
-        "claims",
-        "-p",
-        "no:cacheprovider",
-        "-k",
-        "C29 or C30 or C31 or C37",
-        "--claims-weights",
-        "no-such-org/no-such-gpt2",
-    )
-    doc, rows = report(pytester)
+    p.run("-k", "C29 or C30 or C31 or C37", "--claims-weights", "no-such-org/no-such-gpt2")
+    doc, rows = report(p)
     assert doc["runner"]["weights"]["resolve_s"] < 2.0
     for cid in ("C30.model", "C31", "C37"):
         assert rows[cid]["outcome"] == "skipped"
@@ -168,12 +139,12 @@ def test_broken_weights_are_clear_and_others_still_reported(
     if case == "corrupt":
         data = (folder / "model.safetensors").read_bytes()
         (folder / "model.safetensors").write_bytes(data[:8] + b"{not json" + data[17:4096])
-    project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py", "test_text.py")
-    args = ["claims", "-p", "no:cacheprovider", "-k", "C29 or C30 or C37", "--claims-weights", str(folder)]
+    p = project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py", "test_text.py")
+    args = ["-k", "C29 or C30 or C37", "--claims-weights", str(folder)]
     if case == "corrupt":
         args += ["--claims-weights-shapes", "config"]
-    result = pytester.runpytest(*args)
-    doc, rows = report(pytester)
+    result = p.run(*args)
+    doc, rows = report(p)
     if outcome == "error":  # one message per test, never a chained second one
         assert "During handling of the above exception" not in result.stdout.str()
     if case == "bad-config":
@@ -190,13 +161,10 @@ def test_broken_weights_are_clear_and_others_still_reported(
 
 
 def test_a_corpus_that_is_not_utf8_errors_c31_with_its_line(pytester, monkeypatch, tiny_folder):
-    project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py")
+    p = project(pytester, monkeypatch, "test_language.py", "test_tokenizer.py")
     corpus = pytester.path / "corpus.txt"
     corpus.write_bytes(b"first line\n" + "第二行".encode("gb18030"))
-    pytester.runpytest(
-        "claims",
-        "-p",
-        "no:cacheprovider",
+    p.run(
         "-k",
         "C31 or C29",
         "--claims-weights",
@@ -205,7 +173,7 @@ def test_a_corpus_that_is_not_utf8_errors_c31_with_its_line(pytester, monkeypatc
         "config",
         f"--claims-corpus={corpus}",
     )
-    _, rows = report(pytester)
+    _, rows = report(p)
     assert rows["C31"]["outcome"] == "error"
     assert rows["C31"]["reason"].startswith(
         f"ValueError: --claims-corpus {corpus}: not UTF-8 text (line 2, byte 11"

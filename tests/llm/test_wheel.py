@@ -19,6 +19,8 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
+from tests.claimkit import read_report
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
@@ -134,8 +136,5 @@ def test_a_wheel_install_runs_claims_with_its_package_data(package_source, outsi
     assert seen["sample_chars"] == len(
         (ROOT / "claimcheck" / "llm" / "data" / "sample.txt").read_text(encoding="utf-8")
     )
-    rows = {
-        r["id"]: r
-        for r in json.loads((project / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
-    }
+    rows = read_report(project).claims
     assert rows["C18"]["outcome"] == "passed" and rows["C29"]["outcome"] == "passed"

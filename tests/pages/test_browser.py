@@ -24,6 +24,7 @@ import pytest
 
 from claimcheck.pages import load_document, manuscript_checks, publish
 from tests.ci import required
+from tests.claimkit import claim_toml, claims_project
 
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WIDTH = 1280
@@ -286,19 +287,14 @@ def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, ma
 
 def test_the_test_log_shows_each_skip_reason_as_text(browser, pytester):
     """pytest-html's log of a skipped test: the reason and where, not ``('/path/test.py', 6, 'Skipped: ...')``."""
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(
-        '[[claims]]\nid = "C01"\ntitle = "a GPU claim"\nstated = "2"\nunit = "x"\n'
-        'locator = "loc C01"\ntolerance = ">=1"\nneeds = ["arch"]\n',
-        encoding="utf-8",
-    )
-    (claims / "test_gpu.py").write_text(
+    registry = claim_toml("C01", title="a GPU claim", stated="2", unit="x", tolerance=">=1")
+    test = (
         'import pytest\n\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n'
-        '    pytest.skip("needs a CUDA GPU; this runner has none")\n',
-        encoding="utf-8",
+        '    pytest.skip("needs a CUDA GPU; this runner has none")\n'
     )
-    pytester.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(skipped=1)
-    open_page(browser, pytester.path / "reports" / "tests.html")
+    project = claims_project(pytester, registry, {"test_gpu.py": test})
+    project.run().assert_outcomes(skipped=1)
+    open_page(browser, project.report().file("tests.html"))
     logs = browser.execute_script(
         "return [...document.querySelectorAll('#results-table tbody')].map(t => [t.className, "
         "(t.querySelector('.log') || {}).innerText || ''])"

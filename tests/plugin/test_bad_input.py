@@ -4,7 +4,6 @@ One test per row of docs/errors.md's table of bad input, on a small project of t
 six claims (pytester, in process; the tiny fixtures only, so each run takes about a second).
 """
 
-import json
 import os
 import textwrap
 import time
@@ -12,6 +11,7 @@ import time
 import pytest
 
 from claimcheck.cli import main as cli
+from tests.claimkit import claims_project
 
 CLAIM = """
 [[claims]]
@@ -78,33 +78,12 @@ MODULES = {
             raise AssertionError("must be skipped: no weights")
     """,
 }
-ENV = [v for v in os.environ if v.startswith("CLAIMCHECK_")]
 
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    for var in ENV:
-        monkeypatch.delenv(var)
-    claims = pytester.mkdir("claims")
     monkeypatch.setenv("HF_HUB_CACHE", str(pytester.mkdir("empty-hf-cache")))  # no gpt2 in this cache
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    for name, body in MODULES.items():
-        (claims / name).write_text(textwrap.dedent(body), encoding="utf-8")
-    pytester.makeini("[pytest]\n")
-    return pytester
-
-
-def run(project, *args):
-    return project.runpytest("claims", "-p", "no:cacheprovider", *args)
-
-
-def report(project):
-    doc = json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return doc, {c["id"]: c for c in doc["claims"]}
-
-
-def registry(project):
-    return project.path / "claims" / "claims.toml"
+    return claims_project(pytester, REGISTRY, MODULES, ini="[pytest]\n", monkeypatch=monkeypatch)
 
 
 def assert_every_other_claim_reported(rows, broken, outcome="error"):
@@ -123,39 +102,39 @@ def assert_every_other_claim_reported(rows, broken, outcome="error"):
 
 
 def test_the_project_itself_is_good(project):
-    result = run(project)
+    result = project.run()
     assert result.ret == 0
-    _, rows = report(project)
+    rows = project.report().claims
     assert_every_other_claim_reported(rows, [])
-    assert cli(["validate", str(registry(project))]) == 0
+    assert cli(["validate", str(project.registry)]) == 0
 
 
 # --- the registry ---------------------------------------------------------------------------------
 def test_an_empty_registry_is_a_problem(project, capsys):
-    registry(project).write_text("", encoding="utf-8")
-    assert cli(["validate", str(registry(project))]) == 1
+    project.registry.write_text("", encoding="utf-8")
+    assert cli(["validate", str(project.registry)]) == 1
     assert "the file is empty" in capsys.readouterr().err
-    result = run(project)
+    result = project.run()
     assert result.ret == 1
     result.stdout.fnmatch_lines(["*registry error: *claims.toml: field 'claims': the file is empty*"])
-    doc, rows = report(project)
+    rows = project.report().claims
     assert set(rows) == set(IDS) and all(r["outcome"] == "error" for r in rows.values())
     assert "the file is empty" in rows["C01"]["reason"]
-    run(project, "-k", "C01")  # the ids its tests name are listed even when -k leaves their tests out
-    _, rows = report(project)
+    project.run("-k", "C01")  # the ids its tests name are listed even when -k leaves their tests out
+    rows = project.report().claims
     assert set(rows) == set(IDS) and rows["C04"]["reason"].endswith(
         "declares no readable claim (the file is empty)"
     )
 
 
 def test_an_id_off_the_pattern_and_its_orphaned_test(project, capsys):
-    registry(project).write_text(REGISTRY.replace('id = "C03"', 'id = "X99"'), encoding="utf-8")
-    assert cli(["validate", str(registry(project))]) == 1
+    project.registry.write_text(REGISTRY.replace('id = "C03"', 'id = "X99"'), encoding="utf-8")
+    assert cli(["validate", str(project.registry)]) == 1
     err = capsys.readouterr().err
     assert "claim X99: field 'id': id 'X99' does not match the registry's id pattern 'C\\d{2}'" in err
     assert "test_b.py:4: a test names claim 'C03'" in err and "X99: was C03 renamed?" in err
-    run(project)
-    _, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert "does not match the registry's id pattern" in rows["X99"]["reason"]
     assert rows["C03"]["reason"].endswith(
         "no claim with id 'C03' (the only registry id without a test in this run is X99: was C03 renamed?)"
@@ -166,27 +145,27 @@ def test_an_id_off_the_pattern_and_its_orphaned_test(project, capsys):
 
 def test_an_undecodable_byte_costs_only_its_claim(project, capsys):
     raw = REGISTRY.encode("utf-8").replace(b'title = "two"', b'title = "tw\xff"')
-    registry(project).write_bytes(raw)
-    assert cli(["validate", str(registry(project))]) == 1
+    project.registry.write_bytes(raw)
+    assert cli(["validate", str(project.registry)]) == 1
     err = capsys.readouterr().err
     assert "claim C02: field 'title': line 20: byte 0xff is not UTF-8" in err and "5 valid claims" in err
-    run(project)
-    _, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert set(rows) == set(IDS)
     assert "line 20: byte 0xff is not UTF-8" in rows["C02"]["reason"]
     assert_every_other_claim_reported(rows, ["C02"])
 
 
 def test_a_toml_syntax_error_costs_only_its_claim(project):
-    registry(project).write_text(
+    project.registry.write_text(
         REGISTRY.replace(
             'tolerance = ">=1"\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
             'tolerance = >=1\nneeds = ["arch"]\n\n[[claims]]\nid = "C04"',
         ),
         encoding="utf-8",
     )
-    run(project)
-    _, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert "not valid TOML" in rows["C03"]["reason"] and "line 33" in rows["C03"]["reason"]
     assert_every_other_claim_reported(rows, ["C03"])
 
@@ -201,45 +180,41 @@ def test_a_toml_syntax_error_costs_only_its_claim(project):
     ],
 )
 def test_a_module_that_cannot_be_imported_errors_its_claims_and_the_rest_runs(project, body, first_line):
-    path = project.path / "claims" / "test_b.py"
-    path.write_text(
-        body + textwrap.dedent(MODULES["test_b.py"]).replace("import pytest\n", "", 1), encoding="utf-8"
+    path = project.write(
+        "test_b.py", body + textwrap.dedent(MODULES["test_b.py"]).replace("import pytest\n", "", 1)
     )
-    result = run(project)
+    result = project.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # not "Interrupted: 1 error during collection" (2)
     result.stdout.fnmatch_lines([f"*test_b.py: the test module cannot be collected: {first_line}*"])
-    _, rows = report(project)
+    rows = project.report().claims
     for cid in ("C03", "C04"):
         assert rows[cid]["reason"].startswith(f"{path}: the test module cannot be collected: {first_line}")
     assert_every_other_claim_reported(rows, ["C03", "C04"])
-    run(project, "-k", "C04")  # the error item answers -k like the test it stands for
-    _, rows = report(project)
+    project.run("-k", "C04")  # the error item answers -k like the test it stands for
+    rows = project.report().claims
     assert rows["C04"]["outcome"] == "error" and "carried" not in rows["C04"]
     assert rows["C03"]["selected"] is False and rows["C03"]["carried"]  # not run now: kept from the last run
 
 
 def test_a_test_that_raises_is_an_error_not_a_failure(project):
-    (project.path / "claims" / "test_b.py").write_text(
-        textwrap.dedent(MODULES["test_b.py"]).replace(
-            "claim.check(9)", "raise RuntimeError('the GPU driver went away')"
-        ),
-        encoding="utf-8",
+    project.write(
+        "test_b.py",
+        MODULES["test_b.py"].replace("claim.check(9)", "raise RuntimeError('the GPU driver went away')"),
     )
-    run(project)
-    _, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert (
         rows["C04"]["reason"] == "RuntimeError: the GPU driver went away (raised at test_b.py:10 in test_c04)"
     )
     assert_every_other_claim_reported(rows, ["C04"])
-    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    c04 = html[html.index('id="claim-t-C04"') :]
-    c04 = c04[: c04.index("</tbody>")]
+    c04 = project.report().row_html("C04")
     assert 'class="badge o-error"' in c04 and "RuntimeError: the GPU driver went away" in c04
 
 
 def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
-    (project.path / "claims" / "test_b.py").write_text(
-        textwrap.dedent("""
+    project.write(
+        "test_b.py",
+        """
         import pytest
 
         @pytest.fixture
@@ -253,21 +228,18 @@ def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
         @pytest.mark.claim("C04")
         def test_c04(claim):
             claim.check(9)
-    """),
-        encoding="utf-8",
+    """,
     )
-    run(project)
-    _, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert rows["C03"]["reason"].startswith("OSError: disk full (raised at test_b.py:")
     assert_every_other_claim_reported(rows, ["C03"])
 
 
 def test_a_verdict_is_still_a_failure(project):
-    (project.path / "claims" / "test_a.py").write_text(
-        textwrap.dedent(MODULES["test_a.py"]).replace("claim.check(6)", "claim.check(0.5)"), encoding="utf-8"
-    )
-    run(project)
-    _, rows = report(project)
+    project.write("test_a.py", MODULES["test_a.py"].replace("claim.check(6)", "claim.check(0.5)"))
+    project.run()
+    rows = project.report().claims
     assert rows["C01"]["outcome"] == "failed" and "C01 does not hold" in rows["C01"]["reason"]
 
 
@@ -286,7 +258,7 @@ def test_a_zero_listing_timeout_is_refused_from_every_source(project, monkeypatc
         monkeypatch.setenv("CLAIMCHECK_LISTING_TIMEOUT", "0")
     if how == "ini":
         project.makeini("[pytest]\nclaims_listing_timeout = 0\n")
-    result = run(project, *args)
+    result = project.run(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*claimcheck: {shown}: expected a time limit in seconds > 0, got '0'*"])
 
@@ -298,18 +270,18 @@ def test_an_unknown_runner_profile_is_refused(project, monkeypatch, how, shown):
     args = ["--claims-runner", "nosuchrunner"] if how == "cli" else []
     if how == "env":
         monkeypatch.setenv("CLAIMCHECK_RUNNER", "nosuchrunner")
-    result = run(project, *args)
+    result = project.run(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [f"*claimcheck: {shown}: unknown runner profile; did you mean author-laptop?*"]
     )
-    run(project, "--claims-runner", "author-laptop")  # the declared one enforces C05
-    assert report(project)[1]["C05"]["outcome"] == "passed"
+    project.run("--claims-runner", "author-laptop")  # the declared one enforces C05
+    assert project.report().claims["C05"]["outcome"] == "passed"
 
 
 def test_a_misspelt_environment_variable_is_refused(project, monkeypatch):
     monkeypatch.setenv("CLAIMCHECK_PROFLE", "quick")
-    result = run(project)
+    result = project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*CLAIMCHECK_PROFLE=quick: not a claimcheck setting; did you mean CLAIMCHECK_PROFILE?*"]
@@ -326,10 +298,10 @@ def test_a_download_without_network_is_a_skip_and_the_fingerprint_says_so(projec
     monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     start = time.perf_counter()
-    run(project, "--claims-allow-download")
+    project.run("--claims-allow-download")
     assert time.perf_counter() - start < 30
-    doc, rows = report(project)
-    w = doc["runner"]["weights"]
+    report = project.report()
+    rows, w = report.claims, report.runner["weights"]
     assert w["available"] is False and f"cannot reach http://127.0.0.1:{port}" in w["reason"]
     c06 = rows["C06"]
     assert c06["outcome"] == "skipped" and "Traceback" not in c06["reason"]
@@ -345,17 +317,17 @@ def test_a_download_without_network_is_a_skip_and_the_fingerprint_says_so(projec
 # --- input files named by settings ---------------------------------------------------------------
 @pytest.mark.parametrize("option", ["--claims-manuscript", "--claims-listing", "--claims-corpus"])
 def test_a_missing_or_folder_input_file_is_a_usage_error(project, option):
-    result = run(project, f"{option}=nothere.md")
+    result = project.run(f"{option}=nothere.md")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*claimcheck: {option} nothere.md: no such file: *nothere.md*"])
     project.mkdir("afolder")
-    result = run(project, f"{option}=afolder")
+    result = project.run(f"{option}=afolder")
     result.stderr.fnmatch_lines([f"*claimcheck: {option} afolder: is a folder, not a file*"])
 
 
 def test_a_manuscript_that_is_not_utf8_is_a_usage_error_naming_the_line(project):
     (project.path / "chapter.md").write_bytes("第一行\n读 5 倍\n".encode() + "写 5 倍\n".encode("gb18030"))
-    result = run(project, "--claims-manuscript=chapter.md")
+    result = project.run("--claims-manuscript=chapter.md")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
@@ -376,8 +348,8 @@ def test_leftovers_of_a_killed_run_never_break_the_next(project):
     (reports / "claims.json").write_text(
         '{"truncated": ', encoding="utf-8"
     )  # killed mid-write by an old version
-    run(project)
-    doc, rows = report(project)
+    project.run()
+    rows = project.report().claims
     assert set(rows) == set(IDS)
     assert not old.exists() and fresh.exists()
     assert [p.name for p in reports.iterdir() if p.name.endswith(".tmp")] == [fresh.name]  # ours leave none
@@ -392,13 +364,13 @@ def test_the_html_report_is_written_atomically(project, monkeypatch):
     monkeypatch.setattr(
         fileio, "write_atomic", lambda path, data, **kw: (written.append(str(path)), real(path, data, **kw))
     )
-    run(project)
+    project.run()
     assert any(p.endswith("claims.html") for p in written) and any(p.endswith("claims.json") for p in written)
 
 
 def test_an_unwritable_report_folder_is_a_usage_error_before_any_test(project):
     (project.path / "afile").write_text("x", encoding="utf-8")
-    result = run(project, "--claims-report-dir", "afile/sub")
+    result = project.run("--claims-report-dir", "afile/sub")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         ["*report folder *afile/sub (--claims-report-dir afile/sub) cannot be created*"]

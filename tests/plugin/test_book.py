@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.claimkit import read_report
+
 ROOT = Path(__file__).resolve().parents[2]
 CH90 = ROOT / "tests" / "data" / "book" / "ch90"
 SEED = ROOT.parent / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
@@ -69,8 +71,7 @@ def claimcheck(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def rows(path: Path) -> dict:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    return {c["key"]: c for c in doc["claims"]}
+    return read_report(path).claims.by_key
 
 
 def test_every_row_of_both_chapters_with_its_own_chapter(book):
@@ -107,8 +108,7 @@ def test_the_book_page_shows_each_chapter_with_its_sections(book):
     )
     ids = re.findall(r'<tbody class="claim[^"]*" id="[^"]+" data-id="([^"]+)"', page)
     assert len(ids) == len(set(ids)) == 46
-    row = page[page.index('id="claim-ch90-C01"') :]
-    row = row[: row.index("</tbody>")]
+    row = read_report(book).row_html("ch90:C01")
     assert "1024-token context" in row and 'data-outcome="passed"' in row
 
 
@@ -117,8 +117,8 @@ def test_a_run_of_one_chapter_keeps_the_other_chapters_rows(book, tmp_path):
     first = rows(book / "reports" / "claims.json")
     done = run(book, "claims/ch90/", "-m", "not timing", report_dir=str(tmp_path / "reports"))
     assert done.returncode == 0, done.stdout[-2000:]
-    doc = json.loads((tmp_path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    got = {c["key"]: c for c in doc["claims"]}
+    doc = read_report(tmp_path).doc
+    got = rows(tmp_path / "reports" / "claims.json")
     assert set(got) == set(first)
     for key, entry in got.items():
         if key.startswith("ch15:") and first[key]["outcome"] != "not-run":

@@ -1,7 +1,8 @@
 """Two chapters in one run, in a small project: keys kept apart, usage errors that name both chapters."""
 
-import json
 import textwrap
+
+from tests.claimkit import claims_project, read_report
 
 CLAIM = """
 [[claims]]
@@ -16,12 +17,8 @@ needs = ["arch"]
 
 
 def chapter(pytester, folder, chapter_id, claims, manuscript=None):
-    d = pytester.mkdir(folder) if not (pytester.path / folder).exists() else pytester.path / folder
-    head = f'[chapter]\nid = "{chapter_id}"\n' + (f'manuscript = "{manuscript}"\n' if manuscript else "")
-    (d / "claims.toml").write_text(
-        head + "".join(CLAIM.format(id=c, title=f"{chapter_id} {c}", stated=v) for c, v in claims.items()),
-        encoding="utf-8",
-    )
+    fields = {"id": chapter_id, **({"manuscript": manuscript} if manuscript else {})}
+    registry = "".join(CLAIM.format(id=c, title=f"{chapter_id} {c}", stated=v) for c, v in claims.items())
     tests = "import pytest\n" + "".join(
         textwrap.dedent(f"""
         @pytest.mark.claim("{c}")
@@ -30,17 +27,15 @@ def chapter(pytester, folder, chapter_id, claims, manuscript=None):
         """)
         for c, v in claims.items()
     )
-    (d / f"test_{chapter_id}.py").write_text(tests, encoding="utf-8")
+    claims_project(pytester, registry, {f"test_{chapter_id}.py": tests}, chapter=fields, folder=folder)
 
 
 def test_the_same_id_in_two_chapters_keeps_two_rows(pytester):
-    pytester.mkdir("claims")
     chapter(pytester, "claims/a", "cha", {"C01": "1", "C02": "2"})
     chapter(pytester, "claims/b", "chb", {"C01": "7"})
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
     result.assert_outcomes(passed=3)
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    rows = {c["key"]: c for c in doc["claims"]}
+    rows = read_report(pytester).claims.by_key
     assert set(rows) == {"cha:C01", "cha:C02", "chb:C01"}
     assert rows["cha:C01"]["title"] == "cha C01" and rows["chb:C01"]["title"] == "chb C01"
     assert rows["chb:C01"]["measured"] == 7 and rows["cha:C01"]["measured"] == 1
@@ -50,7 +45,6 @@ def test_the_same_id_in_two_chapters_keeps_two_rows(pytester):
 
 
 def test_a_short_stated_id_of_two_chapters_is_ambiguous(pytester):
-    pytester.mkdir("claims")
     chapter(pytester, "claims/a", "cha", {"C01": "1"})
     chapter(pytester, "claims/b", "chb", {"C01": "7"})
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "--claims-stated", "C01=2")
@@ -62,7 +56,6 @@ def test_a_short_stated_id_of_two_chapters_is_ambiguous(pytester):
 
 
 def test_two_registries_with_one_chapter_id_stop_the_run(pytester):
-    pytester.mkdir("claims")
     chapter(pytester, "claims/a", "same", {"C01": "1"})
     chapter(pytester, "claims/b", "same", {"C02": "2"})
     result = pytester.runpytest("claims", "-p", "no:cacheprovider")
@@ -71,7 +64,6 @@ def test_two_registries_with_one_chapter_id_stop_the_run(pytester):
 
 
 def test_the_manuscript_binds_to_its_own_chapter(pytester):
-    pytester.mkdir("claims")
     chapter(pytester, "claims/a", "cha", {"C01": "1"}, manuscript="a.md")
     chapter(pytester, "claims/b", "chb", {"C01": "7"}, manuscript="b.md")
     (pytester.path / "b.md").write_text("the value 7 here\n", encoding="utf-8")

@@ -2,19 +2,10 @@
 (claimcheck.recorder.Comparison) is all the verdict needs, so another kind of measurement with a
 tie tolerance of its own gets the same outcomes (near-tie, failed, passed)."""
 
-import json
+from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
-    f'''
-[[claims]]
-id = "{cid}"
-title = "comparison {cid}"
-stated = ""
-unit = ""
-locator = "loc {cid}"
-tolerance = "<=0"
-needs = ["arch"]
-'''
+    claim_toml(cid, title=f"comparison {cid}", stated="", unit="", tolerance="<=0")
     for cid in ("K01", "K02", "K03")
 )
 
@@ -56,14 +47,11 @@ def test_same(claim):
 
 
 def test_any_object_with_the_protocol_gets_the_tie_aware_verdict(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_orders.py").write_text(TESTS, encoding="utf-8")
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
+    project = claims_project(pytester, REGISTRY, {"test_orders.py": TESTS}, monkeypatch=monkeypatch)
+    result = project.run("-p", "no:html")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*1 near-tie*"])  # a verdict of its own, not pytest's xfail
-    rows = {c["id"]: c for c in json.loads((pytester.path / "reports" / "claims.json").read_text())["claims"]}
+    rows = project.report().claims
     assert (
         rows["K01"]["outcome"] == "near-tie"
         and rows["K01"]["reason"] == "2 rows in another place (equal sort keys)"

@@ -2,24 +2,13 @@
 summary, in claims.json (``deselected``) and on the claims page. pytest's own "5 deselected"
 said neither (the portable-LM lane's tests, left out unless the lane is asked for)."""
 
-import json
-import textwrap
-
 import pytest
 
 from claimcheck.plugin.collection import deselection
+from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
-    f"""
-[[claims]]
-id = "{cid}"
-title = "claim {cid}"
-stated = "10"
-unit = "x"
-locator = "loc {cid}"
-tolerance = ">=2"
-needs = ["arch"]
-"""
+    claim_toml(cid, title=f"claim {cid}", stated="10", unit="x", tolerance=">=2")
     for cid in ("C01", "C02", "C03")
 )
 
@@ -48,16 +37,11 @@ def test_c02_again_on_lm(claim):
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_LM", "CLAIMCHECK_REPORT_DIR"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
+    return claims_project(pytester, REGISTRY, TESTS, monkeypatch=monkeypatch)
 
 
 def test_the_lanes_deselected_tests_are_named_and_explained(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result = project.run()
     result.assert_outcomes(passed=2, deselected=2)
     result.stdout.fnmatch_lines(
         [
@@ -66,8 +50,8 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
             "To run them: pytest claims --claims-lm smollm2"
         ]
     )
-    doc = json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    assert doc["deselected"] == [
+    report = project.report()
+    assert report["deselected"] == [
         {
             "tests": 2,
             "claims": ["claims:C02"],
@@ -76,13 +60,13 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
             "and then alone, into its own report (reports/portable-smollm2/)",
         }
     ]
-    page = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    page = report.page()
     assert '<ul class="deselected" id="deselected"><li>2 tests deselected (C02): the portable-LM lane' in page
     assert "To run them: <code>pytest claims --claims-lm smollm2</code>" in page
 
 
 def test_a_k_selection_is_its_own_reason(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    result = project.run("-k", "C01")
     result.stdout.fnmatch_lines(
         [
             "2 tests deselected (C02): the portable-LM lane's*",
@@ -92,14 +76,10 @@ def test_a_k_selection_is_its_own_reason(project):
 
 
 def test_a_run_without_deselection_says_nothing_of_it(project):
-    (project.path / "claims" / "test_claims.py").write_text(
-        textwrap.dedent(TESTS.split("@pytest.mark.portable_lm")[0]), encoding="utf-8"
-    )
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    project.write("test_claims.py", TESTS.split("@pytest.mark.portable_lm")[0])
+    result = project.run()
     assert "deselected" not in result.stdout.str()
-    assert "deselected" not in json.loads(
-        (project.path / "reports" / "claims.json").read_text(encoding="utf-8")
-    )
+    assert "deselected" not in project.report()
 
 
 def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():

@@ -5,13 +5,14 @@ read-merge-write reports/claims.json under a file lock, so neither loses the oth
 The runs are subprocesses (a signal, two concurrent runs); the project is tiny (no torch claims).
 """
 
-import json
 import os
 import subprocess
 import sys
 import textwrap
 
 import pytest
+
+from tests.claimkit import read_report
 
 CLAIM = """
 [[claims]]
@@ -110,8 +111,8 @@ def run(project, *args, wait=True, **env):
 
 
 def rows(project):
-    doc = json.loads((project / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return doc, {c["id"]: c for c in doc["claims"]}
+    report = read_report(project)
+    return report.doc, report.claims
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGTERM-twice"])

@@ -1,10 +1,10 @@
 """What ``claimcheck init`` scaffolds runs under pytest: every draft claim is reported as
 ``not-run: no test yet``, and the manuscript's drift items and number audit pass."""
 
-import json
 from pathlib import Path
 
 from claimcheck.cli import main
+from tests.claimkit import read_report
 
 MANUSCRIPT = Path(__file__).resolve().parents[1] / "data" / "manuscript_index_zh.md"
 
@@ -19,6 +19,6 @@ def test_pytest_lists_every_draft_as_not_run(pytester, monkeypatch, capsys):
         "claims/index/", "-p", "no:cacheprovider", "-p", "no:html", f"--claims-manuscript={MANUSCRIPT}"
     )
     result.assert_outcomes(passed=16, skipped=15)  # 15 drift items + the audit; 15 drafts without a test
-    rows = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
+    rows = read_report(pytester)["claims"]
     assert len(rows) == 15
     assert {(r["outcome"], r["reason"]) for r in rows} == {("not-run", "not-run: no test yet")}

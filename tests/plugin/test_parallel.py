@@ -3,34 +3,25 @@
 These run pytest in a subprocess (xdist starts worker processes), about 5-10 s each on 2 cores.
 """
 
-import json
-import textwrap
-
 import pytest
+
+from tests.claimkit import claim_toml, claims_project
 
 pytest.importorskip("xdist")
 
-CLAIM = """
-[[claims]]
-id = "{id}"
-title = "claim {id}"
-stated = "{stated}"
-unit = "x"
-locator = "loc {id}"
-tolerance = "{tol}"
-needs = {needs}
-"""
+
+def claim(id, stated, tolerance, needs='["arch"]'):
+    return claim_toml(id, title=f"claim {id}", stated=stated, unit="x", tolerance=tolerance, needs=needs)
+
 
 REGISTRY = "".join(
     [
-        CLAIM.format(id="C01", stated="2", tol="printed", needs='["arch"]'),
-        CLAIM.format(id="C02", stated="5", tol=">=10", needs='["arch"]'),
-        CLAIM.format(id="C03", stated="7", tol="exact", needs='["arch"]'),  # no test: placeholder
-        CLAIM.format(id="C04", stated="1", tol="printed", needs='["weights"]'),  # skipped: no weights
-        CLAIM.format(id="C05", stated="10", tol=">=10", needs='["arch", "time"]'),  # timing
-        CLAIM.format(id="C06", stated="3", tol="printed", needs='["arch"]').replace(
-            "tolerance =", "tolerence ="
-        ),
+        claim("C01", "2", "printed"),
+        claim("C02", "5", ">=10"),
+        claim("C03", "7", "exact"),  # no test: placeholder
+        claim("C04", "1", "printed", needs='["weights"]'),  # skipped: no weights
+        claim("C05", "10", ">=10", needs='["arch", "time"]'),  # timing
+        claim("C06", "3", "printed").replace("tolerance =", "tolerence ="),
     ]
 )
 
@@ -76,19 +67,9 @@ report.write_json = _logged
 
 @pytest.fixture
 def project(pytester, monkeypatch, tmp_path):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS"):
-        monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("WRITES_LOG", str(tmp_path / "writes.log"))
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    (claims / "conftest.py").write_text(CONFTEST, encoding="utf-8")
-    return pytester
-
-
-def _claims(pytester) -> dict:
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return {c["id"]: c for c in doc["claims"]}
+    tests = {"test_claims.py": TESTS, "conftest.py": CONFTEST}
+    return claims_project(pytester, REGISTRY, tests, monkeypatch=monkeypatch)
 
 
 def _writers(tmp_path) -> list[str]:
@@ -101,14 +82,15 @@ def _writers(tmp_path) -> list[str]:
 def test_xdist_report_equals_serial_report(project, tmp_path):
     # threads pinned: "auto" counts the machine's other work, which may change between the two runs,
     # and the thread count is part of every failure's hardware line
-    project.runpytest_subprocess("claims", "-p", "no:cacheprovider", "--claims-threads=1")
-    serial = _claims(project)
+    project.run("--claims-threads=1", subprocess=True)
+    report = project.report()
+    serial = report.claims
     assert _writers(tmp_path) == ["controller"]
-    (project.path / "reports" / "claims.json").unlink()
+    report.path.unlink()
 
-    result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2", "--claims-threads=1")
+    result = project.run("-n", "2", "--claims-threads=1", subprocess=True)
     result.stdout.fnmatch_lines(["*2 workers*"])
-    parallel = _claims(project)
+    parallel = project.report().claims
     assert _writers(tmp_path) == ["controller"]  # written once, by the controller
 
     assert (
@@ -156,7 +138,7 @@ def test_timed(n):
 def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
     log = tmp_path / "spans.log"
     monkeypatch.setenv("SPANS_LOG", str(log))
-    (project.path / "claims" / "test_spans.py").write_text(textwrap.dedent(TIMING_TESTS), encoding="utf-8")
+    project.write("test_spans.py", TIMING_TESTS)
     result = project.runpytest_subprocess("claims/test_spans.py", "-p", "no:cacheprovider", "-n", "2")
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines(

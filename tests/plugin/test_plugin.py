@@ -1,35 +1,22 @@
 """The plugin end to end, with pytester: reports, markers, registry errors, settings."""
 
 import json
-import textwrap
 
 import pytest
 
-CLAIM = """
-[[claims]]
-id = "{id}"
-title = "{title}"
-stated = "{stated}"
-unit = "{unit}"
-locator = "loc {id}"
-tolerance = "{tol}"
-needs = {needs}
-{extra}
-"""
-
-
-def claim(id, stated="36", unit="KiB/token", tol="printed", needs='["arch"]', title="a claim", extra=""):
-    return CLAIM.format(id=id, stated=stated, unit=unit, tol=tol, needs=needs, title=title, extra=extra)
-
+from tests.claimkit import claim_toml as claim
+from tests.claimkit import claims_project
 
 REGISTRY = (
     '[runners.laptop]\ndescription = "the author\'s laptop"\n'
     + claim("C01")
-    + claim("C02", stated="5", unit="x", tol=">=10")
-    + claim("C03", stated="1023", unit="example", tol="exact")
+    + claim("C02", stated="5", unit="x", tolerance=">=10")
+    + claim("C03", stated="1023", unit="example", tolerance="exact")
     + claim("C04", stated="99.16", unit="percent", needs='["tok", "weights"]')
-    + claim("C05", stated="1", unit="", tol="abs:0.1", needs='["gpu"]')
-    + claim("C06", stated="98", unit="token/s", tol="rel:25%", needs='["time"]', extra='runner = "laptop"')
+    + claim("C05", stated="1", unit="", tolerance="abs:0.1", needs='["gpu"]')
+    + claim(
+        "C06", stated="98", unit="token/s", tolerance="rel:25%", needs='["time"]', extra='runner = "laptop"'
+    )
 )
 
 TESTS = """
@@ -59,29 +46,20 @@ def test_c06(claim):
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
-    monkeypatch.delenv("CLAIMCHECK_RUNNER", raising=False)
-    monkeypatch.delenv("CLAIMCHECK_WEIGHTS", raising=False)
     monkeypatch.setattr("claimcheck.llm.device.cuda_available", lambda: False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
+    return claims_project(pytester, REGISTRY, TESTS, monkeypatch=monkeypatch)
 
 
-def load_json(pytester):
-    return json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-
-
-def outcomes(doc):
-    return {c["id"]: c["outcome"] for c in doc["claims"]}
+def outcomes(report):
+    return {cid: c["outcome"] for cid, c in report.claims.items()}
 
 
 def test_every_registry_id_in_json_and_html(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result = project.run()
     result.assert_outcomes(passed=1, failed=1, skipped=4)  # C03's placeholder counts as skipped
-    doc = load_json(project)
-    assert outcomes(doc) == {
+    report = project.report()
+    doc, rows = report.doc, report.claims
+    assert outcomes(report) == {
         "C01": "passed",
         "C02": "failed",
         "C03": "not-run",
@@ -89,7 +67,6 @@ def test_every_registry_id_in_json_and_html(project):
         "C05": "skipped",
         "C06": "skipped",
     }
-    rows = {c["id"]: c for c in doc["claims"]}
     assert (
         rows["C01"]["measured"] == 36.0
         and rows["C01"]["stated"] == "36"
@@ -103,7 +80,7 @@ def test_every_registry_id_in_json_and_html(project):
     for key in ("cpu", "cores", "ram_bytes", "gpu", "os", "python", "torch", "transformers", "torch_threads"):
         assert key in doc["runner"]
     assert "hostname" not in json.dumps(doc["runner"]).lower()
-    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
+    html = report.page()
     for column in ("Claim", "Chapter", "Here", "Bar", "Margin", "Verdict", "Why"):
         assert f">{column}</th>" in html
     for cid in ("C01", "C02", "C03", "C04", "C05", "C06"):
@@ -114,12 +91,12 @@ def test_every_registry_id_in_json_and_html(project):
         )
     assert "not-run: no test yet" in html and "short by 5.8" in html
     assert 'href="tests.html"' in html  # the test log, for tracebacks and durations
-    log = (project.path / "reports" / "tests.html").read_text(encoding="utf-8")
+    log = report.page("tests.html")
     assert "test_c02" in log and "Traceback" not in html
 
 
 def test_failure_message_says_what_by_how_much_where_and_next(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result = project.run()
     result.stdout.fnmatch_lines(
         [
             "*C02 does not hold: a claim*",
@@ -134,8 +111,8 @@ def test_failure_message_says_what_by_how_much_where_and_next(project):
 
 
 def test_machine_bound_enforced_on_its_runner(project):
-    project.runpytest("claims", "-p", "no:cacheprovider", "--claims-runner", "laptop")
-    assert outcomes(load_json(project))["C06"] == "failed"  # 13.9 vs 98 +-25%
+    project.run("--claims-runner", "laptop")
+    assert outcomes(project.report())["C06"] == "failed"  # 13.9 vs 98 +-25%
 
 
 def test_misspelled_field_one_error_others_reported(project):
@@ -144,58 +121,54 @@ def test_misspelled_field_one_error_others_reported(project):
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
     )
     assert broken != REGISTRY
-    (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    project.write("claims.toml", broken)
+    result = project.run()
     result.stdout.fnmatch_lines(
         [
             "*registry error: *claims.toml: claim C02: field 'tolerence': unknown field (did you mean 'tolerance'?)*"
         ]
     )
-    doc = load_json(project)
-    o = outcomes(doc)
-    assert o["C02"] == "error" and "tolerence" in {c["id"]: c for c in doc["claims"]}["C02"]["reason"]
+    report = project.report()
+    o = outcomes(report)
+    assert o["C02"] == "error" and "tolerence" in report.claims["C02"]["reason"]
     assert o["C01"] == "passed" and o["C03"] == "not-run" and len(o) == 6
-    assert len(doc["registries"][0]["issues"]) == 1
+    assert len(report["registries"][0]["issues"]) == 1
 
 
 def test_k_selects_and_json_keeps_every_id(project):
-    project.makepyfile(
-        **{
-            "claims/test_other": """
+    project.write(
+        "test_other.py",
+        """
         import pytest
 
         @pytest.mark.claim("C01")
         def test_named_without_the_id(claim):
             claim.check(36, "KiB/token")
-    """
-        }
+    """,
     )
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    result = project.run("-k", "C01")
     result.assert_outcomes(passed=2)
-    doc = load_json(project)
-    assert outcomes(doc)["C01"] == "passed"
-    rest = [c for c in doc["claims"] if c["id"] != "C01"]
+    report = project.report()
+    assert outcomes(report)["C01"] == "passed"
+    rest = [c for c in report["claims"] if c["id"] != "C01"]
     assert len(rest) == 5 and all(c["outcome"] == "not-run" and "not selected" in c["reason"] for c in rest)
 
 
 def test_m_deselects_by_registry_needs(project):
-    result = project.runpytest(
-        "claims", "-p", "no:cacheprovider", "-m", "not pretrained and not gpu and not timing"
-    )
+    result = project.run("-m", "not pretrained and not gpu and not timing")
     result.assert_outcomes(passed=1, failed=1, skipped=1)
 
 
 def test_unknown_claim_id_errors_with_suggestion(project):
-    project.makepyfile(
-        **{
-            "claims/test_typo": """
+    project.write(
+        "test_typo.py",
+        """
         import pytest
 
         @pytest.mark.claim("C010")
         def test_typo(claim):
             pass
-    """
-        }
+    """,
     )
     result = project.runpytest("claims/test_typo.py", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
@@ -205,19 +178,18 @@ def test_unknown_claim_id_errors_with_suggestion(project):
 def test_xfail_in_a_claim_test_is_not_a_near_tie(project):
     """A near-tie is the recorder's verdict (check_comparison); pytest.xfail in a claim test is an
     error (tests/plugin/test_xfail.py has the cases)."""
-    project.makepyfile(
-        **{
-            "claims/test_tie": """
+    project.write(
+        "test_tie.py",
+        """
         import pytest
 
         @pytest.mark.claim("C03")
         def test_tie(claim):
             pytest.xfail("first difference at generated position 3: margin 2e-06 (near-tie)")
-    """
-        }
+    """,
     )
-    project.runpytest("claims", "-p", "no:cacheprovider")
-    row = {c["id"]: c for c in load_json(project)["claims"]}["C03"]
+    project.run()
+    row = project.report().claims["C03"]
     assert row["outcome"] == "error" and "a claim test cannot be xfail: first difference" in row["reason"]
 
 
@@ -231,15 +203,15 @@ def test_xfail_in_a_claim_test_is_not_a_near_tie(project):
     ],
 )
 def test_profile_precedence(project, monkeypatch, how, expected, source):
-    args = ["claims", "-p", "no:cacheprovider", "-k", "C01"]
+    args = ["-k", "C01"]
     if how in ("ini", "env", "cli"):
         project.makeini("[pytest]\nclaims_profile = quick\n")
     if how in ("env", "cli"):
         monkeypatch.setenv("CLAIMCHECK_PROFILE", "full")
     if how == "cli":
         args += ["--claims-profile", "quick"]
-    project.runpytest(*args)
-    doc = load_json(project)
+    project.run(*args)
+    doc = project.report().doc
     assert (
         doc["settings"]["size_profile"] == expected and doc["settings"]["sources"]["size_profile"] == source
     )
@@ -263,9 +235,9 @@ def test_non_claims_run_writes_no_report(pytester):
 
 
 def test_plots_are_embedded_in_the_html(project):
-    project.makepyfile(
-        **{
-            "claims/test_plot": """
+    project.write(
+        "test_plot.py",
+        """
         import pytest
         from claimcheck.llm import plots
 
@@ -273,13 +245,12 @@ def test_plots_are_embedded_in_the_html(project):
         def test_plot(claim):
             claim.plot(plots.read_write_plot([100.0, 120.0], [10.0, 11.0]), "read vs write")
             claim.check(1023, "example")
-    """
-        }
+    """,
     )
-    project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C03")
-    html = (project.path / "reports" / "claims.html").read_text(encoding="utf-8")
-    assert "image/png;base64,iVBORw0KGgo" in html  # the PNG itself, embedded
-    assert {c["id"]: c for c in load_json(project)["claims"]}["C03"]["outcome"] == "passed"
+    project.run("-k", "C03")
+    report = project.report()
+    assert "image/png;base64,iVBORw0KGgo" in report.page()  # the PNG itself, embedded
+    assert report.claims["C03"]["outcome"] == "passed"
 
 
 def test_registry_errors_survive_k_and_fail_the_run(project):
@@ -287,23 +258,22 @@ def test_registry_errors_survive_k_and_fail_the_run(project):
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
     )
-    (project.path / "claims" / "claims.toml").write_text(broken, encoding="utf-8")
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    project.write("claims.toml", broken)
+    result = project.run("-k", "C01")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*registry error: *claim C02: field 'tolerence'*"])
 
 
 def test_a_claim_test_without_a_verdict_fails(project):
-    project.makepyfile(
-        **{
-            "claims/test_empty": """
+    project.write(
+        "test_empty.py",
+        """
         import pytest
 
         @pytest.mark.claim("C03")
         def test_measures_nothing(claim):
             pass
-    """
-        }
+    """,
     )
     result = project.runpytest("claims/test_empty.py", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
@@ -311,9 +281,9 @@ def test_a_claim_test_without_a_verdict_fails(project):
 
 
 def test_broken_claim_errors_before_session_fixtures(project):
-    project.makepyfile(
-        **{
-            "claims/test_costly": """
+    project.write(
+        "test_costly.py",
+        """
         import pytest
 
         @pytest.fixture(scope="session")
@@ -323,8 +293,7 @@ def test_broken_claim_errors_before_session_fixtures(project):
         @pytest.mark.claim("C99")
         def test_unknown(costly, claim):
             pass
-    """
-        }
+    """,
     )
     result = project.runpytest("claims/test_costly.py", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
@@ -334,10 +303,10 @@ def test_broken_claim_errors_before_session_fixtures(project):
 
 def test_unwritable_report_folder_is_a_usage_error_before_any_test(project):
     (project.path / "reports" / "claims.json").mkdir(parents=True)
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result = project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*claims.json is a folder*"])
     (project.path / "afile").write_text("x")
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "--claims-report-dir", "afile/sub")
+    result = project.run("--claims-report-dir", "afile/sub")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cannot be created*"])

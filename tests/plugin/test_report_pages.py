@@ -2,10 +2,11 @@
 records in --junitxml, and partial runs that keep the full picture."""
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 
 import pytest
+
+from tests.claimkit import claims_project
 
 REGISTRY = """
 [[sections]]
@@ -58,60 +59,48 @@ def test_c04(claim):
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS", "C01_VALUE"):
-        monkeypatch.delenv(var, raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
-
-
-def report(p, name="claims.json"):
-    return p.path / "reports" / name
-
-
-def entries(p):
-    return {c["id"]: c for c in json.loads(report(p).read_text(encoding="utf-8"))["claims"]}
+    monkeypatch.delenv("C01_VALUE", raising=False)
+    return claims_project(pytester, REGISTRY, TESTS, monkeypatch=monkeypatch)
 
 
 def test_the_claims_page_the_test_log_and_the_plot_files(project):
-    project.runpytest("claims", "-p", "no:cacheprovider").assert_outcomes(passed=3, failed=1)
-    rows = entries(project)
+    project.run().assert_outcomes(passed=3, failed=1)
+    report = project.report()
+    rows = report.claims
     assert rows["C02"]["plots"] == [{"name": "read vs write", "file": "plots/claims_C02-1.png"}]
-    assert report(project, "plots/claims_C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report.file("plots/claims_C02-1.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert rows["C01"]["section"] == "read" and rows["C03"]["section"] == "write"
     assert (
         rows["C01"]["locations"][0]["file"] == "claims/test_claims.py"
         and rows["C01"]["locations"][0]["line"] == 5
     )
-    toml = (project.path / "claims" / "claims.toml").read_text(encoding="utf-8").splitlines()
+    toml = project.registry.read_text(encoding="utf-8").splitlines()
     assert toml[rows["C01"]["registry_line"] - 1] == 'id = "C01"'
-    page = report(project, "claims.html").read_text(encoding="utf-8")
+    page = report.page()
     assert page.count('<tbody class="claim') == 4 and page.count("<img ") == 1 and 'href="tests.html"' in page
     assert (
         page.index('id="section-claims-read"')
         < page.index('id="claim-claims-C01"')
         < page.index('id="section-claims-write"')
     )
-    log = report(project, "tests.html").read_text(encoding="utf-8")
+    log = report.page("tests.html")
     assert (
         "test_c03" in log and "claims.html#claim-claims-C03" in log
     )  # the log links back to the claim's row
 
 
 def test_a_claim_failed_by_require_still_shows_what_was_measured(project):
-    project.runpytest("claims", "-p", "no:cacheprovider")
-    c03 = entries(project)["C03"]
+    project.run()
+    report = project.report()
+    c03 = report.claims["C03"]
     assert c03["outcome"] == "failed" and c03["measured"] == 1.4
     assert c03["verdict_reason"] == "the ratio is only 1.4"
-    page = report(project, "claims.html").read_text(encoding="utf-8")
-    row = page[page.index('id="claim-claims-C03"') :]
-    row = row[: row.index("</tbody>")]
+    row = report.row_html("C03")
     assert "1.4×" in row and "short by 0.6×" in row and row.count("the ratio is only 1.4") == 1
 
 
 def test_junitxml_records_are_json(project):
-    project.runpytest("claims", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    project.run("--junitxml=junit.xml")
     tree = ET.parse(project.path / "junit.xml")
     props = {
         tc.get("name"): {p.get("name"): p.get("value") for p in tc.iter("property")}
@@ -122,10 +111,10 @@ def test_junitxml_records_are_json(project):
 
 
 def test_without_pytest_html_the_page_is_still_written(project):
-    project.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html").assert_outcomes(passed=3, failed=1)
-    page = report(project, "claims.html").read_text(encoding="utf-8")
-    assert page.count('<tbody class="claim') == 4 and "tests.html" not in page
-    assert not report(project, "tests.html").exists()
+    project.run("-p", "no:html").assert_outcomes(passed=3, failed=1)
+    report = project.report()
+    assert report.page().count('<tbody class="claim') == 4 and "tests.html" not in report.page()
+    assert not report.file("tests.html").exists()
 
 
 def test_a_page_that_cannot_be_rendered_never_loses_claims_json(project, monkeypatch):
@@ -135,33 +124,33 @@ def test_a_page_that_cannot_be_rendered_never_loses_claims_json(project, monkeyp
     import claimcheck.pages  # in sys.modules now, so that the run below imports this very module
 
     monkeypatch.setattr(claimcheck.pages, "publish", boom)
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
-    assert len(entries(project)) == 4
+    result = project.run()
+    assert len(project.report().claims) == 4
     result.stdout.fnmatch_lines(["*the pages could not be written: RuntimeError: template exploded*"])
-    passing = [c["id"] for c in entries(project).values() if c["outcome"] == "passed"]
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", passing[0])
+    passing = [c["id"] for c in project.report().claims.values() if c["outcome"] == "passed"]
+    result = project.run("-k", passing[0])
     result.assert_outcomes(passed=1)
     assert result.ret == 1  # every test passed, but the editor's page is missing: the run fails
 
 
 def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monkeypatch):
-    project.runpytest("claims", "-p", "no:cacheprovider")
-    full = json.loads(report(project).read_text(encoding="utf-8"))
+    project.run()
+    full = project.report()
     monkeypatch.setenv("C01_VALUE", "9")
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "-k", "C01")
+    result = project.run("-k", "C01")
     # the counts line tells the claims that ran now from the rows carried from the earlier run
     result.stdout.fnmatch_lines([f"claims run now: 1 *; carried from the run of {full['generated']}: *"])
-    doc = json.loads(report(project).read_text(encoding="utf-8"))
-    rows = {c["id"]: c for c in doc["claims"]}
+    report = project.report()
+    rows = report.claims
     assert rows["C01"]["measured"] == 9.0 and "carried" not in rows["C01"]
     for cid in ("C02", "C03", "C04"):
         assert (
             rows[cid]["carried"]["from"] == full["generated"]
-            and rows[cid]["outcome"] == entries_of(full)[cid]["outcome"]
+            and rows[cid]["outcome"] == full.claims[cid]["outcome"]
         )
-    assert doc["counts"] == {"passed": 3, "failed": 1}
-    assert report(project, "plots/claims_C02-1.png").is_file()  # the kept row's plot is still there
-    page = report(project, "claims.html").read_text(encoding="utf-8")
+    assert report.counts == {"passed": 3, "failed": 1}
+    assert report.file("plots/claims_C02-1.png").is_file()  # the kept row's plot is still there
+    page = report.page()
     assert (
         page.count('<span class="carried">from the run of ' + full["generated"]) == 3
         and page.count("<img ") == 1
@@ -169,30 +158,23 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
     assert "This run selected 1 of 4 claims (C01)" in page
 
 
-def entries_of(doc):
-    return {c["id"]: c for c in doc["claims"]}
-
-
 def test_a_nested_conftest_does_not_break_the_run(project):
     # pluggy builds a hook caller without the conftests of other folders; every registered plugin,
     # the run's state included, must then be hashable
-    sub = project.mkdir("claims/sub")
-    (sub / "conftest.py").write_text(
-        "import pytest\n\n@pytest.fixture\ndef extra():\n    return 1\n", encoding="utf-8"
-    )
-    (sub / "test_more.py").write_text("def test_more(extra):\n    assert extra == 1\n", encoding="utf-8")
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    project.write("sub/conftest.py", "import pytest\n\n@pytest.fixture\ndef extra():\n    return 1\n")
+    project.write("sub/test_more.py", "def test_more(extra):\n    assert extra == 1\n")
+    result = project.run()
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     result.assert_outcomes(passed=4, failed=1)
 
 
 def test_pytest_html_may_not_overwrite_the_claims_page(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider", "--html=reports/claims.html")
+    result = project.run("--html=reports/claims.html")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--html reports/claims.html is where claimcheck writes the claims page*"])
-    project.runpytest("claims", "-p", "no:cacheprovider", "--html=log.html")
-    assert (project.path / "log.html").is_file() and report(project, "claims.html").is_file()
-    assert 'href="../log.html"' in report(project, "claims.html").read_text(encoding="utf-8")
+    project.run("--html=log.html")
+    assert (project.path / "log.html").is_file() and project.report().file("claims.html").is_file()
+    assert 'href="../log.html"' in project.report().page()
 
 
 def test_the_test_log_shows_a_skip_reason_as_text_not_a_tuple(project):
@@ -200,18 +182,18 @@ def test_the_test_log_shows_a_skip_reason_as_text_not_a_tuple(project):
     import html
     import re
 
-    (project.path / "claims" / "test_skip.py").write_text(
-        textwrap.dedent("""
+    project.write(
+        "test_skip.py",
+        """
         import pytest
 
         @pytest.mark.claim("C04")
         def test_c04_here(claim):
             pytest.skip("needs a thing this runner lacks")
-        """),
-        encoding="utf-8",
+        """,
     )
-    project.runpytest("claims", "-p", "no:cacheprovider")
-    log = report(project, "tests.html").read_text(encoding="utf-8")
+    project.run()
+    log = project.report().page("tests.html")
     blob = json.loads(html.unescape(re.search(r'data-jsonblob="([^"]*)"', log).group(1)))
     logs = {test_id: "".join(row["log"]) for test_id, rows in blob["tests"].items() for row in rows}
     skip = next(text for test_id, text in logs.items() if "test_c04_here" in test_id)

@@ -1,10 +1,7 @@
 """A timing claim's cost is bounded whatever the load: on a slow machine it stops at its budget,
 inconclusive, instead of stretching its rounds (issue 18)."""
 
-import json
-import textwrap
-
-from tests.plugin.test_plugin import claim as registry_claim
+from tests.claimkit import claim_toml, claims_project
 
 TESTS = """
 import itertools
@@ -30,13 +27,10 @@ def test_slow_straddling(claim):
 
 
 def test_a_slow_timing_claim_stops_at_its_budget_inconclusive(pytester):
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(
-        registry_claim("T1", stated="", unit="x", tol=">=10", needs='["time"]'), encoding="utf-8"
-    )
-    (claims / "test_t.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider")
-    row = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"][0]
+    registry = claim_toml("T1", stated="", unit="x", tolerance=">=10", needs='["time"]')
+    project = claims_project(pytester, registry, {"test_t.py": TESTS})
+    project.run(subprocess=True)
+    row = project.report()["claims"][0]
     details = row["details"]
     assert row["outcome"] == "inconclusive"
     assert details["first_rounds_seconds"] <= 0.3 + 0.25  # 2 rounds of 0.2 s, not the profile's 5

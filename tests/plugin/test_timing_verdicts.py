@@ -2,15 +2,12 @@
 clearly above the bar passes, clearly below fails, straddling is inconclusive after the budget,
 and ``--claims-strict-timing`` makes inconclusive fail the run without calling it passed."""
 
-import json
-import textwrap
-
 import pytest
 
-from tests.plugin.test_plugin import claim as registry_claim
+from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
-    registry_claim(i, stated="", unit="x", tol=">=10", needs='["time"]')
+    claim_toml(i, stated="", unit="x", tolerance=">=10", needs='["time"]')
     for i in ("T1", "T2", "T3", "T4", "T5", "T6")
 )
 
@@ -77,20 +74,16 @@ def test_exact_form_fails_on_a_busy_machine_too(claim):
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_timing_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
+    return claims_project(pytester, REGISTRY, {"test_timing_claims.py": TESTS}, monkeypatch=monkeypatch)
 
 
-def outcomes(pytester):
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return {c["id"]: c for c in doc["claims"]}, doc
+def outcomes(project):
+    report = project.report()
+    return report.claims, report.doc
 
 
 def test_passed_failed_and_inconclusive_as_the_rule_says(project):
-    result = project.runpytest_subprocess("claims", "-p", "no:cacheprovider")
+    result = project.run(subprocess=True)
     got, doc = outcomes(project)
     assert {k: v["outcome"] for k, v in got.items()} == {
         "T1": "passed",
@@ -120,11 +113,9 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
 
 
 def test_inconclusive_alone_does_not_fail_the_run_unless_strict(project):
-    assert project.runpytest_subprocess("claims", "-k", "T1 or T3", "-p", "no:cacheprovider").ret == 0
+    assert project.run("-k", "T1 or T3", subprocess=True).ret == 0
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"
-    strict = project.runpytest_subprocess(
-        "claims", "-k", "T1 or T3", "--claims-strict-timing", "-p", "no:cacheprovider"
-    )
+    strict = project.run("-k", "T1 or T3", "--claims-strict-timing", subprocess=True)
     assert strict.ret == 1
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"  # failed the run, still not called failed
 
@@ -158,16 +149,11 @@ def test_catches_its_inconclusive_verdict(claim):
 def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
     """Catching the verdict's exception never turns a failed or inconclusive claim into a pass
     (attack review)."""
-    monkeypatch.delenv("CLAIMCHECK_PROFILE", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_cheats.py").write_text(textwrap.dedent(CHEATS), encoding="utf-8")
-    result = pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider")
-    got, _ = outcomes(pytester)
+    project = claims_project(pytester, REGISTRY, {"test_cheats.py": CHEATS}, monkeypatch=monkeypatch)
+    result = project.run(subprocess=True)
+    got, _ = outcomes(project)
     assert got["T1"]["outcome"] == "failed"
     assert got["T4"]["outcome"] == "inconclusive"
     assert result.ret == 1
-    strict = pytester.runpytest_subprocess(
-        "claims", "-k", "T4", "--claims-strict-timing", "-p", "no:cacheprovider"
-    )
-    assert strict.ret == 1 and outcomes(pytester)[0]["T4"]["outcome"] == "inconclusive"
+    strict = project.run("-k", "T4", "--claims-strict-timing", subprocess=True)
+    assert strict.ret == 1 and outcomes(project)[0]["T4"]["outcome"] == "inconclusive"

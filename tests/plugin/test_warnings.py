@@ -1,24 +1,11 @@
 """In a claims run a claim test's warnings are a recorded detail of its claim, not an error; the
 harness's own tests (and a claim that is about a warning) keep ``filterwarnings = error``."""
 
-import json
-import textwrap
-
 import pytest
 
-REGISTRY = "".join(
-    f'''
-[[claims]]
-id = "{cid}"
-title = "a claim"
-stated = "36"
-unit = "KiB/token"
-locator = "loc {cid}"
-tolerance = "printed"
-needs = ["arch"]
-'''
-    for cid in ("C01", "C02", "C03")
-)
+from tests.claimkit import claim_toml, claims_project
+
+REGISTRY = "".join(claim_toml(cid) for cid in ("C01", "C02", "C03"))
 
 TESTS = """
 import warnings
@@ -53,20 +40,14 @@ def test_not_a_claim():
 
 @pytest.fixture
 def project(pytester, monkeypatch):
-    for var in ("CLAIMCHECK_PROFILE", "CLAIMCHECK_RUNNER", "CLAIMCHECK_WEIGHTS"):
-        monkeypatch.delenv(var, raising=False)
-    pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    return pytester
+    ini = "[pytest]\nfilterwarnings =\n    error\n"
+    return claims_project(pytester, REGISTRY, TESTS, ini=ini, monkeypatch=monkeypatch)
 
 
 def test_a_claims_warnings_are_recorded_not_raised(project):
-    result = project.runpytest("claims", "-p", "no:cacheprovider")
+    result = project.run()
     result.assert_outcomes(passed=2, failed=2)  # C01, C03 pass; C02 and the plain test raise
-    doc = json.loads((project.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    by_id = {c["id"]: c for c in doc["claims"]}
+    by_id = project.report().claims
     assert by_id["C01"]["outcome"] == "passed"
     caught = by_id["C01"]["details"]["warnings"]
     assert [(w["category"], w["message"]) for w in caught] == [

@@ -2,30 +2,23 @@
 unless the registry's ``expected_fail`` says the figure is known not to hold; a near-tie is a
 verdict of its own, not pytest's xfail (issue 18: an xfailed failure was reported as held)."""
 
-import json
-import textwrap
-
 import pytest
 
-CLAIM = """
-[[claims]]
-id = "{id}"
-title = "claim {id}"
-stated = "{stated}"
-unit = ""
-locator = "loc {id}"
-tolerance = "{tol}"
-needs = ["arch"]
-{extra}
-"""
+from tests.claimkit import claim_toml, claims_project
+
+
+def claim(id, stated="6", tolerance="exact", extra=""):
+    return claim_toml(id, title=f"claim {id}", stated=stated, unit="", tolerance=tolerance, extra=extra)
+
+
 REGISTRY = (
-    CLAIM.format(id="C01", stated="6", tol="exact", extra="")
-    + CLAIM.format(id="C02", stated="6", tol="exact", extra="")
-    + CLAIM.format(id="C03", stated="6", tol="exact", extra="")
-    + CLAIM.format(id="C04", stated="6", tol="exact", extra='expected_fail = "the printed 6 is a typo for 5"')
-    + CLAIM.format(id="C05", stated="6", tol="exact", extra='expected_fail = "known"')
-    + CLAIM.format(id="C06", stated="0", tol="<=0", extra="")
-    + CLAIM.format(id="C07", stated="6", tol="exact", extra="")
+    claim("C01")
+    + claim("C02")
+    + claim("C03")
+    + claim("C04", extra='expected_fail = "the printed 6 is a typo for 5"')
+    + claim("C05", extra='expected_fail = "known"')
+    + claim("C06", stated="0", tolerance="<=0")
+    + claim("C07")
 )
 
 TESTS = """
@@ -89,13 +82,9 @@ def test_plain(claim):
 
 @pytest.fixture
 def run(pytester, monkeypatch):
-    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(REGISTRY, encoding="utf-8")
-    (claims / "test_x.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
-    doc = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))
-    return result, {c["id"]: c for c in doc["claims"]}
+    project = claims_project(pytester, REGISTRY, {"test_x.py": TESTS}, monkeypatch=monkeypatch)
+    result = project.run("-p", "no:html")
+    return result, project.report().claims
 
 
 def test_a_claim_tests_xfail_is_an_error(run):
@@ -126,24 +115,19 @@ def test_near_tie_is_its_own_verdict_not_xfail(run):
 
 def test_stated_override_cannot_be_hidden_by_xfail(pytester, monkeypatch):
     """The issue's case: ``@pytest.mark.xfail`` on a claim run with ``--claims-stated`` that must fail."""
-    monkeypatch.delenv("CLAIMCHECK_LM", raising=False)
-    claims = pytester.mkdir("claims")
-    (claims / "claims.toml").write_text(
-        CLAIM.format(id="C26", stated="5", tol="exact", extra=""), encoding="utf-8"
-    )
-    (claims / "test_c26.py").write_text(
-        textwrap.dedent("""
+    test = """
         import pytest
 
         @pytest.mark.xfail
         @pytest.mark.claim("C26")
         def test_c26(claim):
             claim.check(5)
-    """),
-        encoding="utf-8",
+    """
+    project = claims_project(
+        pytester, claim("C26", stated="5"), {"test_c26.py": test}, monkeypatch=monkeypatch
     )
-    pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html", "--claims-stated", "C26=6")
-    row = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"][0]
+    project.run("-p", "no:html", "--claims-stated", "C26=6")
+    row = project.report()["claims"][0]
     assert row["outcome"] == "error" and "a claim test cannot be xfail" in row["reason"]
 
 
@@ -151,8 +135,6 @@ def test_expected_fail_must_say_why(tmp_path):
     from claimcheck.registry import load_registry
 
     path = tmp_path / "claims.toml"
-    path.write_text(
-        CLAIM.format(id="C01", stated="6", tol="exact", extra='expected_fail = ""'), encoding="utf-8"
-    )
+    path.write_text(claim("C01", extra='expected_fail = ""'), encoding="utf-8")
     issues = [str(i) for i in load_registry(path).issues]
     assert any("expected_fail" in i and "non-empty string" in i for i in issues), issues
