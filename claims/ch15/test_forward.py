@@ -15,9 +15,7 @@ def test_future_tokens_do_not_change_past_logits(claim, gpt2_small):
     n, positions = 64, [0, 17, 40, 62]
     worst, moved_after = future_independence(gpt2_small, seeded_token_ids(n, seed=3), positions)
     # the control: positions after t must move, or the test could not tell a mask from a no-op
-    claim.require(
-        moved_after > 1e-3, f"logits after t barely moved ({moved_after:.2e}): the test cannot see dependence"
-    )
+    claim.require(moved_after > 1e-3, f"logits after t barely moved ({moved_after:.2e}): the test cannot see dependence")
     claim.check(worst, "", max_abs_delta_after_t=moved_after, sequence_length=n, positions_t=positions)
 
 
@@ -30,26 +28,16 @@ def test_teacher_forcing_examples(claim, gpt2_small):
     with torch.no_grad():
         out = gpt2_small(ids, labels=ids)
     logits = out.logits
-    claim.require(
-        tuple(logits.shape) == (1, n, gpt2_small.config.vocab_size),
-        f"logits shape {tuple(logits.shape)}, expected (1, {n}, vocab)",
-    )
+    claim.require(tuple(logits.shape) == (1, n, gpt2_small.config.vocab_size),
+                  f"logits shape {tuple(logits.shape)}, expected (1, {n}, vocab)")
     leaf = logits.detach().float().requires_grad_()
     loss = gpt2_small.loss_function(logits=leaf, labels=ids, vocab_size=gpt2_small.config.vocab_size)
     loss.backward()
     used = leaf.grad[0].abs().sum(dim=-1) > 0  # [n] bool: which positions' logits feed the loss
-    claim.require(
-        torch.allclose(loss, out.loss, rtol=1e-5),
-        f"loss_function gives {loss.item():.6f}, forward gave {out.loss.item():.6f}",
-    )
+    claim.require(torch.allclose(loss, out.loss, rtol=1e-5), f"loss_function gives {loss.item():.6f}, forward gave {out.loss.item():.6f}")
     claim.require(not bool(used[-1]), "the last position (which has no next token) contributed to the loss")
-    claim.check(
-        int(used.sum()),
-        "example",
-        logits_shape=list(logits.shape),
-        loss=out.loss.item(),
-        measured_as="positions with a non-zero gradient of the model's own causal-LM loss",
-    )
+    claim.check(int(used.sum()), "example", logits_shape=list(logits.shape), loss=out.loss.item(),
+                measured_as="positions with a non-zero gradient of the model's own causal-LM loss")
 
 
 @pytest.fixture(scope="module")
@@ -70,33 +58,16 @@ def test_one_forward_per_written_token(claim, cached_generation_511, gpt2_small,
     """511 passes of one token each for 511 written tokens (on the narrow model, see the fixture),
     cross-checked on GPT-2 small itself for 16 tokens: the same one-token passes."""
     full = greedy_generate(gpt2_small, prompt_ids(1, gpt2_tok), 16, use_cache=True).forward_calls
-    claim.require(
-        full == [1] * 16,
-        f"GPT-2 small fed {full} tokens per pass for 16 written tokens, not 1 each",
-        measured=len(cached_generation_511.forward_calls),
-        unit="forward_pass",
-    )
+    claim.require(full == [1] * 16, f"GPT-2 small fed {full} tokens per pass for 16 written tokens, not 1 each",
+                  measured=len(cached_generation_511.forward_calls), unit="forward_pass")
     calls = cached_generation_511.forward_calls
-    claim.require(
-        len(cached_generation_511.tokens) == 511,
-        f"wrote {len(cached_generation_511.tokens)} tokens, not 511",
-        measured=len(calls),
-        unit="forward_pass",
-    )
-    claim.require(
-        set(calls) == {1},
-        f"forward calls fed more than 1 token: lengths {sorted(set(calls))}",
-        measured=len(calls),
-        unit="forward_pass",
-    )
-    claim.check(
-        len(calls),
-        "forward_pass",
-        input_lengths=sorted(set(calls)),
-        prompt_tokens=1,
-        measured_on="GPT-2 small's architecture at width 64 (the count does not depend on width)",
-        full_size_check="GPT-2 small: 16 tokens in 16 one-token passes",
-    )
+    claim.require(len(cached_generation_511.tokens) == 511, f"wrote {len(cached_generation_511.tokens)} tokens, not 511",
+                  measured=len(calls), unit="forward_pass")
+    claim.require(set(calls) == {1}, f"forward calls fed more than 1 token: lengths {sorted(set(calls))}",
+                  measured=len(calls), unit="forward_pass")
+    claim.check(len(calls), "forward_pass", input_lengths=sorted(set(calls)), prompt_tokens=1,
+                measured_on="GPT-2 small's architecture at width 64 (the count does not depend on width)",
+                full_size_check="GPT-2 small: 16 tokens in 16 one-token passes")
 
 
 @pytest.mark.claim("C14")
@@ -106,12 +77,6 @@ def test_cached_and_uncached_greedy_identical(claim, gpt2_small, gpt2_tok, claim
     cached = greedy_generate(gpt2_small, ids, p.greedy_new, use_cache=True)
     uncached = greedy_generate(gpt2_small, ids, p.greedy_new, use_cache=False)
     cmp = compare_streams(uncached.tokens, cached.tokens, uncached.logits, TIE_TOLERANCE)
-    claim.check_comparison(
-        cmp,
-        prompt_tokens=p.greedy_prompt,
-        new_tokens=p.greedy_new,
-        smallest_top2_margin=float(top2_margins(uncached.logits).min()),
-        max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max())
-        if cmp.verdict == IDENTICAL
-        else None,
-    )
+    claim.check_comparison(cmp, prompt_tokens=p.greedy_prompt, new_tokens=p.greedy_new,
+                           smallest_top2_margin=float(top2_margins(uncached.logits).min()),
+                           max_abs_logit_delta=float((uncached.logits - cached.logits).abs().max()) if cmp.verdict == IDENTICAL else None)

@@ -22,9 +22,8 @@ def gpu_read_write(gpt2_small, timing_ids, claims_device, claims_profile):
     p = claims_profile
     model = variant(gpt2_small, dtype=dtype_for(claims_device, "listing")).to(claims_device)
     rounds = read_write_rounds(model, timing_ids.to(claims_device), p.read_tokens, p.write_tokens, warmup=2)
-    return ReadWriteTiming(
-        rounds.run(p.timing_repeats), 0.0, p.name, read_tokens=p.read_tokens, write_tokens=p.write_tokens
-    )
+    return ReadWriteTiming(rounds.run(p.timing_repeats), 0.0, p.name, read_tokens=p.read_tokens,
+                           write_tokens=p.write_tokens)
 
 
 @pytest.mark.claim("C34")
@@ -32,11 +31,5 @@ def test_gpu_read_is_far_faster_than_write(claim, gpu_read_write, claims_device)
     from claimcheck.llm.device import describe_device
 
     t = gpu_read_write
-    claim.check(
-        t.read_over_write(t.per_round()),
-        "x",
-        **t.details(),
-        device=describe_device(claims_device),
-        dtype="float32",
-        cpu_bar="C05: >= 10x on every runner",
-    )
+    claim.check(t.read_over_write(t.per_round()), "x", **t.details(), device=describe_device(claims_device),
+                dtype="float32", cpu_bar="C05: >= 10x on every runner")

@@ -30,29 +30,20 @@ pytestmark = pytest.mark.slow
 def listing_run(pytestconfig, claims_settings, claims_weights, tmp_path_factory):
     """The :class:`claimcheck.llm.listing.ListingRun` of the editor's listing (once per session)."""
     if not claims_settings.listing:
-        pytest.skip(
-            "no listing given: pass the chapter's listing with --claims-listing FILE (or "
-            "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the harness"
-        )
+        pytest.skip("no listing given: pass the chapter's listing with --claims-listing FILE (or "
+                    "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the harness")
     from claimcheck.llm.listing import run_listing
     from claimcheck.plugin.state import setting_path
 
-    return run_listing(
-        setting_path(pytestconfig, "listing"),
-        tmp_path_factory.mktemp("listing"),
-        timeout=claims_settings.listing_timeout,
-        weights=claims_weights,
-    )
+    return run_listing(setting_path(pytestconfig, "listing"), tmp_path_factory.mktemp("listing"),
+                       timeout=claims_settings.listing_timeout, weights=claims_weights)
 
 
 def _caveat(run) -> str | None:
     if not run.stand_in:
         return None
-    return (
-        "the listing ran on a stand-in ("
-        + "; ".join(f"{k}: {v}" for k, v in {**run.models, **run.inputs}.items())
-        + "): its timings count, its probabilities and generated text do not"
-    )
+    return ("the listing ran on a stand-in (" + "; ".join(f"{k}: {v}" for k, v in {**run.models, **run.inputs}.items())
+            + "): its timings count, its probabilities and generated text do not")
 
 
 @pytest.mark.claim("C33.api")
@@ -63,58 +54,42 @@ def test_listing_runs_without_api_drift(claim, listing_run):
     if run.timed_out and not drift:
         claim.skip(f"the listing {run.failure}; no API drift seen before that")
     versions = ", ".join(f"{k} {v}" for k, v in run.versions.items())
-    claim.require(
-        not drift,
-        f"API drift: the listing uses APIs the installed libraries ({versions}) deprecate or "
-        "no longer have:\n  "
-        + "\n  ".join(drift)
-        + "\n  next: update the chapter's listing (e.g. transformers 5: pass cache= and read out.cache "
-        "instead of past_key_values), or pin the library versions it was written for.",
-        measured=len(drift),
-    )
+    claim.require(not drift, f"API drift: the listing uses APIs the installed libraries ({versions}) deprecate or "
+                             "no longer have:\n  " + "\n  ".join(drift)
+                  + "\n  next: update the chapter's listing (e.g. transformers 5: pass cache= and read out.cache "
+                    "instead of past_key_values), or pin the library versions it was written for.", measured=len(drift))
     claim.check(len(drift), "")
 
 
 @pytest.mark.claim("C33.output")
 def test_listing_prints_the_chapters_figures(claim, listing_run):
+    """The chapter's listing, run as printed: each number its output prints is read with the
+    locators of the chapter's output and judged like C05 and C15 (longer: one check per figure)."""
     run = listing_run
     c = claim.claim
     claim.detail(listing=run.summary(), caveat=_caveat(run))
     claim.require(run.ok, f"the listing did not run to the end: {run.failure}")
     quotes = run.printed(c)
-    missing = [
-        f"{name} (a line like {locator_plain(q.locator)!r})"
-        for name, q in quotes.items()
-        if q.status not in ("ok", "drift")
-    ]
+    missing = [f"{name} (a line like {locator_plain(q.locator)!r})" for name, q in quotes.items()
+               if q.status not in ("ok", "drift")]
     claim.require(not missing, "the listing printed no line for " + ", ".join(missing))
     got = {name: q.manuscript for name, q in quotes.items()}
     printed = {name: {"listing": got[name], "chapter": c.printed(name)} for name in got}
     claim.detail(printed=printed)
     for size in ("gen_tokens", "read_tokens", "write_tokens"):
         if size in got:
-            claim.require(
-                same_printed(c.printed(size), got[size]),
-                f"the listing's {size} is {got[size]}, the chapter's output says {c.printed(size)}",
-            )
+            claim.require(same_printed(c.printed(size), got[size]),
+                          f"the listing's {size} is {got[size]}, the chapter's output says {c.printed(size)}")
     # like C15: the KV cache makes writing faster
     cache, nocache = Interval.printed(got["cache_s"]), Interval.printed(got["nocache_s"])
     speedup = nocache / cache
-    claim.require(
-        speedup.hi > 1, f"without cache {got['nocache_s']} s vs with cache {got['cache_s']} s: no speedup"
-    )
+    claim.require(speedup.hi > 1, f"without cache {got['nocache_s']} s vs with cache {got['cache_s']} s: no speedup")
     # the listing's own arithmetic: its printed ratio agrees with its printed rates
     read_tps, write_tps = Interval.printed(got["read_tps"]), Interval.printed(got["write_tps"])
-    claim.require(
-        (read_tps / write_tps).overlaps(Interval.printed(got["stated"])),
-        f"the listing prints a ratio of {got['stated']}, but {got['read_tps']} / {got['write_tps']} "
-        f"= {read_tps / write_tps}",
-    )
+    claim.require((read_tps / write_tps).overlaps(Interval.printed(got["stated"])),
+                  f"the listing prints a ratio of {got['stated']}, but {got['read_tps']} / {got['write_tps']} "
+                  f"= {read_tps / write_tps}")
     # like C05: read/write per token >= 10x, as the listing computed it from its unrounded times (its
     # printed rates are rounded to whole token/s); C01/C02's absolute rates are machine-bound: shown above
-    claim.check(
-        float(got["stated"]),
-        "x",
-        cache_speedup=[speedup.lo, speedup.hi],
-        ratio_from_printed_rates=[(read_tps / write_tps).lo, (read_tps / write_tps).hi],
-    )
+    claim.check(float(got["stated"]), "x", cache_speedup=[speedup.lo, speedup.hi],
+                ratio_from_printed_rates=[(read_tps / write_tps).lo, (read_tps / write_tps).hi])

@@ -35,15 +35,8 @@ def numpy_run(gpt2_any):
     full_last, cached_last, full = cached_vs_full(params, n_head, ids[0].tolist())
     with torch.no_grad():
         torch_logits = model(ids).logits[0].float().numpy()
-    return {
-        "full_last": full_last,
-        "cached_last": cached_last,
-        "full": full,
-        "torch": torch_logits,
-        "info": info,
-        "loaded": loaded,
-        "n": ids.shape[1],
-    }
+    return {"full_last": full_last, "cached_last": cached_last, "full": full, "torch": torch_logits,
+            "info": info, "loaded": loaded, "n": ids.shape[1]}
 
 
 @pytest.mark.claim("C17")
@@ -51,25 +44,12 @@ def test_numpy_gpt2_cached_steps_equal_full_pass(claim, numpy_run):
     r = numpy_run
     cached_diff = float(np.abs(r["cached_last"] - r["full_last"]).max())
     torch_diff = float(np.abs(r["full"] - r["torch"]).max())
-    claim.require(
-        r["full"].dtype == np.float32 and r["cached_last"].dtype == np.float32,
-        f"the numpy GPT-2 left float32: {r['full'].dtype}, {r['cached_last'].dtype}",
-    )
-    claim.check(
-        cached_diff,
-        "",
-        numpy_vs_torch_max_abs=torch_diff,
-        numpy_vs_torch_bound=NUMPY_VS_TORCH,
-        prompt_tokens=r["n"],
-        cached_steps=r["n"] - 1,
-        max_abs_logit=float(np.abs(r["full_last"]).max()),
-        weights=r["info"],
-        loaded=r["loaded"],
-        dtype="float32",
-        note="the chapter's exact 5.8e-6 needs the real weights; rounding grows with the logits' size",
-    )
-    claim.require(
-        torch_diff <= NUMPY_VS_TORCH,
-        f"numpy GPT-2 and torch disagree: max |logit difference| {torch_diff:.3g} > {NUMPY_VS_TORCH:g} "
-        "over all positions; torch/transformers changed GPT-2's maths, or the numpy GPT-2 is wrong",
-    )
+    claim.require(r["full"].dtype == np.float32 and r["cached_last"].dtype == np.float32,
+                  f"the numpy GPT-2 left float32: {r['full'].dtype}, {r['cached_last'].dtype}")
+    claim.check(cached_diff, "", numpy_vs_torch_max_abs=torch_diff, numpy_vs_torch_bound=NUMPY_VS_TORCH,
+                prompt_tokens=r["n"], cached_steps=r["n"] - 1, max_abs_logit=float(np.abs(r["full_last"]).max()),
+                weights=r["info"], loaded=r["loaded"], dtype="float32",
+                note="the chapter's exact 5.8e-6 needs the real weights; rounding grows with the logits' size")
+    claim.require(torch_diff <= NUMPY_VS_TORCH,
+                  f"numpy GPT-2 and torch disagree: max |logit difference| {torch_diff:.3g} > {NUMPY_VS_TORCH:g} "
+                  "over all positions; torch/transformers changed GPT-2's maths, or the numpy GPT-2 is wrong")

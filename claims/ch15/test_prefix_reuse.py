@@ -24,25 +24,10 @@ def test_exact_prefix_cache_reuse(claim, gpt2_any):
     prefix, rest = ids[:, :PREFIX], ids[:, PREFIX:]
     worst, scale = prefix_reuse(model, prefix, [rest, torch.flip(rest, [1])])
     kv = kv_change(model, prefix, CHANGED_AT)
-    claim.check(
-        worst,
-        "",
-        prefix_tokens=PREFIX,
-        suffixes=2,
-        suffix_tokens=TOTAL - PREFIX,
-        max_abs_logit=scale,
-        weights=info,
-        changed_position=CHANGED_AT,
-        kv_delta=kv,
-        note="layer 0's keys/values depend only on a position's own token, so there the change stays at "
-        "its position; from layer 1 on, every later position's keys/values change",
-    )
+    claim.check(worst, "", prefix_tokens=PREFIX, suffixes=2, suffix_tokens=TOTAL - PREFIX, max_abs_logit=scale,
+                weights=info, changed_position=CHANGED_AT, kv_delta=kv,
+                note="layer 0's keys/values depend only on a position's own token, so there the change stays at "
+                     "its position; from layer 1 on, every later position's keys/values change")
     claim.require(kv["before"] <= 1e-6, f"keys/values before the changed token moved by {kv['before']:.3g}")
-    claim.require(
-        kv["layer0_at_change"] > CHANGED,
-        f"layer 0's keys/values at the changed token barely moved ({kv['layer0_at_change']:.3g})",
-    )
-    claim.require(
-        kv["later_min"] > CHANGED,
-        f"a later position's keys/values (layers 1+) barely changed ({kv['later_min']:.3g} <= {CHANGED})",
-    )
+    claim.require(kv["layer0_at_change"] > CHANGED, f"layer 0's keys/values at the changed token barely moved ({kv['layer0_at_change']:.3g})")
+    claim.require(kv["later_min"] > CHANGED, f"a later position's keys/values (layers 1+) barely changed ({kv['later_min']:.3g} <= {CHANGED})")

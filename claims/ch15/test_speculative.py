@@ -29,13 +29,8 @@ def test_assisted_decoding_equals_greedy(claim, gpt2_any, claims_profile):
     plain = greedy_generate(model, ids, p.assisted_new, use_cache=True)
     assisted = greedy_generate(model, ids, p.assisted_new, use_cache=True, assistant_model=draft)
     calls = assisted.forward_calls
-    claim.check_comparison(
-        compare_streams(plain.tokens, assisted.tokens, plain.logits, TIE_TOLERANCE),
-        prompt_tokens=p.greedy_prompt,
-        new_tokens=p.assisted_new,
-        weights=info,
-        draft=f"first {n_draft} of {model.config.n_layer} blocks, shared embeddings and head",
-        target_forward_calls=len(calls),
-        target_tokens_per_call=calls,
-        smallest_top2_margin=float(top2_margins(plain.logits).min()),
-    )
+    claim.check_comparison(compare_streams(plain.tokens, assisted.tokens, plain.logits, TIE_TOLERANCE),
+                           prompt_tokens=p.greedy_prompt, new_tokens=p.assisted_new, weights=info,
+                           draft=f"first {n_draft} of {model.config.n_layer} blocks, shared embeddings and head",
+                           target_forward_calls=len(calls), target_tokens_per_call=calls,
+                           smallest_top2_margin=float(top2_margins(plain.logits).min()))

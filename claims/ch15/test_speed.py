@@ -36,28 +36,15 @@ def test_table_times(claim, read_write_timing):
     also write 511 in 5.21 s; both scaled linearly from the profile's sizes."""
     t = read_write_timing
     read_s, write_s = t.median_s("read") * 512 / t.read_tokens, t.median_s("write") * 511 / t.write_tokens
-    scaled = (
-        ""
-        if (t.read_tokens, t.write_tokens) == (512, 511)
-        else f" (scaled from {t.read_tokens} read and {t.write_tokens} written tokens)"
-    )
-    claim.detail(
-        write_s_here=write_s,
-        write_s_chapter=claim.value("write_s"),
-        scaled_from=scaled or None,
-        **t.details(),
-    )
+    scaled = "" if (t.read_tokens, t.write_tokens) == (512, 511) else \
+        f" (scaled from {t.read_tokens} read and {t.write_tokens} written tokens)"
+    claim.detail(write_s_here=write_s, write_s_chapter=claim.value("write_s"), scaled_from=scaled or None, **t.details())
     claim.check(read_s, "s")
     if claim.on_its_runner:  # on the author's laptop the write time is enforced too
-        claim.require(
-            claim.holds(write_s, claim.value("write_s")),
-            measured=read_s,
-            message=(
-                f"reading 512 tokens took {read_s:.3g} s (the chapter's {claim.stated} s holds), but writing 511 took "
-                f"{write_s:.3g} s{scaled} against the chapter's {claim.value('write_s')} s; next: run with "
-                "--claims-profile full (the chapter's sizes) or correct write_s in the registry"
-            ),
-        )
+        claim.require(claim.holds(write_s, claim.value("write_s")), measured=read_s, message=(
+            f"reading 512 tokens took {read_s:.3g} s (the chapter's {claim.stated} s holds), but writing 511 took "
+            f"{write_s:.3g} s{scaled} against the chapter's {claim.value('write_s')} s; next: run with "
+            "--claims-profile full (the chapter's sizes) or correct write_s in the registry"))
 
 
 @pytest.mark.claim("C12")

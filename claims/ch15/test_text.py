@@ -9,9 +9,6 @@ import pytest
 
 @pytest.mark.claim("C25")
 def test_price_list_is_external(claim):
-    claim.skip(
-        "external data: the price list (as of 2026-10) cannot be verified offline; "
-        "its internal arithmetic is checked by the formulas of C04, C26 and C27",
-        source="Anthropic public API prices, as of 2026-10 (quoted by the chapter)",
-        values=dict(claim.claim.values),
-    )
+    claim.skip("external data: the price list (as of 2026-10) cannot be verified offline; "
+               "its internal arithmetic is checked by the formulas of C04, C26 and C27",
+               source="Anthropic public API prices, as of 2026-10 (quoted by the chapter)", values=dict(claim.claim.values))
