@@ -45,17 +45,21 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
         if q.status == "drift":
+            here = (
+                (f", measured here {measured}" if measured else ", no measurement in this run")
+                if q.name == "stated"
+                else ""
+            )  # the measurement is of the stated figure, not of an input
             lines.append(
-                f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}), "
-                f"measured here {measured or '-'} {'' if measured else '(no measurement in this run)'}".rstrip()
+                f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}){here}"
             )
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
     lines.append(
-        f"  next: if the manuscript is right, update {drift.claim_id} in {registry_path} and see whether "
-        f"the measurement supports the new figure (claimcheck what-if {drift.claim_id}=VALUE); "
-        "if the registry is right, fix the manuscript."
+        f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
+        f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
+        f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
     )
     return "\n".join(lines)
 
@@ -194,6 +198,7 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
     from claimcheck.printed import parse_number
 
     revisions: dict[str, str] = {}
+    lines: dict[str, list[str]] = {}
     notes: list[str] = []
     for d in check.drifts:
         for q in d.checks:
@@ -211,15 +216,16 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
             except ValueError:
                 notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
                 continue
-            if exponent is not None or scale:
+            if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
                 notes.append(
                     f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE"
                 )
                 continue
+            lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
             if key in revisions and revisions[key] != mantissa:
                 notes.append(
-                    f"{key}: the text prints {revisions[key]} and {mantissa} (line {q.line}); "
-                    f"checking {revisions[key]}"
+                    f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
+                    f"then what-if {key}={mantissa}"
                 )
                 continue
             revisions[key] = mantissa
@@ -320,6 +326,7 @@ class WhatIf:
     reason: str
     suggested: str | None
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
+    runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
 
     @property
     def verdict(self) -> str:
@@ -337,12 +344,18 @@ class WhatIf:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == "failed":
             head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
+        elif self.outcome == "skipped" and self.runner:
+            head = (
+                f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "
+                f"figure of that runner; check it there: claimcheck what-if {self.claim_id}={v} "
+                f"--runner {self.runner}"
+            )
         elif self.outcome == "skipped" and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
         lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
-        if not bound and self.outcome != "passed" and self.measured is not None:
+        if not bound and self.outcome == "failed" and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
                 if self.suggested is not None
@@ -432,18 +445,33 @@ def run_what_if(
     rows = (
         _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
     )
+    from claimcheck.formula import FormulaError
+
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
-        if key in formulas:
-            row = _formula_row(claim, reg, value)
-            holds = formula_holds(claim, reg)
-        else:
-            row = rows.get(key, {})
-            holds = tolerance_holds(claim, row.get("measured"))
-        m = row.get("measured")
-        bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
-        suggested = suggested_figure(m, value) if bound or m is None else nearest_holding(holds, value, m)
+        try:
+            if key in formulas:
+                row = _formula_row(claim, reg, value)
+                holds = formula_holds(claim, reg)
+            else:
+                row = rows.get(key, {})
+                holds = tolerance_holds(claim, row.get("measured"))
+            m = row.get("measured")
+            bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
+            elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
+            if elsewhere or m is None:
+                suggested = None  # this runner's value is not the figure of the runner it was measured on
+            elif bound:
+                suggested = suggested_figure(m, value)
+            else:
+                suggested = nearest_holding(holds, value, m)
+        except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
+            row, m, suggested = (
+                {"outcome": "error", "reason": f"{key if several else claim.id}: {exc}"},
+                None,
+                None,
+            )
         answers.append(
             WhatIf(
                 key if several else claim.id,
@@ -457,6 +485,7 @@ def run_what_if(
                 row.get("reason") or "",
                 suggested,
                 formula=key in formulas,
+                runner=claim.runner or "",
             )
         )
     return answers

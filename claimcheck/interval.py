@@ -94,10 +94,16 @@ class Interval:
         return self.lo - eps <= x <= self.hi + eps
 
     def overlaps(self, other: Interval, slack: float = 1e-12) -> bool:
-        """Whether the two intervals share at least one point."""
+        """Whether the two intervals share a point that could be the value of both: a point value
+        (an exact count) anywhere in the other, ends included; two intervals of positive width
+        only over a stretch of positive length. Two printed figures' intervals that merely touch
+        ([1.5, 2.5] and [2.5, 3.5]: 2 and 3) do not overlap, or "3" would hold for a 2.
+        ``slack`` (relative) absorbs floating-point rounding at the ends."""
         other = Interval.coerce(other)
         eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
-        return self.lo - eps <= other.hi and other.lo - eps <= self.hi
+        if self.lo == self.hi or other.lo == other.hi:
+            return self.lo - eps <= other.hi and other.lo - eps <= self.hi
+        return min(self.hi, other.hi) - max(self.lo, other.lo) > eps
 
     # --- arithmetic ---------------------------------------------------------------------
     def __add__(self, other):

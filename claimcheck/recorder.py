@@ -31,6 +31,7 @@ RECORD_KEY = "claimcheck.record"  # user property: the claim's record as a JSON 
 CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
+OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
 EXPECTED_FAIL_KEY = (
     "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test

@@ -281,8 +281,19 @@ def load_registry(path: str | Path) -> Registry:
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), chapter_issue, strict=False)  # free-form
     reg.runners = {}
     for name, runner in data.get("runners", {}).items():
-        if isinstance(runner, dict):
+        description = runner.get("description") if isinstance(runner, dict) else None
+        if isinstance(description, str) and description.strip():
             reg.runners[name] = runner
+        elif isinstance(runner, dict):  # kept (its claims still name it), said once
+            reg.runners[name] = runner
+            reg.issues.append(
+                RegistryIssue(
+                    shown,
+                    None,
+                    f"runners.{name}.description",
+                    "must be a non-empty string: the machine, in words",
+                )
+            )
         else:
             reg.issues.append(
                 RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description")

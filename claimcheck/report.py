@@ -23,6 +23,7 @@ from claimcheck.recorder import (
     ERROR_KEY,
     EXPECTED_FAIL_KEY,
     KIND_KEY,
+    OUTCOME_KEY,
     PLOTS_ATTR,
     RECORD_KEY,
     decode_record,
@@ -91,10 +92,10 @@ def report_outcome(report) -> str | None:
     """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
     props = _props(report)
     kind = props.get(KIND_KEY)
-    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and (
-        report.skipped or report.failed
-    ):
-        return INCONCLUSIVE  # skipped, or failed under --claims-strict-timing: either way undecided
+    if props.get(OUTCOME_KEY) and report.when == "call" and not hasattr(report, "wasxfail"):
+        return props[OUTCOME_KEY]  # the glue's one table decided this call (plugin/running.py)
+    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and report.skipped:
+        return INCONCLUSIVE
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
     if hasattr(

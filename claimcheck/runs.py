@@ -575,12 +575,12 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             d.changes.append(
                 Change(
                     cid,
-                    DRIFTED,
+                    DRIFTED if en.get("drifted") else CHANGED,  # drift resolved is a change, not drift
                     o,
                     n,
                     f"the manuscript drifts: {said}"
                     if en.get("drifted")
-                    else "the manuscript agrees with the registry again",
+                    else "drift resolved: the manuscript agrees with the registry again",
                 )
             )
         try:

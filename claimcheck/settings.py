@@ -165,7 +165,8 @@ def _lm(text) -> str:
 
 
 def stated_override(text) -> tuple[str, str]:
-    """Validator of ``--claims-stated ID=VALUE``: a claim id and a printed number.
+    """Validator of ``--claims-stated ID=VALUE``: a claim id and a printed number (a trailing ``%``
+    is dropped: the registry stores 99.16% as ``"99.16"`` with the unit ``percent``).
 
     Raises:
         ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal.
@@ -175,8 +176,9 @@ def stated_override(text) -> tuple[str, str]:
     cid, sep, value = str(text).partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
+    value = value.strip().removesuffix("%").strip()
     parse_decimal(value)  # ValueError names the value
-    return cid.strip(), value.strip()
+    return cid.strip(), value
 
 
 def _stated_list(values) -> tuple:

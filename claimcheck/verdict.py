@@ -32,6 +32,7 @@ Pure (no pytest, no torch): tested on synthetic evidence in ``tests/core/test_ve
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -220,10 +221,24 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
 
 # ------------------------------------------------------------------------------------------------
 def _convert(value, unit: str | None, to_unit: str):
+    """A measured value as int, float or Interval in ``to_unit``: numpy scalars and 0-d tensors
+    (anything with ``.item()`` and ``ndim == 0``) are taken as their number.
+
+    Raises:
+        TypeError: not a real number, or not finite (NaN, or an infinite number): the measurement
+            broke, it did not disprove the chapter (so the verdict is ``error``, not ``failed``).
+    """
     from claimcheck.units import convert
 
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
+        value = int(value) if isinstance(value, numbers.Integral) else float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, Interval)):
         raise TypeError(f"the measured value {value!r} is not a number")
+    ends = (value.lo, value.hi) if isinstance(value, Interval) else (value,)
+    if any(math.isnan(x) for x in ends) or (not isinstance(value, Interval) and math.isinf(value)):
+        raise TypeError(f"the measured value {value!r} is not a finite number: the measurement broke")
     if unit is None or unit == to_unit:
         return value
     if isinstance(value, Interval):
@@ -273,7 +288,10 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     if bound is not None:
         return bound
     failure = claim.tolerance(value, claim.stated or None)
-    return Verdict(FAILED if failure else PASSED, value, failure, _margin(value, claim_region(claim)))
+    margin = _margin(value, claim_region(claim))
+    if failure and margin is not None and margin > 0:
+        margin = None  # failed for another reason than the region (an infinite end): no margin to show
+    return Verdict(FAILED if failure else PASSED, value, failure, margin)
 
 
 def _compared(claim, ev: Compared, runner) -> Verdict:

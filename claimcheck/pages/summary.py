@@ -94,7 +94,7 @@ def markdown(doc: dict) -> str:
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     sel = doc.get("selection") or {}
-    if isinstance(sel, dict) and sel.get("partial"):
+    if isinstance(sel, dict) and sel.get("partial") and sel.get("carried"):
         lines.append(
             f"- This run ran {len(sel.get('selected') or [])} claims; {len(sel.get('carried') or [])} rows "
             f"are carried from the run of {sel.get('carried_from') or '?'} (counts include them)"

@@ -74,7 +74,9 @@ def drift_words(entry: dict) -> list[str]:
             continue
         stated = q.get("name") == "stated"
         what = "" if stated else f" ({q.get('name')})"
-        text = with_unit(str(q.get("manuscript")), unit) if stated else str(q.get("manuscript"))
+        printed = str(q.get("manuscript"))
+        # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
+        text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
         reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
         line = f"line {q['line']}: " if q.get("line") else ""
         here = f", measured {measured}" if stated and measured else ""
@@ -434,7 +436,7 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" ({shown})" if shown else "")
+    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" (tests of {shown})" if shown else "")
     return f"{text}: {group.get('why') or 'by this run'}.", str(group.get("run") or "")
 
 

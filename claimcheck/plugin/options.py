@@ -13,6 +13,7 @@ pytest-mypy stay out of a run that does not ask for them.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,13 @@ def pytest_configure(config):
     _check_runner_profile(config, s)
     config.pluginmanager.register(state, "claimcheck-state")
     for name in GLUE:
-        config.pluginmanager.import_plugin(name)
+        module = sys.modules.get(name)
+        if module is None:
+            config.pluginmanager.import_plugin(name)
+        elif not config.pluginmanager.is_registered(module):
+            # imported before this run (the harness's tests/conftest.py shares the glue across inner
+            # pytester runs): import_plugin would ask to assert-rewrite it, and warn that it cannot
+            config.pluginmanager.register(module, name)
     config.hook.pytest_claimcheck_configure(config=config)  # the kits register their pytest side
     writes = writes_reports(config)
     if writes:

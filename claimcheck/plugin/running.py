@@ -14,6 +14,7 @@ from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missin
 from claimcheck.recorder import (
     ERROR_KEY,
     EXPECTED_FAIL_KEY,
+    OUTCOME_KEY,
     PLOTS_ATTR,
     PLOTS_KEY,
     RECORD_KEY,
@@ -155,8 +156,14 @@ def _report_verdict(item, report, call, verdict: Verdict) -> None:
     exception still reports that verdict, and one that raised after a verdict still errs)."""
     said = _call_outcome(report, call)
     outcome = worse(verdict.outcome, said)
+    if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
+        outcome = SKIPPED  # the test skipped itself after a check: it chose not to decide the claim
     if outcome != verdict.outcome:
-        return  # the phase itself was worse (an exception, the test's own failure): pytest's report stands
+        # the phase itself was worse (an exception, the test's own failure or skip): pytest's
+        # report stands, and the claim's row says the same
+        report.user_properties.append((OUTCOME_KEY, said))
+        return
+    report.user_properties.append((OUTCOME_KEY, outcome))
     strict = item.config.stash[STATE].settings.strict_timing
     want = PYTEST_OUTCOME[outcome][1 if strict else 0]
     cid, reason = claim_marker_id(item), verdict.reason or ""

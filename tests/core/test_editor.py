@@ -357,3 +357,65 @@ def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
     assert c["T07"]["stated"] == "1048577" and c["T07"]["outcome"] == "failed"
     result = ms_project.run("--claims-stated", "T99=1")
     result.stderr.fnmatch_lines(["*--claims-stated names T99*"])
+
+
+FORMULA_REGISTRY = """
+[[claims]]
+id = "C02"
+title = "a share of a total"
+stated = "4"
+unit = ""
+locator = "share 4 of 8"
+tolerance = "printed"
+needs = ["text"]
+values = { total = "8" }
+formula = "total / stated"
+conditions = ["total / stated == 2"]
+
+[[claims]]
+id = "C03"
+title = "a count"
+stated = "2"
+unit = ""
+locator = "count 2"
+tolerance = "printed"
+needs = ["text"]
+values = { n = "2" }
+formula = "n"
+"""
+
+
+def test_what_if_answers_each_claim_even_when_one_cannot_be_judged(tmp_path):
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "claims.toml").write_text(FORMULA_REGISTRY, encoding="utf-8")
+    c02, c03 = run_what_if([("C02", "0"), ("C03", "3")], "claims/claims.toml", "claims", cwd=tmp_path)
+    assert c02.outcome == "error" and c02.reason.startswith("C02: ") and "0" in c02.reason
+    assert c03.outcome == "failed" and c03.suggested == "2"  # the other claim is still answered
+
+
+def test_a_percent_sign_is_the_registrys_number():
+    from claimcheck.settings import stated_override
+
+    assert stated_override("C30.model=99.2%") == ("C30.model", "99.2")
+
+
+def test_drift_words_keep_the_texts_own_percent_sign():
+    from claimcheck.pages.words import drift_words
+
+    entry = {
+        "unit": "percent",
+        "details": {
+            "drift": {
+                "quotes": [
+                    {
+                        "status": "drift",
+                        "name": "stated",
+                        "manuscript": "99.2%",
+                        "registry": "99.16",
+                        "line": 68,
+                    }
+                ]
+            }
+        },
+    }
+    assert drift_words(entry) == ["line 68: the text says 99.2%, the registry 99.16%"]

@@ -23,7 +23,11 @@ def test_arithmetic_over_printed_intervals():
 @pytest.mark.parametrize(
     "text, env, holds",
     [
-        ("a == b", {"a": Interval(1, 2), "b": Interval(2, 3)}, True),  # can be equal: they overlap
+        ("a == b", {"a": Interval(1, 2.1), "b": Interval(2, 3)}, True),  # can be equal: they overlap
+        # intervals that only touch are two printed figures side by side (1.5 and 2.5 at one
+        # decimal), not one value
+        ("a == b", {"a": Interval(1, 2), "b": Interval(2, 3)}, False),
+        ("a == b", {"a": Interval(2, 2), "b": Interval(2, 3)}, True),  # an exact value at an end
         ("a == b", {"a": Interval(1, 2), "b": Interval(2.5, 3)}, False),
         ("a <= b", {"a": Interval(1, 3), "b": Interval(2, 2)}, True),  # can be at most
         ("a < b", {"a": Interval(1, 3), "b": Interval(2, 4)}, False),  # not certainly below
