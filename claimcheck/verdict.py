@@ -401,6 +401,12 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
         f"{load.get('cores', '?')} cores"
         + (f" (busy: {load['why']})" if load.get("busy") else "")
-        + ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
+        + (
+            f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
+            f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
+            "(a larger time budget: --claims-profile standard/full)"
+            if ci.coverage is not None and ci.coverage < ci.level
+            else ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
+        )
     )
     return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
