@@ -325,13 +325,18 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
         return None, ""
     missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
     if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
-        print(f"error: {manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
-              "chapter's manuscript? (claimcheck check-manuscript lists them)", file=sys.stderr)
+        print(
+            f"error: {manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
+            "chapter's manuscript? (claimcheck check-manuscript lists them)",
+            file=sys.stderr,
+        )
         return None, ""
     revisions, notes = drifted_revisions(check, reg)
     if missing:
-        notes.append(f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
-                     "them): their figures are not checked")
+        notes.append(
+            f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
+            "them): their figures are not checked"
+        )
     print(
         f"{manuscript}: {len(revisions)} stated figure{'' if len(revisions) == 1 else 's'} drift from "
         f"{reg.path}" + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")

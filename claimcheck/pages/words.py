@@ -436,7 +436,9 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" (tests of {shown})" if shown else "")
+    # the lane's tests are further tests of claims whose own tests ran; a -k/-m run's are the claims'
+    of = "more tests of " if group.get("kind") == "lane" else ""
+    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" ({of}{shown})" if shown else "")
     return f"{text}: {group.get('why') or 'by this run'}.", str(group.get("run") or "")
 
 

@@ -172,7 +172,8 @@ def pytest_deselected(items) -> None:
 def deselection(
     records, lane: str | None, args, keyword: str = "", markexpr: str = "", report_dir: str = ""
 ) -> list[dict]:
-    """The deselected tests of a run, grouped by why: ``[{"tests", "claims", "why", "run"}]``.
+    """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
+    (``kind``: ``lane``, ``gpt2`` or ``expr``).
 
     ``records``: ``(claim key or None, in the lane)`` per deselected test (:func:`pytest_deselected`);
     ``lane``: the run's ``--claims-lm`` (None: not asked for); ``args``: the run's paths, for the
@@ -185,7 +186,7 @@ def deselection(
     groups: dict[str, dict] = {}
 
     def add(kind: str, key, why: str, run: str) -> None:
-        g = groups.setdefault(kind, {"tests": 0, "claims": [], "why": why, "run": run})
+        g = groups.setdefault(kind, {"kind": kind, "tests": 0, "claims": [], "why": why, "run": run})
         g["tests"] += 1
         if key and key not in g["claims"]:
             g["claims"].append(key)

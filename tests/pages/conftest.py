@@ -249,6 +249,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
         "test_log": "tests.html",
         "deselected": [
             {
+                "kind": "lane",
                 "tests": 5,
                 "claims": [reg.key(c) for c in ("C06", "C14", "C18", "C28", "C30.model")],
                 "why": "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "

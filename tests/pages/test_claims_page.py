@@ -164,7 +164,7 @@ def test_the_deselected_tests_are_explained_under_the_counts(run_copy, parse):
     assert items.find("ul", id="deselected")
     text = " ".join(items.text)
     assert (
-        "5 tests deselected (C06, C14, C18, C28, C30.model): the portable-LM lane's, which runs only when asked "
+        "5 tests deselected (more tests of C06, C14, C18, C28, C30.model): the portable-LM lane's, which runs only when asked "
         "for (--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). To run them:"
     ) in text
     assert "<code>pytest claims/ --claims-lm smollm2</code>" in page

@@ -45,7 +45,7 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
     result.assert_outcomes(passed=2, deselected=2)
     result.stdout.fnmatch_lines(
         [
-            "2 tests deselected (C02): the portable-LM lane's, which runs only when asked for "
+            "2 tests deselected (more tests of C02): the portable-LM lane's, which runs only when asked for "
             "(--claims-lm NAME) and then alone, into its own report (reports/portable-smollm2/). "
             "To run them: pytest claims --claims-lm smollm2"
         ]
@@ -53,6 +53,7 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
     report = project.report()
     assert report["deselected"] == [
         {
+            "kind": "lane",
             "tests": 2,
             "claims": ["claims:C02"],
             "run": "pytest claims --claims-lm smollm2",
@@ -61,7 +62,10 @@ def test_the_lanes_deselected_tests_are_named_and_explained(project):
         }
     ]
     page = report.page()
-    assert '<ul class="deselected" id="deselected"><li>2 tests deselected (C02): the portable-LM lane' in page
+    assert (
+        '<ul class="deselected" id="deselected"><li>2 tests deselected (more tests of C02): the portable-LM lane'
+        in page
+    )
     assert "To run them: <code>pytest claims --claims-lm smollm2</code>" in page
 
 
@@ -69,7 +73,7 @@ def test_a_k_selection_is_its_own_reason(project):
     result = project.run("-k", "C01")
     result.stdout.fnmatch_lines(
         [
-            "2 tests deselected (C02): the portable-LM lane's*",
+            "2 tests deselected (more tests of C02): the portable-LM lane's*",
             "1 test deselected (C03): outside this run's -k 'C01'. To run them: pytest claims",
         ]
     )
@@ -91,12 +95,14 @@ def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():
     )
     assert groups == [
         {
+            "kind": "gpt2",
             "tests": 3,
             "claims": ["ch15:C29"],
             "run": "pytest claims/",
             "why": "the GPT-2 claims', since this run is the portable-LM lane (--claims-lm smollm2), which runs alone",
         },
         {
+            "kind": "expr",
             "tests": 1,
             "claims": ["ch15:C06"],
             "why": "outside this run's -m 'not slow'",
@@ -110,5 +116,5 @@ def test_the_command_names_the_claims_folder_not_the_other_tests(project):
     (project.mkdir("tests") / "test_other.py").write_text("def test_x():\n    pass\n", encoding="utf-8")
     result = project.runpytest("-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(
-        ["2 tests deselected (C02): *. To run them: pytest claims --claims-lm smollm2"]
+        ["2 tests deselected (more tests of C02): *. To run them: pytest claims --claims-lm smollm2"]
     )
