@@ -50,7 +50,8 @@ def register(subparsers) -> None:
         "--report",
         default=None,
         metavar="FILE",
-        help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT}, "
+        help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT} of the "
+        "registry's project, "
         "if present); one that cannot be read is a warning",
     )
     p.add_argument(
@@ -186,9 +187,9 @@ def _check_manuscript(args) -> int:
     pairs = _pairs(args)
     if pairs is None:
         return 2
-    report = args.report or DEFAULT_REPORT
     results, code = [], 0
     for manuscript, registry in pairs:
+        report = args.report or _default_report(registry)
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             for issue in reg.issues:
@@ -204,7 +205,13 @@ def _check_manuscript(args) -> int:
         measured, report_error = report_measured(
             report, given=args.report is not None, chapter=reg.chapter_id
         )
-        print(format_check(check, measured, verbose=args.verbose, report_error=report_error), file=words)
+        what_if = f"claimcheck what-if --manuscript {manuscript}" + (
+            f" --registry {args.registry}" if args.registry else ""
+        )
+        print(
+            format_check(check, measured, verbose=args.verbose, report_error=report_error, what_if=what_if),
+            file=words,
+        )
         if args.html:
             out = Path(args.html)
             if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
@@ -243,9 +250,9 @@ def _what_if(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    cwd = None
+    cwd, inputs = None, {}
     if args.manuscript:
-        found, registry = _drift_of(args.manuscript, args.registry)
+        found, inputs, registry = _drift_of(args.manuscript, args.registry)
         if found is None:
             return 2
         if not args.registry:  # run where the found registry's project is, from any folder
@@ -255,8 +262,8 @@ def _what_if(args) -> int:
         revisions += [
             (key, value) for key, value in found if key not in given and key.split(":")[-1] not in given
         ]
-        if not revisions:
-            print(f"{args.manuscript}: no stated figure drifts from the registry: nothing to check")
+        if not revisions and not inputs:
+            print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
             return 0
     elif not revisions:
         print(
@@ -273,6 +280,7 @@ def _what_if(args) -> int:
             args.runner,
             report_dir=args.report_dir,
             cwd=cwd,
+            inputs=inputs,
         )
     except (KeyError, ValueError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
@@ -308,8 +316,18 @@ def _what_if(args) -> int:
     return 0 if all(a.outcome == "passed" for a in answers) else 1
 
 
-def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, str]:
-    """``(revisions, registry path)``: the revisions a manuscript's drift asks for
+def _default_report(registry) -> str:
+    """The main job's report of the registry's project (``<project>/reports/claims.json``, the
+    project being the folder that holds ``claims/``), so that check-manuscript run from the editor's
+    folder still shows what was measured; ``reports/claims.json`` where the registry is elsewhere."""
+    folder = next((p for p in Path(registry).resolve().parents if p.name == CLAIMS_DIR), None)
+    if folder is None or Path(DEFAULT_REPORT).is_file():
+        return DEFAULT_REPORT
+    return str(folder.parent / DEFAULT_REPORT)
+
+
+def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
+    """``(revisions, inputs, registry path)``: what a manuscript's drift asks what-if to check
     (:func:`claimcheck.editor.drifted_revisions`), its notes printed; revisions None after printing
     why the manuscript cannot be checked."""
     from claimcheck.book import BookError, registry_for_manuscript
@@ -322,7 +340,7 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
         check = check_manuscript(manuscript, reg)
     except (BookError, ManuscriptError) as exc:
         print(f"error: {manuscript}: {exc}", file=sys.stderr)
-        return None, ""
+        return None, {}, ""
     missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
     if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
         print(
@@ -330,20 +348,23 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
             "chapter's manuscript? (claimcheck check-manuscript lists them)",
             file=sys.stderr,
         )
-        return None, ""
-    revisions, notes = drifted_revisions(check, reg)
+        return None, {}, ""
+    revisions, inputs, notes = drifted_revisions(check, reg)
     if missing:
         notes.append(
             f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
             "them): their figures are not checked"
         )
+    n = len(revisions)
     print(
-        f"{manuscript}: {len(revisions)} stated figure{'' if len(revisions) == 1 else 's'} drift from "
-        f"{reg.path}" + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
+        f"{manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
+        + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
     )
+    for key, given in inputs.items():
+        print(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
     for note in notes:
         print(f"  note: {note}")
-    return revisions, reg.path
+    return revisions, inputs, reg.path
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

@@ -84,12 +84,17 @@ def audit_failure_message(check, limit: int = 40) -> str:
 
 
 def format_check(
-    check, measured: dict | None = None, verbose: bool = False, report_error: str | None = None
+    check,
+    measured: dict | None = None,
+    verbose: bool = False,
+    report_error: str | None = None,
+    what_if: str | None = None,
 ) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
 
     ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``;
     ``report_error``: why that report could not be read (a warning line; no row says "not measured").
+    ``what_if``: the what-if command to suggest on drift (default: ``claimcheck what-if --manuscript PATH``).
     """
     measured = measured or {}
     ms, a = check.manuscript, check.audit
@@ -135,7 +140,8 @@ def format_check(
     )
     if stated:
         out.append(
-            f"  next: claimcheck what-if --manuscript {ms.path}   (checks whether the measurements support the "
+            f"  next: {what_if or f'claimcheck what-if --manuscript {ms.path}'}   (checks whether the "
+            "measurements support the "
             f"text's figures of {', '.join(stated)}, and suggests the nearest that hold)"
         )
     out.append(
@@ -187,17 +193,19 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
 
 
 # --- what-if ----------------------------------------------------------------------------------
-def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]]:
-    """What a manuscript's drift asks what-if to check: ``([(claim key, the text's figure)], notes)``.
+def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
+    """What a manuscript's drift asks what-if to check: ``(revisions, inputs, notes)``.
 
-    Each stated figure the manuscript prints differently from the registry becomes a revision
-    (``ch15:C03``, ``"38"``); a drifted input of a claim (a ``values`` name such as ``read_s``) is
-    not a stated figure and becomes a note naming the registry field to change. A claim printed
-    with two different figures takes the first (the note says so).
+    ``revisions``: ``[(claim key, the text's figure)]`` for each stated figure the manuscript prints
+    differently from the registry (``ch15:C03``, ``"38"``). ``inputs``: ``{claim key: {name: the
+    text's figure}}`` for the drifted inputs (``values``) of formula claims, which what-if re-judges
+    with the text's figures (a table cell changed: does the table still add up?). ``notes``: what
+    cannot be checked so (an input of a measured claim, a figure printed twice: the first is taken).
     """
     from claimcheck.printed import parse_number
 
     revisions: dict[str, str] = {}
+    inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
     notes: list[str] = []
     for d in check.drifts:
@@ -205,12 +213,6 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
             if q.status != "drift" or q.manuscript is None:
                 continue
             key = registry.key(q.claim_id)
-            if q.name != "stated":
-                notes.append(
-                    f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry {q.registry}: not "
-                    f"a stated figure; change values.{q.name} in {registry.path} and run claimcheck validate"
-                )
-                continue
             try:
                 mantissa, exponent, scale = parse_number(q.manuscript)
             except ValueError:
@@ -221,6 +223,15 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
                     f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE"
                 )
                 continue
+            if q.name != "stated":
+                if registry.claims[q.claim_id].formula:
+                    inputs.setdefault(key, {}).setdefault(q.name, mantissa)
+                else:
+                    notes.append(
+                        f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry "
+                        f"{q.registry}: an input of a measured claim, not re-measured by what-if"
+                    )
+                continue
             lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
             if key in revisions and revisions[key] != mantissa:
                 notes.append(
@@ -229,7 +240,7 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], list[str]
                 )
                 continue
             revisions[key] = mantissa
-    return list(revisions.items()), notes
+    return list(revisions.items()), inputs, notes
 
 
 def suggested_figure(measured, revised: str) -> str | None:
@@ -301,11 +312,14 @@ def tolerance_holds(claim, measured):
 def formula_holds(claim, registry):
     """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
     ``stated`` = figure (:func:`claimcheck.formula.evaluate_claim`, the judge of formula claims)."""
-    from claimcheck.formula import evaluate_claim
+    from claimcheck.formula import FormulaError, evaluate_claim
 
     def holds(figure: str) -> bool:
         revised = dataclasses.replace(claim, stated=figure)
-        result = evaluate_claim(revised, registry)
+        try:
+            result = evaluate_claim(revised, registry)
+        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
+            return False
         return all(ok for _, ok, _ in result.conditions) and revised.tolerance(result.value, figure) is None
 
     return holds
@@ -327,6 +341,7 @@ class WhatIf:
     suggested: str | None
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
+    inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
 
     @property
     def verdict(self) -> str:
@@ -354,7 +369,11 @@ class WhatIf:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
-        lines = [f"{self.claim_id} = {v}{unit} (registry: {self.previous or 'no number'}): {head}"]
+        given = "".join(f" with {n} = {text}" for n, (_, text) in self.inputs.items())
+        was = "".join(f"; {n} {reg}" for n, (reg, _) in self.inputs.items())
+        lines = [
+            f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
+        ]
         if not bound and self.outcome == "failed" and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
@@ -400,6 +419,7 @@ def run_what_if(
     report_dir: str | None = None,
     timeout: float | None = None,
     cwd=None,
+    inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
     """Re-run only the named claims with revised stated values, in a pytest subprocess.
 
@@ -413,6 +433,8 @@ def run_what_if(
         report_dir: where the run's claims.json/html go (default: a temporary folder).
         cwd: the project root pytest runs in (default: the current folder); relative paths are
             relative to it.
+        inputs: ``{claim: {value name: printed figure}}``: formula claims re-judged with these
+            inputs (the text's figures of a changed table), their stated figure kept unless revised.
 
     Raises:
         KeyError: a name is no claim of the registries, or one that several chapters declare (the
@@ -439,6 +461,8 @@ def run_what_if(
             raise KeyError(str(exc)) from None
         parse_decimal(value)
     revisions = resolved
+    inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
+    revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
     several = len(regs) > 1
     formulas = {key for key, _ in revisions if claims[key][1].formula}
     measured = [(key, value) for key, value in revisions if key not in formulas]
@@ -450,6 +474,8 @@ def run_what_if(
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
+        if key in inputs:  # the text's figures for the formula's inputs
+            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         try:
             if key in formulas:
                 row = _formula_row(claim, reg, value)
@@ -486,6 +512,7 @@ def run_what_if(
                 suggested,
                 formula=key in formulas,
                 runner=claim.runner or "",
+                inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
             )
         )
     return answers

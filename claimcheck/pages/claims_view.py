@@ -303,7 +303,7 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
                 manuscript=(
                     f"{len(manuscript.marks)} numbers, {manuscript.bound} bound, {manuscript.counts.get('waived', 0)} "
                     f"waived, {manuscript.counts.get('unbound', 0)} unbound, "
-                    f"{manuscript.counts.get('drifted', 0)} drifted"
+                    f"{manuscript.counts.get('drifted', 0)} numbers drifted"
                 )
                 if manuscript is not None
                 else "",
@@ -346,7 +346,7 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         manuscript_line=(
             f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
             f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
-            f"{manuscript.counts.get('drifted', 0)} drifted"
+            f"{manuscript.counts.get('drifted', 0)} numbers drifted"
         )
         if manuscript is not None
         else "",

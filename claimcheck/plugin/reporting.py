@@ -284,7 +284,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         if c.get("drifted"):
             said = "; ".join(drift_words(c))
             tr.write_line(
-                f"drifted {c.get('key') if several else c['id']}: {said} (its verdict: {c['outcome']})",
+                f"drifted {c.get('key') if several else c['id']}: {said} (its measurement: {c['outcome']})",
                 yellow=True,
             )
     for m in doc.get("manuscripts", []):

@@ -257,7 +257,7 @@ def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypa
         == 1
     )
     out = capsys.readouterr().out
-    assert "1 stated figure drift from" in out and "C03=38" in out
+    assert "1 stated figure drifts from" in out and "C03=38" in out
     assert "C03 = 38 KiB/token (registry: 36): NOT supported" in out
     assert "the nearest figure that holds at the printed precision of 38: 36 KiB/token" in out
     assert "C05" not in out.split("C03=38")[1]  # only the drifted figure is re-run
@@ -337,7 +337,7 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
     result.stdout.fnmatch_lines(
         [
             "*drifted T01: line 7: the text says 2900 token/s, the registry 3120 token/s, "
-            "measured 3000 token/s (its verdict: passed)*"
+            "measured 3000 token/s (its measurement: passed)*"
         ]
     )
 
@@ -419,3 +419,15 @@ def test_drift_words_keep_the_texts_own_percent_sign():
         },
     }
     assert drift_words(entry) == ["line 68: the text says 99.2%, the registry 99.16%"]
+
+
+def test_what_if_re_judges_a_formula_with_the_texts_inputs(tmp_path):
+    """A changed table cell is an input of the table's arithmetic: what-if says whether the table
+    still adds up with the text's figure (C11.text with read_s = 0.090 does not)."""
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "claims.toml").write_text(FORMULA_REGISTRY, encoding="utf-8")
+    [held] = run_what_if([], "claims/claims.toml", "claims", cwd=tmp_path, inputs={"C03": {"n": "2"}})
+    [broke] = run_what_if([], "claims/claims.toml", "claims", cwd=tmp_path, inputs={"C02": {"total": "9"}})
+    assert held.outcome == "passed" and "with n = 2" in held.verdict
+    assert broke.outcome == "failed" and "with total = 9" in broke.verdict and "total 8" in broke.verdict
+    assert "does not hold" in broke.reason or "outside" in broke.reason
