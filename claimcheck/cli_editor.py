@@ -250,7 +250,8 @@ def _what_if(args) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    cwd, inputs = None, {}
+    cwd = None
+    inputs: dict[str, dict[str, str]] = {}
     if args.manuscript:
         found, inputs, registry = _drift_of(args.manuscript, args.registry)
         if found is None:
