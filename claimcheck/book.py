@@ -72,6 +72,13 @@ def locate(root="claims", *near) -> Path:
     return root
 
 
+def project_of(registry, root="claims") -> Path | None:
+    """The project a registry belongs to: the folder that holds the ``root`` folder (``claims/``)
+    above it, where pytest and the main job's ``reports/`` are; None for a registry outside one."""
+    folder = next((p for p in Path(registry).resolve().parents if p.name == Path(root).name), None)
+    return folder.parent if folder is not None else None
+
+
 def _hint(root: Path) -> str:
     where = Path.cwd()
     if not root.exists():

@@ -257,8 +257,9 @@ def _what_if(args) -> int:
         if found is None:
             return 2
         if not args.registry:  # run where the found registry's project is, from any folder
-            folder = next((p for p in Path(registry).resolve().parents if p.name == args.claims), None)
-            cwd = folder.parent if folder is not None else None
+            from claimcheck.book import project_of
+
+            cwd = project_of(registry, args.claims)
         given = {name for name, _ in revisions}
         revisions += [
             (key, value) for key, value in found if key not in given and key.split(":")[-1] not in given
@@ -321,10 +322,12 @@ def _default_report(registry) -> str:
     """The main job's report of the registry's project (``<project>/reports/claims.json``, the
     project being the folder that holds ``claims/``), so that check-manuscript run from the editor's
     folder still shows what was measured; ``reports/claims.json`` where the registry is elsewhere."""
-    folder = next((p for p in Path(registry).resolve().parents if p.name == CLAIMS_DIR), None)
-    if folder is None or Path(DEFAULT_REPORT).is_file():
+    from claimcheck.book import project_of
+
+    project = project_of(registry, CLAIMS_DIR)
+    if project is None or Path(DEFAULT_REPORT).is_file():
         return DEFAULT_REPORT
-    return str(folder.parent / DEFAULT_REPORT)
+    return str(project / DEFAULT_REPORT)
 
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:

@@ -358,6 +358,15 @@ def reason_words(entry: dict) -> str:
 
 
 # --- the runner and the whole run -----------------------------------------------------------------
+def _gpu_words(gpu) -> str:
+    """The fingerprint's ``gpu`` in words: "GPU NVIDIA H200 139 GiB x2", or "no GPU"."""
+    if not (isinstance(gpu, dict) and gpu.get("name")):
+        return "no GPU"
+    mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
+    count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
+    return f"GPU {gpu['name']}{mem}{count}"
+
+
 def runner_line(runner: dict) -> str:
     """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
     r = runner or {}
@@ -368,13 +377,7 @@ def runner_line(runner: dict) -> str:
         parts.append(f"{r['cores']} cores")
     if _is_number(r.get("ram_bytes")):
         parts.append(f"{r['ram_bytes'] / 2**30:.0f} GiB RAM")
-    gpu = r.get("gpu")
-    if isinstance(gpu, dict) and gpu.get("name"):
-        mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
-        count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
-        parts.append(f"GPU {gpu['name']}{mem}{count}")
-    else:
-        parts.append("no GPU")
+    parts.append(_gpu_words(r.get("gpu")))
     libs = [
         f"{name} {r[key]}"
         for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
@@ -400,13 +403,7 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     machine = [cpu]
     if r.get("cores"):
         machine.append(f"{r['cores']} cores")
-    gpu = r.get("gpu")
-    if isinstance(gpu, dict) and gpu.get("name"):
-        mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
-        count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
-        machine.append(f"GPU {gpu['name']}{mem}{count}")
-    else:
-        machine.append("no GPU")
+    machine.append(_gpu_words(r.get("gpu")))
     if r.get("torch"):
         machine.append(f"torch {r['torch']}")
     run = []
