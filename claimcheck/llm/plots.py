@@ -29,6 +29,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+def _fit_curve(ax, xs, fit, color: str, label: str) -> None:
+    """A fitted ``a*x^k`` (``fit.predict``) as a dashed line over 51 points from ``xs[0]`` to ``xs[-1]``."""
+    grid = [xs[0] + (xs[-1] - xs[0]) * j / 50 for j in range(51)]
+    ax.plot(grid, [fit.predict(x) for x in grid], color=color, ls="--", label=label)
+
+
 def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947, 98)) -> bytes:
     """Token/s of read (prefill) and write (decode) per round, medians as bars' lines, chapter's values marked."""
     import statistics
@@ -69,14 +75,7 @@ def generation_plot(samples: dict, fits: dict) -> bytes:
         ax.plot(ns, [statistics.median(v) for _, v in pts], color=f"C{i}", lw=1, label=f"{kind} median")
         fit = fits.get(kind)
         if fit is not None:
-            grid = [ns[0] + (ns[-1] - ns[0]) * j / 50 for j in range(51)]
-            ax.plot(
-                grid,
-                [fit.predict(n) for n in grid],
-                color=f"C{i}",
-                ls="--",
-                label=f"{kind} fit n^{fit.exponent:.2f}±{fit.stderr:.2f}",
-            )
+            _fit_curve(ax, ns, fit, f"C{i}", f"{kind} fit n^{fit.exponent:.2f}±{fit.stderr:.2f}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("new tokens")
@@ -144,14 +143,7 @@ def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
     for L in lengths:
         ax.scatter([L] * len(samples[L]), samples[L], color="C1", s=12, zorder=3)
     ax.plot(lengths, [statistics.median(samples[L]) for L in lengths], color="C1", lw=1, label="median")
-    grid = [lengths[0] + (lengths[-1] - lengths[0]) * j / 50 for j in range(51)]
-    ax.plot(
-        grid,
-        [fit.predict(n) for n in grid],
-        color="C1",
-        ls="--",
-        label=f"fit L^{fit.exponent:.2f}: total time ~ n^{1 + fit.exponent:.2f}",
-    )
+    _fit_curve(ax, lengths, fit, "C1", f"fit L^{fit.exponent:.2f}: total time ~ n^{1 + fit.exponent:.2f}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("positions in the forward pass")
