@@ -15,6 +15,13 @@ python benchmarks/bench.py stability [--profile quick] [--runs 10] [--load K] [-
     prints per claim the outcomes seen and the spread of its measured value; exit 1 when a
     claim moved between passed and failed.
 
+python benchmarks/bench.py tests [--runs 3] [--load K] [--avx2]
+    Runs the README's test command (`pytest --claims-profile quick --claims-report-dir=...`, the
+    harness's own tests and the quick claims) N times, each in its own process (with K busy
+    processes that it starts and stops), and prints each run's wall time, then min / median / max
+    against the loop's budget (180 s idle, 360 s beside 2 busy processes, on a 2-core runner) and
+    the ten slowest tests of the last run; exit 1 when the median is over.
+
 python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
     In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write,
     interleaved, warmed up) with a bare script written like the chapter's listing (perf_counter
@@ -35,9 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2"}  # torch as on an AVX2-only runner
+# torch as on an AVX2-only runner: ATen's and oneDNN's kernels, and MKL's, which dispatches by itself
+AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
 BUDGETS_S = {"quick": 90, "standard": 240, "full": 1200}  # claims only, on a 2-core AVX2 runner (issue 9)
 TEST_COMMAND_BUDGET_S = 240  # the README's whole test command: harness tests + quick claims
+# the test loop (issue 27): the README's test command's median on a 2-core runner, idle and beside load
+TESTS_BUDGET_S = {0: 180, 2: 360}
 
 
 def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suite: bool = False):
@@ -158,6 +168,43 @@ def run_stability(
     return 1 if flipped else 0
 
 
+def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: float) -> int:
+    """The README's test command ``runs`` times, each in its own process (beside ``load`` busy
+    processes): prints each run's wall time (s), exit code and pytest's closing line, then min /
+    median / max and the ten slowest tests of the last run. Exit 1 when the median is over the
+    loop's budget for that load (``TESTS_BUDGET_S``; none for other loads)."""
+    import os
+    import re
+
+    walls: list[float] = []
+    durations = ""
+    for i in range(runs):
+        out = Path("reports") / "bench" / f"tests-load{load}-{i + 1}"
+        cmd = [sys.executable, "-m", "pytest", "--claims-profile", "quick", f"--claims-report-dir={out}"]
+        cmd += ["-q", "-p", "no:cacheprovider", "--durations=10", *extra]
+        with BusyLoad(load, load_seconds) if load else _Nothing():
+            t0 = time.perf_counter()
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
+            walls.append(time.perf_counter() - t0)
+        lines = proc.stdout.strip().splitlines()
+        closing = lines[-1] if lines else proc.stderr.strip()[-300:]
+        print(
+            f"run {i + 1}/{runs} (load {load}): {walls[-1]:.0f} s, exit {proc.returncode}: {closing}",
+            flush=True,
+        )
+        found = re.search(r"=+ slowest 10 durations =+\n(.*?)\n\n", proc.stdout, re.S)
+        durations = found.group(1) if found else durations
+    budget = TESTS_BUDGET_S.get(load)
+    median = statistics.median(walls)
+    print(
+        f"\ntest command over {runs} runs (load {load}): min {min(walls):.0f} s, median {median:.0f} s, "
+        f"max {max(walls):.0f} s" + (f"; budget {budget} s (median)" if budget else "")
+    )
+    if durations:
+        print("slowest tests of the last run:\n" + durations)
+    return 1 if budget is not None and median > budget else 0
+
+
 class _Nothing:
     def __enter__(self):
         return self
@@ -223,7 +270,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--avx2",
         action="store_true",
-        help="run torch as on an AVX2-only CPU (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2)",
+        help="run torch as on an AVX2-only CPU (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, MKL_ENABLE_INSTRUCTIONS=AVX2)",
     )
     p.add_argument(
         "--test-command",
@@ -244,6 +291,14 @@ def main(argv=None) -> int:
     )
     st.add_argument("--avx2", action="store_true", help="as for profiles")
     st.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    t = sub.add_parser("tests", help="the README's test command N times: min / median / max wall time")
+    t.add_argument("--runs", type=int, default=3)
+    t.add_argument("--load", type=int, default=0, metavar="K", help="busy processes to start during each run")
+    t.add_argument(
+        "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
+    )
+    t.add_argument("--avx2", action="store_true", help="as for profiles")
+    t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     b = sub.add_parser("bare")
     b.add_argument("--read", type=int, default=512)
     b.add_argument("--write", type=int, default=96)
@@ -252,6 +307,8 @@ def main(argv=None) -> int:
     env = AVX2_ENV if getattr(args, "avx2", False) else {}
     if args.mode == "profiles":
         return run_profiles(args.profiles, args.runs, args.pytest_args, env, args.test_command)
+    if args.mode == "tests":
+        return run_tests(args.runs, args.load, args.pytest_args, env, args.load_seconds)
     if args.mode == "stability":
         return run_stability(args.profile, args.runs, args.load, args.pytest_args, env, args.load_seconds)
     return run_bare(args.read, args.write, args.rounds)

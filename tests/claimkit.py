@@ -66,12 +66,20 @@ class Project:
         path.write_text(textwrap.dedent(text), encoding="utf-8")
         return path
 
-    def run(self, *args: str, subprocess: bool = False):
+    def run(self, *args: str, subprocess: bool = False, kit: bool = True):
         """``pytest <claims folder> -p no:cacheprovider *args``, in process or in a fresh interpreter
         (for xdist, or a run that must not share this process's imports). It hides ``Pytester.run``
-        (a command in a subprocess): ``project.pytester.run`` is still there."""
-        runner = self.pytester.runpytest_subprocess if subprocess else self.pytester.runpytest
-        return runner(self.folder, "-p", "no:cacheprovider", *args)
+        (a command in a subprocess): ``project.pytester.run`` is still there.
+
+        A fresh interpreter pays for every plugin it loads, so it runs without Hypothesis's (which
+        imports all of Hypothesis at the end of a run, ~1.5 s of CPU; no inner project uses it), and,
+        with ``kit=False``, without the LLM kit's (``-p no:claimcheck-llm``: no torch import, ~2 s)
+        for a project whose claims measure nothing with torch and whose test reads nothing the kit
+        adds (the runner's torch fields, threads, weights, size profile)."""
+        if not subprocess:
+            return self.pytester.runpytest(self.folder, "-p", "no:cacheprovider", *args)
+        lean = ["-p", "no:hypothesispytest", *([] if kit else ["-p", "no:claimcheck-llm"])]
+        return self.pytester.runpytest_subprocess(self.folder, "-p", "no:cacheprovider", *lean, *args)
 
     def report(self, name: str = "claims.json") -> Report:
         """What the last run wrote: reports/<name>."""

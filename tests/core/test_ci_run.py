@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.ci import required
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PYTHON3 = """#!/usr/bin/env bash
@@ -28,6 +30,7 @@ echo "python $*" >> "$CI_LOG"
 case "$*" in
     *"-m pytest --claims-profile quick"*) exit "$TESTS_RC" ;;
     *"-m pytest claims/ --claims-lm"*) exit "$LANE_RC" ;;
+    *"-m mypy"*) exit "$MYPY_RC" ;;
 esac
 exit 0
 """
@@ -53,13 +56,14 @@ def ci(tmp_path):
         (bin_ / name).chmod(0o755)
     log = tmp_path / "log"
 
-    def run(tests_rc=0, lane_rc=0):
+    def run(tests_rc=0, lane_rc=0, mypy_rc=0):
         env = {
             "PATH": f"{bin_}:/usr/bin:/bin",
             "HOME": str(tmp_path),
             "CI_LOG": str(log),
             "TESTS_RC": str(tests_rc),
             "LANE_RC": str(lane_rc),
+            "MYPY_RC": str(mypy_rc),
         }
         return subprocess.run(
             ["bash", str(repo / ".ci" / "run")], capture_output=True, text=True, env=env, timeout=60
@@ -90,6 +94,37 @@ def test_two_failures_are_both_listed_and_all_passing_exits_0(ci):
     assert done.returncode == 0 and done.stdout.rstrip().endswith("=== every stage passed"), (
         done.stdout + done.stderr
     )
+
+
+def test_a_required_check_skips_with_its_reason_and_fails_under_ci(monkeypatch):
+    """tests/ci.py: a check CI must run (the browser tests) skips with its reason on a machine
+    without what it needs, and fails under CI=true naming the install step."""
+    missing = required("the browser tests", "apt-get install chromium")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true: the browser tests must run, but no chromium"):
+        missing("no chromium")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="no chromium"):
+        missing("no chromium")
+
+
+def test_the_lint_stage_runs_ruff_and_mypy_and_fails_on_either(ci):
+    """The static checks live in .ci/run's lint stage, not in the test command: ruff's linter and
+    formatter check over the checkout and mypy over the package with the project's configuration."""
+    run, log = ci
+    done = run()
+    calls = log.read_text()
+    for command in (
+        "-m ruff check .",
+        "-m ruff format --check .",
+        "-m mypy --config-file pyproject.toml claimcheck",
+    ):
+        assert f"python {command}" in calls, calls
+    assert "=== stage passed: lint" in done.stdout
+    log.unlink()
+    done = run(mypy_rc=1)
+    assert done.returncode == 1 and "=== stage FAILED (exit 1): lint" in done.stdout, done.stdout
+    assert "-m ruff format --check ." in log.read_text()  # every check ran, mypy's failure named
 
 
 @pytest.mark.skipif(os.name != "posix", reason="bash script")
