@@ -16,6 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.tolerance import ToleranceError, parse_tolerance
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -349,7 +350,10 @@ class WhatIf:
         v = self.revised
         m = self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
-        bound = self.tolerance.startswith((">=", "<=", "range:"))
+        try:
+            bound = parse_tolerance(self.tolerance).is_bound
+        except ToleranceError:
+            bound = False
         where, value = (
             ("by the chapter's own figures", "its figures give")
             if self.formula
@@ -484,7 +488,7 @@ def run_what_if(
                 row = rows.get(key, {})
                 holds = tolerance_holds(claim, row.get("measured"))
             m = row.get("measured")
-            bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
+            bound = claim.tolerance.is_bound
             elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
