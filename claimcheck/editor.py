@@ -16,7 +16,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.outcomes import PASSED, worse
 from claimcheck.tolerance import ToleranceError, parse_tolerance
+from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -312,18 +314,42 @@ def tolerance_holds(claim, measured):
 
 def formula_holds(claim, registry):
     """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
-    ``stated`` = figure (:func:`claimcheck.formula.evaluate_claim`, the judge of formula claims)."""
-    from claimcheck.formula import FormulaError, evaluate_claim
+    ``stated`` = figure (:func:`formula_verdict`, the judge of formula claims)."""
+    from claimcheck.formula import FormulaError
 
     def holds(figure: str) -> bool:
-        revised = dataclasses.replace(claim, stated=figure)
         try:
-            result = evaluate_claim(revised, registry)
+            return formula_verdict(claim, registry, figure).outcome == PASSED
         except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
             return False
-        return all(ok for _, ok, _ in result.conditions) and revised.tolerance(result.value, figure) is None
 
     return holds
+
+
+def formula_verdict(claim, registry, value: str) -> Verdict:
+    """The verdict (:func:`claimcheck.verdict.judge`) of a formula claim with ``stated`` = ``value``:
+    each condition a :class:`~claimcheck.verdict.Requirement`, the formula's interval judged by the
+    claim's tolerance; the worst outcome, every failure's reason joined by "; ".
+
+    Raises:
+        FormulaError: the formula or a condition cannot be evaluated with this figure.
+    """
+    from claimcheck.formula import evaluate_claim
+
+    revised = dataclasses.replace(claim, stated=value)
+    result = evaluate_claim(revised, registry)
+    evidence: list[Evidence] = [
+        Requirement(ok, f"condition {text} does not hold: {sides}", result.value)
+        for text, ok, sides in result.conditions
+    ]
+    evidence.append(Measured(result.value))
+    # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
+    verdicts = [judge(revised, e, runner=revised.runner) for e in evidence]
+    outcome = PASSED
+    for v in verdicts:
+        outcome = worse(outcome, v.outcome)
+    reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
+    return Verdict(outcome, result.value, reason or None)
 
 
 @dataclasses.dataclass
@@ -525,20 +551,15 @@ def run_what_if(
 def _formula_row(claim, registry, value: str) -> dict:
     """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
     the claims.json fields what-if reads, the value shown as the claims page shows it."""
-    from claimcheck.formula import evaluate_claim
     from claimcheck.pages.words import measured_value
 
-    revised = dataclasses.replace(claim, stated=value)
-    result = evaluate_claim(revised, registry)
-    failing = [f"condition {text} does not hold: {sides}" for text, ok, sides in result.conditions if not ok]
-    bad = revised.tolerance(result.value, value)
-    measured = [result.value.lo, result.value.hi]
+    verdict = formula_verdict(claim, registry, value)
     row = {
-        "measured": measured,
+        "measured": [verdict.value.lo, verdict.value.hi],
         "unit": claim.unit,
         "tolerance": claim.tolerance_text,
-        "outcome": "failed" if failing or bad else "passed",
-        "reason": "; ".join(failing + ([bad] if bad else [])),
+        "outcome": verdict.outcome,
+        "reason": verdict.reason or "",
     }
     row["measured_display"] = measured_value(row)
     return row
