@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
-from claimcheck.outcomes import PASSED, worse
+from claimcheck.outcomes import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, worse
 from claimcheck.tolerance import ToleranceError, parse_tolerance
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
@@ -385,17 +385,17 @@ class WhatIf:
             if self.formula
             else ("on this runner", "measured")
         )
-        if self.outcome == "passed":
+        if self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
-        elif self.outcome == "failed":
+        elif self.outcome == FAILED:
             head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
-        elif self.outcome == "skipped" and self.runner:
+        elif self.outcome == SKIPPED and self.runner:
             head = (
                 f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "
                 f"figure of that runner; check it there: claimcheck what-if {self.claim_id}={v} "
                 f"--runner {self.runner}"
             )
-        elif self.outcome == "skipped" and self.measured is not None:
+        elif self.outcome == SKIPPED and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
@@ -404,7 +404,7 @@ class WhatIf:
         lines = [
             f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
         ]
-        if not bound and self.outcome == "failed" and self.measured is not None:
+        if not bound and self.outcome == FAILED and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
                 if self.suggested is not None
@@ -515,7 +515,7 @@ def run_what_if(
                 holds = tolerance_holds(claim, row.get("measured"))
             m = row.get("measured")
             bound = claim.tolerance.is_bound
-            elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
+            elsewhere = bool(claim.runner) and row.get("outcome") == SKIPPED  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
             elif bound:
@@ -524,7 +524,7 @@ def run_what_if(
                 suggested = nearest_holding(holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
             row, m, suggested = (
-                {"outcome": "error", "reason": f"{key if several else claim.id}: {exc}"},
+                {"outcome": ERROR, "reason": f"{key if several else claim.id}: {exc}"},
                 None,
                 None,
             )
@@ -533,7 +533,7 @@ def run_what_if(
                 key if several else claim.id,
                 value,
                 claim.stated,
-                row.get("outcome", "not-run"),
+                row.get("outcome", NOT_RUN),
                 m,
                 row.get("measured_display"),
                 row.get("unit") or claim.unit or "",

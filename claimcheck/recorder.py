@@ -20,7 +20,7 @@ import pytest
 
 from claimcheck.display import format_value
 from claimcheck.interval import Interval
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
+from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
 from claimcheck.units import convert
 from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
@@ -384,19 +384,22 @@ class ClaimRecorder:
         self._raise(verdict, message)
 
     def _raise(self, verdict: Verdict, message: str) -> None:
-        """The one place a verdict becomes pytest's control flow: passed and near-tie return;
-        failed raises ``pytest.fail.Exception``; skipped and inconclusive raise
-        ``pytest.skip.Exception`` at the test's location; error raises :class:`VerdictError`.
-        What the report then says is the report hook's one table
-        (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the verdict stored on the item."""
+        """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says
+        (:data:`claimcheck.outcomes.WORDS`): passed and near-tie return; failed raises
+        ``pytest.fail.Exception``; skipped and inconclusive raise ``pytest.skip.Exception`` at the
+        test's location; error raises :class:`VerdictError`. What the report then says is the
+        report hook's one table (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the
+        verdict stored on the item."""
         __tracebackhide__ = True
-        if verdict.outcome in (PASSED, NEAR_TIE):
+        word = WORD.get(verdict.outcome)
+        ends = word.ends if word else None
+        if ends == "return":
             return
-        if verdict.outcome == FAILED:
+        if ends == "fail":
             raise pytest.fail.Exception(message, pytrace=False)
-        if verdict.outcome in (SKIPPED, INCONCLUSIVE):
+        if ends == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
-        if verdict.outcome == ERROR:
+        if ends == "error":
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
         raise ValueError(
             f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"

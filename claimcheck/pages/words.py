@@ -377,6 +377,34 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _cause_words(skipped: list[dict], runner: dict | None, ids) -> str:
+    """Why skipped claims were not checked, causes counted: "3 need the pretrained weights (C30.model, ...)"."""
+    groups: dict[str, list[dict]] = {}
+    for e in skipped:
+        groups.setdefault(cause_of(e, runner).key, []).append(e)
+    return "; ".join(
+        f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
+        for c in CAUSES
+        if c.key in groups
+    )
+
+
+def _not_run_words(not_run: list[dict], ids) -> str:
+    """Why claims were not run: not selected in this run, or without a test yet, counted."""
+    unselected = [
+        e
+        for e in not_run
+        if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
+    ]
+    rest = [e for e in not_run if e not in unselected]
+    parts = []
+    if unselected:
+        parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
+    if rest:
+        parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
+    return "; ".join(parts)
+
+
 def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
     rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
@@ -389,53 +417,22 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
     for e in entries:
         by.setdefault(e.get("outcome"), []).append(e)
     out = []
-    held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
-    if held:
-        ties = by.get(oc.NEAR_TIE, [])
-        tie = (
-            f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {ids(ties)})"
-            if ties
-            else ""
-        )
-        out.append(f"{_n(len(held), 'claim holds', 'claims hold')} on this runner{tie}.")
-    if by.get(oc.FAILED):
-        f = by[oc.FAILED]
-        out.append(f"{_n(len(f), 'does', 'do')} not hold here: {ids(f)}.")
-    if by.get(oc.INCONCLUSIVE):
-        i = by[oc.INCONCLUSIVE]
-        out.append(
-            f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
-            f"straddles the bar): {ids(i)}."
-        )
-    if by.get(oc.ERROR):
-        broken = by[oc.ERROR]
-        out.append(
-            f"{len(broken)} could not be checked because something is broken (a test, its module or its "
-            f"registry entry): {ids(broken)}."
-        )
-    if by.get(oc.SKIPPED):
-        s = by[oc.SKIPPED]
-        groups: dict[str, list[dict]] = {}
-        for e in s:
-            groups.setdefault(cause_of(e, runner).key, []).append(e)
-        parts = [
-            f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
-            for c in CAUSES
-            if c.key in groups
-        ]
-        out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
-    if by.get(oc.NOT_RUN):
-        n = by[oc.NOT_RUN]
-        unselected = [
-            e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
-        ]
-        rest = [e for e in n if e not in unselected]
-        parts = []
-        if unselected:
-            parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
-        if rest:
-            parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
-        out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
+    for word in oc.WORDS:  # each outcome's sentence (oc.Word.sentence), in the order reports list them
+        if word.word in oc.HELD[1:]:
+            continue  # the other ways of holding are said within the first one's sentence
+        es = [e for o in oc.HELD for e in by.get(o, [])] if word.word == oc.HELD[0] else by.get(word.word, [])
+        if not es:
+            continue
+        fields = {"ids": ids(es)}
+        if word.word == oc.HELD[0]:
+            fields["ties"] = "".join(
+                f" ({oc.WORD[o].sentence(len(by[o]), ids=ids(by[o]))})" for o in oc.HELD[1:] if by.get(o)
+            )
+        elif word.word == oc.SKIPPED:
+            fields["causes"] = _cause_words(es, runner, ids)
+        elif word.word == oc.NOT_RUN:
+            fields["parts"] = _not_run_words(es, ids)
+        out.append(word.sentence(len(es), **fields))
     drifted = [e for e in entries if e.get("drifted")]
     if drifted:
         out.append(
