@@ -165,12 +165,6 @@ def format_check(
     return "\n".join(out)
 
 
-def measured_from_report(path, chapter: str | None = None) -> dict:
-    """claim id -> (measured display, outcome, source) from a ``claims.json``, for one chapter's
-    claims when ``chapter`` is given (another chapter's C10 is not this one's); {} when absent or broken."""
-    return report_measured(path, chapter=chapter)[0]
-
-
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
     """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json``, for one
     chapter's claims when ``chapter`` is given.

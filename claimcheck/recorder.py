@@ -22,7 +22,6 @@ from claimcheck.display import format_value
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
-from claimcheck.units import convert
 from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
@@ -303,7 +302,7 @@ class ClaimRecorder:
     ) -> None:
         """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
         the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
-        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.Exact` forms),
+        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.ExactForm` forms),
         measuring more rounds while an interval straddles its bar and the budget allows (see
         :mod:`claimcheck.verdict` for the rule, busy machine included). ``timing.details()``,
         ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
@@ -359,16 +358,6 @@ class ClaimRecorder:
         else:
             message = self._message(verdict.value, verdict.reason)
         self._settle(verdict, message)
-
-    def convert(self, measured, unit):
-        """``measured`` (a number or an Interval in ``unit``) in the claim's unit (pint)."""
-        if unit is None or unit == self.claim.unit:
-            return measured
-        if isinstance(measured, Interval):
-            return Interval(
-                convert(measured.lo, unit, self.claim.unit), convert(measured.hi, unit, self.claim.unit)
-            )
-        return convert(measured, unit, self.claim.unit)
 
     # -------------------------------------------------------------------------------------
     def _settle(self, verdict: Verdict, message: str) -> None:

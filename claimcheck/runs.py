@@ -22,8 +22,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
 
+from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, OUTCOMES, PASSED, VERDICT_RANK
 from claimcheck.partial import unselected
@@ -135,10 +135,6 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
             )
             e[name] = want()
     run.claims[cid] = e
-
-
-def _is_number(x: object) -> TypeGuard[int | float]:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _measured_ok(m) -> bool:

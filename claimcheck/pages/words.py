@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TypeGuard
 
 from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
+from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
@@ -72,10 +72,6 @@ def drift_words(entry: dict) -> list[str]:
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
-
-
-def _is_number(x: object) -> TypeGuard[int | float]:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _parse(entry: dict) -> Tolerance | None:
