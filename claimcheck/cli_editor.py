@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from claimcheck.outcomes import PASSED
+
 #: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
 CLAIMS_DIR = "claims"
 DEFAULT_REPORT = "reports/claims.json"
@@ -315,7 +317,7 @@ def _what_if(args) -> int:
         )
         if not write_output(text, args.json):
             return 2
-    return 0 if all(a.outcome == "passed" for a in answers) else 1
+    return 0 if all(a.outcome == PASSED for a in answers) else 1
 
 
 def _default_report(registry) -> str:

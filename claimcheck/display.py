@@ -1,11 +1,13 @@
 """How a measured value reads, with its unit: the one formatter of the recorder's messages, the
 ``measured_display`` of ``claims.json``, the matrix and diff (:mod:`claimcheck.runs`) and the pages
-(:mod:`claimcheck.pages.words`). Standard library only.
+(:mod:`claimcheck.pages.words`); and the "did you mean" of a misspelt name. Standard library only.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
+from typing import TypeGuard
 
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
@@ -48,8 +50,35 @@ def with_unit(text: str, unit: str | None) -> str:
     return f"{text} {unit}".strip()
 
 
-def _is_number(x: object) -> bool:
+def is_number(x: object) -> TypeGuard[int | float]:
+    """Whether ``x`` is an int or a float (a bool is not), as a value read from JSON."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+#: how each kind of message hints at a close name: (the words, difflib's cut-off, whether the only
+#: choice is suggested however far it is)
+_HINTS = {
+    "registry": (" (did you mean '{}'?)", 0.6, False),
+    "setting": ("; did you mean {}?", 0.5, True),
+}
+
+
+def suggest(word: str, choices, style: str = "registry") -> str:
+    """The hint after an unknown ``word``: the closest of ``choices``, or ``""`` when none is close.
+
+    ``style="registry"`` (the registry's messages): `` (did you mean 'x'?)``; ``style="setting"``
+    (the options' messages): ``"; did you mean x?"``, with a looser match, and the only choice
+    when there is a single one.
+
+    Raises:
+        KeyError: ``style`` is neither.
+    """
+    words, cutoff, only = _HINTS[style]
+    options = [str(c) for c in choices]
+    close = difflib.get_close_matches(str(word), options, n=1, cutoff=cutoff) or (
+        options if only and len(options) == 1 else []
+    )
+    return words.format(close[0]) if close else ""
 
 
 def format_value(value, unit: str | None = "") -> str:
@@ -65,10 +94,10 @@ def format_value(value, unit: str | None = "") -> str:
         (value.lo, value.hi)
         if hasattr(value, "lo") and hasattr(value, "hi")
         else tuple(value)
-        if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_is_number, value))
+        if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(is_number, value))
         else None
     )
     if lo_hi is not None:
         lo, hi = lo_hi
         return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)
-    return with_unit(number(value) if _is_number(value) or isinstance(value, bool) else str(value), unit)
+    return with_unit(number(value) if is_number(value) or isinstance(value, bool) else str(value), unit)

@@ -16,6 +16,9 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.outcomes import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, worse
+from claimcheck.tolerance import ToleranceError, parse_tolerance
+from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -162,12 +165,6 @@ def format_check(
     return "\n".join(out)
 
 
-def measured_from_report(path, chapter: str | None = None) -> dict:
-    """claim id -> (measured display, outcome, source) from a ``claims.json``, for one chapter's
-    claims when ``chapter`` is given (another chapter's C10 is not this one's); {} when absent or broken."""
-    return report_measured(path, chapter=chapter)[0]
-
-
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
     """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json``, for one
     chapter's claims when ``chapter`` is given.
@@ -311,18 +308,42 @@ def tolerance_holds(claim, measured):
 
 def formula_holds(claim, registry):
     """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
-    ``stated`` = figure (:func:`claimcheck.formula.evaluate_claim`, the judge of formula claims)."""
-    from claimcheck.formula import FormulaError, evaluate_claim
+    ``stated`` = figure (:func:`formula_verdict`, the judge of formula claims)."""
+    from claimcheck.formula import FormulaError
 
     def holds(figure: str) -> bool:
-        revised = dataclasses.replace(claim, stated=figure)
         try:
-            result = evaluate_claim(revised, registry)
+            return formula_verdict(claim, registry, figure).outcome == PASSED
         except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
             return False
-        return all(ok for _, ok, _ in result.conditions) and revised.tolerance(result.value, figure) is None
 
     return holds
+
+
+def formula_verdict(claim, registry, value: str) -> Verdict:
+    """The verdict (:func:`claimcheck.verdict.judge`) of a formula claim with ``stated`` = ``value``:
+    each condition a :class:`~claimcheck.verdict.Requirement`, the formula's interval judged by the
+    claim's tolerance; the worst outcome, every failure's reason joined by "; ".
+
+    Raises:
+        FormulaError: the formula or a condition cannot be evaluated with this figure.
+    """
+    from claimcheck.formula import evaluate_claim
+
+    revised = dataclasses.replace(claim, stated=value)
+    result = evaluate_claim(revised, registry)
+    evidence: list[Evidence] = [
+        Requirement(ok, f"condition {text} does not hold: {sides}", result.value)
+        for text, ok, sides in result.conditions
+    ]
+    evidence.append(Measured(result.value))
+    # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
+    verdicts = [judge(revised, e, runner=revised.runner) for e in evidence]
+    outcome = PASSED
+    for v in verdicts:
+        outcome = worse(outcome, v.outcome)
+    reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
+    return Verdict(outcome, result.value, reason or None)
 
 
 @dataclasses.dataclass
@@ -349,23 +370,26 @@ class WhatIf:
         v = self.revised
         m = self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
-        bound = self.tolerance.startswith((">=", "<=", "range:"))
+        try:
+            bound = parse_tolerance(self.tolerance).is_bound
+        except ToleranceError:
+            bound = False
         where, value = (
             ("by the chapter's own figures", "its figures give")
             if self.formula
             else ("on this runner", "measured")
         )
-        if self.outcome == "passed":
+        if self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
-        elif self.outcome == "failed":
+        elif self.outcome == FAILED:
             head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
-        elif self.outcome == "skipped" and self.runner:
+        elif self.outcome == SKIPPED and self.runner:
             head = (
                 f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "
                 f"figure of that runner; check it there: claimcheck what-if {self.claim_id}={v} "
                 f"--runner {self.runner}"
             )
-        elif self.outcome == "skipped" and self.measured is not None:
+        elif self.outcome == SKIPPED and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
             head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
@@ -374,7 +398,7 @@ class WhatIf:
         lines = [
             f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
         ]
-        if not bound and self.outcome == "failed" and self.measured is not None:
+        if not bound and self.outcome == FAILED and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
                 if self.suggested is not None
@@ -484,8 +508,8 @@ def run_what_if(
                 row = rows.get(key, {})
                 holds = tolerance_holds(claim, row.get("measured"))
             m = row.get("measured")
-            bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
-            elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
+            bound = claim.tolerance.is_bound
+            elsewhere = bool(claim.runner) and row.get("outcome") == SKIPPED  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
             elif bound:
@@ -494,7 +518,7 @@ def run_what_if(
                 suggested = nearest_holding(holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
             row, m, suggested = (
-                {"outcome": "error", "reason": f"{key if several else claim.id}: {exc}"},
+                {"outcome": ERROR, "reason": f"{key if several else claim.id}: {exc}"},
                 None,
                 None,
             )
@@ -503,7 +527,7 @@ def run_what_if(
                 key if several else claim.id,
                 value,
                 claim.stated,
-                row.get("outcome", "not-run"),
+                row.get("outcome", NOT_RUN),
                 m,
                 row.get("measured_display"),
                 row.get("unit") or claim.unit or "",
@@ -521,20 +545,15 @@ def run_what_if(
 def _formula_row(claim, registry, value: str) -> dict:
     """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
     the claims.json fields what-if reads, the value shown as the claims page shows it."""
-    from claimcheck.formula import evaluate_claim
     from claimcheck.pages.words import measured_value
 
-    revised = dataclasses.replace(claim, stated=value)
-    result = evaluate_claim(revised, registry)
-    failing = [f"condition {text} does not hold: {sides}" for text, ok, sides in result.conditions if not ok]
-    bad = revised.tolerance(result.value, value)
-    measured = [result.value.lo, result.value.hi]
+    verdict = formula_verdict(claim, registry, value)
     row = {
-        "measured": measured,
+        "measured": [verdict.value.lo, verdict.value.hi],
         "unit": claim.unit,
         "tolerance": claim.tolerance_text,
-        "outcome": "failed" if failing or bad else "passed",
-        "reason": "; ".join(failing + ([bad] if bad else [])),
+        "outcome": verdict.outcome,
+        "reason": verdict.reason or "",
     }
     row["measured_display"] = measured_value(row)
     return row

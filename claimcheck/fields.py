@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from claimcheck.display import suggest
+
 # What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
 # is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
 # turns some of them into markers.
@@ -103,12 +105,6 @@ class Field:
         if isinstance(d, str):
             return f'"{d}"'
         return "{}" if isinstance(d, Mapping) else "[]" if isinstance(d, tuple) and not d else repr(d)
-
-
-def suggest(name: str, options) -> str:
-    """`` (did you mean 'x'?)`` for the option closest to ``name``, or ``""``."""
-    close = difflib.get_close_matches(str(name), [str(o) for o in options], n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def check_table(

@@ -12,9 +12,18 @@ A claim's outcome on a runner is one of:
 - ``skipped``: cannot be checked on this runner, with the reason (no weights, no GPU, a
   machine-bound figure, external data);
 - ``not-run``: no test yet, or not selected in this run.
+
+Each word is a row of :data:`WORDS` (:class:`Word`): everything the run, the pages and the
+messages need to know of it (how a claim test with that verdict ends, its label, its sentence, its
+Markdown mark, the state it gives a number of the manuscript, its severity and its rank). The
+stylesheet (``claimcheck/pages/templates/page.css``) colours it as ``.o-<word>``, and pytest's
+report of it is :data:`claimcheck.plugin.running.PYTEST_OUTCOME`; a new word is a row here, a row
+there and its style (``tests/core/test_outcomes.py`` checks all three).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 PASSED = "passed"
 FAILED = "failed"
@@ -24,21 +33,157 @@ ERROR = "error"
 SKIPPED = "skipped"
 NOT_RUN = "not-run"
 
+
+@dataclass(frozen=True)
+class Word:
+    """One outcome word and what is said and done with it.
+
+    ``ends``: how a claim test whose verdict is this word ends (the recorder): ``"return"``,
+    ``"fail"`` (``pytest.fail``), ``"skip"`` (``pytest.skip``) or ``"error"`` (a broken check);
+    None: no verdict says it.
+    ``label``: the word as an editor reads it. ``one``/``many``: the summary's sentence of ``{n}``
+    claims with this outcome (``str.format`` fields ``n``, ``ids`` and, for some words, the
+    details the pages add: ``ties``, ``causes``, ``parts``). ``phrase``: what a claim with it does,
+    after its id ("C18 does not hold"). ``mark``: the Markdown summary's mark. ``state``: the state
+    it gives a manuscript number bound to the claim (:mod:`claimcheck.pages.manuscript_view`).
+    ``severity``: 0 is worst (a claim with several tests shows its worst). ``rank``: how good a
+    verdict is for diff (lower is better; None: not a verdict). ``held``/``broken``: the chapter's
+    sentence held, or did not / could not be decided because something is broken. ``annotation``:
+    the level of the CI annotation of a claim with it (None: none).
+    """
+
+    word: str
+    ends: str | None
+    label: str
+    one: str
+    many: str
+    phrase: str
+    mark: str
+    state: str
+    severity: int
+    rank: int | None = None
+    held: bool = False
+    broken: bool = False
+    annotation: str | None = None
+
+    def sentence(self, n: int, **fields: str) -> str:
+        """The summary's sentence of ``n`` claims with this outcome, ``fields`` filled in."""
+        return (self.one if n == 1 else self.many).format(n=n, **fields)
+
+
 #: every outcome, in the order reports list them
-OUTCOMES = (PASSED, FAILED, INCONCLUSIVE, NEAR_TIE, ERROR, SKIPPED, NOT_RUN)
+WORDS = (
+    Word(
+        PASSED,
+        "return",
+        PASSED,
+        "{n} claim holds on this runner{ties}.",
+        "{n} claims hold on this runner{ties}.",
+        "holds",
+        "✅",
+        "held",
+        severity=4,
+        rank=0,
+        held=True,
+    ),
+    Word(
+        FAILED,
+        "fail",
+        FAILED,
+        "{n} does not hold here: {ids}.",
+        "{n} do not hold here: {ids}.",
+        "does not hold",
+        "❌",
+        "failed",
+        severity=1,
+        rank=3,
+        broken=True,
+        annotation="error",
+    ),
+    Word(
+        INCONCLUSIVE,
+        "skip",
+        INCONCLUSIVE,
+        "{n} timing claim is undecided (the confidence interval straddles the bar): {ids}.",
+        "{n} timing claims are undecided (the confidence interval straddles the bar): {ids}.",
+        "is undecided",
+        "❔",
+        "inconclusive",
+        severity=2,
+        rank=2,
+        annotation="warning",
+    ),
+    Word(
+        NEAR_TIE,
+        "return",
+        NEAR_TIE,
+        "{n} only up to a near-tie: {ids}",
+        "{n} only up to near-ties: {ids}",
+        "holds only up to a near-tie",
+        "🟡",
+        "held",
+        severity=3,
+        rank=1,
+        held=True,
+    ),
+    Word(
+        ERROR,
+        "error",
+        ERROR,
+        "{n} could not be checked because something is broken (a test, its module or its registry "
+        "entry): {ids}.",
+        "{n} could not be checked because something is broken (a test, its module or its registry "
+        "entry): {ids}.",
+        "could not be checked",
+        "💥",
+        "failed",
+        severity=0,
+        rank=3,
+        broken=True,
+        annotation="error",
+    ),
+    Word(
+        SKIPPED,
+        "skip",
+        SKIPPED,
+        "{n} cannot be checked here: {causes}.",
+        "{n} cannot be checked here: {causes}.",
+        "cannot be checked here",
+        "⏭️",
+        "unchecked",
+        severity=5,
+    ),
+    Word(
+        NOT_RUN,
+        None,
+        "not run",
+        "{n} was not run: {parts}.",
+        "{n} were not run: {parts}.",
+        "was not run",
+        "⬜",
+        "not-run",
+        severity=6,
+    ),
+)
+
+#: each word's row
+WORD = {w.word: w for w in WORDS}
+
+#: every outcome, in the order reports list them
+OUTCOMES = tuple(w.word for w in WORDS)
 
 #: worst first: a claim with several tests (its measurement, its drift check) shows its worst outcome
-SEVERITY = (ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, NOT_RUN)
+SEVERITY = tuple(w.word for w in sorted(WORDS, key=lambda w: w.severity))
 
 #: outcomes that say the chapter's sentence held on this runner
-HELD = (PASSED, NEAR_TIE)
+HELD = tuple(w.word for w in WORDS if w.held)
 
 #: outcomes that say it did not hold, or could not be decided because something is broken
-BROKEN = (FAILED, ERROR)
+BROKEN = tuple(w.word for w in WORDS if w.broken)
 
 #: how good a verdict is, for diff's "regression" / "improved" (lower is better); outcomes not
 #: listed here (skipped, not-run) are not verdicts
-VERDICT_RANK = {PASSED: 0, NEAR_TIE: 1, INCONCLUSIVE: 2, FAILED: 3, ERROR: 3}
+VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
 def worse(a: str, b: str) -> str:
@@ -51,8 +196,10 @@ def worse(a: str, b: str) -> str:
 
 
 def label(outcome: str) -> str:
-    """The outcome as an editor reads it ("not run" for ``not-run``)."""
-    return "not run" if outcome == NOT_RUN else outcome
+    """The outcome as an editor reads it ("not run" for ``not-run``); a word that is no outcome
+    is returned as it is."""
+    word = WORD.get(outcome)
+    return word.label if word else outcome
 
 
 def count(outcomes) -> dict[str, int]:

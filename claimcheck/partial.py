@@ -21,6 +21,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from claimcheck.outcomes import NOT_RUN
+
 #: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
 NOT_SELECTED = "not selected in this run (no test of it ran)"
 
@@ -36,7 +38,7 @@ def unselected(entry: dict) -> bool:
         return False
     if "selected" in entry:
         return entry["selected"] is False
-    return entry.get("outcome") == "not-run" and entry.get("reason") == NOT_SELECTED
+    return entry.get("outcome") == NOT_RUN and entry.get("reason") == NOT_SELECTED
 
 
 def _gpu(runner: dict):
@@ -112,7 +114,7 @@ def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None
             continue
         entries = now[e["chapter"]]
         stub = {k: v for k, v in copy.deepcopy(e).items() if k != "carried"}
-        stub.update(selected=False, outcome="not-run", reason=NOT_SELECTED)
+        stub.update(selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
         if entries is not None:
             if e.get("id") not in entries:
                 dropped.append(f"{e.get('key') or e.get('id')}: no longer in its chapter's registry")

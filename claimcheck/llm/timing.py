@@ -274,7 +274,7 @@ class Timing:
         straddles its bar) or fewer than ``min_rounds`` rounds are measured (default: the fewest
         that cover :data:`LEVEL`), one more round at a time, each only when the rounds so far say
         it ends within ``budget_s``: a busy machine makes the claim inconclusive at its budget,
-        not slow. ``exact``: :class:`claimcheck.verdict.Exact` forms, passed through."""
+        not slow. ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
         rounds = self.rounds
         min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
         spent_at_start = rounds.seconds

@@ -41,16 +41,8 @@ STATES = (
 )
 STATE_LABEL = {s.key: s.label for s in STATES}
 
-#: the state of a claim of a bound number, from its outcome
-STATE_OF_OUTCOME = {
-    oc.PASSED: "held",
-    oc.NEAR_TIE: "held",
-    oc.FAILED: "failed",
-    oc.ERROR: "failed",
-    oc.INCONCLUSIVE: "inconclusive",
-    oc.SKIPPED: "unchecked",
-    oc.NOT_RUN: "not-run",
-}
+#: the state of a claim of a bound number, from its outcome (its word's ``state``)
+STATE_OF_OUTCOME = {w.word: w.state for w in oc.WORDS}
 
 #: the states of a bound number's claims, weakest first: the first one present is the number's.
 #: What the editor must act on comes first (the text differs, a claim fails, a timing is undecided);

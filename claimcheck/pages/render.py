@@ -31,6 +31,7 @@ def environment():
         keep_trailing_newline=True,
     )
     env.filters["outcome_label"] = oc.label
+    env.globals["PASSED"] = oc.PASSED
     from claimcheck.pages.words import anchor
 
     env.filters["anchor"] = anchor

@@ -15,16 +15,8 @@ from pathlib import Path
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
 
-#: how each outcome shows in Markdown (GitHub renders the emoji)
-MARK = {
-    oc.PASSED: "✅",
-    oc.FAILED: "❌",
-    oc.INCONCLUSIVE: "❔",
-    oc.NEAR_TIE: "🟡",
-    oc.ERROR: "💥",
-    oc.SKIPPED: "⏭️",
-    oc.NOT_RUN: "⬜",
-}
+#: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
+MARK = {w.word: w.mark for w in oc.WORDS}
 
 
 def is_matrix(doc: dict) -> bool:
@@ -280,14 +272,10 @@ def annotations(doc: dict, base=".") -> list[str]:
                             f"{cid} locator {q.get('status')}",
                         )
                     )
-        if outcome in (oc.FAILED, oc.ERROR, oc.INCONCLUSIVE):
+        word = oc.WORD.get(str(outcome))
+        if word is not None and word.annotation:
             loc = next((x for x in e.get("locations") or [] if isinstance(x, dict) and x.get("file")), None)
             file, line = (loc["file"], loc.get("line")) if loc else (registry, e.get("registry_line"))
-            said = {
-                oc.FAILED: "does not hold",
-                oc.ERROR: "could not be checked",
-                oc.INCONCLUSIVE: "is undecided",
-            }[outcome]
             facts = ", ".join(
                 x
                 for x in (
@@ -300,11 +288,11 @@ def annotations(doc: dict, base=".") -> list[str]:
             reason = _short(words.reason_words(e), 400)
             out.append(
                 command(
-                    "warning" if outcome == oc.INCONCLUSIVE else "error",
+                    word.annotation,
                     f"{facts}. {reason}".strip(),
                     _rel(file, base) if file else None,
                     line,
-                    f"{cid} {said}",
+                    f"{cid} {word.phrase}",
                 )
             )
     for m in doc.get("manuscripts") or []:

@@ -11,23 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TypeGuard
 
 from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
+from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
-from claimcheck.tolerance import (
-    Absolute,
-    AtLeast,
-    AtMost,
-    Exact,
-    Printed,
-    Range,
-    Relative,
-    ToleranceError,
-    parse_tolerance,
-)
+from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
 
 def quoted(locator: str) -> str:
@@ -84,149 +74,62 @@ def drift_words(entry: dict) -> list[str]:
     return out
 
 
-def _is_number(x: object) -> TypeGuard[int | float]:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _parse(entry: dict):
+def _parse(entry: dict) -> Tolerance | None:
     try:
         return parse_tolerance(entry.get("tolerance") or "printed")
     except ToleranceError:
         return None
 
 
+def _stated(entry: dict) -> str | None:
+    stated = entry.get("stated")
+    return None if stated in (None, "") else str(stated)
+
+
 def admitted(entry: dict) -> tuple[float, float] | None:
     """The values the claim's tolerance admits, ``(lo, hi)`` in the claim's unit (``±inf`` for one-sided
-    bars), or None when the tolerance or the stated value cannot be read."""
+    bars), or None when the tolerance or the stated value cannot be read (:meth:`Tolerance.region`)."""
     tol = _parse(entry)
-    stated = entry.get("stated") or None
+    if tol is None:
+        return None
     try:
-        if isinstance(tol, Printed):
-            if stated is None:  # no printed value to read the bar from
-                return None
-            iv = Interval.printed(stated)
-            return iv.lo, iv.hi
-        if isinstance(tol, AtLeast):
-            return tol.bound, math.inf
-        if isinstance(tol, AtMost):
-            return -math.inf, tol.bound
-        if isinstance(tol, Range):
-            return tol.lo, tol.hi
-        s = float(Interval.exact(stated).lo)
-        if isinstance(tol, Exact):
-            return s, s
-        if isinstance(tol, Absolute):
-            return s - tol.atol, s + tol.atol
-        if isinstance(tol, Relative):
-            return s - tol.rtol * abs(s), s + tol.rtol * abs(s)
+        return tol.region(_stated(entry))
     except (TypeError, ValueError, AttributeError):
         return None
-    return None
 
 
 def bar_words(entry: dict) -> str:
-    """The claim's tolerance as a reader says it, with the values it admits.
+    """The claim's tolerance as a reader says it, with the values it admits (:meth:`Tolerance.describe`).
 
     ``printed`` on 99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` on a
     ratio -> "at least 10×"; ``rel:5%`` on 2 -> "within 5% of 2: [1.9, 2.1] FLOP/param".
     """
     tol = _parse(entry)
-    unit = entry.get("unit")
-    stated = entry.get("stated") or ""
     text = entry.get("tolerance") or "printed"
     if tol is None:
         return f"unreadable tolerance {text!r}"
-    bounds = admitted(entry)
-    if isinstance(tol, AtLeast):
-        return "at least " + with_unit(number(tol.bound), unit)
-    if isinstance(tol, AtMost):
-        return "at most " + with_unit(number(tol.bound), unit)
-    if isinstance(tol, Range):
-        return f"between {number(tol.lo)} and " + with_unit(number(tol.hi), unit)
-    if bounds is None:
+    try:
+        return tol.describe(_stated(entry), entry.get("unit"))
+    except (TypeError, ValueError, AttributeError):
         return f"{text} (the chapter prints no number to compare with)"
-    span = with_unit(f"[{number(bounds[0], 6)}, {number(bounds[1], 6)}]", unit)
-    if isinstance(tol, Printed):
-        return f"within half a unit of the last digit: {span}"
-    if isinstance(tol, Exact):
-        return "exactly " + with_unit(stated, unit)
-    if isinstance(tol, Absolute):
-        return f"within ±{number(tol.atol)} of {stated}: {span}"
-    if isinstance(tol, Relative):
-        return f"within {number(tol.rtol * 100)}% of {stated}: {span}"
-    return text  # pragma: no cover - every tolerance kind is handled above
-
-
-@dataclass(frozen=True)
-class Margin:
-    """How far inside (``inside`` True) or outside the bar the measured value lies.
-
-    ``text`` says it in the claim's unit; ``score`` is comparable across claims (for sorting):
-    for a one-sided bar the distance relative to the bar, for a two-sided one relative to the
-    half-width (1 = dead centre, 0 = on the edge); negative outside.
-    """
-
-    text: str
-    inside: bool
-    score: float
 
 
 def margin(entry: dict) -> Margin | None:
-    """The :class:`Margin` of a measured entry, or None (nothing measured, or no bar to measure against)."""
+    """The :class:`~claimcheck.tolerance.Margin` of a measured entry (:meth:`Tolerance.margin`), or
+    None (nothing measured, or no bar to measure against)."""
     m = entry.get("measured")
-    bounds = admitted(entry)
-    if bounds is None or m is None or isinstance(m, (bool, str)):
+    tol = _parse(entry)
+    if tol is None or m is None or isinstance(m, (bool, str)):
         return None
-    lo, hi = bounds
-    unit = entry.get("unit")
     if isinstance(m, list):
-        if len(m) != 2 or not all(_is_number(v) for v in m):
+        if len(m) != 2 or not all(_is_number(v) for v in m) or not m[0] <= m[1]:
             return None
-        mlo, mhi = float(m[0]), float(m[1])
+        value: float | Interval = Interval(float(m[0]), float(m[1]))
     elif _is_number(m):
-        mlo = mhi = float(m)
+        value = float(m)
     else:
         return None
-    if not (math.isfinite(mlo) and math.isfinite(mhi)):
-        return None
-    one_sided = math.isinf(lo) or math.isinf(hi)
-    if mhi < lo or mlo > hi:  # outside
-        gap = lo - mhi if mhi < lo else mlo - hi
-        bar = lo if mhi < lo else hi
-        if one_sided:
-            rel = (
-                f" ({number(mhi if mhi < lo else mlo, 3)} is {number((mhi if mhi < lo else mlo) / bar, 2)}× the bar)"
-                if bar
-                else ""
-            )
-            return Margin(
-                f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}",
-                False,
-                -gap / abs(bar) if bar else -gap,
-            )
-        half = (hi - lo) / 2
-        return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
-    if mlo < mhi and (mlo < lo or mhi > hi):
-        return Margin("overlaps the bar (an interval of values)", True, 0.0)
-    if one_sided:
-        bar = lo if math.isinf(hi) else hi
-        value = mlo if math.isinf(hi) else mhi
-        d = (mlo - bar) if math.isinf(hi) else (bar - mhi)
-        if d == 0:
-            return Margin("on the bar", True, 0.0)
-        word = "above" if math.isinf(hi) else "below"
-        times = value / bar if bar else 0
-        ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
-        return Margin(
-            f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
-        )
-    if lo == hi:
-        return Margin("exact", True, 1.0)
-    half = (hi - lo) / 2
-    d = min(mlo - lo, hi - mhi)
-    if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
-        return Margin("on the chapter's value", True, 1.0)
-    return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+    return tol.margin(value, _stated(entry), entry.get("unit"))
 
 
 def ci_straddles(entry: dict) -> bool:
@@ -470,6 +373,34 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _cause_words(skipped: list[dict], runner: dict | None, ids) -> str:
+    """Why skipped claims were not checked, causes counted: "3 need the pretrained weights (C30.model, ...)"."""
+    groups: dict[str, list[dict]] = {}
+    for e in skipped:
+        groups.setdefault(cause_of(e, runner).key, []).append(e)
+    return "; ".join(
+        f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
+        for c in CAUSES
+        if c.key in groups
+    )
+
+
+def _not_run_words(not_run: list[dict], ids) -> str:
+    """Why claims were not run: not selected in this run, or without a test yet, counted."""
+    unselected = [
+        e
+        for e in not_run
+        if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
+    ]
+    rest = [e for e in not_run if e not in unselected]
+    parts = []
+    if unselected:
+        parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
+    if rest:
+        parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
+    return "; ".join(parts)
+
+
 def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
     rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
@@ -482,53 +413,22 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
     for e in entries:
         by.setdefault(e.get("outcome"), []).append(e)
     out = []
-    held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
-    if held:
-        ties = by.get(oc.NEAR_TIE, [])
-        tie = (
-            f" ({_n(len(ties), 'only up to a near-tie', 'only up to near-ties')}: {ids(ties)})"
-            if ties
-            else ""
-        )
-        out.append(f"{_n(len(held), 'claim holds', 'claims hold')} on this runner{tie}.")
-    if by.get(oc.FAILED):
-        f = by[oc.FAILED]
-        out.append(f"{_n(len(f), 'does', 'do')} not hold here: {ids(f)}.")
-    if by.get(oc.INCONCLUSIVE):
-        i = by[oc.INCONCLUSIVE]
-        out.append(
-            f"{_n(len(i), 'timing claim is', 'timing claims are')} undecided (the confidence interval "
-            f"straddles the bar): {ids(i)}."
-        )
-    if by.get(oc.ERROR):
-        broken = by[oc.ERROR]
-        out.append(
-            f"{len(broken)} could not be checked because something is broken (a test, its module or its "
-            f"registry entry): {ids(broken)}."
-        )
-    if by.get(oc.SKIPPED):
-        s = by[oc.SKIPPED]
-        groups: dict[str, list[dict]] = {}
-        for e in s:
-            groups.setdefault(cause_of(e, runner).key, []).append(e)
-        parts = [
-            f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
-            for c in CAUSES
-            if c.key in groups
-        ]
-        out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
-    if by.get(oc.NOT_RUN):
-        n = by[oc.NOT_RUN]
-        unselected = [
-            e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
-        ]
-        rest = [e for e in n if e not in unselected]
-        parts = []
-        if unselected:
-            parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
-        if rest:
-            parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
-        out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
+    for word in oc.WORDS:  # each outcome's sentence (oc.Word.sentence), in the order reports list them
+        if word.word in oc.HELD[1:]:
+            continue  # the other ways of holding are said within the first one's sentence
+        es = [e for o in oc.HELD for e in by.get(o, [])] if word.word == oc.HELD[0] else by.get(word.word, [])
+        if not es:
+            continue
+        fields = {"ids": ids(es)}
+        if word.word == oc.HELD[0]:
+            fields["ties"] = "".join(
+                f" ({oc.WORD[o].sentence(len(by[o]), ids=ids(by[o]))})" for o in oc.HELD[1:] if by.get(o)
+            )
+        elif word.word == oc.SKIPPED:
+            fields["causes"] = _cause_words(es, runner, ids)
+        elif word.word == oc.NOT_RUN:
+            fields["parts"] = _not_run_words(es, ids)
+        out.append(word.sentence(len(es), **fields))
     drifted = [e for e in entries if e.get("drifted")]
     if drifted:
         out.append(

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.outcomes import INCONCLUSIVE
 from claimcheck.plugin.ending import half_loaded
 from claimcheck.plugin.state import STATE, fingerprint_of
 
@@ -271,7 +272,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         tr.write_line(f"profile: {doc['profile']['description']}")
     several = len(doc.get("chapters") or []) > 1
     for c in doc["claims"]:
-        if c["outcome"] == "inconclusive":
+        if c["outcome"] == INCONCLUSIVE:
             ci = (c.get("details") or {}).get("ci") or {}
             tr.write_line(
                 f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "

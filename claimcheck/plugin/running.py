@@ -241,5 +241,5 @@ def pytest_report_teststatus(report, config):
         and report.passed
         and stored_record(report.user_properties).get("verdict") == NEAR_TIE
     ):
-        return "near-tie", "t", "NEAR-TIE"
+        return NEAR_TIE, "t", NEAR_TIE.upper()
     return None

@@ -15,7 +15,7 @@ import pytest
 
 from claimcheck.llm import plots
 from claimcheck.llm.timing import Condition
-from claimcheck.verdict import Exact
+from claimcheck.verdict import ExactForm
 
 MIN_CONTEXT_FOR_FIT = 64  # below ~64 tokens a forward pass is bound by reading the weights, not by its length
 AT_LEAST_1 = (1.0, math.inf)
@@ -93,8 +93,8 @@ def test_decode_step_slows_with_context_kv_grows_linearly(claim, latency_timing)
     lat = latency_timing
     kv = lat.kv_bytes()
     per_token = {L: b / L for L, b in kv.items()}
-    linear = Exact("kv_bytes_linear", len(set(per_token.values())), (1, 1),
-                   "distinct KV bytes per token across context lengths")
+    linear = ExactForm("kv_bytes_linear", len(set(per_token.values())), (1, 1),
+                       "distinct KV bytes per token across context lengths")
     claim.check_timing(lat, lat.context_slowdown, exact=[linear], contexts=sorted(kv), kv_bytes=kv,
                        kv_bytes_per_token=per_token[min(lat.prompts)])
 

@@ -115,3 +115,62 @@ def test_every_tolerance_type_says_how_far_a_value_may_move():
 def test_a_number_beyond_a_floats_range_is_a_bad_tolerance_not_infinity(text):
     with pytest.raises(ToleranceError, match="too large for a tolerance"):
         parse_tolerance(text)
+
+
+# --- what a tolerance says of itself: its region, its bar in words, its margin ---------------------
+KINDS = {
+    "printed": (
+        "99.16",
+        "percent",
+        (99.155, 99.165),
+        "within half a unit of the last digit: [99.155, 99.165]%",
+    ),
+    "exact": ("1023", "example", (1023.0, 1023.0), "exactly 1023 example"),
+    "abs:0.5": ("2", "", (1.5, 2.5), "within ±0.5 of 2: [1.5, 2.5]"),
+    "rel:5%": ("2", "FLOP/param", (1.9, 2.1), "within 5% of 2: [1.9, 2.1] FLOP/param"),
+    ">=10": ("60", "x", (10.0, math.inf), "at least 10×"),
+    "<=1e-5": (None, "", (-math.inf, 1e-5), "at most 1e-5"),
+    "range:0.98..1.02": (None, "x", (0.98, 1.02), "between 0.98 and 1.02×"),
+}
+
+
+@pytest.mark.parametrize("text", sorted(KINDS))
+def test_each_kind_says_its_region_and_its_bar_in_words(text):
+    stated, unit, region, words = KINDS[text]
+    tol = parse_tolerance(text)
+    assert tol.region(stated) == pytest.approx(region)
+    assert tol.describe(stated, unit) == words
+    assert tol.is_bound == (text[0] in "<>" or text.startswith("range:"))
+
+
+def test_every_kind_is_in_the_table_of_words():
+    # a new tolerance kind brings its region and its words with it, and a row here
+    kinds = {type(parse_tolerance(t)) for t in KINDS}
+    assert kinds == {Printed, Exact, Absolute, Relative, AtLeast, AtMost, Range}
+    for kind in kinds:
+        assert "describe" in vars(kind) and "region" in vars(kind), kind.__name__
+
+
+@pytest.mark.parametrize("text", ["printed", "exact", "abs:0.5", "rel:5%"])
+def test_a_bar_read_from_the_stated_value_has_no_words_without_one(text):
+    with pytest.raises((ValueError, TypeError, AttributeError)):
+        parse_tolerance(text).describe(None, "x")
+    assert parse_tolerance(text).margin(1.0, None) is None
+
+
+@pytest.mark.parametrize(
+    "text, stated, measured, words, inside",
+    [
+        (">=10", None, 23.26, "13.3× above the bar, 2.3× the bar", True),
+        (">=10", None, 3.2, "short by 6.8× (3.2 is 0.32× the bar)", False),
+        ("<=1", None, 1.5, "over by 0.5× (1.5 is 1.5× the bar)", False),
+        ("abs:0.5", "2", 2.71, "outside by 0.21×", False),
+        ("printed", "60.6", Interval(60.37, 61.0), "overlaps the bar (an interval of values)", True),
+        ("exact", "4", 4, "exact", True),
+        ("range:0..4", None, 1.0, "inside by 1× of ±2", True),
+    ],
+)
+def test_the_margin_in_words(text, stated, measured, words, inside):
+    m = parse_tolerance(text).margin(measured, stated, "x")
+    assert (m.text, m.inside, m.score >= 0) == (words, inside, inside)
+    assert parse_tolerance(text).margin(math.inf, stated, "x") is None

@@ -11,7 +11,7 @@ from claimcheck.tolerance import parse_tolerance
 from claimcheck.verdict import (
     Bar,
     Compared,
-    Exact,
+    ExactForm,
     Form,
     Measured,
     Requirement,
@@ -108,7 +108,7 @@ def test_timing_bars_and_exact_forms():
     flat = Bar("flat", ci(5.0, 6.0), (0.0, 1.0), "a condition far outside its bar")
     v = judge(claim, Timed(ci(12.0, 20.0), bars=(flat,), load=QUIET))
     assert v.outcome == FAILED and v.details["conditions"]["flat"]["verdict"] == FAILED
-    count = Exact("count", 3, (4, 4), "a count that must be 4")
+    count = ExactForm("count", 3, (4, 4), "a count that must be 4")
     v = judge(claim, Timed(ci(12.0, 20.0), exact=(count,), load=QUIET))
     assert v.outcome == FAILED and v.details["exact"]["count"]["verdict"] == FAILED
 
@@ -120,7 +120,7 @@ def test_busy_machine_rule():
     assert (
         "T1 lay outside the bar, but on a busy machine" in busy.reason and "(busy: 1-min load" in busy.reason
     )
-    count = Exact("count", 3, (4, 4), "a count that must be 4")  # exact forms fail whatever the load
+    count = ExactForm("count", 3, (4, 4), "a count that must be 4")  # exact forms fail whatever the load
     assert judge(claim, Timed(ci(12.0, 20.0), exact=(count,), load=BUSY)).outcome == FAILED
     assert judge(claim, Timed(ci(12.0, 20.0), load=BUSY)).outcome == PASSED
 

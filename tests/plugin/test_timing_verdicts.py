@@ -19,7 +19,7 @@ import pytest
 
 import claimcheck.llm.timing as timing
 from claimcheck.llm.timing import Condition, Rounds, Timing
-from claimcheck.verdict import Exact
+from claimcheck.verdict import ExactForm
 
 QUIET = {"loadavg_1m": 0.5, "cores": 2, "probe_s": 0.002, "probe_spread": 1.05, "busy": False, "why": ""}
 BUSY = dict(QUIET, loadavg_1m=4.0, busy=True, why="1-min load average 4.0 on 2 cores")
@@ -68,7 +68,7 @@ def test_clearly_below_on_a_busy_machine(claim):
 
 @pytest.mark.claim("T6")
 def test_exact_form_fails_on_a_busy_machine_too(claim):
-    claim.check_timing(rounds_of([20.0, 21.0, 19.0]), median_x, exact=[Exact("count", 3, (4, 4), "a count that must be 4")])
+    claim.check_timing(rounds_of([20.0, 21.0, 19.0]), median_x, exact=[ExactForm("count", 3, (4, 4), "a count that must be 4")])
 """
 
 

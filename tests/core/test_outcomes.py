@@ -1,0 +1,53 @@
+"""Every outcome word has what the pages and messages need: a style in the stylesheet, a sentence,
+a mark, a manuscript state, a way to end a test and pytest's report of it (issue 24), so a new word
+that misses one fails here, not on a page."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from claimcheck import outcomes as oc
+from claimcheck.pages.manuscript_view import STATE_LABEL
+from claimcheck.plugin.running import PYTEST_OUTCOME
+
+CSS = (Path(oc.__file__).parent / "pages" / "templates" / "page.css").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("word", oc.OUTCOMES)
+def test_every_outcome_word_has_a_style(word):
+    # the pages mark an outcome with class o-<word> (badges, the glance, the matrix's cells)
+    assert re.search(rf"\.o-{re.escape(word)}\s*\{{[^}}]*color", CSS), f"page.css has no .o-{word} rule"
+    assert re.search(rf"\.o-{re.escape(word)}::before\s*\{{\s*content", CSS), f"no badge sign for {word}"
+
+
+@pytest.mark.parametrize("word", oc.WORDS, ids=lambda w: w.word)
+def test_every_outcome_word_has_a_sentence_a_mark_and_a_state(word):
+    fields = {"ids": "C01, C02", "ties": "", "causes": "2 need a GPU (C01, C02)", "parts": "2 without a test"}
+    for n in (1, 2):
+        said = word.sentence(n, **fields)
+        assert said.startswith(f"{n} ") and len(said) > 10, said
+    assert word.label and word.phrase and word.mark
+    assert word.state in STATE_LABEL, f"{word.word}: no manuscript state {word.state!r}"
+    assert oc.label(word.word) == word.label
+
+
+@pytest.mark.parametrize("word", oc.WORDS, ids=lambda w: w.word)
+def test_every_verdict_word_ends_a_test_and_has_a_pytest_report(word):
+    assert word.ends in ("return", "fail", "skip", "error", None)
+    assert (word.word in PYTEST_OUTCOME) == (word.ends is not None)
+
+
+def test_the_tables_derived_from_the_words():
+    assert oc.SEVERITY == (
+        oc.ERROR,
+        oc.FAILED,
+        oc.INCONCLUSIVE,
+        oc.NEAR_TIE,
+        oc.PASSED,
+        oc.SKIPPED,
+        oc.NOT_RUN,
+    )
+    assert oc.HELD == (oc.PASSED, oc.NEAR_TIE) and oc.BROKEN == (oc.FAILED, oc.ERROR)
+    assert oc.VERDICT_RANK == {oc.PASSED: 0, oc.NEAR_TIE: 1, oc.INCONCLUSIVE: 2, oc.FAILED: 3, oc.ERROR: 3}
+    assert oc.label(oc.NOT_RUN) == "not run" and oc.label("unknown") == "unknown"
