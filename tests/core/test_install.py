@@ -19,7 +19,7 @@ DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture(scope="module")
-def core_venv(package_source, outside_env, tmp_path_factory):
+def core_venv(package_wheel, outside_env, tmp_path_factory):
     venv = tmp_path_factory.mktemp("core-venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -34,7 +34,7 @@ def core_venv(package_source, outside_env, tmp_path_factory):
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            str(package_source),
+            str(package_wheel),  # the checkout's wheel (tests/conftest.py), with its declared dependencies
         ],
         capture_output=True,
         text=True,

@@ -98,10 +98,14 @@ def project(tmp_path):
     return tmp_path
 
 
-def run(project, *args, wait=True, **env):
+def run(project, *args, wait=True, kit=False, **env):
+    """pytest on the project in a fresh interpreter: without Hypothesis's plugin (it imports all of
+    Hypothesis at the end of a run), and without the LLM kit's unless ``kit`` (its fingerprint
+    imports torch; these claims measure nothing with it)."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMCHECK_")}
     environ.update(env)
-    cmd = [sys.executable, "-m", "pytest", "claims", "-p", "no:cacheprovider", "-p", "no:html", *args]
+    lean = ["-p", "no:hypothesispytest", *([] if kit else ["-p", "no:claimcheck-llm"])]
+    cmd = [sys.executable, "-m", "pytest", "claims", "-p", "no:cacheprovider", "-p", "no:html", *lean, *args]
     proc = subprocess.Popen(
         cmd, cwd=project, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -150,10 +154,10 @@ os.kill(os.getpid(), signal.SIGINT)
 def test_an_interrupted_heavy_import_is_not_imported_again(project):
     """Issue 18: SIGINT during the torch import gave a ~90-line traceback (or a segfault) from the
     end-of-run hook importing the half-loaded package again for the runner fingerprint."""
-    out, rc = run(project, "-k", "not C04")
+    out, rc = run(project, "-k", "not C04", kit=True)
     assert rc == 0, out
     (project / "claims" / "test_zz_cut.py").write_text(CUT_IMPORT, encoding="utf-8")
-    out, rc = run(project)
+    out, rc = run(project, kit=True)  # the kit's fingerprint is what must not import it again
     assert rc == pytest.ExitCode.INTERRUPTED, out
     for words in ("Traceback", "During handling", "direct cause", "Fatal Python"):
         assert words not in out, out
