@@ -31,6 +31,14 @@ the stand-in is written in the documented cache layout (``hub/models--ORG--NAME/
 The numbers the listing prints are read with the claim's own locators (the chapter prints the
 listing's output, so the locators that bind the chapter's output also find the listing's lines):
 :meth:`ListingRun.printed`.
+
+**Sizes.** A listing's sizes are its own code: the harness changes only what the libraries let a
+caller choose without touching the listing. ``max_new_tokens`` (a size profile's generation
+length) caps every ``generate(..., max_new_tokens=N)`` of the listing at that many tokens
+(:mod:`claimcheck.llm.listing_shim` wraps transformers' ``generate``); each call it cut is a
+``size`` event (:attr:`ListingRun.resized`), so the report says which figures the listing printed
+for fewer tokens than its text says. Its slices and loops (``x[:, :512]``, ``range(1, 512)``) run
+as written. ``threads`` runs it on the run's own torch thread count (``--claims-threads``).
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ class ListingError(RuntimeError):
 class ListingEvent:
     """A warning, a library log warning, or the error that stopped the listing."""
 
-    kind: str  # warning | log | error
+    kind: str  # warning | log | error | size (a generate call cut to the profile's length)
     category: str  # FutureWarning, WARNING, AttributeError, ...
     message: str
     file: str | None = None  # where the library raised it
@@ -68,6 +76,8 @@ class ListingEvent:
     @property
     def is_api_drift(self) -> bool:
         """Deprecations (warnings or log messages) and errors: the listing's API no longer fits."""
+        if self.kind == "size":
+            return False
         if self.kind == "error":
             return True
         if self.kind == "warning" and self.category in DRIFT_CATEGORIES:
@@ -99,6 +109,8 @@ class ListingRun:
     inputs: dict[str, str] = field(default_factory=dict)  # file name -> what it was
     stand_in: bool = False
     versions: dict[str, str] = field(default_factory=dict)
+    max_new_tokens: int | None = None  # the cap on the listing's generate calls (None: as written)
+    threads: int | None = None  # torch's threads in the listing's process (None: torch's default)
 
     @property
     def ok(self) -> bool:
@@ -107,6 +119,27 @@ class ListingRun:
     @property
     def api_drift(self) -> list[ListingEvent]:
         return [e for e in self.events if e.is_api_drift]
+
+    @property
+    def resized(self) -> list[ListingEvent]:
+        """The listing's ``generate`` calls that wrote fewer tokens than it asked (``size`` events,
+        message ``"ASKED -> CAP"``): empty when the listing ran at its own sizes."""
+        return [e for e in self.events if e.kind == "size"]
+
+    def resized_lines(self) -> list[str]:
+        """One line per listing line whose ``generate`` calls were cut, with how many calls:
+        ``listing line 11 (model.generate(...)): max_new_tokens 256 -> 16 tokens (2 calls)``."""
+        lines = self.source.splitlines()
+        counts: dict[tuple[int | None, str, str], int] = {}
+        for e in self.resized:
+            key = (e.listing_line, e.category, e.message)
+            counts[key] = counts.get(key, 0) + 1
+        out = []
+        for (at, category, message), n in counts.items():
+            where = f"listing line {at}" if at else "the listing"
+            code = f" ({lines[at - 1].strip()[:70]})" if at and 0 < at <= len(lines) else ""
+            out.append(f"{where}{code}: {category} {message} tokens" + (f" ({n} calls)" if n > 1 else ""))
+        return out
 
     @property
     def failure(self) -> str:
@@ -157,8 +190,13 @@ class ListingRun:
             "stand_in": self.stand_in,
             "api_drift": self.drift_lines(),
             "versions": self.versions,
+            "max_new_tokens": self.max_new_tokens,
+            "threads": self.threads,
+            "resized": self.resized_lines(),
             "other_warnings": [
-                e.describe(self.source.splitlines()) for e in self.events if not e.is_api_drift
+                e.describe(self.source.splitlines())
+                for e in self.events
+                if not e.is_api_drift and e.kind != "size"
             ],
             "stdout": self.stdout[-4000:],
         }
@@ -283,6 +321,8 @@ def run_listing(
     stand_in_config=None,
     python: str | None = None,
     extra_env: dict | None = None,
+    max_new_tokens: int | None = None,
+    threads: int | None = None,
 ) -> ListingRun:
     """Run ``listing`` in a subprocess, offline, with a time limit; return a :class:`ListingRun`.
 
@@ -294,11 +334,23 @@ def run_listing(
             listing gets it, else a stand-in (see the module docstring).
         stand_in_config: the stand-in's ``GPT2Config`` (default: GPT-2 small).
         python: the interpreter (default: this one).
+        max_new_tokens: the most tokens one ``generate(..., max_new_tokens=N)`` call of the
+            listing writes (a size profile's length; see the module docstring); ``None``: as the
+            listing asks.
+        threads: torch's thread count in the listing's process (``OMP_NUM_THREADS`` and
+            ``MKL_NUM_THREADS``), e.g. the run's own (``--claims-threads``), so that its timings are
+            taken like every timing claim's; ``None``: torch's default (every core). On a busy
+            machine the default oversubscribes the cores, and each of torch's parallel steps waits
+            for a thread that is not running: the chapter's listing ran 20x slower per step.
 
     Raises:
         ListingError: the listing cannot be read or parsed, or loads a model id that is neither
             GPT-2 (``gpt2``, ``openai-community/gpt2``) nor available for real.
+        ValueError: ``max_new_tokens`` or ``threads`` is not a positive integer.
     """
+    for name, value in (("max_new_tokens", max_new_tokens), ("threads", threads)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
     path = Path(listing).resolve()
     try:
         source = path.read_text(encoding="utf-8")
@@ -319,7 +371,19 @@ def run_listing(
         }
     )
     env.pop("PYTHONWARNINGS", None)
-    run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
+    run = ListingRun(
+        str(listing),
+        source,
+        None,
+        False,
+        timeout,
+        0.0,
+        "",
+        "",
+        [],
+        max_new_tokens=max_new_tokens,
+        threads=threads,
+    )
     real = weights is not None and getattr(weights, "available", False)
     if real and weights.kind in ("hf-cache", "hub"):  # "hub": downloaded into the cache when the run decided
         run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
@@ -350,6 +414,8 @@ def run_listing(
                 f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
             )
             run.stand_in = True
+    if threads is not None:
+        env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
     if extra_env:
         env.update(extra_env)
     python = python or sys.executable
@@ -359,7 +425,8 @@ def run_listing(
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [python, "-P", str(shim), str(events_path), str(path)],
+            [python, "-P", str(shim), str(events_path), str(path)]
+            + ([str(max_new_tokens)] if max_new_tokens is not None else []),
             cwd=work,
             env=env,
             capture_output=True,

@@ -1,14 +1,23 @@
 """Runs a listing as ``__main__`` and records its warnings, library log warnings and errors.
 
-Started by :func:`claimcheck.llm.listing.run_listing` as ``python listing_shim.py EVENTS LISTING``
-(by path, so the listing's process imports nothing of claimcheck). Each event is one JSON line in
-EVENTS: ``{"kind": "warning"|"log"|"error", "category", "message", "file", "line",
-"listing_line"}``, where ``listing_line`` is the line of the listing whose call led to the event
-(found on the call stack), or null. Warnings are shown once per location (the ``default`` action,
-DeprecationWarning included), as a reader running the listing would see them; the listing's
-stdout and stderr are untouched.
+Started by :func:`claimcheck.llm.listing.run_listing` as ``python listing_shim.py EVENTS LISTING
+[MAX_NEW_TOKENS]`` (by path, so the listing's process imports nothing of claimcheck). Each event is
+one JSON line in EVENTS: ``{"kind": "warning"|"log"|"error"|"size", "category", "message", "file",
+"line", "listing_line"}``, where ``listing_line`` is the line of the listing whose call led to the
+event (found on the call stack), or null. Warnings are shown once per location (the ``default``
+action, DeprecationWarning included), as a reader running the listing would see them; the
+listing's stdout and stderr are untouched.
+
+MAX_NEW_TOKENS (the size profile's generation length): a ``generate(..., max_new_tokens=N)`` of
+the listing with N above it writes MAX_NEW_TOKENS tokens instead, and a ``size`` event records
+``"N -> MAX_NEW_TOKENS"`` at the listing's line. ``GenerationMixin.generate`` is wrapped right
+after transformers defines it (an import hook), so the listing imports transformers itself, as
+a reader's run does, and its import-time warnings keep their listing line.
 """
 
+import functools
+import importlib.abc
+import importlib.util
 import json
 import logging
 import os
@@ -17,8 +26,57 @@ import sys
 import traceback
 import warnings
 
+GENERATION_MODULE = "transformers.generation.utils"
 
-def main(events_path: str, listing: str) -> None:
+
+class AfterImport(importlib.abc.MetaPathFinder):
+    """Calls ``then(module)`` once the module named ``name`` has been executed (first import)."""
+
+    def __init__(self, name, then):
+        self.name, self.then = name, then
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != self.name:
+            return None
+        sys.meta_path.remove(self)  # the real finders find it; this hook's work is done after this
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        loader, then = spec.loader, self.then
+        run_module = loader.exec_module
+
+        def exec_module(module):
+            run_module(module)
+            then(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def cap_generation(module, cap: int, emit, listing_line) -> None:
+    """Wrap ``module.GenerationMixin.generate``: an integer ``max_new_tokens`` above ``cap`` becomes
+    ``cap`` (and a ``min_new_tokens`` above it too), recorded as a ``size`` event at the listing's
+    line."""
+    mixin = getattr(module, "GenerationMixin", None)
+    if mixin is None:
+        return
+    generate = mixin.generate
+
+    @functools.wraps(generate)
+    def capped(self, *args, **kwargs):
+        asked = kwargs.get("max_new_tokens")
+        if isinstance(asked, int) and not isinstance(asked, bool) and asked > cap:
+            kwargs["max_new_tokens"] = cap
+            least = kwargs.get("min_new_tokens")
+            if isinstance(least, int) and least > cap:  # at least as many as it may write
+                kwargs["min_new_tokens"] = cap
+            emit("size", "max_new_tokens", f"{asked} -> {cap}", at=listing_line())
+        return generate(self, *args, **kwargs)
+
+    mixin.generate = capped
+
+
+def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> None:
     listing_abs = os.path.abspath(listing)
     out = open(events_path, "a", encoding="utf-8")
 
@@ -62,6 +120,13 @@ def main(events_path: str, listing: str) -> None:
     for name in ("transformers", "torch", "huggingface_hub"):
         logging.getLogger(name).addHandler(LibraryLog(level=logging.WARNING))
 
+    if max_new_tokens is not None:
+        then = functools.partial(cap_generation, cap=max_new_tokens, emit=emit, listing_line=listing_line)
+        if GENERATION_MODULE in sys.modules:
+            then(sys.modules[GENERATION_MODULE])
+        else:
+            sys.meta_path.insert(0, AfterImport(GENERATION_MODULE, then))
+
     sys.argv = [listing]
     sys.path.insert(0, os.path.dirname(listing_abs))
     try:
@@ -84,4 +149,4 @@ def main(events_path: str, listing: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else None)

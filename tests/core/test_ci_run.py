@@ -50,13 +50,16 @@ def ci(tmp_path):
         "python3": PYTHON3,
         "venv-python": VENV_PYTHON,
         "claimcheck": '#!/usr/bin/env bash\necho "claimcheck $*" >> "$CI_LOG"\n',
+        # the workflow's audit (lint stage): each logs its call and exits as told
+        "actionlint": '#!/usr/bin/env bash\necho "actionlint $*" >> "$CI_LOG"\nexit "$ACTIONLINT_RC"\n',
+        "zizmor": '#!/usr/bin/env bash\necho "zizmor $*" >> "$CI_LOG"\nexit "$ZIZMOR_RC"\n',
         **{n: "#!/usr/bin/env bash\n" for n in ("chromium", "chromedriver", "npm")},
     }.items():
         (bin_ / name).write_text(text)
         (bin_ / name).chmod(0o755)
     log = tmp_path / "log"
 
-    def run(tests_rc=0, lane_rc=0, mypy_rc=0):
+    def run(tests_rc=0, lane_rc=0, mypy_rc=0, actionlint_rc=0, zizmor_rc=0):
         env = {
             "PATH": f"{bin_}:/usr/bin:/bin",
             "HOME": str(tmp_path),
@@ -64,6 +67,8 @@ def ci(tmp_path):
             "TESTS_RC": str(tests_rc),
             "LANE_RC": str(lane_rc),
             "MYPY_RC": str(mypy_rc),
+            "ACTIONLINT_RC": str(actionlint_rc),
+            "ZIZMOR_RC": str(zizmor_rc),
         }
         return subprocess.run(
             ["bash", str(repo / ".ci" / "run")], capture_output=True, text=True, env=env, timeout=60
@@ -125,6 +130,27 @@ def test_the_lint_stage_runs_ruff_and_mypy_and_fails_on_either(ci):
     done = run(mypy_rc=1)
     assert done.returncode == 1 and "=== stage FAILED (exit 1): lint" in done.stdout, done.stdout
     assert "-m ruff format --check ." in log.read_text()  # every check ran, mypy's failure named
+
+
+def test_the_lint_stage_audits_the_workflow_with_actionlint_and_zizmor(ci):
+    run, log = ci
+    done = run()
+    calls = log.read_text().splitlines()
+    assert "actionlint .github/workflows/claims.yml" in calls
+    assert "zizmor --offline .github/workflows/claims.yml" in calls
+    assert "python -m ruff check ." in calls  # ruff still runs
+    assert "=== stage passed: lint" in done.stdout
+
+
+@pytest.mark.parametrize("tool", ["actionlint", "zizmor"])
+def test_a_workflow_finding_fails_the_lint_stage_and_only_it(ci, tool):
+    run, log = ci
+    done = run(**{f"{tool}_rc": 14})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "=== 1 stage(s) failed:" in done.stdout
+    assert "=== stage FAILED (exit 1): lint" in done.stdout
+    assert "=== stage passed: portable-LM lane" in done.stdout
+    assert "python -m ruff format --check ." in log.read_text()  # ruff ran whatever the audit said
 
 
 @pytest.mark.skipif(os.name != "posix", reason="bash script")

