@@ -405,9 +405,7 @@ def axe_source() -> str:
         else next((p for p in AXE_PATHS if p.is_file()), None)
     )
     if path is None or not path.is_file():
-        _missing(
-            "axe-core is not installed (npm install --no-save --prefix .node axe-core@4, as .ci/run does)"
-        )
+        _missing("axe-core is not installed (npm ci --prefix .node, as .ci/run does)")
     text = path.read_text(encoding="utf-8")
     version = re.search(r'version\s*[:=]\s*"(\d+)\.', text[:5000]) or re.search(r"axe v(\d+)\.", text[:500])
     assert version is None or int(version.group(1)) >= 4, (
