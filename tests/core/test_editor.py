@@ -174,7 +174,11 @@ def test_kv(claim):
 
 
 @pytest.fixture
-def whatif_project(tmp_path):
+def whatif_project(tmp_path, monkeypatch):
+    # what-if runs pytest in a fresh interpreter, which inherits this environment: without
+    # Hypothesis's plugin and the LLM kit's (these two claims measure nothing with torch), it
+    # starts in a second instead of ~5 s of CPU
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:claimcheck-llm")
     (tmp_path / "claims").mkdir()
     (tmp_path / "claims" / "claims.toml").write_text(WHATIF_REGISTRY, encoding="utf-8")
     (tmp_path / "claims" / "test_claims.py").write_text(textwrap.dedent(WHATIF_TESTS), encoding="utf-8")
