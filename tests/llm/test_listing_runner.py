@@ -102,19 +102,29 @@ ids = tok("Thank you very much", return_tensors="pt").input_ids
 long = lm.generate(ids, max_new_tokens=12, min_new_tokens=12, do_sample=False, pad_token_id=50256)
 short = lm.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False, pad_token_id=50256)
 print("wrote", long.shape[1] - ids.shape[1], "and", short.shape[1] - ids.shape[1])
+import torch
+print("threads", torch.get_num_threads())
 """
 
 
 def test_the_profiles_length_caps_the_listings_generate_calls_and_says_which(tmp_path):
     """max_new_tokens=4: the call asking 12 writes 4 (a `size` event at its line), the call asking
-    2 writes 2 (nothing recorded); the listing's text is untouched."""
+    2 writes 2 (nothing recorded); the listing's text is untouched. It runs on the thread count it
+    is given: the run's torch threads, not torch's default of every core (which, on a busy machine,
+    leaves each parallel step waiting for a thread that is not running)."""
     listing = tmp_path / "sized.py"
     listing.write_text(SIZED, encoding="utf-8")
     r = run_listing(
-        listing, tmp_path / "work", timeout=300, stand_in_config=tiny_stand_in(), max_new_tokens=4
+        listing,
+        tmp_path / "work",
+        timeout=300,
+        stand_in_config=tiny_stand_in(),
+        max_new_tokens=4,
+        threads=1,
     )
     assert r.ok, r.failure or r.stderr[-2000:]
-    assert r.stdout.strip() == "wrote 4 and 2"
+    assert r.stdout.strip().splitlines() == ["wrote 4 and 2", "threads 1"]
+    assert r.summary()["threads"] == 1
     assert [(e.kind, e.category, e.message, e.listing_line) for e in r.resized] == [
         ("size", "max_new_tokens", "12 -> 4", 6)
     ]
@@ -136,16 +146,6 @@ def test_without_a_cap_the_listing_runs_as_written(our_run):
 def test_a_size_or_thread_count_that_is_not_a_positive_integer_is_refused(tmp_path, bad, name):
     with pytest.raises(ValueError, match=f"{name} must be a positive integer or None, got {bad!r}"):
         run_listing(LISTING, tmp_path / "work", timeout=60, **{name: bad})
-
-
-def test_the_listing_runs_on_the_thread_count_it_is_given(tmp_path):
-    """The run's torch threads, not torch's default of every core (which, on a busy machine, leaves
-    each parallel step waiting for a thread that is not running)."""
-    listing = tmp_path / "threads.py"
-    listing.write_text("import torch\nprint(torch.get_num_threads())\n", encoding="utf-8")
-    r = run_listing(listing, tmp_path / "work", timeout=120, threads=1)
-    assert r.ok, r.failure or r.stderr[-2000:]
-    assert r.stdout.strip() == "1" and r.summary()["threads"] == 1
 
 
 def test_the_cap_wraps_generate_once_its_module_is_imported(tmp_path, monkeypatch):
