@@ -16,6 +16,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
+from claimcheck.results import ClaimEntry, read_document
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -186,9 +188,9 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
         return {}, str(exc)
     src = f"{Path(path).name} {run.generated or ''}".strip()
     return {
-        c["id"]: (c.get("measured_display"), c.get("outcome"), src)
+        c.id: (c.measured_display, c.outcome, src)
         for c in run.claims.values()
-        if c.get("measured_display") and (chapter is None or c.get("chapter") in (None, "", chapter))
+        if c.measured_display and (chapter is None or c.chapter in (None, "", chapter))
     }, None
 
 
@@ -481,11 +483,11 @@ def run_what_if(
                 row = _formula_row(claim, reg, value)
                 holds = formula_holds(claim, reg)
             else:
-                row = rows.get(key, {})
-                holds = tolerance_holds(claim, row.get("measured"))
-            m = row.get("measured")
+                row = rows.get(key) or ClaimEntry(key, claim.id)
+                holds = tolerance_holds(claim, row.measured)
+            m = row.measured
             bound = claim.tolerance_text.startswith((">=", "<=", "range:"))
-            elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
+            elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
             elif bound:
@@ -493,22 +495,19 @@ def run_what_if(
             else:
                 suggested = nearest_holding(holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
-            row, m, suggested = (
-                {"outcome": "error", "reason": f"{key if several else claim.id}: {exc}"},
-                None,
-                None,
-            )
+            row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
+            m, suggested = None, None
         answers.append(
             WhatIf(
                 key if several else claim.id,
                 value,
                 claim.stated,
-                row.get("outcome", "not-run"),
+                row.outcome,
                 m,
-                row.get("measured_display"),
-                row.get("unit") or claim.unit or "",
-                row.get("tolerance") or claim.tolerance_text,
-                row.get("reason") or "",
+                row.measured_display,
+                row.unit or claim.unit or "",
+                row.tolerance or claim.tolerance_text,
+                row.reason,
                 suggested,
                 formula=key in formulas,
                 runner=claim.runner or "",
@@ -518,7 +517,7 @@ def run_what_if(
     return answers
 
 
-def _formula_row(claim, registry, value: str) -> dict:
+def _formula_row(claim, registry, value: str) -> ClaimEntry:
     """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
     the claims.json fields what-if reads, the value shown as the claims page shows it."""
     from claimcheck.formula import evaluate_claim
@@ -529,20 +528,22 @@ def _formula_row(claim, registry, value: str) -> dict:
     failing = [f"condition {text} does not hold: {sides}" for text, ok, sides in result.conditions if not ok]
     bad = revised.tolerance(result.value, value)
     measured = [result.value.lo, result.value.hi]
-    row = {
-        "measured": measured,
-        "unit": claim.unit,
-        "tolerance": claim.tolerance_text,
-        "outcome": "failed" if failing or bad else "passed",
-        "reason": "; ".join(failing + ([bad] if bad else [])),
-    }
-    row["measured_display"] = measured_value(row)
+    row = ClaimEntry(
+        claim.id,
+        claim.id,
+        measured=measured,
+        unit=claim.unit,
+        tolerance=claim.tolerance_text,
+        outcome=FAILED if failing or bad else PASSED,
+        reason="; ".join(failing + ([bad] if bad else [])),
+    )
+    row.measured_display = measured_value(row)
     return row
 
 
 def _measure(
     revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout
-) -> dict[str, dict]:
+) -> dict[str, ClaimEntry]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
@@ -574,8 +575,5 @@ def _measure(
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"pytest wrote no report (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-        from claimcheck.keys import entry_key
-        from claimcheck.results import read_document
-
         doc = read_document(report)
-    return {str(entry_key(c)): c for c in doc["claims"] if isinstance(c, dict)}
+    return doc.by_key()

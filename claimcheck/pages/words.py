@@ -1,7 +1,7 @@
 """What a claim's report row says, in words: values in the chapter's unit, the bar, the margin,
 why a claim was not checked, the runner in one line, one sentence per outcome.
 
-Pure functions over the entries of ``claims.json`` (:func:`claimcheck.report.build_json`): the
+Pure functions over the entries of ``claims.json`` (:class:`claimcheck.results.ClaimEntry`): the
 claims page, the matrix page and ``claimcheck summary`` all say things the same way because they
 all say them through this module. Standard library and :mod:`claimcheck.tolerance` only (no torch,
 no pint).
@@ -17,6 +17,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.interval import Interval
+from claimcheck.results import ClaimEntry
 from claimcheck.tolerance import (
     Absolute,
     AtLeast,
@@ -42,28 +43,27 @@ def anchor(key: str) -> str:
     return "claim-" + str(key).replace(":", "-")
 
 
-def chapter_value(entry: dict) -> str:
+def chapter_value(entry: ClaimEntry) -> str:
     """The chapter's value as printed, with its unit; "" when the chapter states the claim without a number."""
-    stated = entry.get("stated")
-    return with_unit(str(stated), entry.get("unit")) if stated not in (None, "") else ""
+    return with_unit(entry.stated, entry.unit) if entry.stated else ""
 
 
-def measured_value(entry: dict) -> str:
+def measured_value(entry: ClaimEntry) -> str:
     """This runner's value in the chapter's unit ("" when nothing was measured): ``measured`` is a
     number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such as ``"inf"``
     (:func:`claimcheck.display.format_value`)."""
-    return format_value(entry.get("measured"), entry.get("unit"))
+    return format_value(entry.measured, entry.unit)
 
 
-def drift_words(entry: dict) -> list[str]:
+def drift_words(entry: ClaimEntry) -> list[str]:
     """What the manuscript says against the registry, one line per failing quote of the claim's
     drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
     measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
     not run. The one wording of drift for the claims page, the summary and the annotations."""
-    drift = (entry.get("details") or {}).get("drift")
+    drift = entry.details.get("drift")
     if not isinstance(drift, dict):
         return []
-    unit = entry.get("unit")
+    unit = entry.unit
     measured = drift.get("measured") or measured_value(entry)
     out = []
     for q in drift.get("quotes") or []:
@@ -88,18 +88,18 @@ def _is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _parse(entry: dict):
+def _parse(entry: ClaimEntry):
     try:
-        return parse_tolerance(entry.get("tolerance") or "printed")
+        return parse_tolerance(entry.tolerance or "printed")
     except ToleranceError:
         return None
 
 
-def admitted(entry: dict) -> tuple[float, float] | None:
+def admitted(entry: ClaimEntry) -> tuple[float, float] | None:
     """The values the claim's tolerance admits, ``(lo, hi)`` in the claim's unit (``±inf`` for one-sided
     bars), or None when the tolerance or the stated value cannot be read."""
     tol = _parse(entry)
-    stated = entry.get("stated") or None
+    stated = entry.stated or None
     try:
         if isinstance(tol, Printed):
             if stated is None:  # no printed value to read the bar from
@@ -124,16 +124,16 @@ def admitted(entry: dict) -> tuple[float, float] | None:
     return None
 
 
-def bar_words(entry: dict) -> str:
+def bar_words(entry: ClaimEntry) -> str:
     """The claim's tolerance as a reader says it, with the values it admits.
 
     ``printed`` on 99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` on a
     ratio -> "at least 10×"; ``rel:5%`` on 2 -> "within 5% of 2: [1.9, 2.1] FLOP/param".
     """
     tol = _parse(entry)
-    unit = entry.get("unit")
-    stated = entry.get("stated") or ""
-    text = entry.get("tolerance") or "printed"
+    unit = entry.unit
+    stated = entry.stated or ""
+    text = entry.tolerance or "printed"
     if tol is None:
         return f"unreadable tolerance {text!r}"
     bounds = admitted(entry)
@@ -171,14 +171,14 @@ class Margin:
     score: float
 
 
-def margin(entry: dict) -> Margin | None:
+def margin(entry: ClaimEntry) -> Margin | None:
     """The :class:`Margin` of a measured entry, or None (nothing measured, or no bar to measure against)."""
-    m = entry.get("measured")
+    m = entry.measured
     bounds = admitted(entry)
     if bounds is None or m is None or isinstance(m, (bool, str)):
         return None
     lo, hi = bounds
-    unit = entry.get("unit")
+    unit = entry.unit
     if isinstance(m, list):
         if len(m) != 2 or not all(_is_number(v) for v in m):
             return None
@@ -229,25 +229,25 @@ def margin(entry: dict) -> Margin | None:
     return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
 
 
-def ci_straddles(entry: dict) -> bool:
+def ci_straddles(entry: ClaimEntry) -> bool:
     """Whether a timing claim is undecided because its confidence interval (``details['ci']``)
     straddles its bar (outcome ``inconclusive``, or an interval that reaches across the bar)."""
-    ci = (entry.get("details") or {}).get("ci")
+    ci = entry.details.get("ci")
     if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
         return False
-    if entry.get("outcome") == oc.INCONCLUSIVE:
+    if entry.outcome == oc.INCONCLUSIVE:
         return True
     bounds = admitted(entry)
     return bounds is not None and any(ci["low"] < b < ci["high"] for b in bounds if math.isfinite(b))
 
 
-def ci_words(entry: dict) -> str:
+def ci_words(entry: ClaimEntry) -> str:
     """A timing claim's confidence interval (``details['ci']``, in the claim's unit), e.g.
     "95% CI [21.3×, 24.8×], 12 rounds"; "" when the claim has none. (Its bar is the row's.)"""
-    ci = (entry.get("details") or {}).get("ci")
+    ci = entry.details.get("ci")
     if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
         return ""
-    unit = entry.get("unit")
+    unit = entry.unit
     level = ci.get("level")
     level_text = (
         f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
@@ -278,12 +278,12 @@ CAUSES = (
 _CAUSE = {c.key: c for c in CAUSES}
 
 
-def cause_of(entry: dict, runner: dict | None = None) -> Cause:
+def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason = str(entry.get("reason") or "")
-    needs = entry.get("needs") or []
+    reason = entry.reason
+    needs = entry.needs or []
     weights = (runner or {}).get("weights") or {}
-    if entry.get("runner_bound") or reason.startswith("machine-bound"):
+    if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
         return _CAUSE["gpu"]
@@ -304,9 +304,9 @@ NEED_FILTERS = {
 }
 
 
-def need_tags(entry: dict) -> list[str]:
+def need_tags(entry: ClaimEntry) -> list[str]:
     """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
-    needs = entry.get("needs") or []
+    needs = entry.needs or []
     return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
 
 
@@ -332,19 +332,19 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
     return line, rest.strip()
 
 
-def reason_words(entry: dict) -> str:
+def reason_words(entry: ClaimEntry) -> str:
     """The one reason a row gives for its outcome, in plain words ("" for a plain pass).
 
     A failed claim says what its check found (the tolerance's words, or the failed condition), not
     the whole pytest message, whose chapter/measured/tolerance lines the row already shows.
     """
-    outcome = entry.get("outcome")
-    reason = str(entry.get("reason") or "").strip()
+    outcome = entry.outcome
+    reason = entry.reason.strip()
     if outcome == oc.PASSED:
-        return str((entry.get("details") or {}).get("caveat") or "")
+        return str(entry.details.get("caveat") or "")
     if outcome == oc.FAILED:
-        verdict = entry.get("verdict_reason")
-        conditions = (entry.get("details") or {}).get("failed_conditions")
+        verdict = entry.verdict_reason
+        conditions = entry.details.get("failed_conditions")
         if verdict:
             return str(verdict)
         if conditions:
@@ -450,18 +450,16 @@ def weights_line(runner: dict) -> str:
     return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
 
 
-def claim_name(entry: dict, several_chapters: bool) -> str:
+def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     """How a page names a claim: its id (``C18``), or its key (``ch15:C18``) where chapters mix."""
-    from claimcheck.keys import entry_key
-
-    return (entry_key(entry) or str(entry.get("id"))) if several_chapters else str(entry.get("id"))
+    return entry.key if several_chapters else entry.id
 
 
 def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
     """The claims' names, a few then "and N more": keys (ch15:C18) when ``several`` chapters share
     the page (default: when these entries span several)."""
     if several is None:
-        several = len({e.get("chapter") for e in entries}) > 1
+        several = len({e.chapter for e in entries}) > 1
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -470,17 +468,17 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
+def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
     rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
-    several = len({e.get("chapter") for e in entries}) > 1
+    several = len({e.chapter for e in entries}) > 1
 
     def ids(es, limit: int = 8) -> str:
         return _ids(es, limit, several)
 
-    by: dict[str | None, list[dict]] = {}
+    by: dict[str | None, list[ClaimEntry]] = {}
     for e in entries:
-        by.setdefault(e.get("outcome"), []).append(e)
+        by.setdefault(e.outcome, []).append(e)
     out = []
     held = by.get(oc.PASSED, []) + by.get(oc.NEAR_TIE, [])
     if held:
@@ -508,7 +506,7 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         )
     if by.get(oc.SKIPPED):
         s = by[oc.SKIPPED]
-        groups: dict[str, list[dict]] = {}
+        groups: dict[str, list[ClaimEntry]] = {}
         for e in s:
             groups.setdefault(cause_of(e, runner).key, []).append(e)
         parts = [
@@ -519,9 +517,7 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
     if by.get(oc.NOT_RUN):
         n = by[oc.NOT_RUN]
-        unselected = [
-            e for e in n if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
-        ]
+        unselected = [e for e in n if e.selected is False or e.reason.startswith("not selected")]
         rest = [e for e in n if e not in unselected]
         parts = []
         if unselected:
@@ -529,15 +525,15 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         if rest:
             parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
         out.append(f"{_n(len(n), 'was', 'were')} not run: " + "; ".join(parts) + ".")
-    drifted = [e for e in entries if e.get("drifted")]
+    drifted = [e for e in entries if e.drifted]
     if drifted:
         out.append(
             f"{_n(len(drifted), 'claim drifts', 'claims drift')} from the manuscript (the text prints "
             f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}."
         )
-    carried = [e for e in entries if e.get("carried")]
+    carried = [e for e in entries if e.carried is not None]
     if carried:
-        times = sorted({str(e["carried"].get("from") or "?") for e in carried})
+        times = sorted({str(e.carried.from_ or "?") for e in carried if e.carried is not None})
         out.append(
             f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
             "this run did not select them."

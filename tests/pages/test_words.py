@@ -1,22 +1,18 @@
 """What a row says in words: values, bars, margins, causes, the runner, one sentence per outcome."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.results import ClaimEntry
 
 
 def e(stated="", unit="", tolerance="printed", measured=None, **kw):
-    return {
-        "id": kw.pop("id", "C01"),
-        "stated": stated,
-        "unit": unit,
-        "tolerance": tolerance,
-        "measured": measured,
-        **kw,
-    }
+    cid = kw.pop("id", "C01")
+    return ClaimEntry(cid, cid, stated=stated, unit=unit, tolerance=tolerance, measured=measured, **kw)
 
 
 @pytest.mark.parametrize(
@@ -117,8 +113,8 @@ def test_confidence_interval_where_the_claim_has_one():
     )
     assert words.ci_words(entry) == "95% CI [21.9×, 24.7×], 7 rounds"
     assert not words.ci_straddles(entry)
-    assert words.ci_straddles({**entry, "details": {"ci": {**entry["details"]["ci"], "low": 9.5}}})
-    assert words.ci_straddles({**entry, "outcome": oc.INCONCLUSIVE})
+    assert words.ci_straddles(replace(entry, details={"ci": {**entry.details["ci"], "low": 9.5}}))
+    assert words.ci_straddles(replace(entry, outcome=oc.INCONCLUSIVE))
     assert words.ci_words(e("60", "x", ">=10", 23.26)) == ""
     assert words.ci_words(e(details={"ci": {"low": "a"}})) == ""  # malformed: nothing, no crash
 
