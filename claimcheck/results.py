@@ -54,13 +54,16 @@ class ResultFileError(Exception):
 # --- the typed document ---------------------------------------------------------------------------
 @dataclass
 class Carried:
-    """Where a row kept from an earlier run comes from: that run's time and its report."""
+    """Where a row kept from an earlier run comes from: that run's time and its report; ``why``
+    this run did not decide it when that is not "not selected" (an interrupted run: "not reached")."""
 
     from_: str | None = None
     file: str | None = None
+    why: str | None = None
 
     def to_json(self) -> dict:
-        return {"from": self.from_, "file": self.file}
+        out = {"from": self.from_, "file": self.file}
+        return {**out, "why": self.why} if self.why else out
 
 
 @dataclass
@@ -271,10 +274,15 @@ class Selection:
         return out
 
 
+#: ``Carried.why`` of a row an interrupted run selected but did not reach
+NOT_REACHED = "not reached: the run was interrupted"
+
+
 @dataclass
 class Interrupted:
     """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
-    decided, and the claims it selected but did not reach."""
+    decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
+    as carried, or ``not-run`` with the reason "interrupted: ...")."""
 
     by: str
     decided: list[str] = field(default_factory=list)
@@ -629,7 +637,7 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
         if c is None:
             issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
         else:
-            e.carried = Carried(c.text("from"), c.text("file"))
+            e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
     known = set(ClaimEntry.__dataclass_fields__) | {"carried"}
     e.extra = {k: v for k, v in raw.items() if k not in known}
     return e

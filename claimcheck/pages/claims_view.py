@@ -122,6 +122,7 @@ class ClaimsView:
     manuscript: str = ""
     manuscript_line: str = ""
     selection: str = ""
+    interrupted: str = ""  # an interrupted run: what it decided and what it did not reach
     language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
     deselected: list[tuple[str, str]] = field(
         default_factory=list
@@ -226,7 +227,11 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
         needs=words.need_tags(entry),
         plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.plots],
         order=order,
-        carried=(f"from the run of {carried.from_ or '?'}" if carried is not None else ""),
+        carried=(
+            f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else "")
+            if carried is not None
+            else ""
+        ),
         drift=drift,
         text_links=links,
         tests=entry.tests,
@@ -353,6 +358,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         if manuscript is not None
         else "",
         selection=_selection_words(doc),
+        interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
     )

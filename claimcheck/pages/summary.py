@@ -90,6 +90,8 @@ def markdown(doc: ClaimsDoc | dict) -> str:
             )
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
+    if doc.interrupted is not None:
+        lines.append(f"- ⚠️ {_cell(words.interrupted_words(doc))}")
     sel = doc.selection
     if sel is not None and sel.partial and sel.carried:
         lines.append(
@@ -111,7 +113,7 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
         m = words.margin(e)
         here = words.measured_value(e) or "—"
         if e.carried is not None:
-            here += f" (run of {e.carried.from_})"
+            here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
         lines.append(
             "| "
@@ -281,6 +283,8 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
                     f"{cid} {said}",
                 )
             )
+    if doc.interrupted is not None:
+        out.append(command("warning", words.interrupted_words(doc), title="claims run interrupted"))
     for m in doc.manuscripts or []:
         for n in (m.get("audit") or {}).get("unbound_numbers") or []:
             out.append(

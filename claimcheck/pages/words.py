@@ -17,7 +17,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.interval import Interval
-from claimcheck.results import ClaimEntry
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.tolerance import (
     Absolute,
     AtLeast,
@@ -517,9 +517,14 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
         out.append(f"{len(s)} cannot be checked here: " + "; ".join(parts) + ".")
     if by.get(oc.NOT_RUN):
         n = by[oc.NOT_RUN]
-        unselected = [e for e in n if e.selected is False or e.reason.startswith("not selected")]
-        rest = [e for e in n if e not in unselected]
+        cut = [e for e in n if e.reason.startswith("interrupted")]
+        unselected = [
+            e for e in n if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
+        ]
+        rest = [e for e in n if e not in unselected and e not in cut]
         parts = []
+        if cut:
+            parts.append(f"{len(cut)} not reached before the run was interrupted ({ids(cut, 5)})")
         if unselected:
             parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
         if rest:
@@ -532,10 +537,46 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
             f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}."
         )
     carried = [e for e in entries if e.carried is not None]
-    if carried:
-        times = sorted({str(e.carried.from_ or "?") for e in carried if e.carried is not None})
-        out.append(
-            f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
-            "this run did not select them."
-        )
+    missed = [e for e in carried if e.carried is not None and e.carried.why]
+    unselected_rows = [e for e in carried if e not in missed]
+    for rows, why in (
+        (unselected_rows, "this run did not select them"),
+        (missed, "this run was interrupted before it reached them"),
+    ):
+        if rows:
+            times = sorted({str(e.carried.from_ or "?") for e in rows if e.carried is not None})
+            out.append(
+                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): {why}."
+            )
     return out
+
+
+def interrupted_words(doc: ClaimsDoc) -> str:
+    """What an interrupted run did, in one line for the page, the summary and the terminal: "" for
+    a run that ended; else by what, how many claims it decided, and the claims it selected but did
+    not reach: those that show an earlier run's rows (marked as carried) and those not run."""
+    i = doc.interrupted
+    if i is None:
+        return ""
+    by_key = doc.by_key()
+    several = len({e.chapter for e in doc.claims}) > 1
+    missed = [by_key[k] for k in i.not_reached or [] if k in by_key]
+    kept = [e for e in missed if e.carried is not None]
+    bare = [e for e in missed if e.carried is None]
+    text = f"interrupted ({i.by}): {_n(len(i.decided), 'claim', 'claims')} decided before the end"
+    if i.not_reached is None:  # a file written before the field
+        return text + "; the report keeps earlier rows for the others or says 'not-run: interrupted'"
+    if not missed:
+        return text + "."
+    text += f"; {len(missed)} not reached ({_ids(missed, several=several)})"
+    parts = []
+    if kept:
+        times = sorted({str(e.carried.from_ or "?") for e in kept if e.carried is not None})
+        parts.append(
+            f"{_ids(kept, 5, several)} {'shows' if len(kept) == 1 else 'show'} the "
+            f"{'row' if len(kept) == 1 else 'rows'} of the run of {', '.join(times)}, marked as carried, "
+            "not decided by this run"
+        )
+    if bare:
+        parts.append(f"{_ids(bare, 5, several)} {'is' if len(bare) == 1 else 'are'} not run")
+    return f"{text}: {'; '.join(parts)}."

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
-from claimcheck.pages.words import deselected_words, drift_words
+from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
 from claimcheck.plugin.ending import half_loaded
 from claimcheck.plugin.state import STATE, fingerprint_of
 from claimcheck.recorder import CLAIM_ID_KEY
-from claimcheck.results import NOT_SELECTED, ClaimsDoc, Interrupted
+from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -190,14 +190,24 @@ def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
 
 
 def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
-    """Rows this run selected but never reached (and could not carry): ``not-run`` with the reason
-    "interrupted"; ``doc.interrupted`` says by what and which claims were decided."""
+    """Rows this run selected (every row, when it stopped before its selection was known) but never
+    reached: ``not-run`` with the reason "interrupted", or, when an earlier run's row was kept, that
+    row marked as carried and not reached (``carried.why``). ``doc.interrupted`` says by what, which
+    claims were decided and which were not reached."""
     selected = {v for item in session.items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
+    not_reached = []
     for e in doc.claims:
-        if e.unselected and (not selected or e.key in selected):
+        if not (e.unselected or e.carried is not None) or (selected and e.key not in selected):
+            continue
+        not_reached.append(e.key)
+        if e.carried is not None:
+            e.carried.why = f"{NOT_REACHED} ({how})"
+        else:
             e.reason = f"interrupted: the run was ended ({how}) before this claim was decided"
     doc.interrupted = Interrupted(
-        by=how, decided=[e.key for e in doc.claims if not e.unselected and e.carried is None]
+        by=how,
+        decided=[e.key for e in doc.claims if not e.unselected and e.carried is None],
+        not_reached=not_reached,
     )
 
 
@@ -291,12 +301,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         text, run = deselected_words(group, several)
         tr.write_line(text + (f" To run them: {run}" if run else ""))
     if doc.interrupted is not None:
-        i = doc.interrupted
-        tr.write_line(
-            f"interrupted ({i.by}): {len(i.decided)} claims decided before the end; the report "
-            "keeps earlier rows for the others or says 'not-run: interrupted'",
-            yellow=True,
-        )
+        tr.write_line(interrupted_words(doc), yellow=True)
     if state.page_error:
         tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)

@@ -234,3 +234,30 @@ def test_the_full_fingerprint_leaves_out_empty_fields_and_rounds_floats():
     )
     assert "load.probe_s: 0.001391" in lines and "load.busy: True" in lines
     assert not [ln for ln in lines if ln.startswith("load.why")]
+
+
+def test_an_interrupted_run_says_what_it_did_not_reach():
+    from claimcheck.results import Carried, ClaimsDoc, Interrupted
+
+    kept = e(
+        id="C02",
+        outcome=oc.PASSED,
+        carried=Carried("T1", "claims.json", "not reached: the run was interrupted"),
+    )
+    cut = e(id="C03", outcome=oc.NOT_RUN, reason="interrupted: the run was ended (SIGTERM) before ...")
+    other = e(
+        id="C04", outcome=oc.PASSED, carried=Carried("T1", "claims.json")
+    )  # not selected: carried as such
+    doc = ClaimsDoc(
+        claims=[e(id="C01", outcome=oc.PASSED), kept, cut, other],
+        interrupted=Interrupted("SIGTERM", ["C01"], ["C02", "C03"]),
+    )
+    assert words.interrupted_words(doc) == (
+        "interrupted (SIGTERM): 1 claim decided before the end; 2 not reached (C02, C03): C02 shows the "
+        "row of the run of T1, marked as carried, not decided by this run; C03 is not run."
+    )
+    said = words.outcome_sentences(doc.claims)
+    assert "1 row comes from an earlier run (T1): this run was interrupted before it reached them." in said
+    assert "1 row comes from an earlier run (T1): this run did not select them." in said
+    assert any("1 not reached before the run was interrupted (C03)" in s for s in said)
+    assert words.interrupted_words(ClaimsDoc()) == ""
