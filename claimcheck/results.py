@@ -66,6 +66,43 @@ class Carried:
         return {**out, "why": self.why} if self.why else out
 
 
+@dataclass(frozen=True)
+class Quote:
+    """One number (or locator) of a drift check: its ``status`` (``ok``, ``in-words``, ``drift``,
+    ``not-found``...), the manuscript's line, and what the text and the registry say."""
+
+    status: str
+    line: int | None = None
+    name: str = ""
+    manuscript: str = ""
+    registry: str = ""
+    message: str = ""
+
+    @property
+    def failing(self) -> bool:
+        return self.status not in ("ok", "in-words")
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A claim's drift check (``details["drift"]``): the manuscript, the value measured, its quotes."""
+
+    manuscript: str | None
+    measured: str | None
+    quotes: tuple[Quote, ...]
+
+
+@dataclass(frozen=True)
+class CI:
+    """A timing claim's confidence interval (``details["ci"]``), in the claim's unit."""
+
+    low: float
+    high: float
+    level: float | None = None
+    rounds: int | None = None
+    bar: Any = None
+
+
 @dataclass
 class ClaimEntry:
     """One claim's row of ``claims.json`` (the fields :func:`claimcheck.report.build_json` writes).
@@ -113,6 +150,42 @@ class ClaimEntry:
         if self.selected is not None:
             return self.selected is False
         return self.outcome == NOT_RUN and self.reason == NOT_SELECTED
+
+    @property
+    def drift(self) -> Drift | None:
+        """Its drift check (``details["drift"]``), or None when none ran (or it is unusable)."""
+        raw = self.details.get("drift")
+        if not isinstance(raw, dict):
+            return None
+        quotes = tuple(
+            Quote(
+                str(q.get("status") or ""),
+                q["line"] if _is_line(q.get("line")) else None,
+                str(q.get("name") or ""),
+                str(q.get("manuscript") or ""),
+                str(q.get("registry") or ""),
+                str(q.get("message") or ""),
+            )
+            for q in raw.get("quotes") or []
+            if isinstance(q, dict)
+        )
+        measured, manuscript = raw.get("measured"), raw.get("manuscript")
+        return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
+
+    @property
+    def ci(self) -> CI | None:
+        """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
+        raw = self.details.get("ci")
+        if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
+            return None
+        level, rounds = raw.get("level"), raw.get("rounds")
+        return CI(
+            raw["low"],
+            raw["high"],
+            level if _is_number(level) else None,
+            rounds if _is_number(rounds) else None,
+            raw.get("bar"),
+        )
 
     @property
     def model(self) -> str:
@@ -293,6 +366,88 @@ class Interrupted:
         if self.not_reached is not None:
             out["not_reached"] = self.not_reached
         return out
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A runner's GPU as its fingerprint records it."""
+
+    name: str
+    memory_bytes: float | None = None
+    count: float | None = None
+    driver: str | None = None
+    cuda: str | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Which pretrained weights a run had (``runner.weights``)."""
+
+    available: bool = False
+    source: str | None = None
+    kind: str | None = None
+    file: str = "?"
+    sha256: str = "?"
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The fields of a runner fingerprint (``runner``) the pages and merge speak of, read once; the
+    fingerprint itself stays a free-form object (a kit adds its own fields). Fields a fingerprint
+    lacks are None."""
+
+    cpu: Any = None
+    cores: Any = None
+    ram_bytes: float | None = None
+    machine: Any = None
+    cpu_capability: Any = None
+    python: Any = None
+    torch: Any = None
+    transformers: Any = None
+    torch_threads: Any = None
+    runner_profile: Any = None
+    portable_lm: Any = None
+    busy: bool = False
+    gpu: Gpu | None = None
+    weights: Weights | None = None
+
+    @classmethod
+    def of(cls, raw: dict | None) -> Runner:
+        r = raw if isinstance(raw, dict) else {}
+        plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
+        values: dict[str, Any] = {name: r.get(name) for name in (*plain, "torch_threads", "runner_profile")}
+        values["portable_lm"] = r.get("portable_lm")
+        values["ram_bytes"] = _number_in(r, "ram_bytes")
+        values["busy"] = bool(_obj_in(r, "load").get("busy"))
+        gpu = _obj_in(r, "gpu")
+        if gpu.get("name"):
+            values["gpu"] = Gpu(
+                str(gpu["name"]),
+                _number_in(gpu, "memory_bytes"),
+                _number_in(gpu, "count"),
+                *(str(gpu[k]) if gpu.get(k) else None for k in ("driver", "cuda")),
+            )
+        if "weights" in r and isinstance(r["weights"], dict):
+            w = r["weights"]
+            text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
+            values["weights"] = Weights(
+                bool(w.get("available")),
+                text.get("source"),
+                text.get("kind"),
+                text.get("file", "?"),
+                text.get("sha256", "?"),
+            )
+        return cls(**values)
+
+
+def _number_in(raw: dict, name: str) -> float | None:
+    value = raw.get(name)
+    return value if _is_number(value) else None
+
+
+def _obj_in(raw: dict, name: str) -> dict:
+    value = raw.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -623,6 +778,7 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
     e.note = f.text("note") or ""
     e.needs = f.strings("needs")
     e.details = f.obj("details")
+    _drift_lines(e.details, f.at("details"))
     e.tests = f.strings("tests") or []
     e.duration_s = f.number("duration_s") or 0.0
     if "selected" in raw:
@@ -791,6 +947,20 @@ def _manuscript(raw: dict, f: _Fields) -> bool:
     return len(f.issues) == before
 
 
+def _drift_lines(details: dict, f: _Fields) -> None:
+    """A drift check's quotes must have integer lines (annotations point at them)."""
+    drift = details.get("drift")
+    if not isinstance(drift, dict):
+        return
+    d = f.at("drift")
+    d.raw = drift
+    for n, q in d.items("quotes"):
+        qf = d.at(f"quotes[{n}]")
+        qf.raw = q
+        if qf.line("line") is None and q.get("line") is not None:
+            q["line"] = None
+
+
 def _location(raw: dict, f: _Fields) -> bool:
     f.raw = raw
     before = len(f.issues)
@@ -856,6 +1026,10 @@ def safe_link(href: str | None) -> str:
 
 def _is_number(x: object) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_line(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 
 def _measured_ok(m) -> bool:

@@ -27,7 +27,7 @@ from typing import TypeGuard
 from claimcheck.display import format_value
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, read_document
+from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
@@ -268,18 +268,22 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     if cpu or cores:
         ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
         lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
-    gpu = r.pop("gpu", None)
-    if isinstance(gpu, dict):
-        mem = gpu.get("memory_bytes")
-        parts = [str(gpu.get("name") or "?")]
-        if _is_number(mem):
-            parts.append(f"{mem / 2**30:.0f} GiB")
-        if gpu.get("driver"):
-            parts.append(f"driver {gpu['driver']}")
-        if gpu.get("cuda"):
-            parts.append(f"CUDA {gpu['cuda']}")
-        if _is_number(gpu.get("count")) and gpu["count"] > 1:
-            parts.append(f"x{gpu['count']}")
+    raw_gpu = r.pop("gpu", None)
+    gpu = (
+        Runner.of({"gpu": {**raw_gpu, "name": raw_gpu.get("name") or "?"}}).gpu
+        if isinstance(raw_gpu, dict)
+        else None
+    )
+    if gpu is not None:
+        parts = [gpu.name]
+        if gpu.memory_bytes is not None:
+            parts.append(f"{gpu.memory_bytes / 2**30:.0f} GiB")
+        if gpu.driver:
+            parts.append(f"driver {gpu.driver}")
+        if gpu.cuda:
+            parts.append(f"CUDA {gpu.cuda}")
+        if gpu.count is not None and gpu.count > 1:
+            parts.append(f"x{gpu.count}")
         lines.append("GPU: " + ", ".join(parts))
     else:
         lines.append("GPU: none")

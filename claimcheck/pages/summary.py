@@ -227,22 +227,18 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
     for e in doc.claims:
         cid, outcome = words.claim_name(e, several), e.outcome
         registry = registry_of.get(e.chapter or "", first_registry)
-        drift = e.details.get("drift")
-        if isinstance(drift, dict):
+        drift = e.drift
+        if drift is not None:
             verdict = f"; its measurement: {oc.label(str(outcome))}" if outcome in oc.OUTCOMES else ""
-            bad = [
-                q
-                for q in drift.get("quotes") or []
-                if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")
-            ]
+            bad = [q for q in drift.quotes if q.failing]
             for q, said in zip(bad, words.drift_words(e)):
-                if q.get("status") == "drift" and q.get("line"):
+                if q.status == "drift" and q.line:
                     out.append(
                         command(
                             "error",
                             f"{said}{verdict}",
-                            _rel(drift.get("manuscript"), base),
-                            q.get("line"),
+                            _rel(drift.manuscript, base),
+                            q.line,
                             f"{cid} drifted",
                         )
                     )
@@ -253,7 +249,7 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
                             said,
                             _rel(registry, base) if registry else None,
                             e.registry_line,
-                            f"{cid} locator {q.get('status')}",
+                            f"{cid} locator {q.status}",
                         )
                     )
         if outcome in (oc.FAILED, oc.ERROR, oc.INCONCLUSIVE):

@@ -17,7 +17,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.interval import Interval
-from claimcheck.results import ClaimEntry, ClaimsDoc
+from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
 from claimcheck.tolerance import (
     Absolute,
     AtLeast,
@@ -60,25 +60,25 @@ def drift_words(entry: ClaimEntry) -> list[str]:
     drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
     measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
     not run. The one wording of drift for the claims page, the summary and the annotations."""
-    drift = entry.details.get("drift")
-    if not isinstance(drift, dict):
+    drift = entry.drift
+    if drift is None:
         return []
     unit = entry.unit
-    measured = drift.get("measured") or measured_value(entry)
+    measured = drift.measured or measured_value(entry)
     out = []
-    for q in drift.get("quotes") or []:
-        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
+    for q in drift.quotes:
+        if not q.failing:
             continue
-        if q.get("status") != "drift":
-            out.append(str(q.get("message") or q.get("status")))
+        if q.status != "drift":
+            out.append(q.message or q.status)
             continue
-        stated = q.get("name") == "stated"
-        what = "" if stated else f" ({q.get('name')})"
-        printed = str(q.get("manuscript"))
+        stated = q.name == "stated"
+        what = "" if stated else f" ({q.name})"
+        printed = q.manuscript
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
         text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
-        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
-        line = f"line {q['line']}: " if q.get("line") else ""
+        reg = with_unit(q.registry, unit) if stated else q.registry
+        line = f"line {q.line}: " if q.line else ""
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
@@ -232,28 +232,26 @@ def margin(entry: ClaimEntry) -> Margin | None:
 def ci_straddles(entry: ClaimEntry) -> bool:
     """Whether a timing claim is undecided because its confidence interval (``details['ci']``)
     straddles its bar (outcome ``inconclusive``, or an interval that reaches across the bar)."""
-    ci = entry.details.get("ci")
-    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
+    ci = entry.ci
+    if ci is None:
         return False
     if entry.outcome == oc.INCONCLUSIVE:
         return True
     bounds = admitted(entry)
-    return bounds is not None and any(ci["low"] < b < ci["high"] for b in bounds if math.isfinite(b))
+    return bounds is not None and any(ci.low < b < ci.high for b in bounds if math.isfinite(b))
 
 
 def ci_words(entry: ClaimEntry) -> str:
     """A timing claim's confidence interval (``details['ci']``, in the claim's unit), e.g.
     "95% CI [21.3×, 24.8×], 12 rounds"; "" when the claim has none. (Its bar is the row's.)"""
-    ci = entry.details.get("ci")
-    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
+    ci = entry.ci
+    if ci is None:
         return ""
     unit = entry.unit
-    level = ci.get("level")
-    level_text = (
-        f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
-    )
-    rounds = f", {ci['rounds']} rounds" if _is_number(ci.get("rounds")) else ""
-    return f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]{rounds}"
+    level = ci.level
+    level_text = f"{number(level * 100 if level <= 1 else level)}% " if level is not None else ""
+    rounds = f", {ci.rounds} rounds" if ci.rounds is not None else ""
+    return f"{level_text}CI [{with_unit(number(ci.low), unit)}, {with_unit(number(ci.high), unit)}]{rounds}"
 
 
 # --- why a claim was not checked ------------------------------------------------------------------
@@ -282,12 +280,12 @@ def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
     reason = entry.reason
     needs = entry.needs or []
-    weights = (runner or {}).get("weights") or {}
+    weights = Runner.of(runner).weights
     if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
         return _CAUSE["gpu"]
-    if "weights" in needs and (not weights.get("available") or "weights" in reason):
+    if "weights" in needs and (weights is None or not weights.available or "weights" in reason):
         return _CAUSE["weights"]
     if "--claims-listing" in reason:
         return _CAUSE["listing"]
@@ -358,33 +356,33 @@ def reason_words(entry: ClaimEntry) -> str:
 
 
 # --- the runner and the whole run -----------------------------------------------------------------
-def _gpu_words(gpu) -> str:
+def _gpu_words(gpu: Gpu | None) -> str:
     """The fingerprint's ``gpu`` in words: "GPU NVIDIA H200 139 GiB x2", or "no GPU"."""
-    if not (isinstance(gpu, dict) and gpu.get("name")):
+    if gpu is None:
         return "no GPU"
-    mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
-    count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
-    return f"GPU {gpu['name']}{mem}{count}"
+    mem = f" {gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else ""
+    count = f" x{gpu.count}" if gpu.count is not None and gpu.count > 1 else ""
+    return f"GPU {gpu.name}{mem}{count}"
 
 
 def runner_line(runner: dict) -> str:
     """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
-    r = runner or {}
-    cpu = r.get("cpu") or "unknown CPU"
-    isa = ", ".join(str(x) for x in (r.get("machine"), r.get("cpu_capability")) if x)
+    r = Runner.of(runner)
+    cpu = r.cpu or "unknown CPU"
+    isa = ", ".join(str(x) for x in (r.machine, r.cpu_capability) if x)
     parts = [f"{cpu} ({isa})" if isa else cpu]
-    if r.get("cores"):
-        parts.append(f"{r['cores']} cores")
-    if _is_number(r.get("ram_bytes")):
-        parts.append(f"{r['ram_bytes'] / 2**30:.0f} GiB RAM")
-    parts.append(_gpu_words(r.get("gpu")))
+    if r.cores:
+        parts.append(f"{r.cores} cores")
+    if r.ram_bytes is not None:
+        parts.append(f"{r.ram_bytes / 2**30:.0f} GiB RAM")
+    parts.append(_gpu_words(r.gpu))
     libs = [
-        f"{name} {r[key]}"
-        for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
-        if r.get(key)
+        f"{name} {value}"
+        for value, name in ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
+        if value
     ]
-    if r.get("torch_threads"):
-        libs.append(f"{r['torch_threads']} threads")
+    if r.torch_threads:
+        libs.append(f"{r.torch_threads} threads")
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
 
 
@@ -396,30 +394,28 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     """
     from claimcheck.runs import settings_size_profile
 
-    r = runner or {}
-    cpu = str(r.get("cpu") or "unknown CPU")
-    if r.get("cpu_capability"):
-        cpu += f" ({r['cpu_capability']})"
+    r = Runner.of(runner)
+    cpu = str(r.cpu or "unknown CPU")
+    if r.cpu_capability:
+        cpu += f" ({r.cpu_capability})"
     machine = [cpu]
-    if r.get("cores"):
-        machine.append(f"{r['cores']} cores")
-    machine.append(_gpu_words(r.get("gpu")))
-    if r.get("torch"):
-        machine.append(f"torch {r['torch']}")
+    if r.cores:
+        machine.append(f"{r.cores} cores")
+    machine.append(_gpu_words(r.gpu))
+    if r.torch:
+        machine.append(f"torch {r.torch}")
     run = []
-    if _is_number(r.get("torch_threads")):
-        run.append(f"{r['torch_threads']} thread{'' if r['torch_threads'] == 1 else 's'}")
+    if _is_number(r.torch_threads):
+        run.append(f"{r.torch_threads} thread{'' if r.torch_threads == 1 else 's'}")
     profile = settings_size_profile(settings)
     if profile:
         run.append(f"profile {profile}")
-    named = r.get("runner_profile") or (settings or {}).get("runner_profile")
+    named = r.runner_profile or (settings or {}).get("runner_profile")
     if named:
         run.append(f"runner {named}")
-    weights = r.get("weights")
-    if isinstance(weights, dict):
-        run.append("GPT-2 weights" if weights.get("available") else "no weights")
-    load = r.get("load")
-    if isinstance(load, dict) and load.get("busy"):
+    if r.weights is not None:
+        run.append("GPT-2 weights" if r.weights.available else "no weights")
+    if r.busy:
         run.append("busy")  # timings from a busy machine compare badly
     return [", ".join(machine), ", ".join(run)] if run else [", ".join(machine)]
 
@@ -441,13 +437,13 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
 
 def weights_line(runner: dict) -> str:
     """Which pretrained weights the run had, in one line."""
-    w = (runner or {}).get("weights") or {}
-    lane = (runner or {}).get("portable_lm")
-    if lane:
-        return f"portable-LM lane on {', '.join(sorted(lane))}: its own numbers, never compared with GPT-2's"
-    if not w.get("available"):
+    r = Runner.of(runner)
+    if r.portable_lm:
+        return f"portable-LM lane on {', '.join(sorted(r.portable_lm))}: its own numbers, never compared with GPT-2's"
+    w = r.weights
+    if w is None or not w.available:
         return "none: the claims that need the pretrained GPT-2 weights are skipped"
-    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
+    return f"{w.source} ({w.kind}), {w.file}, sha256 {w.sha256}"
 
 
 def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:

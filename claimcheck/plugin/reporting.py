@@ -11,7 +11,7 @@ from claimcheck.pages.words import deselected_words, drift_words, interrupted_wo
 from claimcheck.plugin.ending import half_loaded
 from claimcheck.plugin.state import STATE, fingerprint_of
 from claimcheck.recorder import CLAIM_ID_KEY
-from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
+from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -275,11 +275,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     several = len(doc.chapters) > 1
     for c in doc.claims:
         if c.outcome == INCONCLUSIVE:
-            ci = c.details.get("ci") or {}
+            ci = c.ci or CI(float("nan"), float("nan"))
             tr.write_line(
-                f"inconclusive {c.key if several else c.id}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
-                f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.tolerance)} after "
-                f"{ci.get('rounds', '?')} rounds (not counted as passed)"
+                f"inconclusive {c.key if several else c.id}: {ci.level or 0.95:.0%} CI [{ci.low:.4g}, "
+                f"{ci.high:.4g}] vs bar {c.tolerance if ci.bar is None else ci.bar} after "
+                f"{'?' if ci.rounds is None else ci.rounds} rounds (not counted as passed)"
             )
     for c in doc.claims:
         if c.drifted:

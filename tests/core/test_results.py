@@ -222,11 +222,13 @@ def test_a_large_plot_is_refused_by_size(tmp_path, monkeypatch):
     assert "11 bytes, over 10" in page
 
 
-def test_a_drift_quote_with_a_line_that_is_no_integer_is_annotated_without_a_line(tmp_path, capsys):
+def test_a_drift_quote_with_a_line_that_is_no_integer_is_named_and_annotated_without_a_line(tmp_path, capsys):
     quote = {"status": "drift", "line": "7; rm -rf", "name": "stated", "manuscript": "38", "registry": "36"}
     drift = {"manuscript": "ch15.md", "quotes": [quote]}
     path = write(tmp_path, entry(drifted=True, details={"drift": drift}))
-    assert main(["summary", str(path), "--annotations"]) == 0
-    out = capsys.readouterr().out
-    assert "::error file=ch15.md,title=ch15:C01 drifted::" in out or "title=C01 drifted" in out
-    assert "line=" not in out.split("drifted::")[0].split("::error")[-1]
+    assert main(["summary", str(path), "--annotations"]) == 2
+    captured = capsys.readouterr()
+    assert "claim ch15:C01: field 'details.drift.quotes[0].line' is '7; rm -rf'" in captured.err
+    out = captured.out  # the quote is pointed at the claim's registry line instead
+    assert out.startswith("::error file=claims/ch15/claims.toml,line=12,title=C01 locator drift::")
+    assert "rm -rf" not in out
