@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claimcheck.keys import CHAPTER_RE, qualify
+from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
 #: the ``schema`` this version writes
@@ -742,9 +742,7 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
         issues.append(f"{where}: field 'id' is missing or not a string ({_quote(cid)}); entry skipped")
         return None
     chapter = raw.get("chapter") if isinstance(raw.get("chapter"), str) else None
-    key = raw.get("key")
-    if not isinstance(key, str) or not key:
-        key = qualify(chapter, cid) if chapter else cid
+    key = entry_key(raw) or cid
     at = f"{path}: claim {key}" if path else f"claim {key}"
     if key in seen:
         issues.append(
@@ -765,7 +763,7 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
     e.tolerance = f.text("tolerance")
     e.runner_bound = f.text("runner_bound")
     e.measured = raw.get("measured")
-    if not _measured_ok(e.measured):
+    if not measured_ok(e.measured):
         issues.append(
             f"{at}: field 'measured' is {_quote(e.measured)}, expected a number, [lo, hi] or null; ignored"
         )
@@ -1032,8 +1030,8 @@ def _is_line(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 
-def _measured_ok(m) -> bool:
-    """A measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
+def measured_ok(m) -> bool:
+    """Whether ``m`` is a measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
     JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
     if isinstance(m, str):
         try:

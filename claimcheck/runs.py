@@ -1,8 +1,8 @@
 """Results of several runs: load ``claims.json`` files, merge them into a claim x runner matrix, diff two.
 
-pytest-html reports one run; it cannot merge runs. Reading a ``claims.json`` (written by
-:mod:`claimcheck.report`) is plain JSON, so this module is our own code over the standard library
-only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
+pytest-html reports one run; it cannot merge runs. A ``claims.json`` is read once into a
+:class:`claimcheck.results.ClaimsDoc` (its one reader, which checks every field), so this module
+is our own code over the standard library only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
 that installs claimcheck without torch.
 
 Input problems never lose other data:
@@ -10,8 +10,9 @@ Input problems never lose other data:
 * a file that cannot be read or parsed (missing, truncated, not a claims report) raises
   :class:`ResultFileError` naming the file; :func:`load_results` collects those errors and goes on
   with the other files;
-* a bad entry inside a readable file (no id, unknown outcome, a non-numeric ``measured``) becomes an
-  issue naming the file, the claim id and the field; the rest of the file is kept.
+* a bad field inside a readable file (no id, unknown outcome, a non-numeric ``measured``...) becomes
+  an issue naming the file, the claim key and the field (:func:`claimcheck.results.parse_entry`);
+  the rest of the file is kept.
 
 Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-tie``, ``skipped``,
 ``error``, ``not-run``); the matrix adds ``invalid`` for an entry whose outcome field is unusable.

@@ -204,7 +204,8 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
     p = Path(path)
     raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
     if is_matrix(raw) and raw.get("runners"):
-        return raw, [str(e) for e in raw.get("errors") or []]
+        errors = raw.get("errors")
+        return raw, [str(e) for e in errors] if isinstance(errors, list) else []
     doc = parse_document(raw, p)
     return doc, list(doc.issues)
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
-from claimcheck.results import ClaimEntry, ClaimsDoc
+from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji)
 MARK = {
@@ -134,36 +134,50 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     return lines
 
 
+def _list_of(doc: dict, name: str) -> list:
+    value = doc.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _objects(value) -> list[dict]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
 def _matrix_markdown(doc: dict) -> str:
-    runners = [r for r in doc.get("runners") or [] if isinstance(r, dict)]
+    """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
+    runners = _objects(doc.get("runners"))
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
     lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
-    split = doc.get("split") or []
+    split = [str(s) for s in _list_of(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
-    for err in doc.get("errors") or []:
+    for err in _list_of(doc, "errors"):
         lines.append(f"- ⚠️ {_short(err, 300)}")
     lines += [
         "",
         "| Claim | Chapter | " + " | ".join(_cell(x) for x in labels) + " |",
         "|---|---|" + "---|" * len(labels),
     ]
-    for c in doc.get("claims") or []:
-        cells = c.get("cells") or {}
+    for c in _objects(doc.get("claims")):
+        cells = (
+            {k: v for k, v in c["cells"].items() if isinstance(v, dict)}
+            if isinstance(c.get("cells"), dict)
+            else {}
+        )
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
+        unit = str(c.get("unit") or "")
         row = [
             f"**{c.get('key') or c.get('id')}**{flag} {c.get('title') or ''}",
-            words.with_unit(str(c.get("stated") or ""), c.get("unit")),
+            words.with_unit(str(c.get("stated") or ""), unit),
         ]
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
-            value = (
-                words.measured_value(ClaimEntry("", "", measured=cell.get("measured"), unit=c.get("unit")))
-                or cell.get("measured_display")
-                or ""
+            measured = cell.get("measured") if measured_ok(cell.get("measured")) else None
+            value = words.measured_value(ClaimEntry("", "", measured=measured, unit=unit)) or cell.get(
+                "measured_display"
             )
             row.append(
-                f"{badge(cell.get('outcome', ''))} {value}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
+                f"{badge(str(cell.get('outcome', '')))} {value or ''}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
             )
         lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
     return "\n".join(lines) + "\n"

@@ -232,3 +232,22 @@ def test_a_drift_quote_with_a_line_that_is_no_integer_is_named_and_annotated_wit
     out = captured.out  # the quote is pointed at the claim's registry line instead
     assert out.startswith("::error file=claims/ch15/claims.toml,line=12,title=C01 locator drift::")
     assert "rm -rf" not in out
+
+
+def test_a_matrix_with_fields_of_the_wrong_type_is_summarised_without_a_traceback(tmp_path, capsys):
+    matrix = {
+        "runners": [{"label": "a"}, "junk"],
+        "split": [1, 2],
+        "errors": "x",
+        "claims": [
+            {"key": "ch15:C01", "cells": {"a": ["passed"]}},
+            {"key": "ch15:C02", "cells": {"a": {"measured": {}}}},
+        ],
+    }
+    path = tmp_path / "matrix.json"
+    path.write_text(json.dumps(matrix), encoding="utf-8")
+    assert main(["summary", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "**ch15:C01**" in out and "**ch15:C02**" in out and "Pass on one runner, fail on another: 1, 2" in out
+    )
