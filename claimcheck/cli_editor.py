@@ -379,12 +379,13 @@ def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) 
     rows link to the claims page beside it. None: not written."""
     from claimcheck.fileio import write_atomic
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
-    from claimcheck.runs import ResultFileError
+    from claimcheck.results import ClaimsDoc, ResultFileError
 
     doc = None
     if readable and report and Path(report).is_file():
         try:
-            doc, problems = load_document(report)
+            loaded, problems = load_document(report)
+            doc = loaded if isinstance(loaded, ClaimsDoc) else None
         except ResultFileError as exc:
             print(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
             doc = None

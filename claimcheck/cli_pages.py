@@ -18,9 +18,12 @@ def register(subparsers) -> None:
         "report",
         help="re-render the claims page (and the annotated manuscript) from claims.json",
         description="Render claims.html from a claims.json alone (its plot files beside it), without running "
-        "anything; when the run checked a manuscript, re-read it and its registry and render "
-        "manuscript.html too. Exit 0: written; 1: written, but a manuscript could not be read "
-        "or an entry was unusable; 2: the JSON is unusable (nothing written).",
+        "anything; when the run checked a manuscript inside the JSON's folder (or the one --manuscript "
+        "names), re-read it and its registry and render manuscript.html too. A results file is untrusted "
+        "input: no file outside its folder is read, and only http(s) or relative links are rendered. "
+        "Exit 0: written; 1: written, but a manuscript could not be read; 2: the JSON is unusable "
+        "(nothing written), or a field is malformed (each named on stderr; the pages are written "
+        "without it).",
     )
     r.add_argument(
         "json",
@@ -50,8 +53,8 @@ def register(subparsers) -> None:
         description="Print a Markdown summary with one row per claim (claims.json: chapter value, this runner's "
         "value, the bar, the margin, why; matrix.json: one column per runner). With --annotations, "
         "print GitHub annotations instead: drift at the manuscript line, registry problems at the "
-        "registry line, failed claims at their test. Exit 0; 1 when an entry was unusable (its row "
-        "is shown as such; --lenient: 0); 2 when the file is unusable.",
+        "registry line, failed claims at their test. Exit 0; 2 when the file is unusable, or a field is "
+        "malformed (each named on stderr; the summary is printed without it; --lenient: 0).",
     )
     s.add_argument(
         "json", metavar="FILE.json", help="a claims.json or a matrix.json (claimcheck merge --json)"
@@ -59,7 +62,7 @@ def register(subparsers) -> None:
     s.add_argument(
         "--lenient",
         action="store_true",
-        help="exit 0 although entries were unusable (each is said on stderr)",
+        help="exit 0 although fields were malformed (each is said on stderr)",
     )
     s.add_argument(
         "--annotations",
@@ -73,8 +76,7 @@ def _report(args) -> int:
     import time
 
     from claimcheck.pages import load_document, manuscript_checks, publish
-    from claimcheck.pages.summary import is_matrix
-    from claimcheck.runs import ResultFileError
+    from claimcheck.results import ClaimsDoc, ResultFileError
 
     t0 = time.perf_counter()
     try:
@@ -82,21 +84,23 @@ def _report(args) -> int:
     except ResultFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if is_matrix(doc):
+    if not isinstance(doc, ClaimsDoc):
         print(
             f"error: {args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge",
             file=sys.stderr,
         )
         return 2
-    checks, ms_problems = manuscript_checks(doc, args.manuscript)
-    if args.manuscript and not doc.get("manuscripts"):
+    checks, ms_problems = manuscript_checks(doc, args.manuscript, confine=Path(args.json).parent)
+    if args.manuscript and not doc.manuscripts:
         ms_problems.append(
             f"{args.json} names no manuscript check (run pytest with --claims-manuscript), "
             f"so {args.manuscript} has no registry to be checked against"
         )
-    if doc.get("read_note"):
-        print(f"note: {doc['read_note']}", file=sys.stderr)
-    for p in problems + ms_problems:
+    for note in doc.notes:
+        print(f"note: {note}", file=sys.stderr)
+    for p in problems:
+        print(f"error: {p}", file=sys.stderr)
+    for p in ms_problems:
         print(f"warning: {p}", file=sys.stderr)
     try:
         written = publish(doc, args.json, checks, args.output)
@@ -104,29 +108,29 @@ def _report(args) -> int:
         print(f"error: cannot write the pages: {exc}", file=sys.stderr)
         return 2
     print(
-        f"{'  '.join(map(str, written))} ({len(doc.get('claims') or [])} claims, {time.perf_counter() - t0:.2f} s)",
+        f"{'  '.join(map(str, written))} ({len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s)",
         file=sys.stderr,
     )
-    return 1 if problems or ms_problems else 0
+    return 2 if problems else 1 if ms_problems else 0
 
 
 def _summary(args) -> int:
     from claimcheck.pages import load_document
     from claimcheck.pages.summary import annotations, markdown
-    from claimcheck.runs import ResultFileError
+    from claimcheck.results import ClaimsDoc, ResultFileError
 
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if doc.get("read_note"):
-        print(f"note: {doc['read_note']}", file=sys.stderr)
+    for note in doc.notes if isinstance(doc, ClaimsDoc) else []:
+        print(f"note: {note}", file=sys.stderr)
     for p in problems:
-        print(f"warning: {p}", file=sys.stderr)
+        print(f"{'warning' if args.lenient else 'error'}: {p}", file=sys.stderr)
     if args.annotations:
         for line in annotations(doc, Path.cwd()):
             print(line)
     else:
         sys.stdout.write(markdown(doc))
-    return 1 if problems and not args.lenient else 0
+    return 2 if problems and not args.lenient else 0

@@ -21,8 +21,8 @@ def register(subparsers) -> None:
         "measured value. Claims that pass on one runner and fail on another are highlighted; "
         "a claim missing from a file shows 'not run' there. A malformed file is named on "
         "stderr and in the page, and the others are still merged. Exit 0: all files merged; "
-        "1: some file was unreadable or some entry was dropped or changed (page still written; "
-        "--lenient: 0 for dropped entries); 2: no file was readable.",
+        "1: some file was unreadable (page still written from the others); 2: no file was readable, "
+        "or a field was malformed (each named on stderr; the page is written without it; --lenient: 0).",
     )
     p.add_argument("results", nargs="+", metavar="RESULTS.json", help="claims.json files, one per run")
     p.add_argument(
@@ -43,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--lenient",
         action="store_true",
-        help="exit 0 although entries were dropped or fields ignored (each is still said on stderr)",
+        help="exit 0 although fields were malformed (each is still said on stderr)",
     )
     p.set_defaults(func=_merge)
 
@@ -113,7 +113,7 @@ def _merge(args) -> int:
         print(f"note: {note}", file=sys.stderr)
     issues = [i for run in runs for i in run.issues]
     for issue in issues:
-        print(f"warning: {issue}", file=sys.stderr)
+        print(f"{'warning' if args.lenient else 'error'}: {issue}", file=sys.stderr)
     out = Path(args.output)
     try:
         write_atomic(out, render_html(matrix, args.title))
@@ -130,7 +130,7 @@ def _merge(args) -> int:
         + (f"; {len(issues)} entry problem(s)" if issues else ""),
         file=sys.stderr,
     )
-    return 1 if errors or (issues and not args.lenient) else 0
+    return 2 if issues and not args.lenient else 1 if errors else 0
 
 
 def _diff(args) -> int:

@@ -16,7 +16,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.interval import decimals_of, parse_decimal
-from claimcheck.outcomes import ERROR, FAILED, NOT_RUN, PASSED, SKIPPED, worse
+from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
+from claimcheck.results import ClaimEntry, read_document
 from claimcheck.tolerance import ToleranceError, parse_tolerance
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
@@ -183,9 +184,9 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
         return {}, str(exc)
     src = f"{Path(path).name} {run.generated or ''}".strip()
     return {
-        c["id"]: (c.get("measured_display"), c.get("outcome"), src)
+        c.id: (c.measured_display, c.outcome, src)
         for c in run.claims.values()
-        if c.get("measured_display") and (chapter is None or c.get("chapter") in (None, "", chapter))
+        if c.measured_display and (chapter is None or c.chapter in (None, "", chapter))
     }, None
 
 
@@ -505,11 +506,11 @@ def run_what_if(
                 row = _formula_row(claim, reg, value)
                 holds = formula_holds(claim, reg)
             else:
-                row = rows.get(key, {})
-                holds = tolerance_holds(claim, row.get("measured"))
-            m = row.get("measured")
+                row = rows.get(key) or ClaimEntry(key, claim.id)
+                holds = tolerance_holds(claim, row.measured)
+            m = row.measured
             bound = claim.tolerance.is_bound
-            elsewhere = bool(claim.runner) and row.get("outcome") == SKIPPED  # its runner is another
+            elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
             elif bound:
@@ -517,22 +518,19 @@ def run_what_if(
             else:
                 suggested = nearest_holding(holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
-            row, m, suggested = (
-                {"outcome": ERROR, "reason": f"{key if several else claim.id}: {exc}"},
-                None,
-                None,
-            )
+            row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
+            m, suggested = None, None
         answers.append(
             WhatIf(
                 key if several else claim.id,
                 value,
                 claim.stated,
-                row.get("outcome", NOT_RUN),
+                row.outcome,
                 m,
-                row.get("measured_display"),
-                row.get("unit") or claim.unit or "",
-                row.get("tolerance") or claim.tolerance_text,
-                row.get("reason") or "",
+                row.measured_display,
+                row.unit or claim.unit or "",
+                row.tolerance or claim.tolerance_text,
+                row.reason,
                 suggested,
                 formula=key in formulas,
                 runner=claim.runner or "",
@@ -542,26 +540,28 @@ def run_what_if(
     return answers
 
 
-def _formula_row(claim, registry, value: str) -> dict:
+def _formula_row(claim, registry, value: str) -> ClaimEntry:
     """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
     the claims.json fields what-if reads, the value shown as the claims page shows it."""
     from claimcheck.pages.words import measured_value
 
     verdict = formula_verdict(claim, registry, value)
-    row = {
-        "measured": [verdict.value.lo, verdict.value.hi],
-        "unit": claim.unit,
-        "tolerance": claim.tolerance_text,
-        "outcome": verdict.outcome,
-        "reason": verdict.reason or "",
-    }
-    row["measured_display"] = measured_value(row)
+    row = ClaimEntry(
+        claim.id,
+        claim.id,
+        measured=[verdict.value.lo, verdict.value.hi],
+        unit=claim.unit,
+        tolerance=claim.tolerance_text,
+        outcome=verdict.outcome,
+        reason=verdict.reason or "",
+    )
+    row.measured_display = measured_value(row)
     return row
 
 
 def _measure(
     revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout
-) -> dict[str, dict]:
+) -> dict[str, ClaimEntry]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
@@ -593,8 +593,5 @@ def _measure(
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"pytest wrote no report (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-        from claimcheck.keys import entry_key
-        from claimcheck.results import read_document
-
         doc = read_document(report)
-    return {str(entry_key(c)): c for c in doc["claims"] if isinstance(c, dict)}
+    return doc.by_key()

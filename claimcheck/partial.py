@@ -12,19 +12,27 @@ A row is kept only when it can stand for this run: the earlier report was made o
 claim's registry entry (stated value, unit, tolerance) has not changed since. Otherwise the row
 stays ``not-run`` and the report says why nothing was kept.
 
-Standard library only (``claimcheck diff`` uses :data:`NOT_SELECTED` in a CI job without torch).
+Standard library only. Works on :class:`claimcheck.results.ClaimsDoc` documents.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
-from typing import Any
 
-from claimcheck.outcomes import NOT_RUN
+from claimcheck.outcomes import NOT_RUN, count
+from claimcheck.results import (
+    NOT_SELECTED,
+    Carried,
+    ClaimEntry,
+    ClaimsDoc,
+    ResultFileError,
+    Selection,
+    read_document,
+)
 
-#: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
-NOT_SELECTED = "not selected in this run (no test of it ran)"
+__all__ = ["NOT_SELECTED", "incomparable", "keep_unselected", "unselected"]
 
 _RUNNER_KEYS = ("cpu", "cores", "machine", "cpu_capability", "torch", "transformers")
 # settings that must match; (key, the key older reports used)
@@ -32,13 +40,9 @@ _SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("d
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
 
 
-def unselected(entry: dict) -> bool:
+def unselected(entry: ClaimEntry) -> bool:
     """Whether a ``claims.json`` entry is a claim that its run did not select (and did not carry)."""
-    if entry.get("carried"):
-        return False
-    if "selected" in entry:
-        return entry["selected"] is False
-    return entry.get("outcome") == NOT_RUN and entry.get("reason") == NOT_SELECTED
+    return entry.unselected
 
 
 def _gpu(runner: dict):
@@ -46,15 +50,15 @@ def _gpu(runner: dict):
     return gpu.get("name") if isinstance(gpu, dict) else gpu
 
 
-def incomparable(new: dict, old: dict) -> str | None:
+def incomparable(new: ClaimsDoc, old: ClaimsDoc) -> str | None:
     """Why rows of the report ``old`` cannot stand in the report ``new`` (None when they can)."""
-    rn, ro = new.get("runner") or {}, old.get("runner") or {}
+    rn, ro = new.runner, old.runner
     for key in _RUNNER_KEYS:
         if rn.get(key) != ro.get(key):
             return f"it was made on another runner ({key}: {ro.get(key)} here {rn.get(key)})"
     if _gpu(rn) != _gpu(ro):
         return f"it was made on another runner (GPU: {_gpu(ro)}, here {_gpu(rn)})"
-    sn, so = new.get("settings") or {}, old.get("settings") or {}
+    sn, so = new.settings, old.settings
     for key, older in _SETTINGS_KEYS:
         a, b = sn.get(key, sn.get(older)), so.get(key, so.get(older))
         if a != b:
@@ -62,7 +66,7 @@ def incomparable(new: dict, old: dict) -> str | None:
     return None
 
 
-def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None) -> list[str]:
+def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
     """A run of one chapter (``pytest claims/ch16``) keeps the other chapters of the earlier report:
     their chapter records, sections and claim entries are appended, each entry as not selected (so
     the carrying below decides, by the same rules, whether it stands for this run).
@@ -73,56 +77,43 @@ def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None
     claim no longer declared is dropped, and so is a chapter whose registry is gone. Returns what
     was dropped, in words.
     """
-    from claimcheck.results import chapters_of
-
-    other = [c for c in chapters_of(old) if c.get("id") and c.get("id") not in chapters_now]
+    other = [c for c in old.chapter_list() if c.id and c.id not in chapters_now]
     if not other or not any(chapters_now):
         return []
-    registry_of = {
-        str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): r.get("path")
-        for r in old.get("registries") or []
-        if isinstance(r, dict)
-    }
+    registry_of = {r.chapter_key: r.path for r in old.registries}
     dropped, now = [], {}
     for c in other:
-        path = c.get("registry") or registry_of.get(c["id"])
+        path = c.registry or registry_of.get(c.id)
         entries = current(path) if current is not None and path else None
         if current is not None and entries is None:
             dropped.append(
-                f"chapter {c['id']}: its registry {path or '(unknown)'} is gone; its rows were dropped"
+                f"chapter {c.id}: its registry {path or '(unknown)'} is gone; its rows were dropped"
             )
             continue
-        now[c["id"]] = entries
+        now[c.id] = entries
     ids = set(now)
-    doc.setdefault("chapters", []).extend(copy.deepcopy([c for c in other if c["id"] in ids]))
-    doc.setdefault("sections", []).extend(
-        copy.deepcopy(
-            [s for s in old.get("sections") or [] if isinstance(s, dict) and s.get("chapter") in ids]
-        )
-    )
-    doc.setdefault("registries", []).extend(
-        copy.deepcopy(
-            [
-                r
-                for r in old.get("registries") or []
-                if isinstance(r, dict) and r.get("path") in {registry_of.get(i) for i in ids}
-            ]
-        )
-    )
-    for e in old.get("claims") or []:
-        if not (isinstance(e, dict) and e.get("chapter") in ids):
+    doc.chapters.extend(copy.deepcopy([c for c in other if c.id in ids]))
+    doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in ids]))
+    paths = {registry_of.get(i) for i in ids}
+    doc.registries.extend(copy.deepcopy([r for r in old.registries if r.path in paths]))
+    for e in old.claims:
+        if e.chapter not in ids:
             continue
-        entries = now[e["chapter"]]
-        stub = {k: v for k, v in copy.deepcopy(e).items() if k != "carried"}
-        stub.update(selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
+        entries = now[e.chapter]
+        stub = copy.deepcopy(e)
+        stub.carried = None
+        stub.selected, stub.outcome, stub.reason = False, NOT_RUN, NOT_SELECTED
         if entries is not None:
-            if e.get("id") not in entries:
-                dropped.append(f"{e.get('key') or e.get('id')}: no longer in its chapter's registry")
+            if e.id not in entries:
+                dropped.append(f"{e.key}: no longer in its chapter's registry")
                 continue
-            stub.update(entries[e["id"]])  # today's stated, unit, tolerance: what a kept row must match
-        doc["claims"].append(stub)
-    doc["manuscripts"] = (doc.get("manuscripts") or []) + copy.deepcopy(
-        [m for m in old.get("manuscripts") or [] if isinstance(m, dict) and m.get("chapter") in ids]
+            for name, value in entries[
+                e.id
+            ].items():  # today's stated, unit, tolerance: what a kept row must match
+                setattr(stub, name, value)
+        doc.claims.append(stub)
+    doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
+        [m for m in old.manuscripts or [] if m.get("chapter") in ids]
     )
     _book_order(doc)
     return dropped
@@ -130,67 +121,51 @@ def _append_other_chapters(doc: dict, old: dict, chapters_now: set, current=None
 
 def _natural(text: str):
     """``claims/ch9`` before ``claims/ch15``: digits compare as numbers."""
-    import re
-
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
 
 
-def _book_order(doc: dict) -> None:
+def _book_order(doc: ClaimsDoc) -> None:
     """Chapters in the book's order (their registries' paths, naturally sorted), whichever ran last;
     claims and sections follow their chapter's place, each chapter's own order kept."""
-    chapters = [c for c in doc.get("chapters") or [] if isinstance(c, dict)]
-    chapters.sort(key=lambda c: _natural(c.get("registry") or c.get("id") or ""))
-    doc["chapters"] = chapters
-    rank = {c.get("id"): n for n, c in enumerate(chapters)}
-    for name in ("claims", "sections"):
-        items = doc.get(name) or []
-        doc[name] = sorted(
-            items, key=lambda e: rank.get(e.get("chapter"), len(rank)) if isinstance(e, dict) else len(rank)
-        )
+    doc.chapters.sort(key=lambda c: _natural(c.registry or c.id or ""))
+    rank: dict[str | None, int] = {c.id: n for n, c in enumerate(doc.chapters)}
+    doc.claims.sort(key=lambda e: rank.get(e.chapter, len(rank)))
+    doc.sections.sort(key=lambda s: rank.get(s.chapter, len(rank)))
 
 
-def keep_unselected(doc: dict, previous_path, current=None) -> dict:
+def keep_unselected(doc: ClaimsDoc, previous_path, current=None) -> ClaimsDoc:
     """Return ``doc`` (a new ``claims.json`` document, changed in place) with the rows of the claims
     it did not select taken from the report at ``previous_path``, when that report can stand for
     them (see the module docstring). A run that selected every claim is returned unchanged.
 
     Rows are matched by key (``ch15:C18``, :mod:`claimcheck.keys`), so a run of one chapter keeps
-    the other chapters' rows. Adds ``selection`` to the document: ``partial``, ``selected`` (keys
-    run now), ``carried`` (keys kept), ``chapters`` (the chapters this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows were not
-    kept, when so). A kept entry gets ``carried = {"from": time, "file": path}``, keeps this
-    run's drift check, and ``selected`` false. ``current``: see :func:`_append_other_chapters`.
-    Never raises on a bad earlier report: it is then simply not used.
+    the other chapters' rows. Sets the document's :class:`~claimcheck.results.Selection`:
+    ``partial``, ``selected`` (keys run now), ``carried`` (keys kept), ``chapters`` (the chapters
+    this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows
+    were not kept, when so). A kept entry gets ``carried`` (the earlier run's time and file),
+    keeps this run's drift check, and ``selected`` false. ``current``: see
+    :func:`_append_other_chapters`. Never raises on a bad earlier report: it is then simply not used.
     """
-    from claimcheck.keys import entry_key
-    from claimcheck.results import ResultFileError, read_document
-
-    claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
     path = Path(previous_path)
     old = None
     try:
         old = read_document(path)
     except ResultFileError as exc:
         old_error = exc.message
-    chapters_now = {c.get("id") for c in doc.get("chapters") or [] if isinstance(c, dict)}
+    chapters_now = {c.id for c in doc.chapters}
     dropped = []
     if old is not None:  # chapters of the earlier report that this run did not collect at all
         dropped = _append_other_chapters(doc, old, chapters_now, current)
-        claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
-    missing = [e for e in claims if unselected(e)]
-    if not missing and not dropped:
+    if not any(e.unselected for e in doc.claims) and not dropped:
         return doc
-    selection: dict[str, Any] = {
-        "partial": True,
-        "selected": [entry_key(e) for e in claims if not unselected(e)],
-        "carried": [],
-    }
+    selection = Selection(partial=True, selected=[e.key for e in doc.claims if not e.unselected])
     if any(chapters_now):
-        selection["chapters"] = sorted(c for c in chapters_now if c)
+        selection.chapters = sorted(c for c in chapters_now if c)
     if dropped:
-        selection["dropped"] = dropped
-    doc["selection"] = selection
+        selection.dropped = dropped
+    doc.selection = selection
     if old is None:
-        selection["not_carried_because"] = (
+        selection.not_carried_because = (
             f"there is no earlier report at {path}"
             if old_error == "no such file"
             else f"the earlier report {path} cannot be read ({old_error})"
@@ -198,37 +173,33 @@ def keep_unselected(doc: dict, previous_path, current=None) -> dict:
         return doc
     why = incomparable(doc, old)
     if why:
-        selection["not_carried_because"] = f"the earlier report {path}: {why}"
+        selection.not_carried_because = f"the earlier report {path}: {why}"
         return doc
-    before = {entry_key(e): e for e in old["claims"] if isinstance(e, dict) and entry_key(e)}
+    before = old.by_key()
     changed = []
-    for i, e in enumerate(doc["claims"]):
-        if not isinstance(e, dict) or not unselected(e):
+    for i, e in enumerate(doc.claims):
+        if not e.unselected:
             continue
-        key = entry_key(e)
-        prev = before.get(key) if key is not None else None
-        if key is None or prev is None or unselected(prev):
+        prev = before.get(e.key)
+        if prev is None or prev.unselected:
             continue
-        if any(prev.get(k) != e.get(k) for k in _CLAIM_KEYS):
-            changed.append(key)
+        if any(getattr(prev, k) != getattr(e, k) for k in _CLAIM_KEYS):
+            changed.append(e.key)
             continue
         kept = copy.deepcopy(prev)
-        carried = prev.get("carried") if isinstance(prev.get("carried"), dict) else None
-        kept["carried"] = carried or {"from": old.get("generated"), "file": str(path)}
-        kept["selected"] = False
-        drift = (e.get("details") or {}).get("drift")
+        kept.carried = kept.carried or Carried(old.generated, str(path))
+        kept.selected = False
+        drift = e.details.get("drift")
         if drift is not None:  # the drift check ran in this run: its result is the fresh one
-            kept.setdefault("details", {})["drift"] = drift
-        doc["claims"][i] = kept
-        selection["carried"].append(key)
-    if selection["carried"]:
-        from claimcheck.outcomes import count
-
-        selection["carried_from"] = old.get("generated")
-        doc["counts"] = count(e.get("outcome") for e in doc["claims"] if isinstance(e, dict))
-        doc["drifted"] = [entry_key(e) for e in doc["claims"] if isinstance(e, dict) and e.get("drifted")]
+            kept.details["drift"] = drift
+        doc.claims[i] = kept
+        selection.carried.append(e.key)
+    if selection.carried:
+        selection.carried_from = old.generated
+        doc.counts = count(e.outcome for e in doc.claims)
+        doc.drifted = [e.key for e in doc.claims if e.drifted]
     if changed:
-        selection["not_carried_because"] = (
+        selection.not_carried_because = (
             f"the registry entries of {', '.join(changed)} changed since the "
             "earlier run (stated, unit or tolerance)"
         )

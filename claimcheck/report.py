@@ -1,10 +1,9 @@
-"""Aggregate test reports into one row per claim, and write ``claims.json``.
+"""Aggregate the phases of the run's tests into one row per claim, and write ``claims.json``.
 
 Outcomes (:mod:`claimcheck.outcomes`), one per claim id; every id of every registry loaded in the
-run appears. A claim test's call phase is ``failed`` only on a verdict: the recorder's
-(``claim.check``, ``claim.require``...), or the test's own ``pytest.fail`` or ``assert``. Any other
-exception is ``error`` (the measurement never reached a verdict), its reason the exception's type
-and message (:func:`exception_reason`), not pytest's traceback.
+run appears. Each phase arrives as a :class:`Phase` of plain values, its outcome decided by the
+verdict (and, for what pytest alone knows, by the plugin: :mod:`claimcheck.plugin.phases`); this
+module never reads a pytest report. The document is a :class:`claimcheck.results.ClaimsDoc`.
 """
 
 from __future__ import annotations
@@ -15,127 +14,43 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
+from claimcheck.keys import split as split_key
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
-from claimcheck.partial import NOT_SELECTED
-from claimcheck.recorder import (
-    CLAIM_ID_KEY,
-    ERROR_KEY,
-    EXPECTED_FAIL_KEY,
-    KIND_KEY,
-    OUTCOME_KEY,
-    PLOTS_ATTR,
-    RECORD_KEY,
-    decode_record,
+from claimcheck.results import (
+    NOT_SELECTED,
+    SCHEMA,
+    ChapterInfo,
+    ClaimEntry,
+    ClaimsDoc,
+    Problem,
+    RegistryInfo,
+    SectionInfo,
 )
 
-_XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 
+@dataclass
+class Phase:
+    """One phase (setup, call, teardown) of a claim's test, in plain values: what the plugin read
+    from pytest's report (:mod:`claimcheck.plugin.phases`), for :meth:`ResultCollector.add`.
 
-def _props(report) -> dict:
-    return {k: v for k, v in getattr(report, "user_properties", [])}
-
-
-def exception_reason(excinfo, when: str) -> str | None:
-    """The reason of a phase that raised, when the exception is not a verdict, else None.
-
-    A verdict: in the call phase, pytest's ``Failed`` (``pytest.fail``, which the recorder uses)
-    or an ``AssertionError``; in any phase, pytest's skip/xfail/exit. Anything else (a
-    ``RuntimeError`` in the test, an exception in a fixture) returns ``"Type: message (raised at
-    file:line)"``, so that the claim's row says what broke instead of disproving the chapter.
-    ``pytest.fail`` in setup or teardown (e.g. unusable weights) keeps its own message: None.
+    ``outcome`` is the claim outcome the phase decided (None: it decided nothing); ``reason`` the
+    phase's own words (pytest's message, or the exception's type and message); ``record`` the
+    recorder's record of the verdict when this phase carries it; ``xfailed`` the reason of a
+    test the registry expects to fail that xfailed (None when it did not xfail).
     """
-    import pytest
 
-    exc = excinfo.value
-    if isinstance(
-        exc,
-        (
-            pytest.fail.Exception,
-            pytest.skip.Exception,
-            pytest.xfail.Exception,
-            pytest.exit.Exception,
-            KeyboardInterrupt,
-        ),
-    ):
-        return None
-    if when == "call" and isinstance(exc, AssertionError):
-        return None
-    text = str(exc).strip()
-    if len(text) > 1000:
-        text = text[:1000] + " ..."
-    where = ""
-    try:
-        entry = excinfo.traceback[-1]
-        where = f" (raised at {Path(str(entry.path)).name}:{entry.lineno + 1} in {entry.name})"
-    except (IndexError, AttributeError, TypeError):
-        pass
-    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
-
-
-def _reason(report) -> str:
-    raised = _props(report).get(ERROR_KEY)
-    if raised:
-        return raised
-    longrepr = report.longrepr
-    if longrepr is None:
-        return ""
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, line, "Skipped: why")
-        text = longrepr[2]
-        return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
-    text = getattr(report, "longreprtext", None) or str(longrepr)
-    # pytest-xdist: the controller's copy of a worker's report starts "[gw0] linux -- Python 3.11.7 ..."
-    return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
-
-
-def report_outcome(report) -> str | None:
-    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative."""
-    props = _props(report)
-    kind = props.get(KIND_KEY)
-    if props.get(OUTCOME_KEY) and report.when == "call" and not hasattr(report, "wasxfail"):
-        return props[OUTCOME_KEY]  # the glue's one table decided this call (plugin/running.py)
-    if decode_record(props.get(RECORD_KEY) or {}).get("verdict") == INCONCLUSIVE and report.skipped:
-        return INCONCLUSIVE
-    if kind == "placeholder":
-        return NOT_RUN if report.skipped else None
-    if hasattr(
-        report, "wasxfail"
-    ):  # a test the registry expects to fail (expected_fail): its verdict decides
-        verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
-        return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
-    if (
-        report.when == "call"
-        and report.passed
-        and decode_record(props.get(RECORD_KEY) or {}).get("verdict") == NEAR_TIE
-    ):
-        return NEAR_TIE
-    if report.failed:
-        if (
-            report.when == "call"
-            and kind not in ("registry-error", "module-error")
-            and not props.get(ERROR_KEY)
-        ):
-            return FAILED
-        return ERROR
-    if report.skipped:
-        return SKIPPED
-    if report.when == "call":
-        return PASSED
-    return None
-
-
-def verdict_text(report, record: dict) -> str:
-    """One line for the HTML Verdict column: the outcome and, unless passed, why."""
-    outcome = report_outcome(report) or report.outcome
-    if outcome == PASSED:
-        caveat = (record.get("details") or {}).get("caveat")
-        return f"{PASSED} ({caveat})" if caveat else PASSED
-    if outcome == NEAR_TIE:
-        return f"near-tie: {record.get('reason')}"
-    if outcome == FAILED and record.get("reason"):
-        return f"failed: {record['reason']}"
-    first = _reason(report).splitlines()
-    return f"{outcome}: {first[0]}" if first else outcome
+    nodeid: str
+    claim: str  # the claim's key (ch15:C18)
+    outcome: str | None = None
+    reason: str = ""
+    kind: str | None = None  # the test's kind: None (a claim test), drift, placeholder, audit...
+    record: dict | None = None
+    duration: float = 0.0
+    location: dict | None = None  # {"test", "file", "line" (1-based)}
+    plots: list = field(default_factory=list)  # [(name, base64 PNG)]
+    expected_fail: str | None = None  # the registry's expected_fail words, when set
+    xfailed: str | None = None
 
 
 @dataclass
@@ -163,59 +78,49 @@ class ResultCollector:
     def __init__(self) -> None:
         self.tests: dict[str, dict] = {}  # nodeid -> {"id", "outcome", "reason", "record", "duration"}
 
-    def add(self, report) -> None:
-        props = _props(report)
-        cid = props.get(CLAIM_ID_KEY)
-        if not cid:
-            return
+    def add(self, phase: Phase) -> None:
+        """Fold one phase into its test's entry: the worst outcome of its phases, with its reason."""
         entry = self.tests.setdefault(
-            report.nodeid,
+            phase.nodeid,
             {
-                "id": cid,
+                "id": phase.claim,
                 "outcome": None,
                 "reason": "",
                 "record": {},
                 "duration": 0.0,
-                "kind": props.get(KIND_KEY),
+                "kind": phase.kind,
                 "location": None,
                 "plots": [],
             },
         )
-        entry["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
-        if RECORD_KEY in props:
-            entry["record"] = decode_record(props[RECORD_KEY])
-        location = getattr(report, "location", None)
-        if entry["location"] is None and location and location[0]:
-            entry["location"] = {
-                "test": report.nodeid,
-                "file": str(location[0]),
-                "line": location[1] + 1 if isinstance(location[1], int) else None,
-            }
-        entry["plots"] += [tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()]
-        outcome = report_outcome(report)
+        entry["duration"] += phase.duration
+        if phase.record is not None:
+            entry["record"] = phase.record
+        if entry["location"] is None and phase.location:
+            entry["location"] = phase.location
+        entry["plots"] += [tuple(p) for p in phase.plots]
+        outcome = phase.outcome
         if outcome is None:
             return
         if entry["outcome"] is None or SEVERITY.index(outcome) < SEVERITY.index(entry["outcome"]):
             entry["outcome"] = outcome
-            expected = props.get(EXPECTED_FAIL_KEY)
+            expected = phase.expected_fail
             if outcome == NEAR_TIE:
                 entry["reason"] = entry["record"].get("reason") or ""
             elif expected and outcome in (FAILED, PASSED):
                 held = (
-                    "held after all"
-                    if outcome == PASSED
-                    else entry["record"].get("reason") or _reason(report)
+                    "held after all" if outcome == PASSED else entry["record"].get("reason") or phase.reason
                 )
                 entry["reason"] = f"expected to fail ({expected}): {held}"
-            elif expected and outcome == ERROR and hasattr(report, "wasxfail"):
+            elif expected and outcome == ERROR and phase.xfailed is not None:
                 entry["reason"] = (
                     f"expected to fail ({expected}), but the test xfailed without a verdict "
-                    f"({report.wasxfail}): only claim.check/require/check_comparison decide a claim"
+                    f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
                 )
             elif outcome == INCONCLUSIVE:
-                entry["reason"] = entry["record"].get("reason") or _reason(report)
+                entry["reason"] = entry["record"].get("reason") or phase.reason
             elif outcome != PASSED:
-                entry["reason"] = _reason(report)
+                entry["reason"] = phase.reason
             else:
                 entry["reason"] = ""
 
@@ -257,9 +162,7 @@ class ResultCollector:
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             if t["id"] not in rows:
-                from claimcheck.keys import split
-
-                chapter, cid = split(t["id"])
+                chapter, cid = split_key(t["id"])
                 rows[t["id"]] = ClaimRow(
                     cid, reason="not in any loaded registry", key=t["id"], chapter=chapter or ""
                 )
@@ -335,7 +238,7 @@ def build_json(
     started: float,
     plots=None,
     chapter_profiles: dict | None = None,
-) -> dict:
+) -> ClaimsDoc:
     """Return the ``claims.json`` document (see the module docstring for the outcomes).
 
     ``plots``: ``{claim key: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
@@ -344,100 +247,94 @@ def build_json(
     Each claim entry has ``key`` (``ch15:C18``), ``chapter`` and ``id`` (the chapter's own id);
     sections carry their chapter; ``chapters`` lists the chapters in the run's order.
     """
-    from claimcheck.results import SCHEMA
-
-    claims = []
-    for r in rows:
-        rec = r.record
-        claims.append(
-            {
-                "key": r.key,
-                "chapter": r.chapter,
-                "id": r.id,
-                "outcome": r.outcome,
-                "title": rec.get("title"),
-                "stated": rec.get("stated"),
-                "measured": rec.get("measured"),
-                "measured_display": rec.get("measured_display"),
-                "unit": rec.get("unit"),
-                "tolerance": rec.get("tolerance"),
-                "reason": r.reason or rec.get("reason") or (rec.get("details") or {}).get("caveat") or "",
-                "needs": rec.get("needs"),
-                "locator": rec.get("locator"),
-                "runner_bound": rec.get("runner"),
-                "details": rec.get("details", {}),
-                "tests": r.tests,
-                "duration_s": round(r.duration_s, 3),
-                "section": rec.get("section"),
-                "note": rec.get("note") or "",
-                "verdict_reason": rec.get("reason") if rec.get("verdict") == FAILED else None,
-                "selected": not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED),
-                "drifted": r.drifted,
-                "locations": r.locations,
-                "registry_line": r.registry_line,
-                "plots": (plots or {}).get(r.key, []),
-                **({"formula": rec["formula"]} if rec.get("formula") else {}),
-            }
-        )
-    counts = count_outcomes(c["outcome"] for c in claims)
-    return {
-        "schema": SCHEMA,
-        "generated": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "wall_s": round(time.time() - started, 1),
-        "runner": runner,
-        "settings": {
+    claims = [_entry(r, (plots or {}).get(r.key, [])) for r in rows]
+    return ClaimsDoc(
+        schema=SCHEMA,
+        generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        wall_s=round(time.time() - started, 1),
+        runner=runner,
+        settings={
             "size_profile": settings.size_profile,
             "runner_profile": settings.runner_profile,
             "device": settings.device,
             "strict_timing": settings.strict_timing,
             "sources": dict(settings.sources),
         },
-        "profile": profile,
-        "chapters": [
-            {
-                "id": reg.chapter_id,
-                "title": str(reg.chapter.get("title") or reg.chapter_id),
-                "language": str(reg.chapter.get("language") or ""),
-                "registry": reg.path,
-                "manuscript": str(reg.chapter.get("manuscript") or ""),
-                "profile": (chapter_profiles or {}).get(reg.chapter_id, profile)
+        profile=profile,
+        chapters=[
+            ChapterInfo(
+                reg.chapter_id,
+                str(reg.chapter.get("title") or reg.chapter_id),
+                language=str(reg.chapter.get("language") or ""),
+                registry=reg.path,
+                manuscript=str(reg.chapter.get("manuscript") or ""),
+                profile=(chapter_profiles or {}).get(reg.chapter_id, profile)
                 if chapter_profiles is not None
                 else profile,
-            }
+            )
             for reg in registries
         ],
-        "registries": [
-            {
-                "path": reg.path,
-                "chapter": reg.chapter,
-                "chapter_id": reg.chapter_id,
-                "runners": reg.runners,
-                "issues": [str(i) for i in reg.issues],
-                "problems": [
-                    {
-                        "claim": i.claim_id,
-                        "field": i.field,
-                        "message": str(i),
-                        "line": id_lines(reg.path).get(i.claim_id or ""),
-                    }
+        registries=[
+            RegistryInfo(
+                reg.path,
+                chapter=reg.chapter,
+                chapter_id=reg.chapter_id,
+                runners=reg.runners,
+                issues=[str(i) for i in reg.issues],
+                problems=[
+                    Problem(i.claim_id, i.field, str(i), id_lines(reg.path).get(i.claim_id or ""))
                     for i in reg.issues
                 ],
-            }
+            )
             for reg in registries
         ],
-        "sections": [
-            {"id": sec.id, "chapter": reg.chapter_id, "title": sec.title, "heading": sec.heading}
+        sections=[
+            SectionInfo(sec.id, reg.chapter_id, sec.title, sec.heading)
             for reg in registries
             for sec in getattr(reg, "sections", [])
         ],
-        "counts": counts,
-        "drifted": [c["key"] for c in claims if c["drifted"]],
-        "claims": claims,
-    }
+        counts=count_outcomes(c.outcome for c in claims),
+        drifted=[c.key for c in claims if c.drifted],
+        claims=claims,
+    )
 
 
-def write_json(doc: dict, path: Path) -> None:
+#: the fields of a row's record (the registry's and the verdict's) an entry holds as they are
+AS_RECORDED = (
+    "title", "stated", "measured", "measured_display", "unit", "tolerance", "needs", "locator", "section",
+)  # fmt: skip
+
+
+def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
+    """The ``claims.json`` entry of one row (the registry's ``runner`` is ``runner_bound`` there)."""
+    rec = r.record
+    details, said = rec.get("details", {}), rec.get("reason")
+    entry = ClaimEntry(
+        key=r.key,
+        chapter=r.chapter,
+        id=r.id,
+        outcome=r.outcome,
+        reason=r.reason or said or (details or {}).get("caveat") or "",
+        runner_bound=rec.get("runner"),
+        details=details,
+        tests=r.tests,
+        duration_s=round(r.duration_s, 3),
+        note=rec.get("note") or "",
+        verdict_reason=said if rec.get("verdict") == FAILED else None,
+        selected=not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED),
+        drifted=r.drifted,
+        locations=r.locations,
+        registry_line=r.registry_line,
+        plots=plots,
+        formula=rec.get("formula") or None,
+    )
+    for name in AS_RECORDED:
+        setattr(entry, name, rec.get(name))
+    return entry
+
+
+def write_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
     from claimcheck.fileio import write_atomic
 
-    write_atomic(path, json.dumps(doc, indent=2, ensure_ascii=False))
+    write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -1,21 +1,45 @@
-"""The one reader of ``claims.json``: every command (merge, diff, report, summary, check-manuscript,
-what-if) and the partial-run merge read a results file through :func:`read_document`.
+"""The results file, ``claims.json``, as one typed document: :class:`ClaimsDoc` and its
+:class:`ClaimEntry` rows.
+
+The report (:mod:`claimcheck.report`) builds a :class:`ClaimsDoc` and writes it with
+:meth:`ClaimsDoc.to_json`; every reader (merge, diff, report, summary, check-manuscript, what-if,
+the partial-run merge) parses the file once, with :func:`read_document`, and reads attributes.
+
+A results file is untrusted input (CI artifacts come from other runs): parsing checks every field
+it reads. A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field
+inside a readable file is a problem naming the file, the claim's key and the field (collected in
+:attr:`ClaimsDoc.issues`); the field is dropped (an unusable ``outcome`` shows as ``invalid``) and
+everything else is kept. The commands say each problem and exit 2.
 
 ``schema`` is the file's major version. 2 (this version) keys every claim by ``chapter:id``
-(:mod:`claimcheck.keys`); a schema-1 file (one chapter, written before chapter keys) is still
-read: its entries get the chapter of its one registry, and the document says so in
-``read_note``. A newer or unknown schema is refused by name. Standard library only.
+(:mod:`claimcheck.keys`); a schema-1 file (one chapter, written before chapter keys) is upgraded
+by :func:`upgrade`, the one place that knows older shapes: its entries get the chapter of its one
+registry, and the document says so in ``notes``. A newer or unknown schema is refused by name.
+Standard library only.
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from claimcheck.keys import CHAPTER_RE, entry_key, qualify
+from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
 #: the ``schema`` this version writes
 SCHEMA = 2
 #: the schemas it reads (1: one chapter, ids without a chapter)
 READS = (1, 2)
+#: the outcome of an entry whose ``outcome`` field is unusable (shown as broken, never as a verdict)
+INVALID = "invalid"
+#: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
+NOT_SELECTED = "not selected in this run (no test of it ran)"
+#: how much of a bad value a problem quotes
+_QUOTE = 60
 
 
 class ResultFileError(Exception):
@@ -27,15 +51,504 @@ class ResultFileError(Exception):
         self.message = message
 
 
+# --- the typed document ---------------------------------------------------------------------------
+@dataclass
+class Carried:
+    """Where a row kept from an earlier run comes from: that run's time and its report; ``why``
+    this run did not decide it when that is not "not selected" (an interrupted run: "not reached")."""
+
+    from_: str | None = None
+    file: str | None = None
+    why: str | None = None
+
+    def to_json(self) -> dict:
+        out = {"from": self.from_, "file": self.file}
+        return {**out, "why": self.why} if self.why else out
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One number (or locator) of a drift check: its ``status`` (``ok``, ``in-words``, ``drift``,
+    ``not-found``...), the manuscript's line, and what the text and the registry say."""
+
+    status: str
+    line: int | None = None
+    name: str = ""
+    manuscript: str = ""
+    registry: str = ""
+    message: str = ""
+
+    @property
+    def failing(self) -> bool:
+        return self.status not in ("ok", "in-words")
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A claim's drift check (``details["drift"]``): the manuscript, the value measured, its quotes."""
+
+    manuscript: str | None
+    measured: str | None
+    quotes: tuple[Quote, ...]
+
+
+@dataclass(frozen=True)
+class CI:
+    """A timing claim's confidence interval (``details["ci"]``), in the claim's unit."""
+
+    low: float
+    high: float
+    level: float | None = None
+    rounds: int | None = None
+    bar: Any = None
+
+
+@dataclass
+class ClaimEntry:
+    """One claim's row of ``claims.json`` (the fields :func:`claimcheck.report.build_json` writes).
+
+    ``measured`` is a float, ``[lo, hi]``, a bool, a string JSON cannot hold as a number
+    (``"inf"``), or None; ``details`` is the verdict's free-form record (``ci``, ``drift``,
+    ``conditions``...); ``selected`` is None in files written before the field. ``extra`` keeps
+    keys this version does not know, so that they are written back unchanged.
+    """
+
+    key: str
+    id: str
+    chapter: str | None = None
+    outcome: str = NOT_RUN
+    title: str | None = None
+    stated: str | None = None
+    measured: Any = None
+    measured_display: str | None = None
+    unit: str | None = None
+    tolerance: str | None = None
+    reason: str = ""
+    needs: list[str] | None = None
+    locator: str | None = None
+    runner_bound: str | None = None
+    details: dict = field(default_factory=dict)
+    tests: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    section: str | None = None
+    note: str = ""
+    verdict_reason: str | None = None
+    selected: bool | None = None
+    drifted: bool = False
+    locations: list[dict] = field(default_factory=list)  # [{"test", "file", "line"}]
+    registry_line: int | None = None
+    plots: list[dict] = field(default_factory=list)  # [{"name", "file"}] relative to the JSON's folder
+    formula: str | None = None
+    carried: Carried | None = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def unselected(self) -> bool:
+        """Whether its run did not select it (and did not carry it from an earlier run)."""
+        if self.carried is not None:
+            return False
+        if self.selected is not None:
+            return self.selected is False
+        return self.outcome == NOT_RUN and self.reason == NOT_SELECTED
+
+    @property
+    def drift(self) -> Drift | None:
+        """Its drift check (``details["drift"]``), or None when none ran (or it is unusable)."""
+        raw = self.details.get("drift")
+        if not isinstance(raw, dict):
+            return None
+        quotes = tuple(
+            Quote(
+                str(q.get("status") or ""),
+                q["line"] if _is_line(q.get("line")) else None,
+                str(q.get("name") or ""),
+                str(q.get("manuscript") or ""),
+                str(q.get("registry") or ""),
+                str(q.get("message") or ""),
+            )
+            for q in raw.get("quotes") or []
+            if isinstance(q, dict)
+        )
+        measured, manuscript = raw.get("measured"), raw.get("manuscript")
+        return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
+
+    @property
+    def ci(self) -> CI | None:
+        """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
+        raw = self.details.get("ci")
+        if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
+            return None
+        level, rounds = raw.get("level"), raw.get("rounds")
+        return CI(
+            raw["low"],
+            raw["high"],
+            level if _is_number(level) else None,
+            rounds if _is_number(rounds) else None,
+            raw.get("bar"),
+        )
+
+    @property
+    def model(self) -> str:
+        """The portable-LM lane's model the row was measured on ("" for GPT-2's rows)."""
+        lane = self.details.get("model")
+        name = self.extra.get("model") or (lane.get("name") if isinstance(lane, dict) else "")
+        return str(name or "")
+
+    def to_json(self) -> dict:
+        """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
+        out = {
+            "key": self.key,
+            "chapter": self.chapter,
+            "id": self.id,
+            "outcome": self.outcome,
+            "title": self.title,
+            "stated": self.stated,
+            "measured": self.measured,
+            "measured_display": self.measured_display,
+            "unit": self.unit,
+            "tolerance": self.tolerance,
+            "reason": self.reason,
+            "needs": self.needs,
+            "locator": self.locator,
+            "runner_bound": self.runner_bound,
+            "details": self.details,
+            "tests": self.tests,
+            "duration_s": self.duration_s,
+            "section": self.section,
+            "note": self.note,
+            "verdict_reason": self.verdict_reason,
+            "selected": self.selected,
+            "drifted": self.drifted,
+            "locations": self.locations,
+            "registry_line": self.registry_line,
+            "plots": self.plots,
+        }
+        if self.selected is None:
+            del out["selected"]
+        if self.formula:
+            out["formula"] = self.formula
+        if self.carried is not None:
+            out["carried"] = self.carried.to_json()
+        return {**out, **self.extra}
+
+    @classmethod
+    def from_dict(cls, raw: dict) -> ClaimEntry:
+        """An entry from a dict (tests, tools): every field checked as in a file.
+
+        Raises:
+            ValueError: a field is malformed (the message names it).
+        """
+        issues: list[str] = []
+        entry = parse_entry(raw, "entry", issues, set())
+        if entry is None or issues:
+            raise ValueError("; ".join(issues))
+        return entry
+
+
+@dataclass
+class ChapterInfo:
+    """One chapter of the run: ``profile`` is None when the file records none for it."""
+
+    id: str
+    title: str
+    language: str = ""
+    registry: str | None = None
+    manuscript: str = ""
+    profile: dict | None = None
+    written: tuple = ()  # the keys the file had (written back as they were)
+
+    def to_json(self) -> dict:
+        full = {
+            "id": self.id,
+            "title": self.title,
+            "language": self.language,
+            "registry": self.registry,
+            "manuscript": self.manuscript,
+            "profile": self.profile,
+        }
+        keys = self.written or tuple(full)
+        return {k: full[k] for k in keys if k in full and (k != "profile" or self.profile is not None)}
+
+
+@dataclass
+class Problem:
+    """A registry problem as the report records it (``line``: 1-based line of the claim's id)."""
+
+    claim: str | None
+    field: str | None
+    message: str
+    line: int | None = None
+
+    def to_json(self) -> dict:
+        return {"claim": self.claim, "field": self.field, "message": self.message, "line": self.line}
+
+
+@dataclass
+class RegistryInfo:
+    """A registry the run loaded: its path, ``[chapter]`` table, runners and problems."""
+
+    path: str
+    chapter: dict = field(default_factory=dict)
+    chapter_id: str = ""
+    runners: Any = None
+    issues: list[str] = field(default_factory=list)
+    problems: list[Problem] | None = None
+
+    def to_json(self) -> dict:
+        out = {
+            "path": self.path,
+            "chapter": self.chapter,
+            "chapter_id": self.chapter_id,
+            "runners": self.runners,
+            "issues": self.issues,
+        }
+        if self.problems is not None:
+            out["problems"] = [p.to_json() for p in self.problems]
+        return out
+
+    @property
+    def chapter_key(self) -> str:
+        """Its chapter id: ``chapter_id``, else its ``[chapter] id``, else its folder's name."""
+        cid = self.chapter_id or self.chapter.get("id")
+        if isinstance(cid, str) and cid:
+            return cid
+        folder = Path(self.path or "").parent.name.lower()
+        return folder if CHAPTER_RE.match(folder) else ""
+
+
+@dataclass
+class SectionInfo:
+    id: str
+    chapter: str | None = None
+    title: str | None = None
+    heading: str | None = None
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "chapter": self.chapter, "title": self.title, "heading": self.heading}
+
+
+@dataclass
+class Selection:
+    """What a run that selected some claims did (:func:`claimcheck.partial.keep_unselected`)."""
+
+    partial: bool = False
+    selected: list[str] = field(default_factory=list)  # keys run now
+    carried: list[str] = field(default_factory=list)  # keys kept from the earlier report
+    chapters: list[str] | None = None  # the chapters this run collected
+    dropped: list[str] | None = None
+    carried_from: str | None = None
+    not_carried_because: str | None = None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"partial": self.partial, "selected": self.selected, "carried": self.carried}
+        for name in ("chapters", "dropped", "carried_from", "not_carried_because"):
+            if getattr(self, name) is not None:
+                out[name] = getattr(self, name)
+        return out
+
+
+#: ``Carried.why`` of a row an interrupted run selected but did not reach
+NOT_REACHED = "not reached: the run was interrupted"
+
+
+@dataclass
+class Interrupted:
+    """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
+    decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
+    as carried, or ``not-run`` with the reason "interrupted: ...")."""
+
+    by: str
+    decided: list[str] = field(default_factory=list)
+    not_reached: list[str] | None = None
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"by": self.by, "decided": self.decided}
+        if self.not_reached is not None:
+            out["not_reached"] = self.not_reached
+        return out
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """A runner's GPU as its fingerprint records it."""
+
+    name: str
+    memory_bytes: float | None = None
+    count: float | None = None
+    driver: str | None = None
+    cuda: str | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Which pretrained weights a run had (``runner.weights``)."""
+
+    available: bool = False
+    source: str | None = None
+    kind: str | None = None
+    file: str = "?"
+    sha256: str = "?"
+
+
+@dataclass(frozen=True)
+class Runner:
+    """The fields of a runner fingerprint (``runner``) the pages and merge speak of, read once; the
+    fingerprint itself stays a free-form object (a kit adds its own fields). Fields a fingerprint
+    lacks are None."""
+
+    cpu: Any = None
+    cores: Any = None
+    ram_bytes: float | None = None
+    machine: Any = None
+    cpu_capability: Any = None
+    python: Any = None
+    torch: Any = None
+    transformers: Any = None
+    torch_threads: Any = None
+    runner_profile: Any = None
+    portable_lm: Any = None
+    busy: bool = False
+    gpu: Gpu | None = None
+    weights: Weights | None = None
+
+    @classmethod
+    def of(cls, raw: dict | None) -> Runner:
+        r = raw if isinstance(raw, dict) else {}
+        plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
+        values: dict[str, Any] = {name: r.get(name) for name in (*plain, "torch_threads", "runner_profile")}
+        values["portable_lm"] = r.get("portable_lm")
+        values["ram_bytes"] = _number_in(r, "ram_bytes")
+        values["busy"] = bool(_obj_in(r, "load").get("busy"))
+        gpu = _obj_in(r, "gpu")
+        if gpu.get("name"):
+            values["gpu"] = Gpu(
+                str(gpu["name"]),
+                _number_in(gpu, "memory_bytes"),
+                _number_in(gpu, "count"),
+                *(str(gpu[k]) if gpu.get(k) else None for k in ("driver", "cuda")),
+            )
+        if "weights" in r and isinstance(r["weights"], dict):
+            w = r["weights"]
+            text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
+            values["weights"] = Weights(
+                bool(w.get("available")),
+                text.get("source"),
+                text.get("kind"),
+                text.get("file", "?"),
+                text.get("sha256", "?"),
+            )
+        return cls(**values)
+
+
+def _number_in(raw: dict, name: str) -> float | None:
+    value = raw.get(name)
+    return value if _is_number(value) else None
+
+
+def _obj_in(raw: dict, name: str) -> dict:
+    value = raw.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass
+class ClaimsDoc:
+    """A whole ``claims.json``. ``runner``, ``settings``, ``profile``, ``manuscripts`` and
+    ``deselected`` are free-form records (checked to be objects / lists of objects).
+
+    Not written: ``path`` (where it was read from), ``notes`` (how it was read, e.g. an older
+    schema) and ``issues`` (problems of single fields, see the module docstring).
+    """
+
+    claims: list[ClaimEntry] = field(default_factory=list)
+    schema: int = SCHEMA
+    generated: str | None = None
+    wall_s: float | None = None
+    runner: dict = field(default_factory=dict)
+    settings: dict = field(default_factory=dict)
+    profile: dict = field(default_factory=dict)
+    chapters: list[ChapterInfo] = field(default_factory=list)
+    registries: list[RegistryInfo] = field(default_factory=list)
+    sections: list[SectionInfo] = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    drifted: list[str] = field(default_factory=list)
+    test_log: str | None = None
+    manuscripts: list[dict] | None = None
+    deselected: list[dict] | None = None
+    selection: Selection | None = None
+    interrupted: Interrupted | None = None
+    extra: dict = field(default_factory=dict)
+    path: str = ""
+    notes: list[str] = field(default_factory=list)
+    issues: list[str] = field(default_factory=list)
+
+    @property
+    def folder(self) -> Path:
+        """The folder of the file it was read from (its plot files are relative to it)."""
+        return Path(self.path).parent if self.path else Path(".")
+
+    def by_key(self) -> dict[str, ClaimEntry]:
+        return {e.key: e for e in self.claims}
+
+    def to_json(self) -> dict:
+        """The document as ``claims.json`` holds it."""
+        out: dict[str, Any] = {
+            "schema": self.schema,
+            "generated": self.generated,
+            "wall_s": self.wall_s,
+            "runner": self.runner,
+            "settings": self.settings,
+            "profile": self.profile,
+            "chapters": [c.to_json() for c in self.chapters],
+            "registries": [r.to_json() for r in self.registries],
+            "sections": [s.to_json() for s in self.sections],
+            "counts": self.counts,
+            "drifted": self.drifted,
+            "claims": [e.to_json() for e in self.claims],
+        }
+        if self.test_log is not None:
+            out["test_log"] = self.test_log
+        if self.manuscripts is not None:
+            out["manuscripts"] = self.manuscripts
+        if self.deselected is not None:
+            out["deselected"] = self.deselected
+        if self.selection is not None:
+            out["selection"] = self.selection.to_json()
+        if self.interrupted is not None:
+            out["interrupted"] = self.interrupted.to_json()
+        return {**out, **self.extra}
+
+    def chapter_list(self) -> list[ChapterInfo]:
+        """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
+        one made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
+        out = [copy.copy(c) for c in self.chapters if c.id]
+        if not out:
+            for reg in self.registries:
+                cid = reg.chapter_key
+                if cid:
+                    title = str(reg.chapter.get("title") or cid)
+                    out.append(
+                        ChapterInfo(cid, title, registry=reg.path, written=("id", "title", "registry"))
+                    )
+        seen = {c.id for c in out}
+        for e in self.claims:
+            if e.chapter and e.chapter not in seen:
+                out.append(ChapterInfo(e.chapter, e.chapter, written=("id", "title")))
+                seen.add(e.chapter)
+        return out or [ChapterInfo("", "")]
+
+
+# --- reading --------------------------------------------------------------------------------------
 def read_json(path) -> dict:
     """The JSON object of a results file, with the precise words when it cannot be read.
 
     Raises:
-        ResultFileError: missing, unreadable, not UTF-8, empty, not JSON (truncated: the message
-            gives line and column), or not a JSON object.
+        ResultFileError: missing, not a regular file, unreadable, not UTF-8, empty, not JSON
+            (truncated: the message gives line and column), or not a JSON object.
     """
     p = Path(path)
     try:
+        if p.exists() and not p.is_file():
+            raise ResultFileError(p, "is not a regular file (a folder, device or pipe)")
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ResultFileError(p, "no such file") from None
@@ -50,6 +563,8 @@ def read_json(path) -> dict:
         raise ResultFileError(
             p, f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}{hint})"
         ) from None
+    except RecursionError:
+        raise ResultFileError(p, "not usable JSON (nested too deeply)") from None
     if not isinstance(doc, dict):
         raise ResultFileError(
             p,
@@ -59,17 +574,28 @@ def read_json(path) -> dict:
     return doc
 
 
+def read_document(path) -> ClaimsDoc:
+    """Read a ``claims.json`` into a :class:`ClaimsDoc`, every field checked (see the module
+    docstring): problems of single fields are in its ``issues``.
+
+    Raises:
+        ResultFileError: see :func:`read_json`; a schema this version does not read; no ``claims``
+            list, or a ``runner`` that is not an object.
+    """
+    return parse_document(read_json(path), path)
+
+
 def check_schema(doc: dict, path) -> int:
     """The document's schema (1 when absent: files written before the field).
 
     Raises:
-        ResultFileError: a schema that is not an integer, or newer than :data:`SCHEMA`.
+        ResultFileError: a schema that is not an integer, or not one of :data:`READS`.
     """
     schema = doc.get("schema", 1)
     if isinstance(schema, bool) or not isinstance(schema, int):
         raise ResultFileError(
             path,
-            f"field 'schema' is {schema!r}, expected an integer (this claimcheck reads "
+            f"field 'schema' is {_quote(schema)}, expected an integer (this claimcheck reads "
             f"{', '.join(map(str, READS))})",
         )
     if schema not in READS:
@@ -92,110 +618,433 @@ OLD_VERDICT_WORDS = {
 }
 
 
-def upgrade_words(doc: dict) -> dict:
-    """Give the verdicts inside every entry's ``details`` (a timing claim's ``conditions`` and
-    ``exact`` forms) the words of :mod:`claimcheck.outcomes`, in place: older files say
-    ``pass``/``fail``/``undecided``."""
-    for e in doc.get("claims") or []:
+def upgrade(raw: dict, path) -> list[str]:
+    """The one upgrade of older files, on the raw JSON, in place: every entry's ``details`` verdicts
+    (a timing claim's ``conditions`` and ``exact`` forms) get the words of
+    :mod:`claimcheck.outcomes` (older files say ``pass``/``fail``/``undecided``); a schema-1
+    document's entries and sections get the chapter of its one registry, and keys. Returns the
+    notes that say how the file was read ([] for a current file).
+
+    Raises:
+        ResultFileError: see :func:`check_schema`.
+    """
+    schema = check_schema(raw, path)
+    claims = _list(raw, "claims")
+    for e in claims:
         details = e.get("details") if isinstance(e, dict) else None
         for part in ("conditions", "exact"):
             forms = details.get(part) if isinstance(details, dict) else None
             for form in forms.values() if isinstance(forms, dict) else ():
                 if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
                     form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
-    return doc
-
-
-def upgrade(doc: dict, path) -> dict:
-    """Give every entry of a schema-1 document its chapter and key, and every document the verdict
-    words of :mod:`claimcheck.outcomes` (:func:`upgrade_words`), in place (see the module docstring)."""
-    from claimcheck.keys import qualify
-
-    upgrade_words(doc)
-    if check_schema(doc, path) >= 2:
-        return doc
-    chapter = _single_chapter(doc)
-    for e in doc.get("claims") or []:
+    if schema >= 2:
+        return []
+    registries = _list(raw, "registries")
+    chapter = next(
+        (
+            RegistryInfo(
+                str(r.get("path") or ""), r["chapter"] if isinstance(r.get("chapter"), dict) else {}
+            ).chapter_key
+            for r in registries
+            if isinstance(r, dict)
+        ),
+        "",
+    )
+    if chapter and not CHAPTER_RE.match(chapter):
+        chapter = ""
+    for e in claims:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
             e.setdefault("key", qualify(chapter, e["id"]))
-    for s in doc.get("sections") or []:
+    for s in _list(raw, "sections"):
         if isinstance(s, dict):
             s.setdefault("chapter", chapter)
-    doc["read_note"] = (
+    return [
         f"{path}: a schema-1 report (written before claims were keyed by chapter); its claims are "
         + (f"read as chapter {chapter}" if chapter else "read by their ids alone (it names no chapter)")
-    )
-    return doc
+    ]
 
 
-def _single_chapter(doc: dict) -> str:
-    """The chapter of a schema-1 report: its registry's ``[chapter] id``, else the registry's folder;
-    "" when it names no registry (its claims keep their bare ids as keys)."""
-    from claimcheck.keys import CHAPTER_RE
-
-    for reg in doc.get("registries") or []:
-        if not isinstance(reg, dict):
-            continue
-        chapter = reg.get("chapter")
-        if not isinstance(chapter, dict):
-            chapter = {}
-        if isinstance(chapter.get("id"), str) and CHAPTER_RE.match(chapter["id"]):
-            return chapter["id"]
-        folder = Path(str(reg.get("path") or "")).parent.name.lower()
-        if CHAPTER_RE.match(folder):
-            return folder
-    return ""
+def _list(raw: dict, name: str) -> list:
+    value = raw.get(name)
+    return value if isinstance(value, list) else []
 
 
-def read_document(path) -> dict:
-    """Read a ``claims.json``: the JSON checked for its schema and its ``claims`` list, upgraded to
-    the current schema (:func:`upgrade`). Entries are not validated one by one here
-    (:func:`claimcheck.runs.load_result` does, keeping the rest of the file).
-
-    Raises:
-        ResultFileError: see :func:`read_json` and :func:`check_schema`; no ``claims`` list, or a
-            ``runner`` that is not an object.
-    """
-    return claims_document(read_json(path), path)
-
-
-def claims_document(doc: dict, path) -> dict:
-    """A results file's parsed JSON (from :func:`read_json`) checked as a claims report and upgraded
-    to the current schema, in place (see :func:`read_document`, which reads and calls this).
+def parse_document(raw: dict, path) -> ClaimsDoc:
+    """A results file's parsed JSON (from :func:`read_json`) as a :class:`ClaimsDoc` (see
+    :func:`read_document`, which reads and calls this). ``raw`` is upgraded in place.
 
     Raises:
         ResultFileError: see :func:`read_document`.
     """
-    claims = doc.get("claims")
+    claims = raw.get("claims")
     if not isinstance(claims, list):
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
         raise ResultFileError(path, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
-    runner = doc.get("runner", {})
+    runner = raw.get("runner", {})
     if not isinstance(runner, dict):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
-    return upgrade(doc, path)
+    notes = upgrade(raw, path)
+    doc = ClaimsDoc(path=str(path), notes=notes, runner=runner)
+    f = _Fields(raw, str(path), doc.issues)
+    doc.schema = SCHEMA
+    doc.generated = f.text("generated")
+    doc.wall_s = f.number("wall_s")
+    doc.settings = f.obj("settings")
+    doc.profile = f.obj("profile")
+    doc.counts = f.obj("counts")
+    doc.drifted = f.strings("drifted") or []
+    doc.test_log = f.text("test_log")
+    if doc.test_log and not safe_link(doc.test_log):
+        f.bad("test_log", doc.test_log, "a relative path or an http(s) URL")
+        doc.test_log = None
+    doc.chapters = [
+        c for n, x in f.items("chapters") if (c := _chapter(x, f.at(f"chapters[{n}]"))) is not None
+    ]
+    doc.registries = [
+        r for n, x in f.items("registries") if (r := _registry(x, f.at(f"registries[{n}]"))) is not None
+    ]
+    doc.sections = [
+        s for n, x in f.items("sections") if (s := _section(x, f.at(f"sections[{n}]"))) is not None
+    ]
+    doc.manuscripts = [m for n, m in f.items("manuscripts") if _manuscript(m, f.at(f"manuscripts[{n}]"))]
+    doc.deselected = [g for _, g in f.items("deselected")]
+    for name in ("manuscripts", "deselected"):
+        if name not in raw:
+            setattr(doc, name, None)
+    if "selection" in raw:
+        doc.selection = _selection(f.obj("selection"), f.at("selection"))
+    if "interrupted" in raw:
+        doc.interrupted = _interrupted(f.obj("interrupted"), f.at("interrupted"))
+    known = {
+        "schema", "generated", "wall_s", "runner", "settings", "profile", "chapters", "registries",
+        "sections", "counts", "drifted", "claims", "test_log", "manuscripts", "deselected",
+        "selection", "interrupted",
+    }  # fmt: skip
+    doc.extra = {k: v for k, v in raw.items() if k not in known}
+    seen: set[str] = set()
+    for n, e in enumerate(claims):
+        entry = parse_entry(e, f"{path}: claims[{n}]", doc.issues, seen, path=str(path))
+        if entry is not None:
+            doc.claims.append(entry)
+    return doc
 
 
-def chapters_of(doc: dict) -> list[dict]:
-    """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else one
-    made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
-    out: list[dict] = [dict(c) for c in doc.get("chapters") or [] if isinstance(c, dict) and c.get("id")]
-    if not out:
-        for reg in doc.get("registries") or []:
-            if isinstance(reg, dict):
-                info = reg.get("chapter")
-                if not isinstance(info, dict):
-                    info = {}
-                cid = reg.get("chapter_id") or info.get("id") or _single_chapter({"registries": [reg]})
-                if cid:
-                    out.append(
-                        {"id": str(cid), "title": str(info.get("title") or cid), "registry": reg.get("path")}
-                    )
-    seen = {c["id"] for c in out}
-    for e in doc.get("claims") or []:
-        ch = e.get("chapter") if isinstance(e, dict) else None
-        if ch and ch not in seen:
-            out.append({"id": str(ch), "title": str(ch)})
-            seen.add(ch)
-    return out or [{"id": "", "title": ""}]
+def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = "") -> ClaimEntry | None:
+    """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
+    usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
+    (``path``), the claim's key and the field, and is dropped."""
+    if not isinstance(raw, dict):
+        issues.append(f"{where}: entry is a {type(raw).__name__}, expected an object; skipped")
+        return None
+    cid = raw.get("id")
+    if not isinstance(cid, str) or not cid.strip():
+        issues.append(f"{where}: field 'id' is missing or not a string ({_quote(cid)}); entry skipped")
+        return None
+    chapter = raw.get("chapter") if isinstance(raw.get("chapter"), str) else None
+    key = entry_key(raw) or cid
+    at = f"{path}: claim {key}" if path else f"claim {key}"
+    if key in seen:
+        issues.append(
+            f"{at}: field 'id' appears twice ({where.rsplit(': ', 1)[-1]}); the first entry is kept"
+        )
+        return None
+    seen.add(key)
+    f = _Fields(raw, at, issues)
+    e = ClaimEntry(key=key, id=cid, chapter=chapter)
+    outcome = raw.get("outcome")
+    if outcome in OUTCOMES:
+        e.outcome = outcome
+    else:
+        issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
+        e.outcome = INVALID
+    for name in ("title", "stated", "unit", "locator", "section", "verdict_reason", "formula"):
+        setattr(e, name, f.text(name, numbers=name == "stated"))
+    e.tolerance = f.text("tolerance")
+    e.runner_bound = f.text("runner_bound")
+    e.measured = raw.get("measured")
+    if not measured_ok(e.measured):
+        issues.append(
+            f"{at}: field 'measured' is {_quote(e.measured)}, expected a number, [lo, hi] or null; ignored"
+        )
+        e.measured = None
+    else:
+        e.measured_display = f.text("measured_display")
+    e.reason = f.text("reason") or ""
+    if e.outcome == INVALID:
+        e.reason = f"unusable outcome {_quote(outcome)} in the results file"
+    e.note = f.text("note") or ""
+    e.needs = f.strings("needs")
+    e.details = f.obj("details")
+    _drift_lines(e.details, f.at("details"))
+    e.tests = f.strings("tests") or []
+    e.duration_s = f.number("duration_s") or 0.0
+    if "selected" in raw:
+        e.selected = f.flag("selected")
+    e.drifted = bool(f.flag("drifted"))
+    e.registry_line = f.line("registry_line")
+    e.locations = [loc for n, loc in f.items("locations") if _location(loc, f.at(f"locations[{n}]"))]
+    e.plots = [p for n, p in f.items("plots") if _plot(p, f.at(f"plots[{n}]"))]
+    carried = raw.get("carried")
+    if carried is not None:
+        c = _Fields(carried, at, issues, "carried.") if isinstance(carried, dict) else None
+        if c is None:
+            issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
+        else:
+            e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
+    known = set(ClaimEntry.__dataclass_fields__) | {"carried"}
+    e.extra = {k: v for k, v in raw.items() if k not in known}
+    return e
+
+
+class _Fields:
+    """Reads the fields of one JSON object, each checked; a malformed one is an issue
+    (``{where}: field '{prefix}{name}' is ..., expected ...; ignored``) and its default."""
+
+    def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = ""):
+        self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
+
+    def at(self, name: str) -> _Fields:
+        """The reader of a nested object (issues name it ``name.field``)."""
+        return _Fields({}, self.where, self.issues, f"{self.prefix}{name}.")
+
+    def bad(self, name: str, value, want: str):
+        container = isinstance(value, (dict, list)) or want in ("an object", "a list")
+        shown = f"a {type(value).__name__}" if container else _quote(value)
+        self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
+
+    def text(self, name: str, numbers: bool = False) -> str | None:
+        v = self.raw.get(name)
+        if v is None or isinstance(v, str):
+            return v
+        if numbers and _is_number(v):
+            return str(v)
+        self.bad(name, v, "a string")
+        return None
+
+    def number(self, name: str) -> float | None:
+        v = self.raw.get(name)
+        if v is None or (_is_number(v) and math.isfinite(v) and v >= 0):
+            return v
+        self.bad(name, v, "a non-negative number")
+        return None
+
+    def flag(self, name: str) -> bool | None:
+        v = self.raw.get(name)
+        if v is None or isinstance(v, bool):
+            return v
+        self.bad(name, v, "true or false")
+        return None
+
+    def line(self, name: str) -> int | None:
+        v = self.raw.get(name)
+        if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
+            return v
+        self.bad(name, v, "a line number (an integer from 1)")
+        return None
+
+    def obj(self, name: str) -> dict:
+        v = self.raw.get(name)
+        if isinstance(v, dict):
+            return v
+        if v is not None:
+            self.bad(name, v, "an object")
+        return {}
+
+    def strings(self, name: str) -> list[str] | None:
+        v = self.raw.get(name)
+        if v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+            return v
+        self.bad(name, v, "a list of strings")
+        return None
+
+    def items(self, name: str):
+        """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""
+        v = self.raw.get(name)
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            self.bad(name, v, "a list")
+            return []
+        out = []
+        for n, x in enumerate(v):
+            if isinstance(x, dict):
+                out.append((n, x))
+            else:
+                self.bad(f"{name}[{n}]", x, "an object")
+        return out
+
+
+def _chapter(raw: dict, f: _Fields) -> ChapterInfo | None:
+    f.raw = raw
+    cid = f.text("id")
+    if not cid:
+        return None
+    return ChapterInfo(
+        cid,
+        f.text("title") or cid,
+        language=f.text("language") or "",
+        registry=f.text("registry"),
+        manuscript=f.text("manuscript") or "",
+        profile=f.obj("profile") if "profile" in raw else None,
+        written=tuple(raw),
+    )
+
+
+def _registry(raw: dict, f: _Fields) -> RegistryInfo:
+    f.raw = raw
+    problems = None
+    if "problems" in raw:
+        problems = []
+        for n, p in f.items("problems"):
+            pf = f.at(f"problems[{n}]")
+            pf.raw = p
+            problems.append(
+                Problem(pf.text("claim"), pf.text("field"), pf.text("message") or "", pf.line("line"))
+            )
+    return RegistryInfo(
+        f.text("path") or "",
+        chapter=f.obj("chapter"),
+        chapter_id=f.text("chapter_id") or "",
+        runners=raw.get("runners"),
+        issues=f.strings("issues") or [],
+        problems=problems,
+    )
+
+
+def _section(raw: dict, f: _Fields) -> SectionInfo | None:
+    f.raw = raw
+    sid = f.text("id")
+    if not sid:
+        return None
+    return SectionInfo(sid, f.text("chapter"), f.text("title"), f.text("heading"))
+
+
+def _manuscript(raw: dict, f: _Fields) -> bool:
+    """Whether a ``manuscripts[n]`` record can be used (paths are strings; the audit's numbers
+    have integer lines); a record that cannot is an issue and left out."""
+    f.raw = raw
+    before = len(f.issues)
+    f.text("path"), f.text("registry"), f.text("chapter")
+    audit = f.obj("audit")
+    drift = f.obj("drift")
+    a = f.at("audit")
+    a.raw = audit
+    for n, number in a.items("unbound_numbers"):
+        u = a.at(f"unbound_numbers[{n}]")
+        u.raw = number
+        u.line("line")
+    a.strings("problems")
+    for name in ("numbers", "bound", "waived"):
+        if name in audit:
+            a.number(name)
+    d = f.at("drift")
+    d.raw = drift
+    if "failed" in drift:
+        d.strings("failed")
+    return len(f.issues) == before
+
+
+def _drift_lines(details: dict, f: _Fields) -> None:
+    """A drift check's quotes must have integer lines (annotations point at them)."""
+    drift = details.get("drift")
+    if not isinstance(drift, dict):
+        return
+    d = f.at("drift")
+    d.raw = drift
+    for n, q in d.items("quotes"):
+        qf = d.at(f"quotes[{n}]")
+        qf.raw = q
+        if qf.line("line") is None and q.get("line") is not None:
+            q["line"] = None
+
+
+def _location(raw: dict, f: _Fields) -> bool:
+    f.raw = raw
+    before = len(f.issues)
+    f.text("test"), f.text("file"), f.line("line")
+    return len(f.issues) == before
+
+
+def _plot(raw: dict, f: _Fields) -> bool:
+    f.raw = raw
+    before = len(f.issues)
+    f.text("name"), f.text("png_base64")
+    file = f.text("file")
+    if file is not None and not relative_inside(file):
+        f.issues.append(
+            f"{f.where}: field '{f.prefix}file' is {_quote(file)}, expected a path inside the results "
+            "file's folder (a results file is untrusted input); ignored"
+        )
+    return len(f.issues) == before
+
+
+def _selection(raw: dict, f: _Fields) -> Selection:
+    f.raw = raw
+    return Selection(
+        partial=bool(f.flag("partial")),
+        selected=f.strings("selected") or [],
+        carried=f.strings("carried") or [],
+        chapters=f.strings("chapters"),
+        dropped=f.strings("dropped"),
+        carried_from=f.text("carried_from"),
+        not_carried_because=f.text("not_carried_because"),
+    )
+
+
+def _interrupted(raw: dict, f: _Fields) -> Interrupted:
+    f.raw = raw
+    return Interrupted(
+        by=f.text("by") or "interrupted",
+        decided=f.strings("decided") or [],
+        not_reached=f.strings("not_reached"),
+    )
+
+
+def relative_inside(path: str) -> bool:
+    """Whether a path a results file names stays inside that file's folder: relative, with no
+    ``..`` part and no drive."""
+    p = Path(path)
+    return bool(path) and not p.is_absolute() and not p.drive and ".." not in p.parts and "\\" not in path
+
+
+def safe_link(href: str | None) -> str:
+    """``href`` when a page may render it as a link: an http(s) URL or a relative path; else ""
+    (``javascript:``, ``data:``, ``file:`` and other schemes are never links)."""
+    text = str(href or "").strip()
+    if not text:
+        return ""
+    scheme = text.split(":", 1)[0].lower() if ":" in text.split("/", 1)[0] else ""
+    if scheme in ("http", "https"):
+        return text
+    if scheme or text.startswith(("//", "\\")) or any(ord(ch) < 32 for ch in text):
+        return ""
+    return text
+
+
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_line(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+
+
+def measured_ok(m) -> bool:
+    """Whether ``m`` is a measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
+    JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
+    if isinstance(m, str):
+        try:
+            float(m)
+        except ValueError:
+            return False
+        return True
+    if m is None or isinstance(m, bool) or _is_number(m):
+        return True
+    return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
+
+
+def _quote(v) -> str:
+    """A bad value as a problem quotes it: its repr, cut to a short excerpt."""
+    text = repr(v)
+    return text if len(text) <= _QUOTE else text[: _QUOTE - 1] + "…"

@@ -1,8 +1,8 @@
 """Results of several runs: load ``claims.json`` files, merge them into a claim x runner matrix, diff two.
 
-pytest-html reports one run; it cannot merge runs. Reading a ``claims.json`` (written by
-:mod:`claimcheck.report`) is plain JSON, so this module is our own code over the standard library
-only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
+pytest-html reports one run; it cannot merge runs. A ``claims.json`` is read once into a
+:class:`claimcheck.results.ClaimsDoc` (its one reader, which checks every field), so this module
+is our own code over the standard library only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
 that installs claimcheck without torch.
 
 Input problems never lose other data:
@@ -10,8 +10,9 @@ Input problems never lose other data:
 * a file that cannot be read or parsed (missing, truncated, not a claims report) raises
   :class:`ResultFileError` naming the file; :func:`load_results` collects those errors and goes on
   with the other files;
-* a bad entry inside a readable file (no id, unknown outcome, a non-numeric ``measured``) becomes an
-  issue naming the file, the claim id and the field; the rest of the file is kept.
+* a bad field inside a readable file (no id, unknown outcome, a non-numeric ``measured``...) becomes
+  an issue naming the file, the claim key and the field (:func:`claimcheck.results.parse_entry`);
+  the rest of the file is kept.
 
 Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-tie``, ``skipped``,
 ``error``, ``not-run``); the matrix adds ``invalid`` for an entry whose outcome field is unusable.
@@ -23,33 +24,32 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.display import format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
-from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, OUTCOMES, PASSED, VERDICT_RANK
-from claimcheck.partial import unselected
+from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
+from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
+from claimcheck.tolerance import parse_tolerance
 
-INVALID = "invalid"
+__all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
+
 VERDICT_FAIL = BROKEN
 NOT_IN_FILE = "not in this results file"
-
-
-from claimcheck.results import ResultFileError, read_document  # noqa: E402, F401 - ResultFileError is this module's API too
 
 
 @dataclass
 class RunResult:
     """One ``claims.json``: its runner fingerprint and its claims by key (``ch15:C18``; file order kept).
 
-    ``claims`` maps key -> the entry as written by :func:`claimcheck.report.build_json`, with
-    ``outcome`` checked (``invalid`` when unusable) and ``measured`` a float, ``[lo, hi]``, a string
-    such as ``"inf"``, a bool, or None. ``issues`` lists problems with single entries.
+    ``claims`` maps key -> :class:`~claimcheck.results.ClaimEntry`, each field checked (an
+    unusable ``outcome`` is ``invalid``). ``issues`` lists problems with single fields.
     """
 
     path: str
     runner: dict
     settings: dict = field(default_factory=dict)
     generated: str | None = None
-    claims: dict[str, dict] = field(default_factory=dict)
+    claims: dict[str, ClaimEntry] = field(default_factory=dict)
     issues: list[str] = field(default_factory=list)
     label: str = ""
     notes: list[str] = field(default_factory=list)  # how the file was read (e.g. an older schema)
@@ -57,7 +57,7 @@ class RunResult:
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for c in self.claims.values():
-            out[c["outcome"]] = out.get(c["outcome"], 0) + 1
+            out[c.outcome] = out.get(c.outcome, 0) + 1
         return out
 
 
@@ -68,87 +68,22 @@ def load_result(path) -> RunResult:
     Raises:
         ResultFileError: the file is missing, unreadable, not UTF-8, not JSON (e.g. truncated: the
             message gives line and column), or not a claims report (no ``claims`` list, ``runner``
-            not an object). Problems of single entries do not raise; they go to ``issues``.
+            not an object). Problems of single fields do not raise; they go to ``issues``.
     """
-    return result_of(read_document(path), path)
+    return result_of(read_document(path))
 
 
-def result_of(doc: dict, path) -> RunResult:
-    """The :class:`RunResult` of a claims report already read (by :func:`claimcheck.results.read_document`):
-    its entries checked one by one, as :func:`load_result` does."""
-    p = Path(path)
-    settings = doc.get("settings")
-    if not isinstance(settings, dict):
-        settings = {}
-    run = RunResult(
-        path=str(p), runner=doc.get("runner", {}), settings=settings, generated=doc.get("generated")
+def result_of(doc: ClaimsDoc) -> RunResult:
+    """The :class:`RunResult` of a claims report already read (by :func:`claimcheck.results.read_document`)."""
+    return RunResult(
+        path=doc.path,
+        runner=doc.runner,
+        settings=doc.settings,
+        generated=doc.generated,
+        claims=doc.by_key(),
+        issues=list(doc.issues),
+        notes=list(doc.notes),
     )
-    if doc.get("read_note"):
-        run.notes.append(doc["read_note"])
-    for n, entry in enumerate(doc["claims"]):
-        _add_entry(run, n, entry)
-    return run
-
-
-def _add_entry(run: RunResult, n: int, entry) -> None:
-    where = f"{run.path}: claims[{n}]"
-    if not isinstance(entry, dict):
-        run.issues.append(f"{where}: entry is a {type(entry).__name__}, expected an object; skipped")
-        return
-    from claimcheck.keys import entry_key
-
-    if not isinstance(entry.get("id"), str) or not entry["id"].strip():
-        run.issues.append(
-            f"{where}: field 'id' is missing or not a string ({entry.get('id')!r}); entry skipped"
-        )
-        return
-    cid = entry_key(entry)
-    assert cid is not None  # the entry's id is a non-empty string
-    where = f"{run.path}: claim {cid}"
-    if cid in run.claims:
-        run.issues.append(f"{where}: field 'id' appears twice (claims[{n}]); the first entry is kept")
-        return
-    e = dict(entry, key=cid)
-    if e.get("outcome") not in OUTCOMES:
-        run.issues.append(
-            f"{where}: field 'outcome' is {e.get('outcome')!r}, expected one of {', '.join(OUTCOMES)}"
-        )
-        e["reason"] = f"unusable outcome {e.get('outcome')!r} in the results file"
-        e["outcome"] = INVALID
-    if not _measured_ok(e.get("measured")):
-        run.issues.append(
-            f"{where}: field 'measured' is {e.get('measured')!r}, expected a number, "
-            "[lo, hi] or null; ignored"
-        )
-        e["measured"] = None
-        e["measured_display"] = None
-    tol = e.get("tolerance")
-    if tol is not None and not isinstance(tol, str):
-        run.issues.append(f"{where}: field 'tolerance' is {tol!r}, expected a string; ignored")
-        e["tolerance"] = None
-    # the pages read these as an object and a list; anything else would crash them
-    for name, want, what in (("details", dict, "an object"), ("plots", list, "a list")):
-        value = e.get(name)
-        if value is not None and not isinstance(value, want):
-            run.issues.append(
-                f"{where}: field '{name}' is a {type(value).__name__}, expected {what}; ignored"
-            )
-            e[name] = want()
-    run.claims[cid] = e
-
-
-def _measured_ok(m) -> bool:
-    """A measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
-    JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
-    if isinstance(m, str):
-        try:
-            float(m)
-        except ValueError:
-            return False
-        return True
-    if m is None or isinstance(m, bool) or _is_number(m):
-        return True
-    return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
 
 
 def load_results(paths) -> tuple[list[RunResult], list[ResultFileError]]:
@@ -232,14 +167,12 @@ def _ordered_ids(runs: list[RunResult]) -> list[str]:
     return order
 
 
-def format_measured(entry: dict) -> str:
+def format_measured(entry: ClaimEntry) -> str:
     """The measured value of an entry as text: its ``measured_display``, else the value with unit
     (:func:`claimcheck.display.format_value`)."""
-    from claimcheck.display import format_value
-
-    if entry.get("measured_display"):
-        return str(entry["measured_display"])
-    return format_value(entry.get("measured"), entry.get("unit") or "")
+    if entry.measured_display:
+        return entry.measured_display
+    return format_value(entry.measured, entry.unit or "")
 
 
 def merge(runs: list[RunResult], errors=()) -> Matrix:
@@ -259,20 +192,12 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
                 row.cells.append(Cell(NOT_RUN, reason=f"{NOT_IN_FILE} ({run.path})"))
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
-                value = e.get(key) or ""
+                value = getattr(e, key) or ""
                 if value and not getattr(row, key):
                     setattr(row, key, str(value))
                 if value:
                     seen.setdefault(key, set()).add(str(value))
-            row.cells.append(
-                Cell(
-                    e["outcome"],
-                    e.get("measured"),
-                    format_measured(e),
-                    str(e.get("reason") or ""),
-                    drifted=bool(e.get("drifted")),
-                )
-            )
+            row.cells.append(Cell(e.outcome, e.measured, format_measured(e), e.reason, drifted=e.drifted))
         row.differs = [
             f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"
         ]
@@ -340,18 +265,22 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     if cpu or cores:
         ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
         lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
-    gpu = r.pop("gpu", None)
-    if isinstance(gpu, dict):
-        mem = gpu.get("memory_bytes")
-        parts = [str(gpu.get("name") or "?")]
-        if _is_number(mem):
-            parts.append(f"{mem / 2**30:.0f} GiB")
-        if gpu.get("driver"):
-            parts.append(f"driver {gpu['driver']}")
-        if gpu.get("cuda"):
-            parts.append(f"CUDA {gpu['cuda']}")
-        if _is_number(gpu.get("count")) and gpu["count"] > 1:
-            parts.append(f"x{gpu['count']}")
+    raw_gpu = r.pop("gpu", None)
+    gpu = (
+        Runner.of({"gpu": {**raw_gpu, "name": raw_gpu.get("name") or "?"}}).gpu
+        if isinstance(raw_gpu, dict)
+        else None
+    )
+    if gpu is not None:
+        parts = [gpu.name]
+        if gpu.memory_bytes is not None:
+            parts.append(f"{gpu.memory_bytes / 2**30:.0f} GiB")
+        if gpu.driver:
+            parts.append(f"driver {gpu.driver}")
+        if gpu.cuda:
+            parts.append(f"CUDA {gpu.cuda}")
+        if gpu.count is not None and gpu.count > 1:
+            parts.append(f"x{gpu.count}")
         lines.append("GPU: " + ", ".join(parts))
     else:
         lines.append("GPU: none")
@@ -491,12 +420,10 @@ def move_limit(tolerance: str, stated: str | None, old: float, bound_move: float
         claimcheck.tolerance.ToleranceError: the tolerance string does not parse.
         ValueError: ``printed`` with a stated value that is not a number.
     """
-    from claimcheck.tolerance import parse_tolerance
-
     return parse_tolerance(tolerance).move_limit(old, stated=stated, bound_move=bound_move)
 
 
-def value_move(old: dict, new: dict, bound_move: float = 0.25) -> str | None:
+def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> str | None:
     """Return a one-line description when the measured value moved beyond the claim's tolerance
     (see :func:`move_limit`), else None. Both entries need a measured value; intervals ``[lo, hi]``
     move by the larger of their two ends' moves.
@@ -504,19 +431,19 @@ def value_move(old: dict, new: dict, bound_move: float = 0.25) -> str | None:
     Raises:
         ValueError / ToleranceError: the new entry's tolerance is unusable (the caller reports it).
     """
-    mo, mn = old.get("measured"), new.get("measured")
+    mo, mn = old.measured, new.measured
     if mo is None or mn is None:
         return None
-    unit_o, unit_n = old.get("unit") or "", new.get("unit") or ""
+    unit_o, unit_n = old.unit or "", new.unit or ""
     if unit_o != unit_n:
         return f"unit changed from {unit_o!r} to {unit_n!r}; values not compared"
     bo, bn = _bounds(mo), _bounds(mn)
     if bo is None or bn is None:
         return None if mo == mn else f"{format_measured(old)} -> {format_measured(new)}"
     delta = max(abs(bn[0] - bo[0]), abs(bn[1] - bo[1]))
-    tolerance = new.get("tolerance") or old.get("tolerance") or "printed"
+    tolerance = new.tolerance or old.tolerance or "printed"
     ref = (bo[0] + bo[1]) / 2
-    limit, rule = move_limit(tolerance, new.get("stated") or old.get("stated"), ref, bound_move)
+    limit, rule = move_limit(tolerance, new.stated or old.stated, ref, bound_move)
     if delta <= limit:
         return None
     rel = f" ({delta / abs(ref):.1%})" if ref else ""
@@ -544,38 +471,38 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
         eo, en = old.claims.get(cid), new.claims.get(cid)
         if eo is None:
             assert en is not None  # each id is in one of the runs at least
-            d.changes.append(Change(cid, ADDED, None, en["outcome"], f"only in NEW ({en['outcome']})"))
+            d.changes.append(Change(cid, ADDED, None, en.outcome, f"only in NEW ({en.outcome})"))
             continue
         if en is None:
             # a claim that held and is gone from the new report is a regression: a gate must not
             # turn green because a claim silently stopped being checked
-            kind = REGRESSION if eo["outcome"] in HELD else REMOVED
+            kind = REGRESSION if eo.outcome in HELD else REMOVED
             d.changes.append(
-                Change(cid, kind, eo["outcome"], None, f"only in OLD ({eo['outcome']}); missing from NEW")
+                Change(cid, kind, eo.outcome, None, f"only in OLD ({eo.outcome}); missing from NEW")
             )
             continue
-        if unselected(en) or unselected(eo):  # a -k/-m run: nothing to compare, said once for all
-            d.unselected.setdefault("NEW" if unselected(en) else "OLD", []).append(cid)
+        if en.unselected or eo.unselected:  # a -k/-m run: nothing to compare, said once for all
+            d.unselected.setdefault("NEW" if en.unselected else "OLD", []).append(cid)
             continue
-        if en.get("carried"):
+        if en.carried is not None:
             d.carried.append(cid)
-        o, n = eo["outcome"], en["outcome"]
+        o, n = eo.outcome, en.outcome
         if o != n:
             kind = outcome_change_kind(o, n)
-            why = f": {_first_line(en.get('reason'))}" if n != PASSED and en.get("reason") else ""
+            why = f": {_first_line(en.reason)}" if n != PASSED and en.reason else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
-        if bool(en.get("drifted")) != bool(eo.get("drifted")):
+        if en.drifted != eo.drifted:
             from claimcheck.pages.words import drift_words
 
             said = "; ".join(drift_words(en)) or "its drift check failed"
             d.changes.append(
                 Change(
                     cid,
-                    DRIFTED if en.get("drifted") else CHANGED,  # drift resolved is a change, not drift
+                    DRIFTED if en.drifted else CHANGED,  # drift resolved is a change, not drift
                     o,
                     n,
                     f"the manuscript drifts: {said}"
-                    if en.get("drifted")
+                    if en.drifted
                     else "drift resolved: the manuscript agrees with the registry again",
                 )
             )

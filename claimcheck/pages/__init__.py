@@ -14,14 +14,16 @@ from pathlib import Path
 
 from claimcheck.pages import claims_view, manuscript_view
 from claimcheck.pages.render import render
+from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
 
 
-def claims_page(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> str:
+def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
     """The claims page (HTML) of a ``claims.json`` document.
 
     Args:
-        doc: the parsed ``claims.json``.
-        base_dir: the folder of the JSON file (its plot files are relative to it).
+        doc: the ``claims.json`` document.
+        base_dir: the folder of the JSON file (its plot files are relative to it, and only files
+            inside it are read).
         manuscripts: :class:`~claimcheck.pages.manuscript_view.ManuscriptView` objects to link rows to.
         test_log: href of the pytest-html test log, relative to the page (default: the document's).
     """
@@ -29,16 +31,12 @@ def claims_page(doc: dict, base_dir, manuscripts=(), test_log: str | None = None
 
 
 def manuscript_view_of(
-    check, doc: dict | None, waivers=(), claims_href: str = "claims.html", href: str = "manuscript.html"
+    check, doc: ClaimsDoc | None, waivers=(), claims_href: str = "claims.html", href: str = "manuscript.html"
 ) -> manuscript_view.ManuscriptView:
     """The :class:`~claimcheck.pages.manuscript_view.ManuscriptView` of a manuscript check and a run's claims."""
     chapter = getattr(check, "chapter", "")
-    entries = {
-        e["id"]: e
-        for e in (doc or {}).get("claims") or []
-        if isinstance(e, dict)
-        and isinstance(e.get("id"), str)
-        and (not chapter or e.get("chapter") in (None, chapter))
+    entries: dict[str, ClaimEntry] = {
+        e.id: e for e in (doc.claims if doc else []) if not chapter or e.chapter in (None, chapter)
     }
     return manuscript_view.build(check, entries, claims_href, waivers, href)
 
@@ -72,32 +70,49 @@ def relative_href(target, page) -> str:
         return target.as_uri()
 
 
-def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, list[str]]:
+def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None) -> tuple[list, list[str]]:
     """Re-run the manuscript checks a ``claims.json`` names (``manuscripts[]``: the manuscript and
     its registry), as they are on disk now. Returns ``([(ManuscriptCheck, waivers)], [problems])``;
     a manuscript or registry that cannot be read is a problem, not an exception.
 
-    ``override``: read this manuscript instead of the one the report names (it moved).
+    ``override``: read this manuscript instead of the one the report names (it moved); the user
+    named it, so it and the registry beside it are read wherever they are. ``confine``: a folder
+    (the results file's own): a path the report names outside it is a problem and is not read (a
+    results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
     """
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
 
     out, problems = [], []
-    if override and len(doc.get("manuscripts") or []) > 1:
+    manuscripts = doc.manuscripts or []
+    if override and len(manuscripts) > 1:
         problems.append(
-            f"--manuscript {override}: the report names {len(doc['manuscripts'])} manuscripts (one per "
+            f"--manuscript {override}: the report names {len(manuscripts)} manuscripts (one per "
             "chapter); only the first is replaced"
         )
-    for m in doc.get("manuscripts") or []:
-        if not isinstance(m, dict) or not m.get("registry") or not (override or m.get("path")):
-            problems.append(f"manuscripts entry without a path or a registry: {m!r:.120}")
+    for m in manuscripts:
+        if not m.get("registry") or not (override or m.get("path")):
+            problems.append(f"manuscripts entry without a path or a registry: {str(m)[:120]}")
             continue
-        reg = load_registry(m["registry"])
+        registry, path = str(m["registry"]), str(override or m["path"])
+        outside = []
+        if confine is not None and not override:  # relative paths from the results file's folder
+            registry, path = str(Path(confine) / registry), str(Path(confine) / path)
+            resolved = {"registry": registry, "path": path}
+            outside = [str(m[k]) for k, p in resolved.items() if not _inside(Path(confine), p)]
+        if outside:
+            problems.append(
+                f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
+                f"{confine} (a results file is untrusted input); pass --manuscript PATH to check a manuscript "
+                "elsewhere"
+            )
+            continue
+        reg = load_registry(registry)
         if not reg.claims and reg.issues:
-            problems.append(f"registry {m['registry']}: {reg.issues[0]}")
+            problems.append(f"registry {registry}: {reg.issues[0]}")
             continue
         try:
-            out.append((check_manuscript(override or m["path"], reg), reg.waivers))
+            out.append((check_manuscript(path, reg), reg.waivers))
         except ManuscriptError as exc:
             problems.append(str(exc))
         if override:
@@ -105,7 +120,15 @@ def manuscript_checks(doc: dict, override: str | None = None) -> tuple[list, lis
     return out, problems
 
 
-def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
+def _inside(folder: Path, path) -> bool:
+    """Whether ``path``, links resolved, lies inside ``folder``."""
+    try:
+        return Path(path).resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:
     """Write the pages of a run beside its ``claims.json``: ``claims.html`` and, per manuscript
     check, ``manuscript.html`` (with several chapters: ``manuscript-<chapter>.html`` each). Every
     file is written atomically.
@@ -148,41 +171,43 @@ def publish(doc: dict, json_path, checks=(), claims_html=None) -> list[Path]:
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
         )
-        write_atomic(
-            page, manuscript_page(view, relative_href(claims_html, page), bool(doc.get("claims")), lang)
-        )
+        write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang))
         views.append(view)
         written.append(page)
-    log = doc.get("test_log")
-    href = relative_href(folder / log, claims_html) if log else ""
+    log = safe_link(doc.test_log)  # only an http(s) URL or a relative path becomes a link
+    href = (
+        log
+        if log.startswith(("http://", "https://"))
+        else relative_href(folder / log, claims_html)
+        if log
+        else ""
+    )
     write_atomic(claims_html, claims_page(doc, folder, views, href))
     written.insert(0, claims_html)
     return written
 
 
-def load_document(path) -> tuple[dict, list[str]]:
+def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
     """Read a ``claims.json`` (or a matrix JSON) for the pages: ``(document, problems)``.
 
-    A claims report's entries are checked by :func:`claimcheck.runs.load_result`: an entry with a
-    bad field keeps its row (the field is dropped or its outcome shown as unusable) and the
-    problem, naming the file, the claim id and the field, is returned.
+    A claims report is parsed into a :class:`~claimcheck.results.ClaimsDoc`, every field checked:
+    an entry with a bad field keeps its row (the field is dropped or its outcome shown as
+    unusable) and the problem, naming the file, the claim id and the field, is returned. A matrix
+    (``claimcheck merge --json``) is returned as its JSON object.
 
     Raises:
-        claimcheck.runs.ResultFileError: the file is missing, unreadable, not JSON, or neither a
-            claims report nor a matrix.
+        claimcheck.results.ResultFileError: the file is missing, unreadable, not JSON, or neither
+            a claims report nor a matrix.
     """
     from claimcheck.pages.summary import is_matrix
-    from claimcheck.results import claims_document, read_json
-    from claimcheck.runs import result_of
 
     p = Path(path)
-    doc = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
-    if is_matrix(doc) and doc.get("runners"):
-        return doc, [str(e) for e in doc.get("errors") or []]
-    claims_document(doc, p)
-    run = result_of(doc, p)  # each entry checked (a copy: the document itself is not changed)
-    doc["claims"] = list(run.claims.values())
-    return doc, list(run.issues)
+    raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
+    if is_matrix(raw) and raw.get("runners"):
+        errors = raw.get("errors")
+        return raw, [str(e) for e in errors] if isinstance(errors, list) else []
+    doc = parse_document(raw, p)
+    return doc, list(doc.issues)
 
 
 def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
@@ -211,10 +236,12 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
 
     rows = []
     for r in matrix.rows:
-        entry = {"stated": r.stated, "unit": r.unit, "tolerance": r.tolerance or "printed"}
+        entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
         cells = []
         for c in r.cells:
-            display = words.measured_value({"measured": c.measured, "unit": r.unit}) or c.display
+            display = (
+                words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit)) or c.display
+            )
             head, more = words.first_sentence(c.reason)
             cells.append(
                 {"outcome": c.outcome, "display": display, "reason": head, "more": more, "drifted": c.drifted}
@@ -240,5 +267,5 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         outcomes=[*oc.OUTCOMES],
         briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
         fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
-        counts=[list(oc.count(c["outcome"] for c in run.claims.values()).items()) for run in matrix.runs],
+        counts=[list(oc.count(c.outcome for c in run.claims.values()).items()) for run in matrix.runs],
     )

@@ -10,12 +10,17 @@ claims without a section come last in it. Everything a row says is said by
 from __future__ import annotations
 
 import base64
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
-from claimcheck.results import chapters_of  # noqa: F401 - the pages' chapters, read once
+from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
+from claimcheck.runs import settings_size_profile
+
+#: the largest plot file the page embeds (bytes); a larger one is said in its row, not read
+MAX_PLOT_BYTES = 16 * 2**20
 
 OTHER_SECTION = {"id": "other", "title": "Other claims", "heading": ""}
 
@@ -117,6 +122,7 @@ class ClaimsView:
     manuscript: str = ""
     manuscript_line: str = ""
     selection: str = ""
+    interrupted: str = ""  # an interrupted run: what it decided and what it did not reach
     language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
     deselected: list[tuple[str, str]] = field(
         default_factory=list
@@ -133,11 +139,11 @@ class ClaimsView:
         return max((len(r.id) for r in self.rows), default=3)
 
 
-def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
+def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
     """The plot with an alt text that says what it shows: the plot's name (what is plotted), for
     which claim, against which figure of the chapter, and the value measured here; the image is
     the only place those curves are, so "C05: read_write" told a screen reader nothing."""
-    cid, title = str(entry.get("id") or ""), str(entry.get("title") or "")
+    cid, title = entry.id, entry.title or ""
     measured = words.measured_value(entry)
     plot.alt = (
         f"Plot of {plot.name}, measured on this runner for claim {cid}"
@@ -149,9 +155,10 @@ def _with_alt(plot: Plot, entry: dict, chapter: str) -> Plot:
     return plot
 
 
-def _plot(p, base: Path) -> Plot:
-    if not isinstance(p, dict):
-        return Plot(str(p), missing="unreadable plot entry")
+def _plot(p: dict, base: Path) -> Plot:
+    """A plot of a row: its PNG as a data URI, read only from a regular file of at most
+    :data:`MAX_PLOT_BYTES` inside the results file's folder ``base`` (a results file is untrusted
+    input); otherwise the row says why there is no image."""
     name = str(p.get("name") or "plot")
     if p.get("png_base64"):
         return Plot(name, "data:image/png;base64," + str(p["png_base64"]))
@@ -159,43 +166,54 @@ def _plot(p, base: Path) -> Plot:
     if not file:
         return Plot(name, missing="no file recorded")
     path = base / file
+    if not relative_inside(file) or not _within(path, base):
+        return Plot(name, missing=f"{file}: not read: it is not inside the results file's folder")
     try:
-        data = path.read_bytes()
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            return Plot(name, missing=f"{path}: not read: not a regular file")
+        if info.st_size > MAX_PLOT_BYTES:
+            return Plot(name, missing=f"{path}: not read: {info.st_size} bytes, over {MAX_PLOT_BYTES}")
+        data = path.read_bytes()[: MAX_PLOT_BYTES + 1]
     except OSError as exc:
         return Plot(name, missing=f"{path}: {exc.strerror or exc}")
     return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
 
 
-def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> Row:
-    outcome: str = entry["outcome"] if entry.get("outcome") in oc.OUTCOMES else oc.ERROR
+def _within(path: Path, folder: Path) -> bool:
+    """Whether ``path``, links resolved, lies inside ``folder``."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
+def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=None) -> Row:
+    outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
-    if entry.get("outcome") not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
-        reason = str(entry.get("reason") or f"unusable outcome {entry.get('outcome')!r} in the results file")
+    if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
+        reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
     drift = "; ".join(words.drift_words(entry))
-    carried = entry.get("carried") or {}
-    lane_model = (entry.get("details") or {}).get("model")  # the portable-LM lane's {"name", ...}
-    model = str(entry.get("model") or (lane_model.get("name") if isinstance(lane_model, dict) else "") or "")
+    carried = entry.carried
+    model = entry.model  # the portable-LM lane's model
     chapter = words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     links = (
-        [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry["id"], [])]
+        [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry.id, [])]
         if manuscript is not None
         else []
     )
-    from claimcheck.keys import entry_key
-
-    key = entry_key(entry) or str(entry["id"])
     return Row(
-        id=str(entry["id"]),
-        key=key,
-        anchor=words.anchor(key),
-        title=str(entry.get("title") or ""),
-        note=str(entry.get("note") or ""),
+        id=entry.id,
+        key=entry.key,
+        anchor=words.anchor(entry.key),
+        title=entry.title or "",
+        note=entry.note,
         outcome=outcome,
         chapter=chapter,
-        statement="" if chapter or not entry.get("locator") else words.quoted(str(entry["locator"])),
+        statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=words.measured_value(entry),
         bar=words.bar_words(entry),
         margin=(
@@ -207,45 +225,47 @@ def _row(entry: dict, order: int, runner: dict, base: Path, manuscript=None) -> 
         reason_more=more,
         ci=words.ci_words(entry),
         needs=words.need_tags(entry),
-        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.get("plots") or []],
+        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.plots],
         order=order,
-        carried=(f"from the run of {carried.get('from', '?')}" if carried else ""),
+        carried=(
+            f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else "")
+            if carried is not None
+            else ""
+        ),
         drift=drift,
         text_links=links,
-        tests=[str(t) for t in entry.get("tests") or []],
-        duration_s=float(entry.get("duration_s") or 0.0),
+        tests=entry.tests,
+        duration_s=float(entry.duration_s),
         model=model,
     )
 
 
-def _profile_words(doc: dict, chapter: dict | None = None) -> str:
+def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
-    own = chapter is not None and "profile" in chapter
-    prof = (chapter or {}).get("profile") if own else doc.get("profile") or {}
+    own = chapter is not None and chapter.profile is not None
+    prof = (chapter.profile if chapter is not None else None) if own else doc.profile
     if isinstance(prof, dict) and prof.get("description"):
         return str(prof["description"])
-    from claimcheck.runs import settings_size_profile
-
-    size = settings_size_profile(doc.get("settings")) or "?"
+    size = settings_size_profile(doc.settings) or "?"
     return f"{size} (its claims use no model sizes)" if own else str(size)
 
 
-def _selection_words(doc: dict) -> str:
-    sel = doc.get("selection") or {}
-    if not isinstance(sel, dict) or not sel.get("partial"):
+def _selection_words(doc: ClaimsDoc) -> str:
+    sel = doc.selection
+    if sel is None or not sel.partial:
         return ""
-    ran = [str(k) for k in sel.get("selected") or []]
-    if len(chapters_of(doc)) == 1:  # one chapter on the page: its short ids are clear
+    ran = sel.selected
+    if len(doc.chapter_list()) == 1:  # one chapter on the page: its short ids are clear
         ran = [k.split(":", 1)[-1] for k in ran]
-    text = f"This run selected {len(ran)} of {len(doc.get('claims') or [])} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
-    if sel.get("carried"):
-        text += f" {len(sel['carried'])} rows are kept from the run of {sel.get('carried_from', '?')} and marked so."
-    if sel.get("not_carried_because"):
-        text += f" Earlier results were not kept: {sel['not_carried_because']}."
+    text = f"This run selected {len(ran)} of {len(doc.claims)} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
+    if sel.carried:
+        text += f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
+    if sel.not_carried_because:
+        text += f" Earlier results were not kept: {sel.not_carried_because}."
     return text
 
 
-def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
+def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
     """Return the :class:`ClaimsView` of a ``claims.json`` document.
 
     Args:
@@ -256,33 +276,25 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         test_log: href of the pytest-html test log (default: the document's ``test_log``).
     """
     base = Path(base_dir)
-    runner = doc.get("runner")
-    if not isinstance(runner, dict):
-        runner = {}
-    entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-    chapters = chapters_of(doc)
+    runner = doc.runner
+    entries = doc.claims
+    chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
     ordered: list[Section] = []
     book: list[Chapter] = []
     for ch in chapters:
-        cid = ch["id"]
-        mine = [e for e in entries if (e.get("chapter") or "") == cid or (single and not e.get("chapter"))]
+        cid = ch.id
+        mine = [e for e in entries if (e.chapter or "") == cid or (single and not e.chapter)]
         manuscript = by_chapter_ms.get(cid) or (manuscripts[0] if single and manuscripts else None)
-        declared = [
-            s
-            for s in doc.get("sections") or []
-            if isinstance(s, dict) and s.get("id") and (s.get("chapter") or cid) == cid
-        ]
         sections = {
-            s["id"]: Section(
-                str(s["id"]), str(s.get("title") or s["id"]), str(s.get("heading") or ""), [], chapter=cid
-            )
-            for s in declared
+            s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid)
+            for s in doc.sections
+            if (s.chapter or cid) == cid
         }
         other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
         for n, e in enumerate(mine):
-            sec = sections.get(e.get("section"), other)
+            sec = sections.get(e.section or "", other)
             sec.rows.append(_row(e, n, runner, base, manuscript))
         these = [s for s in (*sections.values(), other) if s.rows]
         if these:
@@ -297,7 +309,7 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         book.append(
             Chapter(
                 cid,
-                str(ch.get("title") or cid),
+                ch.title or cid,
                 list(oc.count(r.outcome for r in rows).items()),
                 _profile_words(doc, ch),
                 manuscript=(
@@ -318,19 +330,14 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     chapter = book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters"
-    problems = [
-        str(i)
-        for reg in doc.get("registries") or []
-        if isinstance(reg, dict)
-        for i in reg.get("issues") or []
-    ]
+    problems = [i for reg in doc.registries for i in reg.issues]
     return ClaimsView(
         title="claimcheck: the chapter's claims on this runner"
         if len(book) == 1
         else "claimcheck: the book's claims on this runner",
         chapter=chapter,
-        generated=str(doc.get("generated") or ""),
-        wall_s=doc.get("wall_s"),
+        generated=doc.generated or "",
+        wall_s=doc.wall_s,
         runner=words.runner_line(runner),
         profile=_profile_words(doc),
         weights=words.weights_line(runner),
@@ -341,7 +348,7 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
         outcomes=[o for o in oc.OUTCOMES if o in counts],
         problems=problems,
-        test_log=test_log if test_log is not None else str(doc.get("test_log") or ""),
+        test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
         manuscript_line=(
             f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
@@ -351,25 +358,20 @@ def build(doc: dict, base_dir, manuscripts=(), test_log: str | None = None) -> C
         if manuscript is not None
         else "",
         selection=_selection_words(doc),
-        deselected=[
-            words.deselected_words(g, len(book) > 1)
-            for g in doc.get("deselected") or []
-            if isinstance(g, dict)
-        ],
+        interrupted=words.interrupted_words(doc),
+        deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
     )
 
 
-def chapter_language(doc: dict, registry_path: str | None = None) -> str:
+def chapter_language(doc: ClaimsDoc, registry_path: str | None = None) -> str:
     """The ``[chapter] language`` of the document's registry (of ``registry_path`` when given and
     present), e.g. ``"zh"``, or ``""``: the ``lang`` of the chapter's own words on the pages, so a
     screen reader reads the Chinese quotes as Chinese."""
-    regs = [
-        r for r in doc.get("registries") or [] if isinstance(r, dict) and isinstance(r.get("chapter"), dict)
-    ]
-    mine = [r for r in regs if registry_path is not None and str(r.get("path")) == str(registry_path)] or regs
+    regs = doc.registries
+    mine = [r for r in regs if registry_path is not None and r.path == str(registry_path)] or regs
     for reg in mine:
-        lang = str(reg["chapter"].get("language") or "").strip()
+        lang = str(reg.chapter.get("language") or "").strip()
         if lang:
             return lang
     return ""

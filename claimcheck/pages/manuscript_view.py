@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.results import ClaimEntry
 
 
 @dataclass(frozen=True)
@@ -54,15 +55,15 @@ WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "e
 ATTENTION = ("drifted", "failed", "inconclusive")
 
 
-def claim_state(entry: dict | None) -> str:
+def claim_state(entry: ClaimEntry | None) -> str:
     """The state one claim gives the numbers it binds: its outcome's (:data:`STATE_OF_OUTCOME`),
     except a machine-bound claim its own runner did not pass: ``elsewhere`` (its figure was measured
     on another runner; a failure or an error stays ``failed``)."""
-    if entry is None or entry.get("outcome") not in oc.OUTCOMES:
+    if entry is None or entry.outcome not in oc.OUTCOMES:
         return "not-run" if entry is None else "failed"
-    if entry.get("runner_bound") and entry["outcome"] == oc.SKIPPED:
+    if entry.runner_bound and entry.outcome == oc.SKIPPED:
         return "elsewhere"
-    return STATE_OF_OUTCOME[entry["outcome"]]
+    return STATE_OF_OUTCOME[entry.outcome]
 
 
 def weakest(states: dict[str, str]) -> tuple[str, str | None]:
@@ -117,11 +118,11 @@ class ManuscriptView:
         return sum(m.state not in ("waived", "unbound") for m in self.marks)
 
 
-def claim_summary(entry: dict | None, cid: str) -> str:
+def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
     """One hover line for a claim: id, outcome, chapter value, this runner's value, the bar."""
     if entry is None:
         return f"{cid}: not in the claims report"
-    parts = [f"{cid} {oc.label(entry.get('outcome', oc.NOT_RUN))}"]
+    parts = [f"{cid} {oc.label(entry.outcome)}"]
     if words.chapter_value(entry):
         parts.append(f"chapter {words.chapter_value(entry)}")
     if words.measured_value(entry):
@@ -132,7 +133,7 @@ def claim_summary(entry: dict | None, cid: str) -> str:
 
 def build(
     check,
-    entries: dict[str, dict],
+    entries: dict[str, ClaimEntry],
     claims_href: str = "claims.html",
     waivers=(),
     href: str = "manuscript.html",

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.pages.claims_view import _profile_words
+from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
@@ -41,25 +43,22 @@ def badge(outcome: str) -> str:
     return f"{MARK.get(outcome, '❓')} {oc.label(outcome)}"
 
 
-def markdown(doc: dict) -> str:
-    """The Markdown summary of a ``claims.json`` or a matrix document: counts, one sentence per
-    outcome, and a table with a row for every claim id."""
-    if is_matrix(doc):
+def markdown(doc: ClaimsDoc | dict) -> str:
+    """The Markdown summary of a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`) or a
+    matrix document (its JSON object): counts, one sentence per outcome, and a table with a row for
+    every claim id."""
+    if not isinstance(doc, ClaimsDoc):
         return _matrix_markdown(doc)
-    from claimcheck.pages.claims_view import _profile_words, chapters_of
-
-    entries = [e for e in doc.get("claims") or [] if isinstance(e, dict) and isinstance(e.get("id"), str)]
-    runner = doc.get("runner")
-    if not isinstance(runner, dict):
-        runner = {}
-    counts = oc.count(e.get("outcome") for e in entries)
-    chapters = chapters_of(doc)
-    title = chapters[0]["title"] if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
+    entries = doc.claims
+    runner = doc.runner
+    counts = oc.count(e.outcome for e in entries)
+    chapters = doc.chapter_list()
+    title = chapters[0].title if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
     lines = [
         f"### claimcheck{': ' + title if title else ''}",
         "",
         " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
-        + (f" · Δ drifted **{len(doc['drifted'])}**" if doc.get("drifted") else ""),
+        + (f" · Δ drifted **{len(doc.drifted)}**" if doc.drifted else ""),
         "",
         f"Runner: {words.runner_line(runner)}  ",
     ]
@@ -68,16 +67,14 @@ def markdown(doc: dict) -> str:
     else:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
-            mine = [e for e in entries if e.get("chapter") == ch["id"]]
+            mine = [e for e in entries if e.chapter == ch.id]
             lines.append(
                 "| "
                 + " | ".join(
                     _cell(x)
                     for x in (
-                        f"**{ch['id']}** {ch.get('title') or ''}",
-                        " · ".join(
-                            f"{badge(o)} {n}" for o, n in oc.count(e.get("outcome") for e in mine).items()
-                        ),
+                        f"**{ch.id}** {ch.title}",
+                        " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items()),
                         _profile_words(doc, ch),
                     )
                 )
@@ -85,42 +82,38 @@ def markdown(doc: dict) -> str:
             )
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
-    sel = doc.get("selection") or {}
-    if isinstance(sel, dict) and sel.get("partial") and sel.get("carried"):
+    if doc.interrupted is not None:
+        lines.append(f"- ⚠️ {_cell(words.interrupted_words(doc))}")
+    sel = doc.selection
+    if sel is not None and sel.partial and sel.carried:
         lines.append(
-            f"- This run ran {len(sel.get('selected') or [])} claims; {len(sel.get('carried') or [])} rows "
-            f"are carried from the run of {sel.get('carried_from') or '?'} (counts include them)"
+            f"- This run ran {len(sel.selected)} claims; {len(sel.carried)} rows "
+            f"are carried from the run of {sel.carried_from or '?'} (counts include them)"
         )
     several = len(chapters) > 1
     for ch in chapters:
-        mine = [
-            e
-            for e in entries
-            if (e.get("chapter") or "") == ch["id"] or (not several and not e.get("chapter"))
-        ]
+        mine = [e for e in entries if (e.chapter or "") == ch.id or (not several and not e.chapter)]
         if several:
-            lines += ["", f"#### {ch['id']}: {ch.get('title') or ''}"]
+            lines += ["", f"#### {ch.id}: {ch.title}"]
         lines += _claim_table(mine)
     return "\n".join(lines) + "\n"
 
 
-def _claim_table(entries: list[dict]) -> list[str]:
+def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
     for e in entries:
         m = words.margin(e)
         here = words.measured_value(e) or "—"
-        if e.get("carried"):
-            here += f" (run of {e['carried'].get('from')})"
-        chapter_value = words.chapter_value(e) or (
-            words.quoted(str(e["locator"])) if e.get("locator") else ""
-        )
+        if e.carried is not None:
+            here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
+        chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
         lines.append(
             "| "
             + " | ".join(
                 _cell(x)
                 for x in (
-                    f"**{e['id']}** {e.get('title') or ''}",
-                    badge(e.get("outcome", "")) + (" · Δ drifted" if e.get("drifted") else ""),
+                    f"**{e.id}** {e.title or ''}",
+                    badge(e.outcome) + (" · Δ drifted" if e.drifted else ""),
                     chapter_value,
                     here,
                     words.bar_words(e),
@@ -133,34 +126,50 @@ def _claim_table(entries: list[dict]) -> list[str]:
     return lines
 
 
+def _list_of(doc: dict, name: str) -> list:
+    value = doc.get(name)
+    return value if isinstance(value, list) else []
+
+
+def _objects(value) -> list[dict]:
+    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
+
+
 def _matrix_markdown(doc: dict) -> str:
-    runners = [r for r in doc.get("runners") or [] if isinstance(r, dict)]
+    """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
+    runners = _objects(doc.get("runners"))
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
     lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
-    split = doc.get("split") or []
+    split = [str(s) for s in _list_of(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
-    for err in doc.get("errors") or []:
+    for err in _list_of(doc, "errors"):
         lines.append(f"- ⚠️ {_short(err, 300)}")
     lines += [
         "",
         "| Claim | Chapter | " + " | ".join(_cell(x) for x in labels) + " |",
         "|---|---|" + "---|" * len(labels),
     ]
-    for c in doc.get("claims") or []:
-        cells = c.get("cells") or {}
+    for c in _objects(doc.get("claims")):
+        cells = (
+            {k: v for k, v in c["cells"].items() if isinstance(v, dict)}
+            if isinstance(c.get("cells"), dict)
+            else {}
+        )
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
+        unit = str(c.get("unit") or "")
         row = [
             f"**{c.get('key') or c.get('id')}**{flag} {c.get('title') or ''}",
-            words.with_unit(str(c.get("stated") or ""), c.get("unit")),
+            words.with_unit(str(c.get("stated") or ""), unit),
         ]
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
-            value = (
-                words.measured_value({**cell, "unit": c.get("unit")}) or cell.get("measured_display") or ""
+            measured = cell.get("measured") if measured_ok(cell.get("measured")) else None
+            value = words.measured_value(ClaimEntry("", "", measured=measured, unit=unit)) or cell.get(
+                "measured_display"
             )
             row.append(
-                f"{badge(cell.get('outcome', ''))} {value}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
+                f"{badge(str(cell.get('outcome', '')))} {value or ''}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
             )
         lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
     return "\n".join(lines) + "\n"
@@ -182,8 +191,8 @@ def command(
     props = []
     if file:
         props.append(f"file={_escape_prop(file)}")
-    if line:
-        props.append(f"line={int(line)}")
+    if isinstance(line, int) and not isinstance(line, bool) and line > 0:
+        props.append(f"line={line}")
     if title:
         props.append(f"title={_escape_prop(title)}")
     return (
@@ -203,62 +212,39 @@ def _rel(path, base: Path) -> str:
     return str(p) if rel.startswith("..") else Path(rel).as_posix()
 
 
-def annotations(doc: dict, base=".") -> list[str]:
+def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
     """GitHub annotations for a ``claims.json``: drift at the manuscript line, registry problems at
     the registry line, failed and broken claims at their test (inconclusive ones as warnings),
     numbers bound to no claim at their manuscript line. A matrix document gives none."""
-    if is_matrix(doc):
+    if not isinstance(doc, ClaimsDoc):
         return []
     base = Path(base)
     out: list[str] = []
-    registries = [r for r in doc.get("registries") or [] if isinstance(r, dict)]
-    registry_of = {
-        str(r.get("chapter_id") or (r.get("chapter") or {}).get("id") or ""): str(r.get("path"))
-        for r in registries
-        if r.get("path")
-    }
-    first_registry = str(registries[0].get("path")) if registries else None
+    registries = doc.registries
+    registry_of = {(r.chapter_id or str(r.chapter.get("id") or "")): r.path for r in registries if r.path}
+    first_registry = registries[0].path if registries else None
     several = len(registry_of) > 1
     for reg in registries:
-        problems = reg.get("problems")
-        if isinstance(problems, list):
-            for p in problems:
-                if isinstance(p, dict):
-                    out.append(
-                        command(
-                            "error",
-                            p.get("message", ""),
-                            _rel(reg.get("path"), base),
-                            p.get("line"),
-                            "registry problem",
-                        )
-                    )
+        if reg.problems is not None:
+            for p in reg.problems:
+                out.append(command("error", p.message, _rel(reg.path, base), p.line, "registry problem"))
         else:
-            out += [
-                command("error", str(i), _rel(reg.get("path"), base), None, "registry problem")
-                for i in reg.get("issues") or []
-            ]
-    for e in doc.get("claims") or []:
-        if not isinstance(e, dict) or not isinstance(e.get("id"), str):
-            continue
-        cid, outcome = words.claim_name(e, several), e.get("outcome")
-        registry = registry_of.get(str(e.get("chapter") or ""), first_registry)
-        drift = (e.get("details") or {}).get("drift")
-        if isinstance(drift, dict):
+            out += [command("error", i, _rel(reg.path, base), None, "registry problem") for i in reg.issues]
+    for e in doc.claims:
+        cid, outcome = words.claim_name(e, several), e.outcome
+        registry = registry_of.get(e.chapter or "", first_registry)
+        drift = e.drift
+        if drift is not None:
             verdict = f"; its measurement: {oc.label(str(outcome))}" if outcome in oc.OUTCOMES else ""
-            bad = [
-                q
-                for q in drift.get("quotes") or []
-                if isinstance(q, dict) and q.get("status") not in ("ok", "in-words")
-            ]
+            bad = [q for q in drift.quotes if q.failing]
             for q, said in zip(bad, words.drift_words(e)):
-                if q.get("status") == "drift" and q.get("line"):
+                if q.status == "drift" and q.line:
                     out.append(
                         command(
                             "error",
                             f"{said}{verdict}",
-                            _rel(drift.get("manuscript"), base),
-                            q.get("line"),
+                            _rel(drift.manuscript, base),
+                            q.line,
                             f"{cid} drifted",
                         )
                     )
@@ -268,14 +254,14 @@ def annotations(doc: dict, base=".") -> list[str]:
                             "error",
                             said,
                             _rel(registry, base) if registry else None,
-                            e.get("registry_line"),
-                            f"{cid} locator {q.get('status')}",
+                            e.registry_line,
+                            f"{cid} locator {q.status}",
                         )
                     )
         word = oc.WORD.get(str(outcome))
         if word is not None and word.annotation:
-            loc = next((x for x in e.get("locations") or [] if isinstance(x, dict) and x.get("file")), None)
-            file, line = (loc["file"], loc.get("line")) if loc else (registry, e.get("registry_line"))
+            loc = next((x for x in e.locations if x.get("file")), None)
+            file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
             facts = ", ".join(
                 x
                 for x in (
@@ -295,9 +281,9 @@ def annotations(doc: dict, base=".") -> list[str]:
                     f"{cid} {word.phrase}",
                 )
             )
-    for m in doc.get("manuscripts") or []:
-        if not isinstance(m, dict):
-            continue
+    if doc.interrupted is not None:
+        out.append(command("warning", words.interrupted_words(doc), title="claims run interrupted"))
+    for m in doc.manuscripts or []:
         for n in (m.get("audit") or {}).get("unbound_numbers") or []:
             out.append(
                 command(

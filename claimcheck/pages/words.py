@@ -1,7 +1,7 @@
 """What a claim's report row says, in words: values in the chapter's unit, the bar, the margin,
 why a claim was not checked, the runner in one line, one sentence per outcome.
 
-Pure functions over the entries of ``claims.json`` (:func:`claimcheck.report.build_json`): the
+Pure functions over the entries of ``claims.json`` (:class:`claimcheck.results.ClaimEntry`): the
 claims page, the matrix page and ``claimcheck summary`` all say things the same way because they
 all say them through this module. Standard library and :mod:`claimcheck.tolerance` only (no torch,
 no pint).
@@ -17,6 +17,7 @@ from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the n
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
+from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
 
@@ -32,61 +33,60 @@ def anchor(key: str) -> str:
     return "claim-" + str(key).replace(":", "-")
 
 
-def chapter_value(entry: dict) -> str:
+def chapter_value(entry: ClaimEntry) -> str:
     """The chapter's value as printed, with its unit; "" when the chapter states the claim without a number."""
-    stated = entry.get("stated")
-    return with_unit(str(stated), entry.get("unit")) if stated not in (None, "") else ""
+    return with_unit(entry.stated, entry.unit) if entry.stated else ""
 
 
-def measured_value(entry: dict) -> str:
+def measured_value(entry: ClaimEntry) -> str:
     """This runner's value in the chapter's unit ("" when nothing was measured): ``measured`` is a
     number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such as ``"inf"``
     (:func:`claimcheck.display.format_value`)."""
-    return format_value(entry.get("measured"), entry.get("unit"))
+    return format_value(entry.measured, entry.unit)
 
 
-def drift_words(entry: dict) -> list[str]:
+def drift_words(entry: ClaimEntry) -> list[str]:
     """What the manuscript says against the registry, one line per failing quote of the claim's
     drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
     measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
     not run. The one wording of drift for the claims page, the summary and the annotations."""
-    drift = (entry.get("details") or {}).get("drift")
-    if not isinstance(drift, dict):
+    drift = entry.drift
+    if drift is None:
         return []
-    unit = entry.get("unit")
-    measured = drift.get("measured") or measured_value(entry)
+    unit = entry.unit
+    measured = drift.measured or measured_value(entry)
     out = []
-    for q in drift.get("quotes") or []:
-        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
+    for q in drift.quotes:
+        if not q.failing:
             continue
-        if q.get("status") != "drift":
-            out.append(str(q.get("message") or q.get("status")))
+        if q.status != "drift":
+            out.append(q.message or q.status)
             continue
-        stated = q.get("name") == "stated"
-        what = "" if stated else f" ({q.get('name')})"
-        printed = str(q.get("manuscript"))
+        stated = q.name == "stated"
+        what = "" if stated else f" ({q.name})"
+        printed = q.manuscript
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
         text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
-        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
-        line = f"line {q['line']}: " if q.get("line") else ""
+        reg = with_unit(q.registry, unit) if stated else q.registry
+        line = f"line {q.line}: " if q.line else ""
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
 
 
-def _parse(entry: dict) -> Tolerance | None:
+def _parse(entry: ClaimEntry) -> Tolerance | None:
     try:
-        return parse_tolerance(entry.get("tolerance") or "printed")
+        return parse_tolerance(entry.tolerance or "printed")
     except ToleranceError:
         return None
 
 
-def _stated(entry: dict) -> str | None:
-    stated = entry.get("stated")
+def _stated(entry: ClaimEntry) -> str | None:
+    stated = entry.stated
     return None if stated in (None, "") else str(stated)
 
 
-def admitted(entry: dict) -> tuple[float, float] | None:
+def admitted(entry: ClaimEntry) -> tuple[float, float] | None:
     """The values the claim's tolerance admits, ``(lo, hi)`` in the claim's unit (``±inf`` for one-sided
     bars), or None when the tolerance or the stated value cannot be read (:meth:`Tolerance.region`)."""
     tol = _parse(entry)
@@ -98,26 +98,26 @@ def admitted(entry: dict) -> tuple[float, float] | None:
         return None
 
 
-def bar_words(entry: dict) -> str:
+def bar_words(entry: ClaimEntry) -> str:
     """The claim's tolerance as a reader says it, with the values it admits (:meth:`Tolerance.describe`).
 
     ``printed`` on 99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` on a
     ratio -> "at least 10×"; ``rel:5%`` on 2 -> "within 5% of 2: [1.9, 2.1] FLOP/param".
     """
     tol = _parse(entry)
-    text = entry.get("tolerance") or "printed"
+    text = entry.tolerance or "printed"
     if tol is None:
         return f"unreadable tolerance {text!r}"
     try:
-        return tol.describe(_stated(entry), entry.get("unit"))
+        return tol.describe(_stated(entry), entry.unit)
     except (TypeError, ValueError, AttributeError):
         return f"{text} (the chapter prints no number to compare with)"
 
 
-def margin(entry: dict) -> Margin | None:
+def margin(entry: ClaimEntry) -> Margin | None:
     """The :class:`~claimcheck.tolerance.Margin` of a measured entry (:meth:`Tolerance.margin`), or
     None (nothing measured, or no bar to measure against)."""
-    m = entry.get("measured")
+    m = entry.measured
     tol = _parse(entry)
     if tol is None or m is None or isinstance(m, (bool, str)):
         return None
@@ -129,34 +129,32 @@ def margin(entry: dict) -> Margin | None:
         value = float(m)
     else:
         return None
-    return tol.margin(value, _stated(entry), entry.get("unit"))
+    return tol.margin(value, _stated(entry), entry.unit)
 
 
-def ci_straddles(entry: dict) -> bool:
+def ci_straddles(entry: ClaimEntry) -> bool:
     """Whether a timing claim is undecided because its confidence interval (``details['ci']``)
     straddles its bar (outcome ``inconclusive``, or an interval that reaches across the bar)."""
-    ci = (entry.get("details") or {}).get("ci")
-    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
+    ci = entry.ci
+    if ci is None:
         return False
-    if entry.get("outcome") == oc.INCONCLUSIVE:
+    if entry.outcome == oc.INCONCLUSIVE:
         return True
     bounds = admitted(entry)
-    return bounds is not None and any(ci["low"] < b < ci["high"] for b in bounds if math.isfinite(b))
+    return bounds is not None and any(ci.low < b < ci.high for b in bounds if math.isfinite(b))
 
 
-def ci_words(entry: dict) -> str:
+def ci_words(entry: ClaimEntry) -> str:
     """A timing claim's confidence interval (``details['ci']``, in the claim's unit), e.g.
     "95% CI [21.3×, 24.8×], 12 rounds"; "" when the claim has none. (Its bar is the row's.)"""
-    ci = (entry.get("details") or {}).get("ci")
-    if not isinstance(ci, dict) or not _is_number(ci.get("low")) or not _is_number(ci.get("high")):
+    ci = entry.ci
+    if ci is None:
         return ""
-    unit = entry.get("unit")
-    level = ci.get("level")
-    level_text = (
-        f"{number(level * 100 if _is_number(level) and level <= 1 else level)}% " if _is_number(level) else ""
-    )
-    rounds = f", {ci['rounds']} rounds" if _is_number(ci.get("rounds")) else ""
-    return f"{level_text}CI [{with_unit(number(ci['low']), unit)}, {with_unit(number(ci['high']), unit)}]{rounds}"
+    unit = entry.unit
+    level = ci.level
+    level_text = f"{number(level * 100 if level <= 1 else level)}% " if level is not None else ""
+    rounds = f", {ci.rounds} rounds" if ci.rounds is not None else ""
+    return f"{level_text}CI [{with_unit(number(ci.low), unit)}, {with_unit(number(ci.high), unit)}]{rounds}"
 
 
 # --- why a claim was not checked ------------------------------------------------------------------
@@ -181,16 +179,16 @@ CAUSES = (
 _CAUSE = {c.key: c for c in CAUSES}
 
 
-def cause_of(entry: dict, runner: dict | None = None) -> Cause:
+def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason = str(entry.get("reason") or "")
-    needs = entry.get("needs") or []
-    weights = (runner or {}).get("weights") or {}
-    if entry.get("runner_bound") or reason.startswith("machine-bound"):
+    reason = entry.reason
+    needs = entry.needs or []
+    weights = Runner.of(runner).weights
+    if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
         return _CAUSE["gpu"]
-    if "weights" in needs and (not weights.get("available") or "weights" in reason):
+    if "weights" in needs and (weights is None or not weights.available or "weights" in reason):
         return _CAUSE["weights"]
     if "--claims-listing" in reason:
         return _CAUSE["listing"]
@@ -207,9 +205,9 @@ NEED_FILTERS = {
 }
 
 
-def need_tags(entry: dict) -> list[str]:
+def need_tags(entry: ClaimEntry) -> list[str]:
     """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
-    needs = entry.get("needs") or []
+    needs = entry.needs or []
     return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
 
 
@@ -235,19 +233,19 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
     return line, rest.strip()
 
 
-def reason_words(entry: dict) -> str:
+def reason_words(entry: ClaimEntry) -> str:
     """The one reason a row gives for its outcome, in plain words ("" for a plain pass).
 
     A failed claim says what its check found (the tolerance's words, or the failed condition), not
     the whole pytest message, whose chapter/measured/tolerance lines the row already shows.
     """
-    outcome = entry.get("outcome")
-    reason = str(entry.get("reason") or "").strip()
+    outcome = entry.outcome
+    reason = entry.reason.strip()
     if outcome == oc.PASSED:
-        return str((entry.get("details") or {}).get("caveat") or "")
+        return str(entry.details.get("caveat") or "")
     if outcome == oc.FAILED:
-        verdict = entry.get("verdict_reason")
-        conditions = (entry.get("details") or {}).get("failed_conditions")
+        verdict = entry.verdict_reason
+        conditions = entry.details.get("failed_conditions")
         if verdict:
             return str(verdict)
         if conditions:
@@ -261,33 +259,33 @@ def reason_words(entry: dict) -> str:
 
 
 # --- the runner and the whole run -----------------------------------------------------------------
-def _gpu_words(gpu) -> str:
+def _gpu_words(gpu: Gpu | None) -> str:
     """The fingerprint's ``gpu`` in words: "GPU NVIDIA H200 139 GiB x2", or "no GPU"."""
-    if not (isinstance(gpu, dict) and gpu.get("name")):
+    if gpu is None:
         return "no GPU"
-    mem = f" {gpu['memory_bytes'] / 2**30:.0f} GiB" if _is_number(gpu.get("memory_bytes")) else ""
-    count = f" x{gpu['count']}" if _is_number(gpu.get("count")) and gpu["count"] > 1 else ""
-    return f"GPU {gpu['name']}{mem}{count}"
+    mem = f" {gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else ""
+    count = f" x{gpu.count}" if gpu.count is not None and gpu.count > 1 else ""
+    return f"GPU {gpu.name}{mem}{count}"
 
 
 def runner_line(runner: dict) -> str:
     """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
-    r = runner or {}
-    cpu = r.get("cpu") or "unknown CPU"
-    isa = ", ".join(str(x) for x in (r.get("machine"), r.get("cpu_capability")) if x)
+    r = Runner.of(runner)
+    cpu = r.cpu or "unknown CPU"
+    isa = ", ".join(str(x) for x in (r.machine, r.cpu_capability) if x)
     parts = [f"{cpu} ({isa})" if isa else cpu]
-    if r.get("cores"):
-        parts.append(f"{r['cores']} cores")
-    if _is_number(r.get("ram_bytes")):
-        parts.append(f"{r['ram_bytes'] / 2**30:.0f} GiB RAM")
-    parts.append(_gpu_words(r.get("gpu")))
+    if r.cores:
+        parts.append(f"{r.cores} cores")
+    if r.ram_bytes is not None:
+        parts.append(f"{r.ram_bytes / 2**30:.0f} GiB RAM")
+    parts.append(_gpu_words(r.gpu))
     libs = [
-        f"{name} {r[key]}"
-        for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
-        if r.get(key)
+        f"{name} {value}"
+        for value, name in ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
+        if value
     ]
-    if r.get("torch_threads"):
-        libs.append(f"{r['torch_threads']} threads")
+    if r.torch_threads:
+        libs.append(f"{r.torch_threads} threads")
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
 
 
@@ -299,30 +297,28 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     """
     from claimcheck.runs import settings_size_profile
 
-    r = runner or {}
-    cpu = str(r.get("cpu") or "unknown CPU")
-    if r.get("cpu_capability"):
-        cpu += f" ({r['cpu_capability']})"
+    r = Runner.of(runner)
+    cpu = str(r.cpu or "unknown CPU")
+    if r.cpu_capability:
+        cpu += f" ({r.cpu_capability})"
     machine = [cpu]
-    if r.get("cores"):
-        machine.append(f"{r['cores']} cores")
-    machine.append(_gpu_words(r.get("gpu")))
-    if r.get("torch"):
-        machine.append(f"torch {r['torch']}")
+    if r.cores:
+        machine.append(f"{r.cores} cores")
+    machine.append(_gpu_words(r.gpu))
+    if r.torch:
+        machine.append(f"torch {r.torch}")
     run = []
-    if _is_number(r.get("torch_threads")):
-        run.append(f"{r['torch_threads']} thread{'' if r['torch_threads'] == 1 else 's'}")
+    if _is_number(r.torch_threads):
+        run.append(f"{r.torch_threads} thread{'' if r.torch_threads == 1 else 's'}")
     profile = settings_size_profile(settings)
     if profile:
         run.append(f"profile {profile}")
-    named = r.get("runner_profile") or (settings or {}).get("runner_profile")
+    named = r.runner_profile or (settings or {}).get("runner_profile")
     if named:
         run.append(f"runner {named}")
-    weights = r.get("weights")
-    if isinstance(weights, dict):
-        run.append("GPT-2 weights" if weights.get("available") else "no weights")
-    load = r.get("load")
-    if isinstance(load, dict) and load.get("busy"):
+    if r.weights is not None:
+        run.append("GPT-2 weights" if r.weights.available else "no weights")
+    if r.busy:
         run.append("busy")  # timings from a busy machine compare badly
     return [", ".join(machine), ", ".join(run)] if run else [", ".join(machine)]
 
@@ -344,27 +340,25 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
 
 def weights_line(runner: dict) -> str:
     """Which pretrained weights the run had, in one line."""
-    w = (runner or {}).get("weights") or {}
-    lane = (runner or {}).get("portable_lm")
-    if lane:
-        return f"portable-LM lane on {', '.join(sorted(lane))}: its own numbers, never compared with GPT-2's"
-    if not w.get("available"):
+    r = Runner.of(runner)
+    if r.portable_lm:
+        return f"portable-LM lane on {', '.join(sorted(r.portable_lm))}: its own numbers, never compared with GPT-2's"
+    w = r.weights
+    if w is None or not w.available:
         return "none: the claims that need the pretrained GPT-2 weights are skipped"
-    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
+    return f"{w.source} ({w.kind}), {w.file}, sha256 {w.sha256}"
 
 
-def claim_name(entry: dict, several_chapters: bool) -> str:
+def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     """How a page names a claim: its id (``C18``), or its key (``ch15:C18``) where chapters mix."""
-    from claimcheck.keys import entry_key
-
-    return (entry_key(entry) or str(entry.get("id"))) if several_chapters else str(entry.get("id"))
+    return entry.key if several_chapters else entry.id
 
 
 def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
     """The claims' names, a few then "and N more": keys (ch15:C18) when ``several`` chapters share
     the page (default: when these entries span several)."""
     if several is None:
-        several = len({e.get("chapter") for e in entries}) > 1
+        several = len({e.chapter for e in entries}) > 1
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -373,9 +367,9 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _cause_words(skipped: list[dict], runner: dict | None, ids) -> str:
+def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
     """Why skipped claims were not checked, causes counted: "3 need the pretrained weights (C30.model, ...)"."""
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
         groups.setdefault(cause_of(e, runner).key, []).append(e)
     return "; ".join(
@@ -385,15 +379,17 @@ def _cause_words(skipped: list[dict], runner: dict | None, ids) -> str:
     )
 
 
-def _not_run_words(not_run: list[dict], ids) -> str:
-    """Why claims were not run: not selected in this run, or without a test yet, counted."""
+def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
+    """Why claims were not run: not reached before an interruption, not selected in this run, or
+    without a test yet, counted."""
+    cut = [e for e in not_run if e.reason.startswith("interrupted")]
     unselected = [
-        e
-        for e in not_run
-        if e.get("selected") is False or str(e.get("reason", "")).startswith("not selected")
+        e for e in not_run if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
     ]
-    rest = [e for e in not_run if e not in unselected]
+    rest = [e for e in not_run if e not in unselected and e not in cut]
     parts = []
+    if cut:
+        parts.append(f"{len(cut)} not reached before the run was interrupted ({ids(cut, 5)})")
     if unselected:
         parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
     if rest:
@@ -401,17 +397,17 @@ def _not_run_words(not_run: list[dict], ids) -> str:
     return "; ".join(parts)
 
 
-def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[str]:
+def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
     rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
-    several = len({e.get("chapter") for e in entries}) > 1
+    several = len({e.chapter for e in entries}) > 1
 
     def ids(es, limit: int = 8) -> str:
         return _ids(es, limit, several)
 
-    by: dict[str | None, list[dict]] = {}
+    by: dict[str | None, list[ClaimEntry]] = {}
     for e in entries:
-        by.setdefault(e.get("outcome"), []).append(e)
+        by.setdefault(e.outcome, []).append(e)
     out = []
     for word in oc.WORDS:  # each outcome's sentence (oc.Word.sentence), in the order reports list them
         if word.word in oc.HELD[1:]:
@@ -429,17 +425,53 @@ def outcome_sentences(entries: list[dict], runner: dict | None = None) -> list[s
         elif word.word == oc.NOT_RUN:
             fields["parts"] = _not_run_words(es, ids)
         out.append(word.sentence(len(es), **fields))
-    drifted = [e for e in entries if e.get("drifted")]
+    drifted = [e for e in entries if e.drifted]
     if drifted:
         out.append(
             f"{_n(len(drifted), 'claim drifts', 'claims drift')} from the manuscript (the text prints "
             f"another number than the registry; the verdicts above are the registry's): {ids(drifted)}."
         )
-    carried = [e for e in entries if e.get("carried")]
-    if carried:
-        times = sorted({str(e["carried"].get("from") or "?") for e in carried})
-        out.append(
-            f"{_n(len(carried), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): "
-            "this run did not select them."
-        )
+    carried = [e for e in entries if e.carried is not None]
+    missed = [e for e in carried if e.carried is not None and e.carried.why]
+    unselected_rows = [e for e in carried if e not in missed]
+    for rows, why in (
+        (unselected_rows, "this run did not select them"),
+        (missed, "this run was interrupted before it reached them"),
+    ):
+        if rows:
+            times = sorted({str(e.carried.from_ or "?") for e in rows if e.carried is not None})
+            out.append(
+                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): {why}."
+            )
     return out
+
+
+def interrupted_words(doc: ClaimsDoc) -> str:
+    """What an interrupted run did, in one line for the page, the summary and the terminal: "" for
+    a run that ended; else by what, how many claims it decided, and the claims it selected but did
+    not reach: those that show an earlier run's rows (marked as carried) and those not run."""
+    i = doc.interrupted
+    if i is None:
+        return ""
+    by_key = doc.by_key()
+    several = len({e.chapter for e in doc.claims}) > 1
+    missed = [by_key[k] for k in i.not_reached or [] if k in by_key]
+    kept = [e for e in missed if e.carried is not None]
+    bare = [e for e in missed if e.carried is None]
+    text = f"interrupted ({i.by}): {_n(len(i.decided), 'claim', 'claims')} decided before the end"
+    if i.not_reached is None:  # a file written before the field
+        return text + "; the report keeps earlier rows for the others or says 'not-run: interrupted'"
+    if not missed:
+        return text + "."
+    text += f"; {len(missed)} not reached ({_ids(missed, several=several)})"
+    parts = []
+    if kept:
+        times = sorted({str(e.carried.from_ or "?") for e in kept if e.carried is not None})
+        parts.append(
+            f"{_ids(kept, 5, several)} {'shows' if len(kept) == 1 else 'show'} the "
+            f"{'row' if len(kept) == 1 else 'rows'} of the run of {', '.join(times)}, marked as carried, "
+            "not decided by this run"
+        )
+    if bare:
+        parts.append(f"{_ids(bare, 5, several)} {'is' if len(bare) == 1 else 'are'} not run")
+    return f"{text}: {'; '.join(parts)}."

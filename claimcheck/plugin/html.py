@@ -39,7 +39,7 @@ class HtmlReport:
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
     def pytest_html_results_table_row(self, report, cells):
-        from claimcheck.report import verdict_text
+        from claimcheck.plugin.phases import verdict_text
 
         props = {k: v for k, v in getattr(report, "user_properties", [])}
         cid = props.get(CLAIM_ID_KEY, "")

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck.outcomes import INCONCLUSIVE
+from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
+from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
 from claimcheck.plugin.ending import half_loaded
 from claimcheck.plugin.state import STATE, fingerprint_of
+from claimcheck.recorder import CLAIM_ID_KEY
+from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -73,14 +76,14 @@ def _write_report(session, state, interrupted: bool) -> None:
         )
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
-            doc["test_log"] = _relative(Path(config.invocation_params.dir) / log, report_dir)
+            doc.test_log = _relative(Path(config.invocation_params.dir) / log, report_dir)
         if state.manuscript_checks:
-            doc["manuscripts"] = [c.as_dict() for c in state.manuscript_checks.values()]
+            doc.manuscripts = [c.as_dict() for c in state.manuscript_checks.values()]
         if state.deselected:  # which tests this run left out, why, and the command that runs them
             from claimcheck.plugin.collection import deselection
 
             invoked = Path(config.invocation_params.dir)
-            doc["deselected"] = deselection(
+            doc.deselected = deselection(
                 state.deselected,
                 state.settings.lm,
                 _claim_args(config, regs),
@@ -178,33 +181,34 @@ def _load_registries_of_args(config, state) -> None:
         pass
 
 
-def _unfinished_as_unselected(doc: dict) -> None:
+def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
     """A claim whose test the interrupt cut short (begun, no outcome) as one this run did not reach,
     so that it keeps its earlier row like the claims after it (:func:`claimcheck.partial.keep_unselected`)."""
-    from claimcheck.outcomes import NOT_RUN
-    from claimcheck.partial import NOT_SELECTED
-
-    for e in doc.get("claims") or []:
-        if isinstance(e, dict) and e.get("outcome") == NOT_RUN and not e.get("reason"):
-            e["reason"], e["selected"] = NOT_SELECTED, False
+    for e in doc.claims:
+        if e.outcome == NOT_RUN and not e.reason:
+            e.reason, e.selected = NOT_SELECTED, False
 
 
-def _mark_interrupted(doc: dict, session, how: str) -> None:
-    """Rows this run selected but never reached (and could not carry): ``not-run`` with the reason
-    "interrupted"; ``doc["interrupted"]`` says by what and which claims were decided."""
-    from claimcheck.keys import entry_key
-    from claimcheck.partial import unselected
-    from claimcheck.recorder import CLAIM_ID_KEY
-
+def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
+    """Rows this run selected (every row, when it stopped before its selection was known) but never
+    reached: ``not-run`` with the reason "interrupted", or, when an earlier run's row was kept, that
+    row marked as carried and not reached (``carried.why``). ``doc.interrupted`` says by what, which
+    claims were decided and which were not reached."""
     selected = {v for item in session.items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
-    claims = [e for e in doc.get("claims") or [] if isinstance(e, dict)]
-    for e in claims:
-        if unselected(e) and (not selected or entry_key(e) in selected):
-            e["reason"] = f"interrupted: the run was ended ({how}) before this claim was decided"
-    doc["interrupted"] = {
-        "by": how,
-        "decided": [entry_key(e) for e in claims if not unselected(e) and not e.get("carried")],
-    }
+    not_reached = []
+    for e in doc.claims:
+        if not (e.unselected or e.carried is not None) or (selected and e.key not in selected):
+            continue
+        not_reached.append(e.key)
+        if e.carried is not None:
+            e.carried.why = f"{NOT_REACHED} ({how})"
+        else:
+            e.reason = f"interrupted: the run was ended ({how}) before this claim was decided"
+    doc.interrupted = Interrupted(
+        by=how,
+        decided=[e.key for e in doc.claims if not e.unselected and e.carried is None],
+        not_reached=not_reached,
+    )
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -232,27 +236,25 @@ def _publish(config, state, doc) -> None:
         state.page_error = f"{type(exc).__name__}: {exc}"
 
 
-def _counts_line(doc) -> str:
+def _counts_line(doc: ClaimsDoc) -> str:
     """The claims' counts by outcome; for a partial run, those that ran now apart from the rows
     carried from an earlier run ("claims run now: 1 passed; carried from ...: 30 passed, 11 skipped")."""
-    from claimcheck.outcomes import count
 
     def words(entries) -> str:
-        return ", ".join(f"{v} {k}" for k, v in count(e.get("outcome") for e in entries).items()) or "none"
+        return ", ".join(f"{v} {k}" for k, v in count(e.outcome for e in entries).items()) or "none"
 
-    claims = doc["claims"]
-    sel = doc.get("selection") or {}
-    drifted = len(doc.get("drifted") or [])
-    drift = f"; {drifted} drifted from the manuscript" if drifted else ""
-    if not sel.get("partial"):
+    claims = doc.claims
+    sel = doc.selection
+    drift = f"; {len(doc.drifted)} drifted from the manuscript" if doc.drifted else ""
+    if sel is None or not sel.partial:
         return f"claims: {words(claims)}{drift}"
-    carried = [c for c in claims if c.get("carried")]
-    now = [c for c in claims if not c.get("carried")]
-    ran = [c for c in now if c.get("selected", True)]
-    rest = [c for c in now if not c.get("selected", True)]
+    carried = [c for c in claims if c.carried is not None]
+    now = [c for c in claims if c.carried is None]
+    ran = [c for c in now if c.selected is not False]
+    rest = [c for c in now if c.selected is False]
     line = f"claims run now: {words(ran)}"
     if carried:
-        line += f"; carried from the run of {sel.get('carried_from') or '?'}: {words(carried)}"
+        line += f"; carried from the run of {sel.carried_from or '?'}: {words(carried)}"
     if rest:
         line += f"; not run: {len(rest)}"
     return line + drift
@@ -268,51 +270,42 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     tr.section("claimcheck")
     tr.write_line(_counts_line(doc))
-    if doc.get("profile", {}).get("description"):
-        tr.write_line(f"profile: {doc['profile']['description']}")
-    several = len(doc.get("chapters") or []) > 1
-    for c in doc["claims"]:
-        if c["outcome"] == INCONCLUSIVE:
-            ci = (c.get("details") or {}).get("ci") or {}
+    if doc.profile.get("description"):
+        tr.write_line(f"profile: {doc.profile['description']}")
+    several = len(doc.chapters) > 1
+    for c in doc.claims:
+        if c.outcome == INCONCLUSIVE:
+            ci = c.ci or CI(float("nan"), float("nan"))
             tr.write_line(
-                f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
-                f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
-                f"{ci.get('rounds', '?')} rounds (not counted as passed)"
+                f"inconclusive {c.key if several else c.id}: {ci.level or 0.95:.0%} CI [{ci.low:.4g}, "
+                f"{ci.high:.4g}] vs bar {c.tolerance if ci.bar is None else ci.bar} after "
+                f"{'?' if ci.rounds is None else ci.rounds} rounds (not counted as passed)"
             )
-    from claimcheck.pages.words import drift_words
-
-    for c in doc["claims"]:
-        if c.get("drifted"):
+    for c in doc.claims:
+        if c.drifted:
             said = "; ".join(drift_words(c))
             tr.write_line(
-                f"drifted {c.get('key') if several else c['id']}: {said} (its measurement: {c['outcome']})",
+                f"drifted {c.key if several else c.id}: {said} (its measurement: {c.outcome})",
                 yellow=True,
             )
-    for m in doc.get("manuscripts", []):
+    for m in doc.manuscripts or []:
         a = m["audit"]
         tr.write_line(
             f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
             f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}"
         )
-    sel = doc.get("selection") or {}
-    if sel.get("partial") and sel.get("not_carried_because"):  # the counts line says what was carried
-        tr.write_line(f"earlier rows were not kept: {sel['not_carried_because']}")
-    from claimcheck.pages.words import deselected_words
-
-    for group in doc.get("deselected") or []:
+    sel = doc.selection
+    if sel is not None and sel.partial and sel.not_carried_because:  # the counts line says what was carried
+        tr.write_line(f"earlier rows were not kept: {sel.not_carried_because}")
+    for group in doc.deselected or []:
         text, run = deselected_words(group, several)
         tr.write_line(text + (f" To run them: {run}" if run else ""))
-    if doc.get("interrupted"):
-        i = doc["interrupted"]
-        tr.write_line(
-            f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
-            "keeps earlier rows for the others or says 'not-run: interrupted'",
-            yellow=True,
-        )
+    if doc.interrupted is not None:
+        tr.write_line(interrupted_words(doc), yellow=True)
     if state.page_error:
         tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)
-    log = doc.get("test_log")
+    log = doc.test_log
     tr.write_line(
         f"report: {state.json_path}  {pages}"
         + (f"  (test log: {state.json_path.parent / log})" if log else "")

@@ -10,6 +10,7 @@ import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem, FormulaItem
+from claimcheck.plugin.phases import exception_reason
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
     ERROR_KEY,
@@ -189,7 +190,7 @@ def pytest_runtest_makereport(item, call):
     """A claim test's report: its xfail as an error (:func:`_refuse_xfail`); its call phase as its
     stored verdict says (:func:`_report_verdict`); a call that passed without a verdict
     (``claim.check`` never called) as an error; one that raised (not a verdict: see
-    :func:`claimcheck.report.exception_reason`) as an error with the exception's type and message;
+    :func:`claimcheck.plugin.phases.exception_reason`) as an error with the exception's type and message;
     the claim's plots on the call report (the claims page shows them)."""
     report = yield
     claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
@@ -220,8 +221,6 @@ def pytest_runtest_makereport(item, call):
         and not refused
         and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem)))
     ):
-        from claimcheck.report import exception_reason
-
         exc = call.excinfo.value
         reason = str(exc) if isinstance(exc, VerdictError) else exception_reason(call.excinfo, call.when)
         if reason:  # raised, not a verdict: the claim's row says error, with the type and message

@@ -13,8 +13,10 @@ from typing import NoReturn
 
 import pytest
 
+from claimcheck.plugin.phases import phase_of
 from claimcheck.registry import Registry, load_registry
 from claimcheck.report import ClaimRow, ResultCollector
+from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
 
 REGISTRY_NAME = "claims.toml"
@@ -38,7 +40,7 @@ class RunState:
     json_path: Path | None = None  # where claims.json goes (None: this run writes no report)
     html_path: Path | None = None  # where claims.html (the claims page) goes
     rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
-    json_doc: dict | None = None  # the claims.json document written at session finish
+    json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
     pages: list = field(
         default_factory=list
     )  # the pages written at session finish (claims.html, manuscript.html)
@@ -58,7 +60,9 @@ class RunState:
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
-        self.collector.add(report)
+        phase = phase_of(report)
+        if phase is not None:
+            self.collector.add(phase)
 
     def registry(self, path: Path) -> Registry:
         """The registry at ``path``, loaded once per run (with this run's ``--claims-stated``)."""

@@ -405,8 +405,11 @@ def test_a_percent_sign_is_the_registrys_number():
 
 def test_drift_words_keep_the_texts_own_percent_sign():
     from claimcheck.pages.words import drift_words
+    from claimcheck.results import ClaimEntry
 
     entry = {
+        "id": "C30.text",
+        "outcome": "passed",
         "unit": "percent",
         "details": {
             "drift": {
@@ -422,7 +425,7 @@ def test_drift_words_keep_the_texts_own_percent_sign():
             }
         },
     }
-    assert drift_words(entry) == ["line 68: the text says 99.2%, the registry 99.16%"]
+    assert drift_words(ClaimEntry.from_dict(entry)) == ["line 68: the text says 99.2%, the registry 99.16%"]
 
 
 def test_what_if_re_judges_a_formula_with_the_texts_inputs(tmp_path):

@@ -47,8 +47,8 @@ def test_a_schema_1_report_is_read_as_its_one_chapter_and_says_so(tmp_path):
         },
     )
     doc = read_document(path)
-    assert doc["claims"][0]["key"] == "ch15:C18" and doc["sections"][0]["chapter"] == "ch15"
-    assert "schema-1 report" in doc["read_note"] and "chapter ch15" in doc["read_note"]
+    assert doc.claims[0].key == "ch15:C18" and doc.sections[0].chapter == "ch15"
+    assert "schema-1 report" in doc.notes[0] and "chapter ch15" in doc.notes[0]
 
 
 @pytest.mark.parametrize(

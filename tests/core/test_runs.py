@@ -9,6 +9,7 @@ import json
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.results import ClaimEntry
 from claimcheck.runs import (
     ResultFileError,
     diff,
@@ -179,8 +180,8 @@ def test_bad_entries_name_file_id_and_field_and_lose_nothing_else(tmp_path):
     )
     run = load_result(path)
     assert list(run.claims) == ["C01", "C02", "C03", "C04"]
-    assert run.claims["C01"]["outcome"] == "passed"  # the first of the duplicates
-    assert run.claims["C02"]["outcome"] == "invalid" and run.claims["C03"]["measured"] is None
+    assert run.claims["C01"].outcome == "passed"  # the first of the duplicates
+    assert run.claims["C02"].outcome == "invalid" and run.claims["C03"].measured is None
     assert run.issues == [
         f"{path}: claims[1]: field 'id' is missing or not a string (None); entry skipped",
         f"{path}: claim C02: field 'outcome' is 'pased', expected one of passed, failed, inconclusive, near-tie, error, skipped, not-run",
@@ -307,20 +308,24 @@ def test_move_limit_rejects_a_bad_tolerance():
         move_limit("rel:five", "1", 1.0, 0.25)
 
 
+def value_move_of(old: dict, new: dict, **kw):
+    return value_move(ClaimEntry.from_dict(old), ClaimEntry.from_dict(new), **kw)
+
+
 def test_value_move():
     c05 = dict(entry("C05", "passed", 17.2, stated="60", unit="x", tolerance=">=10"))
-    assert value_move(c05, dict(c05, measured=20.0)) is None  # +16%: within 25%
-    moved = value_move(c05, dict(c05, measured=12.0))  # -30%, still >= 10
+    assert value_move_of(c05, dict(c05, measured=20.0)) is None  # +16%: within 25%
+    moved = value_move_of(c05, dict(c05, measured=12.0))  # -30%, still >= 10
     assert moved.startswith(
         "17.2× -> 12×: moved by 5.2 (30.2%), >=10 is a one-sided bar"
     )  # display.format_value
-    assert value_move(c05, dict(c05, measured=12.0), bound_move=0.5) is None
+    assert value_move_of(c05, dict(c05, measured=12.0), bound_move=0.5) is None
     p = entry("C30", "passed", [0.0877, 0.1278], stated="0.10", unit="bit")
-    assert value_move(p, dict(p, measured=[0.0879, 0.1276])) is None  # ends moved by 2e-4 <= 0.005
-    assert "moved by 0.006" in value_move(p, dict(p, measured=[0.0937, 0.1278]))
-    assert value_move(p, dict(p, unit="nat")).startswith("unit changed from 'bit' to 'nat'")
-    assert value_move(p, dict(p, measured=None)) is None
-    assert value_move(dict(p, measured="inf"), dict(p, measured=1.0)) == "inf bit -> 1 bit"
+    assert value_move_of(p, dict(p, measured=[0.0879, 0.1276])) is None  # ends moved by 2e-4 <= 0.005
+    assert "moved by 0.006" in value_move_of(p, dict(p, measured=[0.0937, 0.1278]))
+    assert value_move_of(p, dict(p, unit="nat")).startswith("unit changed from 'bit' to 'nat'")
+    assert value_move_of(p, dict(p, measured=None)) is None
+    assert value_move_of(dict(p, measured="inf"), dict(p, measured=1.0)) == "inf bit -> 1 bit"
 
 
 def test_diff_lists_outcome_changes_moves_added_removed(three):
@@ -475,17 +480,18 @@ def test_details_and_plots_of_the_wrong_type_are_dropped_and_every_page_still_re
     bad["details"], bad["plots"] = "ratio 21", {"png": "x"}
     path = write(tmp_path / "claims.json", doc(entry("C01", "passed", 36.0), bad))
     run = load_result(path)
-    assert run.claims["C05"]["details"] == {} and run.claims["C05"]["plots"] == []
+    assert run.claims["C05"].details == {} and run.claims["C05"].plots == []
     assert run.issues == [
         f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
         f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored",
     ]
-    assert main(["summary", str(path)]) == 1  # written, and the dropped fields make it exit 1 (issue 18)
+    # written, and the dropped fields make it exit 2 (issue 26: a malformed field is a named error)
+    assert main(["summary", str(path)]) == 2
     assert "C05" in capsys.readouterr().out
     assert main(["summary", str(path), "--lenient"]) == 0
     capsys.readouterr()
     assert (
-        main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 1
-    )  # rendered, with the warnings
+        main(["report", str(path), "--output", str(tmp_path / "claims.html")]) == 2
+    )  # rendered, with the errors named
     err = capsys.readouterr().err
     assert "field 'details' is a str" in err and "claims.html" in err

@@ -160,6 +160,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
     from claimcheck.pages.words import measured_value
     from claimcheck.registry import load_registry
     from claimcheck.report import id_lines
+    from claimcheck.results import ClaimEntry
 
     reg = load_registry(registry)
     assert reg.issues == [], reg.issues
@@ -200,7 +201,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
             "registry_line": lines.get(c.id),
             "plots": [],
         }
-        entry["measured_display"] = measured_value(entry) or None
+        entry["measured_display"] = measured_value(ClaimEntry.from_dict(entry)) or None
         kind = extra.pop("plot", None)
         if kind and with_plots:
             rel = f"plots/{c.id}-1.png"

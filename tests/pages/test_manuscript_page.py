@@ -5,6 +5,7 @@ import json
 
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish
+from claimcheck.results import ClaimEntry
 
 
 def pages_of(path):
@@ -79,7 +80,8 @@ def test_the_text_is_rendered_as_written_and_escaped(ms_run):
 def test_a_manuscript_that_is_gone_is_a_problem_not_a_crash(ms_run, capsys):
     path, ms = ms_run
     ms.unlink()
-    assert main(["report", str(path)]) == 1  # the claims page is still written
+    # a manuscript outside the report's folder is read only when named (a results file is untrusted)
+    assert main(["report", str(path), "--manuscript", str(ms)]) == 1  # the claims page is still written
     assert "cannot read the manuscript" in capsys.readouterr().err
     assert (path.parent / "claims.html").is_file()
 
@@ -134,7 +136,8 @@ def test_check_manuscript_html_with_and_without_a_report(ms_run, tmp_path, data_
 def test_a_number_takes_the_weakest_state_of_its_claims():
     from claimcheck.pages.manuscript_view import claim_state, weakest
 
-    passed, skipped = {"outcome": "passed"}, {"outcome": "skipped"}
+    passed = ClaimEntry("C30.text", "C30.text", outcome="passed")
+    skipped = ClaimEntry("C30.model", "C30.model", outcome="skipped")
     assert weakest({"C30.text": claim_state(passed), "C30.model": claim_state(skipped)}) == (
         "unchecked",
         "C30.model",
@@ -143,10 +146,16 @@ def test_a_number_takes_the_weakest_state_of_its_claims():
     assert weakest({"A": "held", "B": "inconclusive"}) == ("inconclusive", "B")
     assert weakest({"A": "held"}) == ("held", "A") and weakest({}) == ("not-run", None)
     # a machine-bound figure its runner did not run was measured elsewhere, never "holds"
-    assert claim_state({"outcome": "skipped", "runner_bound": "author-laptop"}) == "elsewhere"
-    assert claim_state({"outcome": "passed", "runner_bound": "author-laptop"}) == "held"  # its runner ran it
-    assert claim_state({"outcome": "failed", "runner_bound": "author-laptop"}) == "failed"
-    assert claim_state(None) == "not-run" and claim_state({"outcome": "bogus"}) == "failed"
+    assert (
+        claim_state(ClaimEntry("C01", "C01", outcome="skipped", runner_bound="author-laptop")) == "elsewhere"
+    )
+    assert (
+        claim_state(ClaimEntry("C01", "C01", outcome="passed", runner_bound="author-laptop")) == "held"
+    )  # its runner ran it
+    assert claim_state(ClaimEntry("C01", "C01", outcome="failed", runner_bound="author-laptop")) == "failed"
+    assert (
+        claim_state(None) == "not-run" and claim_state(ClaimEntry("C01", "C01", outcome="bogus")) == "failed"
+    )
 
 
 CHAPTER = (
@@ -167,17 +176,17 @@ def test_the_headline_probability_is_not_green_without_the_weights():
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     reg = load_registry(root / "claims/ch15/claims.toml")
+    from claimcheck.results import ClaimEntry
+
     entries = {
-        cid: {"id": cid, "outcome": "passed", "runner_bound": c.runner} for cid, c in reg.claims.items()
+        cid: ClaimEntry(cid, cid, outcome="passed", runner_bound=c.runner) for cid, c in reg.claims.items()
     }
-    entries["C30.model"] = {
-        "id": "C30.model",
-        "outcome": "skipped",
-        "reason": "needs the pretrained GPT-2 weights",
-    }
+    entries["C30.model"] = ClaimEntry(
+        "C30.model", "C30.model", outcome="skipped", reason="needs the pretrained GPT-2 weights"
+    )
     for cid, c in reg.claims.items():
         if c.runner:
-            entries[cid]["outcome"] = "skipped"
+            entries[cid].outcome = "skipped"
     view = build(check_manuscript(CHAPTER, reg), entries)
     much = [m for m in view.marks if m.text == "99.16%"]
     assert much and all(m.state == "unchecked" and m.decided == "C30.model" for m in much)

@@ -6,6 +6,7 @@ import json
 from claimcheck import outcomes as oc
 from claimcheck.cli import main
 from claimcheck.pages.summary import MARK, annotations, command
+from claimcheck.results import parse_document
 
 
 def test_every_outcome_has_a_mark():
@@ -94,7 +95,7 @@ def test_annotations_at_the_place_to_fix(run_copy, tmp_path):
             "message": "claims.toml: claim C02: field 'unit': unknown unit",
         }
     ]
-    lines = annotations(doc, tmp_path)
+    lines = annotations(parse_document(doc, run_copy), tmp_path)
     # drift at the manuscript's line, in the text's words, with the claim's own verdict beside it
     assert (
         f"::error file=ch15.txt,line=7,title=C01 drifted::line 7: the text says 5974 token/s, the registry "

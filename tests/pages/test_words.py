@@ -1,22 +1,18 @@
 """What a row says in words: values, bars, margins, causes, the runner, one sentence per outcome."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from claimcheck import outcomes as oc
 from claimcheck.pages import words
+from claimcheck.results import ClaimEntry
 
 
 def e(stated="", unit="", tolerance="printed", measured=None, **kw):
-    return {
-        "id": kw.pop("id", "C01"),
-        "stated": stated,
-        "unit": unit,
-        "tolerance": tolerance,
-        "measured": measured,
-        **kw,
-    }
+    cid = kw.pop("id", "C01")
+    return ClaimEntry(cid, cid, stated=stated, unit=unit, tolerance=tolerance, measured=measured, **kw)
 
 
 @pytest.mark.parametrize(
@@ -117,8 +113,8 @@ def test_confidence_interval_where_the_claim_has_one():
     )
     assert words.ci_words(entry) == "95% CI [21.9×, 24.7×], 7 rounds"
     assert not words.ci_straddles(entry)
-    assert words.ci_straddles({**entry, "details": {"ci": {**entry["details"]["ci"], "low": 9.5}}})
-    assert words.ci_straddles({**entry, "outcome": oc.INCONCLUSIVE})
+    assert words.ci_straddles(replace(entry, details={"ci": {**entry.details["ci"], "low": 9.5}}))
+    assert words.ci_straddles(replace(entry, outcome=oc.INCONCLUSIVE))
     assert words.ci_words(e("60", "x", ">=10", 23.26)) == ""
     assert words.ci_words(e(details={"ci": {"low": "a"}})) == ""  # malformed: nothing, no crash
 
@@ -238,3 +234,30 @@ def test_the_full_fingerprint_leaves_out_empty_fields_and_rounds_floats():
     )
     assert "load.probe_s: 0.001391" in lines and "load.busy: True" in lines
     assert not [ln for ln in lines if ln.startswith("load.why")]
+
+
+def test_an_interrupted_run_says_what_it_did_not_reach():
+    from claimcheck.results import Carried, ClaimsDoc, Interrupted
+
+    kept = e(
+        id="C02",
+        outcome=oc.PASSED,
+        carried=Carried("T1", "claims.json", "not reached: the run was interrupted"),
+    )
+    cut = e(id="C03", outcome=oc.NOT_RUN, reason="interrupted: the run was ended (SIGTERM) before ...")
+    other = e(
+        id="C04", outcome=oc.PASSED, carried=Carried("T1", "claims.json")
+    )  # not selected: carried as such
+    doc = ClaimsDoc(
+        claims=[e(id="C01", outcome=oc.PASSED), kept, cut, other],
+        interrupted=Interrupted("SIGTERM", ["C01"], ["C02", "C03"]),
+    )
+    assert words.interrupted_words(doc) == (
+        "interrupted (SIGTERM): 1 claim decided before the end; 2 not reached (C02, C03): C02 shows the "
+        "row of the run of T1, marked as carried, not decided by this run; C03 is not run."
+    )
+    said = words.outcome_sentences(doc.claims)
+    assert "1 row comes from an earlier run (T1): this run was interrupted before it reached them." in said
+    assert "1 row comes from an earlier run (T1): this run did not select them." in said
+    assert any("1 not reached before the run was interrupted (C03)" in s for s in said)
+    assert words.interrupted_words(ClaimsDoc()) == ""

@@ -129,13 +129,52 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
     for words in ("Traceback", "During handling", "direct cause"):
         assert words not in out, out
     doc, got = rows(project)
-    assert doc["interrupted"] == {"by": signame, "decided": ["claims:C01"]}
+    assert doc["interrupted"] == {
+        "by": signame,
+        "decided": ["claims:C01"],
+        "not_reached": ["claims:C02", "claims:C03", "claims:C04"],
+    }
     assert got["C01"]["outcome"] == "passed" and not got["C01"].get("carried")
-    for cid in ("C02", "C03"):  # selected, not decided: the earlier run's rows, marked as such
+    for cid in ("C02", "C03"):  # selected, not decided: the earlier run's rows, marked as such (issue 26)
         assert got[cid]["outcome"] == "passed" and got[cid]["carried"]["from"]
+        assert got[cid]["carried"]["why"] == f"not reached: the run was interrupted ({signame})"
     assert got["C04"]["outcome"] == "not-run" and got["C04"]["reason"].startswith("interrupted: ")
-    assert (project / "reports" / "claims.html").is_file()
-    assert f"interrupted ({signame}): 1 claims decided" in out
+    said = (
+        f"interrupted ({signame}): 1 claim decided before the end; 3 not reached (C02, C03, C04): C02, C03 "
+        "show the rows of the run of"
+    )
+    assert said in out
+    # the page and the summary say it too, and never that this run "did not select" them
+    page = (project / "reports" / "claims.html").read_text(encoding="utf-8")
+    assert 'id="interrupted"' in page and said in page and "not reached: the run was interrupted" in page
+    assert "this run did not select them" not in page
+    summary = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert said in summary and "this run was interrupted before it reached them" in summary
+
+
+def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_json(project):
+    """Issue 26: with no earlier report, the page said "interrupted" while the JSON reason said
+    "not selected in this run"."""
+    out, rc = run(project, END_WITH="SIGTERM")
+    assert rc == pytest.ExitCode.INTERRUPTED, out
+    doc, got = rows(project)
+    assert doc["interrupted"]["not_reached"] == ["claims:C02", "claims:C03", "claims:C04"]
+    for cid in ("C02", "C03", "C04"):
+        assert got[cid]["outcome"] == "not-run" and got[cid]["reason"].startswith("interrupted: "), got[cid]
+        assert "carried" not in got[cid]
+    summary = subprocess.run(
+        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "3 not reached before the run was interrupted (C02, C03, C04)" in summary
+    assert "not selected in this run" not in summary
 
 
 CUT_IMPORT = """

@@ -1,0 +1,168 @@
+"""pytest's reports read into plain values: the one place that knows a ``TestReport``'s ``when``,
+``wasxfail``, ``longrepr`` and pytest-xdist's lines. The core (:mod:`claimcheck.report`) receives
+:class:`~claimcheck.report.Phase` values and never sees a pytest report.
+
+A claim test's call phase is ``failed`` only on a verdict: the recorder's (``claim.check``,
+``claim.require``...), or the test's own ``pytest.fail`` or ``assert``. Any other exception is
+``error`` (the measurement never reached a verdict), its reason the exception's type and message
+(:func:`exception_reason`), not pytest's traceback.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
+from claimcheck.recorder import (
+    CLAIM_ID_KEY,
+    ERROR_KEY,
+    EXPECTED_FAIL_KEY,
+    KIND_KEY,
+    OUTCOME_KEY,
+    PLOTS_ATTR,
+    RECORD_KEY,
+    decode_record,
+)
+from claimcheck.report import Phase
+
+_XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
+
+
+def _props(report) -> dict:
+    return {k: v for k, v in getattr(report, "user_properties", [])}
+
+
+def exception_reason(excinfo, when: str) -> str | None:
+    """The reason of a phase that raised, when the exception is not a verdict, else None.
+
+    A verdict: in the call phase, pytest's ``Failed`` (``pytest.fail``, which the recorder uses)
+    or an ``AssertionError``; in any phase, pytest's skip/xfail/exit. Anything else (a
+    ``RuntimeError`` in the test, an exception in a fixture) returns ``"Type: message (raised at
+    file:line)"``, so that the claim's row says what broke instead of disproving the chapter.
+    ``pytest.fail`` in setup or teardown (e.g. unusable weights) keeps its own message: None.
+    """
+    exc = excinfo.value
+    if isinstance(
+        exc,
+        (
+            pytest.fail.Exception,
+            pytest.skip.Exception,
+            pytest.xfail.Exception,
+            pytest.exit.Exception,
+            KeyboardInterrupt,
+        ),
+    ):
+        return None
+    if when == "call" and isinstance(exc, AssertionError):
+        return None
+    text = str(exc).strip()
+    if len(text) > 1000:
+        text = text[:1000] + " ..."
+    where = ""
+    try:
+        entry = excinfo.traceback[-1]
+        where = f" (raised at {Path(str(entry.path)).name}:{entry.lineno + 1} in {entry.name})"
+    except (IndexError, AttributeError, TypeError):
+        pass
+    return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
+
+
+def report_reason(report) -> str:
+    """A phase's own words: the reason the glue recorded for an error, a skip's reason, else
+    pytest's message (without pytest-xdist's worker line)."""
+    raised = _props(report).get(ERROR_KEY)
+    if raised:
+        return raised
+    longrepr = report.longrepr
+    if longrepr is None:
+        return ""
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, line, "Skipped: why")
+        text = longrepr[2]
+        return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
+    text = getattr(report, "longreprtext", None) or str(longrepr)
+    # pytest-xdist: the controller's copy of a worker's report starts "[gw0] linux -- Python 3.11.7 ..."
+    return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
+
+
+def report_outcome(report) -> str | None:
+    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative.
+
+    A call phase carries the outcome the glue's one table decided from the verdict
+    (:mod:`claimcheck.plugin.running`); the other branches are what pytest alone says (a fixture's
+    error, a skip in setup, a placeholder, an expected failure)."""
+    props = _props(report)
+    kind = props.get(KIND_KEY)
+    verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
+    if props.get(OUTCOME_KEY) and report.when == "call" and not hasattr(report, "wasxfail"):
+        return props[OUTCOME_KEY]
+    if verdict == INCONCLUSIVE and report.skipped:
+        return INCONCLUSIVE
+    if kind == "placeholder":
+        return NOT_RUN if report.skipped else None
+    if hasattr(
+        report, "wasxfail"
+    ):  # a test the registry expects to fail (expected_fail): its verdict decides
+        return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
+    if report.when == "call" and report.passed and verdict == NEAR_TIE:
+        return NEAR_TIE
+    if report.failed:
+        if (
+            report.when == "call"
+            and kind not in ("registry-error", "module-error")
+            and not props.get(ERROR_KEY)
+        ):
+            return FAILED
+        return ERROR
+    if report.skipped:
+        return SKIPPED
+    if report.when == "call":
+        return PASSED
+    return None
+
+
+def phase_of(report) -> Phase | None:
+    """The :class:`~claimcheck.report.Phase` of a pytest report of a claim's test (None: the
+    test names no claim)."""
+    props = _props(report)
+    cid = props.get(CLAIM_ID_KEY)
+    if not cid:
+        return None
+    location = getattr(report, "location", None)
+    where = None
+    if location and location[0]:
+        where = {
+            "test": report.nodeid,
+            "file": str(location[0]),
+            "line": location[1] + 1 if isinstance(location[1], int) else None,
+        }
+    outcome = report_outcome(report)
+    return Phase(
+        nodeid=report.nodeid,
+        claim=cid,
+        outcome=outcome,
+        reason=report_reason(report) if outcome not in (None, PASSED, NEAR_TIE) else "",
+        kind=props.get(KIND_KEY),
+        record=decode_record(props[RECORD_KEY]) if RECORD_KEY in props else None,
+        duration=float(getattr(report, "duration", 0.0) or 0.0),
+        location=where,
+        plots=[tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()],
+        expected_fail=props.get(EXPECTED_FAIL_KEY),
+        xfailed=getattr(report, "wasxfail", None),
+    )
+
+
+def verdict_text(report, record: dict) -> str:
+    """One line for pytest-html's Verdict column: the outcome and, unless passed, why."""
+    outcome = report_outcome(report) or report.outcome
+    if outcome == PASSED:
+        caveat = (record.get("details") or {}).get("caveat")
+        return f"{PASSED} ({caveat})" if caveat else PASSED
+    if outcome == NEAR_TIE:
+        return f"near-tie: {record.get('reason')}"
+    if outcome == FAILED and record.get("reason"):
+        return f"failed: {record['reason']}"
+    first = report_reason(report).splitlines()
+    return f"{outcome}: {first[0]}" if first else outcome
