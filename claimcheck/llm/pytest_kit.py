@@ -33,7 +33,7 @@ def pytest_configure(config):
 
 
 def set_threads(config) -> None:
-    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.load.choose_threads`),
+    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.machine.choose_threads`),
     set once, before the first test's fixtures (so before any measurement), and kept for the
     fingerprint (``threads``). Nothing on a core-only install (no torch)."""
     kit = run_state(config).kit
@@ -46,7 +46,7 @@ def set_threads(config) -> None:
         return
     import torch
 
-    from claimcheck.load import choose_threads, load_average, runnable_others
+    from claimcheck.machine import choose_threads, load_average, runnable_others
 
     s = settings_of(config)
     load, cores = load_average()

@@ -93,7 +93,7 @@ def _fraction(text: str) -> float:
 
 
 def _write(doc: dict, dest: str) -> bool:
-    from claimcheck.cli_editor import write_output
+    from claimcheck.cli.editor import write_output
 
     return write_output(json.dumps(doc, indent=2, ensure_ascii=False), dest)
 
