@@ -23,8 +23,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.display import format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
+from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, OUTCOMES, PASSED, VERDICT_RANK
 from claimcheck.partial import unselected
 
@@ -235,8 +237,6 @@ def _ordered_ids(runs: list[RunResult]) -> list[str]:
 def format_measured(entry: dict) -> str:
     """The measured value of an entry as text: its ``measured_display``, else the value with unit
     (:func:`claimcheck.display.format_value`)."""
-    from claimcheck.display import format_value
-
     if entry.get("measured_display"):
         return str(entry["measured_display"])
     return format_value(entry.get("measured"), entry.get("unit") or "")
@@ -403,14 +403,6 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 
 
-def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
-    """Return the matrix as one self-contained HTML page (inline CSS, no scripts, no links out),
-    rendered by :func:`claimcheck.pages.matrix_page` (Jinja2, the claims page's badges and words)."""
-    from claimcheck.pages import matrix_page
-
-    return matrix_page(m, title)
-
-
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
     "regression",
@@ -565,9 +557,13 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             why = f": {_first_line(en.get('reason'))}" if n != PASSED and en.get("reason") else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if bool(en.get("drifted")) != bool(eo.get("drifted")):
-            from claimcheck.pages.words import drift_words
-
-            said = "; ".join(drift_words(en)) or "its drift check failed"
+            drift = (en.get("details") or {}).get("drift")
+            said = (
+                "; ".join(
+                    drift_words(drift, en.get("unit"), format_value(en.get("measured"), en.get("unit")))
+                )
+                or "its drift check failed"
+            )
             d.changes.append(
                 Change(
                     cid,

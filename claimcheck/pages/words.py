@@ -17,6 +17,7 @@ from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the n
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
+from claimcheck.manuscript import drift_words as manuscript_drift_words
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
 
@@ -47,31 +48,11 @@ def measured_value(entry: dict) -> str:
 
 def drift_words(entry: dict) -> list[str]:
     """What the manuscript says against the registry, one line per failing quote of the claim's
-    drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
-    measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
-    not run. The one wording of drift for the claims page, the summary and the annotations."""
+    drift check (``details.drift``), worded by :func:`claimcheck.manuscript.drift_words`; [] when
+    the check held or did not run. The one wording of drift for the claims page, the summary and
+    the annotations."""
     drift = (entry.get("details") or {}).get("drift")
-    if not isinstance(drift, dict):
-        return []
-    unit = entry.get("unit")
-    measured = drift.get("measured") or measured_value(entry)
-    out = []
-    for q in drift.get("quotes") or []:
-        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
-            continue
-        if q.get("status") != "drift":
-            out.append(str(q.get("message") or q.get("status")))
-            continue
-        stated = q.get("name") == "stated"
-        what = "" if stated else f" ({q.get('name')})"
-        printed = str(q.get("manuscript"))
-        # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
-        text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
-        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
-        line = f"line {q['line']}: " if q.get("line") else ""
-        here = f", measured {measured}" if stated and measured else ""
-        out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
-    return out
+    return manuscript_drift_words(drift, entry.get("unit"), measured_value(entry))
 
 
 def _parse(entry: dict) -> Tolerance | None:

@@ -15,6 +15,8 @@ from claimcheck.plugin.items import (
     PlaceholderItem,
     RegistryErrorItem,
     RegistryFile,
+    add_keywords,
+    add_need_markers,
 )
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
@@ -26,9 +28,6 @@ from claimcheck.plugin.state import (
     stated_record,
 )
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
-
-#: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
-NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -224,21 +223,6 @@ def deselection(
                 f"pytest {where}" + (f" --claims-lm {lane}" if lane else ""),
             )
     return list(groups.values())
-
-
-def add_need_markers(item, claim, lane: bool = False) -> None:
-    """The markers of the claim's ``needs`` (:data:`NEED_MARKERS`), so ``-m`` works from the registry
-    alone; a portable-LM ``lane`` test brings its own model and needs no GPT-2 weights."""
-    for need in claim.needs:
-        if need in NEED_MARKERS and not (lane and need == "weights"):
-            item.add_marker(NEED_MARKERS[need])
-
-
-def add_keywords(item, reg, cid: str) -> None:
-    """``-k C18``, ``-k ch15:C18`` and ``-k ch15`` select the claim's tests (and its placeholder)."""
-    item.extra_keyword_matches.add(cid)
-    if reg is not None:
-        item.extra_keyword_matches.update((reg.key(cid), reg.chapter_id))
 
 
 def _check_chapters(state) -> None:

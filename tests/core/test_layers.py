@@ -152,6 +152,7 @@ def test_the_core_and_its_pytest_glue_never_import_the_kit():
         sorted((ROOT / "claimcheck").glob("*.py"))
         + sorted((ROOT / "claimcheck" / "plugin").glob("*.py"))
         + sorted((ROOT / "claimcheck" / "pages").glob("*.py"))
+        + sorted((ROOT / "claimcheck" / "cli").glob("*.py"))
     )
     assert len(files) > 20
     bad = {
@@ -192,3 +193,116 @@ def test_report_and_summary_run_without_torch(tmp_path):
     assert done.returncode == 0 and "| **C01**" in done.stdout, done.stderr
     done = run_blocked(main, "summary", str(path), "--annotations")
     assert done.returncode == 0 and done.stdout.startswith("::error file="), done.stderr
+
+
+def module_graph(root: Path, package: str) -> dict[str, dict[str, str]]:
+    """``{module: {imported module: "file:line"}}`` of a package's own modules, from every import
+    statement of every file (at the top, inside functions, under ``if TYPE_CHECKING``), read with
+    ast. ``from a import b`` is an edge to ``a.b`` when that is a module, else to ``a``; a module's
+    own package ``__init__``, which Python runs first, is not counted as an edge."""
+    import ast
+
+    files = sorted((root / package).rglob("*.py"))
+    names = {}
+    for f in files:
+        parts = list(f.relative_to(root).with_suffix("").parts)
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+
+    def resolve(name: str) -> str | None:
+        while name and name not in names:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, str]] = {m: {} for m in names}
+    for mod, f in names.items():
+        here = mod.split(".") if f.name == "__init__.py" else mod.split(".")[:-1]
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in names else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                to = resolve(t)
+                if to and to != mod:
+                    graph[mod].setdefault(to, f"{f.relative_to(root)}:{node.lineno}")
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """Each import cycle of ``graph`` (:func:`module_graph`) as the path that closes it,
+    ``["a (a.py:3)", "b (b.py:9)", "a"]``: one per strongly connected group of modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    cycles = []
+    for group in groups:  # a shortest way back to the start, through the group
+        start = min(group)
+        came: dict[str, str] = {}
+        todo = [start]
+        while todo and start not in came:
+            v = todo.pop(0)
+            for w in sorted(graph[v]):
+                if w in group and w not in came:
+                    came[w] = v
+                    todo.append(w)
+        path = [start]
+        while (path[-1] != start or len(path) == 1) and len(path) <= len(group):
+            path.append(came[path[-1]])
+        path.reverse()
+        cycles.append([f"{a} ({graph[a][b]})" for a, b in zip(path, path[1:])] + [start])
+    return cycles
+
+
+def test_no_import_cycle_among_claimcheck_modules():
+    # every import counts, those inside functions too: a cycle hidden in a function is still a
+    # cycle a reader must keep in their head (CONTRIBUTING.md, the layers)
+    graph = module_graph(ROOT, "claimcheck")
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 100  # the walk found the imports
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle_inside_a_function(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from pkg.sub import b\n")  # a package importing its module: no cycle
+    (pkg / "a.py").write_text("import os\n\ndef f():\n    from pkg.sub import b\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "b.py").write_text("from .. import c\n")
+    (pkg / "c.py").write_text("import pkg.a as a\n")
+    (pkg / "d.py").write_text("from pkg import a\n")
+    graph = module_graph(tmp_path, "pkg")
+    assert graph["pkg.a"] == {"pkg.sub.b": "pkg/a.py:4"}
+    assert graph["pkg.sub.b"] == {"pkg.c": "pkg/sub/b.py:1"}
+    assert import_cycles(graph) == [
+        ["pkg.a (pkg/a.py:4)", "pkg.sub.b (pkg/sub/b.py:1)", "pkg.c (pkg/c.py:1)", "pkg.a"]
+    ]
