@@ -54,7 +54,7 @@ class RunState:
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
     deselected: list = field(
         default_factory=list
-    )  # (claim key or None, in the portable-LM lane) per deselected test
+    )  # (claim key or None, the kit's group or None) per deselected test
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller

@@ -5,6 +5,7 @@ hook that makes ``import torch`` / ``import transformers`` raise, so a lazy impo
 function fails the check too, not only a top-level one.
 """
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -305,4 +306,115 @@ def test_the_cycle_check_finds_a_cycle_inside_a_function(tmp_path):
     assert graph["pkg.sub.b"] == {"pkg.c": "pkg/sub/b.py:1"}
     assert import_cycles(graph) == [
         ["pkg.a (pkg/a.py:4)", "pkg.sub.b (pkg/sub/b.py:1)", "pkg.c (pkg/c.py:1)", "pkg.a"]
+    ]
+
+
+#: what the core may not name: the LLM kit's models and libraries, its lane, a chapter's claim ids
+KIT_WORDS = re.compile(
+    r"gpt-?2|smollm|llama|hugging ?face|\btorch|transformers|matplotlib|portable|\bC\d\d\b", re.I
+)
+#: claim ids the core shows as examples of an id's form ("e.g. C05=58"), no chapter's claim
+EXAMPLE_IDS = {"C01", "C02", "C05", "C10", "C18", "C25", "C30"}
+#: (file, word) the core still names, and why
+STILL_NAMED = {
+    (
+        "claimcheck/fields.py",
+        "portable",
+    ): "the registry's `portable` field (a claim that holds for any causal LM)",
+    ("claimcheck/registry.py", "portable"): "the registry's `portable` field",
+    (
+        "claimcheck/recorder.py",
+        "portable",
+    ): "claim.check_form/on_model: the recorder's API for the portable form",
+    (
+        "claimcheck/recorder.py",
+        "gpt-2",
+    ): "the portable form's messages say it is not the chapter's GPT-2 value",
+    ("claimcheck/verdict.py", "portable"): "the verdict of a claim whose portable form another claim checks",
+    ("claimcheck/fingerprint.py", "torch"): "describe() shows the fingerprint's library fields by name",
+    (
+        "claimcheck/fingerprint.py",
+        "transformers",
+    ): "describe() shows the fingerprint's library fields by name",
+    (
+        "claimcheck/runs.py",
+        "torch",
+    ): "merge/diff read files without the kit's hooks: they name its fingerprint fields",
+    ("claimcheck/runs.py", "transformers"): "merge/diff name the kit's fingerprint fields",
+    ("claimcheck/pages/words.py", "torch"): "the runner's words name the kit's fingerprint fields",
+    ("claimcheck/pages/words.py", "transformers"): "the runner's words name the kit's fingerprint fields",
+    ("claimcheck/pages/words.py", "gpt-2"): "the runner's words: weights and the lane's never-compared note",
+    ("claimcheck/pages/words.py", "portable"): "the runner's words: the lane's fingerprint field portable_lm",
+    (
+        "claimcheck/plugin/reporting.py",
+        "portable",
+    ): "the fingerprint's portable_lm: the models the rows ran on",
+    ("claimcheck/plugin/collection.py", "portable"): "a lane test needs no GPT-2 weights marker",
+    ("claimcheck/plugin/state.py", "torch"): "a core-only install: the claims extra's import names",
+    ("claimcheck/plugin/state.py", "transformers"): "a core-only install: the claims extra's import names",
+    ("claimcheck/plugin/state.py", "matplotlib"): "a core-only install: the claims extra's import names",
+    ("claimcheck/plugin/ending.py", "torch"): "an interrupted import of a heavy package cannot be retried",
+    (
+        "claimcheck/plugin/ending.py",
+        "transformers",
+    ): "an interrupted import of a heavy package cannot be retried",
+}
+
+
+def kit_words(root: Path) -> dict[tuple[str, str], list[str]]:
+    """``{(file, word): ["file:line: text", ...]}``: each kit word (:data:`KIT_WORDS`) that the code
+    of the core (claimcheck/ but llm/) names, in a name, an attribute, an import or a string that
+    is not a docstring; comments and docstrings may explain what the core does not import."""
+    import ast
+
+    found: dict[tuple[str, str], list[str]] = {}
+    for f in sorted((root / "claimcheck").rglob("*.py")):
+        rel = f.relative_to(root).as_posix()
+        if rel.startswith("claimcheck/llm/"):
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings:
+                text = n.value
+            elif isinstance(n, (ast.Name, ast.Attribute, ast.alias, ast.FunctionDef, ast.ClassDef, ast.arg)):
+                text = getattr(n, "id", None) or getattr(n, "attr", None) or getattr(n, "name", None) or n.arg
+            else:
+                continue
+            for m in KIT_WORDS.finditer(str(text)):
+                word = m.group(0).lower().replace("gpt2", "gpt-2")
+                if word.upper() not in EXAMPLE_IDS:
+                    found.setdefault((rel, word), []).append(f"{rel}:{getattr(n, 'lineno', '?')}: {text!r}")
+    return found
+
+
+def test_the_core_names_no_kit_concept():
+    # the kit owns its options (claimcheck/llm/options.py), its lane's deselection and its runner
+    # fields (hooks of claimcheck/plugin/hookspecs.py); what the core still names is listed above
+    found = kit_words(ROOT)
+    new = {key: places for key, places in found.items() if key not in STILL_NAMED}
+    assert not new, "the core names the kit: " + "; ".join(p for places in new.values() for p in places[:3])
+    gone = set(STILL_NAMED) - set(found)
+    assert not gone, f"no longer named, drop from STILL_NAMED: {sorted(gone)}"
+
+
+def test_the_kit_word_check_finds_a_help_text_naming_a_claim(tmp_path):
+    (tmp_path / "claimcheck" / "llm").mkdir(parents=True)
+    (tmp_path / "claimcheck" / "core.py").write_text(
+        '"""No torch here (a docstring may say so)."""\n'
+        'HELP = "a text file for C31"\n'
+        'EXAMPLE = "e.g. C05=58"\n'
+        "import transformers\n"
+    )
+    (tmp_path / "claimcheck" / "llm" / "kit.py").write_text('MODEL = "gpt2"\n')
+    assert sorted(kit_words(tmp_path)) == [
+        ("claimcheck/core.py", "c31"),
+        ("claimcheck/core.py", "transformers"),
     ]

@@ -2,9 +2,13 @@
 summary, in claims.json (``deselected``) and on the claims page. pytest's own "5 deselected"
 said neither (the portable-LM lane's tests, left out unless the lane is asked for)."""
 
+from types import SimpleNamespace
+
 import pytest
 
+from claimcheck.llm import pytest_kit
 from claimcheck.plugin.collection import deselection
+from claimcheck.plugin.state import STATE
 from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
@@ -87,11 +91,17 @@ def test_a_run_without_deselection_says_nothing_of_it(project):
 
 
 def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():
+    # the core groups the records; the kit names its groups (pytest_claimcheck_deselected_group)
+    # and words them (pytest_claimcheck_deselection_words), here on a run of the lane
+    config = SimpleNamespace(stash={STATE: SimpleNamespace(settings=SimpleNamespace(lm="smollm2"))})
     groups = deselection(
-        [("ch15:C29", False), ("ch15:C29", False), (None, False), ("ch15:C06", True)],
-        "smollm2",
+        [("ch15:C29", "gpt2"), ("ch15:C29", "gpt2"), (None, "gpt2"), ("ch15:C06", None)],
         ["claims/"],
         markexpr="not slow",
+        words=lambda group, where, rd: pytest_kit.pytest_claimcheck_deselection_words(
+            config, group, where, rd
+        ),
+        run_args=pytest_kit.pytest_claimcheck_run_args(config),
     )
     assert groups == [
         {
