@@ -30,5 +30,10 @@ def pytest_claimcheck_options():
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_heavy_packages(config):
+    return ["torch", "transformers"]  # a second import of a half-loaded one crashes the interpreter
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_configure(config):
     config.pluginmanager.import_plugin(KIT)

@@ -160,6 +160,14 @@ def pytest_claimcheck_deselection_words(config, group, where, report_dir):
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_test_needs(config, item, needs):
+    """A portable-LM lane test brings its own model: it needs no pretrained GPT-2 weights."""
+    if item.get_closest_marker(LANE_MARKER) is None:
+        return None
+    return tuple(n for n in needs if n != "weights")
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_runner_keys(config):
     """The libraries the measurements ran on: a partial run keeps no row measured with others."""
     return ["torch", "transformers"]

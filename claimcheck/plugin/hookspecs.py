@@ -80,3 +80,16 @@ def pytest_claimcheck_runner_keys(config):
     """Return the kit's fields of the runner fingerprint that must match for an earlier report's
     rows to stand in a partial run's (e.g. its libraries' versions), besides the core's (cpu,
     cores, machine, cpu_capability; :func:`claimcheck.partial.incomparable`)."""
+
+
+@hookspec
+def pytest_claimcheck_heavy_packages(config):
+    """Return the kit's heavy packages (import names): an interrupt during one's import is held
+    until the import is done, and a half-loaded one is never imported again (no kit fingerprint)."""
+
+
+@hookspec(firstresult=True)
+def pytest_claimcheck_test_needs(config, item, needs: tuple):
+    """Return what the claim test ``item`` needs, of its claim's registry ``needs`` (the markers it
+    gets: ``-m pretrained``...), where the kit knows it needs less; None to keep ``needs``. The
+    first non-None answer wins."""

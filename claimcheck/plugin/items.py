@@ -239,7 +239,7 @@ class FormulaItem(pytest.Item):
             (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula})),
         ]
         add_keywords(self, registry, claim_id)
-        add_need_markers(self, claim)
+        add_need_markers(self, claim.needs)
 
     def runtest(self):
         from claimcheck.formula import evaluate_claim
@@ -279,11 +279,11 @@ REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, Modu
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
-def add_need_markers(item, claim, lane: bool = False) -> None:
-    """The markers of the claim's ``needs`` (:data:`NEED_MARKERS`), so ``-m`` works from the registry
-    alone; a portable-LM ``lane`` test brings its own model and needs no GPT-2 weights."""
-    for need in claim.needs:
-        if need in NEED_MARKERS and not (lane and need == "weights"):
+def add_need_markers(item, needs) -> None:
+    """The markers of a test's ``needs`` (its claim's, or fewer where a kit says so;
+    :data:`NEED_MARKERS`), so ``-m`` works from the registry alone."""
+    for need in needs:
+        if need in NEED_MARKERS:
             item.add_marker(NEED_MARKERS[need])
 
 

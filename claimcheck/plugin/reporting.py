@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.outcomes import INCONCLUSIVE
-from claimcheck.plugin.ending import half_loaded
+from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.state import STATE, fingerprint_of
 
 
@@ -165,7 +165,7 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
     if state.fingerprint is None and interrupted:
         from claimcheck.fingerprint import runner_fingerprint
 
-        cut = half_loaded()
+        cut = half_loaded(heavy_packages(config))
         try:
             if not cut:
                 return dict(fingerprint_of(config))

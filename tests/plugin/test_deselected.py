@@ -128,3 +128,29 @@ def test_the_command_names_the_claims_folder_not_the_other_tests(project):
     result.stdout.fnmatch_lines(
         ["2 tests deselected (more tests of C02): *. To run them: pytest claims --claims-lm smollm2"]
     )
+
+
+def test_a_lane_test_of_a_claim_that_needs_the_weights_is_not_marked_pretrained(pytester, monkeypatch):
+    # the kit says so (hook pytest_claimcheck_test_needs): the lane brings its own model
+    registry = claim_toml("C01", stated="10", unit="x", tolerance=">=2", needs='["weights"]')
+    tests = """
+    import pytest
+
+    @pytest.mark.claim("C01")
+    def test_on_gpt2(claim):
+        claim.check(5.0)
+
+    @pytest.mark.portable_lm
+    @pytest.mark.claim("C01")
+    def test_on_lm(claim):
+        claim.check(5.0)
+    """
+    project = claims_project(pytester, registry, tests, monkeypatch=monkeypatch)
+    result = project.runpytest("-p", "no:cacheprovider", "--co", "-q", "-m", "pretrained")
+    result.stdout.fnmatch_lines(["*test_on_gpt2*"])
+    lane = ("-p", "no:cacheprovider", "--co", "-q", "--claims-lm", "./m")
+    assert "test_on_lm" not in project.runpytest(*lane, "-m", "pretrained").stdout.str()
+    result = project.runpytest(
+        "-p", "no:cacheprovider", "--co", "-q", "-m", "not pretrained", "--claims-lm", "./m"
+    )
+    result.stdout.fnmatch_lines(["*test_on_lm*"])
