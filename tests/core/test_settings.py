@@ -160,7 +160,11 @@ def test_one_table_declares_every_option():
     fields = set(S.Settings.__dataclass_fields__) - {"sources", "kit", "options"}
     assert {o.name for o in S.OPTIONS} == fields
     options = [o for t in S.option_tables(FakeConfig()) for o in t.options]
-    assert len(options) == 15 and not fields & {o.name for o in kit.OPTIONS}
+    assert options == [*S.OPTIONS, *kit.OPTIONS] and not fields & {o.name for o in kit.OPTIONS}
+    assert {o.name for o in kit.OPTIONS} == {
+        *("weights", "weights_shapes", "allow_download", "lm", "corpus", "device", "listing"),
+        *("listing_timeout", "threads"),
+    }
     assert len({o.flag for o in options}) == len(options)
     for o in options:
         assert o.flag.startswith("--claims-") and o.help
