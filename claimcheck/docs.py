@@ -115,9 +115,26 @@ def _default(action: argparse.Action) -> str:
     return _code(str(action.default))
 
 
+def kit_option_tables() -> list:
+    """The option tables of the kits installed with claimcheck: each ``pytest11`` entry point of the
+    claimcheck distribution whose module answers ``pytest_claimcheck_options`` (loaded by name, so
+    the core imports no kit)."""
+    from importlib.metadata import entry_points
+
+    tables = []
+    for ep in entry_points(group="pytest11"):
+        if ep.dist is None or ep.dist.name != "claimcheck":
+            continue
+        answer = getattr(ep.load(), "pytest_claimcheck_options", None)
+        table = answer() if answer is not None else None
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
 def options() -> str:
     """The page of the pytest options, their environment variables and ini keys, and the commands."""
-    from claimcheck.settings import OPTIONS, OTHER_ENV, Option
+    from claimcheck.settings import CORE, Option
 
     def default(o: Option) -> str:
         if o.kind == "append" or o.default is None:
@@ -132,7 +149,7 @@ def options() -> str:
             else str(o.default)
         )
 
-    source = "claimcheck/settings.py (OPTIONS) and claimcheck/cli*.py"
+    source = "claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"
     out = [
         "# Options and commands",
         "",
@@ -143,17 +160,28 @@ def options() -> str:
         "key (`[tool.pytest.ini_options]`); the first of these given wins, else the default. Each is "
         "checked by the same validator whatever its source, and a bad value is reported as written.",
         "",
-        "| option | environment | ini key | default | meaning |",
-        "|---|---|---|---|---|",
     ]
-    for o in OPTIONS:
-        flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
-        out.append(
-            f"| {_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
-            f"| {_cell(default(o))} | {_cell(o.help)} |"
-        )
-    out += ["", "Other environment variables:", ""]
-    out += [f"- `{name}`: {words}" for name, words in OTHER_ENV.items()]
+    tables = [CORE, *kit_option_tables()]
+    for table in tables:
+        if table is not CORE:
+            out += [
+                "",
+                f"### The options of {table.title}",
+                "",
+                f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's.",
+                "",
+            ]
+        out += ["| option | environment | ini key | default | meaning |", "|---|---|---|---|---|"]
+        for o in table.options:
+            flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
+            out.append(
+                f"| {_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
+                f"| {_cell(default(o))} | {_cell(o.help)} |"
+            )
+    other = {name: words for t in tables for name, words in t.other_env.items()}
+    if other:
+        out += ["", "Other environment variables:", ""]
+        out += [f"- `{name}`: {words}" for name, words in other.items()]
     out += ["", "## `claimcheck` commands", ""]
     commands = _commands()
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]

@@ -1,7 +1,7 @@
 """The editors' workflow: messages of the drift check and the audit, ``check-manuscript``'s text,
 and ``what-if`` (re-run named claims with revised stated values; verdict and suggested figure).
 
-The command line lives in :mod:`claimcheck.cli_editor`; the pytest items in
+The command line lives in :mod:`claimcheck.cli.editor`; the pytest items in
 :mod:`claimcheck.plugin`. This module holds what both use.
 """
 

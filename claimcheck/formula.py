@@ -48,13 +48,13 @@ def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], I
 
 
 def _surprisal(p: Interval) -> Interval:
-    from claimcheck.bounds import surprisal_bits
+    from claimcheck.entropy import surprisal_bits
 
     return surprisal_bits(Interval.coerce(p))
 
 
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
-    from claimcheck.bounds import entropy_bounds_from_top_k
+    from claimcheck.entropy import entropy_bounds_from_top_k
 
     # the largest vocabulary the printed size allows gives the largest (safe) upper bound
     return entropy_bounds_from_top_k(
@@ -83,7 +83,7 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
         _entropy_top_k,
         "bounds (bits) on the entropy of a distribution over `vocab` "
         "entries known by its top-k probabilities: entropy_bits_top_k(vocab, "
-        "p1, ..., pk) (claimcheck.bounds)",
+        "p1, ..., pk) (claimcheck.entropy)",
     ),
 }
 

@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
+from claimcheck.display import with_unit
 from claimcheck.printed import (
     NUMBER_PATTERN,
     Number,
@@ -611,3 +612,33 @@ def check_manuscript(manuscript, registry) -> ManuscriptCheck:
 def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
     """The ``details["drift"]`` entry of a claim's report row."""
     return {"manuscript": ms.path, "status": drift.status, "quotes": [c.as_dict() for c in drift.checks]}
+
+
+def drift_words(drift: dict | None, unit: str | None, measured: str = "") -> list[str]:
+    """What the manuscript says against the registry, one line per failing quote of a
+    :func:`drift_record` (a claim's ``details["drift"]``): "line 54: the text says 38 KiB/token, the
+    registry 36 KiB/token, measured 36 KiB/token"; a quote the text no longer has says so.
+
+    ``unit`` is the claim's unit; ``measured`` this runner's value as shown (the record's own
+    ``measured`` wins). Returns [] when ``drift`` is not a record or every quote held.
+    """
+    if not isinstance(drift, dict):
+        return []
+    measured = drift.get("measured") or measured
+    out = []
+    for q in drift.get("quotes") or []:
+        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
+            continue
+        if q.get("status") != "drift":
+            out.append(str(q.get("message") or q.get("status")))
+            continue
+        stated = q.get("name") == "stated"
+        what = "" if stated else f" ({q.get('name')})"
+        printed = str(q.get("manuscript"))
+        # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
+        text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
+        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
+        line = f"line {q['line']}: " if q.get("line") else ""
+        here = f", measured {measured}" if stated and measured else ""
+        out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
+    return out

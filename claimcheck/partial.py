@@ -34,7 +34,8 @@ from claimcheck.results import (
 
 __all__ = ["NOT_SELECTED", "incomparable", "keep_unselected", "unselected"]
 
-_RUNNER_KEYS = ("cpu", "cores", "machine", "cpu_capability", "torch", "transformers")
+#: runner fields that must match; a kit adds its own (hook ``pytest_claimcheck_runner_keys``)
+_RUNNER_KEYS = ("cpu", "cores", "machine", "cpu_capability")
 # settings that must match; (key, the key older reports used)
 _SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("device", "device"))
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
@@ -50,10 +51,11 @@ def _gpu(runner: dict):
     return gpu.get("name") if isinstance(gpu, dict) else gpu
 
 
-def incomparable(new: ClaimsDoc, old: ClaimsDoc) -> str | None:
-    """Why rows of the report ``old`` cannot stand in the report ``new`` (None when they can)."""
+def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
+    """Why rows of the report ``old`` cannot stand in the report ``new`` (None when they can);
+    ``runner_keys``: the kits' runner fields that must match too, besides the core's."""
     rn, ro = new.runner, old.runner
-    for key in _RUNNER_KEYS:
+    for key in (*_RUNNER_KEYS, *runner_keys):
         if rn.get(key) != ro.get(key):
             return f"it was made on another runner ({key}: {ro.get(key)} here {rn.get(key)})"
     if _gpu(rn) != _gpu(ro):
@@ -133,7 +135,7 @@ def _book_order(doc: ClaimsDoc) -> None:
     doc.sections.sort(key=lambda s: rank.get(s.chapter, len(rank)))
 
 
-def keep_unselected(doc: ClaimsDoc, previous_path, current=None) -> ClaimsDoc:
+def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=()) -> ClaimsDoc:
     """Return ``doc`` (a new ``claims.json`` document, changed in place) with the rows of the claims
     it did not select taken from the report at ``previous_path``, when that report can stand for
     them (see the module docstring). A run that selected every claim is returned unchanged.
@@ -171,7 +173,7 @@ def keep_unselected(doc: ClaimsDoc, previous_path, current=None) -> ClaimsDoc:
             else f"the earlier report {path} cannot be read ({old_error})"
         )
         return doc
-    why = incomparable(doc, old)
+    why = incomparable(doc, old, runner_keys)
     if why:
         selection.not_carried_because = f"the earlier report {path}: {why}"
         return doc

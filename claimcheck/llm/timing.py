@@ -323,11 +323,11 @@ def machine_load(probe_repeats: int = 5) -> dict:
     ``probe_repeats`` timings of a fixed reference kernel (a 256x256 float32 matmul chain, ~5 ms):
     its median (seconds) and spread (max/min, 1.0 on a quiet machine; other work preempting us
     stretches some repeats). ``busy`` is True when the spread exceeds 1.5 or the load average
-    is busy by the core's rule (:func:`claimcheck.load.busy_by_load`).
+    is busy by the core's rule (:func:`claimcheck.machine.busy_by_load`).
     """
     import torch
 
-    from claimcheck.load import busy_by_load, load_average
+    from claimcheck.machine import busy_by_load, load_average
 
     load, cores = load_average()
     g = torch.Generator().manual_seed(0)

@@ -17,6 +17,7 @@ from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the n
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
+from claimcheck.manuscript import drift_words as manuscript_drift_words
 from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
@@ -47,31 +48,10 @@ def measured_value(entry: ClaimEntry) -> str:
 
 def drift_words(entry: ClaimEntry) -> list[str]:
     """What the manuscript says against the registry, one line per failing quote of the claim's
-    drift check (``details.drift``): "line 54: the text says 38 KiB/token, the registry 36 KiB/token,
-    measured 36 KiB/token"; a quote the text no longer has says so. [] when the check held or did
-    not run. The one wording of drift for the claims page, the summary and the annotations."""
-    drift = entry.drift
-    if drift is None:
-        return []
-    unit = entry.unit
-    measured = drift.measured or measured_value(entry)
-    out = []
-    for q in drift.quotes:
-        if not q.failing:
-            continue
-        if q.status != "drift":
-            out.append(q.message or q.status)
-            continue
-        stated = q.name == "stated"
-        what = "" if stated else f" ({q.name})"
-        printed = q.manuscript
-        # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
-        text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
-        reg = with_unit(q.registry, unit) if stated else q.registry
-        line = f"line {q.line}: " if q.line else ""
-        here = f", measured {measured}" if stated and measured else ""
-        out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
-    return out
+    drift check (``details.drift``), worded by :func:`claimcheck.manuscript.drift_words`; [] when
+    the check held or did not run. The one wording of drift for the claims page, the summary and
+    the annotations."""
+    return manuscript_drift_words(entry.details.get("drift"), entry.unit, measured_value(entry))
 
 
 def _parse(entry: ClaimEntry) -> Tolerance | None:

@@ -15,6 +15,8 @@ from claimcheck.plugin.items import (
     PlaceholderItem,
     RegistryErrorItem,
     RegistryFile,
+    add_keywords,
+    add_need_markers,
 )
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
@@ -26,9 +28,6 @@ from claimcheck.plugin.state import (
     stated_record,
 )
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
-
-#: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
-NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -122,9 +121,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         claim = reg.claims.get(cid)
         if claim is not None:
             item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
-        if claim is not None:
-            # the portable-LM lane brings its own model: no GPT-2 weights needed
-            add_need_markers(item, claim, lane=item.get_closest_marker("portable_lm") is not None)
+        if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
+            needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
+            add_need_markers(item, claim.needs if needs is None else needs)
     for rf in state.registry_files:
         reg = state.registry(rf.path)
         done = covered.get(reg.path, set())
@@ -135,7 +134,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
             add_keywords(ph, reg, cid)
             ph.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
-            add_need_markers(ph, claim)
+            add_need_markers(ph, claim.needs)
             items.append(ph)
     _check_chapters(state)
     _check_overrides(state)
@@ -152,36 +151,35 @@ def pytest_collection_modifyitems(session, config, items) -> None:
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
 
 
-#: the marker of the portable-LM lane's tests (claimcheck.settings: ``--claims-lm`` runs them alone)
-LANE_MARKER = "portable_lm"
-
-
 def pytest_deselected(items) -> None:
-    """Keep which tests were deselected and whether each is the portable-LM lane's, so that the
-    summary and the claims page can say why ("5 deselected" alone did not) and how to run them."""
+    """Keep which tests were deselected and the kit's group of each (hook
+    ``pytest_claimcheck_deselected_group``), so that the summary and the claims page can say why
+    ("5 deselected" alone did not) and how to run them."""
     if not items:
         return
-    state = items[0].config.stash.get(STATE, None)
+    config = items[0].config
+    state = config.stash.get(STATE, None)
     if state is None:
         return
     for item in items:
         key = next((v for k, v in getattr(item, "user_properties", ()) if k == CLAIM_ID_KEY), None)
-        state.deselected.append((key, item.get_closest_marker(LANE_MARKER) is not None))
+        state.deselected.append(
+            (key, config.hook.pytest_claimcheck_deselected_group(config=config, item=item))
+        )
 
 
 def deselection(
-    records, lane: str | None, args, keyword: str = "", markexpr: str = "", report_dir: str = ""
+    records, args, keyword: str = "", markexpr: str = "", report_dir: str = "", words=None, run_args=()
 ) -> list[dict]:
     """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
-    (``kind``: ``lane``, ``gpt2`` or ``expr``).
+    (``kind``: a kit's group, or ``expr``).
 
-    ``records``: ``(claim key or None, in the lane)`` per deselected test (:func:`pytest_deselected`);
-    ``lane``: the run's ``--claims-lm`` (None: not asked for); ``args``: the run's paths, for the
-    command that runs them. The portable-LM lane's tests are deselected unless the lane is asked
-    for, and the GPT-2 tests when it is (the lane runs alone); any other deselection is ``-k``/``-m``'s.
+    ``records``: ``(claim key or None, the kit's group or None)`` per deselected test
+    (:func:`pytest_deselected`); ``args``: the run's paths, for the command that runs them;
+    ``words(group, where, report_dir)``: ``(why, command)`` of a kit's group (hook
+    ``pytest_claimcheck_deselection_words``); ``run_args``: the arguments that repeat this run's
+    kit selection. A test in no kit group is outside the run's ``-k``/``-m``.
     """
-    from claimcheck.settings import PORTABLE_LMS
-
     where = " ".join(str(a) for a in args) or "claims/"
     groups: dict[str, dict] = {}
 
@@ -191,28 +189,10 @@ def deselection(
         if key and key not in g["claims"]:
             g["claims"].append(key)
 
-    for key, in_lane in records:
-        if in_lane and not lane:
-            folder = (
-                f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/"
-                if report_dir
-                else f"portable-{PORTABLE_LMS[0]}/"
-            )
-            add(
-                "lane",
-                key,
-                "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
-                f"alone, into its own report ({folder})",
-                f"pytest {where} --claims-lm {PORTABLE_LMS[0]}",
-            )
-        elif lane and not in_lane:
-            add(
-                "gpt2",
-                key,
-                f"the GPT-2 claims', since this run is the portable-LM lane (--claims-lm {lane}), "
-                "which runs alone",
-                f"pytest {where}",
-            )
+    for key, group in records:
+        said = words(group, where, report_dir) if group and words is not None else None
+        if said is not None:
+            add(group, key, *said)
         else:
             expr = " and ".join(
                 x for x in (f"-k {keyword!r}" if keyword else "", f"-m {markexpr!r}" if markexpr else "") if x
@@ -221,24 +201,9 @@ def deselection(
                 "expr",
                 key,
                 f"outside this run's {expr or 'selection'}",
-                f"pytest {where}" + (f" --claims-lm {lane}" if lane else ""),
+                " ".join(["pytest", where, *run_args]),
             )
     return list(groups.values())
-
-
-def add_need_markers(item, claim, lane: bool = False) -> None:
-    """The markers of the claim's ``needs`` (:data:`NEED_MARKERS`), so ``-m`` works from the registry
-    alone; a portable-LM ``lane`` test brings its own model and needs no GPT-2 weights."""
-    for need in claim.needs:
-        if need in NEED_MARKERS and not (lane and need == "weights"):
-            item.add_marker(NEED_MARKERS[need])
-
-
-def add_keywords(item, reg, cid: str) -> None:
-    """``-k C18``, ``-k ch15:C18`` and ``-k ch15`` select the claim's tests (and its placeholder)."""
-    item.extra_keyword_matches.add(cid)
-    if reg is not None:
-        item.extra_keyword_matches.update((reg.key(cid), reg.chapter_id))
 
 
 def _check_chapters(state) -> None:

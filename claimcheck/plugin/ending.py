@@ -20,8 +20,6 @@ import pytest
 
 from claimcheck.plugin.state import STATE
 
-#: the kits' heavy packages; one whose import an interrupt cut short cannot be imported again
-HEAVY = ("torch", "transformers")
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: a second SIGTERM this soon after the first is the same request (GNU timeout sends it to its child
 #: and then to the process group); later, it ends the process as SIGTERM's default would
@@ -29,12 +27,18 @@ SIGTERM_GRACE_S = 30.0
 _PREVIOUS = pytest.StashKey[dict]()
 
 
-def half_loaded() -> list[str]:
-    """The packages of :data:`HEAVY` whose import began and has not finished (still initialising,
-    or cut short: submodules loaded, the package not): importing one again raises ("Only a single
-    TORCH_LIBRARY") or crashes the interpreter."""
+def heavy_packages(config) -> list[str]:
+    """The kits' heavy packages (hook ``pytest_claimcheck_heavy_packages``): one whose import an
+    interrupt cut short cannot be imported again."""
+    return [name for names in config.hook.pytest_claimcheck_heavy_packages(config=config) for name in names]
+
+
+def half_loaded(packages) -> list[str]:
+    """The ``packages`` whose import began and has not finished (still initialising, or cut
+    short: submodules loaded, the package not): importing one again raises (a library registered
+    twice) or crashes the interpreter."""
     out = []
-    for name in HEAVY:
+    for name in packages:
         mod = sys.modules.get(name)
         if mod is not None:
             if getattr(getattr(mod, "__spec__", None), "_initializing", False):
@@ -55,6 +59,7 @@ def pytest_configure(config):
         return  # handlers can only be set from the main thread (pytest run inside a thread)
 
     first = []  # monotonic time of the first signal
+    heavy = heavy_packages(config)
 
     def on_signal(signum, frame):
         name = signal.Signals(signum).name
@@ -68,7 +73,7 @@ def pytest_configure(config):
         state.ended_by = name
         first.append(time.monotonic())
         in_import = frame is not None and frame.f_code.co_filename.startswith("<frozen importlib")
-        if in_import or half_loaded():  # raised there, it would be lost in importlib's callbacks
+        if in_import or half_loaded(heavy):  # raised there, it would be lost in importlib's callbacks
             state.signal_held = True  # raised by the next hook, once the import is done
             return
         raise KeyboardInterrupt(name)

@@ -41,3 +41,55 @@ def pytest_claimcheck_size_profile(config, registry, items) -> dict | None:
     in them. ``registry``: the chapter's :class:`~claimcheck.registry.Registry`; ``items``: its
     collected test items, or None where they are not known (the pytest-xdist controller). The first
     non-None answer wins."""
+
+
+@hookspec
+def pytest_claimcheck_options():
+    """Return the kit's :class:`~claimcheck.settings.OptionTable` (or None): its options join the
+    core's, resolved by :func:`claimcheck.settings.resolve` with the same precedence, validation and
+    messages, read as ``settings_of(config).NAME``, and listed in ``docs/reference/options.md``.
+
+    Called in every run the core's plugin is active (before it decides whether this is a claims
+    run, since a kit's ``--claims-*`` flag opts in too). The kit declares the same table on pytest's
+    parser in its own ``pytest_addoption`` (:func:`claimcheck.settings.add_options`).
+    """
+
+
+@hookspec(firstresult=True)
+def pytest_claimcheck_deselected_group(config, item) -> str | None:
+    """Return the name of the kit's group a deselected test belongs to (e.g. a lane of its own that
+    runs only when asked for), or None when the kit did not deselect it (then ``-k``/``-m`` did).
+    The first non-None answer wins."""
+
+
+@hookspec(firstresult=True)
+def pytest_claimcheck_deselection_words(config, group: str, where: str, report_dir: str):
+    """Return ``(why, command)`` for the tests of the kit's ``group`` that this run left out: why,
+    in words, and the command that runs them (``where``: the run's paths; ``report_dir``: its report
+    folder, relative, or ""). The first non-None answer wins."""
+
+
+@hookspec
+def pytest_claimcheck_run_args(config):
+    """Return the command-line arguments that select what this run selected through the kit
+    (e.g. ``["--claims-lm", "NAME"]``), for the command that reruns tests this run left out."""
+
+
+@hookspec
+def pytest_claimcheck_runner_keys(config):
+    """Return the kit's fields of the runner fingerprint that must match for an earlier report's
+    rows to stand in a partial run's (e.g. its libraries' versions), besides the core's (cpu,
+    cores, machine, cpu_capability; :func:`claimcheck.partial.incomparable`)."""
+
+
+@hookspec
+def pytest_claimcheck_heavy_packages(config):
+    """Return the kit's heavy packages (import names): an interrupt during one's import is held
+    until the import is done, and a half-loaded one is never imported again (no kit fingerprint)."""
+
+
+@hookspec(firstresult=True)
+def pytest_claimcheck_test_needs(config, item, needs: tuple):
+    """Return what the claim test ``item`` needs, of its claim's registry ``needs`` (the markers it
+    gets: ``-m pretrained``...), where the kit knows it needs less; None to keep ``needs``. The
+    first non-None answer wins."""

@@ -54,8 +54,6 @@ class RegistryFile(pytest.File):
                 self.formula_items.append(item)
                 yield item
         if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
-            from claimcheck.plugin.collection import add_keywords
-
             for cid in reg.claims:
                 drift = DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
                 add_keywords(drift, reg, cid)  # -k ch15:C10 selects the claim's drift check with its test
@@ -233,8 +231,6 @@ class FormulaItem(pytest.Item):
 
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(**kwargs)
-        from claimcheck.plugin.collection import add_keywords, add_need_markers
-
         self.claim_id = claim_id
         claim = registry.claims[claim_id]
         self.user_properties += [
@@ -243,7 +239,7 @@ class FormulaItem(pytest.Item):
             (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula})),
         ]
         add_keywords(self, registry, claim_id)
-        add_need_markers(self, claim)
+        add_need_markers(self, claim.needs)
 
     def runtest(self):
         from claimcheck.formula import evaluate_claim
@@ -277,3 +273,22 @@ class FormulaItem(pytest.Item):
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
 REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem, FormulaItem)
+
+
+#: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
+NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
+
+
+def add_need_markers(item, needs) -> None:
+    """The markers of a test's ``needs`` (its claim's, or fewer where a kit says so;
+    :data:`NEED_MARKERS`), so ``-m`` works from the registry alone."""
+    for need in needs:
+        if need in NEED_MARKERS:
+            item.add_marker(NEED_MARKERS[need])
+
+
+def add_keywords(item, reg, cid: str) -> None:
+    """``-k C18``, ``-k ch15:C18`` and ``-k ch15`` select the claim's tests (and its placeholder)."""
+    item.extra_keyword_matches.add(cid)
+    if reg is not None:
+        item.extra_keyword_matches.update((reg.key(cid), reg.chapter_id))

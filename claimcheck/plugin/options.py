@@ -76,7 +76,7 @@ def claims_run(config) -> bool:
     """
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
-    for o in settings_mod.OPTIONS:
+    for o in (o for t in settings_mod.option_tables(config) for o in t.options):
         if config.getoption(o.dest, None) is not None:
             return True
         if o.ini and config.getini(o.ini) not in (None, "", []):
@@ -139,10 +139,10 @@ def _check_runner_profile(config, s) -> None:
 
 
 def _check_input_files(config, s) -> None:
-    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read;
-    the manuscript is UTF-8 (the listing's and the corpus's text are their own claim's business:
-    C33 and C31 error with the line)."""
-    for name in ("manuscript", "listing", "corpus"):
+    """The files the settings name (each option marked ``file``: the manuscript, a kit's inputs)
+    exist, are files and can be read; the manuscript is UTF-8 (a kit's files' text is their own
+    claim's business: it errors with the line)."""
+    for name in (o.name for o in s.options if o.file):
         if not getattr(s, name):
             continue
         path = setting_path(config, name)

@@ -8,7 +8,7 @@ import pytest
 
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
 from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
-from claimcheck.plugin.ending import half_loaded
+from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.state import STATE, fingerprint_of
 from claimcheck.recorder import CLAIM_ID_KEY
 from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
@@ -85,17 +85,27 @@ def _write_report(session, state, interrupted: bool) -> None:
             invoked = Path(config.invocation_params.dir)
             doc.deselected = deselection(
                 state.deselected,
-                state.settings.lm,
                 _claim_args(config, regs),
                 getattr(config.option, "keyword", "") or "",
                 getattr(config.option, "markexpr", "") or "",
                 _relative(report_dir, invoked),
+                words=lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
+                    config=config, group=group, where=where, report_dir=rd
+                ),
+                run_args=[a for args in config.hook.pytest_claimcheck_run_args(config=config) for a in args],
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            keep_unselected(doc, state.json_path, current=_registry_entries)
+            keep_unselected(
+                doc,
+                state.json_path,
+                current=_registry_entries,
+                runner_keys=[
+                    k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
+                ],
+            )
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
             write_json(doc, state.json_path)
@@ -158,7 +168,7 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
     if state.fingerprint is None and interrupted:
         from claimcheck.fingerprint import runner_fingerprint
 
-        cut = half_loaded()
+        cut = half_loaded(heavy_packages(config))
         try:
             if not cut:
                 return dict(fingerprint_of(config))

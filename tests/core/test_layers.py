@@ -5,6 +5,7 @@ hook that makes ``import torch`` / ``import transformers`` raise, so a lazy impo
 function fails the check too, not only a top-level one.
 """
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -47,14 +48,17 @@ CORE_MODULES = [
     "claimcheck.settings",
     "claimcheck.testscan",
     "claimcheck.fingerprint",
+    "claimcheck.machine",
+    "claimcheck.entropy",
     "claimcheck.report",
     "claimcheck.runs",
     "claimcheck.cli",
-    "claimcheck.cli_editor",
-    "claimcheck.cli_runs",
+    "claimcheck.cli.main",
+    "claimcheck.cli.editor",
+    "claimcheck.cli.runs",
     "claimcheck.scaffold",
-    "claimcheck.cli_init",
-    "claimcheck.cli_pages",
+    "claimcheck.cli.init",
+    "claimcheck.cli.pages",
     "claimcheck.partial",
     "claimcheck.pages",
     "claimcheck.pages.words",
@@ -74,6 +78,12 @@ def run_blocked(code: str, *args: str) -> subprocess.CompletedProcess:
 def test_core_modules_import_without_torch():
     code = "import importlib\nfor m in sys.argv[1:]:\n    importlib.import_module(m)\nprint('ok')"
     done = run_blocked(code, *CORE_MODULES)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_kits_entry_point_and_option_table_import_nothing_heavy():
+    # every pytest run loads the kit's pytest11 module, which declares the kit's options
+    done = run_blocked("import claimcheck.llm.plugin, claimcheck.llm.options\nprint('ok')")
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
@@ -149,6 +159,7 @@ def test_the_core_and_its_pytest_glue_never_import_the_kit():
         sorted((ROOT / "claimcheck").glob("*.py"))
         + sorted((ROOT / "claimcheck" / "plugin").glob("*.py"))
         + sorted((ROOT / "claimcheck" / "pages").glob("*.py"))
+        + sorted((ROOT / "claimcheck" / "cli").glob("*.py"))
     )
     assert len(files) > 20
     bad = {
@@ -189,3 +200,203 @@ def test_report_and_summary_run_without_torch(tmp_path):
     assert done.returncode == 0 and "| **C01**" in done.stdout, done.stderr
     done = run_blocked(main, "summary", str(path), "--annotations")
     assert done.returncode == 0 and done.stdout.startswith("::error file="), done.stderr
+
+
+def module_graph(root: Path, package: str) -> dict[str, dict[str, str]]:
+    """``{module: {imported module: "file:line"}}`` of a package's own modules, from every import
+    statement of every file (at the top, inside functions, under ``if TYPE_CHECKING``), read with
+    ast. ``from a import b`` is an edge to ``a.b`` when that is a module, else to ``a``; a module's
+    own package ``__init__``, which Python runs first, is not counted as an edge."""
+    import ast
+
+    files = sorted((root / package).rglob("*.py"))
+    names = {}
+    for f in files:
+        parts = list(f.relative_to(root).with_suffix("").parts)
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+
+    def resolve(name: str) -> str | None:
+        while name and name not in names:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, str]] = {m: {} for m in names}
+    for mod, f in names.items():
+        here = mod.split(".") if f.name == "__init__.py" else mod.split(".")[:-1]
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(here[: len(here) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in names else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                to = resolve(t)
+                if to and to != mod:
+                    graph[mod].setdefault(to, f"{f.relative_to(root)}:{node.lineno}")
+    return graph
+
+
+def import_cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """Each import cycle of ``graph`` (:func:`module_graph`) as the path that closes it,
+    ``["a (a.py:3)", "b (b.py:9)", "a"]``: one per strongly connected group of modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups = []
+
+    def visit(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    cycles = []
+    for group in groups:  # a shortest way back to the start, through the group
+        start = min(group)
+        came: dict[str, str] = {}
+        todo = [start]
+        while todo and start not in came:
+            v = todo.pop(0)
+            for w in sorted(graph[v]):
+                if w in group and w not in came:
+                    came[w] = v
+                    todo.append(w)
+        path = [start]
+        while (path[-1] != start or len(path) == 1) and len(path) <= len(group):
+            path.append(came[path[-1]])
+        path.reverse()
+        cycles.append([f"{a} ({graph[a][b]})" for a, b in zip(path, path[1:])] + [start])
+    return cycles
+
+
+def test_no_import_cycle_among_claimcheck_modules():
+    # every import counts, those inside functions too: a cycle hidden in a function is still a
+    # cycle a reader must keep in their head (CONTRIBUTING.md, the layers)
+    graph = module_graph(ROOT, "claimcheck")
+    assert len(graph) > 50 and sum(map(len, graph.values())) > 100  # the walk found the imports
+    cycles = import_cycles(graph)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_the_cycle_check_finds_a_cycle_inside_a_function(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from pkg.sub import b\n")  # a package importing its module: no cycle
+    (pkg / "a.py").write_text("import os\n\ndef f():\n    from pkg.sub import b\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "b.py").write_text("from .. import c\n")
+    (pkg / "c.py").write_text("import pkg.a as a\n")
+    (pkg / "d.py").write_text("from pkg import a\n")
+    graph = module_graph(tmp_path, "pkg")
+    assert graph["pkg.a"] == {"pkg.sub.b": "pkg/a.py:4"}
+    assert graph["pkg.sub.b"] == {"pkg.c": "pkg/sub/b.py:1"}
+    assert import_cycles(graph) == [
+        ["pkg.a (pkg/a.py:4)", "pkg.sub.b (pkg/sub/b.py:1)", "pkg.c (pkg/c.py:1)", "pkg.a"]
+    ]
+
+
+#: what the core may not name: the LLM kit's models and libraries, its lane, a chapter's claim ids
+KIT_WORDS = re.compile(
+    r"gpt-?2|smollm|llama|hugging ?face|\btorch|transformers|matplotlib|portable|\bC\d\d\b", re.I
+)
+#: claim ids the core shows as examples of an id's form ("e.g. C05=58"), no chapter's claim
+EXAMPLE_IDS = {"C01", "C02", "C05", "C10", "C18", "C25", "C30"}
+#: (file, word) the core still names, and why
+STILL_NAMED = {  # file under claimcheck/, word: why
+    ("fields.py", "portable"): "the registry's `portable` field (a claim that holds for any causal LM)",
+    ("registry.py", "portable"): "the registry's `portable` field",
+    ("recorder.py", "portable"): "claim.check_form/on_model: the recorder's API for the portable form",
+    ("recorder.py", "gpt-2"): "the portable form's messages: not the chapter's GPT-2 value",
+    ("verdict.py", "portable"): "the verdict of a claim whose portable form another claim checks",
+    ("fingerprint.py", "torch"): "describe() shows the kit's fingerprint fields by name",
+    ("fingerprint.py", "transformers"): "describe() shows the kit's fingerprint fields by name",
+    ("runs.py", "torch"): "merge/diff read files without the kit's hooks: its fingerprint fields",
+    ("runs.py", "transformers"): "merge/diff read files without the kit's hooks: its fingerprint fields",
+    ("pages/words.py", "torch"): "the runner's words name the kit's fingerprint fields",
+    ("pages/words.py", "transformers"): "the runner's words name the kit's fingerprint fields",
+    ("pages/words.py", "gpt-2"): "the runner's words: the weights, the lane's never-compared note",
+    ("pages/words.py", "portable"): "the runner's words: the lane's fingerprint field portable_lm",
+    ("plugin/reporting.py", "portable"): "the fingerprint's portable_lm: the models the rows ran on",
+    ("results.py", "torch"): "the typed runner fingerprint: the kit's fields the pages show by name",
+    ("results.py", "transformers"): "the typed runner fingerprint: the kit's fields the pages show by name",
+    ("results.py", "portable"): "the typed runner fingerprint: the lane's field portable_lm",
+}
+
+
+def kit_words(root: Path) -> dict[tuple[str, str], list[str]]:
+    """``{(file under claimcheck/, word): ["file:line: text", ...]}``: each kit word (:data:`KIT_WORDS`) that the code
+    of the core (claimcheck/ but llm/) names, in a name, an attribute, an import or a string that
+    is not a docstring; comments and docstrings may explain what the core does not import."""
+    import ast
+
+    found: dict[tuple[str, str], list[str]] = {}
+    for f in sorted((root / "claimcheck").rglob("*.py")):
+        rel = f.relative_to(root / "claimcheck").as_posix()
+        if rel.startswith("llm/"):
+            continue
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings:
+                text = n.value
+            elif isinstance(n, (ast.Name, ast.Attribute, ast.alias, ast.FunctionDef, ast.ClassDef, ast.arg)):
+                text = getattr(n, "id", None) or getattr(n, "attr", None) or getattr(n, "name", None) or n.arg
+            else:
+                continue
+            for m in KIT_WORDS.finditer(str(text)):
+                word = m.group(0).lower().replace("gpt2", "gpt-2")
+                if word.upper() not in EXAMPLE_IDS:
+                    found.setdefault((rel, word), []).append(f"{rel}:{getattr(n, 'lineno', '?')}: {text!r}")
+    return found
+
+
+def test_the_core_names_no_kit_concept():
+    # the kit owns its options (claimcheck/llm/options.py), its lane's deselection and its runner
+    # fields (hooks of claimcheck/plugin/hookspecs.py); what the core still names is listed above
+    found = kit_words(ROOT)
+    new = {key: places for key, places in found.items() if key not in STILL_NAMED}
+    assert not new, "the core names the kit: " + "; ".join(p for places in new.values() for p in places[:3])
+    gone = set(STILL_NAMED) - set(found)
+    assert not gone, f"no longer named, drop from STILL_NAMED: {sorted(gone)}"
+
+
+def test_the_kit_word_check_finds_a_help_text_naming_a_claim(tmp_path):
+    (tmp_path / "claimcheck" / "llm").mkdir(parents=True)
+    (tmp_path / "claimcheck" / "core.py").write_text(
+        '"""No torch here (a docstring may say so)."""\n'
+        'HELP = "a text file for C31"\n'
+        'EXAMPLE = "e.g. C05=58"\n'
+        "import transformers\n"
+    )
+    (tmp_path / "claimcheck" / "llm" / "kit.py").write_text('MODEL = "gpt2"\n')
+    assert sorted(kit_words(tmp_path)) == [
+        ("core.py", "c31"),
+        ("core.py", "transformers"),
+    ]

@@ -8,9 +8,10 @@ from claimcheck.partial import keep_unselected as keep_in_doc
 from claimcheck.results import ClaimEntry, parse_document
 
 
-def keep_unselected(new: dict, previous, current=None) -> dict:
+def keep_unselected(new: dict, previous, current=None, runner_keys=()) -> dict:
     """:func:`claimcheck.partial.keep_unselected` on a hand-written document, as claims.json holds the result."""
-    return keep_in_doc(parse_document(copy.deepcopy(new), "new.json"), previous, current=current).to_json()
+    doc = parse_document(copy.deepcopy(new), "new.json")
+    return keep_in_doc(doc, previous, current=current, runner_keys=runner_keys).to_json()
 
 
 RUNNER = {
@@ -116,6 +117,22 @@ def test_nothing_is_kept_from_another_runner_profile_or_registry_entry(tmp_path)
     assert (
         new["claims"][0]["outcome"] == "not-run" and "C01 changed" in new["selection"]["not_carried_because"]
     )
+
+
+def test_a_kits_runner_fields_must_match_when_the_kit_names_them(tmp_path):
+    # the core compares cpu, cores, machine, cpu_capability; a kit names its own fields
+    # (hook pytest_claimcheck_runner_keys: the LLM kit's are torch and transformers)
+    from claimcheck.llm.pytest_kit import pytest_claimcheck_runner_keys
+
+    path = tmp_path / "claims.json"
+    write(path, doc(entry("C01"), runner={**RUNNER, "torch": "2.12.0"}))
+    kept = keep_unselected(doc(not_selected("C01"), entry("C02")), path)
+    assert kept["claims"][0]["outcome"] == "passed"  # no kit fields named: the row stands
+    new = keep_unselected(
+        doc(not_selected("C01"), entry("C02")), path, runner_keys=pytest_claimcheck_runner_keys(None)
+    )
+    assert new["claims"][0]["outcome"] == "not-run"
+    assert "another runner (torch: 2.12.0 here 2.13.0)" in new["selection"]["not_carried_because"]
 
 
 def test_a_missing_or_broken_earlier_report_is_said_not_raised(tmp_path):

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.pages import matrix_page
 from claimcheck.results import ClaimEntry
 from claimcheck.runs import (
     ResultFileError,
@@ -19,7 +20,6 @@ from claimcheck.runs import (
     merge,
     move_limit,
     outcome_change_kind,
-    render_html,
     value_move,
 )
 from claimcheck.tolerance import ToleranceError
@@ -239,7 +239,7 @@ def test_merge_notes_registry_fields_that_differ(tmp_path):
 
 def test_html_is_self_contained_with_every_claim_fingerprint_and_errors(three, tmp_path):
     runs, errors = load_results([*three, tmp_path / "lost.json"])
-    page = render_html(merge(runs, errors))
+    page = matrix_page(merge(runs, errors))
     for cid in ("C01", "C02", "C05", "C07"):
         assert page.count(f'<tr id="claim-{cid}"') == 1
     assert '<tr id="claim-C05" class="split differs">' in page and 'href="#claim-C05"' in page

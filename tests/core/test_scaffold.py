@@ -1,4 +1,4 @@
-"""``claimcheck init``: the draft registry of a manuscript (claimcheck/scaffold.py, claimcheck/cli_init.py).
+"""``claimcheck init``: the draft registry of a manuscript (claimcheck/scaffold.py, claimcheck/cli/init.py).
 
 Proved on a second manuscript of our own (tests/data/manuscript_index_zh.md: database indexes, with
 percentages, 万/亿, × 10⁻⁶, thousands separators, full-width digits, a table, a code block, inline

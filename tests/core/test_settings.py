@@ -1,10 +1,24 @@
-"""The option table (claimcheck.settings): one validator per option, the same from every source."""
+"""The option table (claimcheck.settings): one validator per option, the same from every source.
+
+A run resolves the core's table and each kit's (hook ``pytest_claimcheck_options``); the fake
+config answers that hook with the LLM kit's table (:mod:`claimcheck.llm.options`, no torch), so
+the kit's options are checked here by the core's machinery, as in a run.
+"""
 
 from pathlib import Path
 
 import pytest
 
 from claimcheck import settings as S
+from claimcheck.llm import options as kit
+
+TABLES = (S.CORE, kit.TABLE)
+BY_NAME = {o.name: o for t in TABLES for o in t.options}
+
+
+class FakeHook:
+    def pytest_claimcheck_options(self):
+        return [kit.TABLE]
 
 
 class FakeConfig:
@@ -13,6 +27,7 @@ class FakeConfig:
     def __init__(self, cli=None, ini=None):
         self.cli, self.ini = cli or {}, ini or {}
         self.inipath = Path("/project/pyproject.toml")
+        self.hook = FakeHook()
 
     def getoption(self, dest, default=None):
         return self.cli.get(dest, default)
@@ -23,7 +38,7 @@ class FakeConfig:
 
 def resolve_from(source, option, raw):
     """Resolve with ``raw`` given for ``option`` by one source: cli, env or ini."""
-    o = S.BY_NAME[option]
+    o = BY_NAME[option]
     if source == "cli":
         return S.resolve(FakeConfig(cli={o.dest: raw}), env={})
     if source == "env":
@@ -74,7 +89,7 @@ def test_unknown_names_and_bad_values_name_their_source(source, option, raw, wor
     with pytest.raises(S.SettingsError) as err:
         resolve_from(source, option, raw)
     message = str(err.value)
-    o = S.BY_NAME[option]
+    o = BY_NAME[option]
     assert message.startswith({"cli": o.flag, "env": f"{o.env}=", "ini": f"ini {o.ini} = "}[source]), message
     assert words in message
 
@@ -142,10 +157,16 @@ def test_runner_profile_is_checked_against_the_registries():
 
 
 def test_one_table_declares_every_option():
-    fields = set(S.Settings.__dataclass_fields__) - {"sources"}
+    fields = set(S.Settings.__dataclass_fields__) - {"sources", "kit", "options"}
     assert {o.name for o in S.OPTIONS} == fields
-    assert len({o.flag for o in S.OPTIONS}) == len(S.OPTIONS)
-    for o in S.OPTIONS:
+    options = [o for t in S.option_tables(FakeConfig()) for o in t.options]
+    assert options == [*S.OPTIONS, *kit.OPTIONS] and not fields & {o.name for o in kit.OPTIONS}
+    assert {o.name for o in kit.OPTIONS} == {
+        *("weights", "weights_shapes", "allow_download", "lm", "corpus", "device", "listing"),
+        *("listing_timeout", "threads"),
+    }
+    assert len({o.flag for o in options}) == len(options)
+    for o in options:
         assert o.flag.startswith("--claims-") and o.help
         if o.kind != "append":  # --claims-stated is per run: command line only
             assert o.env == "CLAIMCHECK_" + o.flag.removeprefix("--claims-").replace("-", "_").upper(), o
@@ -158,7 +179,40 @@ def test_one_table_declares_every_option():
 def test_pytest_help_lists_every_option_from_the_table(pytester):
     result = pytester.runpytest("--help")
     out = result.stdout.str()
-    for o in S.OPTIONS:
+    for o in (*S.OPTIONS, *kit.OPTIONS):
         assert o.flag in out, o.flag
         if o.env:
             assert o.env in out, o.env
+    # without the core the kit declares no option either
+    out = pytester.runpytest("-p", "no:claimcheck", "--help").stdout.str()
+    assert "--claims-profile" not in out and "--claims-device" not in out
+
+
+def test_a_kits_setting_is_an_attribute_and_the_report_records_what_is_marked():
+    s = S.resolve(FakeConfig(cli={"claims_device": "cpu"}), env={"CLAIMCHECK_THREADS": "2"})
+    assert (s.device, s.threads, s.lm, s.listing_timeout) == ("cpu", "2", None, 900.0)
+    assert s.shown("device") == "--claims-device cpu" and s.shown("threads") == "CLAIMCHECK_THREADS=2"
+    assert s.recorded() == {
+        "size_profile": "standard",
+        "runner_profile": None,
+        "strict_timing": False,
+        "device": "cpu",
+    }
+    core_only = S.resolve(None, env={})  # no kit: its settings are not there, and say so
+    with pytest.raises(AttributeError, match="no claimcheck setting 'device'"):
+        _ = core_only.device
+    with pytest.raises(S.SettingsError, match="^CLAIMCHECK_DEVICE=cpu: not a claimcheck setting"):
+        S.resolve(None, env={"CLAIMCHECK_DEVICE": "cpu"})
+
+
+def test_two_tables_cannot_declare_one_option():
+    clash = S.OptionTable("a copy", "copy", (S.BY_NAME["report_dir"],))
+
+    class Hook:
+        def pytest_claimcheck_options(self):
+            return [clash]
+
+    config = FakeConfig()
+    config.hook = Hook()
+    with pytest.raises(ValueError, match="option .* is declared by both claimcheck.settings and copy"):
+        S.option_tables(config)

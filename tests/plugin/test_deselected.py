@@ -2,9 +2,13 @@
 summary, in claims.json (``deselected``) and on the claims page. pytest's own "5 deselected"
 said neither (the portable-LM lane's tests, left out unless the lane is asked for)."""
 
+from types import SimpleNamespace
+
 import pytest
 
+from claimcheck.llm import pytest_kit
 from claimcheck.plugin.collection import deselection
+from claimcheck.plugin.state import STATE
 from tests.claimkit import claim_toml, claims_project
 
 REGISTRY = "".join(
@@ -87,11 +91,17 @@ def test_a_run_without_deselection_says_nothing_of_it(project):
 
 
 def test_in_the_lane_the_gpt2_tests_are_the_deselected_ones():
+    # the core groups the records; the kit names its groups (pytest_claimcheck_deselected_group)
+    # and words them (pytest_claimcheck_deselection_words), here on a run of the lane
+    config = SimpleNamespace(stash={STATE: SimpleNamespace(settings=SimpleNamespace(lm="smollm2"))})
     groups = deselection(
-        [("ch15:C29", False), ("ch15:C29", False), (None, False), ("ch15:C06", True)],
-        "smollm2",
+        [("ch15:C29", "gpt2"), ("ch15:C29", "gpt2"), (None, "gpt2"), ("ch15:C06", None)],
         ["claims/"],
         markexpr="not slow",
+        words=lambda group, where, rd: pytest_kit.pytest_claimcheck_deselection_words(
+            config, group, where, rd
+        ),
+        run_args=pytest_kit.pytest_claimcheck_run_args(config),
     )
     assert groups == [
         {
@@ -118,3 +128,29 @@ def test_the_command_names_the_claims_folder_not_the_other_tests(project):
     result.stdout.fnmatch_lines(
         ["2 tests deselected (more tests of C02): *. To run them: pytest claims --claims-lm smollm2"]
     )
+
+
+def test_a_lane_test_of_a_claim_that_needs_the_weights_is_not_marked_pretrained(pytester, monkeypatch):
+    # the kit says so (hook pytest_claimcheck_test_needs): the lane brings its own model
+    registry = claim_toml("C01", stated="10", unit="x", tolerance=">=2", needs='["weights"]')
+    tests = """
+    import pytest
+
+    @pytest.mark.claim("C01")
+    def test_on_gpt2(claim):
+        claim.check(5.0)
+
+    @pytest.mark.portable_lm
+    @pytest.mark.claim("C01")
+    def test_on_lm(claim):
+        claim.check(5.0)
+    """
+    project = claims_project(pytester, registry, tests, monkeypatch=monkeypatch)
+    result = project.runpytest("-p", "no:cacheprovider", "--co", "-q", "-m", "pretrained")
+    result.stdout.fnmatch_lines(["*test_on_gpt2*"])
+    lane = ("-p", "no:cacheprovider", "--co", "-q", "--claims-lm", "./m")
+    assert "test_on_lm" not in project.runpytest(*lane, "-m", "pretrained").stdout.str()
+    result = project.runpytest(
+        "-p", "no:cacheprovider", "--co", "-q", "-m", "not pretrained", "--claims-lm", "./m"
+    )
+    result.stdout.fnmatch_lines(["*test_on_lm*"])

@@ -42,3 +42,17 @@ def test_collecting_an_empty_folder(tmp_path, plugins, loaded, blocked):
     assert done.returncode == 5, out  # 5: no tests collected
     for module in loaded + blocked:
         assert (f"PLUGIN registered: <module '{module}'" in out) == (module in loaded), module
+
+
+def test_a_core_only_install_names_the_claims_extras_packages_from_its_metadata():
+    # the glue names no kit library: the claims extra's import names come from the installed metadata
+    import re
+    import tomllib
+
+    from claimcheck.plugin.state import kit_modules, missing_kit
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = [re.match(r"[A-Za-z0-9._-]+", r).group(0) for r in extra["optional-dependencies"]["claims"]]
+    assert kit_modules() == tuple(w.replace("-", "_").lower() for w in wanted)
+    assert "(no module named 'torch' here)" in missing_kit(ModuleNotFoundError("x", name="torch.nn"))
+    assert missing_kit(ModuleNotFoundError("x", name="yaml")) is None

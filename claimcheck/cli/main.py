@@ -12,11 +12,11 @@ import importlib
 import sys
 
 COMMAND_MODULES = (
-    "claimcheck.cli",
-    "claimcheck.cli_editor",
-    "claimcheck.cli_runs",
-    "claimcheck.cli_init",
-    "claimcheck.cli_pages",
+    "claimcheck.cli.main",
+    "claimcheck.cli.editor",
+    "claimcheck.cli.runs",
+    "claimcheck.cli.init",
+    "claimcheck.cli.pages",
 )
 
 

@@ -93,14 +93,15 @@ def _fraction(text: str) -> float:
 
 
 def _write(doc: dict, dest: str) -> bool:
-    from claimcheck.cli_editor import write_output
+    from claimcheck.cli.editor import write_output
 
     return write_output(json.dumps(doc, indent=2, ensure_ascii=False), dest)
 
 
 def _merge(args) -> int:
     from claimcheck.fileio import write_atomic
-    from claimcheck.runs import load_results, matrix_json, merge, render_html
+    from claimcheck.pages import matrix_page
+    from claimcheck.runs import load_results, matrix_json, merge
 
     runs, errors = load_results(args.results)
     for exc in errors:
@@ -116,7 +117,7 @@ def _merge(args) -> int:
         print(f"{'warning' if args.lenient else 'error'}: {issue}", file=sys.stderr)
     out = Path(args.output)
     try:
-        write_atomic(out, render_html(matrix, args.title))
+        write_atomic(out, matrix_page(matrix, args.title))
     except OSError as exc:
         print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 2
