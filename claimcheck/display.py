@@ -11,6 +11,22 @@ import math
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 
 
+#: how many characters of an input a message quotes (:func:`excerpt`)
+EXCERPT_CHARS = 80
+
+
+def excerpt(text, limit: int = EXCERPT_CHARS, *, quote: bool = True) -> str:
+    """An input quoted in a message: its ``repr`` when at most ``limit`` characters, else the
+    first ``limit`` characters' ``repr``, an ellipsis and the full length (``'1+1+1…' (199,999
+    characters)``), so a hostile input never fills a log. ``quote=False``: the text itself, cut
+    the same way (for an exception's message)."""
+    text = str(text)
+    shown = repr if quote else str
+    if len(text) <= limit:
+        return shown(text)
+    return f"{shown(text[:limit])}… ({len(text):,} characters)"
+
+
 def number(x, digits: int = 5) -> str:
     """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
 

@@ -15,7 +15,7 @@ import tempfile
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.interval import decimals_of
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -443,6 +443,7 @@ def run_what_if(
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
     from claimcheck.book import load_book
+    from claimcheck.fields import printed_number
     from claimcheck.keys import ClaimKeyError, resolve
     from claimcheck.registry import load_registry
 
@@ -459,7 +460,7 @@ def run_what_if(
             resolved.append((resolve(name, claims), value))
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
-        parse_decimal(value)
+        printed_number(value)
     revisions = resolved
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
@@ -488,10 +489,8 @@ def run_what_if(
             elsewhere = bool(claim.runner) and row.get("outcome") == "skipped"  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
-            elif bound:
-                suggested = suggested_figure(m, value)
             else:
-                suggested = nearest_holding(holds, value, m)
+                suggested = _suggestion(bound, holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
             row, m, suggested = (
                 {"outcome": "error", "reason": f"{key if several else claim.id}: {exc}"},
@@ -516,6 +515,16 @@ def run_what_if(
             )
         )
     return answers
+
+
+def _suggestion(bound: bool, holds, value: str, measured) -> str | None:
+    """The figure what-if suggests (:func:`suggested_figure` for a bound, else
+    :func:`nearest_holding`), or None when it is beyond decimal arithmetic's precision (a
+    measurement of 1e30 printed to 24 decimals)."""
+    try:
+        return suggested_figure(measured, value) if bound else nearest_holding(holds, value, measured)
+    except ArithmeticError:  # decimal.InvalidOperation: more digits than the context holds
+        return None
 
 
 def _formula_row(claim, registry, value: str) -> dict:

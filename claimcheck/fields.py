@@ -35,6 +35,10 @@ NEEDS = {
 }
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
+#: a printed number of the registry (``stated``, ``values``) has at most this many digits...
+MAX_DIGITS = 30
+#: ...and a magnitude within 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
+MAX_EXPONENT = 30
 
 
 class FieldError(ValueError):
@@ -171,11 +175,35 @@ def _claim_id(value: str, ctx: Context) -> str:
     return value
 
 
-def _stated(value: str, ctx: Context) -> str:
+def printed_number(text: str) -> None:
+    """Check a printed number of the registry (``stated``, a ``values`` entry): a plain decimal
+    with at most :data:`MAX_DIGITS` digits and a magnitude of 0 or between ``1e-{MAX_EXPONENT}``
+    and ``1e{MAX_EXPONENT}``, so every later step computes with it as a finite float.
+
+    Raises:
+        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), too many digits, or too large or
+            small; the message quotes at most a short excerpt of ``text``.
+    """
+    from claimcheck.display import excerpt
     from claimcheck.interval import parse_decimal
 
+    if len(text) > 4 * MAX_DIGITS:
+        raise ValueError(
+            f"{excerpt(text, 24)} is not a printed number of sensible size (at most {MAX_DIGITS} digits)"
+        )
+    d = parse_decimal(text)
+    if len(d.as_tuple().digits) > MAX_DIGITS:
+        raise ValueError(f"{excerpt(text, 24)} has more than {MAX_DIGITS} digits")
+    if d and not -MAX_EXPONENT <= d.adjusted() <= MAX_EXPONENT:
+        raise ValueError(
+            f"{excerpt(text, 24)} is not a finite number of sensible size "
+            f"(magnitude between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}, or 0)"
+        )
+
+
+def _stated(value: str, ctx: Context) -> str:
     if value:
-        parse_decimal(value)
+        printed_number(value)
     return value
 
 
@@ -219,15 +247,13 @@ def _needs(value: list, ctx: Context) -> tuple[str, ...]:
 
 
 def _values(value: dict, ctx: Context) -> MappingProxyType:
-    from claimcheck.interval import parse_decimal
-
     problems = []
     for name, v in value.items():
         if not isinstance(v, str):
             problems.append(f"{name} = {v!r}: write printed numbers as strings to keep their digits")
             continue
         try:
-            parse_decimal(v)
+            printed_number(v)
         except ValueError as exc:
             problems.append(f"{name}: {exc}")
     if problems:

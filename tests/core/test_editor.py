@@ -238,6 +238,19 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     assert b.outcome == "passed" and b.suggested == "60.6"
 
 
+@pytest.mark.parametrize("figure", ["1e309", "9" * 400])
+def test_what_if_refuses_the_figures_validate_refuses(figure, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ValueError, match="sensible size|at most 30 digits"):
+        run_what_if([("ch15:C11.text", figure)])
+
+
+def test_what_if_of_a_figure_beyond_decimal_precision_suggests_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    [a] = run_what_if([("ch15:C11.text", "1e29")])  # once a decimal.InvalidOperation traceback
+    assert a.outcome == "failed" and a.suggested is None
+
+
 WHATIF_MANUSCRIPT = "读写 D 60 倍左右。缓存 38 KiB/token。\n"
 
 

@@ -55,6 +55,11 @@ def test_the_shipped_registry_is_valid_and_complete():
         ('tolerance = "roughly"', "tolerance", "bad tolerance 'roughly'"),
         ("stated = 99.16", "stated", "as a string"),
         ('stated = "ninety"', "stated", "not a printed decimal"),
+        ('stated = "1e309"', "stated", "not a finite number of sensible size"),  # the run's error before
+        ('stated = "' + "9" * 400 + '"', "stated", "at most 30 digits"),
+        ('stated = "1' + "0" * 35 + '"', "stated", "more than 30 digits"),
+        ('stated = "1e-40"', "stated", "magnitude between 1e-30 and 1e30"),
+        ('values = { a = "1e31" }', "values", "a: '1e31' is not a finite number of sensible size"),
         ('needs = ["wieghts"]', "needs", "did you mean 'weights'"),
         ('locator = "' + "x" * 60 + '"', "locator", "never a sentence"),
         ('runner = "someone"', "runner", "unknown runner profile"),

@@ -170,6 +170,38 @@ def test_a_toml_syntax_error_costs_only_its_claim(project):
     assert_every_other_claim_reported(rows, ["C03"])
 
 
+HOSTILE_FORMULAS = {  # each once stopped every claim of the book (an INTERNALERROR, exit 3)
+    "C03": "1e309*0",
+    "C04": "entropy_bits_top_k(50257)",
+    "C05": "+".join(["1"] * 100000),
+    "C06": "-" * 100000 + "1",
+}
+
+
+def test_a_hostile_formula_costs_only_its_claim(project, capsys):
+    registry = REGISTRY
+    for cid, formula in HOSTILE_FORMULAS.items():
+        registry = registry.replace(
+            f'id = "{cid}"',
+            f'id = "{cid}"\nvalues = {{ a = "1" }}\nformula = "{formula}"\nprecision = "exact"',
+        )
+    registry = registry.replace('stated = "98"', 'stated = "1e309"')  # C05's stated too
+    project.registry.write_text(registry, encoding="utf-8")
+    assert cli(["validate", str(project.registry)]) == 1
+    err = capsys.readouterr().err
+    assert "claim C03: field 'formula': '1e309*0': the number '1e309' is not a finite number" in err
+    assert "claim C04: field 'formula': cannot be evaluated: entropy_bits_top_k" in err
+    assert "claim C05: field 'stated': '1e309' is not a finite number of sensible size" in err
+    assert "claim C06: field 'formula'" in err and "a formula has at most 1000" in err
+    assert len(err) < 4000  # an excerpt of each formula, never the formula
+    result = project.run()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # not an INTERNALERROR (3)
+    assert "INTERNALERROR" not in result.stdout.str() and "Traceback" not in result.stdout.str()
+    rows = project.report().claims
+    assert "a formula has at most 1000" in rows["C06"]["reason"] and len(rows["C06"]["reason"]) < 400
+    assert_every_other_claim_reported(rows, ["C03", "C04", "C05", "C06"])
+
+
 # --- the test modules -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "body, first_line",
