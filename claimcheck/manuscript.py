@@ -73,13 +73,16 @@ class Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown).
 
         Raises:
-            ManuscriptError: the file is missing, unreadable, not UTF-8, or empty (blank): a
+            ManuscriptError: the file is missing, unreadable, not a regular file (a device, a
+                FIFO), over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or empty (blank): a
                 manuscript with no text would report every claim's locator as drifted, which
                 says nothing about the chapter.
         """
+        from claimcheck.fileio import read_input_file
+
         p = Path(path)
         try:
-            raw = p.read_bytes()
+            raw = read_input_file(p)
             text = raw.decode("utf-8-sig")
         except OSError as exc:
             raise ManuscriptError(f"{p}: cannot read the manuscript: {exc.strerror or exc}") from None

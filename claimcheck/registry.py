@@ -41,6 +41,7 @@ from claimcheck.fields import (
     check_table,
     suggest,
 )
+from claimcheck.fileio import read_input_file
 from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance
 
@@ -243,8 +244,8 @@ def load_registry(path: str | Path) -> Registry:
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
+        raw = read_input_file(p)
+    except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc.strerror or exc}"))
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error

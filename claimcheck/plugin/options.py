@@ -139,7 +139,8 @@ def _check_runner_profile(config, s) -> None:
 
 
 def _check_input_files(config, s) -> None:
-    """The files a setting names (manuscript, listing, corpus) exist, are files and can be read;
+    """The files a setting names (manuscript, listing, corpus) exist, are regular files (not a
+    device or FIFO) and can be read;
     the manuscript is UTF-8 (the listing's and the corpus's text are their own claim's business:
     C33 and C31 error with the line)."""
     for name in ("manuscript", "listing", "corpus"):
@@ -155,6 +156,13 @@ def _check_input_files(config, s) -> None:
             if not os.access(path, os.R_OK)
             else None
         )
+        if problem is None:  # a device or FIFO would be read forever or block the open: refused by type
+            from claimcheck.fileio import InputFileError, check_input_file
+
+            try:
+                check_input_file(path, limit=sys.maxsize)  # the manuscript's size is checked as it is read
+            except InputFileError as exc:
+                problem = exc.strerror
         if problem:
             raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
     if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once

@@ -357,6 +357,45 @@ def test_a_missing_or_folder_input_file_is_a_usage_error(project, option):
     result.stderr.fnmatch_lines([f"*claimcheck: {option} afolder: is a folder, not a file*"])
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("option", ["--claims-manuscript", "--claims-listing", "--claims-corpus"])
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_a_device_or_fifo_input_file_is_a_usage_error(project, option, kind):
+    """Once a MemoryError (INTERNALERROR) from /dev/zero, or a run blocked forever on a FIFO."""
+    path = "/dev/zero"
+    if kind == "fifo":
+        os.mkfifo(project.path / "chapter.md")
+        path = "chapter.md"
+    result = project.run(f"{option}={path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    what = "a character device" if kind == "device" else "a FIFO (named pipe)"
+    result.stderr.fnmatch_lines([f"*claimcheck: {option} {path}: {what}, not a regular file*"])
+    assert not (project.path / "reports").exists()
+
+
+def test_a_manuscript_over_the_size_limit_is_a_usage_error(project, monkeypatch):
+    from claimcheck import fileio
+
+    monkeypatch.setattr(fileio, "MAX_INPUT_BYTES", 10)
+    (project.path / "chapter.md").write_text("读 5 倍 and more text\n", encoding="utf-8")
+    result = project.run("--claims-manuscript=chapter.md")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*chapter.md: cannot read the manuscript: * bytes, over the limit of 10 bytes*"]
+    )
+
+
+def test_the_cli_refuses_a_device_or_fifo_manuscript_and_registry(project, capsys):
+    os.mkfifo(project.path / "fifo.md")
+    for path in ("/dev/zero", str(project.path / "fifo.md")):
+        assert cli(["check-manuscript", path, "--registry", str(project.registry)]) == 2
+        assert "not a regular file: claimcheck reads only regular files" in capsys.readouterr().err
+        assert cli(["validate", path]) == 1
+        assert "not a regular file" in capsys.readouterr().err
+        assert cli(["init", path, "--name", "chx", "--claims-dir", str(project.path / "new")]) == 2
+        assert "not a regular file" in capsys.readouterr().err
+
+
 def test_a_manuscript_that_is_not_utf8_is_a_usage_error_naming_the_line(project):
     (project.path / "chapter.md").write_bytes("第一行\n读 5 倍\n".encode() + "写 5 倍\n".encode("gb18030"))
     result = project.run("--claims-manuscript=chapter.md")
