@@ -554,6 +554,8 @@ def _measure(
 ) -> dict[str, dict]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
+    import shlex
+
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
@@ -570,6 +572,9 @@ def _measure(
             "-k",
             " or ".join(key for key, _ in revisions),
             f"--claims-report-dir={out_dir.resolve()}",
+            # the registries by name: one outside a claims/ folder (--registry) is still this run's
+            "--claims-registries="
+            + " ".join(shlex.quote(str(Path(claims[key][0].path).resolve())) for key, _ in revisions),
         ]
         cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
         if profile:

@@ -87,6 +87,35 @@ def read_input_file(path, *, limit: int | None = None) -> bytes:
 LEFTOVER_AGE_S = 600.0
 
 
+def not_ours(path) -> str | None:
+    """Why the report ``path`` (a ``claims.json``) must not be overwritten: it is not a regular
+    file, or it is JSON that claimcheck did not write (ours is an object with an integer
+    ``schema`` and a ``claims`` list, or a ``generator`` starting "claimcheck"). None when there
+    is no file, when it is ours, or when it is not JSON at all (a leftover cut short, replaced).
+    """
+    import json
+
+    try:
+        raw = read_input_file(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    try:
+        doc = json.loads(raw)
+    except ValueError:  # not JSON (a write cut short by an older claimcheck): nobody's data
+        return None
+    if isinstance(doc, dict) and (
+        (isinstance(doc.get("schema"), int) and isinstance(doc.get("claims"), list))
+        or str(doc.get("generator", "")).startswith("claimcheck")
+    ):
+        return None
+    return (
+        f"{path} was not written by claimcheck (no integer 'schema' with a 'claims' list): it is "
+        "left as it is; give claimcheck another folder (--claims-report-dir)"
+    )
+
+
 def _temp_prefix(name: str) -> str:
     return f".{name}."
 

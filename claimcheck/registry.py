@@ -171,6 +171,9 @@ class Registry:
     invalid: dict[str, list[RegistryIssue]]
     waivers: list[Waiver] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)  # in the chapter's order
+    # whether the file has a [chapter] table (None: nothing could be read from it): a pytest run
+    # takes a claims.toml without one for another project's file, not a registry (plugin.items)
+    chapter_table: bool | None = None
 
     @property
     def chapter_id(self) -> str:
@@ -275,6 +278,7 @@ def load_registry(path: str | Path) -> Registry:
             )
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
+    reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
     def chapter_issue(fld: str, msg: str) -> None:
         reg.issues.append(RegistryIssue(shown, None, f"chapter.{fld}", msg))

@@ -181,6 +181,21 @@ def stated_override(text) -> tuple[str, str]:
     return cid.strip(), value
 
 
+def parse_paths(text) -> tuple[str, ...]:
+    """Paths separated by whitespace, quoted as in a shell where one holds a space."""
+    import shlex
+
+    try:
+        paths = tuple(shlex.split(str(text)))
+    except ValueError as exc:  # an unclosed quote
+        raise ValueError(f"not a list of paths: {exc}") from None
+    if not paths:
+        raise ValueError("names no path")
+    if any("\0" in p for p in paths):
+        raise ValueError("a path contains a NUL character")
+    return paths
+
+
 def _stated_list(values) -> tuple:
     return tuple(stated_override(v) for v in values)
 
@@ -374,6 +389,17 @@ OPTIONS: tuple[Option, ...] = (
         kind="flag",
     ),
     Option(
+        "registries",
+        "--claims-registries",
+        "CLAIMCHECK_REGISTRIES",
+        "claims_registries",
+        (),
+        "the run's registries beyond those of a claims/ folder of its arguments or testpaths: claims.toml "
+        "files, or folders searched for them, separated by spaces (relative to the rootdir in the ini file)",
+        parse_paths,
+        metavar="PATH ...",
+    ),
+    Option(
         "stated",
         "--claims-stated",
         None,
@@ -410,6 +436,7 @@ class Settings:
     listing_timeout: float = 900.0
     strict_timing: bool = False
     threads: str = "auto"
+    registries: tuple = ()  # paths of registries (or folders of them) beyond the claims/ folders
     stated: tuple = ()  # ((claim id, printed value), ...)
     sources: tuple = field(default=())
 

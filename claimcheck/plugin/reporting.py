@@ -53,7 +53,7 @@ def _write_report(session, state, interrupted: bool) -> None:
         }
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
-        from claimcheck.fileio import report_lock
+        from claimcheck.fileio import not_ours, report_lock
         from claimcheck.partial import keep_unselected
         from claimcheck.report import write_plots
 
@@ -88,6 +88,8 @@ def _write_report(session, state, interrupted: bool) -> None:
                 _relative(report_dir, invoked),
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
+            if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
+                return
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
@@ -257,62 +259,75 @@ def _counts_line(doc) -> str:
     return line + drift
 
 
+def _write_line(tr, text: str, **markup) -> None:
+    """One line of the claimcheck section: a claim's or a file's text never starts a workflow command
+    in a CI log (:func:`claimcheck.display.log_line`)."""
+    from claimcheck.display import log_line
+
+    tr.write_line(log_line(text), **markup)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(STATE, None)
     doc = state.json_doc if state else None
     tr = terminalreporter
     if not doc:
         if state is not None and state.page_error:  # e.g. the report after an interrupt
-            tr.write_line(f"claimcheck: {state.page_error}", red=True)
+            _write_line(tr, f"claimcheck: {state.page_error}", red=True)
         return
     tr.section("claimcheck")
-    tr.write_line(_counts_line(doc))
+    _write_line(tr, _counts_line(doc))
     if doc.get("profile", {}).get("description"):
-        tr.write_line(f"profile: {doc['profile']['description']}")
+        _write_line(tr, f"profile: {doc['profile']['description']}")
     several = len(doc.get("chapters") or []) > 1
     for c in doc["claims"]:
         if c["outcome"] == "inconclusive":
             ci = (c.get("details") or {}).get("ci") or {}
-            tr.write_line(
+            _write_line(
+                tr,
                 f"inconclusive {c.get('key') if several else c['id']}: {ci.get('level', 0.95):.0%} CI [{ci.get('low', float('nan')):.4g}, "
                 f"{ci.get('high', float('nan')):.4g}] vs bar {ci.get('bar', c.get('tolerance'))} after "
-                f"{ci.get('rounds', '?')} rounds (not counted as passed)"
+                f"{ci.get('rounds', '?')} rounds (not counted as passed)",
             )
     from claimcheck.pages.words import drift_words
 
     for c in doc["claims"]:
         if c.get("drifted"):
             said = "; ".join(drift_words(c))
-            tr.write_line(
+            _write_line(
+                tr,
                 f"drifted {c.get('key') if several else c['id']}: {said} (its measurement: {c['outcome']})",
                 yellow=True,
             )
     for m in doc.get("manuscripts", []):
         a = m["audit"]
-        tr.write_line(
+        _write_line(
+            tr,
             f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
-            f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}"
+            f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}",
         )
     sel = doc.get("selection") or {}
     if sel.get("partial") and sel.get("not_carried_because"):  # the counts line says what was carried
-        tr.write_line(f"earlier rows were not kept: {sel['not_carried_because']}")
+        _write_line(tr, f"earlier rows were not kept: {sel['not_carried_because']}")
     from claimcheck.pages.words import deselected_words
 
     for group in doc.get("deselected") or []:
         text, run = deselected_words(group, several)
-        tr.write_line(text + (f" To run them: {run}" if run else ""))
+        _write_line(tr, text + (f" To run them: {run}" if run else ""))
     if doc.get("interrupted"):
         i = doc["interrupted"]
-        tr.write_line(
+        _write_line(
+            tr,
             f"interrupted ({i['by']}): {len(i['decided'])} claims decided before the end; the report "
             "keeps earlier rows for the others or says 'not-run: interrupted'",
             yellow=True,
         )
     if state.page_error:
-        tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
+        _write_line(tr, f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)
     log = doc.get("test_log")
-    tr.write_line(
+    _write_line(
+        tr,
         f"report: {state.json_path}  {pages}"
-        + (f"  (test log: {state.json_path.parent / log})" if log else "")
+        + (f"  (test log: {state.json_path.parent / log})" if log else ""),
     )

@@ -141,6 +141,8 @@ def test_suggested_figure_rounds_at_the_revised_precision(measured, revised, exp
 
 
 WHATIF_REGISTRY = """
+[chapter]
+
 [[claims]]
 id = "C05"
 title = "read is tens of times faster than write"
@@ -373,6 +375,8 @@ def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
 
 
 FORMULA_REGISTRY = """
+[chapter]
+
 [[claims]]
 id = "C02"
 title = "a share of a total"

@@ -202,6 +202,33 @@ def test_a_hostile_formula_costs_only_its_claim(project, capsys):
     assert_every_other_claim_reported(rows, ["C03", "C04", "C05", "C06"])
 
 
+HOSTILE_TITLE = "one\\n::add-mask::x\\n::error file=a.py,line=1::pwned"  # TOML escapes: two newlines
+
+
+def no_workflow_command(text: str) -> bool:
+    return not any(line.lstrip().startswith("::") for line in text.splitlines())
+
+
+def test_a_hostile_title_never_reaches_a_ci_log_as_a_workflow_command(project, capsys):
+    project.registry.write_text(
+        REGISTRY.replace('title = "one"', f'title = "{HOSTILE_TITLE}"').replace(
+            'title = "two"',
+            'title = "two"\n"k\\n::warning::x" = 1',  # an unknown field: its name quoted
+        ),
+        encoding="utf-8",
+    )
+    project.write("test_a.py", MODULES["test_a.py"].replace("claim.check(6)", "claim.check(0)"))
+    assert cli(["validate", str(project.registry)]) == 1
+    out, err = capsys.readouterr()
+    assert "one%0A::add-mask::x%0A::error file=a.py,line=1::pwned" in out
+    assert no_workflow_command(out) and no_workflow_command(err)
+    result = project.run()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str() + result.stderr.str()
+    assert "C01 does not hold: one%0A::add-mask::x" in text  # the failing claim, its title on one line
+    assert no_workflow_command(text)
+
+
 # --- the test modules -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "body, first_line",
