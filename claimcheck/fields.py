@@ -35,6 +35,11 @@ NEEDS = {
 }
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
+#: the longest unit (characters), the longest text of any field, the longest message quoted per field
+MAX_UNIT = 40
+MAX_TEXT = 4000
+MAX_MESSAGE = 400
+_OWN_LENGTH = {"formula", "locator"}  # fields whose check says their own, shorter, limit first
 #: a printed number of the registry (``stated``, ``values``) has at most this many digits...
 MAX_DIGITS = 30
 #: ...and a magnitude within 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
@@ -115,6 +120,16 @@ def suggest(name: str, options) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
+def _cutting(bad: Callable[[str, str], None]) -> Callable[[str, str], None]:
+    """``bad`` with a field name cut at 60 characters and a message at :data:`MAX_MESSAGE`."""
+
+    def report(name: str, message: str) -> None:
+        name = name if len(name) <= 60 else name[:60] + "…"
+        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
+
+    return report
+
+
 def check_table(
     entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
 ) -> dict[str, Any]:
@@ -126,9 +141,15 @@ def check_table(
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
+    bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
+
     for key in entry if strict else ():
         if key not in by_name:
-            close = difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
+            close = (
+                difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
+                if len(key) <= 60
+                else []
+            )
             misspelled.update(close)
             bad(
                 key,
@@ -147,6 +168,9 @@ def check_table(
         value = entry[f.name]
         if not f.kind.accepts(value):
             bad(f.name, f.wrong_kind(value))
+            continue
+        if isinstance(value, str) and len(value) > MAX_TEXT and f.name not in _OWN_LENGTH:
+            bad(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
             why = f": {f.why.format(value=value)}" if f.why else ""
@@ -209,6 +233,9 @@ def _stated(value: str, ctx: Context) -> str:
 
 def _unit(value: str, ctx: Context) -> str:
     from claimcheck.units import parse_unit
+
+    if len(value) > MAX_UNIT:  # pint's parser is slow on long text: a unit is a few symbols
+        raise FieldError(f"{len(value)} characters: a unit is at most {MAX_UNIT} (such as 'KiB/token')")
 
     parse_unit(value)
     return value
