@@ -384,6 +384,11 @@ def find_locator(
     digits: set[int] = set()
     for n in ms.numbers_between(start - 3 * MAX_LOCATOR, end + 3 * MAX_LOCATOR):
         digits.update(range(n.start, n.end))
+    # counted[p - base]: characters of context (not a digit of a number, not space) in [base, p)
+    base = max(start - 3 * MAX_LOCATOR, 0)
+    counted = [0]
+    for p in range(base, min(end + 3 * MAX_LOCATOR, len(ms.scan))):
+        counted.append(counted[-1] + (p not in digits and not ms.scan[p].isspace()))
     tried = set()
     line_a, line_b = _line_bounds(ms.scan, start)
     prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
@@ -400,7 +405,7 @@ def find_locator(
                 if len(text) > MAX_LOCATOR:
                     break
                 if text and text not in tried:
-                    context = sum(1 for p in range(a, b) if p not in digits and not ms.scan[p].isspace())
+                    context = counted[b - base] - counted[a - base]
                     weight = len(text) + 2 * (_is_mark(text[0]) + _is_mark(text[-1]))
                     # enough context first, then shortest; at a tie, more context before the number
                     candidates.append((context < MIN_CONTEXT, weight, b - end, text, a, b))
