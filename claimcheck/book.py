@@ -28,7 +28,7 @@ def registry_paths(root="claims") -> list[Path]:
     entered (:func:`walk_registries`).
     """
     root = Path(root)
-    if root.is_file():
+    if root.exists() and not root.is_dir():  # a file, or a device or FIFO that loading refuses by name
         return [root]
     return sorted(walk_registries(root, SKIP_DIRS))
 

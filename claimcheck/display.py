@@ -13,6 +13,36 @@ from typing import TypeGuard
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 
 
+#: how many characters of an input a message quotes (:func:`excerpt`)
+EXCERPT_CHARS = 80
+
+
+def excerpt(text, limit: int = EXCERPT_CHARS, *, quote: bool = True) -> str:
+    """An input quoted in a message: its ``repr`` when at most ``limit`` characters, else the
+    first ``limit`` characters' ``repr``, an ellipsis and the full length (``'1+1+1…' (199,999
+    characters)``), so a hostile input never fills a log. ``quote=False``: the text itself, cut
+    the same way (for an exception's message)."""
+    text = str(text)
+    shown = repr if quote else str
+    if len(text) <= limit:
+        return shown(text)
+    return f"{shown(text[:limit])}… ({len(text):,} characters)"
+
+
+def workflow_escape(text) -> str:
+    """``text`` escaped as the data of a GitHub workflow command: ``%``, CR and LF as ``%25``,
+    ``%0D``, ``%0A`` (the runner's own escaping), so it stays on one line of the log."""
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def log_line(text) -> str:
+    """``text`` safe to print as one line of a CI log: unchanged when it holds no line break; else
+    escaped by :func:`workflow_escape`, so that no part of it (a claim title with a newline and
+    ``::add-mask::x``) starts a line that GitHub would read as a workflow command."""
+    text = str(text)
+    return workflow_escape(text) if "\n" in text or "\r" in text else text
+
+
 def number(x, digits: int = 5) -> str:
     """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
 

@@ -15,7 +15,7 @@ import tempfile
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.interval import decimals_of, parse_decimal
+from claimcheck.interval import decimals_of
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
 from claimcheck.results import ClaimEntry, read_document
 from claimcheck.tolerance import ToleranceError, parse_tolerance
@@ -468,6 +468,7 @@ def run_what_if(
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
     from claimcheck.book import load_book
+    from claimcheck.fields import printed_number
     from claimcheck.keys import ClaimKeyError, resolve
     from claimcheck.registry import load_registry
 
@@ -484,7 +485,7 @@ def run_what_if(
             resolved.append((resolve(name, claims), value))
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
-        parse_decimal(value)
+        printed_number(value)
     revisions = resolved
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
@@ -513,10 +514,8 @@ def run_what_if(
             elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
             if elsewhere or m is None:
                 suggested = None  # this runner's value is not the figure of the runner it was measured on
-            elif bound:
-                suggested = suggested_figure(m, value)
             else:
-                suggested = nearest_holding(holds, value, m)
+                suggested = _suggestion(bound, holds, value, m)
         except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
             row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
             m, suggested = None, None
@@ -538,6 +537,16 @@ def run_what_if(
             )
         )
     return answers
+
+
+def _suggestion(bound: bool, holds, value: str, measured) -> str | None:
+    """The figure what-if suggests (:func:`suggested_figure` for a bound, else
+    :func:`nearest_holding`), or None when it is beyond decimal arithmetic's precision (a
+    measurement of 1e30 printed to 24 decimals)."""
+    try:
+        return suggested_figure(measured, value) if bound else nearest_holding(holds, value, measured)
+    except ArithmeticError:  # decimal.InvalidOperation: more digits than the context holds
+        return None
 
 
 def _formula_row(claim, registry, value: str) -> ClaimEntry:
@@ -564,6 +573,8 @@ def _measure(
 ) -> dict[str, ClaimEntry]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
+    import shlex
+
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
@@ -580,6 +591,9 @@ def _measure(
             "-k",
             " or ".join(key for key, _ in revisions),
             f"--claims-report-dir={out_dir.resolve()}",
+            # the registries by name: one outside a claims/ folder (--registry) is still this run's
+            "--claims-registries="
+            + " ".join(shlex.quote(str(Path(claims[key][0].path).resolve())) for key, _ in revisions),
         ]
         cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
         if profile:

@@ -37,6 +37,15 @@ NEEDS = {
 }
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 MAX_LOCATOR = 40
+#: the longest unit (characters), the longest text of any field, the longest message quoted per field
+MAX_UNIT = 40
+MAX_TEXT = 4000
+MAX_MESSAGE = 400
+_OWN_LENGTH = {"formula", "locator"}  # fields whose check says their own, shorter, limit first
+#: a printed number of the registry (``stated``, ``values``) has at most this many digits...
+MAX_DIGITS = 30
+#: ...and a magnitude within 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
+MAX_EXPONENT = 30
 
 
 class FieldError(ValueError):
@@ -107,6 +116,16 @@ class Field:
         return "{}" if isinstance(d, Mapping) else "[]" if isinstance(d, tuple) and not d else repr(d)
 
 
+def _cutting(bad: Callable[[str, str], None]) -> Callable[[str, str], None]:
+    """``bad`` with a field name cut at 60 characters and a message at :data:`MAX_MESSAGE`."""
+
+    def report(name: str, message: str) -> None:
+        name = name if len(name) <= 60 else name[:60] + "…"
+        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
+
+    return report
+
+
 def check_table(
     entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
 ) -> dict[str, Any]:
@@ -118,9 +137,15 @@ def check_table(
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
+    bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
+
     for key in entry if strict else ():
         if key not in by_name:
-            close = difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
+            close = (
+                difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
+                if len(key) <= 60
+                else []
+            )
             misspelled.update(close)
             bad(
                 key,
@@ -139,6 +164,9 @@ def check_table(
         value = entry[f.name]
         if not f.kind.accepts(value):
             bad(f.name, f.wrong_kind(value))
+            continue
+        if isinstance(value, str) and len(value) > MAX_TEXT and f.name not in _OWN_LENGTH:
+            bad(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
             why = f": {f.why.format(value=value)}" if f.why else ""
@@ -167,16 +195,43 @@ def _claim_id(value: str, ctx: Context) -> str:
     return value
 
 
-def _stated(value: str, ctx: Context) -> str:
+def printed_number(text: str) -> None:
+    """Check a printed number of the registry (``stated``, a ``values`` entry): a plain decimal
+    with at most :data:`MAX_DIGITS` digits and a magnitude of 0 or between ``1e-{MAX_EXPONENT}``
+    and ``1e{MAX_EXPONENT}``, so every later step computes with it as a finite float.
+
+    Raises:
+        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), too many digits, or too large or
+            small; the message quotes at most a short excerpt of ``text``.
+    """
+    from claimcheck.display import excerpt
     from claimcheck.interval import parse_decimal
 
+    if len(text) > 4 * MAX_DIGITS:
+        raise ValueError(
+            f"{excerpt(text, 24)} is not a printed number of sensible size (at most {MAX_DIGITS} digits)"
+        )
+    d = parse_decimal(text)
+    if len(d.as_tuple().digits) > MAX_DIGITS:
+        raise ValueError(f"{excerpt(text, 24)} has more than {MAX_DIGITS} digits")
+    if d and not -MAX_EXPONENT <= d.adjusted() <= MAX_EXPONENT:
+        raise ValueError(
+            f"{excerpt(text, 24)} is not a finite number of sensible size "
+            f"(magnitude between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}, or 0)"
+        )
+
+
+def _stated(value: str, ctx: Context) -> str:
     if value:
-        parse_decimal(value)
+        printed_number(value)
     return value
 
 
 def _unit(value: str, ctx: Context) -> str:
     from claimcheck.units import parse_unit
+
+    if len(value) > MAX_UNIT:  # pint's parser is slow on long text: a unit is a few symbols
+        raise FieldError(f"{len(value)} characters: a unit is at most {MAX_UNIT} (such as 'KiB/token')")
 
     parse_unit(value)
     return value
@@ -215,15 +270,13 @@ def _needs(value: list, ctx: Context) -> tuple[str, ...]:
 
 
 def _values(value: dict, ctx: Context) -> MappingProxyType:
-    from claimcheck.interval import parse_decimal
-
     problems = []
     for name, v in value.items():
         if not isinstance(v, str):
             problems.append(f"{name} = {v!r}: write printed numbers as strings to keep their digits")
             continue
         try:
-            parse_decimal(v)
+            printed_number(v)
         except ValueError as exc:
             problems.append(f"{name}: {exc}")
     if problems:

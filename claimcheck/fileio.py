@@ -1,15 +1,119 @@
-"""Writing report files so that a reader never sees half a file and a killed run breaks nothing."""
+"""Reading input files safely and writing report files so that a reader never sees half a file
+and a killed run breaks nothing."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
 
+#: the largest input file claimcheck reads (bytes): a manuscript, a registry, a claims.json, a plot
+MAX_INPUT_BYTES = 32 * 1024 * 1024
+
+_KINDS = {
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFIFO: "a FIFO (named pipe)",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+class InputFileError(OSError):
+    """An input file claimcheck will not read: not a regular file, or over its size limit.
+
+    An :class:`OSError` whose ``strerror`` is the whole reason, so that every handler of an
+    unreadable file (``exc.strerror``) reports it as it reports a missing one."""
+
+    def __init__(self, path, reason: str) -> None:
+        super().__init__(errno.EINVAL, reason)
+        self.path = str(path)
+
+
+def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
+    """Check, without opening it, that ``path`` is a regular file (symbolic links followed) of at
+    most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`); return its ``os.stat`` result.
+
+    A device (``/dev/zero``) would be read forever, a FIFO would block the open itself: both are
+    refused from their file type, before any open.
+
+    Raises:
+        FileNotFoundError, PermissionError, IsADirectoryError: as ``open`` would.
+        InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes.
+    """
+    limit = MAX_INPUT_BYTES if limit is None else limit
+    st = os.stat(path)
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
+    if not stat.S_ISREG(st.st_mode):
+        kind = _KINDS.get(stat.S_IFMT(st.st_mode), "not a regular file")
+        raise InputFileError(path, f"{kind}, not a regular file: claimcheck reads only regular files")
+    if st.st_size > limit:
+        raise InputFileError(
+            path, f"{st.st_size:,} bytes, over the limit of {limit:,} bytes for an input file"
+        )
+    return st
+
+
+def read_input_file(path, *, limit: int | None = None) -> bytes:
+    """The bytes of a regular input file of at most ``limit`` bytes (default
+    :data:`MAX_INPUT_BYTES`): a manuscript, a registry, a report, a plot; the one way claimcheck
+    reads its inputs.
+
+    The file type is checked with ``os.stat`` before opening (:func:`check_input_file`); the open
+    is non-blocking and the opened file checked again, so a FIFO swapped in between never blocks;
+    at most ``limit + 1`` bytes are read, so a file that grows meanwhile is refused, not read whole.
+
+    Raises:
+        OSError: missing, a folder, unreadable (as ``open``); :class:`InputFileError` for a device,
+            FIFO, socket or a file over ``limit`` bytes.
+    """
+    limit = MAX_INPUT_BYTES if limit is None else limit
+    check_input_file(path, limit=limit)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise InputFileError(path, "not a regular file: claimcheck reads only regular files")
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise InputFileError(path, f"more than {limit:,} bytes, the limit for an input file")
+    return data
+
+
 #: a temporary file older than this is a leftover of a killed run (a live write holds its
 #: temporary file for the milliseconds between creating and renaming it)
 LEFTOVER_AGE_S = 600.0
+
+
+def not_ours(path) -> str | None:
+    """Why the report ``path`` (a ``claims.json``) must not be overwritten: it is not a regular
+    file, or it is JSON that claimcheck did not write (ours is an object with an integer
+    ``schema`` and a ``claims`` list, or a ``generator`` starting "claimcheck"). None when there
+    is no file, when it is ours, or when it is not JSON at all (a leftover cut short, replaced).
+    """
+    import json
+
+    try:
+        raw = read_input_file(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    try:
+        doc = json.loads(raw)
+    except ValueError:  # not JSON (a write cut short by an older claimcheck): nobody's data
+        return None
+    if isinstance(doc, dict) and (
+        (isinstance(doc.get("schema"), int) and isinstance(doc.get("claims"), list))
+        or str(doc.get("generator", "")).startswith("claimcheck")
+    ):
+        return None
+    return (
+        f"{path} was not written by claimcheck (no integer 'schema' with a 'claims' list): it is "
+        "left as it is; give claimcheck another folder (--claims-report-dir)"
+    )
 
 
 def _temp_prefix(name: str) -> str:

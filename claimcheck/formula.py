@@ -18,6 +18,11 @@ The language is a small, safe subset of Python expressions, parsed with :mod:`as
 ``<``   the left side is certainly below the right (``a.hi < b.lo``); ``>`` likewise
 ======  =======================================================================
 
+A formula is data: every failure to parse or evaluate one is a :class:`FormulaError` (the claim's
+registry problem), never another exception. Bounds keep parsing and evaluating cheap: at most
+:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` levels of nesting, literals of magnitude at most
+:data:`MAX_LITERAL`; every intermediate value must be finite.
+
 Standard library only (the core never imports torch).
 """
 
@@ -28,9 +33,17 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from claimcheck.display import excerpt
 from claimcheck.interval import Interval
 
 PRECISIONS = ("printed", "exact")
+
+#: the longest formula or condition (characters): the chapter's own are under 150
+MAX_CHARS = 1000
+#: the deepest nesting of a formula's expression tree (operators, calls, parentheses)
+MAX_DEPTH = 40
+#: the largest magnitude of a number written in a formula
+MAX_LITERAL = 1e30
 
 
 class FormulaError(ValueError):
@@ -56,6 +69,8 @@ def _surprisal(p: Interval) -> Interval:
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     from claimcheck.entropy import entropy_bounds_from_top_k
 
+    if not probs:
+        raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
     # the largest vocabulary the printed size allows gives the largest (safe) upper bound
     return entropy_bounds_from_top_k(
         [Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi))
@@ -114,7 +129,7 @@ class Formula:
             FormulaError: a name is missing from ``env``, a division by an interval holding 0,
                 a function outside its domain.
         """
-        return _Evaluator(env, self.text).visit(self.tree.body)
+        return _Evaluator(env, self.text).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:
         """A condition's two sides as computed: ``"[11.6, 11.7] == [11.55, 11.65]"``."""
@@ -122,9 +137,9 @@ class Formula:
         if not isinstance(body, ast.Compare):
             return f"{self.text} = {self.evaluate(env)}"
         ev = _Evaluator(env, self.text)
-        parts = [str(ev.visit(body.left))]
+        parts = [str(ev.run(body.left))]
         for op, right in zip(body.ops, body.comparators):
-            parts += [_COMPARE[type(op)], str(ev.visit(right))]
+            parts += [_COMPARE[type(op)], str(ev.run(right))]
         return " ".join(parts)
 
 
@@ -138,22 +153,40 @@ def parse(text: str, *, condition: bool = False) -> Formula:
     """
     if not isinstance(text, str) or not text.strip():
         raise FormulaError('must be a non-empty expression such as "read_tps / write_tps"')
+    shown = excerpt(text.strip())
+    if len(text.strip()) > MAX_CHARS:
+        raise FormulaError(f"{shown}: {len(text.strip())} characters; a formula has at most {MAX_CHARS}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise FormulaError(f"{text!r} is not a valid expression ({exc.msg}, column {exc.offset})") from None
+        raise FormulaError(f"{shown} is not a valid expression ({exc.msg}, column {exc.offset})") from None
+    except (RecursionError, MemoryError):
+        raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)") from None
+    if _depth(tree.body) > MAX_DEPTH:
+        raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)")
     names: list[str] = []
-    _check(tree.body, text, names, top=True)
+    _check(tree.body, shown, names, top=True)
     is_cmp = isinstance(tree.body, ast.Compare)
     if condition and not is_cmp:
         raise FormulaError(
-            f"{text!r} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
+            f"{shown} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
         )
     if not condition and is_cmp:
         raise FormulaError(
-            f"{text!r} is a comparison: a formula computes a value (put comparisons in 'conditions')"
+            f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
     return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree)
+
+
+def _depth(root: ast.AST) -> int:
+    """The depth of an expression tree, counted without recursion (a deep tree is what is refused)."""
+    deepest, todo = 0, [(root, 1)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:  # deeper than the bound: its depth is all that matters
+            todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _dotted(node) -> str | None:
@@ -173,17 +206,22 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         and isinstance(node.value, (int, float))
         and not isinstance(node.value, bool)
     ):
+        if not abs(node.value) <= MAX_LITERAL:  # also false for inf and nan
+            raise FormulaError(
+                f"{text}: the number {excerpt(ast.unparse(node), 24)} is not a finite number of magnitude "
+                f"at most {MAX_LITERAL:g}"
+            )
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = _dotted(node)
         if name is not None and any(part.startswith("_") for part in name.split(".")):
             raise FormulaError(
-                f"{text!r}: {name!r}: names starting with '_' are not values (a name is 'stated', a "
+                f"{text}: {excerpt(name, 40)}: names starting with '_' are not values (a name is 'stated', a "
                 "key of 'values', or another claim's value such as C25.a_input)"
             )
         if name is None:
             raise FormulaError(
-                f"{text!r}: {ast.unparse(node)!r} is not a name or another claim's value (C25.a_input)"
+                f"{text}: {excerpt(ast.unparse(node), 40)} is not a name or another claim's value (C25.a_input)"
             )
         names.append(name)
         return
@@ -196,7 +234,7 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
             and abs(node.right.value) <= 16
         ):
             raise FormulaError(
-                f"{text!r}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
+                f"{text}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
             )
         return
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -204,7 +242,9 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         return
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         if node.func.id not in FUNCTIONS:
-            raise FormulaError(f"{text!r}: unknown function {node.func.id!r}; known: {', '.join(FUNCTIONS)}")
+            raise FormulaError(
+                f"{text}: unknown function {excerpt(node.func.id, 40)}; known: {', '.join(FUNCTIONS)}"
+            )
         for arg in node.args:
             _check(arg, text, names)
         return
@@ -214,22 +254,41 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
             _check(c, text, names)
         return
     raise FormulaError(
-        f"{text!r}: {ast.unparse(node)!r} is outside the formula language (numbers, names, "
+        f"{text}: {excerpt(ast.unparse(node), 40)} is outside the formula language (numbers, names, "
         "+ - * / **, parentheses, " + ", ".join(FUNCTIONS) + "; one comparison in a condition)"
     )
 
 
 class _Evaluator:
     def __init__(self, env: Mapping[str, Interval], text: str):
-        self.env, self.text = env, text
+        self.env, self.text = env, excerpt(text)
+
+    def run(self, node):
+        """Evaluate ``node``; any failure of the arithmetic is a :class:`FormulaError`."""
+        try:
+            return self.visit(node)
+        except FormulaError:
+            raise
+        except (ArithmeticError, ValueError, TypeError, IndexError, RecursionError, MemoryError) as exc:
+            raise FormulaError(
+                f"{self.text}: cannot be computed ({type(exc).__name__}: {excerpt(str(exc), quote=False)})"
+            ) from None
+
+    def _finite(self, value):
+        if isinstance(value, Interval) and not (math.isfinite(value.lo) and math.isfinite(value.hi)):
+            raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({value})")
+        return value
 
     def visit(self, node):
+        return self._finite(self._visit(node))
+
+    def _visit(self, node):
         if isinstance(node, ast.Constant):
             return Interval.exact(node.value)
         if isinstance(node, (ast.Name, ast.Attribute)):
             name = _dotted(node)
             if name not in self.env:
-                raise FormulaError(f"{self.text!r}: no value named {name!r}")
+                raise FormulaError(f"{self.text}: no value named {excerpt(str(name), 40)}")
             return self.env[name]
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
@@ -251,8 +310,10 @@ class _Evaluator:
                 return fn(*[self.visit(a) for a in node.args])
             except FormulaError:
                 raise
-            except (TypeError, ValueError, ZeroDivisionError) as exc:
-                raise FormulaError(f"{self.text!r}: {node.func.id}(...): {exc}") from None
+            except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
+                raise FormulaError(
+                    f"{self.text}: {node.func.id}(...): {excerpt(str(exc) or type(exc).__name__, quote=False)}"
+                ) from None
         if isinstance(node, ast.Compare):
             left = self.visit(node.left)
             for op, right_node in zip(node.ops, node.comparators):
@@ -262,14 +323,14 @@ class _Evaluator:
                 left = right
             return True
         raise FormulaError(
-            f"{self.text!r}: cannot evaluate {ast.unparse(node)!r}"
+            f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}"
         )  # pragma: no cover - parse() refuses it
 
     def _div(self, a, b):
         try:
             return a / b
         except ZeroDivisionError as exc:
-            raise FormulaError(f"{self.text!r}: {exc}") from None
+            raise FormulaError(f"{self.text}: {exc}") from None
 
 
 def _holds(op: str, a: Interval, b: Interval) -> bool:
@@ -301,24 +362,38 @@ class Evaluation:
         return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
-def environment(claim, registry) -> dict[str, Interval]:
-    """Every name a formula claim may read, as intervals: ``stated``, its ``values``, and the
-    values of the registry's other claims as ``<id>.<name>`` (read with this claim's precision).
+def environment(claim, registry, names=None) -> dict[str, Interval]:
+    """The names a formula claim may read, as intervals: ``stated``, its ``values``, and the values
+    of the registry's other claims as ``<id>.<name>`` (read with this claim's precision).
+
+    ``names``: only these (the names its formula and conditions read: linear in the registry
+    overall, where every name of every claim for every formula claim was quadratic); default every
+    name. A name no claim has is left out (evaluating it says so).
 
     Raises:
         FormulaError: a printed number that is not a plain decimal (the registry validates them).
     """
     env: dict[str, Interval] = {}
     try:
-        if claim.stated:
-            env["stated"] = value_of(claim.stated, claim.precision)
-        for name, text in claim.values.items():
-            env[name] = value_of(text, claim.precision)
-        for other in registry.claims.values():
-            if other.stated:
-                env[f"{other.id}.stated"] = value_of(other.stated, claim.precision)
-            for name, text in other.values.items():
-                env[f"{other.id}.{name}"] = value_of(text, claim.precision)
+        if names is None:
+            if claim.stated:
+                env["stated"] = value_of(claim.stated, claim.precision)
+            for name, text in claim.values.items():
+                env[name] = value_of(text, claim.precision)
+            for other in registry.claims.values():
+                if other.stated:
+                    env[f"{other.id}.stated"] = value_of(other.stated, claim.precision)
+                for name, text in other.values.items():
+                    env[f"{other.id}.{name}"] = value_of(text, claim.precision)
+            return env
+        for name in names:
+            ref, _, key = name.rpartition(".")
+            owner = registry.claims.get(ref) if ref else claim
+            if owner is None:
+                continue
+            text = owner.values.get(key) if key in owner.values else owner.stated if key == "stated" else None
+            if text:
+                env[name] = value_of(text, claim.precision)
     except ValueError as exc:
         raise FormulaError(f"claim {claim.id}: {exc}") from None
     return env
@@ -333,12 +408,13 @@ def evaluate_claim(claim, registry) -> Evaluation:
     """
     if not claim.formula:
         raise FormulaError(f"claim {claim.id} has no formula")
-    env = environment(claim, registry)
-    value = parse(claim.formula).evaluate(env)
+    formula = parse(claim.formula)
+    conditions = [parse(text, condition=True) for text in claim.conditions]
+    env = environment(claim, registry, {n for f in (formula, *conditions) for n in f.names})
+    value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
-        raise FormulaError(f"claim {claim.id}: {claim.formula!r} = {value}: not a finite number")
+        raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
     conds = []
-    for text in claim.conditions:
-        f = parse(text, condition=True)
+    for text, f in zip(claim.conditions, conditions):
         conds.append((text, bool(f.evaluate(env)), f.explain(env)))
     return Evaluation(value, tuple(conds))

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
@@ -74,13 +74,16 @@ class Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown).
 
         Raises:
-            ManuscriptError: the file is missing, unreadable, not UTF-8, or empty (blank): a
+            ManuscriptError: the file is missing, unreadable, not a regular file (a device, a
+                FIFO), over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or empty (blank): a
                 manuscript with no text would report every claim's locator as drifted, which
                 says nothing about the chapter.
         """
+        from claimcheck.fileio import read_input_file
+
         p = Path(path)
         try:
-            raw = p.read_bytes()
+            raw = read_input_file(p)
             text = raw.decode("utf-8-sig")
         except OSError as exc:
             raise ManuscriptError(f"{p}: cannot read the manuscript: {exc.strerror or exc}") from None
@@ -120,6 +123,27 @@ class Manuscript:
     def _line_starts(self) -> list[int]:
         """Offsets at which lines 2, 3, ... start, indexed once (line_of is called per match)."""
         return [m.end() for m in re.finditer("\n", self.text)]
+
+    @cached_property
+    def _number_bounds(self) -> tuple[list[int], list[int]]:
+        """The numbers' starts and ends, each ascending (numbers do not overlap), for bisection."""
+        return [n.start for n in self.numbers], [n.end for n in self.numbers]
+
+    def numbers_between(self, lo: int, hi: int) -> tuple[Number, ...]:
+        """The numbers that overlap ``[lo, hi)`` (end after ``lo``, start before ``hi``), in order:
+        a binary search, where scanning every number per call made drafting quadratic."""
+        starts, ends = self._number_bounds
+        return self.numbers[bisect_right(ends, lo) : bisect_left(starts, hi)]
+
+    def numbers_within(self, lo: int, hi: int) -> tuple[Number, ...]:
+        """The numbers lying wholly inside ``[lo, hi]`` (``lo <= start`` and ``end <= hi``), in order."""
+        return tuple(n for n in self.numbers_between(lo, hi) if lo <= n.start and n.end <= hi)
+
+    @cached_property
+    def _sites(self) -> dict[str, list[Site]]:
+        """:func:`find_sites` per locator, kept for this manuscript (drafting tries the same
+        candidate locators for every repetition of a passage)."""
+        return {}
 
     @cached_property
     def number_starts(self) -> list[int]:
@@ -195,7 +219,11 @@ def _matches(ms: Manuscript, regex: re.Pattern):
 
 
 def find_sites(ms: Manuscript, locator: str) -> list[Site]:
-    """Every place the locator matches in the manuscript, numbers being wildcards."""
+    """Every place the locator matches in the manuscript, numbers being wildcards (each locator
+    searched once per manuscript)."""
+    known = ms._sites.get(locator)
+    if known is not None:
+        return list(known)
     pattern = compile_locator(locator)
     sites = []
     for found in _matches(ms, pattern.regex):
@@ -203,7 +231,8 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
         groups = tuple(m.span(i) for i in range(1, (m.re.groups or 0) + 1))
         start = groups[0][0] if groups else begin
         sites.append(Site(begin, m.end(), ms.line_of(start), groups))
-    return sites
+    ms._sites[locator] = sites
+    return list(sites)
 
 
 # --- drift ------------------------------------------------------------------------------------

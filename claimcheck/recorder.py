@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from claimcheck.display import format_value
+from claimcheck.display import format_value, log_line
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
@@ -431,7 +431,7 @@ class ClaimRecorder:
                 f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
                 f"  hardware:  {self._hardware}",
             ]
-            return "\n".join(lines)
+            return "\n".join(log_line(line) for line in lines)
         lines = [
             f"{c.id} does not hold: {c.title}",
             f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
@@ -453,4 +453,4 @@ class ClaimRecorder:
             f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
             f"the chapter's figure does not hold on this runner: report it to the author.",
         ]
-        return "\n".join(lines)
+        return "\n".join(log_line(line) for line in lines)  # a title with a newline stays on its line

@@ -41,6 +41,7 @@ from claimcheck.fields import (
     check_table,
     suggest,
 )
+from claimcheck.fileio import read_input_file
 from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance
 
@@ -170,6 +171,9 @@ class Registry:
     invalid: dict[str, list[RegistryIssue]]
     waivers: list[Waiver] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)  # in the chapter's order
+    # whether the file has a [chapter] table (None: nothing could be read from it): a pytest run
+    # takes a claims.toml without one for another project's file, not a registry (plugin.items)
+    chapter_table: bool | None = None
 
     @property
     def chapter_id(self) -> str:
@@ -243,8 +247,8 @@ def load_registry(path: str | Path) -> Registry:
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        raw = p.read_bytes()
-    except OSError as exc:
+        raw = read_input_file(p)
+    except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc.strerror or exc}"))
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
@@ -274,6 +278,7 @@ def load_registry(path: str | Path) -> Registry:
             )
             data[key] = {}
     reg.chapter = dict(data.get("chapter", {}))
+    reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
     def chapter_issue(fld: str, msg: str) -> None:
         reg.issues.append(RegistryIssue(shown, None, f"chapter.{fld}", msg))

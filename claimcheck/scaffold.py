@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -319,9 +320,8 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     """Positions in [lo, hi] where a locator may begin or end: not inside a number, not inside a
     Latin word or number."""
     inside: set[int] = set()
-    for n in ms.numbers:
-        if n.end > lo and n.start < hi:
-            inside.update(range(n.start + 1, n.end))
+    for n in ms.numbers_between(lo, hi):
+        inside.update(range(n.start + 1, n.end))
     s = ms.scan
 
     def word(ch: str) -> bool:
@@ -335,7 +335,30 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
-    return re.sub(r"\s+", " ", ms.scan[a:b]).strip()
+    """The window's text with each run of whitespace as one space, stripped (``str.split`` and
+    ``\\s`` agree on what is whitespace)."""
+    return " ".join(ms.scan[a:b].split())
+
+
+def _repeated(ms: Manuscript, a: int, b: int) -> bool:
+    """Whether the window ``scan[a:b]`` is printed again elsewhere (not overlapping it) between the
+    same two characters: then a locator of it matches there too and is not unique, which a plain
+    substring search tells without compiling and running the locator (the chapter repeated made
+    every candidate of every number ambiguous: hundreds of regex compilations per number)."""
+    s, w = ms.scan, ms.scan[a:b]
+    if not w:
+        return False
+    before, after = s[a - 1 : a], s[b : b + 1]
+    q = s.find(w)
+    while q != -1:
+        if (
+            (q + len(w) <= a or q >= b)
+            and s[max(q - 1, 0) : q] == before
+            and s[q + len(w) : q + len(w) + 1] == after
+        ):
+            return True
+        q = s.find(w, q + 1)
+    return False
 
 
 MIN_CONTEXT = 4
@@ -359,9 +382,13 @@ def find_locator(
     whose cells repeat); ``lo``/``hi`` bound it (a code block).
     """
     digits: set[int] = set()
-    for n in ms.numbers:
-        if n.end > start - 3 * MAX_LOCATOR and n.start < end + 3 * MAX_LOCATOR:
-            digits.update(range(n.start, n.end))
+    for n in ms.numbers_between(start - 3 * MAX_LOCATOR, end + 3 * MAX_LOCATOR):
+        digits.update(range(n.start, n.end))
+    # counted[p - base]: characters of context (not a digit of a number, not space) in [base, p)
+    base = max(start - 3 * MAX_LOCATOR, 0)
+    counted = [0]
+    for p in range(base, min(end + 3 * MAX_LOCATOR, len(ms.scan))):
+        counted.append(counted[-1] + (p not in digits and not ms.scan[p].isspace()))
     tried = set()
     line_a, line_b = _line_bounds(ms.scan, start)
     prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
@@ -373,16 +400,18 @@ def find_locator(
         ends = [p for p in _cuts(ms, end, b_lim)]
         candidates = []
         for a in starts:
-            for b in ends:
+            for b in ends:  # ascending: the text only grows, so the first one too long ends the row
                 text = _locator_text(ms, a, b)
-                if text and len(text) <= MAX_LOCATOR and text not in tried:
-                    context = sum(1 for p in range(a, b) if p not in digits and not ms.scan[p].isspace())
+                if len(text) > MAX_LOCATOR:
+                    break
+                if text and text not in tried:
+                    context = counted[b - base] - counted[a - base]
                     weight = len(text) + 2 * (_is_mark(text[0]) + _is_mark(text[-1]))
                     # enough context first, then shortest; at a tie, more context before the number
-                    candidates.append((context < MIN_CONTEXT, weight, b - end, text))
+                    candidates.append((context < MIN_CONTEXT, weight, b - end, text, a, b))
                     tried.add(text)
-        for *_, text in sorted(candidates):
-            if "¦" in text:
+        for *_, text, a, b in sorted(candidates):
+            if "¦" in text or _repeated(ms, a, b):  # printed again as it is: never found in one place
                 continue
             try:
                 if accept(text):
@@ -479,41 +508,41 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
 
+    section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
+
     def section_of(pos: int) -> str | None:
-        sec = None
-        for s in sc.sections:
-            if s.start <= pos:
-                sec = s.id
-        return sec
+        i = bisect_right(section_starts, pos)
+        return sc.sections[i - 1].id if i else None
 
     width = max(2, len(str(len(ms.numbers))))
     covered: set[tuple[int, int]] = set()
-    blocks = [(a, b) for a, b, kind in code if kind == "block"]
-    inline = [(a, b) for a, b, kind in code if kind == "inline"]
-    head_spans = [(a, b) for a, b, _ in heads]
+    blocks = sorted((a, b) for a, b, kind in code if kind == "block")
+    inline = sorted((a, b) for a, b, kind in code if kind == "inline")
+    head_spans = sorted((a, b) for a, b, _ in heads)
     reasons: dict[tuple[int, int], str] = {}  # span -> why the number is not a claim
+    first_of: dict[tuple[str, str], int] = {}  # (stated, unit) -> the first draft without a problem
     for num in ms.numbers:
         span = (num.start, num.end)
-        if any(a <= num.start and num.end <= b for a, b in blocks):
+        if _holding(blocks, num.start, num.end) is not None:
             reasons[span] = "the code block's own constants"
-        elif any(a <= num.start and num.end <= b for a, b in inline):
+        elif _holding(inline, num.start, num.end) is not None:
             reasons[span] = "the code's own constants (inline code)"
-        elif reason := waiver_reason(ms, num, any(a <= num.start < b for a, b in head_spans)):
+        elif reason := waiver_reason(
+            ms, num, _holding(head_spans, num.start, num.start + 1, half_open=True) is not None
+        ):
             reasons[span] = reason
     for a, b in blocks:
-        inside = [x for x in ms.numbers if a <= x.start and x.end <= b]
+        inside = list(ms.numbers_within(a, b))
         if inside:
             sc.waivers.append(_code_waiver(ms, inside, a, b, section_of(a), reasons))
             covered.update((x.start, x.end) for x in inside)
     for num in ms.numbers:
         if (num.start, num.end) in covered:
             continue
-        in_code = next(((a, b) for a, b in inline if a <= num.start and num.end <= b), None)
+        in_code = _holding(inline, num.start, num.end)
         reason = reasons.get((num.start, num.end))
         if reason:
-            nums = [x for x in ms.numbers if in_code and in_code[0] <= x.start and x.end <= in_code[1]] or [
-                num
-            ]
+            nums = list(ms.numbers_within(*in_code)) if in_code else [num]
             locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, reasons))
             if locator is None:
                 nums = [num]
@@ -537,10 +566,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
                 "glued numbers with ¦)"
             )
         covered.add((num.start, num.end))
-        same = next(
-            (i for i, c in enumerate(sc.claims) if (c.stated, c.unit) == (stated, unit) and not c.problem),
-            None,
-        )
+        same = first_of.get((stated, unit))
         if same is not None and not problem:  # the same value and unit again: one draft, several quotes
             c = sc.claims[same]
             sc.claims[same] = DraftClaim(
@@ -557,6 +583,8 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
             )
             continue
         cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
+        if not problem:
+            first_of.setdefault((stated, unit), len(sc.claims))
         sc.claims.append(
             DraftClaim(
                 cid,
@@ -573,6 +601,16 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     return sc
 
 
+def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
+    """The span of ``spans`` (ascending, not overlapping) that holds ``[a, b]`` (``b <= end``;
+    with ``half_open``, ``a < end``), or None: a binary search."""
+    i = bisect_right(spans, (a, float("inf"))) - 1
+    if i < 0:
+        return None
+    lo, hi = spans[i]
+    return spans[i] if lo <= a and (a < hi if half_open else b <= hi) else None
+
+
 _OPERATOR = {"×": "*", "x": "*", "*": "*", "·": "*", "/": "/", "÷": "/", "+": "+", "-": "-", "−": "-"}
 
 
@@ -586,7 +624,7 @@ def printed_formula(ms: Manuscript, num: Number) -> str:
     if eq < 0 or before[eq + 1 :].strip():
         return ""
     left = before[:eq]
-    nums = [x for x in ms.numbers if a <= x.start and x.end <= a + len(left)]
+    nums = ms.numbers_within(a, a + len(left))
     if len(nums) < 2:
         return ""
     gaps = [ms.scan[x.end : y.start] for x, y in zip(nums, nums[1:])]

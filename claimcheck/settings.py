@@ -126,6 +126,21 @@ def stated_override(text) -> tuple[str, str]:
     return cid.strip(), value
 
 
+def parse_paths(text) -> tuple[str, ...]:
+    """Paths separated by whitespace, quoted as in a shell where one holds a space."""
+    import shlex
+
+    try:
+        paths = tuple(shlex.split(str(text)))
+    except ValueError as exc:  # an unclosed quote
+        raise ValueError(f"not a list of paths: {exc}") from None
+    if not paths:
+        raise ValueError("names no path")
+    if any("\0" in p for p in paths):
+        raise ValueError("a path contains a NUL character")
+    return paths
+
+
 def _stated_list(values) -> tuple:
     return tuple(stated_override(v) for v in values)
 
@@ -229,6 +244,17 @@ OPTIONS: tuple[Option, ...] = (
         recorded=True,
     ),
     Option(
+        "registries",
+        "--claims-registries",
+        "CLAIMCHECK_REGISTRIES",
+        "claims_registries",
+        (),
+        "the run's registries beyond those of a claims/ folder of its arguments or testpaths: claims.toml "
+        "files, or folders searched for them, separated by spaces (relative to the rootdir in the ini file)",
+        parse_paths,
+        metavar="PATH ...",
+    ),
+    Option(
         "stated",
         "--claims-stated",
         None,
@@ -291,6 +317,7 @@ class Settings:
     report_dir: str = "reports"
     manuscript: str | None = None
     strict_timing: bool = False
+    registries: tuple = ()  # paths of registries (or folders of them) beyond the claims/ folders
     stated: tuple = ()  # ((claim id, printed value), ...)
     kit: tuple = ()  # ((name, value), ...) of the kits' options, read as attributes: settings.NAME
     sources: tuple = field(default=())

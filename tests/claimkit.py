@@ -100,7 +100,8 @@ def claims_project(
     """Write a claims project into ``pytester``'s folder and return it.
 
     ``registry`` is the TOML text of ``<folder>/claims.toml`` (or a file to copy), headed by a
-    ``[chapter]`` table when ``chapter`` is given (an id, or its fields). ``tests`` maps a module's
+    ``[chapter]`` table when ``chapter`` is given (an id, or its fields), or an empty one when the
+    text has none (a pytest run takes a ``claims.toml`` without it for another project's file). ``tests`` maps a module's
     name to its source (dedented) or to a file to copy; a plain string is ``test_claims.py``; a
     list of paths is copied under their own names. ``conftest`` and ``ini`` go to the project's
     root (``conftest.py``, ``tox.ini``). With ``monkeypatch``, every ``CLAIMCHECK_*`` variable of
@@ -117,6 +118,10 @@ def claims_project(
         if chapter is not None:
             fields = {"id": chapter} if isinstance(chapter, str) else chapter
             registry = "[chapter]\n" + "".join(f'{k} = "{v}"\n' for k, v in fields.items()) + registry
+        elif (
+            "[chapter]" not in registry
+        ):  # a pytest run takes a claims.toml without one for another project's
+            registry = "[chapter]\n" + registry
         (claims / "claims.toml").write_text(registry, encoding="utf-8")
     if isinstance(tests, str):
         tests = {"test_claims.py": tests}

@@ -344,8 +344,11 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
     try:
         reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
         check = check_manuscript(manuscript, reg)
-    except (BookError, ManuscriptError) as exc:
-        print(f"error: {manuscript}: {exc}", file=sys.stderr)
+    except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
+        print(
+            f"error: {exc}" if isinstance(exc, ManuscriptError) else f"error: {manuscript}: {exc}",
+            file=sys.stderr,
+        )
         return None, {}, ""
     missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
     if missing and len(missing) == sum(len(d.checks) for d in check.drifts):

@@ -40,6 +40,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=_validate)
 
 
+def _say(text: str, file=None) -> None:
+    """Print one line of a command's output as a CI log may show it (:func:`claimcheck.display.log_line`):
+    a registry's text (a title with a newline and ``::add-mask::x``) never starts a workflow command."""
+    from claimcheck.display import log_line
+
+    print(log_line(text), file=file)
+
+
 def _validate(args) -> int:
     from pathlib import Path
 
@@ -60,7 +68,7 @@ def _validate(args) -> int:
             )
         paths += [f for f in found if f not in paths]
     for m in missing:
-        print(f"error: {m}", file=sys.stderr)
+        _say(f"error: {m}", file=sys.stderr)
     registries = [load_registry(p) for p in paths]
     total = len(missing)
     for reg in registries:
@@ -68,17 +76,17 @@ def _validate(args) -> int:
         if Path(reg.path).is_file():
             problems += unknown_ids_in_tests(reg, Path(reg.path).parent)
         for problem in problems:
-            print(f"error: {problem}", file=sys.stderr)
+            _say(f"error: {problem}", file=sys.stderr)
         if not args.quiet:
             if len(registries) > 1:
-                print(f"# {reg.chapter_id}: {reg.path}")
+                _say(f"# {reg.chapter_id}: {reg.path}")
             for c in reg.claims.values():
                 stated = f"{c.stated} {c.unit}".strip() or "(no number)"
                 kind = "[draft] " if c.draft else "[formula] " if c.formula else ""
-                print(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
+                _say(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
         drafts = sum(c.draft for c in reg.claims.values())
         drafts_note = f" ({drafts} drafts to review)" if drafts else ""
-        print(
+        _say(
             f"{len(reg.claims)} valid claims{drafts_note}, {len(problems)} problems in {reg.path} (chapter "
             f"{reg.chapter_id})",
             file=sys.stderr,
@@ -86,10 +94,10 @@ def _validate(args) -> int:
         total += len(problems)
     across = book_issues(registries)
     for problem in across:
-        print(f"error: {problem}", file=sys.stderr)
+        _say(f"error: {problem}", file=sys.stderr)
     total += len(across)
     if len(registries) > 1:
-        print(
+        _say(
             f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
             file=sys.stderr,
         )

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from claimcheck import outcomes as oc
+from claimcheck.display import workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
 from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
@@ -176,8 +177,7 @@ def _matrix_markdown(doc: dict) -> str:
 
 
 # --- annotations ----------------------------------------------------------------------------------
-def _escape_data(text: str) -> str:
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+_escape_data = workflow_escape  # the one escaping of workflow-command data (claimcheck.display)
 
 
 def _escape_prop(text: str) -> str:

@@ -22,6 +22,7 @@ from claimcheck.plugin.state import (
     REGISTRY_NAME,
     STATE,
     claim_marker_id,
+    is_run_registry,
     missing_kit,
     registry_for,
     run_state,
@@ -31,7 +32,9 @@ from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if file_path.name == REGISTRY_NAME:
+    """A ``claims.toml`` of the run's registries is collected; one elsewhere (``data/claims.toml``)
+    is another project's file, left alone."""
+    if file_path.name == REGISTRY_NAME and is_run_registry(parent.config, file_path):
         return RegistryFile.from_parent(parent, path=file_path)
     return None
 

@@ -32,6 +32,23 @@ class RegistryFile(pytest.File):
         reg = state.registry(self.path)
         state.registry_files.append(self)
         self.error_items = []
+        if reg.chapter_table is False:  # another project's file under claims/: one error, no claim of it
+            from claimcheck.registry import RegistryIssue
+
+            issue = RegistryIssue(
+                reg.path,
+                None,
+                "chapter",
+                "not a claimcheck registry: it has no [chapter] table. A claims.toml in a claims/ folder "
+                "of the run (or named by claims_registries) is a chapter's registry; give it a [chapter] "
+                "table, or move this file out of the claims/ folder",
+            )
+            reg.claims.clear(), reg.invalid.clear()  # none of its tables is a claim of this run
+            reg.issues[:] = [issue]
+            item = RegistryErrorItem.from_parent(self, name="registry[not a registry]", issue=issue)
+            self.error_items.append(item)
+            yield item
+            return
         issues = list(reg.issues)
         if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
             from claimcheck.registry import RegistryIssue
@@ -43,7 +60,10 @@ class RegistryFile(pytest.File):
                 for cid in scan(self.path.parent)
             ]
         for n, issue in enumerate(issues):
-            name = f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]"
+            from claimcheck.display import log_line
+
+            # the node id is printed too: a field name with a newline stays on its line
+            name = log_line(f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]")
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
             self.error_items.append(item)
             yield item
@@ -97,7 +117,11 @@ class RegistryErrorItem(pytest.Item):
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(RegistryIssueError):
-            return f"registry error: {excinfo.value}"
+            from claimcheck.display import log_line
+
+            return log_line(
+                f"registry error: {excinfo.value}"
+            )  # the registry's text, never a workflow command
         return super().repr_failure(excinfo)
 
     def reportinfo(self):

@@ -66,13 +66,14 @@ def pytest_addoption(parser):
 def claims_run(config) -> bool:
     """Whether this pytest run is a claims run, the one decision that makes claimcheck act at all.
 
-    It is when a ``claims.toml`` registry governs one of the run's arguments (or, without
-    arguments, its ``testpaths``): in the argument's folder or above it up to the rootdir, or
-    anywhere below it outside hidden folders, virtual environments and ``node_modules``
-    (:func:`registries_of_args`); or when the run opts in explicitly: ``-p claimcheck``, a
-    ``--claims-*`` option on the command line or a ``claims_*`` key in the ini file. The
-    ``CLAIMCHECK_*`` environment variables do not opt in: a stray one must not change an unrelated
-    project's run.
+    It is when the run has registries (:func:`registries_of_args`): a ``claims.toml`` in a
+    ``claims/`` folder of its arguments (or, without arguments, of its ``testpaths``), or one the
+    ``claims_registries`` ini key (``--claims-registries``) names; or when the run opts in
+    explicitly: ``-p claimcheck``, a ``--claims-*`` option on the command line or a ``claims_*``
+    key in the ini file. A file elsewhere that merely has the name (``data/claims.toml``,
+    ``tests/claims.toml``) does not make a claims run, and no run collects it. The
+    ``CLAIMCHECK_*`` environment variables do not opt in: a stray one must not change an
+    unrelated project's run.
     """
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
@@ -81,7 +82,7 @@ def claims_run(config) -> bool:
             return True
         if o.ini and config.getini(o.ini) not in (None, "", []):
             return True
-    return bool(registries_of_args(config, first_only=True))
+    return bool(registries_of_args(config, first_only=True, environment=False))
 
 
 def writes_reports(config) -> bool:
@@ -90,25 +91,87 @@ def writes_reports(config) -> bool:
     return not config.option.collectonly and not hasattr(config, "workerinput")
 
 
-def registries_of_args(config, first_only: bool = False) -> list[Path]:
-    """The ``claims.toml`` files governing this run's arguments (see :func:`claims_run`)."""
+#: the name of the folder that holds a book's registries (``claims/<chapter>/claims.toml``)
+CLAIMS_FOLDER = "claims"
+
+
+def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
+    """The run's registries, in the order found: for each argument (its ``testpaths`` without
+    arguments, the invocation folder without either),
+
+    - when it is a ``claims/`` folder or lies inside one: the ``claims.toml`` governing it (at
+      its folder or above, up to that ``claims/`` folder) or, for a folder, every one below it;
+    - when it is the rootdir (a plain ``pytest``): every ``claims.toml`` in its ``claims/`` folder
+      (``tests/claims/`` of a ``pytest tests`` is another project's folder of that name);
+
+    and the files (or every registry below the folders) that ``--claims-registries``,
+    ``CLAIMCHECK_REGISTRIES`` (unless ``environment`` is false: a variable never makes a claims
+    run) or the ``claims_registries`` ini key names, where an argument is at, below or above them. Hidden
+    folders, virtual environments and pytest's ``norecursedirs`` are never searched.
+    """
     root = Path(config.rootpath)
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
+    named = _named_registries(config, skip, environment)
     for arg in config.args or []:
         path = Path(str(arg).split("::", 1)[0])
         if not path.is_absolute():
             path = Path(config.invocation_params.dir) / path
         if not path.exists():
             continue
-        here = next((c for c in registry_candidates(path, root) if c.is_file()), None)
-        below = find_registries(path, skip) if here is None and path.is_dir() else []
-        for p in [here] if here else below:
+        candidates: list[Path] = []
+        claims_dir = _claims_folder_of(path, root)
+        if claims_dir is not None:
+            here = next((c for c in registry_candidates(path, claims_dir) if c.is_file()), None)
+            candidates = [here] if here else find_registries(path, skip) if path.is_dir() else []
+        elif path == root and (path / CLAIMS_FOLDER).is_dir():
+            candidates = find_registries(path / CLAIMS_FOLDER, skip)
+        candidates += [r for r in named if _related(r, path)]
+        for p in candidates:
             if p not in found:
                 found.append(p)
                 if first_only:
                     return found
     return found
+
+
+def _claims_folder_of(path: Path, root: Path) -> Path | None:
+    """``path`` or its nearest parent named ``claims``, up to the rootdir, else None."""
+    for p in (path, *path.parents):
+        if p.name == CLAIMS_FOLDER and p.is_dir():
+            return p
+        if p == root:
+            return None
+    return None
+
+
+def _related(registry: Path, arg: Path) -> bool:
+    """Whether a run of ``arg`` collects ``registry`` or a test it governs: one lies in the other."""
+    folder = registry.parent
+    return registry == arg or arg in registry.parents or folder == arg or folder in arg.parents
+
+
+def _named_registries(config, skip, environment: bool) -> list[Path]:
+    """The registries ``--claims-registries`` or ``CLAIMCHECK_REGISTRIES`` (paths relative to the
+    invocation folder) or the ``claims_registries`` ini key (relative to the rootdir) names, in
+    that precedence: a file as it is, a folder by every ``claims.toml`` below it. A bad value is
+    left to the settings' validation."""
+    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
+    if raw is None and environment:
+        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
+    if raw is None:
+        raw, base = config.getini("claims_registries"), Path(config.rootpath)
+    if not raw:
+        return []
+    try:
+        paths = settings_mod.parse_paths(raw)
+    except ValueError:
+        return []
+    out: list[Path] = []
+    for text in paths:
+        p = Path(text) if Path(text).is_absolute() else base / text
+        out += find_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
+    return out
 
 
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
@@ -140,8 +203,8 @@ def _check_runner_profile(config, s) -> None:
 
 def _check_input_files(config, s) -> None:
     """The files the settings name (each option marked ``file``: the manuscript, a kit's inputs)
-    exist, are files and can be read; the manuscript is UTF-8 (a kit's files' text is their own
-    claim's business: it errors with the line)."""
+    exist, are regular files (not a device or FIFO) and can be read; the manuscript is UTF-8 (a
+    kit's files' text is their own claim's business: it errors with the line)."""
     for name in (o.name for o in s.options if o.file):
         if not getattr(s, name):
             continue
@@ -155,6 +218,13 @@ def _check_input_files(config, s) -> None:
             if not os.access(path, os.R_OK)
             else None
         )
+        if problem is None:  # a device or FIFO would be read forever or block the open: refused by type
+            from claimcheck.fileio import InputFileError, check_input_file
+
+            try:
+                check_input_file(path, limit=sys.maxsize)  # the manuscript's size is checked as it is read
+            except InputFileError as exc:
+                problem = exc.strerror
         if problem:
             raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
     if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once
@@ -177,6 +247,7 @@ def pytest_configure(config):
     except settings_mod.SettingsError as exc:
         raise pytest.UsageError(f"claimcheck: {exc}") from None
     state = RunState(settings=s, overrides=dict(s.stated))
+    state.run_registries = frozenset(os.path.realpath(p) for p in registries_of_args(config))
     config.stash[STATE] = state
     _check_input_files(config, s)
     _check_runner_profile(config, s)
@@ -239,6 +310,11 @@ def _check_writable(report_dir: Path, source: str) -> None:
         raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) is not writable")
     if problems:
         raise pytest.UsageError(f"claimcheck: {problems[0]} is a folder; the report cannot be written there")
+    from claimcheck.fileio import not_ours
+
+    foreign = not_ours(report_dir / "claims.json")
+    if foreign:  # another tool's claims.json: never overwritten
+        raise pytest.UsageError(f"claimcheck: {foreign}")
     if (report_dir / "plots").exists() and not (report_dir / "plots").is_dir():
         raise pytest.UsageError(
             f"claimcheck: {report_dir / 'plots'} is a file; the report's plots go in a folder of that name"

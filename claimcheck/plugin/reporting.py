@@ -57,7 +57,7 @@ def _write_report(session, state, interrupted: bool) -> None:
         }
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
-        from claimcheck.fileio import report_lock
+        from claimcheck.fileio import not_ours, report_lock
         from claimcheck.partial import keep_unselected
         from claimcheck.report import write_plots
 
@@ -95,6 +95,8 @@ def _write_report(session, state, interrupted: bool) -> None:
                 run_args=[a for args in config.hook.pytest_claimcheck_run_args(config=config) for a in args],
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
+            if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
+                return
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
@@ -270,53 +272,65 @@ def _counts_line(doc: ClaimsDoc) -> str:
     return line + drift
 
 
+def _write_line(tr, text: str, **markup) -> None:
+    """One line of the claimcheck section: a claim's or a file's text never starts a workflow command
+    in a CI log (:func:`claimcheck.display.log_line`)."""
+    from claimcheck.display import log_line
+
+    tr.write_line(log_line(text), **markup)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     state = config.stash.get(STATE, None)
     doc = state.json_doc if state else None
     tr = terminalreporter
     if not doc:
         if state is not None and state.page_error:  # e.g. the report after an interrupt
-            tr.write_line(f"claimcheck: {state.page_error}", red=True)
+            _write_line(tr, f"claimcheck: {state.page_error}", red=True)
         return
     tr.section("claimcheck")
-    tr.write_line(_counts_line(doc))
+    _write_line(tr, _counts_line(doc))
     if doc.profile.get("description"):
-        tr.write_line(f"profile: {doc.profile['description']}")
+        _write_line(tr, f"profile: {doc.profile['description']}")
     several = len(doc.chapters) > 1
     for c in doc.claims:
         if c.outcome == INCONCLUSIVE:
             ci = c.ci or CI(float("nan"), float("nan"))
-            tr.write_line(
+            _write_line(
+                tr,
                 f"inconclusive {c.key if several else c.id}: {ci.level or 0.95:.0%} CI [{ci.low:.4g}, "
                 f"{ci.high:.4g}] vs bar {c.tolerance if ci.bar is None else ci.bar} after "
-                f"{'?' if ci.rounds is None else ci.rounds} rounds (not counted as passed)"
+                f"{'?' if ci.rounds is None else ci.rounds} rounds (not counted as passed)",
             )
     for c in doc.claims:
         if c.drifted:
             said = "; ".join(drift_words(c))
-            tr.write_line(
+            _write_line(
+                tr,
                 f"drifted {c.key if several else c.id}: {said} (its measurement: {c.outcome})",
                 yellow=True,
             )
     for m in doc.manuscripts or []:
         a = m["audit"]
-        tr.write_line(
+        _write_line(
+            tr,
             f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
-            f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}"
+            f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}",
         )
     sel = doc.selection
     if sel is not None and sel.partial and sel.not_carried_because:  # the counts line says what was carried
-        tr.write_line(f"earlier rows were not kept: {sel.not_carried_because}")
+        _write_line(tr, f"earlier rows were not kept: {sel.not_carried_because}")
     for group in doc.deselected or []:
         text, run = deselected_words(group, several)
-        tr.write_line(text + (f" To run them: {run}" if run else ""))
+        _write_line(tr, text + (f" To run them: {run}" if run else ""))
     if doc.interrupted is not None:
-        tr.write_line(interrupted_words(doc), yellow=True)
+        _write_line(tr, interrupted_words(doc), yellow=True)
     if state.page_error:
-        tr.write_line(f"claimcheck: the pages could not be written: {state.page_error}", red=True)
+        _write_line(tr, f"claimcheck: the pages could not be written: {state.page_error}", red=True)
     pages = "  ".join(str(p) for p in state.pages)
     log = doc.test_log
-    tr.write_line(
+    _write_line(
+        tr,
         f"report: {state.json_path}  {pages}"
-        + (f"  (test log: {state.json_path.parent / log})" if log else "")
+        + (f"  (test log: {state.json_path.parent / log})" if log else ""),
     )

@@ -6,6 +6,7 @@ claim id, a path setting relative to the right folder).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,9 @@ class RunState:
     overrides: dict[str, str] = field(default_factory=dict)  # --claims-stated: claim id -> revised value
     overridden: set[str] = field(default_factory=set)  # ids an override was applied to
     registries: dict[str, Registry] = field(default_factory=dict)  # path -> Registry
+    # the real paths of the run's registries (options.registries_of_args): the only claims.toml
+    # files it collects and the only ones that govern a test module
+    run_registries: frozenset[str] = frozenset()
     registry_files: list = field(default_factory=list)  # the RegistryFile collectors of this run
     collector: ResultCollector = field(default_factory=ResultCollector)
     started: float = field(default_factory=time.time)
@@ -102,11 +106,17 @@ def setting_path(config, name: str) -> Path:
 
 def registry_for(config, path: Path) -> Registry | None:
     """The registry governing a test file: the nearest claims.toml at or above its folder, up to
-    the rootdir (the same walk as :func:`claimcheck.plugin.options.registries_of_args`)."""
+    the rootdir (the same walk as :func:`claimcheck.plugin.options.registries_of_args`), when it
+    is one of the run's registries (a ``claims.toml`` elsewhere governs nothing)."""
     for candidate in registry_candidates(Path(path), Path(config.rootpath)):
         if candidate.is_file():
-            return run_state(config).registry(candidate)
+            return run_state(config).registry(candidate) if is_run_registry(config, candidate) else None
     return None
+
+
+def is_run_registry(config, path: Path) -> bool:
+    """Whether ``path`` is one of this run's registries (:attr:`RunState.run_registries`)."""
+    return os.path.realpath(path) in run_state(config).run_registries
 
 
 def registry_candidates(path: Path, root: Path):
@@ -157,7 +167,9 @@ def setup_error(message: str) -> NoReturn:
     unusable weights): an ``error`` row with ``message``, no traceback. Not a verdict (see
     :func:`skip_here`)."""
     __tracebackhide__ = True
-    raise pytest.fail.Exception(message, pytrace=False)
+    from claimcheck.display import log_line
+
+    raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
 
 def lookup_claim(config, item, cid):

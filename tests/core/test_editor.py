@@ -141,6 +141,8 @@ def test_suggested_figure_rounds_at_the_revised_precision(measured, revised, exp
 
 
 WHATIF_REGISTRY = """
+[chapter]
+
 [[claims]]
 id = "C05"
 title = "read is tens of times faster than write"
@@ -240,6 +242,19 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     assert "NOT supported by the chapter's own figures" in a.verdict and "61.0 x" in a.verdict
     [b] = run_what_if([("C11.text", "60.6")])
     assert b.outcome == "passed" and b.suggested == "60.6"
+
+
+@pytest.mark.parametrize("figure", ["1e309", "9" * 400])
+def test_what_if_refuses_the_figures_validate_refuses(figure, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    with pytest.raises(ValueError, match="sensible size|at most 30 digits"):
+        run_what_if([("ch15:C11.text", figure)])
+
+
+def test_what_if_of_a_figure_beyond_decimal_precision_suggests_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    [a] = run_what_if([("ch15:C11.text", "1e29")])  # once a decimal.InvalidOperation traceback
+    assert a.outcome == "failed" and a.suggested is None
 
 
 WHATIF_MANUSCRIPT = "读写 D 60 倍左右。缓存 38 KiB/token。\n"
@@ -364,6 +379,8 @@ def test_claims_stated_overrides_and_k_selects_by_claim_id(ms_project):
 
 
 FORMULA_REGISTRY = """
+[chapter]
+
 [[claims]]
 id = "C02"
 title = "a share of a total"

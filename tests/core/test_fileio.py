@@ -1,6 +1,8 @@
-"""Atomic report writes (claimcheck.fileio): the old file or the new one, never half of one."""
+"""claimcheck.fileio: inputs are regular files of bounded size; atomic report writes (the old file or the
+new one, never half of one)."""
 
 import os
+import threading
 import time
 
 import pytest
@@ -48,3 +50,57 @@ def test_leftovers_of_killed_runs_are_removed_when_old(tmp_path):
     os.utime(other, (time.time() - 3600,) * 2)
     assert fileio.remove_leftovers(tmp_path, ["claims.json", "claims.html"]) == [old]
     assert not old.exists() and fresh.exists() and other.exists()
+
+
+# --- reading inputs ------------------------------------------------------------------------------
+def test_a_regular_file_is_read_whole(tmp_path):
+    path = tmp_path / "ch.md"
+    path.write_bytes(b"x" * 100)
+    assert fileio.read_input_file(path, limit=100) == b"x" * 100
+    assert fileio.check_input_file(path).st_size == 100
+
+
+def test_a_file_over_the_limit_is_refused_by_its_size(tmp_path):
+    path = tmp_path / "ch.md"
+    path.write_bytes(b"x" * 101)
+    with pytest.raises(fileio.InputFileError, match="101 bytes, over the limit of 100 bytes") as exc:
+        fileio.read_input_file(path, limit=100)
+    assert exc.value.strerror.startswith("101 bytes")  # what `except OSError: exc.strerror` shows
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero here")
+def test_a_device_is_refused_before_any_read():
+    with pytest.raises(fileio.InputFileError, match="a character device, not a regular file"):
+        fileio.read_input_file("/dev/zero")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "ch.md"
+    os.mkfifo(fifo)
+    outcome = []
+    reader = threading.Thread(target=lambda: outcome.append(_refusal(fifo)), daemon=True)
+    reader.start()
+    reader.join(5)  # an open() of a FIFO with no writer blocks forever
+    assert outcome and "a FIFO (named pipe), not a regular file" in outcome[0]
+
+
+def _refusal(path) -> str:
+    try:
+        fileio.read_input_file(path)
+    except fileio.InputFileError as exc:
+        return exc.strerror
+    return "read"
+
+
+def test_missing_and_folder_are_the_usual_os_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        fileio.read_input_file(tmp_path / "nothere")
+    with pytest.raises(IsADirectoryError):
+        fileio.read_input_file(tmp_path)
+
+
+def test_a_link_to_a_regular_file_is_read(tmp_path):
+    (tmp_path / "real.md").write_bytes(b"text")
+    (tmp_path / "link.md").symlink_to(tmp_path / "real.md")
+    assert fileio.read_input_file(tmp_path / "link.md") == b"text"

@@ -145,3 +145,72 @@ def test_a_bad_formula_is_a_registry_problem_naming_claim_and_field(
     assert "C01" not in reg.claims and "C02" in reg.claims  # the other claim is still loaded
     issue = next(i for i in reg.issues if i.claim_id == "C01")
     assert issue.field == field and words in issue.message and str(tmp_path) in str(issue)
+
+
+@pytest.mark.parametrize(
+    "formula, words",
+    [
+        ("1e309*0", "the number '1e309' is not a finite number"),  # inf * 0 would be nan
+        ("1e309-1e309", "the number '1e309' is not a finite number"),
+        ("1" + "0" * 400, "is not a finite number of magnitude at most 1e+30"),
+        ("entropy_bits_top_k(50257)", "needs at least one probability"),  # an IndexError before
+        ("entropy_bits_top_k(2, 0.5, 0.5, 0.5)", "sum to more than 1"),  # a ValueError of the helper
+        (" * ".join(["params_yi ** 16"] * 12), "an intermediate value is not a finite number"),  # 70 ** 192
+        ("+".join(["1"] * 100000), "a formula has at most 1000"),  # a RecursionError in ast before
+        ("-" * 100000 + "1", "a formula has at most 1000"),  # a MemoryError before
+        ("sqrt(" * 60 + "4" + ")" * 60, "nested too deeply"),
+        ("+".join(["1"] * 60), "nested too deeply"),  # a chain of operators nests too
+        ("-" * 500 + "1", "nested too deeply"),
+    ],
+)
+def test_a_formula_is_data_every_failure_is_its_claims_problem(tmp_path, formula, words):
+    reg = registry(tmp_path, formula)
+    assert "C01" not in reg.claims and "C02" in reg.claims  # the other claim is still loaded
+    (issue,) = [i for i in reg.issues if i.claim_id == "C01"]
+    assert issue.field == "formula" and words in issue.message
+    assert len(str(issue)) < 400  # a short excerpt of the formula, never all of it
+
+
+def test_the_formula_bounds_hold_at_their_limits():
+    assert parse("+".join(["1"] * 30)).evaluate({}) == Interval(30, 30)
+    assert parse("(" * 100 + "1" + ")" * 100).evaluate({}) == Interval(1, 1)  # parentheses alone nest nothing
+    assert parse("1e30 * 2").evaluate({}) == Interval(2e30, 2e30)
+    with pytest.raises(FormulaError, match="at most 1000"):
+        parse("1" * 1001)
+
+
+@pytest.mark.parametrize("exc", [OverflowError("big"), IndexError("idx"), RecursionError(), MemoryError()])
+def test_any_failure_of_a_helper_is_a_formula_error(monkeypatch, exc):
+    from claimcheck import formula
+
+    def broken(*args):
+        raise exc
+
+    monkeypatch.setitem(formula.FUNCTIONS, "sqrt", (broken, "broken"))
+    with pytest.raises(FormulaError, match="sqrt"):
+        parse("sqrt(4)").evaluate({})
+
+
+def test_validating_many_formula_claims_reads_only_the_names_each_formula_names(tmp_path, monkeypatch):
+    """Each formula claim once read every value of every claim: validate was quadratic (2,000
+    claims 20 s). Now it reads the names its formula and conditions name."""
+    from claimcheck import formula
+
+    n = 300
+    path = tmp_path / "claims.toml"
+    path.write_text(
+        '[chapter]\nid = "chv"\n'
+        + "".join(
+            f'[[claims]]\nid = "C{i:03d}"\ntitle = "t"\nstated = "{i}.5"\nunit = "MiB"\nlocator = "l {i}"\n'
+            f'tolerance = "exact"\nneeds = ["text"]\nvalues = {{ a = "{i}" }}\nformula = "a + C001.a - 0.5"\n'
+            'precision = "exact"\n'
+            for i in range(1, n + 1)
+        ),
+        encoding="utf-8",
+    )
+    read = []
+    real = formula.value_of
+    monkeypatch.setattr(formula, "value_of", lambda *a: read.append(a) or real(*a))
+    reg = load_registry(path)
+    assert not reg.issues and len(reg.claims) == n
+    assert len(read) <= 3 * n  # 2 per claim; 180,600 before

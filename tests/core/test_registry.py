@@ -55,6 +55,11 @@ def test_the_shipped_registry_is_valid_and_complete():
         ('tolerance = "roughly"', "tolerance", "bad tolerance 'roughly'"),
         ("stated = 99.16", "stated", "as a string"),
         ('stated = "ninety"', "stated", "not a printed decimal"),
+        ('stated = "1e309"', "stated", "not a finite number of sensible size"),  # the run's error before
+        ('stated = "' + "9" * 400 + '"', "stated", "at most 30 digits"),
+        ('stated = "1' + "0" * 35 + '"', "stated", "more than 30 digits"),
+        ('stated = "1e-40"', "stated", "magnitude between 1e-30 and 1e30"),
+        ('values = { a = "1e31" }', "values", "a: '1e31' is not a finite number of sensible size"),
         ('needs = ["wieghts"]', "needs", "did you mean 'weights'"),
         ('locator = "' + "x" * 60 + '"', "locator", "never a sentence"),
         ('runner = "someone"', "runner", "unknown runner profile"),
@@ -312,3 +317,24 @@ def test_a_broken_claim_is_named_by_its_id_even_with_a_quoted_key_and_a_comment(
     reg = load_registry(write(tmp_path, body))
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
     assert list(reg.claims) == ["C01", "C03"] and "at line 13" in str(reg.issues[0])
+
+
+def test_huge_values_cost_a_short_line_each(tmp_path):
+    """A 1 MB value in any field (a unit once took minutes in pint's parser) is one short problem."""
+    big = "x" * 1_000_000
+    entries = {
+        "unit": f'unit = "{big}"',
+        "needs": f'needs = ["{big}"]',
+        "title": f'title = "{big}"',
+        "key": f'"{big}" = 1',
+    }
+    text = "[chapter]\n"
+    for i, (key, line) in enumerate(entries.items()):
+        kept = [ln for ln in GOOD.format(id=f"C{i + 10}").splitlines() if not ln.startswith(key + " ")]
+        text += "\n".join(kept + [line]) + "\n"
+    path = tmp_path / "claims.toml"
+    path.write_text(text, encoding="utf-8")
+    reg = load_registry(path)
+    messages = [str(i) for i in reg.issues]
+    assert {i.claim_id for i in reg.issues} == {"C10", "C11", "C12", "C13"}
+    assert all(len(m) < 700 for m in messages), [m[:100] for m in messages]

@@ -176,3 +176,34 @@ def test_the_scaffold_explains_every_claim_field_from_the_field_table(tmp_path):
     assert named == [f.name for f in CLAIM_FIELDS]
     assert all(len(ln) <= 100 for ln in comments)
     assert any(ln.startswith("#   tolerance*") for ln in comments)  # required fields are marked
+
+
+def test_drafting_a_repeated_chapter_does_not_search_for_every_candidate(monkeypatch):
+    """``claimcheck init`` on the chapter repeated 8 times took minutes: no locator of a repeated
+    passage is unique, so every candidate of every number was compiled and searched for in the whole
+    text. A window printed again between the same characters is now refused by a substring search:
+    the locator searches stay below one per number, and the drafts are those of one copy, repeated."""
+    from claimcheck import scaffold as scaffold_mod
+
+    text = (DATA / "book" / "ch90" / "ch90.md").read_text(encoding="utf-8")
+    searched = []
+    real = scaffold_mod.check_quote
+    monkeypatch.setattr(scaffold_mod, "check_quote", lambda *a, **k: searched.append(a[3]) or real(*a, **k))
+    ms = Manuscript.from_text("\n\n".join([text] * 8), "ch.md", markdown=True)
+    sc = scaffold_mod.scaffold(ms, "ch90")
+    assert len(searched) <= len(ms.numbers)  # 2,000 before: ~36 regex searches per number
+    assert len(sc.claims) + len(sc.waivers) >= len(ms.numbers) // 8
+
+
+def test_a_repeated_window_is_told_by_its_surroundings():
+    from claimcheck.scaffold import _repeated
+
+    ms = Manuscript.from_text("x 5 MB y. w 5 MB z.", "ch.md")
+    at = ms.scan.index("5 MB")
+    assert _repeated(ms, at, at + 4)  # "5 MB" again, between a space and a space
+    assert not _repeated(ms, at - 2, at + 4)  # "x 5 MB" is printed once
+    ms = Manuscript.from_text("x 5 MB y. w 15 MB y.", "ch.md")
+    at = ms.scan.index("5 MB")
+    assert not _repeated(
+        ms, at, at + 4
+    )  # the other "5 MB" is the end of 15: its locator would not match there

@@ -170,6 +170,65 @@ def test_a_toml_syntax_error_costs_only_its_claim(project):
     assert_every_other_claim_reported(rows, ["C03"])
 
 
+HOSTILE_FORMULAS = {  # each once stopped every claim of the book (an INTERNALERROR, exit 3)
+    "C03": "1e309*0",
+    "C04": "entropy_bits_top_k(50257)",
+    "C05": "+".join(["1"] * 100000),
+    "C06": "-" * 100000 + "1",
+}
+
+
+def test_a_hostile_formula_costs_only_its_claim(project, capsys):
+    registry = REGISTRY
+    for cid, formula in HOSTILE_FORMULAS.items():
+        registry = registry.replace(
+            f'id = "{cid}"',
+            f'id = "{cid}"\nvalues = {{ a = "1" }}\nformula = "{formula}"\nprecision = "exact"',
+        )
+    registry = registry.replace('stated = "98"', 'stated = "1e309"')  # C05's stated too
+    project.registry.write_text(registry, encoding="utf-8")
+    assert cli(["validate", str(project.registry)]) == 1
+    err = capsys.readouterr().err
+    assert "claim C03: field 'formula': '1e309*0': the number '1e309' is not a finite number" in err
+    assert "claim C04: field 'formula': cannot be evaluated: entropy_bits_top_k" in err
+    assert "claim C05: field 'stated': '1e309' is not a finite number of sensible size" in err
+    assert "claim C06: field 'formula'" in err and "a formula has at most 1000" in err
+    assert len(err) < 4000  # an excerpt of each formula, never the formula
+    result = project.run()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # not an INTERNALERROR (3)
+    assert "INTERNALERROR" not in result.stdout.str() and "Traceback" not in result.stdout.str()
+    rows = project.report().claims
+    assert "a formula has at most 1000" in rows["C06"]["reason"] and len(rows["C06"]["reason"]) < 400
+    assert_every_other_claim_reported(rows, ["C03", "C04", "C05", "C06"])
+
+
+HOSTILE_TITLE = "one\\n::add-mask::x\\n::error file=a.py,line=1::pwned"  # TOML escapes: two newlines
+
+
+def no_workflow_command(text: str) -> bool:
+    return not any(line.lstrip().startswith("::") for line in text.splitlines())
+
+
+def test_a_hostile_title_never_reaches_a_ci_log_as_a_workflow_command(project, capsys):
+    project.registry.write_text(
+        REGISTRY.replace('title = "one"', f'title = "{HOSTILE_TITLE}"').replace(
+            'title = "two"',
+            'title = "two"\n"k\\n::warning::x" = 1',  # an unknown field: its name quoted
+        ),
+        encoding="utf-8",
+    )
+    project.write("test_a.py", MODULES["test_a.py"].replace("claim.check(6)", "claim.check(0)"))
+    assert cli(["validate", str(project.registry)]) == 1
+    out, err = capsys.readouterr()
+    assert "one%0A::add-mask::x%0A::error file=a.py,line=1::pwned" in out
+    assert no_workflow_command(out) and no_workflow_command(err)
+    result = project.run()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str() + result.stderr.str()
+    assert "C01 does not hold: one%0A::add-mask::x" in text  # the failing claim, its title on one line
+    assert no_workflow_command(text)
+
+
 # --- the test modules -----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "body, first_line",
@@ -323,6 +382,45 @@ def test_a_missing_or_folder_input_file_is_a_usage_error(project, option):
     project.mkdir("afolder")
     result = project.run(f"{option}=afolder")
     result.stderr.fnmatch_lines([f"*claimcheck: {option} afolder: is a folder, not a file*"])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("option", ["--claims-manuscript", "--claims-listing", "--claims-corpus"])
+@pytest.mark.parametrize("kind", ["device", "fifo"])
+def test_a_device_or_fifo_input_file_is_a_usage_error(project, option, kind):
+    """Once a MemoryError (INTERNALERROR) from /dev/zero, or a run blocked forever on a FIFO."""
+    path = "/dev/zero"
+    if kind == "fifo":
+        os.mkfifo(project.path / "chapter.md")
+        path = "chapter.md"
+    result = project.run(f"{option}={path}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    what = "a character device" if kind == "device" else "a FIFO (named pipe)"
+    result.stderr.fnmatch_lines([f"*claimcheck: {option} {path}: {what}, not a regular file*"])
+    assert not (project.path / "reports").exists()
+
+
+def test_a_manuscript_over_the_size_limit_is_a_usage_error(project, monkeypatch):
+    from claimcheck import fileio
+
+    monkeypatch.setattr(fileio, "MAX_INPUT_BYTES", 10)
+    (project.path / "chapter.md").write_text("读 5 倍 and more text\n", encoding="utf-8")
+    result = project.run("--claims-manuscript=chapter.md")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*chapter.md: cannot read the manuscript: * bytes, over the limit of 10 bytes*"]
+    )
+
+
+def test_the_cli_refuses_a_device_or_fifo_manuscript_and_registry(project, capsys):
+    os.mkfifo(project.path / "fifo.md")
+    for path in ("/dev/zero", str(project.path / "fifo.md")):
+        assert cli(["check-manuscript", path, "--registry", str(project.registry)]) == 2
+        assert "not a regular file: claimcheck reads only regular files" in capsys.readouterr().err
+        assert cli(["validate", path]) == 1
+        assert "not a regular file" in capsys.readouterr().err
+        assert cli(["init", path, "--name", "chx", "--claims-dir", str(project.path / "new")]) == 2
+        assert "not a regular file" in capsys.readouterr().err
 
 
 def test_a_manuscript_that_is_not_utf8_is_a_usage_error_naming_the_line(project):

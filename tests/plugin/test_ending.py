@@ -91,7 +91,7 @@ def project(tmp_path):
     claims = tmp_path / "claims"
     claims.mkdir()
     (claims / "claims.toml").write_text(
-        "".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8"
+        "[chapter]\n" + "".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8"
     )
     (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
     (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")

@@ -140,8 +140,106 @@ def test_registries_in_hidden_folders_virtualenvs_and_node_modules_do_not_count(
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert not (pytester.path / "reports").exists()
 
-    (pytester.path / "book").mkdir()
-    (pytester.path / "book" / "claims.toml").write_text(registry, encoding="utf-8")
-    assert find_registries(pytester.path) == [pytester.path / "book" / "claims.toml"]
+    (pytester.path / "claims" / "book").mkdir(parents=True)
+    (pytester.path / "claims" / "book" / "claims.toml").write_text(registry, encoding="utf-8")
+    assert find_registries(pytester.path) == [pytester.path / "claims" / "book" / "claims.toml"]
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # a claims run now: the stray variable counts
+
+
+# --- a claims run is one the user asked for --------------------------------------------------------
+THEIR_CLAIMS = "".join(  # another project's insurance claims: a [[claims]] table of its own
+    f'[[claims]]\nid = "{n}"\namount = {100 * n}\nstatus = "open"\n\n' for n in range(1, 9)
+)
+THEIR_DATA = '[policy]\nholder = "someone"\n\n[[claims]]\namount = 300\n'
+THEIR_REPORT = '{"claims": [{"id": 1, "paid": true}], "total": 300}\n'
+THEIR_TEST = """
+import pathlib, tomllib
+
+def test_their_claims_load():
+    data = tomllib.loads(pathlib.Path(__file__).with_name("claims.toml").read_text())
+    assert len(data["claims"]) == 8
+
+def test_fails():
+    assert False
+"""
+
+
+@pytest.fixture
+def their_project(pytester):
+    """An unrelated project whose own files are named like claimcheck's: tests/claims/claims.toml
+    (with a test beside it), data/claims.toml, and a reports/claims.json of its own."""
+    for folder, text in (("tests/claims", THEIR_CLAIMS), ("data", THEIR_DATA)):
+        (pytester.path / folder).mkdir(parents=True)
+        (pytester.path / folder / "claims.toml").write_text(text, encoding="utf-8")
+    (pytester.path / "tests" / "claims" / "test_their_claims.py").write_text(THEIR_TEST, encoding="utf-8")
+    (pytester.path / "reports").mkdir()
+    (pytester.path / "reports" / "claims.json").write_text(THEIR_REPORT, encoding="utf-8")
+    return pytester
+
+
+def files_of(folder) -> dict:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and "__pycache__" not in p.parts
+        and not p.name.startswith("runpytest-")
+        and p.name not in ("stdout", "stderr")  # pytester's own files
+    }
+
+
+@pytest.mark.parametrize("args", [(), ("tests",)], ids=["pytest", "pytest tests"])
+def test_their_files_named_claims_toml_leave_their_run_unchanged(their_project, args):
+    """Once: 8 failing "registry" tests (exit 1), their reports/claims.json replaced, claims.html,
+    tests.html and a lock file written; with two such files of one chapter id, exit 4."""
+    before = files_of(their_project.path)
+    without = their_project.runpytest_subprocess(*args, "-p", "no:cacheprovider", *WITHOUT_CLAIMCHECK)
+    with_cc = their_project.runpytest_subprocess(*args, "-p", "no:cacheprovider")
+    assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
+    with_cc.assert_outcomes(passed=1, failed=1)
+    assert "registry" not in with_cc.stdout.str() and "claims.toml" not in with_cc.stdout.str()
+    assert files_of(their_project.path) == before  # no file written, their report untouched
+
+
+def test_a_claims_toml_in_the_claims_folder_without_a_chapter_is_one_clear_error(pytester):
+    (pytester.path / "claims").mkdir()
+    (pytester.path / "claims" / "claims.toml").write_text(THEIR_CLAIMS, encoding="utf-8")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:html")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(failed=1)  # one error, not one per [[claims]] table
+    result.stdout.fnmatch_lines(
+        ["*claims.toml: field 'chapter': not a claimcheck registry: it has no ?chapter? table*"]
+    )
+
+
+def test_the_ini_key_names_registries_outside_a_claims_folder(pytester):
+    (pytester.path / "book").mkdir()
+    (pytester.path / "book" / "claims.toml").write_text(
+        '[chapter]\nid = "bk"\n[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\n'
+        'locator = "l"\ntolerance = "exact"\nneeds = ["arch"]\n',
+        encoding="utf-8",
+    )
+    (pytester.path / "data").mkdir()
+    (pytester.path / "data" / "claims.toml").write_text(THEIR_DATA, encoding="utf-8")
+    pytester.makeini("[pytest]\nclaims_registries = book/claims.toml\n")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:html")
+    result.assert_outcomes(skipped=1)  # C01's placeholder (no test yet); data/claims.toml not collected
+    rows = json.loads((pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"))["claims"]
+    assert [r["key"] for r in rows] == ["bk:C01"]
+
+
+def test_a_claims_json_claimcheck_did_not_write_is_never_overwritten(pytester):
+    (pytester.path / "claims").mkdir()
+    (pytester.path / "claims" / "claims.toml").write_text(
+        '[chapter]\nid = "bk"\n[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\n'
+        'locator = "l"\ntolerance = "exact"\nneeds = ["arch"]\n',
+        encoding="utf-8",
+    )
+    (pytester.path / "reports").mkdir()
+    (pytester.path / "reports" / "claims.json").write_text(THEIR_REPORT, encoding="utf-8")
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:html")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*reports/claims.json was not written by claimcheck*--claims-report-dir*"])
+    assert (pytester.path / "reports" / "claims.json").read_text(encoding="utf-8") == THEIR_REPORT
+    assert sorted(p.name for p in (pytester.path / "reports").iterdir()) == ["claims.json"]

@@ -121,7 +121,7 @@ def test_misspelled_field_one_error_others_reported(project):
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
     )
     assert broken != REGISTRY
-    project.write("claims.toml", broken)
+    project.write("claims.toml", "[chapter]\n" + broken)  # a registry of the run has one
     result = project.run()
     result.stdout.fnmatch_lines(
         [
@@ -258,7 +258,7 @@ def test_registry_errors_survive_k_and_fail_the_run(project):
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerance',
         'id = "C02"\ntitle = "a claim"\nstated = "5"\nunit = "x"\nlocator = "loc C02"\ntolerence',
     )
-    project.write("claims.toml", broken)
+    project.write("claims.toml", "[chapter]\n" + broken)  # a registry of the run has one
     result = project.run("-k", "C01")
     assert result.ret != 0
     result.stdout.fnmatch_lines(["*registry error: *claim C02: field 'tolerence'*"])
