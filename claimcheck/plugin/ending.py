@@ -82,7 +82,12 @@ def pytest_configure(config):
 
 
 def pytest_unconfigure(config):
+    state = config.stash.get(STATE, None)
     for signum, previous in config.stash.get(_PREVIOUS, {}).items():
+        if signum == signal.SIGTERM and state is not None and state.ended_by == "SIGTERM":
+            # the run ended on a SIGTERM: `timeout`'s second one may come while the interpreter
+            # exits, after this hook; the handler stays to ignore it within the grace period
+            continue
         signal.signal(signum, previous)
     config.stash[_PREVIOUS] = {}
 
