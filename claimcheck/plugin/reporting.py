@@ -206,7 +206,12 @@ def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
     reached: ``not-run`` with the reason "interrupted", or, when an earlier run's row was kept, that
     row marked as carried and not reached (``carried.why``). ``doc.interrupted`` says by what, which
     claims were decided and which were not reached."""
-    selected = {v for item in session.items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
+    # session.items grows while pytest collects: cut short there, it holds what was collected so far,
+    # before -k/-m deselected anything, which is not the run's selection (testscollected is set once
+    # collection is complete)
+    collected = bool(getattr(session, "testscollected", 0))
+    items = session.items if collected else ()
+    selected = {v for item in items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
     not_reached = []
     for e in doc.claims:
         if not (e.unselected or e.carried is not None) or (selected and e.key not in selected):

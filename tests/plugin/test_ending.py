@@ -177,6 +177,32 @@ def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_js
     assert "not selected in this run" not in summary
 
 
+def test_a_run_cut_short_in_collection_names_the_claim_it_selected_not_what_it_had_collected(project):
+    """Stopped while collecting, a `-k C05` run had collected the registry's formula claim C06 (not
+    yet deselected) and not C05: the rows it did not reach are every row (its selection was never
+    known), C05's earlier row among them, marked as carried and not reached (attack of issue 26)."""
+    with (project / "claims" / "claims.toml").open("a", encoding="utf-8") as f:
+        f.write(CLAIM.format(id="C05"))
+        # a formula claim: the registry's own item, collected (with its claim id) before any module
+        f.write(CLAIM.format(id="C06").replace('tolerance = ">=1"', 'tolerance = ">=1"\nformula = "2 + 3"'))
+    (project / "claims" / "test_z_c05.py").write_text(
+        "import pytest\n\n@pytest.mark.claim('C05')\ndef test_c05(claim):\n    claim.check(5)\n",
+        encoding="utf-8",
+    )
+    out, rc = run(project, "-k", "not C04")
+    assert rc == 0, out
+    (project / "claims" / "test_m_cut.py").write_text(
+        "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n", encoding="utf-8"
+    )
+    out, rc = run(project, "-k", "C05")
+    assert rc == pytest.ExitCode.INTERRUPTED, out
+    doc, got = rows(project)
+    assert "claims:C05" in doc["interrupted"]["not_reached"], doc["interrupted"]
+    assert got["C05"]["outcome"] == "passed" and got["C05"]["carried"]["why"].startswith("not reached"), got[
+        "C05"
+    ]
+
+
 CUT_IMPORT = """
 import os
 import signal
