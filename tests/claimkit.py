@@ -36,6 +36,15 @@ def claim_toml(
     )
 
 
+def lean(kit: bool = True) -> list[str]:
+    """pytest arguments for a run in a fresh interpreter that loads no plugin it does not use:
+    never Hypothesis's (it imports all of Hypothesis at the end of a run, ~1.5 s of CPU; no inner
+    project uses it), and, with ``kit=False``, not the LLM kit's (no torch import, ~2 s), for a
+    project whose claims measure nothing with torch and whose test reads nothing the kit adds (the
+    runner's torch fields, threads, weights, size profile)."""
+    return ["-p", "no:hypothesispytest", *([] if kit else ["-p", "no:claimcheck-llm"])]
+
+
 class Project:
     """A claims project written by :func:`claims_project`: the pytester it lives in (whose methods
     and attributes it passes through: ``path``, ``runpytest``, ``makeini`` ...) and its claims folder."""
@@ -69,17 +78,11 @@ class Project:
     def run(self, *args: str, subprocess: bool = False, kit: bool = True):
         """``pytest <claims folder> -p no:cacheprovider *args``, in process or in a fresh interpreter
         (for xdist, or a run that must not share this process's imports). It hides ``Pytester.run``
-        (a command in a subprocess): ``project.pytester.run`` is still there.
-
-        A fresh interpreter pays for every plugin it loads, so it runs without Hypothesis's (which
-        imports all of Hypothesis at the end of a run, ~1.5 s of CPU; no inner project uses it), and,
-        with ``kit=False``, without the LLM kit's (``-p no:claimcheck-llm``: no torch import, ~2 s)
-        for a project whose claims measure nothing with torch and whose test reads nothing the kit
-        adds (the runner's torch fields, threads, weights, size profile)."""
+        (a command in a subprocess): ``project.pytester.run`` is still there. A fresh interpreter
+        loads only the plugins it uses (:func:`lean`)."""
         if not subprocess:
             return self.pytester.runpytest(self.folder, "-p", "no:cacheprovider", *args)
-        lean = ["-p", "no:hypothesispytest", *([] if kit else ["-p", "no:claimcheck-llm"])]
-        return self.pytester.runpytest_subprocess(self.folder, "-p", "no:cacheprovider", *lean, *args)
+        return self.pytester.runpytest_subprocess(self.folder, "-p", "no:cacheprovider", *lean(kit), *args)
 
     def report(self, name: str = "claims.json") -> Report:
         """What the last run wrote: reports/<name>."""

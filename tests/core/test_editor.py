@@ -9,7 +9,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.editor import run_what_if, suggested_figure
-from tests.claimkit import claims_project
+from tests.claimkit import claims_project, lean
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MS = DATA / "manuscript_zh.md"
@@ -180,7 +180,7 @@ def whatif_project(tmp_path, monkeypatch):
     # what-if runs pytest in a fresh interpreter, which inherits this environment: without
     # Hypothesis's plugin and the LLM kit's (these two claims measure nothing with torch), it
     # starts in a second instead of ~5 s of CPU
-    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:claimcheck-llm")
+    monkeypatch.setenv("PYTEST_ADDOPTS", " ".join(lean(kit=False)))
     (tmp_path / "claims").mkdir()
     (tmp_path / "claims" / "claims.toml").write_text(WHATIF_REGISTRY, encoding="utf-8")
     (tmp_path / "claims" / "test_claims.py").write_text(textwrap.dedent(WHATIF_TESTS), encoding="utf-8")

@@ -18,7 +18,7 @@ import sysconfig
 import zipfile
 from pathlib import Path
 
-from tests.claimkit import read_report
+from tests.claimkit import lean, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,8 +99,7 @@ def test_a_wheel_install_runs_claims_with_its_package_data(package_wheel, outsid
             "wheel_probe",
             "-p",
             "no:cacheprovider",
-            "-p",
-            "no:hypothesispytest",  # it imports all of Hypothesis at the end of a run; nothing here uses it
+            *lean(),
             "-q",
         ],
         capture_output=True,

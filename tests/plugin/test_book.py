@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.claimkit import read_report
+from tests.claimkit import lean, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
 CH90 = ROOT / "tests" / "data" / "book" / "ch90"
@@ -55,8 +55,7 @@ def run(root: Path, *args: str, report_dir: str = "reports") -> subprocess.Compl
             "-q",
             "-p",
             "no:cacheprovider",
-            "-p",
-            "no:hypothesispytest",  # it imports all of Hypothesis at the end of a run; nothing here uses it
+            *lean(),
             "--claims-profile=quick",
             f"--claims-report-dir={report_dir}",
         ],

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from tests.claimkit import read_report
+from tests.claimkit import lean, read_report
 
 CLAIM = """
 [[claims]]
@@ -99,13 +99,22 @@ def project(tmp_path):
 
 
 def run(project, *args, wait=True, kit=False, **env):
-    """pytest on the project in a fresh interpreter: without Hypothesis's plugin (it imports all of
-    Hypothesis at the end of a run), and without the LLM kit's unless ``kit`` (its fingerprint
-    imports torch; these claims measure nothing with it)."""
+    """pytest on the project in a fresh interpreter, with the LLM kit's plugin only if ``kit`` (its
+    fingerprint imports torch; these claims measure nothing with it): :func:`tests.claimkit.lean`."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMCHECK_")}
     environ.update(env)
-    lean = ["-p", "no:hypothesispytest", *([] if kit else ["-p", "no:claimcheck-llm"])]
-    cmd = [sys.executable, "-m", "pytest", "claims", "-p", "no:cacheprovider", "-p", "no:html", *lean, *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "claims",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:html",
+        *lean(kit),
+        *args,
+    ]
     proc = subprocess.Popen(
         cmd, cwd=project, env=environ, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
@@ -117,6 +126,16 @@ def run(project, *args, wait=True, kit=False, **env):
 def rows(project):
     report = read_report(project)
     return report.doc, report.claims
+
+
+def summary_of(project) -> str:
+    """What ``claimcheck summary reports/claims.json`` prints for the project."""
+    return subprocess.run(
+        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGTERM-twice"])
@@ -148,12 +167,7 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
     page = (project / "reports" / "claims.html").read_text(encoding="utf-8")
     assert 'id="interrupted"' in page and said in page and "not reached: the run was interrupted" in page
     assert "this run did not select them" not in page
-    summary = subprocess.run(
-        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    ).stdout
+    summary = summary_of(project)
     assert said in summary and "this run was interrupted before it reached them" in summary
 
 
@@ -167,12 +181,7 @@ def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_js
     for cid in ("C02", "C03", "C04"):
         assert got[cid]["outcome"] == "not-run" and got[cid]["reason"].startswith("interrupted: "), got[cid]
         assert "carried" not in got[cid]
-    summary = subprocess.run(
-        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    ).stdout
+    summary = summary_of(project)
     assert "3 not reached before the run was interrupted (C02, C03, C04)" in summary
     assert "not selected in this run" not in summary
 

@@ -5,7 +5,7 @@ These run pytest in a subprocess (xdist starts worker processes), about 5-10 s e
 
 import pytest
 
-from tests.claimkit import claim_toml, claims_project
+from tests.claimkit import claim_toml, claims_project, lean
 
 pytest.importorskip("xdist")
 
@@ -139,9 +139,10 @@ def test_timing_tests_never_overlap_other_tests(project, tmp_path, monkeypatch):
     log = tmp_path / "spans.log"
     monkeypatch.setenv("SPANS_LOG", str(log))
     project.write("test_spans.py", TIMING_TESTS)
-    # the kit's plugin and Hypothesis's load in the controller and in each worker, and nothing here uses them
-    lean = ["-p", "no:hypothesispytest", "-p", "no:claimcheck-llm"]
-    result = project.runpytest_subprocess("claims/test_spans.py", "-p", "no:cacheprovider", *lean, "-n", "2")
+    # plugins load in the controller and in each worker: only those these plain tests use
+    result = project.runpytest_subprocess(
+        "claims/test_spans.py", "-p", "no:cacheprovider", *lean(kit=False), "-n", "2"
+    )
     result.assert_outcomes(passed=9)
     result.stdout.fnmatch_lines(
         ["claimcheck xdist: each of the 3 timing tests ran alone (no other of the 6 tests overlapped it)"]
