@@ -14,6 +14,7 @@ import re
 import pytest
 
 from claimcheck.plugin.options import find_registries
+from tests.claimkit import claim_toml
 
 # Written by the unrelated project's own conftest at the very end of its run.
 PROBE = """
@@ -202,6 +203,12 @@ def test_their_files_named_claims_toml_leave_their_run_unchanged(their_project, 
     assert files_of(their_project.path) == before  # no file written, their report untouched
 
 
+#: a claimcheck registry of one claim (chapter "bk"), with no test for it yet
+ONE_CLAIM = '[chapter]\nid = "bk"\n' + claim_toml(
+    "C01", title="t", stated="1", unit="B", locator="l", tolerance="exact"
+)
+
+
 def test_a_claims_toml_in_the_claims_folder_without_a_chapter_is_one_clear_error(pytester):
     (pytester.path / "claims").mkdir()
     (pytester.path / "claims" / "claims.toml").write_text(THEIR_CLAIMS, encoding="utf-8")
@@ -215,11 +222,7 @@ def test_a_claims_toml_in_the_claims_folder_without_a_chapter_is_one_clear_error
 
 def test_the_ini_key_names_registries_outside_a_claims_folder(pytester):
     (pytester.path / "book").mkdir()
-    (pytester.path / "book" / "claims.toml").write_text(
-        '[chapter]\nid = "bk"\n[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\n'
-        'locator = "l"\ntolerance = "exact"\nneeds = ["arch"]\n',
-        encoding="utf-8",
-    )
+    (pytester.path / "book" / "claims.toml").write_text(ONE_CLAIM, encoding="utf-8")
     (pytester.path / "data").mkdir()
     (pytester.path / "data" / "claims.toml").write_text(THEIR_DATA, encoding="utf-8")
     pytester.makeini("[pytest]\nclaims_registries = book/claims.toml\n")
@@ -231,11 +234,7 @@ def test_the_ini_key_names_registries_outside_a_claims_folder(pytester):
 
 def test_a_claims_json_claimcheck_did_not_write_is_never_overwritten(pytester):
     (pytester.path / "claims").mkdir()
-    (pytester.path / "claims" / "claims.toml").write_text(
-        '[chapter]\nid = "bk"\n[[claims]]\nid = "C01"\ntitle = "t"\nstated = "1"\nunit = "B"\n'
-        'locator = "l"\ntolerance = "exact"\nneeds = ["arch"]\n',
-        encoding="utf-8",
-    )
+    (pytester.path / "claims" / "claims.toml").write_text(ONE_CLAIM, encoding="utf-8")
     (pytester.path / "reports").mkdir()
     (pytester.path / "reports" / "claims.json").write_text(THEIR_REPORT, encoding="utf-8")
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:html")
