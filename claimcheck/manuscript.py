@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
-from claimcheck.display import with_unit
+from claimcheck.display import format_value, with_unit
 from claimcheck.printed import (
     NUMBER_PATTERN,
     Number,
@@ -42,6 +42,7 @@ from claimcheck.printed import (
     normalise,
     same_printed,
 )
+from claimcheck.results import ClaimEntry
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""
@@ -643,31 +644,31 @@ def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
     return {"manuscript": ms.path, "status": drift.status, "quotes": [c.as_dict() for c in drift.checks]}
 
 
-def drift_words(drift: dict | None, unit: str | None, measured: str = "") -> list[str]:
-    """What the manuscript says against the registry, one line per failing quote of a
-    :func:`drift_record` (a claim's ``details["drift"]``): "line 54: the text says 38 KiB/token, the
-    registry 36 KiB/token, measured 36 KiB/token"; a quote the text no longer has says so.
-
-    ``unit`` is the claim's unit; ``measured`` this runner's value as shown (the record's own
-    ``measured`` wins). Returns [] when ``drift`` is not a record or every quote held.
+def drift_words(entry: ClaimEntry) -> list[str]:
+    """What the manuscript says against the registry, one line per failing quote (:attr:`claimcheck.results.Quote.failing`)
+    of the claim's drift check (a :func:`drift_record`, its ``details["drift"]``): "line 54: the
+    text says 38 KiB/token, the registry 36 KiB/token, measured 36 KiB/token"; a quote the text no
+    longer has says so. The measured value is the record's own, else the entry's. Returns [] when
+    the check held or did not run. The one wording of drift for the pages, the summary and diff.
     """
-    if not isinstance(drift, dict):
+    drift = entry.drift
+    if drift is None:
         return []
-    measured = drift.get("measured") or measured
+    unit = entry.unit
+    measured = drift.measured or format_value(entry.measured, unit)
     out = []
-    for q in drift.get("quotes") or []:
-        if not isinstance(q, dict) or q.get("status") in ("ok", "in-words"):
+    for q in drift.quotes:
+        if not q.failing:
             continue
-        if q.get("status") != "drift":
-            out.append(str(q.get("message") or q.get("status")))
+        if q.status != "drift":
+            out.append(q.message or q.status)
             continue
-        stated = q.get("name") == "stated"
-        what = "" if stated else f" ({q.get('name')})"
-        printed = str(q.get("manuscript"))
+        stated = q.name == "stated"
+        what = "" if stated else f" ({q.name})"
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
-        text = with_unit(printed, unit) if stated and printed[-1:].isdigit() else printed
-        reg = with_unit(str(q.get("registry")), unit) if stated else str(q.get("registry"))
-        line = f"line {q['line']}: " if q.get("line") else ""
+        text = with_unit(q.manuscript, unit) if stated and q.manuscript[-1:].isdigit() else q.manuscript
+        reg = with_unit(q.registry, unit) if stated else q.registry
+        line = f"line {q.line}: " if q.line else ""
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out

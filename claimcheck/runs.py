@@ -485,10 +485,7 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             why = f": {_first_line(en.reason)}" if n != PASSED and en.reason else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if en.drifted != eo.drifted:
-            said = (
-                "; ".join(drift_words(en.details.get("drift"), en.unit, format_value(en.measured, en.unit)))
-                or "its drift check failed"
-            )
+            said = "; ".join(drift_words(en)) or "its drift check failed"
             d.changes.append(
                 Change(
                     cid,

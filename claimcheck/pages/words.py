@@ -17,7 +17,7 @@ from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the n
 from claimcheck.display import format_value, number, with_unit  # noqa: F401
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
-from claimcheck.manuscript import drift_words as manuscript_drift_words
+from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
 from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
@@ -44,14 +44,6 @@ def measured_value(entry: ClaimEntry) -> str:
     number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such as ``"inf"``
     (:func:`claimcheck.display.format_value`)."""
     return format_value(entry.measured, entry.unit)
-
-
-def drift_words(entry: ClaimEntry) -> list[str]:
-    """What the manuscript says against the registry, one line per failing quote of the claim's
-    drift check (``details.drift``), worded by :func:`claimcheck.manuscript.drift_words`; [] when
-    the check held or did not run. The one wording of drift for the claims page, the summary and
-    the annotations."""
-    return manuscript_drift_words(entry.details.get("drift"), entry.unit, measured_value(entry))
 
 
 def _parse(entry: ClaimEntry) -> Tolerance | None:
