@@ -72,7 +72,7 @@ def stored_record(props) -> dict:
 
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
-    from claimcheck.machine import busy_by_load, load_average
+    from claimcheck.fingerprint import busy_by_load, load_average
 
     if "time" not in claim.needs:
         return ""

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from claimcheck import tomlfile
+from claimcheck import fileio
 from claimcheck.fields import (
     CHAPTER_FIELDS,
     CLAIM_FIELDS,
@@ -252,7 +252,7 @@ def load_registry(path: str | Path) -> Registry:
         reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc.strerror or exc}"))
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
-    data, broken = tomlfile.read(text)
+    data, broken = fileio.read_toml(text)
     for b in broken:
         cid = _claim_id_of(b.table)
         issue = RegistryIssue(
@@ -362,7 +362,7 @@ def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
     return "".join(parts), bad
 
 
-def _claim_id_of(table: tomlfile.Table | None) -> str | None:
+def _claim_id_of(table: fileio.TomlTable | None) -> str | None:
     """The id of a ``[[claims]]`` table, read even when the table is not valid TOML (None for
     other tables; ``# at line N (no id)`` when it has none)."""
     if table is None or table.header != "claims":
@@ -377,10 +377,10 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
     by_line: dict[int, list[int]] = {}
     for line, byte in bad_bytes:
         by_line.setdefault(line, []).append(byte)
-    parts = tomlfile.tables(text) if by_line else []
+    parts = fileio.toml_tables(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
     for line, found in by_line.items():
-        table = tomlfile.table_at(parts, line)
+        table = fileio.toml_table_at(parts, line)
         cid = _claim_id_of(table)
         fld = table.key_at(line) if table is not None else None
         if cid is None and fld and table is not None and table.header:

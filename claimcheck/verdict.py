@@ -38,9 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.display import format_value
-from claimcheck.interval import Interval
+from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
-from claimcheck.stats import CI, region_text
 
 
 @dataclass(frozen=True)

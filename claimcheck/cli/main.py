@@ -107,7 +107,7 @@ def _validate(args) -> int:
 def unknown_ids_in_tests(reg, folder) -> list[str]:
     """Test modules under ``folder`` that name a claim id ``reg`` does not declare, one line each
     (``path:line: ...``), with the likeliest fix (:meth:`Registry.unknown_id_message`)."""
-    from claimcheck.testscan import scan
+    from claimcheck.book import scan
 
     marks = scan(folder)
     declared = set(reg.all_ids)

@@ -37,7 +37,7 @@ def pytest_configure(config):
 
 
 def set_threads(config) -> None:
-    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.machine.choose_threads`),
+    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
     set once, before the first test's fixtures (so before any measurement), and kept for the
     fingerprint (``threads``). Nothing on a core-only install (no torch)."""
     kit = run_state(config).kit
@@ -50,7 +50,7 @@ def set_threads(config) -> None:
         return
     import torch
 
-    from claimcheck.machine import choose_threads, load_average, runnable_others
+    from claimcheck.fingerprint import choose_threads, load_average, runnable_others
 
     s = settings_of(config)
     load, cores = load_average()

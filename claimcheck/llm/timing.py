@@ -3,7 +3,7 @@
 Timings on shared machines are noisy, so the harness never asserts an absolute time: it measures
 both sides of a ratio in one process, interleaved (A B A B ...) so that drift of the machine hits
 both sides alike, keeps every sample, and quotes medians with their spread (as pytest-benchmark's
-``stats.py`` and nanoGPT's ``bench.py`` do). On CUDA the clock is read only after a device
+``interval.py`` and nanoGPT's ``bench.py`` do). On CUDA the clock is read only after a device
 synchronize, once per measured region.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.stats import CI, median_ci, rounds_for
+from claimcheck.interval import CI, median_ci, rounds_for
 from claimcheck.verdict import Bar, Timed
 
 #: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
@@ -234,7 +234,7 @@ class Condition:
 
 def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
     """The confidence interval of the median of ``statistic`` evaluated on each round alone
-    (:func:`claimcheck.stats.median_ci`: exact coverage from the binomial distribution whatever the
+    (:func:`claimcheck.interval.median_ci`: exact coverage from the binomial distribution whatever the
     noise's shape; 5 rounds are needed at 90%)."""
     return median_ci([float(statistic([r])) for r in rounds_list], level)
 
@@ -323,11 +323,11 @@ def machine_load(probe_repeats: int = 5) -> dict:
     ``probe_repeats`` timings of a fixed reference kernel (a 256x256 float32 matmul chain, ~5 ms):
     its median (seconds) and spread (max/min, 1.0 on a quiet machine; other work preempting us
     stretches some repeats). ``busy`` is True when the spread exceeds 1.5 or the load average
-    is busy by the core's rule (:func:`claimcheck.machine.busy_by_load`).
+    is busy by the core's rule (:func:`claimcheck.fingerprint.busy_by_load`).
     """
     import torch
 
-    from claimcheck.machine import busy_by_load, load_average
+    from claimcheck.fingerprint import busy_by_load, load_average
 
     load, cores = load_average()
     g = torch.Generator().manual_seed(0)

@@ -51,7 +51,7 @@ def pytest_make_collect_report(collector):
     reg = registry_for(collector.config, Path(collector.path))
     if reg is None:  # not a claims module: pytest's own behaviour
         return report
-    from claimcheck.testscan import claim_ids_in_file
+    from claimcheck.book import claim_ids_in_file
 
     first = first_error_line(report.longrepr)
     kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error

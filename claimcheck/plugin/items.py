@@ -51,8 +51,8 @@ class RegistryFile(pytest.File):
             return
         issues = list(reg.issues)
         if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
+            from claimcheck.book import scan
             from claimcheck.registry import RegistryIssue
-            from claimcheck.testscan import scan
 
             why = "; ".join(i.message for i in reg.issues)
             issues += [
@@ -149,7 +149,7 @@ class ModuleErrorItem(pytest.Item):
     error, an exception at import, a broken parametrisation): errors with the exception's first
     line, so that the claim is reported ``error`` and every other module still runs.
 
-    The claim ids come from the module's source (:mod:`claimcheck.testscan`); a module that names
+    The claim ids come from the module's source (:mod:`claimcheck.book`); a module that names
     no claim yields one item without an id.
     """
 

@@ -1,10 +1,10 @@
-"""Bounds on surprisal and entropy from printed probabilities (claimcheck.entropy), against hand-computed values."""
+"""Bounds on surprisal and entropy from printed probabilities (claimcheck.formula), against hand-computed values."""
 
 import math
 
 import pytest
 
-from claimcheck.entropy import entropy_bounds_from_top_k, entropy_term_bits, surprisal_bits
+from claimcheck.formula import entropy_bounds_from_top_k, entropy_term_bits, surprisal_bits
 from claimcheck.interval import Interval
 
 

@@ -1,6 +1,6 @@
 """The one busy-by-load rule shared by the recorder's messages and the kit's fingerprint."""
 
-from claimcheck import machine
+from claimcheck import fingerprint as machine
 
 
 def test_busy_by_load_at_the_boundary():

@@ -4,10 +4,10 @@ import math
 
 import pytest
 
+from claimcheck.interval import CI, bootstrap_ci, median_ci, region_text, rounds_for
 from claimcheck.outcomes import FAILED as FAIL
 from claimcheck.outcomes import INCONCLUSIVE as UNDECIDED
 from claimcheck.outcomes import PASSED as PASS
-from claimcheck.stats import CI, bootstrap_ci, median_ci, region_text, rounds_for
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.verdict import bar_outcome as decide
 

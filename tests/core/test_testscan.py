@@ -1,6 +1,6 @@
-"""Claim ids read from test modules without importing them (claimcheck.testscan)."""
+"""Claim ids read from test modules without importing them (claimcheck.book)."""
 
-from claimcheck.testscan import claim_ids_in_file, claim_marks, scan
+from claimcheck.book import claim_ids_in_file, claim_marks, scan
 
 SOURCE = '''
 import pytest

@@ -4,9 +4,8 @@ import math
 
 import pytest
 
-from claimcheck.interval import Interval
+from claimcheck.interval import CI, Interval
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, OUTCOMES, PASSED, SKIPPED
-from claimcheck.stats import CI
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.verdict import (
     Bar,

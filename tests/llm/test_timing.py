@@ -50,7 +50,7 @@ def test_rounds_within_a_bound_stop_early_but_measure_at_least_one():
 
 
 def test_auto_threads_leave_busy_cores_alone():
-    from claimcheck.machine import choose_threads
+    from claimcheck.fingerprint import choose_threads
 
     assert choose_threads("auto", 2, 0, 0.3)[0] == 2
     assert choose_threads("auto", 2, 2, 4.0) == (
