@@ -1,6 +1,7 @@
 """The claims registry: a TOML file of claims, validated one claim at a time.
 
-A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, optional
+A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, an optional
+``[units]`` table declaring units of its own (:func:`claimcheck.units.declare`), optional
 ``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, a
 ``[[sections]]`` array (the chapter's sections, in order), a ``[[claims]]`` array and a
 ``[[waivers]]`` array (the manuscript's numbers that are not claims, so that the number audit can
@@ -44,6 +45,7 @@ from claimcheck.fields import (
 from claimcheck.fileio import read_input_file
 from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance
+from claimcheck.units import UnitError, declare
 
 __all__ = [
     "Claim",
@@ -56,7 +58,7 @@ __all__ = [
     "Waiver",
     "load_registry",
 ]
-TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
+TOP_LEVEL = ("chapter", "units", "runners", "sections", "claims", "waivers")
 
 
 @dataclass(frozen=True)
@@ -304,6 +306,7 @@ def load_registry(path: str | Path) -> Registry:
                 RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description")
             )
 
+    _load_units(data.get("units", {}), shown, reg.issues)  # before the claims, whose units may use them
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
@@ -583,6 +586,19 @@ def _array_entry(entry, label: str, fields, path: str, issues: list) -> dict | N
     )
     issues.extend(problems)
     return None if problems else good
+
+
+def _load_units(table, path: str, issues: list) -> None:
+    """Declare the ``[units]`` table's units (name = pint definition, :func:`claimcheck.units.declare`);
+    every problem names the file and the unit."""
+    if not isinstance(table, dict):
+        issues.append(RegistryIssue(path, None, "units", 'must be a table ([units]: name = "definition")'))
+        return
+    for name, definition in table.items():
+        try:
+            declare(name, definition)
+        except UnitError as exc:
+            issues.append(RegistryIssue(path, None, f"units.{name}", str(exc)))
 
 
 def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
