@@ -256,7 +256,8 @@ def units_page() -> str:
         "Declared units are the book's: every chapter that uses one declares it, and two chapters that "
         "declare one name give it the same definition. `claimcheck validate` names the file and the "
         "unit (`units.merge`) when a name is already a unit, is not one word, or is declared twice "
-        "with different definitions, or when pint cannot read a definition.",
+        "with different definitions, or when pint cannot read a definition; and the claim whose unit "
+        "uses a unit that only another chapter declares.",
         "",
     ]
     return "\n".join(out)

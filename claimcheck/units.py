@@ -10,6 +10,7 @@ one place, so that a registry entry's unit is validated when the registry is loa
 from __future__ import annotations
 
 import functools
+import re
 
 #: Units that pint does not define: (pint's definition, what it is). The reference page
 #: docs/reference/units.md is generated from this table (``python -m claimcheck.docs``).
@@ -91,6 +92,19 @@ def declare(name: str, definition: str) -> None:
             f"{name} = {definition!r}: pint cannot read it ({type(exc).__name__}: {exc})"
         ) from None
     _DECLARED[name] = definition
+
+
+def declared_elsewhere(text: str, own) -> list[str]:
+    """The declared units (:func:`declare`) that the unit expression ``text`` uses, prefixed or
+    plural included, but that are not among ``own`` (the names a registry declares itself): a
+    chapter whose claims use a unit only another chapter declares would be valid only when loaded
+    after it. Sorted names; [] when there are none."""
+    others = set(declared()) - set(own)
+    if not others:
+        return []
+    reg = ureg()
+    words = re.findall(r"[^\W\d]\w*", text)
+    return sorted({name for word in words for _, name, _ in reg.parse_unit_name(word) if name in others})
 
 
 def declared() -> dict[str, str]:

@@ -104,3 +104,10 @@ def test_two_chapters_may_not_declare_one_name_two_ways(tmp_path):
 def test_units_must_be_a_table(tmp_path):
     reg = registry(tmp_path, 'units = "merge"\n' + CLAIM.format(unit="B"))
     assert [i.field for i in reg.issues] == ["units"] and "must be a table" in reg.issues[0].message
+
+
+def test_a_unit_only_another_chapter_declares_is_named(tmp_path):
+    assert registry(tmp_path, '[units]\nmerge = "[merge]"\n' + CLAIM.format(unit="merge")).issues == []
+    reg = registry(tmp_path, CLAIM.format(unit="kmerges/s"), "b.toml")  # valid only after the first
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C01", "unit")] and "C01" in reg.invalid
+    assert "uses 'merge', which this registry does not declare" in reg.issues[0].message
