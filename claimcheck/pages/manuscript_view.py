@@ -200,29 +200,22 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
             if len(sites) == 1:
                 by_place.setdefault((sites[0].start, sites[0].end), []).append(d.claim_id)
                 break
+    groups: list[tuple[int, int, list[str]]] = []  # overlapping words: one mark for their claims
+    for (start, end), cids in sorted(by_place.items()):
+        if groups and start < groups[-1][1]:
+            groups[-1] = (groups[-1][0], max(end, groups[-1][1]), groups[-1][2] + cids)
+        else:
+            groups.append((start, end, cids))
     marks: list[Mark] = []
-    for n, ((start, end), cids) in enumerate(sorted(by_place.items()), start=1):
-        if marks and start < marks[-1].end:  # overlapping words: the earlier mark stands for both
-            continue
+    for n, (start, end, cids) in enumerate(groups, start=1):
         state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         hover += [claim_summary(entries.get(c), c) for c in cids]
+        line, title = ms.line_of(start), "\n".join(hover)
         text = ms.text[start:end]
         marks.append(
-            Mark(
-                f"w{n}",
-                text,
-                ms.line_of(start),
-                state,
-                cids,
-                "\n".join(hover),
-                link(decided),
-                decided,
-                "sentence",
-                start,
-                end,
-            )
+            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
         )
     return marks
 

@@ -117,3 +117,33 @@ def test_a_degenerate_range_reads_exactly(tmp_path):
     row = c04[: c04.index("</tbody>")]
     assert "exactly 2×" in row and "between 2 and 2" not in row
     assert "inside by 0" not in row
+
+
+def test_claims_whose_words_overlap_share_one_mark(tmp_path):
+    """Two failing claims stated without a number whose locators overlap: one mark names both."""
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.pages import manuscript_view_of
+    from claimcheck.registry import load_registry
+    from claimcheck.results import ClaimEntry, ClaimsDoc
+    from tests.claimkit import claim_toml
+
+    ms = tmp_path / "ch.md"
+    ms.write_text("# A chapter\n\nGreedy decoding writes the same tokens with and without the cache.\n")
+    registry = tmp_path / "claims.toml"
+    registry.write_text(
+        '[chapter]\nid = "chx"\ntitle = "X"\n'
+        + claim_toml(
+            "C01", stated="0", unit="", locator="the same tokens", tolerance="exact", needs='["arch"]'
+        )
+        + claim_toml(
+            "C02", stated="0", unit="", locator="tokens with and", tolerance="exact", needs='["arch"]'
+        )
+    )
+    reg = load_registry(registry)
+    assert reg.issues == []
+    check = check_manuscript(ms, reg)
+    entries = [ClaimEntry(f"chx:{c}", c, chapter="chx", outcome="failed", stated="0") for c in ("C01", "C02")]
+    view = manuscript_view_of(check, ClaimsDoc(claims=entries))
+    said = view.sentences
+    assert len(said) == 1 and said[0].claims == ["C01", "C02"] and said[0].text == "the same tokens with and"
+    assert view.counts["failed"] == 1 and view.numbers == [] and view.by_claim["C02"] == said
