@@ -457,6 +457,11 @@ def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
             return f"{value!r} is a claim, not a value: write {value}.stated for its printed value (or {value}.<name>)"
         return f"no value {value!r} in this claim{suggest(value, known)} (known: {', '.join(known)})"
     other = reg.claims.get(ref)
+    if other is None and ref in reg.invalid:  # declared, but broken: its own issue says why
+        return (
+            f"{name!r} names claim {ref!r}, which is declared but has a registry error of its own "
+            "(see that claim's issue)"
+        )
     if other is None:
         return f"{name!r} names claim {ref!r}, which the registry does not declare{suggest(ref, reg.claims)}"
     known = ["stated", *other.values]
