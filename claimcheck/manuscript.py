@@ -18,8 +18,9 @@ whose ``numbers`` no longer match the text is listed as a warning (the number ch
 still not a claim?).
 
 Plain text and Markdown: in a ``.md`` manuscript the markup characters ``*``, backquote and
-``|`` read as spaces (offsets and line numbers unchanged), so ``**60.6** 倍`` and table cells match
-the same locators as plain text.
+``|`` read as spaces (offsets and line numbers unchanged), in the text and in the locators alike,
+so ``**60.6** 倍`` and table cells match the same locators as plain text, and a locator that quotes
+the markup (``<|endoftext|>``) still finds its place. In plain text every character is literal.
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ _ORDER = FAILING + ("ok", "in-words")
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
 
 
+_MARKUP = str.maketrans("*`|", "   ")
+
+
+def _markup_as_spaces(text: str) -> str:
+    """Markdown's ``*``, backquote and ``|`` as spaces (same length), except the ``*`` of a power
+    of ten (``5.8*10^-6`` is one number)."""
+    times = [m.start(1) for m in _TIMES_STAR.finditer(text)]
+    text = text.translate(_MARKUP)
+    for i in times:
+        text = text[:i] + "*" + text[i + 1 :]
+    return text
+
+
 class ManuscriptError(OSError):
     """The manuscript cannot be read; the message names the file."""
 
@@ -69,6 +83,7 @@ class Manuscript:
     scan: str
     numbers: tuple[Number, ...]
     sha256: str
+    markdown: bool = False  # Markdown markup (``*``, backquote, ``|``) reads as spaces, in locators too
 
     @classmethod
     def read(cls, path) -> Manuscript:
@@ -111,14 +126,22 @@ class Manuscript:
     ) -> Manuscript:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         scan = normalise(text)
-        if markdown:  # markup as spaces, except the "*" of a power of ten (5.8*10^-6 is one number)
-            times = [m.start(1) for m in _TIMES_STAR.finditer(scan)]
-            scan = scan.translate(str.maketrans("*`|", "   "))
-            for i in times:
-                scan = scan[:i] + "*" + scan[i + 1 :]
+        if markdown:
+            scan = _markup_as_spaces(scan)
         return cls(
-            path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest()
+            path,
+            text,
+            scan,
+            tuple(find_numbers(scan)),
+            sha256 or hashlib.sha256(text.encode()).hexdigest(),
+            markdown,
         )
+
+    def locator_form(self, locator: str) -> str:
+        """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
+        backquote and ``|`` read as spaces, as the text's do, so a locator quoting the text with
+        its markup (``endoftext|> 的 50256``, ``**60.6** 倍``) finds it, and so does one without."""
+        return _markup_as_spaces(locator) if self.markdown else locator
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -225,7 +248,7 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
     known = ms._sites.get(locator)
     if known is not None:
         return list(known)
-    pattern = compile_locator(locator)
+    pattern = compile_locator(ms.locator_form(locator))
     sites = []
     for found in _matches(ms, pattern.regex):
         begin, m = found if isinstance(found, tuple) else (found.start(), found)
@@ -293,7 +316,7 @@ def _bound_positions(numbers, printed: str) -> list[int]:
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
     """Check one (value name, locator) binding of a claim; one :class:`QuoteCheck` per bound number."""
-    pattern = compile_locator(locator)
+    pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
     if not sites:

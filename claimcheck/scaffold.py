@@ -335,9 +335,10 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
-    """The window's text with each run of whitespace as one space, stripped (``str.split`` and
-    ``\\s`` agree on what is whitespace)."""
-    return " ".join(ms.scan[a:b].split())
+    """The window's text as the manuscript prints it (its markup and full-width characters kept:
+    a locator is a quote of the text), each run of whitespace as one space, stripped (``str.split``
+    and ``\\s`` agree on what is whitespace)."""
+    return " ".join(ms.text[a:b].split())
 
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:

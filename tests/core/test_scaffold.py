@@ -207,3 +207,24 @@ def test_a_repeated_window_is_told_by_its_surroundings():
     assert not _repeated(
         ms, at, at + 4
     )  # the other "5 MB" is the end of 15: its locator would not match there
+
+
+@pytest.mark.parametrize("suffix", [".md", ".txt"])
+def test_init_suggests_only_locators_printed_in_the_text(tmp_path, suffix):
+    """A draft's locator is a quote of the text as printed (markup, ``|`` and full-width digits
+    kept; only runs of whitespace read as one space): ``endoftext > 的 50256`` was suggested for
+    a Markdown chapter that prints ``<|endoftext|> 的 50256``."""
+    path = tmp_path / f"tok{suffix}"
+    path.write_text(
+        "词表的最后一个是 <|endoftext|> 的 50256\n加粗的 **60.6** 倍，全角的 ３６ 层。\n", encoding="utf-8"
+    )
+    ms = Manuscript.read(path)
+    sc = scaffold(ms, "tok")
+    flat = " ".join(ms.text.split())
+    locators = [c.locator for c in sc.claims] + [q for c in sc.claims for q in c.quotes]
+    assert sorted(c.stated for c in sc.claims) == ["36", "50256", "60.6"] and sc.problems == []
+    assert all(loc in flat for loc in locators), locators
+    assert any("|>" in loc and "50256" in loc for loc in locators), locators
+    reg_path = tmp_path / "claims.toml"
+    reg_path.write_text(sc.to_toml(), encoding="utf-8")
+    assert check_manuscript(ms, load_registry(reg_path)).ok
