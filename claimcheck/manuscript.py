@@ -315,35 +315,14 @@ def _bound_positions(numbers, printed: str) -> list[int]:
 
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
-    """Check one (value name, locator) binding of a claim; one :class:`QuoteCheck` per bound number."""
+    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound
+    number (``ok`` or ``drift``), or a single one saying why none is bound (``not-found``,
+    ``ambiguous``, ``unbound``, ``in-words``; ``ok`` for a locator without a number)."""
     pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
-    if not sites:
-        hint = _near_miss(ms, pattern)
-        return [
-            quote(
-                status="not-found",
-                line=hint[0] if hint else None,
-                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
-                + (
-                    f"manuscript as printed: {hint[1]}"
-                    if hint
-                    else "manuscript: the sentence was rewritten or removed"
-                ),
-            )
-        ]
-    if len(sites) > 1:
-        lines = tuple(s.line for s in sites)
-        return [
-            quote(
-                status="ambiguous",
-                lines=lines,
-                line=lines[0],
-                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
-                f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
-            )
-        ]
+    if len(sites) != 1:
+        return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
     site = sites[0]
     if not pattern.numbers:
         status = "in-words" if printed else "ok"
@@ -365,38 +344,61 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
                 f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}",
             )
         ]
-    out = []
-    for pos in positions:
-        start, end = site.groups[pos]
-        shown = ms.text[start:end]
-        now = find_numbers(ms.scan[start:end])
-        same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
-        line = ms.line_of(start)
-        ctx = ms.context(start, end)
-        if same:
-            out.append(
-                quote(
-                    status="ok",
-                    manuscript=shown,
-                    line=line,
-                    context=ctx,
-                    span=(start, end),
-                    message=f"{claim_id}: line {line} prints {shown} = {name}",
-                )
-            )
-        else:
-            out.append(
-                quote(
-                    status="drift",
-                    manuscript=shown,
-                    line=line,
-                    context=ctx,
-                    span=(start, end),
-                    message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-                    f"registry has {name} = {printed} ({ctx})",
-                )
-            )
-    return out
+    return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
+
+
+def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
+    """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
+    or in several places (``ambiguous``, with their lines)."""
+    if not sites:
+        hint = _near_miss(ms, pattern)
+        return quote(
+            status="not-found",
+            line=hint[0] if hint else None,
+            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
+            + (
+                f"manuscript as printed: {hint[1]}"
+                if hint
+                else "manuscript: the sentence was rewritten or removed"
+            ),
+        )
+    lines = tuple(s.line for s in sites)
+    return quote(
+        status="ambiguous",
+        lines=lines,
+        line=lines[0],
+        message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
+        f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
+    )
+
+
+def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
+    """The check of one bound number at ``span``: ``ok`` when the manuscript prints ``printed``
+    there, else ``drift`` with both values."""
+    start, end = span
+    shown = ms.text[start:end]
+    now = find_numbers(ms.scan[start:end])
+    same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
+    line = ms.line_of(start)
+    ctx = ms.context(start, end)
+    if same:
+        return quote(
+            status="ok",
+            manuscript=shown,
+            line=line,
+            context=ctx,
+            span=(start, end),
+            message=f"{claim_id}: line {line} prints {shown} = {name}",
+        )
+    return quote(
+        status="drift",
+        manuscript=shown,
+        line=line,
+        context=ctx,
+        span=(start, end),
+        message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+        f"registry has {name} = {printed} ({ctx})",
+    )
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
