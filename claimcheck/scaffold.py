@@ -109,7 +109,7 @@ _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=Tru
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
 _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
 # what joins two numbers that share the second one's unit: "5947 / 98 token/s", "2–3 个 token"
-_SHARED_UNIT = re.compile(r"\s*(?:[/、,，–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
+_SHARED_UNIT = re.compile(r"\s*(?:[/、–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
 
 # "CH 15" glued to the word before it (写出来CH 15) is a chapter label too: no \b, no Latin letter before
 _CHAPTER_BEFORE = re.compile(
