@@ -7,11 +7,16 @@ Every number the audit finds (:func:`claimcheck.printed.find_numbers`, via
   tolerance ``printed``, ``needs = ["text"]`` and a locator: the shortest quote of the number's
   context (<= :data:`claimcheck.registry.MAX_LOCATOR` characters, on its line or reaching into the
   next or previous one) that the drift check finds in exactly one place and that binds exactly this
-  number. Everything but the value and the locator is a guess for the editor to review;
+  number, cut from the text as printed. Everything but the value and the locator is a guess for
+  the editor to review. The unit is read from the words after the number (:func:`unit_words`);
+  the same value, unit and counted noun again is a quote of the first draft; a printed formula
+  (``a × b = c``) is one draft of ``c`` whose ``values`` are its operands, a table row one draft
+  whose ``values`` are its other cells;
 - a **suggested waiver** (its ``reason`` starts with ``suggested:``) for numbers that are not
-  claims: chapter and section numbers, cross-references (``第 3 章``), dates, list ordinals, fractions
-  the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its first number
-  to its last, with ``until``; inline code one waiver each).
+  claims: chapter and section numbers and labels (``CH 15深度 15/20``), cross-references
+  (``第 3 章``), dates, list ordinals, file names (``15.py``), symbolic positions (``t+1``),
+  fractions the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its
+  first number to its last, with ``until``; inline code one waiver each).
 
 Claims and waivers are grouped by the manuscript's headings (Markdown ``#`` lines, outside code):
 one ``[[sections]]`` entry per heading and a ``section`` field per claim, so the scaffold passes
