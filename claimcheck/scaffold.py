@@ -687,7 +687,7 @@ class _Drafter:
         locator finds it in one place."""
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
-        nums = list(ms.numbers_within(*in_code)) if in_code else [num]
+        nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
         locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, self.reasons))
         if locator is None:
             nums = [num]
@@ -699,6 +699,22 @@ class _Drafter:
         self.covered.update(site.groups)
         self.sc.waivers.append(DraftWaiver(self.section_of(num.start), locator, SUGGESTED + reason, printed))
         return True
+
+    def _waived_run(self, num: Number) -> list[Number]:
+        """``num`` and the numbers after it on its line, close by, that are waived too: one waiver
+        for a label such as ``CH 15深度 15/20``."""
+        run = [num]
+        for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
+            code = _holding(self.inline, x.start, x.end) is not None  # inline code: its own waiver
+            if (
+                x.line != num.line
+                or x.end - num.start > MAX_LOCATOR
+                or (x.start, x.end) not in self.reasons
+                or code
+            ):
+                break
+            run.append(x)
+        return run
 
     def _fold(self, num: Number) -> bool:
         """An operand of a printed formula becomes a value of its result's draft (its locator is
