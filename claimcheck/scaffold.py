@@ -621,8 +621,9 @@ class _Drafter:
                 for x in found.operands:
                     self.operand_of.setdefault((x.start, x.end), (num.start, num.end))
         self.row_of: dict[tuple[int, int], tuple[int, int]] = {}  # a table cell's span -> its row's first
+        taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
         for row in table_rows(ms):
-            if not any((x.start, x.end) in self.reasons or (x.start, x.end) in self.operand_of for x in row):
+            if not any((x.start, x.end) in taken for x in row):
                 for x in row[1:]:
                     self.row_of[(x.start, x.end)] = (row[0].start, row[0].end)
         self.row_heads = set(self.row_of.values())

@@ -345,3 +345,10 @@ def test_drafts_per_claim_on_the_chapter():
     claims = load_registry(Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml").claims
     assert len(sc.claims) <= 1.5 * len(claims), (len(sc.claims), len(claims))
     assert not any(c.number.line == 1 for c in sc.claims)  # the chapter's label
+
+
+def test_a_formula_printed_in_a_table_row_keeps_its_operands(tmp_path):
+    """A row whose cell is a printed formula's result is not folded: the formula's draft keeps its
+    operands as values (every number stays bound)."""
+    sc, _ = drafts_of(tmp_path, "| 显存 | 2 × 12 = 24 GB | 16 GB |\n|---|---|---|\n", ".md")
+    assert [(c.stated, [v for _, v, _ in c.values]) for c in sc.claims] == [("24", ["2", "12"]), ("16", [])]
