@@ -430,7 +430,8 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         "locator",
         STRING,
         f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
-        "manuscript, never a sentence; `¦` marks where two printed numbers are glued together",
+        "manuscript, never a sentence; `¦` marks where two printed numbers are glued together; every "
+        "other character is the text's own (`|` too; Markdown's `*`, backquote and `|` read as spaces)",
         _locator,
         required=True,
         example='"36 KiB"',

@@ -18,8 +18,9 @@ whose ``numbers`` no longer match the text is listed as a warning (the number ch
 still not a claim?).
 
 Plain text and Markdown: in a ``.md`` manuscript the markup characters ``*``, backquote and
-``|`` read as spaces (offsets and line numbers unchanged), so ``**60.6** 倍`` and table cells match
-the same locators as plain text.
+``|`` read as spaces (offsets and line numbers unchanged), in the text and in the locators alike,
+so ``**60.6** 倍`` and table cells match the same locators as plain text, and a locator that quotes
+the markup (``<|endoftext|>``) still finds its place. In plain text every character is literal.
 """
 
 from __future__ import annotations
@@ -52,6 +53,19 @@ _ORDER = FAILING + ("ok", "in-words")
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
 
 
+_MARKUP = str.maketrans("*`|", "   ")
+
+
+def _markup_as_spaces(text: str) -> str:
+    """Markdown's ``*``, backquote and ``|`` as spaces (same length), except the ``*`` of a power
+    of ten (``5.8*10^-6`` is one number)."""
+    times = [m.start(1) for m in _TIMES_STAR.finditer(text)]
+    text = text.translate(_MARKUP)
+    for i in times:
+        text = text[:i] + "*" + text[i + 1 :]
+    return text
+
+
 class ManuscriptError(OSError):
     """The manuscript cannot be read; the message names the file."""
 
@@ -69,6 +83,7 @@ class Manuscript:
     scan: str
     numbers: tuple[Number, ...]
     sha256: str
+    markdown: bool = False  # Markdown markup (``*``, backquote, ``|``) reads as spaces, in locators too
 
     @classmethod
     def read(cls, path) -> Manuscript:
@@ -111,14 +126,22 @@ class Manuscript:
     ) -> Manuscript:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
         scan = normalise(text)
-        if markdown:  # markup as spaces, except the "*" of a power of ten (5.8*10^-6 is one number)
-            times = [m.start(1) for m in _TIMES_STAR.finditer(scan)]
-            scan = scan.translate(str.maketrans("*`|", "   "))
-            for i in times:
-                scan = scan[:i] + "*" + scan[i + 1 :]
+        if markdown:
+            scan = _markup_as_spaces(scan)
         return cls(
-            path, text, scan, tuple(find_numbers(scan)), sha256 or hashlib.sha256(text.encode()).hexdigest()
+            path,
+            text,
+            scan,
+            tuple(find_numbers(scan)),
+            sha256 or hashlib.sha256(text.encode()).hexdigest(),
+            markdown,
         )
+
+    def locator_form(self, locator: str) -> str:
+        """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
+        backquote and ``|`` read as spaces, as the text's do, so a locator quoting the text with
+        its markup (``endoftext|> 的 50256``, ``**60.6** 倍``) finds it, and so does one without."""
+        return _markup_as_spaces(locator) if self.markdown else locator
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -225,7 +248,7 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
     known = ms._sites.get(locator)
     if known is not None:
         return list(known)
-    pattern = compile_locator(locator)
+    pattern = compile_locator(ms.locator_form(locator))
     sites = []
     for found in _matches(ms, pattern.regex):
         begin, m = found if isinstance(found, tuple) else (found.start(), found)
@@ -292,35 +315,14 @@ def _bound_positions(numbers, printed: str) -> list[int]:
 
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
-    """Check one (value name, locator) binding of a claim; one :class:`QuoteCheck` per bound number."""
-    pattern = compile_locator(locator)
+    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound
+    number (``ok`` or ``drift``), or a single one saying why none is bound (``not-found``,
+    ``ambiguous``, ``unbound``, ``in-words``; ``ok`` for a locator without a number)."""
+    pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
-    if not sites:
-        hint = _near_miss(ms, pattern)
-        return [
-            quote(
-                status="not-found",
-                line=hint[0] if hint else None,
-                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
-                + (
-                    f"manuscript as printed: {hint[1]}"
-                    if hint
-                    else "manuscript: the sentence was rewritten or removed"
-                ),
-            )
-        ]
-    if len(sites) > 1:
-        lines = tuple(s.line for s in sites)
-        return [
-            quote(
-                status="ambiguous",
-                lines=lines,
-                line=lines[0],
-                message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
-                f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
-            )
-        ]
+    if len(sites) != 1:
+        return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
     site = sites[0]
     if not pattern.numbers:
         status = "in-words" if printed else "ok"
@@ -342,38 +344,61 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
                 f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}",
             )
         ]
-    out = []
-    for pos in positions:
-        start, end = site.groups[pos]
-        shown = ms.text[start:end]
-        now = find_numbers(ms.scan[start:end])
-        same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
-        line = ms.line_of(start)
-        ctx = ms.context(start, end)
-        if same:
-            out.append(
-                quote(
-                    status="ok",
-                    manuscript=shown,
-                    line=line,
-                    context=ctx,
-                    span=(start, end),
-                    message=f"{claim_id}: line {line} prints {shown} = {name}",
-                )
-            )
-        else:
-            out.append(
-                quote(
-                    status="drift",
-                    manuscript=shown,
-                    line=line,
-                    context=ctx,
-                    span=(start, end),
-                    message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-                    f"registry has {name} = {printed} ({ctx})",
-                )
-            )
-    return out
+    return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
+
+
+def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
+    """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
+    or in several places (``ambiguous``, with their lines)."""
+    if not sites:
+        hint = _near_miss(ms, pattern)
+        return quote(
+            status="not-found",
+            line=hint[0] if hint else None,
+            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
+            + (
+                f"manuscript as printed: {hint[1]}"
+                if hint
+                else "manuscript: the sentence was rewritten or removed"
+            ),
+        )
+    lines = tuple(s.line for s in sites)
+    return quote(
+        status="ambiguous",
+        lines=lines,
+        line=lines[0],
+        message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
+        f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
+    )
+
+
+def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
+    """The check of one bound number at ``span``: ``ok`` when the manuscript prints ``printed``
+    there, else ``drift`` with both values."""
+    start, end = span
+    shown = ms.text[start:end]
+    now = find_numbers(ms.scan[start:end])
+    same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
+    line = ms.line_of(start)
+    ctx = ms.context(start, end)
+    if same:
+        return quote(
+            status="ok",
+            manuscript=shown,
+            line=line,
+            context=ctx,
+            span=(start, end),
+            message=f"{claim_id}: line {line} prints {shown} = {name}",
+        )
+    return quote(
+        status="drift",
+        manuscript=shown,
+        line=line,
+        context=ctx,
+        span=(start, end),
+        message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+        f"registry has {name} = {printed} ({ctx})",
+    )
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"

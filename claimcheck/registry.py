@@ -268,17 +268,7 @@ def load_registry(path: str | Path) -> Registry:
             reg.invalid.setdefault(cid, []).append(issue)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
 
-    unknown_top = set(data) - set(TOP_LEVEL)
-    for key in sorted(unknown_top):
-        reg.issues.append(
-            RegistryIssue(shown, None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
-        )
-    for key in ("chapter", "runners"):
-        if not isinstance(data.get(key, {}), dict):
-            reg.issues.append(
-                RegistryIssue(shown, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
-            )
-            data[key] = {}
+    _check_top_level(data, reg)
     reg.chapter = dict(data.get("chapter", {}))
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
@@ -286,26 +276,7 @@ def load_registry(path: str | Path) -> Registry:
         reg.issues.append(RegistryIssue(shown, None, f"chapter.{fld}", msg))
 
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), chapter_issue, strict=False)  # free-form
-    reg.runners = {}
-    for name, runner in data.get("runners", {}).items():
-        description = runner.get("description") if isinstance(runner, dict) else None
-        if isinstance(description, str) and description.strip():
-            reg.runners[name] = runner
-        elif isinstance(runner, dict):  # kept (its claims still name it), said once
-            reg.runners[name] = runner
-            reg.issues.append(
-                RegistryIssue(
-                    shown,
-                    None,
-                    f"runners.{name}.description",
-                    "must be a non-empty string: the machine, in words",
-                )
-            )
-        else:
-            reg.issues.append(
-                RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description")
-            )
-
+    reg.runners = _load_runners(data.get("runners", {}), shown, reg.issues)
     own_units = _load_units(data.get("units", {}), shown, reg.issues)  # before the claims, which use them
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
@@ -325,13 +296,65 @@ def load_registry(path: str | Path) -> Registry:
                 else "declares no claims (no [[claims]] table): a registry without claims checks nothing",
             )
         )
+    _load_claims(entries, reg, ctx, located)
+    _check_formula_references(reg)
+    _check_units_declared_here(reg, own_units)
+    for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
+        reg.issues.extend(problems)
+        reg.invalid.setdefault(cid, []).extend(problems)
+    return reg
+
+
+def _check_top_level(data: dict, reg: Registry) -> None:
+    """An unknown top-level table is a problem; a ``chapter`` or ``runners`` that is not a table
+    is one, and reads as empty (``data`` is changed)."""
+    for key in sorted(set(data) - set(TOP_LEVEL)):
+        reg.issues.append(
+            RegistryIssue(reg.path, None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
+        )
+    for key in ("chapter", "runners"):
+        if not isinstance(data.get(key, {}), dict):
+            reg.issues.append(
+                RegistryIssue(
+                    reg.path, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"
+                )
+            )
+            data[key] = {}
+
+
+def _load_runners(runners: dict, path: str, issues: list[RegistryIssue]) -> dict:
+    """``[runners]``: name -> table; a runner without a description is kept (its claims still
+    name it) and said once."""
+    out = {}
+    for name, runner in runners.items():
+        description = runner.get("description") if isinstance(runner, dict) else None
+        if isinstance(runner, dict):
+            out[name] = runner
+        if isinstance(runner, dict) and not (isinstance(description, str) and description.strip()):
+            issues.append(
+                RegistryIssue(
+                    path,
+                    None,
+                    f"runners.{name}.description",
+                    "must be a non-empty string: the machine, in words",
+                )
+            )
+        elif not isinstance(runner, dict):
+            issues.append(RegistryIssue(path, None, f"runners.{name}", "must be a table with a description"))
+    return out
+
+
+def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict) -> None:
+    """Each ``[[claims]]`` table into ``reg.claims`` when valid, else its problems into
+    ``reg.issues`` and ``reg.invalid`` (a duplicate id, or bytes that are not UTF-8 in its table
+    (``located``, popped), make it invalid)."""
     for index, entry in enumerate(entries, start=1):
-        claim, problems = _validate(entry, index, shown, ctx)
+        claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if claim is not None and cid in reg.claims:
             claim = None
             problems = [
-                RegistryIssue(shown, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")
+                RegistryIssue(reg.path, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")
             ]
         if claim is not None and cid in located:
             problems, claim = located.pop(cid), None
@@ -341,12 +364,6 @@ def load_registry(path: str | Path) -> Registry:
         reg.issues.extend(problems)
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).extend(problems)
-    _check_formula_references(reg)
-    _check_units_declared_here(reg, own_units)
-    for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
-        reg.issues.extend(problems)
-        reg.invalid.setdefault(cid, []).extend(problems)
-    return reg
 
 
 def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
@@ -461,6 +478,11 @@ def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
             return f"{value!r} is a claim, not a value: write {value}.stated for its printed value (or {value}.<name>)"
         return f"no value {value!r} in this claim{suggest(value, known)} (known: {', '.join(known)})"
     other = reg.claims.get(ref)
+    if other is None and ref in reg.invalid:  # declared, but broken: its own issue says why
+        return (
+            f"{name!r} names claim {ref!r}, which is declared but has a registry error of its own "
+            "(see that claim's issue)"
+        )
     if other is None:
         return f"{name!r} names claim {ref!r}, which the registry does not declare{suggest(ref, reg.claims)}"
     known = ["stated", *other.values]

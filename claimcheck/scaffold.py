@@ -7,11 +7,16 @@ Every number the audit finds (:func:`claimcheck.printed.find_numbers`, via
   tolerance ``printed``, ``needs = ["text"]`` and a locator: the shortest quote of the number's
   context (<= :data:`claimcheck.registry.MAX_LOCATOR` characters, on its line or reaching into the
   next or previous one) that the drift check finds in exactly one place and that binds exactly this
-  number. Everything but the value and the locator is a guess for the editor to review;
+  number, cut from the text as printed. Everything but the value and the locator is a guess for
+  the editor to review. The unit is read from the words after the number (:func:`unit_words`);
+  the same value, unit and counted noun again is a quote of the first draft; a printed formula
+  (``a × b = c``) is one draft of ``c`` whose ``values`` are its operands, a table row one draft
+  whose ``values`` are its other cells;
 - a **suggested waiver** (its ``reason`` starts with ``suggested:``) for numbers that are not
-  claims: chapter and section numbers, cross-references (``第 3 章``), dates, list ordinals, fractions
-  the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its first number
-  to its last, with ``until``; inline code one waiver each).
+  claims: chapter and section numbers and labels (``CH 15深度 15/20``), cross-references
+  (``第 3 章``), dates, list ordinals, file names (``15.py``), symbolic positions (``t+1``),
+  fractions the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its
+  first number to its last, with ``until``; inline code one waiver each).
 
 Claims and waivers are grouped by the manuscript's headings (Markdown ``#`` lines, outside code):
 one ``[[sections]]`` entry per heading and a ``section`` field per claim, so the scaffold passes
@@ -22,6 +27,7 @@ file.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
@@ -36,24 +42,42 @@ from claimcheck.registry import MAX_LOCATOR
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
-# the unit words after a number, as the registry writes them ("" = a count: dimensionless)
+# the unit words after a number (and its classifier), as the registry writes them
 _CJK_UNITS = {
     "比特": "bit",
     "美元": "USD",
     "元": "CNY",
     "倍": "x",
     "字节": "B",
-    "个": "",
-    "次": "",
-    "层": "",
-    "维": "",
-    "行": "",
-    "步": "",
-    "位": "",
-    "页": "",
     "秒": "s",
     "毫秒": "ms",
+    "分钟": "min",
+    "小时": "h",
+    "参数": "param",
+    "浮点运算": "FLOP",
+    "前向": "forward_pass",
+    "词元": "token",
 }
+# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
+_CJK_COUNTS = (
+    "字符",
+    "汉字",
+    "字",
+    "词",
+    "层",
+    "维",
+    "行",
+    "步",
+    "页",
+    "位置",
+    "位",
+    "数",
+    "元素",
+    "元组",
+    "样本",
+)
+_CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
+_CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
 _LATIN_UNITS = {
     "s": "s",
     "ms": "ms",
@@ -85,9 +109,21 @@ _LATIN_UNITS = {
     "x": "x",
     "USD": "USD",
 }
-_LATIN_WORD = re.compile(r"[A-Za-zµ]+(?:/[A-Za-zµ]+)*")
+_LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
+# a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
+# cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
+_LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
+# what joins two numbers that share the second one's unit: "5947 / 98 token/s", "2–3 个 token"
+_SHARED_UNIT = re.compile(r"\s*(?:[/、–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
 
-_CHAPTER_BEFORE = re.compile(r"(?:卷|\b(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I)
+# "CH 15" glued to the word before it (写出来CH 15) is a chapter label too: no \b, no Latin letter before
+_CHAPTER_BEFORE = re.compile(
+    r"(?:卷|(?<![A-Za-z])(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I
+)
+# a place in the book or a course: "深度 15/20", "进度 3/12", "depth 4/10", "lesson 3 of 12"
+_DEPTH_BEFORE = re.compile(r"(?:深度|进度|难度|depth|level|lesson)\s*$", re.I)
+_FILE_AFTER = re.compile(r"\.(?:py|ipynb|txt|md|json|toml|csv|sh|ya?ml|html?|js|c|cpp|rs)\b")
+_SYMBOLIC_BEFORE = re.compile(r"(?<![A-Za-z])[A-Za-z]\s*[-+−]\s*$")  # the 1 of "t+1", "n-1"
 _CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
 _DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
 _YEAR_BEFORE = re.compile(
@@ -131,7 +167,9 @@ class DraftClaim:
     note: str = ""
     problem: str = ""  # why the locator does not bind the number (the editor must fix it)
     quotes: tuple[str, ...] = ()  # further places that print the same value and unit
-    formula: str = ""  # a formula the manuscript prints for it ("70 亿 × 4 B = 28 GB"), as a comment
+    formula: str = ""  # the arithmetic the manuscript prints for it ("70 亿 × 4 B = 28 GB")
+    values: tuple[tuple[str, str, str], ...] = ()  # (name, printed, locator) of that arithmetic's operands
+    proposal: str = ""  # a formula over those names ("a * b"), for the editor to complete with units
 
 
 @dataclass(frozen=True)
@@ -257,6 +295,12 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
         return "a chapter or section number (or a cross-reference to one)"
     if before.rstrip().endswith("第") and integer:
         return "an ordinal (第 N)"
+    if _DEPTH_BEFORE.search(before) and (integer or num.is_fraction):
+        return "a chapter label: its place in the book or a course (N of M)"
+    if integer and _FILE_AFTER.match(after):
+        return "part of a file name"
+    if integer and _SYMBOLIC_BEFORE.search(before):
+        return "a symbolic position (t+1), not a quantity"
     if integer and (
         _DATE_AFTER.match(after)
         or (
@@ -278,29 +322,52 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
     return None
 
 
+def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, str, int]:
+    """``(unit, word, length)``: the registry unit the words after ``num`` name ("" when none),
+    the word read (a noun the registry has no unit for, such as ``字符``, or a bare classifier
+    ``个``; "" when nothing is read) and how many characters after ``num.end`` it spans.
+
+    A classifier (个, 次...) is read through to its noun: ``3 个字节`` is ``B``, ``3 个 token`` is
+    ``token``, ``1.7 亿次浮点运算`` is ``FLOP``, ``3 个字符`` is ``("", "字符")``. With ``shared``, a
+    number joined to the next by ``/``, ``、``, ``–``... and nothing else takes that number's unit
+    (``读 5947 / 写 98 token/s`` is not: ``读 5947 / 98 token/s`` is), with a length of 0.
+    """
+    after = ms.scan[num.end : num.end + 32]
+    text = after.lstrip(" \t")
+    classifier = next((c for c in _CLASSIFIERS if text.startswith(c)), "")
+    if classifier:
+        text = text[len(classifier) :].lstrip(" \t")
+    skipped = len(after) - len(text)
+    for word in _CJK_WORDS:
+        if text.startswith(word):
+            return _CJK_UNITS.get(word, ""), "" if word in _CJK_UNITS else word, skipped + len(word)
+    m = _LATIN_WORD.match(text)
+    if m:
+        return "/".join(_LATIN_UNITS[p] for p in m.group(0).split("/")), "", skipped + m.end()
+    if classifier:  # a bare classifier names no noun: a count
+        return "", "", len(after) - len(after.lstrip(" \t")) + len(classifier)
+    joint = _SHARED_UNIT.match(after) if shared else None
+    if joint is not None:
+        nxt = ms.numbers_between(num.end, num.end + 32)
+        if nxt and nxt[0].start == num.end + joint.end() and nxt[0].line == num.line:
+            return unit_words(ms, nxt[0], shared=False)[0], "", 0
+    return "", "", 0
+
+
 def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
     """The registry unit a number's context suggests, and a note for the editor ("" when none).
 
-    ``%`` is ``percent``; 万/亿 stay in the unit (``"万"``, ``"亿 token"``); the word after the number
-    is read as a unit when it is one the registry knows (``token/s``, ``MB``, 字节, 倍...). A guess.
+    ``%`` is ``percent``; 万/亿 stay in the unit with their noun (``"万"``, ``"亿 param"`` for 70
+    亿参数); the words after the number are read as a unit (:func:`unit_words`: ``token/s``, ``MB``,
+    个字节, 个 token, 倍...). A noun the registry has no unit for (个字符) is a count (``""``), and
+    the note says so. A guess.
     """
     from claimcheck.units import UnitError, parse_unit
 
     if num.scale == "%":
         return "percent", ""
-    after = ms.scan[num.end : num.end + 24].lstrip(" \t")
-    unit = ""
-    for word in sorted(_CJK_UNITS, key=len, reverse=True):
-        if after.startswith(word):
-            unit = _CJK_UNITS[word]
-            break
-    else:
-        m = _LATIN_WORD.match(after)
-        if m:
-            parts = m.group(0).split("/")
-            if all(p in _LATIN_UNITS for p in parts):
-                unit = "/".join(_LATIN_UNITS[p] for p in parts)
-    note = ""
+    unit, word, _ = unit_words(ms, num)
+    note = f'counts {word}: the registry has no unit for it ("" = a count)' if word in _CJK_COUNTS else ""
     if num.scale in ("万", "亿", "万亿"):
         unit = f"{' '.join(num.scale) if num.scale == '万亿' else num.scale} {unit}".strip()
     elif num.scale in ("K", "M"):
@@ -335,9 +402,10 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
-    """The window's text with each run of whitespace as one space, stripped (``str.split`` and
-    ``\\s`` agree on what is whitespace)."""
-    return " ".join(ms.scan[a:b].split())
+    """The window's text as the manuscript prints it (its markup and full-width characters kept:
+    a locator is a quote of the text), each run of whitespace as one space, stripped (``str.split``
+    and ``\\s`` agree on what is whitespace)."""
+    return " ".join(ms.text[a:b].split())
 
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
@@ -483,6 +551,10 @@ def manuscript_language(text: str) -> str:
 def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     """Draft the registry of ``ms``: one draft claim or suggested waiver per number.
 
+    The same value with the same unit (and the same counted noun: ``3 个字节``, ``3 个 token`` and
+    ``3 个字符`` are three drafts) printed again is one draft with ``quotes``; a line that prints its
+    arithmetic (``a × b = c``) gives one draft for ``c`` whose ``values`` are ``a`` and ``b``.
+
     Args:
         ms: the manuscript, read with :meth:`Manuscript.read`.
         name: the chapter's id (``[chapter] id``; the folder under ``claims/``).
@@ -495,67 +567,172 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
     code = code_regions(ms)
     heads = headings(ms, code)
+    sc = _empty_scaffold(ms, name, heads)
+    _Drafter(ms, sc, code, heads, prefix).draft()
+    return sc
+
+
+def _empty_scaffold(ms: Manuscript, name: str, heads: list[tuple[int, int, str]]) -> Scaffold:
+    """The scaffold's chapter table and its sections (one per heading), before any number."""
     title = heads[0][2] if heads else name
-    language = manuscript_language(ms.text)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    sc = Scaffold(
-        ms, name, {"id": chapter_id, "title": title, "language": language, "manuscript": Path(ms.path).name}
-    )
+    chapter = {
+        "id": chapter_id,
+        "title": title,
+        "language": manuscript_language(ms.text),
+        "manuscript": Path(ms.path).name,
+    }
+    sc = Scaffold(ms, name, chapter)
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
+    return sc
 
-    section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
 
-    def section_of(pos: int) -> str | None:
-        i = bisect_right(section_starts, pos)
-        return sc.sections[i - 1].id if i else None
+def _stated(num: Number) -> str:
+    """A number's registry value: as printed, a unit fraction ``1/N`` as ``N``."""
+    return num.mantissa[2:] if num.is_fraction and num.mantissa.startswith("1/") else num.printed
 
-    width = max(2, len(str(len(ms.numbers))))
-    covered: set[tuple[int, int]] = set()
-    blocks = sorted((a, b) for a, b, kind in code if kind == "block")
-    inline = sorted((a, b) for a, b, kind in code if kind == "inline")
-    head_spans = sorted((a, b) for a, b, _ in heads)
-    reasons: dict[tuple[int, int], str] = {}  # span -> why the number is not a claim
-    first_of: dict[tuple[str, str], int] = {}  # (stated, unit) -> the first draft without a problem
-    for num in ms.numbers:
-        span = (num.start, num.end)
-        if _holding(blocks, num.start, num.end) is not None:
-            reasons[span] = "the code block's own constants"
-        elif _holding(inline, num.start, num.end) is not None:
-            reasons[span] = "the code's own constants (inline code)"
-        elif reason := waiver_reason(
-            ms, num, _holding(head_spans, num.start, num.start + 1, half_open=True) is not None
-        ):
-            reasons[span] = reason
-    for a, b in blocks:
-        inside = list(ms.numbers_within(a, b))
-        if inside:
-            sc.waivers.append(_code_waiver(ms, inside, a, b, section_of(a), reasons))
-            covered.update((x.start, x.end) for x in inside)
-    for num in ms.numbers:
-        if (num.start, num.end) in covered:
-            continue
-        in_code = _holding(inline, num.start, num.end)
-        reason = reasons.get((num.start, num.end))
-        if reason:
-            nums = list(ms.numbers_within(*in_code)) if in_code else [num]
-            locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, reasons))
-            if locator is None:
-                nums = [num]
-                locator = find_locator(ms, num.start, num.end, _covers(ms, nums, reasons))
-            if locator is not None:
-                site = find_sites(ms, locator)[0]
-                printed = tuple(ms.text[a:b] for a, b in site.groups)
-                covered.update(site.groups)
-                sc.waivers.append(DraftWaiver(section_of(num.start), locator, SUGGESTED + reason, printed))
+
+class _Drafter:
+    """One scaffold's drafting: what each number is (code, waived, an operand of a printed formula,
+    a claim), what is covered so far, and the drafts by value, unit and counted noun."""
+
+    def __init__(self, ms: Manuscript, sc: Scaffold, code, heads, prefix: str) -> None:
+        self.ms, self.sc, self.prefix = ms, sc, prefix
+        self.width = max(2, len(str(len(ms.numbers))))
+        self.blocks = sorted((a, b) for a, b, kind in code if kind == "block")
+        self.inline = sorted((a, b) for a, b, kind in code if kind == "inline")
+        self.head_spans = sorted((a, b) for a, b, _ in heads)
+        self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
+        self.covered: set[tuple[int, int]] = set()
+        self.reasons = self._reasons()  # span -> why the number is not a claim
+        self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
+        self.formulas: dict[tuple[int, int], PrintedFormula] = {}  # result span -> its arithmetic
+        self.operand_of: dict[tuple[int, int], tuple[int, int]] = {}  # operand span -> result span
+        self.folded: dict[tuple[int, int], str] = {}  # operand span -> its locator (a value of the result)
+        for num in ms.numbers:
+            found = printed_arithmetic(ms, num)
+            if found and not any((x.start, x.end) in self.reasons for x in (*found.operands, num)):
+                self.formulas[(num.start, num.end)] = found
+                for x in found.operands:
+                    self.operand_of.setdefault((x.start, x.end), (num.start, num.end))
+        self.row_of: dict[tuple[int, int], tuple[int, int]] = {}  # a table cell's span -> its row's first
+        taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
+        for row in table_rows(ms):
+            if not any((x.start, x.end) in taken for x in row):
+                for x in row[1:]:
+                    self.row_of[(x.start, x.end)] = (row[0].start, row[0].end)
+        self.row_heads = set(self.row_of.values())
+        self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
+
+    def section_of(self, pos: int) -> str | None:
+        i = bisect_right(self.section_starts, pos)
+        return self.sc.sections[i - 1].id if i else None
+
+    def _reasons(self) -> dict[tuple[int, int], str]:
+        reasons = {}
+        for num in self.ms.numbers:
+            span = (num.start, num.end)
+            if _holding(self.blocks, num.start, num.end) is not None:
+                reasons[span] = "the code block's own constants"
+            elif _holding(self.inline, num.start, num.end) is not None:
+                reasons[span] = "the code's own constants (inline code)"
+            elif reason := waiver_reason(
+                self.ms, num, _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
+            ):
+                reasons[span] = reason
+        return reasons
+
+    def draft(self) -> None:
+        """Fill the scaffold: a waiver per code block, then each number in order."""
+        ms = self.ms
+        for a, b in self.blocks:
+            inside = list(ms.numbers_within(a, b))
+            if inside:
+                self.sc.waivers.append(_code_waiver(ms, inside, a, b, self.section_of(a), self.reasons))
+                self.covered.update((x.start, x.end) for x in inside)
+        for num in ms.numbers:
+            span = (num.start, num.end)
+            if span in self.covered:
                 continue
-            # no unique place for a waiver: fall through to a draft claim, which says so
-        stated = num.mantissa[2:] if num.is_fraction and num.mantissa.startswith("1/") else num.printed
+            reason = self.reasons.get(span)
+            if reason and self._waive(num, reason):
+                continue
+            # no unique place for a waiver: a draft claim, which says so
+            if not reason and span in self.operand_of and self._fold(num):
+                continue
+            if not reason and self.draft_at.get(self.row_of.get(span, span)) is not None and self._cell(num):
+                continue
+            self._claim(num)
+
+    def _cell(self, num: Number) -> bool:
+        """A cell of a table row (after its first) becomes a value of the draft of the row's first
+        number: a row is one claim of several values (``Opus 5.54 美元20 美元0.20 美元``); False when no
+        locator binds it."""
+        if not self._fold(num):
+            return False
+        at = self.draft_at[self.row_of[(num.start, num.end)]]
+        c = self.sc.claims[at]
+        name = f"v{len(c.values) + 2}"  # the row's first number is stated: v2, v3... are the next cells
+        self.sc.claims[at] = dataclasses.replace(
+            c, values=c.values + ((name, _stated(num), self.folded[(num.start, num.end)]),)
+        )
+        return True
+
+    def _waive(self, num: Number, reason: str) -> bool:
+        """A suggested waiver of ``num`` (with the other numbers of its inline code); False when no
+        locator finds it in one place."""
+        ms = self.ms
+        in_code = _holding(self.inline, num.start, num.end)
+        nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
+        locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, self.reasons))
+        if locator is None:
+            nums = [num]
+            locator = find_locator(ms, num.start, num.end, _covers(ms, nums, self.reasons))
+        if locator is None:
+            return False
+        site = find_sites(ms, locator)[0]
+        printed = tuple(ms.text[a:b] for a, b in site.groups)
+        self.covered.update(site.groups)
+        self.sc.waivers.append(DraftWaiver(self.section_of(num.start), locator, SUGGESTED + reason, printed))
+        return True
+
+    def _waived_run(self, num: Number) -> list[Number]:
+        """``num`` and the numbers after it on its line, close by, that are waived too: one waiver
+        for a label such as ``CH 15深度 15/20``."""
+        run = [num]
+        for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
+            code = _holding(self.inline, x.start, x.end) is not None  # inline code: its own waiver
+            if (
+                x.line != num.line
+                or x.end - num.start > MAX_LOCATOR
+                or (x.start, x.end) not in self.reasons
+                or code
+            ):
+                break
+            run.append(x)
+        return run
+
+    def _fold(self, num: Number) -> bool:
+        """An operand of a printed formula becomes a value of its result's draft (its locator is
+        found now, the draft made at the result); False when no locator binds it."""
+        locator = find_locator(self.ms, num.start, num.end, _binds(self.ms, num, _stated(num)))
+        if locator is None:
+            return False
+        self.folded[(num.start, num.end)] = locator
+        self.covered.add((num.start, num.end))
+        return True
+
+    def _claim(self, num: Number) -> None:
+        """A draft claim of ``num``, or one more quote of the draft of its value, unit and noun."""
+        ms, sc = self.ms, self.sc
+        stated = _stated(num)
         unit, note = guess_unit(ms, num)
+        noun = "" if unit else unit_words(ms, num)[1]
         locator = find_locator(ms, num.start, num.end, _binds(ms, num, stated))
         problem = ""
         if locator is None:
@@ -565,40 +742,38 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
                 "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
                 "glued numbers with ¦)"
             )
-        covered.add((num.start, num.end))
-        same = first_of.get((stated, unit))
-        if same is not None and not problem:  # the same value and unit again: one draft, several quotes
+        self.covered.add((num.start, num.end))
+        arithmetic = self.formulas.get((num.start, num.end))
+        key = (stated, unit, noun)
+        same = self.first_of.get(key)
+        alone = arithmetic is None and (num.start, num.end) not in self.row_heads
+        if same is not None and not problem and alone:  # the same value again: a quote
             c = sc.claims[same]
-            sc.claims[same] = DraftClaim(
-                c.id,
-                c.section,
-                c.number,
-                c.stated,
-                c.unit,
-                c.locator,
-                c.note,
-                c.problem,
-                c.quotes + (locator,),
-                c.formula,
-            )
-            continue
-        cid = f"{prefix}{len(sc.claims) + 1:0{width}d}"
-        if not problem:
-            first_of.setdefault((stated, unit), len(sc.claims))
+            sc.claims[same] = dataclasses.replace(c, quotes=c.quotes + (locator,))
+            return
+        if not problem and alone:
+            self.first_of.setdefault(key, len(sc.claims))
+        if (num.start, num.end) in self.row_heads:
+            self.draft_at[(num.start, num.end)] = len(sc.claims)
+        values: tuple[tuple[str, str, str], ...] = ()
+        proposal = ""
+        if arithmetic is not None:
+            values, proposal = arithmetic.proposal(self.folded)
         sc.claims.append(
             DraftClaim(
-                cid,
-                section_of(num.start),
+                f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}",
+                self.section_of(num.start),
                 num,
                 stated,
                 unit,
                 locator,
                 note,
                 problem,
-                formula=printed_formula(ms, num),
+                formula=arithmetic.text if arithmetic else "",
+                values=values,
+                proposal=proposal,
             )
         )
-    return sc
 
 
 def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
@@ -611,26 +786,113 @@ def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = Fal
     return spans[i] if lo <= a and (a < hi if half_open else b <= hi) else None
 
 
-_OPERATOR = {"×": "*", "x": "*", "*": "*", "·": "*", "/": "/", "÷": "/", "+": "+", "-": "-", "−": "-"}
+# what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
+# "5.54 美元20"), or a Markdown cell border
+_CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
+
+
+def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
+    """The numbers of each table row the manuscript prints, when a line holds two or more cells in
+    a row: numbers each followed by a unit glued to the next one's digits (a table copied as text:
+    ``5.21 s98 token``) or by a Markdown cell border (``| 5.21 s | 98 token |``)."""
+    rows: list[tuple[Number, ...]] = []
+    run: list[Number] = []
+    for x, y in zip(ms.numbers, ms.numbers[1:]):
+        length = unit_words(ms, x, shared=False)[2]
+        glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
+        border = (
+            _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start]) is not None
+        )  # Markdown: scan has no |
+        if x.line == y.line and (glued or border):
+            run = run or [x]
+            run.append(y)
+        elif run:
+            rows.append(tuple(run))
+            run = []
+    if run:
+        rows.append(tuple(run))
+    return rows
+
+
+_OPERATOR = {
+    "×": "*",
+    "x": "*",
+    "X": "*",
+    "*": "*",
+    "·": "*",
+    "/": "/",
+    "÷": "/",
+    "+": "+",
+    "-": "-",
+    "−": "-",
+}
+# an operator between two numbers of a printed formula ("x" only as a word of its own, "-" only
+# between spaces: "2-3" is a range)
+_OPERATOR_IN_GAP = re.compile(r"[×*·/÷+−]|(?<![A-Za-z])[xX](?![A-Za-z])|(?<=\s)-(?=\s)")
+_EQUALS = re.compile(r"[=＝≈]\s*$")
+_BREAK = re.compile(r"[。；;:：!?！？\n]")  # a gap that holds one ends the formula (a new clause)
+
+
+@dataclass(frozen=True)
+class PrintedFormula:
+    """Arithmetic the manuscript prints: ``operands`` joined by ``operators`` equal ``result``."""
+
+    operands: tuple[Number, ...]
+    operators: tuple[str, ...]  # Python's: "*", "/", "+", "-", one per gap
+    text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
+
+    def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
+        """``(values, formula)``: ``(name, printed, locator)`` of each operand that ``folded`` holds
+        (named a, b, c...), and a formula over those names (an operand not folded as its digits)."""
+        values: list[tuple[str, str, str]] = []
+        terms: list[str] = []
+        for x in self.operands:
+            locator = folded.get((x.start, x.end))
+            if locator is None:
+                terms.append(_stated(x))
+                continue
+            name = "abcdefghijklmnopqrstuvwxyz"[len(values) % 26] + (
+                "" if len(values) < 26 else str(len(values))
+            )
+            values.append((name, _stated(x), locator))
+            terms.append(name)
+        formula = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
+        return tuple(values), formula
+
+
+def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
+    """The arithmetic the manuscript prints for ``num`` on its line, when it does: ``A op B [op C
+    ...] = num`` (or ``≈``), the operands being the numbers just before the ``=`` that operators
+    join, whatever comes before them on the line (``每行 768 个数：50257 × 768 = 38,597,376``). None
+    when ``num`` follows no ``=`` or fewer than two operands do."""
+    a, _ = _line_bounds(ms.scan, num.start)
+    before = ms.scan[a : num.start]
+    m = _EQUALS.search(before)
+    if m is None:
+        return None
+    nums = ms.numbers_within(a, a + m.start())
+    run: list[Number] = []
+    ops: list[str] = []
+    for x in reversed(nums):
+        if run:
+            gap = ms.scan[x.end : run[0].start]
+            op = _OPERATOR_IN_GAP.search(gap)
+            if op is None or _BREAK.search(gap):
+                break
+            ops.insert(0, _OPERATOR[op.group(0)])
+        run.insert(0, x)
+    if len(run) < 2 or _BREAK.search(ms.scan[run[-1].end : a + m.start()]):
+        return None
+    end = num.end + unit_words(ms, num)[2]
+    return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
 
 
 def printed_formula(ms: Manuscript, num: Number) -> str:
-    """The arithmetic the manuscript prints for ``num`` on its line, when it does: ``A op B [op C]
-    = num`` (``70 亿 × 4 B = 28 GB`` -> ``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a
-    ``formula`` claim: the editor names the values and writes the formula."""
-    a, _ = _line_bounds(ms.scan, num.start)
-    before = ms.scan[a : num.start]
-    eq = max(before.rfind("="), before.rfind("＝"))
-    if eq < 0 or before[eq + 1 :].strip():
-        return ""
-    left = before[:eq]
-    nums = ms.numbers_within(a, a + len(left))
-    if len(nums) < 2:
-        return ""
-    gaps = [ms.scan[x.end : y.start] for x, y in zip(nums, nums[1:])]
-    if not all(any(op in g for op in _OPERATOR) for g in gaps):
-        return ""
-    return " ".join(ms.text[nums[0].start : num.end].split())
+    """The arithmetic the manuscript prints for ``num`` (:func:`printed_arithmetic`) as printed,
+    with the result's unit (``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a ``formula``
+    claim: the editor names the values and writes the formula."""
+    found = printed_arithmetic(ms, num)
+    return found.text if found else ""
 
 
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
@@ -733,10 +995,13 @@ def _render(sc: Scaffold) -> str:
         if c.problem:
             out.append(f"# FIXME {c.problem}")
         if c.formula:
+            out.append(f"# the text prints its arithmetic: {c.formula}")
             out.append(
-                f"# the text prints its arithmetic: {c.formula}: name its numbers in `values` and write it as"
+                "# its numbers are `values`: check it with a `formula` (the core does, no test module),"
             )
-            out.append('# `formula` (e.g. formula = "a * b"): the core checks it, with no test module')
+            out.append(f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}")
+        elif c.values:
+            out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
         out += [
             f"id = {_q(c.id)}",
             f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
@@ -746,8 +1011,13 @@ def _render(sc: Scaffold) -> str:
             'tolerance = "printed"',
             'needs = ["text"]',
         ]
+        if c.values:
+            out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
+        quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
         if c.quotes:
-            out.append("quotes = { stated = [" + ", ".join(_q(q) for q in c.quotes) + "] }")
+            quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
+        if quotes:
+            out.append("quotes = { " + ", ".join(quotes) + " }")
         if c.section:
             out.append(f"section = {_q(c.section)}")
         if c.note:

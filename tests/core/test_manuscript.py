@@ -241,3 +241,24 @@ def test_scientific_notation_is_one_number(printed):
         f"差 **{printed}**。", "t.md", markdown=True
     ).numbers  # Markdown's * as markup only
     assert m.printed == "5.8e-6"
+
+
+@pytest.mark.parametrize("markdown", [True, False], ids=["markdown", "plain"])
+def test_a_locator_may_hold_a_pipe_and_any_markup_of_the_text(markdown):
+    """A locator quoting the text verbatim is found, ``|`` included: Markdown reads ``*``, backquote
+    and ``|`` as spaces in the text, and now in the locator too (it was searched for literally, so
+    ``endoftext|> 的 50256`` was never found in a .md chapter)."""
+    from claimcheck.manuscript import check_quote
+
+    text = "特殊符号 <|endoftext|> 的 50256 号。表里：| 512 | 0.086 s |。加粗的 **60.6** 倍。"
+    ms = Manuscript.from_text(text, "t.md" if markdown else "t.txt", markdown=markdown)
+    for locator, printed in (
+        ("endoftext|> 的 50256", "50256"),
+        ("| 512 | 0.086 s", "0.086"),
+        ("**60.6** 倍", "60.6"),
+    ):
+        checks = check_quote(ms, "C01", "stated", locator, printed)
+        assert [(c.status, c.manuscript) for c in checks] == [("ok", printed)], (locator, checks)
+    # Markdown only: the same places without the markup (the markup reads as a space)
+    without = check_quote(ms, "C01", "stated", "endoftext > 的 50256", "50256")
+    assert [c.status for c in without] == (["ok"] if markdown else ["not-found"])

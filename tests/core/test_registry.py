@@ -338,3 +338,23 @@ def test_huge_values_cost_a_short_line_each(tmp_path):
     messages = [str(i) for i in reg.issues]
     assert {i.claim_id for i in reg.issues} == {"C10", "C11", "C12", "C13"}
     assert all(len(m) < 700 for m in messages), [m[:100] for m in messages]
+
+
+def test_a_claim_naming_a_broken_claim_says_it_is_broken_not_undeclared(tmp_path):
+    """One claim's bad unit (C04) does not make another claim's message wrong: C05's condition
+    names a claim the registry declares, whose own issue says what is wrong with it."""
+    bad = GOOD.format(id="C04").replace('unit = "KiB/token"', 'unit = "merge"')
+    other = GOOD.format(id="C05").replace(
+        'needs = ["arch"]', 'needs = ["arch"]\nformula = "stated"\nconditions = ["C04.stated == 36"]'
+    )
+    reg = load_registry(write(tmp_path, GOOD.format(id="C03") + bad + other))
+    by_claim = {(i.claim_id, i.field): str(i) for i in reg.issues}
+    assert set(by_claim) == {("C04", "unit"), ("C05", "conditions")}
+    assert "unknown unit 'merge'" in by_claim["C04", "unit"]
+    words = by_claim["C05", "conditions"]
+    assert "names claim 'C04', which is declared but has a registry error of its own" in words
+    assert "does not declare" not in words and "did you mean" not in words
+    # an id no table declares is still named as such
+    typo = GOOD.format(id="C06").replace('needs = ["arch"]', 'needs = ["arch"]\nformula = "C07.stated"')
+    reg = load_registry(write(tmp_path, GOOD.format(id="C03") + typo))
+    assert "'C07', which the registry does not declare" in str(reg.issues_for("C06")[0])
