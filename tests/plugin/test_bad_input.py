@@ -295,6 +295,23 @@ def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
     assert_every_other_claim_reported(rows, ["C03"])
 
 
+def test_a_test_with_two_claim_marks_is_an_error_and_the_rest_run(project):
+    project.write(
+        "test_b.py",
+        MODULES["test_b.py"].replace(
+            '@pytest.mark.claim("C04")', '@pytest.mark.claim("C04")\n        @pytest.mark.claim("C03")'
+        ),
+    )
+    result = project.run()
+    rows = project.report().claims
+    # pytest lists the closest mark first: the test counts as C03's, and C03's row says why
+    assert rows["C03"]["outcome"] == "error"
+    assert "2 claim marks ('C03', 'C04'); a test checks exactly one claim" in rows["C03"]["reason"]
+    assert rows["C04"]["outcome"] != "passed"  # never passed by a test that did not check it
+    assert {cid: rows[cid]["outcome"] for cid in ("C01", "C02")} == {"C01": "passed", "C02": "passed"}
+    assert result.ret != 0
+
+
 def test_a_verdict_is_still_a_failure(project):
     project.write("test_a.py", MODULES["test_a.py"].replace("claim.check(6)", "claim.check(0.5)"))
     project.run()
