@@ -48,7 +48,11 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     """The failure text of a claim's drift check: every failing quote with line and all three values."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
-        if q.status == "drift":
+        if q.source:  # a citation: the quote against the chapter it quotes
+            lines.append(
+                f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
+            )
+        elif q.status == "drift":
             here = (
                 (f", measured here {measured}" if measured else ", no measurement in this run")
                 if q.name == "stated"
@@ -60,6 +64,13 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
+    if any(q.source for q in drift.problems()):
+        lines.append(
+            f"  next: quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
+            "source, if its chapter is what changed)"
+        )
+    if all(q.source for q in drift.problems()):
+        return "\n".join(lines)
     lines.append(
         f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
         f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
@@ -130,7 +141,10 @@ def format_check(
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
-            if q.status in ("drift", "ok") and q.manuscript is not None:
+            if q.source:  # a citation: both chapters, both figures
+                line = f"line {q.line:<4} " if q.line else ""
+                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
+            elif q.status in ("drift", "ok") and q.manuscript is not None:
                 out.append(
                     f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
                     f"registry {q.registry:>8} ({q.name})  measured {shown}"
@@ -140,7 +154,12 @@ def format_check(
             else:
                 out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
     stated = sorted(
-        {q.claim_id for d in check.drifts for q in d.checks if q.status == "drift" and q.name == "stated"}
+        {
+            q.claim_id
+            for d in check.drifts
+            for q in d.checks
+            if q.status == "drift" and q.name == "stated" and not q.source
+        }
     )
     if stated:
         out.append(
@@ -364,6 +383,8 @@ class WhatIf:
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
+    # the claims of any chapter that quote this one (``cites``), re-judged with the revised figure
+    quoted_by: tuple = ()  # claimcheck.book.Citation, each
 
     @property
     def verdict(self) -> str:
@@ -431,6 +452,9 @@ class WhatIf:
                     f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
                     "only stand as the figure of the runner it was measured on"
                 )
+        for c in self.quoted_by:
+            still = "drifted" if c.status == "drift" else "still quotes it" if c.status == "ok" else c.status
+            lines.append(f"  quoted by {c.key} ({c.quote}): {still}: {c.words}")
         return "\n".join(lines)
 
 
@@ -487,6 +511,9 @@ def run_what_if(
             raise KeyError(str(exc)) from None
         printed_number(value)
     revisions = resolved
+    from claimcheck.book import book_of
+
+    quoted = requoted(revisions, book_of(regs, base / claims_dir))
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
     several = len(regs) > 1
@@ -534,9 +561,33 @@ def run_what_if(
                 formula=key in formulas,
                 runner=claim.runner or "",
                 inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
+                quoted_by=tuple(quoted.get(key, ())),
             )
         )
     return answers
+
+
+def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
+    """claim key -> the citations of every claim in ``book`` (chapter id -> registry) that quotes
+    it (``cites``), checked against its revised figure (``revisions``: ``[(key, printed value)]``)."""
+    from claimcheck.book import cite
+    from claimcheck.keys import split
+
+    revised = dict(revisions)
+    chapters = dict(book)
+    for key, value in revisions:
+        chapter, cid = split(key)
+        reg = book.get(chapter)
+        if reg is not None and cid in reg.claims:
+            copy = dataclasses.replace(reg, claims={**reg.claims})
+            copy.claims[cid] = dataclasses.replace(reg.claims[cid], stated=value)
+            chapters[chapter] = copy
+    out: dict[str, list] = {}
+    for reg in book.values():
+        for c in reg.claims.values():
+            if c.cites in revised:
+                out.setdefault(c.cites, []).append(cite(c, chapters))
+    return out
 
 
 def _suggestion(bound: bool, holds, value: str, measured) -> str | None:

@@ -77,10 +77,11 @@ class Quote:
     manuscript: str = ""
     registry: str = ""
     message: str = ""
+    source: str = ""  # a citation's check: the key of the claim quoted (``registry`` is its figure)
 
     @property
     def failing(self) -> bool:
-        return self.status not in ("ok", "in-words")
+        return self.status not in ("ok", "in-words", "not-in-book")
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ class ClaimEntry:
                 str(q.get("manuscript") or ""),
                 str(q.get("registry") or ""),
                 str(q.get("message") or ""),
+                str(q.get("source") or ""),
             )
             for q in raw.get("quotes") or []
             if isinstance(q, dict)
