@@ -431,11 +431,12 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
     it there, else the registry's ``stated``."""
     sites = find_sites(ms, claim.locator) if ms is not None else []
     site = sites[0] if len(sites) == 1 else None
-    shown = claim.stated
-    if site is not None and site.groups:
+    shown, span = claim.stated, None
+    if ms is not None and site is not None and site.groups:
         pos = _bound_positions(compile_locator(claim.locator).numbers, claim.stated)
         if pos:
-            shown = ms.text[slice(*site.groups[pos[0]])] if ms is not None else shown
+            span = site.groups[pos[0]]
+            shown = ms.text[span[0] : span[1]]
     status = {"drift": "drift", "not-in-book": "not-in-book", "ok": "ok", "in-words": "in-words"}
     line = site.line if site is not None else None
     where = f" on line {line}" if line else ""
@@ -447,6 +448,7 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
         status.get(citation.status, "unbound"),
         manuscript=shown,
         line=line,
+        span=(span[0], span[1]) if span else None,
         message=(f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ")
         + citation.words,
         source=citation.source,
