@@ -164,6 +164,7 @@ class ResultCollector:
                         "needs": list(claim.needs),
                         "runner": claim.runner,
                         "note": claim.note,
+                        "cites": claim.cites,
                         "section": claim.section,
                     }
                 else:
@@ -341,6 +342,7 @@ def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
         registry_line=r.registry_line,
         plots=plots,
         formula=rec.get("formula") or None,
+        cites=rec.get("cites") or None,
     )
     for name in AS_RECORDED:
         setattr(entry, name, rec.get(name))

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck import outcomes as oc
+from claimcheck.book import NOT_IN_BOOK
 from claimcheck.pages import words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
 from claimcheck.runs import settings_size_profile
@@ -96,6 +97,7 @@ class Chapter:
     manuscript_href: str = ""
     drifted: int = 0
     carried: int = 0  # rows kept from an earlier run
+    citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
 
     @property
     def anchor(self) -> str:
@@ -322,6 +324,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
                 manuscript_href=manuscript.href if manuscript is not None else "",
                 drifted=sum(1 for r in rows if r.drift),
                 carried=sum(1 for r in rows if r.carried),
+                citations=citation_words(entries, cid, {c.id for c in chapters}),
             )
         )
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
@@ -362,6 +365,25 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
     )
+
+
+def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
+    """A chapter's citations in words: out ("C05 quotes ch15:C10", "… (source not in this book)",
+    "drifted" when its quote no longer matches) and in ("quoted by ch90:C05"), from the rows' ``cites``."""
+    out, quoted = [], []
+    for e in entries:
+        if not e.cites:
+            continue
+        source_chapter = e.cites.partition(":")[0]
+        if (e.chapter or "") == chapter:
+            note = f" ({NOT_IN_BOOK})" if source_chapter not in book else " (drifted)" if e.drifted else ""
+            out.append(f"{e.id} quotes {e.cites}{note}")
+        elif source_chapter == chapter:
+            quoted.append(
+                f"{e.cites.partition(':')[2] or chapter} quoted by {e.key}"
+                + (" (drifted)" if e.drifted else "")
+            )
+    return out + quoted
 
 
 def chapter_language(doc: ClaimsDoc, registry_path: str | None = None) -> str:

@@ -26,7 +26,7 @@ QUOTE = claim_toml(
     needs='["text"]',
     extra='cites = "ch15:C10"',
 )
-TEXT = "# Chapter 16\n\nA first line.\nThe weights take about 500 MB, as the previous chapter says.\n"
+TEXT = "# A chapter\n\nA first line.\nThe weights take about 500 MB, as the previous chapter says.\n"
 
 
 def book(pytester, quote: str = QUOTE, source: str = SOURCE):
@@ -146,3 +146,33 @@ def with_chdir(pytester, *argv) -> int:
         return main(list(argv))
     finally:
         os.chdir(here)
+
+
+def test_the_pages_summary_and_diff_say_a_drifted_quote(pytester, capsys):
+    book(pytester)
+    run(pytester)
+    before = pytester.path / "before.json"
+    before.write_text(
+        (pytester.path / "reports" / "claims.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    revise_source(pytester, "700")
+    run(pytester, "--claims-manuscript", "claims/ch16/ch16.md").assert_outcomes(passed=1, failed=3)
+    report = read_report(pytester)
+    page = report.page()
+    book_row = page[page.index('<tr id="book-ch16"') :]
+    assert "C05 quotes ch15:C10 (drifted)" in book_row[: book_row.index("</tr>")]
+    source_row = page[page.index('<tr id="book-ch15"') :]
+    assert "C10 quoted by ch16:C05 (drifted)" in source_row[: source_row.index("</tr>")]
+    annotated = report.page("manuscript.html")
+    assert "C05 drift on line 4: ch16:C05 says 500 MB, quoting ch15:C10, which now says 700 MB" in annotated
+
+    capsys.readouterr()
+    with_chdir(pytester, "summary", "reports/claims.json", "--annotations")
+    out = capsys.readouterr().out
+    assert re.search(
+        r"::error file=claims/ch16/ch16\.md,line=4,title=ch16%3AC05 drifted::.*quoting ch15:C10, which says 700 MB",
+        out,
+    ), out
+    with_chdir(pytester, "diff", str(before), "reports/claims.json")
+    out = capsys.readouterr().out
+    assert "quoting ch15:C10, which says 700 MB" in out, out
