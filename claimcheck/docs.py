@@ -2,7 +2,8 @@
 
 ``docs/reference/registry-fields.md`` comes from :data:`claimcheck.fields.TABLES` and the rules of
 :data:`claimcheck.registry.CLAIM_RULES`; ``docs/reference/options.md`` from
-:data:`claimcheck.settings.OPTIONS` and the ``claimcheck`` command line's parser. So a field, an
+:data:`claimcheck.settings.OPTIONS` and the ``claimcheck`` command line's parser;
+``docs/reference/units.md`` from :data:`claimcheck.units.UNITS`. So a field, an
 option or a command is documented where it is declared, and the pages cannot fall behind
 (tests/core/test_docs.py compares them with what this module writes). ``--check`` writes nothing
 and exits 1 when a page is not current.
@@ -47,7 +48,8 @@ def registry_fields() -> str:
         *_generated("claimcheck/fields.py"),
         "A chapter's registry, `claims/<chapter>/claims.toml`, holds the tables below, and "
         "`[runners.NAME]` tables (each with a `description`) naming the machines on which "
-        "machine-bound figures were taken. `claimcheck validate` reports every problem with the file, "
+        "machine-bound figures were taken, and a `[units]` table declaring units of the chapter's own "
+        "([units](units.md#declaring-a-unit)). `claimcheck validate` reports every problem with the file, "
         "the claim id and the field; a broken claim never hides the others.",
         "",
     ]
@@ -205,7 +207,67 @@ def options() -> str:
     return "\n".join(out) + "\n"
 
 
-RENDER = {"docs/reference/registry-fields.md": registry_fields, "docs/reference/options.md": options}
+def units_page() -> str:
+    """The page of every unit a registry's ``unit`` may use beyond pint's, and how to declare one."""
+    from claimcheck.units import COMMON, UNITS
+
+    out = [
+        "# Units",
+        "",
+        *_generated("claimcheck/units.py (UNITS, COMMON, declare)"),
+        "A claim's `unit` is a [pint](https://pint.readthedocs.io/) unit expression, checked when the "
+        "registry is loaded: pint's own units with SI and binary prefixes, products, quotients and "
+        "powers of them (`KiB/token`, `token/s`, `B/param`, `FLOP/token`), and the units below. "
+        '`""` is a plain number. A value is converted to the claim\'s unit before it is judged, so a '
+        "test may measure in `B/token` for a claim in `KiB/token`.",
+        "",
+        "Pint's units that the chapters use most: " + ", ".join(_code(u) for u in COMMON) + ".",
+        "",
+        "## The kit's units",
+        "",
+        "| unit | also written | defined as | what it is |",
+        "|---|---|---|---|",
+    ]
+    for definition, meaning in UNITS:
+        name, value, *aliases = (part.strip() for part in definition.split("="))
+        defined = "a dimension of its own" if value.startswith("[") else _code(value)
+        out.append(
+            f"| `{name}` | {', '.join(_code(a) for a in aliases)} | {_cell(defined)} | {_cell(meaning)} |"
+        )
+    out += [
+        "",
+        "## Declaring a unit",
+        "",
+        "A chapter that counts something of its own (merges, rows, pages) declares it in its registry's "
+        '`[units]` table, `name = "definition"` in pint\'s syntax: `"[merge]"` is a new kind of count '
+        '(converted to nothing else), `"2 * token"` a multiple of a known unit. Its claims then use it '
+        "like any other, with pint's prefixes (`kmerge`) and plurals:",
+        "",
+        "```toml",
+        "[units]",
+        'merge = "[merge]"',
+        'bigram = "2 * token"',
+        "",
+        "[[claims]]",
+        "# id, title, stated, locator, tolerance, needs as usual",
+        'unit = "merge"',
+        "```",
+        "",
+        "Declared units are the book's: every chapter that uses one declares it, and two chapters that "
+        "declare one name give it the same definition. `claimcheck validate` names the file and the "
+        "unit (`units.merge`) when a name is already a unit, is not one word, or is declared twice "
+        "with different definitions, or when pint cannot read a definition; and the claim whose unit "
+        "uses a unit that only another chapter declares.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+RENDER = {
+    "docs/reference/registry-fields.md": registry_fields,
+    "docs/reference/options.md": options,
+    "docs/reference/units.md": units_page,
+}
 
 
 def stale(root: Path) -> list[str]:

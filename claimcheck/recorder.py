@@ -13,7 +13,7 @@ what to do next.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 import pytest
@@ -192,6 +192,26 @@ class ClaimRecorder:
             raise KeyError(
                 f"{self.claim.path}: claim {self.claim.id}: no value {name!r} in 'values' "
                 f"(has: {', '.join(self.claim.values) or 'none'})"
+            ) from None
+
+    @property
+    def inputs(self) -> Mapping[str, str]:
+        """The claim's ``inputs`` table, name -> the text a check feeds a model (read-only; empty
+        when the registry entry has none)."""
+        return self.claim.inputs
+
+    def input(self, name: str) -> str:
+        """Return the text ``name`` of the claim's ``inputs`` table.
+
+        Raises:
+            KeyError: the registry entry has no such input; the message names claim and file.
+        """
+        try:
+            return self.claim.inputs[name]
+        except KeyError:
+            raise KeyError(
+                f"{self.claim.path}: claim {self.claim.id}: no input {name!r} in 'inputs' "
+                f"(has: {', '.join(self.claim.inputs) or 'none'})"
             ) from None
 
     def holds(self, measured, printed: str) -> bool:

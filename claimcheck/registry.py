@@ -1,6 +1,7 @@
 """The claims registry: a TOML file of claims, validated one claim at a time.
 
-A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, optional
+A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, an optional
+``[units]`` table declaring units of its own (:func:`claimcheck.units.declare`), optional
 ``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, a
 ``[[sections]]`` array (the chapter's sections, in order), a ``[[claims]]`` array and a
 ``[[waivers]]`` array (the manuscript's numbers that are not claims, so that the number audit can
@@ -44,6 +45,7 @@ from claimcheck.fields import (
 from claimcheck.fileio import read_input_file
 from claimcheck.interval import parse_decimal
 from claimcheck.tolerance import Tolerance
+from claimcheck.units import UnitError, declare, declared_elsewhere
 
 __all__ = [
     "Claim",
@@ -56,7 +58,7 @@ __all__ = [
     "Waiver",
     "load_registry",
 ]
-TOP_LEVEL = ("chapter", "runners", "sections", "claims", "waivers")
+TOP_LEVEL = ("chapter", "units", "runners", "sections", "claims", "waivers")
 
 
 @dataclass(frozen=True)
@@ -305,6 +307,7 @@ def load_registry(path: str | Path) -> Registry:
                 RegistryIssue(shown, None, f"runners.{name}", "must be a table with a description")
             )
 
+    own_units = _load_units(data.get("units", {}), shown, reg.issues)  # before the claims, which use them
     reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
     reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
@@ -340,6 +343,7 @@ def load_registry(path: str | Path) -> Registry:
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).extend(problems)
     _check_formula_references(reg)
+    _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.issues.extend(problems)
         reg.invalid.setdefault(cid, []).extend(problems)
@@ -593,6 +597,38 @@ def _array_entry(entry, label: str, fields, path: str, issues: list) -> dict | N
     )
     issues.extend(problems)
     return None if problems else good
+
+
+def _load_units(table, path: str, issues: list) -> set[str]:
+    """Declare the ``[units]`` table's units (name = pint definition, :func:`claimcheck.units.declare`)
+    and return their names; every problem names the file and the unit."""
+    if not isinstance(table, dict):
+        issues.append(RegistryIssue(path, None, "units", 'must be a table ([units]: name = "definition")'))
+        return set()
+    for name, definition in table.items():
+        try:
+            declare(name, definition)
+        except UnitError as exc:
+            issues.append(RegistryIssue(path, None, f"units.{name}", str(exc)))
+    return set(table)
+
+
+def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
+    """A claim whose unit uses a unit that only another chapter's ``[units]`` declares becomes
+    invalid (it would be valid only when that chapter is loaded first)."""
+    for cid in list(reg.claims):
+        foreign = declared_elsewhere(reg.claims[cid].unit, own)
+        if foreign:
+            issue = RegistryIssue(
+                reg.path,
+                cid,
+                "unit",
+                f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
+                f"add it to its [units] table as the chapter that declares it does",
+            )
+            reg.issues.append(issue)
+            reg.invalid.setdefault(cid, []).append(issue)
+            del reg.claims[cid]
 
 
 def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:

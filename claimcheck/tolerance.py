@@ -322,6 +322,8 @@ class Range(Tolerance):
         return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"
 
     def describe(self, stated, unit=None):
+        if self.lo == self.hi:  # range:2..2 admits one value: say it as such, not "between 2 and 2"
+            return "exactly " + with_unit(number(self.lo), unit)
         return f"between {number(self.lo)} and " + with_unit(number(self.hi), unit)
 
     def region(self, stated):
@@ -365,6 +367,8 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
     d = min(mlo - lo, hi - mhi)
     if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
         return Margin("on the chapter's value", True, 1.0)
+    if d <= 1e-9 * max(1.0, abs(half)):  # "inside by 0" said nothing: the value sits on an end of the bar
+        return Margin(f"on the edge of ±{with_unit(number(half, 3), unit)}", True, 0.0)
     return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
 
 

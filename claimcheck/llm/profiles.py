@@ -21,7 +21,8 @@ Costs of ``pytest claims/`` on a 2-core CPU: docs/timing.md (measured with ``ben
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from collections.abc import Collection
+from dataclasses import asdict, dataclass, field, fields
 from typing import TypedDict
 
 
@@ -60,27 +61,96 @@ class Profile:
             self.chapter_gen_lengths
         )
 
-    def describe(self) -> str:
-        """One line for the report: the sizes behind the timing claims."""
-        where = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
-        return (
-            f"{self.name} ({where}): read {self.read_tokens} tokens, write {self.write_tokens} tokens, "
-            f"generate {'/'.join(map(str, self.gen_lengths))} tokens after a 16-token prompt"
-            + (
-                f" (and {'/'.join(map(str, self.chapter_gen_lengths))} once)"
-                if self.chapter_gen_lengths
-                else ""
-            )
-            + ", "
-            f"prompts {'/'.join(map(str, self.ttft_prompts))} for TTFT, decode on a "
-            f"{self.context_tokens}-token context, batches "
-            f"{'/'.join(map(str, self.batch_sizes))}, {self.timing_repeats} interleaved rounds first "
-            f"(within {self.base_budget_s:g} s per measurement), "
-            f"up to {self.timing_budget_s:g} s more per undecided timing claim"
-        )
+    def describe(self, used: Collection[str] | None = None) -> str:
+        """One line for the report: the sizes behind the timing claims, e.g. "quick (reduced sizes,
+        not the chapter's): read 512 tokens, write 16 tokens, ...". ``used``: the fields a
+        chapter's tests read (:class:`SizeReads`): only their words, so a chapter whose one timing
+        reads 512 tokens says "quick: read 512 tokens"; None: every size."""
+        every = used is None
+        parts = [words for fields, words in self._parts() if every or fields & set(used or ())]
+        # "the chapter's own sizes" are ch15's read/write lengths and generations: said where those are
+        where = every or bool({"write_tokens", "chapter_gen_lengths"} & set(used or ()))
+        kind = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
+        head = f"{self.name} ({kind})" if where else self.name
+        return f"{head}: {', '.join(parts)}" if parts else head
 
-    def as_dict(self) -> dict:
-        return {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe()}
+    def _parts(self) -> list[tuple[set[str], str]]:
+        """The words of :meth:`describe`, each with the fields that make it apply."""
+
+        def sizes(values) -> str:
+            return "/".join(map(str, values))
+
+        once = f" (and {sizes(self.chapter_gen_lengths)} once)" if self.chapter_gen_lengths else ""
+        return [
+            ({"read_tokens"}, f"read {self.read_tokens} tokens"),
+            ({"write_tokens"}, f"write {self.write_tokens} tokens"),
+            (
+                {"gen_lengths", "chapter_gen_lengths"},
+                f"generate {sizes(self.gen_lengths)} tokens after a {self.greedy_prompt}-token prompt{once}",
+            ),
+            ({"ttft_prompts"}, f"prompts {sizes(self.ttft_prompts)} for TTFT"),
+            ({"context_tokens"}, f"decode on a {self.context_tokens}-token context"),
+            ({"batch_sizes"}, f"batches {sizes(self.batch_sizes)}"),
+            (
+                {"timing_repeats", "gen_repeats", "base_budget_s"},
+                f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)",
+            ),
+            ({"timing_budget_s"}, f"up to {self.timing_budget_s:g} s more per undecided timing claim"),
+        ]
+
+    def as_dict(self, used: Collection[str] | None = None) -> dict:
+        """The profile for ``claims.json``: its fields, ``chapter_sizes`` and ``description``
+        (:meth:`describe` of ``used``); with ``used``, also ``used``: the fields read, sorted."""
+        out = {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe(used)}
+        if used is not None:
+            out["used"] = sorted(used)
+        return out
+
+
+#: the names of a profile's sizes (its dataclass fields but its name)
+SIZE_FIELDS = frozenset(f.name for f in fields(Profile)) - {"name"}
+
+
+@dataclass
+class SizeReads:
+    """Which sizes of the run's profile were read, and by whom: a test (its node id) or a fixture
+    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last). A
+    fixture's reads count for every test that uses it, so a measurement cached for the session
+    counts for each chapter whose tests use it, not only for the first."""
+
+    owners: list[str] = field(default_factory=list)
+    by_owner: dict[str, set[str]] = field(default_factory=dict)
+
+    def note(self, name: str) -> None:
+        """Record that size ``name`` was read by the innermost owner (none running: not recorded)."""
+        if self.owners and name in SIZE_FIELDS:
+            self.by_owner.setdefault(self.owners[-1], set()).add(name)
+
+    def used_by(self, items) -> set[str]:
+        """The sizes the tests ``items`` read, themselves or through their fixtures (``fixturenames``)."""
+        out: set[str] = set()
+        for item in items:
+            out |= self.by_owner.get(item.nodeid, set())
+            for name in getattr(item, "fixturenames", ()):
+                out |= self.by_owner.get(f"fixture {name}", set())
+        return out
+
+
+class WatchedProfile:
+    """A :class:`Profile` that records each size read from it in a :class:`SizeReads` (what the
+    ``claims_profile`` fixture gives): every attribute is the profile's own."""
+
+    def __init__(self, profile: Profile, reads: SizeReads):
+        self._profile = profile
+        self._reads = reads
+
+    def __getattr__(self, name: str):
+        value = getattr(self._profile, name)
+        self._reads.note(name)
+        return value
+
+    def __repr__(self) -> str:
+        return f"WatchedProfile({self._profile!r})"
 
 
 class _Shared(TypedDict):

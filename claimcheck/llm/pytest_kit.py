@@ -102,12 +102,51 @@ def pytest_claimcheck_report_dir(config, report_dir):
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_size_profile(config, registry, items):
     """The kit's sizes, for a chapter whose tests use them (the ``claims_profile`` fixture, which
-    every model and timing fixture builds on); None for a chapter that measures nothing with the kit."""
+    every model and timing fixture builds on); None for a chapter that measures nothing with the kit.
+    Its description names only the sizes the chapter's tests read (:func:`size_reads`), so a
+    chapter whose one timing reads 512 tokens is not told ch15's write lengths and batches; where
+    the items are not known (the pytest-xdist controller), every size."""
     if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
         return None
     from claimcheck.llm.profiles import get
 
-    return get(settings_of(config).size_profile).as_dict()
+    profile = get(settings_of(config).size_profile)
+    if items is None:
+        return profile.as_dict()
+    used = size_reads(config).used_by(items)
+    return profile.as_dict(used) if used else None
+
+
+def size_reads(config):
+    """The run's :class:`claimcheck.llm.profiles.SizeReads`: which sizes each test and fixture read."""
+    kit = run_state(config).kit
+    if "size_reads" not in kit:
+        from claimcheck.llm.profiles import SizeReads
+
+        kit["size_reads"] = SizeReads()
+    return kit["size_reads"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """While a fixture is set up, the sizes read are that fixture's (:func:`size_reads`)."""
+    owners = size_reads(request.config).owners
+    owners.append(f"fixture {fixturedef.argname}")
+    try:
+        return (yield)
+    finally:
+        owners.pop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """While a test runs, the sizes read are the test's own (:func:`size_reads`)."""
+    owners = size_reads(item.config).owners
+    owners.append(item.nodeid)
+    try:
+        return (yield)
+    finally:
+        owners.pop()
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -216,8 +255,9 @@ def claims_device(claims_settings):
 
 
 @pytest.fixture(scope="session")
-def claims_profile(claims_settings):
-    """The :class:`claimcheck.llm.profiles.Profile` of this run (sizes behind size-dependent claims)."""
-    from claimcheck.llm.profiles import get
+def claims_profile(claims_settings, pytestconfig):
+    """The :class:`claimcheck.llm.profiles.Profile` of this run (sizes behind size-dependent claims),
+    watched: the sizes a chapter's tests read are the ones its report names."""
+    from claimcheck.llm.profiles import WatchedProfile, get
 
-    return get(claims_settings.size_profile)
+    return WatchedProfile(get(claims_settings.size_profile), size_reads(pytestconfig))

@@ -5,6 +5,10 @@ both sides of a ratio in one process, interleaved (A B A B ...) so that drift of
 both sides alike, keeps every sample, and quotes medians with their spread (as pytest-benchmark's
 ``interval.py`` and nanoGPT's ``bench.py`` do). On CUDA the clock is read only after a device
 synchronize, once per measured region.
+
+:func:`interleaved` times any callables so (``interleaved(claims_profile, read=f, tokenize=g)``)
+and returns a :class:`SidesTiming` that ``claim.check_timing`` decides on; the kit's own
+measurements (:mod:`claimcheck.llm.speed`) are :class:`Timing` subclasses over :class:`Rounds`.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.interval import CI, median_ci, rounds_for
+from claimcheck.llm.profiles import Profile
 from claimcheck.verdict import Bar, Timed
 
 #: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
@@ -148,14 +153,18 @@ class Rounds:
 
     The samples live in :attr:`samples`, an :class:`Interleaved` that grows in place, so every
     claim that shares this measurement sees every round; :attr:`seconds` is the wall time spent in
-    measured rounds so far.
+    measured rounds so far. ``timer`` is the clock of samples and bounds (seconds; default
+    ``time.perf_counter``; a test may pass a fake one).
     """
 
-    def __init__(self, fns: dict, warmup: int = 1, device=None):
+    def __init__(
+        self, fns: dict, warmup: int = 1, device=None, timer: Callable[[], float] = time.perf_counter
+    ):
         if not fns:
             raise ValueError("Rounds needs at least one function")
         self.fns = dict(fns)
         self.device = device
+        self.timer = timer
         self.samples = Interleaved(order=list(fns), samples={k: [] for k in fns})
         self.seconds = 0.0
         self.cut_short = False  # a run(within_s=...) stopped before its rounds: the machine was slow
@@ -182,23 +191,21 @@ class Rounds:
         ``inconclusive`` (:meth:`claimcheck.llm.timing.Timing.measure`): its cost stays bounded
         instead of growing with the load.
         """
-        t_start = time.perf_counter()
+        t_start = self.timer()
         for _ in range(rounds):
-            if (
-                within_s is not None
-                and self.n
-                and time.perf_counter() - t_start + self.round_seconds > within_s
-            ):
+            elapsed = self.timer() - t_start
+            # the mean round so far counts this call's rounds too (self.seconds grows at its end)
+            if within_s is not None and self.n and elapsed + (self.seconds + elapsed) / self.n > within_s:
                 self.cut_short = True
                 break
             for name, fn in self.fns.items():
                 sync_device(self.device)
-                t0 = time.perf_counter()
+                t0 = self.timer()
                 out = fn()
                 sync_device(self.device)
-                dt = time.perf_counter() - t0
+                dt = self.timer() - t0
                 self.samples.samples[name].append(dt if out is None else out)
-        self.seconds += time.perf_counter() - t_start
+        self.seconds += self.timer() - t_start
         return self
 
     def per_round(self) -> list[Round]:
@@ -276,9 +283,10 @@ class Timing:
         it ends within ``budget_s``: a busy machine makes the claim inconclusive at its budget,
         not slow. ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
         rounds = self.rounds
+        clock = rounds.timer
         min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
         spent_at_start = rounds.seconds
-        t0 = time.perf_counter()
+        t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
         while True:
             per_round = rounds.per_round()
@@ -292,17 +300,15 @@ class Timing:
                 rounds.n,
                 self.budget_s,
             )
-            if (
-                rounds.n >= min_rounds and settled(evidence)
-            ) or time.perf_counter() - t0 + step_s > self.budget_s:
+            if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
-            t_step = time.perf_counter()
-            rounds.run(1, within_s=max(0.0, self.budget_s - (time.perf_counter() - t0)))
+            t_step = clock()
+            rounds.run(1, within_s=max(0.0, self.budget_s - (clock() - t0)))
             step_s = rounds.round_seconds
-            if rounds.cut_short and time.perf_counter() - t_step < 1e-3:
+            if rounds.cut_short and clock() - t_step < 1e-3:
                 break  # not even one round fits what is left of the budget
         self.spent = {
-            "extra_seconds": round(time.perf_counter() - t0, 3),
+            "extra_seconds": round(clock() - t0, 3),
             "measured_seconds": round(rounds.seconds, 3),
             "first_rounds_seconds": round(spent_at_start, 3),
         }
@@ -313,6 +319,108 @@ class Timing:
     def details(self) -> dict:
         """Facts of the measurement for a claim's report row (its subclasses add theirs)."""
         return {"profile": self.profile, **self.spent}
+
+
+@dataclass
+class SidesTiming(Timing):
+    """The timing :func:`interleaved` returns: the wall time of each named side, per round
+    (``round["read"]``, seconds). Its statistics take the rounds ``claim.check_timing`` hands them."""
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """The sides' names, in the order they run inside a round."""
+        return tuple(self.rounds.samples.order)
+
+    def seconds(self, side: str, rounds=None) -> list[float]:
+        """Seconds of one call of ``side`` in each round (default: every round so far).
+
+        Raises:
+            KeyError: no such side (the message names the sides there are).
+        """
+        if side not in self.rounds.samples.samples:
+            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.sides)})")
+        return [r[side] for r in (self.per_round() if rounds is None else rounds)]
+
+    def median_s(self, side: str) -> float:
+        """Median seconds of one call of ``side`` over every round so far."""
+        return statistics.median(self.seconds(side))
+
+    def ratio(self, slower: str, faster: str) -> Callable[[list], float]:
+        """The statistic "how many times longer one call of ``slower`` takes than one of
+        ``faster``": rounds -> median seconds of ``slower`` / median seconds of ``faster``
+        (a plain number, unit ``x``), for ``claim.check_timing(t, t.ratio("read", "tokenize"))``.
+
+        Raises:
+            KeyError: either side is not in this timing (raised here, before any claim uses it).
+        """
+        for side in (slower, faster):
+            self.seconds(side, rounds=[])
+
+        def statistic(rounds) -> float:
+            return statistics.median(self.seconds(slower, rounds)) / statistics.median(
+                self.seconds(faster, rounds)
+            )
+
+        statistic.__name__ = f"ratio_{slower}_over_{faster}"
+        return statistic
+
+    def details(self) -> dict:
+        """The profile, the seconds of the last :meth:`measure`, and every side's samples
+        (``"<side>_s"``: n, median, min, max, quartiles, samples; seconds)."""
+        s = self.rounds.samples
+        return {**super().details(), **{f"{side}_s": s.stats(side).as_dict() for side in self.sides}}
+
+
+def interleaved(
+    profile: Profile,
+    /,
+    *,
+    warmup: int = 1,
+    device=None,
+    timer: Callable[[], float] = time.perf_counter,
+    **sides: Callable[[], object],
+) -> SidesTiming:
+    """Time any callables the way the kit times its own measurements, and return the timing a
+    claim decides on with ``claim.check_timing``.
+
+    Each side (``name=callable``, called with no argument; what it returns is ignored) runs
+    ``warmup`` times, then the profile's ``timing_repeats`` interleaved rounds (each side once
+    per round, in the order given), within ``profile.base_budget_s`` seconds (a busy machine gets
+    fewer rounds); a claim still undecided may add rounds within ``profile.timing_budget_s``.
+    Samples are wall seconds, the device synchronised around each call on CUDA. Example, in a
+    session fixture: ``interleaved(claims_profile, read=lambda: model(ids), tokenize=lambda:
+    tok(text))``; then ``claim.check_timing(t, t.ratio("read", "tokenize"))``.
+
+    Args:
+        profile: the run's size profile (the ``claims_profile`` fixture).
+        warmup: unmeasured calls of each side first.
+        device: a torch device whose queued work is waited for around each call (None: none).
+        timer: the clock of samples and budgets (seconds; a test may pass a fake one).
+        sides: name -> zero-argument callable, at least one (``warmup``, ``device`` and ``timer``
+            are this function's own arguments, not side names).
+
+    Raises:
+        ValueError: no side, or a side that is not callable (named).
+    """
+    if not sides:
+        raise ValueError("interleaved() needs at least one side: interleaved(profile, name=callable, ...)")
+    bad = [name for name, fn in sides.items() if not callable(fn)]
+    if bad:
+        raise ValueError(f"interleaved(): side(s) {', '.join(bad)} must be zero-argument callables")
+    rounds = Rounds(
+        {name: _timed(fn) for name, fn in sides.items()}, warmup=warmup, device=device, timer=timer
+    )
+    rounds.run(profile.timing_repeats, within_s=profile.base_budget_s)
+    return SidesTiming(rounds, profile.timing_budget_s, profile.name)
+
+
+def _timed(fn: Callable[[], object]) -> Callable[[], None]:
+    """``fn`` with its return value dropped, so that :class:`Rounds` records its wall time."""
+
+    def call() -> None:
+        fn()
+
+    return call
 
 
 def machine_load(probe_repeats: int = 5) -> dict:

@@ -135,6 +135,18 @@ class ClaimsView:
         return [r for s in self.sections for r in s.rows]
 
     @property
+    def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
+        """The chip strip's groups: ``[(chapter, its rows)]`` in the book's order, one group per
+        chapter with rows; one group ``(None, every row)`` on a one-chapter page (no chapter mark)."""
+        rows = self.rows
+        if len(self.chapters) <= 1:
+            return [(None, rows)]
+        mine: dict[str, list[Row]] = {}
+        for s in self.sections:
+            mine.setdefault(s.chapter, []).extend(s.rows)
+        return [(c, mine[c.id]) for c in self.chapters if mine.get(c.id)]
+
+    @property
     def id_chars(self) -> int:
         """The longest claim id shown, in characters: the page sizes its id column to it (CSS
         ``--id-chars``), so C15.laptop or C33.output never runs into the next column."""
@@ -202,11 +214,7 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
     chapter = words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
-    links = (
-        [(m.line, f"{manuscript.href}#{m.anchor}") for m in manuscript.by_claim.get(entry.id, [])]
-        if manuscript is not None
-        else []
-    )
+    links = _text_links(entry, manuscript)
     return Row(
         id=entry.id,
         key=entry.key,
@@ -242,6 +250,17 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
     )
 
 
+def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
+    """``[(line, href)]``: one link per manuscript line the claim's marks are on (to its first mark
+    there), in the text's order; several numbers of one line are one link, not "L11 L11 L11"."""
+    if manuscript is None:
+        return []
+    first: dict[int, str] = {}
+    for m in manuscript.by_claim.get(entry.id, []):
+        first.setdefault(m.line, f"{manuscript.href}#{m.anchor}")
+    return sorted(first.items())
+
+
 def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
     own = chapter is not None and chapter.profile is not None
@@ -267,6 +286,74 @@ def _selection_words(doc: ClaimsDoc) -> str:
     return text
 
 
+def _manuscript_words(manuscript) -> str:
+    """A checked manuscript in numbers: "97 numbers, 60 bound, 30 waived, 7 unbound, 0 numbers drifted"."""
+    counts = manuscript.counts
+    return (
+        f"{len(manuscript.numbers)} numbers, {manuscript.bound} bound, {counts.get('waived', 0)} waived, "
+        f"{counts.get('unbound', 0)} unbound, {counts.get('drifted', 0)} numbers drifted"
+    )
+
+
+def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
+    """The sections of one chapter with their rows, in the chapter's order (claims without a
+    section last); the first is marked as the chapter's first, each links to its first line in
+    the text when the chapter's manuscript was checked."""
+    cid = ch.id
+    mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
+    sections = {
+        s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid)
+        for s in doc.sections
+        if (s.chapter or cid) == cid
+    }
+    other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
+    for n, e in enumerate(mine):
+        sections.get(e.section or "", other).rows.append(_row(e, n, doc.runner, base, manuscript))
+    these = [s for s in (*sections.values(), other) if s.rows]
+    if these:
+        these[0].first_of_chapter = True
+    if manuscript is not None:
+        for s in these:  # a section's heading links to the first line of its first claim in the text
+            lines = [ln for r in s.rows for ln, _ in r.text_links]
+            if lines:
+                s.href = f"{manuscript.href}#L{min(lines)}"
+    return these
+
+
+def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
+    """One chapter's line of the book table, from its sections' rows."""
+    rows = [r for s in these for r in s.rows]
+    return Chapter(
+        ch.id,
+        ch.title or ch.id,
+        list(oc.count(r.outcome for r in rows).items()),
+        _profile_words(doc, ch),
+        manuscript=_manuscript_words(manuscript) if manuscript is not None else "",
+        manuscript_href=manuscript.href if manuscript is not None else "",
+        drifted=sum(1 for r in rows if r.drift),
+        carried=sum(1 for r in rows if r.carried),
+        citations=citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()}),
+    )
+
+
+def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
+    """A chapter's citations in words: out ("C05 quotes ch15:C10", "… (source not in this book)",
+    "drifted" when its quote no longer matches) and in ("C10 quoted by ch90:C05"), from the rows' ``cites``."""
+    out, quoted = [], []
+    for e in entries:
+        if not e.cites:
+            continue
+        source_chapter, _, source_id = e.cites.partition(":")
+        drifted = " (drifted)" if e.drifted else ""
+        if (e.chapter or "") == chapter:
+            out.append(
+                f"{e.id} quotes {e.cites}" + (f" ({NOT_IN_BOOK})" if source_chapter not in book else drifted)
+            )
+        elif source_chapter == chapter:
+            quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
+    return out + quoted
+
+
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
     """Return the :class:`ClaimsView` of a ``claims.json`` document.
 
@@ -277,86 +364,42 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
             rows' links into the annotated manuscript.
         test_log: href of the pytest-html test log (default: the document's ``test_log``).
     """
-    base = Path(base_dir)
-    runner = doc.runner
-    entries = doc.claims
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
     ordered: list[Section] = []
     book: list[Chapter] = []
     for ch in chapters:
-        cid = ch.id
-        mine = [e for e in entries if (e.chapter or "") == cid or (single and not e.chapter)]
-        manuscript = by_chapter_ms.get(cid) or (manuscripts[0] if single and manuscripts else None)
-        sections = {
-            s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid)
-            for s in doc.sections
-            if (s.chapter or cid) == cid
-        }
-        other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
-        for n, e in enumerate(mine):
-            sec = sections.get(e.section or "", other)
-            sec.rows.append(_row(e, n, runner, base, manuscript))
-        these = [s for s in (*sections.values(), other) if s.rows]
-        if these:
-            these[0].first_of_chapter = True
-        if manuscript is not None:
-            for s in these:  # a section's heading links to the first line of its first claim in the text
-                lines = [ln for r in s.rows for ln, _ in r.text_links]
-                if lines:
-                    s.href = f"{manuscript.href}#L{min(lines)}"
+        manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
+        these = _chapter_sections(doc, ch, single, manuscript, Path(base_dir))
         ordered += these
-        rows = [r for s in these for r in s.rows]
-        book.append(
-            Chapter(
-                cid,
-                ch.title or cid,
-                list(oc.count(r.outcome for r in rows).items()),
-                _profile_words(doc, ch),
-                manuscript=(
-                    f"{len(manuscript.marks)} numbers, {manuscript.bound} bound, {manuscript.counts.get('waived', 0)} "
-                    f"waived, {manuscript.counts.get('unbound', 0)} unbound, "
-                    f"{manuscript.counts.get('drifted', 0)} numbers drifted"
-                )
-                if manuscript is not None
-                else "",
-                manuscript_href=manuscript.href if manuscript is not None else "",
-                drifted=sum(1 for r in rows if r.drift),
-                carried=sum(1 for r in rows if r.carried),
-                citations=citation_words(entries, cid, {c.id for c in chapters}),
-            )
-        )
+        book.append(_chapter_line(doc, ch, these, manuscript))
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
-    chapter = book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters"
-    problems = [i for reg in doc.registries for i in reg.issues]
     return ClaimsView(
         title="claimcheck: the chapter's claims on this runner"
         if len(book) == 1
         else "claimcheck: the book's claims on this runner",
-        chapter=chapter,
+        chapter=book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters",
         generated=doc.generated or "",
         wall_s=doc.wall_s,
-        runner=words.runner_line(runner),
+        runner=words.runner_line(doc.runner),
         profile=_profile_words(doc),
-        weights=words.weights_line(runner),
+        weights=words.weights_line(doc.runner),
         counts=list(counts.items()),
-        sentences=words.outcome_sentences(entries, runner),
+        sentences=words.outcome_sentences(doc.claims, doc.runner),
         sections=ordered,
         chapters=book,
         needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
         outcomes=[o for o in oc.OUTCOMES if o in counts],
-        problems=problems,
+        problems=[i for reg in doc.registries for i in reg.issues],
         test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
         manuscript_line=(
-            f"{manuscript.path}: {len(manuscript.marks)} numbers, {manuscript.bound} bound to claims, "
-            f"{manuscript.counts.get('waived', 0)} waived, {manuscript.counts.get('unbound', 0)} unbound, "
-            f"{manuscript.counts.get('drifted', 0)} numbers drifted"
+            f"{manuscript.path}: " + _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
         )
         if manuscript is not None
         else "",
@@ -365,25 +408,6 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
     )
-
-
-def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
-    """A chapter's citations in words: out ("C05 quotes ch15:C10", "… (source not in this book)",
-    "drifted" when its quote no longer matches) and in ("quoted by ch90:C05"), from the rows' ``cites``."""
-    out, quoted = [], []
-    for e in entries:
-        if not e.cites:
-            continue
-        source_chapter = e.cites.partition(":")[0]
-        if (e.chapter or "") == chapter:
-            note = f" ({NOT_IN_BOOK})" if source_chapter not in book else " (drifted)" if e.drifted else ""
-            out.append(f"{e.id} quotes {e.cites}{note}")
-        elif source_chapter == chapter:
-            quoted.append(
-                f"{e.cites.partition(':')[2] or chapter} quoted by {e.key}"
-                + (" (drifted)" if e.drifted else "")
-            )
-    return out + quoted
 
 
 def chapter_language(doc: ClaimsDoc, registry_path: str | None = None) -> str:

@@ -78,7 +78,9 @@ def weakest(states: dict[str, str]) -> tuple[str, str | None]:
 
 @dataclass
 class Mark:
-    """One highlighted number: its anchor, state, the claim rows it links to, and the hover text."""
+    """One highlighted place: a number of the audit (``kind`` "number"), or the words a claim
+    stated without a number is located at ("sentence"); its anchor, state, the claim rows it links
+    to, and the hover text. ``start``/``end``: its offsets in the manuscript's text."""
 
     anchor: str
     text: str
@@ -87,7 +89,14 @@ class Mark:
     claims: list[str]
     title: str
     href: str | None = None
-    decided: str = ""  # the claim whose state the number shows (the weakest of its claims)
+    decided: str = ""  # the claim whose state the place shows (the weakest of its claims)
+    kind: str = "number"
+    start: int = -1
+    end: int = -1
+
+
+#: the states that mark a claim stated without a number at its words (the numbers do not show it)
+SENTENCE_STATES = ("failed", "inconclusive")
 
 
 @dataclass
@@ -114,8 +123,19 @@ class ManuscriptView:
         return [m for m in self.marks if m.state in ATTENTION]
 
     @property
+    def numbers(self) -> list[Mark]:
+        """The marks that are numbers of the text (not the words of a claim stated without one)."""
+        return [m for m in self.marks if m.kind == "number"]
+
+    @property
+    def sentences(self) -> list[Mark]:
+        """The marks of claims stated without a number, at their locator's words."""
+        return [m for m in self.marks if m.kind == "sentence"]
+
+    @property
     def bound(self) -> int:
-        return sum(m.state not in ("waived", "unbound") for m in self.marks)
+        """How many numbers are bound to claims (neither waived nor unbound)."""
+        return sum(m.state not in ("waived", "unbound") for m in self.numbers)
 
 
 def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
@@ -129,6 +149,106 @@ def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
         parts.append(f"here {words.measured_value(entry)}")
     parts.append(f"bar: {words.bar_words(entry)}")
     return " · ".join(parts)
+
+
+def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
+    """The :class:`Mark` of one number of the audit (a :class:`claimcheck.manuscript.Piece`):
+    waived, unbound, or bound (drifted where a drift check covers it, else its claims' weakest state)."""
+    place = {"start": piece.start, "end": piece.end}
+    if piece.status == "waived":
+        why = "; ".join(reasons.get(label, label) for label in piece.by)
+        return Mark(anchor, piece.text, piece.line, "waived", [], f"waived: {why}", **place)
+    if piece.status == "unbound":
+        why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
+        return Mark(anchor, piece.text, piece.line, "unbound", [], why, **place)
+    cids = list(piece.by)
+    hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
+    hover = [claim_summary(entries.get(c), c) for c in cids]
+    if hits:
+        state, decided = "drifted", hits[0].claim_id
+        hover = [
+            q.message  # a citation's: both chapters and both figures
+            if q.source
+            else f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
+            f"({q.name})"
+            for q in hits
+        ] + hover
+    else:
+        state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
+    if len(cids) > 1 or hits:
+        hover.insert(0, f"{STATE_LABEL[state]}: decided by {decided} (the weakest of {', '.join(cids)})")
+    else:
+        hover.insert(0, STATE_LABEL[state])
+    decided = decided or cids[0]
+    return Mark(
+        anchor, piece.text, piece.line, state, cids, "\n".join(hover), link(decided), decided=decided, **place
+    )
+
+
+def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
+    """Marks at the words of the claims that no number shows and whose state an editor must act on
+    (:data:`SENTENCE_STATES`): a claim stated without a number (its locator holds no digit, found
+    once in the text). Claims whose locators find the same words share one mark."""
+    from claimcheck.manuscript import find_sites
+
+    ms = check.manuscript
+    by_place: dict[tuple[int, int], list[str]] = {}
+    for d in check.drifts:
+        state = claim_state(entries.get(d.claim_id))
+        if d.claim_id in numbered or state not in SENTENCE_STATES:
+            continue
+        for q in d.checks:
+            sites = find_sites(ms, q.locator) if q.status in ("ok", "in-words") and q.span is None else []
+            if len(sites) == 1:
+                by_place.setdefault((sites[0].start, sites[0].end), []).append(d.claim_id)
+                break
+    groups: list[tuple[int, int, list[str]]] = []  # overlapping words: one mark for their claims
+    for (start, end), cids in sorted(by_place.items()):
+        if groups and start < groups[-1][1]:
+            groups[-1] = (groups[-1][0], max(end, groups[-1][1]), groups[-1][2] + cids)
+        else:
+            groups.append((start, end, cids))
+    marks: list[Mark] = []
+    for n, (start, end, cids) in enumerate(groups, start=1):
+        state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
+        decided = decided or cids[0]
+        hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
+        hover += [claim_summary(entries.get(c), c) for c in cids]
+        line, title = ms.line_of(start), "\n".join(hover)
+        text = ms.text[start:end]
+        marks.append(
+            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
+        )
+    return marks
+
+
+def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
+    """The text line by line, each line a list of strings and :class:`Mark` objects (a mark's text
+    stripped of the spaces around it; the marks in text order, not overlapping)."""
+    lines: list[list] = [[]]
+
+    def add_text(chunk: str):
+        first, *rest = chunk.split("\n")
+        if first:
+            lines[-1].append(first)
+        for piece in rest:
+            lines.append([piece] if piece else [])
+
+    pos = 0
+    for mark in marks:
+        if mark.start < pos:  # overlaps the mark before it (never for a number): shown by its hover alone
+            continue
+        raw = text[mark.start : mark.end]
+        core = raw.strip()
+        lead = raw[: len(raw) - len(raw.lstrip())]
+        add_text(text[pos : mark.start] + lead)
+        mark.text = core
+        lines[-1].append(mark)
+        pos = mark.start + len(lead) + len(core)
+    add_text(text[pos:])
+    if text.endswith("\n") and not lines[-1]:
+        lines.pop()
+    return lines
 
 
 def build(
@@ -147,84 +267,25 @@ def build(
         claims_href: the claims page, relative to the manuscript page (rows are
             ``#claim-<chapter>-<id>``, :func:`claimcheck.pages.words.anchor`).
         waivers: the registry's :class:`claimcheck.registry.Waiver` list (for the reasons on hover).
+
+    A failing claim that no number shows (stated without one) is marked at its locator's words
+    (:func:`_sentence_marks`) and counted with the numbers of its state.
     """
+    from claimcheck.keys import qualify
+
     ms = check.manuscript
+    chapter = getattr(check, "chapter", "")
+
+    def link(cid: str) -> str:
+        return f"{claims_href}#{words.anchor(qualify(chapter, cid))}"
+
     reasons = {w.label: w.reason for w in waivers}
     drifted = [(q.span, q) for d in check.drifts for q in d.checks if q.status == "drift" and q.span]
-    marks: list[Mark] = []
-    for n, piece in enumerate(sorted(check.audit.pieces, key=lambda p: p.start), start=1):
-        anchor = f"n{n}"
-        if piece.status == "waived":
-            why = "; ".join(reasons.get(label, label) for label in piece.by)
-            marks.append(Mark(anchor, piece.text, piece.line, "waived", [], f"waived: {why}"))
-            continue
-        if piece.status == "unbound":
-            marks.append(
-                Mark(
-                    anchor,
-                    piece.text,
-                    piece.line,
-                    "unbound",
-                    [],
-                    "bound to no claim and not waived: bind it (a locator or quote) or waive it",
-                )
-            )
-            continue
-        cids = list(piece.by)
-        hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
-        hover = [claim_summary(entries.get(c), c) for c in cids]
-        if hits:
-            state, decided = "drifted", hits[0].claim_id
-            hover = [
-                q.message  # a citation's: both chapters and both figures
-                if q.source
-                else f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
-                f"({q.name})"
-                for q in hits
-            ] + hover
-        else:
-            state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
-        if len(cids) > 1 or hits:
-            hover.insert(0, f"{STATE_LABEL[state]}: decided by {decided} (the weakest of {', '.join(cids)})")
-        else:
-            hover.insert(0, STATE_LABEL[state])
-        from claimcheck.keys import qualify
-
-        marks.append(
-            Mark(
-                anchor,
-                piece.text,
-                piece.line,
-                state,
-                cids,
-                "\n".join(hover),
-                f"{claims_href}#{words.anchor(qualify(getattr(check, 'chapter', ''), decided or cids[0]))}",
-                decided=decided or "",
-            )
-        )
-    # the text, cut at the marks, line by line
-    lines: list[list] = [[]]
-    pos = 0
     pieces = sorted(check.audit.pieces, key=lambda p: p.start)
-
-    def add_text(text: str):
-        first, *rest = text.split("\n")
-        if first:
-            lines[-1].append(first)
-        for chunk in rest:
-            lines.append([chunk] if chunk else [])
-
-    for piece, mark in zip(pieces, marks):
-        raw = ms.text[piece.start : piece.end]
-        core = raw.strip()
-        lead = raw[: len(raw) - len(raw.lstrip())]
-        add_text(ms.text[pos : piece.start] + lead)
-        mark.text = core
-        lines[-1].append(mark)
-        pos = piece.start + len(lead) + len(core)
-    add_text(ms.text[pos:])
-    if ms.text.endswith("\n") and not lines[-1]:
-        lines.pop()
+    marks = [_number_mark(p, f"n{n}", entries, drifted, reasons, link) for n, p in enumerate(pieces, 1)]
+    numbered = {c for m in marks for c in m.claims}
+    marks = sorted(marks + _sentence_marks(check, entries, numbered, link), key=lambda m: m.start)
+    lines = _cut_lines(ms.text, marks)
     counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
     problems = [
         q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")
@@ -235,14 +296,5 @@ def build(
         for c in m.claims:
             by_claim.setdefault(c, []).append(m)
     return ManuscriptView(
-        ms.path,
-        ms.sha256,
-        check.registry_path,
-        lines,
-        marks,
-        counts,
-        problems,
-        by_claim,
-        href,
-        getattr(check, "chapter", ""),
+        ms.path, ms.sha256, check.registry_path, lines, marks, counts, problems, by_claim, href, chapter
     )

@@ -231,60 +231,64 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
         else:
             out += [command("error", i, _rel(reg.path, base), None, "registry problem") for i in reg.issues]
     for e in doc.claims:
-        cid, outcome = words.claim_name(e, several), e.outcome
+        cid = words.claim_name(e, several)
         registry = registry_of.get(e.chapter or "", first_registry)
-        drift = e.drift
-        if drift is not None:
-            verdict = f"; its measurement: {oc.label(str(outcome))}" if outcome in oc.OUTCOMES else ""
-            bad = [q for q in drift.quotes if q.failing]
-            for q, said in zip(bad, words.drift_words(e)):
-                if q.status == "drift" and q.line:
-                    out.append(
-                        command(
-                            "error",
-                            f"{said}{verdict}",
-                            _rel(drift.manuscript, base),
-                            q.line,
-                            f"{cid} drifted",
-                        )
-                    )
-                else:
-                    out.append(
-                        command(
-                            "error",
-                            said,
-                            _rel(registry, base) if registry else None,
-                            e.registry_line,
-                            f"{cid} locator {q.status}",
-                        )
-                    )
-        word = oc.WORD.get(str(outcome))
-        if word is not None and word.annotation:
-            loc = next((x for x in e.locations if x.get("file")), None)
-            file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-            facts = ", ".join(
-                x
-                for x in (
-                    f"chapter {words.chapter_value(e)}" if words.chapter_value(e) else "",
-                    f"here {words.measured_value(e)}" if words.measured_value(e) else "",
-                    f"bar {words.bar_words(e)}",
-                )
-                if x
-            )
-            reason = _short(words.reason_words(e), 400)
-            out.append(
-                command(
-                    word.annotation,
-                    f"{facts}. {reason}".strip(),
-                    _rel(file, base) if file else None,
-                    line,
-                    f"{cid} {word.phrase}",
-                )
-            )
+        out += _drift_annotations(e, cid, registry, base)
+        out += _outcome_annotation(e, cid, registry, base)
     if doc.interrupted is not None:
         out.append(command("warning", words.interrupted_words(doc), title="claims run interrupted"))
+    return out + _manuscript_annotations(doc, base)
+
+
+def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
+    """A drifted claim's annotations: each drifted quote at its manuscript line, a locator that
+    finds no place (or several) at the claim's registry line."""
+    drift = e.drift
+    if drift is None:
+        return []
+    out = []
+    verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
+    bad = [q for q in drift.quotes if q.failing]
+    for q, said in zip(bad, words.drift_words(e)):
+        if q.status == "drift" and q.line:
+            out.append(
+                command("error", f"{said}{verdict}", _rel(drift.manuscript, base), q.line, f"{cid} drifted")
+            )
+        else:
+            where = _rel(registry, base) if registry else None
+            out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
+    return out
+
+
+def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
+    """A failed, broken or undecided claim's annotation at its test (else its registry line): the
+    chapter's value, this runner's, the bar and the reason. None for the other outcomes."""
+    word = oc.WORD.get(str(e.outcome))
+    if word is None or not word.annotation:
+        return []
+    loc = next((x for x in e.locations if x.get("file")), None)
+    file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
+    facts = ", ".join(
+        x
+        for x in (
+            f"chapter {words.chapter_value(e)}" if words.chapter_value(e) else "",
+            f"here {words.measured_value(e)}" if words.measured_value(e) else "",
+            f"bar {words.bar_words(e)}",
+        )
+        if x
+    )
+    reason = _short(words.reason_words(e), 400)
+    where = _rel(file, base) if file else None
+    return [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]
+
+
+def _manuscript_annotations(doc: ClaimsDoc, base: Path) -> list[str]:
+    """The manuscripts' annotations: each unbound number at its line (a warning), each waiver
+    problem at the registry."""
+    out = []
     for m in doc.manuscripts or []:
-        for n in (m.get("audit") or {}).get("unbound_numbers") or []:
+        audit = m.get("audit") or {}
+        for n in audit.get("unbound_numbers") or []:
             out.append(
                 command(
                     "warning",
@@ -294,14 +298,8 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
                     "unbound number",
                 )
             )
-        for p in (m.get("audit") or {}).get("problems") or []:
-            out.append(
-                command(
-                    "error",
-                    str(p),
-                    _rel(m.get("registry"), base) if m.get("registry") else None,
-                    None,
-                    "waiver problem",
-                )
-            )
+        registry = _rel(m.get("registry"), base) if m.get("registry") else None
+        out += [
+            command("error", str(p), registry, None, "waiver problem") for p in audit.get("problems") or []
+        ]
     return out

@@ -131,6 +131,7 @@ KINDS = {
     ">=10": ("60", "x", (10.0, math.inf), "at least 10×"),
     "<=1e-5": (None, "", (-math.inf, 1e-5), "at most 1e-5"),
     "range:0.98..1.02": (None, "x", (0.98, 1.02), "between 0.98 and 1.02×"),
+    "range:2..2": (None, "token", (2.0, 2.0), "exactly 2 token"),  # one value: never "between 2 and 2"
 }
 
 
@@ -168,6 +169,11 @@ def test_a_bar_read_from_the_stated_value_has_no_words_without_one(text):
         ("printed", "60.6", Interval(60.37, 61.0), "overlaps the bar (an interval of values)", True),
         ("exact", "4", 4, "exact", True),
         ("range:0..4", None, 1.0, "inside by 1× of ±2", True),
+        ("range:2..2", None, 2.0, "exact", True),
+        ("range:2..2", None, 3.0, "outside by 1×", False),
+        # on an end of the bar: not "inside by 0× of ±0.5"
+        ("printed", "2", 2.5, "on the edge of ±0.5×", True),
+        ("range:0..4", None, 4.0, "on the edge of ±2×", True),
     ],
 )
 def test_the_margin_in_words(text, stated, measured, words, inside):

@@ -360,3 +360,82 @@ def ms_run(tmp_path, make_run, data_dir):
     doc["manuscripts"] = [check_manuscript(ms, reg).as_dict()]
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     return path, ms
+
+
+BOOK_CH90 = DATA / "book" / "ch90"
+
+#: ch90's rows in the book run: C03 (a claim the chapter states without a number) fails
+CH90_RESULTS = {
+    "C01": ("passed", [36.0, 36.0], {}),
+    "C02": ("passed", 36864, {}),
+    "C03": ("failed", 3, {"verdict_reason": "3 of 8 tokens differ with the cache"}),
+    "C04": ("passed", 2.0, {}),
+}
+
+#: the size profile of each chapter, as the kit records it (``chapters[].profile``)
+BOOK_PROFILES = {
+    "ch15": {
+        "name": "standard",
+        "description": "standard (reduced sizes, not the chapter's): read 512 tokens, write 96 tokens, "
+        "batches 1/8/32",
+    },
+    "ch90": {"name": "standard", "description": "standard: read 512 tokens"},
+}
+
+
+def build_book(folder: Path, ch90_results=None, ch90_tolerances=None) -> Path:
+    """A ``claims.json`` of a book of two chapters whose claim ids overlap: ch15 (as
+    :func:`build_run` writes it) and our toy chapter tests/data/book/ch90 (``ch90_results``,
+    default :data:`CH90_RESULTS`; ``ch90_tolerances``: ``{id: tolerance}`` replacing the
+    registry's), each chapter with its own profile (:data:`BOOK_PROFILES`) and ch90's manuscript
+    checked (copied beside the report). Returns the path of the JSON."""
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.registry import load_registry
+
+    one = build_run(folder / "ch15-part", with_plots=False)
+    doc = json.loads(one.read_text(encoding="utf-8"))
+    ch90 = json.loads(
+        build_run(
+            folder / "ch90-part",
+            with_plots=False,
+            registry=BOOK_CH90 / "claims.toml",
+            results=CH90_RESULTS if ch90_results is None else ch90_results,
+        ).read_text(encoding="utf-8")
+    )
+    for part, chapter in ((doc, "ch15"), (ch90, "ch90")):
+        for e in part["claims"]:
+            e["chapter"], e["key"] = chapter, f"{chapter}:{e['id']}"
+            e["tolerance"] = (
+                (ch90_tolerances or {}).get(e["id"], e["tolerance"]) if chapter == "ch90" else e["tolerance"]
+            )
+        for s in part["sections"]:
+            s["chapter"] = chapter
+    doc["schema"] = 2  # claims keyed by chapter:id
+    doc["claims"] += ch90["claims"]
+    doc["sections"] += ch90["sections"]
+    doc["registries"] += ch90["registries"]
+    doc["chapters"] = [
+        {
+            "id": reg["chapter"]["id"],
+            "title": reg["chapter"]["title"],
+            "registry": reg["path"],
+            "profile": BOOK_PROFILES[reg["chapter"]["id"]],
+        }
+        for reg in doc["registries"]
+    ]
+    from claimcheck.outcomes import count
+
+    doc["counts"] = count(e["outcome"] for e in doc["claims"])
+    ms = folder / "ch90.md"
+    ms.write_text((BOOK_CH90 / "ch90.md").read_text(encoding="utf-8"), encoding="utf-8")
+    doc["manuscripts"] = [check_manuscript(ms, load_registry(BOOK_CH90 / "claims.toml")).as_dict()]
+    path = folder / "claims.json"
+    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False), encoding="utf-8")
+    (folder / "tests.html").write_text("<!DOCTYPE html><title>test log</title>", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def book_run(tmp_path) -> Path:
+    """A two-chapter book's ``claims.json`` (:func:`build_book`), in a test's own folder."""
+    return build_book(tmp_path / "reports")

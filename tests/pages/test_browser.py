@@ -540,3 +540,25 @@ def test_the_matrix_header_says_the_runner_in_two_lines(browser, run_copy, tmp_p
         and "weights.reason: needs the pretrained GPT-2" in text
     )
     assert overruns(browser, "table.matrix th.id") == []
+
+
+def test_a_books_pages_have_no_wcag_violations(browser, book_run, axe_source):
+    """A book of two chapters (tests/pages/conftest.py build_book): its chips on one line per
+    chapter, led by the chapter's id; ch90's failing claim stated without a number marked at its
+    words with the failing state's symbol."""
+    doc, _ = load_document(book_run)
+    checks, _ = manuscript_checks(doc)
+    publish(doc, book_run, checks)
+    open_page(browser, book_run.parent / "claims.html")
+    assert axe_violations(browser, axe_source) == []
+    groups = browser.execute_script(
+        "return [...document.querySelectorAll('.glance-group')].map(g => [g.querySelector('.glance-chapter')"
+        ".textContent, g.querySelectorAll('a').length, g.getBoundingClientRect().top])"
+    )
+    assert [(mark, n) for mark, n, _ in groups] == [("ch15", 42), ("ch90", 4)]
+    assert groups[0][2] < groups[1][2]  # ch90's chips start on a line of their own, below ch15's
+    open_page(browser, book_run.parent / "manuscript.html")
+    assert axe_violations(browser, axe_source) == []
+    said = pseudo(browser, ".text .said", "::after")
+    failed = pseudo(browser, ".legend .st-failed", "::after")
+    assert list(said.values()) == list(failed.values()) and list(said.values())[0] not in ("none", "")

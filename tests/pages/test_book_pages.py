@@ -1,0 +1,149 @@
+"""The pages of a book of two chapters whose claim ids overlap (ch15 and our toy chapter
+tests/data/book/ch90), built from a hand-made ``claims.json`` (tests/pages/conftest.py
+``build_book``): chips under their chapter, each chapter's own profile, one link per manuscript
+line, and a failing claim stated without a number marked at its words."""
+
+import json
+import re
+
+from claimcheck.pages import claims_page, load_document, manuscript_checks, publish
+from claimcheck.pages.summary import markdown
+
+
+def pages_of(path) -> tuple[str, str]:
+    """The claims page and ch90's annotated manuscript of a book run."""
+    doc, problems = load_document(path)
+    checks, more = manuscript_checks(doc)
+    assert problems == more == [] and [c.chapter for c, _ in checks] == ["ch90"]
+    claims, manuscript = publish(doc, path, checks)
+    return claims.read_text(encoding="utf-8"), manuscript.read_text(encoding="utf-8")
+
+
+def chips(page: str) -> list[tuple[str, list[str]]]:
+    """``[(chapter mark, [chip texts])]`` of the chip strip, in the page's order."""
+    strip = page[page.index('<nav class="glance') : page.index("</nav>")]
+    groups = re.split(r'<span class="glance-chapter"[^>]*>([^<]+)</span>', strip)
+    return [(groups[i], re.findall(r">([^<>]+)</a>", groups[i + 1])) for i in range(1, len(groups), 2)]
+
+
+def test_the_chips_are_grouped_under_their_chapter(book_run, parse):
+    claims, _ = pages_of(book_run)
+    groups = chips(claims)
+    assert [mark for mark, _ in groups] == ["ch15", "ch90"]
+    ch15, ch90 = groups[0][1], groups[1][1]
+    assert len(ch15) == 42 and ch15[:2] == ["C01", "C02"] and ch15[-1] == "C37"
+    assert ch90 == ["C01", "C02", "C03", "C04", "C05"]  # the ids ch15 has too (and its citation C05)
+    # each group is named for assistive technology by its chapter mark; a chip names its key
+    groups_html = parse(claims).find("div", class_="glance-group")
+    assert [g["aria-labelledby"] for g in groups_html] == ["glance-ch15", "glance-ch90"]
+    labels = [a.get("aria-label") for a in parse(claims).find("a") if a.get("href") == "#claim-ch90-C03"]
+    assert "ch90:C03 failed" in labels
+
+
+def test_one_chapter_keeps_one_strip_without_a_chapter_mark(full_run):
+    doc, _ = load_document(full_run)
+    page = claims_page(doc, full_run.parent)
+    strip = page[page.index('<nav class="glance') : page.index("</nav>")]
+    assert "glance-chapter" not in strip and "glance-group" not in strip and "by-chapter" not in strip
+    assert len(re.findall(r'<a class="o-[^"]+" href="#claim-', strip)) == 42
+
+
+def test_each_chapters_profile_cell_names_its_own_sizes(book_run):
+    claims, _ = pages_of(book_run)
+    cells = dict(re.findall(r'<tr id="book-(ch\d+)">.*?<td>([^<]*)</td></tr>', claims, re.S))
+    assert cells["ch90"] == "standard: read 512 tokens"  # not ch15's write 96 and batches 1/8/32
+    assert "write 96 tokens" in cells["ch15"] and "batches 1/8/32" in cells["ch15"]
+    doc, _ = load_document(book_run)
+    summary = markdown(doc)  # the summary's chapter table says the same
+    assert "| **ch90** Chapter 90: a toy chapter about the KV cache |" in summary
+    ch90_line = next(ln for ln in summary.splitlines() if ln.startswith("| **ch90**"))
+    assert ch90_line.endswith("| standard: read 512 tokens |")
+
+
+def test_a_chapter_without_a_recorded_profile_says_its_claims_use_no_sizes(book_run):
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    doc["chapters"][1]["profile"] = {}  # the kit's sizes played no part in ch90's claims
+    book_run.write_text(json.dumps(doc), encoding="utf-8")
+    claims, _ = pages_of(book_run)
+    cells = dict(re.findall(r'<tr id="book-(ch\d+)">.*?<td>([^<]*)</td></tr>', claims, re.S))
+    assert cells["ch90"] == "standard (its claims use no model sizes)"
+
+
+def test_one_link_per_manuscript_line(book_run):
+    claims, manuscript = pages_of(book_run)
+    # ch90's C01 binds four numbers on two lines: 1024 (line 7), then 1024, 36 and 36 on line 8
+    c01 = claims[claims.index('id="claim-ch90-C01"') :]
+    links = re.findall(r'<a href="manuscript.html#(\w+)">L(\d+)</a>', c01[: c01.index("</tbody>")])
+    assert [line for _, line in links] == ["7", "8"]
+    # each goes to the claim's first number on its line
+    line8 = manuscript[manuscript.index('id="L8"') : manuscript.index('id="L9"')]
+    firsts = re.findall(r'class="num st-held" id="(n\d+)"', line8)
+    assert links[1][0] == firsts[0] and len(firsts) == 3
+
+
+def test_a_failed_claim_stated_without_a_number_is_marked_at_its_words_and_counted(book_run, parse):
+    claims, manuscript = pages_of(book_run)
+    said = parse(manuscript).find("a", class_="said")
+    assert len(said) == 1 and said[0]["data-state"] == "failed" and said[0]["data-claims"] == "C03"
+    assert said[0]["href"] == "claims.html#claim-ch90-C03"
+    assert "C03 failed" in said[0]["title"] and "without a number" in said[0]["title"]
+    line12 = manuscript[manuscript.index('id="L12"') : manuscript.index('id="L13"')]
+    assert ">the same tokens with</a>" in line12
+    # counted in the legend as failing, listed first, and not counted as a number of the text
+    assert '<span class="num st-failed">1</span> does not hold here' in manuscript
+    top = manuscript[manuscript.index('id="attention"') : manuscript.index('id="text"')]
+    assert "line 12: the same tokens with" in top and 'href="#w1"' in top
+    assert "8 numbers: 7 bound to claims" in manuscript
+    assert "1 claim stated without a number is marked at its words." in manuscript
+    # the claims page's row links to it
+    c03 = claims[claims.index('id="claim-ch90-C03"') :]
+    assert '<a href="manuscript.html#w1">L12</a>' in c03[: c03.index("</tbody>")]
+
+
+def test_a_claim_stated_without_a_number_that_holds_is_not_marked(tmp_path):
+    from tests.pages.conftest import CH90_RESULTS, build_book
+
+    path = build_book(tmp_path / "reports", ch90_results={**CH90_RESULTS, "C03": ("passed", 0, {})})
+    _, manuscript = pages_of(path)
+    assert 'class="said' not in manuscript and "stated without a number" not in manuscript
+
+
+def test_a_degenerate_range_reads_exactly(tmp_path):
+    from tests.pages.conftest import build_book
+
+    path = build_book(tmp_path / "reports", ch90_tolerances={"C04": "range:2..2"})
+    claims, _ = pages_of(path)
+    c04 = claims[claims.index('id="claim-ch90-C04"') :]
+    row = c04[: c04.index("</tbody>")]
+    assert "exactly 2×" in row and "between 2 and 2" not in row
+    assert "inside by 0" not in row
+
+
+def test_claims_whose_words_overlap_share_one_mark(tmp_path):
+    """Two failing claims stated without a number whose locators overlap: one mark names both."""
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.pages import manuscript_view_of
+    from claimcheck.registry import load_registry
+    from claimcheck.results import ClaimEntry, ClaimsDoc
+    from tests.claimkit import claim_toml
+
+    ms = tmp_path / "ch.md"
+    ms.write_text("# A chapter\n\nGreedy decoding writes the same tokens with and without the cache.\n")
+    registry = tmp_path / "claims.toml"
+    registry.write_text(
+        '[chapter]\nid = "chx"\ntitle = "X"\n'
+        + claim_toml(
+            "C01", stated="0", unit="", locator="the same tokens", tolerance="exact", needs='["arch"]'
+        )
+        + claim_toml(
+            "C02", stated="0", unit="", locator="tokens with and", tolerance="exact", needs='["arch"]'
+        )
+    )
+    reg = load_registry(registry)
+    assert reg.issues == []
+    check = check_manuscript(ms, reg)
+    entries = [ClaimEntry(f"chx:{c}", c, chapter="chx", outcome="failed", stated="0") for c in ("C01", "C02")]
+    view = manuscript_view_of(check, ClaimsDoc(claims=entries))
+    said = view.sentences
+    assert len(said) == 1 and said[0].claims == ["C01", "C02"] and said[0].text == "the same tokens with and"
+    assert view.counts["failed"] == 1 and view.numbers == [] and view.by_claim["C02"] == said
