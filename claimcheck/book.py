@@ -4,7 +4,8 @@ claim ids its test modules name, read without importing them (last section).
 A chapter is a folder ``claims/<chapter>/`` with its ``claims.toml`` (and its claim tests). The
 commands find the chapters here rather than assuming one: ``validate`` with no argument checks
 them all, ``check-manuscript CH16.md`` picks the registry whose ``[chapter] manuscript`` names
-the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. Standard library only.
+the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. The book also resolves what
+crosses chapters: a claim's ``cites`` and a formula's ``ch15:C10.stated`` (last section).
 """
 
 from __future__ import annotations

@@ -288,6 +288,8 @@ class CitationItem(_ManuscriptItem):
                     f"{citation.source} was not measured in this run"
                 )
         self.user_properties.append((RECORD_KEY, encode_record(record)))
+        if citation.status in ("unknown", "unit"):  # the registry is wrong, not the quote: an error
+            raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
         if citation.failed:
             raise ManuscriptDriftError(
                 drift_failure_message(ClaimDrift(claim.id, (quote,)), claim, None, reg.path)
@@ -300,6 +302,11 @@ class CitationItem(_ManuscriptItem):
             raise ManuscriptDriftError(
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(RegistryIssueError):
+            return f"registry error: {excinfo.value}"
+        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, line_of_id(self.path, self.claim_id), self.name

@@ -100,6 +100,10 @@ def test_a_source_not_in_the_book_is_kept_and_said_never_an_error(pytester, caps
 
 def test_an_unknown_claim_of_a_chapter_in_the_book_is_a_validate_error(pytester, capsys):
     book(pytester, quote=QUOTE.replace('cites = "ch15:C10"', 'cites = "ch15:C11"'))
+    run(pytester).assert_outcomes(passed=1, failed=1)
+    quote = read_report(pytester).claims.by_key["ch16:C05"]
+    assert quote["outcome"] == "error" and "chapter ch15 declares no claim C11" in quote["reason"]
+    capsys.readouterr()
     assert with_chdir(pytester, "validate", "-q") == 1
     err = capsys.readouterr().err
     assert (
