@@ -180,3 +180,28 @@ def test_the_pages_summary_and_diff_say_a_drifted_quote(pytester, capsys):
     with_chdir(pytester, "diff", str(before), "reports/claims.json")
     out = capsys.readouterr().out
     assert "quoting ch15:C10, which says 700 MB" in out, out
+
+
+def test_what_if_on_a_source_names_and_re_judges_every_quote(pytester, capsys):
+    # the source is a formula claim, so what-if judges it in process (no pytest subprocess)
+    source = claim_toml(
+        "C10",
+        title="weights in MB",
+        stated="500",
+        unit="MB",
+        locator="500 MB",
+        tolerance="exact",
+        needs='["text"]',
+        extra='values = { half = "250" }\nformula = "2 * half"\nprecision = "exact"',
+    )
+    book(pytester, source=source)
+    capsys.readouterr()
+    assert with_chdir(pytester, "what-if", "ch15:C10=700") == 1
+    out = capsys.readouterr().out
+    assert "ch15:C10 = 700 MB (registry: 500): NOT supported" in out
+    assert (
+        "quoted by ch16:C05 (500 MB): drifted: ch16:C05 says 500 MB, quoting ch15:C10, which now says 700 MB"
+        in out
+    )
+    assert with_chdir(pytester, "what-if", "ch15:C10=500") == 0
+    assert "quoted by ch16:C05 (500 MB): still quotes it" in capsys.readouterr().out
