@@ -4,12 +4,14 @@ claim ids its test modules name, read without importing them (last section).
 A chapter is a folder ``claims/<chapter>/`` with its ``claims.toml`` (and its claim tests). The
 commands find the chapters here rather than assuming one: ``validate`` with no argument checks
 them all, ``check-manuscript CH16.md`` picks the registry whose ``[chapter] manuscript`` names
-the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. Standard library only.
+the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. The book also resolves what
+crosses chapters: a claim's ``cites`` and a formula's ``ch15:C10.stated`` (last section).
 """
 
 from __future__ import annotations
 
 import ast
+import difflib
 import fnmatch
 import os
 import re
@@ -229,3 +231,179 @@ def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
         for mark in claim_marks(text, str(path)):
             out.setdefault(mark.claim_id, []).append(mark)
     return out
+
+
+# ---
+# Citations: a claim that quotes another chapter's claim (its registry ``cites = "ch15:C10"``),
+# checked against the book: the quote's figure must be the source's, printed at the quote's
+# precision ("500 MB" quotes 497.76 MB). A chapter that is not in this book is kept, never an error.
+
+#: what a citation of a chapter that is not in this book shows (never an error)
+NOT_IN_BOOK = "source not in this book"
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One claim quoting another: ``status`` is ``ok``, ``drift`` (the quote no longer matches its
+    source), ``not-in-book`` (the chapter is not in this book), ``unknown`` (the chapter is, the claim
+    is not), ``unit`` (the two units cannot be compared) or ``in-words`` (one of them prints no
+    number). ``quote`` and ``figure`` are the two printed figures with their units."""
+
+    key: str  # the quoting claim's key (ch90:C05)
+    source: str  # what it cites: ch15:C10, or a chapter alone (ch19)
+    status: str
+    quote: str = ""
+    figure: str = ""
+    path: str = ""  # the quoting claim's registry
+    quote_printed: str = ""  # the quoting claim's stated number, as the registry prints it
+    figure_printed: str = ""  # the source's stated number
+
+    @property
+    def failed(self) -> bool:
+        """Whether the book is wrong here: a drifted quote, an unknown claim, units that do not compare."""
+        return self.status in ("drift", "unknown", "unit")
+
+    @property
+    def words(self) -> str:
+        """The citation in words, naming both chapters and both figures."""
+        if self.status == "not-in-book":
+            return f"{self.key} quotes {self.source}: {NOT_IN_BOOK}"
+        if self.status == "unknown":
+            chapter, cid = split_key(self.source)
+            return f"{self.key} cites {self.source}, but chapter {chapter} declares no claim {cid}"
+        if self.status == "drift":
+            return (
+                f"{self.key} says {self.quote}, quoting {self.source}, which now says {self.figure}: drifted "
+                f"from {self.source}"
+            )
+        if self.status == "unit":
+            return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure}): units that do not compare"
+        return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure or 'no number'})"
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """``"ch15:C10"`` -> ``("ch15", "C10")``; a chapter alone -> ``("ch19", "")``."""
+    chapter, _, cid = key.partition(":")
+    return chapter, cid
+
+
+def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) -> bool:
+    """Whether ``quote`` is the figure ``source`` printed at the quote's precision: the source's
+    value, in the quote's unit (:func:`claimcheck.units.convert`), within half a unit of the
+    quote's last significant digit ("500" quotes 497.76; "36" quotes 36.4; "700" does not quote 497.76).
+
+    Raises:
+        claimcheck.units.UnitError: the two units have different dimensions.
+        ValueError: a figure that is not a plain decimal.
+    """
+    from claimcheck.interval import parse_decimal
+    from claimcheck.units import convert
+
+    q, s = parse_decimal(quote), float(parse_decimal(source))
+    if quote_unit.strip() != source_unit.strip():
+        s = convert(s, source_unit, quote_unit)
+    exponent = q.as_tuple().exponent
+    if isinstance(exponent, int) and exponent >= 0 and q:  # "500": its trailing zeros may be rounding
+        exponent = q.normalize().as_tuple().exponent
+    half = 10.0 ** int(exponent) / 2 if isinstance(exponent, int) else 0.0
+    return abs(s - float(q)) <= half * (1 + 1e-9)
+
+
+def cite(claim, chapters: dict) -> Citation:
+    """Check one claim's ``cites`` against ``chapters`` (chapter id -> registry)."""
+    chapter, cid = split_key(claim.cites)
+    shown = f"{claim.stated} {claim.unit}".strip()
+    made = dict(key=claim.key, source=claim.cites, quote=shown, path=claim.path, quote_printed=claim.stated)
+    reg = chapters.get(chapter)
+    if reg is None:
+        return Citation(status="not-in-book", **made)
+    source = reg.claims.get(cid) if cid else None
+    if source is None:
+        return Citation(status="unknown", **made)
+    figure = f"{source.stated} {source.unit}".strip()
+    made.update(figure=figure, figure_printed=source.stated)
+    if not claim.stated or not source.stated:
+        return Citation(status="in-words", **made)
+    try:
+        same = quotes_figure(claim.stated, claim.unit, source.stated, source.unit)
+    except ValueError:  # UnitError is a ValueError
+        return Citation(status="unit", **made)
+    return Citation(status="ok" if same else "drift", **made)
+
+
+def citations(registries, book=None) -> list[Citation]:
+    """Every citation of ``registries``' claims, checked against ``book`` (chapter id -> registry;
+    default the registries themselves), in registry order."""
+    chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
+    return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
+
+
+def book_of(registries, root="claims") -> dict:
+    """chapter id -> registry: ``registries`` and every other chapter of the book they belong to
+    (the ``claims/`` folder above each, else ``root``), loaded once each; a chapter the registries
+    give wins over another file with its id."""
+    from claimcheck.registry import load_registry
+
+    out = {reg.chapter_id: reg for reg in registries}
+    given = {Path(reg.path).resolve() for reg in registries}
+    folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
+    folders = folders or {locate(root)}
+    for folder in sorted(folders):
+        for path in registry_paths(folder) if folder.is_dir() else []:
+            if path.resolve() not in given:
+                reg = load_registry(path)
+                out.setdefault(reg.chapter_id, reg)
+    return out
+
+
+def citation_issues(registries, book=None) -> list[str]:
+    """Problems of citations and of formulas naming another chapter's values, across the book: an
+    unknown claim of a chapter in the book (naming both), a chapter-only citation of a chapter in the
+    book, units that do not compare, a formula that cannot be evaluated. A drifted quote is not here
+    (:func:`citations` says it, as drift); a chapter not in the book is never a problem of a citation."""
+    from claimcheck.formula import FormulaError, evaluate_claim
+    from claimcheck.registry import other_chapters
+
+    chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
+    out = []
+    for c in citations(registries, chapters):
+        chapter, cid = split_key(c.source)
+        if c.status == "unknown" and not cid:
+            out.append(
+                f"{c.path}: claim {c.key}: field 'cites': {c.source!r} is a chapter of this book: name the "
+                f"claim it quotes ({c.source}:ID)"
+            )
+        elif c.status == "unknown":
+            near = difflib.get_close_matches(cid, list(chapters[chapter].claims), n=1)
+            out.append(
+                f"{c.path}: claim {c.key}: field 'cites': {c.words}"
+                + (f" (did you mean {chapter}:{near[0]}?)" if near else "")
+            )
+        elif c.status == "unit":
+            out.append(f"{c.path}: claim {c.key}: field 'cites': {c.words}")
+    for reg in registries:
+        for claim in reg.claims.values():
+            names = other_chapters(claim) if claim.formula else []
+            unknown = [why for why in (_unknown_value(n, chapters) for n in names) if why]
+            out += [f"{reg.path}: claim {claim.key}: field 'formula': {why}" for why in unknown]
+            if names and not unknown:
+                try:
+                    evaluate_claim(claim, reg, chapters)
+                except FormulaError as exc:
+                    out.append(f"{reg.path}: claim {claim.key}: field 'formula': cannot be evaluated: {exc}")
+    return out
+
+
+def _unknown_value(name: str, chapters: dict) -> str | None:
+    """Why another chapter's value ``ch15:C10.stated`` names nothing in the book (None when it does)."""
+    chapter, _, local = name.rpartition(":")
+    cid, _, value = local.rpartition(".")
+    reg = chapters.get(chapter)
+    if reg is None:
+        return f"{name!r} names chapter {chapter!r}, which is not in this book (chapters: {', '.join(sorted(chapters))})"
+    claim = reg.claims.get(cid)
+    if claim is None:
+        return f"{name!r} names claim {cid!r} of chapter {chapter}, which it does not declare"
+    if value != "stated" and value not in claim.values:
+        return f"{name!r}: claim {chapter}:{cid} has no value {value!r}"
+    return None

@@ -48,7 +48,11 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     """The failure text of a claim's drift check: every failing quote with line and all three values."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
-        if q.status == "drift":
+        if q.source:  # a citation: the quote against the chapter it quotes
+            lines.append(
+                f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
+            )
+        elif q.status == "drift":
             here = (
                 (f", measured here {measured}" if measured else ", no measurement in this run")
                 if q.name == "stated"
@@ -60,6 +64,13 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
+    if any(q.source for q in drift.problems()):
+        lines.append(
+            f"  next: quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
+            "source, if its chapter is what changed)"
+        )
+    if all(q.source for q in drift.problems()):
+        return "\n".join(lines)
     lines.append(
         f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
         f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
@@ -122,25 +133,14 @@ def format_check(
         + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "")
         + ")"
     )
-    for d in check.drifts:
-        if not (d.failed or verbose):
-            continue
-        m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
-        for q in d.checks:
-            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
-                continue
-            if q.status in ("drift", "ok") and q.manuscript is not None:
-                out.append(
-                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
-                )
-                if q.status == "drift":
-                    out.append(f"  {'':10} {q.context}")
-            else:
-                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    out += _drift_lines(check, measured, missing, verbose)
     stated = sorted(
-        {q.claim_id for d in check.drifts for q in d.checks if q.status == "drift" and q.name == "stated"}
+        {
+            q.claim_id
+            for d in check.drifts
+            for q in d.checks
+            if q.status == "drift" and q.name == "stated" and not q.source
+        }
     )
     if stated:
         out.append(
@@ -164,6 +164,33 @@ def format_check(
                 out.append(f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}")
     out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
     return "\n".join(out)
+
+
+def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str]:
+    """``format_check``'s lines of each drifted claim (every claim with ``verbose``): a quote's line,
+    the manuscript's and the registry's figures and the measured one; a citation's words."""
+    out: list[str] = []
+    for d in check.drifts:
+        if not (d.failed or verbose):
+            continue
+        m = measured.get(d.claim_id)
+        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
+        for q in d.checks:
+            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
+                continue
+            if q.source:  # a citation: both chapters, both figures
+                line = f"line {q.line:<4} " if q.line else ""
+                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
+            elif q.status in ("drift", "ok") and q.manuscript is not None:
+                out.append(
+                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
+                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                )
+                if q.status == "drift":
+                    out.append(f"  {'':10} {q.context}")
+            else:
+                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    return out
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
@@ -364,6 +391,8 @@ class WhatIf:
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
+    # the claims of any chapter that quote this one (``cites``), re-judged with the revised figure
+    quoted_by: tuple = ()  # claimcheck.book.Citation, each
 
     @property
     def verdict(self) -> str:
@@ -431,6 +460,9 @@ class WhatIf:
                     f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
                     "only stand as the figure of the runner it was measured on"
                 )
+        for c in self.quoted_by:
+            still = "drifted" if c.status == "drift" else "still quotes it" if c.status == "ok" else c.status
+            lines.append(f"  quoted by {c.key} ({c.quote}): {still}: {c.words}")
         return "\n".join(lines)
 
 
@@ -467,26 +499,12 @@ def run_what_if(
         ValueError: a value is not a printed number.
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
-    from claimcheck.book import load_book
-    from claimcheck.fields import printed_number
-    from claimcheck.keys import ClaimKeyError, resolve
-    from claimcheck.registry import load_registry
+    from claimcheck.book import book_of
+    from claimcheck.keys import resolve
 
     base = Path(cwd) if cwd is not None else Path.cwd()
-    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
-    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
-    if not claims:
-        raise KeyError(
-            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
-        )
-    resolved = []
-    for name, value in revisions:
-        try:
-            resolved.append((resolve(name, claims), value))
-        except ClaimKeyError as exc:
-            raise KeyError(str(exc)) from None
-        printed_number(value)
-    revisions = resolved
+    regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
+    quoted = requoted(revisions, book_of(regs, base / claims_dir))
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
     several = len(regs) > 1
@@ -495,30 +513,13 @@ def run_what_if(
     rows = (
         _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
     )
-    from claimcheck.formula import FormulaError
-
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
-        try:
-            if key in formulas:
-                row = _formula_row(claim, reg, value)
-                holds = formula_holds(claim, reg)
-            else:
-                row = rows.get(key) or ClaimEntry(key, claim.id)
-                holds = tolerance_holds(claim, row.measured)
-            m = row.measured
-            bound = claim.tolerance.is_bound
-            elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
-            if elsewhere or m is None:
-                suggested = None  # this runner's value is not the figure of the runner it was measured on
-            else:
-                suggested = _suggestion(bound, holds, value, m)
-        except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
-            row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
-            m, suggested = None, None
+        row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
+        m = row.measured
         answers.append(
             WhatIf(
                 key if several else claim.id,
@@ -534,9 +535,84 @@ def run_what_if(
                 formula=key in formulas,
                 runner=claim.runner or "",
                 inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
+                quoted_by=tuple(quoted.get(key, ())),
             )
         )
     return answers
+
+
+def _judged(
+    key: str, claim, reg, value: str, rows: dict | None, several: bool
+) -> tuple[ClaimEntry, str | None]:
+    """``(row, suggested figure)`` of one revised claim: a formula claim (``rows`` None) judged here,
+    a measured one read from what-if's run (``rows``); a formula that cannot be computed with the
+    figure is an ``error`` row, and the other claims are still judged."""
+    from claimcheck.formula import FormulaError
+
+    try:
+        if rows is None:
+            row = _formula_row(claim, reg, value)
+            holds = formula_holds(claim, reg)
+        else:
+            row = rows.get(key) or ClaimEntry(key, claim.id)
+            holds = tolerance_holds(claim, row.measured)
+        elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
+        if elsewhere or row.measured is None:
+            return row, None  # this runner's value is not the figure of the runner it was measured on
+        return row, _suggestion(claim.tolerance.is_bound, holds, value, row.measured)
+    except FormulaError as exc:
+        return ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}"), None
+
+
+def _revised(revisions, base: Path, registry_path, claims_dir):
+    """``(registries, {key: (registry, claim)}, revisions by key)`` of a what-if (see :func:`run_what_if`).
+
+    Raises:
+        KeyError: no registry, or a name that is no claim or several.
+        ValueError: a value is not a printed number.
+    """
+    from claimcheck.book import load_book
+    from claimcheck.fields import printed_number
+    from claimcheck.keys import ClaimKeyError, resolve
+    from claimcheck.registry import load_registry
+
+    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
+    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
+    if not claims:
+        raise KeyError(
+            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
+        )
+    resolved = []
+    for name, value in revisions:
+        try:
+            resolved.append((resolve(name, claims), value))
+        except ClaimKeyError as exc:
+            raise KeyError(str(exc)) from None
+        printed_number(value)
+    return regs, claims, resolved
+
+
+def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
+    """claim key -> the citations of every claim in ``book`` (chapter id -> registry) that quotes
+    it (``cites``), checked against its revised figure (``revisions``: ``[(key, printed value)]``)."""
+    from claimcheck.book import cite
+    from claimcheck.keys import split
+
+    revised = dict(revisions)
+    chapters = dict(book)
+    for key, value in revisions:
+        chapter, cid = split(key)
+        reg = book.get(chapter)
+        if reg is not None and cid in reg.claims:
+            copy = dataclasses.replace(reg, claims={**reg.claims})
+            copy.claims[cid] = dataclasses.replace(reg.claims[cid], stated=value)
+            chapters[chapter] = copy
+    out: dict[str, list] = {}
+    for reg in book.values():
+        for c in reg.claims.values():
+            if c.cites in revised:
+                out.setdefault(c.cites, []).append(cite(c, chapters))
+    return out
 
 
 def _suggestion(bound: bool, holds, value: str, measured) -> str | None:

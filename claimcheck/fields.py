@@ -374,6 +374,20 @@ def _chapter_id(value: str, ctx: Context) -> str:
     return value
 
 
+#: a citation: ``ch15:C10`` (a claim of another chapter), or ``ch19`` (a chapter only: its claim ids
+#: unknown here, allowed for a chapter that is not in this book)
+CITES_RE = re.compile(r"^([a-z][a-z0-9_-]*)(?::([A-Z]+\d+(?:\.[a-z][a-z0-9_-]*)?))?$")
+
+
+def _cites(value: str, ctx: Context) -> str:
+    if not CITES_RE.match(value.strip()):
+        raise FieldError(
+            f"bad citation {value!r}: write the quoted claim's key, chapter:id (e.g. 'ch15:C10'), or "
+            "the chapter alone ('ch19') when its claim ids are not known here"
+        )
+    return value.strip()
+
+
 def _id_pattern(value: str, ctx: Context) -> re.Pattern:
     try:
         return re.compile(value)
@@ -533,10 +547,19 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         "formula",
         STRING,
         "the chapter's own arithmetic: an expression over `stated`, the keys of "
-        "`values` and other claims' values (`C25.a_input`), evaluated by the core and judged against "
+        "`values`, other claims' values (`C25.a_input`) and other chapters' (`ch15:C10.stated`), evaluated by the core and judged against "
         "`stated`; no test module",
         _formula,
         example='"read_tokens / read_s"',
+    ),
+    Field(
+        "cites",
+        STRING,
+        "the claim of another chapter this one quotes, `chapter:id`: its `stated` must be the "
+        "source's figure at the quote's printed precision (500 quotes 497.76), else the claim is drifted; "
+        "a chapter not in this book is kept and shown as 'source not in this book' (then `ch19` alone will do)",
+        _cites,
+        example='"ch15:C10"',
     ),
     Field(
         "conditions",

@@ -2,7 +2,8 @@
 and the surprisal/entropy bounds its functions compute from printed probabilities (last section).
 
 A registry claim may say ``formula = "read_tps / write_tps"`` over its printed numbers (``stated``
-and the keys of ``values``, or another claim's values as ``C25.a_input``), with ``conditions``
+and the keys of ``values``, another claim's values as ``C25.a_input``, or another chapter's as
+``ch15:C10.stated``), with ``conditions``
 that must also hold (``"read_tokens / read_s == read_tps"``). The core evaluates them with
 interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
 (default) each printed number stands for every value that rounds to it ("0.086" is [0.0855,
@@ -31,8 +32,9 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval
@@ -45,6 +47,10 @@ MAX_CHARS = 1000
 MAX_DEPTH = 40
 #: the largest magnitude of a number written in a formula
 MAX_LITERAL = 1e30
+
+
+#: another chapter's value in a formula: ``ch15:C10.stated`` (chapter, claim id, value name)
+XREF_RE = re.compile(r"(?<![\w.:])[a-z][a-z0-9_-]*:[A-Z]+\d+(?:\.[a-z][a-z0-9_]*)?\.[a-z][a-z0-9_]*")
 
 
 class FormulaError(ValueError):
@@ -120,6 +126,8 @@ class Formula:
     names: tuple[str, ...]
     is_condition: bool
     tree: ast.Expression
+    # the Python names standing for other chapters' values (``ch15:C10.stated`` is not Python): alias -> name
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, Interval]):
         """The value (an :class:`Interval`) or, for a condition, whether it holds (bool).
@@ -130,14 +138,14 @@ class Formula:
             FormulaError: a name is missing from ``env``, a division by an interval holding 0,
                 a function outside its domain.
         """
-        return _Evaluator(env, self.text).run(self.tree.body)
+        return _Evaluator(env, self.text, self.aliases).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:
         """A condition's two sides as computed: ``"[11.6, 11.7] == [11.55, 11.65]"``."""
         body = self.tree.body
         if not isinstance(body, ast.Compare):
             return f"{self.text} = {self.evaluate(env)}"
-        ev = _Evaluator(env, self.text)
+        ev = _Evaluator(env, self.text, self.aliases)
         parts = [str(ev.run(body.left))]
         for op, right in zip(body.ops, body.comparators):
             parts += [_COMPARE[type(op)], str(ev.run(right))]
@@ -157,8 +165,9 @@ def parse(text: str, *, condition: bool = False) -> Formula:
     shown = excerpt(text.strip())
     if len(text.strip()) > MAX_CHARS:
         raise FormulaError(f"{shown}: {len(text.strip())} characters; a formula has at most {MAX_CHARS}")
+    code, aliases = _alias_other_chapters(text.strip())
     try:
-        tree = ast.parse(text.strip(), mode="eval")
+        tree = ast.parse(code, mode="eval")
     except SyntaxError as exc:
         raise FormulaError(f"{shown} is not a valid expression ({exc.msg}, column {exc.offset})") from None
     except (RecursionError, MemoryError):
@@ -176,7 +185,25 @@ def parse(text: str, *, condition: bool = False) -> Formula:
         raise FormulaError(
             f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
-    return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree)
+    names = [aliases.get(n, n) for n in names]
+    return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree, aliases)
+
+
+def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
+    """``text`` with each other chapter's value (``ch15:C10.stated``) replaced by a Python name, and
+    ``{that name: the value's name}``."""
+    aliases: dict[str, str] = {}
+
+    def alias(m: re.Match) -> str:
+        name = next((a for a, n in aliases.items() if n == m.group(0)), None)
+        if name is None:
+            name = f"xref{len(aliases)}"
+            while name in text:
+                name += "x"
+            aliases[name] = m.group(0)
+        return name
+
+    return XREF_RE.sub(alias, text), aliases
 
 
 def _depth(root: ast.AST) -> int:
@@ -261,8 +288,8 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
 
 
 class _Evaluator:
-    def __init__(self, env: Mapping[str, Interval], text: str):
-        self.env, self.text = env, excerpt(text)
+    def __init__(self, env: Mapping[str, Interval], text: str, aliases: Mapping[str, str] | None = None):
+        self.env, self.text, self.aliases = env, excerpt(text), aliases or {}
 
     def run(self, node):
         """Evaluate ``node``; any failure of the arithmetic is a :class:`FormulaError`."""
@@ -288,6 +315,7 @@ class _Evaluator:
             return Interval.exact(node.value)
         if isinstance(node, (ast.Name, ast.Attribute)):
             name = _dotted(node)
+            name = self.aliases.get(name, name) if name else name
             if name not in self.env:
                 raise FormulaError(f"{self.text}: no value named {excerpt(str(name), 40)}")
             return self.env[name]
@@ -363,9 +391,10 @@ class Evaluation:
         return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
-def environment(claim, registry, names=None) -> dict[str, Interval]:
+def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     """The names a formula claim may read, as intervals: ``stated``, its ``values``, and the values
-    of the registry's other claims as ``<id>.<name>`` (read with this claim's precision).
+    of the registry's other claims as ``<id>.<name>`` (read with this claim's precision); with
+    ``book`` (chapter id -> registry), other chapters' values named as ``ch15:C10.stated``.
 
     ``names``: only these (the names its formula and conditions read: linear in the registry
     overall, where every name of every claim for every formula claim was quadratic); default every
@@ -388,8 +417,10 @@ def environment(claim, registry, names=None) -> dict[str, Interval]:
                     env[f"{other.id}.{name}"] = value_of(text, claim.precision)
             return env
         for name in names:
-            ref, _, key = name.rpartition(".")
-            owner = registry.claims.get(ref) if ref else claim
+            chapter, _, local = name.rpartition(":")
+            ref, _, key = local.rpartition(".")
+            source = (book or {}).get(chapter) if chapter else registry
+            owner = (source.claims.get(ref) if source is not None else None) if ref else claim
             if owner is None:
                 continue
             text = owner.values.get(key) if key in owner.values else owner.stated if key == "stated" else None
@@ -400,8 +431,9 @@ def environment(claim, registry, names=None) -> dict[str, Interval]:
     return env
 
 
-def evaluate_claim(claim, registry) -> Evaluation:
-    """Evaluate a claim's ``formula`` and ``conditions`` over the registry's printed numbers.
+def evaluate_claim(claim, registry, book=None) -> Evaluation:
+    """Evaluate a claim's ``formula`` and ``conditions`` over the registry's printed numbers (and,
+    with ``book``, chapter id -> registry, other chapters' as ``ch15:C10.stated``).
 
     Raises:
         FormulaError: the claim has no formula, or it cannot be evaluated (a division by an
@@ -411,7 +443,7 @@ def evaluate_claim(claim, registry) -> Evaluation:
         raise FormulaError(f"claim {claim.id} has no formula")
     formula = parse(claim.formula)
     conditions = [parse(text, condition=True) for text in claim.conditions]
-    env = environment(claim, registry, {n for f in (formula, *conditions) for n in f.names})
+    env = environment(claim, registry, {n for f in (formula, *conditions) for n in f.names}, book)
     value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")

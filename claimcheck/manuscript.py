@@ -47,7 +47,7 @@ from claimcheck.results import ClaimEntry
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""
-_ORDER = FAILING + ("ok", "in-words")
+_ORDER = FAILING + ("ok", "in-words", "not-in-book")
 
 
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
@@ -268,13 +268,15 @@ class QuoteCheck:
     name: str  # "stated" or a key of the claim's values
     locator: str
     registry: str  # the registry's printed number ("" when the claim states none)
-    status: str  # ok | drift | not-found | ambiguous | unbound | in-words
+    status: str  # ok | drift | not-found | ambiguous | unbound | in-words | not-in-book (a citation's)
     manuscript: str | None = None  # the number as the manuscript prints it now
     line: int | None = None
     context: str = ""
     span: tuple[int, int] | None = None
     lines: tuple[int, ...] = ()  # every matching line (ambiguous)
     message: str = ""
+    # a citation's check: the key of the claim quoted (ch15:C10); ``registry`` is then its figure, with its unit
+    source: str = ""
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -445,6 +447,61 @@ def check_claim(ms: Manuscript, claim) -> ClaimDrift:
     for name, locator in claim.bindings():
         checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
     return ClaimDrift(claim.id, tuple(checks))
+
+
+def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
+    """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of the
+    claim's ``stated`` whose registry side is its source's figure. Its line is the claim's locator's
+    in ``ms`` (the quoting chapter's manuscript) when it finds one place; the figure as ``ms`` prints
+    it there, else the registry's ``stated``."""
+    sites = find_sites(ms, claim.locator) if ms is not None else []
+    site = sites[0] if len(sites) == 1 else None
+    shown, span = claim.stated, None
+    if ms is not None and site is not None and site.groups:
+        pos = _bound_positions(compile_locator(claim.locator).numbers, claim.stated)
+        if pos:
+            span = site.groups[pos[0]]
+            shown = ms.text[span[0] : span[1]]
+    status = {"drift": "drift", "not-in-book": "not-in-book", "ok": "ok", "in-words": "in-words"}
+    line = site.line if site is not None else None
+    where = f" on line {line}" if line else ""
+    return QuoteCheck(
+        claim.id,
+        "stated",
+        claim.locator,
+        citation.figure,
+        status.get(citation.status, "unbound"),
+        manuscript=shown,
+        line=line,
+        span=(span[0], span[1]) if span else None,
+        message=(f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ")
+        + citation.words,
+        source=citation.source,
+    )
+
+
+def chapter_manuscript(registry) -> Manuscript | None:
+    """The chapter's manuscript beside its registry (``[chapter] manuscript``), read; None when the
+    registry names none or it cannot be read (a citation's line is then unknown)."""
+    name = registry.chapter.get("manuscript")
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        return Manuscript.read(Path(registry.path).parent / Path(name).name)
+    except ManuscriptError:
+        return None
+
+
+def citation_checks(registry, book, ms: Manuscript | None = None) -> dict[str, QuoteCheck]:
+    """claim id -> the drift check of its citation, for every claim of ``registry`` with ``cites``,
+    against ``book`` (chapter id -> registry); lines from ``ms``, else the chapter's own manuscript."""
+    from claimcheck.book import cite
+
+    citing = [c for c in registry.claims.values() if c.cites]
+    if not citing:
+        return {}
+    ms = ms if ms is not None else chapter_manuscript(registry)
+    return {c.id: citation_check(cite(c, book), c, ms) for c in citing}
 
 
 # --- audit ------------------------------------------------------------------------------------
@@ -639,12 +696,14 @@ class ManuscriptCheck:
         }
 
 
-def check_manuscript(manuscript, registry) -> ManuscriptCheck:
+def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
     """Run the drift check of every valid claim and the number audit.
 
     Args:
         manuscript: a :class:`Manuscript` or a path to one.
         registry: a loaded :class:`claimcheck.registry.Registry`.
+        book: chapter id -> registry: a claim with ``cites`` is also checked against the claim it
+            quotes (:func:`citation_check`); None: citations are not checked.
 
     Raises:
         ManuscriptError: the manuscript cannot be read.
@@ -653,6 +712,10 @@ def check_manuscript(manuscript, registry) -> ManuscriptCheck:
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
     drifts = [check_claim(ms, c) for c in registry.claims.values()]
     audit = audit_numbers(ms, drifts, registry.waivers)
+    cited = citation_checks(registry, book, ms) if book is not None else {}
+    drifts = [
+        ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
+    ]
     return ManuscriptCheck(
         ms,
         registry.path,
@@ -684,6 +747,13 @@ def drift_words(entry: ClaimEntry) -> list[str]:
     out = []
     for q in drift.quotes:
         if not q.failing:
+            continue
+        if q.source:  # a citation: the quote against the chapter it quotes
+            line = f"line {q.line}: " if q.line else ""
+            text = with_unit(q.manuscript, unit) if q.manuscript[-1:].isdigit() else q.manuscript
+            out.append(
+                f"{line}the text says {text}, quoting {q.source}, which says {q.registry}: drifted from {q.source}"
+            )
             continue
         if q.status != "drift":
             out.append(q.message or q.status)

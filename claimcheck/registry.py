@@ -107,6 +107,7 @@ class Claim:
     conditions: tuple[str, ...] = ()
     precision: str = "printed"
     chapter: str = ""  # the registry's chapter id (the first half of the claim's key)
+    cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
 
     @property
     def key(self) -> str:
@@ -439,8 +440,8 @@ def _check_formula_references(reg: Registry) -> None:
                     if why:
                         problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
         if (
-            not problems and claim.formula
-        ):  # evaluated once here: a formula that cannot be computed is a problem
+            not problems and claim.formula and not other_chapters(claim)
+        ):  # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
             from claimcheck.formula import FormulaError, evaluate_claim
 
             try:
@@ -451,6 +452,13 @@ def _check_formula_references(reg: Registry) -> None:
             reg.issues.extend(problems)
             reg.invalid.setdefault(cid, []).extend(problems)
             del reg.claims[cid]
+
+
+def other_chapters(claim: Claim) -> list[str]:
+    """The names of other chapters' values (``ch15:C10.stated``) that a claim's formula and conditions read."""
+    texts = [(claim.formula, False)] if claim.formula else []
+    texts += [(t, True) for t in claim.conditions]
+    return [n for text, cond in texts for n in formula_names(text, cond) if ":" in n]
 
 
 def formula_names(text: str, condition: bool) -> tuple[str, ...]:
@@ -469,6 +477,8 @@ def split_reference(name: str) -> tuple[str | None, str]:
 
 
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
+    if ":" in name:  # another chapter's value: the book resolves it (claimcheck.book.citation_issues)
+        return None
     ref, value = split_reference(name)
     if ref is None:
         known = ["stated", *claim.values]

@@ -132,6 +132,15 @@ class ResultCollector:
                 return t["record"]["measured_display"]
         return None
 
+    def outcome_of(self, key: str) -> tuple[str | None, str]:
+        """``(outcome, reason)``: the worst outcome the claim ``key``'s own tests (its measurement,
+        not its drift or citation checks) reached so far in this run; ``(None, "")`` when none ran."""
+        found = [
+            t for t in self.tests.values() if t["id"] == key and t["outcome"] and t.get("kind") not in _BESIDE
+        ]
+        worst = min(found, key=lambda t: SEVERITY.index(t["outcome"]), default=None)
+        return (worst["outcome"], worst["reason"]) if worst else (None, "")
+
     def rows(self, registries) -> list[ClaimRow]:
         """One :class:`ClaimRow` per registry claim (registries in the order given, each in its own
         order), keyed by ``chapter:id`` (tests record the key: two chapters' C10 stay apart),
@@ -155,6 +164,7 @@ class ResultCollector:
                         "needs": list(claim.needs),
                         "runner": claim.runner,
                         "note": claim.note,
+                        "cites": claim.cites,
                         "section": claim.section,
                     }
                 else:
@@ -178,6 +188,10 @@ class ResultCollector:
             row.record.update(record)
             if details:  # several tests of one claim (its measurement, its drift check): keep all details
                 row.record["details"] = {**row.record.get("details", {}), **details}
+            if t.get("kind") == "citation":  # the verdict of a claim with no test: drifted when its quote is
+                row.drifted = row.drifted or (
+                    outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
+                )
             if t.get("kind") == "drift" and outcome != ERROR:
                 # drift is the manuscript's state, beside the measurement's verdict, never instead of it
                 row.drifted = row.drifted or outcome == FAILED
@@ -196,6 +210,10 @@ class ResultCollector:
             ):
                 drift["measured"] = row.record["measured_display"]
         return list(rows.values())
+
+
+#: kinds of test that stand beside a claim's measurement, never for it
+_BESIDE = ("drift", "citation", "placeholder", "audit")
 
 
 def id_lines(path) -> dict[str, int]:
@@ -324,6 +342,7 @@ def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
         registry_line=r.registry_line,
         plots=plots,
         formula=rec.get("formula") or None,
+        cites=rec.get("cites") or None,
     )
     for name in AS_RECORDED:
         setattr(entry, name, rec.get(name))

@@ -77,10 +77,11 @@ class Quote:
     manuscript: str = ""
     registry: str = ""
     message: str = ""
+    source: str = ""  # a citation's check: the key of the claim quoted (``registry`` is its figure)
 
     @property
     def failing(self) -> bool:
-        return self.status not in ("ok", "in-words")
+        return self.status not in ("ok", "in-words", "not-in-book")
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,7 @@ class ClaimEntry:
     registry_line: int | None = None
     plots: list[dict] = field(default_factory=list)  # [{"name", "file"}] relative to the JSON's folder
     formula: str | None = None
+    cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
     carried: Carried | None = None
     extra: dict = field(default_factory=dict)
 
@@ -165,6 +167,7 @@ class ClaimEntry:
                 str(q.get("manuscript") or ""),
                 str(q.get("registry") or ""),
                 str(q.get("message") or ""),
+                str(q.get("source") or ""),
             )
             for q in raw.get("quotes") or []
             if isinstance(q, dict)
@@ -227,6 +230,8 @@ class ClaimEntry:
             del out["selected"]
         if self.formula:
             out["formula"] = self.formula
+        if self.cites:
+            out["cites"] = self.cites
         if self.carried is not None:
             out["carried"] = self.carried.to_json()
         return {**out, **self.extra}
@@ -758,7 +763,7 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
     else:
         issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
         e.outcome = INVALID
-    for name in ("title", "stated", "unit", "locator", "section", "verdict_reason", "formula"):
+    for name in ("title", "stated", "unit", "locator", "section", "verdict_reason", "formula", "cites"):
         setattr(e, name, f.text(name, numbers=name == "stated"))
     e.tolerance = f.text("tolerance")
     e.runner_bound = f.text("runner_bound")

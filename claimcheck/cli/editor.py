@@ -181,6 +181,7 @@ def _pairs(args) -> list[tuple[str, str]] | None:
 
 def _check_manuscript(args) -> int:
     """The words go to stdout, or to stderr under ``--json -`` (stdout then carries the JSON alone)."""
+    from claimcheck.book import book_of
     from claimcheck.editor import format_check, report_measured
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
@@ -198,7 +199,7 @@ def _check_manuscript(args) -> int:
                 print(f"error: {issue}", file=sys.stderr)
             return 2
         try:
-            check = check_manuscript(manuscript, reg)
+            check = check_manuscript(manuscript, reg, book_of([reg], CLAIMS_DIR))
         except ManuscriptError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -309,6 +310,7 @@ def _what_if(args) -> int:
                     "suggested": a.suggested,
                     "reason": a.reason,
                     "verdict": a.verdict,
+                    "quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by],
                 }
                 for a in answers
             ],
@@ -317,7 +319,8 @@ def _what_if(args) -> int:
         )
         if not write_output(text, args.json):
             return 2
-    return 0 if all(a.outcome == PASSED for a in answers) else 1
+    drifted = any(c.failed for a in answers for c in a.quoted_by)
+    return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
 
 
 def _default_report(registry) -> str:

@@ -51,7 +51,7 @@ def _say(text: str, file=None) -> None:
 def _validate(args) -> int:
     from pathlib import Path
 
-    from claimcheck.book import book_issues, registry_paths
+    from claimcheck.book import book_issues, book_of, citation_issues, registry_paths
     from claimcheck.registry import load_registry
 
     paths: list[Path] = []
@@ -92,16 +92,37 @@ def _validate(args) -> int:
             file=sys.stderr,
         )
         total += len(problems)
-    across = book_issues(registries)
+    chapters = book_of(registries)
+    across = book_issues(registries) + citation_issues(registries, chapters)
     for problem in across:
         _say(f"error: {problem}", file=sys.stderr)
-    total += len(across)
+    drifted = citation_lines(registries, chapters, args.quiet)
+    total += len(across) + drifted
     if len(registries) > 1:
         _say(
             f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
             file=sys.stderr,
         )
     return 1 if total or not registries else 0
+
+
+def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
+    """Say each citation of ``registries`` (``cites``) against the book ``chapters``: a drifted quote
+    as an error at the quoting chapter's line, naming both chapters and both figures; a source not
+    in this book (never an error) and, unless ``quiet``, the others. Returns how many drifted."""
+    from claimcheck.manuscript import citation_checks
+
+    drifted = 0
+    for reg in registries:
+        for q in citation_checks(reg, chapters).values():
+            where = reg.path + (f" (manuscript line {q.line})" if q.line else "")
+            words = q.message.split(": ", 1)[-1]
+            if q.status == "drift":
+                drifted += 1
+                _say(f"error: {where}: {words}", file=sys.stderr)
+            elif q.status == "not-in-book" or not quiet and q.status in ("ok", "in-words"):
+                _say(f"citation: {where}: {words}")
+    return drifted
 
 
 def unknown_ids_in_tests(reg, folder) -> list[str]:

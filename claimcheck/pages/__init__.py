@@ -80,6 +80,7 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
     (the results file's own): a path the report names outside it is a problem and is not read (a
     results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
     """
+    from claimcheck.book import book_of
     from claimcheck.manuscript import ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
 
@@ -112,7 +113,7 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
             problems.append(f"registry {registry}: {reg.issues[0]}")
             continue
         try:
-            out.append((check_manuscript(path, reg), reg.waivers))
+            out.append((check_manuscript(path, reg, book_of([reg])), reg.waivers))
         except ManuscriptError as exc:
             problems.append(str(exc))
         if override:

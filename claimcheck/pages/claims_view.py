@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck import outcomes as oc
+from claimcheck.book import NOT_IN_BOOK
 from claimcheck.pages import words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
 from claimcheck.runs import settings_size_profile
@@ -96,6 +97,7 @@ class Chapter:
     manuscript_href: str = ""
     drifted: int = 0
     carried: int = 0  # rows kept from an earlier run
+    citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
 
     @property
     def anchor(self) -> str:
@@ -330,7 +332,26 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
         manuscript_href=manuscript.href if manuscript is not None else "",
         drifted=sum(1 for r in rows if r.drift),
         carried=sum(1 for r in rows if r.carried),
+        citations=citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()}),
     )
+
+
+def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
+    """A chapter's citations in words: out ("C05 quotes ch15:C10", "… (source not in this book)",
+    "drifted" when its quote no longer matches) and in ("C10 quoted by ch90:C05"), from the rows' ``cites``."""
+    out, quoted = [], []
+    for e in entries:
+        if not e.cites:
+            continue
+        source_chapter, _, source_id = e.cites.partition(":")
+        drifted = " (drifted)" if e.drifted else ""
+        if (e.chapter or "") == chapter:
+            out.append(
+                f"{e.id} quotes {e.cites}" + (f" ({NOT_IN_BOOK})" if source_chapter not in book else drifted)
+            )
+        elif source_chapter == chapter:
+            quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
+    return out + quoted
 
 
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:

@@ -167,7 +167,9 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
     if hits:
         state, decided = "drifted", hits[0].claim_id
         hover = [
-            f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
+            q.message  # a citation's: both chapters and both figures
+            if q.source
+            else f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
             f"({q.name})"
             for q in hits
         ] + hover

@@ -9,6 +9,7 @@ import pytest
 
 from claimcheck.plugin.items import (
     AuditItem,
+    CitationItem,
     DriftItem,
     FormulaItem,
     ModuleErrorItem,
@@ -131,6 +132,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         reg = state.registry(rf.path)
         done = covered.get(reg.path, set())
         state.untested[reg.path] = set(reg.all_ids) - done  # for a test whose claim id is unknown
+        items += _citation_items(rf, reg, done)
         for cid, claim in reg.claims.items():
             if cid in done:
                 continue
@@ -142,9 +144,11 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     _check_chapters(state)
     _check_overrides(state)
     _check_manuscript_binding(config, state)
-    # drift checks and the audit run last, so a drift report can show what the claim measured
-    items[:] = [i for i in items if not isinstance(i, (DriftItem, AuditItem))] + [
-        i for i in items if isinstance(i, (DriftItem, AuditItem))
+    # citations after the claims they quote; drift checks and the audit last, so a drift report can
+    # show what the claim measured
+    last = (CitationItem, DriftItem, AuditItem)
+    items[:] = [i for i in items if not isinstance(i, last)] + [
+        i for kind in last for i in items if isinstance(i, kind)
     ]
     if config.pluginmanager.hasplugin("xdist"):
         from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive
@@ -152,6 +156,24 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+
+
+def _citation_items(rf, reg, done: set) -> list:
+    """One :class:`CitationItem` per claim of ``reg`` with ``cites``: the claim's verdict when no test
+    of it was collected (it is then covered: ``done`` gains it), else its citation's drift check."""
+    out = []
+    for cid, claim in reg.claims.items():
+        if not claim.cites:
+            continue
+        item = CitationItem.from_parent(
+            rf, name=f"{cid} [cites {claim.cites}]", claim_id=cid, key=reg.key(cid), verdict=cid not in done
+        )
+        add_keywords(item, reg, cid)
+        if item.verdict:
+            add_need_markers(item, claim.needs)
+            done.add(cid)
+        out.append(item)
+    return out
 
 
 def pytest_deselected(items) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
 from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
 
@@ -183,7 +184,7 @@ def manuscript_check(config, registry_path: Path):
         from claimcheck.manuscript import check_manuscript
 
         state.manuscript_checks[key] = check_manuscript(
-            setting_path(config, "manuscript"), state.registry(registry_path)
+            setting_path(config, "manuscript"), state.registry(registry_path), state.book()
         )
     return state.manuscript_checks[key]
 
@@ -248,6 +249,69 @@ class AuditItem(_ManuscriptItem):
         return self.path, 0, self.name
 
 
+class CitationItem(_ManuscriptItem):
+    """A claim's ``cites`` checked against the claim it quotes in the book: a quote that no longer
+    matches its source is drifted (``details["drift"]`` holds the check, naming both chapters and
+    figures, at the quoting chapter's line).
+
+    ``verdict``: the claim has no test of its own, so this item is its verdict (kind ``citation``):
+    it passes when the quote matches its source and the source did not fail in this run (it runs
+    after the source's test), fails when the quote drifted or the source failed, and is skipped
+    with "source not in this book" for a chapter that is not here. Otherwise (kind ``drift``) it
+    says only whether the quote drifted, beside the claim's own measurement.
+    """
+
+    def __init__(self, *, claim_id, key, verdict, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id, self.key, self.verdict = claim_id, key, verdict
+        self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "citation" if verdict else "drift")]
+
+    def runtest(self):
+        from claimcheck.book import NOT_IN_BOOK, cite
+        from claimcheck.editor import drift_failure_message
+        from claimcheck.manuscript import ClaimDrift, chapter_manuscript, citation_check
+
+        state = run_state(self.config)
+        reg = state.registry(self.path)
+        claim = reg.claims[self.claim_id]
+        citation = cite(claim, state.book())
+        ms = chapter_manuscript(reg)
+        quote = citation_check(citation, claim, ms)
+        record = stated_record(claim)
+        drift = {"manuscript": ms.path if ms else None, "status": quote.status, "quotes": [quote.as_dict()]}
+        record["details"] = {"drift": drift}
+        if self.verdict and citation.status in ("ok", "in-words"):
+            outcome, why = state.collector.outcome_of(citation.source)
+            if outcome is None or outcome == NOT_RUN:
+                record["details"]["caveat"] = (
+                    f"matches {citation.source} as its registry states it ({citation.figure}); "
+                    f"{citation.source} was not measured in this run"
+                )
+        self.user_properties.append((RECORD_KEY, encode_record(record)))
+        if citation.status in ("unknown", "unit"):  # the registry is wrong, not the quote: an error
+            raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
+        if citation.failed:
+            raise ManuscriptDriftError(
+                drift_failure_message(ClaimDrift(claim.id, (quote,)), claim, None, reg.path)
+            )
+        if not self.verdict:
+            return
+        if citation.status == "not-in-book":
+            skip_here(f"{NOT_IN_BOOK}: it quotes {citation.source}, kept as printed")
+        if outcome in (FAILED, ERROR):
+            raise ManuscriptDriftError(
+                f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
+            )
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(RegistryIssueError):
+            return f"registry error: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
 class FormulaItem(pytest.Item):
     """A claim that needs no code: its registry ``formula`` and ``conditions`` over the chapter's
     printed numbers, evaluated by the core (:func:`claimcheck.formula.evaluate_claim`) and judged
@@ -268,11 +332,14 @@ class FormulaItem(pytest.Item):
     def runtest(self):
         from claimcheck.formula import evaluate_claim
         from claimcheck.plugin.state import recorder_for
+        from claimcheck.registry import other_chapters
 
-        reg = run_state(self.config).registry(self.path)
+        state = run_state(self.config)
+        reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
         recorder = recorder_for(self, reg, claim)
-        result = evaluate_claim(claim, reg)  # a FormulaError is an error of the claim, not a verdict
+        book = state.book() if other_chapters(claim) else None  # ch15:C10.stated: read in the book
+        result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
         recorder.detail(
             formula=claim.formula,
             precision=claim.precision,
@@ -296,7 +363,15 @@ class FormulaItem(pytest.Item):
 
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (RegistryErrorItem, PlaceholderItem, DriftItem, AuditItem, ModuleErrorItem, FormulaItem)
+REGISTRY_ITEMS = (
+    RegistryErrorItem,
+    PlaceholderItem,
+    DriftItem,
+    AuditItem,
+    ModuleErrorItem,
+    FormulaItem,
+    CitationItem,
+)
 
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone

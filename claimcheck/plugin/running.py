@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
-from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, DriftItem, FormulaItem
+from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, CitationItem, DriftItem, FormulaItem
 from claimcheck.plugin.phases import exception_reason
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
@@ -225,7 +225,7 @@ def pytest_runtest_makereport(item, call):
         report.failed
         and call.excinfo is not None
         and not refused
-        and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem)))
+        and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem, CitationItem)))
     ):
         exc = call.excinfo.value
         reason = str(exc) if isinstance(exc, VerdictError) else exception_reason(call.excinfo, call.when)

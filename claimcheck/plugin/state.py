@@ -58,6 +58,7 @@ class RunState:
     )  # registry path -> --claims-manuscript is its text
     ended_by: str = ""  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
+    chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
     deselected: list = field(
         default_factory=list
     )  # (claim key or None, the kit's group or None) per deselected test
@@ -79,6 +80,21 @@ class RunState:
                 self.overridden |= apply_overrides(reg, self.overrides)
             self.registries[key] = reg
         return self.registries[key]
+
+    def book(self) -> dict:
+        """chapter id -> registry: the run's chapters and every other chapter of their book (the
+        ``claims/`` folder above them), loaded once, with this run's ``--claims-stated``: what a
+        citation (``cites``) and a formula's ``ch15:C10.stated`` resolve in."""
+        if self.chapters is None:
+            from claimcheck.book import book_of
+
+            self.chapters = book_of(list(self.registries.values()))
+            for reg in self.chapters.values():
+                if reg not in self.registries.values() and self.overrides:
+                    from claimcheck.editor import apply_overrides
+
+                    self.overridden |= apply_overrides(reg, self.overrides)
+        return self.chapters
 
 
 STATE = pytest.StashKey[RunState]()

@@ -87,7 +87,7 @@ def test_every_row_of_both_chapters_with_its_own_chapter(book):
     got = rows(book / "reports" / "claims.json")
     regs = [load_registry(book / "claims" / ch / "claims.toml") for ch in ("ch15", "ch90")]
     want = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
-    assert set(got) == set(want) and len(got) == 42 + 4  # no row lost, none merged
+    assert set(got) == set(want) and len(got) == 42 + 5  # no row lost, none merged
     for key, (reg, c) in want.items():
         assert got[key]["chapter"] == reg.chapter_id and got[key]["id"] == c.id
         assert got[key]["title"] == c.title and got[key]["stated"] == c.stated  # its own chapter's entry
@@ -98,6 +98,9 @@ def test_every_row_of_both_chapters_with_its_own_chapter(book):
     assert got["ch90:C02"]["outcome"] == "passed" and got["ch90:C02"]["measured"] == 36864
     assert got["ch90:C03"]["outcome"] == "passed"
     assert got["ch90:C04"]["outcome"] == "not-run"  # a timing claim, deselected
+    # ch90's C05 quotes ch15's C10 (no test of its own): it follows its source, which ran and passed
+    assert got["ch15:C10"]["outcome"] == "passed" and got["ch90:C05"]["outcome"] == "passed"
+    assert got["ch90:C05"]["details"]["drift"]["quotes"][0]["source"] == "ch15:C10"
     assert all(t.startswith("claims/ch90/") for t in got["ch90:C02"]["tests"])
     assert all(t.startswith("claims/ch15/") for t in got["ch15:C18"]["tests"])
     assert got["ch15:C18"]["outcome"] == "passed" and got["ch15:C11.text"]["outcome"] == "passed"
@@ -114,7 +117,7 @@ def test_the_book_page_shows_each_chapter_with_its_sections(book):
         page.index('id="chapter-ch15"') < page.index('id="claim-ch15-C37"') < page.index('id="chapter-ch90"')
     )
     ids = re.findall(r'<tbody class="claim[^"]*" id="[^"]+" data-id="([^"]+)"', page)
-    assert len(ids) == len(set(ids)) == 46
+    assert len(ids) == len(set(ids)) == 47
     row = read_report(book).row_html("ch90:C01")
     assert "1024-token context" in row and 'data-outcome="passed"' in row
 
@@ -158,7 +161,7 @@ def test_merge_and_diff_keep_chapters_apart(book, tmp_path):
     assert merged.returncode == 0, merged.stderr
     matrix = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
     keys = [c["key"] for c in matrix["claims"]]
-    assert len(keys) == len(set(keys)) == 46 and matrix["split"] == ["ch90:C02"]
+    assert len(keys) == len(set(keys)) == 47 and matrix["split"] == ["ch90:C02"]
     diff = claimcheck(book, "diff", str(report), str(other))
     assert (
         diff.returncode == 1 and "REGRESSION ch90:C02" in diff.stdout and "REGRESSION ch15" not in diff.stdout
@@ -167,10 +170,10 @@ def test_merge_and_diff_keep_chapters_apart(book, tmp_path):
 
 def test_commands_find_each_chapter_by_itself(book):
     done = claimcheck(book, "validate", "-q")
-    assert done.returncode == 0 and "2 chapters, 46 valid claims, 0 problems" in done.stderr, done.stderr
+    assert done.returncode == 0 and "2 chapters, 47 valid claims, 0 problems" in done.stderr, done.stderr
     shutil.copy2(CH90 / "ch90.md", book / "ch90.md")
     done = claimcheck(book, "check-manuscript", "ch90.md")  # picks ch90's registry by itself
-    assert done.returncode == 0 and "registry   claims/ch90/claims.toml (4 claims)" in done.stdout, (
+    assert done.returncode == 0 and "registry   claims/ch90/claims.toml (5 claims)" in done.stdout, (
         done.stdout
     )
     if SEED.is_file():
