@@ -467,18 +467,41 @@ def run_what_if(
         ValueError: a value is not a printed number.
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
+    base = Path(cwd) if cwd is not None else Path.cwd()
+    regs, claims = _what_if_claims(base, registry_path, claims_dir)
+    revisions, inputs = _resolve_revisions(revisions, inputs or {}, claims)
+    formulas = {key for key, _ in revisions if claims[key][1].formula}
+    measured = [(key, value) for key, value in revisions if key not in formulas]
+    rows = (
+        _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
+    )
+    several = len(regs) > 1
+    return [
+        _what_if_answer(key, value, claims, rows, inputs, key in formulas, several)
+        for key, value in revisions
+    ]
+
+
+def _what_if_claims(base: Path, registry_path, claims_dir) -> tuple[list, dict]:
+    """The registries what-if reads and their claims by chapter key; KeyError when there are none."""
     from claimcheck.book import load_book
-    from claimcheck.fields import printed_number
-    from claimcheck.keys import ClaimKeyError, resolve
     from claimcheck.registry import load_registry
 
-    base = Path(cwd) if cwd is not None else Path.cwd()
     regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
     claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
     if not claims:
         raise KeyError(
             f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
         )
+    return regs, claims
+
+
+def _resolve_revisions(revisions, inputs, claims) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]]]:
+    """The revisions and inputs by chapter key (KeyError for an unknown name, ValueError for a value
+    that is no printed number); a claim with inputs only is revised to its stated figure."""
+    from claimcheck.fields import printed_number
+    from claimcheck.keys import ClaimKeyError, resolve
+
     resolved = []
     for name, value in revisions:
         try:
@@ -486,57 +509,50 @@ def run_what_if(
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
         printed_number(value)
-    revisions = resolved
-    inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
-    revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
-    several = len(regs) > 1
-    formulas = {key for key, _ in revisions if claims[key][1].formula}
-    measured = [(key, value) for key, value in revisions if key not in formulas]
-    rows = (
-        _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
-    )
+    by_key = {resolve(name, claims): dict(v) for name, v in inputs.items()}
+    resolved += [(key, claims[key][1].stated) for key in by_key if key not in dict(resolved)]
+    return resolved, by_key
+
+
+def _what_if_answer(key, value, claims, rows, inputs, formula: bool, several: bool) -> WhatIf:
+    """One claim's answer: its verdict with the revised figure, and the figure it suggests."""
     from claimcheck.formula import FormulaError
 
-    answers = []
-    for key, value in revisions:
-        reg, claim = claims[key]
-        if key in inputs:  # the text's figures for the formula's inputs
-            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
-        try:
-            if key in formulas:
-                row = _formula_row(claim, reg, value)
-                holds = formula_holds(claim, reg)
-            else:
-                row = rows.get(key) or ClaimEntry(key, claim.id)
-                holds = tolerance_holds(claim, row.measured)
-            m = row.measured
-            bound = claim.tolerance.is_bound
-            elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
-            if elsewhere or m is None:
-                suggested = None  # this runner's value is not the figure of the runner it was measured on
-            else:
-                suggested = _suggestion(bound, holds, value, m)
-        except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
-            row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
-            m, suggested = None, None
-        answers.append(
-            WhatIf(
-                key if several else claim.id,
-                value,
-                claim.stated,
-                row.outcome,
-                m,
-                row.measured_display,
-                row.unit or claim.unit or "",
-                row.tolerance or claim.tolerance_text,
-                row.reason,
-                suggested,
-                formula=key in formulas,
-                runner=claim.runner or "",
-                inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
-            )
-        )
-    return answers
+    reg, claim = claims[key]
+    if key in inputs:  # the text's figures for the formula's inputs
+        claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
+    try:
+        if formula:
+            row = _formula_row(claim, reg, value)
+            holds = formula_holds(claim, reg)
+        else:
+            row = rows.get(key) or ClaimEntry(key, claim.id)
+            holds = tolerance_holds(claim, row.measured)
+        m = row.measured
+        bound = claim.tolerance.is_bound
+        elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
+        if elsewhere or m is None:
+            suggested = None  # this runner's value is not the figure of the runner it was measured on
+        else:
+            suggested = _suggestion(bound, holds, value, m)
+    except FormulaError as exc:  # this claim cannot be judged with the figure; the others still are
+        row = ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}")
+        m, suggested = None, None
+    return WhatIf(
+        key if several else claim.id,
+        value,
+        claim.stated,
+        row.outcome,
+        m,
+        row.measured_display,
+        row.unit or claim.unit or "",
+        row.tolerance or claim.tolerance_text,
+        row.reason,
+        suggested,
+        formula=formula,
+        runner=claim.runner or "",
+        inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
+    )
 
 
 def _suggestion(bound: bool, holds, value: str, measured) -> str | None:
