@@ -393,7 +393,7 @@ def latency_rounds(
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
 
     device = _device(model)
     need = max(*prompt_lengths, context_tokens or 0)
@@ -406,17 +406,10 @@ def latency_rounds(
             f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
         )
 
-    def timed_step(nxt, cache):  # one decode step: (seconds, the next token, the cache)
-        t0 = time.perf_counter()
-        o = forward_cached(model, nxt, cache)
-        nxt = o.logits[:, -1:].argmax(-1)
-        sync_device(device)
-        return time.perf_counter() - t0, nxt, output_cache(o)
-
     def decode(nxt, cache):
         steps = []
         for _ in range(decode_steps):
-            dt, nxt, cache = timed_step(nxt, cache)
+            dt, nxt, cache = _timed_step(model, device, nxt, cache)
             steps.append(dt)
         return steps
 
@@ -434,29 +427,54 @@ def latency_rounds(
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
     if context_tokens is not None:
-        short = min(prompt_lengths)
-        with torch.no_grad():
-            filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
-        first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
-        caches = {n: output_cache(o) for n, o in filled.items()}
-        kv_long = cache_nbytes(caches[context_tokens])
-
-        def on_context():
-            nxt = dict(first)
-            times: dict = {short: [], context_tokens: []}
-            try:
-                with torch.no_grad():
-                    for _ in range(decode_steps):  # short, long, short, long ...: paired in time
-                        for n in (short, context_tokens):
-                            dt, nxt[n], caches[n] = timed_step(nxt[n], caches[n])
-                            times[n].append(dt)
-            finally:  # a round cut short by an exception must not leave later rounds a longer context
-                for n, cache in caches.items():
-                    rewind_cache(cache, n)
-            return ContextSample(times[context_tokens], times[short], short, kv_long)
-
-        fns[f"context@{context_tokens}"] = on_context
+        fns[f"context@{context_tokens}"] = _on_context(
+            model, ids, min(prompt_lengths), context_tokens, decode_steps
+        )
     return Rounds(fns, warmup=warmup, device=device)
+
+
+def _timed_step(model, device, nxt, cache):
+    """One decode step: (seconds, the next token, the cache)."""
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    t0 = time.perf_counter()
+    o = forward_cached(model, nxt, cache)
+    nxt = o.logits[:, -1:].argmax(-1)
+    sync_device(device)
+    return time.perf_counter() - t0, nxt, output_cache(o)
+
+
+def _on_context(
+    model, ids, short: int, context_tokens: int, decode_steps: int
+) -> Callable[[], ContextSample]:
+    """The ``context@C`` side of :func:`latency_rounds`: both caches filled once, then each round's
+    decode steps paired in time (short, long ...) and the caches cut back after it."""
+    import torch
+
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
+
+    device = _device(model)
+    with torch.no_grad():
+        filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
+    first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
+    caches = {n: output_cache(o) for n, o in filled.items()}
+    kv_long = cache_nbytes(caches[context_tokens])
+
+    def on_context():
+        nxt = dict(first)
+        times: dict = {short: [], context_tokens: []}
+        try:
+            with torch.no_grad():
+                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                    for n in (short, context_tokens):
+                        dt, nxt[n], caches[n] = _timed_step(model, device, nxt[n], caches[n])
+                        times[n].append(dt)
+        finally:  # a round cut short by an exception must not leave later rounds a longer context
+            for n, cache in caches.items():
+                rewind_cache(cache, n)
+        return ContextSample(times[context_tokens], times[short], short, kv_long)
+
+    return on_context
 
 
 def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
