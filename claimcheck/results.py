@@ -23,9 +23,9 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
@@ -52,6 +52,44 @@ class ResultFileError(Exception):
 
 
 # --- the typed document ---------------------------------------------------------------------------
+class _Record:
+    """A record of claims.json, written field by field in the order declared (its ``extra`` keys
+    last): ``_OMIT`` fields are left out when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN``
+    ones never. :meth:`read` checks the fields named in ``_READS`` with that method of
+    :class:`_Fields`, in that order (the order of their problems)."""
+
+    _OMIT: ClassVar[tuple[str, ...]] = ()
+    _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
+    _UNWRITTEN: ClassVar[tuple[str, ...]] = ("extra",)
+    _READS: ClassVar[dict[str, str]] = {}
+
+    def to_json(self) -> dict:
+        out = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            v = getattr(self, f.name)
+            left_out = (v is None and f.name in self._OMIT) or (not v and f.name in self._OMIT_EMPTY)
+            if not left_out and f.name not in self._UNWRITTEN:
+                out[f.name] = _plain(v)
+        return {**out, **getattr(self, "extra", {})}
+
+    @classmethod
+    def read(cls, raw: dict, f: _Fields, **given):
+        """The record of ``raw``: ``given`` fields as they are, each of ``_READS`` as ``f`` checks it
+        (a field it drops keeps its default)."""
+        f.raw = raw
+        read = {
+            n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
+        }
+        return cls(**given, **read)
+
+
+def _plain(value):
+    """A field's value as JSON holds it (records and lists of records as their JSON)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value.to_json() if isinstance(value, (_Record, Carried)) else value
+
+
 @dataclass
 class Carried:
     """Where a row kept from an earlier run comes from: that run's time and its report; ``why``
@@ -104,7 +142,7 @@ class CI:
 
 
 @dataclass
-class ClaimEntry:
+class ClaimEntry(_Record):
     """One claim's row of ``claims.json`` (the fields :func:`claimcheck.report.build_json` writes).
 
     ``measured`` is a float, ``[lo, hi]``, a bool, a string JSON cannot hold as a number
@@ -141,6 +179,8 @@ class ClaimEntry:
     formula: str | None = None
     carried: Carried | None = None
     extra: dict = field(default_factory=dict)
+    _OMIT = ("selected", "carried")
+    _OMIT_EMPTY = ("formula",)
 
     @property
     def unselected(self) -> bool:
@@ -196,40 +236,8 @@ class ClaimEntry:
 
     def to_json(self) -> dict:
         """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
-        out = {
-            "key": self.key,
-            "chapter": self.chapter,
-            "id": self.id,
-            "outcome": self.outcome,
-            "title": self.title,
-            "stated": self.stated,
-            "measured": self.measured,
-            "measured_display": self.measured_display,
-            "unit": self.unit,
-            "tolerance": self.tolerance,
-            "reason": self.reason,
-            "needs": self.needs,
-            "locator": self.locator,
-            "runner_bound": self.runner_bound,
-            "details": self.details,
-            "tests": self.tests,
-            "duration_s": self.duration_s,
-            "section": self.section,
-            "note": self.note,
-            "verdict_reason": self.verdict_reason,
-            "selected": self.selected,
-            "drifted": self.drifted,
-            "locations": self.locations,
-            "registry_line": self.registry_line,
-            "plots": self.plots,
-        }
-        if self.selected is None:
-            del out["selected"]
-        if self.formula:
-            out["formula"] = self.formula
-        if self.carried is not None:
-            out["carried"] = self.carried.to_json()
-        return {**out, **self.extra}
+        out = super().to_json()
+        return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
 
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
@@ -246,65 +254,54 @@ class ClaimEntry:
 
 
 @dataclass
-class ChapterInfo:
+class ChapterInfo(_Record):
     """One chapter of the run: ``profile`` is None when the file records none for it."""
 
     id: str
-    title: str
+    title: str = ""
     language: str = ""
     registry: str | None = None
     manuscript: str = ""
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
+    _UNWRITTEN = ("written",)
+    _READS = {
+        "title": "text",
+        "language": "text",
+        "registry": "text",
+        "manuscript": "text",
+        "profile": "given_obj",
+    }
 
     def to_json(self) -> dict:
-        full = {
-            "id": self.id,
-            "title": self.title,
-            "language": self.language,
-            "registry": self.registry,
-            "manuscript": self.manuscript,
-            "profile": self.profile,
-        }
+        full = super().to_json()
         keys = self.written or tuple(full)
         return {k: full[k] for k in keys if k in full and (k != "profile" or self.profile is not None)}
 
 
 @dataclass
-class Problem:
+class Problem(_Record):
     """A registry problem as the report records it (``line``: 1-based line of the claim's id)."""
 
-    claim: str | None
-    field: str | None
-    message: str
+    claim: str | None = None
+    field: str | None = None
+    message: str = ""
     line: int | None = None
-
-    def to_json(self) -> dict:
-        return {"claim": self.claim, "field": self.field, "message": self.message, "line": self.line}
+    _READS = {"claim": "text", "field": "text", "message": "text", "line": "line"}
 
 
 @dataclass
-class RegistryInfo:
+class RegistryInfo(_Record):
     """A registry the run loaded: its path, ``[chapter]`` table, runners and problems."""
 
-    path: str
+    path: str = ""
     chapter: dict = field(default_factory=dict)
     chapter_id: str = ""
     runners: Any = None
     issues: list[str] = field(default_factory=list)
     problems: list[Problem] | None = None
-
-    def to_json(self) -> dict:
-        out = {
-            "path": self.path,
-            "chapter": self.chapter,
-            "chapter_id": self.chapter_id,
-            "runners": self.runners,
-            "issues": self.issues,
-        }
-        if self.problems is not None:
-            out["problems"] = [p.to_json() for p in self.problems]
-        return out
+    _OMIT = ("problems",)
+    _READS = {"path": "text", "chapter": "obj", "chapter_id": "text", "runners": "value", "issues": "strings"}
 
     @property
     def chapter_key(self) -> str:
@@ -317,18 +314,16 @@ class RegistryInfo:
 
 
 @dataclass
-class SectionInfo:
+class SectionInfo(_Record):
     id: str
     chapter: str | None = None
     title: str | None = None
     heading: str | None = None
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "chapter": self.chapter, "title": self.title, "heading": self.heading}
+    _READS = {"chapter": "text", "title": "text", "heading": "text"}
 
 
 @dataclass
-class Selection:
+class Selection(_Record):
     """What a run that selected some claims did (:func:`claimcheck.partial.keep_unselected`)."""
 
     partial: bool = False
@@ -338,13 +333,11 @@ class Selection:
     dropped: list[str] | None = None
     carried_from: str | None = None
     not_carried_because: str | None = None
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"partial": self.partial, "selected": self.selected, "carried": self.carried}
-        for name in ("chapters", "dropped", "carried_from", "not_carried_because"):
-            if getattr(self, name) is not None:
-                out[name] = getattr(self, name)
-        return out
+    _OMIT = ("chapters", "dropped", "carried_from", "not_carried_because")
+    _READS = {
+        "partial": "flag", "selected": "strings", "carried": "strings", "chapters": "strings",
+        "dropped": "strings", "carried_from": "text", "not_carried_because": "text",
+    }  # fmt: skip
 
 
 #: ``Carried.why`` of a row an interrupted run selected but did not reach
@@ -352,20 +345,16 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 
 @dataclass
-class Interrupted:
+class Interrupted(_Record):
     """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
     decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
     as carried, or ``not-run`` with the reason "interrupted: ...")."""
 
-    by: str
+    by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
     not_reached: list[str] | None = None
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"by": self.by, "decided": self.decided}
-        if self.not_reached is not None:
-            out["not_reached"] = self.not_reached
-        return out
+    _OMIT = ("not_reached",)
+    _READS = {"by": "text", "decided": "strings", "not_reached": "strings"}
 
 
 @dataclass(frozen=True)
@@ -451,7 +440,7 @@ def _obj_in(raw: dict, name: str) -> dict:
 
 
 @dataclass
-class ClaimsDoc:
+class ClaimsDoc(_Record):
     """A whole ``claims.json``. ``runner``, ``settings``, ``profile``, ``manuscripts`` and
     ``deselected`` are free-form records (checked to be objects / lists of objects).
 
@@ -459,7 +448,6 @@ class ClaimsDoc:
     schema) and ``issues`` (problems of single fields, see the module docstring).
     """
 
-    claims: list[ClaimEntry] = field(default_factory=list)
     schema: int = SCHEMA
     generated: str | None = None
     wall_s: float | None = None
@@ -471,6 +459,7 @@ class ClaimsDoc:
     sections: list[SectionInfo] = field(default_factory=list)
     counts: dict = field(default_factory=dict)
     drifted: list[str] = field(default_factory=list)
+    claims: list[ClaimEntry] = field(default_factory=list)
     test_log: str | None = None
     manuscripts: list[dict] | None = None
     deselected: list[dict] | None = None
@@ -480,6 +469,12 @@ class ClaimsDoc:
     path: str = ""
     notes: list[str] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
+    _OMIT = ("test_log", "manuscripts", "deselected", "selection", "interrupted")
+    _UNWRITTEN = ("extra", "path", "notes", "issues")
+    _READS = {
+        "generated": "text", "wall_s": "number", "settings": "obj", "profile": "obj", "counts": "obj",
+        "drifted": "strings", "test_log": "text",
+    }  # fmt: skip
 
     @property
     def folder(self) -> Path:
@@ -488,34 +483,6 @@ class ClaimsDoc:
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
-
-    def to_json(self) -> dict:
-        """The document as ``claims.json`` holds it."""
-        out: dict[str, Any] = {
-            "schema": self.schema,
-            "generated": self.generated,
-            "wall_s": self.wall_s,
-            "runner": self.runner,
-            "settings": self.settings,
-            "profile": self.profile,
-            "chapters": [c.to_json() for c in self.chapters],
-            "registries": [r.to_json() for r in self.registries],
-            "sections": [s.to_json() for s in self.sections],
-            "counts": self.counts,
-            "drifted": self.drifted,
-            "claims": [e.to_json() for e in self.claims],
-        }
-        if self.test_log is not None:
-            out["test_log"] = self.test_log
-        if self.manuscripts is not None:
-            out["manuscripts"] = self.manuscripts
-        if self.deselected is not None:
-            out["deselected"] = self.deselected
-        if self.selection is not None:
-            out["selection"] = self.selection.to_json()
-        if self.interrupted is not None:
-            out["interrupted"] = self.interrupted.to_json()
-        return {**out, **self.extra}
 
     def chapter_list(self) -> list[ChapterInfo]:
         """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
@@ -685,16 +652,9 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     if not isinstance(runner, dict):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     notes = upgrade(raw, path)
-    doc = ClaimsDoc(path=str(path), notes=notes, runner=runner)
-    f = _Fields(raw, str(path), doc.issues)
-    doc.schema = SCHEMA
-    doc.generated = f.text("generated")
-    doc.wall_s = f.number("wall_s")
-    doc.settings = f.obj("settings")
-    doc.profile = f.obj("profile")
-    doc.counts = f.obj("counts")
-    doc.drifted = f.strings("drifted") or []
-    doc.test_log = f.text("test_log")
+    issues: list[str] = []
+    f = _Fields(raw, str(path), issues)
+    doc = ClaimsDoc.read(raw, f, path=str(path), notes=notes, runner=runner, issues=issues)
     if doc.test_log and not safe_link(doc.test_log):
         f.bad("test_log", doc.test_log, "a relative path or an http(s) URL")
         doc.test_log = None
@@ -713,14 +673,11 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
         if name not in raw:
             setattr(doc, name, None)
     if "selection" in raw:
-        doc.selection = _selection(f.obj("selection"), f.at("selection"))
+        doc.selection = Selection.read(f.obj("selection"), f.at("selection"))
     if "interrupted" in raw:
-        doc.interrupted = _interrupted(f.obj("interrupted"), f.at("interrupted"))
-    known = {
-        "schema", "generated", "wall_s", "runner", "settings", "profile", "chapters", "registries",
-        "sections", "counts", "drifted", "claims", "test_log", "manuscripts", "deselected",
-        "selection", "interrupted",
-    }  # fmt: skip
+        doc.interrupted = Interrupted.read(f.obj("interrupted"), f.at("interrupted"))
+        doc.interrupted.by = doc.interrupted.by or "interrupted"
+    known = {x.name for x in fields(ClaimsDoc)} - set(ClaimsDoc._UNWRITTEN)
     doc.extra = {k: v for k, v in raw.items() if k not in known}
     seen: set[str] = set()
     for n, e in enumerate(claims):
@@ -843,6 +800,13 @@ class _Fields:
         self.bad(name, v, "a line number (an integer from 1)")
         return None
 
+    def value(self, name: str):
+        return self.raw.get(name)
+
+    def given_obj(self, name: str) -> dict | None:
+        """An object field that may be absent (None), unlike :meth:`obj`'s ``{}``."""
+        return self.obj(name) if name in self.raw else None
+
     def obj(self, name: str) -> dict:
         v = self.raw.get(name)
         if isinstance(v, dict):
@@ -880,44 +844,23 @@ def _chapter(raw: dict, f: _Fields) -> ChapterInfo | None:
     cid = f.text("id")
     if not cid:
         return None
-    return ChapterInfo(
-        cid,
-        f.text("title") or cid,
-        language=f.text("language") or "",
-        registry=f.text("registry"),
-        manuscript=f.text("manuscript") or "",
-        profile=f.obj("profile") if "profile" in raw else None,
-        written=tuple(raw),
-    )
+    chapter = ChapterInfo.read(raw, f, id=cid, written=tuple(raw))
+    chapter.title = chapter.title or cid
+    return chapter
 
 
 def _registry(raw: dict, f: _Fields) -> RegistryInfo:
-    f.raw = raw
     problems = None
     if "problems" in raw:
-        problems = []
-        for n, p in f.items("problems"):
-            pf = f.at(f"problems[{n}]")
-            pf.raw = p
-            problems.append(
-                Problem(pf.text("claim"), pf.text("field"), pf.text("message") or "", pf.line("line"))
-            )
-    return RegistryInfo(
-        f.text("path") or "",
-        chapter=f.obj("chapter"),
-        chapter_id=f.text("chapter_id") or "",
-        runners=raw.get("runners"),
-        issues=f.strings("issues") or [],
-        problems=problems,
-    )
+        f.raw = raw
+        problems = [Problem.read(p, f.at(f"problems[{n}]")) for n, p in f.items("problems")]
+    return RegistryInfo.read(raw, f, problems=problems)
 
 
 def _section(raw: dict, f: _Fields) -> SectionInfo | None:
     f.raw = raw
     sid = f.text("id")
-    if not sid:
-        return None
-    return SectionInfo(sid, f.text("chapter"), f.text("title"), f.text("heading"))
+    return SectionInfo.read(raw, f, id=sid) if sid else None
 
 
 def _manuscript(raw: dict, f: _Fields) -> bool:
@@ -977,28 +920,6 @@ def _plot(raw: dict, f: _Fields) -> bool:
             "file's folder (a results file is untrusted input); ignored"
         )
     return len(f.issues) == before
-
-
-def _selection(raw: dict, f: _Fields) -> Selection:
-    f.raw = raw
-    return Selection(
-        partial=bool(f.flag("partial")),
-        selected=f.strings("selected") or [],
-        carried=f.strings("carried") or [],
-        chapters=f.strings("chapters"),
-        dropped=f.strings("dropped"),
-        carried_from=f.text("carried_from"),
-        not_carried_because=f.text("not_carried_because"),
-    )
-
-
-def _interrupted(raw: dict, f: _Fields) -> Interrupted:
-    f.raw = raw
-    return Interrupted(
-        by=f.text("by") or "interrupted",
-        decided=f.strings("decided") or [],
-        not_reached=f.strings("not_reached"),
-    )
 
 
 def relative_inside(path: str) -> bool:
