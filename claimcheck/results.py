@@ -73,10 +73,9 @@ class _Record:
         return {**out, **getattr(self, "extra", {})}
 
     @classmethod
-    def read(cls, raw: dict, f: _Fields, **given):
-        """The record of ``raw``: ``given`` fields as they are, each of ``_READS`` as ``f`` checks it
+    def read(cls, f: _Fields, **given):
+        """The record ``f`` reads: ``given`` fields as they are, each of ``_READS`` as ``f`` checks it
         (a field it drops keeps its default)."""
-        f.raw = raw
         read = {
             n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
         }
@@ -264,6 +263,10 @@ class ChapterInfo(_Record):
     manuscript: str = ""
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
+
+    def __post_init__(self):
+        self.title = self.title or self.id
+
     _UNWRITTEN = ("written",)
     _READS = {
         "title": "text",
@@ -404,8 +407,9 @@ class Runner:
     def of(cls, raw: dict | None) -> Runner:
         r = raw if isinstance(raw, dict) else {}
         plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
-        values: dict[str, Any] = {name: r.get(name) for name in (*plain, "torch_threads", "runner_profile")}
-        values["portable_lm"] = r.get("portable_lm")
+        values: dict[str, Any] = {
+            n: r.get(n) for n in (*plain, "torch_threads", "runner_profile", "portable_lm")
+        }
         values["ram_bytes"] = _number_in(r, "ram_bytes")
         values["busy"] = bool(_obj_in(r, "load").get("busy"))
         gpu = _obj_in(r, "gpu")
@@ -416,16 +420,9 @@ class Runner:
                 _number_in(gpu, "count"),
                 *(str(gpu[k]) if gpu.get(k) else None for k in ("driver", "cuda")),
             )
-        if "weights" in r and isinstance(r["weights"], dict):
-            w = r["weights"]
+        if isinstance(w := r.get("weights"), dict):
             text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
-            values["weights"] = Weights(
-                bool(w.get("available")),
-                text.get("source"),
-                text.get("kind"),
-                text.get("file", "?"),
-                text.get("sha256", "?"),
-            )
+            values["weights"] = Weights(bool(w.get("available")), **text)
         return cls(**values)
 
 
@@ -654,28 +651,29 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     notes = upgrade(raw, path)
     issues: list[str] = []
     f = _Fields(raw, str(path), issues)
-    doc = ClaimsDoc.read(raw, f, path=str(path), notes=notes, runner=runner, issues=issues)
+    doc = ClaimsDoc.read(f, path=str(path), notes=notes, runner=runner, issues=issues)
     if doc.test_log and not safe_link(doc.test_log):
         f.bad("test_log", doc.test_log, "a relative path or an http(s) URL")
         doc.test_log = None
     doc.chapters = [
-        c for n, x in f.items("chapters") if (c := _chapter(x, f.at(f"chapters[{n}]"))) is not None
+        ChapterInfo.read(g, id=i, written=tuple(x)) for x, g in f.each("chapters") if (i := g.text("id"))
     ]
     doc.registries = [
-        r for n, x in f.items("registries") if (r := _registry(x, f.at(f"registries[{n}]"))) is not None
+        RegistryInfo.read(
+            g, problems=[Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None
+        )
+        for x, g in f.each("registries")
     ]
-    doc.sections = [
-        s for n, x in f.items("sections") if (s := _section(x, f.at(f"sections[{n}]"))) is not None
-    ]
-    doc.manuscripts = [m for n, m in f.items("manuscripts") if _manuscript(m, f.at(f"manuscripts[{n}]"))]
+    doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
+    doc.manuscripts = [m for m, g in f.each("manuscripts") if _manuscript(g)]
     doc.deselected = [g for _, g in f.items("deselected")]
     for name in ("manuscripts", "deselected"):
         if name not in raw:
             setattr(doc, name, None)
     if "selection" in raw:
-        doc.selection = Selection.read(f.obj("selection"), f.at("selection"))
+        doc.selection = Selection.read(f.at("selection", f.obj("selection")))
     if "interrupted" in raw:
-        doc.interrupted = Interrupted.read(f.obj("interrupted"), f.at("interrupted"))
+        doc.interrupted = Interrupted.read(f.at("interrupted", f.obj("interrupted")))
         doc.interrupted.by = doc.interrupted.by or "interrupted"
     known = {x.name for x in fields(ClaimsDoc)} - set(ClaimsDoc._UNWRITTEN)
     doc.extra = {k: v for k, v in raw.items() if k not in known}
@@ -740,15 +738,16 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
         e.selected = f.flag("selected")
     e.drifted = bool(f.flag("drifted"))
     e.registry_line = f.line("registry_line")
-    e.locations = [loc for n, loc in f.items("locations") if _location(loc, f.at(f"locations[{n}]"))]
-    e.plots = [p for n, p in f.items("plots") if _plot(p, f.at(f"plots[{n}]"))]
+    e.locations = [
+        x for x, g in f.each("locations") if g.valid({"test": "text", "file": "text", "line": "line"})
+    ]
+    e.plots = [p for p, g in f.each("plots") if _plot(g)]
     carried = raw.get("carried")
-    if carried is not None:
-        c = _Fields(carried, at, issues, "carried.") if isinstance(carried, dict) else None
-        if c is None:
-            issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
-        else:
-            e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
+    if isinstance(carried, dict):
+        c = _Fields(carried, at, issues, "carried.")
+        e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
+    elif carried is not None:
+        issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
     known = set(ClaimEntry.__dataclass_fields__) | {"carried"}
     e.extra = {k: v for k, v in raw.items() if k not in known}
     return e
@@ -761,9 +760,20 @@ class _Fields:
     def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = ""):
         self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
 
-    def at(self, name: str) -> _Fields:
-        """The reader of a nested object (issues name it ``name.field``)."""
-        return _Fields({}, self.where, self.issues, f"{self.prefix}{name}.")
+    def at(self, name: str, raw: dict | None = None) -> _Fields:
+        """The reader of a nested object ``raw`` (issues name it ``name.field``)."""
+        return _Fields({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
+
+    def each(self, name: str) -> list[tuple[dict, _Fields]]:
+        """``(item, its reader)`` of a list of objects (see :meth:`items`)."""
+        return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
+
+    def valid(self, reads: dict[str, str]) -> bool:
+        """Whether every field of ``reads`` (``{name: the method that checks it}``) passes its check."""
+        before = len(self.issues)
+        for name, how in reads.items():
+            getattr(self, how)(name)
+        return len(self.issues) == before
 
     def bad(self, name: str, value, want: str):
         container = isinstance(value, (dict, list)) or want in ("an object", "a list")
@@ -839,87 +849,39 @@ class _Fields:
         return out
 
 
-def _chapter(raw: dict, f: _Fields) -> ChapterInfo | None:
-    f.raw = raw
-    cid = f.text("id")
-    if not cid:
-        return None
-    chapter = ChapterInfo.read(raw, f, id=cid, written=tuple(raw))
-    chapter.title = chapter.title or cid
-    return chapter
-
-
-def _registry(raw: dict, f: _Fields) -> RegistryInfo:
-    problems = None
-    if "problems" in raw:
-        f.raw = raw
-        problems = [Problem.read(p, f.at(f"problems[{n}]")) for n, p in f.items("problems")]
-    return RegistryInfo.read(raw, f, problems=problems)
-
-
-def _section(raw: dict, f: _Fields) -> SectionInfo | None:
-    f.raw = raw
-    sid = f.text("id")
-    return SectionInfo.read(raw, f, id=sid) if sid else None
-
-
-def _manuscript(raw: dict, f: _Fields) -> bool:
+def _manuscript(f: _Fields) -> bool:
     """Whether a ``manuscripts[n]`` record can be used (paths are strings; the audit's numbers
     have integer lines); a record that cannot is an issue and left out."""
-    f.raw = raw
     before = len(f.issues)
-    f.text("path"), f.text("registry"), f.text("chapter")
-    audit = f.obj("audit")
-    drift = f.obj("drift")
-    a = f.at("audit")
-    a.raw = audit
-    for n, number in a.items("unbound_numbers"):
-        u = a.at(f"unbound_numbers[{n}]")
-        u.raw = number
+    f.valid({"path": "text", "registry": "text", "chapter": "text"})
+    audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
+    for _, u in audit.each("unbound_numbers"):
         u.line("line")
-    a.strings("problems")
-    for name in ("numbers", "bound", "waived"):
-        if name in audit:
-            a.number(name)
-    d = f.at("drift")
-    d.raw = drift
-    if "failed" in drift:
-        d.strings("failed")
+    audit.strings("problems")
+    audit.valid({name: "number" for name in ("numbers", "bound", "waived") if name in audit.raw})
+    if "failed" in drift.raw:
+        drift.strings("failed")
     return len(f.issues) == before
 
 
 def _drift_lines(details: dict, f: _Fields) -> None:
     """A drift check's quotes must have integer lines (annotations point at them)."""
     drift = details.get("drift")
-    if not isinstance(drift, dict):
-        return
-    d = f.at("drift")
-    d.raw = drift
-    for n, q in d.items("quotes"):
-        qf = d.at(f"quotes[{n}]")
-        qf.raw = q
+    for q, qf in f.at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
         if qf.line("line") is None and q.get("line") is not None:
             q["line"] = None
 
 
-def _location(raw: dict, f: _Fields) -> bool:
-    f.raw = raw
-    before = len(f.issues)
-    f.text("test"), f.text("file"), f.line("line")
-    return len(f.issues) == before
-
-
-def _plot(raw: dict, f: _Fields) -> bool:
-    f.raw = raw
-    before = len(f.issues)
-    f.text("name"), f.text("png_base64")
-    file = f.text("file")
-    if file is not None and not relative_inside(file):
+def _plot(f: _Fields) -> bool:
+    ok = f.valid({"name": "text", "png_base64": "text", "file": "text"})
+    file = f.raw.get("file")
+    if isinstance(file, str) and not relative_inside(file):
         f.issues.append(
             f"{f.where}: field '{f.prefix}file' is {_quote(file)}, expected a path inside the results "
             "file's folder (a results file is untrusted input); ignored"
         )
-    return len(f.issues) == before
+        return False
+    return ok
 
 
 def relative_inside(path: str) -> bool:
