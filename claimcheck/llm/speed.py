@@ -460,7 +460,7 @@ def _on_context(
     caches = {n: output_cache(o) for n, o in filled.items()}
     kv_long = cache_nbytes(caches[context_tokens])
 
-    def on_context():
+    def on_context() -> ContextSample:
         nxt = dict(first)
         times: dict = {short: [], context_tokens: []}
         try:
