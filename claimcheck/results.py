@@ -180,6 +180,14 @@ class ClaimEntry(_Record):
     extra: dict = field(default_factory=dict)
     _OMIT = ("selected", "carried")
     _OMIT_EMPTY = ("formula",)
+    _READS = {
+        "title": "text", "stated": "printed", "unit": "text", "locator": "text", "section": "text",
+        "verdict_reason": "text", "formula": "text", "tolerance": "text", "runner_bound": "text",
+        "measured": "measured", "measured_display": "display", "reason": "text", "note": "text",
+        "needs": "strings", "details": "details", "tests": "strings", "duration_s": "number",
+        "selected": "flag", "drifted": "flag", "registry_line": "line", "locations": "locations",
+        "plots": "plots",
+    }  # fmt: skip
 
     @property
     def unselected(self) -> bool:
@@ -705,43 +713,15 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
         )
         return None
     seen.add(key)
-    f = _Fields(raw, at, issues)
-    e = ClaimEntry(key=key, id=cid, chapter=chapter)
     outcome = raw.get("outcome")
+    if outcome not in OUTCOMES:
+        issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
+    e = ClaimEntry.read(_Fields(raw, at, issues), key=key, id=cid, chapter=chapter)
     if outcome in OUTCOMES:
         e.outcome = outcome
     else:
-        issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
-        e.outcome = INVALID
-    for name in ("title", "stated", "unit", "locator", "section", "verdict_reason", "formula"):
-        setattr(e, name, f.text(name, numbers=name == "stated"))
-    e.tolerance = f.text("tolerance")
-    e.runner_bound = f.text("runner_bound")
-    e.measured = raw.get("measured")
-    if not measured_ok(e.measured):
-        issues.append(
-            f"{at}: field 'measured' is {_quote(e.measured)}, expected a number, [lo, hi] or null; ignored"
-        )
-        e.measured = None
-    else:
-        e.measured_display = f.text("measured_display")
-    e.reason = f.text("reason") or ""
-    if e.outcome == INVALID:
-        e.reason = f"unusable outcome {_quote(outcome)} in the results file"
-    e.note = f.text("note") or ""
-    e.needs = f.strings("needs")
-    e.details = f.obj("details")
-    _drift_lines(e.details, f.at("details"))
-    e.tests = f.strings("tests") or []
-    e.duration_s = f.number("duration_s") or 0.0
-    if "selected" in raw:
-        e.selected = f.flag("selected")
-    e.drifted = bool(f.flag("drifted"))
-    e.registry_line = f.line("registry_line")
-    e.locations = [
-        x for x, g in f.each("locations") if g.valid({"test": "text", "file": "text", "line": "line"})
-    ]
-    e.plots = [p for p, g in f.each("plots") if _plot(g)]
+        e.outcome, e.reason = INVALID, f"unusable outcome {_quote(outcome)} in the results file"
+    e.duration_s = e.duration_s or 0.0
     carried = raw.get("carried")
     if isinstance(carried, dict):
         c = _Fields(carried, at, issues, "carried.")
@@ -813,6 +793,38 @@ class _Fields:
     def value(self, name: str):
         return self.raw.get(name)
 
+    def printed(self, name: str) -> str | None:
+        return self.text(name, numbers=True)
+
+    def measured(self, name: str):
+        v = self.raw.get(name)
+        if measured_ok(v):
+            return v
+        want = "a number, [lo, hi] or null"
+        self.issues.append(
+            f"{self.where}: field '{self.prefix}{name}' is {_quote(v)}, expected {want}; ignored"
+        )
+        return None
+
+    def display(self, name: str) -> str | None:
+        """A measured value's display, read only beside a usable measurement."""
+        return self.text(name) if measured_ok(self.raw.get("measured")) else None
+
+    def details(self, name: str) -> dict:
+        """The verdict's details, a drift check's quotes with integer lines (annotations point at them)."""
+        details = self.obj(name)
+        drift = details.get("drift")
+        for q, qf in self.at(name).at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
+            if qf.line("line") is None and q.get("line") is not None:
+                q["line"] = None
+        return details
+
+    def locations(self, name: str) -> list:
+        return [x for x, g in self.each(name) if g.valid({"test": "text", "file": "text", "line": "line"})]
+
+    def plots(self, name: str) -> list:
+        return [p for p, g in self.each(name) if _plot(g)]
+
     def given_obj(self, name: str) -> dict | None:
         """An object field that may be absent (None), unlike :meth:`obj`'s ``{}``."""
         return self.obj(name) if name in self.raw else None
@@ -862,14 +874,6 @@ def _manuscript(f: _Fields) -> bool:
     if "failed" in drift.raw:
         drift.strings("failed")
     return len(f.issues) == before
-
-
-def _drift_lines(details: dict, f: _Fields) -> None:
-    """A drift check's quotes must have integer lines (annotations point at them)."""
-    drift = details.get("drift")
-    for q, qf in f.at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
-        if qf.line("line") is None and q.get("line") is not None:
-            q["line"] = None
 
 
 def _plot(f: _Fields) -> bool:
