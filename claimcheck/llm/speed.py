@@ -122,13 +122,6 @@ def forward_side(length: int, read_tokens: int) -> str:
     return "read" if length == read_tokens else f"forward@{length}"
 
 
-def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
-    """:func:`generation_rounds` with ``repeats`` rounds measured: returns (:class:`Interleaved`, steps)."""
-    rounds, steps = generation_rounds(model, prompt, lengths, warmup=warmup)
-    rounds.run(repeats)
-    return rounds.samples, steps
-
-
 def generation_rounds(model, prompt, lengths, warmup: int = 1):
     """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens, with and without cache.
 
@@ -329,19 +322,10 @@ class BandwidthProbe:
         return time_once(self, self.device)
 
 
-def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: int):
-    """Time to first token (TTFT) and per-step decode latency after prompts of several lengths.
-
-    :func:`latency_rounds` with ``repeats`` rounds measured, as
-    ``dict L -> {"ttft": [s, ...], "steps": [[s per step, ...] per round], "kv_bytes": int}``.
-    """
-    rounds = latency_rounds(model, ids, prompt_lengths, decode_steps).run(repeats)
-    return latency_view(rounds, prompt_lengths)
-
-
 def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
-    """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`); the
-    decode steps on a long context and their paired short ones, where measured, under ``"context"``:
+    """The samples of :func:`latency_rounds` by prompt length, ``{L: {"ttft": [s, ...], "steps": [[s
+    per step, ...] per round], "kv_bytes": int}}``; the decode steps on a long context and their
+    paired short ones, where measured, under ``"context"``:
     ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
     "short_tokens": S, "kv_bytes": int}``."""
     out: dict[Any, dict] = {}
@@ -475,13 +459,6 @@ def _on_context(
         return ContextSample(times[context_tokens], times[short], short, kv_long)
 
     return on_context
-
-
-def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
-    """Decode per-step latency at several batch sizes: :func:`batch_rounds` with ``repeats`` rounds,
-    as ``dict B -> [seconds per decode step, one value per round]``."""
-    rounds = batch_rounds(model, ids, batch_sizes, prompt_len, decode_steps).run(repeats)
-    return {B: list(rounds.samples.samples[f"batch@{B}"]) for B in batch_sizes}
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
