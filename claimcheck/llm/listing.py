@@ -360,17 +360,7 @@ def run_listing(
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
-    env = dict(os.environ)
-    env.update(
-        {
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "TOKENIZERS_PARALLELISM": "false",
-        }
-    )
-    env.pop("PYTHONWARNINGS", None)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
     run = ListingRun(
         str(listing),
         source,
@@ -392,6 +382,16 @@ def run_listing(
         env.update(extra_env)
     _execute(run, python or sys.executable, path, work, env)
     return run
+
+
+#: the listing's environment beside the caller's: offline, UTF-8, quiet
+_OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
 
 
 def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, stand_in_config) -> None:
