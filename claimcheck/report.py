@@ -72,74 +72,52 @@ class ClaimRow:
         self.key = self.key or self.id
 
 
+@dataclass
+class _Test:
+    """One test's phases folded: the worst outcome with its reason, the verdict's record."""
+
+    id: str  # the claim's key
+    kind: str | None
+    outcome: str | None = None
+    reason: str = ""
+    record: dict = field(default_factory=dict)
+    duration: float = 0.0
+    location: dict | None = None
+    plots: list = field(default_factory=list)
+
+
 class ResultCollector:
     """Collects phase reports (on the xdist controller too) into per-claim rows."""
 
     def __init__(self) -> None:
-        self.tests: dict[str, dict] = {}  # nodeid -> {"id", "outcome", "reason", "record", "duration"}
+        self.tests: dict[str, _Test] = {}  # by nodeid
 
     def add(self, phase: Phase) -> None:
         """Fold one phase into its test's entry: the worst outcome of its phases, with its reason."""
-        entry = self.tests.setdefault(
-            phase.nodeid,
-            {
-                "id": phase.claim,
-                "outcome": None,
-                "reason": "",
-                "record": {},
-                "duration": 0.0,
-                "kind": phase.kind,
-                "location": None,
-                "plots": [],
-            },
-        )
-        entry["duration"] += phase.duration
+        t = self.tests.setdefault(phase.nodeid, _Test(phase.claim, phase.kind))
+        t.duration += phase.duration
         if phase.record is not None:
-            entry["record"] = phase.record
-        if entry["location"] is None and phase.location:
-            entry["location"] = phase.location
-        entry["plots"] += [tuple(p) for p in phase.plots]
+            t.record = phase.record
+        if t.location is None and phase.location:
+            t.location = phase.location
+        t.plots += [tuple(p) for p in phase.plots]
         outcome = phase.outcome
-        if outcome is None:
-            return
-        if entry["outcome"] is None or SEVERITY.index(outcome) < SEVERITY.index(entry["outcome"]):
-            entry["outcome"] = outcome
-            expected = phase.expected_fail
-            if outcome == NEAR_TIE:
-                entry["reason"] = entry["record"].get("reason") or ""
-            elif expected and outcome in (FAILED, PASSED):
-                held = (
-                    "held after all" if outcome == PASSED else entry["record"].get("reason") or phase.reason
-                )
-                entry["reason"] = f"expected to fail ({expected}): {held}"
-            elif expected and outcome == ERROR and phase.xfailed is not None:
-                entry["reason"] = (
-                    f"expected to fail ({expected}), but the test xfailed without a verdict "
-                    f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
-                )
-            elif outcome == INCONCLUSIVE:
-                entry["reason"] = entry["record"].get("reason") or phase.reason
-            elif outcome != PASSED:
-                entry["reason"] = phase.reason
-            else:
-                entry["reason"] = ""
+        if outcome is not None and (t.outcome is None or SEVERITY.index(outcome) < SEVERITY.index(t.outcome)):
+            t.outcome = outcome
+            t.reason = _phase_reason(phase, outcome, t.record.get("reason"))
 
     def measured_display(self, key: str) -> str | None:
         """The measured value a test of the claim ``key`` (``ch15:C18``) recorded so far in this run
         (for drift reports)."""
-        for t in self.tests.values():
-            if t["id"] == key and t["record"].get("measured_display"):
-                return t["record"]["measured_display"]
-        return None
+        found = (t.record.get("measured_display") for t in self.tests.values() if t.id == key)
+        return next((m for m in found if m), None)
 
     def outcome_of(self, key: str) -> tuple[str | None, str]:
         """``(outcome, reason)``: the worst outcome the claim ``key``'s own tests (its measurement,
         not its drift or citation checks) reached so far in this run; ``(None, "")`` when none ran."""
-        found = [
-            t for t in self.tests.values() if t["id"] == key and t["outcome"] and t.get("kind") not in _BESIDE
-        ]
-        worst = min(found, key=lambda t: SEVERITY.index(t["outcome"]), default=None)
-        return (worst["outcome"], worst["reason"]) if worst else (None, "")
+        found = [t for t in self.tests.values() if t.id == key and t.outcome and t.kind not in _BESIDE]
+        worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
+        return (worst.outcome, worst.reason) if worst else (None, "")
 
     def rows(self, registries) -> list[ClaimRow]:
         """One :class:`ClaimRow` per registry claim (registries in the order given, each in its own
@@ -171,28 +149,28 @@ class ResultCollector:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
-            if t["id"] not in rows:
-                chapter, cid = split_key(t["id"])
-                rows[t["id"]] = ClaimRow(
-                    cid, reason="not in any loaded registry", key=t["id"], chapter=chapter or ""
+            if t.id not in rows:
+                chapter, cid = split_key(t.id)
+                rows[t.id] = ClaimRow(
+                    cid, reason="not in any loaded registry", key=t.id, chapter=chapter or ""
                 )
-            row = rows[t["id"]]
+            row = rows[t.id]
             row.tests.append(nodeid)
-            row.duration_s += t["duration"]
-            if t.get("location") and t.get("kind") not in ("drift", "placeholder", "audit"):
-                row.locations.append(t["location"])
-            row.plots += t.get("plots") or []
-            outcome = t["outcome"] or NOT_RUN
-            record = {k: v for k, v in t["record"].items() if v is not None}
+            row.duration_s += t.duration
+            if t.location and t.kind not in ("drift", "placeholder", "audit"):
+                row.locations.append(t.location)
+            row.plots += t.plots
+            outcome = t.outcome or NOT_RUN
+            record = {k: v for k, v in t.record.items() if v is not None}
             details = record.pop("details", None)
             row.record.update(record)
             if details:  # several tests of one claim (its measurement, its drift check): keep all details
                 row.record["details"] = {**row.record.get("details", {}), **details}
-            if t.get("kind") == "citation":  # the verdict of a claim with no test: drifted when its quote is
+            if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
                 row.drifted = row.drifted or (
                     outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
                 )
-            if t.get("kind") == "drift" and outcome != ERROR:
+            if t.kind == "drift" and outcome != ERROR:
                 # drift is the manuscript's state, beside the measurement's verdict, never instead of it
                 row.drifted = row.drifted or outcome == FAILED
                 continue
@@ -200,7 +178,7 @@ class ResultCollector:
                 keep_registry_reason = row.outcome == ERROR and outcome == ERROR
                 row.outcome = outcome
                 if not keep_registry_reason:
-                    row.reason = t["reason"]
+                    row.reason = t.reason
         for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
             drift = row.record.get("details", {}).get("drift")
             if (
@@ -214,6 +192,24 @@ class ResultCollector:
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
+
+
+def _phase_reason(phase: Phase, outcome: str, recorded: str | None) -> str:
+    """The reason a test's row gives for the outcome its phase decided (``recorded``: the verdict's)."""
+    expected = phase.expected_fail
+    if outcome == NEAR_TIE:
+        return recorded or ""
+    if expected and outcome in (FAILED, PASSED):
+        held = "held after all" if outcome == PASSED else recorded or phase.reason
+        return f"expected to fail ({expected}): {held}"
+    if expected and outcome == ERROR and phase.xfailed is not None:
+        return (
+            f"expected to fail ({expected}), but the test xfailed without a verdict "
+            f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
+        )
+    if outcome == INCONCLUSIVE:
+        return recorded or phase.reason
+    return phase.reason if outcome != PASSED else ""
 
 
 def id_lines(path) -> dict[str, int]:

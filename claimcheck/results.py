@@ -23,9 +23,9 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
@@ -52,6 +52,43 @@ class ResultFileError(Exception):
 
 
 # --- the typed document ---------------------------------------------------------------------------
+class _Record:
+    """A record of claims.json, written field by field in the order declared (its ``extra`` keys
+    last): ``_OMIT`` fields are left out when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN``
+    ones never. :meth:`read` checks the fields named in ``_READS`` with that method of
+    :class:`_Fields`, in that order (the order of their problems)."""
+
+    _OMIT: ClassVar[tuple[str, ...]] = ()
+    _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
+    _UNWRITTEN: ClassVar[tuple[str, ...]] = ("extra",)
+    _READS: ClassVar[dict[str, str]] = {}
+
+    def to_json(self) -> dict:
+        out = {}
+        for f in fields(self):  # type: ignore[arg-type]
+            v = getattr(self, f.name)
+            left_out = (v is None and f.name in self._OMIT) or (not v and f.name in self._OMIT_EMPTY)
+            if not left_out and f.name not in self._UNWRITTEN:
+                out[f.name] = _plain(v)
+        return {**out, **getattr(self, "extra", {})}
+
+    @classmethod
+    def read(cls, f: _Fields, **given):
+        """The record ``f`` reads: ``given`` fields as they are, each of ``_READS`` as ``f`` checks it
+        (a field it drops keeps its default)."""
+        read = {
+            n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
+        }
+        return cls(**given, **read)
+
+
+def _plain(value):
+    """A field's value as JSON holds it (records and lists of records as their JSON)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value.to_json() if isinstance(value, (_Record, Carried)) else value
+
+
 @dataclass
 class Carried:
     """Where a row kept from an earlier run comes from: that run's time and its report; ``why``
@@ -105,7 +142,7 @@ class CI:
 
 
 @dataclass
-class ClaimEntry:
+class ClaimEntry(_Record):
     """One claim's row of ``claims.json`` (the fields :func:`claimcheck.report.build_json` writes).
 
     ``measured`` is a float, ``[lo, hi]``, a bool, a string JSON cannot hold as a number
@@ -143,6 +180,16 @@ class ClaimEntry:
     cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
     carried: Carried | None = None
     extra: dict = field(default_factory=dict)
+    _OMIT = ("selected", "carried")
+    _OMIT_EMPTY = ("formula", "cites")
+    _READS = {
+        "title": "text", "stated": "printed", "unit": "text", "locator": "text", "section": "text",
+        "verdict_reason": "text", "formula": "text", "cites": "text", "tolerance": "text", "runner_bound": "text",
+        "measured": "measured", "measured_display": "display", "reason": "text", "note": "text",
+        "needs": "strings", "details": "details", "tests": "strings", "duration_s": "number",
+        "selected": "flag", "drifted": "flag", "registry_line": "line", "locations": "locations",
+        "plots": "plots",
+    }  # fmt: skip
 
     @property
     def unselected(self) -> bool:
@@ -199,42 +246,8 @@ class ClaimEntry:
 
     def to_json(self) -> dict:
         """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
-        out = {
-            "key": self.key,
-            "chapter": self.chapter,
-            "id": self.id,
-            "outcome": self.outcome,
-            "title": self.title,
-            "stated": self.stated,
-            "measured": self.measured,
-            "measured_display": self.measured_display,
-            "unit": self.unit,
-            "tolerance": self.tolerance,
-            "reason": self.reason,
-            "needs": self.needs,
-            "locator": self.locator,
-            "runner_bound": self.runner_bound,
-            "details": self.details,
-            "tests": self.tests,
-            "duration_s": self.duration_s,
-            "section": self.section,
-            "note": self.note,
-            "verdict_reason": self.verdict_reason,
-            "selected": self.selected,
-            "drifted": self.drifted,
-            "locations": self.locations,
-            "registry_line": self.registry_line,
-            "plots": self.plots,
-        }
-        if self.selected is None:
-            del out["selected"]
-        if self.formula:
-            out["formula"] = self.formula
-        if self.cites:
-            out["cites"] = self.cites
-        if self.carried is not None:
-            out["carried"] = self.carried.to_json()
-        return {**out, **self.extra}
+        out = super().to_json()
+        return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
 
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
@@ -251,65 +264,58 @@ class ClaimEntry:
 
 
 @dataclass
-class ChapterInfo:
+class ChapterInfo(_Record):
     """One chapter of the run: ``profile`` is None when the file records none for it."""
 
     id: str
-    title: str
+    title: str = ""
     language: str = ""
     registry: str | None = None
     manuscript: str = ""
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
 
+    def __post_init__(self):
+        self.title = self.title or self.id
+
+    _UNWRITTEN = ("written",)
+    _READS = {
+        "title": "text",
+        "language": "text",
+        "registry": "text",
+        "manuscript": "text",
+        "profile": "given_obj",
+    }
+
     def to_json(self) -> dict:
-        full = {
-            "id": self.id,
-            "title": self.title,
-            "language": self.language,
-            "registry": self.registry,
-            "manuscript": self.manuscript,
-            "profile": self.profile,
-        }
+        full = super().to_json()
         keys = self.written or tuple(full)
         return {k: full[k] for k in keys if k in full and (k != "profile" or self.profile is not None)}
 
 
 @dataclass
-class Problem:
+class Problem(_Record):
     """A registry problem as the report records it (``line``: 1-based line of the claim's id)."""
 
-    claim: str | None
-    field: str | None
-    message: str
+    claim: str | None = None
+    field: str | None = None
+    message: str = ""
     line: int | None = None
-
-    def to_json(self) -> dict:
-        return {"claim": self.claim, "field": self.field, "message": self.message, "line": self.line}
+    _READS = {"claim": "text", "field": "text", "message": "text", "line": "line"}
 
 
 @dataclass
-class RegistryInfo:
+class RegistryInfo(_Record):
     """A registry the run loaded: its path, ``[chapter]`` table, runners and problems."""
 
-    path: str
+    path: str = ""
     chapter: dict = field(default_factory=dict)
     chapter_id: str = ""
     runners: Any = None
     issues: list[str] = field(default_factory=list)
     problems: list[Problem] | None = None
-
-    def to_json(self) -> dict:
-        out = {
-            "path": self.path,
-            "chapter": self.chapter,
-            "chapter_id": self.chapter_id,
-            "runners": self.runners,
-            "issues": self.issues,
-        }
-        if self.problems is not None:
-            out["problems"] = [p.to_json() for p in self.problems]
-        return out
+    _OMIT = ("problems",)
+    _READS = {"path": "text", "chapter": "obj", "chapter_id": "text", "runners": "value", "issues": "strings"}
 
     @property
     def chapter_key(self) -> str:
@@ -322,18 +328,16 @@ class RegistryInfo:
 
 
 @dataclass
-class SectionInfo:
+class SectionInfo(_Record):
     id: str
     chapter: str | None = None
     title: str | None = None
     heading: str | None = None
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "chapter": self.chapter, "title": self.title, "heading": self.heading}
+    _READS = {"chapter": "text", "title": "text", "heading": "text"}
 
 
 @dataclass
-class Selection:
+class Selection(_Record):
     """What a run that selected some claims did (:func:`claimcheck.partial.keep_unselected`)."""
 
     partial: bool = False
@@ -343,13 +347,11 @@ class Selection:
     dropped: list[str] | None = None
     carried_from: str | None = None
     not_carried_because: str | None = None
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"partial": self.partial, "selected": self.selected, "carried": self.carried}
-        for name in ("chapters", "dropped", "carried_from", "not_carried_because"):
-            if getattr(self, name) is not None:
-                out[name] = getattr(self, name)
-        return out
+    _OMIT = ("chapters", "dropped", "carried_from", "not_carried_because")
+    _READS = {
+        "partial": "flag", "selected": "strings", "carried": "strings", "chapters": "strings",
+        "dropped": "strings", "carried_from": "text", "not_carried_because": "text",
+    }  # fmt: skip
 
 
 #: ``Carried.why`` of a row an interrupted run selected but did not reach
@@ -357,20 +359,16 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 
 @dataclass
-class Interrupted:
+class Interrupted(_Record):
     """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
     decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
     as carried, or ``not-run`` with the reason "interrupted: ...")."""
 
-    by: str
+    by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
     not_reached: list[str] | None = None
-
-    def to_json(self) -> dict:
-        out: dict[str, Any] = {"by": self.by, "decided": self.decided}
-        if self.not_reached is not None:
-            out["not_reached"] = self.not_reached
-        return out
+    _OMIT = ("not_reached",)
+    _READS = {"by": "text", "decided": "strings", "not_reached": "strings"}
 
 
 @dataclass(frozen=True)
@@ -420,8 +418,9 @@ class Runner:
     def of(cls, raw: dict | None) -> Runner:
         r = raw if isinstance(raw, dict) else {}
         plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
-        values: dict[str, Any] = {name: r.get(name) for name in (*plain, "torch_threads", "runner_profile")}
-        values["portable_lm"] = r.get("portable_lm")
+        values: dict[str, Any] = {
+            n: r.get(n) for n in (*plain, "torch_threads", "runner_profile", "portable_lm")
+        }
         values["ram_bytes"] = _number_in(r, "ram_bytes")
         values["busy"] = bool(_obj_in(r, "load").get("busy"))
         gpu = _obj_in(r, "gpu")
@@ -432,16 +431,9 @@ class Runner:
                 _number_in(gpu, "count"),
                 *(str(gpu[k]) if gpu.get(k) else None for k in ("driver", "cuda")),
             )
-        if "weights" in r and isinstance(r["weights"], dict):
-            w = r["weights"]
+        if isinstance(w := r.get("weights"), dict):
             text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
-            values["weights"] = Weights(
-                bool(w.get("available")),
-                text.get("source"),
-                text.get("kind"),
-                text.get("file", "?"),
-                text.get("sha256", "?"),
-            )
+            values["weights"] = Weights(bool(w.get("available")), **text)
         return cls(**values)
 
 
@@ -456,7 +448,7 @@ def _obj_in(raw: dict, name: str) -> dict:
 
 
 @dataclass
-class ClaimsDoc:
+class ClaimsDoc(_Record):
     """A whole ``claims.json``. ``runner``, ``settings``, ``profile``, ``manuscripts`` and
     ``deselected`` are free-form records (checked to be objects / lists of objects).
 
@@ -464,7 +456,6 @@ class ClaimsDoc:
     schema) and ``issues`` (problems of single fields, see the module docstring).
     """
 
-    claims: list[ClaimEntry] = field(default_factory=list)
     schema: int = SCHEMA
     generated: str | None = None
     wall_s: float | None = None
@@ -476,6 +467,7 @@ class ClaimsDoc:
     sections: list[SectionInfo] = field(default_factory=list)
     counts: dict = field(default_factory=dict)
     drifted: list[str] = field(default_factory=list)
+    claims: list[ClaimEntry] = field(default_factory=list)
     test_log: str | None = None
     manuscripts: list[dict] | None = None
     deselected: list[dict] | None = None
@@ -485,6 +477,12 @@ class ClaimsDoc:
     path: str = ""
     notes: list[str] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
+    _OMIT = ("test_log", "manuscripts", "deselected", "selection", "interrupted")
+    _UNWRITTEN = ("extra", "path", "notes", "issues")
+    _READS = {
+        "generated": "text", "wall_s": "number", "settings": "obj", "profile": "obj", "counts": "obj",
+        "drifted": "strings", "test_log": "text",
+    }  # fmt: skip
 
     @property
     def folder(self) -> Path:
@@ -493,34 +491,6 @@ class ClaimsDoc:
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
-
-    def to_json(self) -> dict:
-        """The document as ``claims.json`` holds it."""
-        out: dict[str, Any] = {
-            "schema": self.schema,
-            "generated": self.generated,
-            "wall_s": self.wall_s,
-            "runner": self.runner,
-            "settings": self.settings,
-            "profile": self.profile,
-            "chapters": [c.to_json() for c in self.chapters],
-            "registries": [r.to_json() for r in self.registries],
-            "sections": [s.to_json() for s in self.sections],
-            "counts": self.counts,
-            "drifted": self.drifted,
-            "claims": [e.to_json() for e in self.claims],
-        }
-        if self.test_log is not None:
-            out["test_log"] = self.test_log
-        if self.manuscripts is not None:
-            out["manuscripts"] = self.manuscripts
-        if self.deselected is not None:
-            out["deselected"] = self.deselected
-        if self.selection is not None:
-            out["selection"] = self.selection.to_json()
-        if self.interrupted is not None:
-            out["interrupted"] = self.interrupted.to_json()
-        return {**out, **self.extra}
 
     def chapter_list(self) -> list[ChapterInfo]:
         """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
@@ -690,42 +660,33 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     if not isinstance(runner, dict):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     notes = upgrade(raw, path)
-    doc = ClaimsDoc(path=str(path), notes=notes, runner=runner)
-    f = _Fields(raw, str(path), doc.issues)
-    doc.schema = SCHEMA
-    doc.generated = f.text("generated")
-    doc.wall_s = f.number("wall_s")
-    doc.settings = f.obj("settings")
-    doc.profile = f.obj("profile")
-    doc.counts = f.obj("counts")
-    doc.drifted = f.strings("drifted") or []
-    doc.test_log = f.text("test_log")
+    issues: list[str] = []
+    f = _Fields(raw, str(path), issues)
+    doc = ClaimsDoc.read(f, path=str(path), notes=notes, runner=runner, issues=issues)
     if doc.test_log and not safe_link(doc.test_log):
         f.bad("test_log", doc.test_log, "a relative path or an http(s) URL")
         doc.test_log = None
     doc.chapters = [
-        c for n, x in f.items("chapters") if (c := _chapter(x, f.at(f"chapters[{n}]"))) is not None
+        ChapterInfo.read(g, id=i, written=tuple(x)) for x, g in f.each("chapters") if (i := g.text("id"))
     ]
     doc.registries = [
-        r for n, x in f.items("registries") if (r := _registry(x, f.at(f"registries[{n}]"))) is not None
+        RegistryInfo.read(
+            g, problems=[Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None
+        )
+        for x, g in f.each("registries")
     ]
-    doc.sections = [
-        s for n, x in f.items("sections") if (s := _section(x, f.at(f"sections[{n}]"))) is not None
-    ]
-    doc.manuscripts = [m for n, m in f.items("manuscripts") if _manuscript(m, f.at(f"manuscripts[{n}]"))]
+    doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
+    doc.manuscripts = [m for m, g in f.each("manuscripts") if _manuscript(g)]
     doc.deselected = [g for _, g in f.items("deselected")]
     for name in ("manuscripts", "deselected"):
         if name not in raw:
             setattr(doc, name, None)
     if "selection" in raw:
-        doc.selection = _selection(f.obj("selection"), f.at("selection"))
+        doc.selection = Selection.read(f.at("selection", f.obj("selection")))
     if "interrupted" in raw:
-        doc.interrupted = _interrupted(f.obj("interrupted"), f.at("interrupted"))
-    known = {
-        "schema", "generated", "wall_s", "runner", "settings", "profile", "chapters", "registries",
-        "sections", "counts", "drifted", "claims", "test_log", "manuscripts", "deselected",
-        "selection", "interrupted",
-    }  # fmt: skip
+        doc.interrupted = Interrupted.read(f.at("interrupted", f.obj("interrupted")))
+        doc.interrupted.by = doc.interrupted.by or "interrupted"
+    known = {x.name for x in fields(ClaimsDoc)} - set(ClaimsDoc._UNWRITTEN)
     doc.extra = {k: v for k, v in raw.items() if k not in known}
     seen: set[str] = set()
     for n, e in enumerate(claims):
@@ -755,48 +716,21 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
         )
         return None
     seen.add(key)
-    f = _Fields(raw, at, issues)
-    e = ClaimEntry(key=key, id=cid, chapter=chapter)
     outcome = raw.get("outcome")
+    if outcome not in OUTCOMES:
+        issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
+    e = ClaimEntry.read(_Fields(raw, at, issues), key=key, id=cid, chapter=chapter)
     if outcome in OUTCOMES:
         e.outcome = outcome
     else:
-        issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
-        e.outcome = INVALID
-    for name in ("title", "stated", "unit", "locator", "section", "verdict_reason", "formula", "cites"):
-        setattr(e, name, f.text(name, numbers=name == "stated"))
-    e.tolerance = f.text("tolerance")
-    e.runner_bound = f.text("runner_bound")
-    e.measured = raw.get("measured")
-    if not measured_ok(e.measured):
-        issues.append(
-            f"{at}: field 'measured' is {_quote(e.measured)}, expected a number, [lo, hi] or null; ignored"
-        )
-        e.measured = None
-    else:
-        e.measured_display = f.text("measured_display")
-    e.reason = f.text("reason") or ""
-    if e.outcome == INVALID:
-        e.reason = f"unusable outcome {_quote(outcome)} in the results file"
-    e.note = f.text("note") or ""
-    e.needs = f.strings("needs")
-    e.details = f.obj("details")
-    _drift_lines(e.details, f.at("details"))
-    e.tests = f.strings("tests") or []
-    e.duration_s = f.number("duration_s") or 0.0
-    if "selected" in raw:
-        e.selected = f.flag("selected")
-    e.drifted = bool(f.flag("drifted"))
-    e.registry_line = f.line("registry_line")
-    e.locations = [loc for n, loc in f.items("locations") if _location(loc, f.at(f"locations[{n}]"))]
-    e.plots = [p for n, p in f.items("plots") if _plot(p, f.at(f"plots[{n}]"))]
+        e.outcome, e.reason = INVALID, f"unusable outcome {_quote(outcome)} in the results file"
+    e.duration_s = e.duration_s or 0.0
     carried = raw.get("carried")
-    if carried is not None:
-        c = _Fields(carried, at, issues, "carried.") if isinstance(carried, dict) else None
-        if c is None:
-            issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
-        else:
-            e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
+    if isinstance(carried, dict):
+        c = _Fields(carried, at, issues, "carried.")
+        e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
+    elif carried is not None:
+        issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
     known = set(ClaimEntry.__dataclass_fields__) | {"carried"}
     e.extra = {k: v for k, v in raw.items() if k not in known}
     return e
@@ -809,9 +743,20 @@ class _Fields:
     def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = ""):
         self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
 
-    def at(self, name: str) -> _Fields:
-        """The reader of a nested object (issues name it ``name.field``)."""
-        return _Fields({}, self.where, self.issues, f"{self.prefix}{name}.")
+    def at(self, name: str, raw: dict | None = None) -> _Fields:
+        """The reader of a nested object ``raw`` (issues name it ``name.field``)."""
+        return _Fields({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
+
+    def each(self, name: str) -> list[tuple[dict, _Fields]]:
+        """``(item, its reader)`` of a list of objects (see :meth:`items`)."""
+        return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
+
+    def valid(self, reads: dict[str, str]) -> bool:
+        """Whether every field of ``reads`` (``{name: the method that checks it}``) passes its check."""
+        before = len(self.issues)
+        for name, how in reads.items():
+            getattr(self, how)(name)
+        return len(self.issues) == before
 
     def bad(self, name: str, value, want: str):
         container = isinstance(value, (dict, list)) or want in ("an object", "a list")
@@ -848,6 +793,45 @@ class _Fields:
         self.bad(name, v, "a line number (an integer from 1)")
         return None
 
+    def value(self, name: str):
+        return self.raw.get(name)
+
+    def printed(self, name: str) -> str | None:
+        return self.text(name, numbers=True)
+
+    def measured(self, name: str):
+        v = self.raw.get(name)
+        if measured_ok(v):
+            return v
+        want = "a number, [lo, hi] or null"
+        self.issues.append(
+            f"{self.where}: field '{self.prefix}{name}' is {_quote(v)}, expected {want}; ignored"
+        )
+        return None
+
+    def display(self, name: str) -> str | None:
+        """A measured value's display, read only beside a usable measurement."""
+        return self.text(name) if measured_ok(self.raw.get("measured")) else None
+
+    def details(self, name: str) -> dict:
+        """The verdict's details, a drift check's quotes with integer lines (annotations point at them)."""
+        details = self.obj(name)
+        drift = details.get("drift")
+        for q, qf in self.at(name).at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
+            if qf.line("line") is None and q.get("line") is not None:
+                q["line"] = None
+        return details
+
+    def locations(self, name: str) -> list:
+        return [x for x, g in self.each(name) if g.valid({"test": "text", "file": "text", "line": "line"})]
+
+    def plots(self, name: str) -> list:
+        return [p for p, g in self.each(name) if _plot(g)]
+
+    def given_obj(self, name: str) -> dict | None:
+        """An object field that may be absent (None), unlike :meth:`obj`'s ``{}``."""
+        return self.obj(name) if name in self.raw else None
+
     def obj(self, name: str) -> dict:
         v = self.raw.get(name)
         if isinstance(v, dict):
@@ -880,130 +864,31 @@ class _Fields:
         return out
 
 
-def _chapter(raw: dict, f: _Fields) -> ChapterInfo | None:
-    f.raw = raw
-    cid = f.text("id")
-    if not cid:
-        return None
-    return ChapterInfo(
-        cid,
-        f.text("title") or cid,
-        language=f.text("language") or "",
-        registry=f.text("registry"),
-        manuscript=f.text("manuscript") or "",
-        profile=f.obj("profile") if "profile" in raw else None,
-        written=tuple(raw),
-    )
-
-
-def _registry(raw: dict, f: _Fields) -> RegistryInfo:
-    f.raw = raw
-    problems = None
-    if "problems" in raw:
-        problems = []
-        for n, p in f.items("problems"):
-            pf = f.at(f"problems[{n}]")
-            pf.raw = p
-            problems.append(
-                Problem(pf.text("claim"), pf.text("field"), pf.text("message") or "", pf.line("line"))
-            )
-    return RegistryInfo(
-        f.text("path") or "",
-        chapter=f.obj("chapter"),
-        chapter_id=f.text("chapter_id") or "",
-        runners=raw.get("runners"),
-        issues=f.strings("issues") or [],
-        problems=problems,
-    )
-
-
-def _section(raw: dict, f: _Fields) -> SectionInfo | None:
-    f.raw = raw
-    sid = f.text("id")
-    if not sid:
-        return None
-    return SectionInfo(sid, f.text("chapter"), f.text("title"), f.text("heading"))
-
-
-def _manuscript(raw: dict, f: _Fields) -> bool:
+def _manuscript(f: _Fields) -> bool:
     """Whether a ``manuscripts[n]`` record can be used (paths are strings; the audit's numbers
     have integer lines); a record that cannot is an issue and left out."""
-    f.raw = raw
     before = len(f.issues)
-    f.text("path"), f.text("registry"), f.text("chapter")
-    audit = f.obj("audit")
-    drift = f.obj("drift")
-    a = f.at("audit")
-    a.raw = audit
-    for n, number in a.items("unbound_numbers"):
-        u = a.at(f"unbound_numbers[{n}]")
-        u.raw = number
+    f.valid({"path": "text", "registry": "text", "chapter": "text"})
+    audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
+    for _, u in audit.each("unbound_numbers"):
         u.line("line")
-    a.strings("problems")
-    for name in ("numbers", "bound", "waived"):
-        if name in audit:
-            a.number(name)
-    d = f.at("drift")
-    d.raw = drift
-    if "failed" in drift:
-        d.strings("failed")
+    audit.strings("problems")
+    audit.valid({name: "number" for name in ("numbers", "bound", "waived") if name in audit.raw})
+    if "failed" in drift.raw:
+        drift.strings("failed")
     return len(f.issues) == before
 
 
-def _drift_lines(details: dict, f: _Fields) -> None:
-    """A drift check's quotes must have integer lines (annotations point at them)."""
-    drift = details.get("drift")
-    if not isinstance(drift, dict):
-        return
-    d = f.at("drift")
-    d.raw = drift
-    for n, q in d.items("quotes"):
-        qf = d.at(f"quotes[{n}]")
-        qf.raw = q
-        if qf.line("line") is None and q.get("line") is not None:
-            q["line"] = None
-
-
-def _location(raw: dict, f: _Fields) -> bool:
-    f.raw = raw
-    before = len(f.issues)
-    f.text("test"), f.text("file"), f.line("line")
-    return len(f.issues) == before
-
-
-def _plot(raw: dict, f: _Fields) -> bool:
-    f.raw = raw
-    before = len(f.issues)
-    f.text("name"), f.text("png_base64")
-    file = f.text("file")
-    if file is not None and not relative_inside(file):
+def _plot(f: _Fields) -> bool:
+    ok = f.valid({"name": "text", "png_base64": "text", "file": "text"})
+    file = f.raw.get("file")
+    if isinstance(file, str) and not relative_inside(file):
         f.issues.append(
             f"{f.where}: field '{f.prefix}file' is {_quote(file)}, expected a path inside the results "
             "file's folder (a results file is untrusted input); ignored"
         )
-    return len(f.issues) == before
-
-
-def _selection(raw: dict, f: _Fields) -> Selection:
-    f.raw = raw
-    return Selection(
-        partial=bool(f.flag("partial")),
-        selected=f.strings("selected") or [],
-        carried=f.strings("carried") or [],
-        chapters=f.strings("chapters"),
-        dropped=f.strings("dropped"),
-        carried_from=f.text("carried_from"),
-        not_carried_because=f.text("not_carried_because"),
-    )
-
-
-def _interrupted(raw: dict, f: _Fields) -> Interrupted:
-    f.raw = raw
-    return Interrupted(
-        by=f.text("by") or "interrupted",
-        decided=f.strings("decided") or [],
-        not_reached=f.strings("not_reached"),
-    )
+        return False
+    return ok
 
 
 def relative_inside(path: str) -> bool:

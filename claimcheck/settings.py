@@ -368,14 +368,10 @@ def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
     """
     group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
     for o in options:
-        if o.kind == "flag":
-            group.addoption(o.flag, dest=o.dest, action="store_true", default=None, help=o.help_text())
-        elif o.kind == "append":
-            group.addoption(
-                o.flag, dest=o.dest, action="append", default=None, metavar=o.metavar, help=o.help_text()
-            )
-        else:
-            group.addoption(o.flag, dest=o.dest, default=None, metavar=o.metavar, help=o.help_text())
+        how = {"action": "store_true"} if o.kind == "flag" else {"metavar": o.metavar}
+        if o.kind == "append":
+            how["action"] = "append"
+        group.addoption(o.flag, dest=o.dest, default=None, help=o.help_text(), **how)
         if o.ini:
             parser.addini(o.ini, o.help_text().replace("%%", "%"), default=None)
 

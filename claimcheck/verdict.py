@@ -332,6 +332,26 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         raise ValueError(
             f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against"
         )
+    outcomes, details, summary = _timed_details(claim, ev, ci, region)
+    margin = min(ci.low - region[0], region[1] - ci.high)
+    margin_or_none = margin if math.isfinite(margin) else None
+    bound = _machine_bound(claim, ci.value, runner, details)
+    if bound is not None:
+        return bound
+    load = dict(ev.load or {})
+    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
+    exact_failed = any(d["verdict"] == FAILED for d in details.get("exact", {}).values())
+    if exact_failed or (timing_failed and not load.get("busy")):
+        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+    if all(o == PASSED for o in outcomes.values()):
+        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+    reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
+    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
+
+
+def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
+    """The outcome of the claim's bar and of each condition, the details recorded (``ci``,
+    ``conditions``, ``exact``) and the one-line summary of every bar."""
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {
         "low": ci.low,
@@ -367,11 +387,6 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         details["conditions"] = bars
     if exact:
         details["exact"] = exact
-    margin = min(ci.low - region[0], region[1] - ci.high)
-    margin_or_none = margin if math.isfinite(margin) else None
-    bound = _machine_bound(claim, ci.value, runner, details)
-    if bound is not None:
-        return bound
     summary = "; ".join(
         [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
         + [
@@ -380,12 +395,12 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         ]
         + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
     )
-    load = dict(ev.load or {})
-    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
-    if any(d["verdict"] == FAILED for d in exact.values()) or (timing_failed and not load.get("busy")):
-        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
-    if all(o == PASSED for o in outcomes.values()):
-        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+    return outcomes, details, summary
+
+
+def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
+    """Why a timing claim is inconclusive: its bars, the distrusted failures of a busy machine, the
+    rounds, the budget, the load, and what would decide it."""
     distrusted = (
         (
             f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
@@ -395,7 +410,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         else ""
     )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
-    reason = (
+    return (
         f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
         f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
         f"{load.get('cores', '?')} cores"
@@ -408,4 +423,3 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
             else ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
         )
     )
-    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)

@@ -21,6 +21,11 @@ DEFAULT_REPORT = "reports/claims.json"
 
 
 def register(subparsers) -> None:
+    _register_check_manuscript(subparsers)
+    _register_what_if(subparsers)
+
+
+def _register_check_manuscript(subparsers) -> None:
     p = subparsers.add_parser(
         "check-manuscript",
         help="check a manuscript against the registry: drift and number audit",
@@ -75,6 +80,8 @@ def register(subparsers) -> None:
     )
     p.set_defaults(func=_check_manuscript)
 
+
+def _register_what_if(subparsers) -> None:
     w = subparsers.add_parser(
         "what-if",
         help="re-run named claims with revised stated values",

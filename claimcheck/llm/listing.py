@@ -360,17 +360,7 @@ def run_listing(
     work = Path(workdir)
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
-    env = dict(os.environ)
-    env.update(
-        {
-            "HF_HUB_OFFLINE": "1",
-            "TRANSFORMERS_OFFLINE": "1",
-            "PYTHONIOENCODING": "utf-8",
-            "HF_HUB_DISABLE_TELEMETRY": "1",
-            "TOKENIZERS_PARALLELISM": "false",
-        }
-    )
-    env.pop("PYTHONWARNINGS", None)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
     run = ListingRun(
         str(listing),
         source,
@@ -384,22 +374,49 @@ def run_listing(
         max_new_tokens=max_new_tokens,
         threads=threads,
     )
+    _stage_models(run, env, models, weights, hf_home, stand_in_config)
+    _stage_inputs(run, path, work, files)
+    if threads is not None:
+        env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
+    if extra_env:
+        env.update(extra_env)
+    _execute(run, python or sys.executable, path, work, env)
+    return run
+
+
+#: the listing's environment beside the caller's: offline, UTF-8, quiet
+_OFFLINE = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, stand_in_config) -> None:
+    """Give each model the listing loads its weights: the Hugging Face cache's real ones, else a
+    private ``HF_HOME`` with the real folder linked in or a stand-in saved (GPT-2 only)."""
     real = weights is not None and getattr(weights, "available", False)
     if real and weights.kind in ("hf-cache", "hub"):  # "hub": downloaded into the cache when the run decided
         run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
-    else:
-        env["HF_HOME"] = str(hf_home)
-        env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)
-        for m in models:
-            if m.split("/")[-1] != "gpt2":
-                raise ListingError(
-                    f"{listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only"
-                )
-            if real and weights.kind == "folder":
-                run.models[m] = link_real_weights(hf_home, m, weights.source)
-            else:
-                run.models[m] = save_stand_in(hf_home, m, stand_in_config)
-                run.stand_in = True
+        return
+    env["HF_HOME"] = str(hf_home)
+    env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)
+    for m in models:
+        if m.split("/")[-1] != "gpt2":
+            raise ListingError(
+                f"{run.listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only"
+            )
+        if real and weights.kind == "folder":
+            run.models[m] = link_real_weights(hf_home, m, weights.source)
+        else:
+            run.models[m] = save_stand_in(hf_home, m, stand_in_config)
+            run.stand_in = True
+
+
+def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
+    """Copy each file the listing reads from beside it into ``work``, else write the stand-in text."""
     for name in files:
         beside = path.parent / name
         target = work / name
@@ -414,11 +431,10 @@ def run_listing(
                 f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
             )
             run.stand_in = True
-    if threads is not None:
-        env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
-    if extra_env:
-        env.update(extra_env)
-    python = python or sys.executable
+
+
+def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) -> None:
+    """Run the listing under the shim and record its exit, output, wall time and events in ``run``."""
     run.versions = _versions(python)
     events_path = work / "listing-events.jsonl"
     shim = Path(__file__).resolve().parent / "listing_shim.py"
@@ -426,28 +442,19 @@ def run_listing(
     try:
         proc = subprocess.run(
             [python, "-P", str(shim), str(events_path), str(path)]
-            + ([str(max_new_tokens)] if max_new_tokens is not None else []),
+            + ([str(run.max_new_tokens)] if run.max_new_tokens is not None else []),
             cwd=work,
             env=env,
             capture_output=True,
             text=True,
             encoding="utf-8",
             errors="replace",
-            timeout=timeout,
+            timeout=run.timeout_s,
         )
         run.returncode, run.stdout, run.stderr = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
         run.timed_out = True
-        run.stdout = (
-            (exc.stdout or b"").decode("utf-8", "replace")
-            if isinstance(exc.stdout, bytes)
-            else (exc.stdout or "")
-        )
-        run.stderr = (
-            (exc.stderr or b"").decode("utf-8", "replace")
-            if isinstance(exc.stderr, bytes)
-            else (exc.stderr or "")
-        )
+        run.stdout, run.stderr = _text(exc.stdout), _text(exc.stderr)
     run.seconds = time.perf_counter() - t0
     if events_path.is_file():
         for line in events_path.read_text(encoding="utf-8").splitlines():
@@ -455,4 +462,8 @@ def run_listing(
                 run.events.append(ListingEvent(**json.loads(line)))
             except (ValueError, TypeError):
                 continue
-    return run
+
+
+def _text(out) -> str:
+    """A timed-out process's output so far as text."""
+    return out.decode("utf-8", "replace") if isinstance(out, bytes) else (out or "")

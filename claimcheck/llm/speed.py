@@ -122,13 +122,6 @@ def forward_side(length: int, read_tokens: int) -> str:
     return "read" if length == read_tokens else f"forward@{length}"
 
 
-def generate_times(model, prompt, lengths, repeats: int, warmup: int = 1):
-    """:func:`generation_rounds` with ``repeats`` rounds measured: returns (:class:`Interleaved`, steps)."""
-    rounds, steps = generation_rounds(model, prompt, lengths, warmup=warmup)
-    rounds.run(repeats)
-    return rounds.samples, steps
-
-
 def generation_rounds(model, prompt, lengths, warmup: int = 1):
     """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens, with and without cache.
 
@@ -329,19 +322,10 @@ class BandwidthProbe:
         return time_once(self, self.device)
 
 
-def prompt_and_decode(model, ids, prompt_lengths, decode_steps: int, repeats: int):
-    """Time to first token (TTFT) and per-step decode latency after prompts of several lengths.
-
-    :func:`latency_rounds` with ``repeats`` rounds measured, as
-    ``dict L -> {"ttft": [s, ...], "steps": [[s per step, ...] per round], "kv_bytes": int}``.
-    """
-    rounds = latency_rounds(model, ids, prompt_lengths, decode_steps).run(repeats)
-    return latency_view(rounds, prompt_lengths)
-
-
 def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
-    """The samples of :func:`latency_rounds` by prompt length (see :func:`prompt_and_decode`); the
-    decode steps on a long context and their paired short ones, where measured, under ``"context"``:
+    """The samples of :func:`latency_rounds` by prompt length, ``{L: {"ttft": [s, ...], "steps": [[s
+    per step, ...] per round], "kv_bytes": int}}``; the decode steps on a long context and their
+    paired short ones, where measured, under ``"context"``:
     ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
     "short_tokens": S, "kv_bytes": int}``."""
     out: dict[Any, dict] = {}
@@ -393,7 +377,7 @@ def latency_rounds(
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
 
     device = _device(model)
     need = max(*prompt_lengths, context_tokens or 0)
@@ -406,17 +390,10 @@ def latency_rounds(
             f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
         )
 
-    def timed_step(nxt, cache):  # one decode step: (seconds, the next token, the cache)
-        t0 = time.perf_counter()
-        o = forward_cached(model, nxt, cache)
-        nxt = o.logits[:, -1:].argmax(-1)
-        sync_device(device)
-        return time.perf_counter() - t0, nxt, output_cache(o)
-
     def decode(nxt, cache):
         steps = []
         for _ in range(decode_steps):
-            dt, nxt, cache = timed_step(nxt, cache)
+            dt, nxt, cache = _timed_step(model, device, nxt, cache)
             steps.append(dt)
         return steps
 
@@ -434,36 +411,54 @@ def latency_rounds(
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
     if context_tokens is not None:
-        short = min(prompt_lengths)
-        with torch.no_grad():
-            filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
-        first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
-        caches = {n: output_cache(o) for n, o in filled.items()}
-        kv_long = cache_nbytes(caches[context_tokens])
-
-        def on_context():
-            nxt = dict(first)
-            times: dict = {short: [], context_tokens: []}
-            try:
-                with torch.no_grad():
-                    for _ in range(decode_steps):  # short, long, short, long ...: paired in time
-                        for n in (short, context_tokens):
-                            dt, nxt[n], caches[n] = timed_step(nxt[n], caches[n])
-                            times[n].append(dt)
-            finally:  # a round cut short by an exception must not leave later rounds a longer context
-                for n, cache in caches.items():
-                    rewind_cache(cache, n)
-            return ContextSample(times[context_tokens], times[short], short, kv_long)
-
-        fns[f"context@{context_tokens}"] = on_context
+        fns[f"context@{context_tokens}"] = _on_context(
+            model, ids, min(prompt_lengths), context_tokens, decode_steps
+        )
     return Rounds(fns, warmup=warmup, device=device)
 
 
-def batched_decode(model, ids, batch_sizes, prompt_len: int, decode_steps: int, repeats: int):
-    """Decode per-step latency at several batch sizes: :func:`batch_rounds` with ``repeats`` rounds,
-    as ``dict B -> [seconds per decode step, one value per round]``."""
-    rounds = batch_rounds(model, ids, batch_sizes, prompt_len, decode_steps).run(repeats)
-    return {B: list(rounds.samples.samples[f"batch@{B}"]) for B in batch_sizes}
+def _timed_step(model, device, nxt, cache):
+    """One decode step: (seconds, the next token, the cache)."""
+    from claimcheck.llm.models import forward_cached, output_cache
+
+    t0 = time.perf_counter()
+    o = forward_cached(model, nxt, cache)
+    nxt = o.logits[:, -1:].argmax(-1)
+    sync_device(device)
+    return time.perf_counter() - t0, nxt, output_cache(o)
+
+
+def _on_context(
+    model, ids, short: int, context_tokens: int, decode_steps: int
+) -> Callable[[], ContextSample]:
+    """The ``context@C`` side of :func:`latency_rounds`: both caches filled once, then each round's
+    decode steps paired in time (short, long ...) and the caches cut back after it."""
+    import torch
+
+    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
+
+    device = _device(model)
+    with torch.no_grad():
+        filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
+    first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
+    caches = {n: output_cache(o) for n, o in filled.items()}
+    kv_long = cache_nbytes(caches[context_tokens])
+
+    def on_context() -> ContextSample:
+        nxt = dict(first)
+        times: dict = {short: [], context_tokens: []}
+        try:
+            with torch.no_grad():
+                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                    for n in (short, context_tokens):
+                        dt, nxt[n], caches[n] = _timed_step(model, device, nxt[n], caches[n])
+                        times[n].append(dt)
+        finally:  # a round cut short by an exception must not leave later rounds a longer context
+            for n, cache in caches.items():
+                rewind_cache(cache, n)
+        return ContextSample(times[context_tokens], times[short], short, kv_long)
+
+    return on_context
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):

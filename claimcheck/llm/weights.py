@@ -188,33 +188,29 @@ def resolve_weights(
     A named folder that is missing or incomplete is not replaced by anything else.
     """
     start = time.perf_counter()
+    tried: list[str] = []
+    source, kind, reason = _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tried)
+    problem = config_problem(Path(source)) if source is not None else None
+    if problem:  # found, but unusable: say it once, here, and never count it as available
+        source, reason = None, f"unusable weights: {problem}"
+    seconds = time.perf_counter() - start
+    return WeightsResolution(source, kind, reason, tuple(tried), spec, seconds, broken=bool(problem))
 
-    def done(source, kind, reason, tried):
-        problem = config_problem(Path(source)) if source is not None else None
-        if problem:  # found, but unusable: say it once, here, and never count it as available
-            return WeightsResolution(
-                None,
-                kind,
-                f"unusable weights: {problem}",
-                tuple(tried),
-                spec,
-                time.perf_counter() - start,
-                broken=True,
-            )
-        return WeightsResolution(source, kind, reason, tuple(tried), spec, time.perf_counter() - start)
 
+def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tried: list[str]):
+    """``(source, kind, reason)`` of :func:`resolve_weights`, before the config is checked; appends
+    to ``tried`` what it tried."""
     how = (
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
         "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download."
     )
-    tried: list[str] = []
     if spec and _looks_like_path(spec):
         folder = Path(spec).expanduser()
         problem = folder_problem(folder)
         if problem is None:
-            return done(str(folder.resolve()), "folder", f"local folder {folder}", tried)
+            return str(folder.resolve()), "folder", f"local folder {folder}"
         tried.append(f"--claims-weights: {problem}")
-        return done(None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + how, tried)
+        return None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + how
     hub_id, revision = split_revision(spec or default_hub_id)
     pinned = {"revision": revision} if revision else {}
     if not spec:
@@ -225,35 +221,22 @@ def resolve_weights(
         cached = None
         tried.append("huggingface_hub is not installed")
     if cached:
-        return done(cached, "hf-cache", f"Hugging Face cache ({hub_id})", tried)
+        return cached, "hf-cache", f"Hugging Face cache ({hub_id})"
     tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
-    if allow_download:
-        try:
-            folder = (download or download_weights)(hub_id, cache_dir, **pinned)
-        except WeightsError as exc:
-            tried.append(f"--claims-allow-download: {exc}")
-            return done(
-                None,
-                None,
-                "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW,
-                tried,
-            )
-        return done(
-            str(folder),
-            "hub",
-            f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})",
-            tried,
+    if not allow_download:
+        tried.append("no download allowed (--claims-allow-download)")
+        why = "; ".join(tried)
+        return (
+            None,
+            None,
+            f"needs the pretrained GPT-2 weights, which this runner does not have: {why}. {how}",
         )
-    tried.append("no download allowed (--claims-allow-download)")
-    return done(
-        None,
-        None,
-        "needs the pretrained GPT-2 weights, which this runner does not have: "
-        + "; ".join(tried)
-        + ". "
-        + how,
-        tried,
-    )
+    try:
+        folder = (download or download_weights)(hub_id, cache_dir, **pinned)
+    except WeightsError as exc:
+        tried.append(f"--claims-allow-download: {exc}")
+        return None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW
+    return str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})"
 
 
 @functools.lru_cache(maxsize=8)

@@ -17,16 +17,14 @@ from claimcheck.llm.models import (
 from claimcheck.llm.speed import (
     BandwidthProbe,
     batch_rounds,
-    batched_decode,
     binned_power_fit,
     fit_power_law,
     forward_side,
-    generate_times,
+    generation_rounds,
     latency_rounds,
     latency_view,
     memory_bandwidth,
     prefix_generation_times,
-    prompt_and_decode,
     read_write,
     read_write_rounds,
     warm_up,
@@ -82,8 +80,9 @@ def test_read_write_interleaves_with_extras(tiny, ids):
         read_write(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
 
 
-def test_generate_times_records_steps(tiny, ids):
-    res, steps = generate_times(tiny, ids[:, :8], (4, 8), repeats=1, warmup=1)
+def test_generation_rounds_record_steps(tiny, ids):
+    rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8), warmup=1)
+    res = rounds.run(1).samples
     assert set(res.samples) == {"cache@4", "nocache@4", "cache@8", "nocache@8"}
     # uncached steps see the whole sequence; cached steps see the cache plus one token
     assert [c for c, _ in steps["nocache@8"]] == list(range(8, 16))
@@ -91,14 +90,15 @@ def test_generate_times_records_steps(tiny, ids):
     assert all(t > 0 for _, t in steps["cache@8"])
 
 
-def test_prompt_and_decode_and_kv_bytes(tiny, ids):
-    out = prompt_and_decode(tiny, ids, (8, 32), decode_steps=3, repeats=2)
+def test_latency_rounds_ttft_steps_and_kv_bytes(tiny, ids):
+    out = latency_view(latency_rounds(tiny, ids, (8, 32), decode_steps=3).run(2), (8, 32))
     assert len(out[8]["ttft"]) == 2 and len(out[32]["steps"][0]) == 3
     assert out[32]["kv_bytes"] == 4 * out[8]["kv_bytes"]
 
 
-def test_batched_decode_shapes(tiny, ids):
-    out = batched_decode(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, repeats=2)
+def test_batch_rounds_shapes(tiny, ids):
+    samples = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2).run(2).samples.samples
+    out = {B: list(samples[f"batch@{B}"]) for B in (1, 4)}
     assert set(out) == {1, 4} and all(len(v) == 2 and min(v) > 0 for v in out.values())
 
 
