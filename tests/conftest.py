@@ -10,6 +10,15 @@ collect_ignore = ["data/book"]
 try:
     import torch  # noqa: E402,F401
 except ImportError:  # the core's tests run without the LLM kit's dependencies
+    torch = None
+
+# What every in-process claims run imports, loaded once here for the same reason: dropped after each
+# inner run, it was imported again by the next (~120 modules each time, of ~200 runs): the report's
+# file lock (filelock) and the kit's weights lookup in the local Hugging Face cache (huggingface_hub).
+try:
+    import filelock  # noqa: E402,F401
+    from huggingface_hub import try_to_load_from_cache  # noqa: E402,F401
+except ImportError:  # a core-only install: its claims runs import neither
     pass
 
 # Likewise claimcheck's glue: an outer run that is not a claims run (pytest tests/plugin) never
@@ -90,3 +99,18 @@ def outside_env():
     """The environment for a process that must import only what its own interpreter installed:
     no PYTHONPATH (which puts a checkout first), no active virtual environment."""
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+
+
+@pytest.fixture(autouse=True)
+def _torch_threads_kept():
+    """An in-process claims run with the LLM kit sets torch's thread count for its own measurements
+    (``--claims-threads``, from the machine's load at that moment): this process's is put back after
+    each test, so the claims of the outer run (the README's command runs claims/ after tests/) are
+    measured on the thread count their report records."""
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    yield
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
