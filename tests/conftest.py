@@ -26,6 +26,7 @@ except ImportError:  # a core-only install: its claims runs import neither
 # `from claimcheck import fileio` in a test still finds the dropped copy on the package: a
 # monkeypatch of it would then miss the inner run's module. Imported here, they are shared.
 import claimcheck.fileio  # noqa: E402,F401
+import claimcheck.fingerprint  # noqa: E402
 import claimcheck.pages  # noqa: E402,F401
 import claimcheck.plugin.html  # noqa: E402,F401
 import claimcheck.plugin.parallel  # noqa: E402,F401
@@ -36,6 +37,7 @@ for _name in GLUE:
 
 
 # --- installing the checkout (tests/core/test_install.py, tests/llm/test_wheel.py) -------------------
+import functools  # noqa: E402
 import os  # noqa: E402
 import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -114,3 +116,18 @@ def _torch_threads_kept():
     yield
     if torch.get_num_threads() != threads:
         torch.set_num_threads(threads)
+
+
+@pytest.fixture(autouse=True)
+def _threads_sampled_at_once(request, monkeypatch):
+    """A claims run with the LLM kit and ``--claims-threads auto`` samples the running count five
+    times, 50 ms apart, before its first test (:func:`claimcheck.fingerprint.runnable_others`):
+    0.2 s of waiting in every in-process claims run of the tests (~200 of them), for a thread count
+    none of them checks. In a test that uses pytester, the five samples are read without the gaps;
+    tests/core/test_machine.py checks the spaced sampling itself."""
+    if "pytester" in request.fixturenames:
+        monkeypatch.setattr(
+            claimcheck.fingerprint,
+            "runnable_others",
+            functools.partial(claimcheck.fingerprint.runnable_others, interval_s=0.0),
+        )
