@@ -10,14 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.claimkit import lean
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def pytest_in(folder, *argv):
-    # this checkout's claimcheck, as the editable install's entry points name its modules
+    # this checkout's claimcheck, as the editable install's entry points name its modules; without
+    # Hypothesis's plugin, which imports all of Hypothesis at the end of a run (tests.claimkit.lean)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *lean(), *argv],
         capture_output=True,
         text=True,
         cwd=folder,
