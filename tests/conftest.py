@@ -13,13 +13,17 @@ except ImportError:  # the core's tests run without the LLM kit's dependencies
     torch = None
 
 # What every in-process claims run imports, loaded once here for the same reason: dropped after each
-# inner run, it was imported again by the next (~120 modules each time, of ~200 runs): the report's
+# inner run, it was imported again by the next (~90-120 modules each time, in ~150 runs): the report's
 # file lock (filelock) and the kit's weights lookup in the local Hugging Face cache (huggingface_hub).
 try:
     import filelock  # noqa: E402,F401
     from huggingface_hub import try_to_load_from_cache  # noqa: E402,F401
 except ImportError:  # a core-only install: its claims runs import neither
     pass
+try:
+    import claimcheck.llm.timing as timing  # noqa: E402  (imports torch only when it measures)
+except ImportError:
+    timing = None
 
 # Likewise claimcheck's glue: an outer run that is not a claims run (pytest tests/plugin) never
 # imports it, so each inner claims run would import its own copy and drop it afterwards, while
@@ -118,16 +122,36 @@ def _torch_threads_kept():
         torch.set_num_threads(threads)
 
 
+_first_load: list[dict] = []
+_machine_load = timing.machine_load if timing is not None else None
+
+
+def _load_once(probe_repeats: int = 5) -> dict:
+    """:func:`claimcheck.llm.timing.machine_load` measured once per session, then the same dict."""
+    if not _first_load:
+        _first_load.append(_machine_load(probe_repeats))
+    return dict(_first_load[0])
+
+
 @pytest.fixture(autouse=True)
-def _threads_sampled_at_once(request, monkeypatch):
-    """A claims run with the LLM kit and ``--claims-threads auto`` samples the running count five
-    times, 50 ms apart, before its first test (:func:`claimcheck.fingerprint.runnable_others`):
-    0.2 s of waiting in every in-process claims run of the tests (~200 of them), for a thread count
-    none of them checks. In a test that uses pytester, the five samples are read without the gaps;
-    tests/core/test_machine.py checks the spaced sampling itself."""
-    if "pytester" in request.fixturenames:
-        monkeypatch.setattr(
-            claimcheck.fingerprint,
-            "runnable_others",
-            functools.partial(claimcheck.fingerprint.runnable_others, interval_s=0.0),
-        )
+def _in_process_runs_measure_the_machine_once(request, monkeypatch):
+    """What a claims run with the LLM kit measures of the machine before it writes a row, for the
+    tests' in-process runs (~150, in tests that use pytester), which check none of it:
+
+    * ``--claims-threads auto`` samples the running count five times, 50 ms apart, before the first
+      test (:func:`claimcheck.fingerprint.runnable_others`): 0.2 s of waiting per run. The five
+      samples are read without the gaps; tests/core/test_machine.py checks the spaced sampling.
+    * the fingerprint and every timing row time a reference kernel six times
+      (:func:`claimcheck.llm.timing.machine_load`, ~0.05 s of CPU per run): measured once per
+      session, the first time a run asks. A test about the busy-machine rule sets the load itself
+      (tests/plugin/test_timing_verdicts.py), inside its run, over this.
+    """
+    if "pytester" not in request.fixturenames:
+        return
+    monkeypatch.setattr(
+        claimcheck.fingerprint,
+        "runnable_others",
+        functools.partial(claimcheck.fingerprint.runnable_others, interval_s=0.0),
+    )
+    if timing is not None:
+        monkeypatch.setattr(timing, "machine_load", _load_once)
