@@ -2,7 +2,8 @@
 
 Each check runs in a fresh interpreter (this process has torch loaded already), with an import
 hook that makes ``import torch`` / ``import transformers`` raise, so a lazy import inside a
-function fails the check too, not only a top-level one.
+function fails the check too, not only a top-level one. Commands of one check share their
+interpreter (:func:`run_commands`).
 """
 
 import re
@@ -10,8 +11,6 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-
-import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -95,18 +94,41 @@ def test_the_core_fingerprint_needs_no_torch():
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
+#: run each command (a JSON list of argv lists, the script's one argument) in turn, in one interpreter,
+#: and print each one's exit code on stderr; an exception ends the script with its traceback
+COMMANDS = textwrap.dedent("""
+    import json
+    from claimcheck.cli import main
+
+    for argv in json.loads(sys.argv[1]):
+        try:
+            code = main(argv)
+        except SystemExit as exc:
+            code = exc.code
+        print(f"exit {code}: {argv[0]}", file=sys.stderr)
+""")
+
+
+def run_commands(*commands: list[str]) -> subprocess.CompletedProcess:
+    """The core's commands, one after another in one fresh interpreter with torch & co blocked (one
+    interpreter for several commands: each builds nothing another needs, and each imports what it
+    imports whichever ran before)."""
+    import json
+
+    return run_blocked(COMMANDS, json.dumps([[str(a) for a in argv] for argv in commands]))
+
+
+def test_cli_commands_run_without_torch():
+    commands = [
         ["validate", "claims/ch15/claims.toml"],
         ["check-manuscript", str(DATA / "manuscript_zh.md"), "--registry", str(DATA / "ms_registry.toml")],
-    ],
-)
-def test_cli_commands_run_without_torch(argv):
-    done = run_blocked("from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", *argv)
+    ]
+    done = run_commands(*commands)
     assert "the core imported" not in done.stderr, done.stderr
-    assert done.returncode in (0, 1), done.stderr  # 1: the audit found something; never a crash
-    assert "Traceback" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr  # never a crash
+    codes = re.findall(r"^exit (\S+): (\S+)$", done.stderr, re.M)
+    assert [name for _, name in codes] == [argv[0] for argv in commands], done.stderr
+    assert all(code in ("0", "1") for code, _ in codes), codes  # 1: the audit found something
 
 
 def test_merge_and_diff_run_without_torch(tmp_path):
@@ -122,19 +144,11 @@ def test_merge_and_diff_run_without_torch(tmp_path):
     for p in (a, b):
         p.parent.mkdir()
         p.write_text(json.dumps(doc), encoding="utf-8")
-    merged = run_blocked(
-        "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))",
-        "merge",
-        str(a),
-        str(b),
-        "-o",
-        str(tmp_path / "m.html"),
+    done = run_commands(["merge", a, b, "-o", tmp_path / "m.html"], ["diff", a, b])
+    assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
+    assert re.findall(r"^exit (\S+): (\S+)$", done.stderr, re.M) == [("0", "merge"), ("0", "diff")], (
+        done.stderr
     )
-    assert merged.returncode == 0, merged.stderr
-    diffed = run_blocked(
-        "from claimcheck.cli import main\nraise SystemExit(main(sys.argv[1:]))", "diff", str(a), str(b)
-    )
-    assert diffed.returncode == 0, diffed.stderr
 
 
 def _imported_modules(path: Path) -> set[str]:

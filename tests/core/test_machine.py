@@ -19,3 +19,30 @@ def test_load_average_reads_the_os(monkeypatch):
 
     monkeypatch.setattr(machine.os, "getloadavg", no_loadavg)
     assert machine.load_average() == (None, 3)
+
+
+def test_runnable_others_is_the_median_of_spaced_samples(monkeypatch):
+    """Five reads of /proc/loadavg's running count, 50 ms apart, less this process; None where the
+    OS has no such file. (The tests' in-process claims runs read it without the gaps: tests/conftest.py.)"""
+    import builtins
+    import io
+
+    running = iter([3, 1, 2, 9, 2])  # this process counts itself: 2, 0, 1, 8, 1 others
+    real_open = builtins.open
+
+    def fake_open(path, *args, **kwargs):
+        if path == "/proc/loadavg":
+            return io.StringIO(f"0.50 0.40 0.30 {next(running)}/345 6789\n")
+        return real_open(path, *args, **kwargs)
+
+    naps = []
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr("time.sleep", naps.append)
+    assert machine.runnable_others() == 1
+    assert naps == [0.05] * 4  # spaced: a burst of other work is not caught in one instant
+
+    def no_file(path, *args, **kwargs):
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr(builtins, "open", no_file)
+    assert machine.runnable_others() is None

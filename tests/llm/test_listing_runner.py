@@ -30,7 +30,11 @@ def tiny_stand_in():
 
 @pytest.fixture(scope="module")
 def our_run(tmp_path_factory):
-    return run_listing(LISTING, tmp_path_factory.mktemp("run"), timeout=300, stand_in_config=tiny_stand_in())
+    """Our listing, run once for the module on one torch thread: the C33 run of
+    :func:`test_c33_reports_api_drift_and_the_printed_numbers` asks for exactly this run."""
+    return run_listing(
+        LISTING, tmp_path_factory.mktemp("run"), timeout=300, stand_in_config=tiny_stand_in(), threads=1
+    )
 
 
 def test_scan_finds_models_and_input_files():
@@ -68,8 +72,8 @@ def test_an_error_is_reported_with_its_listing_line(tmp_path):
 def test_the_time_limit_stops_the_listing(tmp_path):
     slow = tmp_path / "slow.py"
     slow.write_text("import time\nprint('started', flush=True)\ntime.sleep(60)\n", encoding="utf-8")
-    r = run_listing(slow, tmp_path / "work", timeout=3)
-    assert r.timed_out and "time limit of 3 s" in r.failure and r.seconds < 30
+    r = run_listing(slow, tmp_path / "work", timeout=1)
+    assert r.timed_out and "time limit of 1 s" in r.failure and r.seconds < 30
 
 
 def test_an_input_file_beside_the_listing_is_used(tmp_path):
@@ -204,17 +208,30 @@ needs = ["arch"]
 """
 
 
-def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch):
-    save = listing_mod.save_stand_in
-    monkeypatch.setattr(
-        listing_mod,
-        "save_stand_in",
-        lambda hf_home, model_id, config=None: save(hf_home, model_id, tiny_stand_in()),
-    )
+def test_c33_reports_api_drift_and_the_printed_numbers(pytester, monkeypatch, our_run):
+    """The C33 run asks for the run ``our_run`` made (our listing, as written: the full profile, no
+    cap; one thread; no weights, so the stand-in), and reads that one: the listing's process runs
+    once for both tests. What the plugin asked for is checked here."""
+    asked = []
+
+    def same_run(listing, workdir, **kw):
+        asked.append((Path(listing), kw))
+        return our_run
+
+    monkeypatch.setattr(listing_mod, "run_listing", same_run)
     project = claims_project(pytester, REGISTRY, {"test_c33.py": CHAPTER_TESTS}, monkeypatch=monkeypatch)
     assert load_registry(project.registry).issues == []
     # "--opt=value": pytest reads a plugin option's separate value as a path when it picks the rootdir
-    result = project.run(f"--claims-listing={LISTING}", "--claims-listing-timeout=300")
+    result = project.run(
+        f"--claims-listing={LISTING}",
+        "--claims-listing-timeout=300",
+        "--claims-profile=full",
+        "--claims-threads=1",
+    )
+    ((listing, kw),) = asked  # once per session
+    weights = kw.pop("weights")
+    assert listing == LISTING and kw == {"timeout": 300, "max_new_tokens": None, "threads": 1}, kw
+    assert not weights.available  # so a stand-in, as our_run's
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("failed", 0) == 2 and outcomes.get("failed", 0) >= 1
     result.stdout.fnmatch_lines(["*C33.api: API drift*", "*listing line *past_key_values*"])

@@ -1,8 +1,9 @@
 """The whole book in one run: ch15 and a toy chapter of our own (tests/data/book/ch90) whose claim
 ids overlap ch15's (C01-C04), side by side under claims/ of a copy of the project.
 
-One pytest run of both chapters' non-timing claims, then a run of one chapter, then the commands
-(merge, diff, check-manuscript, validate, summary): every row of both chapters is there with its
+One pytest run of both chapters' non-timing claims, then a run of one chapter (each in a fresh
+interpreter: ch15's claims import transformers), then the commands (merge, diff, check-manuscript,
+validate, summary, what-if; in this process): every row of both chapters is there with its
 own chapter's title, value and verdict, and nothing of one chapter leaks into the other.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.cli import main
 from tests.claimkit import lean, read_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,14 +69,23 @@ def run(root: Path, *args: str, report_dir: str = "reports") -> subprocess.Compl
     )
 
 
-def claimcheck(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", "import sys; from claimcheck.cli import main; sys.exit(main())", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+@pytest.fixture
+def claimcheck(capsys, monkeypatch):
+    """``claimcheck ARGS`` in a folder, in this process (the commands read files and print; none
+    needs a fresh interpreter): ``claimcheck(root, *args)`` returns its exit code and output as a
+    :class:`subprocess.CompletedProcess`."""
+
+    def command(root: Path, *args: str) -> subprocess.CompletedProcess:
+        monkeypatch.chdir(root)
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's own errors
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["claimcheck", *args], code, out, err)
+
+    return command
 
 
 def rows(path: Path) -> dict:
@@ -139,7 +150,7 @@ def test_a_run_of_one_chapter_keeps_the_other_chapters_rows(book, tmp_path):
     assert [c["id"] for c in doc["chapters"]] == ["ch15", "ch90"]  # the book's order, whichever chapter ran
 
 
-def test_merge_and_diff_keep_chapters_apart(book, tmp_path):
+def test_merge_and_diff_keep_chapters_apart(book, tmp_path, claimcheck):
     report = book / "reports" / "claims.json"
     other = tmp_path / "other" / "claims.json"
     other.parent.mkdir()
@@ -168,7 +179,7 @@ def test_merge_and_diff_keep_chapters_apart(book, tmp_path):
     )
 
 
-def test_commands_find_each_chapter_by_itself(book):
+def test_commands_find_each_chapter_by_itself(book, claimcheck):
     done = claimcheck(book, "validate", "-q")
     assert done.returncode == 0 and "2 chapters, 47 valid claims, 0 problems" in done.stderr, done.stderr
     shutil.copy2(CH90 / "ch90.md", book / "ch90.md")

@@ -2,7 +2,9 @@
 with pytest's exit code and no traceback from claimcheck's hooks; two runs of one checkout
 read-merge-write reports/claims.json under a file lock, so neither loses the other's rows.
 
-The runs are subprocesses (a signal, two concurrent runs); the project is tiny (no torch claims).
+The runs that end by a signal and the two concurrent runs are subprocesses; the earlier run
+whose report a test starts from, and ``claimcheck summary``, run in this process (:func:`earlier`,
+:func:`summary_of`). The project is tiny (no torch claims).
 """
 
 import os
@@ -12,6 +14,7 @@ import textwrap
 
 import pytest
 
+from claimcheck.cli import main as claimcheck_main
 from tests.claimkit import lean, read_report
 
 CLAIM = """
@@ -87,15 +90,27 @@ claimcheck.partial.keep_unselected = slow
 
 
 @pytest.fixture
-def project(tmp_path):
-    claims = tmp_path / "claims"
+def project(pytester, monkeypatch):
+    """The project, in pytester's folder (so that :func:`earlier` can run it in this process)."""
+    for var in [v for v in os.environ if v.startswith("CLAIMCHECK_")]:
+        monkeypatch.delenv(var)
+    root = pytester.path
+    claims = root / "claims"
     claims.mkdir()
     (claims / "claims.toml").write_text(
         "[chapter]\n" + "".join(CLAIM.format(id=f"C0{i}") for i in range(1, 5)), encoding="utf-8"
     )
     (claims / "test_claims.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    return tmp_path
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    return root
+
+
+def earlier(pytester, *args, kit=False):
+    """The run whose report a later run starts from, in this process (no signal: nothing needs a
+    fresh interpreter), with the same plugins as :func:`run`'s; returns its exit code."""
+    return pytester.runpytest_inprocess(
+        "claims", "-p", "no:cacheprovider", "-p", "no:html", *lean(kit), *args
+    ).ret
 
 
 def run(project, *args, wait=True, kit=False, **env):
@@ -128,21 +143,18 @@ def rows(project):
     return report.doc, report.claims
 
 
-def summary_of(project) -> str:
-    """What ``claimcheck summary reports/claims.json`` prints for the project."""
-    return subprocess.run(
-        [sys.executable, "-m", "claimcheck", "summary", "reports/claims.json"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-    ).stdout
+def summary_of(project, capsys) -> str:
+    """What ``claimcheck summary reports/claims.json`` prints for the project (in this process: the
+    command is a function of the report)."""
+    capsys.readouterr()
+    assert claimcheck_main(["summary", str(project / "reports" / "claims.json")]) == 0
+    return capsys.readouterr().out
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGTERM-twice"])
-def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
+def test_a_signal_leaves_the_report_of_what_was_decided(project, pytester, capsys, how):
     signame = how.split("-")[0]
-    out, rc = run(project, "-k", "not C04")  # the earlier report: C01-C03, C04 never measured
-    assert rc == 0, out
+    assert earlier(pytester, "-k", "not C04") == 0  # the earlier report: C01-C03, C04 never measured
     out, rc = run(project, END_WITH=how)
     assert rc == pytest.ExitCode.INTERRUPTED, out  # pytest's own code for an interrupted run
     for words in ("Traceback", "During handling", "direct cause"):
@@ -167,11 +179,11 @@ def test_a_signal_leaves_the_report_of_what_was_decided(project, how):
     page = (project / "reports" / "claims.html").read_text(encoding="utf-8")
     assert 'id="interrupted"' in page and said in page and "not reached: the run was interrupted" in page
     assert "this run did not select them" not in page
-    summary = summary_of(project)
+    summary = summary_of(project, capsys)
     assert said in summary and "this run was interrupted before it reached them" in summary
 
 
-def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_json(project):
+def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_json(project, capsys):
     """Issue 26: with no earlier report, the page said "interrupted" while the JSON reason said
     "not selected in this run"."""
     out, rc = run(project, END_WITH="SIGTERM")
@@ -181,12 +193,14 @@ def test_an_interrupted_run_without_an_earlier_report_says_interrupted_in_the_js
     for cid in ("C02", "C03", "C04"):
         assert got[cid]["outcome"] == "not-run" and got[cid]["reason"].startswith("interrupted: "), got[cid]
         assert "carried" not in got[cid]
-    summary = summary_of(project)
+    summary = summary_of(project, capsys)
     assert "3 not reached before the run was interrupted (C02, C03, C04)" in summary
     assert "not selected in this run" not in summary
 
 
-def test_a_run_cut_short_in_collection_names_the_claim_it_selected_not_what_it_had_collected(project):
+def test_a_run_cut_short_in_collection_names_the_claim_it_selected_not_what_it_had_collected(
+    project, pytester
+):
     """Stopped while collecting, a `-k C05` run had collected the registry's formula claim C06 (not
     yet deselected) and not C05: the rows it did not reach are every row (its selection was never
     known), C05's earlier row among them, marked as carried and not reached (attack of issue 26)."""
@@ -198,8 +212,7 @@ def test_a_run_cut_short_in_collection_names_the_claim_it_selected_not_what_it_h
         "import pytest\n\n@pytest.mark.claim('C05')\ndef test_c05(claim):\n    claim.check(5)\n",
         encoding="utf-8",
     )
-    out, rc = run(project, "-k", "not C04")
-    assert rc == 0, out
+    assert earlier(pytester, "-k", "not C04") == 0
     (project / "claims" / "test_m_cut.py").write_text(
         "import os, signal, time\nos.kill(os.getpid(), signal.SIGINT)\ntime.sleep(5)\n", encoding="utf-8"
     )
@@ -225,11 +238,10 @@ os.kill(os.getpid(), signal.SIGINT)
 """
 
 
-def test_an_interrupted_heavy_import_is_not_imported_again(project):
+def test_an_interrupted_heavy_import_is_not_imported_again(project, pytester):
     """Issue 18: SIGINT during the torch import gave a ~90-line traceback (or a segfault) from the
     end-of-run hook importing the half-loaded package again for the runner fingerprint."""
-    out, rc = run(project, "-k", "not C04", kit=True)
-    assert rc == 0, out
+    assert earlier(pytester, "-k", "not C04", kit=True) == 0
     (project / "claims" / "test_zz_cut.py").write_text(CUT_IMPORT, encoding="utf-8")
     out, rc = run(project, kit=True)  # the kit's fingerprint is what must not import it again
     assert rc == pytest.ExitCode.INTERRUPTED, out

@@ -1,6 +1,7 @@
 """With claimcheck installed, pytest runs in any folder: the plugins come through their pytest11
 entry points (claimcheck, claimcheck-llm), and disabling one of them (or pytest-html) leaves a
-working pytest, never an INTERNALERROR. Each run is a fresh process in an empty folder."""
+working pytest, never an INTERNALERROR. Each run collects an empty folder; two of them in a fresh
+process (see :func:`test_collecting_an_empty_folder`)."""
 
 import os
 import subprocess
@@ -9,14 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.claimkit import lean
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def pytest_in(folder, *argv):
-    # this checkout's claimcheck, as the editable install's entry points name its modules
+    # this checkout's claimcheck, as the editable install's entry points name its modules; without
+    # Hypothesis's plugin, which imports all of Hypothesis at the end of a run (tests.claimkit.lean)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *lean(), *argv],
         capture_output=True,
         text=True,
         cwd=folder,
@@ -26,20 +30,33 @@ def pytest_in(folder, *argv):
 
 
 @pytest.mark.parametrize(
-    "plugins, loaded, blocked",
+    "plugins, loaded, blocked, fresh",
     [
-        ([], ["claimcheck.plugin", "claimcheck.llm.plugin", "pytest_html.plugin"], []),
-        (["-p", "no:html"], ["claimcheck.plugin", "claimcheck.llm.plugin"], ["pytest_html.plugin"]),
-        (["-p", "no:claimcheck"], ["claimcheck.llm.plugin"], ["claimcheck.plugin"]),  # the kit stays inert
-        (["-p", "no:claimcheck-llm"], ["claimcheck.plugin"], ["claimcheck.llm.plugin"]),
+        ([], ["claimcheck.plugin", "claimcheck.llm.plugin", "pytest_html.plugin"], [], True),
+        (["-p", "no:html"], ["claimcheck.plugin", "claimcheck.llm.plugin"], ["pytest_html.plugin"], False),
+        (
+            ["-p", "no:claimcheck"],
+            ["claimcheck.llm.plugin"],
+            ["claimcheck.plugin"],
+            True,
+        ),  # the kit stays inert
+        (["-p", "no:claimcheck-llm"], ["claimcheck.plugin"], ["claimcheck.llm.plugin"], False),
     ],
     ids=["all", "no-html", "no-claimcheck", "no-claimcheck-llm"],
 )
-def test_collecting_an_empty_folder(tmp_path, plugins, loaded, blocked):
-    done = pytest_in(tmp_path, "--co", "--trace-config", *plugins)
-    out = done.stdout + done.stderr
+def test_collecting_an_empty_folder(pytester, plugins, loaded, blocked, fresh):
+    """``fresh``: in a new interpreter, where the plugins' modules are imported in the order the
+    entry points load them (all of them; the kit's without the core's plugin); the other two block a
+    plugin whose modules the ``all`` case imports in the same order, and run in this process."""
+    argv = ["--co", "--trace-config", *plugins]
+    if fresh:
+        done = pytest_in(pytester.path, *argv)
+        out, code = done.stdout + done.stderr, done.returncode
+    else:
+        result = pytester.runpytest_inprocess("-p", "no:cacheprovider", *argv)
+        out, code = result.stdout.str() + result.stderr.str(), result.ret
     assert "INTERNALERROR" not in out, out
-    assert done.returncode == 5, out  # 5: no tests collected
+    assert code == 5, out  # 5: no tests collected
     for module in loaded + blocked:
         assert (f"PLUGIN registered: <module '{module}'" in out) == (module in loaded), module
 

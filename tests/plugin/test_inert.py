@@ -3,8 +3,10 @@
 An unrelated project's run, in an environment where claimcheck is installed, must come out as it
 would without claimcheck: same exit code, same pytest-html report (title, columns, rows, summary),
 no torch imported, no ``CLAIMCHECK_*`` variable read, no file written, no hook of claimcheck's
-glue registered. The runs that check it are subprocesses (``runpytest_subprocess``): this process
-has torch loaded already (tests/conftest.py), so only a fresh interpreter can show it is not.
+glue registered. The runs with claimcheck that check it are subprocesses (``runpytest_subprocess``):
+this process has torch loaded already (tests/conftest.py), so only a fresh interpreter can show it
+is not. The runs without claimcheck they are compared with run in this process: what they show
+(exit code, pytest-html's report, files) does not depend on what this process has imported.
 """
 
 import html
@@ -14,7 +16,7 @@ import re
 import pytest
 
 from claimcheck.plugin.options import find_registries
-from tests.claimkit import claim_toml
+from tests.claimkit import claim_toml, lean
 
 # Written by the unrelated project's own conftest at the very end of its run.
 PROBE = """
@@ -43,6 +45,10 @@ def test_skipped():
 # claimcheck's plugins that may be loaded in any run: the two entry points and the options module
 ENTRY_MODULES = {"claimcheck", "claimcheck-llm", "claimcheck.plugin.options"}
 WITHOUT_CLAIMCHECK = ("-p", "no:claimcheck", "-p", "no:claimcheck-llm")
+# every run of an unrelated project, with claimcheck or without: no cache, and not Hypothesis's plugin,
+# which imports all of Hypothesis at the end of a run (~150 modules, assertion-rewritten) and has
+# nothing to do with claimcheck staying out (tests.claimkit.lean)
+PLAIN = ("-p", "no:cacheprovider", *lean())
 
 
 @pytest.fixture
@@ -79,11 +85,8 @@ def probe(pytester) -> dict:
 
 def test_an_unrelated_run_with_pytest_html_is_unchanged(unrelated):
     pytest.importorskip("pytest_html")
-    without = unrelated.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--html=without/report.html", *WITHOUT_CLAIMCHECK
-    )
-    without_probe = probe(unrelated)
-    with_cc = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "--html=with/report.html")
+    without = unrelated.runpytest_inprocess(*PLAIN, "--html=without/report.html", *WITHOUT_CLAIMCHECK)
+    with_cc = unrelated.runpytest_subprocess(*PLAIN, "--html=with/report.html")
     with_probe = probe(unrelated)
 
     assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
@@ -91,7 +94,7 @@ def test_an_unrelated_run_with_pytest_html_is_unchanged(unrelated):
     report = unrelated.path / "with" / "report.html"
     assert html_report_parts(report) == html_report_parts(unrelated.path / "without" / "report.html")
     assert "claimcheck" not in report.read_text(encoding="utf-8").split("data-jsonblob")[0]
-    assert not with_probe["torch"] and not without_probe["torch"]
+    assert not with_probe["torch"]
     ours = {name for name in with_probe["plugins"] if "claimcheck" in name}
     assert ours <= ENTRY_MODULES, ours - ENTRY_MODULES  # no glue, no state, no html or xdist hooks
     assert not (unrelated.path / "reports").exists()
@@ -99,8 +102,8 @@ def test_an_unrelated_run_with_pytest_html_is_unchanged(unrelated):
 
 
 def test_an_unrelated_run_without_pytest_html_is_unchanged(unrelated):
-    without = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:html", *WITHOUT_CLAIMCHECK)
-    with_cc = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:html")
+    without = unrelated.runpytest_inprocess(*PLAIN, "-p", "no:html", *WITHOUT_CLAIMCHECK)
+    with_cc = unrelated.runpytest_subprocess(*PLAIN, "-p", "no:html")
     assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
     with_cc.assert_outcomes(passed=1, failed=1, skipped=1)
     assert not probe(unrelated)["torch"]
@@ -116,7 +119,7 @@ def test_an_unrelated_run_without_pytest_html_is_unchanged(unrelated):
 def test_an_opt_in_makes_it_a_claims_run(unrelated):
     """``-p claimcheck`` (or any --claims-* option) asks for claimcheck: then its settings count,
     and the stray variable is the error it always was in a claims run."""
-    result = unrelated.runpytest_subprocess("-p", "no:cacheprovider", "-p", "claimcheck")
+    result = unrelated.runpytest_subprocess(*PLAIN, "-p", "claimcheck")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*CLAIMCHECK_X=1: not a claimcheck setting*"])
 
@@ -195,8 +198,8 @@ def test_their_files_named_claims_toml_leave_their_run_unchanged(their_project, 
     """Once: 8 failing "registry" tests (exit 1), their reports/claims.json replaced, claims.html,
     tests.html and a lock file written; with two such files of one chapter id, exit 4."""
     before = files_of(their_project.path)
-    without = their_project.runpytest_subprocess(*args, "-p", "no:cacheprovider", *WITHOUT_CLAIMCHECK)
-    with_cc = their_project.runpytest_subprocess(*args, "-p", "no:cacheprovider")
+    without = their_project.runpytest_inprocess(*args, *PLAIN, *WITHOUT_CLAIMCHECK)
+    with_cc = their_project.runpytest_subprocess(*args, *PLAIN)
     assert with_cc.ret == without.ret == pytest.ExitCode.TESTS_FAILED
     with_cc.assert_outcomes(passed=1, failed=1)
     assert "registry" not in with_cc.stdout.str() and "claims.toml" not in with_cc.stdout.str()

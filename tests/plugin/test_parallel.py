@@ -1,6 +1,7 @@
 """pytest-xdist: complete reports written once by the controller; timing tests never overlap others.
 
-These run pytest in a subprocess (xdist starts worker processes), about 5-10 s each on 2 cores.
+The xdist runs are subprocesses (xdist starts worker processes), about 5-10 s each on 2 cores; the
+serial run they are compared with runs in this process.
 """
 
 import pytest
@@ -79,10 +80,14 @@ def _writers(tmp_path) -> list[str]:
     return lines
 
 
-def test_xdist_report_equals_serial_report(project, tmp_path):
+def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
     # threads pinned: "auto" counts the machine's other work, which may change between the two runs,
-    # and the thread count is part of every failure's hardware line
-    project.run("--claims-threads=1", subprocess=True)
+    # and the thread count is part of every failure's hardware line. The serial run is in this
+    # process: its conftest's logging write_json is undone after the test (monkeypatch)
+    import claimcheck.report
+
+    monkeypatch.setattr(claimcheck.report, "write_json", claimcheck.report.write_json)
+    project.run("--claims-threads=1")
     report = project.report()
     serial = report.claims
     assert _writers(tmp_path) == ["controller"]

@@ -29,7 +29,7 @@ def test_slow_straddling(claim):
 def test_a_slow_timing_claim_stops_at_its_budget_inconclusive(pytester):
     registry = claim_toml("T1", stated="", unit="x", tolerance=">=10", needs='["time"]')
     project = claims_project(pytester, registry, {"test_t.py": TESTS})
-    project.run(subprocess=True, kit=False)
+    project.run(kit=False)
     row = project.report()["claims"][0]
     details = row["details"]
     assert row["outcome"] == "inconclusive"

@@ -83,7 +83,7 @@ def outcomes(project):
 
 
 def test_passed_failed_and_inconclusive_as_the_rule_says(project):
-    result = project.run(subprocess=True, kit=False)
+    result = project.run(kit=False)
     got, doc = outcomes(project)
     assert {k: v["outcome"] for k, v in got.items()} == {
         "T1": "passed",
@@ -113,9 +113,9 @@ def test_passed_failed_and_inconclusive_as_the_rule_says(project):
 
 
 def test_inconclusive_alone_does_not_fail_the_run_unless_strict(project):
-    assert project.run("-k", "T1 or T3", subprocess=True, kit=False).ret == 0
+    assert project.run("-k", "T1 or T3", kit=False).ret == 0
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"
-    strict = project.run("-k", "T1 or T3", "--claims-strict-timing", subprocess=True, kit=False)
+    strict = project.run("-k", "T1 or T3", "--claims-strict-timing", kit=False)
     assert strict.ret == 1
     assert outcomes(project)[0]["T3"]["outcome"] == "inconclusive"  # failed the run, still not called failed
 
@@ -158,10 +158,10 @@ def test_a_test_cannot_hide_its_verdict(pytester, monkeypatch):
     """Catching the verdict's exception never turns a failed or inconclusive claim into a pass
     (attack review)."""
     project = claims_project(pytester, REGISTRY, {"test_cheats.py": CHEATS}, monkeypatch=monkeypatch)
-    result = project.run(subprocess=True, kit=False)
+    result = project.run(kit=False)
     got, _ = outcomes(project)
     assert got["T1"]["outcome"] == "failed"
     assert got["T4"]["outcome"] == "inconclusive"
     assert result.ret == 1
-    strict = project.run("-k", "T4", "--claims-strict-timing", subprocess=True, kit=False)
+    strict = project.run("-k", "T4", "--claims-strict-timing", kit=False)
     assert strict.ret == 1 and outcomes(project)[0]["T4"]["outcome"] == "inconclusive"
