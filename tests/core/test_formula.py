@@ -1,5 +1,6 @@
 """Registry formulas (claimcheck.formula): the language, interval semantics, and registry validation."""
 
+import math
 import textwrap
 
 import pytest
@@ -214,3 +215,14 @@ def test_validating_many_formula_claims_reads_only_the_names_each_formula_names(
     reg = load_registry(path)
     assert not reg.issues and len(reg.claims) == n
     assert len(read) <= 3 * n  # 2 per claim; 180,600 before
+
+
+def test_exp_gives_the_powers_an_integer_exponent_cannot():
+    """``**`` takes a small whole exponent only; exp and ln write any other power (e^(z/T) of a
+    softmax table), and an overflow is the formula's error, not the run's."""
+    e_half = parse("exp(z / t)").evaluate({"z": Interval(1, 1), "t": Interval(2, 2)})
+    assert math.isclose(e_half.lo, math.sqrt(math.e)) and math.isclose(e_half.hi, math.sqrt(math.e))
+    root2 = parse("exp(0.5 * ln(a))").evaluate({"a": Interval(2, 2)})
+    assert math.isclose(root2.lo, math.sqrt(2))
+    with pytest.raises(FormulaError, match="exp"):
+        parse("exp(x)").evaluate({"x": Interval(1000, 1000)})
