@@ -43,72 +43,20 @@ SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
 # the unit words after a number (and its classifier), as the registry writes them
-_CJK_UNITS = {
-    "比特": "bit",
-    "美元": "USD",
-    "元": "CNY",
-    "倍": "x",
-    "字节": "B",
-    "秒": "s",
-    "毫秒": "ms",
-    "分钟": "min",
-    "小时": "h",
-    "参数": "param",
-    "浮点运算": "FLOP",
-    "前向": "forward_pass",
-    "词元": "token",
-}
-# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
-_CJK_COUNTS = (
-    "字符",
-    "汉字",
-    "字",
-    "词",
-    "层",
-    "维",
-    "行",
-    "步",
-    "页",
-    "位置",
-    "位",
-    "数",
-    "元素",
-    "元组",
-    "样本",
+_CJK_UNITS = dict(
+    pair.split(":")
+    for pair in "比特:bit 美元:USD 元:CNY 倍:x 字节:B 秒:s 毫秒:ms 分钟:min 小时:h 参数:param 浮点运算:FLOP "
+    "前向:forward_pass 词元:token".split()
 )
+# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
+_CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
 _LATIN_UNITS = {
-    "s": "s",
-    "ms": "ms",
-    "us": "us",
-    "µs": "us",
-    "ns": "ns",
-    "min": "min",
-    "h": "h",
-    "B": "B",
-    "KB": "KB",
-    "MB": "MB",
-    "GB": "GB",
-    "TB": "TB",
-    "KiB": "KiB",
-    "MiB": "MiB",
-    "GiB": "GiB",
-    "TiB": "TiB",
-    "byte": "B",
-    "bytes": "B",
-    "bit": "bit",
-    "bits": "bit",
-    "token": "token",
-    "tokens": "token",
-    "tok": "token",
-    "FLOP": "FLOP",
-    "FLOPs": "FLOP",
-    "param": "param",
-    "params": "param",
-    "x": "x",
-    "USD": "USD",
+    u: u for u in "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD".split()
 }
+_LATIN_UNITS |= {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
+_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
@@ -301,13 +249,9 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
         return "part of a file name"
     if integer and _SYMBOLIC_BEFORE.search(before):
         return "a symbolic position (t+1), not a quantity"
-    if integer and (
-        _DATE_AFTER.match(after)
-        or (
-            len(num.mantissa) == 4
-            and 1900 <= int(num.mantissa) <= 2100
-            and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after))
-        )
+    year = integer and len(num.mantissa) == 4 and 1900 <= int(num.mantissa) <= 2100
+    if (integer and _DATE_AFTER.match(after)) or (
+        year and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after))
     ):
         return "a date"
     if integer and _LIST_AFTER.match(after) and not before.strip(" #>*-"):
@@ -410,9 +354,7 @@ def _locator_text(ms: Manuscript, a: int, b: int) -> str:
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
     """Whether the window ``scan[a:b]`` is printed again elsewhere (not overlapping it) between the
-    same two characters: then a locator of it matches there too and is not unique, which a plain
-    substring search tells without compiling and running the locator (the chapter repeated made
-    every candidate of every number ambiguous: hundreds of regex compilations per number)."""
+    same two characters: then a locator of it is not unique (a substring search, no regex)."""
     s, w = ms.scan, ms.scan[a:b]
     if not w:
         return False
@@ -464,10 +406,9 @@ def find_locator(
     for a_lim, b_lim in ((line_a, max(line_b, end)), (prev_a, next_b)):
         a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo if lo is not None else 0)
         b_lim = min(b_lim, end + 3 * MAX_LOCATOR, hi if hi is not None else len(ms.scan))
-        starts = [p for p in _cuts(ms, a_lim, start)]
-        ends = [p for p in _cuts(ms, end, b_lim)]
         candidates = []
-        for a in starts:
+        ends = _cuts(ms, end, b_lim)
+        for a in _cuts(ms, a_lim, start):
             for b in ends:  # ascending: the text only grows, so the first one too long ends the row
                 text = _locator_text(ms, a, b)
                 if len(text) > MAX_LOCATOR:
@@ -534,8 +475,8 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
     room = max(0, MAX_LOCATOR - (num.end - num.start))
     a = max(a, num.start - room // 2)
     b = min(b, num.end + room - (num.start - a))
-    cuts_a = [p for p in _cuts(ms, a, num.start)] or [num.start]
-    cuts_b = [p for p in _cuts(ms, num.end, b)] or [num.end]
+    cuts_a = _cuts(ms, a, num.start) or [num.start]
+    cuts_b = _cuts(ms, num.end, b) or [num.end]
     return _locator_text(ms, cuts_a[0], cuts_b[-1])[:MAX_LOCATOR]
 
 
@@ -706,13 +647,9 @@ class _Drafter:
         for a label such as ``CH 15深度 15/20``."""
         run = [num]
         for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
+            far = x.line != num.line or x.end - num.start > MAX_LOCATOR
             code = _holding(self.inline, x.start, x.end) is not None  # inline code: its own waiver
-            if (
-                x.line != num.line
-                or x.end - num.start > MAX_LOCATOR
-                or (x.start, x.end) not in self.reasons
-                or code
-            ):
+            if far or (x.start, x.end) not in self.reasons or code:
                 break
             run.append(x)
         return run
@@ -755,25 +692,13 @@ class _Drafter:
             self.first_of.setdefault(key, len(sc.claims))
         if (num.start, num.end) in self.row_heads:
             self.draft_at[(num.start, num.end)] = len(sc.claims)
-        values: tuple[tuple[str, str, str], ...] = ()
-        proposal = ""
+        extra: dict = {}
         if arithmetic is not None:
             values, proposal = arithmetic.proposal(self.folded)
-        sc.claims.append(
-            DraftClaim(
-                f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}",
-                self.section_of(num.start),
-                num,
-                stated,
-                unit,
-                locator,
-                note,
-                problem,
-                formula=arithmetic.text if arithmetic else "",
-                values=values,
-                proposal=proposal,
-            )
-        )
+            extra = {"formula": arithmetic.text, "values": values, "proposal": proposal}
+        cid = f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}"
+        section = self.section_of(num.start)
+        sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
 
 
 def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
@@ -800,9 +725,7 @@ def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
     for x, y in zip(ms.numbers, ms.numbers[1:]):
         length = unit_words(ms, x, shared=False)[2]
         glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
-        border = (
-            _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start]) is not None
-        )  # Markdown: scan has no |
+        border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
         if x.line == y.line and (glued or border):
             run = run or [x]
             run.append(y)
@@ -814,18 +737,7 @@ def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
     return rows
 
 
-_OPERATOR = {
-    "×": "*",
-    "x": "*",
-    "X": "*",
-    "*": "*",
-    "·": "*",
-    "/": "/",
-    "÷": "/",
-    "+": "+",
-    "-": "-",
-    "−": "-",
-}
+_OPERATOR = dict.fromkeys("×xX*·", "*") | dict.fromkeys("/÷", "/") | {"+": "+", "-": "-", "−": "-"}
 # an operator between two numbers of a printed formula ("x" only as a word of its own, "-" only
 # between spaces: "2-3" is a range)
 _OPERATOR_IN_GAP = re.compile(r"[×*·/÷+−]|(?<![A-Za-z])[xX](?![A-Za-z])|(?<=\s)-(?=\s)")
@@ -885,14 +797,6 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
         return None
     end = num.end + unit_words(ms, num)[2]
     return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
-
-
-def printed_formula(ms: Manuscript, num: Number) -> str:
-    """The arithmetic the manuscript prints for ``num`` (:func:`printed_arithmetic`) as printed,
-    with the result's unit (``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a ``formula``
-    claim: the editor names the values and writes the formula."""
-    found = printed_arithmetic(ms, num)
-    return found.text if found else ""
 
 
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
@@ -995,11 +899,11 @@ def _render(sc: Scaffold) -> str:
         if c.problem:
             out.append(f"# FIXME {c.problem}")
         if c.formula:
-            out.append(f"# the text prints its arithmetic: {c.formula}")
-            out.append(
-                "# its numbers are `values`: check it with a `formula` (the core does, no test module),"
-            )
-            out.append(f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}")
+            out += [
+                f"# the text prints its arithmetic: {c.formula}",
+                "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
+                f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
+            ]
         elif c.values:
             out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
         out += [
@@ -1018,10 +922,7 @@ def _render(sc: Scaffold) -> str:
             quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
         if quotes:
             out.append("quotes = { " + ", ".join(quotes) + " }")
-        if c.section:
-            out.append(f"section = {_q(c.section)}")
-        if c.note:
-            out.append(f"note = {_q(c.note)}")
+        out += [f"{k} = {_q(v)}" for k, v in (("section", c.section), ("note", c.note)) if v]
         out += ["draft = true", ""]
     if sc.waivers:
         out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
