@@ -51,8 +51,6 @@ _ORDER = FAILING + ("ok", "in-words", "not-in-book")
 
 
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
-
-
 _MARKUP = str.maketrans("*`|", "   ")
 
 
@@ -128,14 +126,8 @@ class Manuscript:
         scan = normalise(text)
         if markdown:
             scan = _markup_as_spaces(scan)
-        return cls(
-            path,
-            text,
-            scan,
-            tuple(find_numbers(scan)),
-            sha256 or hashlib.sha256(text.encode()).hexdigest(),
-            markdown,
-        )
+        sha256 = sha256 or hashlib.sha256(text.encode()).hexdigest()
+        return cls(path, text, scan, tuple(find_numbers(scan)), sha256, markdown)
 
     def locator_form(self, locator: str) -> str:
         """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
@@ -186,15 +178,8 @@ class Manuscript:
         le = self.text.find("\n", end)
         le = len(self.text) if le < 0 else le
         a, b = max(ls, start - width), min(le, end + width)
-        return (
-            ("…" if a > ls else "")
-            + self.text[a:start]
-            + "["
-            + self.text[start:end]
-            + "]"
-            + self.text[end:b]
-            + ("…" if b < le else "")
-        )
+        t = self.text
+        return f"{'…' if a > ls else ''}{t[a:start]}[{t[start:end]}]{t[end:b]}{'…' if b < le else ''}"
 
 
 @dataclass(frozen=True)
@@ -218,13 +203,9 @@ def _from_number(regex: re.Pattern) -> re.Pattern:
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
-    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number.
-
-    Such a regex has no literal prefix, so the engine tries it at every character: 0.13 s per
-    locator on the chapter repeated 160 times. Its match can only begin at whitespace before a
-    digit that no digit, '.' or ',' precedes, so it is tried at those digits alone (indexed once
-    per manuscript) and its start moved back over the whitespace, as finditer would find it.
-    """
+    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number: such a match
+    begins at whitespace before a digit that no digit, '.' or ',' precedes, so the regex is tried
+    at those digits alone and its start moved back over the whitespace, as finditer would find it."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from regex.finditer(ms.scan)
         return
@@ -328,10 +309,8 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     site = sites[0]
     if not pattern.numbers:
         status = "in-words" if printed else "ok"
-        msg = (
-            f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
-            if printed
-            else f"{claim_id}: found on line {site.line}"
+        msg = f"{claim_id}: found on line {site.line}" + (
+            f"; the chapter states {name} without digits" if printed else ""
         )
         return [
             quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0), message=msg)
@@ -383,24 +362,14 @@ def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, nam
     same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
     line = ms.line_of(start)
     ctx = ms.context(start, end)
-    if same:
-        return quote(
-            status="ok",
-            manuscript=shown,
-            line=line,
-            context=ctx,
-            span=(start, end),
-            message=f"{claim_id}: line {line} prints {shown} = {name}",
-        )
-    return quote(
-        status="drift",
-        manuscript=shown,
-        line=line,
-        context=ctx,
-        span=(start, end),
-        message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-        f"registry has {name} = {printed} ({ctx})",
+    message = (
+        f"{claim_id}: line {line} prints {shown} = {name}"
+        if same
+        else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+        f"registry has {name} = {printed} ({ctx})"
     )
+    status = "ok" if same else "drift"
+    return quote(status=status, manuscript=shown, line=line, context=ctx, span=span, message=message)
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
@@ -462,7 +431,7 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
         if pos:
             span = site.groups[pos[0]]
             shown = ms.text[span[0] : span[1]]
-    status = {"drift": "drift", "not-in-book": "not-in-book", "ok": "ok", "in-words": "in-words"}
+    status = citation.status if citation.status in ("drift", "not-in-book", "ok", "in-words") else "unbound"
     line = site.line if site is not None else None
     where = f" on line {line}" if line else ""
     return QuoteCheck(
@@ -470,7 +439,7 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
         "stated",
         claim.locator,
         citation.figure,
-        status.get(citation.status, "unbound"),
+        status,
         manuscript=shown,
         line=line,
         span=(span[0], span[1]) if span else None,
@@ -518,13 +487,8 @@ class Piece:
     context: str
 
     def as_dict(self) -> dict:
-        return {
-            "text": self.text,
-            "line": self.line,
-            "status": self.status,
-            "by": list(self.by),
-            "context": self.context,
-        }
+        fields = ("text", "line", "status", "by", "context")
+        return {k: list(self.by) if k == "by" else getattr(self, k) for k in fields}
 
 
 @dataclass
@@ -614,18 +578,15 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
-    active: list[
-        _Cover
-    ] = []  # covers begun before the current number (a sweep: linear, not numbers x covers)
+    # a sweep over the numbers in text order: the covers begun before the current number that have
+    # not ended before it (a cover that ends before this number ends before every later one)
+    over: list[_Cover] = []
     nxt = 0
-    for (
-        num
-    ) in ms.numbers:  # in text order, so a cover that ends before this number ends before every later one
+    for num in ms.numbers:
         while nxt < len(covers) and covers[nxt].start < num.end:
-            active.append(covers[nxt])
+            over.append(covers[nxt])
             nxt += 1
-        active = [c for c in active if c.end > num.start]
-        over = active
+        over = [c for c in over if c.end > num.start]
         edges = sorted(
             {num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
         )
@@ -748,8 +709,8 @@ def drift_words(entry: ClaimEntry) -> list[str]:
     for q in drift.quotes:
         if not q.failing:
             continue
+        line = f"line {q.line}: " if q.line else ""
         if q.source:  # a citation: the quote against the chapter it quotes
-            line = f"line {q.line}: " if q.line else ""
             text = with_unit(q.manuscript, unit) if q.manuscript[-1:].isdigit() else q.manuscript
             out.append(
                 f"{line}the text says {text}, quoting {q.source}, which says {q.registry}: drifted from {q.source}"
@@ -763,7 +724,6 @@ def drift_words(entry: ClaimEntry) -> list[str]:
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
         text = with_unit(q.manuscript, unit) if stated and q.manuscript[-1:].isdigit() else q.manuscript
         reg = with_unit(q.registry, unit) if stated else q.registry
-        line = f"line {q.line}: " if q.line else ""
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
