@@ -18,6 +18,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.interval import parse_decimal
+from claimcheck.registry import load_registry, other_chapters
+from claimcheck.units import convert
+
 REGISTRY_NAME = "claims.toml"
 #: folders the commands never search for registries (besides hidden ones and virtual environments)
 SKIP_DIRS = ("node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist")
@@ -102,8 +107,6 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
     Raises:
         BookError: no registry under ``root``, or several and none (or more than one) names the file.
     """
-    from claimcheck.registry import load_registry
-
     root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
     if not paths:
@@ -128,8 +131,6 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
 
 def load_book(root="claims"):
     """Every registry under ``root``, loaded: ``[Registry, ...]`` in path order."""
-    from claimcheck.registry import load_registry
-
     return [load_registry(p) for p in registry_paths(root)]
 
 
@@ -296,9 +297,6 @@ def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) ->
         claimcheck.units.UnitError: the two units have different dimensions.
         ValueError: a figure that is not a plain decimal.
     """
-    from claimcheck.interval import parse_decimal
-    from claimcheck.units import convert
-
     q, s = parse_decimal(quote), float(parse_decimal(source))
     if quote_unit.strip() != source_unit.strip():
         s = convert(s, source_unit, quote_unit)
@@ -342,8 +340,6 @@ def book_of(registries, root="claims") -> dict:
     """chapter id -> registry: ``registries`` and every other chapter of the book they belong to
     (the ``claims/`` folder above each, else ``root``), loaded once each; a chapter the registries
     give wins over another file with its id."""
-    from claimcheck.registry import load_registry
-
     out = {reg.chapter_id: reg for reg in registries}
     given = {Path(reg.path).resolve() for reg in registries}
     folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
@@ -361,9 +357,6 @@ def citation_issues(registries, book=None) -> list[str]:
     unknown claim of a chapter in the book (naming both), a chapter-only citation of a chapter in the
     book, units that do not compare, a formula that cannot be evaluated. A drifted quote is not here
     (:func:`citations` says it, as drift); a chapter not in the book is never a problem of a citation."""
-    from claimcheck.formula import FormulaError, evaluate_claim
-    from claimcheck.registry import other_chapters
-
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
     for c in citations(registries, chapters):

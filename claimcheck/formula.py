@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -68,14 +69,10 @@ def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], I
 
 
 def _surprisal(p: Interval) -> Interval:
-    from claimcheck.formula import surprisal_bits
-
     return surprisal_bits(Interval.coerce(p))
 
 
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
-    from claimcheck.formula import entropy_bounds_from_top_k
-
     if not probs:
         raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
     # the largest vocabulary the printed size allows gives the largest (safe) upper bound
@@ -109,13 +106,16 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     ),
 }
 
-_BINARY = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _COMPARE = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
+# whether a comparison of two intervals holds, read as a question about printed numbers (module doc)
+_HOLDS: dict[str, Callable[[Interval, Interval], bool]] = {
+    "==": lambda a, b: a.overlaps(b),
+    "<=": lambda a, b: a.lo <= b.hi,
+    ">=": lambda a, b: a.hi >= b.lo,
+    "<": lambda a, b: a.hi < b.lo,
+    ">": lambda a, b: a.lo > b.hi,
+}
 
 
 @dataclass(frozen=True)
@@ -229,12 +229,9 @@ def _dotted(node) -> str | None:
 
 
 def _check(node, text: str, names: list, top: bool = False) -> None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        if not abs(node.value) <= MAX_LITERAL:  # also false for inf and nan
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not abs(value) <= MAX_LITERAL:  # also false for inf and nan
             raise FormulaError(
                 f"{text}: the number {excerpt(ast.unparse(node), 24)} is not a finite number of magnitude "
                 f"at most {MAX_LITERAL:g}"
@@ -277,9 +274,8 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
             _check(arg, text, names)
         return
     if isinstance(node, ast.Compare) and top and all(type(op) in _COMPARE for op in node.ops):
-        _check(node.left, text, names)
-        for c in node.comparators:
-            _check(c, text, names)
+        for side in (node.left, *node.comparators):
+            _check(side, text, names)
         return
     raise FormulaError(
         f"{text}: {excerpt(ast.unparse(node), 40)} is outside the formula language (numbers, names, "
@@ -302,13 +298,11 @@ class _Evaluator:
                 f"{self.text}: cannot be computed ({type(exc).__name__}: {excerpt(str(exc), quote=False)})"
             ) from None
 
-    def _finite(self, value):
+    def visit(self, node):
+        value = self._visit(node)
         if isinstance(value, Interval) and not (math.isfinite(value.lo) and math.isfinite(value.hi)):
             raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({value})")
         return value
-
-    def visit(self, node):
-        return self._finite(self._visit(node))
 
     def _visit(self, node):
         if isinstance(node, ast.Constant):
@@ -347,7 +341,7 @@ class _Evaluator:
             left = self.visit(node.left)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.visit(right_node)
-                if not _holds(_COMPARE[type(op)], left, right):
+                if not _HOLDS[_COMPARE[type(op)]](left, right):
                     return False
                 left = right
             return True
@@ -360,18 +354,6 @@ class _Evaluator:
             return a / b
         except ZeroDivisionError as exc:
             raise FormulaError(f"{self.text}: {exc}") from None
-
-
-def _holds(op: str, a: Interval, b: Interval) -> bool:
-    if op == "==":
-        return a.overlaps(b)
-    if op == "<=":
-        return a.lo <= b.hi
-    if op == ">=":
-        return a.hi >= b.lo
-    if op == "<":
-        return a.hi < b.lo
-    return a.lo > b.hi
 
 
 def value_of(printed: str, precision: str) -> Interval:

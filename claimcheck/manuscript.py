@@ -33,7 +33,9 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
+from claimcheck.book import cite
 from claimcheck.display import format_value, with_unit
+from claimcheck.fileio import read_input_file
 from claimcheck.printed import (
     NUMBER_PATTERN,
     Number,
@@ -93,8 +95,6 @@ class Manuscript:
                 manuscript with no text would report every claim's locator as drifted, which
                 says nothing about the chapter.
         """
-        from claimcheck.fileio import read_input_file
-
         p = Path(path)
         try:
             raw = read_input_file(p)
@@ -464,8 +464,6 @@ def chapter_manuscript(registry) -> Manuscript | None:
 def citation_checks(registry, book, ms: Manuscript | None = None) -> dict[str, QuoteCheck]:
     """claim id -> the drift check of its citation, for every claim of ``registry`` with ``cites``,
     against ``book`` (chapter id -> registry); lines from ``ms``, else the chapter's own manuscript."""
-    from claimcheck.book import cite
-
     citing = [c for c in registry.claims.values() if c.cites]
     if not citing:
         return {}

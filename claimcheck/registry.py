@@ -43,7 +43,10 @@ from claimcheck.fields import (
     suggest,
 )
 from claimcheck.fileio import read_input_file
+from claimcheck.formula import FormulaError, evaluate_claim, parse
 from claimcheck.interval import parse_decimal
+from claimcheck.keys import CHAPTER_RE, qualify
+from claimcheck.printed import compile_locator, same_printed
 from claimcheck.tolerance import Tolerance
 from claimcheck.units import UnitError, declare, declared_elsewhere
 
@@ -112,8 +115,6 @@ class Claim:
     @property
     def key(self) -> str:
         """The claim's key across the book: ``ch15:C18`` (:mod:`claimcheck.keys`)."""
-        from claimcheck.keys import qualify
-
         return qualify(self.chapter, self.id)
 
     @property
@@ -181,8 +182,6 @@ class Registry:
     @property
     def chapter_id(self) -> str:
         """The chapter's id: ``[chapter] id`` when valid, else the registry's folder name (``ch15``)."""
-        from claimcheck.keys import CHAPTER_RE
-
         cid = self.chapter.get("id")
         if isinstance(cid, str) and CHAPTER_RE.match(cid):
             return cid
@@ -191,8 +190,6 @@ class Registry:
 
     def key(self, claim_id: str) -> str:
         """``claim_id`` qualified with this registry's chapter: ``C18`` -> ``ch15:C18``."""
-        from claimcheck.keys import qualify
-
         return qualify(self.chapter_id, claim_id)
 
     def add(self, claim_id: str | None, fld: str | None, message: str) -> RegistryIssue:
@@ -431,11 +428,8 @@ def _check_formula_references(reg: Registry) -> None:
                     why = _unknown_name(reg, claim, name)
                     if why:
                         problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
-        if (
-            not problems and claim.formula and not other_chapters(claim)
-        ):  # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
-            from claimcheck.formula import FormulaError, evaluate_claim
-
+        # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
+        if not problems and claim.formula and not other_chapters(claim):
             try:
                 evaluate_claim(claim, reg)
             except FormulaError as exc:
@@ -452,8 +446,6 @@ def other_chapters(claim: Claim) -> list[str]:
 
 
 def formula_names(text: str, condition: bool) -> tuple[str, ...]:
-    from claimcheck.formula import parse
-
     return parse(text, condition=condition).names
 
 
@@ -521,8 +513,6 @@ def _locator_binds_stated(good: dict, entry: dict, bad) -> None:
 def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
     """Each name of ``quotes`` is ``stated`` or a key of ``values``, and each of its locators prints
     that number."""
-    from claimcheck.printed import compile_locator
-
     # the raw table, not the checked one: a name with one bad locator still has its others checked
     quotes = entry["quotes"] if isinstance(entry.get("quotes"), dict) else {}
     values = entry["values"] if isinstance(entry.get("values"), dict) else {}
@@ -581,8 +571,6 @@ CLAIM_RULES = (
 
 def _unbound(locator: str, printed: str) -> str | None:
     """Why ``locator`` cannot tell which of its numbers is ``printed`` (None when it can)."""
-    from claimcheck.printed import compile_locator, same_printed
-
     nums = compile_locator(locator).numbers
     if printed and len(nums) > 1 and not any(same_printed(printed, n) for n in nums):
         return (

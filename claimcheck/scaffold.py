@@ -35,9 +35,11 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.fields import comment_lines
 from claimcheck.manuscript import Manuscript, check_quote, find_sites
 from claimcheck.printed import Number
 from claimcheck.registry import MAX_LOCATOR
+from claimcheck.units import UnitError, parse_unit
 
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
@@ -306,8 +308,6 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
     个字节, 个 token, 倍...). A noun the registry has no unit for (个字符) is a count (``""``), and
     the note says so. A guess.
     """
-    from claimcheck.units import UnitError, parse_unit
-
     if num.scale == "%":
         return "percent", ""
     unit, word, _ = unit_words(ms, num)
@@ -865,8 +865,6 @@ HEADER = """\
 
 
 def _render(sc: Scaffold) -> str:
-    from claimcheck.fields import comment_lines
-
     out = [
         HEADER.format(
             manuscript=sc.chapter["manuscript"],
