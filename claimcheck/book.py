@@ -205,31 +205,29 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
     return sorted(out, key=lambda m: m.line)
 
 
-def claim_ids_in_file(path: str | Path) -> list[str]:
-    """The distinct claim ids a test module names, in file order (empty when it cannot be read)."""
+def _file_marks(path: str | Path) -> list[ClaimMark]:
+    """:func:`claim_marks` of a file ([] when it cannot be read)."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        return claim_marks(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
     except OSError:
         return []
-    return list(dict.fromkeys(m.claim_id for m in claim_marks(text, str(path))))
+
+
+def claim_ids_in_file(path: str | Path) -> list[str]:
+    """The distinct claim ids a test module names, in file order (empty when it cannot be read)."""
+    return list(dict.fromkeys(m.claim_id for m in _file_marks(path)))
 
 
 def module_files(folder: str | Path) -> list[Path]:
     """The test modules under ``folder`` (pytest's default file names), sorted."""
-    folder = Path(folder)
-    found = {p for pattern in TEST_FILE_PATTERNS for p in folder.rglob(pattern) if p.is_file()}
-    return sorted(found)
+    return sorted({p for pattern in TEST_FILE_PATTERNS for p in Path(folder).rglob(pattern) if p.is_file()})
 
 
 def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
     """claim id -> its marks in every test module under ``folder`` (unreadable files are skipped)."""
     out: dict[str, list[ClaimMark]] = {}
     for path in module_files(folder):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for mark in claim_marks(text, str(path)):
+        for mark in _file_marks(path):
             out.setdefault(mark.claim_id, []).append(mark)
     return out
 
@@ -361,19 +359,16 @@ def citation_issues(registries, book=None) -> list[str]:
     out = []
     for c in citations(registries, chapters):
         chapter, cid = split_key(c.source)
+        where = f"{c.path}: claim {c.key}: field 'cites': "
         if c.status == "unknown" and not cid:
             out.append(
-                f"{c.path}: claim {c.key}: field 'cites': {c.source!r} is a chapter of this book: name the "
-                f"claim it quotes ({c.source}:ID)"
+                f"{where}{c.source!r} is a chapter of this book: name the claim it quotes ({c.source}:ID)"
             )
         elif c.status == "unknown":
             near = difflib.get_close_matches(cid, list(chapters[chapter].claims), n=1)
-            out.append(
-                f"{c.path}: claim {c.key}: field 'cites': {c.words}"
-                + (f" (did you mean {chapter}:{near[0]}?)" if near else "")
-            )
+            out.append(where + c.words + (f" (did you mean {chapter}:{near[0]}?)" if near else ""))
         elif c.status == "unit":
-            out.append(f"{c.path}: claim {c.key}: field 'cites': {c.words}")
+            out.append(where + c.words)
     for reg in registries:
         for claim in reg.claims.values():
             names = other_chapters(claim) if claim.formula else []

@@ -207,7 +207,7 @@ def _matches(ms: Manuscript, regex: re.Pattern):
     begins at whitespace before a digit that no digit, '.' or ',' precedes, so the regex is tried
     at those digits alone and its start moved back over the whitespace, as finditer would find it."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
-        yield from regex.finditer(ms.scan)
+        yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
     tail, scan, last_end = _from_number(regex), ms.scan, 0
     for p in ms.number_starts:
@@ -231,8 +231,7 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
         return list(known)
     pattern = compile_locator(ms.locator_form(locator))
     sites = []
-    for found in _matches(ms, pattern.regex):
-        begin, m = found if isinstance(found, tuple) else (found.start(), found)
+    for begin, m in _matches(ms, pattern.regex):
         groups = tuple(m.span(i) for i in range(1, (m.re.groups or 0) + 1))
         start = groups[0][0] if groups else begin
         sites.append(Site(begin, m.end(), ms.line_of(start), groups))
@@ -675,14 +674,9 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
     drifts = [
         ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
     ]
+    issues, seconds = [str(i) for i in registry.issues], time.perf_counter() - t0
     return ManuscriptCheck(
-        ms,
-        registry.path,
-        drifts,
-        audit,
-        [str(i) for i in registry.issues],
-        time.perf_counter() - t0,
-        getattr(registry, "chapter_id", ""),
+        ms, registry.path, drifts, audit, issues, seconds, getattr(registry, "chapter_id", "")
     )
 
 

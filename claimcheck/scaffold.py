@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck.fields import comment_lines
-from claimcheck.manuscript import Manuscript, check_quote, find_sites
+from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
 from claimcheck.printed import Number
 from claimcheck.registry import MAX_LOCATOR
 from claimcheck.units import UnitError, parse_unit
@@ -438,17 +438,19 @@ def _binds(ms: Manuscript, num: Number, stated: str):
     return accept
 
 
+def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
+    """The one place ``locator`` finds, when it waives no number that may be a claim (every number
+    it prints is in ``waivable``); else None."""
+    sites = find_sites(ms, locator)
+    return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
+
+
 def _covers(ms: Manuscript, nums: list[Number], waivable):
-    """A waiver's locator: found once, holding ``nums``, and waiving no number that may be a claim
-    (every number it prints is in ``waivable``)."""
+    """A waiver's locator: a :func:`_waivable_site` holding ``nums``."""
 
     def accept(locator: str) -> bool:
-        sites = find_sites(ms, locator)
-        return (
-            len(sites) == 1
-            and all((n.start, n.end) in sites[0].groups for n in nums)
-            and all(g in waivable for g in sites[0].groups)
-        )
+        site = _waivable_site(ms, locator, waivable)
+        return site is not None and all((n.start, n.end) in site.groups for n in nums)
 
     return accept
 
@@ -518,12 +520,9 @@ def _empty_scaffold(ms: Manuscript, name: str, heads: list[tuple[int, int, str]]
     title = heads[0][2] if heads else name
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    chapter = {
-        "id": chapter_id,
-        "title": title,
-        "language": manuscript_language(ms.text),
-        "manuscript": Path(ms.path).name,
-    }
+    chapter = dict(
+        id=chapter_id, title=title, language=manuscript_language(ms.text), manuscript=Path(ms.path).name
+    )
     sc = Scaffold(ms, name, chapter)
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
@@ -578,13 +577,12 @@ class _Drafter:
         reasons = {}
         for num in self.ms.numbers:
             span = (num.start, num.end)
-            if _holding(self.blocks, num.start, num.end) is not None:
+            heading = _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
+            if _holding(self.blocks, *span) is not None:
                 reasons[span] = "the code block's own constants"
-            elif _holding(self.inline, num.start, num.end) is not None:
+            elif _holding(self.inline, *span) is not None:
                 reasons[span] = "the code's own constants (inline code)"
-            elif reason := waiver_reason(
-                self.ms, num, _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
-            ):
+            elif reason := waiver_reason(self.ms, num, heading):
                 reasons[span] = reason
         return reasons
 
@@ -619,9 +617,8 @@ class _Drafter:
         at = self.draft_at[self.row_of[(num.start, num.end)]]
         c = self.sc.claims[at]
         name = f"v{len(c.values) + 2}"  # the row's first number is stated: v2, v3... are the next cells
-        self.sc.claims[at] = dataclasses.replace(
-            c, values=c.values + ((name, _stated(num), self.folded[(num.start, num.end)]),)
-        )
+        value = (name, _stated(num), self.folded[(num.start, num.end)])
+        self.sc.claims[at] = dataclasses.replace(c, values=(*c.values, value))
         return True
 
     def _waive(self, num: Number, reason: str) -> bool:
@@ -809,10 +806,8 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         return DraftWaiver(section, whole, reason)
 
     def starts_block(locator: str) -> bool:
-        sites = find_sites(ms, locator)
-        return (
-            len(sites) == 1 and sites[0].start <= first.start and all(g in waivable for g in sites[0].groups)
-        )
+        site = _waivable_site(ms, locator, waivable)
+        return site is not None and site.start <= first.start
 
     # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
     # so the window may also end just before it)
