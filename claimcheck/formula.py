@@ -385,19 +385,11 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     Raises:
         FormulaError: a printed number that is not a plain decimal (the registry validates them).
     """
+    if names is None:
+        names = ["stated", *claim.values]
+        names += [f"{o.id}.{k}" for o in registry.claims.values() for k in ("stated", *o.values)]
     env: dict[str, Interval] = {}
     try:
-        if names is None:
-            if claim.stated:
-                env["stated"] = value_of(claim.stated, claim.precision)
-            for name, text in claim.values.items():
-                env[name] = value_of(text, claim.precision)
-            for other in registry.claims.values():
-                if other.stated:
-                    env[f"{other.id}.stated"] = value_of(other.stated, claim.precision)
-                for name, text in other.values.items():
-                    env[f"{other.id}.{name}"] = value_of(text, claim.precision)
-            return env
         for name in names:
             chapter, _, local = name.rpartition(":")
             ref, _, key = local.rpartition(".")
@@ -484,11 +476,8 @@ def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interva
         ValueError: the listed probabilities cannot sum to at most 1.
     """
     k = len(probs)
-    listed = Interval(0.0, 0.0)
-    total = Interval(0.0, 0.0)
-    for p in probs:
-        listed = listed + entropy_term_bits(p)
-        total = total + p
+    listed = sum((entropy_term_bits(p) for p in probs), Interval(0.0, 0.0))
+    total = sum(probs, Interval(0.0, 0.0))
     if total.lo > 1:
         raise ValueError(f"listed probabilities sum to more than 1: {total}")
     rest = Interval(max(0.0, 1 - total.hi), 1 - total.lo)

@@ -342,10 +342,8 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict) -> N
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if claim is not None and cid in reg.claims:
-            claim = None
-            problems = [
-                RegistryIssue(reg.path, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")
-            ]
+            claim, why = None, f"duplicate id (entry #{index}; first defined earlier)"
+            problems = [RegistryIssue(reg.path, cid, "id", why)]
         if claim is not None and cid in located:
             problems, claim = located.pop(cid), None
         if claim is not None:
@@ -400,12 +398,8 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         what = (
             f"byte 0x{found[0]:02x} is" if len(found) == 1 else f"{len(found)} byte sequences ({shown}) are"
         )
-        issue = RegistryIssue(
-            reg.path,
-            cid,
-            fld,
-            f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)",
-        )
+        why = f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)"
+        issue = RegistryIssue(reg.path, cid, fld, why)
         if cid is not None:
             located.setdefault(cid, []).append(issue)
         else:
