@@ -111,12 +111,8 @@ class Manuscript:
             raise ManuscriptError(
                 f"{p}: the manuscript is empty ({len(raw)} bytes, no text); is it the right file?"
             )
-        return cls.from_text(
-            text,
-            str(p),
-            markdown=p.suffix.lower() in (".md", ".markdown"),
-            sha256=hashlib.sha256(raw).hexdigest(),
-        )
+        markdown = p.suffix.lower() in (".md", ".markdown")
+        return cls.from_text(text, str(p), markdown=markdown, sha256=hashlib.sha256(raw).hexdigest())
 
     @classmethod
     def from_text(
@@ -316,40 +312,24 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         ]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
-        return [
-            quote(
-                status="unbound",
-                line=site.line,
-                message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
-                f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}",
-            )
-        ]
+        prints = ", ".join(n.text for n in pattern.numbers)
+        why = f"{claim_id}: locator {locator_plain(locator)!r} prints {prints}; none is {name} = {printed}"
+        return [quote(status="unbound", line=site.line, message=why)]
     return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
 
 
 def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
     """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
     or in several places (``ambiguous``, with their lines)."""
+    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
     if not sites:
         hint = _near_miss(ms, pattern)
-        return quote(
-            status="not-found",
-            line=hint[0] if hint else None,
-            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
-            + (
-                f"manuscript as printed: {hint[1]}"
-                if hint
-                else "manuscript: the sentence was rewritten or removed"
-            ),
-        )
+        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
+        msg = f"{where} not found in the manuscript{why}"
+        return quote(status="not-found", line=hint[0] if hint else None, message=msg)
     lines = tuple(s.line for s in sites)
-    return quote(
-        status="ambiguous",
-        lines=lines,
-        line=lines[0],
-        message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
-        f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
-    )
+    why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
+    return quote(status="ambiguous", lines=lines, line=lines[0], message=why)
 
 
 def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
@@ -433,19 +413,9 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
     status = citation.status if citation.status in ("drift", "not-in-book", "ok", "in-words") else "unbound"
     line = site.line if site is not None else None
     where = f" on line {line}" if line else ""
-    return QuoteCheck(
-        claim.id,
-        "stated",
-        claim.locator,
-        citation.figure,
-        status,
-        manuscript=shown,
-        line=line,
-        span=(span[0], span[1]) if span else None,
-        message=(f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ")
-        + citation.words,
-        source=citation.source,
-    )
+    message = (f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ") + citation.words
+    quote = partial(QuoteCheck, claim.id, "stated", claim.locator, citation.figure, status)
+    return quote(manuscript=shown, line=line, span=span, message=message, source=citation.source)
 
 
 def chapter_manuscript(registry) -> Manuscript | None:
@@ -565,12 +535,7 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
     """
     problems: list[str] = []
     warnings: list[str] = []
-    covers = [
-        _Cover(c.span[0], c.span[1], "bound", c.claim_id)
-        for d in drifts
-        for c in d.checks
-        if c.span is not None
-    ]
+    covers = [_Cover(*c.span, "bound", c.claim_id) for d in drifts for c in d.checks if c.span is not None]
     for w in waivers:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
