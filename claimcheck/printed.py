@@ -164,16 +164,14 @@ def _identifier_before(norm: str, p: int) -> bool:
         q = p
         while q > 0 and norm[q - 1].isascii() and norm[q - 1].isalpha():
             q -= 1
-        word = norm[q:p]
-        if word in UNIT_WORDS and not (
-            q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")
-        ):
-            return False  # a unit closing the previous cell: "5.21 s98 token", "token0.086 s"
-        return True
+        # a unit closes the previous cell ("5.21 s98 token", "token0.086 s") unless a name goes on before it
+        glued = q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")
+        return norm[q:p] not in UNIT_WORDS or glued
     return False
 
 
 _IDENT_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
+_DIGIT = re.compile(r"\d")
 
 
 def _unit_after(norm: str, end: int) -> str:
@@ -191,13 +189,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
     """
     norm = normalise(text)
     out: list[Number] = []
-    line, line_pos = first_line, 0
-    pos = 0
-    digit = re.compile(r"\d")
-    while True:
-        m = digit.search(norm, pos)
-        if m is None:
-            break
+    line, line_pos, pos = first_line, 0, 0
+    while (m := _DIGIT.search(norm, pos)) is not None:
         p = m.start()
         if _identifier_before(norm, p):
             ident = _IDENT_TAIL.match(norm, p)
@@ -215,11 +208,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             continue
         line += norm.count("\n", line_pos, p)
         line_pos = p
-        out.append(
-            Number(
-                text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, _unit_after(norm, end)
-            )
-        )
+        unit = _unit_after(norm, end)
+        out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, unit))
         pos = end
     return out
 

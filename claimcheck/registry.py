@@ -413,15 +413,12 @@ def _check_formula_references(reg: Registry) -> None:
     for cid in list(reg.claims):
         claim = reg.claims[cid]
         problems = []
-        for fld, texts in (
-            ("formula", [claim.formula] if claim.formula else []),
-            ("conditions", claim.conditions),
-        ):
-            for text in texts:
-                for name in formula_names(text, fld == "conditions"):
-                    why = _unknown_name(reg, claim, name)
-                    if why:
-                        problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
+        texts = [("formula", claim.formula)] if claim.formula else []
+        for fld, text in texts + [("conditions", t) for t in claim.conditions]:
+            for name in formula_names(text, fld == "conditions"):
+                why = _unknown_name(reg, claim, name)
+                if why:
+                    problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
         # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
         if not problems and claim.formula and not other_chapters(claim):
             try:
@@ -446,10 +443,8 @@ def formula_names(text: str, condition: bool) -> tuple[str, ...]:
 def split_reference(name: str) -> tuple[str | None, str]:
     """``"C25.a_input"`` -> ``("C25", "a_input")``; ``"C30.text.p_much"`` -> ``("C30.text", "p_much")``;
     ``"read_s"`` -> ``(None, "read_s")``."""
-    if "." not in name:
-        return None, name
-    claim_id, value = name.rsplit(".", 1)
-    return claim_id, value
+    claim_id, _, value = name.rpartition(".")
+    return claim_id or None, value
 
 
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
