@@ -146,20 +146,12 @@ def check_table(
     misspelled = set()
     bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
 
-    for key in entry if strict else ():
-        if key not in by_name:
-            close = (
-                difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
-                if len(key) <= 60
-                else []
-            )
-            misspelled.update(close)
-            bad(
-                key,
-                f"unknown field (did you mean '{close[0]}'?)"
-                if close
-                else f"unknown field; known fields: {', '.join(by_name)}",
-            )
+    for key in [k for k in entry if k not in by_name] if strict else []:
+        unset = [n for n in by_name if n not in entry]
+        close = difflib.get_close_matches(key, unset, n=1) if len(key) <= 60 else []
+        misspelled.update(close)
+        hint = f" (did you mean '{close[0]}'?)" if close else f"; known fields: {', '.join(by_name)}"
+        bad(key, f"unknown field{hint}")
     out: dict[str, Any] = {}
     for f in fields:
         if f.name not in entry:

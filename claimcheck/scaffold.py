@@ -152,7 +152,76 @@ class Scaffold:
 
     def to_toml(self) -> str:
         """The registry file's text (TOML, UTF-8), with comments for the editor."""
-        return _render(self)
+        out = [
+            HEADER.format(
+                manuscript=self.chapter["manuscript"],
+                registry=f"claims/{self.name}/claims.toml",
+                manuscript_path=self.manuscript.path,
+                chapter=self.chapter["id"],
+            ).rstrip("\n"),
+            *comment_lines(),
+            "",
+            "[chapter]",
+        ]
+        out += [f"{k} = {_q(v)}" for k, v in self.chapter.items()]
+        if self.sections:
+            out += [
+                "",
+                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
+                "# give each section a title in your own words).",
+            ]
+            for s in self.sections:
+                out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
+                if s.heading:
+                    out.append(f"heading = {_q(s.heading)}")
+        titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
+        current = object()
+        for c in self.claims:
+            if c.section != current:
+                current = c.section
+                out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
+            out += ["[[claims]]"]
+            if c.problem:
+                out.append(f"# FIXME {c.problem}")
+            if c.formula:
+                out += [
+                    f"# the text prints its arithmetic: {c.formula}",
+                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
+                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
+                ]
+            elif c.values:
+                out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
+            out += [
+                f"id = {_q(c.id)}",
+                f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
+                f"stated = {_q(c.stated)}",
+                f"unit = {_q(c.unit)}",
+                f"locator = {_q(c.locator)}",
+                'tolerance = "printed"',
+                'needs = ["text"]',
+            ]
+            if c.values:
+                out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
+            quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
+            if c.quotes:
+                quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
+            if quotes:
+                out.append("quotes = { " + ", ".join(quotes) + " }")
+            out += [f"{k} = {_q(v)}" for k, v in (("section", c.section), ("note", c.note)) if v]
+            out += ["draft = true", ""]
+        if self.waivers:
+            out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
+            for w in self.waivers:
+                out.append("[[waivers]]")
+                if w.problem:
+                    out.append(f"# FIXME {w.problem}")
+                out.append(f"locator = {_q(w.locator)}")
+                if w.until:
+                    out.append(f"until = {_q(w.until)}")
+                if w.numbers is not None:
+                    out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
+                out += [f"reason = {_q(w.reason)}", ""]
+        return "\n".join(out).rstrip() + "\n"
 
 
 # --- the manuscript's structure ----------------------------------------------------------------
@@ -857,76 +926,3 @@ HEADER = """\
 #           claimcheck check-manuscript {manuscript_path} --registry {registry}
 #
 """
-
-
-def _render(sc: Scaffold) -> str:
-    out = [
-        HEADER.format(
-            manuscript=sc.chapter["manuscript"],
-            registry=f"claims/{sc.name}/claims.toml",
-            manuscript_path=sc.manuscript.path,
-            chapter=sc.chapter["id"],
-        ).rstrip("\n"),
-        *comment_lines(),
-        "",
-        "[chapter]",
-    ]
-    out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
-    if sc.sections:
-        out += [
-            "",
-            "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-            "# give each section a title in your own words).",
-        ]
-        for s in sc.sections:
-            out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
-            if s.heading:
-                out.append(f"heading = {_q(s.heading)}")
-    titles: dict[str | None, str] = {s.id: s.title for s in sc.sections}
-    current = object()
-    for c in sc.claims:
-        if c.section != current:
-            current = c.section
-            out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
-        out += ["[[claims]]"]
-        if c.problem:
-            out.append(f"# FIXME {c.problem}")
-        if c.formula:
-            out += [
-                f"# the text prints its arithmetic: {c.formula}",
-                "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
-            ]
-        elif c.values:
-            out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
-        out += [
-            f"id = {_q(c.id)}",
-            f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
-            f"stated = {_q(c.stated)}",
-            f"unit = {_q(c.unit)}",
-            f"locator = {_q(c.locator)}",
-            'tolerance = "printed"',
-            'needs = ["text"]',
-        ]
-        if c.values:
-            out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
-        quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
-        if c.quotes:
-            quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
-        if quotes:
-            out.append("quotes = { " + ", ".join(quotes) + " }")
-        out += [f"{k} = {_q(v)}" for k, v in (("section", c.section), ("note", c.note)) if v]
-        out += ["draft = true", ""]
-    if sc.waivers:
-        out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
-        for w in sc.waivers:
-            out.append("[[waivers]]")
-            if w.problem:
-                out.append(f"# FIXME {w.problem}")
-            out.append(f"locator = {_q(w.locator)}")
-            if w.until:
-                out.append(f"until = {_q(w.until)}")
-            if w.numbers is not None:
-                out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
-            out += [f"reason = {_q(w.reason)}", ""]
-    return "\n".join(out).rstrip() + "\n"
