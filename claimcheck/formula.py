@@ -421,10 +421,10 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
-    conds = []
-    for text, f in zip(claim.conditions, conditions):
-        conds.append((text, bool(f.evaluate(env)), f.explain(env)))
-    return Evaluation(value, tuple(conds))
+    conds = tuple(
+        (text, bool(f.evaluate(env)), f.explain(env)) for text, f in zip(claim.conditions, conditions)
+    )
+    return Evaluation(value, conds)
 
 
 # ---
@@ -455,10 +455,7 @@ def entropy_term_bits(p: Interval) -> Interval:
         return 0.0 if x <= 0 else -x * math.log2(x)
 
     ends = (f(max(p.lo, 0.0)), f(min(p.hi, 1.0)))
-    hi = max(ends)
-    if p.lo <= 1 / math.e <= p.hi:
-        hi = f(1 / math.e)
-    return Interval(min(ends), hi)
+    return Interval(min(ends), f(1 / math.e) if p.lo <= 1 / math.e <= p.hi else max(ends))
 
 
 def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interval:
@@ -475,14 +472,11 @@ def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interva
     Raises:
         ValueError: the listed probabilities cannot sum to at most 1.
     """
-    k = len(probs)
     listed = sum((entropy_term_bits(p) for p in probs), Interval(0.0, 0.0))
     total = sum(probs, Interval(0.0, 0.0))
     if total.lo > 1:
         raise ValueError(f"listed probabilities sum to more than 1: {total}")
     rest = Interval(max(0.0, 1 - total.hi), 1 - total.lo)
-    p_k_hi = probs[-1].hi
-    rest_lo = rest.lo * -math.log2(p_k_hi) if rest.lo > 0 else 0.0
-    others = vocab_size - k
-    rest_hi = rest.hi * math.log2(others / rest.hi) if rest.hi > 0 else 0.0
+    rest_lo = rest.lo * -math.log2(probs[-1].hi) if rest.lo > 0 else 0.0  # r on entries at the k-th p
+    rest_hi = rest.hi * math.log2((vocab_size - len(probs)) / rest.hi) if rest.hi > 0 else 0.0  # r uniform
     return listed + Interval(rest_lo, max(rest_lo, rest_hi))

@@ -255,10 +255,7 @@ class QuoteCheck:
     source: str = ""
 
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d["span"] = list(self.span) if self.span else None
-        d["lines"] = list(self.lines)
-        return d
+        return asdict(self) | {"span": list(self.span) if self.span else None, "lines": list(self.lines)}
 
 
 @dataclass(frozen=True)

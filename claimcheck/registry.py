@@ -74,12 +74,9 @@ class RegistryIssue:
     message: str
 
     def __str__(self) -> str:
-        where = self.path
-        if self.claim_id:
-            where += f": claim {self.claim_id}"
-        if self.field:
-            where += f": field '{self.field}'"
-        return f"{where}: {self.message}"
+        claim = f": claim {self.claim_id}" if self.claim_id else ""
+        fld = f": field '{self.field}'" if self.field else ""
+        return f"{self.path}{claim}{fld}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -232,9 +229,7 @@ class Registry:
     @property
     def all_ids(self) -> list[str]:
         """Every claim id the file declares, valid or not, in file order."""
-        seen = list(self.claims)
-        seen += [i for i in self.invalid if i not in self.claims]
-        return seen
+        return [*self.claims, *(i for i in self.invalid if i not in self.claims)]
 
 
 def load_registry(path: str | Path) -> Registry:

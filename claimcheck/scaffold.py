@@ -829,9 +829,8 @@ class PrintedFormula:
             if locator is None:
                 terms.append(_stated(x))
                 continue
-            name = "abcdefghijklmnopqrstuvwxyz"[len(values) % 26] + (
-                "" if len(values) < 26 else str(len(values))
-            )
+            n = len(values)
+            name = "abcdefghijklmnopqrstuvwxyz"[n % 26] + ("" if n < 26 else str(n))
             values.append((name, _stated(x), locator))
             terms.append(name)
         formula = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
