@@ -15,7 +15,7 @@ import difflib
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from claimcheck.formula import FormulaError, evaluate_claim
@@ -241,6 +241,15 @@ def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
 NOT_IN_BOOK = "source not in this book"
 
 
+#: a citation in words, by status (any other: the quote and the source's figure)
+_CITATION_WORDS = {
+    "not-in-book": "{key} quotes {source}: " + NOT_IN_BOOK,
+    "unknown": "{key} cites {source}, but chapter {chapter} declares no claim {cid}",
+    "drift": "{key} says {quote}, quoting {source}, which now says {figure}: drifted from {source}",
+    "unit": "{key} says {quote}, quoting {source} ({figure}): units that do not compare",
+}
+
+
 @dataclass(frozen=True)
 class Citation:
     """One claim quoting another: ``status`` is ``ok``, ``drift`` (the quote no longer matches its
@@ -265,19 +274,9 @@ class Citation:
     @property
     def words(self) -> str:
         """The citation in words, naming both chapters and both figures."""
-        if self.status == "not-in-book":
-            return f"{self.key} quotes {self.source}: {NOT_IN_BOOK}"
-        if self.status == "unknown":
-            chapter, cid = split_key(self.source)
-            return f"{self.key} cites {self.source}, but chapter {chapter} declares no claim {cid}"
-        if self.status == "drift":
-            return (
-                f"{self.key} says {self.quote}, quoting {self.source}, which now says {self.figure}: drifted "
-                f"from {self.source}"
-            )
-        if self.status == "unit":
-            return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure}): units that do not compare"
-        return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure or 'no number'})"
+        chapter, cid = split_key(self.source)
+        words = _CITATION_WORDS.get(self.status, "{key} says {quote}, quoting {source} ({shown})")
+        return words.format(**asdict(self), chapter=chapter, cid=cid, shown=self.figure or "no number")
 
 
 def split_key(key: str) -> tuple[str, str]:

@@ -411,8 +411,7 @@ def _check_formula_references(reg: Registry) -> None:
         texts = [("formula", claim.formula)] if claim.formula else []
         for fld, text in texts + [("conditions", t) for t in claim.conditions]:
             for name in formula_names(text, fld == "conditions"):
-                why = _unknown_name(reg, claim, name)
-                if why:
+                if why := _unknown_name(reg, claim, name):
                     problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
         # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
         if not problems and claim.formula and not other_chapters(claim):
@@ -488,10 +487,8 @@ def _validate(entry, index: int, path: str, ctx: Context) -> tuple[Claim | None,
 # --- rules between fields: each gets the good fields' values, the raw table and `bad` ---------------
 def _locator_binds_stated(good: dict, entry: dict, bad) -> None:
     """``locator`` stands for ``stated``: when it prints several numbers, one of them is ``stated``."""
-    if "locator" in good and good.get("stated"):
-        why = _unbound(good["locator"], good["stated"])
-        if why:
-            bad("locator", why)
+    if "locator" in good and good.get("stated") and (why := _unbound(good["locator"], good["stated"])):
+        bad("locator", why)
 
 
 def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
@@ -510,17 +507,15 @@ def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
             bad("quotes", f"{name}: the claim has no printed number {name!r} to bind")
             continue
         locators = [locators] if isinstance(locators, str) else locators if isinstance(locators, list) else []
-        for loc in locators:
+        for loc in [x for x in locators if isinstance(x, str)]:
             try:
-                numbers = compile_locator(loc).numbers if isinstance(loc, str) else None
+                numbers = compile_locator(loc).numbers
             except ValueError:
                 continue  # the field's own check said why
-            if numbers is not None and not numbers:
+            if not numbers:
                 bad("quotes", f"{name}: locator {loc!r} prints no number to bind to {name} = {printed!r}")
-            elif numbers:
-                why = _unbound(loc, printed)
-                if why:
-                    bad("quotes", f"{name}: {why}")
+            elif why := _unbound(loc, printed):
+                bad("quotes", f"{name}: {why}")
 
 
 def _empty_stated_needs_a_bound(good: dict, entry: dict, bad) -> None:
