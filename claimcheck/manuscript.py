@@ -663,20 +663,18 @@ def drift_words(entry: ClaimEntry) -> list[str]:
     for q in drift.quotes:
         if not q.failing:
             continue
-        line = f"line {q.line}: " if q.line else ""
-        if q.source:  # a citation: the quote against the chapter it quotes
-            text = with_unit(q.manuscript, unit) if q.manuscript[-1:].isdigit() else q.manuscript
-            out.append(
-                f"{line}the text says {text}, quoting {q.source}, which says {q.registry}: drifted from {q.source}"
-            )
-            continue
-        if q.status != "drift":
+        if q.status != "drift" and not q.source:
             out.append(q.message or q.status)
             continue
-        stated = q.name == "stated"
-        what = "" if stated else f" ({q.name})"
+        line = f"line {q.line}: " if q.line else ""
+        stated = q.name == "stated"  # a citation's quote (q.source) is of its stated value
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
         text = with_unit(q.manuscript, unit) if stated and q.manuscript[-1:].isdigit() else q.manuscript
+        if q.source:  # a citation: the quote against the chapter it quotes
+            said = f"quoting {q.source}, which says {q.registry}: drifted from {q.source}"
+            out.append(f"{line}the text says {text}, {said}")
+            continue
+        what = "" if stated else f" ({q.name})"
         reg = with_unit(q.registry, unit) if stated else q.registry
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")

@@ -287,14 +287,8 @@ def load_registry(path: str | Path) -> Registry:
         reg.add(None, "claims", "must be an array of tables ([[claims]])")
         return reg
     if not entries and not broken:
-        empty = not text.strip()
-        reg.add(
-            None,
-            "claims",
-            "the file is empty"
-            if empty
-            else "declares no claims (no [[claims]] table): a registry without claims checks nothing",
-        )
+        why = "declares no claims (no [[claims]] table): a registry without claims checks nothing"
+        reg.add(None, "claims", why if text.strip() else "the file is empty")
     _load_claims(entries, reg, ctx, located)
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)

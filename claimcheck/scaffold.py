@@ -881,12 +881,8 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
     # so the window may also end just before it)
     locator = find_locator(ms, first.start, first.start, starts_block, a, b)
     if locator is None:
-        return DraftWaiver(
-            section,
-            _fallback_locator(ms, first),
-            reason,
-            problem=f"line {first.line}: no unique quote starts the code block's waiver: edit it",
-        )
+        problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
+        return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
     site = find_sites(ms, locator)[0]
 
     def ends_block(until: str) -> bool:
@@ -898,13 +894,8 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         ms, b, b, ends_block, site.end, b
     )
     if until is None:
-        return DraftWaiver(
-            section,
-            locator,
-            reason,
-            until=_fallback_locator(ms, last),
-            problem=f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'",
-        )
+        problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
+        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
     return DraftWaiver(section, locator, reason, until=until)
 
 
