@@ -15,8 +15,13 @@ import difflib
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.interval import parse_decimal
+from claimcheck.registry import load_registry, other_chapters
+from claimcheck.units import convert
 
 REGISTRY_NAME = "claims.toml"
 #: folders the commands never search for registries (besides hidden ones and virtual environments)
@@ -102,8 +107,6 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
     Raises:
         BookError: no registry under ``root``, or several and none (or more than one) names the file.
     """
-    from claimcheck.registry import load_registry
-
     root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
     if not paths:
@@ -128,8 +131,6 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
 
 def load_book(root="claims"):
     """Every registry under ``root``, loaded: ``[Registry, ...]`` in path order."""
-    from claimcheck.registry import load_registry
-
     return [load_registry(p) for p in registry_paths(root)]
 
 
@@ -204,31 +205,29 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
     return sorted(out, key=lambda m: m.line)
 
 
-def claim_ids_in_file(path: str | Path) -> list[str]:
-    """The distinct claim ids a test module names, in file order (empty when it cannot be read)."""
+def _file_marks(path: str | Path) -> list[ClaimMark]:
+    """:func:`claim_marks` of a file ([] when it cannot be read)."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        return claim_marks(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
     except OSError:
         return []
-    return list(dict.fromkeys(m.claim_id for m in claim_marks(text, str(path))))
+
+
+def claim_ids_in_file(path: str | Path) -> list[str]:
+    """The distinct claim ids a test module names, in file order (empty when it cannot be read)."""
+    return list(dict.fromkeys(m.claim_id for m in _file_marks(path)))
 
 
 def module_files(folder: str | Path) -> list[Path]:
     """The test modules under ``folder`` (pytest's default file names), sorted."""
-    folder = Path(folder)
-    found = {p for pattern in TEST_FILE_PATTERNS for p in folder.rglob(pattern) if p.is_file()}
-    return sorted(found)
+    return sorted({p for pattern in TEST_FILE_PATTERNS for p in Path(folder).rglob(pattern) if p.is_file()})
 
 
 def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
     """claim id -> its marks in every test module under ``folder`` (unreadable files are skipped)."""
     out: dict[str, list[ClaimMark]] = {}
     for path in module_files(folder):
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for mark in claim_marks(text, str(path)):
+        for mark in _file_marks(path):
             out.setdefault(mark.claim_id, []).append(mark)
     return out
 
@@ -240,6 +239,15 @@ def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
 
 #: what a citation of a chapter that is not in this book shows (never an error)
 NOT_IN_BOOK = "source not in this book"
+
+
+#: a citation in words, by status (any other: the quote and the source's figure)
+_CITATION_WORDS = {
+    "not-in-book": "{key} quotes {source}: " + NOT_IN_BOOK,
+    "unknown": "{key} cites {source}, but chapter {chapter} declares no claim {cid}",
+    "drift": "{key} says {quote}, quoting {source}, which now says {figure}: drifted from {source}",
+    "unit": "{key} says {quote}, quoting {source} ({figure}): units that do not compare",
+}
 
 
 @dataclass(frozen=True)
@@ -266,19 +274,9 @@ class Citation:
     @property
     def words(self) -> str:
         """The citation in words, naming both chapters and both figures."""
-        if self.status == "not-in-book":
-            return f"{self.key} quotes {self.source}: {NOT_IN_BOOK}"
-        if self.status == "unknown":
-            chapter, cid = split_key(self.source)
-            return f"{self.key} cites {self.source}, but chapter {chapter} declares no claim {cid}"
-        if self.status == "drift":
-            return (
-                f"{self.key} says {self.quote}, quoting {self.source}, which now says {self.figure}: drifted "
-                f"from {self.source}"
-            )
-        if self.status == "unit":
-            return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure}): units that do not compare"
-        return f"{self.key} says {self.quote}, quoting {self.source} ({self.figure or 'no number'})"
+        chapter, cid = split_key(self.source)
+        words = _CITATION_WORDS.get(self.status, "{key} says {quote}, quoting {source} ({shown})")
+        return words.format(**asdict(self), chapter=chapter, cid=cid, shown=self.figure or "no number")
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -296,9 +294,6 @@ def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) ->
         claimcheck.units.UnitError: the two units have different dimensions.
         ValueError: a figure that is not a plain decimal.
     """
-    from claimcheck.interval import parse_decimal
-    from claimcheck.units import convert
-
     q, s = parse_decimal(quote), float(parse_decimal(source))
     if quote_unit.strip() != source_unit.strip():
         s = convert(s, source_unit, quote_unit)
@@ -342,8 +337,6 @@ def book_of(registries, root="claims") -> dict:
     """chapter id -> registry: ``registries`` and every other chapter of the book they belong to
     (the ``claims/`` folder above each, else ``root``), loaded once each; a chapter the registries
     give wins over another file with its id."""
-    from claimcheck.registry import load_registry
-
     out = {reg.chapter_id: reg for reg in registries}
     given = {Path(reg.path).resolve() for reg in registries}
     folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
@@ -361,26 +354,20 @@ def citation_issues(registries, book=None) -> list[str]:
     unknown claim of a chapter in the book (naming both), a chapter-only citation of a chapter in the
     book, units that do not compare, a formula that cannot be evaluated. A drifted quote is not here
     (:func:`citations` says it, as drift); a chapter not in the book is never a problem of a citation."""
-    from claimcheck.formula import FormulaError, evaluate_claim
-    from claimcheck.registry import other_chapters
-
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
     for c in citations(registries, chapters):
         chapter, cid = split_key(c.source)
+        where = f"{c.path}: claim {c.key}: field 'cites': "
         if c.status == "unknown" and not cid:
             out.append(
-                f"{c.path}: claim {c.key}: field 'cites': {c.source!r} is a chapter of this book: name the "
-                f"claim it quotes ({c.source}:ID)"
+                f"{where}{c.source!r} is a chapter of this book: name the claim it quotes ({c.source}:ID)"
             )
         elif c.status == "unknown":
             near = difflib.get_close_matches(cid, list(chapters[chapter].claims), n=1)
-            out.append(
-                f"{c.path}: claim {c.key}: field 'cites': {c.words}"
-                + (f" (did you mean {chapter}:{near[0]}?)" if near else "")
-            )
+            out.append(where + c.words + (f" (did you mean {chapter}:{near[0]}?)" if near else ""))
         elif c.status == "unit":
-            out.append(f"{c.path}: claim {c.key}: field 'cites': {c.words}")
+            out.append(where + c.words)
     for reg in registries:
         for claim in reg.claims.values():
             names = other_chapters(claim) if claim.formula else []

@@ -16,12 +16,19 @@ from __future__ import annotations
 
 import difflib
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from claimcheck.display import suggest
+from claimcheck.display import excerpt, suggest
+from claimcheck.formula import PRECISIONS, FormulaError, parse
+from claimcheck.interval import parse_decimal
+from claimcheck.keys import CHAPTER_RE
+from claimcheck.printed import compile_locator, parse_number
+from claimcheck.tolerance import parse_tolerance
+from claimcheck.units import parse_unit
 
 # What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
 # is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
@@ -139,20 +146,12 @@ def check_table(
     misspelled = set()
     bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
 
-    for key in entry if strict else ():
-        if key not in by_name:
-            close = (
-                difflib.get_close_matches(key, [n for n in by_name if n not in entry], n=1)
-                if len(key) <= 60
-                else []
-            )
-            misspelled.update(close)
-            bad(
-                key,
-                f"unknown field (did you mean '{close[0]}'?)"
-                if close
-                else f"unknown field; known fields: {', '.join(by_name)}",
-            )
+    for key in [k for k in entry if k not in by_name] if strict else []:
+        unset = [n for n in by_name if n not in entry]
+        close = difflib.get_close_matches(key, unset, n=1) if len(key) <= 60 else []
+        misspelled.update(close)
+        hint = f" (did you mean '{close[0]}'?)" if close else f"; known fields: {', '.join(by_name)}"
+        bad(key, f"unknown field{hint}")
     out: dict[str, Any] = {}
     for f in fields:
         if f.name not in entry:
@@ -204,9 +203,6 @@ def printed_number(text: str) -> None:
         ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), too many digits, or too large or
             small; the message quotes at most a short excerpt of ``text``.
     """
-    from claimcheck.display import excerpt
-    from claimcheck.interval import parse_decimal
-
     if len(text) > 4 * MAX_DIGITS:
         raise ValueError(
             f"{excerpt(text, 24)} is not a printed number of sensible size (at most {MAX_DIGITS} digits)"
@@ -228,19 +224,14 @@ def _stated(value: str, ctx: Context) -> str:
 
 
 def _unit(value: str, ctx: Context) -> str:
-    from claimcheck.units import parse_unit
-
     if len(value) > MAX_UNIT:  # pint's parser is slow on long text: a unit is a few symbols
         raise FieldError(f"{len(value)} characters: a unit is at most {MAX_UNIT} (such as 'KiB/token')")
-
     parse_unit(value)
     return value
 
 
 def _locator(value: str, ctx: Context | None = None) -> str:
     """A locator's checks of its own: short, and its ``¦`` marks in place."""
-    from claimcheck.printed import compile_locator
-
     if len(value) > MAX_LOCATOR:
         raise FieldError(
             f"{len(value)} characters: a locator is a short quote (<= {MAX_LOCATOR}) around the "
@@ -251,8 +242,6 @@ def _locator(value: str, ctx: Context | None = None) -> str:
 
 
 def _tolerance(value: str, ctx: Context):
-    from claimcheck.tolerance import parse_tolerance
-
     return parse_tolerance(value)
 
 
@@ -334,38 +323,35 @@ def _section(value: str, ctx: Context) -> str:
 
 
 def _formula(value: str, ctx: Context) -> str:
-    from claimcheck.formula import parse
-
     parse(value)
     return value
 
 
-def _conditions(value, ctx: Context) -> tuple[str, ...]:
-    from claimcheck.formula import FormulaError, parse
-
-    texts = [value] if isinstance(value, str) else value
+def _each(items, check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
+    """Run ``check`` on every item; one :class:`FieldError` says every failure (``errors``)."""
     problems = []
-    for text in texts:
+    for item in items:
         try:
-            parse(text, condition=True)
-        except FormulaError as exc:
+            check(item)
+        except errors as exc:
             problems.append(str(exc))
     if problems:
         raise FieldError(*problems)
+
+
+def _conditions(value, ctx: Context) -> tuple[str, ...]:
+    texts = [value] if isinstance(value, str) else value
+    _each(texts, lambda text: parse(text, condition=True), FormulaError)
     return tuple(t.strip() for t in texts)
 
 
 def _precision(value: str, ctx: Context) -> str:
-    from claimcheck.formula import PRECISIONS
-
     if value not in PRECISIONS:
         raise FieldError(f"must be one of {', '.join(PRECISIONS)}, got {value!r}")
     return value
 
 
 def _chapter_id(value: str, ctx: Context) -> str:
-    from claimcheck.keys import CHAPTER_RE
-
     if not CHAPTER_RE.match(value):
         raise FieldError(
             f"bad chapter id {value!r}: lower-case letters, digits, '-' and '_', starting "
@@ -396,17 +382,13 @@ def _id_pattern(value: str, ctx: Context) -> re.Pattern:
 
 
 def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
-    from claimcheck.printed import parse_number
-
-    problems = []
-    for n in value:
-        try:
-            parse_number(n)
-        except ValueError as exc:
-            problems.append(str(exc))
-    if problems:
-        raise FieldError(*problems)
+    _each(value, parse_number)
     return tuple(value)
+
+
+def _flag(name: str, help: str) -> Field:
+    """A ``true``/``false`` field, false unless set."""
+    return Field(name, BOOL, help, default=False, example="true")
 
 
 # --- the tables -------------------------------------------------------------------------------------
@@ -493,20 +475,11 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         default=MappingProxyType({}),
         example='{ prompt = "The capital of France is" }',
     ),
-    Field(
-        "reconstructed",
-        BOOL,
-        "true when `inputs` are not printed in the chapter (so were reconstructed)",
-        default=False,
-        example="true",
-    ),
-    Field(
+    _flag("reconstructed", "true when `inputs` are not printed in the chapter (so were reconstructed)"),
+    _flag(
         "portable",
-        BOOL,
         "true when `stated` with its tolerance holds for any causal LM, so the "
         "portable-LM lane checks it as is; false when the numbers are the chapter model's own",
-        default=False,
-        example="true",
     ),
     Field(
         "runner",
@@ -526,13 +499,10 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         example='"seen at batch size 1"',
         empty_ok=True,
     ),
-    Field(
+    _flag(
         "draft",
-        BOOL,
         "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
         "(its unit, tolerance and needs are guesses; it has no test)",
-        default=False,
-        example="true",
     ),
     Field(
         "expected_fail",
@@ -669,8 +639,6 @@ TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
 
 def comment_lines(width: int = 100) -> list[str]:
     """The scaffold's comment block: one line (wrapped) per field of a claim, required ones marked."""
-    import textwrap
-
     out = ["# The fields of a claim (* required; docs/reference/registry-fields.md says more):"]
     for f in CLAIM_FIELDS:
         head = f"#   {f.name + ('*' if f.required else ''):14} "

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -68,14 +69,10 @@ def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], I
 
 
 def _surprisal(p: Interval) -> Interval:
-    from claimcheck.formula import surprisal_bits
-
     return surprisal_bits(Interval.coerce(p))
 
 
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
-    from claimcheck.formula import entropy_bounds_from_top_k
-
     if not probs:
         raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
     # the largest vocabulary the printed size allows gives the largest (safe) upper bound
@@ -110,13 +107,16 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     ),
 }
 
-_BINARY = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-}
+_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _COMPARE = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
+# whether a comparison of two intervals holds, read as a question about printed numbers (module doc)
+_HOLDS: dict[str, Callable[[Interval, Interval], bool]] = {
+    "==": lambda a, b: a.overlaps(b),
+    "<=": lambda a, b: a.lo <= b.hi,
+    ">=": lambda a, b: a.hi >= b.lo,
+    "<": lambda a, b: a.hi < b.lo,
+    ">": lambda a, b: a.lo > b.hi,
+}
 
 
 @dataclass(frozen=True)
@@ -230,12 +230,9 @@ def _dotted(node) -> str | None:
 
 
 def _check(node, text: str, names: list, top: bool = False) -> None:
-    if (
-        isinstance(node, ast.Constant)
-        and isinstance(node.value, (int, float))
-        and not isinstance(node.value, bool)
-    ):
-        if not abs(node.value) <= MAX_LITERAL:  # also false for inf and nan
+    value = node.value if isinstance(node, ast.Constant) else None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not abs(value) <= MAX_LITERAL:  # also false for inf and nan
             raise FormulaError(
                 f"{text}: the number {excerpt(ast.unparse(node), 24)} is not a finite number of magnitude "
                 f"at most {MAX_LITERAL:g}"
@@ -278,9 +275,8 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
             _check(arg, text, names)
         return
     if isinstance(node, ast.Compare) and top and all(type(op) in _COMPARE for op in node.ops):
-        _check(node.left, text, names)
-        for c in node.comparators:
-            _check(c, text, names)
+        for side in (node.left, *node.comparators):
+            _check(side, text, names)
         return
     raise FormulaError(
         f"{text}: {excerpt(ast.unparse(node), 40)} is outside the formula language (numbers, names, "
@@ -303,13 +299,11 @@ class _Evaluator:
                 f"{self.text}: cannot be computed ({type(exc).__name__}: {excerpt(str(exc), quote=False)})"
             ) from None
 
-    def _finite(self, value):
+    def visit(self, node):
+        value = self._visit(node)
         if isinstance(value, Interval) and not (math.isfinite(value.lo) and math.isfinite(value.hi)):
             raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({value})")
         return value
-
-    def visit(self, node):
-        return self._finite(self._visit(node))
 
     def _visit(self, node):
         if isinstance(node, ast.Constant):
@@ -348,7 +342,7 @@ class _Evaluator:
             left = self.visit(node.left)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.visit(right_node)
-                if not _holds(_COMPARE[type(op)], left, right):
+                if not _HOLDS[_COMPARE[type(op)]](left, right):
                     return False
                 left = right
             return True
@@ -361,18 +355,6 @@ class _Evaluator:
             return a / b
         except ZeroDivisionError as exc:
             raise FormulaError(f"{self.text}: {exc}") from None
-
-
-def _holds(op: str, a: Interval, b: Interval) -> bool:
-    if op == "==":
-        return a.overlaps(b)
-    if op == "<=":
-        return a.lo <= b.hi
-    if op == ">=":
-        return a.hi >= b.lo
-    if op == "<":
-        return a.hi < b.lo
-    return a.lo > b.hi
 
 
 def value_of(printed: str, precision: str) -> Interval:
@@ -404,19 +386,11 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     Raises:
         FormulaError: a printed number that is not a plain decimal (the registry validates them).
     """
+    if names is None:
+        names = ["stated", *claim.values]
+        names += [f"{o.id}.{k}" for o in registry.claims.values() for k in ("stated", *o.values)]
     env: dict[str, Interval] = {}
     try:
-        if names is None:
-            if claim.stated:
-                env["stated"] = value_of(claim.stated, claim.precision)
-            for name, text in claim.values.items():
-                env[name] = value_of(text, claim.precision)
-            for other in registry.claims.values():
-                if other.stated:
-                    env[f"{other.id}.stated"] = value_of(other.stated, claim.precision)
-                for name, text in other.values.items():
-                    env[f"{other.id}.{name}"] = value_of(text, claim.precision)
-            return env
         for name in names:
             chapter, _, local = name.rpartition(":")
             ref, _, key = local.rpartition(".")
@@ -448,10 +422,10 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
-    conds = []
-    for text, f in zip(claim.conditions, conditions):
-        conds.append((text, bool(f.evaluate(env)), f.explain(env)))
-    return Evaluation(value, tuple(conds))
+    conds = tuple(
+        (text, bool(f.evaluate(env)), f.explain(env)) for text, f in zip(claim.conditions, conditions)
+    )
+    return Evaluation(value, conds)
 
 
 # ---
@@ -482,10 +456,7 @@ def entropy_term_bits(p: Interval) -> Interval:
         return 0.0 if x <= 0 else -x * math.log2(x)
 
     ends = (f(max(p.lo, 0.0)), f(min(p.hi, 1.0)))
-    hi = max(ends)
-    if p.lo <= 1 / math.e <= p.hi:
-        hi = f(1 / math.e)
-    return Interval(min(ends), hi)
+    return Interval(min(ends), f(1 / math.e) if p.lo <= 1 / math.e <= p.hi else max(ends))
 
 
 def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interval:
@@ -502,17 +473,11 @@ def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interva
     Raises:
         ValueError: the listed probabilities cannot sum to at most 1.
     """
-    k = len(probs)
-    listed = Interval(0.0, 0.0)
-    total = Interval(0.0, 0.0)
-    for p in probs:
-        listed = listed + entropy_term_bits(p)
-        total = total + p
+    listed = sum((entropy_term_bits(p) for p in probs), Interval(0.0, 0.0))
+    total = sum(probs, Interval(0.0, 0.0))
     if total.lo > 1:
         raise ValueError(f"listed probabilities sum to more than 1: {total}")
     rest = Interval(max(0.0, 1 - total.hi), 1 - total.lo)
-    p_k_hi = probs[-1].hi
-    rest_lo = rest.lo * -math.log2(p_k_hi) if rest.lo > 0 else 0.0
-    others = vocab_size - k
-    rest_hi = rest.hi * math.log2(others / rest.hi) if rest.hi > 0 else 0.0
+    rest_lo = rest.lo * -math.log2(probs[-1].hi) if rest.lo > 0 else 0.0  # r on entries at the k-th p
+    rest_hi = rest.hi * math.log2((vocab_size - len(probs)) / rest.hi) if rest.hi > 0 else 0.0  # r uniform
     return listed + Interval(rest_lo, max(rest_lo, rest_hi))

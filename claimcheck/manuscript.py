@@ -33,7 +33,9 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache, partial
 from pathlib import Path
 
+from claimcheck.book import cite
 from claimcheck.display import format_value, with_unit
+from claimcheck.fileio import read_input_file
 from claimcheck.printed import (
     NUMBER_PATTERN,
     Number,
@@ -51,8 +53,6 @@ _ORDER = FAILING + ("ok", "in-words", "not-in-book")
 
 
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
-
-
 _MARKUP = str.maketrans("*`|", "   ")
 
 
@@ -95,8 +95,6 @@ class Manuscript:
                 manuscript with no text would report every claim's locator as drifted, which
                 says nothing about the chapter.
         """
-        from claimcheck.fileio import read_input_file
-
         p = Path(path)
         try:
             raw = read_input_file(p)
@@ -113,12 +111,8 @@ class Manuscript:
             raise ManuscriptError(
                 f"{p}: the manuscript is empty ({len(raw)} bytes, no text); is it the right file?"
             )
-        return cls.from_text(
-            text,
-            str(p),
-            markdown=p.suffix.lower() in (".md", ".markdown"),
-            sha256=hashlib.sha256(raw).hexdigest(),
-        )
+        markdown = p.suffix.lower() in (".md", ".markdown")
+        return cls.from_text(text, str(p), markdown=markdown, sha256=hashlib.sha256(raw).hexdigest())
 
     @classmethod
     def from_text(
@@ -128,14 +122,8 @@ class Manuscript:
         scan = normalise(text)
         if markdown:
             scan = _markup_as_spaces(scan)
-        return cls(
-            path,
-            text,
-            scan,
-            tuple(find_numbers(scan)),
-            sha256 or hashlib.sha256(text.encode()).hexdigest(),
-            markdown,
-        )
+        sha256 = sha256 or hashlib.sha256(text.encode()).hexdigest()
+        return cls(path, text, scan, tuple(find_numbers(scan)), sha256, markdown)
 
     def locator_form(self, locator: str) -> str:
         """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
@@ -186,15 +174,8 @@ class Manuscript:
         le = self.text.find("\n", end)
         le = len(self.text) if le < 0 else le
         a, b = max(ls, start - width), min(le, end + width)
-        return (
-            ("…" if a > ls else "")
-            + self.text[a:start]
-            + "["
-            + self.text[start:end]
-            + "]"
-            + self.text[end:b]
-            + ("…" if b < le else "")
-        )
+        t = self.text
+        return f"{'…' if a > ls else ''}{t[a:start]}[{t[start:end]}]{t[end:b]}{'…' if b < le else ''}"
 
 
 @dataclass(frozen=True)
@@ -218,15 +199,11 @@ def _from_number(regex: re.Pattern) -> re.Pattern:
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
-    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number.
-
-    Such a regex has no literal prefix, so the engine tries it at every character: 0.13 s per
-    locator on the chapter repeated 160 times. Its match can only begin at whitespace before a
-    digit that no digit, '.' or ',' precedes, so it is tried at those digits alone (indexed once
-    per manuscript) and its start moved back over the whitespace, as finditer would find it.
-    """
+    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number: such a match
+    begins at whitespace before a digit that no digit, '.' or ',' precedes, so the regex is tried
+    at those digits alone and its start moved back over the whitespace, as finditer would find it."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
-        yield from regex.finditer(ms.scan)
+        yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
     tail, scan, last_end = _from_number(regex), ms.scan, 0
     for p in ms.number_starts:
@@ -250,8 +227,7 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
         return list(known)
     pattern = compile_locator(ms.locator_form(locator))
     sites = []
-    for found in _matches(ms, pattern.regex):
-        begin, m = found if isinstance(found, tuple) else (found.start(), found)
+    for begin, m in _matches(ms, pattern.regex):
         groups = tuple(m.span(i) for i in range(1, (m.re.groups or 0) + 1))
         start = groups[0][0] if groups else begin
         sites.append(Site(begin, m.end(), ms.line_of(start), groups))
@@ -279,10 +255,7 @@ class QuoteCheck:
     source: str = ""
 
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d["span"] = list(self.span) if self.span else None
-        d["lines"] = list(self.lines)
-        return d
+        return asdict(self) | {"span": list(self.span) if self.span else None, "lines": list(self.lines)}
 
 
 @dataclass(frozen=True)
@@ -328,50 +301,32 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     site = sites[0]
     if not pattern.numbers:
         status = "in-words" if printed else "ok"
-        msg = (
-            f"{claim_id}: found on line {site.line}; the chapter states {name} without digits"
-            if printed
-            else f"{claim_id}: found on line {site.line}"
+        msg = f"{claim_id}: found on line {site.line}" + (
+            f"; the chapter states {name} without digits" if printed else ""
         )
         return [
             quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0), message=msg)
         ]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
-        return [
-            quote(
-                status="unbound",
-                line=site.line,
-                message=f"{claim_id}: locator {locator_plain(locator)!r} prints "
-                f"{', '.join(n.text for n in pattern.numbers)}; none is {name} = {printed}",
-            )
-        ]
+        prints = ", ".join(n.text for n in pattern.numbers)
+        why = f"{claim_id}: locator {locator_plain(locator)!r} prints {prints}; none is {name} = {printed}"
+        return [quote(status="unbound", line=site.line, message=why)]
     return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
 
 
 def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
     """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
     or in several places (``ambiguous``, with their lines)."""
+    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
     if not sites:
         hint = _near_miss(ms, pattern)
-        return quote(
-            status="not-found",
-            line=hint[0] if hint else None,
-            message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) not found in the "
-            + (
-                f"manuscript as printed: {hint[1]}"
-                if hint
-                else "manuscript: the sentence was rewritten or removed"
-            ),
-        )
+        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
+        msg = f"{where} not found in the manuscript{why}"
+        return quote(status="not-found", line=hint[0] if hint else None, message=msg)
     lines = tuple(s.line for s in sites)
-    return quote(
-        status="ambiguous",
-        lines=lines,
-        line=lines[0],
-        message=f"{claim_id}: locator {locator_plain(locator)!r} ({name}) matches lines "
-        f"{', '.join(map(str, lines))}: lengthen it so it finds one place",
-    )
+    why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
+    return quote(status="ambiguous", lines=lines, line=lines[0], message=why)
 
 
 def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
@@ -383,24 +338,14 @@ def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, nam
     same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
     line = ms.line_of(start)
     ctx = ms.context(start, end)
-    if same:
-        return quote(
-            status="ok",
-            manuscript=shown,
-            line=line,
-            context=ctx,
-            span=(start, end),
-            message=f"{claim_id}: line {line} prints {shown} = {name}",
-        )
-    return quote(
-        status="drift",
-        manuscript=shown,
-        line=line,
-        context=ctx,
-        span=(start, end),
-        message=f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-        f"registry has {name} = {printed} ({ctx})",
+    message = (
+        f"{claim_id}: line {line} prints {shown} = {name}"
+        if same
+        else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+        f"registry has {name} = {printed} ({ctx})"
     )
+    status = "ok" if same else "drift"
+    return quote(status=status, manuscript=shown, line=line, context=ctx, span=span, message=message)
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
@@ -462,22 +407,12 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
         if pos:
             span = site.groups[pos[0]]
             shown = ms.text[span[0] : span[1]]
-    status = {"drift": "drift", "not-in-book": "not-in-book", "ok": "ok", "in-words": "in-words"}
+    status = citation.status if citation.status in ("drift", "not-in-book", "ok", "in-words") else "unbound"
     line = site.line if site is not None else None
     where = f" on line {line}" if line else ""
-    return QuoteCheck(
-        claim.id,
-        "stated",
-        claim.locator,
-        citation.figure,
-        status.get(citation.status, "unbound"),
-        manuscript=shown,
-        line=line,
-        span=(span[0], span[1]) if span else None,
-        message=(f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ")
-        + citation.words,
-        source=citation.source,
-    )
+    message = (f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ") + citation.words
+    quote = partial(QuoteCheck, claim.id, "stated", claim.locator, citation.figure, status)
+    return quote(manuscript=shown, line=line, span=span, message=message, source=citation.source)
 
 
 def chapter_manuscript(registry) -> Manuscript | None:
@@ -495,8 +430,6 @@ def chapter_manuscript(registry) -> Manuscript | None:
 def citation_checks(registry, book, ms: Manuscript | None = None) -> dict[str, QuoteCheck]:
     """claim id -> the drift check of its citation, for every claim of ``registry`` with ``cites``,
     against ``book`` (chapter id -> registry); lines from ``ms``, else the chapter's own manuscript."""
-    from claimcheck.book import cite
-
     citing = [c for c in registry.claims.values() if c.cites]
     if not citing:
         return {}
@@ -518,13 +451,8 @@ class Piece:
     context: str
 
     def as_dict(self) -> dict:
-        return {
-            "text": self.text,
-            "line": self.line,
-            "status": self.status,
-            "by": list(self.by),
-            "context": self.context,
-        }
+        fields = ("text", "line", "status", "by", "context")
+        return {k: list(self.by) if k == "by" else getattr(self, k) for k in fields}
 
 
 @dataclass
@@ -604,28 +532,20 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
     """
     problems: list[str] = []
     warnings: list[str] = []
-    covers = [
-        _Cover(c.span[0], c.span[1], "bound", c.claim_id)
-        for d in drifts
-        for c in d.checks
-        if c.span is not None
-    ]
+    covers = [_Cover(*c.span, "bound", c.claim_id) for d in drifts for c in d.checks if c.span is not None]
     for w in waivers:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
-    active: list[
-        _Cover
-    ] = []  # covers begun before the current number (a sweep: linear, not numbers x covers)
+    # a sweep over the numbers in text order: the covers begun before the current number that have
+    # not ended before it (a cover that ends before this number ends before every later one)
+    over: list[_Cover] = []
     nxt = 0
-    for (
-        num
-    ) in ms.numbers:  # in text order, so a cover that ends before this number ends before every later one
+    for num in ms.numbers:
         while nxt < len(covers) and covers[nxt].start < num.end:
-            active.append(covers[nxt])
+            over.append(covers[nxt])
             nxt += 1
-        active = [c for c in active if c.end > num.start]
-        over = active
+        over = [c for c in over if c.end > num.start]
         edges = sorted(
             {num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
         )
@@ -716,14 +636,9 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
     drifts = [
         ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
     ]
+    issues, seconds = [str(i) for i in registry.issues], time.perf_counter() - t0
     return ManuscriptCheck(
-        ms,
-        registry.path,
-        drifts,
-        audit,
-        [str(i) for i in registry.issues],
-        time.perf_counter() - t0,
-        getattr(registry, "chapter_id", ""),
+        ms, registry.path, drifts, audit, issues, seconds, getattr(registry, "chapter_id", "")
     )
 
 
@@ -748,22 +663,19 @@ def drift_words(entry: ClaimEntry) -> list[str]:
     for q in drift.quotes:
         if not q.failing:
             continue
-        if q.source:  # a citation: the quote against the chapter it quotes
-            line = f"line {q.line}: " if q.line else ""
-            text = with_unit(q.manuscript, unit) if q.manuscript[-1:].isdigit() else q.manuscript
-            out.append(
-                f"{line}the text says {text}, quoting {q.source}, which says {q.registry}: drifted from {q.source}"
-            )
-            continue
-        if q.status != "drift":
+        if q.status != "drift" and not q.source:
             out.append(q.message or q.status)
             continue
-        stated = q.name == "stated"
-        what = "" if stated else f" ({q.name})"
+        line = f"line {q.line}: " if q.line else ""
+        stated = q.name == "stated"  # a citation's quote (q.source) is of its stated value
         # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
         text = with_unit(q.manuscript, unit) if stated and q.manuscript[-1:].isdigit() else q.manuscript
+        if q.source:  # a citation: the quote against the chapter it quotes
+            said = f"quoting {q.source}, which says {q.registry}: drifted from {q.source}"
+            out.append(f"{line}the text says {text}, {said}")
+            continue
+        what = "" if stated else f" ({q.name})"
         reg = with_unit(q.registry, unit) if stated else q.registry
-        line = f"line {q.line}: " if q.line else ""
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out

@@ -56,68 +56,15 @@ _TRANSLATE = str.maketrans(_FULLWIDTH)
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
 # A Latin word directly before digits that is a unit closes a table cell ("5.21 s98 token").
-UNIT_WORDS = frozenset(
-    {
-        "s",
-        "ms",
-        "us",
-        "B",
-        "KB",
-        "MB",
-        "GB",
-        "TB",
-        "KiB",
-        "MiB",
-        "GiB",
-        "TiB",
-        "token",
-        "tokens",
-        "tok",
-        "bit",
-        "bits",
-        "FLOP",
-        "FLOPs",
-        "x",
-    }
-)
+UNIT_WORDS = frozenset("s ms us B KB MB GB TB KiB MiB GiB TiB token tokens tok bit bits FLOP FLOPs x".split())
 # Units after a number, for the audit's listing only (longest first).
 _UNITS_AFTER = sorted(
-    [
-        "token/s",
-        "KiB/token",
-        "B/token",
-        "KiB",
-        "MiB",
-        "GiB",
-        "KB",
-        "MB",
-        "GB",
-        "B",
-        "tokens",
-        "token",
-        "ms",
-        "s",
-        "比特",
-        "美元",
-        "倍",
-        "字节",
-        "个",
-        "次",
-        "层",
-        "维",
-        "章",
-        "年",
-        "月",
-        "日",
-        "行",
-        "步",
-        "位",
-        "亿",
-        "万",
-    ],
+    "token/s KiB/token B/token KiB MiB GiB KB MB GB B tokens token ms s "
+    "比特 美元 倍 字节 个 次 层 维 章 年 月 日 行 步 位 亿 万".split(),
     key=len,
     reverse=True,
 )
+_UNIT_AFTER = re.compile(" *(" + "|".join(map(re.escape, _UNITS_AFTER)) + ")")
 
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
 _DEC = rf"{_INT}(?:\.\d+)?"
@@ -133,14 +80,7 @@ _PARTS_RE = re.compile(
     rf"(?P<exp>[eE](?P<e1>[-+]?\d+)|\s*[{_TIMES}]\s*10(?:\^\(?(?P<e2>[-+]?\d+)\)?|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
     r"\s*(?P<scale>%|万亿|万|亿|K|M)?$"
 )
-SCALES = {
-    "%": Decimal("0.01"),
-    "万": Decimal(10) ** 4,
-    "亿": Decimal(10) ** 8,
-    "万亿": Decimal(10) ** 12,
-    "K": Decimal(10) ** 3,
-    "M": Decimal(10) ** 6,
-}
+SCALES = {s: Decimal(10) ** e for s, e in (("%", -2), ("万", 4), ("亿", 8), ("万亿", 12), ("K", 3), ("M", 6))}
 
 
 def normalise(text: str) -> str:
@@ -224,26 +164,19 @@ def _identifier_before(norm: str, p: int) -> bool:
         q = p
         while q > 0 and norm[q - 1].isascii() and norm[q - 1].isalpha():
             q -= 1
-        word = norm[q:p]
-        if word in UNIT_WORDS and not (
-            q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")
-        ):
-            return False  # a unit closing the previous cell: "5.21 s98 token", "token0.086 s"
-        return True
+        # a unit closes the previous cell ("5.21 s98 token", "token0.086 s") unless a name goes on before it
+        glued = q > 0 and (norm[q - 1].isascii() and norm[q - 1].isalnum() or norm[q - 1] == "_")
+        return norm[q:p] not in UNIT_WORDS or glued
     return False
 
 
 _IDENT_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
+_DIGIT = re.compile(r"\d")
 
 
 def _unit_after(norm: str, end: int) -> str:
-    j = end
-    while j < len(norm) and norm[j] == " ":
-        j += 1
-    for u in _UNITS_AFTER:
-        if norm.startswith(u, j):
-            return u
-    return ""
+    m = _UNIT_AFTER.match(norm, end)
+    return m.group(1) if m else ""
 
 
 def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Number]:
@@ -256,13 +189,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
     """
     norm = normalise(text)
     out: list[Number] = []
-    line, line_pos = first_line, 0
-    pos = 0
-    digit = re.compile(r"\d")
-    while True:
-        m = digit.search(norm, pos)
-        if m is None:
-            break
+    line, line_pos, pos = first_line, 0, 0
+    while (m := _DIGIT.search(norm, pos)) is not None:
         p = m.start()
         if _identifier_before(norm, p):
             ident = _IDENT_TAIL.match(norm, p)
@@ -280,11 +208,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             continue
         line += norm.count("\n", line_pos, p)
         line_pos = p
-        out.append(
-            Number(
-                text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, _unit_after(norm, end)
-            )
-        )
+        unit = _unit_after(norm, end)
+        out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, unit))
         pos = end
     return out
 
@@ -331,9 +256,6 @@ class LocatorPattern:
     locator: str
     numbers: tuple[Number, ...]
     regex: re.Pattern
-
-    def finditer(self, norm_text: str):
-        return self.regex.finditer(norm_text)
 
 
 def _shape_pattern(num: Number) -> str:

@@ -43,7 +43,10 @@ from claimcheck.fields import (
     suggest,
 )
 from claimcheck.fileio import read_input_file
+from claimcheck.formula import FormulaError, evaluate_claim, parse
 from claimcheck.interval import parse_decimal
+from claimcheck.keys import CHAPTER_RE, qualify
+from claimcheck.printed import compile_locator, same_printed
 from claimcheck.tolerance import Tolerance
 from claimcheck.units import UnitError, declare, declared_elsewhere
 
@@ -71,12 +74,9 @@ class RegistryIssue:
     message: str
 
     def __str__(self) -> str:
-        where = self.path
-        if self.claim_id:
-            where += f": claim {self.claim_id}"
-        if self.field:
-            where += f": field '{self.field}'"
-        return f"{where}: {self.message}"
+        claim = f": claim {self.claim_id}" if self.claim_id else ""
+        fld = f": field '{self.field}'" if self.field else ""
+        return f"{self.path}{claim}{fld}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,6 @@ class Claim:
     @property
     def key(self) -> str:
         """The claim's key across the book: ``ch15:C18`` (:mod:`claimcheck.keys`)."""
-        from claimcheck.keys import qualify
-
         return qualify(self.chapter, self.id)
 
     @property
@@ -181,8 +179,6 @@ class Registry:
     @property
     def chapter_id(self) -> str:
         """The chapter's id: ``[chapter] id`` when valid, else the registry's folder name (``ch15``)."""
-        from claimcheck.keys import CHAPTER_RE
-
         cid = self.chapter.get("id")
         if isinstance(cid, str) and CHAPTER_RE.match(cid):
             return cid
@@ -191,9 +187,18 @@ class Registry:
 
     def key(self, claim_id: str) -> str:
         """``claim_id`` qualified with this registry's chapter: ``C18`` -> ``ch15:C18``."""
-        from claimcheck.keys import qualify
-
         return qualify(self.chapter_id, claim_id)
+
+    def add(self, claim_id: str | None, fld: str | None, message: str) -> RegistryIssue:
+        """A new issue of this file, added to :attr:`issues`."""
+        self.issues.append(RegistryIssue(self.path, claim_id, fld, message))
+        return self.issues[-1]
+
+    def invalidate(self, claim_id: str, problems: list[RegistryIssue]) -> None:
+        """``problems`` become issues of the file and of ``claim_id``, whose claim is dropped."""
+        self.issues.extend(problems)
+        self.invalid.setdefault(claim_id, []).extend(problems)
+        self.claims.pop(claim_id, None)
 
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
@@ -224,9 +229,7 @@ class Registry:
     @property
     def all_ids(self) -> list[str]:
         """Every claim id the file declares, valid or not, in file order."""
-        seen = list(self.claims)
-        seen += [i for i in self.invalid if i not in self.claims]
-        return seen
+        return [*self.claims, *(i for i in self.invalid if i not in self.claims)]
 
 
 def load_registry(path: str | Path) -> Registry:
@@ -252,19 +255,14 @@ def load_registry(path: str | Path) -> Registry:
     try:
         raw = read_input_file(p)
     except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
-        reg.issues.append(RegistryIssue(shown, None, None, f"cannot read: {exc.strerror or exc}"))
+        reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
     data, broken = fileio.read_toml(text)
     for b in broken:
         cid = _claim_id_of(b.table)
-        issue = RegistryIssue(
-            shown,
-            cid,
-            None,
-            f"not valid TOML: {b.message}" + ("; the file's other tables were read" if b.table else ""),
-        )
-        reg.issues.append(issue)
+        rest = "; the file's other tables were read" if b.table else ""
+        issue = reg.add(cid, None, f"not valid TOML: {b.message}{rest}")
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
@@ -273,36 +271,29 @@ def load_registry(path: str | Path) -> Registry:
     reg.chapter = dict(data.get("chapter", {}))
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
-    def chapter_issue(fld: str, msg: str) -> None:
-        reg.issues.append(RegistryIssue(shown, None, f"chapter.{fld}", msg))
-
-    chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), chapter_issue, strict=False)  # free-form
-    reg.runners = _load_runners(data.get("runners", {}), shown, reg.issues)
-    own_units = _load_units(data.get("units", {}), shown, reg.issues)  # before the claims, which use them
-    reg.waivers = _load_waivers(data.get("waivers", []), shown, reg.issues)
-    reg.sections = _load_sections(data.get("sections", []), shown, reg.issues)
+    chapter = check_table(
+        reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False
+    )  # free-form
+    reg.runners = _load_runners(data.get("runners", {}), reg)
+    own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
+    reg.waivers = [
+        Waiver(i, w["locator"], w["reason"], w["numbers"], w["until"])
+        for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)
+    ]
+    reg.sections = _load_sections(data.get("sections", []), reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
     entries = data.get("claims", [])
     if not isinstance(entries, list):
-        reg.issues.append(RegistryIssue(shown, None, "claims", "must be an array of tables ([[claims]])"))
+        reg.add(None, "claims", "must be an array of tables ([[claims]])")
         return reg
     if not entries and not broken:
-        reg.issues.append(
-            RegistryIssue(
-                shown,
-                None,
-                "claims",
-                "the file is empty"
-                if not text.strip()
-                else "declares no claims (no [[claims]] table): a registry without claims checks nothing",
-            )
-        )
+        why = "declares no claims (no [[claims]] table): a registry without claims checks nothing"
+        reg.add(None, "claims", why if text.strip() else "the file is empty")
     _load_claims(entries, reg, ctx, located)
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
-        reg.issues.extend(problems)
-        reg.invalid.setdefault(cid, []).extend(problems)
+        reg.invalidate(cid, problems)
     return reg
 
 
@@ -310,38 +301,25 @@ def _check_top_level(data: dict, reg: Registry) -> None:
     """An unknown top-level table is a problem; a ``chapter`` or ``runners`` that is not a table
     is one, and reads as empty (``data`` is changed)."""
     for key in sorted(set(data) - set(TOP_LEVEL)):
-        reg.issues.append(
-            RegistryIssue(reg.path, None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
-        )
+        reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
     for key in ("chapter", "runners"):
         if not isinstance(data.get(key, {}), dict):
-            reg.issues.append(
-                RegistryIssue(
-                    reg.path, None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}"
-                )
-            )
+            reg.add(None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
             data[key] = {}
 
 
-def _load_runners(runners: dict, path: str, issues: list[RegistryIssue]) -> dict:
+def _load_runners(runners: dict, reg: Registry) -> dict:
     """``[runners]``: name -> table; a runner without a description is kept (its claims still
     name it) and said once."""
     out = {}
     for name, runner in runners.items():
-        description = runner.get("description") if isinstance(runner, dict) else None
-        if isinstance(runner, dict):
-            out[name] = runner
-        if isinstance(runner, dict) and not (isinstance(description, str) and description.strip()):
-            issues.append(
-                RegistryIssue(
-                    path,
-                    None,
-                    f"runners.{name}.description",
-                    "must be a non-empty string: the machine, in words",
-                )
-            )
-        elif not isinstance(runner, dict):
-            issues.append(RegistryIssue(path, None, f"runners.{name}", "must be a table with a description"))
+        if not isinstance(runner, dict):
+            reg.add(None, f"runners.{name}", "must be a table with a description")
+            continue
+        out[name] = runner
+        description = runner.get("description")
+        if not (isinstance(description, str) and description.strip()):
+            reg.add(None, f"runners.{name}.description", "must be a non-empty string: the machine, in words")
     return out
 
 
@@ -353,10 +331,8 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict) -> N
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if claim is not None and cid in reg.claims:
-            claim = None
-            problems = [
-                RegistryIssue(reg.path, cid, "id", f"duplicate id (entry #{index}; first defined earlier)")
-            ]
+            claim, why = None, f"duplicate id (entry #{index}; first defined earlier)"
+            problems = [RegistryIssue(reg.path, cid, "id", why)]
         if claim is not None and cid in located:
             problems, claim = located.pop(cid), None
         if claim is not None:
@@ -411,12 +387,8 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         what = (
             f"byte 0x{found[0]:02x} is" if len(found) == 1 else f"{len(found)} byte sequences ({shown}) are"
         )
-        issue = RegistryIssue(
-            reg.path,
-            cid,
-            fld,
-            f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)",
-        )
+        why = f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)"
+        issue = RegistryIssue(reg.path, cid, fld, why)
         if cid is not None:
             located.setdefault(cid, []).append(issue)
         else:
@@ -430,28 +402,19 @@ def _check_formula_references(reg: Registry) -> None:
     for cid in list(reg.claims):
         claim = reg.claims[cid]
         problems = []
-        for fld, texts in (
-            ("formula", [claim.formula] if claim.formula else []),
-            ("conditions", claim.conditions),
-        ):
-            for text in texts:
-                for name in formula_names(text, fld == "conditions"):
-                    why = _unknown_name(reg, claim, name)
-                    if why:
-                        problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
-        if (
-            not problems and claim.formula and not other_chapters(claim)
-        ):  # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
-            from claimcheck.formula import FormulaError, evaluate_claim
-
+        texts = [("formula", claim.formula)] if claim.formula else []
+        for fld, text in texts + [("conditions", t) for t in claim.conditions]:
+            for name in formula_names(text, fld == "conditions"):
+                if why := _unknown_name(reg, claim, name):
+                    problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
+        # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
+        if not problems and claim.formula and not other_chapters(claim):
             try:
                 evaluate_claim(claim, reg)
             except FormulaError as exc:
                 problems.append(RegistryIssue(reg.path, cid, "formula", f"cannot be evaluated: {exc}"))
         if problems:
-            reg.issues.extend(problems)
-            reg.invalid.setdefault(cid, []).extend(problems)
-            del reg.claims[cid]
+            reg.invalidate(cid, problems)
 
 
 def other_chapters(claim: Claim) -> list[str]:
@@ -462,18 +425,14 @@ def other_chapters(claim: Claim) -> list[str]:
 
 
 def formula_names(text: str, condition: bool) -> tuple[str, ...]:
-    from claimcheck.formula import parse
-
     return parse(text, condition=condition).names
 
 
 def split_reference(name: str) -> tuple[str | None, str]:
     """``"C25.a_input"`` -> ``("C25", "a_input")``; ``"C30.text.p_much"`` -> ``("C30.text", "p_much")``;
     ``"read_s"`` -> ``(None, "read_s")``."""
-    if "." not in name:
-        return None, name
-    claim_id, value = name.rsplit(".", 1)
-    return claim_id, value
+    claim_id, _, value = name.rpartition(".")
+    return claim_id or None, value
 
 
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
@@ -522,17 +481,13 @@ def _validate(entry, index: int, path: str, ctx: Context) -> tuple[Claim | None,
 # --- rules between fields: each gets the good fields' values, the raw table and `bad` ---------------
 def _locator_binds_stated(good: dict, entry: dict, bad) -> None:
     """``locator`` stands for ``stated``: when it prints several numbers, one of them is ``stated``."""
-    if "locator" in good and good.get("stated"):
-        why = _unbound(good["locator"], good["stated"])
-        if why:
-            bad("locator", why)
+    if "locator" in good and good.get("stated") and (why := _unbound(good["locator"], good["stated"])):
+        bad("locator", why)
 
 
 def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
     """Each name of ``quotes`` is ``stated`` or a key of ``values``, and each of its locators prints
     that number."""
-    from claimcheck.printed import compile_locator
-
     # the raw table, not the checked one: a name with one bad locator still has its others checked
     quotes = entry["quotes"] if isinstance(entry.get("quotes"), dict) else {}
     values = entry["values"] if isinstance(entry.get("values"), dict) else {}
@@ -546,17 +501,15 @@ def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
             bad("quotes", f"{name}: the claim has no printed number {name!r} to bind")
             continue
         locators = [locators] if isinstance(locators, str) else locators if isinstance(locators, list) else []
-        for loc in locators:
+        for loc in [x for x in locators if isinstance(x, str)]:
             try:
-                numbers = compile_locator(loc).numbers if isinstance(loc, str) else None
+                numbers = compile_locator(loc).numbers
             except ValueError:
                 continue  # the field's own check said why
-            if numbers is not None and not numbers:
+            if not numbers:
                 bad("quotes", f"{name}: locator {loc!r} prints no number to bind to {name} = {printed!r}")
-            elif numbers:
-                why = _unbound(loc, printed)
-                if why:
-                    bad("quotes", f"{name}: {why}")
+            elif why := _unbound(loc, printed):
+                bad("quotes", f"{name}: {why}")
 
 
 def _empty_stated_needs_a_bound(good: dict, entry: dict, bad) -> None:
@@ -591,8 +544,6 @@ CLAIM_RULES = (
 
 def _unbound(locator: str, printed: str) -> str | None:
     """Why ``locator`` cannot tell which of its numbers is ``printed`` (None when it can)."""
-    from claimcheck.printed import compile_locator, same_printed
-
     nums = compile_locator(locator).numbers
     if printed and len(nums) > 1 and not any(same_printed(printed, n) for n in nums):
         return (
@@ -604,34 +555,41 @@ def _unbound(locator: str, printed: str) -> str | None:
 
 
 # --- [[waivers]] and [[sections]] ---------------------------------------------------------------------
-def _array_entry(entry, label: str, fields, path: str, issues: list) -> dict | None:
-    """One table of a ``[[waivers]]`` or ``[[sections]]`` array, checked against its field rows: its
-    values, or None when it has a problem (each an issue naming the file, ``label`` and the field)."""
-    if not isinstance(entry, dict):
-        issues.append(RegistryIssue(path, None, label, f"each {label.split('[')[0][:-1]} must be a table"))
-        return None
-    problems: list[RegistryIssue] = []
-    good = check_table(
-        entry,
-        fields,
-        Context(),
-        lambda fld, msg: problems.append(RegistryIssue(path, None, f"{label}.{fld}", msg)),
-    )
-    issues.extend(problems)
-    return None if problems else good
+def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
+    """``(index, values)`` of each good table of a ``[[waivers]]`` or ``[[sections]]`` array, checked
+    against its field rows; every problem is an issue naming the file, ``name[index]`` and the field."""
+    if not isinstance(entries, list):
+        reg.add(None, name, f"must be an array of tables ([[{name}]])")
+        return []
+    out = []
+    for index, entry in enumerate(entries, start=1):
+        label = f"{name}[{index}]"
+        if not isinstance(entry, dict):
+            reg.add(None, label, f"each {name[:-1]} must be a table")
+            continue
+        before = len(reg.issues)
+        good = check_table(entry, fields, Context(), _bad(reg, label))
+        if len(reg.issues) == before:
+            out.append((index, good))
+    return out
 
 
-def _load_units(table, path: str, issues: list) -> set[str]:
+def _bad(reg: Registry, prefix: str):
+    """``bad(field, message)`` for :func:`check_table`: an issue of ``reg`` on ``prefix.field``."""
+    return lambda fld, msg: reg.add(None, f"{prefix}.{fld}", msg)
+
+
+def _load_units(table, reg: Registry) -> set[str]:
     """Declare the ``[units]`` table's units (name = pint definition, :func:`claimcheck.units.declare`)
     and return their names; every problem names the file and the unit."""
     if not isinstance(table, dict):
-        issues.append(RegistryIssue(path, None, "units", 'must be a table ([units]: name = "definition")'))
+        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
         return set()
     for name, definition in table.items():
         try:
             declare(name, definition)
         except UnitError as exc:
-            issues.append(RegistryIssue(path, None, f"units.{name}", str(exc)))
+            reg.add(None, f"units.{name}", str(exc))
     return set(table)
 
 
@@ -641,43 +599,17 @@ def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
     for cid in list(reg.claims):
         foreign = declared_elsewhere(reg.claims[cid].unit, own)
         if foreign:
-            issue = RegistryIssue(
-                reg.path,
-                cid,
-                "unit",
-                f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
-                f"add it to its [units] table as the chapter that declares it does",
-            )
-            reg.issues.append(issue)
-            reg.invalid.setdefault(cid, []).append(issue)
-            del reg.claims[cid]
+            why = f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
+            why += "add it to its [units] table as the chapter that declares it does"
+            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
 
 
-def _load_waivers(entries, path: str, issues: list) -> list[Waiver]:
-    """Validate the ``[[waivers]]`` array; every problem names the file, the waiver and the field."""
-    if not isinstance(entries, list):
-        issues.append(RegistryIssue(path, None, "waivers", "must be an array of tables ([[waivers]])"))
-        return []
-    out = []
-    for index, entry in enumerate(entries, start=1):
-        w = _array_entry(entry, f"waivers[{index}]", WAIVER_FIELDS, path, issues)
-        if w is not None:
-            out.append(Waiver(index, w["locator"], w["reason"], w["numbers"], w["until"]))
-    return out
-
-
-def _load_sections(entries, path: str, issues: list) -> list[Section]:
+def _load_sections(entries, reg: Registry) -> list[Section]:
     """Validate the ``[[sections]]`` array; every problem names the file, the section and the field."""
-    if not isinstance(entries, list):
-        issues.append(RegistryIssue(path, None, "sections", "must be an array of tables ([[sections]])"))
-        return []
     out: list[Section] = []
-    for index, entry in enumerate(entries, start=1):
-        s = _array_entry(entry, f"sections[{index}]", SECTION_FIELDS, path, issues)
-        if s is not None and any(sec.id == s["id"] for sec in out):
-            issues.append(
-                RegistryIssue(path, None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
-            )
-        elif s is not None:
+    for index, s in _array(entries, "sections", SECTION_FIELDS, reg):
+        if any(sec.id == s["id"] for sec in out):
+            reg.add(None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
+        else:
             out.append(Section(s["id"], s["title"], s["heading"]))
     return out

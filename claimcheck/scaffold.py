@@ -35,80 +35,30 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.manuscript import Manuscript, check_quote, find_sites
+from claimcheck.fields import comment_lines
+from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
 from claimcheck.printed import Number
 from claimcheck.registry import MAX_LOCATOR
+from claimcheck.units import UnitError, parse_unit
 
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
 # the unit words after a number (and its classifier), as the registry writes them
-_CJK_UNITS = {
-    "比特": "bit",
-    "美元": "USD",
-    "元": "CNY",
-    "倍": "x",
-    "字节": "B",
-    "秒": "s",
-    "毫秒": "ms",
-    "分钟": "min",
-    "小时": "h",
-    "参数": "param",
-    "浮点运算": "FLOP",
-    "前向": "forward_pass",
-    "词元": "token",
-}
-# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
-_CJK_COUNTS = (
-    "字符",
-    "汉字",
-    "字",
-    "词",
-    "层",
-    "维",
-    "行",
-    "步",
-    "页",
-    "位置",
-    "位",
-    "数",
-    "元素",
-    "元组",
-    "样本",
+_CJK_UNITS = dict(
+    pair.split(":")
+    for pair in "比特:bit 美元:USD 元:CNY 倍:x 字节:B 秒:s 毫秒:ms 分钟:min 小时:h 参数:param 浮点运算:FLOP "
+    "前向:forward_pass 词元:token".split()
 )
+# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
+_CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
 _LATIN_UNITS = {
-    "s": "s",
-    "ms": "ms",
-    "us": "us",
-    "µs": "us",
-    "ns": "ns",
-    "min": "min",
-    "h": "h",
-    "B": "B",
-    "KB": "KB",
-    "MB": "MB",
-    "GB": "GB",
-    "TB": "TB",
-    "KiB": "KiB",
-    "MiB": "MiB",
-    "GiB": "GiB",
-    "TiB": "TiB",
-    "byte": "B",
-    "bytes": "B",
-    "bit": "bit",
-    "bits": "bit",
-    "token": "token",
-    "tokens": "token",
-    "tok": "token",
-    "FLOP": "FLOP",
-    "FLOPs": "FLOP",
-    "param": "param",
-    "params": "param",
-    "x": "x",
-    "USD": "USD",
+    u: u for u in "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD".split()
 }
+_LATIN_UNITS |= {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
+_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
@@ -202,7 +152,76 @@ class Scaffold:
 
     def to_toml(self) -> str:
         """The registry file's text (TOML, UTF-8), with comments for the editor."""
-        return _render(self)
+        out = [
+            HEADER.format(
+                manuscript=self.chapter["manuscript"],
+                registry=f"claims/{self.name}/claims.toml",
+                manuscript_path=self.manuscript.path,
+                chapter=self.chapter["id"],
+            ).rstrip("\n"),
+            *comment_lines(),
+            "",
+            "[chapter]",
+        ]
+        out += [f"{k} = {_q(v)}" for k, v in self.chapter.items()]
+        if self.sections:
+            out += [
+                "",
+                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
+                "# give each section a title in your own words).",
+            ]
+            for s in self.sections:
+                out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
+                if s.heading:
+                    out.append(f"heading = {_q(s.heading)}")
+        titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
+        current = object()
+        for c in self.claims:
+            if c.section != current:
+                current = c.section
+                out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
+            out += ["[[claims]]"]
+            if c.problem:
+                out.append(f"# FIXME {c.problem}")
+            if c.formula:
+                out += [
+                    f"# the text prints its arithmetic: {c.formula}",
+                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
+                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
+                ]
+            elif c.values:
+                out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
+            out += [
+                f"id = {_q(c.id)}",
+                f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
+                f"stated = {_q(c.stated)}",
+                f"unit = {_q(c.unit)}",
+                f"locator = {_q(c.locator)}",
+                'tolerance = "printed"',
+                'needs = ["text"]',
+            ]
+            if c.values:
+                out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
+            quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
+            if c.quotes:
+                quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
+            if quotes:
+                out.append("quotes = { " + ", ".join(quotes) + " }")
+            out += [f"{k} = {_q(v)}" for k, v in (("section", c.section), ("note", c.note)) if v]
+            out += ["draft = true", ""]
+        if self.waivers:
+            out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
+            for w in self.waivers:
+                out.append("[[waivers]]")
+                if w.problem:
+                    out.append(f"# FIXME {w.problem}")
+                out.append(f"locator = {_q(w.locator)}")
+                if w.until:
+                    out.append(f"until = {_q(w.until)}")
+                if w.numbers is not None:
+                    out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
+                out += [f"reason = {_q(w.reason)}", ""]
+        return "\n".join(out).rstrip() + "\n"
 
 
 # --- the manuscript's structure ----------------------------------------------------------------
@@ -301,13 +320,9 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
         return "part of a file name"
     if integer and _SYMBOLIC_BEFORE.search(before):
         return "a symbolic position (t+1), not a quantity"
-    if integer and (
-        _DATE_AFTER.match(after)
-        or (
-            len(num.mantissa) == 4
-            and 1900 <= int(num.mantissa) <= 2100
-            and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after))
-        )
+    year = integer and len(num.mantissa) == 4 and 1900 <= int(num.mantissa) <= 2100
+    if (integer and _DATE_AFTER.match(after)) or (
+        year and (_YEAR_BEFORE.search(before) or re.match(r"[-/]\d{1,2}\b", after))
     ):
         return "a date"
     if integer and _LIST_AFTER.match(after) and not before.strip(" #>*-"):
@@ -362,8 +377,6 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
     个字节, 个 token, 倍...). A noun the registry has no unit for (个字符) is a count (``""``), and
     the note says so. A guess.
     """
-    from claimcheck.units import UnitError, parse_unit
-
     if num.scale == "%":
         return "percent", ""
     unit, word, _ = unit_words(ms, num)
@@ -410,9 +423,7 @@ def _locator_text(ms: Manuscript, a: int, b: int) -> str:
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
     """Whether the window ``scan[a:b]`` is printed again elsewhere (not overlapping it) between the
-    same two characters: then a locator of it matches there too and is not unique, which a plain
-    substring search tells without compiling and running the locator (the chapter repeated made
-    every candidate of every number ambiguous: hundreds of regex compilations per number)."""
+    same two characters: then a locator of it is not unique (a substring search, no regex)."""
     s, w = ms.scan, ms.scan[a:b]
     if not w:
         return False
@@ -464,10 +475,9 @@ def find_locator(
     for a_lim, b_lim in ((line_a, max(line_b, end)), (prev_a, next_b)):
         a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo if lo is not None else 0)
         b_lim = min(b_lim, end + 3 * MAX_LOCATOR, hi if hi is not None else len(ms.scan))
-        starts = [p for p in _cuts(ms, a_lim, start)]
-        ends = [p for p in _cuts(ms, end, b_lim)]
         candidates = []
-        for a in starts:
+        ends = _cuts(ms, end, b_lim)
+        for a in _cuts(ms, a_lim, start):
             for b in ends:  # ascending: the text only grows, so the first one too long ends the row
                 text = _locator_text(ms, a, b)
                 if len(text) > MAX_LOCATOR:
@@ -497,17 +507,19 @@ def _binds(ms: Manuscript, num: Number, stated: str):
     return accept
 
 
+def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
+    """The one place ``locator`` finds, when it waives no number that may be a claim (every number
+    it prints is in ``waivable``); else None."""
+    sites = find_sites(ms, locator)
+    return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
+
+
 def _covers(ms: Manuscript, nums: list[Number], waivable):
-    """A waiver's locator: found once, holding ``nums``, and waiving no number that may be a claim
-    (every number it prints is in ``waivable``)."""
+    """A waiver's locator: a :func:`_waivable_site` holding ``nums``."""
 
     def accept(locator: str) -> bool:
-        sites = find_sites(ms, locator)
-        return (
-            len(sites) == 1
-            and all((n.start, n.end) in sites[0].groups for n in nums)
-            and all(g in waivable for g in sites[0].groups)
-        )
+        site = _waivable_site(ms, locator, waivable)
+        return site is not None and all((n.start, n.end) in site.groups for n in nums)
 
     return accept
 
@@ -534,8 +546,8 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
     room = max(0, MAX_LOCATOR - (num.end - num.start))
     a = max(a, num.start - room // 2)
     b = min(b, num.end + room - (num.start - a))
-    cuts_a = [p for p in _cuts(ms, a, num.start)] or [num.start]
-    cuts_b = [p for p in _cuts(ms, num.end, b)] or [num.end]
+    cuts_a = _cuts(ms, a, num.start) or [num.start]
+    cuts_b = _cuts(ms, num.end, b) or [num.end]
     return _locator_text(ms, cuts_a[0], cuts_b[-1])[:MAX_LOCATOR]
 
 
@@ -577,12 +589,9 @@ def _empty_scaffold(ms: Manuscript, name: str, heads: list[tuple[int, int, str]]
     title = heads[0][2] if heads else name
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    chapter = {
-        "id": chapter_id,
-        "title": title,
-        "language": manuscript_language(ms.text),
-        "manuscript": Path(ms.path).name,
-    }
+    chapter = dict(
+        id=chapter_id, title=title, language=manuscript_language(ms.text), manuscript=Path(ms.path).name
+    )
     sc = Scaffold(ms, name, chapter)
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
@@ -637,13 +646,12 @@ class _Drafter:
         reasons = {}
         for num in self.ms.numbers:
             span = (num.start, num.end)
-            if _holding(self.blocks, num.start, num.end) is not None:
+            heading = _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
+            if _holding(self.blocks, *span) is not None:
                 reasons[span] = "the code block's own constants"
-            elif _holding(self.inline, num.start, num.end) is not None:
+            elif _holding(self.inline, *span) is not None:
                 reasons[span] = "the code's own constants (inline code)"
-            elif reason := waiver_reason(
-                self.ms, num, _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
-            ):
+            elif reason := waiver_reason(self.ms, num, heading):
                 reasons[span] = reason
         return reasons
 
@@ -678,9 +686,8 @@ class _Drafter:
         at = self.draft_at[self.row_of[(num.start, num.end)]]
         c = self.sc.claims[at]
         name = f"v{len(c.values) + 2}"  # the row's first number is stated: v2, v3... are the next cells
-        self.sc.claims[at] = dataclasses.replace(
-            c, values=c.values + ((name, _stated(num), self.folded[(num.start, num.end)]),)
-        )
+        value = (name, _stated(num), self.folded[(num.start, num.end)])
+        self.sc.claims[at] = dataclasses.replace(c, values=(*c.values, value))
         return True
 
     def _waive(self, num: Number, reason: str) -> bool:
@@ -706,13 +713,9 @@ class _Drafter:
         for a label such as ``CH 15深度 15/20``."""
         run = [num]
         for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
+            far = x.line != num.line or x.end - num.start > MAX_LOCATOR
             code = _holding(self.inline, x.start, x.end) is not None  # inline code: its own waiver
-            if (
-                x.line != num.line
-                or x.end - num.start > MAX_LOCATOR
-                or (x.start, x.end) not in self.reasons
-                or code
-            ):
+            if far or (x.start, x.end) not in self.reasons or code:
                 break
             run.append(x)
         return run
@@ -755,25 +758,13 @@ class _Drafter:
             self.first_of.setdefault(key, len(sc.claims))
         if (num.start, num.end) in self.row_heads:
             self.draft_at[(num.start, num.end)] = len(sc.claims)
-        values: tuple[tuple[str, str, str], ...] = ()
-        proposal = ""
+        extra: dict = {}
         if arithmetic is not None:
             values, proposal = arithmetic.proposal(self.folded)
-        sc.claims.append(
-            DraftClaim(
-                f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}",
-                self.section_of(num.start),
-                num,
-                stated,
-                unit,
-                locator,
-                note,
-                problem,
-                formula=arithmetic.text if arithmetic else "",
-                values=values,
-                proposal=proposal,
-            )
-        )
+            extra = {"formula": arithmetic.text, "values": values, "proposal": proposal}
+        cid = f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}"
+        section = self.section_of(num.start)
+        sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
 
 
 def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
@@ -800,9 +791,7 @@ def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
     for x, y in zip(ms.numbers, ms.numbers[1:]):
         length = unit_words(ms, x, shared=False)[2]
         glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
-        border = (
-            _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start]) is not None
-        )  # Markdown: scan has no |
+        border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
         if x.line == y.line and (glued or border):
             run = run or [x]
             run.append(y)
@@ -814,18 +803,7 @@ def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
     return rows
 
 
-_OPERATOR = {
-    "×": "*",
-    "x": "*",
-    "X": "*",
-    "*": "*",
-    "·": "*",
-    "/": "/",
-    "÷": "/",
-    "+": "+",
-    "-": "-",
-    "−": "-",
-}
+_OPERATOR = dict.fromkeys("×xX*·", "*") | dict.fromkeys("/÷", "/") | {"+": "+", "-": "-", "−": "-"}
 # an operator between two numbers of a printed formula ("x" only as a word of its own, "-" only
 # between spaces: "2-3" is a range)
 _OPERATOR_IN_GAP = re.compile(r"[×*·/÷+−]|(?<![A-Za-z])[xX](?![A-Za-z])|(?<=\s)-(?=\s)")
@@ -851,9 +829,8 @@ class PrintedFormula:
             if locator is None:
                 terms.append(_stated(x))
                 continue
-            name = "abcdefghijklmnopqrstuvwxyz"[len(values) % 26] + (
-                "" if len(values) < 26 else str(len(values))
-            )
+            n = len(values)
+            name = "abcdefghijklmnopqrstuvwxyz"[n % 26] + ("" if n < 26 else str(n))
             values.append((name, _stated(x), locator))
             terms.append(name)
         formula = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
@@ -887,14 +864,6 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
     return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
 
 
-def printed_formula(ms: Manuscript, num: Number) -> str:
-    """The arithmetic the manuscript prints for ``num`` (:func:`printed_arithmetic`) as printed,
-    with the result's unit (``"70 亿 × 4 B = 28 GB"``), else "". A suggestion for a ``formula``
-    claim: the editor names the values and writes the formula."""
-    found = printed_arithmetic(ms, num)
-    return found.text if found else ""
-
-
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
     """One waiver for a code block: a locator at or before its first number and, unless that
     locator holds every number, an ``until`` that ends at or after its last."""
@@ -905,21 +874,15 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         return DraftWaiver(section, whole, reason)
 
     def starts_block(locator: str) -> bool:
-        sites = find_sites(ms, locator)
-        return (
-            len(sites) == 1 and sites[0].start <= first.start and all(g in waivable for g in sites[0].groups)
-        )
+        site = _waivable_site(ms, locator, waivable)
+        return site is not None and site.start <= first.start
 
     # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
     # so the window may also end just before it)
     locator = find_locator(ms, first.start, first.start, starts_block, a, b)
     if locator is None:
-        return DraftWaiver(
-            section,
-            _fallback_locator(ms, first),
-            reason,
-            problem=f"line {first.line}: no unique quote starts the code block's waiver: edit it",
-        )
+        problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
+        return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
     site = find_sites(ms, locator)[0]
 
     def ends_block(until: str) -> bool:
@@ -931,13 +894,8 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         ms, b, b, ends_block, site.end, b
     )
     if until is None:
-        return DraftWaiver(
-            section,
-            locator,
-            reason,
-            until=_fallback_locator(ms, last),
-            problem=f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'",
-        )
+        problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
+        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
     return DraftWaiver(section, locator, reason, until=until)
 
 
@@ -958,81 +916,3 @@ HEADER = """\
 #           claimcheck check-manuscript {manuscript_path} --registry {registry}
 #
 """
-
-
-def _render(sc: Scaffold) -> str:
-    from claimcheck.fields import comment_lines
-
-    out = [
-        HEADER.format(
-            manuscript=sc.chapter["manuscript"],
-            registry=f"claims/{sc.name}/claims.toml",
-            manuscript_path=sc.manuscript.path,
-            chapter=sc.chapter["id"],
-        ).rstrip("\n"),
-        *comment_lines(),
-        "",
-        "[chapter]",
-    ]
-    out += [f"{k} = {_q(v)}" for k, v in sc.chapter.items()]
-    if sc.sections:
-        out += [
-            "",
-            "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-            "# give each section a title in your own words).",
-        ]
-        for s in sc.sections:
-            out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
-            if s.heading:
-                out.append(f"heading = {_q(s.heading)}")
-    titles: dict[str | None, str] = {s.id: s.title for s in sc.sections}
-    current = object()
-    for c in sc.claims:
-        if c.section != current:
-            current = c.section
-            out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
-        out += ["[[claims]]"]
-        if c.problem:
-            out.append(f"# FIXME {c.problem}")
-        if c.formula:
-            out.append(f"# the text prints its arithmetic: {c.formula}")
-            out.append(
-                "# its numbers are `values`: check it with a `formula` (the core does, no test module),"
-            )
-            out.append(f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}")
-        elif c.values:
-            out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
-        out += [
-            f"id = {_q(c.id)}",
-            f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
-            f"stated = {_q(c.stated)}",
-            f"unit = {_q(c.unit)}",
-            f"locator = {_q(c.locator)}",
-            'tolerance = "printed"',
-            'needs = ["text"]',
-        ]
-        if c.values:
-            out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
-        quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
-        if c.quotes:
-            quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
-        if quotes:
-            out.append("quotes = { " + ", ".join(quotes) + " }")
-        if c.section:
-            out.append(f"section = {_q(c.section)}")
-        if c.note:
-            out.append(f"note = {_q(c.note)}")
-        out += ["draft = true", ""]
-    if sc.waivers:
-        out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
-        for w in sc.waivers:
-            out.append("[[waivers]]")
-            if w.problem:
-                out.append(f"# FIXME {w.problem}")
-            out.append(f"locator = {_q(w.locator)}")
-            if w.until:
-                out.append(f"until = {_q(w.until)}")
-            if w.numbers is not None:
-                out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
-            out += [f"reason = {_q(w.reason)}", ""]
-    return "\n".join(out).rstrip() + "\n"
