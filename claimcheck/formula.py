@@ -91,7 +91,7 @@ def _extreme(pick):
 
 #: the functions a formula may call: name -> (function over intervals, what it computes)
 FUNCTIONS: dict[str, tuple[Callable, str]] = {
-    "exp": (_monotone(math.exp, "exp"), "e to the power of its argument (with ln, any power: exp(b * ln(a)))"),
+    "exp": (_monotone(math.exp, "exp"), "e to a power (any power: exp(b * ln(a)))"),
     "log2": (_monotone(math.log2, "log2"), "base-2 logarithm"),
     "ln": (_monotone(math.log, "ln"), "natural logarithm"),
     "log10": (_monotone(math.log10, "log10"), "base-10 logarithm"),
