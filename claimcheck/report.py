@@ -8,12 +8,14 @@ module never reads a pytest report. The document is a :class:`claimcheck.results
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.fileio import write_atomic
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
@@ -230,10 +232,6 @@ def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
     """Write every row's plots as PNG files under ``report_dir/plots`` (atomically, one file per plot,
     named after the claim: a run of other claims leaves them alone). Returns ``{claim id:
     [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
-    import base64
-
-    from claimcheck.fileio import write_atomic
-
     out: dict[str, list[dict]] = {}
     for r in rows:
         for n, (name, b64) in enumerate(r.plots, start=1):
@@ -347,6 +345,4 @@ def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
 
 def write_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
-    from claimcheck.fileio import write_atomic
-
     write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -40,6 +40,8 @@ from typing import Any
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.tolerance import parse_tolerance
+from claimcheck.units import convert
 
 
 @dataclass(frozen=True)
@@ -227,8 +229,6 @@ def _convert(value, unit: str | None, to_unit: str):
         TypeError: not a real number, or not finite (NaN, or an infinite number): the measurement
             broke, it did not disprove the chapter (so the verdict is ``error``, not ``failed``).
     """
-    from claimcheck.units import convert
-
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
@@ -304,8 +304,6 @@ def _compared(claim, ev: Compared, runner) -> Verdict:
 
 
 def _form(ev: Form) -> Verdict:
-    from claimcheck.tolerance import parse_tolerance
-
     tol = parse_tolerance(ev.tolerance)
     failure = tol(ev.measured, ev.expected)
     try:

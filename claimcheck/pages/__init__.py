@@ -10,11 +10,21 @@ the Markdown summary for CI. Core: no torch, no pytest; Jinja2 for the HTML.
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from claimcheck.pages import claims_view, manuscript_view
+from claimcheck import outcomes as oc
+from claimcheck.book import book_of
+from claimcheck.fileio import write_atomic
+from claimcheck.manuscript import ManuscriptError, check_manuscript
+from claimcheck.pages import claims_view, manuscript_view, words
+from claimcheck.pages.claims_view import chapter_language
 from claimcheck.pages.render import render
+from claimcheck.pages.summary import is_matrix
+from claimcheck.registry import load_registry
 from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
+from claimcheck.runs import fingerprint_lines
 
 
 def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
@@ -61,8 +71,6 @@ def manuscript_page(
 
 def relative_href(target, page) -> str:
     """``target`` as a link from the page ``page`` (relative when both are in the same tree, else a file URI)."""
-    import os
-
     target, page = Path(target).resolve(), Path(page).resolve()
     try:
         return Path(os.path.relpath(target, page.parent)).as_posix()
@@ -80,10 +88,6 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
     (the results file's own): a path the report names outside it is a problem and is not read (a
     results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
     """
-    from claimcheck.book import book_of
-    from claimcheck.manuscript import ManuscriptError, check_manuscript
-    from claimcheck.registry import load_registry
-
     out, problems = [], []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
@@ -142,8 +146,6 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
 
     Returns the paths written. Raises OSError when a page cannot be written.
     """
-    from claimcheck.fileio import write_atomic
-
     json_path = Path(json_path)
     folder = json_path.parent
     claims_html = Path(claims_html) if claims_html else folder / "claims.html"
@@ -166,8 +168,6 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
             href=relative_href(page, claims_html),
         )
         view.chapter = chapter
-        from claimcheck.pages.claims_view import chapter_language
-
         # the registry's [chapter] language; a registry without one: a guess from the text
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
@@ -200,8 +200,6 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
         claimcheck.results.ResultFileError: the file is missing, unreadable, not JSON, or neither
             a claims report nor a matrix.
     """
-    from claimcheck.pages.summary import is_matrix
-
     p = Path(path)
     raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
     if is_matrix(raw) and raw.get("runners"):
@@ -219,11 +217,6 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
     differs between runners are marked. A runner's column header says the runner in two lines
     (:func:`claimcheck.pages.words.runner_brief`), its full fingerprint behind a disclosure.
     """
-    from dataclasses import dataclass
-
-    from claimcheck import outcomes as oc
-    from claimcheck.pages import words
-    from claimcheck.runs import fingerprint_lines
 
     @dataclass
     class _Row:

@@ -14,6 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.fileio import write_atomic
+from claimcheck.fingerprint import describe_long
+from claimcheck.pages.words import anchor, first_sentence
+from claimcheck.plugin.phases import verdict_text
 from claimcheck.plugin.state import fingerprint_of, run_state
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
@@ -39,14 +43,10 @@ class HtmlReport:
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
     def pytest_html_results_table_row(self, report, cells):
-        from claimcheck.plugin.phases import verdict_text
-
         props = {k: v for k, v in getattr(report, "user_properties", [])}
         cid = props.get(CLAIM_ID_KEY, "")
         rec = decode_record(props.get(RECORD_KEY) or {})
         href = self._claims_href()
-        from claimcheck.pages.words import anchor
-
         claim = (
             f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
             if cid and href
@@ -54,8 +54,6 @@ class HtmlReport:
         )
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"
-        from claimcheck.pages.words import first_sentence
-
         verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
         cells.insert(
             1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>'
@@ -80,8 +78,6 @@ class HtmlReport:
         report.title = "claimcheck: test log"
 
     def pytest_html_results_summary(self, prefix, summary, postfix, session):
-        from claimcheck.fingerprint import describe_long
-
         href = self._claims_href()
         fp = fingerprint_of(session.config)
         link = f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page"
@@ -120,8 +116,6 @@ def atomic_html_writes(config) -> bool:
         from pytest_html.basereport import BaseReport
     except ImportError:
         return False
-    from claimcheck.fileio import write_atomic
-
     done = False
     for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
         if (

@@ -7,9 +7,30 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.book import NOT_IN_BOOK, cite, scan
+from claimcheck.display import log_line
+from claimcheck.editor import audit_failure_message, drift_failure_message
+from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.manuscript import (
+    ClaimDrift,
+    chapter_manuscript,
+    check_manuscript,
+    citation_check,
+    drift_record,
+)
 from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
-from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
+from claimcheck.plugin.options import registries_of_args
+from claimcheck.plugin.state import (
+    line_of_id,
+    recorder_for,
+    run_state,
+    setting_path,
+    settings_of,
+    skip_here,
+    stated_record,
+)
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
+from claimcheck.registry import RegistryIssue, other_chapters
 
 
 class RegistryIssueError(Exception):
@@ -34,8 +55,6 @@ class RegistryFile(pytest.File):
         state.registry_files.append(self)
         self.error_items = []
         if reg.chapter_table is False:  # another project's file under claims/: one error, no claim of it
-            from claimcheck.registry import RegistryIssue
-
             issue = RegistryIssue(
                 reg.path,
                 None,
@@ -52,17 +71,12 @@ class RegistryFile(pytest.File):
             return
         issues = list(reg.issues)
         if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
-            from claimcheck.book import scan
-            from claimcheck.registry import RegistryIssue
-
             why = "; ".join(i.message for i in reg.issues)
             issues += [
                 RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
                 for cid in scan(self.path.parent)
             ]
         for n, issue in enumerate(issues):
-            from claimcheck.display import log_line
-
             # the node id is printed too: a field name with a newline stays on its line
             name = log_line(f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]")
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
@@ -88,8 +102,6 @@ def manuscript_binds(config, reg) -> bool:
     """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter
     (the editor's copy may have any name); with several chapters, when the registry's ``[chapter]
     manuscript`` has the file's name. Recorded in the run's state (``manuscript_bound``)."""
-    from claimcheck.plugin.options import registries_of_args
-
     state = run_state(config)
     if reg.path not in state.manuscript_bound:
         chapters = registries_of_args(config)
@@ -118,8 +130,6 @@ class RegistryErrorItem(pytest.Item):
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(RegistryIssueError):
-            from claimcheck.display import log_line
-
             return log_line(
                 f"registry error: {excinfo.value}"
             )  # the registry's text, never a workflow command
@@ -181,8 +191,6 @@ def manuscript_check(config, registry_path: Path):
     state = run_state(config)
     key = str(registry_path)
     if key not in state.manuscript_checks:
-        from claimcheck.manuscript import check_manuscript
-
         state.manuscript_checks[key] = check_manuscript(
             setting_path(config, "manuscript"), state.registry(registry_path), state.book()
         )
@@ -212,9 +220,6 @@ class DriftItem(_ManuscriptItem):
         self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "drift")]
 
     def runtest(self):
-        from claimcheck.editor import drift_failure_message
-        from claimcheck.manuscript import drift_record
-
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
         reg = run_state(self.config).registry(self.path)
@@ -239,8 +244,6 @@ class AuditItem(_ManuscriptItem):
         self.user_properties.append((KIND_KEY, "audit"))
 
     def runtest(self):
-        from claimcheck.editor import audit_failure_message
-
         check = manuscript_check(self.config, self.path)
         if check.audit.failed:
             raise ManuscriptDriftError(audit_failure_message(check))
@@ -267,10 +270,6 @@ class CitationItem(_ManuscriptItem):
         self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "citation" if verdict else "drift")]
 
     def runtest(self):
-        from claimcheck.book import NOT_IN_BOOK, cite
-        from claimcheck.editor import drift_failure_message
-        from claimcheck.manuscript import ClaimDrift, chapter_manuscript, citation_check
-
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
@@ -330,10 +329,6 @@ class FormulaItem(pytest.Item):
         add_need_markers(self, claim.needs)
 
     def runtest(self):
-        from claimcheck.formula import evaluate_claim
-        from claimcheck.plugin.state import recorder_for
-        from claimcheck.registry import other_chapters
-
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
@@ -350,8 +345,6 @@ class FormulaItem(pytest.Item):
         recorder.check(result.value)
 
     def repr_failure(self, excinfo):
-        from claimcheck.formula import FormulaError
-
         if excinfo.errisinstance(FormulaError):
             return f"formula error: {excinfo.value}"
         if excinfo.errisinstance(pytest.fail.Exception):
