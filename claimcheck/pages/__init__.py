@@ -11,8 +11,8 @@ the Markdown summary for CI. Core: no torch, no pytest; Jinja2 for the HTML.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 from claimcheck import outcomes as oc
 from claimcheck.book import book_of
@@ -217,17 +217,6 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
     differs between runners are marked. A runner's column header says the runner in two lines
     (:func:`claimcheck.pages.words.runner_brief`), its full fingerprint behind a disclosure.
     """
-
-    @dataclass
-    class _Row:
-        id: str
-        title: str
-        chapter: str
-        bar: str
-        split: bool
-        differs: list
-        cells: list
-
     rows = []
     for r in matrix.rows:
         entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
@@ -240,15 +229,16 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
             cells.append(
                 {"outcome": c.outcome, "display": display, "reason": head, "more": more, "drifted": c.drifted}
             )
+        bar = words.bar_words(entry) if r.tolerance else ""
         rows.append(
-            _Row(
-                r.id,
-                r.title,
-                words.chapter_value(entry),
-                words.bar_words(entry) if r.tolerance else "",
-                r.split,
-                r.differs,
-                cells,
+            SimpleNamespace(
+                id=r.id,
+                title=r.title,
+                chapter=words.chapter_value(entry),
+                bar=bar,
+                split=r.split,
+                differs=r.differs,
+                cells=cells,
             )
         )
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
