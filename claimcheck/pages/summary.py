@@ -73,8 +73,8 @@ def markdown(doc: ClaimsDoc | dict) -> str:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
             mine = [e for e in entries if e.chapter == ch.id]
-            counts = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
-            lines.append(_row((f"**{ch.id}** {ch.title}", counts, _profile_words(doc, ch))))
+            tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
+            lines.append(_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     if doc.interrupted is not None:

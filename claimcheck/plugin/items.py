@@ -4,6 +4,7 @@ and the number audit of the manuscript."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -43,6 +44,23 @@ class ManuscriptDriftError(AssertionError):
 
 class ModuleError(Exception):
     pass
+
+
+class _Item(pytest.Item):
+    """An item of claimcheck's own: a failure of a kind in ``_SHOWN`` (exception -> prefix) reads as
+    its message alone, not a traceback; reported at its claim's line of the registry (else line 0)."""
+
+    _SHOWN: ClassVar[dict[type, str]] = {}
+    claim_id: str | None = None
+
+    def repr_failure(self, excinfo):
+        for kind, prefix in self._SHOWN.items():
+            if excinfo.errisinstance(kind):
+                return prefix + str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
 
 
 class RegistryFile(pytest.File):
@@ -114,12 +132,12 @@ def manuscript_binds(config, reg) -> bool:
     return state.manuscript_bound[reg.path]
 
 
-class RegistryErrorItem(pytest.Item):
+class RegistryErrorItem(_Item):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
     def __init__(self, *, issue, registry=None, **kwargs):
         super().__init__(**kwargs)
-        self.issue = issue
+        self.issue, self.claim_id = issue, issue.claim_id
         if issue.claim_id and not issue.claim_id.startswith("#"):
             key = registry.key(issue.claim_id) if registry is not None else issue.claim_id
             self.user_properties.append((CLAIM_ID_KEY, key))
@@ -135,11 +153,8 @@ class RegistryErrorItem(pytest.Item):
             )  # the registry's text, never a workflow command
         return super().repr_failure(excinfo)
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.issue.claim_id), self.name
 
-
-class PlaceholderItem(pytest.Item):
+class PlaceholderItem(_Item):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
     def __init__(self, *, claim_id, **kwargs):
@@ -151,11 +166,8 @@ class PlaceholderItem(pytest.Item):
     def runtest(self):
         skip_here("not-run: no test yet")
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
 
-
-class ModuleErrorItem(pytest.Item):
+class ModuleErrorItem(_Item):
     """Stands for a claim whose test module could not be collected (an import error, a syntax
     error, an exception at import, a broken parametrisation): errors with the exception's first
     line, so that the claim is reported ``error`` and every other module still runs.
@@ -163,6 +175,8 @@ class ModuleErrorItem(pytest.Item):
     The claim ids come from the module's source (:mod:`claimcheck.book`); a module that names
     no claim yields one item without an id.
     """
+
+    _SHOWN = {ModuleError: ""}
 
     def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
         super().__init__(**kwargs)
@@ -177,13 +191,8 @@ class ModuleErrorItem(pytest.Item):
     def runtest(self):
         raise ModuleError(self.message)
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ModuleError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
     def reportinfo(self):
-        return self.path, 0, self.name
+        return self.path, 0, self.name  # a test module, not the registry
 
 
 def manuscript_check(config, registry_path: Path):
@@ -197,13 +206,10 @@ def manuscript_check(config, registry_path: Path):
     return state.manuscript_checks[key]
 
 
-class _ManuscriptItem(pytest.Item):
+class _ManuscriptItem(_Item):
     """Shows a drift or audit failure as its message alone (it is a finding, not a traceback)."""
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ManuscriptDriftError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
+    _SHOWN = {ManuscriptDriftError: ""}
 
 
 class DriftItem(_ManuscriptItem):
@@ -232,9 +238,6 @@ class DriftItem(_ManuscriptItem):
                 drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path)
             )
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
-
 
 class AuditItem(_ManuscriptItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
@@ -248,9 +251,6 @@ class AuditItem(_ManuscriptItem):
         if check.audit.failed:
             raise ManuscriptDriftError(audit_failure_message(check))
 
-    def reportinfo(self):
-        return self.path, 0, self.name
-
 
 class CitationItem(_ManuscriptItem):
     """A claim's ``cites`` checked against the claim it quotes in the book: a quote that no longer
@@ -263,6 +263,8 @@ class CitationItem(_ManuscriptItem):
     with "source not in this book" for a chapter that is not here. Otherwise (kind ``drift``) it
     says only whether the quote drifted, beside the claim's own measurement.
     """
+
+    _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
 
     def __init__(self, *, claim_id, key, verdict, **kwargs):
         super().__init__(**kwargs)
@@ -302,19 +304,13 @@ class CitationItem(_ManuscriptItem):
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(RegistryIssueError):
-            return f"registry error: {excinfo.value}"
-        return super().repr_failure(excinfo)
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
-
-
-class FormulaItem(pytest.Item):
+class FormulaItem(_Item):
     """A claim that needs no code: its registry ``formula`` and ``conditions`` over the chapter's
     printed numbers, evaluated by the core (:func:`claimcheck.formula.evaluate_claim`) and judged
     by the recorder like any measured value (the tolerance, the margin, the message)."""
+
+    _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(**kwargs)
@@ -343,16 +339,6 @@ class FormulaItem(pytest.Item):
         for text, holds, sides in result.conditions:
             recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
         recorder.check(result.value)
-
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(FormulaError):
-            return f"formula error: {excinfo.value}"
-        if excinfo.errisinstance(pytest.fail.Exception):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
 
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)
