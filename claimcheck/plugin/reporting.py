@@ -7,20 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from claimcheck import pages
+from claimcheck import pages, partial, report
 from claimcheck.display import log_line
 from claimcheck.fileio import not_ours, report_lock
 from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
 from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
-from claimcheck.partial import keep_unselected
 from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.state import STATE, fingerprint_of, registry_for
 from claimcheck.recorder import CLAIM_ID_KEY
 from claimcheck.registry import load_registry
-from claimcheck.report import build_json, write_json, write_plots
 from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
 
 
@@ -68,14 +66,14 @@ def _write_report(session, state, interrupted: bool) -> None:
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        doc = build_json(
+        doc = report.build_json(
             state.rows,
             regs,
             fp,
             state.settings,
             profile,
             state.started,
-            plots=write_plots(state.rows, report_dir),
+            plots=report.write_plots(state.rows, report_dir),
             chapter_profiles=chapter_profiles,
         )
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
@@ -102,7 +100,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            keep_unselected(
+            partial.keep_unselected(
                 doc,
                 state.json_path,
                 current=_registry_entries,
@@ -112,7 +110,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             )
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
-            write_json(doc, state.json_path)
+            report.write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
 
