@@ -209,11 +209,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
             return _form(evidence)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
-    except (
-        ValueError,
-        TypeError,
-        ArithmeticError,
-    ) as exc:  # a unit, a value or a tolerance that cannot be judged
+    except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
         return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
     raise TypeError(
         f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}"

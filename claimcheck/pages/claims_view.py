@@ -126,9 +126,8 @@ class ClaimsView:
     selection: str = ""
     interrupted: str = ""  # an interrupted run: what it decided and what it did not reach
     language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
-    deselected: list[tuple[str, str]] = field(
-        default_factory=list
-    )  # (which and why, the command that runs them)
+    # (which and why, the command that runs them)
+    deselected: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def rows(self) -> list[Row]:

@@ -111,9 +111,8 @@ class ManuscriptView:
     lines: list[list]  # per line: [str | Mark, ...]
     marks: list[Mark]
     counts: dict[str, int]
-    problems: list[str] = field(
-        default_factory=list
-    )  # drift without a place, waiver problems, registry issues
+    # drift without a place, waiver problems, registry issues
+    problems: list[str] = field(default_factory=list)
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
     chapter: str = ""  # the chapter id of the registry it was checked against

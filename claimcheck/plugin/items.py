@@ -148,9 +148,8 @@ class RegistryErrorItem(_Item):
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(RegistryIssueError):
-            return log_line(
-                f"registry error: {excinfo.value}"
-            )  # the registry's text, never a workflow command
+            # the registry's text, never a workflow command
+            return log_line(f"registry error: {excinfo.value}")
         return super().repr_failure(excinfo)
 
 

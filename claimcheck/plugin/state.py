@@ -30,9 +30,8 @@ from claimcheck.settings import Settings
 REGISTRY_NAME = "claims.toml"
 
 
-@dataclass(
-    eq=False
-)  # registered as a plugin: pluggy needs it hashable (by identity), e.g. under a nested conftest
+# eq=False: registered as a plugin, pluggy needs it hashable (by identity), e.g. under a nested conftest
+@dataclass(eq=False)
 class RunState:
     """Everything the glue keeps for one pytest run (on the xdist controller and on each worker)."""
 
@@ -52,23 +51,19 @@ class RunState:
     html_path: Path | None = None  # where claims.html (the claims page) goes
     rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
-    pages: list = field(
-        default_factory=list
-    )  # the pages written at session finish (claims.html, manuscript.html)
+    # the pages written at session finish (claims.html, manuscript.html)
+    pages: list = field(default_factory=list)
     page_error: str = ""  # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
-    untested: dict[str, set] = field(
-        default_factory=dict
-    )  # registry path -> its ids no collected test covers
-    manuscript_bound: dict[str, bool] = field(
-        default_factory=dict
-    )  # registry path -> --claims-manuscript is its text
+    # registry path -> its ids no collected test covers
+    untested: dict[str, set] = field(default_factory=dict)
+    # registry path -> --claims-manuscript is its text
+    manuscript_bound: dict[str, bool] = field(default_factory=dict)
     ended_by: str = ""  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
     chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
-    deselected: list = field(
-        default_factory=list
-    )  # (claim key or None, the kit's group or None) per deselected test
+    # (claim key or None, the kit's group or None) per deselected test
+    deselected: list = field(default_factory=list)
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
