@@ -135,18 +135,8 @@ class ResultCollector:
                 row.registry_line = id_lines(reg.path).get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
-                    row.record = {
-                        "stated": claim.stated,
-                        "unit": claim.unit,
-                        "tolerance": claim.tolerance_text,
-                        "title": claim.title,
-                        "locator": claim.locator,
-                        "needs": list(claim.needs),
-                        "runner": claim.runner,
-                        "note": claim.note,
-                        "cites": claim.cites,
-                        "section": claim.section,
-                    }
+                    row.record = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
+                    row.record["needs"] = list(claim.needs)
                 else:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
@@ -191,6 +181,12 @@ class ResultCollector:
                 drift["measured"] = row.record["measured_display"]
         return list(rows.values())
 
+
+#: a row's record from its registry claim: the record's key -> the claim's attribute
+_FROM_CLAIM = {
+    "stated": "stated", "unit": "unit", "tolerance": "tolerance_text", "title": "title", "locator": "locator",
+    "needs": "needs", "runner": "runner", "note": "note", "cites": "cites", "section": "section",
+}  # fmt: skip
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
@@ -265,10 +261,7 @@ def build_json(
         generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         wall_s=round(time.time() - started, 1),
         runner=runner,
-        settings={
-            **settings.recorded(),
-            "sources": dict(settings.sources),
-        },
+        settings={**settings.recorded(), "sources": dict(settings.sources)},
         profile=profile,
         chapters=[
             ChapterInfo(
@@ -277,9 +270,7 @@ def build_json(
                 language=str(reg.chapter.get("language") or ""),
                 registry=reg.path,
                 manuscript=str(reg.chapter.get("manuscript") or ""),
-                profile=(chapter_profiles or {}).get(reg.chapter_id, profile)
-                if chapter_profiles is not None
-                else profile,
+                profile=(chapter_profiles or {}).get(reg.chapter_id, profile),
             )
             for reg in registries
         ],

@@ -89,9 +89,8 @@ def first_error_line(longrepr) -> str:
     typed = [
         ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", ln)
     ]
-    first = (typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"])[
-        -1
-    ]
+    found = typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"]
+    first = found[-1]
     where = re.search(r'File "[^"]*", line (\d+)', text)
     if first.startswith("SyntaxError") and where:
         first += f" (line {where.group(1)})"
@@ -123,9 +122,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             continue
         covered.setdefault(reg.path, set()).add(cid)
         claim = reg.claims.get(cid)
-        if claim is not None:
-            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
         if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
+            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
             needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
             add_need_markers(item, claim.needs if needs is None else needs)
     for rf in state.registry_files:
