@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.fileio import write_atomic
+from claimcheck import fileio
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
@@ -232,7 +232,7 @@ def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
     for r in rows:
         for n, (name, b64) in enumerate(r.plots, start=1):
             rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.key)}-{n}.png"
-            write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
+            fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
             out.setdefault(r.key, []).append({"name": name, "file": rel})
     return out
 
@@ -336,4 +336,4 @@ def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
 
 def write_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
-    write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))
+    fileio.write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from types import SimpleNamespace
 
+from claimcheck import fileio
 from claimcheck import outcomes as oc
 from claimcheck.book import book_of
-from claimcheck.fileio import write_atomic
 from claimcheck.manuscript import ManuscriptError, check_manuscript
 from claimcheck.pages import claims_view, manuscript_view, words
 from claimcheck.pages.claims_view import chapter_language
@@ -172,7 +172,9 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
         )
-        write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang))
+        fileio.write_atomic(
+            page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang)
+        )
         views.append(view)
         written.append(page)
     log = safe_link(doc.test_log)  # only an http(s) URL or a relative path becomes a link
@@ -183,7 +185,7 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
         if log
         else ""
     )
-    write_atomic(claims_html, claims_page(doc, folder, views, href))
+    fileio.write_atomic(claims_html, claims_page(doc, folder, views, href))
     written.insert(0, claims_html)
     return written
 

@@ -9,13 +9,13 @@ the log only names each test's claim, linked to its row there, and links to the 
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 import pytest
 
-from claimcheck.fileio import write_atomic
+from claimcheck import fileio
 from claimcheck.fingerprint import describe_long
+from claimcheck.pages import relative_href
 from claimcheck.pages.words import anchor, first_sentence
 from claimcheck.plugin.phases import verdict_text
 from claimcheck.plugin.state import fingerprint_of, run_state
@@ -33,11 +33,7 @@ class HtmlReport:
         log = getattr(self.config.option, "htmlpath", None)
         if state.html_path is None or not log:
             return None
-        log_dir = (Path(self.config.invocation_params.dir) / log).resolve().parent
-        try:
-            return Path(os.path.relpath(Path(state.html_path).resolve(), log_dir)).as_posix()
-        except ValueError:  # another drive
-            return Path(state.html_path).resolve().as_uri()
+        return relative_href(state.html_path, Path(self.config.invocation_params.dir) / log)
 
     def pytest_html_results_table_header(self, cells):
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
@@ -123,6 +119,6 @@ def atomic_html_writes(config) -> bool:
             and callable(getattr(plugin, "_write_report", None))
             and hasattr(plugin, "_report_path")
         ):
-            plugin._write_report = lambda rendered, _p=plugin: write_atomic(_p._report_path, rendered)
+            plugin._write_report = lambda rendered, _p=plugin: fileio.write_atomic(_p._report_path, rendered)
             done = True
     return done
