@@ -19,7 +19,7 @@ from claimcheck import outcomes as oc
 from claimcheck.book import book_of
 from claimcheck.manuscript import ManuscriptError, check_manuscript
 from claimcheck.pages import claims_view, manuscript_view, words
-from claimcheck.pages.claims_view import chapter_language
+from claimcheck.pages.claims_view import chapter_language, within
 from claimcheck.pages.render import render
 from claimcheck.pages.summary import is_matrix
 from claimcheck.registry import load_registry
@@ -104,7 +104,7 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
         if confine is not None and not override:  # relative paths from the results file's folder
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
             resolved = {"registry": registry, "path": path}
-            outside = [str(m[k]) for k, p in resolved.items() if not _inside(Path(confine), p)]
+            outside = [str(m[k]) for k, p in resolved.items() if not within(p, confine)]
         if outside:
             problems.append(
                 f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
@@ -123,14 +123,6 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
         if override:
             break
     return out, problems
-
-
-def _inside(folder: Path, path) -> bool:
-    """Whether ``path``, links resolved, lies inside ``folder``."""
-    try:
-        return Path(path).resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError, ValueError):
-        return False
 
 
 def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:

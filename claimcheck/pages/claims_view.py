@@ -179,7 +179,7 @@ def _plot(p: dict, base: Path) -> Plot:
     if not file:
         return Plot(name, missing="no file recorded")
     path = base / file
-    if not relative_inside(file) or not _within(path, base):
+    if not relative_inside(file) or not within(path, base):
         return Plot(name, missing=f"{file}: not read: it is not inside the results file's folder")
     try:
         info = path.stat()
@@ -193,11 +193,11 @@ def _plot(p: dict, base: Path) -> Plot:
     return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
 
 
-def _within(path: Path, folder: Path) -> bool:
-    """Whether ``path``, links resolved, lies inside ``folder``."""
+def within(path, folder) -> bool:
+    """Whether ``path``, links resolved, lies inside ``folder`` (False when it cannot be resolved)."""
     try:
-        return path.resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, RuntimeError, ValueError):
         return False
 
 
