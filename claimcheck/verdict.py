@@ -268,13 +268,8 @@ def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
         f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    return Verdict(
-        SKIPPED,
-        value,
-        reason,
-        _margin(value, claim_region(claim)),
-        {**(details or {}), "machine_bound": claim.runner},
-    )
+    margin = _margin(value, claim_region(claim))
+    return Verdict(SKIPPED, value, reason, margin, {**(details or {}), "machine_bound": claim.runner})
 
 
 def _measured(claim, ev: Measured, runner) -> Verdict:
@@ -306,13 +301,8 @@ def _form(ev: Form) -> Verdict:
         region = tol.region(ev.expected)
     except ValueError:
         region = None
-    return Verdict(
-        FAILED if failure else PASSED,
-        ev.measured,
-        failure,
-        _margin(ev.measured, region),
-        {"portable_form": ev.form},
-    )
+    margin = _margin(ev.measured, region)
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
 
 
 def _ci_text(ci: CI, unit: str) -> str:
@@ -395,14 +385,12 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
     """Why a timing claim is inconclusive: its bars, the distrusted failures of a busy machine, the
     rounds, the budget, the load, and what would decide it."""
-    distrusted = (
-        (
+    distrusted = ""
+    if timing_failed:
+        distrusted = (
             f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
             "bias timing forms toward failing, so that is not taken as a failure"
         )
-        if timing_failed
-        else ""
-    )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
     return (
         f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "

@@ -378,11 +378,10 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     manuscript = manuscripts[0] if manuscripts else None
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
+    one = len(book) == 1
     return ClaimsView(
-        title="claimcheck: the chapter's claims on this runner"
-        if len(book) == 1
-        else "claimcheck: the book's claims on this runner",
-        chapter=book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters",
+        title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
+        chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
         generated=doc.generated or "",
         wall_s=doc.wall_s,
         runner=words.runner_line(doc.runner),
