@@ -19,7 +19,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
+
+from claimcheck.cli import COMMAND_MODULES
+from claimcheck.fields import NEEDS, TABLES
+from claimcheck.registry import CLAIM_RULES
+from claimcheck.settings import CORE, Option
+from claimcheck.units import COMMON, UNITS
 
 REGENERATE = "python -m claimcheck.docs"
 
@@ -39,9 +46,6 @@ def _generated(source: str) -> list[str]:
 
 def registry_fields() -> str:
     """The page of every table and field of a registry file."""
-    from claimcheck.fields import NEEDS, TABLES
-    from claimcheck.registry import CLAIM_RULES
-
     out = [
         "# Registry fields",
         "",
@@ -79,8 +83,6 @@ def registry_fields() -> str:
 
 def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
     """``(name, help, parser)`` of each ``claimcheck`` command, in ``claimcheck --help``'s order."""
-    from claimcheck.cli import COMMAND_MODULES
-
     found: list[tuple[str, str, argparse.ArgumentParser]] = []
 
     class Commands:
@@ -121,8 +123,6 @@ def kit_option_tables() -> list:
     """The option tables of the kits installed with claimcheck: each ``pytest11`` entry point of the
     claimcheck distribution whose module answers ``pytest_claimcheck_options`` (loaded by name, so
     the core imports no kit)."""
-    from importlib.metadata import entry_points
-
     tables = []
     for ep in entry_points(group="pytest11"):
         if ep.dist is None or ep.dist.name != "claimcheck":
@@ -136,7 +136,6 @@ def kit_option_tables() -> list:
 
 def options() -> str:
     """The page of the pytest options, their environment variables and ini keys, and the commands."""
-    from claimcheck.settings import CORE, Option
 
     def default(o: Option) -> str:
         if o.kind == "append" or o.default is None:
@@ -209,8 +208,6 @@ def options() -> str:
 
 def units_page() -> str:
     """The page of every unit a registry's ``unit`` may use beyond pint's, and how to declare one."""
-    from claimcheck.units import COMMON, UNITS
-
     out = [
         "# Units",
         "",

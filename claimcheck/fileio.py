@@ -5,6 +5,7 @@ breaks nothing."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -97,8 +98,6 @@ def not_ours(path) -> str | None:
     ``schema`` and a ``claims`` list, or a ``generator`` starting "claimcheck"). None when there
     is no file, when it is ours, or when it is not JSON at all (a leftover cut short, replaced).
     """
-    import json
-
     try:
         raw = read_input_file(path)
     except FileNotFoundError:

@@ -109,9 +109,8 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
             if e.id not in entries:
                 dropped.append(f"{e.key}: no longer in its chapter's registry")
                 continue
-            for name, value in entries[
-                e.id
-            ].items():  # today's stated, unit, tolerance: what a kept row must match
+            # today's stated, unit, tolerance: what a kept row must match
+            for name, value in entries[e.id].items():
                 setattr(stub, name, value)
         doc.claims.append(stub)
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(

@@ -8,12 +8,14 @@ module never reads a pytest report. The document is a :class:`claimcheck.results
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck import fileio
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
@@ -133,18 +135,8 @@ class ResultCollector:
                 row.registry_line = id_lines(reg.path).get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
-                    row.record = {
-                        "stated": claim.stated,
-                        "unit": claim.unit,
-                        "tolerance": claim.tolerance_text,
-                        "title": claim.title,
-                        "locator": claim.locator,
-                        "needs": list(claim.needs),
-                        "runner": claim.runner,
-                        "note": claim.note,
-                        "cites": claim.cites,
-                        "section": claim.section,
-                    }
+                    row.record = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
+                    row.record["needs"] = list(claim.needs)
                 else:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
@@ -190,6 +182,12 @@ class ResultCollector:
         return list(rows.values())
 
 
+#: a row's record from its registry claim: the record's key -> the claim's attribute
+_FROM_CLAIM = {
+    "stated": "stated", "unit": "unit", "tolerance": "tolerance_text", "title": "title", "locator": "locator",
+    "needs": "needs", "runner": "runner", "note": "note", "cites": "cites", "section": "section",
+}  # fmt: skip
+
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
 
@@ -230,15 +228,11 @@ def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
     """Write every row's plots as PNG files under ``report_dir/plots`` (atomically, one file per plot,
     named after the claim: a run of other claims leaves them alone). Returns ``{claim id:
     [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
-    import base64
-
-    from claimcheck.fileio import write_atomic
-
     out: dict[str, list[dict]] = {}
     for r in rows:
         for n, (name, b64) in enumerate(r.plots, start=1):
             rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.key)}-{n}.png"
-            write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
+            fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
             out.setdefault(r.key, []).append({"name": name, "file": rel})
     return out
 
@@ -267,10 +261,7 @@ def build_json(
         generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         wall_s=round(time.time() - started, 1),
         runner=runner,
-        settings={
-            **settings.recorded(),
-            "sources": dict(settings.sources),
-        },
+        settings={**settings.recorded(), "sources": dict(settings.sources)},
         profile=profile,
         chapters=[
             ChapterInfo(
@@ -279,9 +270,7 @@ def build_json(
                 language=str(reg.chapter.get("language") or ""),
                 registry=reg.path,
                 manuscript=str(reg.chapter.get("manuscript") or ""),
-                profile=(chapter_profiles or {}).get(reg.chapter_id, profile)
-                if chapter_profiles is not None
-                else profile,
+                profile=(chapter_profiles or {}).get(reg.chapter_id, profile),
             )
             for reg in registries
         ],
@@ -347,6 +336,4 @@ def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
 
 def write_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
-    from claimcheck.fileio import write_atomic
-
-    write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))
+    fileio.write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -772,26 +772,24 @@ class _Fields:
         self.bad(name, v, "a string")
         return None
 
-    def number(self, name: str) -> float | None:
+    def checked(self, name: str, ok, want: str):
+        """The field ``name`` when absent or ``ok(value)``; else an issue (expected ``want``) and None."""
         v = self.raw.get(name)
-        if v is None or (_is_number(v) and math.isfinite(v) and v >= 0):
+        if v is None or ok(v):
             return v
-        self.bad(name, v, "a non-negative number")
+        self.bad(name, v, want)
         return None
+
+    def number(self, name: str) -> float | None:
+        return self.checked(
+            name, lambda v: _is_number(v) and math.isfinite(v) and v >= 0, "a non-negative number"
+        )
 
     def flag(self, name: str) -> bool | None:
-        v = self.raw.get(name)
-        if v is None or isinstance(v, bool):
-            return v
-        self.bad(name, v, "true or false")
-        return None
+        return self.checked(name, lambda v: isinstance(v, bool), "true or false")
 
     def line(self, name: str) -> int | None:
-        v = self.raw.get(name)
-        if v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-            return v
-        self.bad(name, v, "a line number (an integer from 1)")
-        return None
+        return self.checked(name, _is_line, "a line number (an integer from 1)")
 
     def value(self, name: str):
         return self.raw.get(name)
@@ -841,11 +839,9 @@ class _Fields:
         return {}
 
     def strings(self, name: str) -> list[str] | None:
-        v = self.raw.get(name)
-        if v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)):
-            return v
-        self.bad(name, v, "a list of strings")
-        return None
+        return self.checked(
+            name, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"
+        )
 
     def items(self, name: str):
         """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""

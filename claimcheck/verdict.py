@@ -40,6 +40,8 @@ from typing import Any
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.tolerance import parse_tolerance
+from claimcheck.units import convert
 
 
 @dataclass(frozen=True)
@@ -207,11 +209,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
             return _form(evidence)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
-    except (
-        ValueError,
-        TypeError,
-        ArithmeticError,
-    ) as exc:  # a unit, a value or a tolerance that cannot be judged
+    except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
         return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
     raise TypeError(
         f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}"
@@ -227,8 +225,6 @@ def _convert(value, unit: str | None, to_unit: str):
         TypeError: not a real number, or not finite (NaN, or an infinite number): the measurement
             broke, it did not disprove the chapter (so the verdict is ``error``, not ``failed``).
     """
-    from claimcheck.units import convert
-
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
@@ -272,13 +268,8 @@ def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
         f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    return Verdict(
-        SKIPPED,
-        value,
-        reason,
-        _margin(value, claim_region(claim)),
-        {**(details or {}), "machine_bound": claim.runner},
-    )
+    margin = _margin(value, claim_region(claim))
+    return Verdict(SKIPPED, value, reason, margin, {**(details or {}), "machine_bound": claim.runner})
 
 
 def _measured(claim, ev: Measured, runner) -> Verdict:
@@ -304,21 +295,14 @@ def _compared(claim, ev: Compared, runner) -> Verdict:
 
 
 def _form(ev: Form) -> Verdict:
-    from claimcheck.tolerance import parse_tolerance
-
     tol = parse_tolerance(ev.tolerance)
     failure = tol(ev.measured, ev.expected)
     try:
         region = tol.region(ev.expected)
     except ValueError:
         region = None
-    return Verdict(
-        FAILED if failure else PASSED,
-        ev.measured,
-        failure,
-        _margin(ev.measured, region),
-        {"portable_form": ev.form},
-    )
+    margin = _margin(ev.measured, region)
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
 
 
 def _ci_text(ci: CI, unit: str) -> str:
@@ -401,14 +385,12 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
     """Why a timing claim is inconclusive: its bars, the distrusted failures of a busy machine, the
     rounds, the budget, the load, and what would decide it."""
-    distrusted = (
-        (
+    distrusted = ""
+    if timing_failed:
+        distrusted = (
             f"; {', '.join(timing_failed)} lay outside the bar, but on a busy machine, whose stalls "
             "bias timing forms toward failing, so that is not taken as a failure"
         )
-        if timing_failed
-        else ""
-    )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
     return (
         f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "

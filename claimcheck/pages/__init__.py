@@ -10,11 +10,21 @@ the Markdown summary for CI. Core: no torch, no pytest; Jinja2 for the HTML.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
 
-from claimcheck.pages import claims_view, manuscript_view
+from claimcheck import fileio
+from claimcheck import outcomes as oc
+from claimcheck.book import book_of
+from claimcheck.manuscript import ManuscriptError, check_manuscript
+from claimcheck.pages import claims_view, manuscript_view, words
+from claimcheck.pages.claims_view import chapter_language, within
 from claimcheck.pages.render import render
+from claimcheck.pages.summary import is_matrix
+from claimcheck.registry import load_registry
 from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
+from claimcheck.runs import fingerprint_lines
 
 
 def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
@@ -61,8 +71,6 @@ def manuscript_page(
 
 def relative_href(target, page) -> str:
     """``target`` as a link from the page ``page`` (relative when both are in the same tree, else a file URI)."""
-    import os
-
     target, page = Path(target).resolve(), Path(page).resolve()
     try:
         return Path(os.path.relpath(target, page.parent)).as_posix()
@@ -80,10 +88,6 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
     (the results file's own): a path the report names outside it is a problem and is not read (a
     results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
     """
-    from claimcheck.book import book_of
-    from claimcheck.manuscript import ManuscriptError, check_manuscript
-    from claimcheck.registry import load_registry
-
     out, problems = [], []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
@@ -100,7 +104,7 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
         if confine is not None and not override:  # relative paths from the results file's folder
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
             resolved = {"registry": registry, "path": path}
-            outside = [str(m[k]) for k, p in resolved.items() if not _inside(Path(confine), p)]
+            outside = [str(m[k]) for k, p in resolved.items() if not within(p, confine)]
         if outside:
             problems.append(
                 f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
@@ -121,14 +125,6 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
     return out, problems
 
 
-def _inside(folder: Path, path) -> bool:
-    """Whether ``path``, links resolved, lies inside ``folder``."""
-    try:
-        return Path(path).resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError, ValueError):
-        return False
-
-
 def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:
     """Write the pages of a run beside its ``claims.json``: ``claims.html`` and, per manuscript
     check, ``manuscript.html`` (with several chapters: ``manuscript-<chapter>.html`` each). Every
@@ -142,8 +138,6 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
 
     Returns the paths written. Raises OSError when a page cannot be written.
     """
-    from claimcheck.fileio import write_atomic
-
     json_path = Path(json_path)
     folder = json_path.parent
     claims_html = Path(claims_html) if claims_html else folder / "claims.html"
@@ -166,13 +160,13 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
             href=relative_href(page, claims_html),
         )
         view.chapter = chapter
-        from claimcheck.pages.claims_view import chapter_language
-
         # the registry's [chapter] language; a registry without one: a guess from the text
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
         )
-        write_atomic(page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang))
+        fileio.write_atomic(
+            page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang)
+        )
         views.append(view)
         written.append(page)
     log = safe_link(doc.test_log)  # only an http(s) URL or a relative path becomes a link
@@ -183,7 +177,7 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
         if log
         else ""
     )
-    write_atomic(claims_html, claims_page(doc, folder, views, href))
+    fileio.write_atomic(claims_html, claims_page(doc, folder, views, href))
     written.insert(0, claims_html)
     return written
 
@@ -200,8 +194,6 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
         claimcheck.results.ResultFileError: the file is missing, unreadable, not JSON, or neither
             a claims report nor a matrix.
     """
-    from claimcheck.pages.summary import is_matrix
-
     p = Path(path)
     raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
     if is_matrix(raw) and raw.get("runners"):
@@ -219,22 +211,6 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
     differs between runners are marked. A runner's column header says the runner in two lines
     (:func:`claimcheck.pages.words.runner_brief`), its full fingerprint behind a disclosure.
     """
-    from dataclasses import dataclass
-
-    from claimcheck import outcomes as oc
-    from claimcheck.pages import words
-    from claimcheck.runs import fingerprint_lines
-
-    @dataclass
-    class _Row:
-        id: str
-        title: str
-        chapter: str
-        bar: str
-        split: bool
-        differs: list
-        cells: list
-
     rows = []
     for r in matrix.rows:
         entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
@@ -247,15 +223,16 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
             cells.append(
                 {"outcome": c.outcome, "display": display, "reason": head, "more": more, "drifted": c.drifted}
             )
+        bar = words.bar_words(entry) if r.tolerance else ""
         rows.append(
-            _Row(
-                r.id,
-                r.title,
-                words.chapter_value(entry),
-                words.bar_words(entry) if r.tolerance else "",
-                r.split,
-                r.differs,
-                cells,
+            SimpleNamespace(
+                id=r.id,
+                title=r.title,
+                chapter=words.chapter_value(entry),
+                bar=bar,
+                split=r.split,
+                differs=r.differs,
+                cells=cells,
             )
         )
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]

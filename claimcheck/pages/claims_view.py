@@ -126,9 +126,8 @@ class ClaimsView:
     selection: str = ""
     interrupted: str = ""  # an interrupted run: what it decided and what it did not reach
     language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
-    deselected: list[tuple[str, str]] = field(
-        default_factory=list
-    )  # (which and why, the command that runs them)
+    # (which and why, the command that runs them)
+    deselected: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def rows(self) -> list[Row]:
@@ -180,7 +179,7 @@ def _plot(p: dict, base: Path) -> Plot:
     if not file:
         return Plot(name, missing="no file recorded")
     path = base / file
-    if not relative_inside(file) or not _within(path, base):
+    if not relative_inside(file) or not within(path, base):
         return Plot(name, missing=f"{file}: not read: it is not inside the results file's folder")
     try:
         info = path.stat()
@@ -194,11 +193,11 @@ def _plot(p: dict, base: Path) -> Plot:
     return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
 
 
-def _within(path: Path, folder: Path) -> bool:
-    """Whether ``path``, links resolved, lies inside ``folder``."""
+def within(path, folder) -> bool:
+    """Whether ``path``, links resolved, lies inside ``folder`` (False when it cannot be resolved)."""
     try:
-        return path.resolve().is_relative_to(folder.resolve())
-    except (OSError, RuntimeError):
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, RuntimeError, ValueError):
         return False
 
 
@@ -379,11 +378,10 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     manuscript = manuscripts[0] if manuscripts else None
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
+    one = len(book) == 1
     return ClaimsView(
-        title="claimcheck: the chapter's claims on this runner"
-        if len(book) == 1
-        else "claimcheck: the book's claims on this runner",
-        chapter=book[0].title if len(book) == 1 else f"The book's claims: {len(book)} chapters",
+        title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
+        chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
         generated=doc.generated or "",
         wall_s=doc.wall_s,
         runner=words.runner_line(doc.runner),

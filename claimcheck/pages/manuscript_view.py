@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from claimcheck import outcomes as oc
+from claimcheck.keys import qualify
+from claimcheck.manuscript import find_sites
 from claimcheck.pages import words
 from claimcheck.results import ClaimEntry
 
@@ -109,9 +111,8 @@ class ManuscriptView:
     lines: list[list]  # per line: [str | Mark, ...]
     marks: list[Mark]
     counts: dict[str, int]
-    problems: list[str] = field(
-        default_factory=list
-    )  # drift without a place, waiver problems, registry issues
+    # drift without a place, waiver problems, registry issues
+    problems: list[str] = field(default_factory=list)
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
     chapter: str = ""  # the chapter id of the registry it was checked against
@@ -189,8 +190,6 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
     """Marks at the words of the claims that no number shows and whose state an editor must act on
     (:data:`SENTENCE_STATES`): a claim stated without a number (its locator holds no digit, found
     once in the text). Claims whose locators find the same words share one mark."""
-    from claimcheck.manuscript import find_sites
-
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
     for d in check.drifts:
@@ -271,8 +270,6 @@ def build(
     A failing claim that no number shows (stated without one) is marked at its locator's words
     (:func:`_sentence_marks`) and counted with the numbers of its state.
     """
-    from claimcheck.keys import qualify
-
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
 

@@ -11,6 +11,7 @@ import functools
 from pathlib import Path
 
 from claimcheck import outcomes as oc
+from claimcheck.pages.words import anchor
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -32,8 +33,6 @@ def environment():
     )
     env.filters["outcome_label"] = oc.label
     env.globals["PASSED"] = oc.PASSED
-    from claimcheck.pages.words import anchor
-
     env.filters["anchor"] = anchor
     env.tests["string"] = lambda x: isinstance(x, str)
     return env

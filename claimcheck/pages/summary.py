@@ -34,6 +34,10 @@ def _cell(text) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
+def _row(cells) -> str:
+    return "| " + " | ".join(_cell(x) for x in cells) + " |"
+
+
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(str(text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -69,18 +73,8 @@ def markdown(doc: ClaimsDoc | dict) -> str:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
             mine = [e for e in entries if e.chapter == ch.id]
-            lines.append(
-                "| "
-                + " | ".join(
-                    _cell(x)
-                    for x in (
-                        f"**{ch.id}** {ch.title}",
-                        " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items()),
-                        _profile_words(doc, ch),
-                    )
-                )
-                + " |"
-            )
+            tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
+            lines.append(_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     if doc.interrupted is not None:
@@ -108,21 +102,20 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
         if e.carried is not None:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
+        verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
+        reason = _short(words.reason_words(e))
         lines.append(
-            "| "
-            + " | ".join(
-                _cell(x)
-                for x in (
+            _row(
+                (
                     f"**{e.id}** {e.title or ''}",
-                    badge(e.outcome) + (" · Δ drifted" if e.drifted else ""),
+                    verdict,
                     chapter_value,
                     here,
                     words.bar_words(e),
                     m.text if m else "",
-                    _short(words.reason_words(e)),
+                    reason,
                 )
             )
-            + " |"
         )
     return lines
 
@@ -147,7 +140,7 @@ def _matrix_markdown(doc: dict) -> str:
         lines.append(f"- ⚠️ {_short(err, 300)}")
     lines += [
         "",
-        "| Claim | Chapter | " + " | ".join(_cell(x) for x in labels) + " |",
+        _row(("Claim", "Chapter", *labels)),
         "|---|---|" + "---|" * len(labels),
     ]
     for c in _objects(doc.get("claims")):
@@ -172,7 +165,7 @@ def _matrix_markdown(doc: dict) -> str:
             row.append(
                 f"{badge(str(cell.get('outcome', '')))} {value or ''}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
             )
-        lines.append("| " + " | ".join(_cell(x) for x in row) + " |")
+        lines.append(_row(row))
     return "\n".join(lines) + "\n"
 
 
@@ -195,11 +188,7 @@ def command(
         props.append(f"line={line}")
     if title:
         props.append(f"title={_escape_prop(title)}")
-    return (
-        f"::{level} {','.join(props)}::{_escape_data(message)}"
-        if props
-        else f"::{level}::{_escape_data(message)}"
-    )
+    return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(message)}"
 
 
 def _rel(path, base: Path) -> str:

@@ -19,6 +19,7 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
 from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
+from claimcheck.runs import settings_size_profile
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
 
@@ -267,8 +268,6 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     instruction-set level, cores, GPU, torch's build), then the run (threads, size profile, named
     runner, weights, a busy machine). The whole fingerprint stays behind the header's disclosure.
     """
-    from claimcheck.runs import settings_size_profile
-
     r = Runner.of(runner)
     cpu = str(r.cpu or "unknown CPU")
     if r.cpu_capability:

@@ -3,10 +3,13 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from claimcheck.book import book_issues, claim_ids_in_file
+from claimcheck.keys import ClaimKeyError, resolve
 from claimcheck.plugin.items import (
     AuditItem,
     CitationItem,
@@ -19,6 +22,7 @@ from claimcheck.plugin.items import (
     add_keywords,
     add_need_markers,
 )
+from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
     STATE,
@@ -52,8 +56,6 @@ def pytest_make_collect_report(collector):
     reg = registry_for(collector.config, Path(collector.path))
     if reg is None:  # not a claims module: pytest's own behaviour
         return report
-    from claimcheck.book import claim_ids_in_file
-
     first = first_error_line(report.longrepr)
     kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error
     message = kit or f"{collector.path}: the test module cannot be collected: {first}"
@@ -79,8 +81,6 @@ def pytest_make_collect_report(collector):
 def first_error_line(longrepr) -> str:
     """The exception's first line from a collection report's ``longrepr``: ``"ModuleNotFoundError:
     No module named 'x'"``, ``"SyntaxError: invalid syntax (line 3)"``, ``"RuntimeError: boom"``."""
-    import re
-
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None and getattr(crash, "message", None):
         return crash.message.splitlines()[0]
@@ -89,9 +89,8 @@ def first_error_line(longrepr) -> str:
     typed = [
         ln for ln in lines if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b", ln)
     ]
-    first = (typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"])[
-        -1
-    ]
+    found = typed or lines or [ln.strip() for ln in text.splitlines() if ln.strip()] or ["unknown error"]
+    first = found[-1]
     where = re.search(r'File "[^"]*", line (\d+)', text)
     if first.startswith("SyntaxError") and where:
         first += f" (line {where.group(1)})"
@@ -123,9 +122,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             continue
         covered.setdefault(reg.path, set()).add(cid)
         claim = reg.claims.get(cid)
-        if claim is not None:
-            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
         if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
+            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
             needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
             add_need_markers(item, claim.needs if needs is None else needs)
     for rf in state.registry_files:
@@ -151,8 +149,6 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         i for kind in last for i in items if isinstance(i, kind)
     ]
     if config.pluginmanager.hasplugin("xdist"):
-        from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive
-
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
                 item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
@@ -234,8 +230,6 @@ def deselection(
 def _check_chapters(state) -> None:
     """Two registries of one run with one chapter id would share every key (chapter:id): the run
     stops before any test, naming both files."""
-    from claimcheck.book import book_issues
-
     problems = book_issues(state.registries.values())
     if problems:
         raise pytest.UsageError("claimcheck: " + "; ".join(problems))
@@ -244,8 +238,6 @@ def _check_chapters(state) -> None:
 def _check_overrides(state) -> None:
     """Every ``--claims-stated`` name is a claim of a collected registry, and a short id (``C10``)
     names one chapter's claim only (``ch15:C10`` says which)."""
-    from claimcheck.keys import ClaimKeyError, resolve
-
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:

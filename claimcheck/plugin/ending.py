@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import threading
 import time
 
 import pytest
@@ -53,8 +54,6 @@ def pytest_configure(config):
     state = config.stash.get(STATE, None)
     if state is None or hasattr(config, "workerinput"):  # an xdist worker: its controller is told
         return
-    import threading
-
     if threading.current_thread() is not threading.main_thread():
         return  # handlers can only be set from the main thread (pytest run inside a thread)
 

@@ -9,11 +9,15 @@ the log only names each test's claim, linked to its row there, and links to the 
 from __future__ import annotations
 
 import html
-import os
 from pathlib import Path
 
 import pytest
 
+from claimcheck import fileio
+from claimcheck.fingerprint import describe_long
+from claimcheck.pages import relative_href
+from claimcheck.pages.words import anchor, first_sentence
+from claimcheck.plugin.phases import verdict_text
 from claimcheck.plugin.state import fingerprint_of, run_state
 from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
@@ -29,24 +33,16 @@ class HtmlReport:
         log = getattr(self.config.option, "htmlpath", None)
         if state.html_path is None or not log:
             return None
-        log_dir = (Path(self.config.invocation_params.dir) / log).resolve().parent
-        try:
-            return Path(os.path.relpath(Path(state.html_path).resolve(), log_dir)).as_posix()
-        except ValueError:  # another drive
-            return Path(state.html_path).resolve().as_uri()
+        return relative_href(state.html_path, Path(self.config.invocation_params.dir) / log)
 
     def pytest_html_results_table_header(self, cells):
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
     def pytest_html_results_table_row(self, report, cells):
-        from claimcheck.plugin.phases import verdict_text
-
         props = {k: v for k, v in getattr(report, "user_properties", [])}
         cid = props.get(CLAIM_ID_KEY, "")
         rec = decode_record(props.get(RECORD_KEY) or {})
         href = self._claims_href()
-        from claimcheck.pages.words import anchor
-
         claim = (
             f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
             if cid and href
@@ -54,8 +50,6 @@ class HtmlReport:
         )
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"
-        from claimcheck.pages.words import first_sentence
-
         verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
         cells.insert(
             1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>'
@@ -80,8 +74,6 @@ class HtmlReport:
         report.title = "claimcheck: test log"
 
     def pytest_html_results_summary(self, prefix, summary, postfix, session):
-        from claimcheck.fingerprint import describe_long
-
         href = self._claims_href()
         fp = fingerprint_of(session.config)
         link = f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page"
@@ -120,8 +112,6 @@ def atomic_html_writes(config) -> bool:
         from pytest_html.basereport import BaseReport
     except ImportError:
         return False
-    from claimcheck.fileio import write_atomic
-
     done = False
     for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
         if (
@@ -129,6 +119,6 @@ def atomic_html_writes(config) -> bool:
             and callable(getattr(plugin, "_write_report", None))
             and hasattr(plugin, "_report_path")
         ):
-            plugin._write_report = lambda rendered, _p=plugin: write_atomic(_p._report_path, rendered)
+            plugin._write_report = lambda rendered, _p=plugin: fileio.write_atomic(_p._report_path, rendered)
             done = True
     return done

@@ -4,12 +4,34 @@ and the number audit of the manuscript."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
+from claimcheck.book import NOT_IN_BOOK, cite, scan
+from claimcheck.display import log_line
+from claimcheck.editor import audit_failure_message, drift_failure_message
+from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.manuscript import (
+    ClaimDrift,
+    chapter_manuscript,
+    check_manuscript,
+    citation_check,
+    drift_record,
+)
 from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
-from claimcheck.plugin.state import line_of_id, run_state, setting_path, settings_of, skip_here, stated_record
+from claimcheck.plugin.options import registries_of_args
+from claimcheck.plugin.state import (
+    line_of_id,
+    recorder_for,
+    run_state,
+    setting_path,
+    settings_of,
+    skip_here,
+    stated_record,
+)
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
+from claimcheck.registry import RegistryIssue, other_chapters
 
 
 class RegistryIssueError(Exception):
@@ -24,6 +46,23 @@ class ModuleError(Exception):
     pass
 
 
+class _Item(pytest.Item):
+    """An item of claimcheck's own: a failure of a kind in ``_SHOWN`` (exception -> prefix) reads as
+    its message alone, not a traceback; reported at its claim's line of the registry (else line 0)."""
+
+    _SHOWN: ClassVar[dict[type, str]] = {}
+    claim_id: str | None = None
+
+    def repr_failure(self, excinfo):
+        for kind, prefix in self._SHOWN.items():
+            if excinfo.errisinstance(kind):
+                return prefix + str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
+
+
 class RegistryFile(pytest.File):
     """A ``claims.toml``: yields one failing item per registry problem (and, with a manuscript,
     a drift item per claim and the audit)."""
@@ -34,8 +73,6 @@ class RegistryFile(pytest.File):
         state.registry_files.append(self)
         self.error_items = []
         if reg.chapter_table is False:  # another project's file under claims/: one error, no claim of it
-            from claimcheck.registry import RegistryIssue
-
             issue = RegistryIssue(
                 reg.path,
                 None,
@@ -52,17 +89,12 @@ class RegistryFile(pytest.File):
             return
         issues = list(reg.issues)
         if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
-            from claimcheck.book import scan
-            from claimcheck.registry import RegistryIssue
-
             why = "; ".join(i.message for i in reg.issues)
             issues += [
                 RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
                 for cid in scan(self.path.parent)
             ]
         for n, issue in enumerate(issues):
-            from claimcheck.display import log_line
-
             # the node id is printed too: a field name with a newline stays on its line
             name = log_line(f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]")
             item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
@@ -88,8 +120,6 @@ def manuscript_binds(config, reg) -> bool:
     """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter
     (the editor's copy may have any name); with several chapters, when the registry's ``[chapter]
     manuscript`` has the file's name. Recorded in the run's state (``manuscript_bound``)."""
-    from claimcheck.plugin.options import registries_of_args
-
     state = run_state(config)
     if reg.path not in state.manuscript_bound:
         chapters = registries_of_args(config)
@@ -102,12 +132,12 @@ def manuscript_binds(config, reg) -> bool:
     return state.manuscript_bound[reg.path]
 
 
-class RegistryErrorItem(pytest.Item):
+class RegistryErrorItem(_Item):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
     def __init__(self, *, issue, registry=None, **kwargs):
         super().__init__(**kwargs)
-        self.issue = issue
+        self.issue, self.claim_id = issue, issue.claim_id
         if issue.claim_id and not issue.claim_id.startswith("#"):
             key = registry.key(issue.claim_id) if registry is not None else issue.claim_id
             self.user_properties.append((CLAIM_ID_KEY, key))
@@ -118,18 +148,12 @@ class RegistryErrorItem(pytest.Item):
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(RegistryIssueError):
-            from claimcheck.display import log_line
-
-            return log_line(
-                f"registry error: {excinfo.value}"
-            )  # the registry's text, never a workflow command
+            # the registry's text, never a workflow command
+            return log_line(f"registry error: {excinfo.value}")
         return super().repr_failure(excinfo)
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.issue.claim_id), self.name
 
-
-class PlaceholderItem(pytest.Item):
+class PlaceholderItem(_Item):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
     def __init__(self, *, claim_id, **kwargs):
@@ -141,11 +165,8 @@ class PlaceholderItem(pytest.Item):
     def runtest(self):
         skip_here("not-run: no test yet")
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
 
-
-class ModuleErrorItem(pytest.Item):
+class ModuleErrorItem(_Item):
     """Stands for a claim whose test module could not be collected (an import error, a syntax
     error, an exception at import, a broken parametrisation): errors with the exception's first
     line, so that the claim is reported ``error`` and every other module still runs.
@@ -153,6 +174,8 @@ class ModuleErrorItem(pytest.Item):
     The claim ids come from the module's source (:mod:`claimcheck.book`); a module that names
     no claim yields one item without an id.
     """
+
+    _SHOWN = {ModuleError: ""}
 
     def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
         super().__init__(**kwargs)
@@ -167,13 +190,8 @@ class ModuleErrorItem(pytest.Item):
     def runtest(self):
         raise ModuleError(self.message)
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ModuleError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
     def reportinfo(self):
-        return self.path, 0, self.name
+        return self.path, 0, self.name  # a test module, not the registry
 
 
 def manuscript_check(config, registry_path: Path):
@@ -181,21 +199,16 @@ def manuscript_check(config, registry_path: Path):
     state = run_state(config)
     key = str(registry_path)
     if key not in state.manuscript_checks:
-        from claimcheck.manuscript import check_manuscript
-
         state.manuscript_checks[key] = check_manuscript(
             setting_path(config, "manuscript"), state.registry(registry_path), state.book()
         )
     return state.manuscript_checks[key]
 
 
-class _ManuscriptItem(pytest.Item):
+class _ManuscriptItem(_Item):
     """Shows a drift or audit failure as its message alone (it is a finding, not a traceback)."""
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(ManuscriptDriftError):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
+    _SHOWN = {ManuscriptDriftError: ""}
 
 
 class DriftItem(_ManuscriptItem):
@@ -212,9 +225,6 @@ class DriftItem(_ManuscriptItem):
         self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "drift")]
 
     def runtest(self):
-        from claimcheck.editor import drift_failure_message
-        from claimcheck.manuscript import drift_record
-
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
         reg = run_state(self.config).registry(self.path)
@@ -227,9 +237,6 @@ class DriftItem(_ManuscriptItem):
                 drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path)
             )
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
-
 
 class AuditItem(_ManuscriptItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
@@ -239,14 +246,9 @@ class AuditItem(_ManuscriptItem):
         self.user_properties.append((KIND_KEY, "audit"))
 
     def runtest(self):
-        from claimcheck.editor import audit_failure_message
-
         check = manuscript_check(self.config, self.path)
         if check.audit.failed:
             raise ManuscriptDriftError(audit_failure_message(check))
-
-    def reportinfo(self):
-        return self.path, 0, self.name
 
 
 class CitationItem(_ManuscriptItem):
@@ -261,16 +263,14 @@ class CitationItem(_ManuscriptItem):
     says only whether the quote drifted, beside the claim's own measurement.
     """
 
+    _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
+
     def __init__(self, *, claim_id, key, verdict, **kwargs):
         super().__init__(**kwargs)
         self.claim_id, self.key, self.verdict = claim_id, key, verdict
         self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "citation" if verdict else "drift")]
 
     def runtest(self):
-        from claimcheck.book import NOT_IN_BOOK, cite
-        from claimcheck.editor import drift_failure_message
-        from claimcheck.manuscript import ClaimDrift, chapter_manuscript, citation_check
-
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
@@ -303,19 +303,13 @@ class CitationItem(_ManuscriptItem):
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
 
-    def repr_failure(self, excinfo):
-        if excinfo.errisinstance(RegistryIssueError):
-            return f"registry error: {excinfo.value}"
-        return super().repr_failure(excinfo)
 
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
-
-
-class FormulaItem(pytest.Item):
+class FormulaItem(_Item):
     """A claim that needs no code: its registry ``formula`` and ``conditions`` over the chapter's
     printed numbers, evaluated by the core (:func:`claimcheck.formula.evaluate_claim`) and judged
     by the recorder like any measured value (the tolerance, the margin, the message)."""
+
+    _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(**kwargs)
@@ -330,10 +324,6 @@ class FormulaItem(pytest.Item):
         add_need_markers(self, claim.needs)
 
     def runtest(self):
-        from claimcheck.formula import evaluate_claim
-        from claimcheck.plugin.state import recorder_for
-        from claimcheck.registry import other_chapters
-
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
@@ -348,18 +338,6 @@ class FormulaItem(pytest.Item):
         for text, holds, sides in result.conditions:
             recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
         recorder.check(result.value)
-
-    def repr_failure(self, excinfo):
-        from claimcheck.formula import FormulaError
-
-        if excinfo.errisinstance(FormulaError):
-            return f"formula error: {excinfo.value}"
-        if excinfo.errisinstance(pytest.fail.Exception):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self):
-        return self.path, line_of_id(self.path, self.claim_id), self.name
 
 
 #: items that are not claim tests (their outcome comes from the registry or the manuscript)

@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 
 from claimcheck import settings as settings_mod
+from claimcheck.book import walk_registries
+from claimcheck.fileio import InputFileError, check_input_file, not_ours, remove_leftovers
+from claimcheck.manuscript import Manuscript, ManuscriptError
+from claimcheck.plugin import hookspecs
+from claimcheck.plugin.html import HtmlReport
+from claimcheck.plugin.parallel import XdistSupport
 from claimcheck.plugin.state import STATE, RunState, registry_candidates, setting_path
+from claimcheck.registry import load_registry
 
 #: the files a claims run writes in its report folder (and a folder plots/ for the plots' PNGs)
 REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
@@ -54,8 +61,6 @@ MARKERS = {
 
 
 def pytest_addhooks(pluginmanager):
-    from claimcheck.plugin import hookspecs
-
     pluginmanager.add_hookspecs(hookspecs)
 
 
@@ -177,8 +182,6 @@ def _named_registries(config, skip, environment: bool) -> list[Path]:
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` that a run collects: :func:`claimcheck.book.walk_registries`
     with pytest's own skipped folders."""
-    from claimcheck.book import walk_registries
-
     return walk_registries(folder, skip)
 
 
@@ -187,8 +190,6 @@ def _check_runner_profile(config, s) -> None:
     mean": a typo would leave the machine-bound figures unenforced without a word."""
     if s.runner_profile is None:
         return
-    from claimcheck.registry import load_registry
-
     paths = registries_of_args(config)
     runners: dict[str, list[str]] = {}
     for path in paths:
@@ -219,8 +220,6 @@ def _check_input_files(config, s) -> None:
             else None
         )
         if problem is None:  # a device or FIFO would be read forever or block the open: refused by type
-            from claimcheck.fileio import InputFileError, check_input_file
-
             try:
                 check_input_file(path, limit=sys.maxsize)  # the manuscript's size is checked as it is read
             except InputFileError as exc:
@@ -228,8 +227,6 @@ def _check_input_files(config, s) -> None:
         if problem:
             raise pytest.UsageError(f"claimcheck: {s.shown(name)}: {problem}: {path}")
     if s.manuscript:  # every claim's drift check reads it: an unreadable one stops the run at once
-        from claimcheck.manuscript import Manuscript, ManuscriptError
-
         try:
             Manuscript.read(setting_path(config, "manuscript"))
         except ManuscriptError as exc:
@@ -268,8 +265,6 @@ def pytest_configure(config):
             config.hook.pytest_claimcheck_report_dir(config=config, report_dir=report_dir) or report_dir
         )
         _check_writable(report_dir, s.shown("report_dir"))
-        from claimcheck.fileio import remove_leftovers
-
         remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
         state.json_path = report_dir / "claims.json"
         state.html_path = report_dir / "claims.html"
@@ -288,11 +283,7 @@ def pytest_configure(config):
                 "page; give pytest-html's test log another name (default: tests.html beside it)"
             )
     if config.pluginmanager.hasplugin("html"):
-        from claimcheck.plugin.html import HtmlReport
-
         config.pluginmanager.register(HtmlReport(config), "claimcheck-html")
-    from claimcheck.plugin.parallel import XdistSupport
-
     # pytest-xdist: timing claims run alone, the controller learns the workers' registries
     XdistSupport.register(config, state, claims_run=writes)
 
@@ -310,8 +301,6 @@ def _check_writable(report_dir: Path, source: str) -> None:
         raise pytest.UsageError(f"claimcheck: report folder {report_dir} ({source}) is not writable")
     if problems:
         raise pytest.UsageError(f"claimcheck: {problems[0]} is a folder; the report cannot be written there")
-    from claimcheck.fileio import not_ours
-
     foreign = not_ours(report_dir / "claims.json")
     if foreign:  # another tool's claims.json: never overwritten
         raise pytest.UsageError(f"claimcheck: {foreign}")

@@ -102,9 +102,8 @@ def report_outcome(report) -> str | None:
         return INCONCLUSIVE
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
-    if hasattr(
-        report, "wasxfail"
-    ):  # a test the registry expects to fail (expected_fail): its verdict decides
+    # a test the registry expects to fail (expected_fail): its verdict decides
+    if hasattr(report, "wasxfail"):
         return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
     if report.when == "call" and report.passed and verdict == NEAR_TIE:
         return NEAR_TIE

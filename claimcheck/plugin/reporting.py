@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from claimcheck import pages, partial, report
+from claimcheck.display import log_line
+from claimcheck.fileio import not_ours, report_lock
+from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
 from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
+from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
-from claimcheck.plugin.state import STATE, fingerprint_of
+from claimcheck.plugin.options import registries_of_args
+from claimcheck.plugin.state import STATE, fingerprint_of, registry_for
 from claimcheck.recorder import CLAIM_ID_KEY
+from claimcheck.registry import load_registry
 from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
 
 
@@ -47,8 +55,6 @@ def _write_report(session, state, interrupted: bool) -> None:
     regs = list(state.registries.values())
     state.rows = state.collector.rows(regs) if regs else []
     if regs and state.json_path is not None:
-        from claimcheck.report import build_json, write_json
-
         fp = _fingerprint(config, state, interrupted)
         models = {
             r.record["model"]: r.record.get("details", {}).get("model")
@@ -57,21 +63,17 @@ def _write_report(session, state, interrupted: bool) -> None:
         }
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
-        from claimcheck.fileio import not_ours, report_lock
-        from claimcheck.partial import keep_unselected
-        from claimcheck.report import write_plots
-
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        doc = build_json(
+        doc = report.build_json(
             state.rows,
             regs,
             fp,
             state.settings,
             profile,
             state.started,
-            plots=write_plots(state.rows, report_dir),
+            plots=report.write_plots(state.rows, report_dir),
             chapter_profiles=chapter_profiles,
         )
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
@@ -80,8 +82,6 @@ def _write_report(session, state, interrupted: bool) -> None:
         if state.manuscript_checks:
             doc.manuscripts = [c.as_dict() for c in state.manuscript_checks.values()]
         if state.deselected:  # which tests this run left out, why, and the command that runs them
-            from claimcheck.plugin.collection import deselection
-
             invoked = Path(config.invocation_params.dir)
             doc.deselected = deselection(
                 state.deselected,
@@ -100,7 +100,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            keep_unselected(
+            partial.keep_unselected(
                 doc,
                 state.json_path,
                 current=_registry_entries,
@@ -110,7 +110,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             )
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
-            write_json(doc, state.json_path)
+            report.write_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
 
@@ -132,8 +132,6 @@ def _claim_args(config, regs) -> list[str]:
 def _registry_entries(path) -> dict | None:
     """A registry as it is now, for the rows of a chapter this run did not collect: ``{id: {"stated",
     "unit", "tolerance"}}``, or None when the file is gone (the chapter was removed)."""
-    from claimcheck.registry import load_registry
-
     if not path or not Path(path).is_file():
         return None
     reg = load_registry(path)
@@ -145,8 +143,6 @@ def _registry_entries(path) -> dict | None:
 
 def _chapter_profiles(config, session, regs) -> dict:
     """``{chapter id: the size profile its tests ran with}`` (``{}``: its claims used no kit sizes)."""
-    from claimcheck.plugin.state import registry_for
-
     collected = getattr(session, "items", None) or []
     found: dict[str, list] = {reg.path: [] for reg in regs}
     for item in collected:
@@ -168,8 +164,6 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
     fields: Ctrl-C during ``import torch`` leaves a half-loaded torch, and the kit's fields would
     import it again (a 90-line traceback, or a segfault). Cached, so later hooks reuse it."""
     if state.fingerprint is None and interrupted:
-        from claimcheck.fingerprint import runner_fingerprint
-
         cut = half_loaded(heavy_packages(config))
         try:
             if not cut:
@@ -185,8 +179,6 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
 
 def _load_registries_of_args(config, state) -> None:
     try:
-        from claimcheck.plugin.options import registries_of_args
-
         for path in registries_of_args(config):
             state.registry(path)
     except Exception:  # noqa: BLE001 - best effort: without registries there is no row to write
@@ -229,8 +221,6 @@ def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
 
 
 def _relative(path: Path, folder: Path) -> str:
-    import os
-
     try:
         return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
     except ValueError:
@@ -240,15 +230,13 @@ def _relative(path: Path, folder: Path) -> str:
 def _publish(config, state, doc) -> None:
     """The claims page and the annotated manuscript, from the document just written. A page that
     cannot be rendered is reported in the terminal summary; claims.json stands either way."""
-    from claimcheck.pages import publish
-
     checks = [
         (c, state.registries[key].waivers)
         for key, c in state.manuscript_checks.items()
         if key in state.registries
     ]
     try:
-        state.pages = publish(doc, state.json_path, checks, state.html_path)
+        state.pages = pages.publish(doc, state.json_path, checks, state.html_path)
     except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
         state.page_error = f"{type(exc).__name__}: {exc}"
 
@@ -280,8 +268,6 @@ def _counts_line(doc: ClaimsDoc) -> str:
 def _write_line(tr, text: str, **markup) -> None:
     """One line of the claimcheck section: a claim's or a file's text never starts a workflow command
     in a CI log (:func:`claimcheck.display.log_line`)."""
-    from claimcheck.display import log_line
-
     tr.write_line(log_line(text), **markup)
 
 
@@ -332,10 +318,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         _write_line(tr, interrupted_words(doc), yellow=True)
     if state.page_error:
         _write_line(tr, f"claimcheck: the pages could not be written: {state.page_error}", red=True)
-    pages = "  ".join(str(p) for p in state.pages)
+    written = "  ".join(str(p) for p in state.pages)
     log = doc.test_log
     _write_line(
         tr,
-        f"report: {state.json_path}  {pages}"
+        f"report: {state.json_path}  {written}"
         + (f"  (test log: {state.json_path.parent / log})" if log else ""),
     )

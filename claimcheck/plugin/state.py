@@ -7,14 +7,21 @@ claim id, a path setting relative to the right folder).
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
+from claimcheck.book import book_of
+from claimcheck.display import log_line
+from claimcheck.editor import apply_overrides
+from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
+from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Registry, load_registry
 from claimcheck.report import ClaimRow, ResultCollector
 from claimcheck.results import ClaimsDoc
@@ -23,9 +30,8 @@ from claimcheck.settings import Settings
 REGISTRY_NAME = "claims.toml"
 
 
-@dataclass(
-    eq=False
-)  # registered as a plugin: pluggy needs it hashable (by identity), e.g. under a nested conftest
+# eq=False: registered as a plugin, pluggy needs it hashable (by identity), e.g. under a nested conftest
+@dataclass(eq=False)
 class RunState:
     """Everything the glue keeps for one pytest run (on the xdist controller and on each worker)."""
 
@@ -45,23 +51,19 @@ class RunState:
     html_path: Path | None = None  # where claims.html (the claims page) goes
     rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
-    pages: list = field(
-        default_factory=list
-    )  # the pages written at session finish (claims.html, manuscript.html)
+    # the pages written at session finish (claims.html, manuscript.html)
+    pages: list = field(default_factory=list)
     page_error: str = ""  # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
-    untested: dict[str, set] = field(
-        default_factory=dict
-    )  # registry path -> its ids no collected test covers
-    manuscript_bound: dict[str, bool] = field(
-        default_factory=dict
-    )  # registry path -> --claims-manuscript is its text
+    # registry path -> its ids no collected test covers
+    untested: dict[str, set] = field(default_factory=dict)
+    # registry path -> --claims-manuscript is its text
+    manuscript_bound: dict[str, bool] = field(default_factory=dict)
     ended_by: str = ""  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
     chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
-    deselected: list = field(
-        default_factory=list
-    )  # (claim key or None, the kit's group or None) per deselected test
+    # (claim key or None, the kit's group or None) per deselected test
+    deselected: list = field(default_factory=list)
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -75,8 +77,6 @@ class RunState:
         if key not in self.registries:
             reg = load_registry(path)
             if self.overrides:
-                from claimcheck.editor import apply_overrides
-
                 self.overridden |= apply_overrides(reg, self.overrides)
             self.registries[key] = reg
         return self.registries[key]
@@ -86,13 +86,9 @@ class RunState:
         ``claims/`` folder above them), loaded once, with this run's ``--claims-stated``: what a
         citation (``cites``) and a formula's ``ch15:C10.stated`` resolve in."""
         if self.chapters is None:
-            from claimcheck.book import book_of
-
             self.chapters = book_of(list(self.registries.values()))
             for reg in self.chapters.values():
                 if reg not in self.registries.values() and self.overrides:
-                    from claimcheck.editor import apply_overrides
-
                     self.overridden |= apply_overrides(reg, self.overrides)
         return self.chapters
 
@@ -183,8 +179,6 @@ def setup_error(message: str) -> NoReturn:
     unusable weights): an ``error`` row with ``message``, no traceback. Not a verdict (see
     :func:`skip_here`)."""
     __tracebackhide__ = True
-    from claimcheck.display import log_line
-
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
 
@@ -213,9 +207,6 @@ def lookup_claim(config, item, cid):
 def recorder_for(item, reg: Registry, claim):
     """The :class:`claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item``: this
     run's runner profile, hardware and timing rule (the ``claim`` fixture's, and a formula's)."""
-    from claimcheck.fingerprint import describe
-    from claimcheck.recorder import ClaimRecorder
-
     s = settings_of(item.config)
     return ClaimRecorder(claim, item, s.runner_profile, describe(fingerprint_of(item.config)), reg.runners)
 
@@ -225,8 +216,6 @@ def fingerprint_of(config) -> dict:
     (hook ``pytest_claimcheck_runner_fingerprint``)."""
     state = run_state(config)
     if state.fingerprint is None:
-        from claimcheck.fingerprint import runner_fingerprint
-
         fp = runner_fingerprint(state.settings.runner_profile)
         config.hook.pytest_claimcheck_runner_fingerprint(config=config, fingerprint=fp)
         state.fingerprint = fp
@@ -237,9 +226,6 @@ def kit_modules() -> tuple[str, ...]:
     """Import names of the packages of claimcheck's ``claims`` extra (read from its installed
     metadata: ``pytest-html`` -> ``pytest_html``), which a core-only install lacks; () when
     claimcheck is not installed."""
-    import re
-    from importlib.metadata import PackageNotFoundError, requires
-
     try:
         wanted = requires("claimcheck") or []
     except PackageNotFoundError:
@@ -259,8 +245,6 @@ def missing_kit(exc=None, *, text: str = "") -> str | None:
     ``exc``: the exception a test, fixture or module import raised; ``text``: its first line
     ("ModuleNotFoundError: No module named 'torch'") where only that is left (a collection report).
     """
-    import re
-
     name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
