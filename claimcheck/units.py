@@ -89,7 +89,7 @@ def declare(name: str, definition: str) -> None:
         reg.parse_units(name)
     except Exception as exc:  # pint raises several error types (DefinitionSyntaxError, ValueError, ...)
         raise UnitError(
-            f"{name} = {definition!r}: pint cannot read it ({type(exc).__name__}: {exc})"
+            f"{name} = {definition!r}: pint cannot read it ({type(exc).__name__}: {_said(exc)})"
         ) from None
     _DECLARED[name] = definition
 
@@ -125,7 +125,7 @@ def parse_unit(text: str):
     try:
         return reg.parse_units(text)
     except Exception as exc:  # pint raises several error types (UndefinedUnitError, ValueError, ...)
-        raise UnitError(f"unknown unit {text!r} ({type(exc).__name__}: {exc})") from None
+        raise UnitError(f"unknown unit {text!r} ({type(exc).__name__}: {_said(exc)})") from None
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:
@@ -141,4 +141,14 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
     try:
         return float(reg.Quantity(value, src).to(dst).magnitude)
     except Exception as exc:
-        raise UnitError(f"cannot convert {from_unit!r} to {to_unit!r}: {exc}") from None
+        raise UnitError(f"cannot convert {from_unit!r} to {to_unit!r}: {_said(exc)}") from None
+
+
+def _said(exc: Exception) -> str:
+    """An exception's message; pint's own ``str()`` of an error can itself raise (its formatter
+    fails on some units once other units were declared in the process), and a broken message must
+    not turn a unit error into a crash."""
+    try:
+        return str(exc)
+    except Exception:
+        return type(exc).__name__

@@ -111,3 +111,20 @@ def test_a_unit_only_another_chapter_declares_is_named(tmp_path):
     reg = registry(tmp_path, CLAIM.format(unit="kmerges/s"), "b.toml")  # valid only after the first
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C01", "unit")] and "C01" in reg.invalid
     assert "uses 'merge', which this registry does not declare" in reg.issues[0].message
+
+
+def test_a_pint_error_whose_message_breaks_is_still_a_unit_error(monkeypatch):
+    """pint's str() of a DimensionalityError can raise once other tests declared units in the
+    process (seen as a TypeError from its formatter); convert still says UnitError."""
+
+    class Broken(Exception):
+        def __str__(self):
+            raise TypeError("can only concatenate str (not 'tuple') to str")
+
+    class Quantity:
+        def __init__(self, *args):
+            raise Broken()
+
+    monkeypatch.setattr(units.ureg(), "Quantity", Quantity)
+    with pytest.raises(units.UnitError, match="cannot convert 's' to 'MB': Broken"):
+        units.convert(5, "s", "MB")
