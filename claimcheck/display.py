@@ -70,6 +70,11 @@ def number(x, digits: int = 5) -> str:
     return text
 
 
+def counted(n, noun: str) -> str:
+    """``n`` and its noun, singular for 1: ``counted(1, "thread") == "1 thread"``, else ``"2 threads"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def with_unit(text: str, unit: str | None) -> str:
     """``text`` followed by ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
     unit = (unit or "").strip()

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.display import format_value
+from claimcheck.display import counted, format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
@@ -292,7 +292,7 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     ]
     threads = r.pop("torch_threads", None)
     if threads:
-        libs.append(f"{threads} threads")
+        libs.append(counted(threads, "thread"))
     if libs:
         lines.append(", ".join(libs))
     os_ = r.pop("os", None)

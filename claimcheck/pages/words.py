@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from claimcheck import outcomes as oc
 from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
-from claimcheck.display import format_value, number, with_unit  # noqa: F401
+from claimcheck.display import counted, format_value, number, with_unit  # noqa: F401
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
@@ -258,7 +258,7 @@ def runner_line(runner: dict) -> str:
         if value
     ]
     if r.torch_threads:
-        libs.append(f"{r.torch_threads} threads")
+        libs.append(counted(r.torch_threads, "thread"))
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
 
 

@@ -3,6 +3,7 @@ input and lines safe in a CI log."""
 
 import pytest
 
+from claimcheck import display
 from claimcheck.display import excerpt, is_number, log_line, suggest, workflow_escape
 from claimcheck.pages import summary
 
@@ -44,3 +45,8 @@ def test_a_line_with_a_line_break_cannot_start_a_workflow_command():
 def test_the_annotations_use_the_same_escaping():
     assert summary._escape_data is workflow_escape
     assert summary.command("error", "a\n::b") == "::error::a%0A::b"
+
+
+def test_counted_says_one_thread_and_two_threads():
+    assert display.counted(1, "thread") == "1 thread"
+    assert display.counted(2, "thread") == "2 threads" and display.counted(0, "core") == "0 cores"
