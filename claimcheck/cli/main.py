@@ -40,6 +40,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=_validate)
 
 
+def error(text: str) -> int:
+    """Print ``error: text`` on stderr; return 2, the exit code of a command that could not run."""
+    print(f"error: {text}", file=sys.stderr)
+    return 2
+
+
 def _say(text: str, file=None) -> None:
     """Print one line of a command's output as a CI log may show it (:func:`claimcheck.display.log_line`):
     a registry's text (a title with a newline and ``::add-mask::x``) never starts a workflow command."""

@@ -33,11 +33,9 @@ def warm_up(model, ids, prompt_tokens: int = 16) -> None:
     ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small in fp32 on a
     2-core CPU).
 
-    Why: the first forward pass of a process pays one-time costs (the allocator growing, lazy
-    kernel initialisation); they belong to no side of a comparison. On a CPU, later calls at new
-    shapes pay nothing comparable (measured on GPT-2 small: the first 1000-token pass within 2 %
-    of the next ones), so one short pass replaces a whole warm-up round of every measurement, and
-    the interleaved rounds' per-round medians absorb what is left.
+    Why: the first forward pass of a process pays one-time costs (allocator, lazy kernels) that
+    belong to no side; later calls at new shapes pay nothing comparable on a CPU (GPT-2 small: the
+    first 1000-token pass within 2 % of the next ones), so one short pass replaces a warm-up round.
     """
     import torch
 
@@ -97,9 +95,9 @@ def read_write_rounds(
     if ids.shape[1] < need:
         raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
-    def read():
+    def forward(L):
         with torch.no_grad():
-            model(ids[:, :read_tokens], use_cache=False)
+            model(ids[:, :L], use_cache=False)
 
     def write():
         with torch.no_grad():
@@ -107,14 +105,9 @@ def read_write_rounds(
             for i in range(1, write_tokens + 1):
                 cache = output_cache(forward_cached(model, ids[:, i : i + 1], cache))
 
-    def forward(L):
-        with torch.no_grad():
-            model(ids[:, :L], use_cache=False)
-
-    passes = {f"forward@{L}": (lambda L=L: forward(L)) for L in forward_lengths if L != read_tokens}
-    return Rounds(
-        {"read": read, "write": write, **passes, **(extra or {})}, warmup=warmup, device=_device(model)
-    )
+    passes = {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
+    fns = {"read": functools.partial(forward, read_tokens), "write": write, **passes, **(extra or {})}
+    return Rounds(fns, warmup=warmup, device=_device(model))
 
 
 def forward_side(length: int, read_tokens: int) -> str:
