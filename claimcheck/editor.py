@@ -656,14 +656,8 @@ def _measure(
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
         folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *folders,
-            "-q",
-            "-p",
-            "no:cacheprovider",
+        cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider"]
+        cmd += [
             "-k",
             " or ".join(key for key, _ in revisions),
             f"--claims-report-dir={out_dir.resolve()}",

@@ -46,12 +46,12 @@ class SettingsError(ValueError):
 
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
+@dataclass(frozen=True)
 class _Choice:
     """The validator of a setting with a fixed set of values; ``choices`` lists them."""
 
-    def __init__(self, what: str, choices: tuple[str, ...]) -> None:
-        self.what = what
-        self.choices = choices
+    what: str
+    choices: tuple[str, ...]
 
     def __call__(self, text: object) -> str:
         value = str(text).strip()
