@@ -21,6 +21,7 @@ Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-t
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,10 +57,7 @@ class RunResult:
     notes: list[str] = field(default_factory=list)  # how the file was read (e.g. an older schema)
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for c in self.claims.values():
-            out[c.outcome] = out.get(c.outcome, 0) + 1
-        return out
+        return dict(Counter(c.outcome for c in self.claims.values()))
 
 
 # --- loading ----------------------------------------------------------------------------------
@@ -273,16 +271,14 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         else None
     )
     if gpu is not None:
-        parts = [gpu.name]
-        if gpu.memory_bytes is not None:
-            parts.append(f"{gpu.memory_bytes / 2**30:.0f} GiB")
-        if gpu.driver:
-            parts.append(f"driver {gpu.driver}")
-        if gpu.cuda:
-            parts.append(f"CUDA {gpu.cuda}")
-        if gpu.count is not None and gpu.count > 1:
-            parts.append(f"x{gpu.count}")
-        lines.append("GPU: " + ", ".join(parts))
+        parts = [
+            gpu.name,
+            f"{gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else "",
+            f"driver {gpu.driver}" if gpu.driver else "",
+            f"CUDA {gpu.cuda}" if gpu.cuda else "",
+            f"x{gpu.count}" if gpu.count is not None and gpu.count > 1 else "",
+        ]
+        lines.append("GPU: " + ", ".join(p for p in parts if p))
     else:
         lines.append("GPU: none")
     libs = [
@@ -335,12 +331,7 @@ def _flatten(d: dict, prefix: str = ""):
 
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
-    "regression",
-    "improved",
-    "changed",
-    "moved",
-    "added",
-    "removed",
+    "regression improved changed moved added removed".split()
 )
 DRIFTED = "drifted"  # the manuscript NEW was checked against prints another figure (beside the outcome)
 
@@ -361,9 +352,8 @@ class Diff:
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
-    unselected: dict[str, list[str]] = field(
-        default_factory=dict
-    )  # "OLD"/"NEW" -> ids its run did not select
+    # "OLD"/"NEW" -> ids its run did not select
+    unselected: dict[str, list[str]] = field(default_factory=dict)
     carried: list[str] = field(default_factory=list)  # ids NEW kept from an earlier run (a -k/-m run)
 
     @property
@@ -508,12 +498,9 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
 
 
 def _first_line(text) -> str:
-    lines = str(text or "").strip().splitlines()
-    line = lines[0] if lines else ""
+    line = (str(text or "").strip().splitlines() or [""])[0]
     return line if len(line) <= 160 else line[:157] + "..."
 
 
 def _short(v) -> str:
-    if isinstance(v, dict):
-        return str(v.get("name", v))
-    return str(v)
+    return str(v.get("name", v) if isinstance(v, dict) else v)

@@ -324,11 +324,7 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
     out: dict[Any, dict] = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {
-            "ttft": [g.ttft for g in got],
-            "steps": [g.steps for g in got],
-            "kv_bytes": got[-1].kv_bytes if got else None,
-        }
+        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got], "kv_bytes": _last_kv(got)}
     if context_tokens is not None:
         ctx = rounds.samples.samples[f"context@{context_tokens}"]
         out["context"] = {
@@ -336,9 +332,13 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
             "steps": [g.steps for g in ctx],
             "short_steps": [g.short_steps for g in ctx],
             "short_tokens": ctx[-1].short_tokens if ctx else None,
-            "kv_bytes": ctx[-1].kv_bytes if ctx else None,
+            "kv_bytes": _last_kv(ctx),
         }
     return out
+
+
+def _last_kv(samples) -> int | None:
+    return samples[-1].kv_bytes if samples else None
 
 
 def latency_rounds(
@@ -424,8 +424,7 @@ def _timed_step(model, device, nxt, cache):
 def _on_context(
     model, ids, short: int, context_tokens: int, decode_steps: int
 ) -> Callable[[], ContextSample]:
-    """The ``context@C`` side of :func:`latency_rounds`: both caches filled once, then each round's
-    decode steps paired in time (short, long ...) and the caches cut back after it."""
+    """The ``context@C`` side of :func:`latency_rounds`."""
     import torch
 
     from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
@@ -769,11 +768,14 @@ class LatencyTiming(Timing):
         """Inter-token latency after the longest prompt over after the shortest."""
         return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
 
+    def _paired(self, rounds) -> tuple[float, float]:
+        ctx = [r.side("context", self.context_tokens) for r in rounds]
+        return _median(x for c in ctx for x in c.short_steps), _median(x for c in ctx for x in c.steps)
+
     def context_slowdown(self, rounds) -> float:
         """A decode step on the long context over one on the shortest prompt's, paired in time (medians)."""
-        long = [x for r in rounds for x in r.side("context", self.context_tokens).steps]
-        short = [x for r in rounds for x in r.side("context", self.context_tokens).short_steps]
-        return _median(long) / _median(short)
+        short, long = self._paired(rounds)
+        return long / short
 
     def kv_bytes(self) -> dict:
         """KV cache bytes after each prompt and on the long context: ``{positions: bytes}``."""
@@ -785,12 +787,8 @@ class LatencyTiming(Timing):
 
     def details(self) -> dict:
         rounds = self.per_round()
-        short, ctx = min(self.prompts), self.context_tokens
-        paired = {
-            "short": _median(x for r in rounds for x in r.side("context", ctx).short_steps),
-            "long": _median(x for r in rounds for x in r.side("context", ctx).steps),
-            "contexts": [short, ctx],
-        }
+        short, long = self._paired(rounds)
+        paired = {"short": short, "long": long, "contexts": [min(self.prompts), self.context_tokens]}
         return {
             **super().details(),
             "ttft_s": {L: self.ttft(rounds, L) for L in self.prompts},
@@ -798,7 +796,7 @@ class LatencyTiming(Timing):
             "paired_decode_step_s": paired,
             "prompts": self.prompts,
             "decode_steps": self.decode_steps,
-            "long_context": ctx,
+            "long_context": self.context_tokens,
         }
 
 
