@@ -8,6 +8,7 @@ The command line lives in :mod:`claimcheck.cli.editor`; the pytest items in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import subprocess
 import sys
@@ -86,8 +87,7 @@ def audit_failure_message(check, limit: int = 40) -> str:
         f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
         f"bound or waived = {a.coverage:.1%} (needs 100%)"
     ]
-    for p in a.unbound()[:limit]:
-        lines.append(f"  line {p.line}: {p.text}   {p.context}")
+    lines += [f"  line {p.line}: {p.text}   {p.context}" for p in a.unbound()[:limit]]
     if len(a.unbound()) > limit:
         lines.append(f"  ... and {len(a.unbound()) - limit} more")
     lines += [f"  waiver problem: {w}" for w in a.problems]
@@ -124,8 +124,7 @@ def format_check(
         if report_error
         else "- (not measured; run the claim or pass --report)"
     )
-    for issue in check.registry_issues:
-        out.append(f"  registry problem: {issue}")
+    out += [f"  registry problem: {issue}" for issue in check.registry_issues]
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
     n_quotes = sum(len(d.checks) for d in check.drifts)
     out.append(
@@ -152,16 +151,14 @@ def format_check(
         f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
         f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}"
     )
-    for p in a.unbound():
-        out.append(f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}")
-    for w in a.problems:
-        out.append(f"  waiver problem: {w}")
-    for w in a.warnings:
-        out.append(f"  waiver warning: {w}")
+    out += [f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}" for p in a.unbound()]
+    out += [f"  waiver problem: {w}" for w in a.problems] + [f"  waiver warning: {w}" for w in a.warnings]
     if verbose:
-        for p in a.pieces:
-            if p.status != "unbound":
-                out.append(f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}")
+        out += [
+            f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}"
+            for p in a.pieces
+            if p.status != "unbound"
+        ]
     out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
     return "\n".join(out)
 
@@ -282,14 +279,10 @@ def suggested_figure(measured, revised: str) -> str | None:
     def r(x) -> str:
         return str(Decimal(repr(float(x))).quantize(quantum, rounding=ROUND_HALF_EVEN))
 
-    if isinstance(measured, (list, tuple)):
-        if len(measured) != 2:
-            return None
+    if isinstance(measured, (list, tuple)) and len(measured) == 2:
         lo, hi = r(measured[0]), r(measured[1])
         return lo if lo == hi else f"{lo}..{hi}"
-    if isinstance(measured, (int, float)):
-        return r(measured)
-    return None
+    return r(measured) if isinstance(measured, (int, float)) else None
 
 
 def nearest_holding(holds, revised: str, measured) -> str | None:
@@ -367,9 +360,7 @@ def formula_verdict(claim, registry, value: str) -> Verdict:
     evidence.append(Measured(result.value))
     # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
     verdicts = [judge(revised, e, runner=revised.runner) for e in evidence]
-    outcome = PASSED
-    for v in verdicts:
-        outcome = worse(outcome, v.outcome)
+    outcome = functools.reduce(worse, (v.outcome for v in verdicts), PASSED)
     reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
     return Verdict(outcome, result.value, reason or None)
 

@@ -252,11 +252,8 @@ def fit_power_law(ns, times) -> PowerFit:
     sxx = sum((x - mx) ** 2 for x in xs)
     k = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     a = my - k * mx
-    if n > 2:
-        resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
-        stderr = math.sqrt(resid / (n - 2) / sxx)
-    else:
-        stderr = 0.0
+    resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
+    stderr = math.sqrt(resid / (n - 2) / sxx) if n > 2 else 0.0
     return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
 
 
