@@ -30,7 +30,7 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
+from claimcheck.results import INVALID, ClaimEntry, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
@@ -69,11 +69,7 @@ def load_result(path) -> RunResult:
             message gives line and column), or not a claims report (no ``claims`` list, ``runner``
             not an object). Problems of single fields do not raise; they go to ``issues``.
     """
-    return result_of(read_document(path))
-
-
-def result_of(doc: ClaimsDoc) -> RunResult:
-    """The :class:`RunResult` of a claims report already read (by :func:`claimcheck.results.read_document`)."""
+    doc = read_document(path)
     return RunResult(
         path=doc.path,
         runner=doc.runner,

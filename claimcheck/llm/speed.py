@@ -367,7 +367,7 @@ def latency_rounds(
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
+    from claimcheck.llm.models import cache_nbytes
 
     device = _device(model)
     need = max(*prompt_lengths, context_tokens or 0)
@@ -390,13 +390,8 @@ def latency_rounds(
     def one(L):
         with torch.no_grad():
             sync_device(device)
-            t0 = time.perf_counter()
-            o = forward_cached(model, ids[:, :L])
-            nxt = o.logits[:, -1:].argmax(-1)
-            sync_device(device)
-            ttft = time.perf_counter() - t0
-            cache = output_cache(o)
-            kv = cache_nbytes(cache)
+            ttft, nxt, cache = _timed_step(model, device, ids[:, :L], None)
+            kv = cache_nbytes(cache)  # before the decode steps grow the cache in place
             return LatencySample(ttft, decode(nxt, cache), kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
@@ -408,7 +403,7 @@ def latency_rounds(
 
 
 def _timed_step(model, device, nxt, cache):
-    """One decode step: (seconds, the next token, the cache)."""
+    """One forward pass over ``nxt`` after ``cache`` (None: a prefill): (seconds, the next token, the cache)."""
     from claimcheck.llm.models import forward_cached, output_cache
 
     t0 = time.perf_counter()
