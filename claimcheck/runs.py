@@ -254,9 +254,7 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     """
     r = dict(runner or {})
     lines = []
-    cpu = r.pop("cpu", None)
-    cores = r.pop("cores", None)
-    ram = r.pop("ram_bytes", None)
+    cpu, cores, ram = (r.pop(key, None) for key in ("cpu", "cores", "ram_bytes"))
     if cpu or cores:
         ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
         lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
