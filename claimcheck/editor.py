@@ -400,10 +400,11 @@ class WhatIf:
             if self.formula
             else ("on this runner", "measured")
         )
+        why = self.reason.splitlines()[0] if self.reason else ""
         if self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == FAILED:
-            head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
+            head = f"NOT supported {where}: {value} {m}; {why}"
         elif self.outcome == SKIPPED and self.runner:
             head = (
                 f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "
@@ -413,7 +414,7 @@ class WhatIf:
         elif self.outcome == SKIPPED and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
-            head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
+            head = f"cannot tell on this runner ({self.outcome}): {why}"
         given = "".join(f" with {n} = {text}" for n, (_, text) in self.inputs.items())
         was = "".join(f"; {n} {reg}" for n, (reg, _) in self.inputs.items())
         lines = [
@@ -428,9 +429,9 @@ class WhatIf:
         elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
-            what = "figures from" if sep else ""
+            what = "figures from " if sep else ""
             lines.append(
-                f"  the measurement suggests {what}{' ' if what else ''}{self.suggested}{unit} at the printed "
+                f"  the measurement suggests {what}{self.suggested}{unit} at the printed "
                 f"precision of {v}"
                 + (
                     " (which includes the revised figure)"

@@ -351,13 +351,9 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
             "expected 'gpt2' (the claims are about GPT-2)"
         )
     if shape_check == "gpt2-small":
-        wrong = {
-            k: (getattr(config, k, None), v)
-            for k, v in GPT2_SMALL_SHAPES.items()
-            if getattr(config, k, None) != v
-        }
-        if wrong:
-            detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, (got, want) in wrong.items())
+        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
+        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
+        if detail:
             raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
     stored = file_tensor_shapes(path)
     bad = []
