@@ -416,14 +416,7 @@ class ClaimRecorder:
     def _write(self) -> None:
         props = self._item.user_properties
         record = stored_record(props)
-        record.update(
-            {
-                "id": self.claim.id,
-                "stated": self._form.get("stated", self.claim.stated),
-                "unit": self._form.get("unit", self.claim.unit),
-                "tolerance": self._form.get("tolerance", self.claim.tolerance_text),
-            }
-        )
+        record.update({"id": self.claim.id, **self._terms()})
         if self.model:
             record["model"] = self.model
         v = self._verdict
@@ -439,15 +432,20 @@ class ClaimRecorder:
         record["details"] = dict(self.details)
         props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
+    def _terms(self) -> dict:
+        """stated, unit and tolerance as shown: a portable form's (check_form), else the claim's."""
+        own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
+        return {k: self._form.get(k, v) for k, v in own.items()}
+
     def _message(self, value, failure) -> str:
         c = self.claim
         if self.model:
-            form = self._form
+            t = self._terms()
             lines = [
-                f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
-                f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
-                f"  measured:  {format_value(value, form.get('unit', c.unit)) or '-'}",
-                f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
+                f"{c.id} ({self._form.get('form') or 'portable form'}) does not hold on {self.model}",
+                f"  expected:  {t['stated']} {t['unit']}  (for this model, not the chapter's GPT-2 value)",
+                f"  measured:  {format_value(value, t['unit']) or '-'}",
+                f"  tolerance: {t['tolerance']} -> {failure}",
                 f"  hardware:  {self._hardware}",
             ]
             return "\n".join(log_line(line) for line in lines)

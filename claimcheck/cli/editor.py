@@ -138,15 +138,13 @@ def write_output(text: str, dest: str) -> bool:
 def _pairs(args) -> list[tuple[str, str]] | None:
     """(manuscript, registry) pairs to check: each manuscript with its chapter's registry, or every
     chapter of ``--book DIR`` whose manuscript is there. None after printing why there are none."""
-    from claimcheck.book import BookError, load_book, registry_for_manuscript
+    from claimcheck.book import BookError, load_book, locate, registry_for_manuscript
 
     if not args.manuscript and not args.book:
         error("name a manuscript (or several), or --book DIR")
         return None
     pairs = []
     if args.book:
-        from claimcheck.book import locate
-
         book = load_book(locate(CLAIMS_DIR, args.book + "/x"))
         for reg in book:
             name = reg.chapter.get("manuscript")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 from claimcheck.cli.main import error
@@ -157,9 +158,7 @@ def _diff(args) -> int:
     width = max((len(c.id) for c in d.changes), default=0)
     for c in d.changes:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
-    counts: dict[str, int] = {}
-    for c in d.changes:
-        counts[c.kind] = counts.get(c.kind, 0) + 1
+    counts = Counter(c.kind for c in d.changes)
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
     if args.json_out and not _write(
         {
