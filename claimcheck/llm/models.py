@@ -154,9 +154,7 @@ def prompt_ids(n: int, tokenizer=None, text: str | None = None):
     import torch
 
     tok = tokenizer or gpt2_tokenizer()
-    if text is None:
-        text = sample_text()
-    ids = tok(text).input_ids
+    ids = tok(sample_text() if text is None else text).input_ids
     if not ids:
         raise ValueError("prompt text tokenizes to nothing")
     reps = -(-n // len(ids))
@@ -204,9 +202,7 @@ def rewind_cache(cache, length: int) -> None:
 def output_cache(outputs):
     """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
     cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None
-    if cache is None:
-        cache = outputs["past_key_values"]
-    return cache
+    return outputs["past_key_values"] if cache is None else cache
 
 
 def sample_text() -> str:

@@ -89,12 +89,8 @@ class WeightsResolution:
     @property
     def weights_file(self) -> Path | None:
         """The local weights file (safetensors preferred), or None (nothing found)."""
-        if self.source is None:
-            return None
-        for name in WEIGHT_FILES:
-            if (Path(self.source) / name).is_file():
-                return Path(self.source) / name
-        return None
+        files = [Path(self.source) / name for name in WEIGHT_FILES] if self.source is not None else []
+        return next((f for f in files if f.is_file()), None)
 
 
 def _looks_like_path(spec: str) -> bool:
