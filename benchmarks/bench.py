@@ -231,16 +231,9 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     harness_r, bare_r = [], []
     for r in range(rounds):
         h = read_write(model, x, read_tokens, write_tokens, repeats=3, warmup=1)
-        ratio_h = (
-            statistics.median(h.samples["write"])
-            / statistics.median(h.samples["read"])
-            * read_tokens
-            / write_tokens
-        )
-        ratio_b = bare()
-        harness_r.append(ratio_h)
-        bare_r.append(ratio_b)
-        print(f"round {r + 1}: harness {ratio_h:.1f}x  bare script {ratio_b:.1f}x")
+        harness_r.append(h.stats("write").median / h.stats("read").median * read_tokens / write_tokens)
+        bare_r.append(bare())
+        print(f"round {r + 1}: harness {harness_r[-1]:.1f}x  bare script {bare_r[-1]:.1f}x")
     print(
         f"median: harness {statistics.median(harness_r):.1f}x, bare {statistics.median(bare_r):.1f}x, "
         f"harness/bare {statistics.median(harness_r) / statistics.median(bare_r):.3f}"
