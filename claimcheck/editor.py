@@ -54,11 +54,9 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
                 f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
             )
         elif q.status == "drift":
-            here = (
-                (f", measured here {measured}" if measured else ", no measurement in this run")
-                if q.name == "stated"
-                else ""
-            )  # the measurement is of the stated figure, not of an input
+            here = ""  # the measurement is of the stated figure, not of an input
+            if q.name == "stated":
+                here = f", measured here {measured}" if measured else ", no measurement in this run"
             lines.append(
                 f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}){here}"
             )

@@ -469,18 +469,12 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             why = f": {_first_line(en.reason)}" if n != PASSED and en.reason else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if en.drifted != eo.drifted:
-            said = "; ".join(drift_words(en)) or "its drift check failed"
-            d.changes.append(
-                Change(
-                    cid,
-                    DRIFTED if en.drifted else CHANGED,  # drift resolved is a change, not drift
-                    o,
-                    n,
-                    f"the manuscript drifts: {said}"
-                    if en.drifted
-                    else "drift resolved: the manuscript agrees with the registry again",
-                )
-            )
+            if en.drifted:
+                said = "; ".join(drift_words(en)) or "its drift check failed"
+                kind, text = DRIFTED, f"the manuscript drifts: {said}"
+            else:  # drift resolved is a change, not drift
+                kind, text = CHANGED, "drift resolved: the manuscript agrees with the registry again"
+            d.changes.append(Change(cid, kind, o, n, text))
         try:
             moved = value_move(eo, en, bound_move)
         except ValueError as exc:  # ToleranceError is a ValueError
