@@ -32,6 +32,7 @@ python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import subprocess
@@ -65,10 +66,8 @@ def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suit
         "no:cacheprovider",
         "--claims-profile",
         profile,
-        "--claims-report-dir",
-        str(out.relative_to(ROOT)),
-        *extra,
     ]
+    cmd += ["--claims-report-dir", str(out.relative_to(ROOT)), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
     wall = time.perf_counter() - t0
@@ -144,7 +143,7 @@ def run_stability(
     values: dict[str, list] = {}
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"stability-{profile}-load{load}-{i + 1}"
-        with BusyLoad(load, load_seconds) if load else _Nothing():
+        with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
             wall, rc, doc = _pytest_run(profile, out, extra, env)
         print(f"run {i + 1}/{runs} (load {load}): {wall:.0f} s, exit {rc}, {doc['counts']}", flush=True)
         for c in doc["claims"]:
@@ -182,7 +181,7 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
         out = Path("reports") / "bench" / f"tests-load{load}-{i + 1}"
         cmd = [sys.executable, "-m", "pytest", "--claims-profile", "quick", f"--claims-report-dir={out}"]
         cmd += ["-q", "-p", "no:cacheprovider", "--durations=10", *extra]
-        with BusyLoad(load, load_seconds) if load else _Nothing():
+        with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
             walls.append(time.perf_counter() - t0)
@@ -203,14 +202,6 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
     if durations:
         print("slowest tests of the last run:\n" + durations)
     return 1 if budget is not None and median > budget else 0
-
-
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
@@ -240,16 +231,9 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     harness_r, bare_r = [], []
     for r in range(rounds):
         h = read_write(model, x, read_tokens, write_tokens, repeats=3, warmup=1)
-        ratio_h = (
-            statistics.median(h.samples["write"])
-            / statistics.median(h.samples["read"])
-            * read_tokens
-            / write_tokens
-        )
-        ratio_b = bare()
-        harness_r.append(ratio_h)
-        bare_r.append(ratio_b)
-        print(f"round {r + 1}: harness {ratio_h:.1f}x  bare script {ratio_b:.1f}x")
+        harness_r.append(h.stats("write").median / h.stats("read").median * read_tokens / write_tokens)
+        bare_r.append(bare())
+        print(f"round {r + 1}: harness {harness_r[-1]:.1f}x  bare script {bare_r[-1]:.1f}x")
     print(
         f"median: harness {statistics.median(harness_r):.1f}x, bare {statistics.median(bare_r):.1f}x, "
         f"harness/bare {statistics.median(harness_r) / statistics.median(bare_r):.3f}"
@@ -283,22 +267,17 @@ def main(argv=None) -> int:
     )
     st.add_argument("--profile", default="quick", choices=["quick", "standard", "full"])
     st.add_argument("--runs", type=int, default=10)
-    st.add_argument(
-        "--load", type=int, default=0, metavar="K", help="busy processes to start during each run"
-    )
-    st.add_argument(
-        "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
-    )
-    st.add_argument("--avx2", action="store_true", help="as for profiles")
-    st.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     t = sub.add_parser("tests", help="the README's test command N times: min / median / max wall time")
     t.add_argument("--runs", type=int, default=3)
-    t.add_argument("--load", type=int, default=0, metavar="K", help="busy processes to start during each run")
-    t.add_argument(
-        "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
-    )
-    t.add_argument("--avx2", action="store_true", help="as for profiles")
-    t.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    for q in (st, t):
+        q.add_argument(
+            "--load", type=int, default=0, metavar="K", help="busy processes to start during each run"
+        )
+        q.add_argument(
+            "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
+        )
+        q.add_argument("--avx2", action="store_true", help="as for profiles")
+        q.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     b = sub.add_parser("bare")
     b.add_argument("--read", type=int, default=512)
     b.add_argument("--write", type=int, default=96)

@@ -8,6 +8,7 @@ The command line lives in :mod:`claimcheck.cli.editor`; the pytest items in
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import subprocess
 import sys
@@ -53,11 +54,9 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
                 f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
             )
         elif q.status == "drift":
-            here = (
-                (f", measured here {measured}" if measured else ", no measurement in this run")
-                if q.name == "stated"
-                else ""
-            )  # the measurement is of the stated figure, not of an input
+            here = ""  # the measurement is of the stated figure, not of an input
+            if q.name == "stated":
+                here = f", measured here {measured}" if measured else ", no measurement in this run"
             lines.append(
                 f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}){here}"
             )
@@ -86,8 +85,7 @@ def audit_failure_message(check, limit: int = 40) -> str:
         f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
         f"bound or waived = {a.coverage:.1%} (needs 100%)"
     ]
-    for p in a.unbound()[:limit]:
-        lines.append(f"  line {p.line}: {p.text}   {p.context}")
+    lines += [f"  line {p.line}: {p.text}   {p.context}" for p in a.unbound()[:limit]]
     if len(a.unbound()) > limit:
         lines.append(f"  ... and {len(a.unbound()) - limit} more")
     lines += [f"  waiver problem: {w}" for w in a.problems]
@@ -124,8 +122,7 @@ def format_check(
         if report_error
         else "- (not measured; run the claim or pass --report)"
     )
-    for issue in check.registry_issues:
-        out.append(f"  registry problem: {issue}")
+    out += [f"  registry problem: {issue}" for issue in check.registry_issues]
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
     n_quotes = sum(len(d.checks) for d in check.drifts)
     out.append(
@@ -152,16 +149,14 @@ def format_check(
         f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
         f"waived, {a.count('unbound')} unbound; coverage {a.coverage:.1%}"
     )
-    for p in a.unbound():
-        out.append(f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}")
-    for w in a.problems:
-        out.append(f"  waiver problem: {w}")
-    for w in a.warnings:
-        out.append(f"  waiver warning: {w}")
+    out += [f"  unbound  line {p.line:<4} {p.text:>12}   {p.context}" for p in a.unbound()]
+    out += [f"  waiver problem: {w}" for w in a.problems] + [f"  waiver warning: {w}" for w in a.warnings]
     if verbose:
-        for p in a.pieces:
-            if p.status != "unbound":
-                out.append(f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}")
+        out += [
+            f"  {p.status:7}  line {p.line:<4} {p.text:>12}  {','.join(p.by):20} {p.context}"
+            for p in a.pieces
+            if p.status != "unbound"
+        ]
     out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
     return "\n".join(out)
 
@@ -282,14 +277,10 @@ def suggested_figure(measured, revised: str) -> str | None:
     def r(x) -> str:
         return str(Decimal(repr(float(x))).quantize(quantum, rounding=ROUND_HALF_EVEN))
 
-    if isinstance(measured, (list, tuple)):
-        if len(measured) != 2:
-            return None
+    if isinstance(measured, (list, tuple)) and len(measured) == 2:
         lo, hi = r(measured[0]), r(measured[1])
         return lo if lo == hi else f"{lo}..{hi}"
-    if isinstance(measured, (int, float)):
-        return r(measured)
-    return None
+    return r(measured) if isinstance(measured, (int, float)) else None
 
 
 def nearest_holding(holds, revised: str, measured) -> str | None:
@@ -367,9 +358,7 @@ def formula_verdict(claim, registry, value: str) -> Verdict:
     evidence.append(Measured(result.value))
     # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
     verdicts = [judge(revised, e, runner=revised.runner) for e in evidence]
-    outcome = PASSED
-    for v in verdicts:
-        outcome = worse(outcome, v.outcome)
+    outcome = functools.reduce(worse, (v.outcome for v in verdicts), PASSED)
     reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
     return Verdict(outcome, result.value, reason or None)
 
@@ -409,10 +398,11 @@ class WhatIf:
             if self.formula
             else ("on this runner", "measured")
         )
+        why = self.reason.splitlines()[0] if self.reason else ""
         if self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == FAILED:
-            head = f"NOT supported {where}: {value} {m}; {self.reason.splitlines()[0] if self.reason else ''}"
+            head = f"NOT supported {where}: {value} {m}; {why}"
         elif self.outcome == SKIPPED and self.runner:
             head = (
                 f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "
@@ -422,7 +412,7 @@ class WhatIf:
         elif self.outcome == SKIPPED and self.measured is not None:
             head = f"not enforced on this runner ({self.reason.split(':', 1)[0]}); measured here {m}"
         else:
-            head = f"cannot tell on this runner ({self.outcome}): {self.reason.splitlines()[0] if self.reason else ''}"
+            head = f"cannot tell on this runner ({self.outcome}): {why}"
         given = "".join(f" with {n} = {text}" for n, (_, text) in self.inputs.items())
         was = "".join(f"; {n} {reg}" for n, (reg, _) in self.inputs.items())
         lines = [
@@ -437,9 +427,9 @@ class WhatIf:
         elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
-            what = "figures from" if sep else ""
+            what = "figures from " if sep else ""
             lines.append(
-                f"  the measurement suggests {what}{' ' if what else ''}{self.suggested}{unit} at the printed "
+                f"  the measurement suggests {what}{self.suggested}{unit} at the printed "
                 f"precision of {v}"
                 + (
                     " (which includes the revised figure)"
@@ -656,14 +646,8 @@ def _measure(
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
         folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            *folders,
-            "-q",
-            "-p",
-            "no:cacheprovider",
+        cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider"]
+        cmd += [
             "-k",
             " or ".join(key for key, _ in revisions),
             f"--claims-report-dir={out_dir.resolve()}",

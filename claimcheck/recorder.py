@@ -186,13 +186,7 @@ class ClaimRecorder:
         Raises:
             KeyError: the registry entry has no such value; the message names claim and file.
         """
-        try:
-            return self.claim.values[name]
-        except KeyError:
-            raise KeyError(
-                f"{self.claim.path}: claim {self.claim.id}: no value {name!r} in 'values' "
-                f"(has: {', '.join(self.claim.values) or 'none'})"
-            ) from None
+        return self._entry(self.claim.values, "value", "values", name)
 
     @property
     def inputs(self) -> Mapping[str, str]:
@@ -206,13 +200,15 @@ class ClaimRecorder:
         Raises:
             KeyError: the registry entry has no such input; the message names claim and file.
         """
-        try:
-            return self.claim.inputs[name]
-        except KeyError:
+        return self._entry(self.claim.inputs, "input", "inputs", name)
+
+    def _entry(self, table: Mapping[str, str], what: str, field: str, name: str) -> str:
+        if name not in table:
             raise KeyError(
-                f"{self.claim.path}: claim {self.claim.id}: no input {name!r} in 'inputs' "
-                f"(has: {', '.join(self.claim.inputs) or 'none'})"
-            ) from None
+                f"{self.claim.path}: claim {self.claim.id}: no {what} {name!r} in {field!r} "
+                f"(has: {', '.join(table) or 'none'})"
+            )
+        return table[name]
 
     def holds(self, measured, printed: str) -> bool:
         """Whether ``measured`` (in the claim's unit) agrees with the printed number ``printed``
@@ -221,7 +217,7 @@ class ClaimRecorder:
 
     def detail(self, **items) -> None:
         """Attach extra facts (sizes, samples, conventions) to this claim's report row."""
-        self.details.update({k: _jsonable(v) for k, v in items.items()})
+        self._add(items)
         self._write()
 
     def plot(self, png: bytes, name: str) -> None:
@@ -339,7 +335,7 @@ class ClaimRecorder:
             unit=unit,
             settled=lambda ev: settled(self.claim, ev),
         )
-        self.details.update({k: _jsonable(v) for k, v in timing.details().items()})
+        self._add(timing.details())
         if plot is not None:
             png, name = plot(timing)
             self.plot(png, name)
@@ -355,7 +351,7 @@ class ClaimRecorder:
             pytest.skip.Exception: always.
         """
         __tracebackhide__ = True
-        self.details.update({k: _jsonable(v) for k, v in details.items()})
+        self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
     def decide(self, evidence: Evidence, **details) -> None:
@@ -366,11 +362,11 @@ class ClaimRecorder:
             pytest.fail.Exception, pytest.skip.Exception, VerdictError: see :meth:`_raise`.
         """
         __tracebackhide__ = True
-        self.details.update({k: _jsonable(v) for k, v in details.items()})
+        self._add(details)
         verdict = judge(self.claim, evidence, runner=self._runner)
         if verdict.details.get("failed_condition"):
             self.details.setdefault("failed_conditions", []).append(verdict.details["failed_condition"])
-        self.details.update({k: _jsonable(v) for k, v in verdict.details.items() if k != "failed_condition"})
+        self._add({k: v for k, v in verdict.details.items() if k != "failed_condition"})
         if verdict.outcome == FAILED and isinstance(evidence, Requirement):
             message = (
                 f"{self.claim.id}: {verdict.reason}\n  hardware: {self._hardware}{_load_note(self.claim)}"
@@ -380,6 +376,9 @@ class ClaimRecorder:
         self._settle(verdict, message)
 
     # -------------------------------------------------------------------------------------
+    def _add(self, details: Mapping) -> None:
+        self.details.update({k: _jsonable(v) for k, v in details.items()})
+
     def _settle(self, verdict: Verdict, message: str) -> None:
         __tracebackhide__ = True
         if verdict.value is not None:
@@ -417,14 +416,7 @@ class ClaimRecorder:
     def _write(self) -> None:
         props = self._item.user_properties
         record = stored_record(props)
-        record.update(
-            {
-                "id": self.claim.id,
-                "stated": self._form.get("stated", self.claim.stated),
-                "unit": self._form.get("unit", self.claim.unit),
-                "tolerance": self._form.get("tolerance", self.claim.tolerance_text),
-            }
-        )
+        record.update({"id": self.claim.id, **self._terms()})
         if self.model:
             record["model"] = self.model
         v = self._verdict
@@ -440,15 +432,20 @@ class ClaimRecorder:
         record["details"] = dict(self.details)
         props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
+    def _terms(self) -> dict:
+        """stated, unit and tolerance as shown: a portable form's (check_form), else the claim's."""
+        own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
+        return {k: self._form.get(k, v) for k, v in own.items()}
+
     def _message(self, value, failure) -> str:
         c = self.claim
         if self.model:
-            form = self._form
+            t = self._terms()
             lines = [
-                f"{c.id} ({form.get('form') or 'portable form'}) does not hold on {self.model}",
-                f"  expected:  {form.get('stated', c.stated)} {form.get('unit', c.unit)}  (for this model, not the chapter's GPT-2 value)",
-                f"  measured:  {format_value(value, form.get('unit', c.unit)) or '-'}",
-                f"  tolerance: {form.get('tolerance', c.tolerance_text)} -> {failure}",
+                f"{c.id} ({self._form.get('form') or 'portable form'}) does not hold on {self.model}",
+                f"  expected:  {t['stated']} {t['unit']}  (for this model, not the chapter's GPT-2 value)",
+                f"  measured:  {format_value(value, t['unit']) or '-'}",
+                f"  tolerance: {t['tolerance']} -> {failure}",
                 f"  hardware:  {self._hardware}",
             ]
             return "\n".join(log_line(line) for line in lines)

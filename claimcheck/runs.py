@@ -21,6 +21,7 @@ Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-t
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
+from claimcheck.results import INVALID, ClaimEntry, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
@@ -56,10 +57,7 @@ class RunResult:
     notes: list[str] = field(default_factory=list)  # how the file was read (e.g. an older schema)
 
     def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for c in self.claims.values():
-            out[c.outcome] = out.get(c.outcome, 0) + 1
-        return out
+        return dict(Counter(c.outcome for c in self.claims.values()))
 
 
 # --- loading ----------------------------------------------------------------------------------
@@ -71,11 +69,7 @@ def load_result(path) -> RunResult:
             message gives line and column), or not a claims report (no ``claims`` list, ``runner``
             not an object). Problems of single fields do not raise; they go to ``issues``.
     """
-    return result_of(read_document(path))
-
-
-def result_of(doc: ClaimsDoc) -> RunResult:
-    """The :class:`RunResult` of a claims report already read (by :func:`claimcheck.results.read_document`)."""
+    doc = read_document(path)
     return RunResult(
         path=doc.path,
         runner=doc.runner,
@@ -260,9 +254,7 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     """
     r = dict(runner or {})
     lines = []
-    cpu = r.pop("cpu", None)
-    cores = r.pop("cores", None)
-    ram = r.pop("ram_bytes", None)
+    cpu, cores, ram = (r.pop(key, None) for key in ("cpu", "cores", "ram_bytes"))
     if cpu or cores:
         ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
         lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
@@ -273,16 +265,14 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         else None
     )
     if gpu is not None:
-        parts = [gpu.name]
-        if gpu.memory_bytes is not None:
-            parts.append(f"{gpu.memory_bytes / 2**30:.0f} GiB")
-        if gpu.driver:
-            parts.append(f"driver {gpu.driver}")
-        if gpu.cuda:
-            parts.append(f"CUDA {gpu.cuda}")
-        if gpu.count is not None and gpu.count > 1:
-            parts.append(f"x{gpu.count}")
-        lines.append("GPU: " + ", ".join(parts))
+        parts = [
+            gpu.name,
+            f"{gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else "",
+            f"driver {gpu.driver}" if gpu.driver else "",
+            f"CUDA {gpu.cuda}" if gpu.cuda else "",
+            f"x{gpu.count}" if gpu.count is not None and gpu.count > 1 else "",
+        ]
+        lines.append("GPU: " + ", ".join(p for p in parts if p))
     else:
         lines.append("GPU: none")
     libs = [
@@ -335,12 +325,7 @@ def _flatten(d: dict, prefix: str = ""):
 
 # --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
-    "regression",
-    "improved",
-    "changed",
-    "moved",
-    "added",
-    "removed",
+    "regression improved changed moved added removed".split()
 )
 DRIFTED = "drifted"  # the manuscript NEW was checked against prints another figure (beside the outcome)
 
@@ -361,9 +346,8 @@ class Diff:
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
-    unselected: dict[str, list[str]] = field(
-        default_factory=dict
-    )  # "OLD"/"NEW" -> ids its run did not select
+    # "OLD"/"NEW" -> ids its run did not select
+    unselected: dict[str, list[str]] = field(default_factory=dict)
     carried: list[str] = field(default_factory=list)  # ids NEW kept from an earlier run (a -k/-m run)
 
     @property
@@ -485,18 +469,12 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
             why = f": {_first_line(en.reason)}" if n != PASSED and en.reason else ""
             d.changes.append(Change(cid, kind, o, n, f"{o} -> {n}{why}"))
         if en.drifted != eo.drifted:
-            said = "; ".join(drift_words(en)) or "its drift check failed"
-            d.changes.append(
-                Change(
-                    cid,
-                    DRIFTED if en.drifted else CHANGED,  # drift resolved is a change, not drift
-                    o,
-                    n,
-                    f"the manuscript drifts: {said}"
-                    if en.drifted
-                    else "drift resolved: the manuscript agrees with the registry again",
-                )
-            )
+            if en.drifted:
+                said = "; ".join(drift_words(en)) or "its drift check failed"
+                kind, text = DRIFTED, f"the manuscript drifts: {said}"
+            else:  # drift resolved is a change, not drift
+                kind, text = CHANGED, "drift resolved: the manuscript agrees with the registry again"
+            d.changes.append(Change(cid, kind, o, n, text))
         try:
             moved = value_move(eo, en, bound_move)
         except ValueError as exc:  # ToleranceError is a ValueError
@@ -508,12 +486,9 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
 
 
 def _first_line(text) -> str:
-    lines = str(text or "").strip().splitlines()
-    line = lines[0] if lines else ""
+    line = (str(text or "").strip().splitlines() or [""])[0]
     return line if len(line) <= 160 else line[:157] + "..."
 
 
 def _short(v) -> str:
-    if isinstance(v, dict):
-        return str(v.get("name", v))
-    return str(v)
+    return str(v.get("name", v) if isinstance(v, dict) else v)

@@ -46,12 +46,12 @@ class SettingsError(ValueError):
 
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
+@dataclass(frozen=True)
 class _Choice:
     """The validator of a setting with a fixed set of values; ``choices`` lists them."""
 
-    def __init__(self, what: str, choices: tuple[str, ...]) -> None:
-        self.what = what
-        self.choices = choices
+    what: str
+    choices: tuple[str, ...]
 
     def __call__(self, text: object) -> str:
         value = str(text).strip()
@@ -404,20 +404,14 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         cli = config.getoption(o.dest, None) if config is not None else None
         ini_value = config.getini(o.ini) if config is not None and o.ini else None
         if cli is not None:
-            raw = cli
-            where, shown = f"--{o.dest.replace('_', '-')}", (o.flag if o.kind == "flag" else None)
-            if shown is None:
-                shown = (
-                    ", ".join(f"{o.flag} {_shown(v)}" for v in cli)
-                    if o.kind == "append"
-                    else f"{o.flag} {_shown(cli)}"
-                )
+            raw, where = cli, f"--{o.dest.replace('_', '-')}"
+            each = cli if o.kind == "append" else [cli]
+            shown = o.flag if o.kind == "flag" else ", ".join(f"{o.flag} {_shown(v)}" for v in each)
         elif o.env and env.get(o.env, "").strip() != "":
-            raw = env[o.env]
-            where, shown = f"environment variable {o.env}", f"{o.env}={_shown(raw)}"
+            raw, where = env[o.env], f"environment variable {o.env}"
+            shown = f"{o.env}={_shown(raw)}"
         elif ini_value not in (None, "", []):
-            raw = ini_value
-            where = f"ini setting {o.ini}"
+            raw, where = ini_value, f"ini setting {o.ini}"
             shown = f"ini {o.ini} = {_shown(raw)}" + (f" ({inifile.name})" if inifile else "")
         else:
             values[o.name] = o.default

@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from claimcheck.cli.main import error
 from claimcheck.outcomes import PASSED
 
 #: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
@@ -44,18 +45,15 @@ def _register_check_manuscript(subparsers) -> None:
     p.add_argument(
         "--book",
         metavar="DIR",
-        default=None,
         help="check every chapter whose manuscript ([chapter] manuscript) lies in DIR",
     )
     p.add_argument(
         "--registry",
-        default=None,
         metavar="PATH",
         help=f"the claims registry (default: found under {CLAIMS_DIR}/ from the manuscript's name)",
     )
     p.add_argument(
         "--report",
-        default=None,
         metavar="FILE",
         help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT} of the "
         "registry's project, "
@@ -70,7 +68,6 @@ def _register_check_manuscript(subparsers) -> None:
         "--html",
         nargs="?",
         const="reports/manuscript.html",
-        default=None,
         metavar="FILE",
         help="also write the annotated manuscript: every number marked by its state, linked to its "
         "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)",
@@ -98,13 +95,11 @@ def _register_what_if(subparsers) -> None:
     w.add_argument(
         "--manuscript",
         metavar="PATH",
-        default=None,
         help="check every figure this manuscript prints differently from the registry (its drift), "
         "as if each were given as ID=VALUE; the registry is found as check-manuscript finds it",
     )
     w.add_argument(
         "--registry",
-        default=None,
         metavar="PATH",
         help=f"the claims registry (default: every chapter's under {CLAIMS_DIR}/)",
     )
@@ -114,17 +109,11 @@ def _register_what_if(subparsers) -> None:
     w.add_argument(
         "--profile",
         choices=("quick", "standard", "full"),
-        default=None,
         help="sizes of timing claims (default: the run's default, standard)",
     )
+    w.add_argument("--runner", metavar="NAME", help="this machine's runner profile (default: none)")
     w.add_argument(
-        "--runner", default=None, metavar="NAME", help="this machine's runner profile (default: none)"
-    )
-    w.add_argument(
-        "--report-dir",
-        default=None,
-        metavar="DIR",
-        help="keep the run's reports here (default: a temporary folder)",
+        "--report-dir", metavar="DIR", help="keep the run's reports here (default: a temporary folder)"
     )
     w.add_argument("--json", metavar="FILE", help="also write the answers as JSON to FILE ('-' for stdout)")
     w.set_defaults(func=_what_if)
@@ -141,7 +130,7 @@ def write_output(text: str, dest: str) -> bool:
     try:
         write_atomic(Path(dest), text + "\n")
     except OSError as exc:
-        print(f"error: cannot write {dest}: {exc.strerror or exc}", file=sys.stderr)
+        error(f"cannot write {dest}: {exc.strerror or exc}")
         return False
     return True
 
@@ -149,29 +138,22 @@ def write_output(text: str, dest: str) -> bool:
 def _pairs(args) -> list[tuple[str, str]] | None:
     """(manuscript, registry) pairs to check: each manuscript with its chapter's registry, or every
     chapter of ``--book DIR`` whose manuscript is there. None after printing why there are none."""
-    from claimcheck.book import BookError, load_book, registry_for_manuscript
+    from claimcheck.book import BookError, load_book, locate, registry_for_manuscript
 
     if not args.manuscript and not args.book:
-        print("error: name a manuscript (or several), or --book DIR", file=sys.stderr)
+        error("name a manuscript (or several), or --book DIR")
         return None
     pairs = []
     if args.book:
-        from claimcheck.book import locate
-
         book = load_book(locate(CLAIMS_DIR, args.book + "/x"))
         for reg in book:
             name = reg.chapter.get("manuscript")
             if isinstance(name, str) and (Path(args.book) / Path(name).name).is_file():
                 pairs.append((str(Path(args.book) / Path(name).name), reg.path))
         if not pairs:
-            print(
-                f"error: --book {args.book}: none of the chapters' manuscripts is there ("
-                + (
-                    "; ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in book)
-                    or f"no registry under {CLAIMS_DIR}/"
-                )
-                + ")",
-                file=sys.stderr,
+            listed = "; ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in book)
+            error(
+                f"--book {args.book}: none of the chapters' manuscripts is there ({listed or f'no registry under {CLAIMS_DIR}/'})"
             )
             return None
     for manuscript in args.manuscript:
@@ -181,7 +163,7 @@ def _pairs(args) -> list[tuple[str, str]] | None:
         try:
             pairs.append((manuscript, str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
         except BookError as exc:
-            print(f"error: {manuscript}: {exc}", file=sys.stderr)
+            error(f"{manuscript}: {exc}")
             return None
     return pairs
 
@@ -208,8 +190,7 @@ def _check_manuscript(args) -> int:
         try:
             check = check_manuscript(manuscript, reg, book_of([reg], CLAIMS_DIR))
         except ManuscriptError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+            return error(str(exc))
         if len(pairs) > 1:
             print(f"== {reg.chapter_id}: {manuscript} against {registry}", file=words)
         measured, report_error = report_measured(
@@ -258,8 +239,7 @@ def _what_if(args) -> int:
     try:
         revisions = [stated_override(r) for r in args.revisions]
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     cwd = None
     inputs: dict[str, dict[str, str]] = {}
     if args.manuscript:
@@ -278,11 +258,7 @@ def _what_if(args) -> int:
             print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
             return 0
     elif not revisions:
-        print(
-            "error: name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure",
-            file=sys.stderr,
-        )
-        return 2
+        return error("name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure")
     try:
         answers = run_what_if(
             revisions,
@@ -295,11 +271,9 @@ def _what_if(args) -> int:
             inputs=inputs,
         )
     except (KeyError, ValueError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+        return error(f"{exc.args[0] if exc.args else exc}")
     except RuntimeError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     for a in answers:
         print(a.verdict)
     if args.json:
@@ -355,17 +329,13 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
         reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
         check = check_manuscript(manuscript, reg)
     except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
-        print(
-            f"error: {exc}" if isinstance(exc, ManuscriptError) else f"error: {manuscript}: {exc}",
-            file=sys.stderr,
-        )
+        error(str(exc) if isinstance(exc, ManuscriptError) else f"{manuscript}: {exc}")
         return None, {}, ""
     missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
     if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
-        print(
-            f"error: {manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
-            "chapter's manuscript? (claimcheck check-manuscript lists them)",
-            file=sys.stderr,
+        error(
+            f"{manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
+            "chapter's manuscript? (claimcheck check-manuscript lists them)"
         )
         return None, {}, ""
     revisions, inputs, notes = drifted_revisions(check, reg)
@@ -413,6 +383,6 @@ def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) 
     try:
         write_atomic(out, manuscript_page(view, href, has_results=doc is not None))
     except OSError as exc:
-        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
+        error(f"cannot write {out}: {exc.strerror or exc}")
         return None
     return out

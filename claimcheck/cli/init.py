@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+from claimcheck.cli.main import error
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -57,25 +59,19 @@ def _init(args) -> int:
 
     name = args.name or default_name(args.manuscript)
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
-        print(
-            f"error: --name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)", file=sys.stderr
-        )
-        return 2
+        return error(f"--name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)")
     target = Path(args.claims_dir) / name / "claims.toml"
     if target.exists() and not args.force:
-        print(f"error: {target} exists; not overwritten (use --force to replace it)", file=sys.stderr)
-        return 2
+        return error(f"{target} exists; not overwritten (use --force to replace it)")
     try:
         ms = Manuscript.read(args.manuscript)
         sc = scaffold(ms, name, prefix=args.prefix)
     except (ManuscriptError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     try:
         write_atomic(target, sc.to_toml())
     except OSError as exc:
-        print(f"error: cannot write {target}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return error(f"cannot write {target}: {exc.strerror or exc}")
     reg = load_registry(target)
     check = check_manuscript(ms, reg)
     a = check.audit

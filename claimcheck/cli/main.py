@@ -40,6 +40,12 @@ def register(subparsers) -> None:
     p.set_defaults(func=_validate)
 
 
+def error(text: str) -> int:
+    """Print ``error: text`` on stderr; return 2, the exit code of a command that could not run."""
+    print(f"error: {text}", file=sys.stderr)
+    return 2
+
+
 def _say(text: str, file=None) -> None:
     """Print one line of a command's output as a CI log may show it (:func:`claimcheck.display.log_line`):
     a registry's text (a title with a newline and ``::add-mask::x``) never starts a workflow command."""
@@ -51,13 +57,11 @@ def _say(text: str, file=None) -> None:
 def _validate(args) -> int:
     from pathlib import Path
 
-    from claimcheck.book import book_issues, book_of, citation_issues, registry_paths
+    from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths
     from claimcheck.registry import load_registry
 
     paths: list[Path] = []
     missing = []
-    from claimcheck.book import locate
-
     for arg in args.registry or [str(locate("claims"))]:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
@@ -136,14 +140,12 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
     unknown = [cid for cid in marks if cid not in declared]
     if unknown and not declared:
         return [f"{folder}: the test modules name {len(unknown)} claim ids and the registry declares none"]
-    out = []
-    for cid, places in marks.items():
-        if cid not in declared:
-            for place in places:
-                out.append(
-                    f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}"
-                )
-    return out
+    return [
+        f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}"
+        for cid, places in marks.items()
+        if cid not in declared
+        for place in places
+    ]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from claimcheck.cli.main import error
+
 
 def register(subparsers) -> None:
     r = subparsers.add_parser(
@@ -35,13 +37,11 @@ def register(subparsers) -> None:
     r.add_argument(
         "-o",
         "--output",
-        default=None,
         metavar="HTML",
         help="the claims page to write (default: claims.html beside the JSON)",
     )
     r.add_argument(
         "--manuscript",
-        default=None,
         metavar="PATH",
         help="the manuscript, when it moved since the run (default: the one the run checked)",
     )
@@ -82,14 +82,9 @@ def _report(args) -> int:
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     if not isinstance(doc, ClaimsDoc):
-        print(
-            f"error: {args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge",
-            file=sys.stderr,
-        )
-        return 2
+        return error(f"{args.json} is a matrix (claimcheck merge --json); render it with claimcheck merge")
     checks, ms_problems = manuscript_checks(doc, args.manuscript, confine=Path(args.json).parent)
     if args.manuscript and not doc.manuscripts:
         ms_problems.append(
@@ -105,8 +100,7 @@ def _report(args) -> int:
     try:
         written = publish(doc, args.json, checks, args.output)
     except OSError as exc:
-        print(f"error: cannot write the pages: {exc}", file=sys.stderr)
-        return 2
+        return error(f"cannot write the pages: {exc}")
     print(
         f"{'  '.join(map(str, written))} ({len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s)",
         file=sys.stderr,
@@ -122,8 +116,7 @@ def _summary(args) -> int:
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     for note in doc.notes if isinstance(doc, ClaimsDoc) else []:
         print(f"note: {note}", file=sys.stderr)
     for p in problems:

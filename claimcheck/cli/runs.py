@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
+
+from claimcheck.cli.main import error
 
 
 def register(subparsers) -> None:
@@ -35,7 +38,6 @@ def register(subparsers) -> None:
     p.add_argument(
         "--json",
         dest="json_out",
-        default=None,
         metavar="FILE",
         help="also write the matrix as JSON to FILE ('-' for stdout) (default: none)",
     )
@@ -73,7 +75,6 @@ def register(subparsers) -> None:
     d.add_argument(
         "--json",
         dest="json_out",
-        default=None,
         metavar="FILE",
         help="also write the changes as JSON to FILE ('-' for stdout) (default: none)",
     )
@@ -107,8 +108,7 @@ def _merge(args) -> int:
     for exc in errors:
         print(f"error: {exc}", file=sys.stderr)
     if not runs:
-        print("error: no readable results file; nothing written", file=sys.stderr)
-        return 2
+        return error("no readable results file; nothing written")
     matrix = merge(runs, errors)
     for note in (n for run in runs for n in run.notes):
         print(f"note: {note}", file=sys.stderr)
@@ -119,8 +119,7 @@ def _merge(args) -> int:
     try:
         write_atomic(out, matrix_page(matrix, args.title))
     except OSError as exc:
-        print(f"error: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return error(f"cannot write {out}: {exc.strerror or exc}")
     if args.json_out and not _write(matrix_json(matrix), args.json_out):
         return 2
     split = matrix.split_ids
@@ -140,8 +139,7 @@ def _diff(args) -> int:
     try:
         old, new = load_result(args.old), load_result(args.new)
     except ResultFileError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(str(exc))
     d = diff(old, new, bound_move=args.bound_move)
     for issue in d.issues:
         print(f"error: {issue}", file=sys.stderr)
@@ -160,9 +158,7 @@ def _diff(args) -> int:
     width = max((len(c.id) for c in d.changes), default=0)
     for c in d.changes:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
-    counts: dict[str, int] = {}
-    for c in d.changes:
-        counts[c.kind] = counts.get(c.kind, 0) + 1
+    counts = Counter(c.kind for c in d.changes)
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
     if args.json_out and not _write(
         {

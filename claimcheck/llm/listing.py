@@ -76,20 +76,23 @@ class ListingEvent:
     @property
     def is_api_drift(self) -> bool:
         """Deprecations (warnings or log messages) and errors: the listing's API no longer fits."""
-        if self.kind == "size":
-            return False
-        if self.kind == "error":
-            return True
-        if self.kind == "warning" and self.category in DRIFT_CATEGORIES:
-            return True
-        return "deprecat" in self.message.lower()
+        if self.kind in ("size", "error"):
+            return self.kind == "error"
+        return (
+            self.kind == "warning" and self.category in DRIFT_CATEGORIES or "deprecat" in self.message.lower()
+        )
 
     def describe(self, source_lines: list[str] | None = None) -> str:
-        where = f"listing line {self.listing_line}" if self.listing_line else "the listing"
-        code = ""
-        if source_lines and self.listing_line and 0 < self.listing_line <= len(source_lines):
-            code = f" ({source_lines[self.listing_line - 1].strip()[:70]})"
-        return f"{where}{code}: {self.category}: {self.message.splitlines()[0][:240] if self.message else ''}"
+        first = self.message.splitlines()[0][:240] if self.message else ""
+        return f"{_where(self.listing_line, source_lines)}: {self.category}: {first}"
+
+
+def _where(at: int | None, source_lines: list[str] | None) -> str:
+    """``listing line 11 (its code)``, or ``the listing`` when no line is known."""
+    if not at:
+        return "the listing"
+    code = f" ({source_lines[at - 1].strip()[:70]})" if source_lines and 0 < at <= len(source_lines) else ""
+    return f"listing line {at}{code}"
 
 
 @dataclass
@@ -134,12 +137,10 @@ class ListingRun:
         for e in self.resized:
             key = (e.listing_line, e.category, e.message)
             counts[key] = counts.get(key, 0) + 1
-        out = []
-        for (at, category, message), n in counts.items():
-            where = f"listing line {at}" if at else "the listing"
-            code = f" ({lines[at - 1].strip()[:70]})" if at and 0 < at <= len(lines) else ""
-            out.append(f"{where}{code}: {category} {message} tokens" + (f" ({n} calls)" if n > 1 else ""))
-        return out
+        return [
+            f"{_where(at, lines)}: {category} {message} tokens" + (f" ({n} calls)" if n > 1 else "")
+            for (at, category, message), n in counts.items()
+        ]
 
     @property
     def failure(self) -> str:
@@ -361,19 +362,8 @@ def run_listing(
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
-    run = ListingRun(
-        str(listing),
-        source,
-        None,
-        False,
-        timeout,
-        0.0,
-        "",
-        "",
-        [],
-        max_new_tokens=max_new_tokens,
-        threads=threads,
-    )
+    run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
+    run.max_new_tokens, run.threads = max_new_tokens, threads
     _stage_models(run, env, models, weights, hf_home, stand_in_config)
     _stage_inputs(run, path, work, files)
     if threads is not None:

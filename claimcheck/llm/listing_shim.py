@@ -89,19 +89,9 @@ def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> N
         return None
 
     def emit(kind, category, message, filename=None, lineno=None, at=None):
-        out.write(
-            json.dumps(
-                {
-                    "kind": kind,
-                    "category": category,
-                    "message": str(message)[:2000],
-                    "file": filename,
-                    "line": lineno,
-                    "listing_line": at if at is not None else listing_line(),
-                }
-            )
-            + "\n"
-        )
+        at = at if at is not None else listing_line()
+        event = {"kind": kind, "category": category, "message": str(message)[:2000], "file": filename}
+        out.write(json.dumps({**event, "line": lineno, "listing_line": at}) + "\n")
         out.flush()
 
     shown = warnings.showwarning
@@ -136,15 +126,8 @@ def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> N
     except BaseException as exc:
         frames = traceback.extract_tb(exc.__traceback__)
         at = next((f.lineno for f in reversed(frames) if os.path.abspath(f.filename) == listing_abs), None)
-        last = frames[-1] if frames else None
-        emit(
-            "error",
-            type(exc).__name__,
-            exc,
-            last.filename if last else None,
-            last.lineno if last else None,
-            at,
-        )
+        file, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+        emit("error", type(exc).__name__, exc, file, line, at)
         raise
 
 

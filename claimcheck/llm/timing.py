@@ -84,8 +84,6 @@ class Stats:
 def _quantile(xs, q: float) -> float:
     """Linear-interpolation quantile (numpy's default 'linear' method)."""
     s = sorted(xs)
-    if len(s) == 1:
-        return s[0]
     pos = q * (len(s) - 1)
     lo = int(pos)
     hi = min(lo + 1, len(s) - 1)

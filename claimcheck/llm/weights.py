@@ -23,6 +23,7 @@ wrong shapes or an unreadable file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -88,12 +89,8 @@ class WeightsResolution:
     @property
     def weights_file(self) -> Path | None:
         """The local weights file (safetensors preferred), or None (nothing found)."""
-        if self.source is None:
-            return None
-        for name in WEIGHT_FILES:
-            if (Path(self.source) / name).is_file():
-                return Path(self.source) / name
-        return None
+        files = [Path(self.source) / name for name in WEIGHT_FILES] if self.source is not None else []
+        return next((f for f in files if f.is_file()), None)
 
 
 def _looks_like_path(spec: str) -> bool:
@@ -204,13 +201,17 @@ def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tri
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
         "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download."
     )
+
+    def missing(after: str, then: str) -> tuple[None, None, str]:
+        return None, None, f"needs the pretrained GPT-2 weights{after}: {'; '.join(tried)}. {then}"
+
     if spec and _looks_like_path(spec):
         folder = Path(spec).expanduser()
         problem = folder_problem(folder)
         if problem is None:
             return str(folder.resolve()), "folder", f"local folder {folder}"
         tried.append(f"--claims-weights: {problem}")
-        return None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + how
+        return missing("", how)
     hub_id, revision = split_revision(spec or default_hub_id)
     pinned = {"revision": revision} if revision else {}
     if not spec:
@@ -225,17 +226,12 @@ def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tri
     tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
     if not allow_download:
         tried.append("no download allowed (--claims-allow-download)")
-        why = "; ".join(tried)
-        return (
-            None,
-            None,
-            f"needs the pretrained GPT-2 weights, which this runner does not have: {why}. {how}",
-        )
+        return missing(", which this runner does not have", how)
     try:
         folder = (download or download_weights)(hub_id, cache_dir, **pinned)
     except WeightsError as exc:
         tried.append(f"--claims-allow-download: {exc}")
-        return None, None, "needs the pretrained GPT-2 weights: " + "; ".join(tried) + ". " + OFFLINE_HOW
+        return missing("", OFFLINE_HOW)
     return str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})"
 
 
@@ -351,13 +347,9 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
             "expected 'gpt2' (the claims are about GPT-2)"
         )
     if shape_check == "gpt2-small":
-        wrong = {
-            k: (getattr(config, k, None), v)
-            for k, v in GPT2_SMALL_SHAPES.items()
-            if getattr(config, k, None) != v
-        }
-        if wrong:
-            detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, (got, want) in wrong.items())
+        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
+        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
+        if detail:
             raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
     stored = file_tensor_shapes(path)
     bad = []
@@ -438,13 +430,12 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
         "weights_path": str(wfile),
     }
     folder = wfile.parent
-    tokenizer = None
     if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
         from transformers import AutoTokenizer
 
         tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
         info["tokenizer"] = "from the weights folder"
-    if tokenizer is None:
+    else:
         from claimcheck.llm.models import gpt2_tokenizer
 
         tokenizer = gpt2_tokenizer()
@@ -527,8 +518,6 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
     else:
         raise WeightsError(f"download of {hub_id}'s weights failed: " + "; ".join(errors))
     for extra in ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):
-        try:
+        with contextlib.suppress(Exception):  # optional: the offline GPT-2 BPE stands in
             fetch(extra)
-        except Exception:
-            pass  # optional: the offline GPT-2 BPE stands in
     return config.parent
