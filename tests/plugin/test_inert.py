@@ -108,7 +108,8 @@ def test_an_unrelated_run_without_pytest_html_is_unchanged(unrelated):
     with_cc.assert_outcomes(passed=1, failed=1, skipped=1)
     assert not probe(unrelated)["torch"]
     assert not (unrelated.path / "reports").exists()
-    written = {p.name for p in unrelated.path.iterdir()} - {"stdout", "stderr"}  # pytester's own files
+    # pytester's own files, and Python's bytecode cache (written wherever PYTHONDONTWRITEBYTECODE is unset)
+    written = {p.name for p in unrelated.path.iterdir()} - {"stdout", "stderr", "__pycache__"}
     assert {n for n in written if not n.startswith("runpytest-")} == {
         "conftest.py",
         "probe.json",
