@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.display import counted
 
 
 def register(subparsers) -> None:
@@ -80,9 +81,9 @@ def _init(args) -> int:
         f"{len(sc.sections)} sections"
     )
     print(
-        f"validate: {len(reg.claims)} valid claims, {len(reg.issues)} problems; check-manuscript: "
+        f"validate: {len(reg.claims)} valid claims, {counted(len(reg.issues), 'problem')}; check-manuscript: "
         f"{a.total} numbers, {a.count('bound')} bound, {a.count('waived')} waived, coverage {a.coverage:.1%}, "
-        f"{len(check.drifted)} drift problems"
+        f"{counted(len(check.drifted), 'drift problem')}"
     )
     todo = sc.problems + [str(i) for i in reg.issues] + [d.summary() for d in check.drifted] + a.problems
     for line in todo:

@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from claimcheck.display import counted
+
 COMMAND_MODULES = (
     "claimcheck.cli.main",
     "claimcheck.cli.editor",
@@ -91,7 +93,7 @@ def _validate(args) -> int:
         drafts = sum(c.draft for c in reg.claims.values())
         drafts_note = f" ({drafts} drafts to review)" if drafts else ""
         _say(
-            f"{len(reg.claims)} valid claims{drafts_note}, {len(problems)} problems in {reg.path} (chapter "
+            f"{len(reg.claims)} valid claims{drafts_note}, {counted(len(problems), 'problem')} in {reg.path} (chapter "
             f"{reg.chapter_id})",
             file=sys.stderr,
         )
@@ -104,7 +106,7 @@ def _validate(args) -> int:
     total += len(across) + drifted
     if len(registries) > 1:
         _say(
-            f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {total} problems",
+            f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {counted(total, 'problem')}",
             file=sys.stderr,
         )
     return 1 if total or not registries else 0
