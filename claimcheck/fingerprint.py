@@ -15,6 +15,8 @@ import platform
 import sys
 from importlib import metadata
 
+from claimcheck.display import counted
+
 
 def _cpu_model() -> str:
     try:
@@ -99,7 +101,7 @@ def describe_long(fp: dict) -> str:
         for key, name in (("torch", "torch"), ("transformers", "transformers"))
         if fp.get(key)
     )
-    threads = f" ({fp['torch_threads']} threads)" if fp.get("torch_threads") else ""
+    threads = f" ({counted(fp['torch_threads'], 'thread')})" if fp.get("torch_threads") else ""
     return (
         f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
         f"Python {fp.get('python')}" + (f", {libs}" if libs else "") + threads
@@ -113,7 +115,7 @@ def describe(fp: dict) -> str:
     isa = f", {fp['cpu_capability']}" if fp.get("cpu_capability") else ""
     return (
         f"{fp.get('cpu')} ({fp.get('cores')} cores{isa}, {ram}, {gpu}, torch {fp.get('torch')}, "
-        f"{fp.get('torch_threads')} threads)"
+        f"{counted(fp.get('torch_threads'), 'thread')})"
     )
 
 

@@ -4,9 +4,9 @@ one checkout's claimcheck: the whole run (``full/``), a run of ch90 alone that c
 Every claims.json, page and output is kept with timings and time stamps blanked, so that two
 checkouts' runs can be compared by ``diff -r``:
 
-    python tests/same_run.py /work/main /tmp/before
-    python tests/same_run.py . /tmp/after
-    diff -r /tmp/before /tmp/after
+    python tests/same_run.py ../before-checkout ../before
+    python tests/same_run.py . ../after
+    diff -r ../before ../after
 """
 
 import json

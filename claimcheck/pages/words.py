@@ -280,7 +280,7 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
         machine.append(f"torch {r.torch}")
     run = []
     if _is_number(r.torch_threads):
-        run.append(f"{r.torch_threads} thread{'' if r.torch_threads == 1 else 's'}")
+        run.append(counted(r.torch_threads, "thread"))
     profile = settings_size_profile(settings)
     if profile:
         run.append(f"profile {profile}")
@@ -305,7 +305,7 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     # the lane's tests are further tests of claims whose own tests ran; a -k/-m run's are the claims'
     of = "more tests of " if group.get("kind") == "lane" else ""
-    text = f"{n} test{'' if n == 1 else 's'} deselected" + (f" ({of}{shown})" if shown else "")
+    text = f"{counted(n, 'test')} deselected" + (f" ({of}{shown})" if shown else "")
     return f"{text}: {group.get('why') or 'by this run'}.", str(group.get("run") or "")
 
 
