@@ -18,7 +18,7 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
 from claimcheck.registry import load_registry, other_chapters
 from claimcheck.units import convert
@@ -383,8 +383,7 @@ def citation_issues(registries, book=None) -> list[str]:
 
 def _unknown_value(name: str, chapters: dict) -> str | None:
     """Why another chapter's value ``ch15:C10.stated`` names nothing in the book (None when it does)."""
-    chapter, _, local = name.rpartition(":")
-    cid, _, value = local.rpartition(".")
+    chapter, cid, value = split_reference(name)
     reg = chapters.get(chapter)
     if reg is None:
         return f"{name!r} names chapter {chapter!r}, which is not in this book (chapters: {', '.join(sorted(chapters))})"

@@ -54,6 +54,15 @@ MAX_LITERAL = 1e30
 XREF_RE = re.compile(r"(?<![\w.:])[a-z][a-z0-9_-]*:[A-Z]+\d+(?:\.[a-z][a-z0-9_]*)?\.[a-z][a-z0-9_]*")
 
 
+def split_reference(name: str) -> tuple[str, str, str]:
+    """A formula's value name as ``(chapter, claim id, value)``, "" for a part it leaves out:
+    ``"ch15:C10.stated"`` -> ``("ch15", "C10", "stated")``; ``"C30.text.p_much"`` ->
+    ``("", "C30.text", "p_much")``; ``"read_s"`` -> ``("", "", "read_s")``."""
+    chapter, _, local = name.rpartition(":")
+    claim_id, _, value = local.rpartition(".")
+    return chapter, claim_id, value
+
+
 class FormulaError(ValueError):
     """A formula that cannot be parsed or evaluated; ``str()`` says what and where."""
 
@@ -392,8 +401,7 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     env: dict[str, Interval] = {}
     try:
         for name in names:
-            chapter, _, local = name.rpartition(":")
-            ref, _, key = local.rpartition(".")
+            chapter, ref, key = split_reference(name)
             source = (book or {}).get(chapter) if chapter else registry
             owner = (source.claims.get(ref) if source is not None else None) if ref else claim
             if owner is None:

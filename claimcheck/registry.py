@@ -43,7 +43,7 @@ from claimcheck.fields import (
     suggest,
 )
 from claimcheck.fileio import read_input_file
-from claimcheck.formula import FormulaError, evaluate_claim, parse
+from claimcheck.formula import FormulaError, evaluate_claim, parse, split_reference
 from claimcheck.interval import parse_decimal
 from claimcheck.keys import CHAPTER_RE, qualify
 from claimcheck.printed import compile_locator, same_printed
@@ -428,18 +428,11 @@ def formula_names(text: str, condition: bool) -> tuple[str, ...]:
     return parse(text, condition=condition).names
 
 
-def split_reference(name: str) -> tuple[str | None, str]:
-    """``"C25.a_input"`` -> ``("C25", "a_input")``; ``"C30.text.p_much"`` -> ``("C30.text", "p_much")``;
-    ``"read_s"`` -> ``(None, "read_s")``."""
-    claim_id, _, value = name.rpartition(".")
-    return claim_id or None, value
-
-
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
     if ":" in name:  # another chapter's value: the book resolves it (claimcheck.book.citation_issues)
         return None
-    ref, value = split_reference(name)
-    if ref is None:
+    _, ref, value = split_reference(name)
+    if not ref:
         known = ["stated", *claim.values]
         if value in known:
             return None
