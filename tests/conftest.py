@@ -51,7 +51,6 @@ for _name in GLUE:
 
 # --- installing the checkout (tests/core/test_install.py, tests/llm/test_wheel.py) -------------------
 import functools  # noqa: E402
-import os  # noqa: E402
 import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
 
