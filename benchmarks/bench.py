@@ -16,7 +16,7 @@ python benchmarks/bench.py stability [--profile quick] [--runs 10] [--load K] [-
     claim moved between passed and failed.
 
 python benchmarks/bench.py tests [--runs 3] [--load K] [--avx2]
-    Runs the README's test command (`pytest --claims-profile quick --claims-report-dir=...`, the
+    Runs the README's test command (`pytest -n 2 --dist loadgroup --claims-profile quick ...`, the
     harness's own tests and the quick claims) N times, each in its own process (with K busy
     processes that it starts and stops), and prints each run's wall time, then min / median / max
     against the loop's budget (180 s idle, 360 s beside 2 busy processes, on a 2-core runner) and
@@ -179,7 +179,8 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
     durations = ""
     for i in range(runs):
         out = Path("reports") / "bench" / f"tests-load{load}-{i + 1}"
-        cmd = [sys.executable, "-m", "pytest", "--claims-profile", "quick", f"--claims-report-dir={out}"]
+        cmd = [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "--claims-profile", "quick"]
+        cmd += [f"--claims-report-dir={out}"]
         cmd += ["-q", "-p", "no:cacheprovider", "--durations=10", *extra]
         with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
             t0 = time.perf_counter()

@@ -116,6 +116,15 @@ def outside_env():
 
 
 @pytest.fixture(autouse=True)
+def _not_an_xdist_worker(monkeypatch):
+    """Under ``pytest -n 2`` (the README's test command) this process is an xdist worker, whose
+    ``PYTEST_XDIST_*`` variables the claims runs these tests start (in process and as children)
+    would inherit: each of those runs is a run of its own, never a worker of this one."""
+    for name in [k for k in os.environ if k.startswith("PYTEST_XDIST_")]:
+        monkeypatch.delenv(name)
+
+
+@pytest.fixture(autouse=True)
 def _torch_threads_kept():
     """An in-process claims run with the LLM kit sets torch's thread count for its own measurements
     (``--claims-threads``, from the machine's load at that moment): this process's is put back after

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from claimcheck.plugin.parallel import is_worker, needs_exclusive
 from claimcheck.plugin.state import run_state, settings_of, setup_error, skip_here
 
 #: the marker of the portable-LM lane's tests (``--claims-lm`` runs them alone)
@@ -36,27 +37,37 @@ def pytest_configure(config):
             raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
 
 
-def set_threads(config) -> None:
+def set_threads(config, timing: bool = True) -> None:
     """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
-    set once, before the first test's fixtures (so before any measurement), and kept for the
-    fingerprint (``threads``). Nothing on a core-only install (no torch)."""
-    kit = run_state(config).kit
-    if "threads" in kit:
-        return
+    decided once, before the first measuring test's fixtures, and kept for the fingerprint
+    (``threads``). Nothing on a core-only install (no torch).
+
+    In a serial run the first test decides. In an xdist worker (``pytest -n N``) a sibling worker
+    is running a test of its own whenever this one runs one that does not measure: those run on
+    1 thread (2 threads beside a busy process wait at every barrier, docs/timing.md#threads), and
+    the count is decided at the first ``timing`` test, which holds the run's lock alone
+    (:mod:`claimcheck.plugin.parallel`), so its siblings are asleep and count as no load.
+    """
     import importlib.util
 
-    if importlib.util.find_spec("torch") is None:
+    kit = run_state(config).kit
+    if kit.get("threads", 0) is None or importlib.util.find_spec("torch") is None:
         kit["threads"] = None
         return
     import torch
 
-    from claimcheck.fingerprint import choose_threads, load_average, runnable_others
+    if is_worker(config) and not timing:
+        torch.set_num_threads(1)
+        return
+    if "threads" not in kit:
+        from claimcheck.fingerprint import choose_threads, load_average, runnable_others
 
-    s = settings_of(config)
-    load, cores = load_average()
-    n, why = choose_threads(s.threads, cores, runnable_others() if s.threads == "auto" else None, load)
-    torch.set_num_threads(n)
-    kit["threads"] = {"setting": s.threads, "threads": n, "why": why}
+        s = settings_of(config)
+        load, cores = load_average()
+        n, why = choose_threads(s.threads, cores, runnable_others() if s.threads == "auto" else None, load)
+        kit["threads"] = {"setting": s.threads, "threads": n, "why": why}
+    if torch.get_num_threads() != kit["threads"]["threads"]:
+        torch.set_num_threads(kit["threads"]["threads"])
 
 
 def weights_of(config):
@@ -221,7 +232,7 @@ def pytest_claimcheck_run_args(config):
 # a plain hook: after the core's tryfirst check of the claim itself, before pytest's own set-up of
 # the fixtures (registered earlier, so called later), so a claim that cannot run here costs nothing
 def pytest_runtest_setup(item):
-    set_threads(item.config)
+    set_threads(item.config, timing=needs_exclusive(item))
     if item.get_closest_marker("gpu"):
         s = settings_of(item.config)
         if s.device == "cpu":

@@ -343,8 +343,9 @@ def latency_rounds(
 ):
     """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
 
-    For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` plus
-    the greedy pick of the first token; then ``decode_steps`` decode steps of 1 token each, each
+    For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` that
+    computes the last position's logits only (as ``generate`` does) plus the greedy pick of the
+    first token; then ``decode_steps`` decode steps of 1 token each, each
     timed (one clock read per step; on CUDA one synchronize per step region). A round's sample of a
     side is a :class:`LatencySample` (``kv_bytes``: the cache after the prompt, bytes in the
     model's dtype).
@@ -407,7 +408,7 @@ def _timed_step(model, device, nxt, cache):
     from claimcheck.llm.models import forward_cached, output_cache
 
     t0 = time.perf_counter()
-    o = forward_cached(model, nxt, cache)
+    o = forward_cached(model, nxt, cache, last_only=True)
     nxt = o.logits[:, -1:].argmax(-1)
     sync_device(device)
     return time.perf_counter() - t0, nxt, output_cache(o)
@@ -423,7 +424,7 @@ def _on_context(
 
     device = _device(model)
     with torch.no_grad():
-        filled = {n: forward_cached(model, ids[:, :n]) for n in (short, context_tokens)}
+        filled = {n: forward_cached(model, ids[:, :n], last_only=True) for n in (short, context_tokens)}
     first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
     caches = {n: output_cache(o) for n, o in filled.items()}
     kv_long = cache_nbytes(caches[context_tokens])
@@ -467,7 +468,7 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     def prefilled(B):
         batch = flat[: B * prompt_len].view(B, prompt_len).to(device)
         with torch.no_grad():
-            o = forward_cached(model, batch)
+            o = forward_cached(model, batch, last_only=True)
         return o.logits[:, -1:].argmax(-1), output_cache(o)
 
     def one(first, prefill_cache):

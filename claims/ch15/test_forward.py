@@ -20,37 +20,56 @@ def test_future_tokens_do_not_change_past_logits(claim, gpt2_small):
 
 
 @pytest.mark.claim("C07")
-def test_teacher_forcing_examples(claim, gpt2_small):
+def test_teacher_forcing_examples(claim, narrow_gpt2, gpt2_small):
     """Counts the positions that the model's own training loss learns from: the rows of the logits
-    whose gradient under transformers' causal-LM loss is non-zero (each is one next-token example)."""
+    whose gradient under transformers' causal-LM loss is non-zero (each is one next-token example).
+    The chapter's 1024 tokens on the narrow model (see its fixture), cross-checked on GPT-2 small
+    itself for 16 tokens."""
     n = int(claim.value("tokens"))
+    full, _, _ = loss_examples(claim, gpt2_small, 16)
+    claim.require(full == 15, f"GPT-2 small's loss learns from {full} of 16 positions, not 15",
+                  measured=full, unit="example")
+    used, logits_shape, loss = loss_examples(claim, narrow_gpt2, n)
+    claim.check(used, "example", logits_shape=logits_shape, loss=loss,
+                measured_as="positions with a non-zero gradient of the model's own causal-LM loss",
+                measured_on="GPT-2 small's vocabulary and context, 2 layers of width 64 (the count does not depend on them)",
+                full_size_check="GPT-2 small: 15 examples from 16 tokens")
+
+
+def loss_examples(claim, model, n):
+    """(how many of ``n`` seeded positions feed ``model``'s causal-LM loss, the logits' shape, the
+    loss); requires the loss function's own value to equal the forward's."""
     ids = seeded_token_ids(n, seed=4)
     with torch.no_grad():
-        out = gpt2_small(ids, labels=ids)
-    logits = out.logits
-    claim.require(tuple(logits.shape) == (1, n, gpt2_small.config.vocab_size),
-                  f"logits shape {tuple(logits.shape)}, expected (1, {n}, vocab)")
-    leaf = logits.detach().float().requires_grad_()
-    loss = gpt2_small.loss_function(logits=leaf, labels=ids, vocab_size=gpt2_small.config.vocab_size)
+        out = model(ids, labels=ids)
+    vocab = model.config.vocab_size
+    shape = list(out.logits.shape)
+    claim.require(shape == [1, n, vocab], f"logits shape {shape}, expected [1, {n}, {vocab}]")
+    leaf = out.logits.detach().float().requires_grad_()
+    loss = model.loss_function(logits=leaf, labels=ids, vocab_size=vocab)
     loss.backward()
     used = leaf.grad[0].abs().sum(dim=-1) > 0  # [n] bool: which positions' logits feed the loss
     claim.require(torch.allclose(loss, out.loss, rtol=1e-5), f"loss_function gives {loss.item():.6f}, forward gave {out.loss.item():.6f}")
     claim.require(not bool(used[-1]), "the last position (which has no next token) contributed to the loss")
-    claim.check(int(used.sum()), "example", logits_shape=list(logits.shape), loss=out.loss.item(),
-                measured_as="positions with a non-zero gradient of the model's own causal-LM loss")
+    return int(used.sum()), shape, out.loss.item()
 
 
 @pytest.fixture(scope="module")
-def cached_generation_511(gpt2_tok):
-    """511 tokens written with the KV cache by GPT-2 small's architecture (12 layers, its vocabulary
-    and context) at a width of 64 instead of 768: the number of forward passes is the generation
-    loop's, which no width changes, so the chapter's exact count costs ~2 s instead of 511 full-size
-    decode steps (~21 s idle on a 2-core AVX2 CPU, over 5 minutes on a busy one)."""
+def narrow_gpt2():
+    """GPT-2 small's vocabulary (50257) and context (1024) at 2 layers of width 64. What C07 and
+    C08 count (positions that feed the loss, forward passes of the generation loop) depends on the
+    vocabulary, the context and the loop, never on depth or width, so the chapter's exact counts
+    cost ~1 s instead of ~25 s at full size on a 2-core AVX2 CPU (over 5 minutes on a busy one)."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(0)
-    narrow = GPT2LMHeadModel(GPT2Config(n_embd=64, n_head=4)).eval()
-    return greedy_generate(narrow, prompt_ids(1, gpt2_tok), 511, use_cache=True)
+    return GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=64, n_head=4)).eval()
+
+
+@pytest.fixture(scope="module")
+def cached_generation_511(narrow_gpt2, gpt2_tok):
+    """511 tokens written with the KV cache by :func:`narrow_gpt2`, after a one-token prompt."""
+    return greedy_generate(narrow_gpt2, prompt_ids(1, gpt2_tok), 511, use_cache=True)
 
 
 @pytest.mark.claim("C08")
@@ -66,7 +85,7 @@ def test_one_forward_per_written_token(claim, cached_generation_511, gpt2_small,
     claim.require(set(calls) == {1}, f"forward calls fed more than 1 token: lengths {sorted(set(calls))}",
                   measured=len(calls), unit="forward_pass")
     claim.check(len(calls), "forward_pass", input_lengths=sorted(set(calls)), prompt_tokens=1,
-                measured_on="GPT-2 small's architecture at width 64 (the count does not depend on width)",
+                measured_on="GPT-2 small's vocabulary and context, 2 layers of width 64 (the count does not depend on them)",
                 full_size_check="GPT-2 small: 16 tokens in 16 one-token passes")
 
 

@@ -28,7 +28,7 @@ fi
 VENV_PYTHON = """#!/usr/bin/env bash
 echo "python $*" >> "$CI_LOG"
 case "$*" in
-    *"-m pytest --claims-profile quick"*) exit "$TESTS_RC" ;;
+    *"-m pytest -n 2 --dist loadgroup --claims-profile quick"*) exit "$TESTS_RC" ;;
     *"-m pytest claims/ --claims-lm"*) exit "$LANE_RC" ;;
     *"-m mypy"*) exit "$MYPY_RC" ;;
 esac
@@ -83,7 +83,7 @@ def test_a_failing_stage_does_not_stop_the_others_and_the_script_names_it(ci):
     assert done.returncode == 1, done.stdout + done.stderr
     calls = log.read_text()
     assert (
-        "-m pytest --claims-profile quick" in calls and "--claims-lm smollm2" in calls
+        "-m pytest -n 2 --dist loadgroup --claims-profile quick" in calls and "--claims-lm smollm2" in calls
     )  # ran after the failure
     assert "=== stage FAILED (exit 1): tests and claims" in done.stdout
     assert "=== stage passed: portable-LM lane" in done.stdout
