@@ -665,15 +665,11 @@ TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
 
 
 def comment_lines(width: int = 100) -> list[str]:
-    """The scaffold's comment block: one line (wrapped) per field of a claim, required ones marked."""
-    out = ["# The fields of a claim (* required; docs/reference/registry-fields.md says more):"]
+    """The scaffold's comment block: one line per field of a claim (its help's first clause, cut to
+    ``width``), required ones marked ``*``, those ``[defaults]`` may set marked ``+``."""
+    out = ["# The fields of a claim (* required; + may be in [defaults]; docs/reference/registry-fields.md):"]
     for f in CLAIM_FIELDS:
-        head = f"#   {f.name + ('*' if f.required else ''):14} "
-        out += textwrap.wrap(
-            f.help.replace("`", ""),
-            width=width,
-            initial_indent=head,
-            subsequent_indent="#" + " " * (len(head) - 1),
-            break_on_hyphens=False,
-        )
+        head = f"#   {f.name + ('*' if f.required else '') + ('+' if f.shared else ''):15} "
+        first = f.help.replace("`", "").split("; ")[0]
+        out.append(head + textwrap.shorten(first, width=width - len(head), placeholder=" …"))
     return out
