@@ -38,6 +38,27 @@ def test_every_field_option_and_command_is_on_its_page():
     assert all(f"### claimcheck {name}" in options for name in commands)
 
 
+def test_the_dense_registry_example_of_the_fields_page_loads(tmp_path):
+    """The page's `[claims]` example (``[defaults]``, one line per claim, a quoted part id, a table
+    of many fields) is a registry that loads without a problem, each claim with its defaults."""
+    from claimcheck.registry import load_registry
+
+    page = docs.registry_fields()
+    block = page[page.index("```toml\n[defaults]") + len("```toml\n") :]
+    path = tmp_path / "claims.toml"
+    path.write_text(block[: block.index("```")], encoding="utf-8")
+    reg = load_registry(path)
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C02", "C03.text", "C04"]
+    got = {cid: (c.unit, c.tolerance_text, c.needs) for cid, c in reg.claims.items()}
+    assert got == {
+        "C01": ("token", "exact", ("tok",)),
+        "C02": ("", "exact", ("tok",)),  # its own unit replaces the default
+        "C03.text": ("token", "exact", ("text",)),
+        "C04": ("token/s", "rel:10%", ("tok",)),
+    }
+    assert "| `unit` | string | yes |  | yes |" in page and "| `title` | string | yes |  | |" in page
+
+
 def test_check_names_a_stale_page_and_the_command(tmp_path, capsys):
     assert docs.main(["--root", str(tmp_path)]) == 0
     assert docs.main(["--root", str(tmp_path), "--check"]) == 0
