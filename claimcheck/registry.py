@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -524,7 +525,16 @@ def _field_at(table: fileio.TomlTable, line: int) -> str | None:
 def claim_lines(path) -> dict[str, int]:
     """``{claim id: 1-based line}`` of a registry file, whatever its claims' form: the line of a
     ``[[claims]]`` table's ``id = ...``, of a ``[claims.C05]`` header, of a ``C02 = {...}`` line
-    ({} when unreadable)."""
+    ({} when unreadable). Read once per version of the file (every item of a run asks)."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return {}
+    return dict(_claim_lines(str(path), st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     try:
         text = read_input_file(Path(path)).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
