@@ -386,14 +386,8 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
             part = tomllib.loads(header + "\n" + s.text)
         except tomllib.TOMLDecodeError as exc:
             message = _shift(str(exc), s.first - 2)
-            where = (
-                ""
-                if "(at line" in message
-                else f" (lines {s.first}-{s.last})"
-                if s.last > s.first
-                else f" (line {s.first})"
-            )
-            broken.append(Broken(s, message + where))
+            end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
+            broken.append(Broken(s, message.replace("(at end of document)", end)))
             continue
         if clash := merged.add(s, part):
             broken.append(Broken(s, clash, clash=True))

@@ -250,10 +250,15 @@ def load_registry(path: str | Path) -> Registry:
     lists every problem, each naming the file, the claim id and the field (or the line). Nothing
     is lost to a local problem:
 
-    - a byte that is not UTF-8 is reported with its line and the claim whose table holds it (that
-      claim is invalid); the rest of the file is read as usual;
+    - a byte that is not UTF-8 is reported with its line and the claim whose table or line holds
+      it (that claim is invalid); the rest of the file is read as usual;
     - a TOML syntax error is reported with its line and the claim it breaks, and the file's other
-      tables (each ``[[claims]]``, ``[[waivers]]``, ``[chapter]``...) are still read one by one;
+      tables (each ``[[claims]]`` or ``[claims.C05]``, ``[[waivers]]``, ``[chapter]``...) are still
+      read one by one, and the other lines of ``[claims]`` (``C02 = {...}``) one by one; a table
+      that clashes with another (both forms of claims in one file, a claim defined twice) costs
+      only its own claims;
+    - a bad ``[defaults]`` field is one problem (``defaults.unit``); the claims that take it are
+      invalid by that problem;
     - a file that declares no claim at all is a problem (it would check nothing);
     - with ``id_pattern`` in ``[chapter]`` (a regular expression for the id before any
       ``.part``, such as ``"C\\d{2}"``), an id that does not match it is a problem.
