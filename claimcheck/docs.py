@@ -99,9 +99,9 @@ def _claims_forms() -> list[str]:
         "[claims]                       # one line per claim",
         'C01 = { title = "The byte alphabet", stated = "256", locator = "256 个字节" }',
         'C02 = { title = "Merges", stated = "50000", unit = "", locator = "50000 次合并" }',
-        '"C03.text" = { title = "Printed sum", stated = "3", locator = "共 3 个", needs = ["text"] }',
+        '"C30.text" = { title = "Printed sum", stated = "3", locator = "共 3 个", needs = ["text"] }',
         "",
-        "[claims.C04]                   # a table for a claim of many fields (after the lines)",
+        "[claims.C05]                   # a table for a claim of many fields (after the lines)",
         'title = "Tokens per second"',
         'stated = "98"',
         'unit = "token/s"',
@@ -110,8 +110,8 @@ def _claims_forms() -> list[str]:
         'values = { read_s = "0.086" }',
         "```",
         "",
-        'Under `[claims]` a claim\'s key is its id: quote an id with a part (`"C03.text" = {...}`, '
-        '`[claims."C03.text"]`); unquoted, `[claims.C03.text]` reads as a table inside C03 and is an error '
+        'Under `[claims]` a claim\'s key is its id: quote an id with a part (`"C30.text" = {...}`, '
+        '`[claims."C30.text"]`); unquoted, `[claims.C30.text]` reads as a table inside C30 and is an error '
         "that says so. `[defaults]` holds the shared fields only "
         f"({shared}); a claim's own value replaces the default (a list too: it is not merged). "
         "A bad default is one problem, `defaults.<field>`, and the claims that take it are invalid by it. "
@@ -286,7 +286,7 @@ def units_page() -> str:
         'bigram = "2 * token"',
         "",
         "[claims]",
-        'C04 = { title = "Merges learnt", stated = "50000", unit = "merge", locator = "50000 次合并", '
+        'C05 = { title = "Merges learnt", stated = "50000", unit = "merge", locator = "50000 次合并", '
         'tolerance = "exact", needs = ["tok"] }',
         "```",
         "",

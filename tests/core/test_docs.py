@@ -48,13 +48,13 @@ def test_the_dense_registry_example_of_the_fields_page_loads(tmp_path):
     path = tmp_path / "claims.toml"
     path.write_text(block[: block.index("```")], encoding="utf-8")
     reg = load_registry(path)
-    assert reg.issues == [] and list(reg.claims) == ["C01", "C02", "C03.text", "C04"]
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C02", "C30.text", "C05"]
     got = {cid: (c.unit, c.tolerance_text, c.needs) for cid, c in reg.claims.items()}
     assert got == {
         "C01": ("token", "exact", ("tok",)),
         "C02": ("", "exact", ("tok",)),  # its own unit replaces the default
-        "C03.text": ("token", "exact", ("text",)),
-        "C04": ("token/s", "rel:10%", ("tok",)),
+        "C30.text": ("token", "exact", ("text",)),
+        "C05": ("token/s", "rel:10%", ("tok",)),
     }
     assert "| `unit` | string | yes |  | yes |" in page and "| `title` | string | yes |  | |" in page
 
