@@ -8,10 +8,11 @@ every claim takes unless it sets them: :data:`claimcheck.fields.SHARED_FIELDS`),
 ``[[waivers]]`` array (the manuscript's numbers that are not claims, so that the number audit can
 reach 100%). Claims are a ``[claims]`` table keyed by id (a line ``C02 = { ... }`` or a table
 ``[claims.C05]`` each), or a ``[[claims]]`` array of tables with an ``id``; :func:`claim_entries`
-turns either into one list of tables with their ``id``, so that nothing after it knows the form. Their fields are declared once, in :mod:`claimcheck.fields`; the reference generated
-from it is ``docs/reference/registry-fields.md``. This module loops over those tables, then
-applies the few rules between fields (:data:`CLAIM_RULES`) and across claims (duplicate ids,
-formulas naming other claims).
+turns either into one list of tables with their ``id``, so that nothing after it knows the form.
+Their fields are declared once, in :mod:`claimcheck.fields`; the reference generated from it is
+``docs/reference/registry-fields.md``. This module loops over those tables, then applies the few
+rules between fields (:data:`CLAIM_RULES`) and across claims (duplicate ids, formulas naming
+other claims).
 
 A locator binds the number it prints that equals the value it stands for (``locator`` stands
 for ``stated``); when it prints one number only, that number is bound whatever it says, so a
@@ -317,13 +318,9 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
         if t is not None and t.statement and cid is None:
             key = t.key_at(t.first)
             fld = f"{t.header}.{key}" if key else t.header
-        rest = ""
-        if t is not None:
-            rest = (
-                "; the table's other lines and the file's other tables were read"
-                if t.statement
-                else ("; the file's other tables were read")
-            )
+        rest = "" if t is None else "; the file's other tables were read"
+        if t is not None and t.statement:
+            rest = "; the table's other lines and the file's other tables were read"
         if b.clash and t is not None and t.header == "claims" and "array of tables" in b.message:
             rest += f" ({ONE_FORM})"
         issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")

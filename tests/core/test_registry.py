@@ -402,13 +402,16 @@ def test_keyed_tables_lines_and_quoted_part_ids_mix_in_one_file(tmp_path):
     assert same.issues == [] and strip(same) == strip(reg)
 
 
-def test_an_unquoted_part_id_is_an_error_that_says_to_quote_it(tmp_path):
-    body = (
-        DEFAULTS
-        + "[claims]\n"
-        + line("C01")
-        + '\n[claims.C30.text]\ntitle = "t"\nstated = "3"\nlocator = "3 个"\n'
-    )
+@pytest.mark.parametrize(
+    "claim",
+    [
+        '[claims.C30.text]\ntitle = "t"\nstated = "3"\nlocator = "3 个"\n',
+        'C30.text = { title = "t", stated = "3", locator = "3 个" }\n',  # TOML reads it as C30 -> text
+    ],
+    ids=["table", "line"],
+)
+def test_an_unquoted_part_id_is_an_error_that_says_to_quote_it(tmp_path, claim):
+    body = DEFAULTS + "[claims]\n" + line("C01") + ("\n" if claim.startswith("[") else "") + claim
     reg = load_registry(write(tmp_path, body))
     assert [(i.claim_id, i.field) for i in reg.issues] == [("C30.text", "id")]
     assert '[claims."C30.text"]' in str(reg.issues[0]) and "quote it" in str(reg.issues[0])
