@@ -23,7 +23,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from claimcheck.cli import COMMAND_MODULES
-from claimcheck.fields import NEEDS, TABLES
+from claimcheck.fields import NEEDS, SHARED_FIELDS, TABLES
 from claimcheck.registry import CLAIM_RULES
 from claimcheck.settings import CORE, Option
 from claimcheck.units import COMMON, UNITS
@@ -58,27 +58,67 @@ def registry_fields() -> str:
         "",
     ]
     for header, what, fields in TABLES:
+        claims = header == "[claims]"
         out += [
             f"## `{header}`",
             "",
             what[0].upper() + what[1:] + ".",
             "",
-            "| field | type | required | default | example | meaning |",
-            "|---|---|---|---|---|---|",
+            "| field | type | required | default | shared | example | meaning |"
+            if claims
+            else "| field | type | required | default | example | meaning |",
+            "|---|---|---|---|---|---|---|" if claims else "|---|---|---|---|---|---|",
         ]
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
-            f"| {_cell(_code(f.shown_default))} | {_cell(_code(f.example))} | {_cell(f.help)} |"
+            f"| {_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "
+            f"{_cell(_code(f.example))} | {_cell(f.help)} |"
             for f in fields
         ]
         out.append("")
-        if header == "[[claims]]":
+        if claims:
+            out += _claims_forms()
             out += ["Rules between a claim's fields, checked after each field's own check:", ""]
             out += [f"- {' '.join((rule.__doc__ or '').split()).replace('``', '`')}" for rule in CLAIM_RULES]
             out += ["", "The words of `needs`:", "", "| need | the claim needs |", "|---|---|"]
             out += [f"| `{name}` | {_cell(words)} |" for name, words in NEEDS.items()]
             out.append("")
     return "\n".join(out)
+
+
+def _claims_forms() -> list[str]:
+    """The ``[claims]`` section's example of the three forms and ``[defaults]``."""
+    shared = ", ".join(f"`{f.name}`" for f in SHARED_FIELDS)
+    return [
+        "```toml",
+        "[defaults]                     # every claim takes these unless it sets the field itself",
+        'unit = "token"',
+        'tolerance = "exact"',
+        'needs = ["tok"]',
+        "",
+        "[claims]                       # one line per claim",
+        'C01 = { title = "The byte alphabet", stated = "256", locator = "256 个字节" }',
+        'C02 = { title = "Merges", stated = "50000", unit = "", locator = "50000 次合并" }',
+        '"C30.text" = { title = "Printed sum", stated = "3", locator = "共 3 个", needs = ["text"] }',
+        "",
+        "[claims.C05]                   # a table for a claim of many fields (after the lines)",
+        'title = "Tokens per second"',
+        'stated = "98"',
+        'unit = "token/s"',
+        'locator = "98 token/s"',
+        'tolerance = "rel:10%"',
+        'values = { read_s = "0.086" }',
+        "```",
+        "",
+        'Under `[claims]` a claim\'s key is its id: quote an id with a part (`"C30.text" = {...}`, '
+        '`[claims."C30.text"]`); unquoted, `[claims.C30.text]` reads as a table inside C30 and is an error '
+        "that says so. `[defaults]` holds the shared fields only "
+        f"({shared}); a claim's own value replaces the default (a list too: it is not merged). "
+        "A bad default is one problem, `defaults.<field>`, and the claims that take it are invalid by it. "
+        "A `[[claims]]` array of tables, each with its `id`, is read as before; a file holds one form "
+        "(TOML cannot hold both).",
+        "",
+    ]
 
 
 def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
@@ -245,9 +285,9 @@ def units_page() -> str:
         'merge = "[merge]"',
         'bigram = "2 * token"',
         "",
-        "[[claims]]",
-        "# id, title, stated, locator, tolerance, needs as usual",
-        'unit = "merge"',
+        "[claims]",
+        'C05 = { title = "Merges learnt", stated = "50000", unit = "merge", locator = "50000 次合并", '
+        'tolerance = "exact", needs = ["tok"] }',
         "```",
         "",
         "Declared units are the book's: every chapter that uses one declares it, and two chapters that "

@@ -101,6 +101,7 @@ class Field:
     example: str = ""  # TOML text of a typical value
     empty_ok: bool = False  # a string kind: "" is a value (``unit = ""``: no unit)
     why: str = ""  # appended to a wrong-kind message ({value}: the value given): how to write it
+    shared: bool = False  # a claim field that ``[defaults]`` may give every claim (what claims share)
 
     def wrong_kind(self, value: object) -> str:
         """The message for a value that is not of this field's kind."""
@@ -386,9 +387,9 @@ def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _flag(name: str, help: str) -> Field:
+def _flag(name: str, help: str, shared: bool = False) -> Field:
     """A ``true``/``false`` field, false unless set."""
-    return Field(name, BOOL, help, default=False, example="true")
+    return Field(name, BOOL, help, default=False, example="true", shared=shared)
 
 
 # --- the tables -------------------------------------------------------------------------------------
@@ -396,7 +397,8 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
         STRING,
-        "`C05`, or `C30.text` for one checkable part of claim C30",
+        "`C05`, or `C30.text` for one checkable part of claim C30; in `[claims]` the key is the id "
+        '(`C05 = { ... }`, `[claims.C05]`; quote one with a part: `"C30.text" = { ... }`)',
         _claim_id,
         required=True,
         example='"C05"',
@@ -421,6 +423,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         required=True,
         example='"KiB/token"',
         empty_ok=True,
+        shared=True,
     ),
     Field(
         "locator",
@@ -440,6 +443,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         _tolerance,
         required=True,
         example='"printed"',
+        shared=True,
     ),
     Field(
         "needs",
@@ -449,6 +453,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         required=True,
         example='["arch"]',
         why=f"known needs: {', '.join(sorted(NEEDS))}",
+        shared=True,
     ),
     Field(
         "values",
@@ -475,11 +480,16 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         default=MappingProxyType({}),
         example='{ prompt = "The capital of France is" }',
     ),
-    _flag("reconstructed", "true when `inputs` are not printed in the chapter (so were reconstructed)"),
+    _flag(
+        "reconstructed",
+        "true when `inputs` are not printed in the chapter (so were reconstructed)",
+        shared=True,
+    ),
     _flag(
         "portable",
         "true when `stated` with its tolerance holds for any causal LM, so the "
         "portable-LM lane checks it as is; false when the numbers are the chapter model's own",
+        shared=True,
     ),
     Field(
         "runner",
@@ -487,9 +497,15 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         "the runner profile (a `[runners.NAME]`) on which `stated` was measured: a machine-bound figure",
         _runner,
         example='"author-laptop"',
+        shared=True,
     ),
     Field(
-        "section", STRING, "the id of the `[[sections]]` entry the claim sits in", _section, example='"read"'
+        "section",
+        STRING,
+        "the id of the `[[sections]]` entry the claim sits in",
+        _section,
+        example='"read"',
+        shared=True,
     ),
     Field(
         "note",
@@ -547,6 +563,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         _precision,
         default="printed",
         example='"exact"',
+        shared=True,
     ),
 )
 
@@ -624,8 +641,18 @@ WAIVER_FIELDS: tuple[Field, ...] = (
     ),
 )
 
+SHARED_FIELDS: tuple[Field, ...] = tuple(f for f in CLAIM_FIELDS if f.shared)
+"""The claim fields that ``[defaults]`` may set for every claim (a claim's own value replaces it)."""
+
 TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
-    ("[[claims]]", "one table per checkable claim", CLAIM_FIELDS),
+    (
+        "[claims]",
+        "one entry per checkable claim, keyed by its id: a line `C05 = { title = ..., stated = ... }`, "
+        "or a table `[claims.C05]` for a claim of many fields (the older `[[claims]]` array of tables "
+        'with `id = "C05"` works too, in a file of its own form). A field marked shared may be given '
+        "once in `[defaults]` for every claim that does not set it",
+        CLAIM_FIELDS,
+    ),
     ("[chapter]", "the chapter this registry is about; other keys are kept, unchecked", CHAPTER_FIELDS),
     ("[[sections]]", "the chapter's sections, in the chapter's order", SECTION_FIELDS),
     (
@@ -638,15 +665,11 @@ TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
 
 
 def comment_lines(width: int = 100) -> list[str]:
-    """The scaffold's comment block: one line (wrapped) per field of a claim, required ones marked."""
-    out = ["# The fields of a claim (* required; docs/reference/registry-fields.md says more):"]
+    """The scaffold's comment block: one line per field of a claim (its help's first clause, cut to
+    ``width``), required ones marked ``*``, those ``[defaults]`` may set marked ``+``."""
+    out = ["# The fields of a claim (* required; + may be in [defaults]; docs/reference/registry-fields.md):"]
     for f in CLAIM_FIELDS:
-        head = f"#   {f.name + ('*' if f.required else ''):14} "
-        out += textwrap.wrap(
-            f.help.replace("`", ""),
-            width=width,
-            initial_indent=head,
-            subsequent_indent="#" + " " * (len(head) - 1),
-            break_on_hyphens=False,
-        )
+        head = f"#   {f.name + ('*' if f.required else '') + ('+' if f.shared else ''):15} "
+        first = f.help.replace("`", "").split("; ")[0]
+        out.append(head + textwrap.shorten(first, width=width - len(head), placeholder=" …"))
     return out

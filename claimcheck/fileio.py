@@ -217,22 +217,33 @@ def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
 # Read a TOML file with tomllib so that one broken table costs only itself, and say where a line is.
 #
 # tomllib reads a file whole or not at all, and gives no positions. A registry must survive one
-# broken ``[[claims]]`` table and place an undecodable byte in its claim, so this module knows one
-# thing about TOML's layout: a top-level table starts at a header line (``[chapter]``,
-# ``[[claims]]``). Every header, key and value is still read by tomllib itself, a line at a time;
-# no other TOML reader exists in claimcheck. A header-like line inside a multi-line string or array
-# is taken for a header: at worst, a broken file's recovery splits a table in two.
+# broken claim and place an undecodable byte in its claim, so this module knows two things about
+# TOML's layout: a table starts at a header line (``[chapter]``, ``[[claims]]``, ``[claims.C05]``),
+# and in a table a statement starts at a line ``key = ...`` (a one-line claim ``C02 = { ... }``).
+# Every header, key and value is still read by tomllib itself; no other TOML reader exists in
+# claimcheck. A header-like or key-like line inside a multi-line string is taken for one: at worst,
+# a broken file's recovery splits a table or a statement in two.
+
+# a line that starts a statement: a (dotted, maybe quoted) key and "="
+_KEY_START = re.compile(
+    r"""^\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+))*\s*="""
+)
 
 
 @dataclass(frozen=True)
 class TomlTable:
-    """A top-level table of the file as text: its header name (``""`` before the first header), its
-    first and last line (1-based) and its text."""
+    """A table of the file as text: its header's first key (``""`` before the first header), its
+    first and last line (1-based) and its text; ``keys``, the header's whole path (``("claims",
+    "C05")`` for ``[claims.C05]``); ``array``, whether the header is ``[[...]]``. A statement of a
+    table (:meth:`statements`) is a TomlTable too, with its table's header and its own lines."""
 
     header: str
     first: int
     last: int
     text: str
+    keys: tuple[str, ...] = ()
+    array: bool = False
+    statement: bool = False  # one statement of its table, without the header line
 
     def key_at(self, line: int) -> str | None:
         """The top-level key that file line ``line`` assigns (``title = ...`` -> ``title``), or None."""
@@ -240,40 +251,83 @@ class TomlTable:
         if not self.first <= line <= self.first + len(lines) - 1:
             return None
         left, sep, _ = lines[line - self.first].partition("=")
-        if not sep or left.lstrip().startswith("#"):
+        if not sep or left.lstrip().startswith("#") or not _KEY_START.match(left + "="):
             return None
-        parsed = _loads(f"{left.strip()} = 0")
+        parsed = loads_or_none(f"{left.strip()} = 0")
         return next(iter(parsed)) if parsed else None
+
+    def statement_key(self, line: int) -> str | None:
+        """The key of the statement that holds file line ``line`` (its own line, or the nearest
+        line above it in this table that starts a statement), or None."""
+        for n in range(line, self.first - 1, -1):
+            key = self.key_at(n)
+            if key is not None:
+                return key
+        return None
 
     def value(self, key: str) -> object | None:
         """The value of ``key = ...`` written on one line of this table, or None (even when the
         table as a whole is not valid TOML)."""
         for line in self.text.split("\n"):
-            parsed = _loads(line) if "=" in line else None
+            parsed = loads_or_none(line) if "=" in line else None
             if parsed and key in parsed and not isinstance(parsed[key], dict):
                 return parsed[key]
         return None
 
+    def statements(self) -> list[TomlTable]:
+        """This table's statements after its header: each from a line ``key = ...`` to the line
+        before the next one (comments and continuation lines included)."""
+        lines = self.text.split("\n")
+        skip = 1 if self.keys or self.array else 0  # the header line
+        starts = [n for n in range(skip, len(lines)) if _KEY_START.match(lines[n])]
+        ends = starts[1:] + [len(lines)]
+        return [
+            TomlTable(
+                self.header, self.first + a, self.first + b - 1, "\n".join(lines[a:b]), self.keys, False, True
+            )
+            for a, b in zip(starts, ends)
+        ]
 
-def _loads(text: str) -> dict | None:
+
+def loads_or_none(text: str) -> dict | None:
+    """``text`` read by tomllib, or None when it is not valid TOML."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return None
 
 
+def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
+    """``(keys, array)`` of a header line (``[claims."C30.text"]`` -> ``(("claims", "C30.text"),
+    False)``), or None for any other line."""
+    stripped = line.lstrip()
+    parsed = loads_or_none(line) if stripped.startswith("[") else None
+    if not parsed:
+        return None
+    keys: list[str] = []
+    node: object = parsed
+    while isinstance(node, dict) and len(node) == 1:
+        key, node = next(iter(node.items()))
+        keys.append(key)
+        node = node[-1] if isinstance(node, list) and node else node
+    return tuple(keys), stripped.startswith("[[")
+
+
 def toml_tables(text: str) -> list[TomlTable]:
     """Split ``text`` at its header lines (each recognised by tomllib); the preamble is ``""``."""
     lines = text.split("\n")
-    starts = [(0, "")]
+    starts: list[tuple[int, tuple[str, ...], bool]] = [(0, (), False)]
     for n, line in enumerate(lines):
-        parsed = _loads(line) if line.lstrip().startswith("[") else None
-        if parsed:
-            starts.append((n, next(iter(parsed))))
+        found = _header(line)
+        if found:
+            starts.append((n, *found))
     if len(starts) > 1 and starts[1][0] == 0:
         starts.pop(0)  # no preamble: the file begins with a header
-    ends = [n for n, _ in starts[1:]] + [len(lines)]
-    return [TomlTable(header, n + 1, end, "\n".join(lines[n:end])) for (n, header), end in zip(starts, ends)]
+    ends = [n for n, *_ in starts[1:]] + [len(lines)]
+    return [
+        TomlTable(keys[0] if keys else "", n + 1, end, "\n".join(lines[n:end]), keys, array)
+        for (n, keys, array), end in zip(starts, ends)
+    ]
 
 
 def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
@@ -283,39 +337,109 @@ def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
 
 @dataclass(frozen=True)
 class Broken:
-    """A table that is not valid TOML (None: the file's error, when every table reads alone)."""
+    """A table (or one statement of a table read a line at a time) that is not valid TOML, or that
+    clashes with an earlier table (None: the file's error, when every table reads alone)."""
 
     table: TomlTable | None
     message: str  # tomllib's message, its line numbers counted in the whole file
+    clash: bool = False  # valid alone, but it clashes with an earlier table
 
 
-def read_toml(text: str) -> tuple[dict, list[Broken]]:
+def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
     """The file's data and its broken tables (``[]`` when the file is valid TOML).
 
     After a syntax error, each table is read alone and the good ones are merged, so only the
-    broken ones are lost. When every table reads alone (a table defined twice, say), the file's
+    broken ones are lost; a table whose header is one of ``by_line`` (``[claims]``, whose every
+    line is a claim) is read a statement at a time when it is broken, so only its broken
+    statements are lost. A table that clashes with an earlier one (defined twice, or a table
+    where an array is) is broken too. When every table reads alone and none clashes, the file's
     own error is the one :class:`Broken` and the data is empty.
     """
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as whole:
         error = whole
-    data: dict = {}
+    merged = _Merged()
     broken = []
     for t in toml_tables(text):
         try:
             part = tomllib.loads(t.text)
         except tomllib.TOMLDecodeError as exc:
-            broken.append(Broken(t, _shift(str(exc), t.first - 1)))
-            continue
-        for key, value in part.items():
-            if isinstance(value, list) and isinstance(data.get(key, []), list):
-                data.setdefault(key, []).extend(value)
-            elif isinstance(value, dict) and isinstance(data.get(key, {}), dict):
-                data.setdefault(key, {}).update(value)
+            if t.header in by_line and not t.array and len(t.keys) == 1:
+                broken += _read_by_statement(t, merged)
             else:
-                data[key] = value
-    return (data, broken) if broken else ({}, [Broken(None, str(error))])
+                broken.append(Broken(t, _shift(str(exc), t.first - 1)))
+            continue
+        if clash := merged.add(t, part):
+            by_statement = t.header in by_line and not t.array and len(t.keys) == 1
+            broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
+    return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
+
+
+def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
+    """Read a broken table a statement at a time, each under its header: the good ones are merged,
+    each bad one is one :class:`Broken` (its lines, and tomllib's message at the file's line)."""
+    header = table.text.split("\n", 1)[0]
+    broken = []
+    for s in table.statements():
+        try:
+            part = tomllib.loads(header + "\n" + s.text)
+        except tomllib.TOMLDecodeError as exc:
+            message = _shift(str(exc), s.first - 2)
+            end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
+            broken.append(Broken(s, message.replace("(at end of document)", end)))
+            continue
+        if clash := merged.add(s, part):
+            broken.append(Broken(s, clash, clash=True))
+    return broken
+
+
+class _Merged:
+    """The data of the tables read so far, and the key paths they defined (a path defined twice
+    is a clash, as tomllib says of a whole file)."""
+
+    def __init__(self) -> None:
+        self.data: dict = {}
+        self.defined: set[tuple[str, ...]] = set()
+
+    def add(self, t: TomlTable, part: dict) -> str | None:
+        """Merge the data ``part`` of table ``t``; return why it clashes (nothing merged), or None."""
+        node: object = self.data
+        src: object = part
+        for key in t.keys[:-1]:  # down to the table's parent (an array's last element, as TOML does)
+            node, src = _child(node, key), _child(src, key)
+        where = f"[[{'.'.join(t.keys)}]]" if t.array else f"[{'.'.join(t.keys)}]" if t.keys else "the top"
+        if t.array:
+            key = t.keys[-1]
+            target = node.setdefault(key, []) if isinstance(node, dict) else None
+            if not isinstance(target, list):
+                return f"{where} at line {t.first}: '{key}' is already a table, not an array of tables"
+            target.append(_child(src, key))
+            self.defined = {p for p in self.defined if p[: len(t.keys)] != t.keys}
+            return None
+        if t.keys:
+            key = t.keys[-1]
+            target = node.setdefault(key, {}) if isinstance(node, dict) else None
+            src = _child(src, key)
+        else:
+            target = node
+        if not isinstance(target, dict) or not isinstance(src, dict):
+            return f"{where} at line {t.first}: '{t.keys[-1]}' is already an array of tables ([[...]])"
+        paths = ([t.keys] if t.keys and not t.statement else []) + [t.keys + (k,) for k in src]
+        twice = [p for p in paths if p in self.defined]
+        if twice:
+            return f"{where} at line {t.first}: '{'.'.join(twice[0])}' is defined twice"
+        self.defined.update(paths)
+        target.update(src)
+        return None
+
+
+def _child(node: object, key: str) -> object:
+    """``node[key]`` (a new table when missing), or the last element of an array of tables."""
+    if not isinstance(node, dict):
+        return {}
+    child = node.setdefault(key, {})
+    return child[-1] if isinstance(child, list) and child else child
 
 
 def _shift(message: str, lines: int) -> str:

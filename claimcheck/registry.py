@@ -3,12 +3,16 @@
 A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, an optional
 ``[units]`` table declaring units of its own (:func:`claimcheck.units.declare`), optional
 ``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, a
-``[[sections]]`` array (the chapter's sections, in order), a ``[[claims]]`` array and a
+``[[sections]]`` array (the chapter's sections, in order), a ``[defaults]`` table (claim fields
+every claim takes unless it sets them: :data:`claimcheck.fields.SHARED_FIELDS`), the claims and a
 ``[[waivers]]`` array (the manuscript's numbers that are not claims, so that the number audit can
-reach 100%). Their fields are declared once, in :mod:`claimcheck.fields`; the reference generated
-from it is ``docs/reference/registry-fields.md``. This module loops over those tables, then
-applies the few rules between fields (:data:`CLAIM_RULES`) and across claims (duplicate ids,
-formulas naming other claims).
+reach 100%). Claims are a ``[claims]`` table keyed by id (a line ``C02 = { ... }`` or a table
+``[claims.C05]`` each), or a ``[[claims]]`` array of tables with an ``id``; :func:`claim_entries`
+turns either into one list of tables with their ``id``, so that nothing after it knows the form.
+Their fields are declared once, in :mod:`claimcheck.fields`; the reference generated from it is
+``docs/reference/registry-fields.md``. This module loops over those tables, then applies the few
+rules between fields (:data:`CLAIM_RULES`) and across claims (duplicate ids, formulas naming
+other claims).
 
 A locator binds the number it prints that equals the value it stands for (``locator`` stands
 for ``stated``); when it prints one number only, that number is bound whatever it says, so a
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -37,6 +42,7 @@ from claimcheck.fields import (
     MAX_LOCATOR,
     NEEDS,
     SECTION_FIELDS,
+    SHARED_FIELDS,
     WAIVER_FIELDS,
     Context,
     check_table,
@@ -61,7 +67,13 @@ __all__ = [
     "Waiver",
     "load_registry",
 ]
-TOP_LEVEL = ("chapter", "units", "runners", "sections", "claims", "waivers")
+TOP_LEVEL = ("chapter", "units", "runners", "sections", "defaults", "claims", "waivers")
+#: the tables read a statement at a time when broken (each line of ``[claims]`` is a claim)
+BY_LINE = ("claims", "units", "defaults")
+ONE_FORM = (
+    "a registry writes its claims one way: a [claims] table keyed by id (`C05 = { ... }` lines, "
+    '[claims.C05] tables), or [[claims]] tables with `id = "C05"`, not both'
+)
 
 
 @dataclass(frozen=True)
@@ -224,7 +236,7 @@ class Registry:
         if orphans:
             more = f" and {len(orphans) - 8} more" if len(orphans) > 8 else ""
             return msg + f" (registry ids without a test{scope}: {', '.join(orphans[:8])}{more})"
-        return msg + " (every registry id has a test: add a [[claims]] table for it)"
+        return msg + " (every registry id has a test: add the claim under [claims])"
 
     @property
     def all_ids(self) -> list[str]:
@@ -239,10 +251,15 @@ def load_registry(path: str | Path) -> Registry:
     lists every problem, each naming the file, the claim id and the field (or the line). Nothing
     is lost to a local problem:
 
-    - a byte that is not UTF-8 is reported with its line and the claim whose table holds it (that
-      claim is invalid); the rest of the file is read as usual;
+    - a byte that is not UTF-8 is reported with its line and the claim whose table or line holds
+      it (that claim is invalid); the rest of the file is read as usual;
     - a TOML syntax error is reported with its line and the claim it breaks, and the file's other
-      tables (each ``[[claims]]``, ``[[waivers]]``, ``[chapter]``...) are still read one by one;
+      tables (each ``[[claims]]`` or ``[claims.C05]``, ``[[waivers]]``, ``[chapter]``...) are still
+      read one by one, and the other lines of ``[claims]`` (``C02 = {...}``) one by one; a table
+      that clashes with another (both forms of claims in one file, a claim defined twice) costs
+      only its own claims;
+    - a bad ``[defaults]`` field is one problem (``defaults.unit``); the claims that take it are
+      invalid by that problem;
     - a file that declares no claim at all is a problem (it would check nothing);
     - with ``id_pattern`` in ``[chapter]`` (a regular expression for the id before any
       ``.part``, such as ``"C\\d{2}"``), an id that does not match it is a problem.
@@ -258,13 +275,8 @@ def load_registry(path: str | Path) -> Registry:
         reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
-    data, broken = fileio.read_toml(text)
-    for b in broken:
-        cid = _claim_id_of(b.table)
-        rest = "; the file's other tables were read" if b.table else ""
-        issue = reg.add(cid, None, f"not valid TOML: {b.message}{rest}")
-        if cid and not cid.startswith("#"):
-            reg.invalid.setdefault(cid, []).append(issue)
+    data, broken = fileio.read_toml(text, by_line=BY_LINE)
+    _report_broken(broken, reg)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
 
     _check_top_level(data, reg)
@@ -282,19 +294,38 @@ def load_registry(path: str | Path) -> Registry:
     ]
     reg.sections = _load_sections(data.get("sections", []), reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
-    entries = data.get("claims", [])
-    if not isinstance(entries, list):
-        reg.add(None, "claims", "must be an array of tables ([[claims]])")
+    entries = claim_entries(data.get("claims", []), reg)
+    if entries is None:
         return reg
-    if not entries and not broken:
-        why = "declares no claims (no [[claims]] table): a registry without claims checks nothing"
+    if not entries and not broken and not reg.invalid:
+        why = "declares no claims (no [claims] table): a registry without claims checks nothing"
         reg.add(None, "claims", why if text.strip() else "the file is empty")
-    _load_claims(entries, reg, ctx, located)
+    _load_claims(entries, reg, ctx, located, _load_defaults(data.get("defaults", {}), reg, ctx))
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.invalidate(cid, problems)
     return reg
+
+
+def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
+    """One issue per broken table or line (:func:`claimcheck.fileio.read_toml`), naming its claim
+    (which is invalid) or, for a line of another keyed table, ``table.key``."""
+    for b in broken:
+        t = b.table
+        cid = _claim_id_of(t)
+        fld = None
+        if t is not None and t.statement and cid is None:
+            key = t.key_at(t.first)
+            fld = f"{t.header}.{key}" if key else t.header
+        rest = "" if t is None else "; the file's other tables were read"
+        if t is not None and t.statement:
+            rest = "; the table's other lines and the file's other tables were read"
+        if b.clash and t is not None and t.header == "claims" and "array of tables" in b.message:
+            rest += f" ({ONE_FORM})"
+        issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")
+        if cid and not cid.startswith("#"):
+            reg.invalid.setdefault(cid, []).append(issue)
 
 
 def _check_top_level(data: dict, reg: Registry) -> None:
@@ -323,13 +354,110 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     return out
 
 
-def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict) -> None:
-    """Each ``[[claims]]`` table into ``reg.claims`` when valid, else its problems into
-    ``reg.issues`` and ``reg.invalid`` (a duplicate id, or bytes that are not UTF-8 in its table
-    (``located``, popped), make it invalid)."""
+@dataclass(frozen=True)
+class _Defaults:
+    """The ``[defaults]`` table: its good values (as written) and an issue per bad field."""
+
+    values: dict = field(default_factory=dict)
+    bad: dict[str, RegistryIssue] = field(default_factory=dict)
+
+    def apply(self, entry: dict) -> tuple[dict, list[RegistryIssue]]:
+        """``entry`` with the defaults it does not set, and the issues of the bad defaults it takes."""
+        return {**self.values, **entry}, [issue for f, issue in self.bad.items() if f not in entry]
+
+
+def _load_defaults(table, reg: Registry, ctx: Context) -> _Defaults:
+    """Check ``[defaults]``: each field is a shared claim field (:data:`SHARED_FIELDS`) with a good
+    value; every problem is one issue naming ``defaults.<field>``, however many claims take it."""
+    if not isinstance(table, dict):
+        reg.add(None, "defaults", "must be a table ([defaults]: field = value, for every claim)")
+        return _Defaults()
+    shared = {f.name for f in SHARED_FIELDS}
+    bad: dict[str, RegistryIssue] = {}
+
+    def note(fld: str, message: str) -> None:
+        issue = reg.add(None, f"defaults.{fld}", message)
+        # the claims that take a bad default (or miss the one misspelt here) are invalid by this issue
+        unset = [n for n in shared if n not in table]
+        meant = fld if fld in shared else next(iter(difflib.get_close_matches(fld, unset, n=1)), None)
+        if meant is not None:
+            bad.setdefault(meant, issue)
+
+    own = [f.name for f in CLAIM_FIELDS if f.name not in shared]
+    for key in [k for k in table if k in own]:
+        note(
+            key, f"cannot be a default: each claim has its own {key} (defaults: {', '.join(sorted(shared))})"
+        )
+    rows = [dataclasses.replace(f, required=False) for f in SHARED_FIELDS]
+    check_table({k: v for k, v in table.items() if k not in own}, rows, ctx, note)
+    return _Defaults({k: v for k, v in table.items() if k in shared and k not in bad}, bad)
+
+
+def claim_entries(raw, reg: Registry) -> list | None:
+    """The claims of a registry as one list of tables, each with its ``id``, whatever their form.
+
+    ``raw`` is the file's ``claims``: a list (``[[claims]]``) or a table keyed by id (``C02 = {...}``
+    lines, ``[claims.C05]`` tables). A keyed claim that is not a table, names another ``id`` or is
+    a table of tables (``[claims.C30.text]``: its id was not quoted) is an issue of that claim and
+    left out. None (with an issue) when ``claims`` is neither.
+    """
+    if isinstance(raw, list):
+        return [_split_keyed(entry, reg) for entry in raw]
+    if not isinstance(raw, dict):
+        reg.add(
+            None, "claims", "must be a table keyed by claim id ([claims]) or an array of tables ([[claims]])"
+        )
+        return None
+    out = []
+    names = {f.name for f in CLAIM_FIELDS}
+    for cid, entry in raw.items():
+        if isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values()):
+            if not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
+                for part in entry:
+                    why = (
+                        f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
+                    )
+                    reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
+                continue
+        if not isinstance(entry, dict):
+            why = f"must be a table: {cid} = {{ title = ..., stated = ... }}, or a [claims.{cid}] table"
+            reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
+            continue
+        if entry.get("id", cid) != cid:
+            why = f"the key {cid!r} is the claim's id, and id = {entry['id']!r} says another: drop 'id'"
+            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "id", why)])
+            continue
+        out.append({**entry, "id": cid})
+    return out
+
+
+def _split_keyed(entry, reg: Registry):
+    """A ``[[claims]]`` table less the claims that TOML read into it: a ``[claims.C05]`` header after
+    ``[[claims]]`` tables is a table inside the last one (an issue of C05, which is left out)."""
+    if not isinstance(entry, dict):
+        return entry
+    inside = [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]
+    for cid in inside:
+        why = f"[claims.{cid}] after [[claims]] tables reads as a field of the claim above it: {ONE_FORM}"
+        reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
+    return {k: v for k, v in entry.items() if k not in inside}
+
+
+def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defaults: _Defaults) -> None:
+    """Each claim's table (with the ``defaults`` it does not set) into ``reg.claims`` when valid,
+    else its problems into ``reg.issues`` and ``reg.invalid`` (a duplicate id, a bad default it takes,
+    or bytes that are not UTF-8 in its table (``located``, popped), make it invalid)."""
     for index, entry in enumerate(entries, start=1):
+        inherited: list[RegistryIssue] = []
+        if isinstance(entry, dict):
+            entry, inherited = defaults.apply(entry)
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
+        if inherited:  # one issue of [defaults], not one per claim; the claim is invalid
+            if claim is not None:
+                cid = claim.id
+            claim = None
+            problems = [p for p in problems if p.field not in defaults.bad]
         if claim is not None and cid in reg.claims:
             claim, why = None, f"duplicate id (entry #{index}; first defined earlier)"
             problems = [RegistryIssue(reg.path, cid, "id", why)]
@@ -340,7 +468,7 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict) -> N
             continue
         reg.issues.extend(problems)
         if cid and not cid.startswith("#"):
-            reg.invalid.setdefault(cid, []).extend(problems)
+            reg.invalid.setdefault(cid, []).extend(problems + inherited)
 
 
 def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
@@ -360,13 +488,76 @@ def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
     return "".join(parts), bad
 
 
-def _claim_id_of(table: fileio.TomlTable | None) -> str | None:
-    """The id of a ``[[claims]]`` table, read even when the table is not valid TOML (None for
-    other tables; ``# at line N (no id)`` when it has none)."""
+def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
+    """The id of the claim whose table (or line of ``[claims]``) holds file line ``line`` (default:
+    the table's first line), read even when it is not valid TOML: the ``id`` of a ``[[claims]]``
+    table, the key of a ``[claims.C05]`` header or of a ``C02 = {...}`` line. None for other
+    tables; ``# at line N (no id)`` when there is none."""
     if table is None or table.header != "claims":
         return None
-    cid = table.value("id")
-    return cid if isinstance(cid, str) and cid else f"# at line {table.first} (no id)"
+    if table.array:
+        cid = table.value("id")
+        return cid if isinstance(cid, str) and cid else f"# at line {table.first} (no id)"
+    if len(table.keys) > 1:
+        return _keyed_id(table.keys[1:])
+    key = table.statement_key(table.first if line is None else line)
+    return key or f"# at line {table.first} (no id)"
+
+
+def _keyed_id(keys: tuple[str, ...]) -> str:
+    """The claim id of a ``[claims.X...]`` header's keys: ``C05``, or ``C30.text`` for an unquoted part."""
+    if len(keys) > 1 and keys[1] not in {f.name for f in CLAIM_FIELDS}:
+        return f"{keys[0]}.{keys[1]}"
+    return keys[0]
+
+
+def _field_at(table: fileio.TomlTable, line: int) -> str | None:
+    """The field that file line ``line`` of ``table`` sets: its key, or in a ``C02 = {...}`` line of
+    ``[claims]``, the key of the inline table whose value holds the undecodable text (U+FFFD)."""
+    if table.header != "claims" or table.array or len(table.keys) != 1:
+        return table.key_at(line)
+    here = next((s for s in table.statements() if s.first <= line <= s.last), None)
+    parsed = fileio.loads_or_none(here.text) if here is not None else None
+    entry = next(iter(parsed.values()), None) if parsed else None
+    if not isinstance(entry, dict):
+        return None
+    return next((k for k, v in entry.items() if "\ufffd" in repr(v)), None)
+
+
+def claim_lines(path) -> dict[str, int]:
+    """``{claim id: 1-based line}`` of a registry file, whatever its claims' form: the line of a
+    ``[[claims]]`` table's ``id = ...``, of a ``[claims.C05]`` header, of a ``C02 = {...}`` line
+    ({} when unreadable). Read once per version of the file (every item of a run asks)."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return {}
+    return dict(_claim_lines(str(path), st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
+    try:
+        text = read_input_file(Path(path)).decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, int] = {}
+    for t in fileio.toml_tables(text):
+        if t.header != "claims":
+            continue
+        if t.array:
+            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"]
+            cid = t.value("id")
+            if lines and isinstance(cid, str):
+                out.setdefault(cid, lines[0])
+        elif len(t.keys) > 1:
+            out.setdefault(_keyed_id(t.keys[1:]), t.first)
+        else:
+            for s in t.statements():
+                key = s.key_at(s.first)
+                if key:
+                    out.setdefault(key, s.first)
+    return out
 
 
 def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> dict:
@@ -379,8 +570,8 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
     located: dict[str, list[RegistryIssue]] = {}
     for line, found in by_line.items():
         table = fileio.toml_table_at(parts, line)
-        cid = _claim_id_of(table)
-        fld = table.key_at(line) if table is not None else None
+        cid = _claim_id_of(table, line)
+        fld = _field_at(table, line) if table is not None else None
         if cid is None and fld and table is not None and table.header:
             fld = f"{table.header}.{fld}"
         shown = " ".join(f"0x{b:02x}" for b in found[:4]) + (" ..." if len(found) > 4 else "")

@@ -19,6 +19,7 @@ from claimcheck import fileio
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
+from claimcheck.registry import claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
     SCHEMA,
@@ -211,17 +212,9 @@ def _phase_reason(phase: Phase, outcome: str, recorded: str | None) -> str:
 
 
 def id_lines(path) -> dict[str, int]:
-    """``{claim id: 1-based line of its id = "..." line}`` of a registry file ({} when unreadable)."""
-    out: dict[str, int] = {}
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return out
-    for n, line in enumerate(text.splitlines(), start=1):
-        m = re.fullmatch(r'\s*id\s*=\s*"([^"]+)"\s*(#.*)?', line)
-        if m:
-            out.setdefault(m.group(1), n)
-    return out
+    """``{claim id: 1-based line}`` of a registry file, whatever the form of its claims
+    (:func:`claimcheck.registry.claim_lines`; {} when unreadable)."""
+    return claim_lines(path)
 
 
 def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:

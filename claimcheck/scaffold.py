@@ -32,6 +32,7 @@ import json
 import re
 import unicodedata
 from bisect import bisect_right
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -151,7 +152,8 @@ class Scaffold:
         return [p for p in [c.problem for c in self.claims] + [w.problem for w in self.waivers] if p]
 
     def to_toml(self) -> str:
-        """The registry file's text (TOML, UTF-8), with comments for the editor."""
+        """The registry file's text (TOML, UTF-8), with comments for the editor: the guesses every
+        draft shares in ``[defaults]``, one line per draft claim under ``[claims]``."""
         out = [
             HEADER.format(
                 manuscript=self.chapter["manuscript"],
@@ -174,41 +176,7 @@ class Scaffold:
                 out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
                 if s.heading:
                     out.append(f"heading = {_q(s.heading)}")
-        titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
-        current = object()
-        for c in self.claims:
-            if c.section != current:
-                current = c.section
-                out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
-            out += ["[[claims]]"]
-            if c.problem:
-                out.append(f"# FIXME {c.problem}")
-            if c.formula:
-                out += [
-                    f"# the text prints its arithmetic: {c.formula}",
-                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
-                ]
-            elif c.values:
-                out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
-            out += [
-                f"id = {_q(c.id)}",
-                f"title = {_q(f'{c.number.text.strip()} (line {c.number.line})')}",
-                f"stated = {_q(c.stated)}",
-                f"unit = {_q(c.unit)}",
-                f"locator = {_q(c.locator)}",
-                'tolerance = "printed"',
-                'needs = ["text"]',
-            ]
-            if c.values:
-                out.append("values = { " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
-            quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
-            if c.quotes:
-                quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
-            if quotes:
-                out.append("quotes = { " + ", ".join(quotes) + " }")
-            out += [f"{k} = {_q(v)}" for k, v in (("section", c.section), ("note", c.note)) if v]
-            out += ["draft = true", ""]
+        out += self._claims_toml()
         if self.waivers:
             out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
             for w in self.waivers:
@@ -222,6 +190,53 @@ class Scaffold:
                     out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
                 out += [f"reason = {_q(w.reason)}", ""]
         return "\n".join(out).rstrip() + "\n"
+
+    def _claims_toml(self) -> list[str]:
+        """``[defaults]`` (the guesses every draft shares, and the commonest unit) and ``[claims]``:
+        one line per draft, its comments above it, by the manuscript's headings."""
+        units = Counter(c.unit for c in self.claims).most_common(1)
+        unit = units[0][0] if units and units[0][1] > 1 else None
+        out = ["", "# Guesses every draft shares; a claim's own field replaces one.", "[defaults]"]
+        out += ([f"unit = {_q(unit)}"] if unit is not None else []) + [
+            'tolerance = "printed"',
+            'needs = ["text"]',
+        ]
+        out += ["", "[claims]"]
+        titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
+        current = object()
+        for c in self.claims:
+            if c.section != current:
+                current = c.section
+                out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
+            if c.problem:
+                out.append(f"# FIXME {c.problem}")
+            if c.formula:
+                out += [
+                    f"# the text prints its arithmetic: {c.formula}",
+                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
+                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
+                ]
+            elif c.values:
+                out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
+            fields = [
+                ("title", _q(f"{c.number.text.strip()} (line {c.number.line})")),
+                ("stated", _q(c.stated)),
+                *([("unit", _q(c.unit))] if c.unit != unit else []),
+                ("locator", _q(c.locator)),
+            ]
+            if c.values:
+                fields.append(
+                    ("values", "{ " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
+                )
+            quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
+            if c.quotes:
+                quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
+            if quotes:
+                fields.append(("quotes", "{ " + ", ".join(quotes) + " }"))
+            fields += [(k, _q(v)) for k, v in (("section", c.section), ("note", c.note)) if v]
+            fields.append(("draft", "true"))
+            out.append(f"{c.id} = {{ " + ", ".join(f"{k} = {v}" for k, v in fields) + " }")
+        return out
 
 
 # --- the manuscript's structure ----------------------------------------------------------------

@@ -22,7 +22,7 @@ from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
-from claimcheck.registry import Registry, load_registry
+from claimcheck.registry import Registry, claim_lines, load_registry
 from claimcheck.report import ClaimRow, ResultCollector
 from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
@@ -151,15 +151,9 @@ def claim_marker_id(item) -> str | None:
 
 
 def line_of_id(path: Path, claim_id: str | None) -> int:
-    """0-based line of ``id = "<claim_id>"`` in a registry file (0 when not found)."""
-    if claim_id:
-        try:
-            for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines()):
-                if line.replace(" ", "") == f'id="{claim_id}"':
-                    return n
-        except (OSError, UnicodeDecodeError):
-            pass
-    return 0
+    """0-based line of a claim in a registry file, whatever its form (0 when not found):
+    :func:`claimcheck.registry.claim_lines`."""
+    return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
 def stated_record(claim) -> dict:

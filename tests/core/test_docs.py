@@ -38,6 +38,42 @@ def test_every_field_option_and_command_is_on_its_page():
     assert all(f"### claimcheck {name}" in options for name in commands)
 
 
+def test_the_dense_registry_example_of_the_fields_page_loads(tmp_path):
+    """The page's `[claims]` example (``[defaults]``, one line per claim, a quoted part id, a table
+    of many fields) is a registry that loads without a problem, each claim with its defaults."""
+    from claimcheck.registry import load_registry
+
+    page = docs.registry_fields()
+    block = page[page.index("```toml\n[defaults]") + len("```toml\n") :]
+    path = tmp_path / "claims.toml"
+    path.write_text(block[: block.index("```")], encoding="utf-8")
+    reg = load_registry(path)
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C02", "C30.text", "C05"]
+    got = {cid: (c.unit, c.tolerance_text, c.needs) for cid, c in reg.claims.items()}
+    assert got == {
+        "C01": ("token", "exact", ("tok",)),
+        "C02": ("", "exact", ("tok",)),  # its own unit replaces the default
+        "C30.text": ("token", "exact", ("text",)),
+        "C05": ("token/s", "rel:10%", ("tok",)),
+    }
+    assert "| `unit` | string | yes |  | yes |" in page and "| `title` | string | yes |  | |" in page
+
+
+def test_the_guide_s_dense_registry_example_loads(tmp_path):
+    """docs/writing-claims.md's first registry example (``[defaults]`` and one line per claim) loads
+    without a problem, each claim with the defaults it does not set."""
+    from claimcheck.registry import load_registry
+
+    guide = (ROOT / "docs" / "writing-claims.md").read_text(encoding="utf-8")
+    block = guide[guide.index("```toml\n[defaults]") + len("```toml\n") :]
+    path = tmp_path / "claims.toml"
+    path.write_text(block[: block.index("```")], encoding="utf-8")
+    reg = load_registry(path)
+    assert reg.issues == [] and len(reg.claims) == 4
+    assert reg.claims["C01"].unit == "token" and reg.claims["C03"].unit == "B"
+    assert reg.claims["C04.text"].needs == ("text",) and reg.claims["C02"].needs == ("tok",)
+
+
 def test_check_names_a_stale_page_and_the_command(tmp_path, capsys):
     assert docs.main(["--root", str(tmp_path)]) == 0
     assert docs.main(["--root", str(tmp_path), "--check"]) == 0

@@ -104,3 +104,38 @@ def test_a_link_to_a_regular_file_is_read(tmp_path):
     (tmp_path / "real.md").write_bytes(b"text")
     (tmp_path / "link.md").symlink_to(tmp_path / "real.md")
     assert fileio.read_input_file(tmp_path / "link.md") == b"text"
+
+
+# --- the TOML reader ---------------------------------------------------------------------------
+def test_headers_are_split_with_their_whole_path():
+    text = '[chapter]\nid = "x"\n[claims]\nC01 = { a = 1 }\n[claims."C30.text"]\nb = 2\n[[waivers]]\nc = 3\n'
+    got = [(t.header, t.keys, t.array, t.first, t.last) for t in fileio.toml_tables(text)]
+    assert got == [
+        ("chapter", ("chapter",), False, 1, 2),
+        ("claims", ("claims",), False, 3, 4),
+        ("claims", ("claims", "C30.text"), False, 5, 6),
+        ("waivers", ("waivers",), True, 7, 9),
+    ]
+
+
+def test_a_broken_table_read_by_line_loses_only_its_broken_statements():
+    text = (
+        "[claims]\nC01 = { a = 1 }\nC02 = { a = \nC03 = { a = [\n  3,\n] }\n# a comment\n\n[other]\nx = 1\n"
+    )
+    data, broken = fileio.read_toml(text, by_line=("claims",))
+    assert data == {"claims": {"C01": {"a": 1}, "C03": {"a": [3]}}, "other": {"x": 1}}
+    assert [(b.table.first, b.table.key_at(b.table.first)) for b in broken] == [(3, "C02")]
+    assert "(at line 3, its end)" in broken[0].message
+    data, broken = fileio.read_toml(text)  # not by line: the whole table is lost
+    assert data == {"other": {"x": 1}} and [b.table.first for b in broken] == [1]
+
+
+def test_a_table_that_clashes_with_an_earlier_one_is_broken_alone():
+    text = '[[claims]]\nid = "C01"\n[claims]\nC02 = { a = 1 }\nC03 = { a = 2 }\n[chapter]\nid = "x"\n'
+    data, broken = fileio.read_toml(text, by_line=("claims",))
+    assert data == {"claims": [{"id": "C01"}], "chapter": {"id": "x"}}
+    assert [(b.clash, b.table.key_at(b.table.first)) for b in broken] == [(True, "C02"), (True, "C03")]
+    assert "already an array of tables" in broken[0].message
+    # a sub-table after [[claims]] is the last element's, as TOML reads it; a table defined twice clashes
+    data, broken = fileio.read_toml("[[c]]\nid = 1\n[c.v]\nx = 1\n[d]\na = 1\n[d]\nb = 2\n")
+    assert data == {"c": [{"id": 1, "v": {"x": 1}}], "d": {"a": 1}} and "defined twice" in broken[0].message

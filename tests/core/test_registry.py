@@ -358,3 +358,183 @@ def test_a_claim_naming_a_broken_claim_says_it_is_broken_not_undeclared(tmp_path
     typo = GOOD.format(id="C06").replace('needs = ["arch"]', 'needs = ["arch"]\nformula = "C07.stated"')
     reg = load_registry(write(tmp_path, GOOD.format(id="C03") + typo))
     assert "'C07', which the registry does not declare" in str(reg.issues_for("C06")[0])
+
+
+# --- the dense form: [claims] keyed by id, [defaults] ---------------------------------------------
+DEFAULTS = '[defaults]\nunit = "token"\ntolerance = "exact"\nneeds = ["tok"]\n\n'
+
+
+def line(cid, stated="3", extra=""):
+    return f'{cid} = {{ title = "t", stated = "{stated}", locator = "{stated} 个"{extra} }}\n'
+
+
+def test_claims_keyed_by_id_one_line_each_take_the_defaults(tmp_path):
+    body = DEFAULTS + "[claims]\n" + line("C01") + line("C02", "5", ', unit = "", needs = ["text"]')
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C02"]
+    c1, c2 = reg.claims["C01"], reg.claims["C02"]
+    assert (c1.unit, c1.tolerance_text, c1.needs) == ("token", "exact", ("tok",))
+    assert (c2.unit, c2.tolerance_text, c2.needs) == ("", "exact", ("text",))  # its own values replace them
+
+
+def test_keyed_tables_lines_and_quoted_part_ids_mix_in_one_file(tmp_path):
+    body = (
+        DEFAULTS
+        + "[claims]\n"
+        + line("C01")
+        + line('"C30.text"', "7")
+        + '\n[claims.C05]\ntitle = "t"\nstated = "36"\nunit = "KiB/token"\nlocator = "36 KiB"\n'
+        + 'values = { n = "2" }\n\n[claims."C30.model"]\ntitle = "t"\nstated = "9"\nlocator = "9 个"\n'
+    )
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C30.text", "C05", "C30.model"]
+    assert reg.claims["C05"].values["n"] == "2" and reg.claims["C05"].tolerance_text == "exact"
+    assert reg.claims["C30.model"].base_id == "C30"
+    # the same claims as [[claims]] tables: the same Claim values
+    arrays = "".join(
+        f'\n[[claims]]\nid = "{c.id}"\ntitle = "t"\nstated = "{c.stated}"\nunit = "{c.unit}"\n'
+        f'locator = "{c.locator}"\ntolerance = "exact"\nneeds = ["tok"]\n'
+        + ('values = { n = "2" }\n' if c.values else "")
+        for c in reg.claims.values()
+    )
+    same = load_registry(write(tmp_path, arrays, "arrays.toml"))
+    strip = lambda r: {k: {f: v for f, v in vars(c).items() if f != "path"} for k, c in r.claims.items()}  # noqa: E731
+    assert same.issues == [] and strip(same) == strip(reg)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        '[claims.C30.text]\ntitle = "t"\nstated = "3"\nlocator = "3 个"\n',
+        'C30.text = { title = "t", stated = "3", locator = "3 个" }\n',  # TOML reads it as C30 -> text
+    ],
+    ids=["table", "line"],
+)
+def test_an_unquoted_part_id_is_an_error_that_says_to_quote_it(tmp_path, claim):
+    body = DEFAULTS + "[claims]\n" + line("C01") + ("\n" if claim.startswith("[") else "") + claim
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C30.text", "id")]
+    assert '[claims."C30.text"]' in str(reg.issues[0]) and "quote it" in str(reg.issues[0])
+    assert list(reg.claims) == ["C01"] and reg.issues_for("C30.text")
+
+
+def test_a_bad_default_is_one_issue_and_the_claims_that_take_it_are_invalid(tmp_path):
+    body = (
+        DEFAULTS.replace('"token"', '"tokn"')
+        + "[claims]\n"
+        + line("C01")
+        + line("C02")
+        + line("C03", "3", ', unit = ""')
+    )
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [(None, "defaults.unit")]
+    assert "unknown unit 'tokn'" in str(reg.issues[0]) and str(tmp_path / "claims.toml") in str(reg.issues[0])
+    assert list(reg.claims) == ["C03"]  # it sets its own unit
+    assert reg.issues_for("C01") == reg.issues_for("C02") == reg.issues
+
+
+@pytest.mark.parametrize(
+    "key, words",
+    [
+        ("tolerence", "did you mean 'tolerance'"),
+        ("title", "cannot be a default: each claim has its own title"),
+        ("locator", "cannot be a default"),
+    ],
+)
+def test_an_unknown_or_unshared_default_is_named(tmp_path, key, words):
+    body = DEFAULTS.replace("tolerance", key) + "[claims]\n" + line("C01", "3", ', tolerance = "exact"')
+    body += line("C02")
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues[0].field == f"defaults.{key}" and words in str(reg.issues[0])
+    assert "C01" in reg.claims and "C02" not in reg.claims  # C01 sets the field itself
+    if key == "tolerence":  # a misspelt shared default: the claims without one are invalid by it alone
+        assert reg.issues_for("C02") == reg.issues
+    else:  # not a default at all: C02 has no tolerance
+        assert [(i.claim_id, i.field) for i in reg.issues[1:]] == [("C02", "tolerance")]
+
+
+def test_defaults_apply_to_the_array_form_too(tmp_path):
+    body = (
+        DEFAULTS + '[[claims]]\nid = "C01"\ntitle = "t"\nstated = "3"\nlocator = "3 个"\nneeds = ["text"]\n'
+    )
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues == [] and reg.claims["C01"].unit == "token" and reg.claims["C01"].needs == ("text",)
+
+
+def test_a_broken_line_of_claims_loses_only_its_claim(tmp_path):
+    body = (
+        DEFAULTS
+        + "[claims]\n"
+        + line("C01")
+        + 'C02 = { title = "t", stated = 5, locator = "5 个"\n'
+        + line("C03")
+    )
+    body += '\n[[waivers]]\nlocator = "Chapter 15"\nreason = "a chapter number"\n'
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", None)]
+    assert "not valid TOML" in str(reg.issues[0]) and "line 8" in str(reg.issues[0])
+    assert list(reg.claims) == ["C01", "C03"] and len(reg.waivers) == 1 and reg.issues_for("C02")
+
+
+def test_a_broken_claim_table_is_named_by_its_header(tmp_path):
+    body = DEFAULTS + "[claims]\n" + line("C01") + '\n[claims.C05]\ntitle = t\nstated = "3"\n'
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C05", None)]
+    assert list(reg.claims) == ["C01"] and "at line 10" in str(reg.issues[0])
+
+
+def test_bad_bytes_on_one_line_cost_only_its_claim(tmp_path):
+    body = DEFAULTS + "[claims]\n" + line("C01") + line("C02").replace("3 个", "三 3") + line("C03")
+    body += '\n[claims.C04]\ntitle = "t"\nstated = "4"\nlocator = "四 4"\n'
+    p = tmp_path / "claims.toml"
+    p.write_bytes(body.replace("个", "x").encode("gb18030"))
+    reg = load_registry(p)
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C02", "locator"), ("C04", "locator")]
+    assert "line 8: 2 byte sequences" in str(reg.issues[0]) and "line 14" in str(reg.issues[1])
+    assert list(reg.claims) == ["C01", "C03"]
+
+
+@pytest.mark.parametrize(
+    "body, bad",
+    [
+        (
+            '[[claims]]\nid = "C01"\n{fields}\n[claims]\n{line2}',
+            "C02",
+        ),  # TOML's error: each claim of [claims]
+        ('[claims]\n{line2}\n[[claims]]\nid = "C01"\n{fields}\n', "C01"),
+        (
+            '[[claims]]\nid = "C01"\n{fields}\n[claims.C02]\ntitle = "t"\nstated = "3"\nlocator = "3 个"\n',
+            "C02",
+        ),
+    ],
+)
+def test_both_forms_in_one_file_say_to_write_one(tmp_path, body, bad):
+    fields = 'title = "t"\nstated = "3"\nlocator = "3 个"'
+    reg = load_registry(write(tmp_path, DEFAULTS + body.format(fields=fields, line2=line("C02"))))
+    assert [i.claim_id for i in reg.issues] == [bad]
+    assert "a registry writes its claims one way" in str(reg.issues[0])
+    assert list(reg.claims) == [{"C01": "C02", "C02": "C01"}[bad]] and reg.issues_for(bad)
+
+
+def test_a_keyed_claim_that_is_no_table_or_names_another_id_is_named(tmp_path):
+    body = (
+        DEFAULTS + "[claims]\nC01 = 5\n" + line("C02", "3", ', id = "C09"') + line("C03", "3", ', id = "C03"')
+    )
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C01", None), ("C02", "id")]
+    assert "must be a table" in str(reg.issues[0]) and "drop 'id'" in str(reg.issues[1])
+    assert list(reg.claims) == ["C03"]
+
+
+def test_a_claim_defined_twice_in_the_keyed_form_costs_only_the_second(tmp_path):
+    body = DEFAULTS + "[claims]\n" + line("C01") + '\n[claims.C01]\ntitle = "t"\n'
+    reg = load_registry(write(tmp_path, body))
+    assert [i.claim_id for i in reg.issues] == ["C01"] and "defined twice" in str(reg.issues[0])
+
+
+def test_claim_lines_find_every_form(tmp_path):
+    from claimcheck.registry import claim_lines
+
+    body = DEFAULTS + "[claims]\n" + line("C01") + line('"C30.text"') + "\n[claims.C05]\ntitle = 't'\n"
+    assert claim_lines(write(tmp_path, body)) == {"C01": 7, "C30.text": 8, "C05": 10}
+    assert claim_lines(write(tmp_path, GOOD.format(id="C01"), "a.toml")) == {"C01": 3}

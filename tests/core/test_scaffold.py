@@ -176,10 +176,69 @@ def test_the_scaffold_explains_every_claim_field_from_the_field_table(tmp_path):
     block = text[text.index("# The fields of a claim") : text.index("\n\n[chapter]")].splitlines()[1:]
     comments = [ln for ln in block if ln.startswith("#   ")]
     assert comments == block
-    named = [ln.split()[1].rstrip("*") for ln in comments if not ln.startswith("#    ")]
+    # one line per field (the dense scaffold: its help's first clause, cut to the width)
+    named = [ln.split()[1].rstrip("*+") for ln in comments]
     assert named == [f.name for f in CLAIM_FIELDS]
-    assert all(len(ln) <= 100 for ln in comments)
-    assert any(ln.startswith("#   tolerance*") for ln in comments)  # required fields are marked
+    assert all(len(ln) <= 100 for ln in comments + [text.splitlines()[block_start(text)]])
+    assert any(ln.startswith("#   tolerance*+ ") for ln in comments)  # required and shared fields are marked
+    assert any(ln.startswith("#   title* ") for ln in comments) and any(
+        ln.startswith("#   section+ ") for ln in comments
+    )
+
+
+def block_start(text: str) -> int:
+    return next(n for n, ln in enumerate(text.splitlines()) if ln.startswith("# The fields of a claim"))
+
+
+def test_the_scaffold_is_dense_and_loads_as_the_array_form_would(tmp_path):
+    """``init`` writes the guesses every draft shares once, in ``[defaults]``, and one line per draft
+    under ``[claims]``; the same drafts written as ``[[claims]]`` tables load to the same claims."""
+    ms, sc, reg = scaffolded(tmp_path, INDEX)
+    text = sc.to_toml()
+    lines = text.splitlines()
+    assert '[defaults]\nunit = ""\ntolerance = "printed"\nneeds = ["text"]\n\n[claims]' in text
+    drafts = [ln for ln in lines if ln.split(" = {")[0] in {c.id for c in sc.claims}]
+    assert len(drafts) == len(sc.claims) == 14 and all(ln.endswith("draft = true }") for ln in drafts)
+    assert "[[claims]]" not in text and not any(
+        ln.startswith("tolerance =") for ln in lines[lines.index("[claims]") :]
+    )
+    c02 = next(ln for ln in drafts if ln.startswith("C02 ="))
+    assert 'unit = "B"' in c02 and "tolerance" not in c02  # a unit unlike the default is written
+    c04 = next(ln for ln in drafts if ln.startswith("C04 ="))
+    assert "unit" not in c04.replace("no unit", "")  # the default unit "" is left out
+    arrays = tmp_path / "arrays" / "claims.toml"
+    arrays.parent.mkdir()
+    arrays.write_text(as_arrays(reg), encoding="utf-8")
+    same = load_registry(arrays)
+    assert same.issues == reg.issues == []
+    strip = lambda c: {k: v for k, v in vars(c).items() if k != "path"}  # noqa: E731
+    assert [strip(c) for c in same.claims.values()] == [strip(c) for c in reg.claims.values()]
+
+
+def as_arrays(reg) -> str:
+    """A registry's claims as ``[[claims]]`` tables of every field (with its sections)."""
+    import json
+
+    q = lambda v: json.dumps(v, ensure_ascii=False)  # noqa: E731
+    out = [f"[chapter]\nid = {q(reg.chapter_id)}\n"]
+    out += [f"[[sections]]\nid = {q(s.id)}\ntitle = {q(s.title)}\n" for s in reg.sections]
+    for c in reg.claims.values():
+        out.append(
+            f"[[claims]]\nid = {q(c.id)}\ntitle = {q(c.title)}\nstated = {q(c.stated)}\nunit = {q(c.unit)}\n"
+            f"locator = {q(c.locator)}\ntolerance = {q(c.tolerance_text)}\nneeds = {q(list(c.needs))}\n"
+            f"section = {q(c.section)}\nnote = {q(c.note)}\ndraft = true\n"
+            + (
+                f"values = {{ {', '.join(f'{k} = {q(v)}' for k, v in c.values.items())} }}\n"
+                if c.values
+                else ""
+            )
+            + (
+                "quotes = { " + ", ".join(f"{k} = {q(list(v))}" for k, v in c.quotes.items()) + " }\n"
+                if c.quotes
+                else ""
+            )
+        )
+    return "\n".join(out)
 
 
 def test_drafting_a_repeated_chapter_does_not_search_for_every_candidate(monkeypatch):
