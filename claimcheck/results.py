@@ -1,21 +1,16 @@
 """The results file, ``claims.json``, as one typed document: :class:`ClaimsDoc` and its
-:class:`ClaimEntry` rows.
+:class:`ClaimEntry` rows. The report (:mod:`claimcheck.report`) writes it; every reader parses it
+once, with :func:`read_document`, and reads attributes. Standard library only.
 
-The report (:mod:`claimcheck.report`) builds a :class:`ClaimsDoc` and writes it with
-:meth:`ClaimsDoc.to_json`; every reader (merge, diff, report, summary, check-manuscript, what-if,
-the partial-run merge) parses the file once, with :func:`read_document`, and reads attributes.
-
-A results file is untrusted input (CI artifacts come from other runs): parsing checks every field
-it reads. A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field
-inside a readable file is a problem naming the file, the claim's key and the field (collected in
+A results file is untrusted input (CI artifacts come from other runs): every field read is checked.
+A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field inside a
+readable file is a problem naming the file, the claim's key and the field (in
 :attr:`ClaimsDoc.issues`); the field is dropped (an unusable ``outcome`` shows as ``invalid``) and
-everything else is kept. The commands say each problem and exit 2.
+everything else is kept.
 
-``schema`` is the file's major version. 2 (this version) keys every claim by ``chapter:id``
-(:mod:`claimcheck.keys`); a schema-1 file (one chapter, written before chapter keys) is upgraded
-by :func:`upgrade`, the one place that knows older shapes: its entries get the chapter of its one
-registry, and the document says so in ``notes``. A newer or unknown schema is refused by name.
-Standard library only.
+``schema`` 2 (this version) keys every claim by ``chapter:id`` (:mod:`claimcheck.keys`); a schema-1
+file (one chapter) is upgraded by :func:`upgrade`, the one place that knows older shapes, and the
+document says so in ``notes``. A newer or unknown schema is refused by name.
 """
 
 from __future__ import annotations
@@ -614,19 +609,13 @@ def upgrade(raw: dict, path) -> list[str]:
                     form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
     if schema >= 2:
         return []
-    registries = _list(raw, "registries")
-    chapter = next(
-        (
-            RegistryInfo(
-                str(r.get("path") or ""), r["chapter"] if isinstance(r.get("chapter"), dict) else {}
-            ).chapter_key
-            for r in registries
-            if isinstance(r, dict)
-        ),
-        "",
-    )
-    if chapter and not CHAPTER_RE.match(chapter):
-        chapter = ""
+    regs = [
+        RegistryInfo(str(r.get("path") or ""), _obj_in(r, "chapter"))
+        for r in _list(raw, "registries")
+        if isinstance(r, dict)
+    ]
+    chapter = regs[0].chapter_key if regs else ""
+    chapter = chapter if CHAPTER_RE.match(chapter) else ""
     for e in claims:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
@@ -758,8 +747,8 @@ class _Fields:
             getattr(self, how)(name)
         return len(self.issues) == before
 
-    def bad(self, name: str, value, want: str):
-        container = isinstance(value, (dict, list)) or want in ("an object", "a list")
+    def bad(self, name: str, value, want: str, quote: bool = False):
+        container = not quote and (isinstance(value, (dict, list)) or want in ("an object", "a list"))
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
@@ -772,12 +761,12 @@ class _Fields:
         self.bad(name, v, "a string")
         return None
 
-    def checked(self, name: str, ok, want: str):
+    def checked(self, name: str, ok, want: str, quote: bool = False):
         """The field ``name`` when absent or ``ok(value)``; else an issue (expected ``want``) and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
             return v
-        self.bad(name, v, want)
+        self.bad(name, v, want, quote)
         return None
 
     def number(self, name: str) -> float | None:
@@ -798,14 +787,7 @@ class _Fields:
         return self.text(name, numbers=True)
 
     def measured(self, name: str):
-        v = self.raw.get(name)
-        if measured_ok(v):
-            return v
-        want = "a number, [lo, hi] or null"
-        self.issues.append(
-            f"{self.where}: field '{self.prefix}{name}' is {_quote(v)}, expected {want}; ignored"
-        )
-        return None
+        return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
     def display(self, name: str) -> str | None:
         """A measured value's display, read only beside a usable measurement."""
