@@ -451,9 +451,7 @@ def run_what_if(
     claims_dir="claims",
     profile: str | None = None,
     runner: str | None = None,
-    extra_args=(),
     report_dir: str | None = None,
-    timeout: float | None = None,
     cwd=None,
     inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
@@ -486,23 +484,20 @@ def run_what_if(
     several = len(regs) > 1
     formulas = {key for key, _ in revisions if claims[key][1].formula}
     measured = [(key, value) for key, value in revisions if key not in formulas]
-    rows = (
-        _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
-    )
+    rows = _measure(measured, claims, base, profile, runner, report_dir) if measured else {}
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
-        m = row.measured
         answers.append(
             WhatIf(
                 key if several else claim.id,
                 value,
                 claim.stated,
                 row.outcome,
-                m,
+                row.measured,
                 row.measured_display,
                 row.unit or claim.unit or "",
                 row.tolerance or claim.tolerance_text,
@@ -608,33 +603,23 @@ def _formula_row(claim, registry, value: str) -> ClaimEntry:
     return row
 
 
-def _measure(
-    revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout
-) -> dict[str, ClaimEntry]:
+def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
-        folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
+        paths = [Path(claims[key][0].path) for key, _ in revisions]
+        folders = sorted({str(p.parent) for p in paths})
         cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider"]
-        cmd += [
-            "-k",
-            " or ".join(key for key, _ in revisions),
-            f"--claims-report-dir={out_dir.resolve()}",
-            # the registries by name: one outside a claims/ folder (--registry) is still this run's
-            "--claims-registries="
-            + " ".join(shlex.quote(str(Path(claims[key][0].path).resolve())) for key, _ in revisions),
-        ]
-        cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
-        if profile:
-            cmd.append(f"--claims-profile={profile}")
-        if runner:
-            cmd.append(f"--claims-runner={runner}")
-        cmd += list(extra_args)
+        # the registries by name: one outside a claims/ folder (--registry) is still this run's
+        registries = " ".join(shlex.quote(str(p.resolve())) for p in paths)
+        cmd += ["-k", " or ".join(key for key, _ in revisions), f"--claims-report-dir={out_dir.resolve()}"]
+        cmd += [f"--claims-registries={registries}", *(f"--claims-stated={k}={v}" for k, v in revisions)]
+        cmd += [f"--claims-{name}={v}" for name, v in (("profile", profile), ("runner", runner)) if v]
         env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=base)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=base)
         report = out_dir / "claims.json"
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]

@@ -211,15 +211,13 @@ def _check_manuscript(args) -> int:
             if written is None:
                 return 2
             print(f"annotated manuscript: {written}", file=words)
+        read = report_error is None and Path(report).is_file()
+        claims = {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}
         results.append(
             {
                 **check.as_dict(),
-                "report": {
-                    "path": report,
-                    "error": report_error,
-                    "read": report_error is None and Path(report).is_file(),
-                },
-                "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts},
+                "report": {"path": report, "error": report_error, "read": read},
+                "claims": claims,
             }
         )
         code = max(code, 0 if check.ok else 1)
@@ -277,31 +275,20 @@ def _what_if(args) -> int:
     for a in answers:
         print(a.verdict)
     if args.json:
-        text = json.dumps(
-            [
-                {
-                    "id": a.claim_id,
-                    "revised": a.revised,
-                    "registry": a.previous,
-                    "outcome": a.outcome,
-                    "measured": a.measured,
-                    "measured_display": a.measured_display,
-                    "unit": a.unit,
-                    "tolerance": a.tolerance,
-                    "suggested": a.suggested,
-                    "reason": a.reason,
-                    "verdict": a.verdict,
-                    "quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by],
-                }
-                for a in answers
-            ],
-            indent=2,
-            ensure_ascii=False,
-        )
-        if not write_output(text, args.json):
+        rows = [
+            {"id": a.claim_id, "revised": a.revised, "registry": a.previous}
+            | {name: getattr(a, name) for name in _ANSWER}
+            | {"quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by]}
+            for a in answers
+        ]
+        if not write_output(json.dumps(rows, indent=2, ensure_ascii=False), args.json):
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
+
+
+#: the fields of a what-if answer its JSON holds as they are (after id, revised, registry)
+_ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "suggested", "reason", "verdict")
 
 
 def _default_report(registry) -> str:
