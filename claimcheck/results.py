@@ -132,7 +132,7 @@ class CI:
     low: float
     high: float
     level: float | None = None
-    rounds: int | None = None
+    rounds: float | None = None
     bar: Any = None
 
 
@@ -201,15 +201,10 @@ class ClaimEntry(_Record):
         raw = self.details.get("drift")
         if not isinstance(raw, dict):
             return None
+        words = ("status", "name", "manuscript", "registry", "message", "source")
         quotes = tuple(
             Quote(
-                str(q.get("status") or ""),
-                q["line"] if _is_line(q.get("line")) else None,
-                str(q.get("name") or ""),
-                str(q.get("manuscript") or ""),
-                str(q.get("registry") or ""),
-                str(q.get("message") or ""),
-                str(q.get("source") or ""),
+                line=q["line"] if _is_line(q.get("line")) else None, **{k: str(q.get(k) or "") for k in words}
             )
             for q in raw.get("quotes") or []
             if isinstance(q, dict)
@@ -223,13 +218,8 @@ class ClaimEntry(_Record):
         raw = self.details.get("ci")
         if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
-        level, rounds = raw.get("level"), raw.get("rounds")
         return CI(
-            raw["low"],
-            raw["high"],
-            level if _is_number(level) else None,
-            rounds if _is_number(rounds) else None,
-            raw.get("bar"),
+            raw["low"], raw["high"], _number_in(raw, "level"), _number_in(raw, "rounds"), raw.get("bar")
         )
 
     @property
@@ -412,10 +402,7 @@ class Runner:
     @classmethod
     def of(cls, raw: dict | None) -> Runner:
         r = raw if isinstance(raw, dict) else {}
-        plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
-        values: dict[str, Any] = {
-            n: r.get(n) for n in (*plain, "torch_threads", "runner_profile", "portable_lm")
-        }
+        values: dict[str, Any] = {n: r.get(n) for n in _AS_RECORDED}
         values["ram_bytes"] = _number_in(r, "ram_bytes")
         values["busy"] = bool(_obj_in(r, "load").get("busy"))
         gpu = _obj_in(r, "gpu")
@@ -430,6 +417,10 @@ class Runner:
             text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
             values["weights"] = Weights(bool(w.get("available")), **text)
         return cls(**values)
+
+
+#: the fingerprint's fields a :class:`Runner` holds as they are
+_AS_RECORDED = "cpu cores machine cpu_capability python torch transformers torch_threads runner_profile portable_lm".split()
 
 
 def _number_in(raw: dict, name: str) -> float | None:
@@ -479,26 +470,18 @@ class ClaimsDoc(_Record):
         "drifted": "strings", "test_log": "text",
     }  # fmt: skip
 
-    @property
-    def folder(self) -> Path:
-        """The folder of the file it was read from (its plot files are relative to it)."""
-        return Path(self.path).parent if self.path else Path(".")
-
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
 
     def chapter_list(self) -> list[ChapterInfo]:
         """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
         one made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
-        out = [copy.copy(c) for c in self.chapters if c.id]
-        if not out:
-            for reg in self.registries:
-                cid = reg.chapter_key
-                if cid:
-                    title = str(reg.chapter.get("title") or cid)
-                    out.append(
-                        ChapterInfo(cid, title, registry=reg.path, written=("id", "title", "registry"))
-                    )
+        written = ("id", "title", "registry")
+        out = [copy.copy(c) for c in self.chapters if c.id] or [
+            ChapterInfo(cid, str(reg.chapter.get("title") or cid), registry=reg.path, written=written)
+            for reg in self.registries
+            if (cid := reg.chapter_key)
+        ]
         seen = {c.id for c in out}
         for e in self.claims:
             if e.chapter and e.chapter not in seen:

@@ -160,7 +160,12 @@ def _diff(args) -> int:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
     counts = Counter(c.kind for c in d.changes)
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
-    record = {"old": old.path, "new": new.path, "notes": d.runner_notes, "issues": d.issues}
+    record: dict[str, object] = {
+        "old": old.path,
+        "new": new.path,
+        "notes": d.runner_notes,
+        "issues": d.issues,
+    }
     record |= {"unselected": d.unselected, "carried": d.carried, "changes": [vars(c) for c in d.changes]}
     if args.json_out and not _write(record, args.json_out):
         return 2
