@@ -213,14 +213,12 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
 
 # --- what-if ----------------------------------------------------------------------------------
 def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
-    """What a manuscript's drift asks what-if to check: ``(revisions, inputs, notes)``.
+    """``(revisions, inputs, notes)``: what a manuscript's drift asks what-if to check.
 
-    ``revisions``: ``[(claim key, the text's figure)]`` for each stated figure the manuscript prints
-    differently from the registry (``ch15:C03``, ``"38"``). ``inputs``: ``{claim key: {name: the
-    text's figure}}`` for the drifted inputs (``values``) of formula claims, which what-if re-judges
-    with the text's figures (a table cell changed: does the table still add up?). ``notes``: what
-    cannot be checked so (an input of a measured claim, a figure printed twice: the first is taken).
-    """
+    ``revisions``: ``[(claim key, the text's figure)]`` of each stated figure the text prints
+    otherwise; ``inputs``: ``{claim key: {name: the text's figure}}`` of formula claims' drifted
+    inputs (``values``, re-judged); ``notes``: what cannot be checked so (a measured claim's input,
+    a figure printed twice: the first is taken)."""
     revisions: dict[str, str] = {}
     inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
@@ -455,20 +453,14 @@ def run_what_if(
     cwd=None,
     inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
-    """Re-run only the named claims with revised stated values, in a pytest subprocess.
+    """The answers for claims re-run with revised stated values (a pytest subprocess, in ``cwd``, the
+    project root, default the current folder; formula claims are judged here).
 
-    Args:
-        revisions: ``[(claim, printed value)]``, e.g. ``[("ch15:C05", "58")]`` (a short id where one
-            chapter declares it).
-        registry_path: one registry to take the claims from (default: every chapter's under
-            ``claims_dir``), to validate the names and show the previous values.
-        claims_dir: what pytest collects (the claims folder).
-        profile, runner: ``--claims-profile`` / ``--claims-runner`` of the run.
-        report_dir: where the run's claims.json/html go (default: a temporary folder).
-        cwd: the project root pytest runs in (default: the current folder); relative paths are
-            relative to it.
-        inputs: ``{claim: {value name: printed figure}}``: formula claims re-judged with these
-            inputs (the text's figures of a changed table), their stated figure kept unless revised.
+    ``revisions``: ``[(claim, printed value)]`` (``("ch15:C05", "58")``, or a short id one chapter
+    declares); ``registry_path``: one registry to take the claims from (default: every chapter's under
+    ``claims_dir``, the folder pytest collects); ``profile``, ``runner``: ``--claims-profile`` /
+    ``--claims-runner``; ``report_dir``: where the run's reports go (default: a temporary folder);
+    ``inputs``: ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs.
 
     Raises:
         KeyError: a name is no claim of the registries, or one that several chapters declare (the

@@ -1,11 +1,5 @@
-"""``claimcheck check-manuscript`` and ``claimcheck what-if``: the editors' subcommands.
-
-``check-manuscript PATH`` runs the drift check of every claim and the number audit, with no
-measurement (well under a second for a chapter). ``what-if ID=VALUE ...`` re-runs only the named
-claims with revised stated values (pytest in a subprocess) and says, for each, whether this
-runner's measurement supports the revised figure and which figure the measurement suggests at the
-revised figure's printed precision. The work is in :mod:`claimcheck.editor`.
-"""
+"""``claimcheck check-manuscript`` and ``claimcheck what-if``, the editors' subcommands (their
+descriptions below say what each does; the work is in :mod:`claimcheck.editor`)."""
 
 from __future__ import annotations
 
@@ -292,9 +286,8 @@ _ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "sugg
 
 
 def _default_report(registry) -> str:
-    """The main job's report of the registry's project (``<project>/reports/claims.json``, the
-    project being the folder that holds ``claims/``), so that check-manuscript run from the editor's
-    folder still shows what was measured; ``reports/claims.json`` where the registry is elsewhere."""
+    """``<project>/reports/claims.json`` of the registry's project (the folder holding ``claims/``),
+    so that check-manuscript run from another folder shows what was measured, else ``reports/...``."""
     from claimcheck.book import project_of
 
     project = project_of(registry, CLAIMS_DIR)
@@ -304,9 +297,8 @@ def _default_report(registry) -> str:
 
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)``: what a manuscript's drift asks what-if to check
-    (:func:`claimcheck.editor.drifted_revisions`), its notes printed; revisions None after printing
-    why the manuscript cannot be checked."""
+    """``(revisions, inputs, registry path)`` a manuscript's drift asks what-if to check, its notes
+    printed (:func:`claimcheck.editor.drifted_revisions`); revisions None after saying why not."""
     from claimcheck.book import BookError, registry_for_manuscript
     from claimcheck.editor import drifted_revisions
     from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -344,9 +336,8 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
-    """Write the annotated manuscript of ``check`` to ``out``, with the verdicts of ``report`` (a
-    claims.json) when it can be read (``readable``: not already found broken, which has been said);
-    rows link to the claims page beside it. None: not written."""
+    """Write the annotated manuscript of ``check`` to ``out`` with ``report``'s verdicts when
+    ``readable`` (not found broken already), linked to the claims page beside it; None: not written."""
     from claimcheck.fileio import write_atomic
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
     from claimcheck.results import ClaimsDoc, ResultFileError
@@ -354,11 +345,10 @@ def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) 
     doc = None
     if readable and report and Path(report).is_file():
         try:
-            loaded, problems = load_document(report)
+            loaded, _ = load_document(report)
             doc = loaded if isinstance(loaded, ClaimsDoc) else None
         except ResultFileError as exc:
             print(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
-            doc = None
     claims_page = Path(report).parent / "claims.html" if report else None
     href = relative_href(claims_page, out) if claims_page is not None and claims_page.is_file() else None
     view = manuscript_view_of(

@@ -1,10 +1,5 @@
-"""``claimcheck init MANUSCRIPT``: scaffold the claims registry of a new chapter.
-
-Writes ``claims/<name>/claims.toml`` with one draft claim or suggested waiver per number of the
-manuscript, grouped by its headings (:mod:`claimcheck.scaffold`), then checks the file as
-``claimcheck validate`` and ``claimcheck check-manuscript`` would. An existing registry is never
-overwritten without ``--force``.
-"""
+"""``claimcheck init MANUSCRIPT``: scaffold the claims registry of a new chapter
+(:mod:`claimcheck.scaffold`), then check it as ``validate`` and ``check-manuscript`` would."""
 
 from __future__ import annotations
 

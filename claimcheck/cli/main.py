@@ -49,8 +49,7 @@ def error(text: str) -> int:
 
 
 def _say(text: str, file=None) -> None:
-    """Print one line of a command's output as a CI log may show it (:func:`claimcheck.display.log_line`):
-    a registry's text (a title with a newline and ``::add-mask::x``) never starts a workflow command."""
+    """Print one line as a CI log may show it: a registry's text never starts a workflow command."""
     from claimcheck.display import log_line
 
     print(log_line(text), file=file)
@@ -113,9 +112,8 @@ def _validate(args) -> int:
 
 
 def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
-    """Say each citation of ``registries`` (``cites``) against the book ``chapters``: a drifted quote
-    as an error at the quoting chapter's line, naming both chapters and both figures; a source not
-    in this book (never an error) and, unless ``quiet``, the others. Returns how many drifted."""
+    """Say each citation (``cites``) of ``registries`` against the book ``chapters``: a drifted one
+    as an error, one not in this book and (unless ``quiet``) the others as notes; returns how many drifted."""
     from claimcheck.manuscript import citation_checks
 
     drifted = 0

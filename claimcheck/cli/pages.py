@@ -1,11 +1,5 @@
-"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone.
-
-``report [claims.json]`` re-renders ``claims.html`` (and ``manuscript.html`` when the run checked
-a manuscript) without running anything; ``summary FILE.json`` prints a Markdown table of a
-``claims.json`` or a ``matrix.json`` for ``$GITHUB_STEP_SUMMARY``, or with ``--annotations`` the
-GitHub annotations at the manuscript line, the registry line and the test. The work is in
-:mod:`claimcheck.pages`.
-"""
+"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone
+(their descriptions below say what each does; the work is in :mod:`claimcheck.pages`)."""
 
 from __future__ import annotations
 
