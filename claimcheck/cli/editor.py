@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.fileio import write_atomic
 from claimcheck.outcomes import PASSED
+from claimcheck.results import ClaimsDoc, ResultFileError
+from claimcheck.settings import stated_override
 
 #: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
 CLAIMS_DIR = "claims"
@@ -119,8 +122,6 @@ def write_output(text: str, dest: str) -> bool:
     if dest == "-":
         print(text)
         return True
-    from claimcheck.fileio import write_atomic
-
     try:
         write_atomic(Path(dest), text + "\n")
     except OSError as exc:
@@ -226,7 +227,6 @@ def _check_manuscript(args) -> int:
 
 def _what_if(args) -> int:
     from claimcheck.editor import run_what_if
-    from claimcheck.settings import stated_override
 
     try:
         revisions = [stated_override(r) for r in args.revisions]
@@ -338,9 +338,7 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
     """Write the annotated manuscript of ``check`` to ``out`` with ``report``'s verdicts when
     ``readable`` (not found broken already), linked to the claims page beside it; None: not written."""
-    from claimcheck.fileio import write_atomic
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     doc = None
     if readable and report and Path(report).is_file():

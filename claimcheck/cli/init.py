@@ -9,6 +9,7 @@ from pathlib import Path
 
 from claimcheck.cli.main import error
 from claimcheck.display import counted
+from claimcheck.fileio import write_atomic
 
 
 def register(subparsers) -> None:
@@ -48,7 +49,6 @@ def default_name(manuscript: str) -> str:
 
 
 def _init(args) -> int:
-    from claimcheck.fileio import write_atomic
     from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
     from claimcheck.scaffold import scaffold

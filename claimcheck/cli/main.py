@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
-from claimcheck.display import counted
+from claimcheck import __version__
+from claimcheck.display import counted, log_line
 
 COMMAND_MODULES = (
     "claimcheck.cli.main",
@@ -50,14 +52,10 @@ def error(text: str) -> int:
 
 def _say(text: str, file=None) -> None:
     """Print one line as a CI log may show it: a registry's text never starts a workflow command."""
-    from claimcheck.display import log_line
-
     print(log_line(text), file=file)
 
 
 def _validate(args) -> int:
-    from pathlib import Path
-
     from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths
     from claimcheck.registry import load_registry
 
@@ -150,8 +148,6 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claimcheck", description="Executable claims of a book chapter.")
-    from claimcheck import __version__
-
     parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.results import ClaimsDoc, ResultFileError
 
 
 def register(subparsers) -> None:
@@ -67,10 +69,7 @@ def register(subparsers) -> None:
 
 
 def _report(args) -> int:
-    import time
-
     from claimcheck.pages import load_document, manuscript_checks, publish
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     t0 = time.perf_counter()
     try:
@@ -105,7 +104,6 @@ def _report(args) -> int:
 def _summary(args) -> int:
     from claimcheck.pages import load_document
     from claimcheck.pages.summary import annotations, markdown
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     try:
         doc, problems = load_document(args.json)
