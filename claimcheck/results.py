@@ -265,10 +265,7 @@ class ChapterInfo(_Record):
 
     _UNWRITTEN = ("written",)
     _READS = {
-        "title": "text",
-        "language": "text",
-        "registry": "text",
-        "manuscript": "text",
+        **dict.fromkeys(("title", "language", "registry", "manuscript"), "text"),
         "profile": "given_obj",
     }
 

@@ -253,14 +253,7 @@ def _what_if(args) -> int:
         return error("name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure")
     try:
         answers = run_what_if(
-            revisions,
-            args.registry,
-            args.claims,
-            args.profile,
-            args.runner,
-            report_dir=args.report_dir,
-            cwd=cwd,
-            inputs=inputs,
+            revisions, args.registry, args.claims, args.profile, args.runner, args.report_dir, cwd, inputs
         )
     except (KeyError, ValueError) as exc:
         return error(f"{exc.args[0] if exc.args else exc}")

@@ -60,20 +60,19 @@ def _validate(args) -> int:
     from claimcheck.registry import load_registry
 
     paths: list[Path] = []
-    missing = []
+    total = 0  # problems
     for arg in args.registry or [str(locate("claims"))]:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
         if not found:
-            missing.append(
-                f"{arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
-                + (" (run from the project's root, or name a registry)" if not args.registry else "")
+            total += 1
+            _say(
+                f"error: {arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
+                + (" (run from the project's root, or name a registry)" if not args.registry else ""),
+                file=sys.stderr,
             )
         paths += [f for f in found if f not in paths]
-    for m in missing:
-        _say(f"error: {m}", file=sys.stderr)
     registries = [load_registry(p) for p in paths]
-    total = len(missing)
     for reg in registries:
         problems = [str(i) for i in reg.issues]
         if Path(reg.path).is_file():
