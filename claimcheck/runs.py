@@ -26,9 +26,6 @@ from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
 
-VERDICT_FAIL = BROKEN
-NOT_IN_FILE = "not in this results file"
-
 
 @dataclass
 class RunResult:
@@ -117,7 +114,7 @@ class Row:
     def split(self) -> bool:
         """True when the claim passed on one runner and failed (or errored) on another."""
         outs = {c.outcome for c in self.cells}
-        return PASSED in outs and bool(outs & set(VERDICT_FAIL))
+        return PASSED in outs and bool(outs & set(BROKEN))
 
 
 @dataclass
@@ -169,7 +166,7 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
         for run in runs:
             e = run.claims.get(cid)
             if e is None:
-                row.cells.append(Cell(NOT_RUN, reason=f"{NOT_IN_FILE} ({run.path})"))
+                row.cells.append(Cell(NOT_RUN, reason=f"not in this results file ({run.path})"))
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
                 value = getattr(e, key) or ""
@@ -318,7 +315,7 @@ def outcome_change_kind(old: str, new: str) -> str:
     """Classify an outcome change: ``regression`` when a verdict that held (passed, near-tie) turns
     into failed or error; ``improved`` when failed/error/near-tie turns into a better verdict;
     ``changed`` otherwise (e.g. passed -> skipped, skipped -> passed, passed -> near-tie)."""
-    if old in HELD and new in VERDICT_FAIL:
+    if old in HELD and new in BROKEN:
         return REGRESSION
     if old in VERDICT_RANK and new in VERDICT_RANK and VERDICT_RANK[new] < VERDICT_RANK[old]:
         return IMPROVED
