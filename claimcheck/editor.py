@@ -223,38 +223,34 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
     inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
     notes: list[str] = []
-    for d in check.drifts:
-        for q in d.checks:
-            if q.status != "drift" or q.manuscript is None:
-                continue
-            key = registry.key(q.claim_id)
-            try:
-                mantissa, exponent, scale = parse_number(q.manuscript)
-            except ValueError:
-                notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
-                continue
-            if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
+    drifted = [q for d in check.drifts for q in d.checks if q.status == "drift" and q.manuscript is not None]
+    for q in drifted:
+        key = registry.key(q.claim_id)
+        try:
+            mantissa, exponent, scale = parse_number(q.manuscript)
+        except ValueError:
+            notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
+            continue
+        if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
+            notes.append(f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE")
+            continue
+        if q.name != "stated":
+            if registry.claims[q.claim_id].formula:
+                inputs.setdefault(key, {}).setdefault(q.name, mantissa)
+            else:
                 notes.append(
-                    f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE"
+                    f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry "
+                    f"{q.registry}: an input of a measured claim, not re-measured by what-if"
                 )
-                continue
-            if q.name != "stated":
-                if registry.claims[q.claim_id].formula:
-                    inputs.setdefault(key, {}).setdefault(q.name, mantissa)
-                else:
-                    notes.append(
-                        f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry "
-                        f"{q.registry}: an input of a measured claim, not re-measured by what-if"
-                    )
-                continue
-            lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
-            if key in revisions and revisions[key] != mantissa:
-                notes.append(
-                    f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
-                    f"then what-if {key}={mantissa}"
-                )
-                continue
-            revisions[key] = mantissa
+            continue
+        lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
+        if key in revisions and revisions[key] != mantissa:
+            notes.append(
+                f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
+                f"then what-if {key}={mantissa}"
+            )
+            continue
+        revisions[key] = mantissa
     return list(revisions.items()), inputs, notes
 
 
