@@ -164,18 +164,13 @@ class ResultCollector:
                 row.drifted = row.drifted or outcome == FAILED
                 continue
             if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
-                keep_registry_reason = row.outcome == ERROR and outcome == ERROR
-                row.outcome = outcome
-                if not keep_registry_reason:
+                if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
                     row.reason = t.reason
+                row.outcome = outcome
         for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
-            drift = row.record.get("details", {}).get("drift")
-            if (
-                isinstance(drift, dict)
-                and drift.get("measured") is None
-                and row.record.get("measured_display")
-            ):
-                drift["measured"] = row.record["measured_display"]
+            drift, shown = row.record.get("details", {}).get("drift"), row.record.get("measured_display")
+            if shown and isinstance(drift, dict) and drift.get("measured") is None:
+                drift["measured"] = shown
         return list(rows.values())
 
 

@@ -645,11 +645,10 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
         for x, g in f.each("registries")
     ]
     doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
-    doc.manuscripts = [m for m, g in f.each("manuscripts") if _manuscript(g)]
-    doc.deselected = [g for _, g in f.items("deselected")]
-    for name in ("manuscripts", "deselected"):
-        if name not in raw:
-            setattr(doc, name, None)
+    doc.manuscripts = (
+        [m for m, g in f.each("manuscripts") if _manuscript(g)] if "manuscripts" in raw else None
+    )
+    doc.deselected = [g for _, g in f.items("deselected")] if "deselected" in raw else None
     if "selection" in raw:
         doc.selection = Selection.read(f.at("selection", f.obj("selection")))
     if "interrupted" in raw:
