@@ -73,7 +73,9 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
     doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in ids]))
     paths = {registry_of.get(i) for i in ids}
     doc.registries.extend(copy.deepcopy([r for r in old.registries if r.path in paths]))
-    for e in [e for e in old.claims if e.chapter in ids]:
+    for e in old.claims:
+        if e.chapter not in ids:
+            continue
         entries = now[e.chapter]
         stub = copy.deepcopy(e)
         stub.carried = None
