@@ -10,15 +10,23 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.interval import decimals_of
+from claimcheck.book import book_of, cite, load_book
+from claimcheck.fields import printed_number
+from claimcheck.formula import FormulaError, evaluate_claim
+from claimcheck.interval import Interval, decimals_of
+from claimcheck.keys import ClaimKeyError, resolve, split
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
-from claimcheck.results import ClaimEntry, read_document
+from claimcheck.pages.words import measured_value
+from claimcheck.printed import parse_number
+from claimcheck.registry import load_registry
+from claimcheck.results import ClaimEntry, ResultFileError, read_document
 from claimcheck.tolerance import ToleranceError, parse_tolerance
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
@@ -30,8 +38,6 @@ def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
 
     Returns the names applied in this registry. Used by ``--claims-stated`` (and so by ``what-if``).
     """
-    from claimcheck.keys import split
-
     found = set()
     for name, value in overrides.items():
         chapter, cid = split(name)
@@ -124,20 +130,15 @@ def format_check(
     )
     out += [f"  registry problem: {issue}" for issue in check.registry_issues]
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
-    n_quotes = sum(len(d.checks) for d in check.drifts)
+    quotes = [q for d in check.drifts for q in d.checks]
     out.append(
-        f"\ndrift: {len(check.drifted)} of {len(check.drifts)} claims ({n_quotes} quotes checked"
+        f"\ndrift: {len(check.drifted)} of {len(check.drifts)} claims ({len(quotes)} quotes checked"
         + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "")
         + ")"
     )
     out += _drift_lines(check, measured, missing, verbose)
     stated = sorted(
-        {
-            q.claim_id
-            for d in check.drifts
-            for q in d.checks
-            if q.status == "drift" and q.name == "stated" and not q.source
-        }
+        {q.claim_id for q in quotes if q.status == "drift" and q.name == "stated" and not q.source}
     )
     if stated:
         out.append(
@@ -196,70 +197,60 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
     default report is optional); otherwise the reader's words naming the file (missing, truncated,
     not a claims report, a newer schema), so that a broken report is said, never shown as "not measured".
     """
-    from claimcheck.runs import ResultFileError, load_result
-
     if not given and not Path(path).exists():
         return {}, None
     try:
-        run = load_result(path)
+        doc = read_document(path)
     except ResultFileError as exc:
         return {}, str(exc)
-    src = f"{Path(path).name} {run.generated or ''}".strip()
+    src = f"{Path(path).name} {doc.generated or ''}".strip()
     return {
         c.id: (c.measured_display, c.outcome, src)
-        for c in run.claims.values()
+        for c in doc.claims
         if c.measured_display and (chapter is None or c.chapter in (None, "", chapter))
     }, None
 
 
 # --- what-if ----------------------------------------------------------------------------------
 def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
-    """What a manuscript's drift asks what-if to check: ``(revisions, inputs, notes)``.
+    """``(revisions, inputs, notes)``: what a manuscript's drift asks what-if to check.
 
-    ``revisions``: ``[(claim key, the text's figure)]`` for each stated figure the manuscript prints
-    differently from the registry (``ch15:C03``, ``"38"``). ``inputs``: ``{claim key: {name: the
-    text's figure}}`` for the drifted inputs (``values``) of formula claims, which what-if re-judges
-    with the text's figures (a table cell changed: does the table still add up?). ``notes``: what
-    cannot be checked so (an input of a measured claim, a figure printed twice: the first is taken).
-    """
-    from claimcheck.printed import parse_number
-
+    ``revisions``: ``[(claim key, the text's figure)]`` of each stated figure the text prints
+    otherwise; ``inputs``: ``{claim key: {name: the text's figure}}`` of formula claims' drifted
+    inputs (``values``, re-judged); ``notes``: what cannot be checked so (a measured claim's input,
+    a figure printed twice: the first is taken)."""
     revisions: dict[str, str] = {}
     inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
     notes: list[str] = []
-    for d in check.drifts:
-        for q in d.checks:
-            if q.status != "drift" or q.manuscript is None:
-                continue
-            key = registry.key(q.claim_id)
-            try:
-                mantissa, exponent, scale = parse_number(q.manuscript)
-            except ValueError:
-                notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
-                continue
-            if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
+    drifted = [q for d in check.drifts for q in d.checks if q.status == "drift" and q.manuscript is not None]
+    for q in drifted:
+        key = registry.key(q.claim_id)
+        try:
+            mantissa, exponent, scale = parse_number(q.manuscript)
+        except ValueError:
+            notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
+            continue
+        if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
+            notes.append(f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE")
+            continue
+        if q.name != "stated":
+            if registry.claims[q.claim_id].formula:
+                inputs.setdefault(key, {}).setdefault(q.name, mantissa)
+            else:
                 notes.append(
-                    f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE"
+                    f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry "
+                    f"{q.registry}: an input of a measured claim, not re-measured by what-if"
                 )
-                continue
-            if q.name != "stated":
-                if registry.claims[q.claim_id].formula:
-                    inputs.setdefault(key, {}).setdefault(q.name, mantissa)
-                else:
-                    notes.append(
-                        f"{key}: line {q.line} prints {q.name} = {q.manuscript}, the registry "
-                        f"{q.registry}: an input of a measured claim, not re-measured by what-if"
-                    )
-                continue
-            lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
-            if key in revisions and revisions[key] != mantissa:
-                notes.append(
-                    f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
-                    f"then what-if {key}={mantissa}"
-                )
-                continue
-            revisions[key] = mantissa
+            continue
+        lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
+        if key in revisions and revisions[key] != mantissa:
+            notes.append(
+                f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
+                f"then what-if {key}={mantissa}"
+            )
+            continue
+        revisions[key] = mantissa
     return list(revisions.items()), inputs, notes
 
 
@@ -319,8 +310,6 @@ def nearest_holding(holds, revised: str, measured) -> str | None:
 def tolerance_holds(claim, measured):
     """``holds(figure)`` for :func:`nearest_holding`: the claim's tolerance admits ``measured`` (a
     number or ``[lo, hi]``, in the claim's unit) against the stated figure."""
-    from claimcheck.interval import Interval
-
     value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
     return lambda figure: claim.tolerance(value, figure) is None
 
@@ -328,7 +317,6 @@ def tolerance_holds(claim, measured):
 def formula_holds(claim, registry):
     """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
     ``stated`` = figure (:func:`formula_verdict`, the judge of formula claims)."""
-    from claimcheck.formula import FormulaError
 
     def holds(figure: str) -> bool:
         try:
@@ -347,8 +335,6 @@ def formula_verdict(claim, registry, value: str) -> Verdict:
     Raises:
         FormulaError: the formula or a condition cannot be evaluated with this figure.
     """
-    from claimcheck.formula import evaluate_claim
-
     revised = dataclasses.replace(claim, stated=value)
     result = evaluate_claim(revised, registry)
     evidence: list[Evidence] = [
@@ -427,17 +413,14 @@ class WhatIf:
         elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
+            ours = (
+                (" (which includes the revised figure)" if sep else " (the revised figure)")
+                if same
+                else f", not {v}"
+            )
             what = "figures from " if sep else ""
             lines.append(
-                f"  the measurement suggests {what}{self.suggested}{unit} at the printed "
-                f"precision of {v}"
-                + (
-                    " (which includes the revised figure)"
-                    if same and sep
-                    else " (the revised figure)"
-                    if same
-                    else f", not {v}"
-                )
+                f"  the measurement suggests {what}{self.suggested}{unit} at the printed precision of {v}{ours}"
             )
             if bound and same:
                 lines.append(
@@ -462,26 +445,18 @@ def run_what_if(
     claims_dir="claims",
     profile: str | None = None,
     runner: str | None = None,
-    extra_args=(),
     report_dir: str | None = None,
-    timeout: float | None = None,
     cwd=None,
     inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
-    """Re-run only the named claims with revised stated values, in a pytest subprocess.
+    """The answers for claims re-run with revised stated values (a pytest subprocess, in ``cwd``, the
+    project root, default the current folder; formula claims are judged here).
 
-    Args:
-        revisions: ``[(claim, printed value)]``, e.g. ``[("ch15:C05", "58")]`` (a short id where one
-            chapter declares it).
-        registry_path: one registry to take the claims from (default: every chapter's under
-            ``claims_dir``), to validate the names and show the previous values.
-        claims_dir: what pytest collects (the claims folder).
-        profile, runner: ``--claims-profile`` / ``--claims-runner`` of the run.
-        report_dir: where the run's claims.json/html go (default: a temporary folder).
-        cwd: the project root pytest runs in (default: the current folder); relative paths are
-            relative to it.
-        inputs: ``{claim: {value name: printed figure}}``: formula claims re-judged with these
-            inputs (the text's figures of a changed table), their stated figure kept unless revised.
+    ``revisions``: ``[(claim, printed value)]`` (``("ch15:C05", "58")``, or a short id one chapter
+    declares); ``registry_path``: one registry to take the claims from (default: every chapter's under
+    ``claims_dir``, the folder pytest collects); ``profile``, ``runner``: ``--claims-profile`` /
+    ``--claims-runner``; ``report_dir``: where the run's reports go (default: a temporary folder);
+    ``inputs``: ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs.
 
     Raises:
         KeyError: a name is no claim of the registries, or one that several chapters declare (the
@@ -489,9 +464,6 @@ def run_what_if(
         ValueError: a value is not a printed number.
         RuntimeError: pytest did not produce a report (its output tail is in the message).
     """
-    from claimcheck.book import book_of
-    from claimcheck.keys import resolve
-
     base = Path(cwd) if cwd is not None else Path.cwd()
     regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
     quoted = requoted(revisions, book_of(regs, base / claims_dir))
@@ -500,23 +472,20 @@ def run_what_if(
     several = len(regs) > 1
     formulas = {key for key, _ in revisions if claims[key][1].formula}
     measured = [(key, value) for key, value in revisions if key not in formulas]
-    rows = (
-        _measure(measured, claims, base, profile, runner, extra_args, report_dir, timeout) if measured else {}
-    )
+    rows = _measure(measured, claims, base, profile, runner, report_dir) if measured else {}
     answers = []
     for key, value in revisions:
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
-        m = row.measured
         answers.append(
             WhatIf(
                 key if several else claim.id,
                 value,
                 claim.stated,
                 row.outcome,
-                m,
+                row.measured,
                 row.measured_display,
                 row.unit or claim.unit or "",
                 row.tolerance or claim.tolerance_text,
@@ -537,8 +506,6 @@ def _judged(
     """``(row, suggested figure)`` of one revised claim: a formula claim (``rows`` None) judged here,
     a measured one read from what-if's run (``rows``); a formula that cannot be computed with the
     figure is an ``error`` row, and the other claims are still judged."""
-    from claimcheck.formula import FormulaError
-
     try:
         if rows is None:
             row = _formula_row(claim, reg, value)
@@ -561,11 +528,6 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
         KeyError: no registry, or a name that is no claim or several.
         ValueError: a value is not a printed number.
     """
-    from claimcheck.book import load_book
-    from claimcheck.fields import printed_number
-    from claimcheck.keys import ClaimKeyError, resolve
-    from claimcheck.registry import load_registry
-
     regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
     claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
     if not claims:
@@ -585,9 +547,6 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
 def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
     """claim key -> the citations of every claim in ``book`` (chapter id -> registry) that quotes
     it (``cites``), checked against its revised figure (``revisions``: ``[(key, printed value)]``)."""
-    from claimcheck.book import cite
-    from claimcheck.keys import split
-
     revised = dict(revisions)
     chapters = dict(book)
     for key, value in revisions:
@@ -618,8 +577,6 @@ def _suggestion(bound: bool, holds, value: str, measured) -> str | None:
 def _formula_row(claim, registry, value: str) -> ClaimEntry:
     """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
     the claims.json fields what-if reads, the value shown as the claims page shows it."""
-    from claimcheck.pages.words import measured_value
-
     verdict = formula_verdict(claim, registry, value)
     row = ClaimEntry(
         claim.id,
@@ -634,35 +591,23 @@ def _formula_row(claim, registry, value: str) -> ClaimEntry:
     return row
 
 
-def _measure(
-    revisions, claims, base: Path, profile, runner, extra_args, report_dir, timeout
-) -> dict[str, ClaimEntry]:
+def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:
     """Run the named claims with their revised figures in a pytest subprocess; their claims.json
     entries by key."""
-    import shlex
-
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
         # picks the rootdir (plugins' options are not known yet at that point)
-        folders = sorted({str(Path(claims[key][0].path).parent) for key, _ in revisions})
+        paths = [Path(claims[key][0].path) for key, _ in revisions]
+        folders = sorted({str(p.parent) for p in paths})
         cmd = [sys.executable, "-m", "pytest", *folders, "-q", "-p", "no:cacheprovider"]
-        cmd += [
-            "-k",
-            " or ".join(key for key, _ in revisions),
-            f"--claims-report-dir={out_dir.resolve()}",
-            # the registries by name: one outside a claims/ folder (--registry) is still this run's
-            "--claims-registries="
-            + " ".join(shlex.quote(str(Path(claims[key][0].path).resolve())) for key, _ in revisions),
-        ]
-        cmd += [f"--claims-stated={cid}={value}" for cid, value in revisions]
-        if profile:
-            cmd.append(f"--claims-profile={profile}")
-        if runner:
-            cmd.append(f"--claims-runner={runner}")
-        cmd += list(extra_args)
+        # the registries by name: one outside a claims/ folder (--registry) is still this run's
+        registries = " ".join(shlex.quote(str(p.resolve())) for p in paths)
+        cmd += ["-k", " or ".join(key for key, _ in revisions), f"--claims-report-dir={out_dir.resolve()}"]
+        cmd += [f"--claims-registries={registries}", *(f"--claims-stated={k}={v}" for k, v in revisions)]
+        cmd += [f"--claims-{name}={v}" for name, v in (("profile", profile), ("runner", runner)) if v]
         env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=base)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=base)
         report = out_dir / "claims.json"
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]

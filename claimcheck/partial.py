@@ -2,17 +2,13 @@
 
 Such a run updates the rows of the claims it ran and keeps every other row from the report it
 replaces (``reports/claims.json`` of the last run), each kept row marked with the time of the run
-that measured it (``carried.from``). The report is updated in place rather than written beside
-the full one because the editor's page is ``reports/claims.html``: it must keep answering "which
-claims hold" after a quick re-check of one claim, and a kept row says where it comes from, so
-nothing passes for fresh.
+that measured it (``carried.from``): the editor's page, ``reports/claims.html``, must keep answering
+"which claims hold" after a quick re-check of one claim, and nothing passes for fresh.
 
 A row is kept only when it can stand for this run: the earlier report was made on the same runner
-(CPU, cores, GPU, torch, transformers), with the same profile, runner profile and device, and the
+(CPU, cores, GPU, and the kits' fields), with the same profile, runner profile and device, and the
 claim's registry entry (stated value, unit, tolerance) has not changed since. Otherwise the row
-stays ``not-run`` and the report says why nothing was kept.
-
-Standard library only. Works on :class:`claimcheck.results.ClaimsDoc` documents.
+stays ``not-run`` and the report says why nothing was kept. Standard library only.
 """
 
 from __future__ import annotations
@@ -22,28 +18,15 @@ import re
 from pathlib import Path
 
 from claimcheck.outcomes import NOT_RUN, count
-from claimcheck.results import (
-    NOT_SELECTED,
-    Carried,
-    ClaimEntry,
-    ClaimsDoc,
-    ResultFileError,
-    Selection,
-    read_document,
-)
+from claimcheck.results import NOT_SELECTED, Carried, ClaimsDoc, ResultFileError, Selection, read_document
 
-__all__ = ["NOT_SELECTED", "incomparable", "keep_unselected", "unselected"]
+__all__ = ["NOT_SELECTED", "incomparable", "keep_unselected"]
 
 #: runner fields that must match; a kit adds its own (hook ``pytest_claimcheck_runner_keys``)
 _RUNNER_KEYS = ("cpu", "cores", "machine", "cpu_capability")
 # settings that must match; (key, the key older reports used)
 _SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("device", "device"))
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
-
-
-def unselected(entry: ClaimEntry) -> bool:
-    """Whether a ``claims.json`` entry is a claim that its run did not select (and did not carry)."""
-    return entry.unselected
 
 
 def _gpu(runner: dict):
@@ -69,16 +52,8 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
 
 
 def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
-    """A run of one chapter (``pytest claims/ch16``) keeps the other chapters of the earlier report:
-    their chapter records, sections and claim entries are appended, each entry as not selected (so
-    the carrying below decides, by the same rules, whether it stands for this run).
-
-    ``current(registry path)``: the chapter's registry as it is now, ``{id: {"stated", "unit",
-    "tolerance"}}``, or None when it is gone. With it, each entry is compared with the registry of
-    today (a revised figure, e.g. a ``--claims-stated`` run, is not carried as the chapter's), a
-    claim no longer declared is dropped, and so is a chapter whose registry is gone. Returns what
-    was dropped, in words.
-    """
+    """Append the chapters of ``old`` this run did not collect, their entries as not selected (the
+    carrying then decides each); returns what was dropped, in words (see :func:`keep_unselected`)."""
     other = [c for c in old.chapter_list() if c.id and c.id not in chapters_now]
     if not other or not any(chapters_now):
         return []
@@ -144,27 +119,27 @@ def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=())
     ``partial``, ``selected`` (keys run now), ``carried`` (keys kept), ``chapters`` (the chapters
     this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows
     were not kept, when so). A kept entry gets ``carried`` (the earlier run's time and file),
-    keeps this run's drift check, and ``selected`` false. ``current``: see
-    :func:`_append_other_chapters`. Never raises on a bad earlier report: it is then simply not used.
+    keeps this run's drift check, and ``selected`` false. Never raises on a bad earlier report: it
+    is then simply not used.
+
+    The other chapters of the earlier report (a run of ``claims/ch16``) are kept by the same rules.
+    ``current(registry path)``: a chapter's registry as it is now, ``{id: {"stated", "unit",
+    "tolerance"}}``, or None when it is gone; with it, each entry is compared with today's registry
+    (a ``--claims-stated`` figure is not carried as the chapter's), and a claim no longer declared,
+    or a chapter whose registry is gone, is dropped (``selection.dropped`` says so).
     """
     path = Path(previous_path)
-    old = None
     try:
-        old = read_document(path)
+        old, old_error = read_document(path), ""
     except ResultFileError as exc:
-        old_error = exc.message
+        old, old_error = None, exc.message
     chapters_now = {c.id for c in doc.chapters}
-    dropped = []
-    if old is not None:  # chapters of the earlier report that this run did not collect at all
-        dropped = _append_other_chapters(doc, old, chapters_now, current)
+    dropped = _append_other_chapters(doc, old, chapters_now, current) if old is not None else []
     if not any(e.unselected for e in doc.claims) and not dropped:
         return doc
-    selection = Selection(partial=True, selected=[e.key for e in doc.claims if not e.unselected])
-    if any(chapters_now):
-        selection.chapters = sorted(c for c in chapters_now if c)
-    if dropped:
-        selection.dropped = dropped
-    doc.selection = selection
+    selected = [e.key for e in doc.claims if not e.unselected]
+    chapters = sorted(c for c in chapters_now if c) or None
+    selection = doc.selection = Selection(True, selected, chapters=chapters, dropped=dropped or None)
     if old is None:
         selection.not_carried_because = (
             f"there is no earlier report at {path}"
@@ -172,17 +147,13 @@ def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=())
             else f"the earlier report {path} cannot be read ({old_error})"
         )
         return doc
-    why = incomparable(doc, old, runner_keys)
-    if why:
+    if why := incomparable(doc, old, runner_keys):
         selection.not_carried_because = f"the earlier report {path}: {why}"
         return doc
     before = old.by_key()
     changed = []
     for i, e in enumerate(doc.claims):
-        if not e.unselected:
-            continue
-        prev = before.get(e.key)
-        if prev is None or prev.unselected:
+        if not e.unselected or (prev := before.get(e.key)) is None or prev.unselected:
             continue
         if any(getattr(prev, k) != getattr(e, k) for k in _CLAIM_KEYS):
             changed.append(e.key)
@@ -190,8 +161,7 @@ def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=())
         kept = copy.deepcopy(prev)
         kept.carried = kept.carried or Carried(old.generated, str(path))
         kept.selected = False
-        drift = e.details.get("drift")
-        if drift is not None:  # the drift check ran in this run: its result is the fresh one
+        if (drift := e.details.get("drift")) is not None:  # this run's drift check is the fresh one
             kept.details["drift"] = drift
         doc.claims[i] = kept
         selection.carried.append(e.key)

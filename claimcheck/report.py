@@ -34,14 +34,10 @@ from claimcheck.results import (
 
 @dataclass
 class Phase:
-    """One phase (setup, call, teardown) of a claim's test, in plain values: what the plugin read
-    from pytest's report (:mod:`claimcheck.plugin.phases`), for :meth:`ResultCollector.add`.
-
-    ``outcome`` is the claim outcome the phase decided (None: it decided nothing); ``reason`` the
-    phase's own words (pytest's message, or the exception's type and message); ``record`` the
-    recorder's record of the verdict when this phase carries it; ``xfailed`` the reason of a
-    test the registry expects to fail that xfailed (None when it did not xfail).
-    """
+    """One phase (setup, call, teardown) of a claim's test, in plain values the plugin read from
+    pytest's report (:mod:`claimcheck.plugin.phases`): ``outcome`` the claim outcome it decided
+    (None: nothing), ``reason`` its own words, ``record`` the verdict's record when it carries it,
+    ``xfailed`` the xfail reason of a test the registry expects to fail (None: it did not xfail)."""
 
     nodeid: str
     claim: str  # the claim's key (ch15:C18)
@@ -128,12 +124,13 @@ class ResultCollector:
         merged with test results."""
         rows: dict[str, ClaimRow] = {}
         for reg in registries:
+            lines = id_lines(reg.path)
             for cid in reg.all_ids:
                 key = reg.key(cid)
                 row = rows.setdefault(
                     key, ClaimRow(cid, reason=NOT_SELECTED, key=key, chapter=reg.chapter_id)
                 )
-                row.registry_line = id_lines(reg.path).get(cid)
+                row.registry_line = lines.get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
                     row.record = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
@@ -168,18 +165,13 @@ class ResultCollector:
                 row.drifted = row.drifted or outcome == FAILED
                 continue
             if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
-                keep_registry_reason = row.outcome == ERROR and outcome == ERROR
-                row.outcome = outcome
-                if not keep_registry_reason:
+                if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
                     row.reason = t.reason
+                row.outcome = outcome
         for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
-            drift = row.record.get("details", {}).get("drift")
-            if (
-                isinstance(drift, dict)
-                and drift.get("measured") is None
-                and row.record.get("measured_display")
-            ):
-                drift["measured"] = row.record["measured_display"]
+            drift, shown = row.record.get("details", {}).get("drift"), row.record.get("measured_display")
+            if shown and isinstance(drift, dict) and drift.get("measured") is None:
+                drift["measured"] = shown
         return list(rows.values())
 
 
@@ -298,26 +290,23 @@ AS_RECORDED = (
 )  # fmt: skip
 
 
+#: the fields of a row an entry holds as they are
+_AS_IN_ROW = ("key", "chapter", "id", "outcome", "tests", "drifted", "locations", "registry_line")
+
+
 def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
     """The ``claims.json`` entry of one row (the registry's ``runner`` is ``runner_bound`` there)."""
     rec = r.record
     details, said = rec.get("details", {}), rec.get("reason")
     entry = ClaimEntry(
-        key=r.key,
-        chapter=r.chapter,
-        id=r.id,
-        outcome=r.outcome,
+        **{name: getattr(r, name) for name in _AS_IN_ROW},
         reason=r.reason or said or (details or {}).get("caveat") or "",
         runner_bound=rec.get("runner"),
         details=details,
-        tests=r.tests,
         duration_s=round(r.duration_s, 3),
         note=rec.get("note") or "",
         verdict_reason=said if rec.get("verdict") == FAILED else None,
         selected=not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED),
-        drifted=r.drifted,
-        locations=r.locations,
-        registry_line=r.registry_line,
         plots=plots,
         formula=rec.get("formula") or None,
         cites=rec.get("cites") or None,

@@ -1,21 +1,16 @@
 """The results file, ``claims.json``, as one typed document: :class:`ClaimsDoc` and its
-:class:`ClaimEntry` rows.
+:class:`ClaimEntry` rows. The report (:mod:`claimcheck.report`) writes it; every reader parses it
+once, with :func:`read_document`, and reads attributes. Standard library only.
 
-The report (:mod:`claimcheck.report`) builds a :class:`ClaimsDoc` and writes it with
-:meth:`ClaimsDoc.to_json`; every reader (merge, diff, report, summary, check-manuscript, what-if,
-the partial-run merge) parses the file once, with :func:`read_document`, and reads attributes.
-
-A results file is untrusted input (CI artifacts come from other runs): parsing checks every field
-it reads. A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field
-inside a readable file is a problem naming the file, the claim's key and the field (collected in
+A results file is untrusted input (CI artifacts come from other runs): every field read is checked.
+A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field inside a
+readable file is a problem naming the file, the claim's key and the field (in
 :attr:`ClaimsDoc.issues`); the field is dropped (an unusable ``outcome`` shows as ``invalid``) and
-everything else is kept. The commands say each problem and exit 2.
+everything else is kept.
 
-``schema`` is the file's major version. 2 (this version) keys every claim by ``chapter:id``
-(:mod:`claimcheck.keys`); a schema-1 file (one chapter, written before chapter keys) is upgraded
-by :func:`upgrade`, the one place that knows older shapes: its entries get the chapter of its one
-registry, and the document says so in ``notes``. A newer or unknown schema is refused by name.
-Standard library only.
+``schema`` 2 (this version) keys every claim by ``chapter:id`` (:mod:`claimcheck.keys`); a schema-1
+file (one chapter) is upgraded by :func:`upgrade`, the one place that knows older shapes, and the
+document says so in ``notes``. A newer or unknown schema is refused by name.
 """
 
 from __future__ import annotations
@@ -137,7 +132,7 @@ class CI:
     low: float
     high: float
     level: float | None = None
-    rounds: int | None = None
+    rounds: float | None = None
     bar: Any = None
 
 
@@ -206,15 +201,10 @@ class ClaimEntry(_Record):
         raw = self.details.get("drift")
         if not isinstance(raw, dict):
             return None
+        words = ("status", "name", "manuscript", "registry", "message", "source")
         quotes = tuple(
             Quote(
-                str(q.get("status") or ""),
-                q["line"] if _is_line(q.get("line")) else None,
-                str(q.get("name") or ""),
-                str(q.get("manuscript") or ""),
-                str(q.get("registry") or ""),
-                str(q.get("message") or ""),
-                str(q.get("source") or ""),
+                line=q["line"] if _is_line(q.get("line")) else None, **{k: str(q.get(k) or "") for k in words}
             )
             for q in raw.get("quotes") or []
             if isinstance(q, dict)
@@ -228,13 +218,8 @@ class ClaimEntry(_Record):
         raw = self.details.get("ci")
         if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
-        level, rounds = raw.get("level"), raw.get("rounds")
         return CI(
-            raw["low"],
-            raw["high"],
-            level if _is_number(level) else None,
-            rounds if _is_number(rounds) else None,
-            raw.get("bar"),
+            raw["low"], raw["high"], _number_in(raw, "level"), _number_in(raw, "rounds"), raw.get("bar")
         )
 
     @property
@@ -280,10 +265,7 @@ class ChapterInfo(_Record):
 
     _UNWRITTEN = ("written",)
     _READS = {
-        "title": "text",
-        "language": "text",
-        "registry": "text",
-        "manuscript": "text",
+        **dict.fromkeys(("title", "language", "registry", "manuscript"), "text"),
         "profile": "given_obj",
     }
 
@@ -417,10 +399,7 @@ class Runner:
     @classmethod
     def of(cls, raw: dict | None) -> Runner:
         r = raw if isinstance(raw, dict) else {}
-        plain = ("cpu", "cores", "machine", "cpu_capability", "python", "torch", "transformers")
-        values: dict[str, Any] = {
-            n: r.get(n) for n in (*plain, "torch_threads", "runner_profile", "portable_lm")
-        }
+        values: dict[str, Any] = {n: r.get(n) for n in _AS_RECORDED}
         values["ram_bytes"] = _number_in(r, "ram_bytes")
         values["busy"] = bool(_obj_in(r, "load").get("busy"))
         gpu = _obj_in(r, "gpu")
@@ -435,6 +414,10 @@ class Runner:
             text = {k: str(w[k]) for k in ("source", "kind", "file", "sha256") if k in w}
             values["weights"] = Weights(bool(w.get("available")), **text)
         return cls(**values)
+
+
+#: the fingerprint's fields a :class:`Runner` holds as they are
+_AS_RECORDED = "cpu cores machine cpu_capability python torch transformers torch_threads runner_profile portable_lm".split()
 
 
 def _number_in(raw: dict, name: str) -> float | None:
@@ -484,26 +467,18 @@ class ClaimsDoc(_Record):
         "drifted": "strings", "test_log": "text",
     }  # fmt: skip
 
-    @property
-    def folder(self) -> Path:
-        """The folder of the file it was read from (its plot files are relative to it)."""
-        return Path(self.path).parent if self.path else Path(".")
-
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
 
     def chapter_list(self) -> list[ChapterInfo]:
         """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
         one made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
-        out = [copy.copy(c) for c in self.chapters if c.id]
-        if not out:
-            for reg in self.registries:
-                cid = reg.chapter_key
-                if cid:
-                    title = str(reg.chapter.get("title") or cid)
-                    out.append(
-                        ChapterInfo(cid, title, registry=reg.path, written=("id", "title", "registry"))
-                    )
+        written = ("id", "title", "registry")
+        out = [copy.copy(c) for c in self.chapters if c.id] or [
+            ChapterInfo(cid, str(reg.chapter.get("title") or cid), registry=reg.path, written=written)
+            for reg in self.registries
+            if (cid := reg.chapter_key)
+        ]
         seen = {c.id for c in out}
         for e in self.claims:
             if e.chapter and e.chapter not in seen:
@@ -614,19 +589,13 @@ def upgrade(raw: dict, path) -> list[str]:
                     form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
     if schema >= 2:
         return []
-    registries = _list(raw, "registries")
-    chapter = next(
-        (
-            RegistryInfo(
-                str(r.get("path") or ""), r["chapter"] if isinstance(r.get("chapter"), dict) else {}
-            ).chapter_key
-            for r in registries
-            if isinstance(r, dict)
-        ),
-        "",
-    )
-    if chapter and not CHAPTER_RE.match(chapter):
-        chapter = ""
+    regs = [
+        RegistryInfo(str(r.get("path") or ""), _obj_in(r, "chapter"))
+        for r in _list(raw, "registries")
+        if isinstance(r, dict)
+    ]
+    chapter = regs[0].chapter_key if regs else ""
+    chapter = chapter if CHAPTER_RE.match(chapter) else ""
     for e in claims:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
@@ -676,11 +645,10 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
         for x, g in f.each("registries")
     ]
     doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
-    doc.manuscripts = [m for m, g in f.each("manuscripts") if _manuscript(g)]
-    doc.deselected = [g for _, g in f.items("deselected")]
-    for name in ("manuscripts", "deselected"):
-        if name not in raw:
-            setattr(doc, name, None)
+    doc.manuscripts = (
+        [m for m, g in f.each("manuscripts") if _manuscript(g)] if "manuscripts" in raw else None
+    )
+    doc.deselected = [g for _, g in f.items("deselected")] if "deselected" in raw else None
     if "selection" in raw:
         doc.selection = Selection.read(f.at("selection", f.obj("selection")))
     if "interrupted" in raw:
@@ -758,8 +726,8 @@ class _Fields:
             getattr(self, how)(name)
         return len(self.issues) == before
 
-    def bad(self, name: str, value, want: str):
-        container = isinstance(value, (dict, list)) or want in ("an object", "a list")
+    def bad(self, name: str, value, want: str, quote: bool = False):
+        container = not quote and (isinstance(value, (dict, list)) or want in ("an object", "a list"))
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
@@ -772,12 +740,12 @@ class _Fields:
         self.bad(name, v, "a string")
         return None
 
-    def checked(self, name: str, ok, want: str):
+    def checked(self, name: str, ok, want: str, quote: bool = False):
         """The field ``name`` when absent or ``ok(value)``; else an issue (expected ``want``) and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
             return v
-        self.bad(name, v, want)
+        self.bad(name, v, want, quote)
         return None
 
     def number(self, name: str) -> float | None:
@@ -798,14 +766,7 @@ class _Fields:
         return self.text(name, numbers=True)
 
     def measured(self, name: str):
-        v = self.raw.get(name)
-        if measured_ok(v):
-            return v
-        want = "a number, [lo, hi] or null"
-        self.issues.append(
-            f"{self.where}: field '{self.prefix}{name}' is {_quote(v)}, expected {want}; ignored"
-        )
-        return None
+        return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
     def display(self, name: str) -> str | None:
         """A measured value's display, read only beside a usable measurement."""

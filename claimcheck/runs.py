@@ -1,21 +1,12 @@
 """Results of several runs: load ``claims.json`` files, merge them into a claim x runner matrix, diff two.
 
-pytest-html reports one run; it cannot merge runs. A ``claims.json`` is read once into a
-:class:`claimcheck.results.ClaimsDoc` (its one reader, which checks every field), so this module
-is our own code over the standard library only (the page itself is rendered by :mod:`claimcheck.pages`, with Jinja2): it must run in a CI job
-that installs claimcheck without torch.
+pytest-html reports one run; it cannot merge runs. Standard library only (the page is rendered by
+:mod:`claimcheck.pages`): it must run in a CI job that installs claimcheck without torch.
 
-Input problems never lose other data:
-
-* a file that cannot be read or parsed (missing, truncated, not a claims report) raises
-  :class:`ResultFileError` naming the file; :func:`load_results` collects those errors and goes on
-  with the other files;
-* a bad field inside a readable file (no id, unknown outcome, a non-numeric ``measured``...) becomes
-  an issue naming the file, the claim key and the field (:func:`claimcheck.results.parse_entry`);
-  the rest of the file is kept.
-
-Outcomes are those of :mod:`claimcheck.report` (``passed``, ``failed``, ``near-tie``, ``skipped``,
-``error``, ``not-run``); the matrix adds ``invalid`` for an entry whose outcome field is unusable.
+Input problems never lose other data: a file that cannot be read (missing, truncated, not a claims
+report) raises :class:`ResultFileError` naming the file, and :func:`load_results` goes on with the
+others; a bad field inside a readable file is an issue naming the file, the claim key and the field
+(:func:`claimcheck.results.parse_entry`; an unusable outcome is ``invalid``), the rest is kept.
 """
 
 from __future__ import annotations
@@ -34,9 +25,6 @@ from claimcheck.results import INVALID, ClaimEntry, ResultFileError, Runner, rea
 from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
-
-VERDICT_FAIL = BROKEN
-NOT_IN_FILE = "not in this results file"
 
 
 @dataclass
@@ -71,13 +59,7 @@ def load_result(path) -> RunResult:
     """
     doc = read_document(path)
     return RunResult(
-        path=doc.path,
-        runner=doc.runner,
-        settings=doc.settings,
-        generated=doc.generated,
-        claims=doc.by_key(),
-        issues=list(doc.issues),
-        notes=list(doc.notes),
+        doc.path, doc.runner, doc.settings, doc.generated, doc.by_key(), doc.issues, notes=doc.notes
     )
 
 
@@ -132,7 +114,7 @@ class Row:
     def split(self) -> bool:
         """True when the claim passed on one runner and failed (or errored) on another."""
         outs = {c.outcome for c in self.cells}
-        return PASSED in outs and bool(outs & set(VERDICT_FAIL))
+        return PASSED in outs and bool(outs & set(BROKEN))
 
 
 @dataclass
@@ -184,7 +166,7 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
         for run in runs:
             e = run.claims.get(cid)
             if e is None:
-                row.cells.append(Cell(NOT_RUN, reason=f"{NOT_IN_FILE} ({run.path})"))
+                row.cells.append(Cell(NOT_RUN, reason=f"not in this results file ({run.path})"))
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
                 value = getattr(e, key) or ""
@@ -203,46 +185,25 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
 
 def matrix_json(m: Matrix) -> dict:
     """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
-    return {
-        "schema": 2,
-        "runners": [
-            {
-                "label": r.label,
-                "path": r.path,
-                "generated": r.generated,
-                "runner": r.runner,
-                "settings": r.settings,
-                "counts": r.counts(),
-            }
-            for r in m.runs
-        ],
-        "errors": list(m.errors),
-        "split": m.split_ids,
-        "claims": [
-            {
-                "key": row.id,
-                "chapter": split_key(row.id)[0],
-                "id": split_key(row.id)[1],
-                "title": row.title,
-                "stated": row.stated,
-                "unit": row.unit,
-                "tolerance": row.tolerance,
-                "split": row.split,
-                "differs": row.differs,
-                "cells": {
-                    run.label: {
-                        "outcome": c.outcome,
-                        "measured": c.measured,
-                        "measured_display": c.display,
-                        "reason": c.reason,
-                        "drifted": c.drifted,
-                    }
-                    for run, c in zip(m.runs, row.cells)
-                },
-            }
-            for row in m.rows
-        ],
-    }
+    runners = [{**_fields(r, "label path generated runner settings"), "counts": r.counts()} for r in m.runs]
+    claims = [
+        {
+            **dict(zip(("key", "chapter", "id"), (row.id, *split_key(row.id)))),
+            **_fields(row, "title stated unit tolerance split differs"),
+            "cells": {run.label: _cell_json(c) for run, c in zip(m.runs, row.cells)},
+        }
+        for row in m.rows
+    ]
+    return {"schema": 2, "runners": runners, "errors": list(m.errors), "split": m.split_ids, "claims": claims}
+
+
+def _fields(obj, names: str) -> dict:
+    """``{name: obj.name}`` for each of the space-separated ``names``, in their order."""
+    return {k: getattr(obj, k) for k in names.split()}
+
+
+def _cell_json(c: Cell) -> dict:
+    return {**_fields(c, "outcome measured"), "measured_display": c.display, **_fields(c, "reason drifted")}
 
 
 # --- HTML ---------------------------------------------------------------------------------------
@@ -264,6 +225,7 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         if isinstance(raw_gpu, dict)
         else None
     )
+    parts = ["none"]
     if gpu is not None:
         parts = [
             gpu.name,
@@ -272,34 +234,25 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
             f"CUDA {gpu.cuda}" if gpu.cuda else "",
             f"x{gpu.count}" if gpu.count is not None and gpu.count > 1 else "",
         ]
-        lines.append("GPU: " + ", ".join(p for p in parts if p))
-    else:
-        lines.append("GPU: none")
+    lines.append("GPU: " + ", ".join(p for p in parts if p))
     libs = [
         f"{name} {r.pop(key)}"
         for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
         if r.get(key)
     ]
-    threads = r.pop("torch_threads", None)
-    if threads:
+    if threads := r.pop("torch_threads", None):
         libs.append(counted(threads, "thread"))
     if libs:
         lines.append(", ".join(libs))
-    os_ = r.pop("os", None)
-    if os_:
+    if os_ := r.pop("os", None):
         lines.append(f"OS: {os_}")
     r.pop("machine", None)
     prof = settings_size_profile(settings)
-    rp = (
-        r.pop("runner_profile", None)
-        or (settings or {}).get("runner_profile")
-        or (settings or {}).get("runner")
-    )
+    s = settings or {}
+    rp = r.pop("runner_profile", None) or s.get("runner_profile") or s.get("runner")
     if prof or rp:
         lines.append(f"profile: {prof or '?'}" + (f", runner: {rp}" if rp else ""))
-    for key, value in _flatten(r):
-        lines.append(f"{key}: {value}")
-    return lines
+    return lines + [f"{key}: {value}" for key, value in _flatten(r)]
 
 
 def settings_size_profile(settings: dict | None) -> str | None:
@@ -362,7 +315,7 @@ def outcome_change_kind(old: str, new: str) -> str:
     """Classify an outcome change: ``regression`` when a verdict that held (passed, near-tie) turns
     into failed or error; ``improved`` when failed/error/near-tie turns into a better verdict;
     ``changed`` otherwise (e.g. passed -> skipped, skipped -> passed, passed -> near-tie)."""
-    if old in HELD and new in VERDICT_FAIL:
+    if old in HELD and new in BROKEN:
         return REGRESSION
     if old in VERDICT_RANK and new in VERDICT_RANK and VERDICT_RANK[new] < VERDICT_RANK[old]:
         return IMPROVED
@@ -377,33 +330,12 @@ def _bounds(m) -> tuple[float, float] | None:
     return None
 
 
-def move_limit(tolerance: str, stated: str | None, old: float, bound_move: float) -> tuple[float, str]:
-    """Return (how far a measured value may move between two runs, the rule in words).
-
-    The claim's tolerance is applied to the move, with the old measurement in the place of the
-    chapter's value (each tolerance type's :meth:`~claimcheck.tolerance.Tolerance.move_limit`):
-
-    ========================  =====================================================================
-    ``exact``                 0: any change is a move
-    ``printed``               half a unit in the last printed digit of the *stated* value
-    ``abs:X``                 X
-    ``rel:R``                 R x |old measured|
-    ``range:A..B``            (B - A) / 2, the range's half-width
-    ``>=X`` / ``<=X``         a one-sided bar has no width, so ``bound_move`` x |old| (default 25%);
-                              crossing the bar changes the outcome and is reported as such
-    ========================  =====================================================================
-
-    Raises:
-        claimcheck.tolerance.ToleranceError: the tolerance string does not parse.
-        ValueError: ``printed`` with a stated value that is not a number.
-    """
-    return parse_tolerance(tolerance).move_limit(old, stated=stated, bound_move=bound_move)
-
-
 def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> str | None:
     """Return a one-line description when the measured value moved beyond the claim's tolerance
-    (see :func:`move_limit`), else None. Both entries need a measured value; intervals ``[lo, hi]``
-    move by the larger of their two ends' moves.
+    applied to the move, the old measurement in the chapter's value's place
+    (:meth:`claimcheck.tolerance.Tolerance.move_limit`: ``exact`` 0, ``printed`` half a unit of the
+    stated value's last digit, ``rel:R`` R x |old|, a ``>=``/``<=`` bar ``bound_move`` x |old|), else
+    None. Both entries need a measured value; intervals ``[lo, hi]`` move by the larger end's move.
 
     Raises:
         ValueError / ToleranceError: the new entry's tolerance is unusable (the caller reports it).
@@ -420,7 +352,9 @@ def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> st
     delta = max(abs(bn[0] - bo[0]), abs(bn[1] - bo[1]))
     tolerance = new.tolerance or old.tolerance or "printed"
     ref = (bo[0] + bo[1]) / 2
-    limit, rule = move_limit(tolerance, new.stated or old.stated, ref, bound_move)
+    limit, rule = parse_tolerance(tolerance).move_limit(
+        ref, stated=new.stated or old.stated, bound_move=bound_move
+    )
     if delta <= limit:
         return None
     rel = f" ({delta / abs(ref):.1%})" if ref else ""

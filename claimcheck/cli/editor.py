@@ -1,11 +1,5 @@
-"""``claimcheck check-manuscript`` and ``claimcheck what-if``: the editors' subcommands.
-
-``check-manuscript PATH`` runs the drift check of every claim and the number audit, with no
-measurement (well under a second for a chapter). ``what-if ID=VALUE ...`` re-runs only the named
-claims with revised stated values (pytest in a subprocess) and says, for each, whether this
-runner's measurement supports the revised figure and which figure the measurement suggests at the
-revised figure's printed precision. The work is in :mod:`claimcheck.editor`.
-"""
+"""``claimcheck check-manuscript`` and ``claimcheck what-if``, the editors' subcommands (their
+descriptions below say what each does; the work is in :mod:`claimcheck.editor`)."""
 
 from __future__ import annotations
 
@@ -14,7 +8,10 @@ import sys
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.fileio import write_atomic
 from claimcheck.outcomes import PASSED
+from claimcheck.results import ClaimsDoc, ResultFileError
+from claimcheck.settings import stated_override
 
 #: where the chapters' registries are looked for when --registry is not given (claimcheck.book)
 CLAIMS_DIR = "claims"
@@ -125,8 +122,6 @@ def write_output(text: str, dest: str) -> bool:
     if dest == "-":
         print(text)
         return True
-    from claimcheck.fileio import write_atomic
-
     try:
         write_atomic(Path(dest), text + "\n")
     except OSError as exc:
@@ -211,15 +206,13 @@ def _check_manuscript(args) -> int:
             if written is None:
                 return 2
             print(f"annotated manuscript: {written}", file=words)
+        read = report_error is None and Path(report).is_file()
+        claims = {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}
         results.append(
             {
                 **check.as_dict(),
-                "report": {
-                    "path": report,
-                    "error": report_error,
-                    "read": report_error is None and Path(report).is_file(),
-                },
-                "claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts},
+                "report": {"path": report, "error": report_error, "read": read},
+                "claims": claims,
             }
         )
         code = max(code, 0 if check.ok else 1)
@@ -234,7 +227,6 @@ def _check_manuscript(args) -> int:
 
 def _what_if(args) -> int:
     from claimcheck.editor import run_what_if
-    from claimcheck.settings import stated_override
 
     try:
         revisions = [stated_override(r) for r in args.revisions]
@@ -261,14 +253,7 @@ def _what_if(args) -> int:
         return error("name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure")
     try:
         answers = run_what_if(
-            revisions,
-            args.registry,
-            args.claims,
-            args.profile,
-            args.runner,
-            report_dir=args.report_dir,
-            cwd=cwd,
-            inputs=inputs,
+            revisions, args.registry, args.claims, args.profile, args.runner, args.report_dir, cwd, inputs
         )
     except (KeyError, ValueError) as exc:
         return error(f"{exc.args[0] if exc.args else exc}")
@@ -277,37 +262,25 @@ def _what_if(args) -> int:
     for a in answers:
         print(a.verdict)
     if args.json:
-        text = json.dumps(
-            [
-                {
-                    "id": a.claim_id,
-                    "revised": a.revised,
-                    "registry": a.previous,
-                    "outcome": a.outcome,
-                    "measured": a.measured,
-                    "measured_display": a.measured_display,
-                    "unit": a.unit,
-                    "tolerance": a.tolerance,
-                    "suggested": a.suggested,
-                    "reason": a.reason,
-                    "verdict": a.verdict,
-                    "quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by],
-                }
-                for a in answers
-            ],
-            indent=2,
-            ensure_ascii=False,
-        )
-        if not write_output(text, args.json):
+        rows = [
+            {"id": a.claim_id, "revised": a.revised, "registry": a.previous}
+            | {name: getattr(a, name) for name in _ANSWER}
+            | {"quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by]}
+            for a in answers
+        ]
+        if not write_output(json.dumps(rows, indent=2, ensure_ascii=False), args.json):
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
 
 
+#: the fields of a what-if answer its JSON holds as they are (after id, revised, registry)
+_ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "suggested", "reason", "verdict")
+
+
 def _default_report(registry) -> str:
-    """The main job's report of the registry's project (``<project>/reports/claims.json``, the
-    project being the folder that holds ``claims/``), so that check-manuscript run from the editor's
-    folder still shows what was measured; ``reports/claims.json`` where the registry is elsewhere."""
+    """``<project>/reports/claims.json`` of the registry's project (the folder holding ``claims/``),
+    so that check-manuscript run from another folder shows what was measured, else ``reports/...``."""
     from claimcheck.book import project_of
 
     project = project_of(registry, CLAIMS_DIR)
@@ -317,9 +290,8 @@ def _default_report(registry) -> str:
 
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)``: what a manuscript's drift asks what-if to check
-    (:func:`claimcheck.editor.drifted_revisions`), its notes printed; revisions None after printing
-    why the manuscript cannot be checked."""
+    """``(revisions, inputs, registry path)`` a manuscript's drift asks what-if to check, its notes
+    printed (:func:`claimcheck.editor.drifted_revisions`); revisions None after saying why not."""
     from claimcheck.book import BookError, registry_for_manuscript
     from claimcheck.editor import drifted_revisions
     from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -357,21 +329,17 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
-    """Write the annotated manuscript of ``check`` to ``out``, with the verdicts of ``report`` (a
-    claims.json) when it can be read (``readable``: not already found broken, which has been said);
-    rows link to the claims page beside it. None: not written."""
-    from claimcheck.fileio import write_atomic
+    """Write the annotated manuscript of ``check`` to ``out`` with ``report``'s verdicts when
+    ``readable`` (not found broken already), linked to the claims page beside it; None: not written."""
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     doc = None
     if readable and report and Path(report).is_file():
         try:
-            loaded, problems = load_document(report)
+            loaded, _ = load_document(report)
             doc = loaded if isinstance(loaded, ClaimsDoc) else None
         except ResultFileError as exc:
             print(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
-            doc = None
     claims_page = Path(report).parent / "claims.html" if report else None
     href = relative_href(claims_page, out) if claims_page is not None and claims_page.is_file() else None
     view = manuscript_view_of(

@@ -1,10 +1,5 @@
-"""``claimcheck init MANUSCRIPT``: scaffold the claims registry of a new chapter.
-
-Writes ``claims/<name>/claims.toml`` with one draft claim or suggested waiver per number of the
-manuscript, grouped by its headings (:mod:`claimcheck.scaffold`), then checks the file as
-``claimcheck validate`` and ``claimcheck check-manuscript`` would. An existing registry is never
-overwritten without ``--force``.
-"""
+"""``claimcheck init MANUSCRIPT``: scaffold the claims registry of a new chapter
+(:mod:`claimcheck.scaffold`), then check it as ``validate`` and ``check-manuscript`` would."""
 
 from __future__ import annotations
 
@@ -14,6 +9,7 @@ from pathlib import Path
 
 from claimcheck.cli.main import error
 from claimcheck.display import counted
+from claimcheck.fileio import write_atomic
 
 
 def register(subparsers) -> None:
@@ -53,7 +49,6 @@ def default_name(manuscript: str) -> str:
 
 
 def _init(args) -> int:
-    from claimcheck.fileio import write_atomic
     from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
     from claimcheck.registry import load_registry
     from claimcheck.scaffold import scaffold

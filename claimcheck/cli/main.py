@@ -10,8 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
 
-from claimcheck.display import counted
+from claimcheck import __version__
+from claimcheck.display import counted, log_line
 
 COMMAND_MODULES = (
     "claimcheck.cli.main",
@@ -49,34 +51,28 @@ def error(text: str) -> int:
 
 
 def _say(text: str, file=None) -> None:
-    """Print one line of a command's output as a CI log may show it (:func:`claimcheck.display.log_line`):
-    a registry's text (a title with a newline and ``::add-mask::x``) never starts a workflow command."""
-    from claimcheck.display import log_line
-
+    """Print one line as a CI log may show it: a registry's text never starts a workflow command."""
     print(log_line(text), file=file)
 
 
 def _validate(args) -> int:
-    from pathlib import Path
-
     from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths
     from claimcheck.registry import load_registry
 
     paths: list[Path] = []
-    missing = []
+    total = 0  # problems
     for arg in args.registry or [str(locate("claims"))]:
         p = Path(arg)
         found = registry_paths(p) if p.exists() else []
         if not found:
-            missing.append(
-                f"{arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
-                + (" (run from the project's root, or name a registry)" if not args.registry else "")
+            total += 1
+            _say(
+                f"error: {arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
+                + (" (run from the project's root, or name a registry)" if not args.registry else ""),
+                file=sys.stderr,
             )
         paths += [f for f in found if f not in paths]
-    for m in missing:
-        _say(f"error: {m}", file=sys.stderr)
     registries = [load_registry(p) for p in paths]
-    total = len(missing)
     for reg in registries:
         problems = [str(i) for i in reg.issues]
         if Path(reg.path).is_file():
@@ -113,9 +109,8 @@ def _validate(args) -> int:
 
 
 def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
-    """Say each citation of ``registries`` (``cites``) against the book ``chapters``: a drifted quote
-    as an error at the quoting chapter's line, naming both chapters and both figures; a source not
-    in this book (never an error) and, unless ``quiet``, the others. Returns how many drifted."""
+    """Say each citation (``cites``) of ``registries`` against the book ``chapters``: a drifted one
+    as an error, one not in this book and (unless ``quiet``) the others as notes; returns how many drifted."""
     from claimcheck.manuscript import citation_checks
 
     drifted = 0
@@ -152,8 +147,6 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claimcheck", description="Executable claims of a book chapter.")
-    from claimcheck import __version__
-
     parser.add_argument("--version", action="version", version=f"claimcheck {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -1,18 +1,14 @@
-"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone.
-
-``report [claims.json]`` re-renders ``claims.html`` (and ``manuscript.html`` when the run checked
-a manuscript) without running anything; ``summary FILE.json`` prints a Markdown table of a
-``claims.json`` or a ``matrix.json`` for ``$GITHUB_STEP_SUMMARY``, or with ``--annotations`` the
-GitHub annotations at the manuscript line, the registry line and the test. The work is in
-:mod:`claimcheck.pages`.
-"""
+"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone
+(their descriptions below say what each does; the work is in :mod:`claimcheck.pages`)."""
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.results import ClaimsDoc, ResultFileError
 
 
 def register(subparsers) -> None:
@@ -73,10 +69,7 @@ def register(subparsers) -> None:
 
 
 def _report(args) -> int:
-    import time
-
     from claimcheck.pages import load_document, manuscript_checks, publish
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     t0 = time.perf_counter()
     try:
@@ -111,7 +104,6 @@ def _report(args) -> int:
 def _summary(args) -> int:
     from claimcheck.pages import load_document
     from claimcheck.pages.summary import annotations, markdown
-    from claimcheck.results import ClaimsDoc, ResultFileError
 
     try:
         doc, problems = load_document(args.json)

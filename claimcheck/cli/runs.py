@@ -7,12 +7,15 @@ merge: an input file was unreadable but the matrix was still written from the ot
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections import Counter
 from pathlib import Path
 
+from claimcheck.cli.editor import write_output
 from claimcheck.cli.main import error
+from claimcheck.fileio import write_atomic
 
 
 def register(subparsers) -> None:
@@ -82,8 +85,6 @@ def register(subparsers) -> None:
 
 
 def _fraction(text: str) -> float:
-    import argparse
-
     try:
         value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
     except ValueError:
@@ -94,13 +95,10 @@ def _fraction(text: str) -> float:
 
 
 def _write(doc: dict, dest: str) -> bool:
-    from claimcheck.cli.editor import write_output
-
     return write_output(json.dumps(doc, indent=2, ensure_ascii=False), dest)
 
 
 def _merge(args) -> int:
-    from claimcheck.fileio import write_atomic
     from claimcheck.pages import matrix_page
     from claimcheck.runs import load_results, matrix_json, merge
 
@@ -160,18 +158,14 @@ def _diff(args) -> int:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
     counts = Counter(c.kind for c in d.changes)
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
-    if args.json_out and not _write(
-        {
-            "old": old.path,
-            "new": new.path,
-            "notes": d.runner_notes,
-            "issues": d.issues,
-            "unselected": d.unselected,
-            "carried": d.carried,
-            "changes": [vars(c) for c in d.changes],
-        },
-        args.json_out,
-    ):
+    record: dict[str, object] = {
+        "old": old.path,
+        "new": new.path,
+        "notes": d.runner_notes,
+        "issues": d.issues,
+    }
+    record |= {"unselected": d.unselected, "carried": d.carried, "changes": [vars(c) for c in d.changes]}
+    if args.json_out and not _write(record, args.json_out):
         return 2
     if d.issues:
         return 2

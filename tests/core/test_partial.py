@@ -3,7 +3,7 @@
 import copy
 import json
 
-from claimcheck.partial import NOT_SELECTED, unselected
+from claimcheck.partial import NOT_SELECTED
 from claimcheck.partial import keep_unselected as keep_in_doc
 from claimcheck.results import ClaimEntry, parse_document
 
@@ -80,7 +80,7 @@ def test_rows_not_selected_now_are_kept_from_the_last_run_and_marked(tmp_path):
         "carried_from": "2026-12-01T09:00:00Z",
     }
     assert new["counts"] == {"passed": 2}
-    assert not unselected(ClaimEntry.from_dict(c01))  # a kept row is not "not selected" for diff
+    assert not ClaimEntry.from_dict(c01).unselected  # a kept row is not "not selected" for diff
 
 
 def test_a_kept_row_keeps_its_own_time_through_several_partial_runs(tmp_path):

@@ -18,11 +18,10 @@ from claimcheck.runs import (
     load_results,
     matrix_json,
     merge,
-    move_limit,
     outcome_change_kind,
     value_move,
 )
-from claimcheck.tolerance import ToleranceError
+from claimcheck.tolerance import ToleranceError, parse_tolerance
 from tests.claimkit import claim_toml, claims_project
 
 CPU = {
@@ -299,13 +298,13 @@ def test_outcome_change_kind(old, new, kind):
     ],
 )
 def test_move_limit_per_tolerance_kind(tolerance, stated, old, limit):
-    got, rule = move_limit(tolerance, stated, old, bound_move=0.25)
+    got, rule = parse_tolerance(tolerance).move_limit(old, stated=stated, bound_move=0.25)
     assert got == pytest.approx(limit, rel=1e-12, abs=1e-18) and rule
 
 
 def test_move_limit_rejects_a_bad_tolerance():
     with pytest.raises(ToleranceError, match="'rel:five'"):
-        move_limit("rel:five", "1", 1.0, 0.25)
+        parse_tolerance("rel:five").move_limit(1.0, stated="1", bound_move=0.25)
 
 
 def value_move_of(old: dict, new: dict, **kw):
