@@ -74,9 +74,8 @@ def mha(x, c_attn, c_proj, n_head: int, kv=None):
         k = np.concatenate([kv[0], k], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
         v = np.concatenate([kv[1], v], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
     mask = causal_mask(q.shape[0], k.shape[0], x.dtype)  # [n_seq, n_all]
-    # n_head x ([n_seq, d], [n_all, d], [n_all, d]) -> n_head x [n_seq, d] -> [n_seq, n_embd]
-    heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))
-    out = np.hstack([attention(qh, kh, vh, mask) for qh, kh, vh in heads])
+    heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))  # n_head x ([n_seq,d], [n_all,d] x 2)
+    out = np.hstack([attention(*h, mask) for h in heads])  # n_head x [n_seq, d] -> [n_seq, n_embd]
     return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 

@@ -11,10 +11,11 @@ import os
 import re
 
 from claimcheck.display import suggest
+from claimcheck.llm.portable_lm import SOURCES
+from claimcheck.llm.weights import SHAPE_CHECKS
 from claimcheck.settings import Option, OptionTable, _bool, _choice, _seconds, _text
 
-WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
-PORTABLE_LMS = ("smollm2",)  # see claimcheck.llm.portable_lm.SOURCES; a folder is also accepted
+PORTABLE_LMS = tuple(SOURCES)  # or a folder saved by save_pretrained
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # claimcheck.llm.device places claims on them
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
@@ -75,7 +76,7 @@ OPTIONS: tuple[Option, ...] = (
         "gpt2-small",
         "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
         "its own config.json; the harness's tests use a tiny one)",
-        _choice("weights shape check", WEIGHTS_SHAPES),
+        _choice("weights shape check", SHAPE_CHECKS),
         metavar="gpt2-small|config",
     ),
     _kit(
