@@ -75,7 +75,7 @@ def mha(x, c_attn, c_proj, n_head: int, kv=None):
         v = np.concatenate([kv[1], v], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
     mask = causal_mask(q.shape[0], k.shape[0], x.dtype)  # [n_seq, n_all]
     heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))  # n_head x ([n_seq,d], [n_all,d] x 2)
-    out = np.hstack([attention(*h, mask) for h in heads])  # n_head x [n_seq, d] -> [n_seq, n_embd]
+    out = np.hstack([attention(qh, kh, vh, mask) for qh, kh, vh in heads])  # -> [n_seq, n_embd]
     return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 
