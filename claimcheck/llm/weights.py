@@ -215,15 +215,12 @@ def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tri
 
 @functools.lru_cache(maxsize=8)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def sha256_of(path: str | Path) -> str:
-    """Return the hex sha256 of a file (streamed in 1 MiB chunks; cached per path, size and mtime)."""
+    """Return the hex sha256 of a file (streamed; cached per path, size and mtime)."""
     st = os.stat(path)
     return _sha256_cached(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
 
