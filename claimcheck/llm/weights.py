@@ -277,17 +277,16 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
             shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
-        raise WeightsError(
-            f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}"
-        ) from None
+        raise WeightsError(f"{path}: cannot read the weights file: {_short(exc)}{hint}") from None
     return {k.removeprefix("transformer."): v for k, v in shapes.items()}
 
 
-def _short(exc: Exception) -> str:
-    """One line of an exception's text: ANSI colours dropped, torch's "Unsupported global" kept."""
+def _short(exc: Exception, limit: int = 300) -> str:
+    """``Type: text`` of an exception, the text on one line, ANSI colours dropped, torch's "Unsupported
+    global" kept, cut to ``limit`` characters."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     found = re.search(r"Unsupported global: [^\n]*", text)
-    return (found.group(0) if found else " ".join(text.split()))[:300]
+    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
 
 
 def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
@@ -344,7 +343,7 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     try:
         config = AutoConfig.from_pretrained(src, local_files_only=True)
     except Exception as exc:
-        raise WeightsError(f"{src}: cannot read config.json ({type(exc).__name__}: {_short(exc)})") from None
+        raise WeightsError(f"{src}: cannot read config.json ({_short(exc)})") from None
     wfile = resolution.weights_file
     if wfile is None:
         raise WeightsError(f"{src}: no {' or '.join(WEIGHT_FILES)} (it was there when the run started)")
@@ -427,7 +426,7 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     except TimeoutError:
         raise WeightsError(f"no answer from {hub_endpoint()} within {timeout:g} s (one request)") from None
     except (OSError, ValueError) as exc:
-        raise WeightsError(f"cannot reach {hub_endpoint()} ({type(exc).__name__}: {_short(exc)})") from None
+        raise WeightsError(f"cannot reach {hub_endpoint()} ({_short(exc)})") from None
 
 
 def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
@@ -450,16 +449,14 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
     try:
         config = fetch("config.json")
     except Exception as exc:
-        raise WeightsError(
-            f"download of {hub_id}/config.json failed: {type(exc).__name__}: {_short(exc)}"
-        ) from None
+        raise WeightsError(f"download of {hub_id}/config.json failed: {_short(exc)}") from None
     errors = []
     for name in WEIGHT_FILES:
         try:
             fetch(name)
             break
         except Exception as exc:
-            errors.append(f"{name}: {type(exc).__name__}: {_short(exc)[:120]}")
+            errors.append(f"{name}: {_short(exc, 120)}")
     else:
         raise WeightsError(f"download of {hub_id}'s weights failed: " + "; ".join(errors))
     for extra in ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):
