@@ -80,13 +80,13 @@ class ListingRun:
 
     listing: str
     source: str
-    returncode: int | None
-    timed_out: bool
     timeout_s: float
-    seconds: float
-    stdout: str
-    stderr: str
-    events: list[ListingEvent]
+    returncode: int | None = None
+    timed_out: bool = False
+    seconds: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    events: list[ListingEvent] = field(default_factory=list)
     models: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
     stand_in: bool = False
@@ -317,8 +317,7 @@ def run_listing(
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
-    run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [], threads=threads)
-    run.max_new_tokens = max_new_tokens
+    run = ListingRun(str(listing), source, timeout, max_new_tokens=max_new_tokens, threads=threads)
     _stage_models(run, env, models, weights, hf_home, stand_in_config)
     _stage_inputs(run, path, work, files)
     if threads is not None:
