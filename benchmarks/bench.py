@@ -1,32 +1,23 @@
 """Benchmarks of the harness itself (not tests): profile wall times, slowest claims, ratio spread.
 
-python benchmarks/bench.py profiles [--profiles quick standard] [--runs 3]
-    Runs `pytest claims/ --claims-profile P` --runs times per profile (each in its own process,
-    reports under reports/bench/), and prints each run's wall time, the slowest claims, and the
-    spread of the read/write ratio (C05) across runs.
+Each run is `pytest` in its own process, reports under reports/bench/; --avx2 runs torch as on an
+AVX2-only CPU; --load K starts K busy processes during each run (and stops them).
 
-python benchmarks/bench.py profiles --avx2 --test-command --profiles quick
-    The same for the README's whole test command, with torch as on an AVX2-only CPU. Each run
-    is compared with its budget (claims: quick 90 s, standard 240 s, full 1200 s; the test
-    command 240 s); the exit code is 1 when a run is over.
-
-python benchmarks/bench.py stability [--profile quick] [--runs 10] [--load K] [--avx2]
-    Runs a profile N times (with K busy processes that it starts, bounds in time and stops) and
-    prints per claim the outcomes seen and the spread of its measured value; exit 1 when a
-    claim moved between passed and failed.
-
-python benchmarks/bench.py tests [--runs 3] [--load K] [--avx2]
-    Runs the README's test command (`pytest -n 2 --dist loadgroup --claims-profile quick ...`, the
-    harness's own tests and the quick claims) N times, each in its own process (with K busy
-    processes that it starts and stops), and prints each run's wall time, then min / median / max
-    against the loop's budget (180 s idle, 360 s beside 2 busy processes, on a 2-core runner) and
-    the ten slowest tests of the last run; exit 1 when the median is over.
-
-python benchmarks/bench.py bare [--read 512] [--write 96] [--rounds 3]
-    In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write,
-    interleaved, warmed up) with a bare script written like the chapter's listing (perf_counter
-    around one prefill and one decode loop), and prints both ratios per round, so that the
-    harness's number can be compared with what a reader's own script would print.
+profiles [--profiles quick standard] [--runs 3] [--avx2] [--test-command]
+    Each profile's wall time (or the README's whole test command's) against its budget (claims:
+    quick 90 s, standard 240 s, full 1200 s; test command 240 s), the ten costliest claims, the
+    spread of the read/write ratio (C05); exit 1 when a run is over.
+stability [--profile quick] [--runs 10] [--load K] [--avx2]
+    Per claim, the outcomes seen and the spread of its measured value; exit 1 when a claim moved
+    between passed and failed.
+tests [--runs 3] [--load K] [--avx2]
+    The README's test command (two xdist workers) N times: each run's wall time, min / median / max against the loop's
+    budget (180 s idle, 360 s beside 2 busy processes, on a 2-core runner) and the ten slowest tests
+    of the last run; exit 1 when the median is over.
+bare [--read 512] [--write 96] [--rounds 3]
+    In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write)
+    with a bare script written like the chapter's listing (perf_counter around one prefill and one
+    decode loop) and prints both ratios per round.
 """
 
 from __future__ import annotations
@@ -34,6 +25,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
+import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -51,22 +45,14 @@ TEST_COMMAND_BUDGET_S = 240  # the README's whole test command: harness tests + 
 TESTS_BUDGET_S = {0: 180, 2: 360}
 
 
-def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suite: bool = False):
-    """One pytest run in its own process; returns (wall seconds, exit code, claims.json document)."""
-    import os
+# the README's test command runs on two xdist workers (docs/ci.md#in-parallel)
+TEST_COMMAND_WORKERS = ["-n", "2", "--dist", "loadgroup"]
 
-    target = [] if whole_suite else ["claims/"]
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        *target,
-        "-q",
-        "-p",
-        "no:cacheprovider",
-        "--claims-profile",
-        profile,
-    ]
+
+def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suite: bool = False):
+    """One pytest run in its own process; returns (wall seconds, the finished process, claims.json document)."""
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claims-profile", profile]
+    cmd += TEST_COMMAND_WORKERS if whole_suite else ["claims/"]
     cmd += ["--claims-report-dir", str(out.relative_to(ROOT)), *extra]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
@@ -75,7 +61,7 @@ def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suit
     doc = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {"claims": [], "counts": {}}
     if proc.returncode not in (0, 1) or not doc["claims"]:
         print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
-    return wall, proc.returncode, doc
+    return wall, proc, doc
 
 
 def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: bool = False) -> int:
@@ -85,7 +71,7 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
     for profile in profiles:
         for i in range(runs):
             out = ROOT / "reports" / "bench" / f"{profile}-{i + 1}"
-            wall, rc, doc = _pytest_run(profile, out, extra, env, whole_suite)
+            wall, proc, doc = _pytest_run(profile, out, extra, env, whole_suite)
             claims = doc["claims"]
             budget = TEST_COMMAND_BUDGET_S if whole_suite else BUDGETS_S[profile]
             in_pytest = doc.get("wall_s", wall)
@@ -94,7 +80,7 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
             what = "test command (tests + claims)" if whole_suite else "claims"
             print(
                 f"{profile} run {i + 1}: {what} {in_pytest:.0f} s in pytest ({wall:.0f} s wall), {verdict} "
-                f"the {budget} s budget; exit {rc}; {doc['counts']}; ISA {doc.get('runner', {}).get('cpu_capability')}"
+                f"the {budget} s budget; exit {proc.returncode}; {doc['counts']}; ISA {doc.get('runner', {}).get('cpu_capability')}"
             )
             slow = sorted(claims, key=lambda c: c["duration_s"], reverse=True)[:10]
             print("  ten costliest: " + ", ".join(f"{c['id']} {c['duration_s']:.1f} s" for c in slow))
@@ -116,8 +102,6 @@ class BusyLoad:
         self.k, self.seconds, self.procs = k, seconds, []
 
     def __enter__(self):
-        import signal
-
         # a SIGTERM to the benchmark (timeout, kill) must stop the load too: turn it into SystemExit,
         # which runs __exit__; each process also stops by itself after `seconds`
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -144,8 +128,11 @@ def run_stability(
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"stability-{profile}-load{load}-{i + 1}"
         with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
-            wall, rc, doc = _pytest_run(profile, out, extra, env)
-        print(f"run {i + 1}/{runs} (load {load}): {wall:.0f} s, exit {rc}, {doc['counts']}", flush=True)
+            wall, proc, doc = _pytest_run(profile, out, extra, env)
+        print(
+            f"run {i + 1}/{runs} (load {load}): {wall:.0f} s, exit {proc.returncode}, {doc['counts']}",
+            flush=True,
+        )
         for c in doc["claims"]:
             seen.setdefault(c["id"], []).append(c["outcome"])
             if isinstance(c.get("measured"), (int, float)) and not isinstance(c.get("measured"), bool):
@@ -160,10 +147,8 @@ def run_stability(
         flipped += [cid] if moved else []
         text = ", ".join(f"{n} {o}" for o, n in counts.items())
         print(f"{cid:<12} {text:<44} {spread}{'   <- moved between passed and failed' if moved else ''}")
-    print(
-        f"\n{len(flipped)} claims moved between passed and failed"
-        + (f": {', '.join(flipped)}" if flipped else "")
-    )
+    names = f": {', '.join(flipped)}" if flipped else ""
+    print(f"\n{len(flipped)} claims moved between passed and failed{names}")
     return 1 if flipped else 0
 
 
@@ -172,20 +157,13 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
     processes): prints each run's wall time (s), exit code and pytest's closing line, then min /
     median / max and the ten slowest tests of the last run. Exit 1 when the median is over the
     loop's budget for that load (``TESTS_BUDGET_S``; none for other loads)."""
-    import os
-    import re
-
     walls: list[float] = []
     durations = ""
     for i in range(runs):
-        out = Path("reports") / "bench" / f"tests-load{load}-{i + 1}"
-        cmd = [sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "--claims-profile", "quick"]
-        cmd += [f"--claims-report-dir={out}"]
-        cmd += ["-q", "-p", "no:cacheprovider", "--durations=10", *extra]
+        out = ROOT / "reports" / "bench" / f"tests-load{load}-{i + 1}"
         with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
-            t0 = time.perf_counter()
-            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **env})
-            walls.append(time.perf_counter() - t0)
+            wall, proc, _ = _pytest_run("quick", out, ["--durations=10", *extra], env, whole_suite=True)
+            walls.append(wall)
         lines = proc.stdout.strip().splitlines()
         closing = lines[-1] if lines else proc.stderr.strip()[-300:]
         print(
@@ -243,30 +221,18 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
     sub = parser.add_subparsers(dest="mode", required=True)
+    profiles = ["quick", "standard", "full"]
     p = sub.add_parser("profiles", help="wall time per profile against its budget, ten costliest claims")
-    p.add_argument(
-        "--profiles", nargs="+", default=["quick", "standard"], choices=["quick", "standard", "full"]
-    )
+    p.add_argument("--profiles", nargs="+", default=["quick", "standard"], choices=profiles)
     p.add_argument("--runs", type=int, default=1)
-    p.add_argument(
-        "--avx2",
-        action="store_true",
-        help="run torch as on an AVX2-only CPU (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, MKL_ENABLE_INSTRUCTIONS=AVX2)",
-    )
-    p.add_argument(
-        "--test-command",
-        action="store_true",
-        help="time the README's whole test command (harness tests + claims) instead of claims/",
-    )
-    p.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
-    st = sub.add_parser(
-        "stability", help="outcomes and measured spread per claim over N runs, optionally under load"
-    )
-    st.add_argument("--profile", default="quick", choices=["quick", "standard", "full"])
+    what = "time the README's whole test command (harness tests + claims) instead of claims/"
+    p.add_argument("--test-command", action="store_true", help=what)
+    what = "outcomes and measured spread per claim over N runs, optionally under load"
+    st = sub.add_parser("stability", help=what)
+    st.add_argument("--profile", default="quick", choices=profiles)
     st.add_argument("--runs", type=int, default=10)
     t = sub.add_parser("tests", help="the README's test command N times: min / median / max wall time")
     t.add_argument("--runs", type=int, default=3)
@@ -275,9 +241,11 @@ def main(argv=None) -> int:
             "--load", type=int, default=0, metavar="K", help="busy processes to start during each run"
         )
         q.add_argument(
-            "--load-seconds", type=float, default=900.0, help="each busy process stops by itself after this"
+            "--load-seconds", type=float, default=900.0, help="a busy process stops by itself after this"
         )
-        q.add_argument("--avx2", action="store_true", help="as for profiles")
+    avx2 = "run torch as on an AVX2-only CPU (" + ", ".join(f"{k}={v}" for k, v in AVX2_ENV.items()) + ")"
+    for q in (p, st, t):
+        q.add_argument("--avx2", action="store_true", help=avx2)
         q.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     b = sub.add_parser("bare")
     b.add_argument("--read", type=int, default=512)

@@ -9,6 +9,8 @@ margin is a real failure.
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass, field
 
 IDENTICAL, NEAR_TIE, DIVERGED = "identical", "near-tie", "diverged"
@@ -127,14 +129,14 @@ def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) 
         tie_tolerance: a first difference whose reference margin is <= this (logits) is a near-tie.
     """
     n = min(len(ref_tokens), len(other_tokens))
-    differing = sum(int(a) != int(b) for a, b in zip(ref_tokens[:n], other_tokens[:n]))
-    for i in range(n):
-        a, b = int(ref_tokens[i]), int(other_tokens[i])
-        if a != b:
-            margin = float(ref_logits[i, a] - ref_logits[i, b])
-            verdict = NEAR_TIE if abs(margin) <= tie_tolerance else DIVERGED
-            return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, differing)
-    return StreamComparison(IDENTICAL, n, tie_tolerance=tie_tolerance)
+    differing = [i for i in range(n) if int(ref_tokens[i]) != int(other_tokens[i])]
+    if not differing:
+        return StreamComparison(IDENTICAL, n, tie_tolerance=tie_tolerance)
+    i = differing[0]
+    a, b = int(ref_tokens[i]), int(other_tokens[i])
+    margin = float(ref_logits[i, a] - ref_logits[i, b])
+    verdict = NEAR_TIE if abs(margin) <= tie_tolerance else DIVERGED
+    return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, len(differing))
 
 
 def top2_margins(logits):
@@ -146,18 +148,13 @@ def top2_margins(logits):
 
 
 def truncated_draft(model, n_layers: int):
-    """Return a draft model for assisted decoding: ``model``'s first ``n_layers`` blocks (a copy).
-
-    Same class and tokenizer as ``model``, with its token/position embeddings, final norm and
-    output head (an "early exit" draft). Works for GPT-2 (``transformer.h.N``) and Llama-style
-    (``model.layers.N``) checkpoints. Eval mode, same dtype.
+    """Return an "early exit" draft for assisted decoding: a copy of ``model`` (same class, dtype,
+    embeddings, final norm and head; eval mode) with only its first ``n_layers`` blocks. GPT-2
+    (``transformer.h.N``) and Llama-style (``model.layers.N``) checkpoints.
 
     Raises:
         ValueError: ``n_layers`` is not between 1 and the model's layer count - 1.
     """
-    import copy
-    import re
-
     config = copy.deepcopy(model.config)
     field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
     total = getattr(config, field_name)

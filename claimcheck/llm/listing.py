@@ -1,55 +1,33 @@
 """Run the chapter's code listing as a reader would (claim C33), and read what it prints.
 
-:func:`run_listing` runs an editor-supplied listing in a subprocess with a time limit, in a
-temporary working folder, offline (``HF_HUB_OFFLINE=1``), and records:
+:func:`run_listing` runs a listing in a subprocess with a time limit, in a temporary working
+folder, offline (``HF_HUB_OFFLINE=1``), under :mod:`claimcheck.llm.listing_shim`, and records its
+exit status, output, wall time and every warning, library log warning and error with the listing
+line that led to it. Deprecations and errors are **API drift**: the listing uses an API the
+installed libraries deprecate or removed.
 
-* its exit status, stdout, stderr and wall time (or that it ran past the limit);
-* every warning and library log warning it triggers, with the listing line that led to it
-  (:mod:`claimcheck.llm.listing_shim`), and the error that stopped it, if any. Deprecations
-  (``DeprecationWarning``, ``FutureWarning``, a log message saying "deprecated") and errors
-  are **API drift**: the listing uses an API the installed libraries deprecate or removed, e.g.
-  transformers 5 deprecates ``past_key_values`` in favour of ``cache``.
-
-What the listing loads is found in its source (``ast``): the model ids it passes to
-``from_pretrained("...")`` and the files it ``open("...")`` s by a relative name.
-
-* **Model.** With pretrained GPT-2 at hand (a ``--claims-weights`` folder, or ``gpt2`` in the
-  Hugging Face cache) the listing gets the real weights. Without them (this project's machines:
-  the hub is unreachable), a **stand-in** takes their place: a seeded, randomly initialised
-  GPT-2 small and the real GPT-2 tokenizer, saved with ``save_pretrained`` into a temporary
-  Hugging Face cache (``HF_HOME``) under the listing's model id. The stand-in has the real
-  shapes, so the listing's timings count; its probabilities and generated text do not.
-* **Input text.** A file the listing opens that lies beside it is copied into the working folder;
-  a missing one is replaced by a stand-in text (this project's own ``claimcheck/llm/data/sample.txt``,
-  repeated to about 20,000 characters).
-
-Why our own code: no library runs a script and attributes its library warnings to the script's
-lines; the Hugging Face cache has no public API to register a local folder as a cached repo, so
-the stand-in is written in the documented cache layout (``hub/models--ORG--NAME/refs/main`` and
-``snapshots/<revision>/``).
-
-The numbers the listing prints are read with the claim's own locators (the chapter prints the
-listing's output, so the locators that bind the chapter's output also find the listing's lines):
-:meth:`ListingRun.printed`.
-
-**Sizes.** A listing's sizes are its own code: the harness changes only what the libraries let a
-caller choose without touching the listing. ``max_new_tokens`` (a size profile's generation
-length) caps every ``generate(..., max_new_tokens=N)`` of the listing at that many tokens
-(:mod:`claimcheck.llm.listing_shim` wraps transformers' ``generate``); each call it cut is a
-``size`` event (:attr:`ListingRun.resized`), so the report says which figures the listing printed
-for fewer tokens than its text says. Its slices and loops (``x[:, :512]``, ``range(1, 512)``) run
-as written. ``threads`` runs it on the run's own torch thread count (``--claims-threads``).
+What it loads is found in its source (``ast``): model ids passed to ``from_pretrained("...")`` get
+the real GPT-2 weights where the run has them, else a **stand-in** (a seeded random-init GPT-2
+small and the real tokenizer, saved into a private ``HF_HOME`` in the Hugging Face cache layout,
+``hub/models--ORG--NAME/{refs/main,snapshots/<revision>/}``, which has no public API to register
+a folder): real shapes, so its timings count, not its probabilities. Files it ``open("...")`` s by a
+relative name are copied from beside it, else replaced by ``claimcheck/llm/data/sample.txt``
+repeated. Its sizes are its own, except that ``max_new_tokens`` caps each ``generate`` call (a
+``size`` event, :attr:`ListingRun.resized`) and ``threads`` sets torch's threads.
+:meth:`ListingRun.printed` reads its printed numbers with the claim's own locators.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,19 +75,20 @@ def _where(at: int | None, source_lines: list[str] | None) -> str:
 
 @dataclass
 class ListingRun:
-    """What running the listing did: exit status, output, time, events, and what stood in."""
+    """What running the listing did: exit status, output, time, events, and what stood in
+    (``models``: model id -> real or stand-in; ``inputs``: file name -> what it was)."""
 
     listing: str
     source: str
-    returncode: int | None
-    timed_out: bool
     timeout_s: float
-    seconds: float
-    stdout: str
-    stderr: str
-    events: list[ListingEvent]
-    models: dict[str, str] = field(default_factory=dict)  # model id -> "stand-in ..." / "real ..."
-    inputs: dict[str, str] = field(default_factory=dict)  # file name -> what it was
+    returncode: int | None = None
+    timed_out: bool = False
+    seconds: float = 0.0
+    stdout: str = ""
+    stderr: str = ""
+    events: list[ListingEvent] = field(default_factory=list)
+    models: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
     stand_in: bool = False
     versions: dict[str, str] = field(default_factory=dict)
     max_new_tokens: int | None = None  # the cap on the listing's generate calls (None: as written)
@@ -133,10 +112,7 @@ class ListingRun:
         """One line per listing line whose ``generate`` calls were cut, with how many calls:
         ``listing line 11 (model.generate(...)): max_new_tokens 256 -> 16 tokens (2 calls)``."""
         lines = self.source.splitlines()
-        counts: dict[tuple[int | None, str, str], int] = {}
-        for e in self.resized:
-            key = (e.listing_line, e.category, e.message)
-            counts[key] = counts.get(key, 0) + 1
+        counts = Counter((e.listing_line, e.category, e.message) for e in self.resized)
         return [
             f"{_where(at, lines)}: {category} {message} tokens" + (f" ({n} calls)" if n > 1 else "")
             for (at, category, message), n in counts.items()
@@ -161,20 +137,17 @@ class ListingRun:
     def printed(self, claim) -> dict:
         """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck`.
 
-        Each of the claim's locators (``locator`` and ``quotes``) is looked up in the listing's
-        stdout with numbers as wildcards; ``QuoteCheck.manuscript`` is the number as printed
-        (status ``ok`` or ``drift``: found), or the status says ``not-found``/``ambiguous``.
-        Where one name has several locators, the first one found wins.
+        Each locator of a name is looked up in stdout with numbers as wildcards (the first one
+        found, status ``ok`` or ``drift``, wins; else ``not-found``/``ambiguous``).
         """
         from claimcheck.manuscript import Manuscript, check_quote
 
         out_text = Manuscript.from_text(self.stdout, f"{self.listing} (stdout)")
         found: dict = {}
+        hit = ("ok", "drift")
         for name, locator in claim.bindings():
             for q in check_quote(out_text, claim.id, name, locator, claim.printed(name)):
-                if name not in found or (
-                    found[name].status not in ("ok", "drift") and q.status in ("ok", "drift")
-                ):
+                if name not in found or (found[name].status not in hit and q.status in hit):
                     found[name] = q
         return found
 
@@ -214,33 +187,24 @@ def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], l
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
         raise ListingError(f"{filename}: not valid Python: line {exc.lineno}: {exc.msg}") from None
-    models, files = [], []
+    models: dict[str, None] = {}  # dicts as ordered sets: each name once, in order of appearance
+    files: dict[str, None] = {}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call) or not node.args:
             continue
-        first = node.args[0]
+        first, f = node.args[0], node.func
         if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
             continue
-        f = node.func
-        if isinstance(f, ast.Attribute) and f.attr == "from_pretrained" and first.value not in models:
-            models.append(first.value)
-        if (
-            isinstance(f, ast.Name)
-            and f.id == "open"
-            and not os.path.isabs(first.value)
-            and first.value not in files
-        ):
-            files.append(first.value)
-    return models, files
+        if isinstance(f, ast.Attribute) and f.attr == "from_pretrained":
+            models[first.value] = None
+        elif isinstance(f, ast.Name) and f.id == "open" and not os.path.isabs(first.value):
+            files[first.value] = None
+    return list(models), list(files)
 
 
 # --- the stand-ins ------------------------------------------------------------------------------
-def _repo_folder(hf_home: Path, model_id: str) -> Path:
-    return hf_home / "hub" / ("models--" + model_id.replace("/", "--"))
-
-
 def _snapshot(hf_home: Path, model_id: str) -> Path:
-    repo = _repo_folder(hf_home, model_id)
+    repo = hf_home / "hub" / ("models--" + model_id.replace("/", "--"))
     (repo / "refs").mkdir(parents=True, exist_ok=True)
     (repo / "refs" / "main").write_text(STAND_IN_REVISION, encoding="utf-8")
     snap = repo / "snapshots" / STAND_IN_REVISION
@@ -249,13 +213,9 @@ def _snapshot(hf_home: Path, model_id: str) -> Path:
 
 
 def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int = 0) -> str:
-    """Place a stand-in GPT-2 under ``model_id`` in the Hugging Face cache at ``hf_home``.
-
-    The model is :func:`claimcheck.llm.models.random_gpt2` (seeded; GPT-2 small shapes unless
-    ``config`` is given, e.g. a tiny config with the real vocabulary of 50,257 for tests); the
-    tokenizer is the real GPT-2 BPE. Both are written with ``save_pretrained``. Returns a
-    one-line description for the report.
-    """
+    """Save a seeded :func:`~claimcheck.llm.models.random_gpt2` (GPT-2 small unless ``config``) and the
+    real GPT-2 tokenizer under ``model_id`` in the Hugging Face cache at ``hf_home``; return a
+    one-line description for the report."""
     from transformers.utils import logging as hf_logging
 
     from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
@@ -331,18 +291,13 @@ def run_listing(
         listing: path of the listing (a Python file).
         workdir: an empty folder: the listing's working directory and its Hugging Face cache.
         timeout: wall-clock limit in seconds; the process is killed after it.
-        weights: a :class:`claimcheck.llm.weights.WeightsResolution`; when it has real GPT-2, the
-            listing gets it, else a stand-in (see the module docstring).
-        stand_in_config: the stand-in's ``GPT2Config`` (default: GPT-2 small).
+        weights: a :class:`claimcheck.llm.weights.WeightsResolution`; real GPT-2 when it has it,
+            else a stand-in (``stand_in_config``, default GPT-2 small).
         python: the interpreter (default: this one).
-        max_new_tokens: the most tokens one ``generate(..., max_new_tokens=N)`` call of the
-            listing writes (a size profile's length; see the module docstring); ``None``: as the
-            listing asks.
-        threads: torch's thread count in the listing's process (``OMP_NUM_THREADS`` and
-            ``MKL_NUM_THREADS``), e.g. the run's own (``--claims-threads``), so that its timings are
-            taken like every timing claim's; ``None``: torch's default (every core). On a busy
-            machine the default oversubscribes the cores, and each of torch's parallel steps waits
-            for a thread that is not running: the chapter's listing ran 20x slower per step.
+        max_new_tokens: the most tokens one ``generate`` call writes (None: as the listing asks).
+        threads: torch's threads in its process (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``), e.g.
+            ``--claims-threads``; None: every core, which on a busy machine oversubscribes them
+            (the chapter's listing ran 20x slower per step).
 
     Raises:
         ListingError: the listing cannot be read or parsed, or loads a model id that is neither
@@ -362,8 +317,7 @@ def run_listing(
     work.mkdir(parents=True, exist_ok=True)
     hf_home = work / "hf-home"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
-    run = ListingRun(str(listing), source, None, False, timeout, 0.0, "", "", [])
-    run.max_new_tokens, run.threads = max_new_tokens, threads
+    run = ListingRun(str(listing), source, timeout, max_new_tokens=max_new_tokens, threads=threads)
     _stage_models(run, env, models, weights, hf_home, stand_in_config)
     _stage_inputs(run, path, work, files)
     if threads is not None:
@@ -375,13 +329,8 @@ def run_listing(
 
 
 #: the listing's environment beside the caller's: offline, UTF-8, quiet
-_OFFLINE = {
-    "HF_HUB_OFFLINE": "1",
-    "TRANSFORMERS_OFFLINE": "1",
-    "PYTHONIOENCODING": "utf-8",
-    "HF_HUB_DISABLE_TELEMETRY": "1",
-    "TOKENIZERS_PARALLELISM": "false",
-}
+_OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+_OFFLINE |= {"PYTHONIOENCODING": "utf-8", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, stand_in_config) -> None:
@@ -436,7 +385,6 @@ def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) ->
             cwd=work,
             env=env,
             capture_output=True,
-            text=True,
             encoding="utf-8",
             errors="replace",
             timeout=run.timeout_s,
@@ -448,10 +396,8 @@ def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) ->
     run.seconds = time.perf_counter() - t0
     if events_path.is_file():
         for line in events_path.read_text(encoding="utf-8").splitlines():
-            try:
+            with contextlib.suppress(ValueError, TypeError):  # a line cut short by the time limit
                 run.events.append(ListingEvent(**json.loads(line)))
-            except (ValueError, TypeError):
-                continue
 
 
 def _text(out) -> str:

@@ -1,17 +1,13 @@
 """An independent GPT-2 forward pass in numpy, with an explicit KV cache (claim C17's oracle).
 
-picoGPT-sized on purpose (Jay Mody, ``picoGPT/gpt2.py``; the maths of Radford et al. 2019 and
-nanoGPT ``model.py``): one small function per operation, argument names that match the
-checkpoint keys (``wte``, ``wpe``, ``c_attn``, ``c_proj``, ``c_fc``, ``ln_1``, ``ln_2``, ``ln_f``,
-``g``, ``b``), float32 throughout. It shares no code with torch or transformers, so when it agrees
-with the torch model both are right, and if a torch/transformers release changes the attention
-maths the two disagree and claim C17 says so. Why our own code, not a library: the claim is
-about an independent implementation agreeing with itself and with torch; a library forward
-would not be independent.
+picoGPT-sized on purpose (Jay Mody's ``picoGPT/gpt2.py``; the maths of Radford et al. 2019 and
+nanoGPT): one small function per operation, argument names as the checkpoint keys, float32
+throughout. It shares no code with torch or transformers (a library forward would not be
+independent), so when the two agree both are right, and a release that changes the attention
+maths makes claim C17 say so.
 
-Shapes: ``n_seq`` tokens fed now, ``n_past`` tokens already in the cache, ``n_embd`` model width,
-``n_head`` heads, ``n_vocab`` vocabulary. The KV cache is a list with one ``(k, v)`` pair per
-layer, each ``[n_past, n_embd]`` float32 (the heads side by side, as ``c_attn`` writes them).
+Shapes: ``n_seq`` tokens fed now, ``n_past`` already in the cache, ``n_embd`` model width. The KV
+cache has one ``(k, v)`` pair per layer, each ``[n_past, n_embd]`` float32 (heads side by side).
 """
 
 from __future__ import annotations
@@ -78,12 +74,8 @@ def mha(x, c_attn, c_proj, n_head: int, kv=None):
         k = np.concatenate([kv[0], k], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
         v = np.concatenate([kv[1], v], axis=0)  # [n_past, n_embd] + [n_seq, n_embd] -> [n_all, n_embd]
     mask = causal_mask(q.shape[0], k.shape[0], x.dtype)  # [n_seq, n_all]
-    heads = zip(
-        *(np.split(t, n_head, axis=-1) for t in (q, k, v))
-    )  # n_head x ([n_seq, d], [n_all, d], [n_all, d])
-    out = np.hstack(
-        [attention(qh, kh, vh, mask) for qh, kh, vh in heads]
-    )  # n_head x [n_seq, d] -> [n_seq, n_embd]
+    heads = zip(*(np.split(t, n_head, axis=-1) for t in (q, k, v)))  # n_head x ([n_seq,d], [n_all,d] x 2)
+    out = np.hstack([attention(qh, kh, vh, mask) for qh, kh, vh in heads])  # -> [n_seq, n_embd]
     return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 
@@ -113,9 +105,7 @@ def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
     x = wte[inputs] + wpe[n_past : n_past + len(inputs)]  # [n_seq] -> [n_seq, n_embd]
     new_cache = []
     for i, layer in enumerate(blocks):
-        x, kv = block(
-            x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i]
-        )  # [n_seq, n_embd]
+        x, kv = block(x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i])
         new_cache.append(kv)
     return layer_norm(x, **ln_f) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
 
@@ -129,13 +119,9 @@ def _np(t):
 
 
 def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
-    """picoGPT-style nested parameters from GPT-2 checkpoint keys.
-
-    Accepts the keys of a transformers ``GPT2LMHeadModel.state_dict()`` (``transformer.h.0...``)
-    or of the hub's ``gpt2`` checkpoint (``h.0...``); values are torch tensors or numpy arrays.
-    Returns ``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"}, "attn": {"c_attn": {"w", "b"},
-    "c_proj": ...}, "ln_2", "mlp": {"c_fc", "c_proj"}}, ...], "ln_f"}`` as float32 arrays. The
-    causal-mask buffers (``attn.bias``) and the tied ``lm_head.weight`` are not needed.
+    """picoGPT-style nested parameters from GPT-2 checkpoint keys (``transformer.h.0...`` or ``h.0...``;
+    torch tensors or numpy arrays): ``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"}, "attn":
+    {"c_attn": {"w", "b"}, "c_proj"}, "ln_2", "mlp": {"c_fc", "c_proj"}}, ...], "ln_f"}``, float32.
 
     Raises:
         KeyError: a weight is missing; the message names the key.
@@ -147,11 +133,11 @@ def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
             raise KeyError(f"GPT-2 checkpoint has no {key!r} (has e.g. {sorted(sd)[:4]})")
         return _np(sd[key])
 
-    def wb(prefix):
-        return {"w": get(prefix + ".weight"), "b": get(prefix + ".bias")}
+    def wb(prefix, w="w"):
+        return {w: get(prefix + ".weight"), "b": get(prefix + ".bias")}
 
     def gb(prefix):
-        return {"g": get(prefix + ".weight"), "b": get(prefix + ".bias")}
+        return wb(prefix, "g")
 
     if n_layer is None:
         n_layer = 1 + max(int(k.split(".")[1]) for k in sd if k.startswith("h."))
@@ -192,12 +178,9 @@ def load_folder(folder: str | Path) -> tuple[dict, int]:
 
 
 def cached_vs_full(params: dict, n_head: int, ids, prefill: int = 1):
-    """Run ``ids`` two ways and return ``(full_logits_last, cached_logits_last, full_logits)``.
-
-    Full: one pass over all ``ids``. Cached: the first ``prefill`` tokens in one pass, then one
-    token per call, each continuing the returned KV cache (the way a decoder writes). Both
-    logits are float32 ``[n_vocab]`` at the last position; ``full_logits`` is ``[n_seq, n_vocab]``.
-    """
+    """Run ``ids`` in one pass and cached (``prefill`` tokens, then one per call, as a decoder writes);
+    return ``(full_logits_last, cached_logits_last, full_logits)``: float32 ``[n_vocab]``,
+    ``[n_vocab]`` and ``[n_seq, n_vocab]``."""
     ids = [int(i) for i in ids]
     full, _ = gpt2(ids, **params, n_head=n_head)  # [n_seq, n_vocab]
     logits, cache = gpt2(ids[:prefill], **params, n_head=n_head)

