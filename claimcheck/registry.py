@@ -717,11 +717,23 @@ def _formula_fields_need_a_formula(good: dict, entry: dict, bad) -> None:
         bad("precision", "only a claim with a 'formula' reads its numbers with a precision")
 
 
+def _an_exact_formula_reads_exact_numbers(good: dict, entry: dict, bad) -> None:
+    """At printed precision a formula's value is an interval (every value its rounded inputs
+    allow), which ``exact`` never accepts: the claim could only fail, so it is a registry problem."""
+    if good.get("formula") and str(good.get("tolerance")) == "exact" and good.get("precision") != "exact":
+        bad(
+            "tolerance",
+            "'exact' never holds for a formula that reads its numbers at printed precision (its value "
+            'is an interval): set precision = "exact" (counts, list prices) or tolerance = "printed"',
+        )
+
+
 CLAIM_RULES = (
     _locator_binds_stated,
     _quotes_bind_their_values,
     _empty_stated_needs_a_bound,
     _formula_fields_need_a_formula,
+    _an_exact_formula_reads_exact_numbers,
 )
 """The rules between a claim's fields, applied in this order after every field's own check."""
 

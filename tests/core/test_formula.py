@@ -226,3 +226,25 @@ def test_exp_gives_the_powers_an_integer_exponent_cannot():
     assert math.isclose(root2.lo, math.sqrt(2))
     with pytest.raises(FormulaError, match="exp"):
         parse("exp(x)").evaluate({"x": Interval(1000, 1000)})
+
+
+@pytest.mark.parametrize(
+    "precision, ok", [("", False), ('precision = "printed"', False), ('precision = "exact"', True)]
+)
+def test_an_exact_formula_must_read_exact_numbers(tmp_path, precision, ok):
+    """At printed precision 2 + 2 is [3, 5]: 'exact' could never accept it, so validate says so."""
+    path = tmp_path / "claims.toml"
+    path.write_text(
+        '[chapter]\nid = "ch99"\ntitle = "t"\n\n[[claims]]\nid = "C01"\ntitle = "sum"\nstated = "4"\n'
+        'unit = ""\nlocator = "= 4"\ntolerance = "exact"\nneeds = ["text"]\nformula = "a + b"\n'
+        f'values = {{ a = "2", b = "2" }}\nquotes = {{ a = "2 +", b = "+ 2" }}\n{precision}\n',
+        encoding="utf-8",
+    )
+    reg = load_registry(path)
+    assert ("C01" in reg.claims) is ok
+    if not ok:
+        (issue,) = reg.issues
+        assert (
+            issue.claim_id == "C01" and issue.field == "tolerance" and 'precision = "exact"' in issue.message
+        )
+        assert str(path) in str(issue)
