@@ -75,6 +75,11 @@ ONE_FORM = (
     '[claims.C05] tables), or [[claims]] tables with `id = "C05"`, not both'
 )
 
+ONE_CLAIMS_TABLE = (
+    "TOML allows one [claims] table: move this line into the first one, or write the claim as a "
+    "[claims.ID] table"
+)
+
 
 @dataclass(frozen=True)
 class RegistryIssue:
@@ -323,6 +328,8 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
             rest = "; the table's other lines and the file's other tables were read"
         if b.clash and t is not None and t.header == "claims" and "array of tables" in b.message:
             rest += f" ({ONE_FORM})"
+        elif b.clash and t is not None and t.header == "claims" and "defined twice" in b.message:
+            rest += f" ({ONE_CLAIMS_TABLE})"
         issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)

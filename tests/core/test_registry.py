@@ -538,3 +538,15 @@ def test_claim_lines_find_every_form(tmp_path):
     body = DEFAULTS + "[claims]\n" + line("C01") + line('"C30.text"') + "\n[claims.C05]\ntitle = 't'\n"
     assert claim_lines(write(tmp_path, body)) == {"C01": 7, "C30.text": 8, "C05": 10}
     assert claim_lines(write(tmp_path, GOOD.format(id="C01"), "a.toml")) == {"C01": 3}
+
+
+def test_a_second_claims_table_costs_its_lines_and_says_how_to_keep_them(tmp_path):
+    body = (
+        DEFAULTS + "[claims]\n" + line("C01") + '\n[claims.C02]\ntitle = "t"\nstated = "3"\nlocator = "x 3"\n'
+    )
+    body += "\n[claims]\n" + line("C03") + line("C04")
+    reg = load_registry(write(tmp_path, body))
+    assert [i.claim_id for i in reg.issues] == ["C03", "C04"] and list(reg.claims) == ["C01", "C02"]
+    assert all(
+        "move this line into the first one, or write the claim as a [claims.ID]" in str(i) for i in reg.issues
+    )
