@@ -88,8 +88,10 @@ def _validate(args) -> int:
                 _say(f"{c.id:10} {stated:22} {c.tolerance_text:18} {','.join(c.needs):22} {kind}{c.title}")
         drafts = sum(c.draft for c in reg.claims.values())
         drafts_note = f" ({drafts} drafts to review)" if drafts else ""
+        invalid = [cid for cid in reg.invalid if cid not in reg.claims and not cid.startswith("#")]
+        invalid_note = f" (invalid: {', '.join(invalid)})" if invalid else ""
         _say(
-            f"{len(reg.claims)} valid claims{drafts_note}, {counted(len(problems), 'problem')} in {reg.path} (chapter "
+            f"{len(reg.claims)} valid claims{drafts_note}, {counted(len(problems), 'problem')}{invalid_note} in {reg.path} (chapter "
             f"{reg.chapter_id})",
             file=sys.stderr,
         )

@@ -43,9 +43,9 @@ def set_threads(config, timing: bool = True) -> None:
     (``threads``). Nothing on a core-only install (no torch).
 
     In a serial run the first test decides. In an xdist worker (``pytest -n N``) a sibling worker
-    is running a test of its own whenever this one runs one that does not measure: those run on
-    1 thread (2 threads beside a busy process wait at every barrier, docs/timing.md#threads), and
-    the count is decided at the first ``timing`` test, which holds the run's lock alone
+    is running a test of its own whenever this one runs one that does not measure: with ``auto``
+    those run on 1 thread (2 threads beside a busy process wait at every barrier,
+    docs/timing.md#threads), and the count is decided at the first ``timing`` test, which holds the run's lock alone
     (:mod:`claimcheck.plugin.parallel`), so its siblings are asleep and count as no load.
     """
     import importlib.util
@@ -56,7 +56,7 @@ def set_threads(config, timing: bool = True) -> None:
         return
     import torch
 
-    if is_worker(config) and not timing:
+    if is_worker(config) and not timing and settings_of(config).threads == "auto":
         torch.set_num_threads(1)
         return
     if "threads" not in kit:
