@@ -1,31 +1,18 @@
-"""Claims that need no code: the chapter's own arithmetic, written in the registry as a formula,
-and the surprisal/entropy bounds its functions compute from printed probabilities (last section).
+"""Claims that need no code: the chapter's own arithmetic as a registry formula, and the
+surprisal/entropy bounds its functions compute from printed probabilities (last section).
 
-A registry claim may say ``formula = "read_tps / write_tps"`` over its printed numbers (``stated``
-and the keys of ``values``, another claim's values as ``C25.a_input``, or another chapter's as
-``ch15:C10.stated``), with ``conditions``
-that must also hold (``"read_tokens / read_s == read_tps"``). The core evaluates them with
-interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
-(default) each printed number stands for every value that rounds to it ("0.086" is [0.0855,
-0.0865]); with ``precision = "exact"`` the numbers are exact (list prices). The formula's interval
-is then judged like any measured value, against ``stated`` under the claim's tolerance.
+``formula = "read_tps / write_tps"`` names printed numbers (``stated``, keys of ``values``,
+``C25.a_input``, ``ch15:C10.stated``), with ``conditions`` that must also hold. They are evaluated
+in interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
+(default) "0.086" is [0.0855, 0.0865]; with ``"exact"`` numbers are exact. The formula's interval
+is judged against ``stated`` under the claim's tolerance.
 
-The language is a small, safe subset of Python expressions, parsed with :mod:`ast` (no
-``eval``): numbers, names, ``+ - * / **`` (integer powers), parentheses and the functions of
-:data:`FUNCTIONS`. A condition is a comparison, read as a question about printed numbers:
-
-======  =======================================================================
-``==``  the two sides can be equal (their intervals overlap: the numbers are consistent)
-``<=``  the left side can be at most the right (``a.lo <= b.hi``); ``>=`` likewise
-``<``   the left side is certainly below the right (``a.hi < b.lo``); ``>`` likewise
-======  =======================================================================
-
-A formula is data: every failure to parse or evaluate one is a :class:`FormulaError` (the claim's
-registry problem), never another exception. Bounds keep parsing and evaluating cheap: at most
-:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` levels of nesting, literals of magnitude at most
-:data:`MAX_LITERAL`; every intermediate value must be finite.
-
-Standard library only (the core never imports torch).
+The language is a safe subset of Python expressions, parsed with :mod:`ast` (no ``eval``): numbers,
+names, ``+ - * / **`` (integer powers), parentheses and :data:`FUNCTIONS`. In a condition ``==``
+means the intervals overlap, ``<=`` that ``a.lo <= b.hi`` (``>=`` likewise), ``<`` that
+``a.hi < b.lo`` (``>`` likewise). Every failure to parse or evaluate is a :class:`FormulaError`;
+:data:`MAX_CHARS`, :data:`MAX_DEPTH` and :data:`MAX_LITERAL` keep it cheap, and every
+intermediate value must be finite.
 """
 
 from __future__ import annotations

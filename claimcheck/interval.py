@@ -1,13 +1,9 @@
 """Interval arithmetic over printed numbers, and confidence intervals of timing statistics (last
 section).
 
-A number printed as ``99.16`` stands for every value that rounds to it: the half-open interval
-[99.155, 99.165). Arithmetic on such intervals tells whether several printed numbers are
-consistent with each other (e.g. ``5947 / 98`` against a printed ``60.6``), which is how the
-chapter's own arithmetic (claims C11, C15, C26, C27, C30) is checked.
-
-Bounds are floats computed from exact decimals; the tiny float rounding of the bounds is far
-below the half-unit widths involved, and the boundary is treated as closed on both sides.
+``99.16`` stands for every value that rounds to it, [99.155, 99.165]: arithmetic on such intervals
+tells whether printed numbers are consistent with each other (``5947 / 98`` against ``60.6``).
+Bounds are floats from exact decimals, closed on both sides.
 """
 
 from __future__ import annotations

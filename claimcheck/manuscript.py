@@ -1,26 +1,17 @@
 """Check a manuscript against the claims registry: drift of quoted numbers, and the number audit.
 
-**Drift.** Every claim's ``locator`` (and each of its ``quotes``) is looked up in the manuscript
-with its numbers as wildcards (:func:`claimcheck.printed.compile_locator`), so a place whose
-number was edited is still found. The number the locator binds is read as the manuscript prints it
-now and compared, by printed digits, with the registry's value (``stated`` or a ``values`` entry).
-Outcomes per quote: ``ok``; ``drift`` (the manuscript prints another number: line, manuscript
-value, registry value); ``not-found`` (the sentence was rewritten or removed); ``ambiguous`` (the
-locator matches several places: lengthen it); ``unbound`` (the locator prints several numbers,
-none the registry's); ``in-words`` (the chapter states the claim without digits, e.g. 一次乘、一次加:
-nothing to compare, not a failure).
+**Drift.** Each claim's ``locator`` (and ``quotes``) is found with its numbers as wildcards
+(:func:`claimcheck.printed.compile_locator`), and the number it binds is compared, by printed
+digits, with the registry's. A quote is ``ok``, ``drift``, ``not-found``, ``ambiguous`` (lengthen
+the locator), ``unbound`` (none of its numbers is the registry's) or ``in-words`` (stated without
+digits: nothing to compare).
 
-**Audit.** Every number of the manuscript (:func:`claimcheck.printed.find_numbers`) must be bound
-by a claim or waived by a ``[[waivers]]`` entry with a reason. A waiver covers every number in
-its locator (or, with ``until``, everything from its locator to the end of ``until``: a code
-listing). Coverage = (bound + waived) / all numbers, and the audit fails below 100%. A waiver
-whose ``numbers`` no longer match the text is listed as a warning (the number changed: is it
-still not a claim?).
+**Audit.** Every number of the manuscript must be bound by a claim or waived by a ``[[waivers]]``
+entry (its locator, or with ``until`` everything to the end of ``until``); coverage below 100%
+fails. A waiver whose ``numbers`` changed is a warning.
 
-Plain text and Markdown: in a ``.md`` manuscript the markup characters ``*``, backquote and
-``|`` read as spaces (offsets and line numbers unchanged), in the text and in the locators alike,
-so ``**60.6** 倍`` and table cells match the same locators as plain text, and a locator that quotes
-the markup (``<|endoftext|>``) still finds its place. In plain text every character is literal.
+In a ``.md`` manuscript ``*``, backquote and ``|`` read as spaces (offsets unchanged), in the text
+and the locators alike.
 """
 
 from __future__ import annotations

@@ -1,24 +1,13 @@
 """The one vocabulary of claim outcomes, declared once for the run, the reports, merge and diff.
 
-A claim's outcome on a runner is one of:
+``passed`` and ``failed`` (the chapter's figure holds or not on this runner); ``inconclusive`` (a
+timing interval still straddles its bar after its budget); ``near-tie`` (token streams differed
+only at near-tied logits); ``error`` (nothing was decided); ``skipped`` (cannot be checked here,
+with the reason); ``not-run`` (no test yet, or not selected).
 
-- ``passed``: the measurement (or the exact form) agrees with the chapter within the tolerance;
-- ``failed``: it disagrees: the chapter's sentence does not hold on this runner;
-- ``inconclusive``: a timing claim whose confidence interval still straddles its bar after the
-  time budget of its profile; never counted as passed (``--claims-strict-timing`` fails the run);
-- ``near-tie``: two token streams differed only where the top two logits were within the
-  stated tie tolerance: neither a pass nor a hard failure;
-- ``error``: the test, its module or its registry entry is broken (nothing was decided);
-- ``skipped``: cannot be checked on this runner, with the reason (no weights, no GPU, a
-  machine-bound figure, external data);
-- ``not-run``: no test yet, or not selected in this run.
-
-Each word is a row of :data:`WORDS` (:class:`Word`): everything the run, the pages and the
-messages need to know of it (how a claim test with that verdict ends, its label, its sentence, its
-Markdown mark, the state it gives a number of the manuscript, its severity and its rank). The
-stylesheet (``claimcheck/pages/templates/page.css``) colours it as ``.o-<word>``, and pytest's
-report of it is :data:`claimcheck.plugin.running.PYTEST_OUTCOME`; a new word is a row here, a row
-there and its style (``tests/core/test_outcomes.py`` checks all three).
+Each word is a row of :data:`WORDS` (:class:`Word`). A new word is a row here, a row of
+:data:`claimcheck.plugin.running.PYTEST_OUTCOME` and a ``.o-<word>`` style in
+``claimcheck/pages/templates/page.css`` (``tests/core/test_outcomes.py`` checks all three).
 """
 
 from __future__ import annotations

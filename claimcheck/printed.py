@@ -1,40 +1,22 @@
 """Numbers as printed in a manuscript: the tokeniser, printed-value comparison, locator patterns.
 
-Why our own tokeniser: number-parsing libraries (``babel.numbers``, ``price-parser``,
-``quantulum3``) read one number from a clean string in one locale; none finds every number in
-Chinese prose with glued table cells and keeps each one's printed digits and exact offsets, which
-the drift check and the number audit need. The grammar is small and written out here.
+Our own tokeniser, because number-parsing libraries (``babel.numbers``, ``quantulum3``) read one
+number from a clean string; the drift check and the audit need every number of Chinese prose with
+its printed digits and exact offsets. Rules, on the text after :func:`normalise` (full-width
+characters as ASCII, one for one, so offsets do not move):
 
-Rules, applied to the text after :func:`normalise` (full-width digits, Latin letters and
-``．％／＋－`` become ASCII, one character for one, so offsets and line numbers do not move):
-
-1. **Maximal munch.** A number is the longest run of::
-
-       FRACTION  = 1/20, 15/20                       (digits '/' digits, no spaces)
-       DECIMAL   = 36864, 36,864, 0.086, 8.41        (',' only as a thousands separator: 1-3
-                                                      digits, then groups of exactly 3)
-       EXPONENT  = 5.8e-6, 5.8 × 10⁻⁶, 5.8 x 10^-6,  (a power of ten written after a decimal;
-                   5.8*10^-6, 5.8·10⁻⁶            "times" as × x * · or ⋅)
-       SCALE     = 99.16%, 8506 万, 1.7 亿, 128K      (percent, Chinese myriad units, K/M glued)
-
-   Chinese numerals (一, 两, 十, 几十) are words, not numbers: they are not read.
+1. **Maximal munch.** A number is the longest run of a FRACTION (``1/20``), a DECIMAL (``36,864``,
+   ``0.086``: ',' only between groups of three), an EXPONENT (``5.8e-6``, ``5.8 × 10⁻⁶``,
+   ``5.8*10^-6``) and a SCALE (``99.16%``, ``8506 万``, ``128K``). Chinese numerals are words.
 2. **Names are not numbers.** Digits glued to a Latin word are part of a name (``GPT-2``,
-   ``float32``, ``gpt2``, ``chatgpt-2026-10-21.txt``) — unless the word is a unit the
-   tokeniser knows (``s``, ``MB``, ``KiB``, ``token``...): then the unit closes the previous table
-   cell and the digits start a new number (``5.21 s98 token`` is 5.21 s and 98 token,
-   ``token0.086 s`` is 0.086 s).
-3. **Numbers glued to numbers** (a table row label and its first cell: ``2568.41 s`` is row 256,
-   8.41 s; a model name and a price: ``Opus 5.54 美元`` is 5.5 and 4 美元) cannot be split by any
-   rule the text itself gives: the tokeniser reads one number, and a registry locator that quotes
-   the place marks the boundary with ``¦`` (``256¦8.41 s``, ``Opus 5.5¦4 美元``). The number audit
-   then splits the manuscript's number there; an unsplit glued number is listed as one unbound
-   number.
+   ``float32``), unless the word is a unit (:data:`UNIT_WORDS`): then it closes the previous
+   table cell (``5.21 s98 token`` is 5.21 s and 98 token).
+3. **Numbers glued to numbers** (``2568.41 s``: row 256, 8.41 s) are read as one; a locator marks
+   the boundary with ``¦`` (``256¦8.41 s``) and the audit splits the number there.
 
-A printed number is compared with a registry value by its printed digits
-(:func:`same_printed`): ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶`` equals ``"5.8e-6"``,
-``99.16%`` equals ``"99.16"``, ``8506 万`` equals ``"8506"`` (the registry keeps 万 in the unit),
-``0.2`` does not equal ``"0.20"`` (a changed printed precision is a change), and a unit fraction
-``1/20`` equals ``"20"`` (the chapter's "1/20 of the price" is registered as the ratio 20).
+:func:`same_printed` compares by printed digits: ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶``
+equals ``"5.8e-6"``, ``8506 万`` equals ``"8506"`` (万 stays in the unit), ``0.2`` is not
+``"0.20"``, and a unit fraction ``1/20`` equals ``"20"``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
-"""The ``claim`` fixture: hand a claim test's evidence to the judge, record the verdict, and stop
-the test the verdict's way.
-
-A claim test receives a :class:`ClaimRecorder` and calls one of its checks with what it measured.
-Every check builds the evidence of :mod:`claimcheck.verdict` and has it judged there (units,
-tolerance, machine-bound, near-tie, the timing rule); the recorder stores the verdict on the item
-(``VERDICT_KEY``, for the report hook's one table in :mod:`claimcheck.plugin.running`) and in
-``user_properties`` (the record, which travels from xdist workers), and raises from one function,
-:meth:`ClaimRecorder._raise`, with a message that says what, by how much, on what hardware, and
-what to do next.
+"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
+verdict on the item (``VERDICT_KEY``) and in ``user_properties`` (the record, which travels from
+xdist workers), and stop the test the verdict's way (:meth:`ClaimRecorder._raise`).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
@@ -19,10 +14,22 @@ from typing import Any, Protocol
 import pytest
 
 from claimcheck.display import format_value, log_line
+from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
-from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
+from claimcheck.verdict import (
+    Compared,
+    Evidence,
+    Form,
+    Measured,
+    Requirement,
+    Timed,
+    Verdict,
+    claim_region,
+    judge,
+    settled,
+)
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
@@ -32,19 +39,14 @@ KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
 OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
-EXPECTED_FAIL_KEY = (
-    "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test
-)
+EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed test's expected_fail
 
 
 def encode_record(record: dict) -> str:
     """A claim's record as the JSON text stored in the test's ``user_properties``.
 
-    JSON (not the dict itself) because every consumer of user properties stringifies them: pytest's
-    ``--junitxml`` writes ``str(value)``, which for a dict is a Python repr no tool reads back.
+    JSON, not the dict: pytest's ``--junitxml`` writes ``str(value)``, a repr no tool reads back.
     """
-    import json
-
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
@@ -56,8 +58,6 @@ def decode_record(value) -> dict:
     """
     if isinstance(value, dict):
         return value
-    import json
-
     record = json.loads(value)
     if not isinstance(record, dict):
         raise ValueError(f"{RECORD_KEY} is not a JSON object: {value[:80]!r}")
@@ -72,8 +72,6 @@ def stored_record(props) -> dict:
 
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
-    from claimcheck.fingerprint import busy_by_load, load_average
-
     if "time" not in claim.needs:
         return ""
     load, cores = load_average()
@@ -101,11 +99,9 @@ class VerdictError(Exception):
 
 
 class Comparison(Protocol):
-    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison of a measurement with a
-    reference where some differences are explained by a stated tolerance of the method (a near-tie:
-    two decoders doing the same maths in another order may flip a token where two logits tie).
-
-    ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
+    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison where a near-tie (two
+    decoders doing the same maths in another order flip a token where two logits tie) may explain
+    a difference. ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
     the difference is explained by a near-tie; ``diverged``: a difference that is not;
     ``describe()``: one line for the report; ``details()``: facts for the report row (JSON values).
     """
@@ -170,8 +166,6 @@ class ClaimRecorder:
     @property
     def region(self) -> tuple[float, float] | None:
         """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit (None: no region)."""
-        from claimcheck.verdict import claim_region
-
         return claim_region(self.claim)
 
     @property
@@ -222,8 +216,6 @@ class ClaimRecorder:
 
     def plot(self, png: bytes, name: str) -> None:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
-        import base64
-
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
     # -------------------------------------------------------------------------------------
@@ -393,11 +385,8 @@ class ClaimRecorder:
 
     def _raise(self, verdict: Verdict, message: str) -> None:
         """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says
-        (:data:`claimcheck.outcomes.WORDS`): passed and near-tie return; failed raises
-        ``pytest.fail.Exception``; skipped and inconclusive raise ``pytest.skip.Exception`` at the
-        test's location; error raises :class:`VerdictError`. What the report then says is the
-        report hook's one table (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the
-        verdict stored on the item."""
+        (:data:`claimcheck.outcomes.WORDS`): return, ``pytest.fail``, ``pytest.skip`` (at the test's
+        location) or :class:`VerdictError`."""
         __tracebackhide__ = True
         word = WORD.get(verdict.outcome)
         ends = word.ends if word else None
@@ -470,4 +459,4 @@ class ClaimRecorder:
             f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
             f"the chapter's figure does not hold on this runner: report it to the author.",
         ]
-        return "\n".join(log_line(line) for line in lines)  # a title with a newline stays on its line
+        return "\n".join(log_line(line) for line in lines)

@@ -1,27 +1,14 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
 
-:data:`OPTIONS` is the only place a core option is declared: its :class:`Option` row names the
-``Settings`` field, the command-line flag, the environment variable, the ini key, the default,
-the help text and the validator. A kit declares its own rows in an :class:`OptionTable` of its
-own and hands it to the core (hook ``pytest_claimcheck_options``, :func:`option_tables`); its
-values are read as attributes of the same :class:`Settings`. The plugins' ``pytest_addoption``
-loop over the tables (:func:`add_options`); :func:`resolve` reads every option from its sources
-and returns the frozen :class:`Settings`.
+:data:`OPTIONS` declares each core option once (:class:`Option`: field, flag, environment variable,
+ini key, default, help, validator); a kit hands its own :class:`OptionTable` to the core (hook
+``pytest_claimcheck_options``). :func:`add_options` registers them, :func:`resolve` returns the
+frozen :class:`Settings`. Precedence: command line > environment > ini > default; a bad value is
+reported with its source (``CLAIMCHECK_LISTING_TIMEOUT=0: expected a time limit in seconds > 0,
+got '0'``).
 
-Precedence, highest first: command line > environment > ini file (``[tool.pytest.ini_options]``)
-> default. One validator per option is applied to the value whichever source it came from, and a
-bad value is reported with its source, as the user wrote it::
-
-    --claims-runner nosuchrunner: unknown runner profile; did you mean author-laptop?
-    CLAIMCHECK_LISTING_TIMEOUT=0: expected a time limit in seconds > 0, got '0'
-    ini claims_profile = fast (pyproject.toml): unknown size profile 'fast'; choose one of quick, standard, full
-
-Two "profiles" exist and are never confused: the **size profile** (``size_profile``,
-``--claims-profile quick|standard|full``: the sizes of size-dependent claims) and the **runner
-profile** (``runner_profile``, ``--claims-runner NAME``: which machine this is, so that
-machine-bound figures are enforced only on their own machine).
-
-This module never imports torch.
+The **size profile** (``--claims-profile``: the sizes of size-dependent claims) and the **runner
+profile** (``--claims-runner``: which machine this is, for machine-bound figures) are two things.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""Tolerances: small types with one job each.
-
-Every tolerance has a compact string form, parsed in one place by :func:`parse_tolerance`:
+"""Tolerances: small types with one job each, parsed from a compact string by :func:`parse_tolerance`.
 
 =================  ==========================================================================
 ``printed``        the measured value rounds to the stated one at its printed precision
-                   (half a unit in the last printed digit: "99.16" admits [99.155, 99.165]).
-                   An :class:`~claimcheck.interval.Interval` passes when it overlaps that range.
+                   ("99.16" admits [99.155, 99.165]); an Interval passes when it overlaps it
 ``exact``          the measured value equals the stated one (counts, bytes, exact prices)
 ``abs:1e-4``       ``|measured - stated| <= 1e-4``
 ``rel:5%``         ``|measured - stated| <= 5% * |stated|`` (``rel:0.05`` means the same)
@@ -14,13 +11,9 @@ Every tolerance has a compact string form, parsed in one place by :func:`parse_t
 ``range:2..3``     ``2 <= measured <= 3``
 =================  ==========================================================================
 
-``check(measured, stated)`` returns ``None`` when the value is within tolerance, else a one-line
-human-readable reason. A tolerance also owns what the pages and the editor say of it: ``region(stated)``
-(the values it admits), ``describe(stated, unit)`` (the bar in words, with those values),
-``margin(measured, stated, unit)`` (how far inside or outside the bar, in words) and ``is_bound``
-(a bar the chapter's figure does not move). A new kind is a class here and its tests, nothing else. The vocabulary follows numpy's ``atol``/``rtol``. ``move_limit(old)`` says how
-far a measured value may move between two runs before ``claimcheck diff`` reports it (the tolerance
-applied with the old measurement in the place of the chapter's value).
+A tolerance owns ``check`` (None or a one-line reason), ``region``, ``describe``, ``margin``,
+``is_bound`` and ``move_limit`` (how far a value may move between runs for ``claimcheck diff``):
+a new kind is a class here and its tests, nothing else.
 """
 
 from __future__ import annotations

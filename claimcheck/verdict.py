@@ -1,32 +1,20 @@
 """Every claim's verdict, decided in one place: ``judge(claim, evidence) -> Verdict``.
 
-A claim test measures; this module decides. Evidence is one of a few typed values:
+A claim test measures; this module decides, on typed evidence: :class:`Measured` (a number or an
+Interval), :class:`Requirement` (a further condition), :class:`Compared` (a comparison a near-tie
+may explain), :class:`Form` (a portable form on another model) and :class:`Timed` (a confidence
+interval over interleaved rounds, with :class:`Bar` and :class:`ExactForm` forms). The outcome is
+a word of :mod:`claimcheck.outcomes`:
 
-- :class:`Measured`: a number or an :class:`~claimcheck.interval.Interval`, judged by the claim's
-  tolerance (``claim.check``);
-- :class:`Requirement`: a further condition of the claim, with the words that say it failed;
-- :class:`Compared`: a comparison with a reference in which a near-tie of the method may explain
-  a difference (two greedy token streams);
-- :class:`Form`: a portable form of a claim, measured against a value computed for another model;
-- :class:`Timed`: the confidence interval of a timing statistic over interleaved rounds, with
-  further statistics that have bars of their own (:class:`Bar`) and exact, deterministic forms
-  (:class:`ExactForm`).
-
-The outcome is always a word of :mod:`claimcheck.outcomes`. The rules:
-
-- a machine-bound claim (a registry ``runner``) measured on another runner is ``skipped``, with
-  the value measured here beside the chapter's;
+- a machine-bound claim (registry ``runner``) measured on another runner is ``skipped``;
 - a near-tie that explains every difference is ``near-tie``;
-- a timing interval passes when it lies wholly inside its bar, fails when wholly outside, is
-  ``inconclusive`` while it straddles (or covers less than its level: too few rounds);
-- busy-machine rule: on a machine its load marks busy, a timing interval outside its bar is
-  ``inconclusive``, not ``failed`` (other work's stalls hit every operation alike, so they inflate
-  short passes and decode steps more than long ones and bias growth and ratio forms toward
-  failing); exact forms are deterministic and fail whatever the load;
-- evidence that cannot be judged (a unit that does not convert, a value that is not a number, a
-  tolerance that does not parse) is ``error``: nothing was decided.
+- a timing interval passes wholly inside its bar, fails wholly outside, and is ``inconclusive``
+  while it straddles it or covers less than its level; on a busy machine a timing interval
+  outside its bar is ``inconclusive`` (stalls bias growth and ratio forms toward failing), while
+  exact forms fail whatever the load;
+- evidence that cannot be judged (a unit, value or tolerance) is ``error``.
 
-Pure (no pytest, no torch): tested on synthetic evidence in ``tests/core/test_verdict.py``.
+Pure (no pytest, no torch).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The annotated manuscript: every number the audit found, marked by what this run says about it.
 
-Built from a :class:`claimcheck.manuscript.ManuscriptCheck` (drift and the number audit, which
-know where each number is) and the claims of a ``claims.json`` (which know the verdicts). The
-manuscript is the editor's file: it is read when the page is rendered and never stored by us.
-
-A number's state is one of :data:`STATES`. A number bound to several claims (99.16% is C30.model's
-figure and an input of C30.text's arithmetic) takes the *weakest* of their states, in the order of
-:data:`WEAKEST_FIRST`, and its title names the claim that decided: a number is "holds" only when
-every claim that binds it held on this runner. A machine-bound claim (``runner`` in the registry)
-that its own runner did not run is "measured on another runner", never "holds". A number the
-manuscript prints differently from the registry is ``drifted``, whatever the verdicts; numbers
-that are not claims are ``waived`` (with the waiver's reason) or ``unbound``.
+Built from a :class:`claimcheck.manuscript.ManuscriptCheck` and the claims of a ``claims.json``;
+the manuscript is read when the page is rendered, never stored. A number bound to several claims
+takes the weakest of their states (:data:`WEAKEST_FIRST`), named in its title; a machine-bound
+claim its own runner did not run is "measured on another runner", never "holds".
 """
 
 from __future__ import annotations

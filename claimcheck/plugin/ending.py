@@ -1,13 +1,9 @@
-"""How a claims run ends when it is told to stop: SIGINT (Ctrl-C) and SIGTERM (``timeout``, a CI
-cancel) both take pytest's interrupted path, so the report of the claims decided so far is written
-(:mod:`.reporting`) and the exit code is pytest's (2, interrupted).
+"""How a claims run ends when told to stop: SIGINT and SIGTERM both take pytest's interrupted path,
+so the report of the claims decided so far is written and the exit code is 2.
 
-A signal that arrives while torch or transformers is being imported, or inside Python's import
-machinery, is held until the next collector or test phase: a ``KeyboardInterrupt`` raised there
-leaves a half-loaded package that aborts the interpreter or cannot be imported again, or is lost
-in an importlib callback ("unraisable"). A second signal is never held: a second SIGINT raises
-again, a second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two), a later
-one kills the process.
+A signal during an import of torch or transformers is held until the next collector or test phase
+(a ``KeyboardInterrupt`` there leaves a half-loaded package). A second SIGINT raises at once; a
+second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``).
 
-This module is the only part of claimcheck that every pytest run in the environment loads (the
-``pytest11`` entry point, :mod:`claimcheck.plugin`). It declares the options and the kits' hook
-specifications, and decides once, first thing in ``pytest_configure``, whether this run is a
-claims run (:func:`claims_run`). Only then does it resolve the settings, register the glue modules
-(:data:`GLUE`: collection, running, fixtures, reporting, ending, pytest-html's and xdist's hooks) and the
-markers; in any other run claimcheck implements no hook beyond these three, imports nothing
-heavy, reads no ``CLAIMCHECK_*`` variable and writes nothing, the way pytest-timeout or
-pytest-mypy stay out of a run that does not ask for them.
+The only part of claimcheck every pytest run loads. It decides once whether this is a claims run
+(:func:`claims_run`); only then does it resolve the settings and register :data:`GLUE` and the
+markers. Any other run gets no hook beyond these three, no import, no ``CLAIMCHECK_*`` read, no file.
 """
 
 from __future__ import annotations

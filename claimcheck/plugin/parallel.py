@@ -1,28 +1,15 @@
 """Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
 
-The guarantee (``pytest -n N claims/``): every test of a claims run holds a *readers-writer lock*
-on a file in a folder that the xdist controller creates and hands to its workers. A test marked
-``timing`` holds it *exclusively* for its whole run protocol (setup, call, teardown: so a timing
-session fixture built in a timing test's setup is covered too); every other test, and each
-worker's collection, holds it *shared*. So while a timing test measures, no other test of the run
-executes on any worker (they wait, asleep, in the lock), and a timing test waits until the tests
-running elsewhere finish. The lock prefers writers: once a timing test waits, no new shared holder
-gets in, so the timing tests cannot be starved by a stream of short tests.
+Every test of a ``pytest -n N`` claims run holds a readers-writer lock (:class:`filelock.ReadWriteLock`,
+SQLite's locking: cross-platform, released when a worker dies, writer-preferring) on a file in a
+folder the controller hands to its workers. A ``timing`` test holds it exclusively for its whole
+run protocol; every other test, and each worker's collection, holds it shared. So no other test
+runs while a timing test measures, and waiting timing tests are not starved. It covers one pytest
+run on one machine.
 
-The lock is :class:`filelock.ReadWriteLock` (filelock >= 3.21), which keeps its state in a SQLite
-database and so relies on SQLite's shared/pending/exclusive file locking: cross-platform, released
-by the operating system when a worker dies, and writer-preferring through SQLite's PENDING lock.
-We use the library rather than our own ``fcntl.flock`` code, which has no writer preference and
-does not exist on Windows.
-
-It covers the processes of one pytest run on one machine (``-n``/``--tx popen``); it does not
-coordinate two separate pytest runs, nor workers on other machines (which do not share our CPU).
-
-Registries: xdist's controller does not collect, so it never loads the ``claims.toml`` files its
-workers load. Each worker sends the paths it loaded in ``workeroutput``; the controller loads
-them when the worker goes down and writes ``claims.json`` once, from every worker's reports
-(``pytest_runtest_logreport`` on the controller, with the records in ``user_properties``, which
-xdist serialises).
+xdist's controller does not collect: each worker sends the registry paths it loaded in
+``workeroutput``, and the controller loads them and writes ``claims.json`` once, from every
+worker's reports.
 """
 
 from __future__ import annotations
