@@ -40,10 +40,8 @@ STATE_LABEL = {s.key: s.label for s in STATES}
 #: the state of a claim of a bound number, from its outcome (its word's ``state``)
 STATE_OF_OUTCOME = {w.word: w.state for w in oc.WORDS}
 
-#: the states of a bound number's claims, weakest first: the first one present is the number's.
-#: What the editor must act on comes first (the text differs, a claim fails, a timing is undecided);
-#: then what no run has checked (not run, cannot be checked here, measured on another runner);
-#: "holds" only when every claim held.
+#: the states of a bound number's claims, weakest first (what the editor must act on, then what no
+#: run checked): the first one present is the number's, so "held" only when every claim held
 WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
 
 #: states the manuscript page lists at its top, each a link to its line
@@ -160,13 +158,8 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
     hover = [claim_summary(entries.get(c), c) for c in cids]
     if hits:
         state, decided = "drifted", hits[0].claim_id
-        hover = [
-            q.message  # a citation's: both chapters and both figures
-            if q.source
-            else f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
-            f"({q.name})"
-            for q in hits
-        ] + hover
+        said = "{0.claim_id} drift: the manuscript prints {0.manuscript}, the registry has {0.registry} ({0.name})"
+        hover = [q.message if q.source else said.format(q) for q in hits] + hover  # a citation's names both
     else:
         state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
     if len(cids) > 1 or hits:
@@ -180,9 +173,8 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
 
 
 def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
-    """Marks at the words of the claims that no number shows and whose state an editor must act on
-    (:data:`SENTENCE_STATES`): a claim stated without a number (its locator holds no digit, found
-    once in the text). Claims whose locators find the same words share one mark."""
+    """Marks at the words (found once) of the claims no number shows whose state is one of
+    :data:`SENTENCE_STATES`; claims whose locators find the same words share one mark."""
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
     for d in check.drifts:
@@ -206,11 +198,15 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         hover += [claim_summary(entries.get(c), c) for c in cids]
-        line, title = ms.line_of(start), "\n".join(hover)
-        text = ms.text[start:end]
-        marks.append(
-            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
+        mark = Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, "\n".join(hover))
+        mark.href, mark.decided, mark.kind, mark.start, mark.end = (
+            link(decided),
+            decided,
+            "sentence",
+            start,
+            end,
         )
+        marks.append(mark)
     return marks
 
 
@@ -244,24 +240,14 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
 
 
 def build(
-    check,
-    entries: dict[str, ClaimEntry],
-    claims_href: str = "claims.html",
-    waivers=(),
-    href: str = "manuscript.html",
-) -> ManuscriptView:
-    """Return the :class:`ManuscriptView` of one manuscript check.
+    check, entries: dict[str, ClaimEntry], claims_href="claims.html", waivers=(), href="manuscript.html"
+):
+    """Return the :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`.
 
-    Args:
-        check: a :class:`claimcheck.manuscript.ManuscriptCheck`.
-        entries: the claims of ``claims.json`` of the check's chapter, by id (may be empty: then
-            bound numbers are ``not-run``).
-        claims_href: the claims page, relative to the manuscript page (rows are
-            ``#claim-<chapter>-<id>``, :func:`claimcheck.pages.words.anchor`).
-        waivers: the registry's :class:`claimcheck.registry.Waiver` list (for the reasons on hover).
-
-    A failing claim that no number shows (stated without one) is marked at its locator's words
-    (:func:`_sentence_marks`) and counted with the numbers of its state.
+    ``entries``: the chapter's claims of ``claims.json`` by id (none: bound numbers are
+    ``not-run``); ``claims_href``: the claims page relative to this one; ``waivers``: the
+    registry's, for their reasons on hover. A failing claim stated without a number is marked at
+    its locator's words (:func:`_sentence_marks`).
     """
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
