@@ -35,19 +35,6 @@ def is_distributed(config) -> bool:
     return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
-def is_worker(config) -> bool:
-    return hasattr(config, "workerinput")
-
-
-def new_lock_dir() -> Path:
-    """Create and return a private folder for the run's lock file (the controller removes it)."""
-    return Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))
-
-
-def remove_lock_dir(path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
-
-
 class RunLock:
     """The run's readers-writer lock (see the module docstring); one instance per worker process."""
 
@@ -61,10 +48,7 @@ class RunLock:
     def hold(self, exclusive: bool):
         """Hold the lock (exclusively for a timing test, else shared); yield the seconds waited."""
         t0 = time.perf_counter()
-        if exclusive:
-            self._lock.acquire_write()
-        else:
-            self._lock.acquire_read()
+        (self._lock.acquire_write if exclusive else self._lock.acquire_read)()
         try:
             yield time.perf_counter() - t0
         finally:
@@ -77,25 +61,20 @@ def needs_exclusive(item) -> bool:
 
 
 class XdistSupport:
-    """pytest hooks for xdist runs, registered by the plugin's ``pytest_configure`` (glue only).
-
-    Controller: creates the lock folder, hands it to each worker, loads the registries each
-    worker reports, removes the folder at the end. Worker: holds the lock around collection and
-    around each test, and reports the registry paths it loaded.
-    """
+    """pytest hooks for xdist runs. The controller hands a private lock folder to each worker and
+    loads the registries each reports; a worker holds the lock around collection and each test."""
 
     def __init__(self, state, lock_dir=None, lock: RunLock | None = None):
-        self.state = state  # the plugin's _State: .registry(path), .registries
-        self.lock_dir = lock_dir
-        self.lock = lock
+        self.state, self.lock_dir, self.lock = state, lock_dir, lock  # state: the plugin's RunState
         self.spans: dict[str, list] = {}  # controller: nodeid -> [first start, last stop, timing?]
 
     @classmethod
     def register(cls, config, state, claims_run: bool) -> None:
         """Register the hooks this process needs; nothing for a run without xdist."""
         if is_distributed(config) and claims_run:
-            config.pluginmanager.register(cls(state, lock_dir=new_lock_dir()), "claimcheck-xdist")
-        elif is_worker(config):
+            lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
+            config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
+        elif hasattr(config, "workerinput"):
             folder = config.workerinput.get(LOCK_INPUT_KEY)
             config.pluginmanager.register(
                 cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist"
@@ -138,7 +117,7 @@ class XdistSupport:
 
     def pytest_unconfigure(self, config):
         if self.lock_dir is not None:
-            remove_lock_dir(self.lock_dir)
+            shutil.rmtree(self.lock_dir, ignore_errors=True)
 
     # --- worker -------------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -156,16 +135,13 @@ class XdistSupport:
             return (yield)
 
     def pytest_sessionfinish(self, session):
-        if is_worker(session.config):
+        if hasattr(session.config, "workerinput"):
             session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
 
 
 def timing_overlaps(spans: dict) -> list[tuple[str, str]]:
-    """Return (timing test, other test) pairs whose run spans overlap.
-
-    ``spans``: nodeid -> (start, stop, is_timing), wall-clock seconds of the test's setup start and
-    teardown stop. Under the run lock the list is empty; it is the check that the lock held.
-    """
+    """Return (timing test, other test) pairs whose spans (nodeid -> (start, stop, is_timing), wall
+    clock from setup to teardown) overlap: empty when the run lock held."""
     items = sorted(spans.items(), key=lambda kv: kv[1][0])
     bad = []
     for i, (a, (_a0, a1, a_timing)) in enumerate(items):
