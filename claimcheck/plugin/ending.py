@@ -18,8 +18,7 @@ import pytest
 from claimcheck.plugin.state import STATE
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-#: a second SIGTERM this soon after the first is the same request (GNU timeout sends it to its child
-#: and then to the process group); later, it ends the process as SIGTERM's default would
+#: a second SIGTERM this soon is the same request (GNU timeout signals its child, then the group)
 SIGTERM_GRACE_S = 30.0
 _PREVIOUS = pytest.StashKey[dict]()
 
@@ -31,9 +30,8 @@ def heavy_packages(config) -> list[str]:
 
 
 def half_loaded(packages) -> list[str]:
-    """The ``packages`` whose import began and has not finished (still initialising, or cut
-    short: submodules loaded, the package not): importing one again raises (a library registered
-    twice) or crashes the interpreter."""
+    """The ``packages`` whose import began and has not finished (initialising, or cut short:
+    submodules loaded, the package not): importing one again raises or crashes the interpreter."""
     out = []
     for name in packages:
         mod = sys.modules.get(name)
@@ -80,9 +78,7 @@ def pytest_unconfigure(config):
     state = config.stash.get(STATE, None)
     for signum, previous in config.stash.get(_PREVIOUS, {}).items():
         if signum == signal.SIGTERM and state is not None and state.ended_by == "SIGTERM":
-            # the run ended on a SIGTERM: `timeout`'s second one may come while the interpreter
-            # exits, after this hook; the handler stays to ignore it within the grace period
-            continue
+            continue  # `timeout`'s second SIGTERM may come as the interpreter exits: still ignored
         signal.signal(signum, previous)
     config.stash[_PREVIOUS] = {}
 
