@@ -71,10 +71,8 @@ def _surprisal(p: Interval) -> Interval:
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     if not probs:
         raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
-    # the largest vocabulary the printed size allows gives the largest (safe) upper bound
-    return entropy_bounds_from_top_k(
-        [Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi))
-    )
+    largest = int(math.floor(Interval.coerce(vocab).hi))  # the largest vocabulary: the safe upper bound
+    return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], largest)
 
 
 def _extreme(pick):
@@ -127,9 +125,8 @@ class Formula:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, Interval]):
-        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool).
-
-        ``env`` maps every name of :attr:`names` to an interval.
+        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool), with
+        ``env`` mapping every name of :attr:`names` to an interval.
 
         Raises:
             FormulaError: a name is missing from ``env``, a division by an interval holding 0,
@@ -250,11 +247,8 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
         _check(node.left, text, names)
         _check(node.right, text, names)
-        if isinstance(node.op, ast.Pow) and not (
-            isinstance(node.right, ast.Constant)
-            and isinstance(node.right.value, int)
-            and abs(node.right.value) <= 16
-        ):
+        power = node.right.value if isinstance(node.right, ast.Constant) else None
+        if isinstance(node.op, ast.Pow) and not (isinstance(power, int) and abs(power) <= 16):
             raise FormulaError(
                 f"{text}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
             )
@@ -342,9 +336,7 @@ class _Evaluator:
                     return False
                 left = right
             return True
-        raise FormulaError(
-            f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}"
-        )  # pragma: no cover - parse() refuses it
+        raise FormulaError(f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}")  # pragma: no cover
 
     def _div(self, a, b):
         try:
@@ -371,13 +363,10 @@ class Evaluation:
 
 
 def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
-    """The names a formula claim may read, as intervals: ``stated``, its ``values``, and the values
-    of the registry's other claims as ``<id>.<name>`` (read with this claim's precision); with
-    ``book`` (chapter id -> registry), other chapters' values named as ``ch15:C10.stated``.
-
-    ``names``: only these (the names its formula and conditions read: linear in the registry
-    overall, where every name of every claim for every formula claim was quadratic); default every
-    name. A name no claim has is left out (evaluating it says so).
+    """The names a formula claim may read, as intervals (with this claim's precision): ``stated``,
+    its ``values``, the registry's other claims' as ``<id>.<name>`` and, with ``book`` (chapter id
+    -> registry), other chapters' as ``ch15:C10.stated``. ``names``: only these (default: every
+    name); a name no claim has is left out (evaluating it says so).
 
     Raises:
         FormulaError: a printed number that is not a plain decimal (the registry validates them).
@@ -417,20 +406,13 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
-    conds = tuple(
-        (text, bool(f.evaluate(env)), f.explain(env)) for text, f in zip(claim.conditions, conditions)
+    return Evaluation(
+        value, tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions))
     )
-    return Evaluation(value, conds)
 
 
-# ---
-# Bounds (bits) on surprisal and entropy of a next-token distribution known only by printed numbers.
-#
-# A chapter about language models prints a few top-k probabilities ("99.16%") and a vocabulary size;
-# these functions turn such printed numbers, as :class:`~claimcheck.interval.Interval` values (the
-# values that round to what is printed), into the range of surprisal and entropy they allow. Pure
-# interval arithmetic, in the core because registry formulas (:mod:`claimcheck.formula`) call them;
-# the measured counterparts (from a model's logits) are in :mod:`claimcheck.llm.lm`.
+# --- Bounds (bits) on surprisal and entropy of a next-token distribution known only by printed
+# probabilities (as intervals), for registry formulas; the measured ones are :mod:`claimcheck.llm.lm`'s.
 
 
 def surprisal_bits(p: Interval) -> Interval:
@@ -441,11 +423,7 @@ def surprisal_bits(p: Interval) -> Interval:
 
 
 def entropy_term_bits(p: Interval) -> Interval:
-    """The range of -p*log2(p) (bits) over a probability interval.
-
-    The function rises on (0, 1/e] and falls on [1/e, 1], so the maximum is at 1/e when the
-    interval contains it.
-    """
+    """The range of -p*log2(p) (bits) over a probability interval (its maximum is at 1/e)."""
 
     def f(x: float) -> float:
         return 0.0 if x <= 0 else -x * math.log2(x)
