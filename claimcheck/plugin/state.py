@@ -13,7 +13,7 @@ from typing import NoReturn
 
 import pytest
 
-from claimcheck.book import book_of
+from claimcheck.book import REGISTRY_NAME, book_of
 from claimcheck.display import log_line
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
@@ -23,8 +23,6 @@ from claimcheck.registry import Registry, load_registry
 from claimcheck.report import ClaimRow, ResultCollector
 from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
-
-REGISTRY_NAME = "claims.toml"
 
 
 # eq=False: registered as a plugin, pluggy needs it hashable (by identity), e.g. under a nested conftest
