@@ -63,11 +63,8 @@ class ManuscriptError(OSError):
 
 @dataclass(frozen=True)
 class Manuscript:
-    """A manuscript as read: its text, the text locators are matched against, and its numbers.
-
-    ``scan`` is ``text`` normalised (full-width digits as ASCII; Markdown markup as spaces) and of
-    the same length, so offsets into it are offsets into ``text``.
-    """
+    """A manuscript as read: its ``text``, ``scan`` (the text locators are matched against: ``text``
+    normalised, of the same length, so offsets are shared) and its numbers."""
 
     path: str
     text: str
@@ -81,10 +78,8 @@ class Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown).
 
         Raises:
-            ManuscriptError: the file is missing, unreadable, not a regular file (a device, a
-                FIFO), over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or empty (blank): a
-                manuscript with no text would report every claim's locator as drifted, which
-                says nothing about the chapter.
+            ManuscriptError: the file is missing, unreadable, not a regular file, over
+                :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or blank.
         """
         p = Path(path)
         try:
@@ -117,14 +112,12 @@ class Manuscript:
         return cls(path, text, scan, tuple(find_numbers(scan)), sha256, markdown)
 
     def locator_form(self, locator: str) -> str:
-        """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
-        backquote and ``|`` read as spaces, as the text's do, so a locator quoting the text with
-        its markup (``endoftext|> 的 50256``, ``**60.6** 倍``) finds it, and so does one without."""
+        """``locator`` as it is matched against ``scan`` (in Markdown, its markup as spaces, as the text's)."""
         return _markup_as_spaces(locator) if self.markdown else locator
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        """Offsets at which lines 2, 3, ... start, indexed once (line_of is called per match)."""
+        """Offsets at which lines 2, 3, ... start."""
         return [m.end() for m in re.finditer("\n", self.text)]
 
     @cached_property
@@ -133,8 +126,7 @@ class Manuscript:
         return [n.start for n in self.numbers], [n.end for n in self.numbers]
 
     def numbers_between(self, lo: int, hi: int) -> tuple[Number, ...]:
-        """The numbers that overlap ``[lo, hi)`` (end after ``lo``, start before ``hi``), in order:
-        a binary search, where scanning every number per call made drafting quadratic."""
+        """The numbers that overlap ``[lo, hi)`` (end after ``lo``, start before ``hi``), in order."""
         starts, ends = self._number_bounds
         return self.numbers[bisect_right(ends, lo) : bisect_left(starts, hi)]
 
@@ -144,8 +136,7 @@ class Manuscript:
 
     @cached_property
     def _sites(self) -> dict[str, list[Site]]:
-        """:func:`find_sites` per locator, kept for this manuscript (drafting tries the same
-        candidate locators for every repetition of a passage)."""
+        """:func:`find_sites` per locator, kept for this manuscript."""
         return {}
 
     @cached_property
@@ -155,8 +146,7 @@ class Manuscript:
         return [m.start() for m in re.finditer(r"(?<![\d.,])\d", self.scan)]
 
     def line_of(self, offset: int) -> int:
-        """1-based line number of a character offset (a binary search: linear in the manuscript
-        overall, where counting newlines from the start for every match was quadratic)."""
+        """1-based line number of a character offset."""
         return bisect_right(self._line_starts, offset) + 1
 
     def context(self, start: int, end: int, width: int = 14) -> str:
@@ -190,9 +180,8 @@ def _from_number(regex: re.Pattern) -> re.Pattern:
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
-    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number: such a match
-    begins at whitespace before a digit that no digit, '.' or ',' precedes, so the regex is tried
-    at those digits alone and its start moved back over the whitespace, as finditer would find it."""
+    """``(start, match)`` of ``regex.finditer(ms.scan)``; a locator that starts with a number is tried
+    only at :attr:`Manuscript.number_starts`, its start moved back over the whitespace before it."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
@@ -211,8 +200,7 @@ def _matches(ms: Manuscript, regex: re.Pattern):
 
 
 def find_sites(ms: Manuscript, locator: str) -> list[Site]:
-    """Every place the locator matches in the manuscript, numbers being wildcards (each locator
-    searched once per manuscript)."""
+    """Every place the locator matches in the manuscript, numbers being wildcards (searched once)."""
     known = ms._sites.get(locator)
     if known is not None:
         return list(known)
@@ -242,8 +230,7 @@ class QuoteCheck:
     span: tuple[int, int] | None = None
     lines: tuple[int, ...] = ()  # every matching line (ambiguous)
     message: str = ""
-    # a citation's check: the key of the claim quoted (ch15:C10); ``registry`` is then its figure, with its unit
-    source: str = ""
+    source: str = ""  # a citation's: the claim quoted (ch15:C10), ``registry`` being its figure
 
     def as_dict(self) -> dict:
         return asdict(self) | {"span": list(self.span) if self.span else None, "lines": list(self.lines)}
@@ -281,9 +268,8 @@ def _bound_positions(numbers, printed: str) -> list[int]:
 
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
-    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound
-    number (``ok`` or ``drift``), or a single one saying why none is bound (``not-found``,
-    ``ambiguous``, ``unbound``, ``in-words``; ``ok`` for a locator without a number)."""
+    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound number
+    (``ok`` or ``drift``), or one saying why none is bound."""
     pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
@@ -307,8 +293,7 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
 
 
 def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
-    """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
-    or in several places (``ambiguous``, with their lines)."""
+    """The check of a locator found nowhere (with the near miss that explains it) or in several places."""
     where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
     if not sites:
         hint = _near_miss(ms, pattern)
@@ -321,8 +306,7 @@ def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: 
 
 
 def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
-    """The check of one bound number at ``span``: ``ok`` when the manuscript prints ``printed``
-    there, else ``drift`` with both values."""
+    """The check of one bound number at ``span``: ``ok``, or ``drift`` with both values."""
     start, end = span
     shown = ms.text[start:end]
     now = find_numbers(ms.scan[start:end])
@@ -351,8 +335,7 @@ _SEPARATORS = {
 
 def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
     """``(line, what was found)`` where a locator not found would match if its numbers could hold
-    separators, e.g. "= ３６，８６４ 字节" for "= 36864 字节": ``read ３６ and ８６４: a full-width comma
-    separates clauses here``. None when no single such place exists."""
+    separators ("= ３６，８６４ 字节" for "= 36864 字节"); None when no single such place exists."""
     loose = re.compile(pattern.regex.pattern.replace(f"({NUMBER_PATTERN})", _LOOSE_NUMBER))
     found = list(loose.finditer(ms.scan))
     if len(found) != 1:
@@ -386,10 +369,8 @@ def check_claim(ms: Manuscript, claim) -> ClaimDrift:
 
 
 def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
-    """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of the
-    claim's ``stated`` whose registry side is its source's figure. Its line is the claim's locator's
-    in ``ms`` (the quoting chapter's manuscript) when it finds one place; the figure as ``ms`` prints
-    it there, else the registry's ``stated``."""
+    """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
+    ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
     sites = find_sites(ms, claim.locator) if ms is not None else []
     site = sites[0] if len(sites) == 1 else None
     shown, span = claim.stated, None
@@ -528,8 +509,7 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
-    # a sweep over the numbers in text order: the covers begun before the current number that have
-    # not ended before it (a cover that ends before this number ends before every later one)
+    # a sweep in text order: the covers begun before this number and not ended before it
     over: list[_Cover] = []
     nxt = 0
     for num in ms.numbers:
@@ -594,9 +574,7 @@ class ManuscriptCheck:
             },
             "audit": {
                 "numbers": a.total,
-                "bound": a.count("bound"),
-                "waived": a.count("waived"),
-                "unbound": a.count("unbound"),
+                **{status: a.count(status) for status in ("bound", "waived", "unbound")},
                 "coverage": round(a.coverage, 4),
                 "unbound_numbers": [p.as_dict() for p in a.unbound()],
                 "problems": a.problems,
@@ -608,13 +586,9 @@ class ManuscriptCheck:
 
 
 def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
-    """Run the drift check of every valid claim and the number audit.
-
-    Args:
-        manuscript: a :class:`Manuscript` or a path to one.
-        registry: a loaded :class:`claimcheck.registry.Registry`.
-        book: chapter id -> registry: a claim with ``cites`` is also checked against the claim it
-            quotes (:func:`citation_check`); None: citations are not checked.
+    """Run the drift check of every valid claim of ``registry`` and the number audit of
+    ``manuscript`` (a :class:`Manuscript` or a path); with ``book`` (chapter id -> registry), the
+    citations too.
 
     Raises:
         ManuscriptError: the manuscript cannot be read.
@@ -628,9 +602,8 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
         ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
     ]
     issues, seconds = [str(i) for i in registry.issues], time.perf_counter() - t0
-    return ManuscriptCheck(
-        ms, registry.path, drifts, audit, issues, seconds, getattr(registry, "chapter_id", "")
-    )
+    chapter = getattr(registry, "chapter_id", "")
+    return ManuscriptCheck(ms, registry.path, drifts, audit, issues, seconds, chapter)
 
 
 def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
@@ -639,12 +612,9 @@ def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
 
 
 def drift_words(entry: ClaimEntry) -> list[str]:
-    """What the manuscript says against the registry, one line per failing quote (:attr:`claimcheck.results.Quote.failing`)
-    of the claim's drift check (a :func:`drift_record`, its ``details["drift"]``): "line 54: the
-    text says 38 KiB/token, the registry 36 KiB/token, measured 36 KiB/token"; a quote the text no
-    longer has says so. The measured value is the record's own, else the entry's. Returns [] when
-    the check held or did not run. The one wording of drift for the pages, the summary and diff.
-    """
+    """The one wording of drift: one line per failing quote of the entry's drift check ("line 54: the
+    text says 38 KiB/token, the registry 36 KiB/token, measured 36 KiB/token"); [] when it held or
+    did not run."""
     drift = entry.drift
     if drift is None:
         return []
