@@ -40,13 +40,10 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 # A Latin word directly before digits that is a unit closes a table cell ("5.21 s98 token").
 UNIT_WORDS = frozenset("s ms us B KB MB GB TB KiB MiB GiB TiB token tokens tok bit bits FLOP FLOPs x".split())
 # Units after a number, for the audit's listing only (longest first).
-_UNITS_AFTER = sorted(
-    "token/s KiB/token B/token KiB MiB GiB KB MB GB B tokens token ms s "
-    "比特 美元 倍 字节 个 次 层 维 章 年 月 日 行 步 位 亿 万".split(),
-    key=len,
-    reverse=True,
+_UNITS_AFTER = "token/s KiB/token B/token KiB MiB GiB KB MB GB B tokens token ms s 比特 美元 倍 字节 个 次 层 维 章 年 月 日 行 步 位 亿 万"
+_UNIT_AFTER = re.compile(
+    " *(" + "|".join(map(re.escape, sorted(_UNITS_AFTER.split(), key=len, reverse=True))) + ")"
 )
-_UNIT_AFTER = re.compile(" *(" + "|".join(map(re.escape, _UNITS_AFTER)) + ")")
 
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
 _DEC = rf"{_INT}(?:\.\d+)?"
@@ -72,13 +69,10 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """One number as printed: where it is, its printed digits, and what it means.
-
-    ``start``/``end`` are character offsets into the text it was read from; ``line`` is 1-based.
-    ``mantissa`` holds the printed digits without thousands separators (``"36864"``, ``"5.8"``,
-    ``"1/20"``), ``exponent`` the written power of ten (``-6`` for ``× 10⁻⁶``, else None),
-    ``scale`` one of ``% 万 亿 万亿 K M`` or ``""``, ``unit`` the unit word after it (reports only).
-    """
+    """One number as printed: offsets ``start``/``end`` into its text, its 1-based ``line``, its
+    ``mantissa`` (digits without separators: ``"36864"``, ``"1/20"``), the written power of ten
+    (``exponent``: -6 for ``× 10⁻⁶``, else None), ``scale`` (``% 万 亿 万亿 K M`` or ``""``) and the
+    ``unit`` word after it (reports only)."""
 
     text: str
     start: int
@@ -162,13 +156,8 @@ def _unit_after(norm: str, end: int) -> str:
 
 
 def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Number]:
-    """Return every number printed in ``text``, in order, by the rules of the module docstring.
-
-    Args:
-        text: the text (any Unicode; offsets refer to it).
-        offset: added to every ``start``/``end`` (to read a slice of a larger text).
-        first_line: the line number of ``text``'s first line.
-    """
+    """Return every number printed in ``text``, in order, by the rules of the module docstring;
+    ``offset`` is added to every ``start``/``end``, ``first_line`` is the line of ``text``'s first."""
     norm = normalise(text)
     out: list[Number] = []
     line, line_pos, pos = first_line, 0, 0
@@ -197,11 +186,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
 
 
 def same_printed(registry_text: str, number: Number | str) -> bool:
-    """Whether a registry value (``"5947"``, ``"0.20"``, ``"5.8e-6"``) is what the manuscript prints.
-
-    Equal printed digits: the same value at the same printed precision (``"0.20"`` is not ``0.2``).
-    A unit fraction ``1/N`` also equals ``"N"``; a fraction equals the same fraction text.
-    """
+    """Whether a registry value (``"5947"``, ``"0.20"``, ``"5.8e-6"``) is what the manuscript prints:
+    the same digits at the same precision; a unit fraction ``1/N`` also equals ``"N"``."""
     if isinstance(number, str):
         mantissa, exponent, scale = parse_number(number)
         printed = mantissa + (f"e{exponent}" if exponent is not None else "")
@@ -228,12 +214,8 @@ def _digits_equal(a: str, b: str) -> bool:
 # --- locators -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LocatorPattern:
-    """A registry locator compiled into a regex whose numbers are wildcards.
-
-    ``numbers`` are the numbers the locator itself prints (its own snapshot of the manuscript),
-    ``regex`` matches the same place in a manuscript whatever numbers it prints now: each number is
-    a capture group, whitespace is optional around numbers and elastic inside the text.
-    """
+    """A registry locator compiled: the ``numbers`` it prints, and a ``regex`` that matches its place
+    whatever numbers the manuscript prints now (each a capture group; whitespace elastic)."""
 
     locator: str
     numbers: tuple[Number, ...]
@@ -242,12 +224,7 @@ class LocatorPattern:
 
 def _shape_pattern(num: Number) -> str:
     """The pattern of a number glued to the next one (``256¦8.41``): its printed shape, digit for
-    digit (``\\d{3}``, ``\\d\\.\\d``), so the next number takes the rest whatever it prints now.
-
-    The number before ``¦`` is usually a label (a table's row label, a model's version), which
-    edits change less often than the measured value after it; an edit that changes the label's
-    digit count is read as drift of both numbers, never as a silent pass.
-    """
+    digit, so the next number takes the rest (an edit of its digit count drifts both, never passes)."""
     if num.is_fraction or num.exponent is not None or num.scale:
         return NUMBER_PATTERN
     whole, _, decimals = num.mantissa.partition(".")
@@ -256,12 +233,8 @@ def _shape_pattern(num: Number) -> str:
 
 @lru_cache(maxsize=4096)
 def compile_locator(locator: str) -> LocatorPattern:
-    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`.
-
-    ``¦`` stands between two numbers the manuscript prints glued together; at the start or end of
-    a locator it says that the first (last) number is glued to a number outside the locator
-    (``"Opus 5.5¦"``). A number glued to the next keeps its printed decimals in the pattern, so
-    that ``256¦8.41`` reads ``2568.41`` as 256 and 8.41.
+    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`. ``¦``
+    stands between two numbers printed glued together (at an end: glued to one outside it).
 
     Raises:
         ValueError: the locator is empty, or a ``¦`` does not touch a number on each side it has.

@@ -212,8 +212,8 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
     bad = [q for q in drift.quotes if q.failing]
     for q, said in zip(bad, words.drift_words(e)):
         if q.status == "drift" and q.line:
-            where = _rel(drift.manuscript, base)
-            out.append(command("error", f"{said}{verdict}", where, q.line, f"{cid} drifted"))
+            at = _rel(drift.manuscript, base)
+            out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
         else:
             where = _rel(registry, base) if registry else None
             out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
