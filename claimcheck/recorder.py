@@ -116,10 +116,9 @@ class Comparison(Protocol):
 
 
 class TimingMeasurement(Protocol):
-    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement (the LLM kit's
-    :class:`claimcheck.llm.timing.Timing` and its kinds): ``measure`` extends its interleaved
-    rounds while ``settled(evidence)`` is false and its budget allows, and returns the evidence;
-    ``details()``: its facts for the report row (sizes, samples, the profile)."""
+    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement
+    (:class:`claimcheck.llm.timing.Timing`): ``measure`` extends its rounds while ``settled(evidence)``
+    is false and its budget allows, and returns the evidence; ``details()``: its facts."""
 
     def measure(
         self,
@@ -175,25 +174,18 @@ class ClaimRecorder:
         return bool(self.claim.runner) and self.claim.runner == self._runner
 
     def value(self, name: str) -> str:
-        """Return the printed number ``name`` of the claim's ``values`` table (a string).
-
-        Raises:
-            KeyError: the registry entry has no such value; the message names claim and file.
-        """
+        """Return the printed number ``name`` of the claim's ``values`` table (a string). Raises
+        KeyError, naming claim and file, when the entry has none."""
         return self._entry(self.claim.values, "value", "values", name)
 
     @property
     def inputs(self) -> Mapping[str, str]:
-        """The claim's ``inputs`` table, name -> the text a check feeds a model (read-only; empty
-        when the registry entry has none)."""
+        """The claim's ``inputs`` table, name -> the text a check feeds a model (read-only)."""
         return self.claim.inputs
 
     def input(self, name: str) -> str:
-        """Return the text ``name`` of the claim's ``inputs`` table.
-
-        Raises:
-            KeyError: the registry entry has no such input; the message names claim and file.
-        """
+        """Return the text ``name`` of the claim's ``inputs`` table. Raises KeyError, naming claim
+        and file, when the entry has none."""
         return self._entry(self.claim.inputs, "input", "inputs", name)
 
     def _entry(self, table: Mapping[str, str], what: str, field: str, name: str) -> str:
@@ -222,8 +214,7 @@ class ClaimRecorder:
     def check(self, measured, unit: str | None = None, **details) -> None:
         """Compare ``measured`` (a number or an :class:`~claimcheck.interval.Interval`, in ``unit``,
         default the claim's) with the claim's stated value under its tolerance; ``details`` are
-        facts for the report. A machine-bound claim (a registry ``runner``) on another runner is
-        recorded beside the chapter's value and skipped.
+        facts for the report. A machine-bound claim on another runner is recorded and skipped.
 
         Raises:
             pytest.fail.Exception: outside the tolerance. pytest.skip.Exception: machine-bound.
@@ -238,9 +229,8 @@ class ClaimRecorder:
         self.decide(Measured(measured, unit), **details)
 
     def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check;
-        one that holds is no verdict of its own). ``measured`` (in ``unit``, default the claim's):
-        the claim's headline value, recorded so the report still shows what this runner measured.
+        """Fail the claim with ``message`` unless ``condition`` holds (a further check; one that
+        holds is no verdict of its own). ``measured`` (in ``unit``): the claim's headline value.
 
         Raises:
             pytest.fail.Exception: ``condition`` is false.
@@ -250,9 +240,8 @@ class ClaimRecorder:
             self.decide(Requirement(False, message, measured, unit))
 
     def check_comparison(self, comparison: Comparison, **details) -> None:
-        """The verdict of a comparison in which a near-tie may explain a difference (see
-        :class:`Comparison`; :func:`claimcheck.llm.generation.compare_streams` is one): no
-        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes
+        """The verdict of a :class:`Comparison` (e.g. :func:`claimcheck.llm.generation.compare_streams`):
+        no difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes
         on, and a later check that holds does not upgrade it); any other difference fails.
 
         Raises:
@@ -267,12 +256,8 @@ class ClaimRecorder:
         )
 
     def on_model(self, name: str, info: dict | None = None) -> None:
-        """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
-
-        The report row then names the model. From here on :meth:`check`, which compares with the
-        chapter's stated value, is refused unless the registry marks the claim ``portable = true``;
-        a claim about GPT-2's own numbers is checked in its portable form with :meth:`check_form`.
-        """
+        """Mark this claim as measured on another causal LM ``name`` (the portable-LM lane): from here
+        on :meth:`check` is refused unless the claim is ``portable = true``; use :meth:`check_form`."""
         self.model = name
         self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
         self._write()
@@ -281,9 +266,7 @@ class ClaimRecorder:
         self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
     ) -> None:
         """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``
-        (computed for this model, never the chapter's GPT-2 value; the row shows it in place of the
-        chapter's value, with ``form`` saying what is checked), under ``tolerance`` (the registry's
-        syntax: ``exact``, ``<=0``...).
+        (computed for this model; ``form`` says what is checked) under ``tolerance`` (``exact``, ``<=0``...).
 
         Raises:
             ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance.
@@ -308,11 +291,9 @@ class ClaimRecorder:
         plot: Callable | None = None,
         **details,
     ) -> None:
-        """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
-        the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
-        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.ExactForm` forms),
-        measuring more rounds while an interval straddles its bar and the budget allows (see
-        :mod:`claimcheck.verdict` for the rule, busy machine included). ``timing.details()``,
+        """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over
+        ``timing``'s interleaved rounds, with ``conditions`` and ``exact`` forms, measuring more rounds
+        while an interval straddles its bar and the budget allows (:mod:`claimcheck.verdict`).
         ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
 
         Raises:
@@ -336,8 +317,7 @@ class ClaimRecorder:
         )
 
     def skip(self, reason: str, **details) -> None:
-        """Skip the claim with ``reason`` (it cannot be checked here: external data, a profile
-        without the chapter's sizes), its ``details`` recorded.
+        """Skip the claim with ``reason`` (it cannot be checked here), its ``details`` recorded.
 
         Raises:
             pytest.skip.Exception: always.
@@ -348,7 +328,7 @@ class ClaimRecorder:
 
     def decide(self, evidence: Evidence, **details) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with
-        ``details``, and raise its exception (every check above ends here).
+        ``details``, and raise its exception (every check ends here).
 
         Raises:
             pytest.fail.Exception, pytest.skip.Exception, VerdictError: see :meth:`_raise`.
@@ -375,8 +355,7 @@ class ClaimRecorder:
         __tracebackhide__ = True
         if verdict.value is not None:
             self._last_value = verdict.value
-        # the standing verdict is the worst so far: a failed or near-tie verdict stands against a
-        # later check that holds, even one a test reached by catching the first one's exception
+        # the standing verdict is the worst so far, even against a check reached by catching an exception
         if self._verdict is None or worse(self._verdict.outcome, verdict.outcome) == verdict.outcome:
             self._verdict = verdict
         self._item.stash[VERDICT_KEY] = self._verdict
