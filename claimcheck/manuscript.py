@@ -277,13 +277,11 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
     site = sites[0]
     if not pattern.numbers:
-        status = "in-words" if printed else "ok"
+        status, context = "in-words" if printed else "ok", ms.context(site.start, site.end, 0)
         msg = f"{claim_id}: found on line {site.line}" + (
             f"; the chapter states {name} without digits" if printed else ""
         )
-        return [
-            quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0), message=msg)
-        ]
+        return [quote(status=status, line=site.line, context=context, message=msg)]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
         prints = ", ".join(n.text for n in pattern.numbers)
@@ -347,9 +345,8 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
         if len(parts) < 2:
             continue
         between = ms.scan[parts[0].end : parts[1].start].strip() or " "
-        why = _SEPARATORS.get(
-            between[0], "a space separates them" if between.isspace() else f"{between!r} separates them"
-        )
+        other = "a space separates them" if between.isspace() else f"{between!r} separates them"
+        why = _SEPARATORS.get(between[0], other)
         shown = ms.text[start:end]
         one = "".join(ch for ch in normalise(shown) if ch.isdigit() or ch == ".")
         read = " and ".join(p.text for p in parts)
@@ -471,7 +468,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         return []
     if len(sites) > 1:
         problems.append(
-            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
+            f"{where}: locator matches lines {', '.join(map(str, (s.line for s in sites)))}: lengthen it"
         )
         return []
     site = sites[0]
@@ -488,9 +485,8 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
     if waiver.until:
         after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
         if not after:
-            problems.append(
-                f"{where}: its end {locator_plain(waiver.until)!r} is not found after line {site.line}"
-            )
+            end = locator_plain(waiver.until)
+            problems.append(f"{where}: its end {end!r} is not found after line {site.line}")
         else:
             covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
     return covers
@@ -517,9 +513,8 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
             over.append(covers[nxt])
             nxt += 1
         over = [c for c in over if c.end > num.start]
-        edges = sorted(
-            {num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
-        )
+        inner = {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
+        edges = sorted({num.start, num.end} | inner)
         for a, b in zip(edges, edges[1:]):
             text = ms.text[a:b]
             if not any(ch.isdigit() for ch in normalise(text)):
@@ -528,9 +523,8 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
             bound = sorted({c.label for c in inside if c.kind == "bound"})
             waived = sorted({c.label for c in inside if c.kind == "waived"})
             status = "bound" if bound else "waived" if waived else "unbound"
-            pieces.append(
-                Piece(text.strip(), a, b, ms.line_of(a), status, tuple(bound or waived), ms.context(a, b))
-            )
+            by = tuple(bound or waived)
+            pieces.append(Piece(text.strip(), a, b, ms.line_of(a), status, by, ms.context(a, b)))
     return Audit(pieces, problems, warnings)
 
 
