@@ -9,6 +9,7 @@ import base64
 import json
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Protocol
 
 import pytest
@@ -70,6 +71,9 @@ def stored_record(props) -> dict:
     return {} if value is None else decode_record(value)
 
 
+_BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
+
+
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
     if "time" not in claim.needs:
@@ -77,11 +81,7 @@ def _load_note(claim) -> str:
     load, cores = load_average()
     if load is None:
         return ""
-    busy = (
-        " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
-        if busy_by_load(load, cores)
-        else ""
-    )
+    busy = _BUSY if busy_by_load(load, cores) else ""
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 
@@ -248,12 +248,9 @@ class ClaimRecorder:
             pytest.fail.Exception: as above.
         """
         __tracebackhide__ = True
-        self.decide(
-            Compared(comparison.measured, comparison.near_tie, comparison.diverged, comparison.describe()),
-            comparison=comparison.describe(),
-            **comparison.details(),
-            **details,
-        )
+        c = comparison
+        facts = {"comparison": c.describe(), **c.details(), **details}
+        self.decide(Compared(c.measured, c.near_tie, c.diverged, c.describe()), **facts)
 
     def on_model(self, name: str, info: dict | None = None) -> None:
         """Mark this claim as measured on another causal LM ``name`` (the portable-LM lane): from here
@@ -301,13 +298,8 @@ class ClaimRecorder:
             fails it under ``--claims-strict-timing``) or machine-bound.
         """
         __tracebackhide__ = True
-        evidence = timing.measure(
-            statistic,
-            conditions=conditions,
-            exact=exact,
-            unit=unit,
-            settled=lambda ev: settled(self.claim, ev),
-        )
+        until = partial(settled, self.claim)
+        evidence = timing.measure(statistic, conditions=conditions, exact=exact, unit=unit, settled=until)
         self._add(timing.details())
         if plot is not None:
             png, name = plot(timing)
