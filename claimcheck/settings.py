@@ -155,11 +155,7 @@ class Option:
         default = names.get(self.default, self.default)
         if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
             default = f"{self.default:g}"
-        more = (
-            [f"default: {default}"]
-            + [f"env {self.env}"] * bool(self.env)
-            + [f"ini {self.ini}"] * bool(self.ini)
-        )
+        more = [f"default: {default}"] + [f"{k} {v}" for k, v in (("env", self.env), ("ini", self.ini)) if v]
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
@@ -392,9 +388,8 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         sources.append((o.name, where))
     core = {o.name for o in OPTIONS}
     kit = tuple((name, value) for name, value in values.items() if name not in core)
-    return Settings(
-        **{n: v for n, v in values.items() if n in core}, kit=kit, sources=tuple(sources), options=options
-    )
+    own = {n: v for n, v in values.items() if n in core}
+    return Settings(**own, kit=kit, sources=tuple(sources), options=options)
 
 
 def _check_names(env, tables: tuple[OptionTable, ...]) -> None:

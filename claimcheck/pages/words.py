@@ -235,11 +235,8 @@ def runner_line(runner: dict) -> str:
     if r.ram_bytes is not None:
         parts.append(f"{r.ram_bytes / 2**30:.0f} GiB RAM")
     parts.append(_gpu_words(r.gpu))
-    libs = [
-        f"{name} {value}"
-        for value, name in ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
-        if value
-    ]
+    pairs = ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
+    libs = [f"{name} {value}" for value, name in pairs if value]
     if r.torch_threads:
         libs.append(counted(r.torch_threads, "thread"))
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
@@ -320,20 +317,16 @@ def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
     groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
         groups.setdefault(cause_of(e, runner).key, []).append(e)
-    return "; ".join(
-        f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
-        for c in CAUSES
-        if c.key in groups
-    )
+    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
+    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
 
 
 def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
     """Why claims were not run, counted: interrupted, not selected, or without a test yet."""
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
-    unselected = [
-        e for e in not_run if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
-    ]
-    rest = [e for e in not_run if e not in unselected and e not in cut]
+    rest = [e for e in not_run if e not in cut]
+    unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
+    rest = [e for e in rest if e not in unselected]
     parts = []
     if cut:
         parts.append(f"{len(cut)} not reached before the run was interrupted ({ids(cut, 5)})")
