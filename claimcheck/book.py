@@ -162,9 +162,8 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return [
-            ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in _MARK_RE.finditer(text)
-        ]
+        found = _MARK_RE.finditer(text)
+        return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in found]
     out = []
     for node in ast.walk(tree):
         if (

@@ -283,11 +283,8 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
     the text when the chapter's manuscript was checked."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
-    sections = {
-        s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid)
-        for s in doc.sections
-        if (s.chapter or cid) == cid
-    }
+    mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
+    sections = {s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
     other = Section("other", "Other claims", "", [], chapter=cid)
     for n, e in enumerate(mine):
         sections.get(e.section or "", other).rows.append(_row(e, n, doc.runner, base, manuscript))
@@ -305,9 +302,8 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
 def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
     """One chapter's line of the book table, from its sections' rows."""
     rows = [r for s in these for r in s.rows]
-    line = Chapter(
-        ch.id, ch.title or ch.id, list(oc.count(r.outcome for r in rows).items()), _profile_words(doc, ch)
-    )
+    counts = list(oc.count(r.outcome for r in rows).items())
+    line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
@@ -325,9 +321,8 @@ def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
         if (e.chapter or "") == chapter:
-            out.append(
-                f"{e.id} quotes {e.cites}" + (drifted if source_chapter in book else f" ({NOT_IN_BOOK})")
-            )
+            said = drifted if source_chapter in book else f" ({NOT_IN_BOOK})"
+            out.append(f"{e.id} quotes {e.cites}{said}")
         elif source_chapter == chapter:
             quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
     return out + quoted
@@ -354,9 +349,8 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     one = len(book) == 1
     ms_line = ""
     if manuscript is not None:
-        ms_line = f"{manuscript.path}: " + _manuscript_words(manuscript).replace(
-            " bound,", " bound to claims,", 1
-        )
+        said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
+        ms_line = f"{manuscript.path}: {said}"
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
