@@ -183,12 +183,9 @@ def _binom_cdf(k: int, n: int) -> float:
 
 
 def median_ci(xs, level: float = LEVEL) -> CI:
-    """Return the distribution-free confidence interval of the median of ``xs``.
-
-    The interval is ``[x_(k), x_(n+1-k)]`` (order statistics, 1-based) with the largest ``k`` whose
-    coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``. With too few
-    samples for ``level`` (n <= 5 at 95%) the interval is ``[min, max]`` and ``coverage`` says
-    how much less it covers (e.g. 0.9375 for n = 5).
+    """Return the distribution-free confidence interval of the median of ``xs``: ``[x_(k), x_(n+1-k)]``
+    with the largest ``k`` whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least
+    ``level``; with too few samples, ``[min, max]`` and the ``coverage`` it has (0.9375 for n = 5).
 
     Raises:
         ValueError: ``xs`` is empty or ``level`` is not in (0, 1).

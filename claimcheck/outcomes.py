@@ -12,6 +12,7 @@ Each word is a row of :data:`WORDS` (:class:`Word`). A new word is a row here, a
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 PASSED = "passed"
@@ -25,20 +26,12 @@ NOT_RUN = "not-run"
 
 @dataclass(frozen=True)
 class Word:
-    """One outcome word and what is said and done with it.
-
-    ``ends``: how a claim test whose verdict is this word ends (the recorder): ``"return"``,
-    ``"fail"`` (``pytest.fail``), ``"skip"`` (``pytest.skip``) or ``"error"`` (a broken check);
-    None: no verdict says it.
-    ``label``: the word as an editor reads it. ``one``/``many``: the summary's sentence of ``{n}``
-    claims with this outcome (``str.format`` fields ``n``, ``ids`` and, for some words, the
-    details the pages add: ``ties``, ``causes``, ``parts``). ``phrase``: what a claim with it does,
-    after its id ("C18 does not hold"). ``mark``: the Markdown summary's mark. ``state``: the state
-    it gives a manuscript number bound to the claim (:mod:`claimcheck.pages.manuscript_view`).
-    ``severity``: 0 is worst (a claim with several tests shows its worst). ``rank``: how good a
-    verdict is for diff (lower is better; None: not a verdict). ``held``/``broken``: the chapter's
-    sentence held, or did not / could not be decided because something is broken. ``annotation``:
-    the level of the CI annotation of a claim with it (None: none).
+    """One outcome word and what is said and done with it: ``ends``, how a claim test with this
+    verdict ends (``"return"``, ``"fail"``, ``"skip"``, ``"error"``; None: no verdict says it);
+    ``label`` for an editor; ``one``/``many``, the summary's sentence of ``{n}`` claims (fields
+    ``ids``, and ``ties``, ``causes`` or ``parts``); ``phrase`` after a claim's id; the Markdown
+    ``mark``; the manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower is better;
+    None: not a verdict); ``held``/``broken``; the CI ``annotation`` level (None: none).
     """
 
     word: str
@@ -193,7 +186,5 @@ def label(outcome: str) -> str:
 
 def count(outcomes) -> dict[str, int]:
     """Return ``{outcome: n}`` in :data:`OUTCOMES` order, leaving out outcomes that do not occur."""
-    seen: dict[str, int] = {}
-    for o in outcomes:
-        seen[o] = seen.get(o, 0) + 1
+    seen = Counter(outcomes)
     return {o: seen[o] for o in (*OUTCOMES, *sorted(set(seen) - set(OUTCOMES))) if o in seen}

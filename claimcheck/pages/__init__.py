@@ -68,15 +68,10 @@ def relative_href(target, page) -> str:
 
 
 def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None) -> tuple[list, list[str]]:
-    """Re-run the manuscript checks a ``claims.json`` names (``manuscripts[]``: the manuscript and
-    its registry), as they are on disk now. Returns ``([(ManuscriptCheck, waivers)], [problems])``;
-    a manuscript or registry that cannot be read is a problem, not an exception.
-
-    ``override``: read this manuscript instead of the one the report names (it moved); the user
-    named it, so it and the registry beside it are read wherever they are. ``confine``: a folder
-    (the results file's own): a path the report names outside it is a problem and is not read (a
-    results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
-    """
+    """Re-run the manuscript checks a ``claims.json`` names, as they are on disk now. Returns
+    ``([(ManuscriptCheck, waivers)], [problems])``: what cannot be read is a problem. ``override``:
+    the manuscript to read instead (read wherever it is); ``confine``: a folder outside which the
+    report's paths are not read (a results file is untrusted input)."""
     out, problems = [], []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
