@@ -148,7 +148,6 @@ class ClaimRecorder:
         self._verdict: Verdict | None = None  # the standing verdict (the worst so far)
         self._last_value: Any = None
 
-    # -------------------------------------------------------------------------------------
     @property
     def id(self) -> str:
         return self.claim.id
@@ -210,7 +209,6 @@ class ClaimRecorder:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
-    # -------------------------------------------------------------------------------------
     def check(self, measured, unit: str | None = None, **details) -> None:
         """Compare ``measured`` (a number or an :class:`~claimcheck.interval.Interval`, in ``unit``,
         default the claim's) with the claim's stated value under its tolerance; ``details`` are
@@ -339,7 +337,6 @@ class ClaimRecorder:
             message = self._message(verdict.value, verdict.reason)
         self._settle(verdict, message)
 
-    # -------------------------------------------------------------------------------------
     def _add(self, details: Mapping) -> None:
         self.details.update({k: _jsonable(v) for k, v in details.items()})
 

@@ -195,7 +195,6 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     )
 
 
-# ------------------------------------------------------------------------------------------------
 def _convert(value, unit: str | None, to_unit: str):
     """A measured value (numpy scalars and 0-d tensors as their number) as int, float or Interval in
     ``to_unit``. Raises TypeError: not a real number, or not finite (the verdict is then ``error``)."""
