@@ -239,7 +239,6 @@ OPTIONS: tuple[Option, ...] = (
         kind="append",
     ),
 )
-BY_NAME = {o.name: o for o in OPTIONS}
 
 
 @dataclass(frozen=True)
