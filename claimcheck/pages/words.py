@@ -9,8 +9,7 @@ import math
 from dataclasses import dataclass
 
 from claimcheck import outcomes as oc
-from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
-from claimcheck.display import counted, format_value, number, with_unit  # noqa: F401
+from claimcheck.display import counted, format_value, number, with_unit
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording

@@ -119,13 +119,9 @@ def manuscript_binds(config, reg) -> bool:
     else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
     state = run_state(config)
     if reg.path not in state.manuscript_bound:
-        chapters = registries_of_args(config)
-        if len(chapters) <= 1:
-            binds = True
-        else:
-            named = reg.chapter.get("manuscript")
-            binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
-        state.manuscript_bound[reg.path] = binds
+        named = reg.chapter.get("manuscript")
+        binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+        state.manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
     return state.manuscript_bound[reg.path]
 
 
