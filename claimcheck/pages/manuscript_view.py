@@ -167,9 +167,8 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
     else:
         hover.insert(0, STATE_LABEL[state])
     decided = decided or cids[0]
-    return Mark(
-        anchor, piece.text, piece.line, state, cids, "\n".join(hover), link(decided), decided=decided, **place
-    )
+    title = "\n".join(hover)
+    return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
 
 
 def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
@@ -198,15 +197,9 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         hover += [claim_summary(entries.get(c), c) for c in cids]
-        mark = Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, "\n".join(hover))
-        mark.href, mark.decided, mark.kind, mark.start, mark.end = (
-            link(decided),
-            decided,
-            "sentence",
-            start,
-            end,
-        )
-        marks.append(mark)
+        at = {"href": link(decided), "decided": decided, "kind": "sentence", "start": start, "end": end}
+        title = "\n".join(hover)
+        marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
     return marks
 
 
@@ -240,8 +233,12 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
 
 
 def build(
-    check, entries: dict[str, ClaimEntry], claims_href="claims.html", waivers=(), href="manuscript.html"
-):
+    check,
+    entries: dict[str, ClaimEntry],
+    claims_href: str = "claims.html",
+    waivers=(),
+    href: str = "manuscript.html",
+) -> ManuscriptView:
     """Return the :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`.
 
     ``entries``: the chapter's claims of ``claims.json`` by id (none: bound numbers are
@@ -263,9 +260,8 @@ def build(
     marks = sorted(marks + _sentence_marks(check, entries, numbered, link), key=lambda m: m.start)
     lines = _cut_lines(ms.text, marks)
     counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
-    problems = [
-        q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")
-    ]
+    unfound = ("not-found", "ambiguous", "unbound")
+    problems = [q.message for d in check.drifts for q in d.checks if q.status in unfound]
     problems += list(check.audit.problems) + list(check.audit.warnings) + list(check.registry_issues)
     by_claim: dict[str, list[Mark]] = {}
     for m in marks:
