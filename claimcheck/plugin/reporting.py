@@ -61,16 +61,9 @@ def _write_report(session, state, interrupted: bool) -> None:
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        doc = report.build_json(
-            state.rows,
-            regs,
-            fp,
-            state.settings,
-            profile,
-            state.started,
-            plots=report.write_plots(state.rows, report_dir),
-            chapter_profiles=chapter_profiles,
-        )
+        plots = report.write_plots(state.rows, report_dir)
+        run = (state.rows, regs, fp, state.settings, profile, state.started)
+        doc = report.build_json(*run, plots=plots, chapter_profiles=chapter_profiles)
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
             doc.test_log = _relative(Path(config.invocation_params.dir) / log, report_dir)
@@ -95,14 +88,10 @@ def _write_report(session, state, interrupted: bool) -> None:
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            partial.keep_unselected(
-                doc,
-                state.json_path,
-                current=_registry_entries,
-                runner_keys=[
-                    k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
-                ],
-            )
+            runner_keys = [
+                k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
+            ]
+            partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
             report.write_json(doc, state.json_path)
