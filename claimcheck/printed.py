@@ -150,11 +150,6 @@ _IDENT_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
 _DIGIT = re.compile(r"\d")
 
 
-def _unit_after(norm: str, end: int) -> str:
-    m = _UNIT_AFTER.match(norm, end)
-    return m.group(1) if m else ""
-
-
 def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Number]:
     """Return every number printed in ``text``, in order, by the rules of the module docstring;
     ``offset`` is added to every ``start``/``end``, ``first_line`` is the line of ``text``'s first."""
@@ -179,7 +174,8 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             continue
         line += norm.count("\n", line_pos, p)
         line_pos = p
-        unit = _unit_after(norm, end)
+        after = _UNIT_AFTER.match(norm, end)
+        unit = after.group(1) if after else ""
         out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, unit))
         pos = end
     return out
