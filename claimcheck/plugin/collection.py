@@ -134,10 +134,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     _check_overrides(state)
     _check_manuscript_binding(config, state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
-    last = (CitationItem, DriftItem, AuditItem)
-    items[:] = [i for i in items if not isinstance(i, last)] + [
-        i for k in last for i in items if isinstance(i, k)
-    ]
+    last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
+    items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
