@@ -161,9 +161,7 @@ def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
 
 
 def _plot(p: dict, base: Path) -> Plot:
-    """A plot of a row: its PNG as a data URI, read only from a regular file of at most
-    :data:`MAX_PLOT_BYTES` inside the results file's folder ``base`` (a results file is untrusted
-    input); otherwise the row says why there is no image."""
+    """A row's plot as a data URI, read only from a small regular file inside ``base``, or why not."""
     name = str(p.get("name") or "plot")
     if p.get("png_base64"):
         return Plot(name, "data:image/png;base64," + str(p["png_base64"]))
@@ -278,9 +276,7 @@ def _manuscript_words(manuscript) -> str:
 
 
 def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
-    """The sections of one chapter with their rows, in the chapter's order (claims without a
-    section last); the first is marked as the chapter's first, each links to its first line in
-    the text when the chapter's manuscript was checked."""
+    """One chapter's sections with their rows (claims without a section last), linked into its text."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]

@@ -181,9 +181,7 @@ def _check_runner_profile(config, s) -> None:
 
 
 def _check_input_files(config, s) -> None:
-    """The files the settings name (each option marked ``file``: the manuscript, a kit's inputs)
-    exist, are regular files (not a device or FIFO) and can be read; the manuscript is UTF-8 (a
-    kit's files' text is their own claim's business: it errors with the line)."""
+    """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
     for name in (o.name for o in s.options if o.file):
         if not getattr(s, name):
             continue

@@ -44,9 +44,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def _write_report(session, state, interrupted: bool) -> None:
-    """Build claims.json from this run's rows (and the earlier report's, under a file lock), write
-    it and the pages. After an interrupt: the claims decided so far, the rest carried or
-    ``not-run: interrupted``."""
+    """Build and write claims.json (merged with the earlier report's rows, under a lock) and the pages."""
     config = session.config
     if interrupted and not state.registries:  # stopped during collection: still one row per claim
         _load_registries_of_args(config, state)
@@ -175,9 +173,7 @@ def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
 
 
 def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
-    """Rows this run selected (all, when it stopped before its selection was known) but never
-    reached: ``not-run: interrupted``, or an earlier run's row marked as carried and not reached.
-    ``doc.interrupted`` says by what, which claims were decided and which were not reached."""
+    """Mark the rows this run selected but never reached (not-run, or carried) and say so in ``doc.interrupted``."""
     # session.items is not the selection until collection completes (testscollected is set then)
     collected = bool(getattr(session, "testscollected", 0))
     items = session.items if collected else ()

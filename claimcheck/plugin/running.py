@@ -141,9 +141,7 @@ def _refuse_xfail(item, report) -> bool:
 
 
 def _call_outcome(report, call) -> str:
-    """What a claim test's call phase said by itself: a verdict's exception is what the verdict
-    says; the test's own ``pytest.fail`` or ``assert`` is failed, its ``pytest.skip`` skipped,
-    any other exception error."""
+    """What a call phase said by itself: ``pytest.fail`` or ``assert`` failed, a skip skipped, else error."""
     if report.passed:
         return PASSED
     if report.skipped:
@@ -153,9 +151,7 @@ def _call_outcome(report, call) -> str:
 
 
 def _report_verdict(item, report, call, verdict: Verdict) -> None:
-    """Make the call report say the claim test's verdict, by :data:`PYTEST_OUTCOME`: the worse of
-    the stored verdict and what the phase said by itself (so a test that caught its verdict's
-    exception still reports that verdict, and one that raised after a verdict still errs)."""
+    """Make the call report say the worse of the stored verdict and the phase, by :data:`PYTEST_OUTCOME`."""
     said = _call_outcome(report, call)
     outcome = worse(verdict.outcome, said)
     if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
