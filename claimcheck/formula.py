@@ -184,8 +184,7 @@ def parse(text: str, *, condition: bool = False) -> Formula:
 
 
 def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
-    """``text`` with each other chapter's value (``ch15:C10.stated``) replaced by a Python name, and
-    ``{that name: the value's name}``."""
+    """``text`` with each ``ch15:C10.stated`` replaced by a Python name, and ``{that name: the value}``."""
     aliases: dict[str, str] = {}
 
     def alias(m: re.Match) -> str:

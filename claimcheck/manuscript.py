@@ -48,8 +48,7 @@ _MARKUP = str.maketrans("*`|", "   ")
 
 
 def _markup_as_spaces(text: str) -> str:
-    """Markdown's ``*``, backquote and ``|`` as spaces (same length), except the ``*`` of a power
-    of ten (``5.8*10^-6`` is one number)."""
+    """Markdown's ``*``, backquote and ``|`` as spaces, except the ``*`` of a power of ten (``5.8*10^-6``)."""
     times = [m.start(1) for m in _TIMES_STAR.finditer(text)]
     text = text.translate(_MARKUP)
     for i in times:
@@ -180,8 +179,7 @@ def _from_number(regex: re.Pattern) -> re.Pattern:
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
-    """``(start, match)`` of ``regex.finditer(ms.scan)``; a locator that starts with a number is tried
-    only at :attr:`Manuscript.number_starts`, its start moved back over the whitespace before it."""
+    """``(start, match)`` of ``regex.finditer(ms.scan)``, tried only at number starts where it can match."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
@@ -332,8 +330,7 @@ _SEPARATORS = {
 
 
 def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
-    """``(line, what was found)`` where a locator not found would match if its numbers could hold
-    separators ("= ３６，８６４ 字节" for "= 36864 字节"); None when no single such place exists."""
+    """``(line, what was found)`` where the locator would match if its numbers held separators, or None."""
     loose = re.compile(pattern.regex.pattern.replace(f"({NUMBER_PATTERN})", _LOOSE_NUMBER))
     found = list(loose.finditer(ms.scan))
     if len(found) != 1:

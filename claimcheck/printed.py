@@ -219,8 +219,7 @@ class LocatorPattern:
 
 
 def _shape_pattern(num: Number) -> str:
-    """The pattern of a number glued to the next one (``256¦8.41``): its printed shape, digit for
-    digit, so the next number takes the rest (an edit of its digit count drifts both, never passes)."""
+    """The printed shape of a number glued to the next (``256¦8.41``), so the next takes the rest."""
     if num.is_fraction or num.exponent is not None or num.scale:
         return NUMBER_PATTERN
     whole, _, decimals = num.mantissa.partition(".")
@@ -269,8 +268,7 @@ def compile_locator(locator: str) -> LocatorPattern:
 
 
 def _literal(text: str) -> str:
-    """Regex of a locator's text between numbers: a run of spaces stands for any whitespace (at
-    least one character: "' much'" must not match "'much'"); other characters are literal."""
+    """Regex of a locator's text between numbers: a run of spaces stands for at least one whitespace."""
     out: list[str] = []
     for ch in text:
         if ch.isspace():

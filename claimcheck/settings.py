@@ -392,8 +392,7 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
 
 
 def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
-    """Reject ``CLAIMCHECK_*`` environment variables that name no option of ``tables`` (a misspelt
-    name would be ignored silently; pytest itself reports unknown ini keys)."""
+    """Reject a ``CLAIMCHECK_*`` environment variable that names no option (a misspelt one would be lost)."""
     known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:

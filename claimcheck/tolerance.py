@@ -307,8 +307,7 @@ class Range(Tolerance):
 
 
 def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> Margin:
-    """The margin of measured values ``[mlo, mhi]`` against the region ``[lo, hi]`` (``±inf`` for an
-    open side), in words in ``unit``."""
+    """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``, in ``unit``."""
     one_sided = math.isinf(lo) or math.isinf(hi)
     if mhi < lo or mlo > hi:  # outside
         gap = lo - mhi if mhi < lo else mlo - hi

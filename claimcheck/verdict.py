@@ -307,8 +307,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
 
 
 def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
-    """The outcome of the claim's bar and of each condition, the details recorded (``ci``,
-    ``conditions``, ``exact``) and the one-line summary of every bar."""
+    """The outcome of each bar, the details recorded (``ci``, ``conditions``, ``exact``) and the summary."""
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
     record_ci |= {"rounds": ci.n, "bar": region_text(region)}
@@ -338,8 +337,7 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
-    """Why a timing claim is inconclusive: its bars, the distrusted failures of a busy machine, the
-    rounds, the budget, the load, and what would decide it."""
+    """Why a timing claim is inconclusive, and what would decide it."""
     distrusted = ""
     if timing_failed:
         distrusted = (

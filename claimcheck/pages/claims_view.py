@@ -147,8 +147,7 @@ class ClaimsView:
 
 
 def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
-    """The plot with an alt text that says what it shows: what is plotted, for which claim, the
-    chapter's figure and the value measured here (the image is the only place those curves are)."""
+    """The plot with an alt text: what is plotted, for which claim, the chapter's figure, this runner's."""
     title, measured = entry.title or "", words.measured_value(entry)
     plot.alt = (
         f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
@@ -231,8 +230,7 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
 
 
 def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
-    """``[(line, href)]``: one link per manuscript line the claim's marks are on (to its first mark
-    there), in the text's order; several numbers of one line are one link, not "L11 L11 L11"."""
+    """``[(line, href)]``: one link per manuscript line the claim's marks are on, in the text's order."""
     if manuscript is None:
         return []
     first: dict[int, str] = {}

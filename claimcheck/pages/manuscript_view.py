@@ -144,8 +144,7 @@ def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
 
 
 def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
-    """The :class:`Mark` of one number of the audit (a :class:`claimcheck.manuscript.Piece`):
-    waived, unbound, or bound (drifted where a drift check covers it, else its claims' weakest state)."""
+    """The :class:`Mark` of one number of the audit: waived, unbound, drifted or its claims' weakest state."""
     place = {"start": piece.start, "end": piece.end}
     if piece.status == "waived":
         why = "; ".join(reasons.get(label, label) for label in piece.by)
@@ -172,8 +171,7 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
 
 
 def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
-    """Marks at the words (found once) of the claims no number shows whose state is one of
-    :data:`SENTENCE_STATES`; claims whose locators find the same words share one mark."""
+    """Marks at the words of claims no number shows, in :data:`SENTENCE_STATES` (one per place)."""
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
     for d in check.drifts:
@@ -204,8 +202,7 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
 
 
 def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
-    """The text line by line, each line a list of strings and :class:`Mark` objects (a mark's text
-    stripped of the spaces around it; the marks in text order, not overlapping)."""
+    """The text line by line, each a list of strings and the (stripped, non-overlapping) marks."""
     lines: list[list] = [[]]
 
     def add_text(chunk: str):

@@ -176,7 +176,7 @@ def _rel(path, base: Path) -> str:
 
 def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
     """GitHub annotations for a ``claims.json`` (none for a matrix): drift and unbound numbers at the
-    manuscript line, registry problems at the registry line, failed, broken or undecided claims at their test."""
+    manuscript line, registry problems at the registry line, failing or undecided claims at their test."""
     if not isinstance(doc, ClaimsDoc):
         return []
     base = Path(base)
@@ -202,8 +202,7 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
 
 
 def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A drifted claim's annotations: each drifted quote at its manuscript line, a locator that
-    finds no place (or several) at the claim's registry line."""
+    """A drifted quote at its manuscript line; a locator that finds no one place at the registry line."""
     drift = e.drift
     if drift is None:
         return []
@@ -221,8 +220,7 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
 
 
 def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A failed, broken or undecided claim's annotation at its test (else its registry line): the
-    chapter's value, this runner's, the bar and the reason. None for the other outcomes."""
+    """A failed, broken or undecided claim's annotation at its test (else its registry line)."""
     word = oc.WORD.get(str(e.outcome))
     if word is None or not word.annotation:
         return []
@@ -241,8 +239,7 @@ def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Pat
 
 
 def _manuscript_annotations(doc: ClaimsDoc, base: Path) -> list[str]:
-    """The manuscripts' annotations: each unbound number at its line (a warning), each waiver
-    problem at the registry."""
+    """Each unbound number at its manuscript line (a warning), each waiver problem at the registry."""
     out = []
     for m in doc.manuscripts or []:
         audit = m.get("audit") or {}

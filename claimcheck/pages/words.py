@@ -34,7 +34,7 @@ def chapter_value(entry: ClaimEntry) -> str:
 
 
 def measured_value(entry: ClaimEntry) -> str:
-    """This runner's value in the chapter's unit ("" when nothing was measured; :func:`claimcheck.display.format_value`)."""
+    """This runner's value in the chapter's unit, "" when nothing was measured."""
     return format_value(entry.measured, entry.unit)
 
 
@@ -300,7 +300,7 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
 
 
 def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
-    """The claims' names, a few then "and N more"; keys (ch15:C18) when ``several`` chapters (default: these span several)."""
+    """The claims' names, a few then "and N more"; keys (ch15:C18) when ``several`` chapters share the page."""
     if several is None:
         several = len({e.chapter for e in entries}) > 1
     ids = [claim_name(e, several) for e in entries]

@@ -143,8 +143,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def _citation_items(rf, reg, done: set) -> list:
-    """One :class:`CitationItem` per claim of ``reg`` with ``cites``: the claim's verdict when no test
-    of it was collected (it is then covered: ``done`` gains it), else its citation's drift check."""
+    """One :class:`CitationItem` per claim with ``cites``: its verdict when no test of it was collected."""
     out = []
     for cid, claim in reg.claims.items():
         if not claim.cites:
@@ -212,16 +211,14 @@ def deselection(
 
 
 def _check_chapters(state) -> None:
-    """Two registries of one run with one chapter id would share every key (chapter:id): the run
-    stops before any test, naming both files."""
+    """Stop the run when two registries have one chapter id (every key would name two claims)."""
     problems = book_issues(state.registries.values())
     if problems:
         raise pytest.UsageError("claimcheck: " + "; ".join(problems))
 
 
 def _check_overrides(state) -> None:
-    """Every ``--claims-stated`` name is a claim of a collected registry, and a short id (``C10``)
-    names one chapter's claim only (``ch15:C10`` says which)."""
+    """Every ``--claims-stated`` name is one claim of a collected registry (``ch15:C10`` says which)."""
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:
@@ -231,8 +228,7 @@ def _check_overrides(state) -> None:
 
 
 def _check_manuscript_binding(config, state) -> None:
-    """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is a
-    usage error (binding it to the wrong chapter would turn all its claims into drift)."""
+    """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is an error."""
     if not state.settings.manuscript or len(state.registries) < 2:
         return
     if not any(state.manuscript_bound.values()):

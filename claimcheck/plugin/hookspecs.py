@@ -21,7 +21,7 @@ def pytest_claimcheck_configure(config) -> None:
 @hookspec
 def pytest_claimcheck_runner_fingerprint(config, fingerprint: dict) -> None:
     """Add the kit's fields (its libraries, accelerator, CPU level, weights...) to the runner
-    fingerprint (``claims.json`` ``runner``; the core's: :func:`claimcheck.fingerprint.runner_fingerprint`), in place."""
+    fingerprint (``claims.json`` ``runner``; :func:`claimcheck.fingerprint.runner_fingerprint`), in place."""
 
 
 @hookspec(firstresult=True)

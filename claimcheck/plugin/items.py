@@ -47,8 +47,7 @@ class ModuleError(Exception):
 
 
 class _Item(pytest.Item):
-    """An item of claimcheck's own: a failure of a kind in ``_SHOWN`` (exception -> prefix) reads as
-    its message alone, not a traceback; reported at its claim's line of the registry (else line 0)."""
+    """An item of ours: a failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
 
     _SHOWN: ClassVar[dict[type, str]] = {}
     claim_id: str | None = None

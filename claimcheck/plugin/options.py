@@ -137,8 +137,7 @@ def _related(registry: Path, arg: Path) -> bool:
 
 
 def _named_registries(config, skip, environment: bool) -> list[Path]:
-    """The registries ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (relative to the invocation
-    folder) or the ini key (relative to the rootdir) name; a bad value is left to the settings."""
+    """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
     raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
     if raw is None and environment:
         raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
@@ -164,8 +163,7 @@ def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
 
 
 def _check_runner_profile(config, s) -> None:
-    """A ``--claims-runner`` that no governing registry declares is a usage error with a "did you
-    mean": a typo would leave the machine-bound figures unenforced without a word."""
+    """A ``--claims-runner`` no governing registry declares is a usage error (a typo would go unnoticed)."""
     if s.runner_profile is None:
         return
     paths = registries_of_args(config)

@@ -98,8 +98,7 @@ def _write_report(session, state, interrupted: bool) -> None:
 
 
 def _claim_args(config, regs) -> list[str]:
-    """The run's path arguments that hold a chapter's claims, for a command that runs only the claims
-    (all of them when none is told apart)."""
+    """The run's path arguments that hold a chapter's claims (all of them when none is told apart)."""
     base = Path(config.invocation_params.dir)
     folders = [Path(reg.path).resolve().parent for reg in regs]
 
@@ -111,8 +110,7 @@ def _claim_args(config, regs) -> list[str]:
 
 
 def _registry_entries(path) -> dict | None:
-    """A registry as it is now, for the rows of a chapter this run did not collect: ``{id: {"stated",
-    "unit", "tolerance"}}``, or None when the file is gone (the chapter was removed)."""
+    """A registry's claims as they are now (``{id: {stated, unit, tolerance}}``), None when it is gone."""
     if not path or not Path(path).is_file():
         return None
     claims = load_registry(path).claims
@@ -140,8 +138,7 @@ def _chapter_profiles(config, session, regs) -> dict:
 
 
 def _fingerprint(config, state, interrupted: bool) -> dict:
-    """The runner fingerprint (cached). After an interrupt during ``import torch``, the core's alone:
-    the kit's fields would import the half-loaded torch again (a traceback, or a segfault)."""
+    """The runner fingerprint; after an interrupt in a heavy import, the core's alone (no re-import)."""
     if state.fingerprint is None and interrupted:
         cut = half_loaded(heavy_packages(config))
         try:
@@ -165,8 +162,7 @@ def _load_registries_of_args(config, state) -> None:
 
 
 def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
-    """A claim whose test the interrupt cut short (begun, no outcome) as one this run did not reach,
-    so that it keeps its earlier row like the claims after it."""
+    """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
     for e in doc.claims:
         if e.outcome == NOT_RUN and not e.reason:
             e.reason, e.selected = NOT_SELECTED, False
@@ -199,8 +195,7 @@ def _relative(path: Path, folder: Path) -> str:
 
 
 def _publish(config, state, doc) -> None:
-    """The claims page and the annotated manuscript, from the document just written. A page that
-    cannot be rendered is reported in the terminal summary; claims.json stands either way."""
+    """Write the pages from the document just written; a page that fails is reported, claims.json stands."""
     regs = state.registries
     checks = [(c, regs[key].waivers) for key, c in state.manuscript_checks.items() if key in regs]
     try:
@@ -210,8 +205,7 @@ def _publish(config, state, doc) -> None:
 
 
 def _counts_line(doc: ClaimsDoc) -> str:
-    """The claims' counts by outcome; for a partial run, those that ran now apart from the rows
-    carried from an earlier run ("claims run now: 1 passed; carried from ...: 30 passed, 11 skipped")."""
+    """The claims' counts by outcome; in a partial run, those run now apart from those carried."""
 
     def words(entries) -> str:
         return ", ".join(f"{v} {k}" for k, v in count(e.outcome for e in entries).items()) or "none"
@@ -234,8 +228,7 @@ def _counts_line(doc: ClaimsDoc) -> str:
 
 
 def _write_line(tr, text: str, **markup) -> None:
-    """One line of the claimcheck section: a claim's or a file's text never starts a workflow command
-    in a CI log (:func:`claimcheck.display.log_line`)."""
+    """One line of the claimcheck section, never a workflow command (:func:`claimcheck.display.log_line`)."""
     tr.write_line(log_line(text), **markup)
 
 

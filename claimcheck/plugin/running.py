@@ -107,8 +107,7 @@ def pytest_runtest_setup(item):
 
 
 def _expected_fail(item) -> str | None:
-    """The registry's ``expected_fail`` of a claim test's claim ("" when it has none; None when the
-    claim cannot be looked up, which set-up has already reported)."""
+    """The ``expected_fail`` of a claim test's claim ("" for none; None when it cannot be looked up)."""
     reg = registry_for(item.config, item.path)
     cid = claim_marker_id(item)
     claim = reg.claims.get(cid) if reg is not None and cid is not None else None
@@ -116,8 +115,7 @@ def _expected_fail(item) -> str | None:
 
 
 def _refuse_xfail(item, report) -> bool:
-    """A claim test's xfail (mark or ``pytest.xfail``) as an error: only the recorder's verdicts
-    decide a claim. With the registry's ``expected_fail`` the xfail stands and the verdict decides."""
+    """A claim test's xfail as an error, unless its claim has an ``expected_fail`` (its verdict decides)."""
     mark = item.get_closest_marker("xfail")
     if not hasattr(report, "wasxfail") and not (report.when == "call" and mark is not None):
         return False
