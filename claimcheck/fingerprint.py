@@ -1,10 +1,5 @@
-"""The runner: a hardware and software fingerprint without hostnames or user names, and how busy
-the machine is.
-
-Stored in ``reports/claims.json`` under ``runner``. The core records the machine (CPU, cores, RAM,
-OS, Python); a kit adds its own fields through ``pytest_claimcheck_runner_fingerprint``
-(:mod:`claimcheck.llm.fingerprint`). Every field is read locally: no network, no torch.
-"""
+"""The runner (``claims.json`` ``runner``): a hardware and software fingerprint without host or user
+names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is."""
 
 from __future__ import annotations
 

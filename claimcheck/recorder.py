@@ -1,7 +1,6 @@
 """The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
-verdict on the item (``VERDICT_KEY``) and in ``user_properties`` (the record, which travels from
-xdist workers), and stop the test the verdict's way (:meth:`ClaimRecorder._raise`).
-"""
+verdict on the item and in ``user_properties`` (which travel from xdist workers), and stop the test
+the verdict's way (:meth:`ClaimRecorder._raise`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The claims page's content, built from a ``claims.json`` document alone (plus its plot files):
-one :class:`Chapter` line per chapter, then one :class:`Row` per claim, grouped by the chapter's
-``[[sections]]`` (claims without one last). What a row says is said by :mod:`claimcheck.pages.words`.
-"""
+"""The claims page's content, from a ``claims.json`` alone (and its plots): one :class:`Chapter`
+line per chapter, then one :class:`Row` per claim, grouped by the chapter's ``[[sections]]``."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""CI surfaces: :func:`markdown`, a table for ``$GITHUB_STEP_SUMMARY`` of a ``claims.json`` or a
-matrix, and :func:`annotations`, GitHub workflow commands at the place to fix (the manuscript line
-of a drift, the registry line of a registry problem, the test of a failed claim).
-"""
+"""CI surfaces: :func:`markdown` for ``$GITHUB_STEP_SUMMARY`` (a ``claims.json`` or a matrix), and
+:func:`annotations`, GitHub workflow commands at the place to fix."""
 
 # No `from __future__ import annotations`: it would bind this module's name `annotations` (a function).
 import os

@@ -1,7 +1,4 @@
-"""Hooks that a measurement kit (e.g. :mod:`claimcheck.llm.pytest_kit`) implements for the core glue.
-
-Added by :func:`claimcheck.plugin.options.pytest_addhooks`.
-"""
+"""Hooks a measurement kit (e.g. :mod:`claimcheck.llm.pytest_kit`) implements for the core glue."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""pytest-html's hooks, in a class registered only when pytest-html is active (``-p no:html``
-must not break a run). Its test log (``tests.html``) names each test's claim, linked to its row
-on the claims page, and links to that page at the top.
-"""
+"""pytest-html's hooks, registered only when pytest-html is active (``-p no:html`` must not break a
+run): its test log names each test's claim, linked to its row on the claims page."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """pytest's reports read into :class:`~claimcheck.report.Phase` values: the one place that knows a
-``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and pytest-xdist's lines. A call phase is
-``failed`` only on a verdict (the recorder's, or the test's own ``pytest.fail`` or ``assert``); any
-other exception is ``error``, its reason the exception's type and message (:func:`exception_reason`).
-"""
+``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and pytest-xdist's lines."""
 
 from __future__ import annotations
 
