@@ -23,11 +23,8 @@ def decimals_of(text: str) -> int:
 
 
 def half_unit(text: str) -> Decimal:
-    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005).
-
-    Raises:
-        ValueError: ``text`` is not a plain decimal number.
-    """
+    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005). Raises
+    ValueError: ``text`` is not a plain decimal number."""
     d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return Decimal(5).scaleb(int(exponent) - 1)

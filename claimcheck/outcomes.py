@@ -169,11 +169,7 @@ VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
 def worse(a: str, b: str) -> str:
-    """Return the worse of two outcomes by :data:`SEVERITY`.
-
-    Raises:
-        ValueError: either is not an outcome of :data:`OUTCOMES`.
-    """
+    """Return the worse of two outcomes by :data:`SEVERITY`. Raises ValueError: either is not an outcome."""
     return a if SEVERITY.index(a) <= SEVERITY.index(b) else b
 
 

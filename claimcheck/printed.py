@@ -111,10 +111,7 @@ class Number:
 
 def parse_number(text: str) -> tuple[str, int | None, str]:
     """Return ``(mantissa, exponent, scale)`` of one printed number such as ``"5.8 × 10⁻⁶"``.
-
-    Raises:
-        ValueError: ``text`` is not one number by the module's grammar.
-    """
+    Raises ValueError: ``text`` is not one number by the module's grammar."""
     t = normalise(text.strip())
     m = _PARTS_RE.match(t)
     if not t or not m or (not m.group("frac") and not m.group("dec")) or (m.group("frac") and m.group("dec")):

@@ -52,10 +52,7 @@ def encode_record(record: dict) -> str:
 
 def decode_record(value) -> dict:
     """The record of a ``RECORD_KEY`` user property: its JSON text parsed (a dict is returned as is).
-
-    Raises:
-        ValueError: the text is not a JSON object (the property was not written by :func:`encode_record`).
-    """
+    Raises ValueError: the text is not a JSON object (not written by :func:`encode_record`)."""
     if isinstance(value, dict):
         return value
     record = json.loads(value)

@@ -295,11 +295,8 @@ class Settings:
     options: tuple[Option, ...] = field(default=OPTIONS, repr=False, compare=False)  # every table's rows
 
     def __getattr__(self, name: str) -> Any:
-        """A kit's setting by its option's name (``settings.device``).
-
-        Raises:
-            AttributeError: no option of this run is called ``name``.
-        """
+        """A kit's setting by its option's name (``settings.device``). Raises AttributeError: no
+        option of this run is called ``name``."""
         for key, value in self.__dict__.get("kit", ()):
             if key == name:
                 return value

@@ -350,11 +350,8 @@ def _distance(a: Interval, b: Interval) -> float:
 
 
 def parse_tolerance(text: str) -> Tolerance:
-    """Return the :class:`Tolerance` for a compact string such as ``"rel:5%"``.
-
-    Raises:
-        ToleranceError: not one of the forms of this module's docstring; the message quotes it.
-    """
+    """Return the :class:`Tolerance` for a compact string such as ``"rel:5%"``. Raises ToleranceError
+    (quoting it): not one of the forms of this module's docstring."""
     if not isinstance(text, str):
         raise ToleranceError(f"tolerance must be a string such as 'printed' or 'rel:5%', got {text!r}")
     t = text.strip()

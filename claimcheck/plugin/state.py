@@ -132,10 +132,8 @@ def registry_candidates(path: Path, root: Path):
 
 def claim_marker_id(item) -> str | None:
     """The id of the test's ``@pytest.mark.claim(id)``, or None (no marker, or not one string)."""
-    marks = list(item.iter_markers("claim"))
-    if not marks:
-        return None
-    args = marks[0].args
+    mark = item.get_closest_marker("claim")
+    args: tuple = mark.args if mark is not None else ()
     return args[0] if len(args) == 1 and isinstance(args[0], str) else None
 
 
