@@ -87,12 +87,9 @@ def _hint(root: Path) -> str:
 
 
 def registry_for_manuscript(manuscript, root="claims") -> Path:
-    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's
-    name; when the book has a single registry, that one (an editor's copy may have any name).
-
-    Raises:
-        BookError: no registry under ``root``, or several and none (or more than one) names the file.
-    """
+    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's name; when
+    the book has a single registry, that one (an editor's copy may have any name). Raises BookError: no
+    registry under ``root``, or several and none (or more than one) names the file."""
     root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
     if not paths:

@@ -125,13 +125,9 @@ class Formula:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, Interval]):
-        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool), with
-        ``env`` mapping every name of :attr:`names` to an interval.
-
-        Raises:
-            FormulaError: a name is missing from ``env``, a division by an interval holding 0,
-                a function outside its domain.
-        """
+        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool), with ``env`` mapping
+        every name of :attr:`names` to an interval. Raises FormulaError: a name is missing from ``env``, a
+        division by an interval holding 0, a function outside its domain."""
         return _Evaluator(env, self.text, self.aliases).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:

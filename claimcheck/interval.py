@@ -31,13 +31,10 @@ def half_unit(text: str) -> Decimal:
 
 
 def parse_decimal(text: str) -> Decimal:
-    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits
-    (``"0.10"`` -> ``Decimal("0.10")``; ``"36,864"`` -> ``Decimal("36864")``). No unit or percent
-    sign: those are :func:`claimcheck.printed.parse_number`'s.
-
-    Raises:
-        ValueError: ``text`` is not a plain decimal number, or not finite (``"inf"``, ``"nan"``).
-    """
+    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits (``"0.10"``
+    -> ``Decimal("0.10")``; ``"36,864"`` -> ``Decimal("36864")``). No unit or percent sign: those are
+    :func:`claimcheck.printed.parse_number`'s. Raises ValueError: ``text`` is not a plain decimal number, or
+    not finite (``"inf"``, ``"nan"``)."""
     try:
         d = Decimal(text.strip().replace(",", "").replace("_", ""))
     except InvalidOperation:
@@ -180,13 +177,10 @@ def _binom_cdf(k: int, n: int) -> float:
 
 
 def median_ci(xs, level: float = LEVEL) -> CI:
-    """Return the distribution-free confidence interval of the median of ``xs``: ``[x_(k), x_(n+1-k)]``
-    with the largest ``k`` whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least
-    ``level``; with too few samples, ``[min, max]`` and the ``coverage`` it has (0.9375 for n = 5).
-
-    Raises:
-        ValueError: ``xs`` is empty or ``level`` is not in (0, 1).
-    """
+    """Return the distribution-free confidence interval of the median of ``xs``: ``[x_(k), x_(n+1-k)]`` with
+    the largest ``k`` whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``; with
+    too few samples, ``[min, max]`` and the ``coverage`` it has (0.9375 for n = 5). Raises ValueError: ``xs``
+    is empty or ``level`` is not in (0, 1)."""
     s = sorted(float(x) for x in xs)
     n = len(s)
     if n == 0:
@@ -205,13 +199,9 @@ def median_ci(xs, level: float = LEVEL) -> CI:
 
 
 def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000, seed: int = 0) -> CI:
-    """Return the percentile-bootstrap :class:`CI` of ``statistic(rounds)`` (a float): the
-    (1-level)/2 and (1+level)/2 quantiles over ``resamples`` resamples of whole rounds (so paired
-    sides stay paired), seeded with ``seed``.
-
-    Raises:
-        ValueError: no rounds, or ``level`` not in (0, 1).
-    """
+    """Return the percentile-bootstrap :class:`CI` of ``statistic(rounds)`` (a float): the (1-level)/2 and
+    (1+level)/2 quantiles over ``resamples`` resamples of whole rounds (so paired sides stay paired), seeded
+    with ``seed``. Raises ValueError: no rounds, or ``level`` not in (0, 1)."""
     rounds = list(rounds)
     if not rounds:
         raise ValueError("bootstrap_ci needs at least one round")

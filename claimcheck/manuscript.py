@@ -74,12 +74,9 @@ class Manuscript:
 
     @classmethod
     def read(cls, path) -> Manuscript:
-        """Read a UTF-8 manuscript (plain text or Markdown).
-
-        Raises:
-            ManuscriptError: the file is missing, unreadable, not a regular file, over
-                :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or blank.
-        """
+        """Read a UTF-8 manuscript (plain text or Markdown). Raises ManuscriptError: the file is missing,
+        unreadable, not a regular file, over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or
+        blank."""
         p = Path(path)
         try:
             raw = read_input_file(p)
@@ -577,13 +574,9 @@ class ManuscriptCheck:
 
 
 def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
-    """Run the drift check of every valid claim of ``registry`` and the number audit of
-    ``manuscript`` (a :class:`Manuscript` or a path); with ``book`` (chapter id -> registry), the
-    citations too.
-
-    Raises:
-        ManuscriptError: the manuscript cannot be read.
-    """
+    """Run the drift check of every valid claim of ``registry`` and the number audit of ``manuscript`` (a
+    :class:`Manuscript` or a path); with ``book`` (chapter id -> registry), the citations too. Raises
+    ManuscriptError: the manuscript cannot be read."""
     t0 = time.perf_counter()
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
     drifts = [check_claim(ms, c) for c in registry.claims.values()]

@@ -225,12 +225,9 @@ def _shape_pattern(num: Number) -> str:
 
 @lru_cache(maxsize=4096)
 def compile_locator(locator: str) -> LocatorPattern:
-    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`. ``¦``
-    stands between two numbers printed glued together (at an end: glued to one outside it).
-
-    Raises:
-        ValueError: the locator is empty, or a ``¦`` does not touch a number on each side it has.
-    """
+    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`. ``¦`` stands
+    between two numbers printed glued together (at an end: glued to one outside it). Raises ValueError: the
+    locator is empty, or a ``¦`` does not touch a number on each side it has."""
     if not locator.strip():
         raise ValueError("empty locator")
     segments = locator.split(SPLIT)

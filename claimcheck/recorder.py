@@ -223,24 +223,18 @@ class ClaimRecorder:
         self.decide(Measured(measured, unit), **details)
 
     def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a further check; one that
-        holds is no verdict of its own). ``measured`` (in ``unit``): the claim's headline value.
-
-        Raises:
-            pytest.fail.Exception: ``condition`` is false.
-        """
+        """Fail the claim with ``message`` unless ``condition`` holds (a further check; one that holds is no
+        verdict of its own). ``measured`` (in ``unit``): the claim's headline value. Raises
+        pytest.fail.Exception: ``condition`` is false."""
         __tracebackhide__ = True
         if not condition:
             self.decide(Requirement(False, message, measured, unit))
 
     def check_comparison(self, comparison: Comparison, **details) -> None:
-        """The verdict of a :class:`Comparison` (e.g. :func:`claimcheck.llm.generation.compare_streams`):
-        no difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes
-        on, and a later check that holds does not upgrade it); any other difference fails.
-
-        Raises:
-            pytest.fail.Exception: as above.
-        """
+        """The verdict of a :class:`Comparison` (e.g. :func:`claimcheck.llm.generation.compare_streams`): no
+        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes on, and a
+        later check that holds does not upgrade it); any other difference fails. Raises pytest.fail.Exception:
+        as above."""
         __tracebackhide__ = True
         c = comparison
         facts = {"comparison": c.describe(), **c.details(), **details}
@@ -256,12 +250,9 @@ class ClaimRecorder:
     def check_form(
         self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
     ) -> None:
-        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``
-        (computed for this model; ``form`` says what is checked) under ``tolerance`` (``exact``, ``<=0``...).
-
-        Raises:
-            ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance.
-        """
+        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected`` (computed for
+        this model; ``form`` says what is checked) under ``tolerance`` (``exact``, ``<=0``...). Raises
+        ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance."""
         __tracebackhide__ = True
         if not self.model:
             raise ValueError(
@@ -303,22 +294,16 @@ class ClaimRecorder:
         )
 
     def skip(self, reason: str, **details) -> None:
-        """Skip the claim with ``reason`` (it cannot be checked here), its ``details`` recorded.
-
-        Raises:
-            pytest.skip.Exception: always.
-        """
+        """Skip the claim with ``reason`` (it cannot be checked here), its ``details`` recorded. Raises
+        pytest.skip.Exception: always."""
         __tracebackhide__ = True
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
     def decide(self, evidence: Evidence, **details) -> None:
-        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with
-        ``details``, and raise its exception (every check ends here).
-
-        Raises:
-            pytest.fail.Exception, pytest.skip.Exception, VerdictError: see :meth:`_raise`.
-        """
+        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``,
+        and raise its exception (every check ends here). Raises pytest.fail.Exception, pytest.skip.Exception,
+        VerdictError: see :meth:`_raise`."""
         __tracebackhide__ = True
         self._add(details)
         verdict = judge(self.claim, evidence, runner=self._runner)

@@ -257,12 +257,9 @@ CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
 
 
 def option_tables(config=None) -> tuple[OptionTable, ...]:
-    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s
-    plugins; none without a config or before the core's hooks are added).
-
-    Raises:
-        ValueError: two tables declare one option name, flag, environment variable or ini key.
-    """
+    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s plugins;
+    none without a config or before the core's hooks are added). Raises ValueError: two tables declare one
+    option name, flag, environment variable or ini key."""
     hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
     tables = (CORE, *(t for t in (hook() if hook is not None else ()) if t is not None))
     seen: dict[object, str] = {}

@@ -74,12 +74,9 @@ class Tolerance:
         return not self.needs_stated
 
     def describe(self, stated: str | None, unit: str | None = None) -> str:  # pragma: no cover - abstract
-        """The tolerance as a reader says it, with the values it admits in ``unit`` (``printed`` on
-        99.16: "within half a unit of the last digit: [99.155, 99.165]").
-
-        Raises:
-            ValueError, TypeError or AttributeError: it needs a stated number and ``stated`` is none.
-        """
+        """The tolerance as a reader says it, with the values it admits in ``unit`` (``printed`` on 99.16:
+        "within half a unit of the last digit: [99.155, 99.165]"). Raises ValueError, TypeError or
+        AttributeError: it needs a stated number and ``stated`` is none."""
         raise NotImplementedError
 
     def _span(self, stated: str | None, unit: str | None) -> str:
@@ -108,13 +105,9 @@ class Tolerance:
     def move_limit(
         self, old: float, stated: str | None = None, bound_move: float = 0.25
     ) -> tuple[float, str]:
-        """Return (how far a measured value may move from ``old`` between two runs, the rule in
-        words): the tolerance with ``old`` in the place of the chapter's value; a one-sided bar
-        allows ``bound_move`` of ``|old|``.
-
-        Raises:
-            ValueError: ``printed`` without a stated number.
-        """
+        """Return (how far a measured value may move from ``old`` between two runs, the rule in words): the
+        tolerance with ``old`` in the place of the chapter's value; a one-sided bar allows ``bound_move`` of
+        ``|old|``. Raises ValueError: ``printed`` without a stated number."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def __call__(self, measured, stated: str | None = None) -> str | None:

@@ -168,12 +168,9 @@ def settled(claim, evidence: Timed) -> bool:
 
 
 def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
-    """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed),
-    by the rules of the module docstring; evidence it cannot judge is an ``error`` verdict.
-
-    Raises:
-        TypeError: ``evidence`` is none of this module's evidence types (a bug of the caller).
-    """
+    """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by the
+    rules of the module docstring; evidence it cannot judge is an ``error`` verdict. Raises TypeError:
+    ``evidence`` is none of this module's evidence types (a bug of the caller)."""
     try:
         if isinstance(evidence, Measured):
             return _measured(claim, evidence, runner)

@@ -148,14 +148,10 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
 
 
 def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
-    """Read a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field loses only
-    itself, and its problem names file, claim and field) or a matrix JSON (returned as its object)
-    for the pages: ``(document, problems)``.
-
-    Raises:
-        claimcheck.results.ResultFileError: the file is missing, unreadable, not JSON, or neither
-            a claims report nor a matrix.
-    """
+    """Read a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field loses only itself, and
+    its problem names file, claim and field) or a matrix JSON (returned as its object) for the pages:
+    ``(document, problems)``. Raises claimcheck.results.ResultFileError: the file is missing, unreadable, not
+    JSON, or neither a claims report nor a matrix."""
     p = Path(path)
     raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
     if is_matrix(raw) and raw.get("runners"):
