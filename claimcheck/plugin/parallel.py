@@ -35,6 +35,11 @@ def is_distributed(config) -> bool:
     return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
+def is_worker(config) -> bool:
+    """Whether this process is an xdist worker."""
+    return hasattr(config, "workerinput")
+
+
 class RunLock:
     """The run's readers-writer lock (see the module docstring); one instance per worker process."""
 
@@ -74,7 +79,7 @@ class XdistSupport:
         if is_distributed(config) and claims_run:
             lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
             config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
-        elif hasattr(config, "workerinput"):
+        elif is_worker(config):
             folder = config.workerinput.get(LOCK_INPUT_KEY)
             config.pluginmanager.register(
                 cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist"
@@ -135,7 +140,7 @@ class XdistSupport:
             return (yield)
 
     def pytest_sessionfinish(self, session):
-        if hasattr(session.config, "workerinput"):
+        if is_worker(session.config):
             session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
 
 
