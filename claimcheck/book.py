@@ -1,11 +1,6 @@
-"""The book: every chapter's registry under ``claims/``, found once, for every command, and the
-claim ids its test modules name, read without importing them (last section).
-
-A chapter is a folder ``claims/<chapter>/`` with its ``claims.toml`` (and its claim tests). The
-commands find the chapters here rather than assuming one: ``validate`` with no argument checks
-them all, ``check-manuscript CH16.md`` picks the registry whose ``[chapter] manuscript`` names
-the file, ``what-if ch16:C10=2.3`` finds the chapter of the claim. The book also resolves what
-crosses chapters: a claim's ``cites`` and a formula's ``ch15:C10.stated`` (last section).
+"""The book: every chapter's registry (``claims/<chapter>/claims.toml``), found once for every
+command; the claim ids its test modules name, read without importing them; and what crosses
+chapters: a claim's ``cites`` and a formula's ``ch15:C10.stated`` (last section).
 """
 
 from __future__ import annotations
@@ -33,11 +28,8 @@ class BookError(LookupError):
 
 
 def registry_paths(root="claims") -> list[Path]:
-    """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path.
-
-    Hidden folders (``.git``, ``.venv``), virtual environments and :data:`SKIP_DIRS` are not
-    entered (:func:`walk_registries`).
-    """
+    """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path
+    (:func:`walk_registries` with :data:`SKIP_DIRS`)."""
     root = Path(root)
     if root.exists() and not root.is_dir():  # a file, or a device or FIFO that loading refuses by name
         return [root]
@@ -46,9 +38,7 @@ def registry_paths(root="claims") -> list[Path]:
 
 def walk_registries(folder: Path, skip) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` in walk order (folders sorted), never entering a hidden
-    folder, a virtual environment (a folder with ``pyvenv.cfg`` or ``conda-meta``) or a folder whose
-    name matches a ``skip`` pattern (fnmatch): a ``.venv`` or ``node_modules`` holds other
-    projects' files, not this one's claims, and walking it would cost seconds."""
+    folder, a virtual environment (``pyvenv.cfg`` or ``conda-meta``) or a ``skip`` pattern (fnmatch)."""
     found = []
     for here, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not _skipped(Path(here) / d, skip))
@@ -58,13 +48,9 @@ def walk_registries(folder: Path, skip) -> list[Path]:
 
 
 def _skipped(path: Path, skip) -> bool:
-    name = path.name
-    return (
-        name.startswith(".")
-        or any(fnmatch.fnmatch(name, pat) for pat in skip)
-        or (path / "pyvenv.cfg").is_file()
-        or (path / "conda-meta").is_dir()
-    )
+    if path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip):
+        return True
+    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
 def locate(root="claims", *near) -> Path:
@@ -101,12 +87,9 @@ def _hint(root: Path) -> str:
 
 
 def registry_for_manuscript(manuscript, root="claims") -> Path:
-    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's
-    name; when the book has a single registry, that one (an editor's copy may have any name).
-
-    Raises:
-        BookError: no registry under ``root``, or several and none (or more than one) names the file.
-    """
+    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's name; when
+    the book has a single registry, that one (an editor's copy may have any name). Raises BookError: no
+    registry under ``root``, or several and none (or more than one) names the file."""
     root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
     if not paths:
@@ -150,14 +133,8 @@ def book_issues(registries) -> list[str]:
     return out
 
 
-# ---
-# The claim ids that test modules name, read from their source without importing them.
-#
-# A claim test carries ``@pytest.mark.claim("C05")``. When its module cannot be imported (a missing
-# package, a syntax error, an exception at import), pytest knows nothing of its tests; this module
-# still finds the ids in the text, so that the claims the module covers can be reported as errors
-# instead of vanishing, and so that ``claimcheck validate`` can cross-check a registry against the
-# tests beside it. Standard library only.
+# --- The claim ids test modules name (``@pytest.mark.claim("C05")``), read from their source: a module
+# that cannot be imported still reports its claims as errors, and ``validate`` cross-checks the tests.
 
 #: pytest's default ``python_files``
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
@@ -177,18 +154,13 @@ class ClaimMark:
 
 
 def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
-    """Every ``mark.claim("<id>")`` with a string literal id in a module's source, in file order.
-
-    Parsed with :mod:`ast` (so comments and strings that merely mention a mark are not counted);
-    a module that does not parse (a syntax error) is searched with a regular expression instead.
-    Never raises.
-    """
+    """Every ``mark.claim("<id>")`` with a string literal id in a module's source, in file order: by
+    :mod:`ast`, or a regular expression where the module does not parse. Never raises."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
-        return [
-            ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in _MARK_RE.finditer(text)
-        ]
+        found = _MARK_RE.finditer(text)
+        return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in found]
     out = []
     for node in ast.walk(tree):
         if (
@@ -232,10 +204,7 @@ def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
     return out
 
 
-# ---
-# Citations: a claim that quotes another chapter's claim (its registry ``cites = "ch15:C10"``),
-# checked against the book: the quote's figure must be the source's, printed at the quote's
-# precision ("500 MB" quotes 497.76 MB). A chapter that is not in this book is kept, never an error.
+# --- Citations (``cites = "ch15:C10"``): the quote's figure must be the source's at the quote's precision.
 
 #: what a citation of a chapter that is not in this book shows (never an error)
 NOT_IN_BOOK = "source not in this book"
@@ -350,10 +319,9 @@ def book_of(registries, root="claims") -> dict:
 
 
 def citation_issues(registries, book=None) -> list[str]:
-    """Problems of citations and of formulas naming another chapter's values, across the book: an
-    unknown claim of a chapter in the book (naming both), a chapter-only citation of a chapter in the
-    book, units that do not compare, a formula that cannot be evaluated. A drifted quote is not here
-    (:func:`citations` says it, as drift); a chapter not in the book is never a problem of a citation."""
+    """Problems of citations and of formulas naming another chapter's values: an unknown claim, a
+    chapter-only citation of a chapter in the book, units that do not compare, a formula that cannot
+    be evaluated. Not a drifted quote (that is drift), nor a chapter not in the book."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
     for c in citations(registries, chapters):

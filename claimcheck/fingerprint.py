@@ -1,21 +1,21 @@
-"""The runner: a hardware and software fingerprint without hostnames or user names, and how busy
-the machine is (last section).
-
-Stored in ``reports/claims.json`` under ``runner`` so that results from several machines can be
-compared. The core records the machine (CPU, cores, RAM, OS, Python); a measurement kit adds its
-own fields through the hook ``pytest_claimcheck_runner_fingerprint`` (the LLM kit: torch, transformers,
-threads, the CPU's instruction-set level, the GPU, the weights; :mod:`claimcheck.llm.fingerprint`).
-Every field is read locally and fast: no network. This module never imports torch.
-"""
+"""The runner (``claims.json`` ``runner``): a hardware and software fingerprint without host or user
+names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is."""
 
 from __future__ import annotations
 
 import os
 import platform
+import statistics
+import subprocess
 import sys
+import time
 from importlib import metadata
 
 from claimcheck.display import counted
+
+BUSY_LOAD_OVER_CORES = 1.0
+"""How far the 1-min load average may exceed the usable cores before the machine counts as busy
+(this process's own torch threads count in it, so a quiet run reads ~cores)."""
 
 
 def _cpu_model() -> str:
@@ -28,14 +28,9 @@ def _cpu_model() -> str:
         pass
     if sys.platform == "darwin":
         try:
-            import subprocess
-
-            return (
-                subprocess.run(
-                    ["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True, timeout=2
-                ).stdout.strip()
-                or platform.processor()
-            )
+            brand = ["sysctl", "-n", "machdep.cpu.brand_string"]
+            out = subprocess.run(brand, capture_output=True, text=True, timeout=2).stdout.strip()
+            return out or platform.processor()
         except Exception:
             pass
     return platform.processor() or platform.machine()
@@ -45,13 +40,6 @@ def _ram_bytes() -> int | None:
     try:
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
         return None
 
 
@@ -69,7 +57,7 @@ def runner_fingerprint(profile: str | None = None) -> dict:
     sees an accelerator fills it), os, machine, python, torch, transformers and torch_threads (None
     here: the LLM kit fills them), runner_profile. No hostname, no user.
     """
-    fp = {
+    return {
         "cpu": _cpu_model(),
         "cores": _usable_cores(),
         "ram_bytes": _ram_bytes(),
@@ -82,12 +70,14 @@ def runner_fingerprint(profile: str | None = None) -> dict:
         "torch_threads": None,
         "runner_profile": profile,
     }
-    return fp
 
 
 def version(dist: str) -> str | None:
     """The installed version of distribution ``dist``, or None when it is not installed."""
-    return _version(dist)
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def describe_long(fp: dict) -> str:
@@ -96,11 +86,7 @@ def describe_long(fp: dict) -> str:
     ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
     gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
     isa = f" [{fp['cpu_capability']}]" if fp.get("cpu_capability") else ""
-    libs = ", ".join(
-        f"{name} {fp[key]}"
-        for key, name in (("torch", "torch"), ("transformers", "transformers"))
-        if fp.get(key)
-    )
+    libs = ", ".join(f"{key} {fp[key]}" for key in ("torch", "transformers") if fp.get(key))
     threads = f" ({counted(fp['torch_threads'], 'thread')})" if fp.get("torch_threads") else ""
     return (
         f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
@@ -119,29 +105,14 @@ def describe(fp: dict) -> str:
     )
 
 
-# ---
-# How busy the machine is, by its load average: one rule for the core's failure messages and the
-# kit's fingerprint (:func:`claimcheck.llm.timing.machine_load` adds a calibration probe to it).
-#
-# No torch here: the core reads only the operating system's counters.
-
-BUSY_LOAD_OVER_CORES = (
-    1.0  # the 1-min load average may exceed the usable cores by this before we call it busy
-)
-# (this process's own torch threads count in the load average, so a quiet run reads ~cores)
-
-
 def load_average() -> tuple[float | None, int]:
-    """Return (1-minute load average or None where the OS has none, usable cores)."""
+    """Return (1-minute load average or None where the OS has none, usable cores): one rule for the
+    core's failure messages and the kit's fingerprint (:func:`claimcheck.llm.timing.machine_load`)."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         load = None
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    return load, cores
+    return load, _usable_cores() or 1
 
 
 def busy_by_load(load: float | None, cores: int) -> str:
@@ -155,9 +126,6 @@ def runnable_others(samples: int = 5, interval_s: float = 0.05) -> int | None:
     """How many other tasks are runnable right now (Linux ``/proc/loadavg``'s running count, less
     this process; the median of a few samples), or None where the OS does not say. Unlike the
     1-minute load average it does not lag: a run started beside busy processes sees them at once."""
-    import statistics
-    import time
-
     counts = []
     for n in range(samples):
         try:
@@ -176,8 +144,7 @@ def choose_threads(setting: str, cores: int, others: int | None, load: float | N
 
     ``auto``: the cores that other work leaves free, at least 1. Measured on a 2-core EPYC in AVX2
     mode (docs/timing.md#threads): with 2 busy processes, a GPT-2 small prefill + 16 decode steps took
-    13.4 s with 2 threads and 7.5 s with 1 (decode alone 7.7 s against 2.0 s: a thread that waits
-    at every barrier for a descheduled sibling); idle, 2 threads were 1.4x faster than 1.
+    13.4 s with 2 threads and 7.5 s with 1; idle, 2 threads were 1.4x faster than 1.
     ``others``: runnable tasks besides this one (:func:`runnable_others`); where unknown, the
     1-minute load average stands in.
     """

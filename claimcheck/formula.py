@@ -1,31 +1,18 @@
-"""Claims that need no code: the chapter's own arithmetic, written in the registry as a formula,
-and the surprisal/entropy bounds its functions compute from printed probabilities (last section).
+"""Claims that need no code: the chapter's own arithmetic as a registry formula, and the
+surprisal/entropy bounds its functions compute from printed probabilities (last section).
 
-A registry claim may say ``formula = "read_tps / write_tps"`` over its printed numbers (``stated``
-and the keys of ``values``, another claim's values as ``C25.a_input``, or another chapter's as
-``ch15:C10.stated``), with ``conditions``
-that must also hold (``"read_tokens / read_s == read_tps"``). The core evaluates them with
-interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
-(default) each printed number stands for every value that rounds to it ("0.086" is [0.0855,
-0.0865]); with ``precision = "exact"`` the numbers are exact (list prices). The formula's interval
-is then judged like any measured value, against ``stated`` under the claim's tolerance.
+``formula = "read_tps / write_tps"`` names printed numbers (``stated``, keys of ``values``,
+``C25.a_input``, ``ch15:C10.stated``), with ``conditions`` that must also hold. They are evaluated
+in interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
+(default) "0.086" is [0.0855, 0.0865]; with ``"exact"`` numbers are exact. The formula's interval
+is judged against ``stated`` under the claim's tolerance.
 
-The language is a small, safe subset of Python expressions, parsed with :mod:`ast` (no
-``eval``): numbers, names, ``+ - * / **`` (integer powers), parentheses and the functions of
-:data:`FUNCTIONS`. A condition is a comparison, read as a question about printed numbers:
-
-======  =======================================================================
-``==``  the two sides can be equal (their intervals overlap: the numbers are consistent)
-``<=``  the left side can be at most the right (``a.lo <= b.hi``); ``>=`` likewise
-``<``   the left side is certainly below the right (``a.hi < b.lo``); ``>`` likewise
-======  =======================================================================
-
-A formula is data: every failure to parse or evaluate one is a :class:`FormulaError` (the claim's
-registry problem), never another exception. Bounds keep parsing and evaluating cheap: at most
-:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` levels of nesting, literals of magnitude at most
-:data:`MAX_LITERAL`; every intermediate value must be finite.
-
-Standard library only (the core never imports torch).
+The language is a safe subset of Python expressions, parsed with :mod:`ast` (no ``eval``): numbers,
+names, ``+ - * / **`` (integer powers), parentheses and :data:`FUNCTIONS`. In a condition ``==``
+means the intervals overlap, ``<=`` that ``a.lo <= b.hi`` (``>=`` likewise), ``<`` that
+``a.hi < b.lo`` (``>`` likewise). Every failure to parse or evaluate is a :class:`FormulaError`;
+:data:`MAX_CHARS`, :data:`MAX_DEPTH` and :data:`MAX_LITERAL` keep it cheap, and every
+intermediate value must be finite.
 """
 
 from __future__ import annotations
@@ -84,10 +71,8 @@ def _surprisal(p: Interval) -> Interval:
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     if not probs:
         raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
-    # the largest vocabulary the printed size allows gives the largest (safe) upper bound
-    return entropy_bounds_from_top_k(
-        [Interval.coerce(p) for p in probs], int(math.floor(Interval.coerce(vocab).hi))
-    )
+    largest = int(math.floor(Interval.coerce(vocab).hi))  # the largest vocabulary: the safe upper bound
+    return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], largest)
 
 
 def _extreme(pick):
@@ -140,14 +125,9 @@ class Formula:
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, Interval]):
-        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool).
-
-        ``env`` maps every name of :attr:`names` to an interval.
-
-        Raises:
-            FormulaError: a name is missing from ``env``, a division by an interval holding 0,
-                a function outside its domain.
-        """
+        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool), with ``env`` mapping
+        every name of :attr:`names` to an interval. Raises FormulaError: a name is missing from ``env``, a
+        division by an interval holding 0, a function outside its domain."""
         return _Evaluator(env, self.text, self.aliases).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:
@@ -200,8 +180,7 @@ def parse(text: str, *, condition: bool = False) -> Formula:
 
 
 def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
-    """``text`` with each other chapter's value (``ch15:C10.stated``) replaced by a Python name, and
-    ``{that name: the value's name}``."""
+    """``text`` with each ``ch15:C10.stated`` replaced by a Python name, and ``{that name: the value}``."""
     aliases: dict[str, str] = {}
 
     def alias(m: re.Match) -> str:
@@ -263,11 +242,8 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
     if isinstance(node, ast.BinOp) and (type(node.op) in _BINARY or isinstance(node.op, ast.Pow)):
         _check(node.left, text, names)
         _check(node.right, text, names)
-        if isinstance(node.op, ast.Pow) and not (
-            isinstance(node.right, ast.Constant)
-            and isinstance(node.right.value, int)
-            and abs(node.right.value) <= 16
-        ):
+        power = node.right.value if isinstance(node.right, ast.Constant) else None
+        if isinstance(node.op, ast.Pow) and not (isinstance(power, int) and abs(power) <= 16):
             raise FormulaError(
                 f"{text}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
             )
@@ -355,9 +331,7 @@ class _Evaluator:
                     return False
                 left = right
             return True
-        raise FormulaError(
-            f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}"
-        )  # pragma: no cover - parse() refuses it
+        raise FormulaError(f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}")  # pragma: no cover
 
     def _div(self, a, b):
         try:
@@ -384,13 +358,10 @@ class Evaluation:
 
 
 def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
-    """The names a formula claim may read, as intervals: ``stated``, its ``values``, and the values
-    of the registry's other claims as ``<id>.<name>`` (read with this claim's precision); with
-    ``book`` (chapter id -> registry), other chapters' values named as ``ch15:C10.stated``.
-
-    ``names``: only these (the names its formula and conditions read: linear in the registry
-    overall, where every name of every claim for every formula claim was quadratic); default every
-    name. A name no claim has is left out (evaluating it says so).
+    """The names a formula claim may read, as intervals (with this claim's precision): ``stated``,
+    its ``values``, the registry's other claims' as ``<id>.<name>`` and, with ``book`` (chapter id
+    -> registry), other chapters' as ``ch15:C10.stated``. ``names``: only these (default: every
+    name); a name no claim has is left out (evaluating it says so).
 
     Raises:
         FormulaError: a printed number that is not a plain decimal (the registry validates them).
@@ -430,20 +401,13 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     value = formula.evaluate(env)
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
-    conds = tuple(
-        (text, bool(f.evaluate(env)), f.explain(env)) for text, f in zip(claim.conditions, conditions)
+    return Evaluation(
+        value, tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions))
     )
-    return Evaluation(value, conds)
 
 
-# ---
-# Bounds (bits) on surprisal and entropy of a next-token distribution known only by printed numbers.
-#
-# A chapter about language models prints a few top-k probabilities ("99.16%") and a vocabulary size;
-# these functions turn such printed numbers, as :class:`~claimcheck.interval.Interval` values (the
-# values that round to what is printed), into the range of surprisal and entropy they allow. Pure
-# interval arithmetic, in the core because registry formulas (:mod:`claimcheck.formula`) call them;
-# the measured counterparts (from a model's logits) are in :mod:`claimcheck.llm.lm`.
+# --- Bounds (bits) on surprisal and entropy of a next-token distribution known only by printed
+# probabilities (as intervals), for registry formulas; the measured ones are :mod:`claimcheck.llm.lm`'s.
 
 
 def surprisal_bits(p: Interval) -> Interval:
@@ -454,11 +418,7 @@ def surprisal_bits(p: Interval) -> Interval:
 
 
 def entropy_term_bits(p: Interval) -> Interval:
-    """The range of -p*log2(p) (bits) over a probability interval.
-
-    The function rises on (0, 1/e] and falls on [1/e, 1], so the maximum is at 1/e when the
-    interval contains it.
-    """
+    """The range of -p*log2(p) (bits) over a probability interval (its maximum is at 1/e)."""
 
     def f(x: float) -> float:
         return 0.0 if x <= 0 else -x * math.log2(x)

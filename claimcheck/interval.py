@@ -1,13 +1,9 @@
 """Interval arithmetic over printed numbers, and confidence intervals of timing statistics (last
 section).
 
-A number printed as ``99.16`` stands for every value that rounds to it: the half-open interval
-[99.155, 99.165). Arithmetic on such intervals tells whether several printed numbers are
-consistent with each other (e.g. ``5947 / 98`` against a printed ``60.6``), which is how the
-chapter's own arithmetic (claims C11, C15, C26, C27, C30) is checked.
-
-Bounds are floats computed from exact decimals; the tiny float rounding of the bounds is far
-below the half-unit widths involved, and the boundary is treated as closed on both sides.
+``99.16`` stands for every value that rounds to it, [99.155, 99.165]: arithmetic on such intervals
+tells whether printed numbers are consistent with each other (``5947 / 98`` against ``60.6``).
+Bounds are floats from exact decimals, closed on both sides.
 """
 
 from __future__ import annotations
@@ -15,7 +11,7 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 
@@ -27,26 +23,18 @@ def decimals_of(text: str) -> int:
 
 
 def half_unit(text: str) -> Decimal:
-    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005).
-
-    Raises:
-        ValueError: ``text`` is not a plain decimal number.
-    """
+    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005). Raises
+    ValueError: ``text`` is not a plain decimal number."""
     d = parse_decimal(text)
     exponent = d.as_tuple().exponent
     return Decimal(5).scaleb(int(exponent) - 1)
 
 
 def parse_decimal(text: str) -> Decimal:
-    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits.
-
-    ``"0.10"`` -> ``Decimal("0.10")``; thousands separators and underscores are dropped
-    (``"36,864"`` -> ``Decimal("36864")``). No unit, percent sign or myriad unit: those are read by
-    :func:`claimcheck.printed.parse_number`.
-
-    Raises:
-        ValueError: ``text`` is not a plain decimal number, or not finite (``"inf"``, ``"nan"``).
-    """
+    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits (``"0.10"``
+    -> ``Decimal("0.10")``; ``"36,864"`` -> ``Decimal("36864")``). No unit or percent sign: those are
+    :func:`claimcheck.printed.parse_number`'s. Raises ValueError: ``text`` is not a plain decimal number, or
+    not finite (``"inf"``, ``"nan"``)."""
     try:
         d = Decimal(text.strip().replace(",", "").replace("_", ""))
     except InvalidOperation:
@@ -70,10 +58,7 @@ class Interval:
     # --- construction -------------------------------------------------------------------
     @classmethod
     def printed(cls, text: str) -> Interval:
-        """Return the values that round to ``text`` at its printed precision.
-
-        ``Interval.printed("0.10") == Interval(0.095, 0.105)``.
-        """
+        """Return the values that round to ``text`` at its printed precision: ``"0.10"`` -> [0.095, 0.105]."""
         d, h = parse_decimal(text), half_unit(text)
         return cls(float(d - h), float(d + h))
 
@@ -99,10 +84,9 @@ class Interval:
 
     def overlaps(self, other: Interval, slack: float = 1e-12) -> bool:
         """Whether the two intervals share a point that could be the value of both: a point value
-        (an exact count) anywhere in the other, ends included; two intervals of positive width
-        only over a stretch of positive length. Two printed figures' intervals that merely touch
-        ([1.5, 2.5] and [2.5, 3.5]: 2 and 3) do not overlap, or "3" would hold for a 2.
-        ``slack`` (relative) absorbs floating-point rounding at the ends."""
+        anywhere in the other, ends included; two intervals of positive width only over a stretch
+        of positive length (printed 2 and 3, [1.5, 2.5] and [2.5, 3.5], do not overlap). ``slack``
+        (relative) absorbs floating-point rounding at the ends."""
         other = Interval.coerce(other)
         eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
         if self.lo == self.hi or other.lo == other.hi:
@@ -152,28 +136,10 @@ class Interval:
         return f"[{self.lo:.6g}, {self.hi:.6g}]"
 
 
-# ---
-# Confidence intervals of timing statistics (the decision rule is :func:`claimcheck.verdict.bar_outcome`).
-#
-# Timing on a shared machine is noisy, so a timing claim is decided from an interval, not from a
-# point: from the interleaved rounds of a measurement (round i of every side taken back to back),
-# each claim computes a confidence interval of its statistic and
-#
-# - **passes** when the whole interval lies inside the claim's bar (its tolerance's region),
-# - **fails** when the whole interval lies outside it,
-# - is **inconclusive** otherwise: the caller takes more rounds, up to the claim's time budget, and
-#   then reports ``inconclusive`` with the interval (:mod:`claimcheck.verdict`).
-#
-# Two intervals, both distribution-free:
-#
-# - :func:`median_ci`: the order-statistic interval of a median (no resampling; exact coverage from
-#   the binomial distribution; Hollander & Wolfe, *Nonparametric Statistical Methods*, ch. 3);
-# - :func:`bootstrap_ci`: a percentile bootstrap over rounds for any statistic of paired samples
-#   (a ratio of medians, a fitted exponent), as Criterion.rs resamples its measurements (Efron &
-#   Tibshirani, *An Introduction to the Bootstrap*, ch. 13). Deterministic: a fixed seed, so the
-#   same samples always give the same interval.
-#
-# Pure Python, no torch (the core); tested against hand-computed values in ``tests/core/test_stats.py``.
+# --- Confidence intervals of timing statistics over interleaved rounds, judged against a claim's bar
+# by :func:`claimcheck.verdict.bar_outcome`. Both are distribution-free: :func:`median_ci` (order
+# statistics; Hollander & Wolfe, *Nonparametric Statistical Methods*, ch. 3) and :func:`bootstrap_ci`
+# (percentile bootstrap with a fixed seed; Efron & Tibshirani, *An Introduction to the Bootstrap*, ch. 13).
 
 #: the confidence level of every timing claim
 LEVEL = 0.95
@@ -181,11 +147,8 @@ LEVEL = 0.95
 
 @dataclass(frozen=True)
 class CI:
-    """A confidence interval ``[low, high]`` of a statistic whose point estimate is ``value``.
-
-    ``level`` is the nominal confidence (e.g. 0.95), ``coverage`` the actual one where it is known
-    exactly (order statistics), ``method`` how it was computed, ``n`` the rounds it rests on.
-    """
+    """A confidence interval ``[low, high]`` of a statistic estimated as ``value``, of nominal
+    ``level``, with its exact ``coverage`` where known, its ``method`` and its ``n`` rounds."""
 
     value: float
     low: float
@@ -198,9 +161,6 @@ class CI:
     def __post_init__(self):
         if not (self.low <= self.high):
             raise ValueError(f"confidence interval with low {self.low} above high {self.high}")
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def rounds_for(level: float) -> int:
@@ -217,16 +177,10 @@ def _binom_cdf(k: int, n: int) -> float:
 
 
 def median_ci(xs, level: float = LEVEL) -> CI:
-    """Return the distribution-free confidence interval of the median of ``xs``.
-
-    The interval is ``[x_(k), x_(n+1-k)]`` (order statistics, 1-based) with the largest ``k`` whose
-    coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``. With too few
-    samples for ``level`` (n <= 5 at 95%) the interval is ``[min, max]`` and ``coverage`` says
-    how much less it covers (e.g. 0.9375 for n = 5).
-
-    Raises:
-        ValueError: ``xs`` is empty or ``level`` is not in (0, 1).
-    """
+    """Return the distribution-free confidence interval of the median of ``xs``: ``[x_(k), x_(n+1-k)]`` with
+    the largest ``k`` whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``; with
+    too few samples, ``[min, max]`` and the ``coverage`` it has (0.9375 for n = 5). Raises ValueError: ``xs``
+    is empty or ``level`` is not in (0, 1)."""
     s = sorted(float(x) for x in xs)
     n = len(s)
     if n == 0:
@@ -240,27 +194,14 @@ def median_ci(xs, level: float = LEVEL) -> CI:
         else:
             break
     coverage = 1 - 2 * _binom_cdf(best - 1, n) if n > 1 else 0.0
-    return CI(
-        statistics.median(s), s[best - 1], s[n - best], level, "order statistics of the median", n, coverage
-    )
+    method = "order statistics of the median"
+    return CI(statistics.median(s), s[best - 1], s[n - best], level, method, n, coverage)
 
 
 def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000, seed: int = 0) -> CI:
-    """Return the percentile-bootstrap confidence interval of ``statistic(rounds)``.
-
-    Args:
-        rounds: a sequence of rounds; each round is whatever ``statistic`` takes a list of (e.g. a
-            dict of the samples of every side taken in that round). Rounds are resampled whole,
-            so paired sides stay paired.
-        statistic: a function of a list of rounds returning a float (e.g. the ratio of medians).
-        level: the confidence level; the interval is the (1-level)/2 and (1+level)/2 quantiles of
-            the statistic over ``resamples`` resamples with replacement.
-        seed: the resampling seed (the same samples always give the same interval).
-    Returns:
-        :class:`CI` with ``value = statistic(rounds)``.
-    Raises:
-        ValueError: no rounds, or ``level`` not in (0, 1).
-    """
+    """Return the percentile-bootstrap :class:`CI` of ``statistic(rounds)`` (a float): the (1-level)/2 and
+    (1+level)/2 quantiles over ``resamples`` resamples of whole rounds (so paired sides stay paired), seeded
+    with ``seed``. Raises ValueError: no rounds, or ``level`` not in (0, 1)."""
     rounds = list(rounds)
     if not rounds:
         raise ValueError("bootstrap_ci needs at least one round")
@@ -274,14 +215,8 @@ def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000,
     stats = sorted(float(statistic([rounds[rng.randrange(n)] for _ in range(n)])) for _ in range(resamples))
     lo = _quantile(stats, (1 - level) / 2)
     hi = _quantile(stats, (1 + level) / 2)
-    return CI(
-        value,
-        min(lo, value),
-        max(hi, value),
-        level,
-        f"percentile bootstrap over rounds ({resamples} resamples)",
-        n,
-    )
+    method = f"percentile bootstrap over rounds ({resamples} resamples)"
+    return CI(value, min(lo, value), max(hi, value), level, method, n)
 
 
 def _quantile(sorted_xs, q: float) -> float:

@@ -1,26 +1,17 @@
 """Check a manuscript against the claims registry: drift of quoted numbers, and the number audit.
 
-**Drift.** Every claim's ``locator`` (and each of its ``quotes``) is looked up in the manuscript
-with its numbers as wildcards (:func:`claimcheck.printed.compile_locator`), so a place whose
-number was edited is still found. The number the locator binds is read as the manuscript prints it
-now and compared, by printed digits, with the registry's value (``stated`` or a ``values`` entry).
-Outcomes per quote: ``ok``; ``drift`` (the manuscript prints another number: line, manuscript
-value, registry value); ``not-found`` (the sentence was rewritten or removed); ``ambiguous`` (the
-locator matches several places: lengthen it); ``unbound`` (the locator prints several numbers,
-none the registry's); ``in-words`` (the chapter states the claim without digits, e.g. 一次乘、一次加:
-nothing to compare, not a failure).
+**Drift.** Each claim's ``locator`` (and ``quotes``) is found with its numbers as wildcards
+(:func:`claimcheck.printed.compile_locator`), and the number it binds is compared, by printed
+digits, with the registry's. A quote is ``ok``, ``drift``, ``not-found``, ``ambiguous`` (lengthen
+the locator), ``unbound`` (none of its numbers is the registry's) or ``in-words`` (stated without
+digits: nothing to compare).
 
-**Audit.** Every number of the manuscript (:func:`claimcheck.printed.find_numbers`) must be bound
-by a claim or waived by a ``[[waivers]]`` entry with a reason. A waiver covers every number in
-its locator (or, with ``until``, everything from its locator to the end of ``until``: a code
-listing). Coverage = (bound + waived) / all numbers, and the audit fails below 100%. A waiver
-whose ``numbers`` no longer match the text is listed as a warning (the number changed: is it
-still not a claim?).
+**Audit.** Every number of the manuscript must be bound by a claim or waived by a ``[[waivers]]``
+entry (its locator, or with ``until`` everything to the end of ``until``); coverage below 100%
+fails. A waiver whose ``numbers`` changed is a warning.
 
-Plain text and Markdown: in a ``.md`` manuscript the markup characters ``*``, backquote and
-``|`` read as spaces (offsets and line numbers unchanged), in the text and in the locators alike,
-so ``**60.6** 倍`` and table cells match the same locators as plain text, and a locator that quotes
-the markup (``<|endoftext|>``) still finds its place. In plain text every character is literal.
+In a ``.md`` manuscript ``*``, backquote and ``|`` read as spaces (offsets unchanged), in the text
+and the locators alike.
 """
 
 from __future__ import annotations
@@ -57,8 +48,7 @@ _MARKUP = str.maketrans("*`|", "   ")
 
 
 def _markup_as_spaces(text: str) -> str:
-    """Markdown's ``*``, backquote and ``|`` as spaces (same length), except the ``*`` of a power
-    of ten (``5.8*10^-6`` is one number)."""
+    """Markdown's ``*``, backquote and ``|`` as spaces, except the ``*`` of a power of ten (``5.8*10^-6``)."""
     times = [m.start(1) for m in _TIMES_STAR.finditer(text)]
     text = text.translate(_MARKUP)
     for i in times:
@@ -72,11 +62,8 @@ class ManuscriptError(OSError):
 
 @dataclass(frozen=True)
 class Manuscript:
-    """A manuscript as read: its text, the text locators are matched against, and its numbers.
-
-    ``scan`` is ``text`` normalised (full-width digits as ASCII; Markdown markup as spaces) and of
-    the same length, so offsets into it are offsets into ``text``.
-    """
+    """A manuscript as read: its ``text``, ``scan`` (the text locators are matched against: ``text``
+    normalised, of the same length, so offsets are shared) and its numbers."""
 
     path: str
     text: str
@@ -87,14 +74,9 @@ class Manuscript:
 
     @classmethod
     def read(cls, path) -> Manuscript:
-        """Read a UTF-8 manuscript (plain text or Markdown).
-
-        Raises:
-            ManuscriptError: the file is missing, unreadable, not a regular file (a device, a
-                FIFO), over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or empty (blank): a
-                manuscript with no text would report every claim's locator as drifted, which
-                says nothing about the chapter.
-        """
+        """Read a UTF-8 manuscript (plain text or Markdown). Raises ManuscriptError: the file is missing,
+        unreadable, not a regular file, over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or
+        blank."""
         p = Path(path)
         try:
             raw = read_input_file(p)
@@ -126,14 +108,12 @@ class Manuscript:
         return cls(path, text, scan, tuple(find_numbers(scan)), sha256, markdown)
 
     def locator_form(self, locator: str) -> str:
-        """``locator`` as it is matched against ``scan``: in a Markdown manuscript its ``*``,
-        backquote and ``|`` read as spaces, as the text's do, so a locator quoting the text with
-        its markup (``endoftext|> 的 50256``, ``**60.6** 倍``) finds it, and so does one without."""
+        """``locator`` as it is matched against ``scan`` (in Markdown, its markup as spaces, as the text's)."""
         return _markup_as_spaces(locator) if self.markdown else locator
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        """Offsets at which lines 2, 3, ... start, indexed once (line_of is called per match)."""
+        """Offsets at which lines 2, 3, ... start."""
         return [m.end() for m in re.finditer("\n", self.text)]
 
     @cached_property
@@ -142,8 +122,7 @@ class Manuscript:
         return [n.start for n in self.numbers], [n.end for n in self.numbers]
 
     def numbers_between(self, lo: int, hi: int) -> tuple[Number, ...]:
-        """The numbers that overlap ``[lo, hi)`` (end after ``lo``, start before ``hi``), in order:
-        a binary search, where scanning every number per call made drafting quadratic."""
+        """The numbers that overlap ``[lo, hi)`` (end after ``lo``, start before ``hi``), in order."""
         starts, ends = self._number_bounds
         return self.numbers[bisect_right(ends, lo) : bisect_left(starts, hi)]
 
@@ -153,8 +132,7 @@ class Manuscript:
 
     @cached_property
     def _sites(self) -> dict[str, list[Site]]:
-        """:func:`find_sites` per locator, kept for this manuscript (drafting tries the same
-        candidate locators for every repetition of a passage)."""
+        """:func:`find_sites` per locator, kept for this manuscript."""
         return {}
 
     @cached_property
@@ -164,8 +142,7 @@ class Manuscript:
         return [m.start() for m in re.finditer(r"(?<![\d.,])\d", self.scan)]
 
     def line_of(self, offset: int) -> int:
-        """1-based line number of a character offset (a binary search: linear in the manuscript
-        overall, where counting newlines from the start for every match was quadratic)."""
+        """1-based line number of a character offset."""
         return bisect_right(self._line_starts, offset) + 1
 
     def context(self, start: int, end: int, width: int = 14) -> str:
@@ -199,9 +176,7 @@ def _from_number(regex: re.Pattern) -> re.Pattern:
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
-    """``regex.finditer(ms.scan)``, faster for a locator that starts with a number: such a match
-    begins at whitespace before a digit that no digit, '.' or ',' precedes, so the regex is tried
-    at those digits alone and its start moved back over the whitespace, as finditer would find it."""
+    """``(start, match)`` of ``regex.finditer(ms.scan)``, tried only at number starts where it can match."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
@@ -220,8 +195,7 @@ def _matches(ms: Manuscript, regex: re.Pattern):
 
 
 def find_sites(ms: Manuscript, locator: str) -> list[Site]:
-    """Every place the locator matches in the manuscript, numbers being wildcards (each locator
-    searched once per manuscript)."""
+    """Every place the locator matches in the manuscript, numbers being wildcards (searched once)."""
     known = ms._sites.get(locator)
     if known is not None:
         return list(known)
@@ -251,8 +225,7 @@ class QuoteCheck:
     span: tuple[int, int] | None = None
     lines: tuple[int, ...] = ()  # every matching line (ambiguous)
     message: str = ""
-    # a citation's check: the key of the claim quoted (ch15:C10); ``registry`` is then its figure, with its unit
-    source: str = ""
+    source: str = ""  # a citation's: the claim quoted (ch15:C10), ``registry`` being its figure
 
     def as_dict(self) -> dict:
         return asdict(self) | {"span": list(self.span) if self.span else None, "lines": list(self.lines)}
@@ -290,9 +263,8 @@ def _bound_positions(numbers, printed: str) -> list[int]:
 
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
-    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound
-    number (``ok`` or ``drift``), or a single one saying why none is bound (``not-found``,
-    ``ambiguous``, ``unbound``, ``in-words``; ``ok`` for a locator without a number)."""
+    """Check one (value name, locator) binding of a claim: one :class:`QuoteCheck` per bound number
+    (``ok`` or ``drift``), or one saying why none is bound."""
     pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
@@ -300,13 +272,11 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
     site = sites[0]
     if not pattern.numbers:
-        status = "in-words" if printed else "ok"
+        status, context = "in-words" if printed else "ok", ms.context(site.start, site.end, 0)
         msg = f"{claim_id}: found on line {site.line}" + (
             f"; the chapter states {name} without digits" if printed else ""
         )
-        return [
-            quote(status=status, line=site.line, context=ms.context(site.start, site.end, 0), message=msg)
-        ]
+        return [quote(status=status, line=site.line, context=context, message=msg)]
     positions = _bound_positions(pattern.numbers, printed)
     if not positions:
         prints = ", ".join(n.text for n in pattern.numbers)
@@ -316,8 +286,7 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
 
 
 def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
-    """The check of a locator found nowhere (``not-found``, with the near miss when one explains it)
-    or in several places (``ambiguous``, with their lines)."""
+    """The check of a locator found nowhere (with the near miss that explains it) or in several places."""
     where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
     if not sites:
         hint = _near_miss(ms, pattern)
@@ -330,8 +299,7 @@ def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: 
 
 
 def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
-    """The check of one bound number at ``span``: ``ok`` when the manuscript prints ``printed``
-    there, else ``drift`` with both values."""
+    """The check of one bound number at ``span``: ``ok``, or ``drift`` with both values."""
     start, end = span
     shown = ms.text[start:end]
     now = find_numbers(ms.scan[start:end])
@@ -359,9 +327,7 @@ _SEPARATORS = {
 
 
 def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
-    """``(line, what was found)`` where a locator not found would match if its numbers could hold
-    separators, e.g. "= ３６，８６４ 字节" for "= 36864 字节": ``read ３６ and ８６４: a full-width comma
-    separates clauses here``. None when no single such place exists."""
+    """``(line, what was found)`` where the locator would match if its numbers held separators, or None."""
     loose = re.compile(pattern.regex.pattern.replace(f"({NUMBER_PATTERN})", _LOOSE_NUMBER))
     found = list(loose.finditer(ms.scan))
     if len(found) != 1:
@@ -373,9 +339,8 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
         if len(parts) < 2:
             continue
         between = ms.scan[parts[0].end : parts[1].start].strip() or " "
-        why = _SEPARATORS.get(
-            between[0], "a space separates them" if between.isspace() else f"{between!r} separates them"
-        )
+        other = "a space separates them" if between.isspace() else f"{between!r} separates them"
+        why = _SEPARATORS.get(between[0], other)
         shown = ms.text[start:end]
         one = "".join(ch for ch in normalise(shown) if ch.isdigit() or ch == ".")
         read = " and ".join(p.text for p in parts)
@@ -395,10 +360,8 @@ def check_claim(ms: Manuscript, claim) -> ClaimDrift:
 
 
 def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
-    """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of the
-    claim's ``stated`` whose registry side is its source's figure. Its line is the claim's locator's
-    in ``ms`` (the quoting chapter's manuscript) when it finds one place; the figure as ``ms`` prints
-    it there, else the registry's ``stated``."""
+    """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
+    ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
     sites = find_sites(ms, claim.locator) if ms is not None else []
     site = sites[0] if len(sites) == 1 else None
     shown, span = claim.stated, None
@@ -499,7 +462,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         return []
     if len(sites) > 1:
         problems.append(
-            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
+            f"{where}: locator matches lines {', '.join(map(str, (s.line for s in sites)))}: lengthen it"
         )
         return []
     site = sites[0]
@@ -516,9 +479,8 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
     if waiver.until:
         after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
         if not after:
-            problems.append(
-                f"{where}: its end {locator_plain(waiver.until)!r} is not found after line {site.line}"
-            )
+            end = locator_plain(waiver.until)
+            problems.append(f"{where}: its end {end!r} is not found after line {site.line}")
         else:
             covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
     return covers
@@ -537,8 +499,7 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
         covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
-    # a sweep over the numbers in text order: the covers begun before the current number that have
-    # not ended before it (a cover that ends before this number ends before every later one)
+    # a sweep in text order: the covers begun before this number and not ended before it
     over: list[_Cover] = []
     nxt = 0
     for num in ms.numbers:
@@ -546,9 +507,8 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
             over.append(covers[nxt])
             nxt += 1
         over = [c for c in over if c.end > num.start]
-        edges = sorted(
-            {num.start, num.end} | {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
-        )
+        inner = {e for c in over for e in (c.start, c.end) if num.start < e < num.end}
+        edges = sorted({num.start, num.end} | inner)
         for a, b in zip(edges, edges[1:]):
             text = ms.text[a:b]
             if not any(ch.isdigit() for ch in normalise(text)):
@@ -557,9 +517,8 @@ def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
             bound = sorted({c.label for c in inside if c.kind == "bound"})
             waived = sorted({c.label for c in inside if c.kind == "waived"})
             status = "bound" if bound else "waived" if waived else "unbound"
-            pieces.append(
-                Piece(text.strip(), a, b, ms.line_of(a), status, tuple(bound or waived), ms.context(a, b))
-            )
+            by = tuple(bound or waived)
+            pieces.append(Piece(text.strip(), a, b, ms.line_of(a), status, by, ms.context(a, b)))
     return Audit(pieces, problems, warnings)
 
 
@@ -603,9 +562,7 @@ class ManuscriptCheck:
             },
             "audit": {
                 "numbers": a.total,
-                "bound": a.count("bound"),
-                "waived": a.count("waived"),
-                "unbound": a.count("unbound"),
+                **{status: a.count(status) for status in ("bound", "waived", "unbound")},
                 "coverage": round(a.coverage, 4),
                 "unbound_numbers": [p.as_dict() for p in a.unbound()],
                 "problems": a.problems,
@@ -617,17 +574,9 @@ class ManuscriptCheck:
 
 
 def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
-    """Run the drift check of every valid claim and the number audit.
-
-    Args:
-        manuscript: a :class:`Manuscript` or a path to one.
-        registry: a loaded :class:`claimcheck.registry.Registry`.
-        book: chapter id -> registry: a claim with ``cites`` is also checked against the claim it
-            quotes (:func:`citation_check`); None: citations are not checked.
-
-    Raises:
-        ManuscriptError: the manuscript cannot be read.
-    """
+    """Run the drift check of every valid claim of ``registry`` and the number audit of ``manuscript`` (a
+    :class:`Manuscript` or a path); with ``book`` (chapter id -> registry), the citations too. Raises
+    ManuscriptError: the manuscript cannot be read."""
     t0 = time.perf_counter()
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
     drifts = [check_claim(ms, c) for c in registry.claims.values()]
@@ -637,9 +586,8 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
         ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
     ]
     issues, seconds = [str(i) for i in registry.issues], time.perf_counter() - t0
-    return ManuscriptCheck(
-        ms, registry.path, drifts, audit, issues, seconds, getattr(registry, "chapter_id", "")
-    )
+    chapter = getattr(registry, "chapter_id", "")
+    return ManuscriptCheck(ms, registry.path, drifts, audit, issues, seconds, chapter)
 
 
 def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
@@ -648,12 +596,9 @@ def drift_record(drift: ClaimDrift, ms: Manuscript) -> dict:
 
 
 def drift_words(entry: ClaimEntry) -> list[str]:
-    """What the manuscript says against the registry, one line per failing quote (:attr:`claimcheck.results.Quote.failing`)
-    of the claim's drift check (a :func:`drift_record`, its ``details["drift"]``): "line 54: the
-    text says 38 KiB/token, the registry 36 KiB/token, measured 36 KiB/token"; a quote the text no
-    longer has says so. The measured value is the record's own, else the entry's. Returns [] when
-    the check held or did not run. The one wording of drift for the pages, the summary and diff.
-    """
+    """The one wording of drift: one line per failing quote of the entry's drift check ("line 54: the
+    text says 38 KiB/token, the registry 36 KiB/token, measured 36 KiB/token"); [] when it held or
+    did not run."""
     drift = entry.drift
     if drift is None:
         return []

@@ -1,28 +1,18 @@
 """The one vocabulary of claim outcomes, declared once for the run, the reports, merge and diff.
 
-A claim's outcome on a runner is one of:
+``passed`` and ``failed`` (the chapter's figure holds or not on this runner); ``inconclusive`` (a
+timing interval still straddles its bar after its budget); ``near-tie`` (token streams differed
+only at near-tied logits); ``error`` (nothing was decided); ``skipped`` (cannot be checked here,
+with the reason); ``not-run`` (no test yet, or not selected).
 
-- ``passed``: the measurement (or the exact form) agrees with the chapter within the tolerance;
-- ``failed``: it disagrees: the chapter's sentence does not hold on this runner;
-- ``inconclusive``: a timing claim whose confidence interval still straddles its bar after the
-  time budget of its profile; never counted as passed (``--claims-strict-timing`` fails the run);
-- ``near-tie``: two token streams differed only where the top two logits were within the
-  stated tie tolerance: neither a pass nor a hard failure;
-- ``error``: the test, its module or its registry entry is broken (nothing was decided);
-- ``skipped``: cannot be checked on this runner, with the reason (no weights, no GPU, a
-  machine-bound figure, external data);
-- ``not-run``: no test yet, or not selected in this run.
-
-Each word is a row of :data:`WORDS` (:class:`Word`): everything the run, the pages and the
-messages need to know of it (how a claim test with that verdict ends, its label, its sentence, its
-Markdown mark, the state it gives a number of the manuscript, its severity and its rank). The
-stylesheet (``claimcheck/pages/templates/page.css``) colours it as ``.o-<word>``, and pytest's
-report of it is :data:`claimcheck.plugin.running.PYTEST_OUTCOME`; a new word is a row here, a row
-there and its style (``tests/core/test_outcomes.py`` checks all three).
+Each word is a row of :data:`WORDS` (:class:`Word`). A new word is a row here, a row of
+:data:`claimcheck.plugin.running.PYTEST_OUTCOME` and a ``.o-<word>`` style in
+``claimcheck/pages/templates/page.css`` (``tests/core/test_outcomes.py`` checks all three).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 PASSED = "passed"
@@ -36,20 +26,12 @@ NOT_RUN = "not-run"
 
 @dataclass(frozen=True)
 class Word:
-    """One outcome word and what is said and done with it.
-
-    ``ends``: how a claim test whose verdict is this word ends (the recorder): ``"return"``,
-    ``"fail"`` (``pytest.fail``), ``"skip"`` (``pytest.skip``) or ``"error"`` (a broken check);
-    None: no verdict says it.
-    ``label``: the word as an editor reads it. ``one``/``many``: the summary's sentence of ``{n}``
-    claims with this outcome (``str.format`` fields ``n``, ``ids`` and, for some words, the
-    details the pages add: ``ties``, ``causes``, ``parts``). ``phrase``: what a claim with it does,
-    after its id ("C18 does not hold"). ``mark``: the Markdown summary's mark. ``state``: the state
-    it gives a manuscript number bound to the claim (:mod:`claimcheck.pages.manuscript_view`).
-    ``severity``: 0 is worst (a claim with several tests shows its worst). ``rank``: how good a
-    verdict is for diff (lower is better; None: not a verdict). ``held``/``broken``: the chapter's
-    sentence held, or did not / could not be decided because something is broken. ``annotation``:
-    the level of the CI annotation of a claim with it (None: none).
+    """One outcome word and what is said and done with it: ``ends``, how a claim test with this
+    verdict ends (``"return"``, ``"fail"``, ``"skip"``, ``"error"``; None: no verdict says it);
+    ``label`` for an editor; ``one``/``many``, the summary's sentence of ``{n}`` claims (fields
+    ``ids``, and ``ties``, ``causes`` or ``parts``); ``phrase`` after a claim's id; the Markdown
+    ``mark``; the manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower is better;
+    None: not a verdict); ``held``/``broken``; the CI ``annotation`` level (None: none).
     """
 
     word: str
@@ -187,11 +169,7 @@ VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
 def worse(a: str, b: str) -> str:
-    """Return the worse of two outcomes by :data:`SEVERITY`.
-
-    Raises:
-        ValueError: either is not an outcome of :data:`OUTCOMES`.
-    """
+    """Return the worse of two outcomes by :data:`SEVERITY`. Raises ValueError: either is not an outcome."""
     return a if SEVERITY.index(a) <= SEVERITY.index(b) else b
 
 
@@ -204,7 +182,5 @@ def label(outcome: str) -> str:
 
 def count(outcomes) -> dict[str, int]:
     """Return ``{outcome: n}`` in :data:`OUTCOMES` order, leaving out outcomes that do not occur."""
-    seen: dict[str, int] = {}
-    for o in outcomes:
-        seen[o] = seen.get(o, 0) + 1
+    seen = Counter(outcomes)
     return {o: seen[o] for o in (*OUTCOMES, *sorted(set(seen) - set(OUTCOMES))) if o in seen}

@@ -1,40 +1,22 @@
 """Numbers as printed in a manuscript: the tokeniser, printed-value comparison, locator patterns.
 
-Why our own tokeniser: number-parsing libraries (``babel.numbers``, ``price-parser``,
-``quantulum3``) read one number from a clean string in one locale; none finds every number in
-Chinese prose with glued table cells and keeps each one's printed digits and exact offsets, which
-the drift check and the number audit need. The grammar is small and written out here.
+Our own tokeniser, because number-parsing libraries (``babel.numbers``, ``quantulum3``) read one
+number from a clean string; the drift check and the audit need every number of Chinese prose with
+its printed digits and exact offsets. Rules, on the text after :func:`normalise` (full-width
+characters as ASCII, one for one, so offsets do not move):
 
-Rules, applied to the text after :func:`normalise` (full-width digits, Latin letters and
-``．％／＋－`` become ASCII, one character for one, so offsets and line numbers do not move):
-
-1. **Maximal munch.** A number is the longest run of::
-
-       FRACTION  = 1/20, 15/20                       (digits '/' digits, no spaces)
-       DECIMAL   = 36864, 36,864, 0.086, 8.41        (',' only as a thousands separator: 1-3
-                                                      digits, then groups of exactly 3)
-       EXPONENT  = 5.8e-6, 5.8 × 10⁻⁶, 5.8 x 10^-6,  (a power of ten written after a decimal;
-                   5.8*10^-6, 5.8·10⁻⁶            "times" as × x * · or ⋅)
-       SCALE     = 99.16%, 8506 万, 1.7 亿, 128K      (percent, Chinese myriad units, K/M glued)
-
-   Chinese numerals (一, 两, 十, 几十) are words, not numbers: they are not read.
+1. **Maximal munch.** A number is the longest run of a FRACTION (``1/20``), a DECIMAL (``36,864``,
+   ``0.086``: ',' only between groups of three), an EXPONENT (``5.8e-6``, ``5.8 × 10⁻⁶``,
+   ``5.8*10^-6``) and a SCALE (``99.16%``, ``8506 万``, ``128K``). Chinese numerals are words.
 2. **Names are not numbers.** Digits glued to a Latin word are part of a name (``GPT-2``,
-   ``float32``, ``gpt2``, ``chatgpt-2026-10-21.txt``) — unless the word is a unit the
-   tokeniser knows (``s``, ``MB``, ``KiB``, ``token``...): then the unit closes the previous table
-   cell and the digits start a new number (``5.21 s98 token`` is 5.21 s and 98 token,
-   ``token0.086 s`` is 0.086 s).
-3. **Numbers glued to numbers** (a table row label and its first cell: ``2568.41 s`` is row 256,
-   8.41 s; a model name and a price: ``Opus 5.54 美元`` is 5.5 and 4 美元) cannot be split by any
-   rule the text itself gives: the tokeniser reads one number, and a registry locator that quotes
-   the place marks the boundary with ``¦`` (``256¦8.41 s``, ``Opus 5.5¦4 美元``). The number audit
-   then splits the manuscript's number there; an unsplit glued number is listed as one unbound
-   number.
+   ``float32``), unless the word is a unit (:data:`UNIT_WORDS`): then it closes the previous
+   table cell (``5.21 s98 token`` is 5.21 s and 98 token).
+3. **Numbers glued to numbers** (``2568.41 s``: row 256, 8.41 s) are read as one; a locator marks
+   the boundary with ``¦`` (``256¦8.41 s``) and the audit splits the number there.
 
-A printed number is compared with a registry value by its printed digits
-(:func:`same_printed`): ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶`` equals ``"5.8e-6"``,
-``99.16%`` equals ``"99.16"``, ``8506 万`` equals ``"8506"`` (the registry keeps 万 in the unit),
-``0.2`` does not equal ``"0.20"`` (a changed printed precision is a change), and a unit fraction
-``1/20`` equals ``"20"`` (the chapter's "1/20 of the price" is registered as the ratio 20).
+:func:`same_printed` compares by printed digits: ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶``
+equals ``"5.8e-6"``, ``8506 万`` equals ``"8506"`` (万 stays in the unit), ``0.2`` is not
+``"0.20"``, and a unit fraction ``1/20`` equals ``"20"``.
 """
 
 from __future__ import annotations
@@ -58,13 +40,10 @@ _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+"
 # A Latin word directly before digits that is a unit closes a table cell ("5.21 s98 token").
 UNIT_WORDS = frozenset("s ms us B KB MB GB TB KiB MiB GiB TiB token tokens tok bit bits FLOP FLOPs x".split())
 # Units after a number, for the audit's listing only (longest first).
-_UNITS_AFTER = sorted(
-    "token/s KiB/token B/token KiB MiB GiB KB MB GB B tokens token ms s "
-    "比特 美元 倍 字节 个 次 层 维 章 年 月 日 行 步 位 亿 万".split(),
-    key=len,
-    reverse=True,
+_UNITS_AFTER = "token/s KiB/token B/token KiB MiB GiB KB MB GB B tokens token ms s 比特 美元 倍 字节 个 次 层 维 章 年 月 日 行 步 位 亿 万"
+_UNIT_AFTER = re.compile(
+    " *(" + "|".join(map(re.escape, sorted(_UNITS_AFTER.split(), key=len, reverse=True))) + ")"
 )
-_UNIT_AFTER = re.compile(" *(" + "|".join(map(re.escape, _UNITS_AFTER)) + ")")
 
 _INT = r"(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)"
 _DEC = rf"{_INT}(?:\.\d+)?"
@@ -90,13 +69,10 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True)
 class Number:
-    """One number as printed: where it is, its printed digits, and what it means.
-
-    ``start``/``end`` are character offsets into the text it was read from; ``line`` is 1-based.
-    ``mantissa`` holds the printed digits without thousands separators (``"36864"``, ``"5.8"``,
-    ``"1/20"``), ``exponent`` the written power of ten (``-6`` for ``× 10⁻⁶``, else None),
-    ``scale`` one of ``% 万 亿 万亿 K M`` or ``""``, ``unit`` the unit word after it (reports only).
-    """
+    """One number as printed: offsets ``start``/``end`` into its text, its 1-based ``line``, its
+    ``mantissa`` (digits without separators: ``"36864"``, ``"1/20"``), the written power of ten
+    (``exponent``: -6 for ``× 10⁻⁶``, else None), ``scale`` (``% 万 亿 万亿 K M`` or ``""``) and the
+    ``unit`` word after it (reports only)."""
 
     text: str
     start: int
@@ -135,10 +111,7 @@ class Number:
 
 def parse_number(text: str) -> tuple[str, int | None, str]:
     """Return ``(mantissa, exponent, scale)`` of one printed number such as ``"5.8 × 10⁻⁶"``.
-
-    Raises:
-        ValueError: ``text`` is not one number by the module's grammar.
-    """
+    Raises ValueError: ``text`` is not one number by the module's grammar."""
     t = normalise(text.strip())
     m = _PARTS_RE.match(t)
     if not t or not m or (not m.group("frac") and not m.group("dec")) or (m.group("frac") and m.group("dec")):
@@ -174,19 +147,9 @@ _IDENT_TAIL = re.compile(r"[A-Za-z0-9_.\-]*")
 _DIGIT = re.compile(r"\d")
 
 
-def _unit_after(norm: str, end: int) -> str:
-    m = _UNIT_AFTER.match(norm, end)
-    return m.group(1) if m else ""
-
-
 def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Number]:
-    """Return every number printed in ``text``, in order, by the rules of the module docstring.
-
-    Args:
-        text: the text (any Unicode; offsets refer to it).
-        offset: added to every ``start``/``end`` (to read a slice of a larger text).
-        first_line: the line number of ``text``'s first line.
-    """
+    """Return every number printed in ``text``, in order, by the rules of the module docstring;
+    ``offset`` is added to every ``start``/``end``, ``first_line`` is the line of ``text``'s first."""
     norm = normalise(text)
     out: list[Number] = []
     line, line_pos, pos = first_line, 0, 0
@@ -208,18 +171,16 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
             continue
         line += norm.count("\n", line_pos, p)
         line_pos = p
-        unit = _unit_after(norm, end)
+        after = _UNIT_AFTER.match(norm, end)
+        unit = after.group(1) if after else ""
         out.append(Number(text[p:end], p + offset, end + offset, line, mantissa, exponent, scale, unit))
         pos = end
     return out
 
 
 def same_printed(registry_text: str, number: Number | str) -> bool:
-    """Whether a registry value (``"5947"``, ``"0.20"``, ``"5.8e-6"``) is what the manuscript prints.
-
-    Equal printed digits: the same value at the same printed precision (``"0.20"`` is not ``0.2``).
-    A unit fraction ``1/N`` also equals ``"N"``; a fraction equals the same fraction text.
-    """
+    """Whether a registry value (``"5947"``, ``"0.20"``, ``"5.8e-6"``) is what the manuscript prints:
+    the same digits at the same precision; a unit fraction ``1/N`` also equals ``"N"``."""
     if isinstance(number, str):
         mantissa, exponent, scale = parse_number(number)
         printed = mantissa + (f"e{exponent}" if exponent is not None else "")
@@ -246,12 +207,8 @@ def _digits_equal(a: str, b: str) -> bool:
 # --- locators -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LocatorPattern:
-    """A registry locator compiled into a regex whose numbers are wildcards.
-
-    ``numbers`` are the numbers the locator itself prints (its own snapshot of the manuscript),
-    ``regex`` matches the same place in a manuscript whatever numbers it prints now: each number is
-    a capture group, whitespace is optional around numbers and elastic inside the text.
-    """
+    """A registry locator compiled: the ``numbers`` it prints, and a ``regex`` that matches its place
+    whatever numbers the manuscript prints now (each a capture group; whitespace elastic)."""
 
     locator: str
     numbers: tuple[Number, ...]
@@ -259,13 +216,7 @@ class LocatorPattern:
 
 
 def _shape_pattern(num: Number) -> str:
-    """The pattern of a number glued to the next one (``256¦8.41``): its printed shape, digit for
-    digit (``\\d{3}``, ``\\d\\.\\d``), so the next number takes the rest whatever it prints now.
-
-    The number before ``¦`` is usually a label (a table's row label, a model's version), which
-    edits change less often than the measured value after it; an edit that changes the label's
-    digit count is read as drift of both numbers, never as a silent pass.
-    """
+    """The printed shape of a number glued to the next (``256¦8.41``), so the next takes the rest."""
     if num.is_fraction or num.exponent is not None or num.scale:
         return NUMBER_PATTERN
     whole, _, decimals = num.mantissa.partition(".")
@@ -274,16 +225,9 @@ def _shape_pattern(num: Number) -> str:
 
 @lru_cache(maxsize=4096)
 def compile_locator(locator: str) -> LocatorPattern:
-    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`.
-
-    ``¦`` stands between two numbers the manuscript prints glued together; at the start or end of
-    a locator it says that the first (last) number is glued to a number outside the locator
-    (``"Opus 5.5¦"``). A number glued to the next keeps its printed decimals in the pattern, so
-    that ``256¦8.41`` reads ``2568.41`` as 256 and 8.41.
-
-    Raises:
-        ValueError: the locator is empty, or a ``¦`` does not touch a number on each side it has.
-    """
+    """Compile a locator (``"读 5947 / 写"``, ``"256¦8.41 s"``) into a :class:`LocatorPattern`. ``¦`` stands
+    between two numbers printed glued together (at an end: glued to one outside it). Raises ValueError: the
+    locator is empty, or a ``¦`` does not touch a number on each side it has."""
     if not locator.strip():
         raise ValueError("empty locator")
     segments = locator.split(SPLIT)
@@ -318,8 +262,7 @@ def compile_locator(locator: str) -> LocatorPattern:
 
 
 def _literal(text: str) -> str:
-    """Regex of a locator's text between numbers: a run of spaces stands for any whitespace (at
-    least one character: "' much'" must not match "'much'"); other characters are literal."""
+    """Regex of a locator's text between numbers: a run of spaces stands for at least one whitespace."""
     out: list[str] = []
     for ch in text:
         if ch.isspace():

@@ -1,28 +1,35 @@
-"""The ``claim`` fixture: hand a claim test's evidence to the judge, record the verdict, and stop
-the test the verdict's way.
-
-A claim test receives a :class:`ClaimRecorder` and calls one of its checks with what it measured.
-Every check builds the evidence of :mod:`claimcheck.verdict` and has it judged there (units,
-tolerance, machine-bound, near-tie, the timing rule); the recorder stores the verdict on the item
-(``VERDICT_KEY``, for the report hook's one table in :mod:`claimcheck.plugin.running`) and in
-``user_properties`` (the record, which travels from xdist workers), and raises from one function,
-:meth:`ClaimRecorder._raise`, with a message that says what, by how much, on what hardware, and
-what to do next.
-"""
+"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
+verdict on the item and in ``user_properties`` (which travel from xdist workers), and stop the test
+the verdict's way (:meth:`ClaimRecorder._raise`)."""
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any, Protocol
 
 import pytest
 
 from claimcheck.display import format_value, log_line
+from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
-from claimcheck.verdict import Compared, Evidence, Form, Measured, Requirement, Timed, Verdict, judge, settled
+from claimcheck.verdict import (
+    Compared,
+    Evidence,
+    Form,
+    Measured,
+    Requirement,
+    Timed,
+    Verdict,
+    claim_region,
+    judge,
+    settled,
+)
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
@@ -32,32 +39,22 @@ KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
 OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
-EXPECTED_FAIL_KEY = (
-    "claimcheck.expected_fail"  # on a phase report: the registry's expected_fail of an xfailed test
-)
+EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed test's expected_fail
 
 
 def encode_record(record: dict) -> str:
     """A claim's record as the JSON text stored in the test's ``user_properties``.
 
-    JSON (not the dict itself) because every consumer of user properties stringifies them: pytest's
-    ``--junitxml`` writes ``str(value)``, which for a dict is a Python repr no tool reads back.
+    JSON, not the dict: pytest's ``--junitxml`` writes ``str(value)``, a repr no tool reads back.
     """
-    import json
-
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def decode_record(value) -> dict:
     """The record of a ``RECORD_KEY`` user property: its JSON text parsed (a dict is returned as is).
-
-    Raises:
-        ValueError: the text is not a JSON object (the property was not written by :func:`encode_record`).
-    """
+    Raises ValueError: the text is not a JSON object (not written by :func:`encode_record`)."""
     if isinstance(value, dict):
         return value
-    import json
-
     record = json.loads(value)
     if not isinstance(record, dict):
         raise ValueError(f"{RECORD_KEY} is not a JSON object: {value[:80]!r}")
@@ -70,20 +67,17 @@ def stored_record(props) -> dict:
     return {} if value is None else decode_record(value)
 
 
+_BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
+
+
 def _load_note(claim) -> str:
     """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
-    from claimcheck.fingerprint import busy_by_load, load_average
-
     if "time" not in claim.needs:
         return ""
     load, cores = load_average()
     if load is None:
         return ""
-    busy = (
-        " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
-        if busy_by_load(load, cores)
-        else ""
-    )
+    busy = _BUSY if busy_by_load(load, cores) else ""
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 
@@ -101,11 +95,9 @@ class VerdictError(Exception):
 
 
 class Comparison(Protocol):
-    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison of a measurement with a
-    reference where some differences are explained by a stated tolerance of the method (a near-tie:
-    two decoders doing the same maths in another order may flip a token where two logits tie).
-
-    ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
+    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison where a near-tie (two
+    decoders doing the same maths in another order flip a token where two logits tie) may explain
+    a difference. ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
     the difference is explained by a near-tie; ``diverged``: a difference that is not;
     ``describe()``: one line for the report; ``details()``: facts for the report row (JSON values).
     """
@@ -120,10 +112,9 @@ class Comparison(Protocol):
 
 
 class TimingMeasurement(Protocol):
-    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement (the LLM kit's
-    :class:`claimcheck.llm.timing.Timing` and its kinds): ``measure`` extends its interleaved
-    rounds while ``settled(evidence)`` is false and its budget allows, and returns the evidence;
-    ``details()``: its facts for the report row (sizes, samples, the profile)."""
+    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement
+    (:class:`claimcheck.llm.timing.Timing`): ``measure`` extends its rounds while ``settled(evidence)``
+    is false and its budget allows, and returns the evidence; ``details()``: its facts."""
 
     def measure(
         self,
@@ -153,7 +144,6 @@ class ClaimRecorder:
         self._verdict: Verdict | None = None  # the standing verdict (the worst so far)
         self._last_value: Any = None
 
-    # -------------------------------------------------------------------------------------
     @property
     def id(self) -> str:
         return self.claim.id
@@ -170,8 +160,6 @@ class ClaimRecorder:
     @property
     def region(self) -> tuple[float, float] | None:
         """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit (None: no region)."""
-        from claimcheck.verdict import claim_region
-
         return claim_region(self.claim)
 
     @property
@@ -181,25 +169,18 @@ class ClaimRecorder:
         return bool(self.claim.runner) and self.claim.runner == self._runner
 
     def value(self, name: str) -> str:
-        """Return the printed number ``name`` of the claim's ``values`` table (a string).
-
-        Raises:
-            KeyError: the registry entry has no such value; the message names claim and file.
-        """
+        """Return the printed number ``name`` of the claim's ``values`` table (a string). Raises
+        KeyError, naming claim and file, when the entry has none."""
         return self._entry(self.claim.values, "value", "values", name)
 
     @property
     def inputs(self) -> Mapping[str, str]:
-        """The claim's ``inputs`` table, name -> the text a check feeds a model (read-only; empty
-        when the registry entry has none)."""
+        """The claim's ``inputs`` table, name -> the text a check feeds a model (read-only)."""
         return self.claim.inputs
 
     def input(self, name: str) -> str:
-        """Return the text ``name`` of the claim's ``inputs`` table.
-
-        Raises:
-            KeyError: the registry entry has no such input; the message names claim and file.
-        """
+        """Return the text ``name`` of the claim's ``inputs`` table. Raises KeyError, naming claim
+        and file, when the entry has none."""
         return self._entry(self.claim.inputs, "input", "inputs", name)
 
     def _entry(self, table: Mapping[str, str], what: str, field: str, name: str) -> str:
@@ -222,16 +203,12 @@ class ClaimRecorder:
 
     def plot(self, png: bytes, name: str) -> None:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
-        import base64
-
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
-    # -------------------------------------------------------------------------------------
     def check(self, measured, unit: str | None = None, **details) -> None:
         """Compare ``measured`` (a number or an :class:`~claimcheck.interval.Interval`, in ``unit``,
         default the claim's) with the claim's stated value under its tolerance; ``details`` are
-        facts for the report. A machine-bound claim (a registry ``runner``) on another runner is
-        recorded beside the chapter's value and skipped.
+        facts for the report. A machine-bound claim on another runner is recorded and skipped.
 
         Raises:
             pytest.fail.Exception: outside the tolerance. pytest.skip.Exception: machine-bound.
@@ -246,41 +223,26 @@ class ClaimRecorder:
         self.decide(Measured(measured, unit), **details)
 
     def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a second, qualitative check;
-        one that holds is no verdict of its own). ``measured`` (in ``unit``, default the claim's):
-        the claim's headline value, recorded so the report still shows what this runner measured.
-
-        Raises:
-            pytest.fail.Exception: ``condition`` is false.
-        """
+        """Fail the claim with ``message`` unless ``condition`` holds (a further check; one that holds is no
+        verdict of its own). ``measured`` (in ``unit``): the claim's headline value. Raises
+        pytest.fail.Exception: ``condition`` is false."""
         __tracebackhide__ = True
         if not condition:
             self.decide(Requirement(False, message, measured, unit))
 
     def check_comparison(self, comparison: Comparison, **details) -> None:
-        """The verdict of a comparison in which a near-tie may explain a difference (see
-        :class:`Comparison`; :func:`claimcheck.llm.generation.compare_streams` is one): no
-        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes
-        on, and a later check that holds does not upgrade it); any other difference fails.
-
-        Raises:
-            pytest.fail.Exception: as above.
-        """
+        """The verdict of a :class:`Comparison` (e.g. :func:`claimcheck.llm.generation.compare_streams`): no
+        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes on, and a
+        later check that holds does not upgrade it); any other difference fails. Raises pytest.fail.Exception:
+        as above."""
         __tracebackhide__ = True
-        self.decide(
-            Compared(comparison.measured, comparison.near_tie, comparison.diverged, comparison.describe()),
-            comparison=comparison.describe(),
-            **comparison.details(),
-            **details,
-        )
+        c = comparison
+        facts = {"comparison": c.describe(), **c.details(), **details}
+        self.decide(Compared(c.measured, c.near_tie, c.diverged, c.describe()), **facts)
 
     def on_model(self, name: str, info: dict | None = None) -> None:
-        """Mark this claim as measured on another causal LM (the portable-LM lane), named ``name``.
-
-        The report row then names the model. From here on :meth:`check`, which compares with the
-        chapter's stated value, is refused unless the registry marks the claim ``portable = true``;
-        a claim about GPT-2's own numbers is checked in its portable form with :meth:`check_form`.
-        """
+        """Mark this claim as measured on another causal LM ``name`` (the portable-LM lane): from here
+        on :meth:`check` is refused unless the claim is ``portable = true``; use :meth:`check_form`."""
         self.model = name
         self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
         self._write()
@@ -288,14 +250,9 @@ class ClaimRecorder:
     def check_form(
         self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
     ) -> None:
-        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected``
-        (computed for this model, never the chapter's GPT-2 value; the row shows it in place of the
-        chapter's value, with ``form`` saying what is checked), under ``tolerance`` (the registry's
-        syntax: ``exact``, ``<=0``...).
-
-        Raises:
-            ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance.
-        """
+        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected`` (computed for
+        this model; ``form`` says what is checked) under ``tolerance`` (``exact``, ``<=0``...). Raises
+        ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance."""
         __tracebackhide__ = True
         if not self.model:
             raise ValueError(
@@ -316,11 +273,9 @@ class ClaimRecorder:
         plot: Callable | None = None,
         **details,
     ) -> None:
-        """Decide a timing claim: ``statistic`` (rounds -> the claim's value, in ``unit``, default
-        the claim's unit) over ``timing``'s interleaved rounds, with ``conditions`` (further
-        statistics with bars of their own) and ``exact`` (:class:`claimcheck.verdict.ExactForm` forms),
-        measuring more rounds while an interval straddles its bar and the budget allows (see
-        :mod:`claimcheck.verdict` for the rule, busy machine included). ``timing.details()``,
+        """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over
+        ``timing``'s interleaved rounds, with ``conditions`` and ``exact`` forms, measuring more rounds
+        while an interval straddles its bar and the budget allows (:mod:`claimcheck.verdict`).
         ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
 
         Raises:
@@ -328,13 +283,8 @@ class ClaimRecorder:
             fails it under ``--claims-strict-timing``) or machine-bound.
         """
         __tracebackhide__ = True
-        evidence = timing.measure(
-            statistic,
-            conditions=conditions,
-            exact=exact,
-            unit=unit,
-            settled=lambda ev: settled(self.claim, ev),
-        )
+        until = partial(settled, self.claim)
+        evidence = timing.measure(statistic, conditions=conditions, exact=exact, unit=unit, settled=until)
         self._add(timing.details())
         if plot is not None:
             png, name = plot(timing)
@@ -344,23 +294,16 @@ class ClaimRecorder:
         )
 
     def skip(self, reason: str, **details) -> None:
-        """Skip the claim with ``reason`` (it cannot be checked here: external data, a profile
-        without the chapter's sizes), its ``details`` recorded.
-
-        Raises:
-            pytest.skip.Exception: always.
-        """
+        """Skip the claim with ``reason`` (it cannot be checked here), its ``details`` recorded. Raises
+        pytest.skip.Exception: always."""
         __tracebackhide__ = True
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
     def decide(self, evidence: Evidence, **details) -> None:
-        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with
-        ``details``, and raise its exception (every check above ends here).
-
-        Raises:
-            pytest.fail.Exception, pytest.skip.Exception, VerdictError: see :meth:`_raise`.
-        """
+        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``,
+        and raise its exception (every check ends here). Raises pytest.fail.Exception, pytest.skip.Exception,
+        VerdictError: see :meth:`_raise`."""
         __tracebackhide__ = True
         self._add(details)
         verdict = judge(self.claim, evidence, runner=self._runner)
@@ -375,7 +318,6 @@ class ClaimRecorder:
             message = self._message(verdict.value, verdict.reason)
         self._settle(verdict, message)
 
-    # -------------------------------------------------------------------------------------
     def _add(self, details: Mapping) -> None:
         self.details.update({k: _jsonable(v) for k, v in details.items()})
 
@@ -383,8 +325,7 @@ class ClaimRecorder:
         __tracebackhide__ = True
         if verdict.value is not None:
             self._last_value = verdict.value
-        # the standing verdict is the worst so far: a failed or near-tie verdict stands against a
-        # later check that holds, even one a test reached by catching the first one's exception
+        # the standing verdict is the worst so far, even against a check reached by catching an exception
         if self._verdict is None or worse(self._verdict.outcome, verdict.outcome) == verdict.outcome:
             self._verdict = verdict
         self._item.stash[VERDICT_KEY] = self._verdict
@@ -393,11 +334,8 @@ class ClaimRecorder:
 
     def _raise(self, verdict: Verdict, message: str) -> None:
         """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says
-        (:data:`claimcheck.outcomes.WORDS`): passed and near-tie return; failed raises
-        ``pytest.fail.Exception``; skipped and inconclusive raise ``pytest.skip.Exception`` at the
-        test's location; error raises :class:`VerdictError`. What the report then says is the
-        report hook's one table (:data:`claimcheck.plugin.running.PYTEST_OUTCOME`), from the
-        verdict stored on the item."""
+        (:data:`claimcheck.outcomes.WORDS`): return, ``pytest.fail``, ``pytest.skip`` (at the test's
+        location) or :class:`VerdictError`."""
         __tracebackhide__ = True
         word = WORD.get(verdict.outcome)
         ends = word.ends if word else None
@@ -470,4 +408,4 @@ class ClaimRecorder:
             f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
             f"the chapter's figure does not hold on this runner: report it to the author.",
         ]
-        return "\n".join(log_line(line) for line in lines)  # a title with a newline stays on its line
+        return "\n".join(log_line(line) for line in lines)

@@ -1,27 +1,14 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
 
-:data:`OPTIONS` is the only place a core option is declared: its :class:`Option` row names the
-``Settings`` field, the command-line flag, the environment variable, the ini key, the default,
-the help text and the validator. A kit declares its own rows in an :class:`OptionTable` of its
-own and hands it to the core (hook ``pytest_claimcheck_options``, :func:`option_tables`); its
-values are read as attributes of the same :class:`Settings`. The plugins' ``pytest_addoption``
-loop over the tables (:func:`add_options`); :func:`resolve` reads every option from its sources
-and returns the frozen :class:`Settings`.
+:data:`OPTIONS` declares each core option once (:class:`Option`: field, flag, environment variable,
+ini key, default, help, validator); a kit hands its own :class:`OptionTable` to the core (hook
+``pytest_claimcheck_options``). :func:`add_options` registers them, :func:`resolve` returns the
+frozen :class:`Settings`. Precedence: command line > environment > ini > default; a bad value is
+reported with its source (``CLAIMCHECK_LISTING_TIMEOUT=0: expected a time limit in seconds > 0,
+got '0'``).
 
-Precedence, highest first: command line > environment > ini file (``[tool.pytest.ini_options]``)
-> default. One validator per option is applied to the value whichever source it came from, and a
-bad value is reported with its source, as the user wrote it::
-
-    --claims-runner nosuchrunner: unknown runner profile; did you mean author-laptop?
-    CLAIMCHECK_LISTING_TIMEOUT=0: expected a time limit in seconds > 0, got '0'
-    ini claims_profile = fast (pyproject.toml): unknown size profile 'fast'; choose one of quick, standard, full
-
-Two "profiles" exist and are never confused: the **size profile** (``size_profile``,
-``--claims-profile quick|standard|full``: the sizes of size-dependent claims) and the **runner
-profile** (``runner_profile``, ``--claims-runner NAME``: which machine this is, so that
-machine-bound figures are enforced only on their own machine).
-
-This module never imports torch.
+The **size profile** (``--claims-profile``: the sizes of size-dependent claims) and the **runner
+profile** (``--claims-runner``: which machine this is, for machine-bound figures) are two things.
 """
 
 from __future__ import annotations
@@ -29,11 +16,13 @@ from __future__ import annotations
 import math
 import os
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.display import suggest
+from claimcheck.interval import parse_decimal
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -63,8 +52,7 @@ class _Choice:
         return value
 
 
-def _choice(what: str, choices: tuple[str, ...]) -> _Choice:
-    return _Choice(what, choices)
+_choice = _Choice  # the name the kits' tables use
 
 
 def _text(what: str) -> Callable[[object], str]:
@@ -111,13 +99,8 @@ def _seconds(text) -> float:
 
 def stated_override(text) -> tuple[str, str]:
     """Validator of ``--claims-stated ID=VALUE``: a claim id and a printed number (a trailing ``%``
-    is dropped: the registry stores 99.16% as ``"99.16"`` with the unit ``percent``).
-
-    Raises:
-        ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal.
-    """
-    from claimcheck.interval import parse_decimal
-
+    is dropped: the registry stores 99.16% as ``"99.16"``). Raises ValueError: not ``ID=VALUE``, or
+    VALUE is not a printed decimal."""
     cid, sep, value = str(text).partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
@@ -128,8 +111,6 @@ def stated_override(text) -> tuple[str, str]:
 
 def parse_paths(text) -> tuple[str, ...]:
     """Paths separated by whitespace, quoted as in a shell where one holds a space."""
-    import shlex
-
     try:
         paths = tuple(shlex.split(str(text)))
     except ValueError as exc:  # an unclosed quote
@@ -159,9 +140,7 @@ class Option:
     help: str
     parse: Callable[[object], object]
     metavar: str = "VALUE"
-    kind: str = (
-        "value"  # "value" (one string), "flag" (on when given), "append" (repeatable; command line only)
-    )
+    kind: str = "value"  # "value" (one string), "flag" (on when given), "append" (repeatable, flag only)
     recorded: bool = False  # written to claims.json's ``settings`` (what a report's rows were made with)
     file: bool = False  # names a file the run reads: it must exist and be readable (checked at start)
 
@@ -173,16 +152,10 @@ class Option:
     def help_text(self) -> str:
         """The help line of ``pytest --help``: the help, the default, the environment variable and ini key."""
         names: dict[object, object] = {None: "none", False: "off", True: "on"}
-        default = (
-            names.get(self.default, self.default)
-            if not isinstance(self.default, (int, float)) or isinstance(self.default, bool)
-            else f"{self.default:g}"
-        )
-        more = (
-            [f"default: {default}"]
-            + [f"env {self.env}"] * bool(self.env)
-            + [f"ini {self.ini}"] * bool(self.ini)
-        )
+        default = names.get(self.default, self.default)
+        if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
+            default = f"{self.default:g}"
+        more = [f"default: {default}"] + [f"{k} {v}" for k, v in (("env", self.env), ("ini", self.ini)) if v]
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
@@ -194,7 +167,7 @@ OPTIONS: tuple[Option, ...] = (
         "claims_profile",
         "standard",
         "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
-        _choice("size profile", SIZE_PROFILES),
+        _Choice("size profile", SIZE_PROFILES),
         metavar="quick|standard|full",
         recorded=True,
     ),
@@ -266,15 +239,13 @@ OPTIONS: tuple[Option, ...] = (
         kind="append",
     ),
 )
-BY_NAME = {o.name: o for o in OPTIONS}
 
 
 @dataclass(frozen=True)
 class OptionTable:
-    """The options of one part of claimcheck: the core's (:data:`CORE`) or a kit's, which a kit
-    returns from the hook ``pytest_claimcheck_options`` and declares on pytest's parser with
-    :func:`add_options`. ``other_env``: its environment variables that are not run settings, for
-    the reference page and the check of ``CLAIMCHECK_*`` names."""
+    """The options of the core (:data:`CORE`) or of a kit (hook ``pytest_claimcheck_options``).
+    ``other_env``: its environment variables that are not run settings (for the reference page and
+    the check of ``CLAIMCHECK_*`` names)."""
 
     title: str  # "the LLM kit": the reference page's section
     module: str  # where the table is declared, e.g. "claimcheck.llm"
@@ -286,12 +257,9 @@ CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
 
 
 def option_tables(config=None) -> tuple[OptionTable, ...]:
-    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s
-    plugins; none without a config or before the core's hooks are added).
-
-    Raises:
-        ValueError: two tables declare one option name, flag, environment variable or ini key.
-    """
+    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s plugins;
+    none without a config or before the core's hooks are added). Raises ValueError: two tables declare one
+    option name, flag, environment variable or ini key."""
     hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
     tables = (CORE, *(t for t in (hook() if hook is not None else ()) if t is not None))
     seen: dict[object, str] = {}
@@ -324,11 +292,8 @@ class Settings:
     options: tuple[Option, ...] = field(default=OPTIONS, repr=False, compare=False)  # every table's rows
 
     def __getattr__(self, name: str) -> Any:
-        """A kit's setting by its option's name (``settings.device``).
-
-        Raises:
-            AttributeError: no option of this run is called ``name``.
-        """
+        """A kit's setting by its option's name (``settings.device``). Raises AttributeError: no
+        option of this run is called ``name``."""
         for key, value in self.__dict__.get("kit", ()):
             if key == name:
                 return value
@@ -360,12 +325,8 @@ class Settings:
 
 
 def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
-    """Declare ``options`` (default: the core's :data:`OPTIONS`; a kit passes its own) on a pytest
-    parser: ``addoption`` and ``addini``, in the one ``claimcheck`` group.
-
-    Values are taken as text (no argparse ``type``/``choices``), so that :func:`resolve` validates
-    them with the same validator and message whichever source they come from.
-    """
+    """Declare ``options`` (default: the core's; a kit passes its own) on a pytest parser, in the one
+    ``claimcheck`` group; as text, so :func:`resolve` validates every source alike."""
     group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
     for o in options:
         how = {"action": "store_true"} if o.kind == "flag" else {"metavar": o.metavar}
@@ -382,12 +343,8 @@ def _shown(text) -> str:
 
 
 def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
-    """Return the run's :class:`Settings` from a pytest config (may be None) and an environment.
-
-    ``tables``: the option tables (default: :func:`option_tables` of ``config``: the core's and
-    every kit's). Every option is validated by its row's validator, whichever source its value came from.
-    Environment variables named ``CLAIMCHECK_*`` that no option declares are errors too (a
-    misspelt name would otherwise be ignored silently).
+    """Return the run's :class:`Settings` from a pytest config (may be None), an environment and
+    the option ``tables`` (default: :func:`option_tables` of ``config``).
 
     Raises:
         SettingsError: a value is invalid, or a ``CLAIMCHECK_*`` variable is unknown;
@@ -424,14 +381,12 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         sources.append((o.name, where))
     core = {o.name for o in OPTIONS}
     kit = tuple((name, value) for name, value in values.items() if name not in core)
-    return Settings(
-        **{n: v for n, v in values.items() if n in core}, kit=kit, sources=tuple(sources), options=options
-    )
+    own = {n: v for n, v in values.items() if n in core}
+    return Settings(**own, kit=kit, sources=tuple(sources), options=options)
 
 
 def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
-    """Reject ``CLAIMCHECK_*`` environment variables that name no option of ``tables`` (pytest
-    itself reports unknown ini keys: a warning, an error under ``--strict-config``)."""
+    """Reject a ``CLAIMCHECK_*`` environment variable that names no option (a misspelt one would be lost)."""
     known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
@@ -442,15 +397,12 @@ def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
 
 
 def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> None:
-    """Check the run's runner profile against the runner profiles the loaded registries declare.
-
-    Args:
-        settings: the run's settings.
-        runners: runner profile name -> the registry files that declare it (``[runners.NAME]``).
+    """Check the run's runner profile against ``runners`` (name -> the registry files that declare
+    it as ``[runners.NAME]``).
 
     Raises:
-        SettingsError: a runner profile is set that no registry declares (a typo would leave the
-            machine-bound figures unenforced); the message has a "did you mean" and the known names.
+        SettingsError: a runner profile no registry declares (a typo would leave machine-bound
+            figures unenforced); the message has a "did you mean" and the known names.
     """
     name = settings.runner_profile
     if name is None or name in runners:

@@ -1,11 +1,8 @@
-"""Tolerances: small types with one job each.
-
-Every tolerance has a compact string form, parsed in one place by :func:`parse_tolerance`:
+"""Tolerances: small types with one job each, parsed from a compact string by :func:`parse_tolerance`.
 
 =================  ==========================================================================
 ``printed``        the measured value rounds to the stated one at its printed precision
-                   (half a unit in the last printed digit: "99.16" admits [99.155, 99.165]).
-                   An :class:`~claimcheck.interval.Interval` passes when it overlaps that range.
+                   ("99.16" admits [99.155, 99.165]); an Interval passes when it overlaps it
 ``exact``          the measured value equals the stated one (counts, bytes, exact prices)
 ``abs:1e-4``       ``|measured - stated| <= 1e-4``
 ``rel:5%``         ``|measured - stated| <= 5% * |stated|`` (``rel:0.05`` means the same)
@@ -14,13 +11,9 @@ Every tolerance has a compact string form, parsed in one place by :func:`parse_t
 ``range:2..3``     ``2 <= measured <= 3``
 =================  ==========================================================================
 
-``check(measured, stated)`` returns ``None`` when the value is within tolerance, else a one-line
-human-readable reason. A tolerance also owns what the pages and the editor say of it: ``region(stated)``
-(the values it admits), ``describe(stated, unit)`` (the bar in words, with those values),
-``margin(measured, stated, unit)`` (how far inside or outside the bar, in words) and ``is_bound``
-(a bar the chapter's figure does not move). A new kind is a class here and its tests, nothing else. The vocabulary follows numpy's ``atol``/``rtol``. ``move_limit(old)`` says how
-far a measured value may move between two runs before ``claimcheck diff`` reports it (the tolerance
-applied with the old measurement in the place of the chapter's value).
+A tolerance owns ``check`` (None or a one-line reason), ``region``, ``describe``, ``margin``,
+``is_bound`` and ``move_limit`` (how far a value may move between runs for ``claimcheck diff``):
+a new kind is a class here and its tests, nothing else.
 """
 
 from __future__ import annotations
@@ -61,12 +54,9 @@ def _check_finite(measured) -> str | None:
 
 @dataclass(frozen=True)
 class Margin:
-    """How far inside (``inside`` True) or outside the bar a measured value lies.
-
-    ``text`` says it in the claim's unit; ``score`` is comparable across claims (for sorting):
-    for a one-sided bar the distance relative to the bar, for a two-sided one relative to the
-    half-width (1 = dead centre, 0 = on the edge); negative outside.
-    """
+    """How far inside (``inside`` True) or outside the bar a measured value lies: ``text`` in the
+    claim's unit; ``score`` for sorting across claims (relative to the bar, or to the half-width of
+    a two-sided one: 1 = dead centre, 0 = on the edge; negative outside)."""
 
     text: str
     inside: bool
@@ -80,19 +70,13 @@ class Tolerance:
 
     @property
     def is_bound(self) -> bool:
-        """Whether this is a bar the chapter's figure does not move (``>=X``, ``<=X``,
-        ``range:A..B``): a verdict about the bar, not about the figure."""
+        """Whether this is a bar the chapter's figure does not move (``>=X``, ``<=X``, ``range:A..B``)."""
         return not self.needs_stated
 
     def describe(self, stated: str | None, unit: str | None = None) -> str:  # pragma: no cover - abstract
-        """The tolerance as a reader says it, with the values it admits in ``unit``: ``printed`` on
-        99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` in ``x`` ->
-        "at least 10×".
-
-        Raises:
-            ValueError, TypeError or AttributeError: the tolerance needs a stated number and
-                ``stated`` is none (missing, or not a printed number).
-        """
+        """The tolerance as a reader says it, with the values it admits in ``unit`` (``printed`` on 99.16:
+        "within half a unit of the last digit: [99.155, 99.165]"). Raises ValueError, TypeError or
+        AttributeError: it needs a stated number and ``stated`` is none."""
         raise NotImplementedError
 
     def _span(self, stated: str | None, unit: str | None) -> str:
@@ -100,9 +84,8 @@ class Tolerance:
         return with_unit(f"[{number(lo, 6)}, {number(hi, 6)}]", unit)
 
     def margin(self, measured, stated: str | None, unit: str | None = None) -> Margin | None:
-        """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`, in the claim's
-        unit) against this tolerance's region, or None where there is no region (a stated number
-        missing) or the value is not finite."""
+        """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`) against this
+        tolerance's region, or None without a region or for a value that is not finite."""
         try:
             lo, hi = self.region(stated)
         except (TypeError, ValueError, AttributeError):
@@ -116,24 +99,15 @@ class Tolerance:
         raise NotImplementedError
 
     def region(self, stated: str | None) -> tuple[float, float]:  # pragma: no cover - abstract
-        """The values this tolerance accepts, as a closed interval ``(lo, hi)`` (``-inf``/``inf``
-        for an open side): every tolerance here accepts one interval, which is what lets a
-        confidence interval be judged by :func:`claimcheck.verdict.bar_outcome`."""
+        """The values this tolerance accepts, one closed interval ``(lo, hi)`` (``±inf`` for an open side)."""
         raise NotImplementedError
 
     def move_limit(
         self, old: float, stated: str | None = None, bound_move: float = 0.25
     ) -> tuple[float, str]:
-        """Return (how far a measured value may move from ``old`` between two runs, the rule in words).
-
-        The tolerance is applied to the move, with the old measurement ``old`` (in the claim's unit)
-        in the place of the chapter's value; ``stated`` is the chapter's printed value (``printed``
-        needs it); ``bound_move`` is the fraction of ``|old|`` a one-sided bar (``>=X``, ``<=X``),
-        which has no width, allows.
-
-        Raises:
-            ValueError: ``printed`` without a stated number.
-        """
+        """Return (how far a measured value may move from ``old`` between two runs, the rule in words): the
+        tolerance with ``old`` in the place of the chapter's value; a one-sided bar allows ``bound_move`` of
+        ``|old|``. Raises ValueError: ``printed`` without a stated number."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def __call__(self, measured, stated: str | None = None) -> str | None:
@@ -154,10 +128,7 @@ class Printed(Tolerance):
         m = _as_interval(measured)
         if allowed.overlaps(m):
             return None
-        return (
-            f"{m} is outside {allowed}, the values that print as {stated} "
-            f"(off by {_fmt(_distance(m, allowed))})"
-        )
+        return f"{m} is outside {allowed}, the values that print as {stated} (off by {_fmt(_distance(m, allowed))})"
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         if not stated:
@@ -256,10 +227,8 @@ class _Bar(Tolerance):
     needs_stated = False
 
     def move_limit(self, old, stated=None, bound_move=0.25):
-        # crossing the bar changes the outcome, which the diff reports as such
-        return bound_move * abs(old), (
-            f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value (--bound-move)"
-        )
+        why = f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value (--bound-move)"
+        return bound_move * abs(old), why
 
 
 @dataclass(frozen=True)
@@ -331,8 +300,7 @@ class Range(Tolerance):
 
 
 def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> Margin:
-    """The margin of measured values ``[mlo, mhi]`` against the region ``[lo, hi]`` (``±inf`` for an
-    open side), in words in ``unit``."""
+    """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``, in ``unit``."""
     one_sided = math.isinf(lo) or math.isinf(hi)
     if mhi < lo or mlo > hi:  # outside
         gap = lo - mhi if mhi < lo else mlo - hi
@@ -340,11 +308,8 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
         if one_sided:
             near = mhi if mhi < lo else mlo
             rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
-            return Margin(
-                f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}",
-                False,
-                -gap / abs(bar) if bar else -gap,
-            )
+            said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
+            return Margin(said, False, -gap / abs(bar) if bar else -gap)
         half = (hi - lo) / 2
         return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
     if mlo < mhi and (mlo < lo or mhi > hi):
@@ -378,12 +343,8 @@ def _distance(a: Interval, b: Interval) -> float:
 
 
 def parse_tolerance(text: str) -> Tolerance:
-    """Return the :class:`Tolerance` for a compact string such as ``"rel:5%"``.
-
-    Raises:
-        ToleranceError: the string is not one of the forms in this module's docstring; the
-            message quotes the string.
-    """
+    """Return the :class:`Tolerance` for a compact string such as ``"rel:5%"``. Raises ToleranceError
+    (quoting it): not one of the forms of this module's docstring."""
     if not isinstance(text, str):
         raise ToleranceError(f"tolerance must be a string such as 'printed' or 'rel:5%', got {text!r}")
     t = text.strip()

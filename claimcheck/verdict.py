@@ -1,32 +1,20 @@
 """Every claim's verdict, decided in one place: ``judge(claim, evidence) -> Verdict``.
 
-A claim test measures; this module decides. Evidence is one of a few typed values:
+A claim test measures; this module decides, on typed evidence: :class:`Measured` (a number or an
+Interval), :class:`Requirement` (a further condition), :class:`Compared` (a comparison a near-tie
+may explain), :class:`Form` (a portable form on another model) and :class:`Timed` (a confidence
+interval over interleaved rounds, with :class:`Bar` and :class:`ExactForm` forms). The outcome is
+a word of :mod:`claimcheck.outcomes`:
 
-- :class:`Measured`: a number or an :class:`~claimcheck.interval.Interval`, judged by the claim's
-  tolerance (``claim.check``);
-- :class:`Requirement`: a further condition of the claim, with the words that say it failed;
-- :class:`Compared`: a comparison with a reference in which a near-tie of the method may explain
-  a difference (two greedy token streams);
-- :class:`Form`: a portable form of a claim, measured against a value computed for another model;
-- :class:`Timed`: the confidence interval of a timing statistic over interleaved rounds, with
-  further statistics that have bars of their own (:class:`Bar`) and exact, deterministic forms
-  (:class:`ExactForm`).
-
-The outcome is always a word of :mod:`claimcheck.outcomes`. The rules:
-
-- a machine-bound claim (a registry ``runner``) measured on another runner is ``skipped``, with
-  the value measured here beside the chapter's;
+- a machine-bound claim (registry ``runner``) measured on another runner is ``skipped``;
 - a near-tie that explains every difference is ``near-tie``;
-- a timing interval passes when it lies wholly inside its bar, fails when wholly outside, is
-  ``inconclusive`` while it straddles (or covers less than its level: too few rounds);
-- busy-machine rule: on a machine its load marks busy, a timing interval outside its bar is
-  ``inconclusive``, not ``failed`` (other work's stalls hit every operation alike, so they inflate
-  short passes and decode steps more than long ones and bias growth and ratio forms toward
-  failing); exact forms are deterministic and fail whatever the load;
-- evidence that cannot be judged (a unit that does not convert, a value that is not a number, a
-  tolerance that does not parse) is ``error``: nothing was decided.
+- a timing interval passes wholly inside its bar, fails wholly outside, and is ``inconclusive``
+  while it straddles it or covers less than its level; on a busy machine a timing interval
+  outside its bar is ``inconclusive`` (stalls bias growth and ratio forms toward failing), while
+  exact forms fail whatever the load;
+- evidence that cannot be judged (a unit, value or tolerance) is ``error``.
 
-Pure (no pytest, no torch): tested on synthetic evidence in ``tests/core/test_verdict.py``.
+Pure (no pytest, no torch).
 """
 
 from __future__ import annotations
@@ -46,13 +34,10 @@ from claimcheck.units import convert
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a claim's evidence says.
-
-    ``outcome``: a word of :mod:`claimcheck.outcomes`; ``value``: the measured value in the claim's
-    unit (a float, an Interval, None when nothing was measured); ``reason``: why, in one line (None
-    when passed); ``margin``: how far the value clears its bar, in the claim's unit (positive
-    inside the accepted region, negative outside; for an interval, how far the whole interval
-    clears it; None without a numeric bar); ``details``: facts for the report row (JSON values).
+    """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value``
+    (measured, in the claim's unit; None: nothing), ``reason`` (one line; None when passed),
+    ``margin`` (how far the value, or the whole interval, clears its bar in the claim's unit:
+    negative outside; None without a numeric bar) and ``details`` (JSON facts for the report row).
     """
 
     outcome: str
@@ -130,10 +115,9 @@ class ExactForm:
 
 @dataclass(frozen=True)
 class Timed:
-    """The evidence of a timing claim: ``ci``, the confidence interval of its statistic over
-    interleaved rounds, in ``unit`` (None: the claim's); ``bars`` and ``exact``, its further forms;
-    ``rounds`` measured within ``budget_s`` seconds; ``load``, the machine's load when decided
-    (``{"busy", "why", "loadavg_1m", "cores", ...}``, see :func:`claimcheck.llm.timing.machine_load`)."""
+    """The evidence of a timing claim: ``ci`` over interleaved rounds in ``unit`` (None: the
+    claim's), its further forms ``bars`` and ``exact``, ``rounds`` measured within ``budget_s``
+    seconds, and the machine's ``load`` (:func:`claimcheck.llm.timing.machine_load`)."""
 
     ci: CI
     unit: str | None = None
@@ -148,12 +132,8 @@ Evidence = Measured | Requirement | Compared | Form | Timed
 
 
 def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
-    """Judge a confidence interval against a bar, the accepted values ``region = (lo, hi)``.
-
-    ``passed`` when ``[ci.low, ci.high]`` lies inside the region, ``failed`` when wholly outside
-    (no accepted value in it), else ``inconclusive``. An interval whose known coverage is below its
-    level (too few samples) is always ``inconclusive``.
-    """
+    """Judge a confidence interval against a bar ``region = (lo, hi)``: ``passed`` wholly inside,
+    ``failed`` wholly outside, else (or with coverage below its level) ``inconclusive``."""
     if ci.coverage is not None and ci.coverage < ci.level:
         return INCONCLUSIVE
     lo, hi = region
@@ -188,13 +168,9 @@ def settled(claim, evidence: Timed) -> bool:
 
 
 def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
-    """The verdict of ``evidence`` about ``claim`` (a :class:`claimcheck.registry.Claim`) on the
-    runner profile ``runner`` (``--claims-runner``; None: unnamed). See the module docstring for
-    the rules; never raises for evidence it cannot judge (that is an ``error`` verdict).
-
-    Raises:
-        TypeError: ``evidence`` is none of this module's evidence types (a bug of the caller).
-    """
+    """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by the
+    rules of the module docstring; evidence it cannot judge is an ``error`` verdict. Raises TypeError:
+    ``evidence`` is none of this module's evidence types (a bug of the caller)."""
     try:
         if isinstance(evidence, Measured):
             return _measured(claim, evidence, runner)
@@ -216,15 +192,9 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     )
 
 
-# ------------------------------------------------------------------------------------------------
 def _convert(value, unit: str | None, to_unit: str):
-    """A measured value as int, float or Interval in ``to_unit``: numpy scalars and 0-d tensors
-    (anything with ``.item()`` and ``ndim == 0``) are taken as their number.
-
-    Raises:
-        TypeError: not a real number, or not finite (NaN, or an infinite number): the measurement
-            broke, it did not disprove the chapter (so the verdict is ``error``, not ``failed``).
-    """
+    """A measured value (numpy scalars and 0-d tensors as their number) as int, float or Interval in
+    ``to_unit``. Raises TypeError: not a real number, or not finite (the verdict is then ``error``)."""
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
@@ -334,38 +304,19 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
 
 
 def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
-    """The outcome of the claim's bar and of each condition, the details recorded (``ci``,
-    ``conditions``, ``exact``) and the one-line summary of every bar."""
+    """The outcome of each bar, the details recorded (``ci``, ``conditions``, ``exact``) and the summary."""
     outcomes = {claim.id: bar_outcome(ci, region)}
-    record_ci = {
-        "low": ci.low,
-        "high": ci.high,
-        "value": ci.value,
-        "level": ci.level,
-        "method": ci.method,
-        "rounds": ci.n,
-        "bar": region_text(region),
-    }
+    record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
+    record_ci |= {"rounds": ci.n, "bar": region_text(region)}
     bars = {}
     for b in ev.bars:
         outcomes[b.name] = bar_outcome(b.ci, b.region)
-        bars[b.name] = {
-            "text": b.text,
-            "low": b.ci.low,
-            "high": b.ci.high,
-            "value": b.ci.value,
-            "bar": region_text(b.region),
-            "verdict": outcomes[b.name],
-        }
-    exact = {
-        e.name: {
-            "text": e.text,
-            "value": e.value,
-            "bar": region_text(e.region),
-            "verdict": PASSED if e.region[0] <= e.value <= e.region[1] else FAILED,
-        }
-        for e in ev.exact
-    }
+        bars[b.name] = {"text": b.text, "low": b.ci.low, "high": b.ci.high, "value": b.ci.value}
+        bars[b.name] |= {"bar": region_text(b.region), "verdict": outcomes[b.name]}
+    exact = {}
+    for e in ev.exact:
+        verdict = PASSED if e.region[0] <= e.value <= e.region[1] else FAILED
+        exact[e.name] = {"text": e.text, "value": e.value, "bar": region_text(e.region), "verdict": verdict}
     details: dict[str, Any] = {"ci": record_ci}
     if bars:
         details["conditions"] = bars
@@ -383,8 +334,7 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
-    """Why a timing claim is inconclusive: its bars, the distrusted failures of a busy machine, the
-    rounds, the budget, the load, and what would decide it."""
+    """Why a timing claim is inconclusive, and what would decide it."""
     distrusted = ""
     if timing_failed:
         distrusted = (

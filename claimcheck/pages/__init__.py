@@ -1,11 +1,6 @@
-"""The pages an editor reads: the claims page, the annotated manuscript, the runner matrix, and
-the Markdown summary for CI. Core: no torch, no pytest; Jinja2 for the HTML.
-
-* :func:`claims_page` — ``reports/claims.html`` from a ``claims.json`` document alone;
-* :func:`manuscript_page` — ``reports/manuscript.html`` from the editor's manuscript, checked
-  against the registry, with this run's verdicts;
-* :func:`matrix_page` — ``claimcheck merge``'s page;
-* :mod:`claimcheck.pages.summary` — ``claimcheck summary`` (Markdown, GitHub annotations).
+"""The pages an editor reads: the claims page (:func:`claims_page`), the annotated manuscript
+(:func:`manuscript_page`), the runner matrix (:func:`matrix_page`) and the Markdown summary for CI
+(:mod:`claimcheck.pages.summary`). Core: no torch, no pytest; Jinja2 for the HTML.
 """
 
 from __future__ import annotations
@@ -28,15 +23,9 @@ from claimcheck.runs import fingerprint_lines
 
 
 def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
-    """The claims page (HTML) of a ``claims.json`` document.
-
-    Args:
-        doc: the ``claims.json`` document.
-        base_dir: the folder of the JSON file (its plot files are relative to it, and only files
-            inside it are read).
-        manuscripts: :class:`~claimcheck.pages.manuscript_view.ManuscriptView` objects to link rows to.
-        test_log: href of the pytest-html test log, relative to the page (default: the document's).
-    """
+    """The claims page (HTML) of a ``claims.json`` document. ``base_dir``: the JSON's folder (plot
+    files are read only inside it); ``manuscripts``: the ManuscriptViews rows link to;
+    ``test_log``: href of the pytest-html log, relative to the page (default: the document's)."""
     return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
 
 
@@ -79,15 +68,10 @@ def relative_href(target, page) -> str:
 
 
 def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None) -> tuple[list, list[str]]:
-    """Re-run the manuscript checks a ``claims.json`` names (``manuscripts[]``: the manuscript and
-    its registry), as they are on disk now. Returns ``([(ManuscriptCheck, waivers)], [problems])``;
-    a manuscript or registry that cannot be read is a problem, not an exception.
-
-    ``override``: read this manuscript instead of the one the report names (it moved); the user
-    named it, so it and the registry beside it are read wherever they are. ``confine``: a folder
-    (the results file's own): a path the report names outside it is a problem and is not read (a
-    results file is untrusted input: ``claimcheck report`` passes it). None: no confinement.
-    """
+    """Re-run the manuscript checks a ``claims.json`` names, as they are on disk now. Returns
+    ``([(ManuscriptCheck, waivers)], [problems])``: what cannot be read is a problem. ``override``:
+    the manuscript to read instead (read wherever it is); ``confine``: a folder outside which the
+    report's paths are not read (a results file is untrusted input)."""
     out, problems = [], []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
@@ -126,56 +110,37 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
 
 
 def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:
-    """Write the pages of a run beside its ``claims.json``: ``claims.html`` and, per manuscript
-    check, ``manuscript.html`` (with several chapters: ``manuscript-<chapter>.html`` each). Every
-    file is written atomically.
-
-    Args:
-        doc: the ``claims.json`` document (its ``test_log`` is relative to the JSON's folder).
-        json_path: where the JSON lies (plot files are relative to its folder).
-        checks: ``[(ManuscriptCheck, waivers)]`` (:func:`manuscript_checks`, or the run's own).
-        claims_html: the claims page (default: ``claims.html`` beside the JSON).
+    """Write the pages of a run beside its ``claims.json`` at ``json_path``, atomically:
+    ``claims_html`` (default ``claims.html``) and per ``(ManuscriptCheck, waivers)`` of ``checks``
+    ``manuscript.html`` (with several chapters ``manuscript-<chapter>.html``).
 
     Returns the paths written. Raises OSError when a page cannot be written.
     """
-    json_path = Path(json_path)
-    folder = json_path.parent
+    folder = Path(json_path).parent
     claims_html = Path(claims_html) if claims_html else folder / "claims.html"
     views, written = [], []
     several = len({getattr(c, "chapter", "") for c, _ in checks}) > 1
     for n, (check, waivers) in enumerate(checks):
         chapter = getattr(check, "chapter", "")
-        page = folder / (
-            f"manuscript-{chapter}.html"
-            if several and chapter
-            else "manuscript.html"
-            if n == 0
-            else f"manuscript-{n + 1}.html"
+        name = (
+            f"manuscript-{chapter}" if several and chapter else f"manuscript-{n + 1}" if n else "manuscript"
         )
-        view = manuscript_view_of(
-            check,
-            doc,
-            waivers,
-            claims_href=relative_href(claims_html, page),
-            href=relative_href(page, claims_html),
-        )
+        page = folder / f"{name}.html"
+        back = relative_href(claims_html, page)
+        view = manuscript_view_of(check, doc, waivers, back, relative_href(page, claims_html))
         view.chapter = chapter
         # the registry's [chapter] language; a registry without one: a guess from the text
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
         )
-        fileio.write_atomic(
-            page, manuscript_page(view, relative_href(claims_html, page), bool(doc.claims), lang)
-        )
+        fileio.write_atomic(page, manuscript_page(view, back, bool(doc.claims), lang))
         views.append(view)
         written.append(page)
     log = safe_link(doc.test_log)  # only an http(s) URL or a relative path becomes a link
     href = (
         log
-        if log.startswith(("http://", "https://"))
+        if not log or log.startswith(("http://", "https://"))
         else relative_href(folder / log, claims_html)
-        if log
-        else ""
     )
     fileio.write_atomic(claims_html, claims_page(doc, folder, views, href))
     written.insert(0, claims_html)
@@ -183,17 +148,10 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
 
 
 def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
-    """Read a ``claims.json`` (or a matrix JSON) for the pages: ``(document, problems)``.
-
-    A claims report is parsed into a :class:`~claimcheck.results.ClaimsDoc`, every field checked:
-    an entry with a bad field keeps its row (the field is dropped or its outcome shown as
-    unusable) and the problem, naming the file, the claim id and the field, is returned. A matrix
-    (``claimcheck merge --json``) is returned as its JSON object.
-
-    Raises:
-        claimcheck.results.ResultFileError: the file is missing, unreadable, not JSON, or neither
-            a claims report nor a matrix.
-    """
+    """Read a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field loses only itself, and
+    its problem names file, claim and field) or a matrix JSON (returned as its object) for the pages:
+    ``(document, problems)``. Raises claimcheck.results.ResultFileError: the file is missing, unreadable, not
+    JSON, or neither a claims report nor a matrix."""
     p = Path(path)
     raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
     if is_matrix(raw) and raw.get("runners"):
@@ -204,37 +162,21 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
 
 
 def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
-    """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script).
-
-    Each cell is the outcome badge, the measured value in the chapter's unit and the reason,
-    wrapped; rows that pass on one runner and fail on another are outlined, rows whose outcome
-    differs between runners are marked. A runner's column header says the runner in two lines
-    (:func:`claimcheck.pages.words.runner_brief`), its full fingerprint behind a disclosure.
-    """
+    """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script):
+    per cell the outcome, the measured value and the reason; per runner a two-line header and its
+    fingerprint behind a disclosure."""
     rows = []
     for r in matrix.rows:
         entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
         cells = []
         for c in r.cells:
-            display = (
-                words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit)) or c.display
-            )
+            display = words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit))
             head, more = words.first_sentence(c.reason)
-            cells.append(
-                {"outcome": c.outcome, "display": display, "reason": head, "more": more, "drifted": c.drifted}
-            )
+            cell = {"outcome": c.outcome, "display": display or c.display, "reason": head, "more": more}
+            cells.append(cell | {"drifted": c.drifted})
         bar = words.bar_words(entry) if r.tolerance else ""
-        rows.append(
-            SimpleNamespace(
-                id=r.id,
-                title=r.title,
-                chapter=words.chapter_value(entry),
-                bar=bar,
-                split=r.split,
-                differs=r.differs,
-                cells=cells,
-            )
-        )
+        fields = {"id": r.id, "title": r.title, "split": r.split, "differs": r.differs, "cells": cells}
+        rows.append(SimpleNamespace(**fields, chapter=words.chapter_value(entry), bar=bar))
     differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
     return render(
         "matrix.html.j2",

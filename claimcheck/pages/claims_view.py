@@ -1,11 +1,5 @@
-"""The claims page's content, built from a ``claims.json`` document alone (plus its plot files).
-
-The page opens with one :class:`Chapter` row per chapter of the run (the book); then one
-:class:`Row` per registry claim, chapter by chapter, grouped by each chapter's sections in the
-chapter's order (``sections`` of the document, from the registry's ``[[sections]]``); a chapter's
-claims without a section come last in it. Everything a row says is said by
-:mod:`claimcheck.pages.words`.
-"""
+"""The claims page's content, from a ``claims.json`` alone (and its plots): one :class:`Chapter`
+line per chapter, then one :class:`Row` per claim, grouped by the chapter's ``[[sections]]``."""
 
 from __future__ import annotations
 
@@ -22,8 +16,6 @@ from claimcheck.runs import settings_size_profile
 
 #: the largest plot file the page embeds (bytes); a larger one is said in its row, not read
 MAX_PLOT_BYTES = 16 * 2**20
-
-OTHER_SECTION = {"id": "other", "title": "Other claims", "heading": ""}
 
 
 @dataclass
@@ -153,13 +145,10 @@ class ClaimsView:
 
 
 def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
-    """The plot with an alt text that says what it shows: the plot's name (what is plotted), for
-    which claim, against which figure of the chapter, and the value measured here; the image is
-    the only place those curves are, so "C05: read_write" told a screen reader nothing."""
-    cid, title = entry.id, entry.title or ""
-    measured = words.measured_value(entry)
+    """The plot with an alt text: what is plotted, for which claim, the chapter's figure, this runner's."""
+    title, measured = entry.title or "", words.measured_value(entry)
     plot.alt = (
-        f"Plot of {plot.name}, measured on this runner for claim {cid}"
+        f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
         + (f" ({title})" if title else "")
         + (f"; the chapter says {chapter}" if chapter else "")
         + (f", this runner {measured}" if measured else "")
@@ -169,9 +158,7 @@ def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
 
 
 def _plot(p: dict, base: Path) -> Plot:
-    """A plot of a row: its PNG as a data URI, read only from a regular file of at most
-    :data:`MAX_PLOT_BYTES` inside the results file's folder ``base`` (a results file is untrusted
-    input); otherwise the row says why there is no image."""
+    """A row's plot as a data URI, read only from a small regular file inside ``base``, or why not."""
     name = str(p.get("name") or "plot")
     if p.get("png_base64"):
         return Plot(name, "data:image/png;base64," + str(p["png_base64"]))
@@ -207,13 +194,10 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
     if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
         reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
-    drift = "; ".join(words.drift_words(entry))
-    carried = entry.carried
-    model = entry.model  # the portable-LM lane's model
-    chapter = words.chapter_value(entry)
+    carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
-    links = _text_links(entry, manuscript)
+    straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
     return Row(
         id=entry.id,
         key=entry.key,
@@ -225,24 +209,18 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=words.measured_value(entry),
         bar=words.bar_words(entry),
-        margin=(
-            words.Margin("its confidence interval straddles the bar", False, 0.0)
-            if words.ci_straddles(entry)
-            else words.margin(entry)
-        ),
+        margin=straddles if words.ci_straddles(entry) else words.margin(entry),
         reason=head,
         reason_more=more,
         ci=words.ci_words(entry),
         needs=words.need_tags(entry),
         plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.plots],
         order=order,
-        carried=(
-            f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else "")
-            if carried is not None
-            else ""
-        ),
-        drift=drift,
-        text_links=links,
+        carried=""
+        if carried is None
+        else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
+        drift="; ".join(words.drift_words(entry)),
+        text_links=_text_links(entry, manuscript),
         tests=entry.tests,
         duration_s=float(entry.duration_s),
         model=model,
@@ -250,8 +228,7 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
 
 
 def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
-    """``[(line, href)]``: one link per manuscript line the claim's marks are on (to its first mark
-    there), in the text's order; several numbers of one line are one link, not "L11 L11 L11"."""
+    """``[(line, href)]``: one link per manuscript line the claim's marks are on, in the text's order."""
     if manuscript is None:
         return []
     first: dict[int, str] = {}
@@ -295,17 +272,12 @@ def _manuscript_words(manuscript) -> str:
 
 
 def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
-    """The sections of one chapter with their rows, in the chapter's order (claims without a
-    section last); the first is marked as the chapter's first, each links to its first line in
-    the text when the chapter's manuscript was checked."""
+    """One chapter's sections with their rows (claims without a section last), linked into its text."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
-    sections = {
-        s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid)
-        for s in doc.sections
-        if (s.chapter or cid) == cid
-    }
-    other = Section(OTHER_SECTION["id"], OTHER_SECTION["title"], "", [], chapter=cid)
+    mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
+    sections = {s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
+    other = Section("other", "Other claims", "", [], chapter=cid)
     for n, e in enumerate(mine):
         sections.get(e.section or "", other).rows.append(_row(e, n, doc.runner, base, manuscript))
     these = [s for s in (*sections.values(), other) if s.rows]
@@ -322,17 +294,13 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
 def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
     """One chapter's line of the book table, from its sections' rows."""
     rows = [r for s in these for r in s.rows]
-    return Chapter(
-        ch.id,
-        ch.title or ch.id,
-        list(oc.count(r.outcome for r in rows).items()),
-        _profile_words(doc, ch),
-        manuscript=_manuscript_words(manuscript) if manuscript is not None else "",
-        manuscript_href=manuscript.href if manuscript is not None else "",
-        drifted=sum(1 for r in rows if r.drift),
-        carried=sum(1 for r in rows if r.carried),
-        citations=citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()}),
-    )
+    counts = list(oc.count(r.outcome for r in rows).items())
+    line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
+    if manuscript is not None:
+        line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
+    line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
+    line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
+    return line
 
 
 def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
@@ -345,24 +313,16 @@ def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
         if (e.chapter or "") == chapter:
-            out.append(
-                f"{e.id} quotes {e.cites}" + (f" ({NOT_IN_BOOK})" if source_chapter not in book else drifted)
-            )
+            said = drifted if source_chapter in book else f" ({NOT_IN_BOOK})"
+            out.append(f"{e.id} quotes {e.cites}{said}")
         elif source_chapter == chapter:
             quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
     return out + quoted
 
 
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
-    """Return the :class:`ClaimsView` of a ``claims.json`` document.
-
-    Args:
-        doc: the parsed ``claims.json``.
-        base_dir: the folder plot files are relative to (the JSON's folder).
-        manuscripts: :class:`claimcheck.pages.manuscript_view.ManuscriptView` objects, for the
-            rows' links into the annotated manuscript.
-        test_log: href of the pytest-html test log (default: the document's ``test_log``).
-    """
+    """Return the :class:`ClaimsView` of a ``claims.json`` document (arguments as
+    :func:`claimcheck.pages.claims_page`'s)."""
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
@@ -379,6 +339,10 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     one = len(book) == 1
+    ms_line = ""
+    if manuscript is not None:
+        said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
+        ms_line = f"{manuscript.path}: {said}"
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
@@ -396,11 +360,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         problems=[i for reg in doc.registries for i in reg.issues],
         test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
-        manuscript_line=(
-            f"{manuscript.path}: " + _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
-        )
-        if manuscript is not None
-        else "",
+        manuscript_line=ms_line,
         selection=_selection_words(doc),
         interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],

@@ -1,16 +1,9 @@
 """The annotated manuscript: every number the audit found, marked by what this run says about it.
 
-Built from a :class:`claimcheck.manuscript.ManuscriptCheck` (drift and the number audit, which
-know where each number is) and the claims of a ``claims.json`` (which know the verdicts). The
-manuscript is the editor's file: it is read when the page is rendered and never stored by us.
-
-A number's state is one of :data:`STATES`. A number bound to several claims (99.16% is C30.model's
-figure and an input of C30.text's arithmetic) takes the *weakest* of their states, in the order of
-:data:`WEAKEST_FIRST`, and its title names the claim that decided: a number is "holds" only when
-every claim that binds it held on this runner. A machine-bound claim (``runner`` in the registry)
-that its own runner did not run is "measured on another runner", never "holds". A number the
-manuscript prints differently from the registry is ``drifted``, whatever the verdicts; numbers
-that are not claims are ``waived`` (with the waiver's reason) or ``unbound``.
+Built from a :class:`claimcheck.manuscript.ManuscriptCheck` and the claims of a ``claims.json``;
+the manuscript is read when the page is rendered, never stored. A number bound to several claims
+takes the weakest of their states (:data:`WEAKEST_FIRST`), named in its title; a machine-bound
+claim its own runner did not run is "measured on another runner", never "holds".
 """
 
 from __future__ import annotations
@@ -47,10 +40,8 @@ STATE_LABEL = {s.key: s.label for s in STATES}
 #: the state of a claim of a bound number, from its outcome (its word's ``state``)
 STATE_OF_OUTCOME = {w.word: w.state for w in oc.WORDS}
 
-#: the states of a bound number's claims, weakest first: the first one present is the number's.
-#: What the editor must act on comes first (the text differs, a claim fails, a timing is undecided);
-#: then what no run has checked (not run, cannot be checked here, measured on another runner);
-#: "holds" only when every claim held.
+#: the states of a bound number's claims, weakest first (what the editor must act on, then what no
+#: run checked): the first one present is the number's, so "held" only when every claim held
 WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
 
 #: states the manuscript page lists at its top, each a link to its line
@@ -153,8 +144,7 @@ def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
 
 
 def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
-    """The :class:`Mark` of one number of the audit (a :class:`claimcheck.manuscript.Piece`):
-    waived, unbound, or bound (drifted where a drift check covers it, else its claims' weakest state)."""
+    """The :class:`Mark` of one number of the audit: waived, unbound, drifted or its claims' weakest state."""
     place = {"start": piece.start, "end": piece.end}
     if piece.status == "waived":
         why = "; ".join(reasons.get(label, label) for label in piece.by)
@@ -167,13 +157,8 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
     hover = [claim_summary(entries.get(c), c) for c in cids]
     if hits:
         state, decided = "drifted", hits[0].claim_id
-        hover = [
-            q.message  # a citation's: both chapters and both figures
-            if q.source
-            else f"{q.claim_id} drift: the manuscript prints {q.manuscript}, the registry has {q.registry} "
-            f"({q.name})"
-            for q in hits
-        ] + hover
+        said = "{0.claim_id} drift: the manuscript prints {0.manuscript}, the registry has {0.registry} ({0.name})"
+        hover = [q.message if q.source else said.format(q) for q in hits] + hover  # a citation's names both
     else:
         state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
     if len(cids) > 1 or hits:
@@ -181,15 +166,12 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
     else:
         hover.insert(0, STATE_LABEL[state])
     decided = decided or cids[0]
-    return Mark(
-        anchor, piece.text, piece.line, state, cids, "\n".join(hover), link(decided), decided=decided, **place
-    )
+    title = "\n".join(hover)
+    return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
 
 
 def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
-    """Marks at the words of the claims that no number shows and whose state an editor must act on
-    (:data:`SENTENCE_STATES`): a claim stated without a number (its locator holds no digit, found
-    once in the text). Claims whose locators find the same words share one mark."""
+    """Marks at the words of claims no number shows, in :data:`SENTENCE_STATES` (one per place)."""
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
     for d in check.drifts:
@@ -213,17 +195,14 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         hover += [claim_summary(entries.get(c), c) for c in cids]
-        line, title = ms.line_of(start), "\n".join(hover)
-        text = ms.text[start:end]
-        marks.append(
-            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
-        )
+        at = {"href": link(decided), "decided": decided, "kind": "sentence", "start": start, "end": end}
+        title = "\n".join(hover)
+        marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
     return marks
 
 
 def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
-    """The text line by line, each line a list of strings and :class:`Mark` objects (a mark's text
-    stripped of the spaces around it; the marks in text order, not overlapping)."""
+    """The text line by line, each a list of strings and the (stripped, non-overlapping) marks."""
     lines: list[list] = [[]]
 
     def add_text(chunk: str):
@@ -257,18 +236,12 @@ def build(
     waivers=(),
     href: str = "manuscript.html",
 ) -> ManuscriptView:
-    """Return the :class:`ManuscriptView` of one manuscript check.
+    """Return the :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`.
 
-    Args:
-        check: a :class:`claimcheck.manuscript.ManuscriptCheck`.
-        entries: the claims of ``claims.json`` of the check's chapter, by id (may be empty: then
-            bound numbers are ``not-run``).
-        claims_href: the claims page, relative to the manuscript page (rows are
-            ``#claim-<chapter>-<id>``, :func:`claimcheck.pages.words.anchor`).
-        waivers: the registry's :class:`claimcheck.registry.Waiver` list (for the reasons on hover).
-
-    A failing claim that no number shows (stated without one) is marked at its locator's words
-    (:func:`_sentence_marks`) and counted with the numbers of its state.
+    ``entries``: the chapter's claims of ``claims.json`` by id (none: bound numbers are
+    ``not-run``); ``claims_href``: the claims page relative to this one; ``waivers``: the
+    registry's, for their reasons on hover. A failing claim stated without a number is marked at
+    its locator's words (:func:`_sentence_marks`).
     """
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
@@ -284,9 +257,8 @@ def build(
     marks = sorted(marks + _sentence_marks(check, entries, numbered, link), key=lambda m: m.start)
     lines = _cut_lines(ms.text, marks)
     counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
-    problems = [
-        q.message for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous", "unbound")
-    ]
+    unfound = ("not-found", "ambiguous", "unbound")
+    problems = [q.message for d in check.drifts for q in d.checks if q.status in unfound]
     problems += list(check.audit.problems) + list(check.audit.warnings) + list(check.registry_issues)
     by_claim: dict[str, list[Mark]] = {}
     for m in marks:

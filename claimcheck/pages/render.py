@@ -1,9 +1,5 @@
-"""Rendering the pages: Jinja2 templates with autoescape, one environment for all of them.
-
-Every page is self-contained (inline CSS and script, plots as ``data:`` URIs, no network), so it
-can be mailed, uploaded as a CI artifact or opened from disk. Templates live in
-``claimcheck/pages/templates``.
-"""
+"""Rendering the pages: Jinja2 templates (``claimcheck/pages/templates``) with autoescape, one
+environment for all. Every page is self-contained (inline CSS and script, plots as ``data:`` URIs)."""
 
 from __future__ import annotations
 
@@ -18,11 +14,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 @functools.lru_cache(maxsize=1)
 def environment():
-    """The Jinja2 environment of the pages: autoescape for ``.j2``/``.html`` templates, strict undefined.
-
-    Raises:
-        ImportError: Jinja2 is not installed (it is a dependency of claimcheck and of pytest-html).
-    """
+    """The Jinja2 environment of the pages: autoescape for ``.j2``/``.html`` templates, strict
+    undefined. Raises ImportError: Jinja2 is not installed (imported here: start-up time)."""
     import jinja2
 
     env = jinja2.Environment(

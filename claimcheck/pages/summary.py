@@ -1,14 +1,7 @@
-"""CI surfaces: a Markdown table for ``$GITHUB_STEP_SUMMARY`` and GitHub annotations.
+"""CI surfaces: :func:`markdown` for ``$GITHUB_STEP_SUMMARY`` (a ``claims.json`` or a matrix), and
+:func:`annotations`, GitHub workflow commands at the place to fix."""
 
-:func:`markdown` turns a ``claims.json`` (one runner) or a ``matrix.json`` (``claimcheck merge
---json``, several runners) into a Markdown summary with one row per claim. :func:`annotations`
-turns a ``claims.json`` into GitHub workflow commands (``::error file=...,line=...::...``) at the
-place to fix: the manuscript line of a drift, the registry line of a registry problem, the test
-of a failed claim. Standard library only.
-"""
-
-# No `from __future__ import annotations` here: it binds the module name `annotations`, which is
-# this module's function of that name (a type checker then sees the import, not the function).
+# No `from __future__ import annotations`: it would bind this module's name `annotations` (a function).
 import os
 from pathlib import Path
 
@@ -54,8 +47,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     every claim id."""
     if not isinstance(doc, ClaimsDoc):
         return _matrix_markdown(doc)
-    entries = doc.claims
-    runner = doc.runner
+    entries, runner = doc.claims, doc.runner
     counts = oc.count(e.outcome for e in entries)
     chapters = doc.chapter_list()
     title = chapters[0].title if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
@@ -103,20 +95,8 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
         verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
-        reason = _short(words.reason_words(e))
-        lines.append(
-            _row(
-                (
-                    f"**{e.id}** {e.title or ''}",
-                    verdict,
-                    chapter_value,
-                    here,
-                    words.bar_words(e),
-                    m.text if m else "",
-                    reason,
-                )
-            )
-        )
+        cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
+        lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
     return lines
 
 
@@ -138,17 +118,10 @@ def _matrix_markdown(doc: dict) -> str:
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     for err in _list_of(doc, "errors"):
         lines.append(f"- ⚠️ {_short(err, 300)}")
-    lines += [
-        "",
-        _row(("Claim", "Chapter", *labels)),
-        "|---|---|" + "---|" * len(labels),
-    ]
+    lines += ["", _row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
     for c in _objects(doc.get("claims")):
-        cells = (
-            {k: v for k, v in c["cells"].items() if isinstance(v, dict)}
-            if isinstance(c.get("cells"), dict)
-            else {}
-        )
+        given = c.get("cells")
+        cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
         unit = str(c.get("unit") or "")
@@ -159,12 +132,10 @@ def _matrix_markdown(doc: dict) -> str:
         for lb in labels:
             cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
             measured = cell.get("measured") if measured_ok(cell.get("measured")) else None
-            value = words.measured_value(ClaimEntry("", "", measured=measured, unit=unit)) or cell.get(
-                "measured_display"
-            )
-            row.append(
-                f"{badge(str(cell.get('outcome', '')))} {value or ''}{' · Δ drifted' if cell.get('drifted') else ''}".strip()
-            )
+            value = words.measured_value(ClaimEntry("", "", measured=measured, unit=unit))
+            value = value or cell.get("measured_display") or ""
+            drifted = " · Δ drifted" if cell.get("drifted") else ""
+            row.append(f"{badge(str(cell.get('outcome', '')))} {value}{drifted}".strip())
         lines.append(_row(row))
     return "\n".join(lines) + "\n"
 
@@ -202,9 +173,8 @@ def _rel(path, base: Path) -> str:
 
 
 def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
-    """GitHub annotations for a ``claims.json``: drift at the manuscript line, registry problems at
-    the registry line, failed and broken claims at their test (inconclusive ones as warnings),
-    numbers bound to no claim at their manuscript line. A matrix document gives none."""
+    """GitHub annotations for a ``claims.json`` (none for a matrix): drift and unbound numbers at the
+    manuscript line, registry problems at the registry line, failing or undecided claims at their test."""
     if not isinstance(doc, ClaimsDoc):
         return []
     base = Path(base)
@@ -230,8 +200,7 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
 
 
 def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A drifted claim's annotations: each drifted quote at its manuscript line, a locator that
-    finds no place (or several) at the claim's registry line."""
+    """A drifted quote at its manuscript line; a locator that finds no one place at the registry line."""
     drift = e.drift
     if drift is None:
         return []
@@ -240,9 +209,8 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
     bad = [q for q in drift.quotes if q.failing]
     for q, said in zip(bad, words.drift_words(e)):
         if q.status == "drift" and q.line:
-            out.append(
-                command("error", f"{said}{verdict}", _rel(drift.manuscript, base), q.line, f"{cid} drifted")
-            )
+            at = _rel(drift.manuscript, base)
+            out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
         else:
             where = _rel(registry, base) if registry else None
             out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
@@ -250,43 +218,32 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
 
 
 def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A failed, broken or undecided claim's annotation at its test (else its registry line): the
-    chapter's value, this runner's, the bar and the reason. None for the other outcomes."""
+    """A failed, broken or undecided claim's annotation at its test (else its registry line)."""
     word = oc.WORD.get(str(e.outcome))
     if word is None or not word.annotation:
         return []
     loc = next((x for x in e.locations if x.get("file")), None)
     file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-    facts = ", ".join(
-        x
-        for x in (
-            f"chapter {words.chapter_value(e)}" if words.chapter_value(e) else "",
-            f"here {words.measured_value(e)}" if words.measured_value(e) else "",
-            f"bar {words.bar_words(e)}",
-        )
-        if x
+    chapter, here = words.chapter_value(e), words.measured_value(e)
+    parts = (
+        f"chapter {chapter}" if chapter else "",
+        f"here {here}" if here else "",
+        f"bar {words.bar_words(e)}",
     )
+    facts = ", ".join(p for p in parts if p)
     reason = _short(words.reason_words(e), 400)
     where = _rel(file, base) if file else None
     return [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]
 
 
 def _manuscript_annotations(doc: ClaimsDoc, base: Path) -> list[str]:
-    """The manuscripts' annotations: each unbound number at its line (a warning), each waiver
-    problem at the registry."""
+    """Each unbound number at its manuscript line (a warning), each waiver problem at the registry."""
     out = []
     for m in doc.manuscripts or []:
         audit = m.get("audit") or {}
         for n in audit.get("unbound_numbers") or []:
-            out.append(
-                command(
-                    "warning",
-                    f"{n.get('text')} is bound to no claim and not waived: {n.get('context')}",
-                    _rel(m.get("path"), base),
-                    n.get("line"),
-                    "unbound number",
-                )
-            )
+            said = f"{n.get('text')} is bound to no claim and not waived: {n.get('context')}"
+            out.append(command("warning", said, _rel(m.get("path"), base), n.get("line"), "unbound number"))
         registry = _rel(m.get("registry"), base) if m.get("registry") else None
         out += [
             command("error", str(p), registry, None, "waiver problem") for p in audit.get("problems") or []

@@ -1,10 +1,6 @@
 """What a claim's report row says, in words: values in the chapter's unit, the bar, the margin,
-why a claim was not checked, the runner in one line, one sentence per outcome.
-
-Pure functions over the entries of ``claims.json`` (:class:`claimcheck.results.ClaimEntry`): the
-claims page, the matrix page and ``claimcheck summary`` all say things the same way because they
-all say them through this module. Standard library and :mod:`claimcheck.tolerance` only (no torch,
-no pint).
+why a claim was not checked, the runner, one sentence per outcome. Pure functions over
+:class:`claimcheck.results.ClaimEntry`, so every page and the summary say things one way.
 """
 
 from __future__ import annotations
@@ -13,8 +9,7 @@ import math
 from dataclasses import dataclass
 
 from claimcheck import outcomes as oc
-from claimcheck.display import GLUED_UNITS as _GLUED_UNITS  # noqa: F401 - the names pages use
-from claimcheck.display import counted, format_value, number, with_unit  # noqa: F401
+from claimcheck.display import counted, format_value, number, with_unit
 from claimcheck.display import is_number as _is_number
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
@@ -24,14 +19,12 @@ from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolera
 
 
 def quoted(locator: str) -> str:
-    """The chapter's words in corner brackets, 「...」, as the pages show a claim stated without a
-    number; a locator that already quotes the chapter's own 「...」 is not bracketed twice."""
+    """The chapter's words in corner brackets, 「...」 (not twice), for a claim stated without a number."""
     return locator if locator.startswith("「") and locator.endswith("」") else f"「{locator}」"
 
 
 def anchor(key: str) -> str:
-    """The HTML id of a claim's row: ``ch15:C18`` -> ``claim-ch15-C18`` (no ``:``, which CSS
-    selectors would need escaped), the same on every page that links to it."""
+    """The HTML id of a claim's row on every page: ``ch15:C18`` -> ``claim-ch15-C18`` (no ``:`` for CSS)."""
     return "claim-" + str(key).replace(":", "-")
 
 
@@ -41,9 +34,7 @@ def chapter_value(entry: ClaimEntry) -> str:
 
 
 def measured_value(entry: ClaimEntry) -> str:
-    """This runner's value in the chapter's unit ("" when nothing was measured): ``measured`` is a
-    number, ``[lo, hi]`` (the chapter's own arithmetic), a bool, or a string such as ``"inf"``
-    (:func:`claimcheck.display.format_value`)."""
+    """This runner's value in the chapter's unit, "" when nothing was measured."""
     return format_value(entry.measured, entry.unit)
 
 
@@ -72,11 +63,7 @@ def admitted(entry: ClaimEntry) -> tuple[float, float] | None:
 
 
 def bar_words(entry: ClaimEntry) -> str:
-    """The claim's tolerance as a reader says it, with the values it admits (:meth:`Tolerance.describe`).
-
-    ``printed`` on 99.16 -> "within half a unit of the last digit: [99.155, 99.165]"; ``>=10`` on a
-    ratio -> "at least 10×"; ``rel:5%`` on 2 -> "within 5% of 2: [1.9, 2.1] FLOP/param".
-    """
+    """The claim's tolerance as a reader says it, with the values it admits (:meth:`Tolerance.describe`)."""
     tol = _parse(entry)
     text = entry.tolerance or "printed"
     if tol is None:
@@ -118,12 +105,10 @@ def ci_straddles(entry: ClaimEntry) -> bool:
 
 
 def ci_words(entry: ClaimEntry) -> str:
-    """A timing claim's confidence interval (``details['ci']``, in the claim's unit), e.g.
-    "95% CI [21.3×, 24.8×], 12 rounds"; "" when the claim has none. (Its bar is the row's.)"""
-    ci = entry.ci
+    """A timing claim's confidence interval in its unit ("95% CI [21.3×, 24.8×], 12 rounds"), or ""."""
+    ci, unit = entry.ci, entry.unit
     if ci is None:
         return ""
-    unit = entry.unit
     level = ci.level
     level_text = f"{number(level * 100 if level <= 1 else level)}% " if level is not None else ""
     rounds = f", {ci.rounds} rounds" if ci.rounds is not None else ""
@@ -185,8 +170,8 @@ def need_tags(entry: ClaimEntry) -> list[str]:
 
 
 def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
-    """Split a reason into what a row shows and the rest ("" if none): its first line, and of a first
-    line longer than ``limit`` characters only its first clause (up to ". ", "; " or ": ")."""
+    """Split a reason into what a row shows (its first line; of a longer one than ``limit``, its first
+    clause) and the rest ("" if none)."""
     text = (text or "").strip()
     if not text:
         return "", ""
@@ -207,11 +192,8 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
 
 
 def reason_words(entry: ClaimEntry) -> str:
-    """The one reason a row gives for its outcome, in plain words ("" for a plain pass).
-
-    A failed claim says what its check found (the tolerance's words, or the failed condition), not
-    the whole pytest message, whose chapter/measured/tolerance lines the row already shows.
-    """
+    """The one reason a row gives for its outcome ("" for a plain pass): for a failed claim what its
+    check found, not the whole pytest message (the row shows its other lines)."""
     outcome = entry.outcome
     reason = entry.reason.strip()
     if outcome == oc.PASSED:
@@ -252,22 +234,16 @@ def runner_line(runner: dict) -> str:
     if r.ram_bytes is not None:
         parts.append(f"{r.ram_bytes / 2**30:.0f} GiB RAM")
     parts.append(_gpu_words(r.gpu))
-    libs = [
-        f"{name} {value}"
-        for value, name in ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
-        if value
-    ]
+    pairs = ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
+    libs = [f"{name} {value}" for value, name in pairs if value]
     if r.torch_threads:
         libs.append(counted(r.torch_threads, "thread"))
     return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
 
 
 def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
-    """The runner in two short lines for the matrix's column header: what decides whether its
-    numbers compare with another runner's. First the hardware and torch (CPU and its
-    instruction-set level, cores, GPU, torch's build), then the run (threads, size profile, named
-    runner, weights, a busy machine). The whole fingerprint stays behind the header's disclosure.
-    """
+    """The runner in two short lines for the matrix's column header: the hardware and torch, then
+    the run (threads, size profile, named runner, weights, a busy machine)."""
     r = Runner.of(runner)
     cpu = str(r.cpu or "unknown CPU")
     if r.cpu_capability:
@@ -296,9 +272,7 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
 
 def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, str]:
     """One group of a run's deselected tests (``claims.json`` ``deselected[]``) in words, and the
-    command that runs them: ``("5 tests deselected (C06, C14, ...): the portable-LM lane's, which
-    runs only when asked for ...", "pytest claims/ --claims-lm smollm2")``. pytest's own "5
-    deselected" says neither which nor why."""
+    command that runs them: ``("5 tests deselected (C06, ...): ...", "pytest claims/ ...")``."""
     n = int(group.get("tests") or 0)
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
@@ -326,8 +300,7 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
 
 
 def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
-    """The claims' names, a few then "and N more": keys (ch15:C18) when ``several`` chapters share
-    the page (default: when these entries span several)."""
+    """The claims' names, a few then "and N more"; keys (ch15:C18) when ``several`` chapters share the page."""
     if several is None:
         several = len({e.chapter for e in entries}) > 1
     ids = [claim_name(e, several) for e in entries]
@@ -343,21 +316,16 @@ def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
     groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
         groups.setdefault(cause_of(e, runner).key, []).append(e)
-    return "; ".join(
-        f"{len(groups[c.key])} {c.one if len(groups[c.key]) == 1 else c.many} ({ids(groups[c.key], 5)})"
-        for c in CAUSES
-        if c.key in groups
-    )
+    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
+    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
 
 
 def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
-    """Why claims were not run: not reached before an interruption, not selected in this run, or
-    without a test yet, counted."""
+    """Why claims were not run, counted: interrupted, not selected, or without a test yet."""
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
-    unselected = [
-        e for e in not_run if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
-    ]
-    rest = [e for e in not_run if e not in unselected and e not in cut]
+    rest = [e for e in not_run if e not in cut]
+    unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
+    rest = [e for e in rest if e not in unselected]
     parts = []
     if cut:
         parts.append(f"{len(cut)} not reached before the run was interrupted ({ids(cut, 5)})")
@@ -418,9 +386,8 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
 
 
 def interrupted_words(doc: ClaimsDoc) -> str:
-    """What an interrupted run did, in one line for the page, the summary and the terminal: "" for
-    a run that ended; else by what, how many claims it decided, and the claims it selected but did
-    not reach: those that show an earlier run's rows (marked as carried) and those not run."""
+    """What an interrupted run did, in one line ("" for a run that ended): by what, how many claims it
+    decided, and those it did not reach (showing an earlier run's rows, or not run)."""
     i = doc.interrupted
     if i is None:
         return ""

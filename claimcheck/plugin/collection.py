@@ -4,6 +4,7 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 from __future__ import annotations
 
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -46,10 +47,8 @@ def pytest_collect_file(file_path: Path, parent):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
-    """A claim test module that cannot be collected (import error, syntax error, exception at
-    import, broken parametrisation) does not interrupt the run: its collection report is replaced
-    by one :class:`ModuleErrorItem` per claim id its source names, each erroring with the
-    exception's first line, and every other module is collected and run as usual."""
+    """A claim test module that cannot be collected does not interrupt the run: its report is
+    replaced by one :class:`ModuleErrorItem` per claim id its source names."""
     report = yield
     if not (report.failed and isinstance(collector, pytest.Module)):
         return report
@@ -59,17 +58,10 @@ def pytest_make_collect_report(collector):
     first = first_error_line(report.longrepr)
     kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error
     message = kit or f"{collector.path}: the test module cannot be collected: {first}"
-    ids = claim_ids_in_file(collector.path)
+    item = partial(ModuleErrorItem.from_parent, collector, message=message)
     items = [
-        ModuleErrorItem.from_parent(
-            collector,
-            name=f"{cid} [module error]",
-            claim_id=cid,
-            message=message,
-            key=reg.key(cid),
-            chapter=reg.chapter_id,
-        )
-        for cid in ids
+        item(name=f"{cid} [module error]", claim_id=cid, key=reg.key(cid), chapter=reg.chapter_id)
+        for cid in claim_ids_in_file(collector.path)
     ] or [
         ModuleErrorItem.from_parent(
             collector, name="[module error]", claim_id=None, message=message + " (it names no claim)"
@@ -103,9 +95,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     state = run_state(config)
     covered: dict[str, set] = {}
     for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
-        covered.setdefault(state.registry(rf.path).path, set()).update(
-            i.claim_id for i in getattr(rf, "formula_items", ())
-        )
+        formulas = {i.claim_id for i in getattr(rf, "formula_items", ())}
+        covered.setdefault(state.registry(rf.path).path, set()).update(formulas)
     for item in items:
         if isinstance(item, ModuleErrorItem) and item.claim_id:  # its claim is covered: by an error
             reg = registry_for(config, Path(item.path))
@@ -142,12 +133,9 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     _check_chapters(state)
     _check_overrides(state)
     _check_manuscript_binding(config, state)
-    # citations after the claims they quote; drift checks and the audit last, so a drift report can
-    # show what the claim measured
-    last = (CitationItem, DriftItem, AuditItem)
-    items[:] = [i for i in items if not isinstance(i, last)] + [
-        i for kind in last for i in items if isinstance(i, kind)
-    ]
+    # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
+    last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
+    items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
     if config.pluginmanager.hasplugin("xdist"):
         for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
             if needs_exclusive(item):
@@ -155,14 +143,14 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def _citation_items(rf, reg, done: set) -> list:
-    """One :class:`CitationItem` per claim of ``reg`` with ``cites``: the claim's verdict when no test
-    of it was collected (it is then covered: ``done`` gains it), else its citation's drift check."""
+    """One :class:`CitationItem` per claim with ``cites``: its verdict when no test of it was collected."""
     out = []
     for cid, claim in reg.claims.items():
         if not claim.cites:
             continue
+        name = f"{cid} [cites {claim.cites}]"
         item = CitationItem.from_parent(
-            rf, name=f"{cid} [cites {claim.cites}]", claim_id=cid, key=reg.key(cid), verdict=cid not in done
+            rf, name=name, claim_id=cid, key=reg.key(cid), verdict=cid not in done
         )
         add_keywords(item, reg, cid)
         if item.verdict:
@@ -173,9 +161,8 @@ def _citation_items(rf, reg, done: set) -> list:
 
 
 def pytest_deselected(items) -> None:
-    """Keep which tests were deselected and the kit's group of each (hook
-    ``pytest_claimcheck_deselected_group``), so that the summary and the claims page can say why
-    ("5 deselected" alone did not) and how to run them."""
+    """Keep which tests were deselected and the kit's group of each, so that the summary and the
+    claims page can say why and how to run them."""
     if not items:
         return
     config = items[0].config
@@ -193,13 +180,9 @@ def deselection(
     records, args, keyword: str = "", markexpr: str = "", report_dir: str = "", words=None, run_args=()
 ) -> list[dict]:
     """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
-    (``kind``: a kit's group, or ``expr``).
-
-    ``records``: ``(claim key or None, the kit's group or None)`` per deselected test
-    (:func:`pytest_deselected`); ``args``: the run's paths, for the command that runs them;
-    ``words(group, where, report_dir)``: ``(why, command)`` of a kit's group (hook
-    ``pytest_claimcheck_deselection_words``); ``run_args``: the arguments that repeat this run's
-    kit selection. A test in no kit group is outside the run's ``-k``/``-m``.
+    (``kind``: a kit's group, or ``expr`` for the run's ``-k``/``-m``), from ``records`` (claim key,
+    kit group) per test. ``words(group, where, report_dir)``: ``(why, command)`` of a kit's group;
+    ``args`` and ``run_args``: the paths and kit arguments of the command that runs them.
     """
     where = " ".join(str(a) for a in args) or "claims/"
     groups: dict[str, dict] = {}
@@ -228,16 +211,14 @@ def deselection(
 
 
 def _check_chapters(state) -> None:
-    """Two registries of one run with one chapter id would share every key (chapter:id): the run
-    stops before any test, naming both files."""
+    """Stop the run when two registries have one chapter id (every key would name two claims)."""
     problems = book_issues(state.registries.values())
     if problems:
         raise pytest.UsageError("claimcheck: " + "; ".join(problems))
 
 
 def _check_overrides(state) -> None:
-    """Every ``--claims-stated`` name is a claim of a collected registry, and a short id (``C10``)
-    names one chapter's claim only (``ch15:C10`` says which)."""
+    """Every ``--claims-stated`` name is one claim of a collected registry (``ch15:C10`` says which)."""
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:
@@ -247,15 +228,12 @@ def _check_overrides(state) -> None:
 
 
 def _check_manuscript_binding(config, state) -> None:
-    """With several chapters, ``--claims-manuscript`` binds to the chapter whose ``[chapter]
-    manuscript`` names the file; one that names none of them is a usage error (a silent binding
-    to the wrong chapter would turn all its claims into drift)."""
+    """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is an error."""
     if not state.settings.manuscript or len(state.registries) < 2:
         return
     if not any(state.manuscript_bound.values()):
-        names = ", ".join(
-            f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in state.registries.values()
-        )
+        regs = state.registries.values()
+        names = ", ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in regs)
         raise pytest.UsageError(
             f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
             f"{len(state.registries)} chapters and the file is none of their manuscripts "

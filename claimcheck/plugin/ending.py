@@ -1,13 +1,9 @@
-"""How a claims run ends when it is told to stop: SIGINT (Ctrl-C) and SIGTERM (``timeout``, a CI
-cancel) both take pytest's interrupted path, so the report of the claims decided so far is written
-(:mod:`.reporting`) and the exit code is pytest's (2, interrupted).
+"""How a claims run ends when told to stop: SIGINT and SIGTERM both take pytest's interrupted path,
+so the report of the claims decided so far is written and the exit code is 2.
 
-A signal that arrives while torch or transformers is being imported, or inside Python's import
-machinery, is held until the next collector or test phase: a ``KeyboardInterrupt`` raised there
-leaves a half-loaded package that aborts the interpreter or cannot be imported again, or is lost
-in an importlib callback ("unraisable"). A second signal is never held: a second SIGINT raises
-again, a second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two), a later
-one kills the process.
+A signal during an import of torch or transformers is held until the next collector or test phase
+(a ``KeyboardInterrupt`` there leaves a half-loaded package). A second SIGINT raises at once; a
+second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two).
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ import pytest
 from claimcheck.plugin.state import STATE
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-#: a second SIGTERM this soon after the first is the same request (GNU timeout sends it to its child
-#: and then to the process group); later, it ends the process as SIGTERM's default would
+#: a second SIGTERM this soon is the same request (GNU timeout signals its child, then the group)
 SIGTERM_GRACE_S = 30.0
 _PREVIOUS = pytest.StashKey[dict]()
 
@@ -35,9 +30,8 @@ def heavy_packages(config) -> list[str]:
 
 
 def half_loaded(packages) -> list[str]:
-    """The ``packages`` whose import began and has not finished (still initialising, or cut
-    short: submodules loaded, the package not): importing one again raises (a library registered
-    twice) or crashes the interpreter."""
+    """The ``packages`` whose import began and has not finished (initialising, or cut short:
+    submodules loaded, the package not): importing one again raises or crashes the interpreter."""
     out = []
     for name in packages:
         mod = sys.modules.get(name)
@@ -84,9 +78,7 @@ def pytest_unconfigure(config):
     state = config.stash.get(STATE, None)
     for signum, previous in config.stash.get(_PREVIOUS, {}).items():
         if signum == signal.SIGTERM and state is not None and state.ended_by == "SIGTERM":
-            # the run ended on a SIGTERM: `timeout`'s second one may come while the interpreter
-            # exits, after this hook; the handler stays to ignore it within the grace period
-            continue
+            continue  # `timeout`'s second SIGTERM may come as the interpreter exits: still ignored
         signal.signal(signum, previous)
     config.stash[_PREVIOUS] = {}
 

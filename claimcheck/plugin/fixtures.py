@@ -1,8 +1,5 @@
-"""The fixtures of the core: ``claim``, ``claims_registry``, ``claims_settings``.
-
-The measurement kits add their own (e.g. ``claims_profile``, ``claims_weights`` and ``claims_device``
-in :mod:`claimcheck.llm.pytest_kit`).
-"""
+"""The fixtures of the core: ``claim``, ``claims_registry``, ``claims_settings`` (the kits add their
+own, e.g. :mod:`claimcheck.llm.pytest_kit`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Hooks that a measurement kit (e.g. :mod:`claimcheck.llm.pytest_kit`) implements for the core glue.
-
-Added by :func:`claimcheck.plugin.options.pytest_addhooks`.
-"""
+"""Hooks a measurement kit (e.g. :mod:`claimcheck.llm.pytest_kit`) implements for the core glue."""
 
 from __future__ import annotations
 
@@ -20,12 +17,8 @@ def pytest_claimcheck_configure(config) -> None:
 
 @hookspec
 def pytest_claimcheck_runner_fingerprint(config, fingerprint: dict) -> None:
-    """Add the kit's fields to the runner fingerprint (``claims.json`` ``runner``), in place.
-
-    The core fills cpu, cores, ram_bytes, os, machine, python and runner_profile
-    (:func:`claimcheck.fingerprint.runner_fingerprint`); a kit adds its libraries, its accelerator,
-    the CPU's instruction-set level, where its model weights come from, and so on.
-    """
+    """Add the kit's fields (its libraries, accelerator, CPU level, weights...) to the runner
+    fingerprint (``claims.json`` ``runner``; :func:`claimcheck.fingerprint.runner_fingerprint`), in place."""
 
 
 @hookspec(firstresult=True)
@@ -36,22 +29,17 @@ def pytest_claimcheck_report_dir(config, report_dir):
 
 @hookspec(firstresult=True)
 def pytest_claimcheck_size_profile(config, registry, items) -> dict | None:
-    """Return the size profile that one chapter's claims ran with, as a JSON-ready dict (``name``,
-    ``description`` and the sizes) for ``claims.json``, or None when the kit's sizes played no part
-    in them. ``registry``: the chapter's :class:`~claimcheck.registry.Registry`; ``items``: its
-    collected test items, or None where they are not known (the pytest-xdist controller). The first
-    non-None answer wins."""
+    """Return the size profile one chapter's claims ran with (a JSON-ready dict: ``name``,
+    ``description``, the sizes), or None when the kit's sizes played no part. ``items``: the
+    chapter's collected tests, None where unknown (the xdist controller). The first non-None wins."""
 
 
 @hookspec
 def pytest_claimcheck_options():
     """Return the kit's :class:`~claimcheck.settings.OptionTable` (or None): its options join the
-    core's, resolved by :func:`claimcheck.settings.resolve` with the same precedence, validation and
-    messages, read as ``settings_of(config).NAME``, and listed in ``docs/reference/options.md``.
-
-    Called in every run the core's plugin is active (before it decides whether this is a claims
-    run, since a kit's ``--claims-*`` flag opts in too). The kit declares the same table on pytest's
-    parser in its own ``pytest_addoption`` (:func:`claimcheck.settings.add_options`).
+    core's in :func:`claimcheck.settings.resolve`, read as ``settings_of(config).NAME``. Called in
+    every run (a kit's ``--claims-*`` flag opts in too); the kit declares the same table in its own
+    ``pytest_addoption`` (:func:`claimcheck.settings.add_options`).
     """
 
 

@@ -1,10 +1,5 @@
-"""pytest-html's hooks, in a class registered only when pytest-html is active (``-p no:html``
-must not break a run: pytest rejects a plugin that implements hooks no plugin declares).
-
-pytest-html writes the test log (``tests.html``): one row per test phase, with tracebacks and
-durations. The page an editor reads is the claims page (``claims.html``, :mod:`claimcheck.pages`);
-the log only names each test's claim, linked to its row there, and links to the page at the top.
-"""
+"""pytest-html's hooks, registered only when pytest-html is active (``-p no:html`` must not break a
+run): its test log names each test's claim, linked to its row on the claims page."""
 
 from __future__ import annotations
 
@@ -43,11 +38,9 @@ class HtmlReport:
         cid = props.get(CLAIM_ID_KEY, "")
         rec = decode_record(props.get(RECORD_KEY) or {})
         href = self._claims_href()
-        claim = (
-            f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{html.escape(cid)}</a>'
-            if cid and href
-            else html.escape(cid)
-        )
+        claim = html.escape(cid)
+        if cid and href:
+            claim = f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{claim}</a>'
         if rec.get("model"):
             claim += f" [{html.escape(rec['model'])}]"
         verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
@@ -56,12 +49,8 @@ class HtmlReport:
         )
 
     def pytest_html_results_table_html(self, report, data):
-        """A skip's log as text: ``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU ...``.
-
-        pytest keeps a skip's ``longrepr`` as the tuple ``(path, line, "Skipped: reason")`` and
-        pytest-html 4 writes its ``str()``, so the log showed a Python tuple where the reason
-        belongs. ``data`` is the log's list of HTML pieces; its first piece is replaced in place.
-        """
+        """A skip's log as text (``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU``), not
+        the ``str()`` of pytest's ``(path, line, "Skipped: reason")``: ``data[0]`` is replaced."""
         text = skip_text(report, Path(self.config.invocation_params.dir))
         if text is not None and data:
             data[0] = html.escape(text) + "\n"
@@ -101,12 +90,9 @@ def skip_text(report, folder: Path | None = None) -> str | None:
 
 
 def atomic_html_writes(config) -> bool:
-    """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`): a
-    run killed while writing leaves the previous claims.html whole, never half a page.
-
-    pytest-html writes through one method of its report object (``_write_report``); it is
-    replaced on that object only. Returns False, changing nothing, when this pytest-html has no
-    such method.
+    """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`), by
+    replacing its report object's ``_write_report``. Returns False, changing nothing, when this
+    pytest-html has no such method.
     """
     try:
         from pytest_html.basereport import BaseReport
@@ -114,11 +100,8 @@ def atomic_html_writes(config) -> bool:
         return False
     done = False
     for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
-        if (
-            isinstance(plugin, BaseReport)
-            and callable(getattr(plugin, "_write_report", None))
-            and hasattr(plugin, "_report_path")
-        ):
+        writes = callable(getattr(plugin, "_write_report", None)) and hasattr(plugin, "_report_path")
+        if isinstance(plugin, BaseReport) and writes:
             plugin._write_report = lambda rendered, _p=plugin: fileio.write_atomic(_p._report_path, rendered)
             done = True
     return done

@@ -47,8 +47,7 @@ class ModuleError(Exception):
 
 
 class _Item(pytest.Item):
-    """An item of claimcheck's own: a failure of a kind in ``_SHOWN`` (exception -> prefix) reads as
-    its message alone, not a traceback; reported at its claim's line of the registry (else line 0)."""
+    """An item of ours: a failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
 
     _SHOWN: ClassVar[dict[type, str]] = {}
     claim_id: str | None = None
@@ -73,14 +72,12 @@ class RegistryFile(pytest.File):
         state.registry_files.append(self)
         self.error_items = []
         if reg.chapter_table is False:  # another project's file under claims/: one error, no claim of it
-            issue = RegistryIssue(
-                reg.path,
-                None,
-                "chapter",
+            why = (
                 "not a claimcheck registry: it has no [chapter] table. A claims.toml in a claims/ folder "
                 "of the run (or named by claims_registries) is a chapter's registry; give it a [chapter] "
-                "table, or move this file out of the claims/ folder",
+                "table, or move this file out of the claims/ folder"
             )
+            issue = RegistryIssue(reg.path, None, "chapter", why)
             reg.claims.clear(), reg.invalid.clear()  # none of its tables is a claim of this run
             reg.issues[:] = [issue]
             item = RegistryErrorItem.from_parent(self, name="registry[not a registry]", issue=issue)
@@ -117,18 +114,13 @@ class RegistryFile(pytest.File):
 
 
 def manuscript_binds(config, reg) -> bool:
-    """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter
-    (the editor's copy may have any name); with several chapters, when the registry's ``[chapter]
-    manuscript`` has the file's name. Recorded in the run's state (``manuscript_bound``)."""
+    """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter,
+    else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
     state = run_state(config)
     if reg.path not in state.manuscript_bound:
-        chapters = registries_of_args(config)
-        if len(chapters) <= 1:
-            binds = True
-        else:
-            named = reg.chapter.get("manuscript")
-            binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
-        state.manuscript_bound[reg.path] = binds
+        named = reg.chapter.get("manuscript")
+        binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+        state.manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
     return state.manuscript_bound[reg.path]
 
 
@@ -167,20 +159,14 @@ class PlaceholderItem(_Item):
 
 
 class ModuleErrorItem(_Item):
-    """Stands for a claim whose test module could not be collected (an import error, a syntax
-    error, an exception at import, a broken parametrisation): errors with the exception's first
-    line, so that the claim is reported ``error`` and every other module still runs.
-
-    The claim ids come from the module's source (:mod:`claimcheck.book`); a module that names
-    no claim yields one item without an id.
-    """
+    """Stands for a claim (an id in the module's source) whose test module could not be collected:
+    errors with the exception's first line, so the claim is ``error`` and other modules still run."""
 
     _SHOWN = {ModuleError: ""}
 
     def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
         super().__init__(**kwargs)
-        self.claim_id = claim_id
-        self.message = message
+        self.claim_id, self.message = claim_id, message
         self.user_properties.append((KIND_KEY, "module-error"))
         if claim_id:
             self.user_properties.append((CLAIM_ID_KEY, key or claim_id))
@@ -199,9 +185,8 @@ def manuscript_check(config, registry_path: Path):
     state = run_state(config)
     key = str(registry_path)
     if key not in state.manuscript_checks:
-        state.manuscript_checks[key] = check_manuscript(
-            setting_path(config, "manuscript"), state.registry(registry_path), state.book()
-        )
+        path, reg = setting_path(config, "manuscript"), state.registry(registry_path)
+        state.manuscript_checks[key] = check_manuscript(path, reg, state.book())
     return state.manuscript_checks[key]
 
 
@@ -213,29 +198,24 @@ class _ManuscriptItem(_Item):
 
 class DriftItem(_ManuscriptItem):
     """A claim's drift check: does the manuscript still print the registry's numbers for it?
-
-    Reported under the claim's id (its row shows manuscript value, registry value, measured value
-    and line in ``details["drift"]``). A passing drift check never upgrades the claim's outcome.
-    """
+    Reported under the claim's id (``details["drift"]``); a pass never upgrades the claim's outcome."""
 
     def __init__(self, *, claim_id, key, **kwargs):
         super().__init__(**kwargs)
-        self.claim_id = claim_id
-        self.key = key
+        self.claim_id, self.key = claim_id, key
         self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "drift")]
 
     def runtest(self):
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
-        reg = run_state(self.config).registry(self.path)
-        measured = run_state(self.config).collector.measured_display(self.key)
-        record = stated_record(reg.claims[self.claim_id])
+        state = run_state(self.config)
+        reg, measured = state.registry(self.path), state.collector.measured_display(self.key)
+        claim = reg.claims[self.claim_id]
+        record = stated_record(claim)
         record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
         self.user_properties.append((RECORD_KEY, encode_record(record)))
         if drift.failed:
-            raise ManuscriptDriftError(
-                drift_failure_message(drift, reg.claims[self.claim_id], measured, reg.path)
-            )
+            raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
 
 
 class AuditItem(_ManuscriptItem):
@@ -253,14 +233,11 @@ class AuditItem(_ManuscriptItem):
 
 class CitationItem(_ManuscriptItem):
     """A claim's ``cites`` checked against the claim it quotes in the book: a quote that no longer
-    matches its source is drifted (``details["drift"]`` holds the check, naming both chapters and
-    figures, at the quoting chapter's line).
+    matches its source is drifted (``details["drift"]``).
 
-    ``verdict``: the claim has no test of its own, so this item is its verdict (kind ``citation``):
-    it passes when the quote matches its source and the source did not fail in this run (it runs
-    after the source's test), fails when the quote drifted or the source failed, and is skipped
-    with "source not in this book" for a chapter that is not here. Otherwise (kind ``drift``) it
-    says only whether the quote drifted, beside the claim's own measurement.
+    ``verdict`` (the claim has no test of its own): this item is its verdict (kind ``citation``),
+    failing also when the source failed in this run and skipped for a source not in this book.
+    Otherwise (kind ``drift``) it says only whether the quote drifted.
     """
 
     _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
@@ -305,9 +282,8 @@ class CitationItem(_ManuscriptItem):
 
 
 class FormulaItem(_Item):
-    """A claim that needs no code: its registry ``formula`` and ``conditions`` over the chapter's
-    printed numbers, evaluated by the core (:func:`claimcheck.formula.evaluate_claim`) and judged
-    by the recorder like any measured value (the tolerance, the margin, the message)."""
+    """A claim that needs no code: its registry ``formula`` and ``conditions``, evaluated by
+    :func:`claimcheck.formula.evaluate_claim` and judged by the recorder like any measured value."""
 
     _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
@@ -315,11 +291,9 @@ class FormulaItem(_Item):
         super().__init__(**kwargs)
         self.claim_id = claim_id
         claim = registry.claims[claim_id]
-        self.user_properties += [
-            (CLAIM_ID_KEY, registry.key(claim_id)),
-            (KIND_KEY, "formula"),
-            (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula})),
-        ]
+        record = encode_record({**stated_record(claim), "formula": claim.formula})
+        self.user_properties += [(CLAIM_ID_KEY, registry.key(claim_id)), (KIND_KEY, "formula")]
+        self.user_properties.append((RECORD_KEY, record))
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim.needs)
 
@@ -330,11 +304,8 @@ class FormulaItem(_Item):
         recorder = recorder_for(self, reg, claim)
         book = state.book() if other_chapters(claim) else None  # ch15:C10.stated: read in the book
         result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
-        recorder.detail(
-            formula=claim.formula,
-            precision=claim.precision,
-            conditions={text: sides for text, _, sides in result.conditions},
-        )
+        conditions = {text: sides for text, _, sides in result.conditions}
+        recorder.detail(formula=claim.formula, precision=claim.precision, conditions=conditions)
         for text, holds, sides in result.conditions:
             recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
         recorder.check(result.value)
@@ -357,8 +328,7 @@ NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
 def add_need_markers(item, needs) -> None:
-    """The markers of a test's ``needs`` (its claim's, or fewer where a kit says so;
-    :data:`NEED_MARKERS`), so ``-m`` works from the registry alone."""
+    """Add the markers of a test's ``needs`` (:data:`NEED_MARKERS`)."""
     for need in needs:
         if need in NEED_MARKERS:
             item.add_marker(NEED_MARKERS[need])

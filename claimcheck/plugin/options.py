@@ -1,13 +1,8 @@
 """Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``).
 
-This module is the only part of claimcheck that every pytest run in the environment loads (the
-``pytest11`` entry point, :mod:`claimcheck.plugin`). It declares the options and the kits' hook
-specifications, and decides once, first thing in ``pytest_configure``, whether this run is a
-claims run (:func:`claims_run`). Only then does it resolve the settings, register the glue modules
-(:data:`GLUE`: collection, running, fixtures, reporting, ending, pytest-html's and xdist's hooks) and the
-markers; in any other run claimcheck implements no hook beyond these three, imports nothing
-heavy, reads no ``CLAIMCHECK_*`` variable and writes nothing, the way pytest-timeout or
-pytest-mypy stay out of a run that does not ask for them.
+The only part of claimcheck every pytest run loads. It decides once whether this is a claims run
+(:func:`claims_run`); only then does it resolve the settings and register :data:`GLUE` and the
+markers. Any other run gets no hook beyond these three, no import, no ``CLAIMCHECK_*`` read, no file.
 """
 
 from __future__ import annotations
@@ -32,12 +27,8 @@ from claimcheck.registry import load_registry
 REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
 
 #: the glue of a claims run, registered by :func:`pytest_configure` only when it is one
-GLUE = (
-    "claimcheck.plugin.collection",
-    "claimcheck.plugin.running",
-    "claimcheck.plugin.fixtures",
-    "claimcheck.plugin.reporting",
-    "claimcheck.plugin.ending",
+GLUE = tuple(
+    f"claimcheck.plugin.{name}" for name in ("collection", "running", "fixtures", "reporting", "ending")
 )
 
 #: folders registry discovery never enters (besides hidden ones and virtual environments), as
@@ -69,16 +60,11 @@ def pytest_addoption(parser):
 
 
 def claims_run(config) -> bool:
-    """Whether this pytest run is a claims run, the one decision that makes claimcheck act at all.
-
-    It is when the run has registries (:func:`registries_of_args`): a ``claims.toml`` in a
-    ``claims/`` folder of its arguments (or, without arguments, of its ``testpaths``), or one the
-    ``claims_registries`` ini key (``--claims-registries``) names; or when the run opts in
-    explicitly: ``-p claimcheck``, a ``--claims-*`` option on the command line or a ``claims_*``
-    key in the ini file. A file elsewhere that merely has the name (``data/claims.toml``,
-    ``tests/claims.toml``) does not make a claims run, and no run collects it. The
-    ``CLAIMCHECK_*`` environment variables do not opt in: a stray one must not change an
-    unrelated project's run.
+    """Whether this pytest run is a claims run, the one decision that makes claimcheck act at all:
+    it has registries (:func:`registries_of_args`), or opts in with ``-p claimcheck``, a
+    ``--claims-*`` option or a ``claims_*`` ini key. A ``data/claims.toml`` outside a ``claims/``
+    folder does not, nor does a ``CLAIMCHECK_*`` variable (a stray one must not change another
+    project's run).
     """
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
@@ -101,18 +87,12 @@ CLAIMS_FOLDER = "claims"
 
 
 def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
-    """The run's registries, in the order found: for each argument (its ``testpaths`` without
-    arguments, the invocation folder without either),
-
-    - when it is a ``claims/`` folder or lies inside one: the ``claims.toml`` governing it (at
-      its folder or above, up to that ``claims/`` folder) or, for a folder, every one below it;
-    - when it is the rootdir (a plain ``pytest``): every ``claims.toml`` in its ``claims/`` folder
-      (``tests/claims/`` of a ``pytest tests`` is another project's folder of that name);
-
-    and the files (or every registry below the folders) that ``--claims-registries``,
-    ``CLAIMCHECK_REGISTRIES`` (unless ``environment`` is false: a variable never makes a claims
-    run) or the ``claims_registries`` ini key names, where an argument is at, below or above them. Hidden
-    folders, virtual environments and pytest's ``norecursedirs`` are never searched.
+    """The run's registries, in the order found. For each argument (else ``testpaths``, else the
+    invocation folder): inside a ``claims/`` folder, the ``claims.toml`` governing it or, for a
+    folder, every one below it; the rootdir, every one of its ``claims/`` folder; and those that
+    ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``) or the ini key name,
+    at, below or above the argument. Hidden folders, virtual environments and ``norecursedirs``
+    are never searched.
     """
     root = Path(config.rootpath)
     found: list[Path] = []
@@ -157,10 +137,7 @@ def _related(registry: Path, arg: Path) -> bool:
 
 
 def _named_registries(config, skip, environment: bool) -> list[Path]:
-    """The registries ``--claims-registries`` or ``CLAIMCHECK_REGISTRIES`` (paths relative to the
-    invocation folder) or the ``claims_registries`` ini key (relative to the rootdir) names, in
-    that precedence: a file as it is, a folder by every ``claims.toml`` below it. A bad value is
-    left to the settings' validation."""
+    """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
     raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
     if raw is None and environment:
         raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
@@ -186,8 +163,7 @@ def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
 
 
 def _check_runner_profile(config, s) -> None:
-    """A ``--claims-runner`` that no governing registry declares is a usage error with a "did you
-    mean": a typo would leave the machine-bound figures unenforced without a word."""
+    """A ``--claims-runner`` no governing registry declares is a usage error (a typo would go unnoticed)."""
     if s.runner_profile is None:
         return
     paths = registries_of_args(config)
@@ -203,22 +179,16 @@ def _check_runner_profile(config, s) -> None:
 
 
 def _check_input_files(config, s) -> None:
-    """The files the settings name (each option marked ``file``: the manuscript, a kit's inputs)
-    exist, are regular files (not a device or FIFO) and can be read; the manuscript is UTF-8 (a
-    kit's files' text is their own claim's business: it errors with the line)."""
+    """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
     for name in (o.name for o in s.options if o.file):
         if not getattr(s, name):
             continue
         path = setting_path(config, name)
-        problem = (
-            "no such file"
-            if not path.exists()
-            else "is a folder, not a file"
-            if path.is_dir()
-            else "cannot be read (permission denied)"
-            if not os.access(path, os.R_OK)
-            else None
-        )
+        problem = None if path.exists() else "no such file"
+        if problem is None and path.is_dir():
+            problem = "is a folder, not a file"
+        elif problem is None and not os.access(path, os.R_OK):
+            problem = "cannot be read (permission denied)"
         if problem is None:  # a device or FIFO would be read forever or block the open: refused by type
             try:
                 check_input_file(path, limit=sys.maxsize)  # the manuscript's size is checked as it is read
@@ -253,9 +223,7 @@ def pytest_configure(config):
         module = sys.modules.get(name)
         if module is None:
             config.pluginmanager.import_plugin(name)
-        elif not config.pluginmanager.is_registered(module):
-            # imported before this run (the harness's tests/conftest.py shares the glue across inner
-            # pytester runs): import_plugin would ask to assert-rewrite it, and warn that it cannot
+        elif not config.pluginmanager.is_registered(module):  # imported before (tests/conftest.py)
             config.pluginmanager.register(module, name)
     config.hook.pytest_claimcheck_configure(config=config)  # the kits register their pytest side
     writes = writes_reports(config)
@@ -266,10 +234,8 @@ def pytest_configure(config):
         )
         _check_writable(report_dir, s.shown("report_dir"))
         remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
-        state.json_path = report_dir / "claims.json"
-        state.html_path = report_dir / "claims.html"
-        # pytest-html writes the test log (tracebacks, durations) beside the claims page; it reads
-        # these in its own pytest_configure, which runs after this one.
+        state.json_path, state.html_path = report_dir / "claims.json", report_dir / "claims.html"
+        # pytest-html's test log goes beside the claims page (read in its pytest_configure, after this one)
         if getattr(config.option, "htmlpath", "absent") is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True

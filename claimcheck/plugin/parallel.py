@@ -1,28 +1,15 @@
 """Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
 
-The guarantee (``pytest -n N claims/``): every test of a claims run holds a *readers-writer lock*
-on a file in a folder that the xdist controller creates and hands to its workers. A test marked
-``timing`` holds it *exclusively* for its whole run protocol (setup, call, teardown: so a timing
-session fixture built in a timing test's setup is covered too); every other test, and each
-worker's collection, holds it *shared*. So while a timing test measures, no other test of the run
-executes on any worker (they wait, asleep, in the lock), and a timing test waits until the tests
-running elsewhere finish. The lock prefers writers: once a timing test waits, no new shared holder
-gets in, so the timing tests cannot be starved by a stream of short tests.
+Every test of a ``pytest -n N`` claims run holds a readers-writer lock (:class:`filelock.ReadWriteLock`,
+SQLite's locking: cross-platform, released when a worker dies, writer-preferring) on a file in a
+folder the controller hands to its workers. A ``timing`` test holds it exclusively for its whole
+run protocol; every other test, and each worker's collection, holds it shared. So no other test
+runs while a timing test measures, and waiting timing tests are not starved. It covers one pytest
+run on one machine.
 
-The lock is :class:`filelock.ReadWriteLock` (filelock >= 3.21), which keeps its state in a SQLite
-database and so relies on SQLite's shared/pending/exclusive file locking: cross-platform, released
-by the operating system when a worker dies, and writer-preferring through SQLite's PENDING lock.
-We use the library rather than our own ``fcntl.flock`` code, which has no writer preference and
-does not exist on Windows.
-
-It covers the processes of one pytest run on one machine (``-n``/``--tx popen``); it does not
-coordinate two separate pytest runs, nor workers on other machines (which do not share our CPU).
-
-Registries: xdist's controller does not collect, so it never loads the ``claims.toml`` files its
-workers load. Each worker sends the paths it loaded in ``workeroutput``; the controller loads
-them when the worker goes down and writes ``claims.json`` once, from every worker's reports
-(``pytest_runtest_logreport`` on the controller, with the records in ``user_properties``, which
-xdist serialises).
+xdist's controller does not collect: each worker sends the registry paths it loaded in
+``workeroutput``, and the controller loads them and writes ``claims.json`` once, from every
+worker's reports.
 """
 
 from __future__ import annotations
@@ -49,16 +36,8 @@ def is_distributed(config) -> bool:
 
 
 def is_worker(config) -> bool:
+    """Whether this process is an xdist worker."""
     return hasattr(config, "workerinput")
-
-
-def new_lock_dir() -> Path:
-    """Create and return a private folder for the run's lock file (the controller removes it)."""
-    return Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))
-
-
-def remove_lock_dir(path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
 
 
 class RunLock:
@@ -74,10 +53,7 @@ class RunLock:
     def hold(self, exclusive: bool):
         """Hold the lock (exclusively for a timing test, else shared); yield the seconds waited."""
         t0 = time.perf_counter()
-        if exclusive:
-            self._lock.acquire_write()
-        else:
-            self._lock.acquire_read()
+        (self._lock.acquire_write if exclusive else self._lock.acquire_read)()
         try:
             yield time.perf_counter() - t0
         finally:
@@ -90,24 +66,19 @@ def needs_exclusive(item) -> bool:
 
 
 class XdistSupport:
-    """pytest hooks for xdist runs, registered by the plugin's ``pytest_configure`` (glue only).
-
-    Controller: creates the lock folder, hands it to each worker, loads the registries each
-    worker reports, removes the folder at the end. Worker: holds the lock around collection and
-    around each test, and reports the registry paths it loaded.
-    """
+    """pytest hooks for xdist runs. The controller hands a private lock folder to each worker and
+    loads the registries each reports; a worker holds the lock around collection and each test."""
 
     def __init__(self, state, lock_dir=None, lock: RunLock | None = None):
-        self.state = state  # the plugin's _State: .registry(path), .registries
-        self.lock_dir = lock_dir
-        self.lock = lock
+        self.state, self.lock_dir, self.lock = state, lock_dir, lock  # state: the plugin's RunState
         self.spans: dict[str, list] = {}  # controller: nodeid -> [first start, last stop, timing?]
 
     @classmethod
     def register(cls, config, state, claims_run: bool) -> None:
         """Register the hooks this process needs; nothing for a run without xdist."""
         if is_distributed(config) and claims_run:
-            config.pluginmanager.register(cls(state, lock_dir=new_lock_dir()), "claimcheck-xdist")
+            lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
+            config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
         elif is_worker(config):
             folder = config.workerinput.get(LOCK_INPUT_KEY)
             config.pluginmanager.register(
@@ -151,7 +122,7 @@ class XdistSupport:
 
     def pytest_unconfigure(self, config):
         if self.lock_dir is not None:
-            remove_lock_dir(self.lock_dir)
+            shutil.rmtree(self.lock_dir, ignore_errors=True)
 
     # --- worker -------------------------------------------------------------------------------
     @pytest.hookimpl(wrapper=True)
@@ -174,11 +145,8 @@ class XdistSupport:
 
 
 def timing_overlaps(spans: dict) -> list[tuple[str, str]]:
-    """Return (timing test, other test) pairs whose run spans overlap.
-
-    ``spans``: nodeid -> (start, stop, is_timing), wall-clock seconds of the test's setup start and
-    teardown stop. Under the run lock the list is empty; it is the check that the lock held.
-    """
+    """Return (timing test, other test) pairs whose spans (nodeid -> (start, stop, is_timing), wall
+    clock from setup to teardown) overlap: empty when the run lock held."""
     items = sorted(spans.items(), key=lambda kv: kv[1][0])
     bad = []
     for i, (a, (_a0, a1, a_timing)) in enumerate(items):

@@ -1,12 +1,5 @@
-"""pytest's reports read into plain values: the one place that knows a ``TestReport``'s ``when``,
-``wasxfail``, ``longrepr`` and pytest-xdist's lines. The core (:mod:`claimcheck.report`) receives
-:class:`~claimcheck.report.Phase` values and never sees a pytest report.
-
-A claim test's call phase is ``failed`` only on a verdict: the recorder's (``claim.check``,
-``claim.require``...), or the test's own ``pytest.fail`` or ``assert``. Any other exception is
-``error`` (the measurement never reached a verdict), its reason the exception's type and message
-(:func:`exception_reason`), not pytest's traceback.
-"""
+"""pytest's reports read into :class:`~claimcheck.report.Phase` values: the one place that knows a
+``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and pytest-xdist's lines."""
 
 from __future__ import annotations
 
@@ -29,6 +22,13 @@ from claimcheck.recorder import (
 from claimcheck.report import Phase
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
+_CONTROL = (
+    pytest.fail.Exception,
+    pytest.skip.Exception,
+    pytest.xfail.Exception,
+    pytest.exit.Exception,
+    KeyboardInterrupt,
+)
 
 
 def _props(report) -> dict:
@@ -36,27 +36,12 @@ def _props(report) -> dict:
 
 
 def exception_reason(excinfo, when: str) -> str | None:
-    """The reason of a phase that raised, when the exception is not a verdict, else None.
-
-    A verdict: in the call phase, pytest's ``Failed`` (``pytest.fail``, which the recorder uses)
-    or an ``AssertionError``; in any phase, pytest's skip/xfail/exit. Anything else (a
-    ``RuntimeError`` in the test, an exception in a fixture) returns ``"Type: message (raised at
-    file:line)"``, so that the claim's row says what broke instead of disproving the chapter.
-    ``pytest.fail`` in setup or teardown (e.g. unusable weights) keeps its own message: None.
+    """``"Type: message (raised at file:line)"`` of a phase that raised something that is not a
+    verdict (a ``RuntimeError`` in the test, an exception in a fixture), so the claim's row says
+    what broke; None for pytest's fail/skip/xfail/exit and, in the call phase, an ``AssertionError``.
     """
     exc = excinfo.value
-    if isinstance(
-        exc,
-        (
-            pytest.fail.Exception,
-            pytest.skip.Exception,
-            pytest.xfail.Exception,
-            pytest.exit.Exception,
-            KeyboardInterrupt,
-        ),
-    ):
-        return None
-    if when == "call" and isinstance(exc, AssertionError):
+    if isinstance(exc, _CONTROL) or (when == "call" and isinstance(exc, AssertionError)):
         return None
     text = str(exc).strip()
     if len(text) > 1000:
@@ -88,11 +73,9 @@ def report_reason(report) -> str:
 
 
 def report_outcome(report) -> str | None:
-    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative.
-
-    A call phase carries the outcome the glue's one table decided from the verdict
-    (:mod:`claimcheck.plugin.running`); the other branches are what pytest alone says (a fixture's
-    error, a skip in setup, a placeholder, an expected failure)."""
+    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative: a
+    call phase carries the outcome :mod:`claimcheck.plugin.running` decided from the verdict; the
+    other branches are what pytest alone says (a fixture's error, a skip in setup, a placeholder)."""
     props = _props(report)
     kind = props.get(KIND_KEY)
     verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
@@ -108,13 +91,8 @@ def report_outcome(report) -> str | None:
     if report.when == "call" and report.passed and verdict == NEAR_TIE:
         return NEAR_TIE
     if report.failed:
-        if (
-            report.when == "call"
-            and kind not in ("registry-error", "module-error")
-            and not props.get(ERROR_KEY)
-        ):
-            return FAILED
-        return ERROR
+        own = kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY)
+        return FAILED if report.when == "call" and own else ERROR
     if report.skipped:
         return SKIPPED
     if report.when == "call":
@@ -132,11 +110,8 @@ def phase_of(report) -> Phase | None:
     location = getattr(report, "location", None)
     where = None
     if location and location[0]:
-        where = {
-            "test": report.nodeid,
-            "file": str(location[0]),
-            "line": location[1] + 1 if isinstance(location[1], int) else None,
-        }
+        line = location[1] + 1 if isinstance(location[1], int) else None
+        where = {"test": report.nodeid, "file": str(location[0]), "line": line}
     outcome = report_outcome(report)
     return Phase(
         nodeid=report.nodeid,

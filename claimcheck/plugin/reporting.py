@@ -28,9 +28,7 @@ def pytest_sessionfinish(session, exitstatus):
     state = config.stash.get(STATE, None)
     if state is None or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
         return
-    if exitstatus == pytest.ExitCode.USAGE_ERROR:
-        # the run was refused (an ambiguous --claims-stated, two chapters with one id...): nothing
-        # was decided, and the editor's report must not take this run's revised values
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:  # the run was refused: nothing was decided
         return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     if interrupted and not state.ended_by:
@@ -46,9 +44,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def _write_report(session, state, interrupted: bool) -> None:
-    """Build claims.json from this run's rows (and the earlier report's, under a file lock), write
-    it and the pages. After an interrupt: the claims decided so far, the rest carried or
-    ``not-run: interrupted``."""
+    """Build and write claims.json (merged with the earlier report's rows, under a lock) and the pages."""
     config = session.config
     if interrupted and not state.registries:  # stopped during collection: still one row per claim
         _load_registries_of_args(config, state)
@@ -56,26 +52,16 @@ def _write_report(session, state, interrupted: bool) -> None:
     state.rows = state.collector.rows(regs) if regs else []
     if regs and state.json_path is not None:
         fp = _fingerprint(config, state, interrupted)
-        models = {
-            r.record["model"]: r.record.get("details", {}).get("model")
-            for r in state.rows
-            if r.record.get("model")
-        }
+        on_models = [r.record for r in state.rows if r.record.get("model")]
+        models = {rec["model"]: rec.get("details", {}).get("model") for rec in on_models}
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        doc = report.build_json(
-            state.rows,
-            regs,
-            fp,
-            state.settings,
-            profile,
-            state.started,
-            plots=report.write_plots(state.rows, report_dir),
-            chapter_profiles=chapter_profiles,
-        )
+        plots = report.write_plots(state.rows, report_dir)
+        run = (state.rows, regs, fp, state.settings, profile, state.started)
+        doc = report.build_json(*run, plots=plots, chapter_profiles=chapter_profiles)
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
             doc.test_log = _relative(Path(config.invocation_params.dir) / log, report_dir)
@@ -100,14 +86,10 @@ def _write_report(session, state, interrupted: bool) -> None:
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            partial.keep_unselected(
-                doc,
-                state.json_path,
-                current=_registry_entries,
-                runner_keys=[
-                    k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
-                ],
-            )
+            runner_keys = [
+                k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
+            ]
+            partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
             report.write_json(doc, state.json_path)
@@ -116,9 +98,7 @@ def _write_report(session, state, interrupted: bool) -> None:
 
 
 def _claim_args(config, regs) -> list[str]:
-    """The run's path arguments that hold a chapter's claims (``claims``, not ``tests`` of a
-    ``pytest`` over the testpaths), for a command that runs only the claims; all of them when
-    none is told apart."""
+    """The run's path arguments that hold a chapter's claims (all of them when none is told apart)."""
     base = Path(config.invocation_params.dir)
     folders = [Path(reg.path).resolve().parent for reg in regs]
 
@@ -130,14 +110,12 @@ def _claim_args(config, regs) -> list[str]:
 
 
 def _registry_entries(path) -> dict | None:
-    """A registry as it is now, for the rows of a chapter this run did not collect: ``{id: {"stated",
-    "unit", "tolerance"}}``, or None when the file is gone (the chapter was removed)."""
+    """A registry's claims as they are now (``{id: {stated, unit, tolerance}}``), None when it is gone."""
     if not path or not Path(path).is_file():
         return None
-    reg = load_registry(path)
+    claims = load_registry(path).claims
     return {
-        cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text}
-        for cid, c in reg.claims.items()
+        cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in claims.items()
     }
 
 
@@ -160,9 +138,7 @@ def _chapter_profiles(config, session, regs) -> dict:
 
 
 def _fingerprint(config, state, interrupted: bool) -> dict:
-    """The runner fingerprint. After an interrupt, the core's alone when a kit cannot give its
-    fields: Ctrl-C during ``import torch`` leaves a half-loaded torch, and the kit's fields would
-    import it again (a 90-line traceback, or a segfault). Cached, so later hooks reuse it."""
+    """The runner fingerprint; after an interrupt in a heavy import, the core's alone (no re-import)."""
     if state.fingerprint is None and interrupted:
         cut = half_loaded(heavy_packages(config))
         try:
@@ -186,21 +162,15 @@ def _load_registries_of_args(config, state) -> None:
 
 
 def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
-    """A claim whose test the interrupt cut short (begun, no outcome) as one this run did not reach,
-    so that it keeps its earlier row like the claims after it (:func:`claimcheck.partial.keep_unselected`)."""
+    """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
     for e in doc.claims:
         if e.outcome == NOT_RUN and not e.reason:
             e.reason, e.selected = NOT_SELECTED, False
 
 
 def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
-    """Rows this run selected (every row, when it stopped before its selection was known) but never
-    reached: ``not-run`` with the reason "interrupted", or, when an earlier run's row was kept, that
-    row marked as carried and not reached (``carried.why``). ``doc.interrupted`` says by what, which
-    claims were decided and which were not reached."""
-    # session.items grows while pytest collects: cut short there, it holds what was collected so far,
-    # before -k/-m deselected anything, which is not the run's selection (testscollected is set once
-    # collection is complete)
+    """Mark the rows this run selected but never reached (not-run, or carried) and say so in ``doc.interrupted``."""
+    # session.items is not the selection until collection completes (testscollected is set then)
     collected = bool(getattr(session, "testscollected", 0))
     items = session.items if collected else ()
     selected = {v for item in items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
@@ -213,11 +183,8 @@ def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
             e.carried.why = f"{NOT_REACHED} ({how})"
         else:
             e.reason = f"interrupted: the run was ended ({how}) before this claim was decided"
-    doc.interrupted = Interrupted(
-        by=how,
-        decided=[e.key for e in doc.claims if not e.unselected and e.carried is None],
-        not_reached=not_reached,
-    )
+    decided = [e.key for e in doc.claims if not e.unselected and e.carried is None]
+    doc.interrupted = Interrupted(by=how, decided=decided, not_reached=not_reached)
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -228,13 +195,9 @@ def _relative(path: Path, folder: Path) -> str:
 
 
 def _publish(config, state, doc) -> None:
-    """The claims page and the annotated manuscript, from the document just written. A page that
-    cannot be rendered is reported in the terminal summary; claims.json stands either way."""
-    checks = [
-        (c, state.registries[key].waivers)
-        for key, c in state.manuscript_checks.items()
-        if key in state.registries
-    ]
+    """Write the pages from the document just written; a page that fails is reported, claims.json stands."""
+    regs = state.registries
+    checks = [(c, regs[key].waivers) for key, c in state.manuscript_checks.items() if key in regs]
     try:
         state.pages = pages.publish(doc, state.json_path, checks, state.html_path)
     except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
@@ -242,8 +205,7 @@ def _publish(config, state, doc) -> None:
 
 
 def _counts_line(doc: ClaimsDoc) -> str:
-    """The claims' counts by outcome; for a partial run, those that ran now apart from the rows
-    carried from an earlier run ("claims run now: 1 passed; carried from ...: 30 passed, 11 skipped")."""
+    """The claims' counts by outcome; in a partial run, those run now apart from those carried."""
 
     def words(entries) -> str:
         return ", ".join(f"{v} {k}" for k, v in count(e.outcome for e in entries).items()) or "none"
@@ -266,8 +228,7 @@ def _counts_line(doc: ClaimsDoc) -> str:
 
 
 def _write_line(tr, text: str, **markup) -> None:
-    """One line of the claimcheck section: a claim's or a file's text never starts a workflow command
-    in a CI log (:func:`claimcheck.display.log_line`)."""
+    """One line of the claimcheck section, never a workflow command (:func:`claimcheck.display.log_line`)."""
     tr.write_line(log_line(text), **markup)
 
 
@@ -295,12 +256,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             )
     for c in doc.claims:
         if c.drifted:
-            said = "; ".join(drift_words(c))
-            _write_line(
-                tr,
-                f"drifted {c.key if several else c.id}: {said} (its measurement: {c.outcome})",
-                yellow=True,
-            )
+            said = f"{'; '.join(drift_words(c))} (its measurement: {c.outcome})"
+            _write_line(tr, f"drifted {c.key if several else c.id}: {said}", yellow=True)
     for m in doc.manuscripts or []:
         a = m["audit"]
         _write_line(
@@ -318,10 +275,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         _write_line(tr, interrupted_words(doc), yellow=True)
     if state.page_error:
         _write_line(tr, f"claimcheck: the pages could not be written: {state.page_error}", red=True)
-    written = "  ".join(str(p) for p in state.pages)
-    log = doc.test_log
-    _write_line(
-        tr,
-        f"report: {state.json_path}  {written}"
-        + (f"  (test log: {state.json_path.parent / log})" if log else ""),
-    )
+    written, log = "  ".join(str(p) for p in state.pages), doc.test_log
+    log_words = f"  (test log: {state.json_path.parent / log})" if log else ""
+    _write_line(tr, f"report: {state.json_path}  {written}{log_words}")

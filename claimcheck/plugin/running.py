@@ -40,25 +40,25 @@ PYTEST_OUTCOME = {
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
 
 
+_CHECKS = (DriftItem, AuditItem, FormulaItem, CitationItem)  # the core's checks: an exception is an error
+
+
+def _claim_test(item) -> bool:
+    """Whether ``item`` is a claim test (a test with a claim mark, not an item of the registry)."""
+    return not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+
+
 def records_warnings(item) -> bool:
     """Whether ``item``'s warnings are recorded in its claim's details instead of going through
-    pytest's filters: a claim test without a ``filterwarnings`` marker. A claim that is about a
-    warning says so with the marker (or ``pytest.warns``), and then pytest's filters apply."""
-    return (
-        not isinstance(item, REGISTRY_ITEMS)
-        and claim_marker_id(item) is not None
-        and item.get_closest_marker("filterwarnings") is None
-    )
+    pytest's filters: a claim test without a ``filterwarnings`` marker (a claim about a warning has one)."""
+    return _claim_test(item) and item.get_closest_marker("filterwarnings") is None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Run a claim test with every warning caught and kept (``details.warnings`` of its claim).
-
-    ``filterwarnings = error`` is the harness's rule for its own code (tests/); in a claim run a
-    new FutureWarning of transformers is a fact about the libraries the claim was measured with,
-    not a reason to lose the measurement. Inside pytest's own warning capture (a tryfirst
-    wrapper of this hook), so the filter set here is the innermost.
+    """Run a claim test with every warning caught and kept (``details.warnings`` of its claim): a
+    new FutureWarning of a library is a fact about the measurement, not a reason to lose it. Inside
+    pytest's own warning capture, so the filter set here is the innermost.
     """
     if not records_warnings(item):
         return (yield)
@@ -107,8 +107,7 @@ def pytest_runtest_setup(item):
 
 
 def _expected_fail(item) -> str | None:
-    """The registry's ``expected_fail`` of a claim test's claim ("" when it has none; None when the
-    claim cannot be looked up, which set-up has already reported)."""
+    """The ``expected_fail`` of a claim test's claim ("" for none; None when it cannot be looked up)."""
     reg = registry_for(item.config, item.path)
     cid = claim_marker_id(item)
     claim = reg.claims.get(cid) if reg is not None and cid is not None else None
@@ -116,21 +115,15 @@ def _expected_fail(item) -> str | None:
 
 
 def _refuse_xfail(item, report) -> bool:
-    """A claim test's xfail (mark or ``pytest.xfail``) as an error: only the recorder's verdicts
-    decide a claim, so an xfail must not turn a failure into a pass (or a near-tie) in the report.
-    With the registry's ``expected_fail`` the xfail stands and the recorded verdict decides the row."""
-    xfailed = hasattr(report, "wasxfail") or (
-        report.when == "call" and item.get_closest_marker("xfail") is not None
-    )
-    if not xfailed:
+    """A claim test's xfail as an error, unless its claim has an ``expected_fail`` (its verdict decides)."""
+    mark = item.get_closest_marker("xfail")
+    if not hasattr(report, "wasxfail") and not (report.when == "call" and mark is not None):
         return False
     expected = _expected_fail(item)
     if expected:
         report.user_properties.append((EXPECTED_FAIL_KEY, expected))
         return False
-    why = getattr(report, "wasxfail", "") or (
-        item.get_closest_marker("xfail").kwargs.get("reason", "") if item.get_closest_marker("xfail") else ""
-    )
+    why = getattr(report, "wasxfail", "") or (mark.kwargs.get("reason", "") if mark else "")
     if hasattr(report, "wasxfail"):
         del report.wasxfail
     report.outcome = "failed"
@@ -146,9 +139,7 @@ def _refuse_xfail(item, report) -> bool:
 
 
 def _call_outcome(report, call) -> str:
-    """What a claim test's call phase said by itself: a verdict's exception is what the verdict
-    says; the test's own ``pytest.fail`` or ``assert`` is failed, its ``pytest.skip`` skipped,
-    any other exception error."""
+    """What a call phase said by itself: ``pytest.fail`` or ``assert`` failed, a skip skipped, else error."""
     if report.passed:
         return PASSED
     if report.skipped:
@@ -158,16 +149,12 @@ def _call_outcome(report, call) -> str:
 
 
 def _report_verdict(item, report, call, verdict: Verdict) -> None:
-    """Make the call report say the claim test's verdict, by :data:`PYTEST_OUTCOME`: the worse of
-    the stored verdict and what the phase said by itself (so a test that caught its verdict's
-    exception still reports that verdict, and one that raised after a verdict still errs)."""
+    """Make the call report say the worse of the stored verdict and the phase, by :data:`PYTEST_OUTCOME`."""
     said = _call_outcome(report, call)
     outcome = worse(verdict.outcome, said)
     if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
         outcome = SKIPPED  # the test skipped itself after a check: it chose not to decide the claim
-    if outcome != verdict.outcome:
-        # the phase itself was worse (an exception, the test's own failure or skip): pytest's
-        # report stands, and the claim's row says the same
+    if outcome != verdict.outcome:  # the phase itself was worse: pytest's report stands, and the row's
         report.user_properties.append((OUTCOME_KEY, said))
         return
     report.user_properties.append((OUTCOME_KEY, outcome))
@@ -193,13 +180,10 @@ def _report_verdict(item, report, call, verdict: Verdict) -> None:
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
-    """A claim test's report: its xfail as an error (:func:`_refuse_xfail`); its call phase as its
-    stored verdict says (:func:`_report_verdict`); a call that passed without a verdict
-    (``claim.check`` never called) as an error; one that raised (not a verdict: see
-    :func:`claimcheck.plugin.phases.exception_reason`) as an error with the exception's type and message;
-    the claim's plots on the call report (the claims page shows them)."""
+    """A claim test's report: its xfail as an error; its call phase as its stored verdict says; a
+    call that passed without a verdict, or raised (not a verdict), as an error; its plots."""
     report = yield
-    claim_test = not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
+    claim_test = _claim_test(item)
     refused = claim_test and _refuse_xfail(item, report)
     if claim_test:
         _record_warnings(item, report)
@@ -215,25 +199,18 @@ def pytest_runtest_makereport(item, call):
                 "cannot stand for a claim"
             )
             report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
-    kit = (
-        missing_kit(call.excinfo.value) if report.failed and call.excinfo is not None and claim_test else None
-    )
+    raised = report.failed and call.excinfo is not None
+    kit = missing_kit(call.excinfo.value) if raised and claim_test else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
         report.longrepr = f"{claim_marker_id(item)}: {kit}"
         report.user_properties.append((ERROR_KEY, report.longrepr))
-    elif (
-        report.failed
-        and call.excinfo is not None
-        and not refused
-        and (claim_test or isinstance(item, (DriftItem, AuditItem, FormulaItem, CitationItem)))
-    ):
+    elif raised and not refused and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
         reason = str(exc) if isinstance(exc, VerdictError) else exception_reason(call.excinfo, call.when)
         if reason:  # raised, not a verdict: the claim's row says error, with the type and message
             report.user_properties.append((ERROR_KEY, reason))
     plots = item.stash.get(PLOTS_KEY, None)
-    if report.when == "call" and plots:
-        # on the report (not only the item): xdist sends report attributes to the controller
+    if report.when == "call" and plots:  # on the report: xdist sends its attributes to the controller
         setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
     return report
 

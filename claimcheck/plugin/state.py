@@ -1,8 +1,5 @@
-"""The run's state: one dataclass, declared once, under one ``StashKey`` of the pytest config.
-
-Also the small look-ups every glue module needs (which registry governs a test file, a test's
-claim id, a path setting relative to the right folder).
-"""
+"""The run's state: one dataclass under one ``StashKey`` of the pytest config; and the small
+look-ups every glue module needs (a test file's registry, a test's claim id, a path setting)."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ from typing import NoReturn
 
 import pytest
 
-from claimcheck.book import book_of
+from claimcheck.book import REGISTRY_NAME, book_of
 from claimcheck.display import log_line
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
@@ -26,8 +23,6 @@ from claimcheck.registry import Registry, claim_lines, load_registry
 from claimcheck.report import ClaimRow, ResultCollector
 from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
-
-REGISTRY_NAME = "claims.toml"
 
 
 # eq=False: registered as a plugin, pluggy needs it hashable (by identity), e.g. under a nested conftest
@@ -39,9 +34,7 @@ class RunState:
     overrides: dict[str, str] = field(default_factory=dict)  # --claims-stated: claim id -> revised value
     overridden: set[str] = field(default_factory=set)  # ids an override was applied to
     registries: dict[str, Registry] = field(default_factory=dict)  # path -> Registry
-    # the real paths of the run's registries (options.registries_of_args): the only claims.toml
-    # files it collects and the only ones that govern a test module
-    run_registries: frozenset[str] = frozenset()
+    run_registries: frozenset[str] = frozenset()  # real paths: the only claims.toml collected and governing
     registry_files: list = field(default_factory=list)  # the RegistryFile collectors of this run
     collector: ResultCollector = field(default_factory=ResultCollector)
     started: float = field(default_factory=time.time)
@@ -51,19 +44,15 @@ class RunState:
     html_path: Path | None = None  # where claims.html (the claims page) goes
     rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
-    # the pages written at session finish (claims.html, manuscript.html)
-    pages: list = field(default_factory=list)
+    pages: list = field(default_factory=list)  # the pages written at session finish
     page_error: str = ""  # why the pages could not be written ("" when they were)
     kit: dict = field(default_factory=dict)  # a measurement kit's own state (e.g. the weights decision)
-    # registry path -> its ids no collected test covers
-    untested: dict[str, set] = field(default_factory=dict)
-    # registry path -> --claims-manuscript is its text
-    manuscript_bound: dict[str, bool] = field(default_factory=dict)
+    untested: dict[str, set] = field(default_factory=dict)  # registry path -> ids no test covers
+    manuscript_bound: dict[str, bool] = field(default_factory=dict)  # registry path -> it is its text
     ended_by: str = ""  # "SIGINT"/"SIGTERM" when a signal ended the run, "interrupted" otherwise
     signal_held: bool = False  # a signal came during a heavy import: raised once it is done
     chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
-    # (claim key or None, the kit's group or None) per deselected test
-    deselected: list = field(default_factory=list)
+    deselected: list = field(default_factory=list)  # (claim key or None, kit's group or None) per test
 
     def pytest_runtest_logreport(self, report):
         # registered as a plugin, so it also sees the reports xdist workers send to the controller
@@ -143,10 +132,8 @@ def registry_candidates(path: Path, root: Path):
 
 def claim_marker_id(item) -> str | None:
     """The id of the test's ``@pytest.mark.claim(id)``, or None (no marker, or not one string)."""
-    marks = list(item.iter_markers("claim"))
-    if not marks:
-        return None
-    args = marks[0].args
+    mark = item.get_closest_marker("claim")
+    args: tuple = mark.args if mark is not None else ()
     return args[0] if len(args) == 1 and isinstance(args[0], str) else None
 
 
@@ -162,26 +149,21 @@ def stated_record(claim) -> dict:
 
 
 def skip_here(reason: str) -> NoReturn:
-    """Skip a whole item that cannot run here (no GPU, no weights, a placeholder), reported at the
-    test's own location rather than at this line of the plugin. Not a verdict: a claim's verdicts
-    are raised by :meth:`claimcheck.recorder.ClaimRecorder._raise` alone."""
+    """Skip a whole item that cannot run here (no GPU, no weights, a placeholder), at the test's own
+    location. Not a verdict (those are :meth:`claimcheck.recorder.ClaimRecorder._raise`'s)."""
     raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def setup_error(message: str) -> NoReturn:
-    """Stop a whole item at set-up because its input is broken (an unknown or invalid claim,
-    unusable weights): an ``error`` row with ``message``, no traceback. Not a verdict (see
-    :func:`skip_here`)."""
+    """Stop a whole item at set-up because its input is broken (an unknown or invalid claim): an
+    ``error`` row with ``message``, no traceback. Not a verdict."""
     __tracebackhide__ = True
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
 
 def lookup_claim(config, item, cid):
-    """Return (registry, claim) for a claim test, or fail the test with the registry's own words.
-
-    Called before any fixture is set up (``pytest_runtest_setup``), so that a test of a broken or
-    unknown claim errors at once instead of after the session's expensive measurements.
-    """
+    """Return (registry, claim) for a claim test, or fail the test with the registry's own words
+    (before any fixture is set up, so a broken claim errors before expensive measurements)."""
     __tracebackhide__ = True
     reg = registry_for(config, Path(item.path))
     if reg is None:
@@ -234,11 +216,8 @@ NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
 
 
 def missing_kit(exc=None, *, text: str = "") -> str | None:
-    """The one line for a claim that cannot run on a core-only install (no torch...), or None.
-
-    ``exc``: the exception a test, fixture or module import raised; ``text``: its first line
-    ("ModuleNotFoundError: No module named 'torch'") where only that is left (a collection report).
-    """
+    """The one line for a claim that cannot run on a core-only install (no torch...), or None, from
+    the exception ``exc`` raised or, where only that is left, its first line ``text``."""
     name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)

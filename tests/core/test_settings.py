@@ -206,7 +206,7 @@ def test_a_kits_setting_is_an_attribute_and_the_report_records_what_is_marked():
 
 
 def test_two_tables_cannot_declare_one_option():
-    clash = S.OptionTable("a copy", "copy", (S.BY_NAME["report_dir"],))
+    clash = S.OptionTable("a copy", "copy", (BY_NAME["report_dir"],))
 
     class Hook:
         def pytest_claimcheck_options(self):
