@@ -239,7 +239,7 @@ def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **k
     model takes it), as ``generate`` does for a prefill: the vocabulary projection of the other
     positions is ~20% of a GPT-2 small prefill's FLOPs and no next token needs it.
     """
-    params = _forward_params(type(model))
+    params = _forward_params(model.__class__)
     if cache is not None:
         kwargs["cache" if "cache" in params else "past_key_values"] = cache
     if last_only and "logits_to_keep" in params:
