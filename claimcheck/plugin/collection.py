@@ -137,9 +137,32 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
     items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
     if config.pluginmanager.hasplugin("xdist"):
-        for item in items:  # with --dist loadgroup the timing claims share one worker (one measurement)
-            if needs_exclusive(item):
-                item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+        _xdist_groups(state, items)
+
+
+def _xdist_groups(state, items) -> None:
+    """The ``xdist_group`` of each item that must share a worker under ``--dist loadgroup``: the
+    timing claims (one measurement for all), and a citation that is its claim's verdict with the
+    tests of the claim it quotes (whose outcome only their worker knows; it runs after them)."""
+    for item in items:
+        if needs_exclusive(item):
+            item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
+    of_key: dict[str, list] = {}
+    for item in items:
+        for key in {v for k, v in item.user_properties if k == CLAIM_ID_KEY}:
+            of_key.setdefault(key, []).append(item)
+    for item in items:
+        if not (isinstance(item, CitationItem) and item.verdict):
+            continue
+        source = state.registry(item.path).claims[item.claim_id].cites
+        tests = [i for i in of_key.get(source, []) if i is not item]
+        if not tests:
+            continue
+        marks = [m for i in tests for m in i.iter_markers("xdist_group")]
+        group = marks[0].args[0] if marks else f"claimcheck-cites-{source}"
+        for i in [*tests, item]:
+            if i.get_closest_marker("xdist_group") is None:
+                i.add_marker(pytest.mark.xdist_group(group))
 
 
 def _citation_items(rf, reg, done: set) -> list:

@@ -21,6 +21,7 @@ from claimcheck.manuscript import (
 )
 from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
 from claimcheck.plugin.options import registries_of_args
+from claimcheck.plugin.parallel import is_worker
 from claimcheck.plugin.state import (
     line_of_id,
     recorder_for,
@@ -275,10 +276,22 @@ class CitationItem(_ManuscriptItem):
             return
         if citation.status == "not-in-book":
             skip_here(f"{NOT_IN_BOOK}: it quotes {citation.source}, kept as printed")
+        if outcome in (None, NOT_RUN) and self._elsewhere(citation.source):
+            skip_here(
+                f"{citation.source} runs on another pytest-xdist worker, whose outcome this one cannot "
+                "see: run with --dist loadgroup, which keeps a citation beside the claim it quotes"
+            )
         if outcome in (FAILED, ERROR):
             raise ManuscriptDriftError(
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
+
+    def _elsewhere(self, source: str) -> bool:
+        """Whether ``source`` has tests in this run that may run on another xdist worker (one that
+        is not grouped with this item by ``--dist loadgroup``)."""
+        if not is_worker(self.config) or self.config.getoption("loadgroup", False):
+            return False
+        return any((CLAIM_ID_KEY, source) in i.user_properties for i in self.session.items if i is not self)
 
 
 class FormulaItem(_Item):

@@ -10,11 +10,19 @@ run on one machine.
 xdist's controller does not collect: each worker sends the registry paths it loaded in
 ``workeroutput``, and the controller loads them and writes ``claims.json`` once, from every
 worker's reports.
+
+``--dist loadgroup``: the tests of one ``xdist_group`` run on one worker, and every other test with
+its module (so a module's fixtures are built once). claimcheck puts every timing claim in one group
+(each shared measurement taken once) and a citation that is its claim's verdict in its source's
+(whose outcome only that worker knows). xdist 3.8 passes groups to its scheduler by appending them
+to node ids, which pytest 9.2's structured ids no longer allow (pytest-dev/pytest-xdist#1386), so
+each worker writes its groups into the run's folder and :func:`group_scheduler` reads them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import tempfile
 import time
@@ -22,10 +30,15 @@ from pathlib import Path
 
 import pytest
 
+from claimcheck.fileio import write_atomic
+
 LOCK_INPUT_KEY = "claimcheck_lock_dir"  # controller -> worker, in node.workerinput
 REGISTRIES_OUTPUT_KEY = "claimcheck_registries"  # worker -> controller, in config.workeroutput
 LOCK_FILE = "timing.lock"
 TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with --dist loadgroup)
+
+
+GROUPS_FILE = "groups-{}.json"  # in the run's folder: one per worker, nodeid -> xdist group
 
 
 def is_distributed(config) -> bool:
@@ -87,6 +100,12 @@ class XdistSupport:
 
     # --- controller ---------------------------------------------------------------------------
     @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config, log):
+        if self.lock_dir is None or config.getoption("dist", "no") != "loadgroup":
+            return None
+        return group_scheduler(config, log, self.lock_dir)
+
+    @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node):
         if self.lock_dir is not None:
             node.workerinput[LOCK_INPUT_KEY] = str(self.lock_dir)
@@ -132,6 +151,23 @@ class XdistSupport:
         with self.lock.hold(exclusive=False):
             return (yield)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_finish(self, session):
+        """Before xdist tells the controller what this worker collected: write its groups."""
+        config = session.config
+        if self.lock is None or not config.getoption("loadgroup", False):
+            return
+        groups = {}
+        for item in session.items:
+            names = {
+                str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                for m in item.iter_markers("xdist_group")
+            }
+            if names:
+                groups[item.nodeid] = "_".join(sorted(names))
+        name = GROUPS_FILE.format(config.workerinput["workerid"])
+        write_atomic(self.lock.path.parent / name, json.dumps(groups))
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         if self.lock is None:
@@ -142,6 +178,25 @@ class XdistSupport:
     def pytest_sessionfinish(self, session):
         if is_worker(session.config):
             session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
+
+
+def group_scheduler(config, log, folder: Path):
+    """xdist's loadgroup scheduler, reading each test's group from the workers' files in ``folder``
+    (written before each worker reports its collection, so all are there when scheduling starts):
+    a grouped test's scope is its group, any other test's its module."""
+    from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
+
+    class GroupScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:
+                self.groups = {}
+                for path in sorted(folder.glob(GROUPS_FILE.format("*"))):
+                    self.groups.update(json.loads(path.read_text(encoding="utf-8")))
+            return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
+
+    return GroupScheduling(config, log)
 
 
 def timing_overlaps(spans: dict) -> list[tuple[str, str]]:

@@ -89,6 +89,21 @@ def test_a_source_that_failed_fails_its_quote_without_drift(pytester):
     assert "quotes ch15:C10 (500 MB), which failed in this run" in quote["reason"]
 
 
+def test_under_xdist_loadgroup_a_quote_runs_beside_its_source(pytester):
+    """Two workers, the quote's chapter and its source's test in different modules: the quote
+    still learns that its source failed (it runs on the source's worker, after it), as serially."""
+    book(pytester, source=SOURCE.replace('tolerance = "rel:1%"', 'tolerance = "exact"'))
+    for n in range(6):  # more modules of ch15, so the two chapters are not on one worker by chance
+        (pytester.path / "claims" / "ch15" / f"test_other{n}.py").write_text("def test_x():\n    pass\n")
+    done = pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadgroup")
+    done.assert_outcomes(failed=2, passed=6)
+    quote = read_report(pytester).claims.by_key["ch16:C05"]
+    assert (
+        quote["outcome"] == "failed"
+        and "quotes ch15:C10 (500 MB), which failed in this run" in quote["reason"]
+    )
+
+
 def test_a_source_not_in_the_book_is_kept_and_said_never_an_error(pytester, capsys):
     book(pytester, quote=QUOTE.replace('cites = "ch15:C10"', 'cites = "ch19:C03"'))
     run(pytester).assert_outcomes(passed=1, skipped=1)
