@@ -1,15 +1,10 @@
 """The registry's fields as tables: each field of ``claims.toml`` declared once, with its checks.
 
-A :class:`Field` row names the field, its TOML kind, whether it is required, its default, an
-example, a one-line help and the check of its value. From these tables come the registry's
-validation (:func:`check_table`, looped over by :mod:`claimcheck.registry`), the field reference
-(``docs/reference/registry-fields.md``, :mod:`claimcheck.docs`) and the comments of a registry
-that ``claimcheck init`` scaffolds (:func:`comment_lines`), so the three never disagree.
-
-A check sees a value of the field's kind only (the loop reports a wrong kind) and returns the
-value the :class:`~claimcheck.registry.Claim` holds, or raises :class:`FieldError` with one
-message per problem. Rules between fields (a locator binds ``stated``...) are not here: they are
-the named functions of :data:`claimcheck.registry.CLAIM_RULES`.
+From these :class:`Field` rows come the registry's validation (:func:`check_table`), the field
+reference (:mod:`claimcheck.docs`) and the comments of ``claimcheck init``'s scaffold
+(:func:`comment_lines`), so the three never disagree. A check sees a value of the field's kind
+only and returns the value the :class:`~claimcheck.registry.Claim` holds, or raises
+:class:`FieldError`; rules between fields are :data:`claimcheck.registry.CLAIM_RULES`.
 """
 
 from __future__ import annotations
@@ -259,24 +254,32 @@ def _needs(value: list, ctx: Context) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _values(value: dict, ctx: Context) -> MappingProxyType:
-    problems = []
-    for name, v in value.items():
-        if not isinstance(v, str):
-            problems.append(f"{name} = {v!r}: write printed numbers as strings to keep their digits")
-            continue
-        try:
-            printed_number(v)
-        except ValueError as exc:
-            problems.append(f"{name}: {exc}")
-    if problems:
-        raise FieldError(*problems)
-    return MappingProxyType(dict(value))
+def _string_values(why: str, check: Callable[[str], object] | None = None):
+    """A check of a table whose every value is a string (``why`` says why), each passed to ``check``."""
+
+    def run(value: dict, ctx: Context) -> MappingProxyType:
+        problems = []
+        for name, v in value.items():
+            if not isinstance(v, str):
+                problems.append(f"{name} = {v!r}: {why}")
+            elif check is not None:
+                try:
+                    check(v)
+                except ValueError as exc:
+                    problems.append(f"{name}: {exc}")
+        if problems:
+            raise FieldError(*problems)
+        return MappingProxyType(dict(value))
+
+    return run
+
+
+_values = _string_values("write printed numbers as strings to keep their digits", printed_number)
+_inputs = _string_values("must be a string (the text fed to the model)")
 
 
 def _quotes(value: dict, ctx: Context) -> MappingProxyType:
-    """name -> tuple of locators, each short and well-marked (which value a name is and whether its
-    locators bind that number are rules between fields: :mod:`claimcheck.registry`)."""
+    """name -> tuple of locators, each short and well-marked (their binding: :mod:`claimcheck.registry`)."""
     problems, out = [], {}
     for name, locs in value.items():
         locs = [locs] if isinstance(locs, str) else locs
@@ -292,17 +295,6 @@ def _quotes(value: dict, ctx: Context) -> MappingProxyType:
     if problems:
         raise FieldError(*problems)
     return MappingProxyType(out)
-
-
-def _inputs(value: dict, ctx: Context) -> MappingProxyType:
-    bad = [
-        f"{name} = {v!r}: must be a string (the text fed to the model)"
-        for name, v in value.items()
-        if not isinstance(v, str)
-    ]
-    if bad:
-        raise FieldError(*bad)
-    return MappingProxyType(dict(value))
 
 
 def _runner(value: str, ctx: Context) -> str:
