@@ -227,13 +227,9 @@ class TomlTable:
         return next(iter(parsed)) if parsed else None
 
     def statement_key(self, line: int) -> str | None:
-        """The key of the statement that holds file line ``line`` (its own line, or the nearest
-        line above it in this table that starts a statement), or None."""
-        for n in range(line, self.first - 1, -1):
-            key = self.key_at(n)
-            if key is not None:
-                return key
-        return None
+        """The key of the statement that holds file line ``line`` (the nearest key at or above it), or None."""
+        keys = (self.key_at(n) for n in range(line, self.first - 1, -1))
+        return next((key for key in keys if key is not None), None)
 
     def value(self, key: str) -> object | None:
         """The value of ``key = ...`` written on one line of this table, or None (even when the
@@ -327,16 +323,15 @@ def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
     merged = _Merged()
     broken = []
     for t in toml_tables(text):
+        by_statement = t.header in by_line and not t.array and len(t.keys) == 1
         try:
             part = tomllib.loads(t.text)
         except tomllib.TOMLDecodeError as exc:
-            if t.header in by_line and not t.array and len(t.keys) == 1:
-                broken += _read_by_statement(t, merged)
-            else:
-                broken.append(Broken(t, _shift(str(exc), t.first - 1)))
+            broken += (
+                _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
+            )
             continue
         if clash := merged.add(t, part):
-            by_statement = t.header in by_line and not t.array and len(t.keys) == 1
             broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 

@@ -511,18 +511,14 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     for t in fileio.toml_tables(text):
         if t.header != "claims":
             continue
-        if t.array:
-            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"]
-            cid = t.value("id")
-            if lines and isinstance(cid, str):
-                out.setdefault(cid, lines[0])
-        elif len(t.keys) > 1:
-            out.setdefault(_keyed_id(t.keys[1:]), t.first)
+        if t.array:  # the line of its id
+            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"][:1]
         else:
-            for s in t.statements():
-                key = s.key_at(s.first)
-                if key:
-                    out.setdefault(key, s.first)
+            lines = [t.first] if len(t.keys) > 1 else [s.first for s in t.statements()]
+        for line in lines:
+            cid = _claim_id_of(t, line)
+            if cid and not cid.startswith("#"):
+                out.setdefault(cid, line)
     return out
 
 
