@@ -10,6 +10,7 @@ only and returns the value the :class:`~claimcheck.registry.Claim` holds, or rai
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -109,14 +110,16 @@ class Field:
     @property
     def shown_default(self) -> str:
         """The default as TOML text for the reference ("" for a required field or no value)."""
-        d = self.default
-        if self.required or d is None:
-            return ""
-        if isinstance(d, bool):
-            return "true" if d else "false"
-        if isinstance(d, str):
-            return f'"{d}"'
-        return "{}" if isinstance(d, Mapping) else "[]" if isinstance(d, tuple) and not d else repr(d)
+        return "" if self.required or self.default is None else toml_value(self.default)
+
+
+def toml_value(value) -> str:
+    """TOML text of a string, a bool, a list or tuple, or a mapping (an inline table, ``{}`` empty)."""
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(toml_value, value)) + "]"
+    return json.dumps(value, ensure_ascii=False)  # JSON's strings and booleans are TOML's
 
 
 def _cutting(bad: Callable[[str, str], None]) -> Callable[[str, str], None]:

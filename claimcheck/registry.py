@@ -24,20 +24,17 @@ from pathlib import Path
 from types import MappingProxyType
 
 from claimcheck import fileio
+from claimcheck.display import suggest
 from claimcheck.fields import (
     CHAPTER_FIELDS,
     CLAIM_FIELDS,
     ID_RE,
-    MAX_LOCATOR,
-    NEEDS,
     SECTION_FIELDS,
     SHARED_FIELDS,
     WAIVER_FIELDS,
     Context,
     check_table,
-    suggest,
 )
-from claimcheck.fileio import read_input_file
 from claimcheck.formula import FormulaError, evaluate_claim, parse, split_reference
 from claimcheck.interval import parse_decimal
 from claimcheck.keys import CHAPTER_RE, qualify
@@ -45,17 +42,6 @@ from claimcheck.printed import compile_locator, same_printed
 from claimcheck.tolerance import Tolerance
 from claimcheck.units import UnitError, declare, declared_elsewhere
 
-__all__ = [
-    "Claim",
-    "ID_RE",
-    "MAX_LOCATOR",
-    "NEEDS",
-    "Registry",
-    "RegistryIssue",
-    "Section",
-    "Waiver",
-    "load_registry",
-]
 TOP_LEVEL = ("chapter", "units", "runners", "sections", "defaults", "claims", "waivers")
 #: the tables read a statement at a time when broken (each line of ``[claims]`` is a claim)
 BY_LINE = ("claims", "units", "defaults")
@@ -250,7 +236,7 @@ def load_registry(path: str | Path) -> Registry:
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        raw = read_input_file(p)
+        raw = fileio.read_input_file(p)
     except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
@@ -504,7 +490,7 @@ def claim_lines(path) -> dict[str, int]:
 @functools.lru_cache(maxsize=64)
 def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     try:
-        text = read_input_file(Path(path)).decode("utf-8-sig")
+        text = fileio.read_input_file(Path(path)).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return {}
     out: dict[str, int] = {}

@@ -4,7 +4,7 @@ Every number the audit finds (:class:`claimcheck.manuscript.Manuscript`) becomes
 
 - a **draft claim** (``draft = true``): an id, the value as printed, a guessed unit
   (:func:`unit_words`), and a locator: the shortest quote of the number's context (<=
-  :data:`claimcheck.registry.MAX_LOCATOR` characters) that is found in one place only and binds this
+  :data:`claimcheck.fields.MAX_LOCATOR` characters) that is found in one place only and binds this
   number. The same value, unit and counted noun again is a quote of the first draft; a printed
   formula (``a × b = c``) one draft of ``c`` whose ``values`` are its operands; a table row one
   draft whose ``values`` are its other cells;
@@ -19,7 +19,6 @@ passes ``claimcheck validate`` and ``check-manuscript`` at 100% coverage. Determ
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import unicodedata
 from bisect import bisect_right
@@ -27,10 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.fields import comment_lines
+from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
 from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
 from claimcheck.printed import Number
-from claimcheck.registry import MAX_LOCATOR
 from claimcheck.units import UnitError, parse_unit
 
 SUGGESTED = "suggested: "
@@ -197,7 +195,7 @@ class Scaffold:
                 out += [
                     f"# the text prints its arithmetic: {c.formula}",
                     "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_toml(c.proposal)}",
+                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {toml_value(c.proposal)}",
                 ]
             elif c.values:
                 out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
@@ -213,7 +211,7 @@ class Scaffold:
                 "note": c.note or None,
                 "draft": True,
             }
-            out.append(f"{c.id} = {_toml({k: v for k, v in fields.items() if v is not None})}")
+            out.append(f"{c.id} = {toml_value({k: v for k, v in fields.items() if v is not None})}")
         return out
 
 
@@ -860,20 +858,9 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
 
 
 # --- the file -----------------------------------------------------------------------------------
-def _toml(value) -> str:
-    """A TOML value: a string (JSON's escapes are TOML's), ``true``, a list, or a dict as an inline table."""
-    if value is True:
-        return "true"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(map(_toml, value)) + "]"
-    return json.dumps(value, ensure_ascii=False)
-
-
 def _assignments(table: dict) -> list[str]:
     """``key = value`` lines of a table's values that are not None."""
-    return [f"{k} = {_toml(v)}" for k, v in table.items() if v is not None]
+    return [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
 
 
 HEADER = """\
