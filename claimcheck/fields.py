@@ -122,16 +122,6 @@ def toml_value(value) -> str:
     return json.dumps(value, ensure_ascii=False)  # JSON's strings and booleans are TOML's
 
 
-def _cutting(bad: Callable[[str, str], None]) -> Callable[[str, str], None]:
-    """``bad`` with a field name cut at 60 characters and a message at :data:`MAX_MESSAGE`."""
-
-    def report(name: str, message: str) -> None:
-        name = name if len(name) <= 60 else name[:60] + "…"
-        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
-
-    return report
-
-
 def check_table(
     entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
 ) -> dict[str, Any]:
@@ -143,40 +133,43 @@ def check_table(
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
-    bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
+
+    def report(name: str, message: str) -> None:  # a hostile value is quoted by a cut excerpt, never whole
+        name = name if len(name) <= 60 else name[:60] + "…"
+        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
 
     for key in [k for k in entry if k not in by_name] if strict else []:
         unset = [n for n in by_name if n not in entry]
         close = difflib.get_close_matches(key, unset, n=1) if len(key) <= 60 else []
         misspelled.update(close)
         hint = f" (did you mean '{close[0]}'?)" if close else f"; known fields: {', '.join(by_name)}"
-        bad(key, f"unknown field{hint}")
+        report(key, f"unknown field{hint}")
     out: dict[str, Any] = {}
     for f in fields:
         if f.name not in entry:
             if f.required and f.name not in misspelled:
-                bad(f.name, "missing required field")
+                report(f.name, "missing required field")
             elif not f.required:
                 out[f.name] = f.default
             continue
         value = entry[f.name]
         if not f.kind.accepts(value):
-            bad(f.name, f.wrong_kind(value))
+            report(f.name, f.wrong_kind(value))
             continue
         if isinstance(value, str) and len(value) > MAX_TEXT and f.name not in _OWN_LENGTH:
-            bad(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
+            report(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
             why = f": {f.why.format(value=value)}" if f.why else ""
-            bad(f.name, f"must be a non-empty string, got {value!r}{why}")
+            report(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:
             out[f.name] = f.check(value, ctx) if f.check else value
         except FieldError as exc:
             for message in exc.messages:
-                bad(f.name, message)
+                report(f.name, message)
         except ValueError as exc:  # the parsers' own errors say what is wrong
-            bad(f.name, str(exc))
+            report(f.name, str(exc))
     return out
 
 

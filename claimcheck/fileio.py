@@ -45,7 +45,7 @@ def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
         FileNotFoundError, PermissionError, IsADirectoryError: as ``open`` would.
         InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes.
     """
-    limit = MAX_INPUT_BYTES if limit is None else limit
+    limit = MAX_INPUT_BYTES if limit is None else limit  # read at the call: a test may lower it
     st = os.stat(path)
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
@@ -232,8 +232,7 @@ class TomlTable:
         return next((key for key in keys if key is not None), None)
 
     def value(self, key: str) -> object | None:
-        """The value of ``key = ...`` written on one line of this table, or None (even when the
-        table as a whole is not valid TOML)."""
+        """The value of ``key = ...`` written on one line of this table (valid TOML or not), or None."""
         for line in self.text.split("\n"):
             parsed = loads_or_none(line) if "=" in line else None
             if parsed and key in parsed and not isinstance(parsed[key], dict):
@@ -241,8 +240,7 @@ class TomlTable:
         return None
 
     def statements(self) -> list[TomlTable]:
-        """This table's statements after its header: each from a line ``key = ...`` to the line
-        before the next one (comments and continuation lines included)."""
+        """This table's statements after its header, each from a line ``key = ...`` to the next one."""
         lines = self.text.split("\n")
         skip = 1 if self.keys or self.array else 0  # the header line
         starts = [n for n in range(skip, len(lines)) if _KEY_START.match(lines[n])]

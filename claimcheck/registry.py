@@ -54,6 +54,8 @@ ONE_CLAIMS_TABLE = (
     "TOML allows one [claims] table: move this line into the first one, or write the claim as a "
     "[claims.ID] table"
 )
+#: what a clash of claims tables means, by words of tomllib's message
+CLASH_HINTS = (("array of tables", ONE_FORM), ("defined twice", ONE_CLAIMS_TABLE))
 
 
 @dataclass(frozen=True)
@@ -286,10 +288,8 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
         rest = "" if t is None else "; the file's other tables were read"
         if t is not None and t.statement:
             rest = "; the table's other lines and the file's other tables were read"
-        if b.clash and t is not None and t.header == "claims" and "array of tables" in b.message:
-            rest += f" ({ONE_FORM})"
-        elif b.clash and t is not None and t.header == "claims" and "defined twice" in b.message:
-            rest += f" ({ONE_CLAIMS_TABLE})"
+        if b.clash and t is not None and t.header == "claims":
+            rest += next((f" ({why})" for words, why in CLASH_HINTS if words in b.message), "")
         issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)
