@@ -227,7 +227,7 @@ class TomlTable:
         return next(iter(parsed)) if parsed else None
 
     def statement_key(self, line: int) -> str | None:
-        """The key of the statement that holds file line ``line`` (the nearest key at or above it), or None."""
+        """The key of the statement holding file line ``line`` (the nearest key at or above it), or None."""
         keys = (self.key_at(n) for n in range(line, self.first - 1, -1))
         return next((key for key in keys if key is not None), None)
 

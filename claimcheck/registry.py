@@ -465,7 +465,7 @@ def _keyed_id(keys: tuple[str, ...]) -> str:
 
 
 def _field_at(table: fileio.TomlTable, line: int) -> str | None:
-    """The field that file line ``line`` of ``table`` sets (in a ``C02 = {...}`` line: the one with U+FFFD)."""
+    """The field that line ``line`` of ``table`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
     if table.header != "claims" or table.array or len(table.keys) != 1:
         return table.key_at(line)
     here = next((s for s in table.statements() if s.first <= line <= s.last), None)

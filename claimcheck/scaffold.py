@@ -195,7 +195,8 @@ class Scaffold:
                 out += [
                     f"# the text prints its arithmetic: {c.formula}",
                     "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {toml_value(c.proposal)}",
+                    "# with the units' factors (亿 = 1e8, KiB = 1024 B...): "
+                    f"formula = {toml_value(c.proposal)}",
                 ]
             elif c.values:
                 out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
