@@ -1,17 +1,11 @@
 """Write the reference pages from the tables they document: ``python -m claimcheck.docs``.
 
-``docs/reference/registry-fields.md`` comes from :data:`claimcheck.fields.TABLES` and the rules of
-:data:`claimcheck.registry.CLAIM_RULES`; ``docs/reference/options.md`` from
-:data:`claimcheck.settings.OPTIONS` and the ``claimcheck`` command line's parser;
-``docs/reference/units.md`` from :data:`claimcheck.units.UNITS`. So a field, an
-option or a command is documented where it is declared, and the pages cannot fall behind
-(tests/core/test_docs.py compares them with what this module writes). ``--check`` writes nothing
-and exits 1 when a page is not current.
-
-A module, not a ``claimcheck`` subcommand: the pages belong to this repository, not to a project
-that installs claimcheck. The commands' arguments are read from argparse's ``_actions`` (it has no
-public list of them); the page is rendered by this module, not by argparse's help formatter, so
-it is the same on every Python version.
+``docs/reference/registry-fields.md`` comes from :data:`claimcheck.fields.TABLES` and
+:data:`claimcheck.registry.CLAIM_RULES`, ``options.md`` from :data:`claimcheck.settings.OPTIONS`,
+the kits' tables and the command line's parsers, ``units.md`` from :data:`claimcheck.units.UNITS`,
+so the pages cannot fall behind (tests/core/test_docs.py); ``--check`` writes nothing and exits 1
+when a page is not current. A module, not a subcommand: the pages belong to this repository.
+Commands' arguments are read from argparse's ``_actions`` (it has no public list of them).
 """
 
 from __future__ import annotations
@@ -34,6 +28,11 @@ REGENERATE = "python -m claimcheck.docs"
 def _cell(text: object) -> str:
     """Text for a Markdown table cell: pipes escaped, on one line."""
     return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _head(*names: str) -> list[str]:
+    """A Markdown table's header and rule lines."""
+    return [f"| {' | '.join(names)} |", "|---" * len(names) + "|"]
 
 
 def _code(text: str) -> str:
@@ -64,10 +63,9 @@ def registry_fields() -> str:
             "",
             what[0].upper() + what[1:] + ".",
             "",
-            "| field | type | required | default | shared | example | meaning |"
-            if claims
-            else "| field | type | required | default | example | meaning |",
-            "|---|---|---|---|---|---|---|" if claims else "|---|---|---|---|---|---|",
+            *_head(
+                "field", "type", "required", "default", *(["shared"] if claims else []), "example", "meaning"
+            ),
         ]
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
@@ -80,7 +78,7 @@ def registry_fields() -> str:
             out += _claims_forms()
             out += ["Rules between a claim's fields, checked after each field's own check:", ""]
             out += [f"- {' '.join((rule.__doc__ or '').split()).replace('``', '`')}" for rule in CLAIM_RULES]
-            out += ["", "The words of `needs`:", "", "| need | the claim needs |", "|---|---|"]
+            out += ["", "The words of `needs`:", "", *_head("need", "the claim needs")]
             out += [f"| `{name}` | {_cell(words)} |" for name, words in NEEDS.items()]
             out.append("")
     return "\n".join(out)
@@ -126,8 +124,7 @@ def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
     found: list[tuple[str, str, argparse.ArgumentParser]] = []
 
     class Commands:
-        """Stands in for argparse's subparsers while each module registers its commands, keeping each
-        command's help line (argparse keeps it privately)."""
+        """argparse's subparsers, keeping each command's help line (argparse keeps it privately)."""
 
         def __init__(self, real) -> None:
             self.real = real
@@ -160,9 +157,8 @@ def _default(action: argparse.Action) -> str:
 
 
 def kit_option_tables() -> list:
-    """The option tables of the kits installed with claimcheck: each ``pytest11`` entry point of the
-    claimcheck distribution whose module answers ``pytest_claimcheck_options`` (loaded by name, so
-    the core imports no kit)."""
+    """The option tables of the kits installed with claimcheck: each of its ``pytest11`` entry points
+    that answers ``pytest_claimcheck_options`` (loaded by name: the core imports no kit)."""
     tables = []
     for ep in entry_points(group="pytest11"):
         if ep.dist is None or ep.dist.name != "claimcheck":
@@ -180,15 +176,9 @@ def options() -> str:
     def default(o: Option) -> str:
         if o.kind == "append" or o.default is None:
             return ""
-        return _code(
-            "on"
-            if o.default is True
-            else "off"
-            if o.default is False
-            else f"{o.default:g}"
-            if isinstance(o.default, float)
-            else str(o.default)
-        )
+        if isinstance(o.default, bool):
+            return _code("on" if o.default else "off")
+        return _code(f"{o.default:g}" if isinstance(o.default, float) else str(o.default))
 
     source = "claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"
     out = [
@@ -212,7 +202,7 @@ def options() -> str:
                 f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's.",
                 "",
             ]
-        out += ["| option | environment | ini key | default | meaning |", "|---|---|---|---|---|"]
+        out += _head("option", "environment", "ini key", "default", "meaning")
         for o in table.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
             out.append(
@@ -235,8 +225,7 @@ def options() -> str:
             "",
             " ".join((parser.description or words).split()),
             "",
-            "| argument | default | meaning |",
-            "|---|---|---|",
+            *_head("argument", "default", "meaning"),
         ]
         out += [
             f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
@@ -262,8 +251,7 @@ def units_page() -> str:
         "",
         "## The kit's units",
         "",
-        "| unit | also written | defined as | what it is |",
-        "|---|---|---|---|",
+        *_head("unit", "also written", "defined as", "what it is"),
     ]
     for definition, meaning in UNITS:
         name, value, *aliases = (part.strip() for part in definition.split("="))
@@ -318,8 +306,7 @@ def stale(root: Path) -> list[str]:
 
 
 def main(argv=None) -> int:
-    """Write the pages under ``--root`` (default: the current folder), or with ``--check`` only say
-    which are stale (exit 1)."""
+    """Write the pages under ``--root``, or with ``--check`` say which are stale (exit 1); the exit status."""
     parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=".", help="the repository's root (default: the current folder)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a page is not current")

@@ -1,20 +1,16 @@
 """The registry's fields as tables: each field of ``claims.toml`` declared once, with its checks.
 
-A :class:`Field` row names the field, its TOML kind, whether it is required, its default, an
-example, a one-line help and the check of its value. From these tables come the registry's
-validation (:func:`check_table`, looped over by :mod:`claimcheck.registry`), the field reference
-(``docs/reference/registry-fields.md``, :mod:`claimcheck.docs`) and the comments of a registry
-that ``claimcheck init`` scaffolds (:func:`comment_lines`), so the three never disagree.
-
-A check sees a value of the field's kind only (the loop reports a wrong kind) and returns the
-value the :class:`~claimcheck.registry.Claim` holds, or raises :class:`FieldError` with one
-message per problem. Rules between fields (a locator binds ``stated``...) are not here: they are
-the named functions of :data:`claimcheck.registry.CLAIM_RULES`.
+From these :class:`Field` rows come the registry's validation (:func:`check_table`), the field
+reference (:mod:`claimcheck.docs`) and the comments of ``claimcheck init``'s scaffold
+(:func:`comment_lines`), so the three never disagree. A check sees a value of the field's kind
+only and returns the value the :class:`~claimcheck.registry.Claim` holds, or raises
+:class:`FieldError`; rules between fields are :data:`claimcheck.registry.CLAIM_RULES`.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -114,24 +110,16 @@ class Field:
     @property
     def shown_default(self) -> str:
         """The default as TOML text for the reference ("" for a required field or no value)."""
-        d = self.default
-        if self.required or d is None:
-            return ""
-        if isinstance(d, bool):
-            return "true" if d else "false"
-        if isinstance(d, str):
-            return f'"{d}"'
-        return "{}" if isinstance(d, Mapping) else "[]" if isinstance(d, tuple) and not d else repr(d)
+        return "" if self.required or self.default is None else toml_value(self.default)
 
 
-def _cutting(bad: Callable[[str, str], None]) -> Callable[[str, str], None]:
-    """``bad`` with a field name cut at 60 characters and a message at :data:`MAX_MESSAGE`."""
-
-    def report(name: str, message: str) -> None:
-        name = name if len(name) <= 60 else name[:60] + "…"
-        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
-
-    return report
+def toml_value(value) -> str:
+    """TOML text of a string, a bool, a list or tuple, or a mapping (an inline table, ``{}`` empty)."""
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(toml_value, value)) + "]"
+    return json.dumps(value, ensure_ascii=False)  # JSON's strings and booleans are TOML's
 
 
 def check_table(
@@ -145,40 +133,43 @@ def check_table(
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
-    bad = _cutting(bad)  # a hostile value is quoted by a cut excerpt, never whole
+
+    def report(name: str, message: str) -> None:  # a hostile value is quoted by a cut excerpt, never whole
+        name = name if len(name) <= 60 else name[:60] + "…"
+        bad(name, message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "… (cut)")
 
     for key in [k for k in entry if k not in by_name] if strict else []:
         unset = [n for n in by_name if n not in entry]
         close = difflib.get_close_matches(key, unset, n=1) if len(key) <= 60 else []
         misspelled.update(close)
         hint = f" (did you mean '{close[0]}'?)" if close else f"; known fields: {', '.join(by_name)}"
-        bad(key, f"unknown field{hint}")
+        report(key, f"unknown field{hint}")
     out: dict[str, Any] = {}
     for f in fields:
         if f.name not in entry:
             if f.required and f.name not in misspelled:
-                bad(f.name, "missing required field")
+                report(f.name, "missing required field")
             elif not f.required:
                 out[f.name] = f.default
             continue
         value = entry[f.name]
         if not f.kind.accepts(value):
-            bad(f.name, f.wrong_kind(value))
+            report(f.name, f.wrong_kind(value))
             continue
         if isinstance(value, str) and len(value) > MAX_TEXT and f.name not in _OWN_LENGTH:
-            bad(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
+            report(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
             why = f": {f.why.format(value=value)}" if f.why else ""
-            bad(f.name, f"must be a non-empty string, got {value!r}{why}")
+            report(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:
             out[f.name] = f.check(value, ctx) if f.check else value
         except FieldError as exc:
             for message in exc.messages:
-                bad(f.name, message)
+                report(f.name, message)
         except ValueError as exc:  # the parsers' own errors say what is wrong
-            bad(f.name, str(exc))
+            report(f.name, str(exc))
     return out
 
 
@@ -259,24 +250,32 @@ def _needs(value: list, ctx: Context) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _values(value: dict, ctx: Context) -> MappingProxyType:
-    problems = []
-    for name, v in value.items():
-        if not isinstance(v, str):
-            problems.append(f"{name} = {v!r}: write printed numbers as strings to keep their digits")
-            continue
-        try:
-            printed_number(v)
-        except ValueError as exc:
-            problems.append(f"{name}: {exc}")
-    if problems:
-        raise FieldError(*problems)
-    return MappingProxyType(dict(value))
+def _string_values(why: str, check: Callable[[str], object] | None = None):
+    """A check of a table whose every value is a string (``why`` says why), each passed to ``check``."""
+
+    def run(value: dict, ctx: Context) -> MappingProxyType:
+        problems = []
+        for name, v in value.items():
+            if not isinstance(v, str):
+                problems.append(f"{name} = {v!r}: {why}")
+            elif check is not None:
+                try:
+                    check(v)
+                except ValueError as exc:
+                    problems.append(f"{name}: {exc}")
+        if problems:
+            raise FieldError(*problems)
+        return MappingProxyType(dict(value))
+
+    return run
+
+
+_values = _string_values("write printed numbers as strings to keep their digits", printed_number)
+_inputs = _string_values("must be a string (the text fed to the model)")
 
 
 def _quotes(value: dict, ctx: Context) -> MappingProxyType:
-    """name -> tuple of locators, each short and well-marked (which value a name is and whether its
-    locators bind that number are rules between fields: :mod:`claimcheck.registry`)."""
+    """name -> tuple of locators, each short and well-marked (their binding: :mod:`claimcheck.registry`)."""
     problems, out = [], {}
     for name, locs in value.items():
         locs = [locs] if isinstance(locs, str) else locs
@@ -292,17 +291,6 @@ def _quotes(value: dict, ctx: Context) -> MappingProxyType:
     if problems:
         raise FieldError(*problems)
     return MappingProxyType(out)
-
-
-def _inputs(value: dict, ctx: Context) -> MappingProxyType:
-    bad = [
-        f"{name} = {v!r}: must be a string (the text fed to the model)"
-        for name, v in value.items()
-        if not isinstance(v, str)
-    ]
-    if bad:
-        raise FieldError(*bad)
-    return MappingProxyType(dict(value))
 
 
 def _runner(value: str, ctx: Context) -> str:

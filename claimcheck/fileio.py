@@ -4,6 +4,7 @@ breaks nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -27,10 +28,8 @@ _KINDS = {
 
 
 class InputFileError(OSError):
-    """An input file claimcheck will not read: not a regular file, or over its size limit.
-
-    An :class:`OSError` whose ``strerror`` is the whole reason, so that every handler of an
-    unreadable file (``exc.strerror``) reports it as it reports a missing one."""
+    """An input file claimcheck will not read (not a regular file, or too large): an :class:`OSError`
+    whose ``strerror`` is the whole reason, so that it is reported as a missing file is."""
 
     def __init__(self, path, reason: str) -> None:
         super().__init__(errno.EINVAL, reason)
@@ -38,17 +37,15 @@ class InputFileError(OSError):
 
 
 def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
-    """Check, without opening it, that ``path`` is a regular file (symbolic links followed) of at
-    most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`); return its ``os.stat`` result.
-
-    A device (``/dev/zero``) would be read forever, a FIFO would block the open itself: both are
-    refused from their file type, before any open.
+    """Check, without opening it (a FIFO would block the open, a device be read forever), that
+    ``path`` is a regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`); return
+    its ``os.stat`` result.
 
     Raises:
         FileNotFoundError, PermissionError, IsADirectoryError: as ``open`` would.
         InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes.
     """
-    limit = MAX_INPUT_BYTES if limit is None else limit
+    limit = MAX_INPUT_BYTES if limit is None else limit  # read at the call: a test may lower it
     st = os.stat(path)
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
@@ -63,13 +60,9 @@ def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
 
 
 def read_input_file(path, *, limit: int | None = None) -> bytes:
-    """The bytes of a regular input file of at most ``limit`` bytes (default
-    :data:`MAX_INPUT_BYTES`): a manuscript, a registry, a report, a plot; the one way claimcheck
-    reads its inputs.
-
-    The file type is checked with ``os.stat`` before opening (:func:`check_input_file`); the open
-    is non-blocking and the opened file checked again, so a FIFO swapped in between never blocks;
-    at most ``limit + 1`` bytes are read, so a file that grows meanwhile is refused, not read whole.
+    """The bytes of a regular input file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`):
+    the one way claimcheck reads its inputs. Checked before the open (:func:`check_input_file`), which
+    is non-blocking, and after it; at most ``limit + 1`` bytes are read (a growing file is refused).
 
     Raises:
         OSError: missing, a folder, unreadable (as ``open``); :class:`InputFileError` for a device,
@@ -93,10 +86,9 @@ LEFTOVER_AGE_S = 600.0
 
 
 def not_ours(path) -> str | None:
-    """Why the report ``path`` (a ``claims.json``) must not be overwritten: it is not a regular
-    file, or it is JSON that claimcheck did not write (ours is an object with an integer
-    ``schema`` and a ``claims`` list, or a ``generator`` starting "claimcheck"). None when there
-    is no file, when it is ours, or when it is not JSON at all (a leftover cut short, replaced).
+    """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or
+    JSON claimcheck did not write (ours has an integer ``schema`` and a ``claims`` list, or a
+    ``generator`` "claimcheck..."). None when missing, ours, or not JSON (a write cut short).
     """
     try:
         raw = read_input_file(path)
@@ -124,14 +116,10 @@ def _temp_prefix(name: str) -> str:
 
 
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
-    """Write ``data`` to ``path`` atomically: a temporary file unique to this call in the same
-    folder (``.<name>.<pid>.<random>.tmp``), flushed and fsync'd, then renamed over the old file,
-    and the folder synced so that the rename survives a crash.
-
-    A reader sees the old file or the new one, never a mixture; a run killed half-way leaves at
-    most a ``.<name>.*.tmp`` file behind, which no later run reads or trips over (each write has
-    its own temporary name; :func:`remove_leftovers` deletes old ones). The folder is created
-    when missing.
+    """Write ``data`` to ``path`` atomically (the folder created when missing): a temporary file of
+    this call (``.<name>.<pid>.<random>.tmp``), fsync'd, renamed over the old file, the folder synced.
+    A reader sees the old file or the new one; a killed run leaves at most a ``.tmp`` file, which no
+    run reads (:func:`remove_leftovers` deletes old ones).
 
     Raises:
         OSError: the folder cannot be created or written (the old file is then left as it was).
@@ -150,10 +138,8 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _sync_folder(path.parent)
 
@@ -162,23 +148,17 @@ def _sync_folder(folder: Path) -> None:
     """fsync a folder (POSIX), so that a rename in it is durable; a no-op where unsupported."""
     if os.name != "posix":
         return
-    try:
+    with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) -> list[Path]:
-    """Delete the temporary files that killed runs left beside the reports ``names`` in ``folder``
-    (``.claims.json.*.tmp``...), when older than ``older_than_s``; return what was deleted.
-
-    Never raises: a leftover that cannot be deleted is left (it breaks nothing, see :func:`write_atomic`).
+    """Delete the temporary files older than ``older_than_s`` that killed runs left beside the reports
+    ``names`` in ``folder``; return what was deleted. Never raises (an undeletable one is left).
     """
     folder = Path(folder)
     gone = []
@@ -199,12 +179,9 @@ LOCK_TIMEOUT_S = 120.0
 
 
 def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
-    """A file lock (``.<name>.lock`` beside ``path``) held around a read-merge-write of ``path``.
-
-    Two runs of one checkout that both keep the other's rows (:mod:`claimcheck.partial`) would
-    otherwise read the same old report and the later write would drop the earlier run's rows.
-    The critical section is milliseconds; waiting longer than ``timeout`` raises
-    ``filelock.Timeout`` (a run stuck while holding it).
+    """A file lock (``.<name>.lock`` beside ``path``) held around a read-merge-write of ``path``, so
+    that two runs keeping each other's rows (:mod:`claimcheck.partial`) lose none; waiting longer
+    than ``timeout`` raises ``filelock.Timeout``.
     """
     from filelock import FileLock
 
@@ -213,16 +190,10 @@ def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
     return FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
 
 
-# ---
-# Read a TOML file with tomllib so that one broken table costs only itself, and say where a line is.
-#
-# tomllib reads a file whole or not at all, and gives no positions. A registry must survive one
-# broken claim and place an undecodable byte in its claim, so this module knows two things about
-# TOML's layout: a table starts at a header line (``[chapter]``, ``[[claims]]``, ``[claims.C05]``),
-# and in a table a statement starts at a line ``key = ...`` (a one-line claim ``C02 = { ... }``).
-# Every header, key and value is still read by tomllib itself; no other TOML reader exists in
-# claimcheck. A header-like or key-like line inside a multi-line string is taken for one: at worst,
-# a broken file's recovery splits a table or a statement in two.
+# --- TOML, read by tomllib so that one broken table costs only itself. tomllib reads a file whole or
+# not at all, without positions; so this knows that a table starts at a header line and a statement
+# at a line ``key = ...``, and has tomllib read each. A header-like line inside a multi-line string
+# is taken for one: at worst, a broken file's recovery splits a table in two.
 
 # a line that starts a statement: a (dotted, maybe quoted) key and "="
 _KEY_START = re.compile(
@@ -232,10 +203,9 @@ _KEY_START = re.compile(
 
 @dataclass(frozen=True)
 class TomlTable:
-    """A table of the file as text: its header's first key (``""`` before the first header), its
-    first and last line (1-based) and its text; ``keys``, the header's whole path (``("claims",
-    "C05")`` for ``[claims.C05]``); ``array``, whether the header is ``[[...]]``. A statement of a
-    table (:meth:`statements`) is a TomlTable too, with its table's header and its own lines."""
+    """A table of the file as text: its header's first key (``""`` before any), its 1-based first and
+    last line, its text, the header's ``keys`` (``("claims", "C05")``), whether it is ``[[...]]``; or
+    one of its :meth:`statements`, with its table's header and its own lines."""
 
     header: str
     first: int
@@ -257,17 +227,12 @@ class TomlTable:
         return next(iter(parsed)) if parsed else None
 
     def statement_key(self, line: int) -> str | None:
-        """The key of the statement that holds file line ``line`` (its own line, or the nearest
-        line above it in this table that starts a statement), or None."""
-        for n in range(line, self.first - 1, -1):
-            key = self.key_at(n)
-            if key is not None:
-                return key
-        return None
+        """The key of the statement holding file line ``line`` (the nearest key at or above it), or None."""
+        keys = (self.key_at(n) for n in range(line, self.first - 1, -1))
+        return next((key for key in keys if key is not None), None)
 
     def value(self, key: str) -> object | None:
-        """The value of ``key = ...`` written on one line of this table, or None (even when the
-        table as a whole is not valid TOML)."""
+        """The value of ``key = ...`` written on one line of this table (valid TOML or not), or None."""
         for line in self.text.split("\n"):
             parsed = loads_or_none(line) if "=" in line else None
             if parsed and key in parsed and not isinstance(parsed[key], dict):
@@ -275,8 +240,7 @@ class TomlTable:
         return None
 
     def statements(self) -> list[TomlTable]:
-        """This table's statements after its header: each from a line ``key = ...`` to the line
-        before the next one (comments and continuation lines included)."""
+        """This table's statements after its header, each from a line ``key = ...`` to the next one."""
         lines = self.text.split("\n")
         skip = 1 if self.keys or self.array else 0  # the header line
         starts = [n for n in range(skip, len(lines)) if _KEY_START.match(lines[n])]
@@ -298,8 +262,7 @@ def loads_or_none(text: str) -> dict | None:
 
 
 def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
-    """``(keys, array)`` of a header line (``[claims."C30.text"]`` -> ``(("claims", "C30.text"),
-    False)``), or None for any other line."""
+    """``(keys, array)`` of a header line (``[claims.C05]`` -> ``(("claims", "C05"), False)``), or None."""
     stripped = line.lstrip()
     parsed = loads_or_none(line) if stripped.startswith("[") else None
     if not parsed:
@@ -337,8 +300,7 @@ def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
 
 @dataclass(frozen=True)
 class Broken:
-    """A table (or one statement of a table read a line at a time) that is not valid TOML, or that
-    clashes with an earlier table (None: the file's error, when every table reads alone)."""
+    """A table or statement that is not valid TOML or clashes with an earlier one (None: the file)."""
 
     table: TomlTable | None
     message: str  # tomllib's message, its line numbers counted in the whole file
@@ -348,12 +310,9 @@ class Broken:
 def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
     """The file's data and its broken tables (``[]`` when the file is valid TOML).
 
-    After a syntax error, each table is read alone and the good ones are merged, so only the
-    broken ones are lost; a table whose header is one of ``by_line`` (``[claims]``, whose every
-    line is a claim) is read a statement at a time when it is broken, so only its broken
-    statements are lost. A table that clashes with an earlier one (defined twice, or a table
-    where an array is) is broken too. When every table reads alone and none clashes, the file's
-    own error is the one :class:`Broken` and the data is empty.
+    After a syntax error each table is read alone (one whose header is in ``by_line``, a statement
+    at a time) and the good ones are merged; a broken or clashing one is a :class:`Broken`. When
+    every table reads alone and none clashes, the file's own error is the one :class:`Broken`.
     """
     try:
         return tomllib.loads(text), []
@@ -362,23 +321,21 @@ def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
     merged = _Merged()
     broken = []
     for t in toml_tables(text):
+        by_statement = t.header in by_line and not t.array and len(t.keys) == 1
         try:
             part = tomllib.loads(t.text)
         except tomllib.TOMLDecodeError as exc:
-            if t.header in by_line and not t.array and len(t.keys) == 1:
-                broken += _read_by_statement(t, merged)
-            else:
-                broken.append(Broken(t, _shift(str(exc), t.first - 1)))
+            broken += (
+                _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
+            )
             continue
         if clash := merged.add(t, part):
-            by_statement = t.header in by_line and not t.array and len(t.keys) == 1
             broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 
 
 def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
-    """Read a broken table a statement at a time, each under its header: the good ones are merged,
-    each bad one is one :class:`Broken` (its lines, and tomllib's message at the file's line)."""
+    """Read a broken table a statement at a time under its header: merge the good, return the bad."""
     header = table.text.split("\n", 1)[0]
     broken = []
     for s in table.statements():
@@ -395,8 +352,7 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
 
 
 class _Merged:
-    """The data of the tables read so far, and the key paths they defined (a path defined twice
-    is a clash, as tomllib says of a whole file)."""
+    """The data of the tables read so far and the key paths they defined (one defined twice clashes)."""
 
     def __init__(self) -> None:
         self.data: dict = {}

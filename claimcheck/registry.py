@@ -1,28 +1,17 @@
 """The claims registry: a TOML file of claims, validated one claim at a time.
 
-A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, an optional
-``[units]`` table declaring units of its own (:func:`claimcheck.units.declare`), optional
-``[runners.<name>]`` tables naming the machines on which machine-bound figures were taken, a
-``[[sections]]`` array (the chapter's sections, in order), a ``[defaults]`` table (claim fields
-every claim takes unless it sets them: :data:`claimcheck.fields.SHARED_FIELDS`), the claims and a
-``[[waivers]]`` array (the manuscript's numbers that are not claims, so that the number audit can
-reach 100%). Claims are a ``[claims]`` table keyed by id (a line ``C02 = { ... }`` or a table
-``[claims.C05]`` each), or a ``[[claims]]`` array of tables with an ``id``; :func:`claim_entries`
-turns either into one list of tables with their ``id``, so that nothing after it knows the form.
-Their fields are declared once, in :mod:`claimcheck.fields`; the reference generated from it is
-``docs/reference/registry-fields.md``. This module loops over those tables, then applies the few
-rules between fields (:data:`CLAIM_RULES`) and across claims (duplicate ids, formulas naming
-other claims).
+A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, optional ``[units]``
+(:func:`claimcheck.units.declare`) and ``[runners.<name>]`` tables (the machines of machine-bound
+figures), ``[[sections]]``, ``[defaults]`` (:data:`claimcheck.fields.SHARED_FIELDS`), the claims
+(a ``[claims]`` table keyed by id, or a ``[[claims]]`` array: :func:`claim_entries` makes both one
+list) and ``[[waivers]]`` (numbers that are not claims). The fields are declared in
+:mod:`claimcheck.fields`; this module loops over them, then applies the rules between fields
+(:data:`CLAIM_RULES`) and across claims (duplicate ids, formulas naming other claims).
 
-A locator binds the number it prints that equals the value it stands for (``locator`` stands
-for ``stated``); when it prints one number only, that number is bound whatever it says, so a
-mismatch shows as drift. Other numbers in a locator are context. ``¦`` in a locator marks the
-boundary of numbers the manuscript prints glued together (``"256¦8.41 s"``); see
-:mod:`claimcheck.printed` and :mod:`claimcheck.manuscript`.
-
-Loading never stops at the first problem: every malformed claim becomes one
-:class:`RegistryIssue` naming the file, the claim id and the field, and every other claim is
-still loaded.
+A locator binds the number it prints that equals the value it stands for (``locator``: ``stated``);
+``¦`` marks where the manuscript glues two numbers (:mod:`claimcheck.printed`). Loading never stops
+at the first problem: each is one :class:`RegistryIssue` naming the file, the claim id and the
+field, and every other claim is still loaded.
 """
 
 from __future__ import annotations
@@ -35,20 +24,17 @@ from pathlib import Path
 from types import MappingProxyType
 
 from claimcheck import fileio
+from claimcheck.display import suggest
 from claimcheck.fields import (
     CHAPTER_FIELDS,
     CLAIM_FIELDS,
     ID_RE,
-    MAX_LOCATOR,
-    NEEDS,
     SECTION_FIELDS,
     SHARED_FIELDS,
     WAIVER_FIELDS,
     Context,
     check_table,
-    suggest,
 )
-from claimcheck.fileio import read_input_file
 from claimcheck.formula import FormulaError, evaluate_claim, parse, split_reference
 from claimcheck.interval import parse_decimal
 from claimcheck.keys import CHAPTER_RE, qualify
@@ -56,17 +42,6 @@ from claimcheck.printed import compile_locator, same_printed
 from claimcheck.tolerance import Tolerance
 from claimcheck.units import UnitError, declare, declared_elsewhere
 
-__all__ = [
-    "Claim",
-    "ID_RE",
-    "MAX_LOCATOR",
-    "NEEDS",
-    "Registry",
-    "RegistryIssue",
-    "Section",
-    "Waiver",
-    "load_registry",
-]
 TOP_LEVEL = ("chapter", "units", "runners", "sections", "defaults", "claims", "waivers")
 #: the tables read a statement at a time when broken (each line of ``[claims]`` is a claim)
 BY_LINE = ("claims", "units", "defaults")
@@ -79,6 +54,8 @@ ONE_CLAIMS_TABLE = (
     "TOML allows one [claims] table: move this line into the first one, or write the claim as a "
     "[claims.ID] table"
 )
+#: what a clash of claims tables means, by words of tomllib's message
+CLASH_HINTS = (("array of tables", ONE_FORM), ("defined twice", ONE_CLAIMS_TABLE))
 
 
 @dataclass(frozen=True)
@@ -223,10 +200,8 @@ class Registry:
     def unknown_id_message(self, claim_id: str, untested=None, scope: str = " in this run") -> str:
         """Why a test names ``claim_id`` and this registry has no such claim, with the likeliest fix.
 
-        ``untested``: the registry ids that no test of this run covers, when known. A test whose
-        claim was renamed in the registry is then pointed at the id that lost its test (the rename),
-        rather than at whichever declared id happens to look alike. ``scope`` ends the phrase
-        "without a test ..." (" in this run", or "" for every test module beside the registry).
+        ``untested``: the ids no test covers, when known: a renamed claim is then pointed at the id
+        that lost its test. ``scope`` ends "without a test ..." (" in this run", or "").
         """
         orphans = [i for i in self.all_ids if untested is not None and i in untested]
         close = difflib.get_close_matches(claim_id, orphans or self.all_ids, n=1)
@@ -250,32 +225,20 @@ class Registry:
 
 
 def load_registry(path: str | Path) -> Registry:
-    """Load and validate a registry file.
+    """Load and validate a registry file: a :class:`Registry` of every valid claim and every problem.
 
-    Returns a :class:`Registry` whose ``claims`` holds every valid claim and whose ``issues``
-    lists every problem, each naming the file, the claim id and the field (or the line). Nothing
-    is lost to a local problem:
-
-    - a byte that is not UTF-8 is reported with its line and the claim whose table or line holds
-      it (that claim is invalid); the rest of the file is read as usual;
-    - a TOML syntax error is reported with its line and the claim it breaks, and the file's other
-      tables (each ``[[claims]]`` or ``[claims.C05]``, ``[[waivers]]``, ``[chapter]``...) are still
-      read one by one, and the other lines of ``[claims]`` (``C02 = {...}``) one by one; a table
-      that clashes with another (both forms of claims in one file, a claim defined twice) costs
-      only its own claims;
-    - a bad ``[defaults]`` field is one problem (``defaults.unit``); the claims that take it are
-      invalid by that problem;
-    - a file that declares no claim at all is a problem (it would check nothing);
-    - with ``id_pattern`` in ``[chapter]`` (a regular expression for the id before any
-      ``.part``, such as ``"C\\d{2}"``), an id that does not match it is a problem.
-
-    Never raises for the file's content; an unreadable file is a single file-level issue.
+    Each issue names the file, the claim id and the field (or the line), and costs only its own
+    claim: a byte that is not UTF-8 or a TOML syntax error invalidates the claim whose table or
+    ``[claims]`` line holds it (the other tables and lines are still read,
+    :func:`claimcheck.fileio.read_toml`); a bad ``[defaults]`` field is one issue that invalidates
+    the claims taking it; a file without claims, or an id not matching ``[chapter] id_pattern``, is
+    an issue. Never raises for the file's content; an unreadable file is a single file-level issue.
     """
     p = Path(path)
     shown = str(p)
     reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        raw = read_input_file(p)
+        raw = fileio.read_input_file(p)
     except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
@@ -314,8 +277,7 @@ def load_registry(path: str | Path) -> Registry:
 
 
 def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
-    """One issue per broken table or line (:func:`claimcheck.fileio.read_toml`), naming its claim
-    (which is invalid) or, for a line of another keyed table, ``table.key``."""
+    """One issue per broken table or line, naming its claim (invalid) or, in another table, ``table.key``."""
     for b in broken:
         t = b.table
         cid = _claim_id_of(t)
@@ -326,18 +288,15 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
         rest = "" if t is None else "; the file's other tables were read"
         if t is not None and t.statement:
             rest = "; the table's other lines and the file's other tables were read"
-        if b.clash and t is not None and t.header == "claims" and "array of tables" in b.message:
-            rest += f" ({ONE_FORM})"
-        elif b.clash and t is not None and t.header == "claims" and "defined twice" in b.message:
-            rest += f" ({ONE_CLAIMS_TABLE})"
+        if b.clash and t is not None and t.header == "claims":
+            rest += next((f" ({why})" for words, why in CLASH_HINTS if words in b.message), "")
         issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)
 
 
 def _check_top_level(data: dict, reg: Registry) -> None:
-    """An unknown top-level table is a problem; a ``chapter`` or ``runners`` that is not a table
-    is one, and reads as empty (``data`` is changed)."""
+    """Report unknown top-level tables, and a ``chapter`` or ``runners`` that is no table (made empty)."""
     for key in sorted(set(data) - set(TOP_LEVEL)):
         reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
     for key in ("chapter", "runners"):
@@ -347,8 +306,7 @@ def _check_top_level(data: dict, reg: Registry) -> None:
 
 
 def _load_runners(runners: dict, reg: Registry) -> dict:
-    """``[runners]``: name -> table; a runner without a description is kept (its claims still
-    name it) and said once."""
+    """``[runners]``: name -> table; a runner without a description is kept, and said once."""
     out = {}
     for name, runner in runners.items():
         if not isinstance(runner, dict):
@@ -374,8 +332,7 @@ class _Defaults:
 
 
 def _load_defaults(table, reg: Registry, ctx: Context) -> _Defaults:
-    """Check ``[defaults]``: each field is a shared claim field (:data:`SHARED_FIELDS`) with a good
-    value; every problem is one issue naming ``defaults.<field>``, however many claims take it."""
+    """Check ``[defaults]`` against :data:`SHARED_FIELDS`: one issue per bad ``defaults.<field>``."""
     if not isinstance(table, dict):
         reg.add(None, "defaults", "must be a table ([defaults]: field = value, for every claim)")
         return _Defaults()
@@ -401,12 +358,10 @@ def _load_defaults(table, reg: Registry, ctx: Context) -> _Defaults:
 
 
 def claim_entries(raw, reg: Registry) -> list | None:
-    """The claims of a registry as one list of tables, each with its ``id``, whatever their form.
-
-    ``raw`` is the file's ``claims``: a list (``[[claims]]``) or a table keyed by id (``C02 = {...}``
-    lines, ``[claims.C05]`` tables). A keyed claim that is not a table, names another ``id`` or is
-    a table of tables (``[claims.C30.text]``: its id was not quoted) is an issue of that claim and
-    left out. None (with an issue) when ``claims`` is neither.
+    """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables
+    with their ``id``; a keyed claim that is no table, names another ``id`` or is a table of tables
+    (``[claims.C30.text]``, unquoted) is an issue of its own and left out. None (with an issue) when
+    ``claims`` is neither.
     """
     if isinstance(raw, list):
         return [_split_keyed(entry, reg) for entry in raw]
@@ -439,8 +394,7 @@ def claim_entries(raw, reg: Registry) -> list | None:
 
 
 def _split_keyed(entry, reg: Registry):
-    """A ``[[claims]]`` table less the claims that TOML read into it: a ``[claims.C05]`` header after
-    ``[[claims]]`` tables is a table inside the last one (an issue of C05, which is left out)."""
+    """A ``[[claims]]`` table less the ``[claims.C05]`` tables TOML read into it (each an issue)."""
     if not isinstance(entry, dict):
         return entry
     inside = [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]
@@ -451,9 +405,7 @@ def _split_keyed(entry, reg: Registry):
 
 
 def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defaults: _Defaults) -> None:
-    """Each claim's table (with the ``defaults`` it does not set) into ``reg.claims`` when valid,
-    else its problems into ``reg.issues`` and ``reg.invalid`` (a duplicate id, a bad default it takes,
-    or bytes that are not UTF-8 in its table (``located``, popped), make it invalid)."""
+    """Each claim (with its ``defaults``) into ``reg.claims`` when valid, else its problems into ``reg``."""
     for index, entry in enumerate(entries, start=1):
         inherited: list[RegistryIssue] = []
         if isinstance(entry, dict):
@@ -461,8 +413,6 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defa
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if inherited:  # one issue of [defaults], not one per claim; the claim is invalid
-            if claim is not None:
-                cid = claim.id
             claim = None
             problems = [p for p in problems if p.field not in defaults.bad]
         if claim is not None and cid in reg.claims:
@@ -479,8 +429,7 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defa
 
 
 def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
-    """Decode UTF-8, replacing each undecodable byte sequence by U+FFFD; also return
-    ``[(1-based line, first bad byte), ...]``."""
+    """UTF-8 text with U+FFFD for each bad byte sequence, and ``[(1-based line, first bad byte)]``."""
     parts, bad, pos = [], [], 0
     while True:
         try:
@@ -496,10 +445,7 @@ def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
 
 
 def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
-    """The id of the claim whose table (or line of ``[claims]``) holds file line ``line`` (default:
-    the table's first line), read even when it is not valid TOML: the ``id`` of a ``[[claims]]``
-    table, the key of a ``[claims.C05]`` header or of a ``C02 = {...}`` line. None for other
-    tables; ``# at line N (no id)`` when there is none."""
+    """The claim id whose table or ``[claims]`` line holds ``line`` (None: no claim's; ``# at line N``)."""
     if table is None or table.header != "claims":
         return None
     if table.array:
@@ -519,8 +465,7 @@ def _keyed_id(keys: tuple[str, ...]) -> str:
 
 
 def _field_at(table: fileio.TomlTable, line: int) -> str | None:
-    """The field that file line ``line`` of ``table`` sets: its key, or in a ``C02 = {...}`` line of
-    ``[claims]``, the key of the inline table whose value holds the undecodable text (U+FFFD)."""
+    """The field that line ``line`` of ``table`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
     if table.header != "claims" or table.array or len(table.keys) != 1:
         return table.key_at(line)
     here = next((s for s in table.statements() if s.first <= line <= s.last), None)
@@ -545,31 +490,26 @@ def claim_lines(path) -> dict[str, int]:
 @functools.lru_cache(maxsize=64)
 def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     try:
-        text = read_input_file(Path(path)).decode("utf-8-sig")
+        text = fileio.read_input_file(Path(path)).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return {}
     out: dict[str, int] = {}
     for t in fileio.toml_tables(text):
         if t.header != "claims":
             continue
-        if t.array:
-            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"]
-            cid = t.value("id")
-            if lines and isinstance(cid, str):
-                out.setdefault(cid, lines[0])
-        elif len(t.keys) > 1:
-            out.setdefault(_keyed_id(t.keys[1:]), t.first)
+        if t.array:  # the line of its id
+            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"][:1]
         else:
-            for s in t.statements():
-                key = s.key_at(s.first)
-                if key:
-                    out.setdefault(key, s.first)
+            lines = [t.first] if len(t.keys) > 1 else [s.first for s in t.statements()]
+        for line in lines:
+            cid = _claim_id_of(t, line)
+            if cid and not cid.startswith("#"):
+                out.setdefault(cid, line)
     return out
 
 
 def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> dict:
-    """One issue per line holding bytes that are not UTF-8, naming its claim and field: claim id ->
-    its issues (that claim becomes invalid); a line outside a claim is an issue of the file."""
+    """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
     by_line: dict[int, list[int]] = {}
     for line, byte in bad_bytes:
         by_line.setdefault(line, []).append(byte)
@@ -595,14 +535,12 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
 
 
 def _check_formula_references(reg: Registry) -> None:
-    """A formula's ``C25.a_input`` names a claim of this registry and one of its values; a claim
-    whose formula names an unknown value becomes invalid (its issue names the claim and field)."""
+    """Invalidate each claim whose formula names an unknown value or cannot be evaluated."""
     for cid in list(reg.claims):
         claim = reg.claims[cid]
         problems = []
-        texts = [("formula", claim.formula)] if claim.formula else []
-        for fld, text in texts + [("conditions", t) for t in claim.conditions]:
-            for name in formula_names(text, fld == "conditions"):
+        for fld, text in _formula_texts(claim):
+            for name in parse(text, condition=fld == "conditions").names:
                 if why := _unknown_name(reg, claim, name):
                     problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
         # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
@@ -615,15 +553,17 @@ def _check_formula_references(reg: Registry) -> None:
             reg.invalidate(cid, problems)
 
 
+def _formula_texts(claim: Claim) -> list[tuple[str, str]]:
+    """``(field, text)`` of a claim's formula and each of its conditions."""
+    return ([("formula", claim.formula)] if claim.formula else []) + [
+        ("conditions", t) for t in claim.conditions
+    ]
+
+
 def other_chapters(claim: Claim) -> list[str]:
     """The names of other chapters' values (``ch15:C10.stated``) that a claim's formula and conditions read."""
-    texts = [(claim.formula, False)] if claim.formula else []
-    texts += [(t, True) for t in claim.conditions]
-    return [n for text, cond in texts for n in formula_names(text, cond) if ":" in n]
-
-
-def formula_names(text: str, condition: bool) -> tuple[str, ...]:
-    return parse(text, condition=condition).names
+    texts = _formula_texts(claim)
+    return [n for fld, text in texts for n in parse(text, condition=fld == "conditions").names if ":" in n]
 
 
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
@@ -650,8 +590,7 @@ def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
 
 
 def _validate(entry, index: int, path: str, ctx: Context) -> tuple[Claim | None, list[RegistryIssue]]:
-    """Return (Claim or None, [RegistryIssue, ...]) for one ``[[claims]]`` table: the checks of
-    :data:`claimcheck.fields.CLAIM_FIELDS`, then the rules between fields (:data:`CLAIM_RULES`)."""
+    """(Claim or None, its issues) of one claim's table: its fields' checks, then :data:`CLAIM_RULES`."""
     if not isinstance(entry, dict):
         return None, [RegistryIssue(path, f"#{index}", None, "each claim must be a table")]
     raw_id = entry.get("id")
@@ -759,8 +698,7 @@ def _unbound(locator: str, printed: str) -> str | None:
 
 # --- [[waivers]] and [[sections]] ---------------------------------------------------------------------
 def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
-    """``(index, values)`` of each good table of a ``[[waivers]]`` or ``[[sections]]`` array, checked
-    against its field rows; every problem is an issue naming the file, ``name[index]`` and the field."""
+    """``(index, values)`` of each good table of the array ``name``; each problem an issue of ``name[i]``."""
     if not isinstance(entries, list):
         reg.add(None, name, f"must be an array of tables ([[{name}]])")
         return []
@@ -783,8 +721,7 @@ def _bad(reg: Registry, prefix: str):
 
 
 def _load_units(table, reg: Registry) -> set[str]:
-    """Declare the ``[units]`` table's units (name = pint definition, :func:`claimcheck.units.declare`)
-    and return their names; every problem names the file and the unit."""
+    """Declare the ``[units]`` table's units and return their names; each problem an issue of the unit."""
     if not isinstance(table, dict):
         reg.add(None, "units", 'must be a table ([units]: name = "definition")')
         return set()
@@ -797,8 +734,7 @@ def _load_units(table, reg: Registry) -> set[str]:
 
 
 def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
-    """A claim whose unit uses a unit that only another chapter's ``[units]`` declares becomes
-    invalid (it would be valid only when that chapter is loaded first)."""
+    """Invalidate each claim whose unit only another chapter's ``[units]`` declares."""
     for cid in list(reg.claims):
         foreign = declared_elsewhere(reg.claims[cid].unit, own)
         if foreign:

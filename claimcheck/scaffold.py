@@ -1,34 +1,24 @@
 """Scaffold the claims registry of a new chapter from its manuscript (``claimcheck init``).
 
-Every number the audit finds (:func:`claimcheck.printed.find_numbers`, via
-:class:`claimcheck.manuscript.Manuscript`) becomes one of:
+Every number the audit finds (:class:`claimcheck.manuscript.Manuscript`) becomes one of:
 
-- a **draft claim** (``draft = true``): an id, the value as printed (``stated``), a guessed unit, the
-  tolerance ``printed``, ``needs = ["text"]`` and a locator: the shortest quote of the number's
-  context (<= :data:`claimcheck.registry.MAX_LOCATOR` characters, on its line or reaching into the
-  next or previous one) that the drift check finds in exactly one place and that binds exactly this
-  number, cut from the text as printed. Everything but the value and the locator is a guess for
-  the editor to review. The unit is read from the words after the number (:func:`unit_words`);
-  the same value, unit and counted noun again is a quote of the first draft; a printed formula
-  (``a × b = c``) is one draft of ``c`` whose ``values`` are its operands, a table row one draft
-  whose ``values`` are its other cells;
-- a **suggested waiver** (its ``reason`` starts with ``suggested:``) for numbers that are not
-  claims: chapter and section numbers and labels (``CH 15深度 15/20``), cross-references
-  (``第 3 章``), dates, list ordinals, file names (``15.py``), symbolic positions (``t+1``),
-  fractions the registry cannot bind (``7/12``), and code (a fenced block is one waiver from its
-  first number to its last, with ``until``; inline code one waiver each).
+- a **draft claim** (``draft = true``): an id, the value as printed, a guessed unit
+  (:func:`unit_words`), and a locator: the shortest quote of the number's context (<=
+  :data:`claimcheck.fields.MAX_LOCATOR` characters) that is found in one place only and binds this
+  number. The same value, unit and counted noun again is a quote of the first draft; a printed
+  formula (``a × b = c``) one draft of ``c`` whose ``values`` are its operands; a table row one
+  draft whose ``values`` are its other cells;
+- a **suggested waiver** (reason ``suggested: ...``) for numbers that are not claims: chapter and
+  section numbers and labels, cross-references, dates, ordinals, file names, symbolic positions
+  (``t+1``), fractions the registry cannot bind, and code (a fenced block is one waiver, with ``until``).
 
-Claims and waivers are grouped by the manuscript's headings (Markdown ``#`` lines, outside code):
-one ``[[sections]]`` entry per heading and a ``section`` field per claim, so the scaffold passes
-``claimcheck validate`` and ``check-manuscript`` at 100% coverage, and ``pytest claims/<name>/``
-reports every draft as ``not-run: no test yet``. Deterministic: the same manuscript gives the same
-file.
+Drafts are grouped by the manuscript's headings (one ``[[sections]]`` entry each), so the scaffold
+passes ``claimcheck validate`` and ``check-manuscript`` at 100% coverage. Deterministic.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import unicodedata
 from bisect import bisect_right
@@ -36,10 +26,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.fields import comment_lines
+from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
 from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
 from claimcheck.printed import Number
-from claimcheck.registry import MAX_LOCATOR
 from claimcheck.units import UnitError, parse_unit
 
 SUGGESTED = "suggested: "
@@ -152,8 +141,7 @@ class Scaffold:
         return [p for p in [c.problem for c in self.claims] + [w.problem for w in self.waivers] if p]
 
     def to_toml(self) -> str:
-        """The registry file's text (TOML, UTF-8), with comments for the editor: the guesses every
-        draft shares in ``[defaults]``, one line per draft claim under ``[claims]``."""
+        """The registry file's text (TOML), with comments for the editor."""
         out = [
             HEADER.format(
                 manuscript=self.chapter["manuscript"],
@@ -165,7 +153,7 @@ class Scaffold:
             "",
             "[chapter]",
         ]
-        out += [f"{k} = {_q(v)}" for k, v in self.chapter.items()]
+        out += _assignments(self.chapter)
         if self.sections:
             out += [
                 "",
@@ -173,9 +161,11 @@ class Scaffold:
                 "# give each section a title in your own words).",
             ]
             for s in self.sections:
-                out += ["", "[[sections]]", f"id = {_q(s.id)}", f"title = {_q(s.title)}"]
-                if s.heading:
-                    out.append(f"heading = {_q(s.heading)}")
+                out += [
+                    "",
+                    "[[sections]]",
+                    *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
+                ]
         out += self._claims_toml()
         if self.waivers:
             out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
@@ -183,25 +173,16 @@ class Scaffold:
                 out.append("[[waivers]]")
                 if w.problem:
                     out.append(f"# FIXME {w.problem}")
-                out.append(f"locator = {_q(w.locator)}")
-                if w.until:
-                    out.append(f"until = {_q(w.until)}")
-                if w.numbers is not None:
-                    out.append("numbers = [" + ", ".join(_q(n) for n in w.numbers) + "]")
-                out += [f"reason = {_q(w.reason)}", ""]
+                table = dict(locator=w.locator, until=w.until or None, numbers=w.numbers, reason=w.reason)
+                out += [*_assignments(table), ""]
         return "\n".join(out).rstrip() + "\n"
 
     def _claims_toml(self) -> list[str]:
-        """``[defaults]`` (the guesses every draft shares, and the commonest unit) and ``[claims]``:
-        one line per draft, its comments above it, by the manuscript's headings."""
+        """``[defaults]`` (the shared guesses, the commonest unit) and ``[claims]``, a line per draft."""
         units = Counter(c.unit for c in self.claims).most_common(1)
         unit = units[0][0] if units and units[0][1] > 1 else None
         out = ["", "# Guesses every draft shares; a claim's own field replaces one.", "[defaults]"]
-        out += ([f"unit = {_q(unit)}"] if unit is not None else []) + [
-            'tolerance = "printed"',
-            'needs = ["text"]',
-        ]
-        out += ["", "[claims]"]
+        out += [*_assignments(dict(unit=unit, tolerance="printed", needs=["text"])), "", "[claims]"]
         titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
         current = object()
         for c in self.claims:
@@ -214,28 +195,24 @@ class Scaffold:
                 out += [
                     f"# the text prints its arithmetic: {c.formula}",
                     "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    f"# with the units' factors (亿 = 1e8, KiB = 1024 B...): formula = {_q(c.proposal)}",
+                    "# with the units' factors (亿 = 1e8, KiB = 1024 B...): "
+                    f"formula = {toml_value(c.proposal)}",
                 ]
             elif c.values:
                 out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
-            fields = [
-                ("title", _q(f"{c.number.text.strip()} (line {c.number.line})")),
-                ("stated", _q(c.stated)),
-                *([("unit", _q(c.unit))] if c.unit != unit else []),
-                ("locator", _q(c.locator)),
-            ]
-            if c.values:
-                fields.append(
-                    ("values", "{ " + ", ".join(f"{name} = {_q(v)}" for name, v, _ in c.values) + " }")
-                )
-            quotes = [f"{name} = {_q(loc)}" for name, _, loc in c.values]
-            if c.quotes:
-                quotes.insert(0, "stated = [" + ", ".join(_q(q) for q in c.quotes) + "]")
-            if quotes:
-                fields.append(("quotes", "{ " + ", ".join(quotes) + " }"))
-            fields += [(k, _q(v)) for k, v in (("section", c.section), ("note", c.note)) if v]
-            fields.append(("draft", "true"))
-            out.append(f"{c.id} = {{ " + ", ".join(f"{k} = {v}" for k, v in fields) + " }")
+            quotes = ({"stated": c.quotes} if c.quotes else {}) | {name: loc for name, _, loc in c.values}
+            fields = {
+                "title": f"{c.number.text.strip()} (line {c.number.line})",
+                "stated": c.stated,
+                "unit": c.unit if c.unit != unit else None,
+                "locator": c.locator,
+                "values": {name: v for name, v, _ in c.values} or None,
+                "quotes": quotes or None,
+                "section": c.section or None,
+                "note": c.note or None,
+                "draft": True,
+            }
+            out.append(f"{c.id} = {toml_value({k: v for k, v in fields.items() if v is not None})}")
         return out
 
 
@@ -249,10 +226,8 @@ def _lines(text: str):
 
 
 def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
-    """Spans ``(start, end, kind)`` of code: fenced blocks (their content, ``"block"``) and inline
-    code (``"inline"``, outside blocks). A plain-text manuscript (not ``.md``) has no fences: there a
-    block is a run of at least two lines that look like code (``import x``, ``x = ...``, ``for ...:``),
-    with the indented and blank lines between them."""
+    """Spans ``(start, end, kind)`` of code: fenced blocks (``"block"``) and inline code (``"inline"``);
+    in a plain-text manuscript a block is a run of two or more lines that look like code."""
     regions: list[tuple[int, int, str]] = []
     if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
         regions += _plain_code_blocks(ms.text)
@@ -353,14 +328,12 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
 
 
 def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, str, int]:
-    """``(unit, word, length)``: the registry unit the words after ``num`` name ("" when none),
-    the word read (a noun the registry has no unit for, such as ``字符``, or a bare classifier
-    ``个``; "" when nothing is read) and how many characters after ``num.end`` it spans.
+    """``(unit, word, length)``: the registry unit the words after ``num`` name (""), the noun read
+    that has no unit (``字符``; ""), and the characters after ``num.end`` they span.
 
-    A classifier (个, 次...) is read through to its noun: ``3 个字节`` is ``B``, ``3 个 token`` is
-    ``token``, ``1.7 亿次浮点运算`` is ``FLOP``, ``3 个字符`` is ``("", "字符")``. With ``shared``, a
-    number joined to the next by ``/``, ``、``, ``–``... and nothing else takes that number's unit
-    (``读 5947 / 写 98 token/s`` is not: ``读 5947 / 98 token/s`` is), with a length of 0.
+    A classifier is read through to its noun (``3 个字节`` is ``B``, ``3 个字符`` is ``("", "字符")``).
+    With ``shared``, a number joined to the next by ``/``, ``、``, ``–``... alone takes its unit
+    (``读 5947 / 98 token/s``), with a length of 0.
     """
     after = ms.scan[num.end : num.end + 32]
     text = after.lstrip(" \t")
@@ -385,12 +358,8 @@ def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, s
 
 
 def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
-    """The registry unit a number's context suggests, and a note for the editor ("" when none).
-
-    ``%`` is ``percent``; 万/亿 stay in the unit with their noun (``"万"``, ``"亿 param"`` for 70
-    亿参数); the words after the number are read as a unit (:func:`unit_words`: ``token/s``, ``MB``,
-    个字节, 个 token, 倍...). A noun the registry has no unit for (个字符) is a count (``""``), and
-    the note says so. A guess.
+    """The registry unit a number's context suggests (:func:`unit_words`; ``%`` is ``percent``, 万/亿
+    stay in it: ``"亿 param"``), and a note for the editor ("" when none). A guess.
     """
     if num.scale == "%":
         return "percent", ""
@@ -412,8 +381,7 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
 
 # --- locators -----------------------------------------------------------------------------------
 def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
-    """Positions in [lo, hi] where a locator may begin or end: not inside a number, not inside a
-    Latin word or number."""
+    """Positions in [lo, hi] where a locator may begin or end: not inside a number or a Latin word."""
     inside: set[int] = set()
     for n in ms.numbers_between(lo, hi):
         inside.update(range(n.start + 1, n.end))
@@ -430,15 +398,12 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
-    """The window's text as the manuscript prints it (its markup and full-width characters kept:
-    a locator is a quote of the text), each run of whitespace as one space, stripped (``str.split``
-    and ``\\s`` agree on what is whitespace)."""
+    """The window's text as printed, each run of whitespace as one space, stripped."""
     return " ".join(ms.text[a:b].split())
 
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
-    """Whether the window ``scan[a:b]`` is printed again elsewhere (not overlapping it) between the
-    same two characters: then a locator of it is not unique (a substring search, no regex)."""
+    """Whether ``scan[a:b]`` is printed again elsewhere between the same two characters (not unique)."""
     s, w = ms.scan, ms.scan[a:b]
     if not w:
         return False
@@ -468,12 +433,9 @@ def find_locator(
     ms: Manuscript, start: int, end: int, accept, lo: int | None = None, hi: int | None = None
 ) -> str | None:
     """A short locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
-    ``accept(locator)`` takes, or None.
-
-    Windows with at least :data:`MIN_CONTEXT` characters of context come first, shortest first (a
-    window that begins or ends with a punctuation mark counts as two characters longer); the window
-    stays on the span's line first, then may reach into the previous and next lines (a table row
-    whose cells repeat); ``lo``/``hi`` bound it (a code block).
+    ``accept(locator)`` takes, or None. Windows with :data:`MIN_CONTEXT` characters of context come
+    first, shortest first (an end at a punctuation mark counts 2 more); on the span's line first,
+    then reaching into the lines around it; ``lo``/``hi`` bound it (a code block).
     """
     digits: set[int] = set()
     for n in ms.numbers_between(start - 3 * MAX_LOCATOR, end + 3 * MAX_LOCATOR):
@@ -523,8 +485,7 @@ def _binds(ms: Manuscript, num: Number, stated: str):
 
 
 def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
-    """The one place ``locator`` finds, when it waives no number that may be a claim (every number
-    it prints is in ``waivable``); else None."""
+    """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
     sites = find_sites(ms, locator)
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
@@ -540,8 +501,7 @@ def _covers(ms: Manuscript, nums: list[Number], waivable):
 
 
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
-    """A short locator of a heading: its text (after the ``#`` marks), cut to MAX_LOCATOR at a word
-    boundary, when it is found in one place only; else ""."""
+    """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else ""."""
     m = re.match(r"#{1,6}[ \t]+", ms.scan[a:b])
     start = a + (m.end() if m else 0)
     cuts = [p for p in _cuts(ms, start, b) if p > start]
@@ -568,19 +528,14 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
 
 # --- the scaffold -------------------------------------------------------------------------------
 def manuscript_language(text: str) -> str:
-    """``zh`` when Chinese characters make up a tenth or more of the text's letters, else ``en``
-    (one 元 in an English chapter does not make it Chinese)."""
+    """``zh`` when Chinese characters make up a tenth or more of the text's letters, else ``en``."""
     han = len(re.findall(r"[\u4e00-\u9fff]", text))
     latin = len(re.findall(r"[A-Za-z]", text))
     return "zh" if han and han >= 0.1 * (han + latin) else "en"
 
 
 def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
-    """Draft the registry of ``ms``: one draft claim or suggested waiver per number.
-
-    The same value with the same unit (and the same counted noun: ``3 个字节``, ``3 个 token`` and
-    ``3 个字符`` are three drafts) printed again is one draft with ``quotes``; a line that prints its
-    arithmetic (``a × b = c``) gives one draft for ``c`` whose ``values`` are ``a`` and ``b``.
+    """Draft the registry of ``ms``: one draft claim or suggested waiver per number (see the module doc).
 
     Args:
         ms: the manuscript, read with :meth:`Manuscript.read`.
@@ -622,8 +577,7 @@ def _stated(num: Number) -> str:
 
 
 class _Drafter:
-    """One scaffold's drafting: what each number is (code, waived, an operand of a printed formula,
-    a claim), what is covered so far, and the drafts by value, unit and counted noun."""
+    """One scaffold's drafting: what each number is, what is covered, the drafts by value and unit."""
 
     def __init__(self, ms: Manuscript, sc: Scaffold, code, heads, prefix: str) -> None:
         self.ms, self.sc, self.prefix = ms, sc, prefix
@@ -693,9 +647,7 @@ class _Drafter:
             self._claim(num)
 
     def _cell(self, num: Number) -> bool:
-        """A cell of a table row (after its first) becomes a value of the draft of the row's first
-        number: a row is one claim of several values (``Opus 5.54 美元20 美元0.20 美元``); False when no
-        locator binds it."""
+        """A table row's cell becomes a value of the draft of the row's first number (False: unbound)."""
         if not self._fold(num):
             return False
         at = self.draft_at[self.row_of[(num.start, num.end)]]
@@ -706,8 +658,7 @@ class _Drafter:
         return True
 
     def _waive(self, num: Number, reason: str) -> bool:
-        """A suggested waiver of ``num`` (with the other numbers of its inline code); False when no
-        locator finds it in one place."""
+        """A suggested waiver of ``num`` (and its inline code's numbers); False when none is unique."""
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
         nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
@@ -724,8 +675,7 @@ class _Drafter:
         return True
 
     def _waived_run(self, num: Number) -> list[Number]:
-        """``num`` and the numbers after it on its line, close by, that are waived too: one waiver
-        for a label such as ``CH 15深度 15/20``."""
+        """``num`` and the waived numbers close after it on its line (one label: ``CH 15深度 15/20``)."""
         run = [num]
         for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
             far = x.line != num.line or x.end - num.start > MAX_LOCATOR
@@ -736,8 +686,7 @@ class _Drafter:
         return run
 
     def _fold(self, num: Number) -> bool:
-        """An operand of a printed formula becomes a value of its result's draft (its locator is
-        found now, the draft made at the result); False when no locator binds it."""
+        """Locate an operand of a printed formula, a value of its result's draft (False: unbound)."""
         locator = find_locator(self.ms, num.start, num.end, _binds(self.ms, num, _stated(num)))
         if locator is None:
             return False
@@ -783,8 +732,7 @@ class _Drafter:
 
 
 def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
-    """The span of ``spans`` (ascending, not overlapping) that holds ``[a, b]`` (``b <= end``;
-    with ``half_open``, ``a < end``), or None: a binary search."""
+    """The span of ascending ``spans`` that holds ``[a, b]`` (``half_open``: ``a < end``), or None."""
     i = bisect_right(spans, (a, float("inf"))) - 1
     if i < 0:
         return None
@@ -798,9 +746,8 @@ _CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
 
 
 def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
-    """The numbers of each table row the manuscript prints, when a line holds two or more cells in
-    a row: numbers each followed by a unit glued to the next one's digits (a table copied as text:
-    ``5.21 s98 token``) or by a Markdown cell border (``| 5.21 s | 98 token |``)."""
+    """The numbers of each table row: two or more on a line, each followed by a unit glued to the
+    next one's digits (``5.21 s98 token``) or by a Markdown cell border (``| 5.21 s | 98 token |``)."""
     rows: list[tuple[Number, ...]] = []
     run: list[Number] = []
     for x, y in zip(ms.numbers, ms.numbers[1:]):
@@ -835,8 +782,8 @@ class PrintedFormula:
     text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
 
     def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
-        """``(values, formula)``: ``(name, printed, locator)`` of each operand that ``folded`` holds
-        (named a, b, c...), and a formula over those names (an operand not folded as its digits)."""
+        """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` holds (a, b...),
+        and a formula over those names (an operand not folded as its digits)."""
         values: list[tuple[str, str, str]] = []
         terms: list[str] = []
         for x in self.operands:
@@ -853,9 +800,7 @@ class PrintedFormula:
 
 
 def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
-    """The arithmetic the manuscript prints for ``num`` on its line, when it does: ``A op B [op C
-    ...] = num`` (or ``≈``), the operands being the numbers just before the ``=`` that operators
-    join, whatever comes before them on the line (``每行 768 个数：50257 × 768 = 38,597,376``). None
+    """The arithmetic printed for ``num`` on its line, ``A op B [op C ...] = num`` (or ``≈``), or None
     when ``num`` follows no ``=`` or fewer than two operands do."""
     a, _ = _line_bounds(ms.scan, num.start)
     before = ms.scan[a : num.start]
@@ -880,8 +825,7 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
 
 
 def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
-    """One waiver for a code block: a locator at or before its first number and, unless that
-    locator holds every number, an ``until`` that ends at or after its last."""
+    """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
     reason = SUGGESTED + "the code block's own constants"
     whole = find_locator(ms, first.start, last.end, _covers(ms, inside, waivable), a, b)
@@ -915,9 +859,9 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
 
 
 # --- the file -----------------------------------------------------------------------------------
-def _q(text: str) -> str:
-    """A TOML basic string (JSON's escapes are TOML's)."""
-    return json.dumps(text, ensure_ascii=False)
+def _assignments(table: dict) -> list[str]:
+    """``key = value`` lines of a table's values that are not None."""
+    return [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
 
 
 HEADER = """\

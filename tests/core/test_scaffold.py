@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.fields import MAX_LOCATOR
 from claimcheck.manuscript import Manuscript, check_manuscript
-from claimcheck.registry import MAX_LOCATOR, load_registry
+from claimcheck.registry import load_registry
 from claimcheck.scaffold import SUGGESTED, scaffold, unit_words
 
 DATA = Path(__file__).resolve().parents[1] / "data"
