@@ -196,9 +196,17 @@ def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
 # is taken for one: at worst, a broken file's recovery splits a table in two.
 
 # a line that starts a statement: a (dotted, maybe quoted) key and "="
+# (U+FFFD, where a byte was not UTF-8, counts as a key's character: a bad byte in a claim's id must not
+# glue its line to the claim above)
 _KEY_START = re.compile(
-    r"""^\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_-]+))*\s*="""
+    r"""^\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_\ufffd-]+)(?:\s*\.\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_\ufffd-]+))*\s*="""
 )
+
+
+def _bare(text: str) -> str:
+    """``text`` with each U+FFFD (a byte that was not UTF-8) as ``_``, so that tomllib can read the
+    key or header it breaks (``C\ufffd2`` -> ``C_2``): the claim is then named, never lost."""
+    return text.replace("\ufffd", "_")
 
 
 @dataclass(frozen=True)
@@ -223,7 +231,7 @@ class TomlTable:
         left, sep, _ = lines[line - self.first].partition("=")
         if not sep or left.lstrip().startswith("#") or not _KEY_START.match(left + "="):
             return None
-        parsed = loads_or_none(f"{left.strip()} = 0")
+        parsed = loads_or_none(_bare(f"{left.strip()} = 0"))
         return next(iter(parsed)) if parsed else None
 
     def statement_key(self, line: int) -> str | None:
@@ -243,7 +251,15 @@ class TomlTable:
         """This table's statements after its header, each from a line ``key = ...`` to the next one."""
         lines = self.text.split("\n")
         skip = 1 if self.keys or self.array else 0  # the header line
-        starts = [n for n in range(skip, len(lines)) if _KEY_START.match(lines[n])]
+        starts: list[int] = []
+        depth = 0  # braces of an inline table left open by the lines before (TOML wants them closed)
+        for n in range(skip, len(lines)):
+            indented = lines[n][:1].isspace()  # an unclosed brace on an unindented line is its own error
+            if (depth <= 0 or not indented) and _KEY_START.match(lines[n]):
+                starts.append(n)
+                depth = 0
+            if starts:
+                depth += _braces(lines[n])
         ends = starts[1:] + [len(lines)]
         return [
             TomlTable(
@@ -251,6 +267,12 @@ class TomlTable:
             )
             for a, b in zip(starts, ends)
         ]
+
+
+def _braces(line: str) -> int:
+    """``{`` less ``}`` on ``line`` outside its strings and comment (a rough count, for recovery)."""
+    code = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line).split("#", 1)[0]
+    return code.count("{") - code.count("}")
 
 
 def loads_or_none(text: str) -> dict | None:
@@ -264,7 +286,7 @@ def loads_or_none(text: str) -> dict | None:
 def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
     """``(keys, array)`` of a header line (``[claims.C05]`` -> ``(("claims", "C05"), False)``), or None."""
     stripped = line.lstrip()
-    parsed = loads_or_none(line) if stripped.startswith("[") else None
+    parsed = loads_or_none(_bare(line)) if stripped.startswith("[") else None
     if not parsed:
         return None
     keys: list[str] = []
@@ -329,7 +351,10 @@ def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
                 _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
             )
             continue
-        if clash := merged.add(t, part):
+        if by_statement and t.keys not in merged.defined:  # only its statements may clash: each alone
+            merged.defined.add(t.keys)
+            broken += _read_by_statement(t, merged)
+        elif clash := merged.add(t, part):
             broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 
@@ -344,7 +369,10 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
         except tomllib.TOMLDecodeError as exc:
             message = _shift(str(exc), s.first - 2)
             end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
-            broken.append(Broken(s, message.replace("(at end of document)", end)))
+            message = message.replace("(at end of document)", end)
+            if s.last > s.first and "{" in s.text:
+                message += " (an inline table { ... } must be written on one line)"
+            broken.append(Broken(s, message))
             continue
         if clash := merged.add(s, part):
             broken.append(Broken(s, clash, clash=True))

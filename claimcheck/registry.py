@@ -16,6 +16,7 @@ field, and every other claim is still loaded.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import difflib
 import functools
@@ -55,7 +56,7 @@ ONE_CLAIMS_TABLE = (
     "[claims.ID] table"
 )
 #: what a clash of claims tables means, by words of tomllib's message
-CLASH_HINTS = (("array of tables", ONE_FORM), ("defined twice", ONE_CLAIMS_TABLE))
+CLASH_HINTS = (("array of tables", ONE_FORM), ("'claims' is defined twice", ONE_CLAIMS_TABLE))
 
 
 @dataclass(frozen=True)
@@ -429,19 +430,27 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defa
 
 
 def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
-    """UTF-8 text with U+FFFD for each bad byte sequence, and ``[(1-based line, first bad byte)]``."""
-    parts, bad, pos = [], [], 0
-    while True:
+    """UTF-8 text with U+FFFD for each bad byte sequence and ``\\n`` line ends (a Windows editor's
+    ``\\r\\n`` too), and ``[(1-based line, first bad byte)]``; a line at a time, so a file of many bad
+    lines costs no more than its size."""
+    lines, bad = [], []
+    for number, line in enumerate(raw.split(b"\n"), start=1):
         try:
-            parts.append(raw[pos:].decode("utf-8"))
-            break
-        except UnicodeDecodeError as exc:
-            start, end = pos + exc.start, pos + exc.end
-            parts.append(raw[pos:start].decode("utf-8"))
-            parts.append("\ufffd")
-            bad.append((raw.count(b"\n", 0, start) + 1, raw[start]))
-            pos = end
-    return "".join(parts), bad
+            lines.append(line.decode("utf-8"))
+            continue
+        except UnicodeDecodeError:
+            pass
+        parts, pos = [], 0
+        while True:
+            try:
+                parts.append(line[pos:].decode("utf-8"))
+                break
+            except UnicodeDecodeError as exc:
+                parts += [line[pos : pos + exc.start].decode("utf-8"), "\ufffd"]
+                bad.append((number, line[pos + exc.start]))
+                pos += exc.end
+        lines.append("".join(parts))
+    return "\n".join(line.removesuffix("\r") for line in lines), bad
 
 
 def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
@@ -468,7 +477,9 @@ def _field_at(table: fileio.TomlTable, line: int) -> str | None:
     """The field that line ``line`` of ``table`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
     if table.header != "claims" or table.array or len(table.keys) != 1:
         return table.key_at(line)
-    here = next((s for s in table.statements() if s.first <= line <= s.last), None)
+    here = (
+        table if table.statement else next((s for s in table.statements() if s.first <= line <= s.last), None)
+    )
     parsed = fileio.loads_or_none(here.text) if here is not None else None
     entry = next(iter(parsed.values()), None) if parsed else None
     if not isinstance(entry, dict):
@@ -515,8 +526,15 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         by_line.setdefault(line, []).append(byte)
     parts = fileio.toml_tables(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
+    statements: dict[int, list[fileio.TomlTable]] = {}  # a keyed [claims]'s statements, split once
     for line, found in by_line.items():
         table = fileio.toml_table_at(parts, line)
+        if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
+            if id(table) not in statements:
+                statements[id(table)] = table.statements()
+            lines = statements[id(table)]
+            at = bisect.bisect_right([s.first for s in lines], line) - 1 if lines else -1
+            table = lines[at] if at >= 0 and line <= lines[at].last else table
         cid = _claim_id_of(table, line)
         fld = _field_at(table, line) if table is not None else None
         if cid is None and fld and table is not None and table.header:
