@@ -216,6 +216,8 @@ _CITATION_WORDS = {
     "unknown": "{key} cites {source}, but chapter {chapter} declares no claim {cid}",
     "drift": "{key} says {quote}, quoting {source}, which now says {figure}: drifted from {source}",
     "unit": "{key} says {quote}, quoting {source} ({figure}): units that do not compare",
+    "invalid": "{key} cites {source}, which its chapter's registry declares but cannot load (see its problems)",
+    "circular": "{key} cites {source}, whose citations lead back to {key}: a quote needs a source that states its own figure",
 }
 
 
@@ -223,8 +225,10 @@ _CITATION_WORDS = {
 class Citation:
     """One claim quoting another: ``status`` is ``ok``, ``drift`` (the quote no longer matches its
     source), ``not-in-book`` (the chapter is not in this book), ``unknown`` (the chapter is, the claim
-    is not), ``unit`` (the two units cannot be compared) or ``in-words`` (one of them prints no
-    number). ``quote`` and ``figure`` are the two printed figures with their units."""
+    is not), ``invalid`` (the claim is, but its registry cannot load it), ``circular`` (it quotes
+    itself, or a ring of quotes leads back to it), ``unit`` (the two units cannot be compared) or
+    ``in-words`` (one of them prints no number). ``quote`` and ``figure`` are the two printed
+    figures with their units."""
 
     key: str  # the quoting claim's key (ch90:C05)
     source: str  # what it cites: ch15:C10, or a chapter alone (ch19)
@@ -237,15 +241,22 @@ class Citation:
 
     @property
     def failed(self) -> bool:
-        """Whether the book is wrong here: a drifted quote, an unknown claim, units that do not compare."""
-        return self.status in ("drift", "unknown", "unit")
+        """Whether the book is wrong here: a drifted quote, or a citation that is a registry problem."""
+        return self.status == "drift" or self.registry_problem
+
+    @property
+    def registry_problem(self) -> bool:
+        """Whether the registry is wrong, not the quote: no such claim, an invalid or circular
+        source, units that do not compare."""
+        return self.status in ("unknown", "invalid", "circular", "unit")
 
     @property
     def words(self) -> str:
         """The citation in words, naming both chapters and both figures."""
         chapter, cid = split_key(self.source)
         words = _CITATION_WORDS.get(self.status, "{key} says {quote}, quoting {source} ({shown})")
-        return words.format(**asdict(self), chapter=chapter, cid=cid, shown=self.figure or "no number")
+        fields = {**asdict(self), "quote": self.quote or "no number"}
+        return words.format(**fields, chapter=chapter, cid=cid, shown=self.figure or "no number")
 
 
 def split_key(key: str) -> tuple[str, str]:
@@ -283,7 +294,9 @@ def cite(claim, chapters: dict) -> Citation:
         return Citation(status="not-in-book", **made)
     source = reg.claims.get(cid) if cid else None
     if source is None:
-        return Citation(status="unknown", **made)
+        return Citation(status="invalid" if cid in reg.invalid else "unknown", **made)
+    if _quotes_back(claim, chapters):
+        return Citation(status="circular", **made)
     figure = f"{source.stated} {source.unit}".strip()
     made.update(figure=figure, figure_printed=source.stated)
     if not claim.stated or not source.stated:
@@ -293,6 +306,19 @@ def cite(claim, chapters: dict) -> Citation:
     except ValueError:  # UnitError is a ValueError
         return Citation(status="unit", **made)
     return Citation(status="ok" if same else "drift", **made)
+
+
+def _quotes_back(claim, chapters: dict) -> bool:
+    """Whether following ``cites`` from ``claim`` through the book comes back to it."""
+    seen, c = set(), claim
+    while c is not None and c.cites and c.key not in seen:
+        seen.add(c.key)
+        chapter, cid = split_key(c.cites)
+        reg = chapters.get(chapter)
+        c = reg.claims.get(cid) if reg is not None and cid else None
+        if c is not None and c.key == claim.key:
+            return True
+    return False
 
 
 def citations(registries, book=None) -> list[Citation]:
@@ -334,7 +360,7 @@ def citation_issues(registries, book=None) -> list[str]:
         elif c.status == "unknown":
             near = difflib.get_close_matches(cid, list(chapters[chapter].claims), n=1)
             out.append(where + c.words + (f" (did you mean {chapter}:{near[0]}?)" if near else ""))
-        elif c.status == "unit":
+        elif c.status in ("unit", "invalid", "circular"):
             out.append(where + c.words)
     for reg in registries:
         for claim in reg.claims.values():

@@ -262,11 +262,11 @@ class CitationItem(_ManuscriptItem):
             outcome, why = state.collector.outcome_of(citation.source)
             if outcome is None or outcome == NOT_RUN:
                 record["details"]["caveat"] = (
-                    f"matches {citation.source} as its registry states it ({citation.figure}); "
+                    f"matches {citation.source} as its registry states it ({citation.figure or 'no number'}); "
                     f"{citation.source} was not measured in this run"
                 )
         self.user_properties.append((RECORD_KEY, encode_record(record)))
-        if citation.status in ("unknown", "unit"):  # the registry is wrong, not the quote: an error
+        if citation.registry_problem:  # the registry is wrong, not the quote: an error
             raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
         if citation.failed:
             raise ManuscriptDriftError(

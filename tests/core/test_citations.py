@@ -92,6 +92,29 @@ def test_citation_issues_name_both_chapters_and_never_a_chapter_not_in_the_book(
     assert "is a chapter of this book: name the claim it quotes (ch15:ID)" in citation_issues([ch15, ch17])[0]
 
 
+def test_a_quote_of_itself_a_ring_of_quotes_and_an_invalid_source_are_registry_problems(tmp_path):
+    ring = claim_toml("C10", stated="500", unit="MB", locator="500 MB", extra='cites = "ch16:C05"')
+    bad = claim_toml("C11", stated="500", unit="flurb", locator="500 flurb")
+    ch15 = registry(tmp_path, "ch15", ring + bad)
+    ch16 = registry(tmp_path, "ch16", quote("ch15:C10") + claim_toml("C06", extra='cites = "ch16:C06"'))
+    ch17 = registry(tmp_path, "ch17", quote("ch15:C11"))
+    book = {"ch15": ch15, "ch16": ch16, "ch17": ch17}
+    statuses = {c.key: cite(c, book) for reg in book.values() for c in reg.claims.values() if c.cites}
+    assert {k: c.status for k, c in statuses.items()} == {
+        "ch15:C10": "circular",
+        "ch16:C05": "circular",
+        "ch16:C06": "circular",
+        "ch17:C05": "invalid",
+    }
+    assert all(c.registry_problem and c.failed for c in statuses.values())
+    assert "whose citations lead back to ch16:C06" in statuses["ch16:C06"].words
+    assert (
+        "ch17:C05 cites ch15:C11, which its chapter's registry declares but cannot load"
+        in statuses["ch17:C05"].words
+    )
+    assert len(citation_issues(list(book.values()))) == 4
+
+
 def test_a_formula_may_read_another_chapters_values(tmp_path):
     f = parse("2 * ch15:C10.stated + C25.a_input")
     assert f.names == ("ch15:C10.stated", "C25.a_input")
