@@ -82,6 +82,25 @@ def weights_of(config):
     return kit["weights"]
 
 
+THREADS_OUTPUT_KEY = "claimcheck_threads"  # xdist worker -> controller: the threads it measured on
+
+
+def pytest_sessionfinish(session):
+    """An xdist worker hands its thread count to the controller, which writes the fingerprint."""
+    threads = run_state(session.config).kit.get("threads")
+    if is_worker(session.config) and threads:
+        session.config.workeroutput[THREADS_OUTPUT_KEY] = threads
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller keeps the first worker's thread count that measured (the one that ran the
+    timing claims, under ``--dist loadgroup``), so the report says what they ran on."""
+    threads = getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY)
+    if threads:
+        run_state(node.config).kit.setdefault("threads", threads)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_runner_fingerprint(config, fingerprint):
     import importlib.util

@@ -126,6 +126,11 @@ class XdistSupport:
         """Check the guarantee on this run's own record: no test ran while a timing test ran."""
         if self.lock_dir is None or not self.spans:
             return
+        if terminalreporter.config.getoption("dist", "no") != "loadgroup":
+            terminalreporter.write_line(
+                "claimcheck xdist: without --dist loadgroup each worker takes its own shared timing "
+                "measurements, and a citation whose source ran elsewhere is skipped: use --dist loadgroup"
+            )
         bad = timing_overlaps(self.spans)
         n = sum(1 for *_x, timing in self.spans.values() if timing)
         if bad:

@@ -90,13 +90,18 @@ def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
     project.run("--claims-threads=1")
     report = project.report()
     serial = report.claims
+    serial_threads = report.doc["runner"]["threads"]
     assert _writers(tmp_path) == ["controller"]
     report.path.unlink()
 
     result = project.run("-n", "2", "--claims-threads=1", subprocess=True)
-    result.stdout.fnmatch_lines(["*2 workers*"])
+    result.stdout.fnmatch_lines(
+        ["*2 workers*", "claimcheck xdist: without --dist loadgroup *: use --dist loadgroup"]
+    )
     parallel = project.report().claims
     assert _writers(tmp_path) == ["controller"]  # written once, by the controller
+    # the workers set the threads; the controller, which writes the runner, learns them from one
+    assert project.report().doc["runner"]["threads"] == serial_threads and serial_threads["threads"] == 1
 
     assert (
         {k: v["outcome"] for k, v in parallel.items()}
