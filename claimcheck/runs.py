@@ -21,85 +21,43 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import INVALID, ClaimEntry, ResultFileError, Runner, read_document
+from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
 
-__all__ = ["INVALID", "ResultFileError", "RunResult", "diff", "load_result", "load_results", "merge"]
-
-
-@dataclass
-class RunResult:
-    """One ``claims.json``: its runner fingerprint and its claims by key (``ch15:C18``; file order kept).
-
-    ``claims`` maps key -> :class:`~claimcheck.results.ClaimEntry`, each field checked (an
-    unusable ``outcome`` is ``invalid``). ``issues`` lists problems with single fields.
-    """
-
-    path: str
-    runner: dict
-    settings: dict = field(default_factory=dict)
-    generated: str | None = None
-    claims: dict[str, ClaimEntry] = field(default_factory=dict)
-    issues: list[str] = field(default_factory=list)
-    label: str = ""
-    notes: list[str] = field(default_factory=list)  # how the file was read (e.g. an older schema)
-
-    def counts(self) -> dict[str, int]:
-        return dict(Counter(c.outcome for c in self.claims.values()))
+__all__ = ["INVALID", "ResultFileError", "diff", "load_results", "merge", "run_labels"]
 
 
 # --- loading ----------------------------------------------------------------------------------
-def load_result(path) -> RunResult:
-    """Return the :class:`RunResult` of one ``claims.json``.
-
-    Raises:
-        ResultFileError: the file is missing, unreadable, not UTF-8, not JSON (e.g. truncated: the
-            message gives line and column), or not a claims report (no ``claims`` list, ``runner``
-            not an object). Problems of single fields do not raise; they go to ``issues``.
-    """
-    doc = read_document(path)
-    return RunResult(
-        doc.path, doc.runner, doc.settings, doc.generated, doc.by_key(), doc.issues, notes=doc.notes
-    )
-
-
-def load_results(paths) -> tuple[list[RunResult], list[ResultFileError]]:
-    """Load every file; return (the readable runs, with unique labels; the files that failed)."""
+def load_results(paths) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
+    """Load every file (:func:`claimcheck.results.read_document`); return (the readable runs, in
+    the order given; the files that failed)."""
     runs, errors = [], []
     for path in paths:
         try:
-            runs.append(load_result(path))
+            runs.append(read_document(path))
         except ResultFileError as exc:
             errors.append(exc)
-    _assign_labels(runs)
     return runs, errors
 
 
-def _assign_labels(runs: list[RunResult]) -> None:
+def run_labels(runs: list[ClaimsDoc]) -> list[str]:
     """Label each run by its file: ``x/claims-macos/claims.json`` -> ``claims-macos``; ``gpu.json`` -> ``gpu``.
 
     CI artifacts are downloaded into one folder per artifact, all holding ``claims.json``, so the
     folder is the informative part there. Duplicates get `` (2)``, `` (3)``...
     """
     seen: dict[str, int] = {}
+    labels = []
     for run in runs:
         p = Path(run.path)
         base = p.parent.name if p.name == "claims.json" and p.parent.name else p.stem
         base = base or str(p)
         seen[base] = seen.get(base, 0) + 1
-        run.label = base if seen[base] == 1 else f"{base} ({seen[base]})"
+        labels.append(base if seen[base] == 1 else f"{base} ({seen[base]})")
+    return labels
 
 
 # --- the matrix -------------------------------------------------------------------------------
-@dataclass
-class Cell:
-    outcome: str
-    measured: object = None
-    display: str = ""
-    reason: str = ""
-    drifted: bool = False  # that run's manuscript printed another figure than the registry
-
-
 @dataclass
 class Row:
     id: str
@@ -107,7 +65,7 @@ class Row:
     stated: str = ""
     unit: str = ""
     tolerance: str = ""
-    cells: list[Cell] = field(default_factory=list)
+    cells: list[ClaimEntry] = field(default_factory=list)  # one per run; a NOT_RUN one where it lacks the id
     differs: list[str] = field(default_factory=list)  # registry fields that differ between runs
 
     @property
@@ -119,22 +77,23 @@ class Row:
 
 @dataclass
 class Matrix:
-    runs: list[RunResult]
+    runs: list[ClaimsDoc]
     rows: list[Row]
     errors: list[str] = field(default_factory=list)  # unreadable files and bad entries
+    labels: list[str] = field(default_factory=list)  # one per run (:func:`run_labels`)
 
     @property
     def split_ids(self) -> list[str]:
         return [r.id for r in self.rows if r.split]
 
 
-def _ordered_ids(runs: list[RunResult]) -> list[str]:
+def _ordered_ids(runs: list[ClaimsDoc]) -> list[str]:
     """Union of the runs' claim ids, each file's order kept: an id new in a later file goes right
     after the id it follows there (so the registry order survives when files hold different ids)."""
     order: list[str] = []
     for run in runs:
         prev = None
-        for cid in run.claims:
+        for cid in (e.key for e in run.claims):
             if cid in order:
                 prev = cid
                 continue
@@ -152,21 +111,23 @@ def format_measured(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit or "")
 
 
-def merge(runs: list[RunResult], errors=()) -> Matrix:
+def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
     """Return the claim x runner :class:`Matrix` of ``runs`` (columns in the order given).
 
     Every id of every run has a row; a run without that id gets a ``not-run`` cell whose reason
     says it is absent from that file. ``errors`` (unreadable files, as strings or
     :class:`ResultFileError`) are kept, together with every run's entry issues.
     """
-    rows = []
+    rows, keyed = [], [run.by_key() for run in runs]
     for cid in _ordered_ids(runs):
         row = Row(cid)
         seen: dict[str, set] = {}
-        for run in runs:
-            e = run.claims.get(cid)
+        for run, claims in zip(runs, keyed):
+            e = claims.get(cid)
             if e is None:
-                row.cells.append(Cell(NOT_RUN, reason=f"not in this results file ({run.path})"))
+                row.cells.append(
+                    ClaimEntry(cid, cid, outcome=NOT_RUN, reason=f"not in this results file ({run.path})")
+                )
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
                 value = getattr(e, key) or ""
@@ -174,23 +135,26 @@ def merge(runs: list[RunResult], errors=()) -> Matrix:
                     setattr(row, key, str(value))
                 if value:
                     seen.setdefault(key, set()).add(str(value))
-            row.cells.append(Cell(e.outcome, e.measured, format_measured(e), e.reason, drifted=e.drifted))
+            row.cells.append(e)
         row.differs = [
             f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"
         ]
         rows.append(row)
     errs = [str(e) for e in errors] + [i for run in runs for i in run.issues]
-    return Matrix(runs, rows, errs)
+    return Matrix(runs, rows, errs, run_labels(runs))
 
 
 def matrix_json(m: Matrix) -> dict:
     """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
-    runners = [{**_fields(r, "label path generated runner settings"), "counts": r.counts()} for r in m.runs]
+    runners = [
+        {"label": label, **_fields(r, "path generated runner settings"), "counts": counts(r)}
+        for label, r in zip(m.labels, m.runs)
+    ]
     claims = [
         {
             **dict(zip(("key", "chapter", "id"), (row.id, *split_key(row.id)))),
             **_fields(row, "title stated unit tolerance split differs"),
-            "cells": {run.label: _cell_json(c) for run, c in zip(m.runs, row.cells)},
+            "cells": {label: _cell_json(c) for label, c in zip(m.labels, row.cells)},
         }
         for row in m.rows
     ]
@@ -202,8 +166,17 @@ def _fields(obj, names: str) -> dict:
     return {k: getattr(obj, k) for k in names.split()}
 
 
-def _cell_json(c: Cell) -> dict:
-    return {**_fields(c, "outcome measured"), "measured_display": c.display, **_fields(c, "reason drifted")}
+def counts(run: ClaimsDoc) -> dict[str, int]:
+    """``{outcome: n}`` of a run's claims, each outcome where it first occurs (not the file's ``counts``)."""
+    return dict(Counter(c.outcome for c in run.claims))
+
+
+def _cell_json(c: ClaimEntry) -> dict:
+    return {
+        **_fields(c, "outcome measured"),
+        "measured_display": format_measured(c),
+        **_fields(c, "reason drifted"),
+    }
 
 
 # --- HTML ---------------------------------------------------------------------------------------
@@ -294,8 +267,8 @@ class Change:
 
 @dataclass
 class Diff:
-    old: RunResult
-    new: RunResult
+    old: ClaimsDoc
+    new: ClaimsDoc
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
@@ -361,7 +334,7 @@ def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> st
     return f"{format_measured(old)} -> {format_measured(new)}: moved by {delta:.5g}{rel}, {rule}"
 
 
-def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
+def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
     """Return the :class:`Diff` from ``old`` to ``new``: outcome changes and value moves, per claim.
 
     A claim in only one file is ``added`` / ``removed`` (a removed claim that passed before is a
@@ -378,8 +351,9 @@ def diff(old: RunResult, new: RunResult, bound_move: float = 0.25) -> Diff:
     pa, pb = settings_size_profile(old.settings), settings_size_profile(new.settings)
     if pa != pb:
         d.runner_notes.append(f"profile: {pa} -> {pb}")
+    olds, news = old.by_key(), new.by_key()
     for cid in _ordered_ids([old, new]):
-        eo, en = old.claims.get(cid), new.claims.get(cid)
+        eo, en = olds.get(cid), news.get(cid)
         if eo is None:
             assert en is not None  # each id is in one of the runs at least
             d.changes.append(Change(cid, ADDED, None, en.outcome, f"only in NEW ({en.outcome})"))

@@ -122,7 +122,7 @@ def _merge(args) -> int:
         return 2
     split = matrix.split_ids
     print(
-        f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(r.label for r in runs)}); "
+        f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(matrix.labels)}); "
         f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
         + (f"; {len(errors)} unreadable file(s) left out" if errors else "")
         + (f"; {len(issues)} entry problem(s)" if issues else ""),
@@ -132,10 +132,11 @@ def _merge(args) -> int:
 
 
 def _diff(args) -> int:
-    from claimcheck.runs import MOVED, ResultFileError, diff, load_result
+    from claimcheck.results import read_document
+    from claimcheck.runs import MOVED, ResultFileError, diff
 
     try:
-        old, new = load_result(args.old), load_result(args.new)
+        old, new = read_document(args.old), read_document(args.new)
     except ResultFileError as exc:
         return error(str(exc))
     d = diff(old, new, bound_move=args.bound_move)

@@ -19,7 +19,7 @@ from claimcheck.pages.render import render
 from claimcheck.pages.summary import is_matrix
 from claimcheck.registry import load_registry
 from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
-from claimcheck.runs import fingerprint_lines
+from claimcheck.runs import fingerprint_lines, format_measured
 
 
 def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
@@ -172,7 +172,12 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         for c in r.cells:
             display = words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit))
             head, more = words.first_sentence(c.reason)
-            cell = {"outcome": c.outcome, "display": display or c.display, "reason": head, "more": more}
+            cell = {
+                "outcome": c.outcome,
+                "display": display or format_measured(c),
+                "reason": head,
+                "more": more,
+            }
             cells.append(cell | {"drifted": c.drifted})
         bar = words.bar_words(entry) if r.tolerance else ""
         fields = {"id": r.id, "title": r.title, "split": r.split, "differs": r.differs, "cells": cells}
@@ -187,5 +192,5 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         outcomes=[*oc.OUTCOMES],
         briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
         fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],
-        counts=[list(oc.count(c.outcome for c in run.claims.values()).items()) for run in matrix.runs],
+        counts=[list(oc.count(c.outcome for c in run.claims).items()) for run in matrix.runs],
     )

@@ -11,14 +11,16 @@ import pytest
 from claimcheck.cli import main
 from claimcheck.pages import matrix_page
 from claimcheck.results import ClaimEntry
+from claimcheck.results import read_document as load_result
 from claimcheck.runs import (
     ResultFileError,
+    counts,
     diff,
-    load_result,
     load_results,
     matrix_json,
     merge,
     outcome_change_kind,
+    run_labels,
     value_move,
 )
 from claimcheck.tolerance import ToleranceError, parse_tolerance
@@ -126,9 +128,9 @@ def three(tmp_path):
 # --- loading --------------------------------------------------------------------------------------
 def test_load_result_keeps_file_order_and_fingerprint(three):
     run = load_result(three[1])
-    assert list(run.claims) == ["C01", "C02", "C05", "C07"]
+    assert list(run.by_key()) == ["C01", "C02", "C05", "C07"]
     assert run.runner["gpu"]["name"] == "NVIDIA H100" and run.settings["profile"] == "quick"
-    assert run.counts() == {"passed": 2, "failed": 1, "not-run": 1}
+    assert counts(run) == {"passed": 2, "failed": 1, "not-run": 1}
     assert run.issues == []
 
 
@@ -178,9 +180,10 @@ def test_bad_entries_name_file_id_and_field_and_lose_nothing_else(tmp_path):
         ),
     )
     run = load_result(path)
-    assert list(run.claims) == ["C01", "C02", "C03", "C04"]
-    assert run.claims["C01"].outcome == "passed"  # the first of the duplicates
-    assert run.claims["C02"].outcome == "invalid" and run.claims["C03"].measured is None
+    claims = run.by_key()
+    assert list(claims) == ["C01", "C02", "C03", "C04"]
+    assert claims["C01"].outcome == "passed"  # the first of the duplicates
+    assert claims["C02"].outcome == "invalid" and claims["C03"].measured is None
     assert run.issues == [
         f"{path}: claims[1]: field 'id' is missing or not a string (None); entry skipped",
         f"{path}: claim C02: field 'outcome' is 'pased', expected one of passed, failed, inconclusive, near-tie, error, skipped, not-run",
@@ -196,7 +199,8 @@ def test_load_results_goes_on_after_a_bad_file_and_labels_runs(tmp_path, three):
     bad.parent.mkdir()
     bad.write_text("{")
     runs, errors = load_results([three[0], bad, three[1], three[2], three[0]])
-    assert [r.label for r in runs] == ["claims-ubuntu", "claims-gpu", "macos", "claims-ubuntu (2)"]
+    assert run_labels(runs) == ["claims-ubuntu", "claims-gpu", "macos", "claims-ubuntu (2)"]
+    assert merge(runs).labels == run_labels(runs)
     assert len(errors) == 1 and errors[0].path == str(bad)
 
 
@@ -222,11 +226,14 @@ def test_merge_keeps_file_order_for_ids_only_in_later_files(tmp_path):
 
 
 def test_split_needs_a_pass_and_a_failure():
-    from claimcheck.runs import Cell, Row
+    from claimcheck.runs import Row
 
-    assert Row("C1", cells=[Cell("passed"), Cell("error")]).split
-    assert not Row("C1", cells=[Cell("passed"), Cell("skipped"), Cell("not-run"), Cell("near-tie")]).split
-    assert not Row("C1", cells=[Cell("failed"), Cell("failed")]).split
+    def row(*outcomes):
+        return Row("C1", cells=[ClaimEntry("C1", "C1", outcome=o) for o in outcomes])
+
+    assert row("passed", "error").split
+    assert not row("passed", "skipped", "not-run", "near-tie").split
+    assert not row("failed", "failed").split
 
 
 def test_merge_notes_registry_fields_that_differ(tmp_path):
@@ -479,7 +486,7 @@ def test_details_and_plots_of_the_wrong_type_are_dropped_and_every_page_still_re
     bad["details"], bad["plots"] = "ratio 21", {"png": "x"}
     path = write(tmp_path / "claims.json", doc(entry("C01", "passed", 36.0), bad))
     run = load_result(path)
-    assert run.claims["C05"].details == {} and run.claims["C05"].plots == []
+    assert run.by_key()["C05"].details == {} and run.by_key()["C05"].plots == []
     assert run.issues == [
         f"{path}: claim C05: field 'details' is a str, expected an object; ignored",
         f"{path}: claim C05: field 'plots' is a dict, expected a list; ignored",
