@@ -12,7 +12,7 @@ import base64
 import json
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from claimcheck import fileio
@@ -50,25 +50,6 @@ class Phase:
     plots: list = field(default_factory=list)  # [(name, base64 PNG)]
     expected_fail: str | None = None  # the registry's expected_fail words, when set
     xfailed: str | None = None
-
-
-@dataclass
-class ClaimRow:
-    id: str
-    outcome: str = NOT_RUN
-    reason: str = "no test yet"
-    record: dict = field(default_factory=dict)
-    tests: list = field(default_factory=list)
-    duration_s: float = 0.0
-    locations: list = field(default_factory=list)  # [{"test", "file", "line"}] (line 1-based) of its tests
-    plots: list = field(default_factory=list)  # [(name, base64 PNG)] its tests drew
-    registry_line: int | None = None  # 1-based line of its ``id = ...`` in the registry
-    key: str = ""  # chapter:id (claimcheck.keys); the row's identity
-    chapter: str = ""  # the registry's chapter id
-    drifted: bool = False  # its drift check failed: the manuscript prints other numbers
-
-    def __post_init__(self):
-        self.key = self.key or self.id
 
 
 @dataclass
@@ -118,61 +99,75 @@ class ResultCollector:
         worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
         return (worst.outcome, worst.reason) if worst else (None, "")
 
-    def rows(self, registries) -> list[ClaimRow]:
-        """One :class:`ClaimRow` per registry claim (registries in the order given, each in its own
-        order), keyed by ``chapter:id`` (tests record the key: two chapters' C10 stay apart),
-        merged with test results."""
-        rows: dict[str, ClaimRow] = {}
+    def rows(self, registries) -> list[ClaimEntry]:
+        """One ``claims.json`` entry per registry claim (registries in the order given, each in its
+        own order), keyed by ``chapter:id`` (tests record the key: two chapters' C10 stay apart),
+        merged with test results; its ``plots`` are empty (:meth:`write_plots`, :func:`build_json`)."""
+        rows: dict[str, ClaimEntry] = {}
+        records: dict[str, dict] = {}  # by key: the registry's and the verdicts' record
         for reg in registries:
             lines = id_lines(reg.path)
             for cid in reg.all_ids:
                 key = reg.key(cid)
-                row = rows.setdefault(
-                    key, ClaimRow(cid, reason=NOT_SELECTED, key=key, chapter=reg.chapter_id)
-                )
+                row = rows.setdefault(key, ClaimEntry(key, cid, reg.chapter_id, reason=NOT_SELECTED))
                 row.registry_line = lines.get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
-                    row.record = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
-                    row.record["needs"] = list(claim.needs)
+                    records[key] = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
+                    records[key]["needs"] = list(claim.needs)
                 else:
                     row.outcome = ERROR
                     row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             if t.id not in rows:
                 chapter, cid = split_key(t.id)
-                rows[t.id] = ClaimRow(
-                    cid, reason="not in any loaded registry", key=t.id, chapter=chapter or ""
-                )
-            row = rows[t.id]
-            row.tests.append(nodeid)
-            row.duration_s += t.duration
-            if t.location and t.kind not in ("drift", "placeholder", "audit"):
-                row.locations.append(t.location)
-            row.plots += t.plots
-            outcome = t.outcome or NOT_RUN
-            record = {k: v for k, v in t.record.items() if v is not None}
-            details = record.pop("details", None)
-            row.record.update(record)
-            if details:  # several tests of one claim (its measurement, its drift check): keep all details
-                row.record["details"] = {**row.record.get("details", {}), **details}
-            if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
-                row.drifted = row.drifted or (
-                    outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
-                )
-            if t.kind == "drift" and outcome != ERROR:
-                # drift is the manuscript's state, beside the measurement's verdict, never instead of it
-                row.drifted = row.drifted or outcome == FAILED
-                continue
-            if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
-                if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
-                    row.reason = t.reason
-                row.outcome = outcome
-        for row in rows.values():  # under xdist a drift check may run on another worker than its claim's test
-            drift, shown = row.record.get("details", {}).get("drift"), row.record.get("measured_display")
+                rows[t.id] = ClaimEntry(t.id, cid, chapter or "", reason="not in any loaded registry")
+            _fold(rows[t.id], records.setdefault(t.id, {}), nodeid, t)
+        for (
+            rec
+        ) in records.values():  # under xdist a drift check may run on another worker than its claim's test
+            drift, shown = rec.get("details", {}).get("drift"), rec.get("measured_display")
             if shown and isinstance(drift, dict) and drift.get("measured") is None:
                 drift["measured"] = shown
-        return list(rows.values())
+        return [_entry(row, records.get(key, {})) for key, row in rows.items()]
+
+    def write_plots(self, report_dir: Path) -> dict[str, list[dict]]:
+        """Write every test's plots as PNG files under ``report_dir/plots`` (atomically, one file per
+        plot, named after the claim: a run of other claims leaves them alone). Returns ``{claim key:
+        [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
+        out: dict[str, list[dict]] = {}
+        for t in self.tests.values():
+            for name, b64 in t.plots:
+                rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', t.id)}-{len(out.get(t.id, [])) + 1}.png"
+                fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
+                out.setdefault(t.id, []).append({"name": name, "file": rel})
+        return out
+
+
+def _fold(row: ClaimEntry, rec: dict, nodeid: str, t: _Test) -> None:
+    """Fold one test of the claim into its entry (being built) and its record."""
+    row.tests.append(nodeid)
+    row.duration_s += t.duration
+    if t.location and t.kind not in ("drift", "placeholder", "audit"):
+        row.locations.append(t.location)
+    outcome = t.outcome or NOT_RUN
+    record = {k: v for k, v in t.record.items() if v is not None}
+    details = record.pop("details", None)
+    rec.update(record)
+    if details:  # several tests of one claim (its measurement, its drift check): keep all details
+        rec["details"] = {**rec.get("details", {}), **details}
+    if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
+        row.drifted = row.drifted or (
+            outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
+        )
+    if t.kind == "drift" and outcome != ERROR:
+        # drift is the manuscript's state, beside the measurement's verdict, never instead of it
+        row.drifted = row.drifted or outcome == FAILED
+        return
+    if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
+        if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
+            row.reason = t.reason
+        row.outcome = outcome
 
 
 #: a row's record from its registry claim: the record's key -> the claim's attribute
@@ -209,19 +204,6 @@ def id_lines(path) -> dict[str, int]:
     return claim_lines(path)
 
 
-def write_plots(rows, report_dir: Path) -> dict[str, list[dict]]:
-    """Write every row's plots as PNG files under ``report_dir/plots`` (atomically, one file per plot,
-    named after the claim: a run of other claims leaves them alone). Returns ``{claim id:
-    [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
-    out: dict[str, list[dict]] = {}
-    for r in rows:
-        for n, (name, b64) in enumerate(r.plots, start=1):
-            rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', r.key)}-{n}.png"
-            fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
-            out.setdefault(r.key, []).append({"name": name, "file": rel})
-    return out
-
-
 def build_json(
     rows,
     registries,
@@ -234,13 +216,14 @@ def build_json(
 ) -> ClaimsDoc:
     """Return the ``claims.json`` document (see the module docstring for the outcomes).
 
-    ``plots``: ``{claim key: [{"name", "file"}]}`` from :func:`write_plots` (default: none).
+    ``rows``: the entries of :meth:`ResultCollector.rows`; ``plots``: ``{claim key: [{"name",
+    "file"}]}`` from :meth:`ResultCollector.write_plots` (default: none).
     ``chapter_profiles``: ``{chapter id: size profile}`` (``{}`` for a chapter that used no kit
     sizes); default: ``profile`` for every chapter.
     Each claim entry has ``key`` (``ch15:C18``), ``chapter`` and ``id`` (the chapter's own id);
     sections carry their chapter; ``chapters`` lists the chapters in the run's order.
     """
-    claims = [_entry(r, (plots or {}).get(r.key, [])) for r in rows]
+    claims = [replace(r, plots=(plots or {}).get(r.key, [])) for r in rows]
     return ClaimsDoc(
         schema=SCHEMA,
         generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -290,30 +273,18 @@ AS_RECORDED = (
 )  # fmt: skip
 
 
-#: the fields of a row an entry holds as they are
-_AS_IN_ROW = ("key", "chapter", "id", "outcome", "tests", "drifted", "locations", "registry_line")
-
-
-def _entry(r: ClaimRow, plots: list) -> ClaimEntry:
-    """The ``claims.json`` entry of one row (the registry's ``runner`` is ``runner_bound`` there)."""
-    rec = r.record
+def _entry(r: ClaimEntry, rec: dict) -> ClaimEntry:
+    """Finish the entry ``r`` with its record ``rec`` (the registry's ``runner`` is ``runner_bound``)."""
     details, said = rec.get("details", {}), rec.get("reason")
-    entry = ClaimEntry(
-        **{name: getattr(r, name) for name in _AS_IN_ROW},
-        reason=r.reason or said or (details or {}).get("caveat") or "",
-        runner_bound=rec.get("runner"),
-        details=details,
-        duration_s=round(r.duration_s, 3),
-        note=rec.get("note") or "",
-        verdict_reason=said if rec.get("verdict") == FAILED else None,
-        selected=not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED),
-        plots=plots,
-        formula=rec.get("formula") or None,
-        cites=rec.get("cites") or None,
-    )
+    r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
+    r.reason = r.reason or said or (details or {}).get("caveat") or ""
+    r.runner_bound, r.details, r.duration_s = rec.get("runner"), details, round(r.duration_s, 3)
+    r.note = rec.get("note") or ""
+    r.verdict_reason = said if rec.get("verdict") == FAILED else None
+    r.formula, r.cites = rec.get("formula") or None, rec.get("cites") or None
     for name in AS_RECORDED:
-        setattr(entry, name, rec.get(name))
-    return entry
+        setattr(r, name, rec.get(name))
+    return r
 
 
 def write_json(doc: ClaimsDoc, path: Path) -> None:

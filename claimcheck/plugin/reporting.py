@@ -52,14 +52,13 @@ def _write_report(session, state, interrupted: bool) -> None:
     state.rows = state.collector.rows(regs) if regs else []
     if regs and state.json_path is not None:
         fp = _fingerprint(config, state, interrupted)
-        on_models = [r.record for r in state.rows if r.record.get("model")]
-        models = {rec["model"]: rec.get("details", {}).get("model") for rec in on_models}
+        models = {r.model: r.details.get("model") for r in state.rows if r.model}
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
-        plots = report.write_plots(state.rows, report_dir)
+        plots = state.collector.write_plots(report_dir)
         run = (state.rows, regs, fp, state.settings, profile, state.started)
         doc = report.build_json(*run, plots=plots, chapter_profiles=chapter_profiles)
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None

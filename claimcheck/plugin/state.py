@@ -20,8 +20,8 @@ from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Registry, claim_lines, load_registry
-from claimcheck.report import ClaimRow, ResultCollector
-from claimcheck.results import ClaimsDoc
+from claimcheck.report import ResultCollector
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.settings import Settings
 
 
@@ -42,7 +42,7 @@ class RunState:
     manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
     json_path: Path | None = None  # where claims.json goes (None: this run writes no report)
     html_path: Path | None = None  # where claims.html (the claims page) goes
-    rows: list[ClaimRow] = field(default_factory=list)  # per-claim rows, at session finish
+    rows: list[ClaimEntry] = field(default_factory=list)  # per-claim entries, at session finish
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
     pages: list = field(default_factory=list)  # the pages written at session finish
     page_error: str = ""  # why the pages could not be written ("" when they were)

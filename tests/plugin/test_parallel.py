@@ -235,4 +235,4 @@ def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker(
         c.add(phase_of(r))
     (row,) = c.rows([])
     assert row.outcome == "passed"
-    assert row.record["details"] == {"drift": {"status": "ok", "measured": "36864 B/token"}, "device": "cpu"}
+    assert row.details == {"drift": {"status": "ok", "measured": "36864 B/token"}, "device": "cpu"}
