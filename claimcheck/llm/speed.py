@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.llm.timing import Interleaved, Rounds, Stats, Timing, sync_device, time_once
+from claimcheck.llm.timing import Interleaved, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
 
 _median = statistics.median
@@ -277,25 +277,15 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
     return fit_power_law(xs, ys)
 
 
-def memory_bandwidth(nbytes: int = 512 * 2**20, repeats: int = 5, device=None) -> Stats:
-    """Read bandwidth (bytes/s) of summing one float32 buffer of ``nbytes``, far larger than the caches.
+class BandwidthProbe:
+    """A callable that reads a float32 buffer of ``nbytes``, far larger than the caches, once
+    (``torch.sum``), to be interleaved with other measurements; a pass's bandwidth is ``nbytes /
+    seconds`` (bytes/s).
 
     Why a read benchmark: a decode step reads every weight once and writes almost nothing, so the
     ceiling that matters is read bandwidth. ``torch.sum`` streams the buffer with all torch threads
     (like the GEMV kernels of decode) and does one add per 4 bytes, far below the CPU's compute
     rate, so its time is the memory's (the "Sum"/read kernels of STREAM-like benchmarks).
-    Returns :class:`Stats` of bytes/s over ``repeats`` runs (after one warm-up).
-    """
-    probe = BandwidthProbe(nbytes, device)
-    probe()
-    return Stats(tuple(nbytes / probe.timed() for _ in range(repeats)))
-
-
-class BandwidthProbe:
-    """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``); see :func:`memory_bandwidth`.
-
-    Calling it is one read pass, so it can be interleaved with other measurements; the bandwidth of
-    a pass is ``nbytes / seconds``.
     """
 
     def __init__(self, nbytes: int, device=None):
@@ -307,35 +297,6 @@ class BandwidthProbe:
 
     def __call__(self):
         self.buf.sum()
-
-    def timed(self) -> float:
-        return time_once(self, self.device)
-
-
-def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
-    """The samples of :func:`latency_rounds` by prompt length, ``{L: {"ttft": [s, ...], "steps": [[s
-    per step, ...] per round], "kv_bytes": int}}``; the decode steps on a long context and their
-    paired short ones, where measured, under ``"context"``:
-    ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
-    "short_tokens": S, "kv_bytes": int}``."""
-    out: dict[Any, dict] = {}
-    for L in prompt_lengths:
-        got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got], "kv_bytes": _last_kv(got)}
-    if context_tokens is not None:
-        ctx = rounds.samples.samples[f"context@{context_tokens}"]
-        out["context"] = {
-            "tokens": context_tokens,
-            "steps": [g.steps for g in ctx],
-            "short_steps": [g.short_steps for g in ctx],
-            "short_tokens": ctx[-1].short_tokens if ctx else None,
-            "kv_bytes": _last_kv(ctx),
-        }
-    return out
-
-
-def _last_kv(samples) -> int | None:
-    return samples[-1].kv_bytes if samples else None
 
 
 def latency_rounds(

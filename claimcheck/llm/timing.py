@@ -1,10 +1,5 @@
-"""Timing: warm-up, repeats, A/B interleaving, and robust statistics over every sample.
-
-Timings on shared machines are noisy, so the harness never asserts an absolute time: it measures
-both sides of a ratio in one process, interleaved (A B A B ...) so that drift of the machine hits
-both sides alike, keeps every sample, and quotes medians with their spread (as pytest-benchmark's
-``interval.py`` and nanoGPT's ``bench.py`` do). On CUDA the clock is read only after a device
-synchronize, once per measured region.
+"""Timing: warm-up, A/B interleaving (A B A B ..., so drift hits both sides alike), every sample
+kept, medians with their spread; on CUDA the clock is read after a device synchronize.
 
 :func:`interleaved` times any callables so (``interleaved(claims_profile, read=f, tokenize=g)``)
 and returns a :class:`SidesTiming` that ``claim.check_timing`` decides on; the kit's own
@@ -54,20 +49,12 @@ class Stats:
         return max(self.samples)
 
     @property
-    def mean(self) -> float:
-        return statistics.fmean(self.samples)
-
-    @property
     def q1(self) -> float:
         return _quantile(self.samples, 0.25)
 
     @property
     def q3(self) -> float:
         return _quantile(self.samples, 0.75)
-
-    @property
-    def iqr(self) -> float:
-        return self.q3 - self.q1
 
     def as_dict(self) -> dict:
         return {
@@ -116,30 +103,6 @@ class Interleaved:
 
     def stats(self, name: str) -> Stats:
         return Stats(tuple(self.samples[name]))
-
-    def ratio_stats(self, num: str, den: str) -> Stats:
-        """Per-round ratios num/den of paired samples (round i of A against round i of B)."""
-        return Stats(tuple(a / b for a, b in zip(self.samples[num], self.samples[den])))
-
-
-def interleave(fns: dict, repeats: int, warmup: int = 1, device=None) -> Interleaved:
-    """Run each function ``warmup`` times, then ``repeats`` rounds of one call each, in turn.
-
-    Args:
-        fns: name -> zero-argument callable; order of the dict is the order inside each round.
-        repeats: measured rounds (>= 1).
-        warmup: unmeasured rounds first (page in weights, let allocators settle).
-        device: a torch device; on CUDA the device is synchronised around each measured call.
-
-    Returns:
-        :class:`Interleaved` holding every sample, in seconds.
-
-    Raises:
-        ValueError: ``repeats < 1`` or no functions.
-    """
-    if repeats < 1 or not fns:
-        raise ValueError("interleave needs repeats >= 1 and at least one function")
-    return Rounds(fns, warmup=warmup, device=device).run(repeats).samples
 
 
 class Rounds:
