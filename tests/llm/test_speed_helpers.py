@@ -166,12 +166,12 @@ def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
 
 
 def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, monkeypatch):
-    import claimcheck.llm.models as models
+    import claimcheck.llm.speed as speed
 
     seen = []
-    real = models.forward_cached
+    real = speed.forward_cached
     monkeypatch.setattr(
-        models,
+        speed,
         "forward_cached",
         lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw),
     )
