@@ -14,6 +14,9 @@ Two conventions give different totals for the same model, so every figure names 
 
 from __future__ import annotations
 
+from claimcheck.llm.kvcache import KVLayout
+from claimcheck.llm.models import forward_cached, non_embedding_parameters, seeded_token_ids
+
 
 def kaplan_flops_per_token(config, n_ctx: int | None = None, include_unembedding: bool = True) -> int:
     """Return forward FLOPs per token by Kaplan et al. (2020), plus the output projection.
@@ -21,8 +24,6 @@ def kaplan_flops_per_token(config, n_ctx: int | None = None, include_unembedding
     ``2 N + 2 n_layer n_ctx d_model (+ 2 d_model n_vocab)``, N = non-embedding parameters.
     ``n_ctx`` defaults to ``config.n_positions`` (1024 for GPT-2).
     """
-    from claimcheck.llm.models import non_embedding_parameters
-
     n_ctx = config.n_positions if n_ctx is None else n_ctx
     flops = 2 * non_embedding_parameters(config) + 2 * config.n_layer * n_ctx * config.n_embd
     if include_unembedding:
@@ -57,8 +58,6 @@ def decode_step_flops(model, context: int) -> int:
     """FLOPs counted for one decode step (1 new token) after ``context - 1`` cached positions."""
     import torch
 
-    from claimcheck.llm.models import forward_cached, seeded_token_ids
-
     ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():
         cache = zero_cache(model, context - 1)
@@ -75,8 +74,6 @@ def zero_cache(model, positions: int):
     import torch
     from transformers import DynamicCache
 
-    from claimcheck.llm.kvcache import KVLayout
-
     layout = KVLayout.from_config(model.config)
     p = next(model.parameters())
     cache = DynamicCache()
@@ -89,8 +86,6 @@ def zero_cache(model, positions: int):
 def prefill_flops(model, n_tokens: int) -> int:
     """FLOPs counted for one prefill (a forward pass) over ``n_tokens`` tokens."""
     import torch
-
-    from claimcheck.llm.models import seeded_token_ids
 
     ids = seeded_token_ids(n_tokens, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():

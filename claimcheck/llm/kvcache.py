@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from claimcheck.llm.models import cache_nbytes, output_cache
+
 LLAMA3_8B_KV = dict(n_layers=32, n_kv_heads=8, head_dim=128)
 """KV layout of Llama-3-8B (Meta, ``config.json``: num_hidden_layers 32, num_key_value_heads 8,
 hidden_size 4096 / num_attention_heads 32 = head_dim 128)."""
@@ -56,8 +58,6 @@ def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, output_cache
-
     with torch.no_grad():
         out = model(input_ids, use_cache=True)
     cache = output_cache(out)
@@ -93,8 +93,6 @@ def measure_cache_bytes(config, n_tokens: int, dtype) -> tuple[int, int, str]:
     those of the real computation; only the numbers are absent).
     """
     import torch
-
-    from claimcheck.llm.models import cache_nbytes, output_cache
 
     model = shapes_only_model(config, dtype)
     ids = torch.zeros(1, n_tokens, dtype=torch.long, device="meta")

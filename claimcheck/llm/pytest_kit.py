@@ -1,12 +1,11 @@
-"""The LLM kit's pytest side: its markers, its skips (no GPU, no pretrained weights), its fixtures
-(``claims_weights``, ``claims_device``, ``claims_profile``), its part of the runner fingerprint and
-the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin` (the kit's ``pytest11``
-entry point) in a claims run only, so it is absent from every other run and under
-``-p no:claimcheck``; the kit's own hooks are optional ones. torch is imported only inside hooks
-and fixtures.
+"""The LLM kit's pytest side: markers, skips (no GPU, no pretrained weights), fixtures, its part of
+the runner fingerprint and the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin`
+in a claims run only; torch is imported only inside hooks and fixtures.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import pytest
 
@@ -157,26 +156,27 @@ def size_reads(config):
     return kit["size_reads"]
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef, request):
-    """While a fixture is set up, the sizes read are that fixture's (:func:`size_reads`)."""
-    owners = size_reads(request.config).owners
-    owners.append(f"fixture {fixturedef.argname}")
+@contextlib.contextmanager
+def _reading(config, owner: str):
+    """Inside the block, the sizes read are ``owner``'s (:func:`size_reads`)."""
+    owners = size_reads(config).owners
+    owners.append(owner)
     try:
-        return (yield)
+        yield
     finally:
         owners.pop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    with _reading(request.config, f"fixture {fixturedef.argname}"):
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """While a test runs, the sizes read are the test's own (:func:`size_reads`)."""
-    owners = size_reads(item.config).owners
-    owners.append(item.nodeid)
-    try:
+    with _reading(item.config, item.nodeid):
         return (yield)
-    finally:
-        owners.pop()
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -209,11 +209,7 @@ def pytest_claimcheck_deselection_words(config, group, where, report_dir):
     from claimcheck.llm.options import PORTABLE_LMS
 
     if group == "lane":
-        folder = (
-            f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/"
-            if report_dir
-            else f"portable-{PORTABLE_LMS[0]}/"
-        )
+        folder = f"{report_dir.rstrip('/') + '/' if report_dir else ''}portable-{PORTABLE_LMS[0]}/"
         return (
             "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
             f"alone, into its own report ({folder})",
