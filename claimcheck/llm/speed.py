@@ -188,13 +188,11 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
 
 
 def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
-    """Times of greedy generations of each of ``lengths`` new tokens, with and without the cache,
-    from one generation of the longest length each way (one interleaved round, no warm-up).
-
-    Greedy decoding writes the same first N tokens whatever the length asked for, so an N-token
-    generation's time is the sum of the first N forward passes of the longest one (the
-    bookkeeping of ``generate`` between steps, ~1 %, is not in that sum; the longest's own time is
-    its whole wall time). ``prompt``: ``[1, p]`` int64.
+    """Times of greedy generations of each of ``lengths`` new tokens after ``prompt`` (``[1, p]``
+    int64), with and without the cache, from one generation of the longest length each way (one
+    round, no warm-up): greedy decoding writes the same first N tokens whatever the length, so an
+    N-token time is the sum of the longest's first N forward passes (without ``generate``'s ~1 %
+    bookkeeping between steps); the longest's own time is its wall time.
 
     Returns:
         :class:`ChapterTimes`: ``seconds["cache@N"]``, ``seconds["nocache@N"]`` and how each was timed.
@@ -276,12 +274,9 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
 class BandwidthProbe:
     """A callable that reads a float32 buffer of ``nbytes``, far larger than the caches, once
     (``torch.sum``), to be interleaved with other measurements; a pass's bandwidth is ``nbytes /
-    seconds`` (bytes/s).
-
-    Why a read benchmark: a decode step reads every weight once and writes almost nothing, so the
-    ceiling that matters is read bandwidth. ``torch.sum`` streams the buffer with all torch threads
-    (like the GEMV kernels of decode) and does one add per 4 bytes, far below the CPU's compute
-    rate, so its time is the memory's (the "Sum"/read kernels of STREAM-like benchmarks).
+    seconds`` (bytes/s). A read benchmark, since a decode step reads every weight once and writes
+    almost nothing; ``torch.sum`` streams with all threads, like decode's GEMV kernels, at one add
+    per 4 bytes, so its time is the memory's (the read kernels of STREAM-like benchmarks).
     """
 
     def __init__(self, nbytes: int, device=None):
@@ -424,7 +419,6 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     return Rounds(fns, warmup=warmup, device=device)
 
 
-# ------------------------------------------------------------------------------------------------
 # Typed samples and the shared measurements of the timing claims (the fixtures' results)
 
 
