@@ -13,13 +13,8 @@ def kit_fields() -> dict:
     """Return the kit's fingerprint fields: ``torch``, ``transformers`` (versions or None),
     ``torch_threads``, ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``, e.g.
     ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and ``gpu`` (:func:`gpu_info`)."""
-    fields: dict[str, object] = {
-        "torch": core.version("torch"),
-        "transformers": core.version("transformers"),
-        "torch_threads": None,
-        "cpu_capability": None,
-        "gpu": None,
-    }
+    fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers")}
+    fields.update(torch_threads=None, cpu_capability=None, gpu=None)
     try:
         import torch
     except ImportError:

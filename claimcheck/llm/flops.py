@@ -65,12 +65,9 @@ def decode_step_flops(model, context: int) -> int:
 
 
 def zero_cache(model, positions: int):
-    """A KV cache of ``positions`` cached positions holding zeros, in the model's dtype and device.
-
-    FLOPs of a decode step depend on the cache's shapes, not on its numbers, so the decode step
-    after ``positions`` tokens can be counted without first computing their prefill (seconds on a
-    slow CPU). Shapes: per layer, keys and values ``[1, n_kv_heads, positions, head_dim]``.
-    """
+    """A KV cache of ``positions`` zero positions (per layer, keys and values ``[1, n_kv_heads,
+    positions, head_dim]``) in the model's dtype and device: a decode step's FLOPs depend on the
+    cache's shapes only, so no prefill needs computing first."""
     import torch
     from transformers import DynamicCache
 

@@ -30,14 +30,9 @@ def tiny_config(**overrides):
 
 
 def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
-    """Return a seeded, randomly initialised ``GPT2LMHeadModel`` in eval mode on the CPU.
-
-    Args:
-        config: a ``GPT2Config``; default ``GPT2Config()`` = GPT-2 small shapes.
-        seed: seed for ``torch.manual_seed``, so every run builds the same weights.
-        dtype: a ``torch.dtype`` to cast to (default: float32).
-        attn_implementation: ``"sdpa"`` (transformers' default) or ``"eager"``.
-    """
+    """Return a seeded (``torch.manual_seed(seed)``: every run builds the same weights), randomly
+    initialised ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small) in eval mode on the CPU, in
+    ``dtype`` (default float32), with attention ``attn_implementation`` (``"sdpa"`` or ``"eager"``)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -127,10 +122,8 @@ def gpt2_tokenizer():
 
 
 def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
-    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed``.
-
-    Used where a claim needs a prompt of a given length and the exact text does not matter.
-    """
+    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed`` (a prompt
+    whose text does not matter)."""
     import torch
 
     g = torch.Generator().manual_seed(seed)
@@ -138,10 +131,7 @@ def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
 
 
 def prompt_ids(n: int, tokenizer=None, text: str | None = None):
-    """Return ``[1, n]`` token ids of real text, repeated as needed (the chapter read its own text).
-
-    ``text`` defaults to the project's own sample text (:func:`sample_text`, package data).
-    """
+    """Return ``[1, n]`` token ids of ``text`` (default: :func:`sample_text`), repeated as needed."""
     import torch
 
     tok = tokenizer or gpt2_tokenizer()
@@ -153,10 +143,8 @@ def prompt_ids(n: int, tokenizer=None, text: str | None = None):
 
 
 def cache_layers(cache):
-    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple.
-
-    Shapes are ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches.
-    """
+    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple;
+    shapes ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches."""
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
@@ -171,11 +159,8 @@ def cache_nbytes(cache) -> int:
 
 
 def rewind_cache(cache, length: int) -> None:
-    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``).
-
-    Lets a measurement decode from the same context in every round without recomputing the
-    prefill: the next decode step concatenates onto the cut tensors exactly as onto a fresh
-    cache of ``length`` positions (same shapes, same work).
+    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``): the
+    next decode step does the same work as on a fresh cache of ``length`` positions.
 
     Raises:
         ValueError: ``length`` is negative or longer than the cache, or the cache did not end at
@@ -197,11 +182,8 @@ def output_cache(outputs):
 
 
 def sample_text() -> str:
-    """Return this project's own sample text (``claimcheck/llm/data/sample.txt``, UTF-8), the prompt
-    of the timing claims and the stand-in text of the listing runner.
-
-    Read with :mod:`importlib.resources`, so it is found in a wheel install as in a checkout.
-    """
+    """Return this project's own sample text (package data ``data/sample.txt``, UTF-8, found in a
+    wheel as in a checkout), the prompt of the timing claims and the listing runner's stand-in."""
     from importlib import resources
 
     return resources.files("claimcheck.llm").joinpath("data", "sample.txt").read_text(encoding="utf-8")
@@ -221,14 +203,10 @@ def _forward_params(forward_cls) -> frozenset[str]:
 
 
 def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **kwargs):
-    """Run ``model(input_ids)`` continuing from ``cache``; return the model output.
-
-    transformers 5 names the argument ``cache`` (``past_key_values`` is deprecated there);
-    transformers 4 names it ``past_key_values``. This helper passes the right one, so the harness
-    itself never triggers the deprecation that claim C33 reports for the chapter's listing.
-    ``last_only``: compute the logits of the last position only (``logits_to_keep=1``, where the
-    model takes it), as ``generate`` does for a prefill: the vocabulary projection of the other
-    positions is ~20% of a GPT-2 small prefill's FLOPs and no next token needs it.
+    """Run ``model(input_ids)`` continuing from ``cache``; return the model output. The cache goes
+    in as ``cache`` (transformers 5) or ``past_key_values`` (4), so the harness never triggers the
+    deprecation C33 reports. ``last_only``: the last position's logits only (``logits_to_keep=1``),
+    as ``generate`` does for a prefill (the rest is ~20% of a GPT-2 small prefill's FLOPs).
     """
     params = _forward_params(model.__class__)
     if cache is not None:

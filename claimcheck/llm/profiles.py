@@ -102,9 +102,8 @@ SIZE_FIELDS = frozenset(f.name for f in fields(Profile)) - {"name"}
 @dataclass
 class SizeReads:
     """Which sizes of the run's profile were read, and by whom: a test (its node id) or a fixture
-    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last). A
-    fixture's reads count for every test that uses it, so a measurement cached for the session
-    counts for each chapter whose tests use it, not only for the first."""
+    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last); a
+    fixture's reads count for every test that uses it, a session-cached one's too."""
 
     owners: list[str] = field(default_factory=list)
     by_owner: dict[str, set[str]] = field(default_factory=dict)

@@ -37,15 +37,11 @@ def pytest_configure(config):
 
 
 def set_threads(config, timing: bool = True) -> None:
-    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
+    """Set torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
     decided once, before the first measuring test's fixtures, and kept for the fingerprint
-    (``threads``). Nothing on a core-only install (no torch).
-
-    In a serial run the first test decides. In an xdist worker (``pytest -n N``) a sibling worker
-    is running a test of its own whenever this one runs one that does not measure: with ``auto``
-    those run on 1 thread (2 threads beside a busy process wait at every barrier,
-    docs/timing.md#threads), and the count is decided at the first ``timing`` test, which holds the run's lock alone
-    (:mod:`claimcheck.plugin.parallel`), so its siblings are asleep and count as no load.
+    (``threads``); nothing without torch. In an xdist worker with ``auto``, tests that do not
+    measure run on 1 thread (a sibling is busy: docs/timing.md#threads) and the count is decided
+    at the first ``timing`` test, which holds the run's lock alone (:mod:`claimcheck.plugin.parallel`).
     """
     import importlib.util
 
@@ -130,11 +126,9 @@ def pytest_claimcheck_report_dir(config, report_dir):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_size_profile(config, registry, items):
-    """The kit's sizes, for a chapter whose tests use them (the ``claims_profile`` fixture, which
-    every model and timing fixture builds on); None for a chapter that measures nothing with the kit.
-    Its description names only the sizes the chapter's tests read (:func:`size_reads`), so a
-    chapter whose one timing reads 512 tokens is not told ch15's write lengths and batches; where
-    the items are not known (the pytest-xdist controller), every size."""
+    """The kit's sizes for a chapter whose tests use ``claims_profile``, else None; described by the
+    sizes its tests read (:func:`size_reads`), or every size where the items are not known (the
+    pytest-xdist controller)."""
     if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
         return None
     from claimcheck.llm.profiles import get

@@ -42,12 +42,9 @@ def _check_length(ids, need: int) -> None:
 
 def warm_up(model, ids, prompt_tokens: int = 16) -> None:
     """Run the model once before any round is timed: a prefill of ``prompt_tokens`` positions of
-    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small in fp32 on a
-    2-core CPU).
-
-    Why: the first forward pass of a process pays one-time costs (allocator, lazy kernels) that
-    belong to no side; later calls at new shapes pay nothing comparable on a CPU (GPT-2 small: the
-    first 1000-token pass within 2 % of the next ones), so one short pass replaces a warm-up round.
+    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small on a 2-core CPU),
+    paying the process's one-time costs (allocator, lazy kernels); later new shapes cost nothing
+    comparable on a CPU (a first 1000-token pass is within 2 % of the next ones).
     """
     import torch
 
@@ -295,17 +292,12 @@ def latency_rounds(
 ):
     """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
 
-    Side ``"prompt@L"`` per prompt length L, a :class:`LatencySample`: TTFT = a forward pass over
-    ``ids[:, :L]`` computing the last position's logits only (as ``generate`` does) plus the greedy
-    pick of the first token; then ``decode_steps`` decode steps, each timed (one clock read per step;
-    on CUDA one synchronize per step region).
-
-    ``context_tokens`` C adds side ``"context@C"``, a :class:`ContextSample`: ``decode_steps`` timed
-    decode steps on a cache of C positions, each paired in time with one on the shortest prompt's
-    cache (short, long, short, long ...: a drift of the machine's speed stays out of their ratio).
-    Both caches are filled once before the rounds (not timed) and cut back after every round
-    (:func:`claimcheck.llm.models.rewind_cache`): a decode step's cost depends on the cache's
-    shape, the same as after a fresh prefill.
+    Side ``"prompt@L"``, a :class:`LatencySample`: TTFT = a forward pass over ``ids[:, :L]`` of the
+    last position's logits (as ``generate`` does) and the greedy pick; then ``decode_steps`` decode
+    steps, each timed (on CUDA one synchronize per step). ``context_tokens`` C adds side
+    ``"context@C"``, a :class:`ContextSample`: decode steps on a cache of C positions, each paired in
+    time with one on the shortest prompt's (drift stays out of their ratio); both caches are filled
+    once before the rounds and cut back after each (:func:`claimcheck.llm.models.rewind_cache`).
 
     Raises:
         ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``, or
