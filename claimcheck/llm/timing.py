@@ -175,11 +175,7 @@ class Round(dict):
     its kind and size."""
 
     def side(self, kind: str, n: int) -> Any:
-        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``).
-
-        Raises:
-            KeyError: the round has no such side.
-        """
+        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``); ``KeyError`` if none."""
         return self[f"{kind}@{n}"]
 
 
@@ -228,13 +224,11 @@ class Timing:
         settled: Callable[[Timed], bool],
         min_rounds: int | None = None,
     ) -> Timed:
-        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): ``statistic``
-        (rounds -> the claim's value in ``unit``) and each :class:`Condition` evaluated on every
-        round alone, their :func:`per_round_ci`; while ``settled(evidence)`` is false (an interval
-        straddles its bar) or fewer than ``min_rounds`` rounds are measured (default: the fewest
-        that cover :data:`LEVEL`), one more round at a time, each only when the rounds so far say
-        it ends within ``budget_s``: a busy machine makes the claim inconclusive at its budget,
-        not slow. ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
+        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): the :func:`per_round_ci`
+        of ``statistic`` (rounds -> the value in ``unit``) and of each :class:`Condition`; while
+        ``settled(evidence)`` is false or fewer than ``min_rounds`` (default: enough for
+        :data:`LEVEL`) are measured, one more round, each only if it ends within ``budget_s``.
+        ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
         rounds = self.rounds
         clock = rounds.timer
         min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
@@ -285,11 +279,8 @@ class SidesTiming(Timing):
         return tuple(self.rounds.samples.order)
 
     def seconds(self, side: str, rounds=None) -> list[float]:
-        """Seconds of one call of ``side`` in each round (default: every round so far).
-
-        Raises:
-            KeyError: no such side (the message names the sides there are).
-        """
+        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
+        ``KeyError`` for no such side (the message names the sides there are)."""
         if side not in self.rounds.samples.samples:
             raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.sides)})")
         return [r[side] for r in (self.per_round() if rounds is None else rounds)]
