@@ -1,16 +1,10 @@
 """Where a claim runs (CPU or a CUDA GPU) and in which dtype.
 
-``--claims-device`` (``CLAIMCHECK_DEVICE``, ini ``claims_device``) chooses: ``auto`` (the
-default: CUDA GPU 0 when torch sees one, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``. Asking for
-CUDA where there is none is an error, not a silent fallback: a GPU runner whose torch is a CPU
-build must fail loudly, not report a CPU run as a GPU run.
-
-dtypes follow what the chapter's numbers assume: ``listing`` -- the chapter's timings come from
-its listing, which loads GPT-2 with ``from_pretrained``'s default dtype: float32, on the laptop and
-on Colab's GPU alike (C34). (The KV-cache bytes of C18 need no half-precision compute at all: see
-its fixture.)
-
-torch is imported inside the functions, so importing this module is cheap.
+``--claims-device`` (``CLAIMCHECK_DEVICE``, ini ``claims_device``): ``auto`` (the default: CUDA GPU 0
+when torch sees one, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``. CUDA asked for where there is
+none is an error, not a silent fallback: a GPU runner with a CPU build of torch must fail loudly.
+The dtype ``listing`` is float32, as the chapter's listing loads GPT-2 (``from_pretrained``'s
+default) on the laptop and on Colab's GPU alike (C34). torch is imported inside the functions.
 """
 
 from __future__ import annotations
@@ -44,11 +38,8 @@ def no_gpu_reason() -> str:
 
 
 def select_device(requested: str | None = "auto"):
-    """Return the ``torch.device`` the claims run on.
-
-    Args:
-        requested: ``auto``/None (CUDA GPU 0 when available, else CPU), ``cpu``, ``cuda``
-            (= ``cuda:0``) or ``cuda:N``.
+    """Return the ``torch.device`` the claims run on for ``requested``: ``auto``/None (CUDA GPU 0
+    when available, else CPU), ``cpu``, ``cuda`` (= ``cuda:0``) or ``cuda:N``.
 
     Raises:
         DeviceError: CUDA requested but unavailable (the message says why, e.g. a CPU-only torch
@@ -77,9 +68,7 @@ def select_device(requested: str | None = "auto"):
 
 
 def dtype_for(device, precision: str):
-    """Return the torch dtype a claim of ``precision`` runs in on ``device`` (see the module docstring).
-
-    ``listing``: float32 on any device.
+    """Return the torch dtype a claim of ``precision`` runs in on ``device``: ``listing``, float32.
 
     Raises:
         ValueError: unknown ``precision``.

@@ -13,13 +13,8 @@ def kit_fields() -> dict:
     """Return the kit's fingerprint fields: ``torch``, ``transformers`` (versions or None),
     ``torch_threads``, ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``, e.g.
     ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and ``gpu`` (:func:`gpu_info`)."""
-    fields: dict[str, object] = {
-        "torch": core.version("torch"),
-        "transformers": core.version("transformers"),
-        "torch_threads": None,
-        "cpu_capability": None,
-        "gpu": None,
-    }
+    fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers")}
+    fields.update(torch_threads=None, cpu_capability=None, gpu=None)
     try:
         import torch
     except ImportError:
@@ -42,12 +37,9 @@ def runner_fingerprint(profile: str | None = None) -> dict:
 
 
 def gpu_info() -> dict | None:
-    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none.
-
-    Keys: ``name`` and ``memory_bytes`` (total, bytes) and ``capability`` (e.g. ``"9.0"``) of GPU 0,
-    ``count`` (GPUs torch sees), ``cuda`` (the CUDA version torch was built with,
-    ``torch.version.cuda``) and ``driver`` (the NVIDIA driver version, or None when neither
-    ``nvidia-smi`` nor ``/proc/driver/nvidia/version`` tells it).
+    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none:
+    ``name``, ``memory_bytes`` (total) and ``capability`` (e.g. ``"9.0"``) of GPU 0, ``count`` (GPUs
+    torch sees), ``cuda`` (``torch.version.cuda``) and ``driver`` (:func:`nvidia_driver_version`).
     """
     try:
         import torch

@@ -3,26 +3,23 @@
 Two conventions give different totals for the same model, so every figure names its own:
 
 * ``kaplan``: C_forward = 2N + 2 n_layer n_ctx d_model per token (Kaplan et al. 2020, "Scaling
-  Laws for Neural Language Models", table 1), N = non-embedding parameters; the chapter adds the
-  unembedding 2 d_model n_vocab. For GPT-2 small at n_ctx = 1024: 170,112,000 + 18,874,368 +
-  77,194,752 = 266,181,120.
-* ``counter``: ``torch.utils.flop_counter.FlopCounterMode`` counts 2 FLOPs per multiply-add of
-  every matmul it sees. It does not count biases, layer norms or softmax, and on the CPU it does
-  not count ``scaled_dot_product_attention`` (transformers' default "sdpa" attention); with
-  "eager" attention it counts both QK^T and AV products.
+  Laws for Neural Language Models", table 1), N = non-embedding parameters, plus the chapter's
+  unembedding 2 d_model n_vocab; GPT-2 small, n_ctx 1024: 170,112,000 + 18,874,368 + 77,194,752 =
+  266,181,120.
+* ``counter``: ``torch.utils.flop_counter.FlopCounterMode``, 2 FLOPs per multiply-add of every
+  matmul; no biases, norms or softmax, and on the CPU no "sdpa" attention ("eager": QK^T and AV).
 """
 
 from __future__ import annotations
 
+from claimcheck.llm.kvcache import KVLayout
+from claimcheck.llm.models import forward_cached, non_embedding_parameters, seeded_token_ids
+
 
 def kaplan_flops_per_token(config, n_ctx: int | None = None, include_unembedding: bool = True) -> int:
-    """Return forward FLOPs per token by Kaplan et al. (2020), plus the output projection.
-
-    ``2 N + 2 n_layer n_ctx d_model (+ 2 d_model n_vocab)``, N = non-embedding parameters.
-    ``n_ctx`` defaults to ``config.n_positions`` (1024 for GPT-2).
+    """Return forward FLOPs per token by Kaplan et al. (2020), plus the output projection:
+    ``2 N + 2 n_layer n_ctx d_model (+ 2 d_model n_vocab)``; ``n_ctx`` default ``config.n_positions``.
     """
-    from claimcheck.llm.models import non_embedding_parameters
-
     n_ctx = config.n_positions if n_ctx is None else n_ctx
     flops = 2 * non_embedding_parameters(config) + 2 * config.n_layer * n_ctx * config.n_embd
     if include_unembedding:
@@ -31,11 +28,9 @@ def kaplan_flops_per_token(config, n_ctx: int | None = None, include_unembedding
 
 
 def matmul_flops_per_token(config, n_ctx: int, attention: bool) -> int:
-    """Return the FLOPs a matmul counter sees for one token at context ``n_ctx`` (GPT-2).
-
-    Weight matmuls: 2 x (d x 3d + d x d + 2 x d x 4d) per layer, plus 2 d n_vocab for the logits.
-    Attention (if counted): QK^T and AV, each 2 x n_ctx x d per layer.
-    """
+    """Return the FLOPs a matmul counter sees for one token at context ``n_ctx`` (GPT-2): weight
+    matmuls 2 x (d x 3d + d x d + 2 x d x 4d) per layer and 2 d n_vocab for the logits; with
+    ``attention``, QK^T and AV, each 2 x n_ctx x d per layer."""
     d, L = config.n_embd, config.n_layer
     inner = config.n_inner or 4 * d
     weights = L * 2 * (d * 3 * d + d * d + 2 * d * inner) + 2 * d * config.vocab_size
@@ -57,8 +52,6 @@ def decode_step_flops(model, context: int) -> int:
     """FLOPs counted for one decode step (1 new token) after ``context - 1`` cached positions."""
     import torch
 
-    from claimcheck.llm.models import forward_cached, seeded_token_ids
-
     ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():
         cache = zero_cache(model, context - 1)
@@ -66,16 +59,11 @@ def decode_step_flops(model, context: int) -> int:
 
 
 def zero_cache(model, positions: int):
-    """A KV cache of ``positions`` cached positions holding zeros, in the model's dtype and device.
-
-    FLOPs of a decode step depend on the cache's shapes, not on its numbers, so the decode step
-    after ``positions`` tokens can be counted without first computing their prefill (seconds on a
-    slow CPU). Shapes: per layer, keys and values ``[1, n_kv_heads, positions, head_dim]``.
-    """
+    """A KV cache of ``positions`` zero positions (per layer, keys and values ``[1, n_kv_heads,
+    positions, head_dim]``) in the model's dtype and device: a decode step's FLOPs depend on the
+    cache's shapes only, so no prefill needs computing first."""
     import torch
     from transformers import DynamicCache
-
-    from claimcheck.llm.kvcache import KVLayout
 
     layout = KVLayout.from_config(model.config)
     p = next(model.parameters())
@@ -89,8 +77,6 @@ def zero_cache(model, positions: int):
 def prefill_flops(model, n_tokens: int) -> int:
     """FLOPs counted for one prefill (a forward pass) over ``n_tokens`` tokens."""
     import torch
-
-    from claimcheck.llm.models import seeded_token_ids
 
     ids = seeded_token_ids(n_tokens, seed=1, vocab_size=model.config.vocab_size)
     with torch.no_grad():

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from claimcheck.llm.models import cache_nbytes, output_cache
+
 LLAMA3_8B_KV = dict(n_layers=32, n_kv_heads=8, head_dim=128)
 """KV layout of Llama-3-8B (Meta, ``config.json``: num_hidden_layers 32, num_key_value_heads 8,
 hidden_size 4096 / num_attention_heads 32 = head_dim 128)."""
@@ -25,10 +27,8 @@ class KVLayout:
     head_dim: int
 
     def bytes_per_token(self, bytes_per_element: int = 2) -> int:
-        """Return KV cache bytes per token: 2 (K and V) x layers x KV heads x head_dim x element size.
-
-        ``bytes_per_element`` is 2 for fp16/bf16, 4 for fp32.
-        """
+        """Return KV cache bytes per token: 2 (K and V) x layers x KV heads x head_dim x
+        ``bytes_per_element`` (2 for fp16/bf16, 4 for fp32)."""
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim * bytes_per_element
 
     @classmethod
@@ -49,29 +49,20 @@ class KVLayout:
 
 
 def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
-    """Run one forward pass with ``use_cache=True`` and return (cache bytes, tokens cached).
-
-    ``input_ids``: ``[1, n]`` int64. The bytes are summed over the real key and value tensors of
-    the returned cache object, in the model's dtype (so an fp16 model gives fp16 bytes).
-    """
+    """Run one forward pass over ``input_ids`` (``[1, n]`` int64) with the cache; return (bytes of
+    its key and value tensors in the model's dtype, tokens cached)."""
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, output_cache
-
     with torch.no_grad():
-        out = model(input_ids, use_cache=True)
-    cache = output_cache(out)
+        cache = output_cache(model(input_ids, use_cache=True))
     return cache_nbytes(cache), int(input_ids.shape[1])
 
 
 def shapes_only_model(config, dtype):
-    """Return a transformers causal LM of ``config`` on PyTorch's ``meta`` device, in ``dtype``.
-
-    A meta tensor has a shape and a dtype but no storage, and every op on it computes only the
-    output's shape and dtype: a forward pass runs the model's real code path (its real cache
-    object, in ``dtype``) in milliseconds and allocates nothing, whatever the CPU's support for
-    ``dtype``. That is what byte counts need: on an AVX2-only CPU a GPT-2 small forward in fp16 or
-    bf16 takes ~10x longer than in fp32, and bytes do not depend on the compute.
+    """Return a transformers causal LM of ``config`` on PyTorch's ``meta`` device, in ``dtype``:
+    its forward pass runs the real code path (the real cache object, in ``dtype``) computing only
+    shapes and dtypes, in milliseconds, whatever the CPU's support for ``dtype`` (fp16 on an
+    AVX2-only CPU is ~10x slower than fp32), which is all byte counts need.
 
     Raises:
         ValueError: ``config`` names no causal-LM architecture transformers knows.
@@ -86,15 +77,10 @@ def shapes_only_model(config, dtype):
 
 def measure_cache_bytes(config, n_tokens: int, dtype) -> tuple[int, int, str]:
     """Return (cache bytes, tokens cached, cache class name) of the real transformers cache object
-    that a forward pass over ``n_tokens`` positions builds, in ``dtype`` (e.g. ``torch.float16``),
-    without computing anything (:func:`shapes_only_model`: the model runs on the meta device).
-
-    Bytes: numel x element size of every key and value tensor of the cache (shapes and dtype are
-    those of the real computation; only the numbers are absent).
+    a forward pass over ``n_tokens`` positions builds in ``dtype`` (e.g. ``torch.float16``), on the
+    meta device (:func:`shapes_only_model`). Bytes: numel x element size of every key and value.
     """
     import torch
-
-    from claimcheck.llm.models import cache_nbytes, output_cache
 
     model = shapes_only_model(config, dtype)
     ids = torch.zeros(1, n_tokens, dtype=torch.long, device="meta")

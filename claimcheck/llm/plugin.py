@@ -1,12 +1,8 @@
-"""The LLM kit's ``pytest11`` entry point: its options (:mod:`claimcheck.llm.options`), and one hook
-that registers the kit's pytest side (:mod:`claimcheck.llm.pytest_kit`) when claimcheck's core
-starts a claims run.
-
-The kit declares its option table on pytest's parser and hands it to the core
-(``pytest_claimcheck_options``), which resolves and validates it with its own. Beyond that, in any
-other run (an unrelated project) the kit implements no pytest hook, adds no marker or fixture and
-imports nothing heavy; under ``-p no:claimcheck`` it declares no option either. The claimcheck
-hooks are optional: without the core no plugin declares them and they are never called.
+"""The LLM kit's ``pytest11`` entry point: its options (:mod:`claimcheck.llm.options`), handed to
+the core (``pytest_claimcheck_options``), which validates them with its own, and one hook that
+registers the kit's pytest side (:mod:`claimcheck.llm.pytest_kit`) when the core starts a claims
+run. In any other run the kit adds no hook, marker or fixture and imports nothing heavy; under
+``-p no:claimcheck`` no option either (the claimcheck hooks are optional ones).
 """
 
 from __future__ import annotations

@@ -1,29 +1,19 @@
-"""Sizes and timing budgets behind every size-dependent claim, per size profile.
+"""Sizes and timing budgets behind every size-dependent claim, per size profile (``--claims-profile``;
+not the runner profile ``--claims-runner``, which says which machine this is).
 
-A size profile changes how *precisely* a claim is measured (how many interleaved rounds it starts
-with, how many seconds it may add while its confidence interval is undecided), never *whether* it
-holds: every claim whose portable form needs a minimum size uses the same sizes in ``quick`` and
-``standard`` (the growth with length of C15/C16, the context effect of C20, C13/C36's prompts, C35's
-batches). ``full`` measures at the chapter's own sizes (read 512, write 511, prompts up to 1000),
-where every form holds more strongly still; it decides C15.time/C16 at the shared generation
-lengths too, and generates the chapter's 256 and 768 tokens (with and without the cache) once, for
-the chapter's table of absolute times (C15.laptop): on a 2-core AVX2 CPU one uncached 768-token
-generation of GPT-2 small takes ~10 minutes (768 forward passes over 16..783 positions; the
-256-token times are its first 256 steps, :func:`fixtures.speed.chapter_generation`), so the
-five rounds a 90% interval needs would take an hour.
-
-The size profile (``--claims-profile``) is not the *runner profile* (``--claims-runner``, the
-registry's ``[runners]``): the one says how big the measurements are, the other which machine
-this is.
-
-Costs of ``pytest claims/`` on a 2-core CPU: docs/timing.md (measured with ``benchmarks/bench.py``).
+A size profile changes how *precisely* a claim is measured (its first rounds, the seconds it may
+add while undecided), never *whether* it holds: ``quick`` and ``standard`` share every size a
+portable form needs. ``full`` measures at the chapter's own sizes (read 512, write 511, prompts up
+to 1000) and generates the chapter's 256 and 768 tokens once each way (C15.laptop; one uncached
+768-token generation of GPT-2 small takes ~10 minutes on a 2-core CPU, so five rounds would take an
+hour; the 256-token times are its first steps, :func:`fixtures.speed.chapter_generation`).
+Costs of ``pytest claims/``: docs/timing.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field, fields
-from typing import TypedDict
+from dataclasses import asdict, dataclass, field, fields, replace
 
 
 @dataclass(frozen=True)
@@ -38,9 +28,7 @@ class Profile:
     greedy_new: int  # tokens written in C14
     gen_lengths: tuple[int, ...]  # new tokens per generation, C15/C16's interleaved rounds
     gen_repeats: int  # interleaved rounds of the generations
-    ttft_prompts: tuple[
-        int, ...
-    ]  # prompt lengths for TTFT and decode latency, C13/C36 (and C20's short context)
+    ttft_prompts: tuple[int, ...]  # prompts of TTFT and decode latency, C13/C36 (and C20's short one)
     decode_steps: int  # decode steps timed after each prompt and on the long context, C13/C20/C36
     batch_sizes: tuple[int, ...]  # batch sizes of batched decode, C35
     batch_prompt: int  # prompt tokens per row, C35
@@ -114,9 +102,8 @@ SIZE_FIELDS = frozenset(f.name for f in fields(Profile)) - {"name"}
 @dataclass
 class SizeReads:
     """Which sizes of the run's profile were read, and by whom: a test (its node id) or a fixture
-    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last). A
-    fixture's reads count for every test that uses it, so a measurement cached for the session
-    counts for each chapter whose tests use it, not only for the first."""
+    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last); a
+    fixture's reads count for every test that uses it, a session-cached one's too."""
 
     owners: list[str] = field(default_factory=list)
     by_owner: dict[str, set[str]] = field(default_factory=dict)
@@ -153,28 +140,19 @@ class WatchedProfile:
         return f"WatchedProfile({self._profile!r})"
 
 
-class _Shared(TypedDict):
-    """The sizes quick and standard share (a dict: passed as ``**_SHARED`` to :class:`Profile`)."""
-
-    greedy_prompt: int
-    gen_lengths: tuple[int, ...]
-    ttft_prompts: tuple[int, ...]
-    decode_steps: int
-    batch_sizes: tuple[int, ...]
-    batch_prompt: int
-    batch_steps: int
-    bandwidth_mib: int
-    forward_lengths: tuple[int, ...]
-    context_tokens: int
-
-
 # quick and standard share every size a claim's form depends on (generation lengths, prompts,
 # batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
 # budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
 # interval covers the timing verdicts' 90% (claimcheck.llm.timing.LEVEL).
-_SHARED = _Shared(
+_QUICK = Profile(
+    "quick",
+    read_tokens=512,
+    write_tokens=16,
+    timing_repeats=5,
     greedy_prompt=16,
+    greedy_new=16,
     gen_lengths=(2, 8),
+    gen_repeats=5,
     ttft_prompts=(32, 256),
     decode_steps=8,
     batch_sizes=(1, 8, 32),
@@ -183,41 +161,29 @@ _SHARED = _Shared(
     bandwidth_mib=512,
     forward_lengths=(128, 256, 512),
     context_tokens=1000,
+    timing_budget_s=8.0,
+    base_budget_s=30.0,
+    assisted_new=16,
 )
 
 PROFILES = {
-    "quick": Profile(
-        "quick",
-        read_tokens=512,
-        write_tokens=16,
-        timing_repeats=5,
-        greedy_new=16,
-        gen_repeats=5,
-        timing_budget_s=8.0,
-        base_budget_s=30.0,
-        assisted_new=16,
-        **_SHARED,
-    ),
-    "standard": Profile(
-        "standard",
-        read_tokens=512,
+    "quick": _QUICK,
+    "standard": replace(
+        _QUICK,
+        name="standard",
         write_tokens=96,
         timing_repeats=7,
         greedy_new=48,
-        gen_repeats=5,
         timing_budget_s=20.0,
         base_budget_s=90.0,
         assisted_new=32,
-        **_SHARED,
     ),
-    "full": Profile(
-        "full",
-        read_tokens=512,
+    "full": replace(
+        _QUICK,
+        name="full",
         write_tokens=511,
         timing_repeats=7,
-        greedy_prompt=16,
         greedy_new=256,
-        gen_lengths=(2, 8),
         chapter_gen_lengths=(256, 768),
         gen_repeats=7,
         ttft_prompts=(32, 256, 1000),
@@ -227,7 +193,6 @@ PROFILES = {
         batch_steps=16,
         bandwidth_mib=1024,
         forward_lengths=(128, 256, 512, 1024),
-        context_tokens=1000,
         timing_budget_s=60.0,
         base_budget_s=600.0,
         assisted_new=48,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 
+from claimcheck.llm.models import cache_layers, forward_cached, output_cache, seeded_token_ids
+
 
 def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, float]:
     """Change every token after t, for each t in ``positions``; return ``(past_delta, future_delta)``.
@@ -20,8 +22,6 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
     """
     import torch
 
-    from claimcheck.llm.models import seeded_token_ids
-
     n, vocab = ids.shape[1], model.config.vocab_size
     past, future = 0.0, float("inf")
     with torch.no_grad():
@@ -29,9 +29,8 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
         for t in positions:
             changed = ids.clone()
             new = seeded_token_ids(n - t - 1, seed=seed + t, vocab_size=vocab)[0]
-            changed[0, t + 1 :] = torch.where(
-                new == ids[0, t + 1 :], (new + 1) % vocab, new
-            )  # every token differs
+            # every token differs
+            changed[0, t + 1 :] = torch.where(new == ids[0, t + 1 :], (new + 1) % vocab, new)
             out = model(changed).logits[0]
             past = max(past, (out[: t + 1] - base[: t + 1]).abs().max().item())
             future = min(future, (out[t + 1 :] - base[t + 1 :]).abs().max().item())
@@ -47,8 +46,6 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
     """
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache
-
     worst = scale = 0.0
     with torch.no_grad():
         cache = output_cache(forward_cached(model, prefix))
@@ -61,17 +58,14 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
 
 
 def kv_change(model, prefix, changed_at: int) -> dict:
-    """Change the token at ``changed_at`` and measure how the prefix's cached keys/values move.
-
-    Returns (all max |delta K or V| over heads and dims):
+    """Change the token at ``changed_at`` and measure how the prefix's cached keys/values move;
+    returns (all max |delta K or V| over heads and dims):
     ``before`` at positions < changed_at, any layer (0 for a causal model);
     ``layer0_at_change`` at the changed position in layer 0;
     ``layer0_after`` after it in layer 0 (0: layer 0's K/V depend only on their own token and position);
     ``later_min`` the smallest change at any position >= changed_at in layers 1 and up.
     """
     import torch
-
-    from claimcheck.llm.models import cache_layers, forward_cached, output_cache
 
     changed = prefix.clone()
     changed[0, changed_at] = (changed[0, changed_at] + 1) % model.config.vocab_size

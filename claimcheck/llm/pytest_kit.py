@@ -1,12 +1,11 @@
-"""The LLM kit's pytest side: its markers, its skips (no GPU, no pretrained weights), its fixtures
-(``claims_weights``, ``claims_device``, ``claims_profile``), its part of the runner fingerprint and
-the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin` (the kit's ``pytest11``
-entry point) in a claims run only, so it is absent from every other run and under
-``-p no:claimcheck``; the kit's own hooks are optional ones. torch is imported only inside hooks
-and fixtures.
+"""The LLM kit's pytest side: markers, skips (no GPU, no pretrained weights), fixtures, its part of
+the runner fingerprint and the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin`
+in a claims run only; torch is imported only inside hooks and fixtures.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import pytest
 
@@ -38,15 +37,11 @@ def pytest_configure(config):
 
 
 def set_threads(config, timing: bool = True) -> None:
-    """torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
+    """Set torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
     decided once, before the first measuring test's fixtures, and kept for the fingerprint
-    (``threads``). Nothing on a core-only install (no torch).
-
-    In a serial run the first test decides. In an xdist worker (``pytest -n N``) a sibling worker
-    is running a test of its own whenever this one runs one that does not measure: with ``auto``
-    those run on 1 thread (2 threads beside a busy process wait at every barrier,
-    docs/timing.md#threads), and the count is decided at the first ``timing`` test, which holds the run's lock alone
-    (:mod:`claimcheck.plugin.parallel`), so its siblings are asleep and count as no load.
+    (``threads``); nothing without torch. In an xdist worker with ``auto``, tests that do not
+    measure run on 1 thread (a sibling is busy: docs/timing.md#threads) and the count is decided
+    at the first ``timing`` test, which holds the run's lock alone (:mod:`claimcheck.plugin.parallel`).
     """
     import importlib.util
 
@@ -131,11 +126,9 @@ def pytest_claimcheck_report_dir(config, report_dir):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_size_profile(config, registry, items):
-    """The kit's sizes, for a chapter whose tests use them (the ``claims_profile`` fixture, which
-    every model and timing fixture builds on); None for a chapter that measures nothing with the kit.
-    Its description names only the sizes the chapter's tests read (:func:`size_reads`), so a
-    chapter whose one timing reads 512 tokens is not told ch15's write lengths and batches; where
-    the items are not known (the pytest-xdist controller), every size."""
+    """The kit's sizes for a chapter whose tests use ``claims_profile``, else None; described by the
+    sizes its tests read (:func:`size_reads`), or every size where the items are not known (the
+    pytest-xdist controller)."""
     if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
         return None
     from claimcheck.llm.profiles import get
@@ -157,26 +150,27 @@ def size_reads(config):
     return kit["size_reads"]
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_fixture_setup(fixturedef, request):
-    """While a fixture is set up, the sizes read are that fixture's (:func:`size_reads`)."""
-    owners = size_reads(request.config).owners
-    owners.append(f"fixture {fixturedef.argname}")
+@contextlib.contextmanager
+def _reading(config, owner: str):
+    """Inside the block, the sizes read are ``owner``'s (:func:`size_reads`)."""
+    owners = size_reads(config).owners
+    owners.append(owner)
     try:
-        return (yield)
+        yield
     finally:
         owners.pop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    with _reading(request.config, f"fixture {fixturedef.argname}"):
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """While a test runs, the sizes read are the test's own (:func:`size_reads`)."""
-    owners = size_reads(item.config).owners
-    owners.append(item.nodeid)
-    try:
+    with _reading(item.config, item.nodeid):
         return (yield)
-    finally:
-        owners.pop()
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -209,11 +203,7 @@ def pytest_claimcheck_deselection_words(config, group, where, report_dir):
     from claimcheck.llm.options import PORTABLE_LMS
 
     if group == "lane":
-        folder = (
-            f"{report_dir.rstrip('/')}/portable-{PORTABLE_LMS[0]}/"
-            if report_dir
-            else f"portable-{PORTABLE_LMS[0]}/"
-        )
+        folder = f"{report_dir.rstrip('/') + '/' if report_dir else ''}portable-{PORTABLE_LMS[0]}/"
         return (
             "the portable-LM lane's, which runs only when asked for (--claims-lm NAME) and then "
             f"alone, into its own report ({folder})",

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.llm.timing import Interleaved, Rounds, Stats, Timing, sync_device, time_once
+from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
+from claimcheck.llm.timing import Interleaved, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
 
 _median = statistics.median
@@ -28,42 +29,35 @@ def _device(model):
     return next(model.parameters()).device
 
 
+def _step(model, nxt, cache, last_only: bool = False):
+    """One forward pass over ``nxt`` after ``cache`` (None: a prefill): (the greedy next token, the cache)."""
+    o = forward_cached(model, nxt, cache, last_only=last_only)
+    return o.logits[:, -1:].argmax(-1), output_cache(o)
+
+
+def _check_length(ids, need: int) -> None:
+    if ids.shape[1] < need:
+        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
+
+
 def warm_up(model, ids, prompt_tokens: int = 16) -> None:
     """Run the model once before any round is timed: a prefill of ``prompt_tokens`` positions of
-    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small in fp32 on a
-    2-core CPU).
-
-    Why: the first forward pass of a process pays one-time costs (allocator, lazy kernels) that
-    belong to no side; later calls at new shapes pay nothing comparable on a CPU (GPT-2 small: the
-    first 1000-token pass within 2 % of the next ones), so one short pass replaces a warm-up round.
+    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small on a 2-core CPU),
+    paying the process's one-time costs (allocator, lazy kernels); later new shapes cost nothing
+    comparable on a CPU (a first 1000-token pass is within 2 % of the next ones).
     """
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache
-
     with torch.no_grad():
-        out = forward_cached(model, ids[:, :prompt_tokens])
-        forward_cached(model, out.logits[:, -1:].argmax(-1), output_cache(out))
+        _step(model, *_step(model, ids[:, :prompt_tokens], None))
 
 
 def read_write(
     model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1, extra: dict | None = None
 ) -> Interleaved:
-    """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds.
-
-    Read: one forward pass over ``ids[:, :read_tokens]`` (the chapter's "read 512 tokens").
-    Write: a 1-token prefill, then ``write_tokens`` decode steps of 1 new token each, continuing the
-    KV cache (the chapter's loop: "write 511 tokens").
-
-    Args:
-        ids: ``[1, n]`` int64 with ``n >= max(read_tokens, write_tokens + 1)``.
-        extra: more name -> callable measured in the same rounds (e.g. a bandwidth probe, so that
-            the hardware ceiling is measured under the same machine conditions).
-    Returns:
-        :class:`Interleaved` with samples "read" and "write" (seconds per whole pass), and extras.
-    Raises:
-        ValueError: ``ids`` is too short.
-    """
+    """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds: ``repeats``
+    rounds of :func:`read_write_rounds` (samples "read", "write", ``extra``'s). Raises ``ValueError``
+    where ``ids`` is too short."""
     return (
         read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
         .run(repeats)
@@ -80,20 +74,20 @@ def read_write_rounds(
     extra: dict | None = None,
     forward_lengths=(),
 ) -> Rounds:
-    """The measurement of :func:`read_write` as extendable :class:`~claimcheck.llm.timing.Rounds`
-    (no round measured yet: the caller runs as many as its verdicts need).
+    """Read vs write as extendable :class:`~claimcheck.llm.timing.Rounds` (none measured yet),
+    seconds per whole pass. Read: one forward pass over ``ids[:, :read_tokens]``; write: a 1-token
+    prefill, then ``write_tokens`` cached decode steps of 1 token (the chapter's "read 512 tokens"
+    and "write 511 tokens"). ``extra``: more name -> callable in the same rounds (e.g. a bandwidth
+    probe, measured under the same machine conditions). ``forward_lengths``: sides ``"forward@L"``,
+    a forward pass (no cache) over ``ids[:, :L]`` (C16); at ``read_tokens`` that is the read side
+    (:func:`forward_side`). ``ids``: ``[1, n]`` int64.
 
-    ``forward_lengths``: more forward passes (no cache) over ``ids[:, :L]``, sides ``"forward@L"``
-    in seconds (the cost of recomputing L positions, C16). A length equal to ``read_tokens`` adds
-    no side: the read side is that very pass (:func:`forward_side` names it).
+    Raises:
+        ValueError: ``ids`` is too short.
     """
     import torch
 
-    from claimcheck.llm.models import forward_cached, output_cache
-
-    need = max(read_tokens, write_tokens + 1, *forward_lengths)
-    if ids.shape[1] < need:
-        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
+    _check_length(ids, max(read_tokens, write_tokens + 1, *forward_lengths))
 
     def forward(L):
         with torch.no_grad():
@@ -116,19 +110,13 @@ def forward_side(length: int, read_tokens: int) -> str:
 
 
 def generation_rounds(model, prompt, lengths, warmup: int = 1):
-    """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens, with and without cache.
+    """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens after ``prompt``
+    (``[1, p]`` int64), with and without cache: sides ``"cache@N"`` and ``"nocache@N"`` (seconds per
+    whole generation; end-of-text does not stop it). ``warmup`` rounds of the shortest length only.
 
-    Samples are named ``"cache@N"`` and ``"nocache@N"`` (seconds per whole generation), measured in
-    rounds that alternate every (length, cache) pair. End-of-text does not stop generation.
-    ``prompt``: ``[1, p]`` int64 (the chapter: a 16-token prompt).
-
-    Warm-up: ``warmup`` rounds of the shortest length only (cached and uncached).
-    Every forward call inside the generations of the last round is also timed (a forward pre-hook
-    and a forward hook read the clock; on CUDA the hook synchronises, once per step), giving the
-    cost of each step against its context length: ``steps[name] = [(context_tokens, seconds), ...]``,
-    and the positions each forward call processed (its input length):
-    ``steps["positions"][name] = [(context_tokens, positions), ...]`` (counted, not timed: the exact
-    form of C15/C16).
+    Every forward call of the last round is also timed and counted (hooks read the clock; on CUDA
+    they synchronise, once per step): ``steps[name] = [(context_tokens, seconds), ...]`` and
+    ``steps["positions"][name] = [(context_tokens, positions processed), ...]`` (C15/C16's exact form).
 
     Returns:
         (:class:`~claimcheck.llm.timing.Rounds` with no round measured yet, steps dict).
@@ -157,6 +145,22 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
             )
             steps["positions"].setdefault(current["name"], []).append((current["ctx"], current["pos"]))
 
+    def run(cfg, name):
+        steps.pop(name, None)  # keep the last round's steps only
+        steps["positions"].pop(name, None)
+        current["name"] = name
+        hooks = [
+            model.register_forward_pre_hook(pre, with_kwargs=True),
+            model.register_forward_hook(post, with_kwargs=True),
+        ]
+        try:
+            with torch.no_grad():
+                model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
+        finally:
+            current["name"] = None
+            for h in hooks:
+                h.remove()
+
     fns = {}
     for n in lengths:
         for use_cache in (True, False):
@@ -164,41 +168,21 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
             cfg = GenerationConfig(
                 do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache, pad_token_id=0
             )
-
-            def run(cfg=cfg, name=name):
-                steps.pop(name, None)  # keep the last round's steps only
-                steps["positions"].pop(name, None)
-                current["name"] = name
-                hooks = [
-                    model.register_forward_pre_hook(pre, with_kwargs=True),
-                    model.register_forward_hook(post, with_kwargs=True),
-                ]
-                try:
-                    with torch.no_grad():
-                        model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
-                finally:
-                    current["name"] = None
-                    for h in hooks:
-                        h.remove()
-
-            fns[name] = run
+            fns[name] = functools.partial(run, cfg, name)
     # warm up on the shortest generations only: the long uncached ones cost minutes, and one
     # short pass each way already pages in the weights and settles the allocator
-    shortest = min(lengths)
     for _ in range(warmup):
-        fns[f"cache@{shortest}"]()
-        fns[f"nocache@{shortest}"]()
+        fns[f"cache@{min(lengths)}"]()
+        fns[f"nocache@{min(lengths)}"]()
     return Rounds(fns, warmup=0, device=device), steps
 
 
 def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
-    """Times of greedy generations of each of ``lengths`` new tokens, with and without the cache,
-    from one generation of the longest length each way (one interleaved round, no warm-up).
-
-    Greedy decoding writes the same first N tokens whatever the length asked for, so an N-token
-    generation's time is the sum of the first N forward passes of the longest one (the
-    bookkeeping of ``generate`` between steps, ~1 %, is not in that sum; the longest's own time is
-    its whole wall time). ``prompt``: ``[1, p]`` int64.
+    """Times of greedy generations of each of ``lengths`` new tokens after ``prompt`` (``[1, p]``
+    int64), with and without the cache, from one generation of the longest length each way (one
+    round, no warm-up): greedy decoding writes the same first N tokens whatever the length, so an
+    N-token time is the sum of the longest's first N forward passes (without ``generate``'s ~1 %
+    bookkeeping between steps); the longest's own time is its wall time.
 
     Returns:
         :class:`ChapterTimes`: ``seconds["cache@N"]``, ``seconds["nocache@N"]`` and how each was timed.
@@ -234,12 +218,10 @@ class PowerFit:
 
 
 def fit_power_law(ns, times) -> PowerFit:
-    """Fit ``time = a * n**k`` by ordinary least squares in log-log space.
+    """Fit ``time = a * n**k`` by ordinary least squares in log-log space to lengths ``ns`` (> 0) and
+    seconds ``times`` (> 0), one or several per length. Returns a :class:`PowerFit` (``stderr``: the
+    OLS standard error of the slope, 0 with 2 points).
 
-    Args:
-        ns: lengths (> 0); times: seconds (> 0), one per length (e.g. medians), or several per length.
-    Returns:
-        :class:`PowerFit`; ``stderr`` is the OLS standard error of the slope (0 with 2 points).
     Raises:
         ValueError: fewer than 2 distinct lengths, or a non-positive value.
     """
@@ -258,12 +240,9 @@ def fit_power_law(ns, times) -> PowerFit:
 
 
 def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
-    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` binned by x (x >= ``min_x``).
-
-    Why binned medians: per-step times on a shared machine carry scheduler spikes; the median of
-    each bin ignores them where an ordinary least-squares fit on raw points would not.
-    Bins split the x range evenly in log space. Raises ``ValueError`` with fewer than 2 bins filled.
-    """
+    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` (x >= ``min_x``) in ``bins``
+    even bins of log x: medians ignore the scheduler spikes of per-step times that a fit on raw
+    points would not. Raises ``ValueError`` with fewer than 2 bins filled."""
     sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
     if len(sel) < 2:
         raise ValueError(f"need points with x >= {min_x}")
@@ -277,25 +256,12 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
     return fit_power_law(xs, ys)
 
 
-def memory_bandwidth(nbytes: int = 512 * 2**20, repeats: int = 5, device=None) -> Stats:
-    """Read bandwidth (bytes/s) of summing one float32 buffer of ``nbytes``, far larger than the caches.
-
-    Why a read benchmark: a decode step reads every weight once and writes almost nothing, so the
-    ceiling that matters is read bandwidth. ``torch.sum`` streams the buffer with all torch threads
-    (like the GEMV kernels of decode) and does one add per 4 bytes, far below the CPU's compute
-    rate, so its time is the memory's (the "Sum"/read kernels of STREAM-like benchmarks).
-    Returns :class:`Stats` of bytes/s over ``repeats`` runs (after one warm-up).
-    """
-    probe = BandwidthProbe(nbytes, device)
-    probe()
-    return Stats(tuple(nbytes / probe.timed() for _ in range(repeats)))
-
-
 class BandwidthProbe:
-    """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``); see :func:`memory_bandwidth`.
-
-    Calling it is one read pass, so it can be interleaved with other measurements; the bandwidth of
-    a pass is ``nbytes / seconds``.
+    """A callable that reads a float32 buffer of ``nbytes``, far larger than the caches, once
+    (``torch.sum``), to be interleaved with other measurements; a pass's bandwidth is ``nbytes /
+    seconds`` (bytes/s). A read benchmark, since a decode step reads every weight once and writes
+    almost nothing; ``torch.sum`` streams with all threads, like decode's GEMV kernels, at one add
+    per 4 bytes, so its time is the memory's (the read kernels of STREAM-like benchmarks).
     """
 
     def __init__(self, nbytes: int, device=None):
@@ -308,57 +274,18 @@ class BandwidthProbe:
     def __call__(self):
         self.buf.sum()
 
-    def timed(self) -> float:
-        return time_once(self, self.device)
-
-
-def latency_view(rounds, prompt_lengths, context_tokens: int | None = None) -> dict:
-    """The samples of :func:`latency_rounds` by prompt length, ``{L: {"ttft": [s, ...], "steps": [[s
-    per step, ...] per round], "kv_bytes": int}}``; the decode steps on a long context and their
-    paired short ones, where measured, under ``"context"``:
-    ``{"tokens": C, "steps": [[s, ...] per round], "short_steps": [[s, ...] per round],
-    "short_tokens": S, "kv_bytes": int}``."""
-    out: dict[Any, dict] = {}
-    for L in prompt_lengths:
-        got = rounds.samples.samples[f"prompt@{L}"]
-        out[L] = {"ttft": [g.ttft for g in got], "steps": [g.steps for g in got], "kv_bytes": _last_kv(got)}
-    if context_tokens is not None:
-        ctx = rounds.samples.samples[f"context@{context_tokens}"]
-        out["context"] = {
-            "tokens": context_tokens,
-            "steps": [g.steps for g in ctx],
-            "short_steps": [g.short_steps for g in ctx],
-            "short_tokens": ctx[-1].short_tokens if ctx else None,
-            "kv_bytes": _last_kv(ctx),
-        }
-    return out
-
-
-def _last_kv(samples) -> int | None:
-    return samples[-1].kv_bytes if samples else None
-
 
 def latency_rounds(
     model, ids, prompt_lengths, decode_steps: int, warmup: int = 1, context_tokens: int | None = None
 ):
     """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
 
-    For each prompt length L (side ``"prompt@L"``): TTFT = a forward pass over ``ids[:, :L]`` that
-    computes the last position's logits only (as ``generate`` does) plus the greedy pick of the
-    first token; then ``decode_steps`` decode steps of 1 token each, each
-    timed (one clock read per step; on CUDA one synchronize per step region). A round's sample of a
-    side is a :class:`LatencySample` (``kv_bytes``: the cache after the prompt, bytes in the
-    model's dtype).
-
-    ``context_tokens`` C adds side ``"context@C"``: ``decode_steps`` timed decode steps on a cache of
-    C positions, each paired in time with one on a cache of the shortest prompt S (short, long,
-    short, long ...), ``{"steps": [s, ...], "short_steps": [s, ...], "short_tokens": S,
-    "kv_bytes": int}`` (``kv_bytes``: the long cache). Both caches are filled once, by one prefill
-    each before the rounds (not timed), and cut back after every round
-    (:func:`claimcheck.llm.models.rewind_cache`), so every round decodes from the same contexts at
-    the cost of its decode steps alone: what a decode step costs depends on the cache's shape,
-    which is the same as after a fresh prefill. The pairing keeps a drift of the machine's speed
-    out of the ratio of the two.
+    Side ``"prompt@L"``, a :class:`LatencySample`: TTFT = a forward pass over ``ids[:, :L]`` of the
+    last position's logits (as ``generate`` does) and the greedy pick; then ``decode_steps`` decode
+    steps, each timed (on CUDA one synchronize per step). ``context_tokens`` C adds side
+    ``"context@C"``, a :class:`ContextSample`: decode steps on a cache of C positions, each paired in
+    time with one on the shortest prompt's (drift stays out of their ratio); both caches are filled
+    once before the rounds and cut back after each (:func:`claimcheck.llm.models.rewind_cache`).
 
     Raises:
         ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``, or
@@ -368,12 +295,8 @@ def latency_rounds(
     """
     import torch
 
-    from claimcheck.llm.models import cache_nbytes
-
     device = _device(model)
-    need = max(*prompt_lengths, context_tokens or 0)
-    if ids.shape[1] < need:
-        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
+    _check_length(ids, max(*prompt_lengths, context_tokens or 0))
     if context_tokens is not None and context_tokens <= min(prompt_lengths):
         # the short side is the shortest prompt's cache: at equal lengths both sides would step one
         # cache twice per pair and share one list of steps (a slowdown of exactly 1)
@@ -381,19 +304,16 @@ def latency_rounds(
             f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
         )
 
-    def decode(nxt, cache):
-        steps = []
-        for _ in range(decode_steps):
-            dt, nxt, cache = _timed_step(model, device, nxt, cache)
-            steps.append(dt)
-        return steps
-
     def one(L):
         with torch.no_grad():
             sync_device(device)
             ttft, nxt, cache = _timed_step(model, device, ids[:, :L], None)
             kv = cache_nbytes(cache)  # before the decode steps grow the cache in place
-            return LatencySample(ttft, decode(nxt, cache), kv)
+            steps = []
+            for _ in range(decode_steps):
+                dt, nxt, cache = _timed_step(model, device, nxt, cache)
+                steps.append(dt)
+            return LatencySample(ttft, steps, kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
     if context_tokens is not None:
@@ -404,14 +324,11 @@ def latency_rounds(
 
 
 def _timed_step(model, device, nxt, cache):
-    """One forward pass over ``nxt`` after ``cache`` (None: a prefill): (seconds, the next token, the cache)."""
-    from claimcheck.llm.models import forward_cached, output_cache
-
+    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
     t0 = time.perf_counter()
-    o = forward_cached(model, nxt, cache, last_only=True)
-    nxt = o.logits[:, -1:].argmax(-1)
+    nxt, cache = _step(model, nxt, cache, last_only=True)
     sync_device(device)
-    return time.perf_counter() - t0, nxt, output_cache(o)
+    return time.perf_counter() - t0, nxt, cache
 
 
 def _on_context(
@@ -420,13 +337,11 @@ def _on_context(
     """The ``context@C`` side of :func:`latency_rounds`."""
     import torch
 
-    from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
-
     device = _device(model)
     with torch.no_grad():
-        filled = {n: forward_cached(model, ids[:, :n], last_only=True) for n in (short, context_tokens)}
-    first = {n: o.logits[:, -1:].argmax(-1) for n, o in filled.items()}
-    caches = {n: output_cache(o) for n, o in filled.items()}
+        filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
+    first = {n: nxt for n, (nxt, _) in filled.items()}
+    caches = {n: cache for n, (_, cache) in filled.items()}
     kv_long = cache_nbytes(caches[context_tokens])
 
     def on_context() -> ContextSample:
@@ -447,29 +362,17 @@ def _on_context(
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
-    """Decode throughput and per-step latency at several batch sizes, as extendable rounds.
-
-    Every row of a batch has the same ``prompt_len`` tokens (different rows take different slices of
-    ``ids``), so no padding, attention mask or position-id care is needed. Each batch is prefilled
-    once, before the rounds (not timed); in every round ``decode_steps`` steps each write one token
-    per row from that same cache, which is then cut back to ``prompt_len`` positions
-    (:func:`claimcheck.llm.models.rewind_cache`). The clock covers all steps. A round's sample of
-    side ``"batch@B"`` is seconds per decode step (total / ``decode_steps``).
+    """Decode latency at several batch sizes, as extendable rounds: side ``"batch@B"``, seconds per
+    decode step (the whole loop's time / ``decode_steps``). Rows of ``prompt_len`` tokens (different
+    slices of ``ids``: no padding) are prefilled once before the rounds; each round decodes one
+    token per row ``decode_steps`` times, then cuts the cache back (:func:`~claimcheck.llm.models.rewind_cache`).
     """
     import torch
-
-    from claimcheck.llm.models import forward_cached, output_cache, rewind_cache
 
     device = _device(model)
     n = ids.shape[1]
     need = max(batch_sizes) * prompt_len
     flat = ids[0].repeat(-(-need // n))[:need]
-
-    def prefilled(B):
-        batch = flat[: B * prompt_len].view(B, prompt_len).to(device)
-        with torch.no_grad():
-            o = forward_cached(model, batch, last_only=True)
-        return o.logits[:, -1:].argmax(-1), output_cache(o)
 
     def one(first, prefill_cache):
         nxt, cache = first, prefill_cache
@@ -478,22 +381,21 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
                 sync_device(device)
                 t0 = time.perf_counter()
                 for _ in range(decode_steps):
-                    o = forward_cached(model, nxt, cache)
-                    nxt = o.logits[:, -1:].argmax(-1)
-                    cache = output_cache(o)
+                    nxt, cache = _step(model, nxt, cache)
                 sync_device(device)
                 return (time.perf_counter() - t0) / decode_steps
         finally:  # also after an exception: the next round decodes from prompt_len positions again
             rewind_cache(prefill_cache, prompt_len)
 
-    fns = {}
-    for B in batch_sizes:
-        first, cache = prefilled(B)
-        fns[f"batch@{B}"] = lambda first=first, cache=cache: one(first, cache)
+    with torch.no_grad():  # one prefill per batch size: (first token, cache)
+        prefilled = {
+            B: _step(model, flat[: B * prompt_len].view(B, prompt_len).to(device), None, True)
+            for B in batch_sizes
+        }
+    fns = {f"batch@{B}": functools.partial(one, *prefilled[B]) for B in batch_sizes}
     return Rounds(fns, warmup=warmup, device=device)
 
 
-# ------------------------------------------------------------------------------------------------
 # Typed samples and the shared measurements of the timing claims (the fixtures' results)
 
 

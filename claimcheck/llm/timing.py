@@ -1,10 +1,5 @@
-"""Timing: warm-up, repeats, A/B interleaving, and robust statistics over every sample.
-
-Timings on shared machines are noisy, so the harness never asserts an absolute time: it measures
-both sides of a ratio in one process, interleaved (A B A B ...) so that drift of the machine hits
-both sides alike, keeps every sample, and quotes medians with their spread (as pytest-benchmark's
-``interval.py`` and nanoGPT's ``bench.py`` do). On CUDA the clock is read only after a device
-synchronize, once per measured region.
+"""Timing: warm-up, A/B interleaving (A B A B ..., so drift hits both sides alike), every sample
+kept, medians with their spread; on CUDA the clock is read after a device synchronize.
 
 :func:`interleaved` times any callables so (``interleaved(claims_profile, read=f, tokenize=g)``)
 and returns a :class:`SidesTiming` that ``claim.check_timing`` decides on; the kit's own
@@ -54,20 +49,12 @@ class Stats:
         return max(self.samples)
 
     @property
-    def mean(self) -> float:
-        return statistics.fmean(self.samples)
-
-    @property
     def q1(self) -> float:
         return _quantile(self.samples, 0.25)
 
     @property
     def q3(self) -> float:
         return _quantile(self.samples, 0.75)
-
-    @property
-    def iqr(self) -> float:
-        return self.q3 - self.q1
 
     def as_dict(self) -> dict:
         return {
@@ -117,42 +104,15 @@ class Interleaved:
     def stats(self, name: str) -> Stats:
         return Stats(tuple(self.samples[name]))
 
-    def ratio_stats(self, num: str, den: str) -> Stats:
-        """Per-round ratios num/den of paired samples (round i of A against round i of B)."""
-        return Stats(tuple(a / b for a, b in zip(self.samples[num], self.samples[den])))
-
-
-def interleave(fns: dict, repeats: int, warmup: int = 1, device=None) -> Interleaved:
-    """Run each function ``warmup`` times, then ``repeats`` rounds of one call each, in turn.
-
-    Args:
-        fns: name -> zero-argument callable; order of the dict is the order inside each round.
-        repeats: measured rounds (>= 1).
-        warmup: unmeasured rounds first (page in weights, let allocators settle).
-        device: a torch device; on CUDA the device is synchronised around each measured call.
-
-    Returns:
-        :class:`Interleaved` holding every sample, in seconds.
-
-    Raises:
-        ValueError: ``repeats < 1`` or no functions.
-    """
-    if repeats < 1 or not fns:
-        raise ValueError("interleave needs repeats >= 1 and at least one function")
-    return Rounds(fns, warmup=warmup, device=device).run(repeats).samples
-
 
 class Rounds:
     """Interleaved rounds (A B A B ...) that a claim can extend while its verdict is undecided.
 
-    ``fns`` maps a side's name to a zero-argument callable. A side's sample in a round is the wall
-    time of its call (seconds), or, when the callable returns something other than None, that
-    return value (for sides that time their own parts, e.g. TTFT and each decode step).
-
-    The samples live in :attr:`samples`, an :class:`Interleaved` that grows in place, so every
-    claim that shares this measurement sees every round; :attr:`seconds` is the wall time spent in
-    measured rounds so far. ``timer`` is the clock of samples and bounds (seconds; default
-    ``time.perf_counter``; a test may pass a fake one).
+    ``fns``: side name -> zero-argument callable. A side's sample in a round is the wall time of its
+    call (seconds), or what the callable returns when that is not None (sides that time their own
+    parts, e.g. TTFT and each decode step). :attr:`samples` grows in place, so every claim sharing
+    the measurement sees every round; :attr:`seconds`: wall time of the measured rounds so far.
+    ``timer``: the clock of samples and bounds (seconds; a test may pass a fake one).
     """
 
     def __init__(
@@ -183,11 +143,9 @@ class Rounds:
     def run(self, rounds: int = 1, within_s: float | None = None) -> Rounds:
         """Measure ``rounds`` more rounds (each side once per round, in order). Returns self.
 
-        ``within_s``: a bound on this call's wall time (seconds). No round starts that the rounds so
-        far say would end past it; the first round of a measurement always runs. On a busy machine
-        the measurement then has fewer rounds, and a timing verdict over too few rounds is
-        ``inconclusive`` (:meth:`claimcheck.llm.timing.Timing.measure`): its cost stays bounded
-        instead of growing with the load.
+        ``within_s``: a bound on this call's wall time (seconds): no round starts that the rounds so
+        far say would end past it (the first round of a measurement always runs), so a busy machine
+        gets fewer rounds and an ``inconclusive`` verdict, not a longer run.
         """
         t_start = self.timer()
         for _ in range(rounds):
@@ -217,11 +175,7 @@ class Round(dict):
     its kind and size."""
 
     def side(self, kind: str, n: int) -> Any:
-        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``).
-
-        Raises:
-            KeyError: the round has no such side.
-        """
+        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``); ``KeyError`` if none."""
         return self[f"{kind}@{n}"]
 
 
@@ -247,12 +201,9 @@ def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
 @dataclass
 class Timing:
     """A timing measurement shared by several claims (a fixture's result): its interleaved
-    ``rounds``, the seconds ``budget_s`` a claim may add while undecided, and the size profile.
-
-    A claim decides on it with ``claim.check_timing(timing, statistic, ...)``, which calls
-    :meth:`measure`. Why per-round medians and not a bootstrap: with the 3-7 rounds a 2-core machine
-    affords, a percentile bootstrap of a median covers far less than its nominal level; more
-    rounds only while undecided look at the data more than once, and the budget bounds the looks.
+    ``rounds``, the seconds ``budget_s`` a claim may add while undecided, and the size profile; a
+    claim decides on it with ``claim.check_timing`` (:meth:`measure`). Per-round medians, not a
+    bootstrap: with 3-7 rounds a percentile bootstrap of a median covers far less than its level.
     """
 
     rounds: Rounds
@@ -273,13 +224,11 @@ class Timing:
         settled: Callable[[Timed], bool],
         min_rounds: int | None = None,
     ) -> Timed:
-        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): ``statistic``
-        (rounds -> the claim's value in ``unit``) and each :class:`Condition` evaluated on every
-        round alone, their :func:`per_round_ci`; while ``settled(evidence)`` is false (an interval
-        straddles its bar) or fewer than ``min_rounds`` rounds are measured (default: the fewest
-        that cover :data:`LEVEL`), one more round at a time, each only when the rounds so far say
-        it ends within ``budget_s``: a busy machine makes the claim inconclusive at its budget,
-        not slow. ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
+        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): the :func:`per_round_ci`
+        of ``statistic`` (rounds -> the value in ``unit``) and of each :class:`Condition`; while
+        ``settled(evidence)`` is false or fewer than ``min_rounds`` (default: enough for
+        :data:`LEVEL`) are measured, one more round, each only if it ends within ``budget_s``.
+        ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
         rounds = self.rounds
         clock = rounds.timer
         min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
@@ -330,11 +279,8 @@ class SidesTiming(Timing):
         return tuple(self.rounds.samples.order)
 
     def seconds(self, side: str, rounds=None) -> list[float]:
-        """Seconds of one call of ``side`` in each round (default: every round so far).
-
-        Raises:
-            KeyError: no such side (the message names the sides there are).
-        """
+        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
+        ``KeyError`` for no such side (the message names the sides there are)."""
         if side not in self.rounds.samples.samples:
             raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.sides)})")
         return [r[side] for r in (self.per_round() if rounds is None else rounds)]
@@ -378,24 +324,17 @@ def interleaved(
     timer: Callable[[], float] = time.perf_counter,
     **sides: Callable[[], object],
 ) -> SidesTiming:
-    """Time any callables the way the kit times its own measurements, and return the timing a
-    claim decides on with ``claim.check_timing``.
+    """Time any callables the way the kit times its own measurements; return the timing a claim
+    decides on with ``claim.check_timing``.
 
-    Each side (``name=callable``, called with no argument; what it returns is ignored) runs
-    ``warmup`` times, then the profile's ``timing_repeats`` interleaved rounds (each side once
-    per round, in the order given), within ``profile.base_budget_s`` seconds (a busy machine gets
-    fewer rounds); a claim still undecided may add rounds within ``profile.timing_budget_s``.
-    Samples are wall seconds, the device synchronised around each call on CUDA. Example, in a
+    Each side (``name=callable``, called with no argument, its return value ignored; ``warmup``,
+    ``device`` and ``timer`` are not side names) runs ``warmup`` times, then the ``profile``'s
+    (the ``claims_profile`` fixture) ``timing_repeats`` interleaved rounds in the order given,
+    within ``profile.base_budget_s`` seconds; an undecided claim may add rounds within
+    ``profile.timing_budget_s``. Samples are wall seconds, ``device``'s queued work waited for
+    around each call on CUDA; ``timer``: the clock (a test may pass a fake one). Example, in a
     session fixture: ``interleaved(claims_profile, read=lambda: model(ids), tokenize=lambda:
     tok(text))``; then ``claim.check_timing(t, t.ratio("read", "tokenize"))``.
-
-    Args:
-        profile: the run's size profile (the ``claims_profile`` fixture).
-        warmup: unmeasured calls of each side first.
-        device: a torch device whose queued work is waited for around each call (None: none).
-        timer: the clock of samples and budgets (seconds; a test may pass a fake one).
-        sides: name -> zero-argument callable, at least one (``warmup``, ``device`` and ``timer``
-            are this function's own arguments, not side names).
 
     Raises:
         ValueError: no side, or a side that is not callable (named).
@@ -422,14 +361,11 @@ def _timed(fn: Callable[[], object]) -> Callable[[], None]:
 
 
 def machine_load(probe_repeats: int = 5) -> dict:
-    """How busy the machine is right now, for the fingerprint and every timing row.
-
-    Returns ``{"loadavg_1m", "cores", "probe_s", "probe_spread", "busy", "why"}``:
-    the 1-minute load average (None where the OS has none) and usable cores; a calibration probe,
-    ``probe_repeats`` timings of a fixed reference kernel (a 256x256 float32 matmul chain, ~5 ms):
-    its median (seconds) and spread (max/min, 1.0 on a quiet machine; other work preempting us
-    stretches some repeats). ``busy`` is True when the spread exceeds 1.5 or the load average
-    is busy by the core's rule (:func:`claimcheck.fingerprint.busy_by_load`).
+    """How busy the machine is right now, for the fingerprint and every timing row:
+    ``{"loadavg_1m", "cores", "probe_s", "probe_spread", "busy", "why"}``: the 1-minute load
+    average (None where the OS has none), usable cores, the median seconds and spread (max/min) of
+    ``probe_repeats`` timings of a reference kernel (a 256x256 float32 matmul chain, ~5 ms); ``busy``
+    when the spread exceeds 1.5 or the load is busy (:func:`claimcheck.fingerprint.busy_by_load`).
     """
     import torch
 

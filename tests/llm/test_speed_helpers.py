@@ -22,13 +22,12 @@ from claimcheck.llm.speed import (
     forward_side,
     generation_rounds,
     latency_rounds,
-    latency_view,
-    memory_bandwidth,
     prefix_generation_times,
     read_write,
     read_write_rounds,
     warm_up,
 )
+from claimcheck.llm.timing import Rounds
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -91,9 +90,10 @@ def test_generation_rounds_record_steps(tiny, ids):
 
 
 def test_latency_rounds_ttft_steps_and_kv_bytes(tiny, ids):
-    out = latency_view(latency_rounds(tiny, ids, (8, 32), decode_steps=3).run(2), (8, 32))
-    assert len(out[8]["ttft"]) == 2 and len(out[32]["steps"][0]) == 3
-    assert out[32]["kv_bytes"] == 4 * out[8]["kv_bytes"]
+    rounds = latency_rounds(tiny, ids, (8, 32), decode_steps=3).run(2).per_round()
+    assert len(rounds) == 2 and all(r.side("prompt", 8).ttft > 0 for r in rounds)
+    assert len(rounds[0].side("prompt", 32).steps) == 3
+    assert rounds[-1].side("prompt", 32).kv_bytes == 4 * rounds[-1].side("prompt", 8).kv_bytes
 
 
 def test_batch_rounds_shapes(tiny, ids):
@@ -104,9 +104,8 @@ def test_batch_rounds_shapes(tiny, ids):
 
 def test_bandwidth_probe_small_buffer():
     probe = BandwidthProbe(4 * 2**20)
-    assert probe.timed() > 0
-    stats = memory_bandwidth(4 * 2**20, repeats=3)
-    assert stats.n == 3 and stats.min > 0 and math.isfinite(stats.max)
+    samples = Rounds({"stream": probe}, warmup=1).run(3).samples.samples["stream"]
+    assert len(samples) == 3 and min(samples) > 0 and math.isfinite(4 * 2**20 / min(samples))
 
 
 def test_plots_are_pngs():
@@ -156,22 +155,23 @@ def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
     warm_up(tiny, ids)
     rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64).run(3)
     assert list(rounds.fns) == ["prompt@8", "prompt@16", "context@64"]
-    view = latency_view(rounds, (8, 16), 64)
-    assert view["context"]["tokens"] == 64 and len(view["context"]["steps"]) == 3
-    assert all(len(s) == 3 and min(s) > 0 for s in view["context"]["steps"] + view["context"]["short_steps"])
-    assert view["context"]["short_tokens"] == 8  # paired with the shortest prompt's context
-    assert view["context"]["kv_bytes"] == 8 * view[8]["kv_bytes"]  # the cache stays at 64 positions
+    ctx = [r.side("context", 64) for r in rounds.per_round()]
+    assert len(ctx) == 3
+    assert all(len(s) == 3 and min(s) > 0 for c in ctx for s in (c.steps, c.short_steps))
+    assert ctx[-1].short_tokens == 8  # paired with the shortest prompt's context
+    # the cache stays at 64 positions
+    assert ctx[-1].kv_bytes == 8 * rounds.per_round()[-1].side("prompt", 8).kv_bytes
     with pytest.raises(ValueError, match="need 500 token ids"):
         latency_rounds(tiny, ids, (8,), decode_steps=1, context_tokens=500)
 
 
 def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, monkeypatch):
-    import claimcheck.llm.models as models
+    import claimcheck.llm.speed as speed
 
     seen = []
-    real = models.forward_cached
+    real = speed.forward_cached
     monkeypatch.setattr(
-        models,
+        speed,
         "forward_cached",
         lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw),
     )
