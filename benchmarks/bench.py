@@ -170,7 +170,8 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
             f"run {i + 1}/{runs} (load {load}): {walls[-1]:.0f} s, exit {proc.returncode}: {closing}",
             flush=True,
         )
-        found = re.search(r"=+ slowest 10 durations =+\n(.*?)\n\n", proc.stdout, re.S)
+        # the list ends at a blank line, a "(... hidden)" note or pytest's next rule (pytest-html's line)
+        found = re.search(r"=+ slowest 10 durations =+\n(.*?)\n(?=\n|\(|-{3,}|={3,})", proc.stdout, re.S)
         durations = found.group(1) if found else durations
     budget = TESTS_BUDGET_S.get(load)
     median = statistics.median(walls)
