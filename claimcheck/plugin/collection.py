@@ -23,7 +23,7 @@ from claimcheck.plugin.items import (
     add_keywords,
     add_need_markers,
 )
-from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive
+from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive, xdist_group_of
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
     STATE,
@@ -158,10 +158,9 @@ def _xdist_groups(state, items) -> None:
         tests = [i for i in of_key.get(source, []) if i is not item]
         if not tests:
             continue
-        marks = [m for i in tests for m in i.iter_markers("xdist_group")]
-        group = marks[0].args[0] if marks else f"claimcheck-cites-{source}"
+        group = next(filter(None, map(xdist_group_of, tests)), f"claimcheck-cites-{source}")
         for i in [*tests, item]:
-            if i.get_closest_marker("xdist_group") is None:
+            if xdist_group_of(i) is None:
                 i.add_marker(pytest.mark.xdist_group(group))
 
 

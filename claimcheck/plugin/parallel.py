@@ -73,6 +73,16 @@ class RunLock:
             self._lock.release()
 
 
+def xdist_group_of(item) -> str | None:
+    """The ``xdist_group`` ``item`` runs in, as xdist names it (several marks: their names sorted and
+    joined by ``_``), or None."""
+    names = {
+        str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+        for m in item.iter_markers("xdist_group")
+    }
+    return "_".join(sorted(names)) or None
+
+
 def needs_exclusive(item) -> bool:
     """Whether ``item`` measures time (marked ``timing``, directly or from its claim's ``needs``)."""
     return item.get_closest_marker("timing") is not None
@@ -162,14 +172,7 @@ class XdistSupport:
         config = session.config
         if self.lock is None or not config.getoption("loadgroup", False):
             return
-        groups = {}
-        for item in session.items:
-            names = {
-                str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                for m in item.iter_markers("xdist_group")
-            }
-            if names:
-                groups[item.nodeid] = "_".join(sorted(names))
+        groups = {item.nodeid: group for item in session.items if (group := xdist_group_of(item))}
         name = GROUPS_FILE.format(config.workerinput["workerid"])
         write_atomic(self.lock.path.parent / name, json.dumps(groups))
 
