@@ -89,7 +89,7 @@ needs = ["arch"]
 VOLATILE = {"duration_s", "registry_line", "tests"}  # the run's time; where the registry and tests are
 
 
-def run_book(pytester, registry: str):
+def run_book(pytester, registry: str, monkeypatch):
     claims_project(
         pytester,
         OTHER,
@@ -98,6 +98,7 @@ def run_book(pytester, registry: str):
         },
         chapter="cha",
         folder="claims/a",
+        monkeypatch=monkeypatch,
     )
     claims_project(pytester, registry, {"test_chd.py": TESTS}, chapter="chd", folder="claims/d")
     result = pytester.runpytest("claims", "-p", "no:cacheprovider", "-p", "no:html")
@@ -106,9 +107,7 @@ def run_book(pytester, registry: str):
 
 
 def test_a_dense_chapter_passes_beside_another_and_reports_as_the_array_form(pytester, monkeypatch):
-    for var in [v for v in __import__("os").environ if v.startswith("CLAIMCHECK_")]:
-        monkeypatch.delenv(var)
-    dense = run_book(pytester, textwrap.dedent(DENSE))
+    dense = run_book(pytester, textwrap.dedent(DENSE), monkeypatch)
     assert {k: r["outcome"] for k, r in dense.items()} == {
         "cha:C01": "passed",
         "chd:C01": "passed",
@@ -118,7 +117,7 @@ def test_a_dense_chapter_passes_beside_another_and_reports_as_the_array_form(pyt
     assert dense["chd:C01"]["unit"] == "" and dense["chd:C02.text"]["tolerance"] == "printed"
     # the dense registry's rows still point at their line of the registry
     assert dense["chd:C01"]["registry_line"] == 10 and dense["chd:C03"]["registry_line"] == 13
-    arrays = run_book(pytester, textwrap.dedent(ARRAYS))
+    arrays = run_book(pytester, textwrap.dedent(ARRAYS), monkeypatch)
     assert dense["chd:C03"]["locations"][0]["line"] == 13  # a formula's item: at its [claims.C03] header
     for rows in (dense, arrays):  # the registry's lines differ between the two files, nothing else
         for row in rows.values():
