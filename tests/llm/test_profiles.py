@@ -39,7 +39,7 @@ def test_the_description_names_only_the_sizes_read():
         "quick: batches 1/8/32, up to 8 s more per undecided timing claim"
     )
     # ch15's read/write lengths and generations are where "the chapter's own sizes" are said
-    assert quick.describe({"write_tokens"}).startswith("quick (reduced sizes, not the chapter's): write 16")
+    assert quick.describe({"write_tokens"}).startswith("quick (reduced sizes, not the chapter's): write 8")
     assert quick.describe(set()) == "quick" and quick.describe(None) == quick.describe()
     assert quick.describe(SIZE_FIELDS) == quick.describe()  # every size read: every size said
     assert quick.as_dict({"read_tokens"})["used"] == ["read_tokens"] and "used" not in quick.as_dict()
