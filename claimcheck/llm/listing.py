@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claimcheck.fingerprint import version
 from claimcheck.llm.models import gpt2_tokenizer, random_gpt2, sample_text
 from claimcheck.manuscript import Manuscript, check_quote
 
@@ -191,13 +192,13 @@ def _snapshot(hf_home: Path, model_id: str) -> Path:
     return snap
 
 
-def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int = 0) -> str:
-    """Save a seeded random GPT-2 (small unless ``config``) and the real tokenizer under ``model_id`` in
+def save_stand_in(hf_home: Path, model_id: str, config=None) -> str:
+    """Save a random GPT-2 (seed 0; small unless ``config``) and the real tokenizer under ``model_id`` in
     the Hugging Face cache at ``hf_home``; return a one-line description for the report."""
     from transformers.utils import logging as hf_logging
 
     snap = _snapshot(Path(hf_home), model_id)
-    model = random_gpt2(config, seed=seed)
+    model = random_gpt2(config, seed=0)
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
@@ -208,7 +209,7 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
     gpt2_tokenizer().save_pretrained(snap)
     c = model.config
     return (
-        f"stand-in: randomly initialised GPT-2 (seed {seed}; {c.n_layer} layers, d_model {c.n_embd}, "
+        f"stand-in: randomly initialised GPT-2 (seed 0; {c.n_layer} layers, d_model {c.n_embd}, "
         f"vocabulary {c.vocab_size}) with the real GPT-2 tokenizer"
     )
 
@@ -225,19 +226,6 @@ def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
     return f"real weights from {folder}"
 
 
-def _versions(python: str) -> dict:
-    code = (
-        "import json, importlib.metadata as m\nout = {}\nfor p in ('torch', 'transformers'):\n"
-        "    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
-    )
-    try:
-        return json.loads(
-            subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60).stdout
-        )
-    except Exception:  # noqa: BLE001 - versions are informative only
-        return {}
-
-
 def run_listing(
     listing,
     workdir,
@@ -245,8 +233,6 @@ def run_listing(
     timeout: float = 900.0,
     weights=None,
     stand_in_config=None,
-    python: str | None = None,
-    extra_env: dict | None = None,
     max_new_tokens: int | None = None,
     threads: int | None = None,
 ) -> ListingRun:
@@ -280,9 +266,7 @@ def run_listing(
     _stage_inputs(run, path, work, files)
     if threads is not None:
         env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
-    if extra_env:
-        env.update(extra_env)
-    _execute(run, python or sys.executable, path, work, env)
+    _execute(run, path, work, env)
     return run
 
 
@@ -330,14 +314,14 @@ def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
             run.stand_in = True
 
 
-def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) -> None:
-    run.versions = _versions(python)
+def _execute(run: ListingRun, path: Path, work: Path, env: dict) -> None:
+    run.versions = {p: version(p) for p in ("torch", "transformers")}
     events_path = work / "listing-events.jsonl"
     shim = Path(__file__).resolve().parent / "listing_shim.py"
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [python, "-P", str(shim), str(events_path), str(path)]
+            [sys.executable, "-P", str(shim), str(events_path), str(path)]
             + ([str(run.max_new_tokens)] if run.max_new_tokens is not None else []),
             cwd=work,
             env=env,

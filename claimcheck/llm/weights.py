@@ -367,7 +367,7 @@ def hub_endpoint() -> str:
     return (os.environ.get("HF_ENDPOINT", "").strip() or default).rstrip("/")
 
 
-def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | None = None) -> None:
+def probe_hub(hub_id: str, revision: str | None = None) -> None:
     """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
 
     Raises:
@@ -380,7 +380,7 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     hub = hub_endpoint()
     url = f"{hub}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout):
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S):
             return
     except urllib.error.HTTPError as exc:
         what = "no such model on the hub" if exc.code in (401, 404) else "the hub refused the request"
@@ -388,9 +388,9 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     except urllib.error.URLError as exc:
         reason = exc.reason
         why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
-        raise WeightsError(f"cannot reach {hub}: {why} (one request, {timeout:g} s limit)") from None
+        raise WeightsError(f"cannot reach {hub}: {why} (one request, {PROBE_TIMEOUT_S:g} s limit)") from None
     except TimeoutError:
-        raise WeightsError(f"no answer from {hub} within {timeout:g} s (one request)") from None
+        raise WeightsError(f"no answer from {hub} within {PROBE_TIMEOUT_S:g} s (one request)") from None
     except (OSError, ValueError) as exc:
         raise WeightsError(f"cannot reach {hub} ({_short(exc)})") from None
 
