@@ -8,11 +8,14 @@ by the GGUF's sha256; or any ``save_pretrained`` folder. Its numbers are never c
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from claimcheck.llm.weights import SAFETENSORS, folder_problem, sha256_of
@@ -75,8 +78,6 @@ def find_gguf(source: GGUFSource) -> Path:
     Raises:
         LaneError: the distribution is not installed or lacks the file.
     """
-    from importlib import metadata
-
     try:
         dist = metadata.distribution(source.dist)
     except metadata.PackageNotFoundError:
@@ -98,9 +99,6 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
     Raises:
         LaneError: ``gguf``/``accelerate`` are not installed, or transformers cannot read the file.
     """
-    import copy
-    import shutil
-
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     for module in ("gguf", "accelerate"):

@@ -150,14 +150,14 @@ def pytest_runtest_call(item):
         return (yield)
 
 
+def _in_lane(item) -> bool:
+    return item.get_closest_marker(LANE_MARKER) is not None
+
+
 def pytest_collection_modifyitems(session, config, items):
     """The portable-LM lane runs alone, and only when asked for (--claims-lm)."""
     lane = bool(settings_of(config).lm)
-    keep = [
-        i
-        for i in items
-        if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker(LANE_MARKER)) == lane
-    ]
+    keep = [i for i in items if isinstance(i, RegistryErrorItem) or _in_lane(i) == lane]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
@@ -167,8 +167,7 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_claimcheck_deselected_group(config, item):
     """``lane``: a portable-LM lane test left out of a GPT-2 run; ``gpt2``: a GPT-2 test left out
     of the lane's run; None: not the kit's doing."""
-    in_lane = item.get_closest_marker(LANE_MARKER) is not None
-    lane = settings_of(config).lm
+    in_lane, lane = _in_lane(item), settings_of(config).lm
     return "lane" if in_lane and not lane else "gpt2" if lane and not in_lane else None
 
 
@@ -194,9 +193,7 @@ def pytest_claimcheck_deselection_words(config, group, where, report_dir):
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_test_needs(config, item, needs):
     """A portable-LM lane test brings its own model: it needs no pretrained GPT-2 weights."""
-    if item.get_closest_marker(LANE_MARKER) is None:
-        return None
-    return tuple(n for n in needs if n != "weights")
+    return tuple(n for n in needs if n != "weights") if _in_lane(item) else None
 
 
 @pytest.hookimpl(optionalhook=True)
