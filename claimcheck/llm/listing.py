@@ -82,7 +82,7 @@ class ListingRun:
     models: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
     stand_in: bool = False
-    versions: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, str | None] = field(default_factory=dict)
     max_new_tokens: int | None = None  # the cap on its generate calls (None: as written)
     threads: int | None = None  # torch's threads in its process (None: torch's default)
 
