@@ -11,7 +11,8 @@ from claimcheck.fingerprint import describe, describe_long  # noqa: F401  (one r
 
 def kit_fields() -> dict:
     """Return ``torch``, ``transformers`` (versions or None), ``torch_threads``, ``cpu_capability`` (the
-    instruction set torch's CPU kernels use, e.g. ``"AVX512"``) and ``gpu`` (:func:`gpu_info`)."""
+    instruction set torch's CPU kernels use, e.g. ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and
+    ``gpu`` (:func:`gpu_info`)."""
     fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers")}
     fields.update(torch_threads=None, cpu_capability=None, gpu=None)
     try:
