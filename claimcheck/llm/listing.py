@@ -184,6 +184,7 @@ def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], l
 
 
 def _snapshot(hf_home: Path, model_id: str) -> Path:
+    """``model_id``'s snapshot folder in the Hugging Face cache layout, written by hand (no public API)."""
     repo = hf_home / "hub" / ("models--" + model_id.replace("/", "--"))
     (repo / "refs").mkdir(parents=True, exist_ok=True)
     (repo / "refs" / "main").write_text(STAND_IN_REVISION, encoding="utf-8")
