@@ -32,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,18 +40,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # torch as on an AVX2-only runner: ATen's and oneDNN's kernels, and MKL's, which dispatches by itself
 AVX2_ENV = {"ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}
-BUDGETS_S = {"quick": 90, "standard": 240, "full": 1200}  # claims only, on a 2-core AVX2 runner (issue 9)
+BUDGETS_S = {"quick": 90, "standard": 240, "full": 1200}  # claims only, on a 2-core AVX2 runner
 TEST_COMMAND_BUDGET_S = 240  # the README's whole test command: harness tests + quick claims
-# the test loop (issue 27): the README's test command's median on a 2-core runner, idle and beside load
-TESTS_BUDGET_S = {0: 180, 2: 360}
-
-
-# the README's test command runs on two xdist workers (docs/ci.md#in-parallel)
-TEST_COMMAND_WORKERS = ["-n", "2", "--dist", "loadgroup"]
+TESTS_BUDGET_S = {0: 180, 2: 360}  # the test command's median on a 2-core runner, idle and beside load
+TEST_COMMAND_WORKERS = ["-n", "2", "--dist", "loadgroup"]  # as the README's test command (docs/ci.md)
 
 
 def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suite: bool = False):
-    """One pytest run in its own process; returns (wall seconds, the finished process, claims.json document)."""
+    """One pytest run in its own process; returns (wall seconds, the process, the claims.json document)."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claims-profile", profile]
     cmd += TEST_COMMAND_WORKERS if whole_suite else ["claims/"]
     cmd += ["--claims-report-dir", str(out.relative_to(ROOT)), *extra]
@@ -94,40 +91,31 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
     return 1 if over else 0
 
 
-class BusyLoad:
-    """``k`` busy processes (pure-Python spin loops) that stop by themselves after ``seconds`` and
-    are killed on exit: a bounded, local load, started and stopped by the benchmark itself."""
-
-    def __init__(self, k: int, seconds: float):
-        self.k, self.seconds, self.procs = k, seconds, []
-
-    def __enter__(self):
-        # a SIGTERM to the benchmark (timeout, kill) must stop the load too: turn it into SystemExit,
-        # which runs __exit__; each process also stops by itself after `seconds`
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-        code = f"import time\nend = time.time() + {self.seconds}\nwhile time.time() < end:\n    pass\n"
-        self.procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(self.k)]
-        return self
-
-    def __exit__(self, *exc):
-        for p in self.procs:
+@contextlib.contextmanager
+def busy_load(k: int, seconds: float):
+    """``k`` busy processes (spin loops) that stop by themselves after ``seconds``, killed on exit."""
+    # a SIGTERM to the benchmark (timeout, kill) must stop the load too: SystemExit runs the finally
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    code = f"import time\nend = time.time() + {seconds}\nwhile time.time() < end:\n    pass\n"
+    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(k)]
+    try:
+        yield
+    finally:
+        for p in procs:
             p.kill()
-        for p in self.procs:
+        for p in procs:
             p.wait()
-        return False
 
 
 def run_stability(
     profile: str, runs: int, load: int, extra: list[str], env: dict, load_seconds: float
 ) -> int:
-    """Run ``profile`` ``runs`` times (with ``load`` injected busy processes) and print, per claim,
-    the outcomes seen and the spread of the measured value. Exit 1 when a claim moved between
-    passed and failed (the harness's own stability bar)."""
+    """Per claim, the outcomes seen and the spread of the measured value; 1 when a claim flipped."""
     seen: dict[str, list] = {}
     values: dict[str, list] = {}
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"stability-{profile}-load{load}-{i + 1}"
-        with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
+        with busy_load(load, load_seconds) if load else contextlib.nullcontext():
             wall, proc, doc = _pytest_run(profile, out, extra, env)
         print(
             f"run {i + 1}/{runs} (load {load}): {wall:.0f} s, exit {proc.returncode}, {doc['counts']}",
@@ -140,12 +128,11 @@ def run_stability(
     flipped = []
     print(f"\n{'claim':<12} {'outcomes':<44} measured (min / median / max)")
     for cid, outs in seen.items():
-        counts = {o: outs.count(o) for o in dict.fromkeys(outs)}
         v = values.get(cid, [])
         spread = f"{min(v):.4g} / {statistics.median(v):.4g} / {max(v):.4g}" if v else "-"
         moved = "passed" in outs and "failed" in outs
         flipped += [cid] if moved else []
-        text = ", ".join(f"{n} {o}" for o, n in counts.items())
+        text = ", ".join(f"{n} {o}" for o, n in Counter(outs).items())
         print(f"{cid:<12} {text:<44} {spread}{'   <- moved between passed and failed' if moved else ''}")
     names = f": {', '.join(flipped)}" if flipped else ""
     print(f"\n{len(flipped)} claims moved between passed and failed{names}")
@@ -153,15 +140,13 @@ def run_stability(
 
 
 def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: float) -> int:
-    """The README's test command ``runs`` times, each in its own process (beside ``load`` busy
-    processes): prints each run's wall time (s), exit code and pytest's closing line, then min /
-    median / max and the ten slowest tests of the last run. Exit 1 when the median is over the
-    loop's budget for that load (``TESTS_BUDGET_S``; none for other loads)."""
+    """The README's test command ``runs`` times: each run's wall time, then min / median / max and the
+    ten slowest tests of the last run; 1 when the median is over ``TESTS_BUDGET_S`` for that load."""
     walls: list[float] = []
     durations = ""
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"tests-load{load}-{i + 1}"
-        with BusyLoad(load, load_seconds) if load else contextlib.nullcontext():
+        with busy_load(load, load_seconds) if load else contextlib.nullcontext():
             wall, proc, _ = _pytest_run("quick", out, ["--durations=10", *extra], env, whole_suite=True)
             walls.append(wall)
         lines = proc.stdout.strip().splitlines()
@@ -222,8 +207,9 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
 
 
 def main(argv=None) -> int:
-    raw = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=raw)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="mode", required=True)
     profiles = ["quick", "standard", "full"]
     p = sub.add_parser("profiles", help="wall time per profile against its budget, ten costliest claims")

@@ -1,29 +1,27 @@
-"""The LLM kit's part of the runner fingerprint: torch, transformers, threads, the CPU's
-instruction-set level (what torch's CPU kernels use: ``AVX2``, ``AVX512``, ``AVX512_BF16``...),
-and the CUDA GPU. The core part is :mod:`claimcheck.fingerprint`.
-"""
+"""The LLM kit's part of the runner fingerprint (the core's is :mod:`claimcheck.fingerprint`)."""
 
 from __future__ import annotations
+
+import re
+import subprocess
 
 from claimcheck import fingerprint as core
 from claimcheck.fingerprint import describe, describe_long  # noqa: F401  (one renderer, re-exported)
 
 
 def kit_fields() -> dict:
-    """Return the kit's fingerprint fields: ``torch``, ``transformers`` (versions or None),
-    ``torch_threads``, ``cpu_capability`` (``torch.backends.cpu.get_cpu_capability()``, e.g.
-    ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and ``gpu`` (:func:`gpu_info`)."""
+    """Return ``torch``, ``transformers`` (versions or None), ``torch_threads``, ``cpu_capability`` (the
+    instruction set torch's CPU kernels use, e.g. ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and
+    ``gpu`` (:func:`gpu_info`)."""
     fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers")}
     fields.update(torch_threads=None, cpu_capability=None, gpu=None)
     try:
         import torch
     except ImportError:
         return fields
-    fields["torch_threads"] = torch.get_num_threads()
-    try:
-        fields["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
-    except Exception:  # pragma: no cover - very old torch
-        fields["cpu_capability"] = None
+    fields.update(
+        torch_threads=torch.get_num_threads(), cpu_capability=torch.backends.cpu.get_cpu_capability()
+    )
     fields["gpu"] = gpu_info()
     return fields
 
@@ -37,14 +35,10 @@ def runner_fingerprint(profile: str | None = None) -> dict:
 
 
 def gpu_info() -> dict | None:
-    """Return what the runner fingerprint records of the CUDA GPU, or None where torch sees none:
-    ``name``, ``memory_bytes`` (total) and ``capability`` (e.g. ``"9.0"``) of GPU 0, ``count`` (GPUs
-    torch sees), ``cuda`` (``torch.version.cuda``) and ``driver`` (:func:`nvidia_driver_version`).
-    """
-    try:
-        import torch
-    except ImportError:
-        return None
+    """Return GPU 0's ``name``, ``memory_bytes``, ``capability`` (e.g. ``"9.0"``), the ``count`` of GPUs,
+    ``cuda`` and ``driver`` versions; None where torch sees no GPU."""
+    import torch
+
     if not torch.cuda.is_available():
         return None
     props = torch.cuda.get_device_properties(0)
@@ -61,9 +55,6 @@ def gpu_info() -> dict | None:
 def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
     """Return the NVIDIA driver version (e.g. ``"550.54.15"``): from ``nvidia-smi`` (5 s limit), else
     from the kernel module's ``proc_file`` (Linux), else None."""
-    import re
-    import subprocess
-
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],

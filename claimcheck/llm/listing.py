@@ -1,20 +1,12 @@
 """Run the chapter's code listing as a reader would (claim C33), and read what it prints.
 
-:func:`run_listing` runs a listing in a subprocess with a time limit, in a temporary working
-folder, offline (``HF_HUB_OFFLINE=1``), under :mod:`claimcheck.llm.listing_shim`, and records its
-exit status, output, wall time and every warning, library log warning and error with the listing
-line that led to it. Deprecations and errors are **API drift**: the listing uses an API the
-installed libraries deprecate or removed.
-
-What it loads is found in its source (``ast``): model ids passed to ``from_pretrained("...")`` get
-the real GPT-2 weights where the run has them, else a **stand-in** (a seeded random-init GPT-2
-small and the real tokenizer, saved into a private ``HF_HOME`` in the Hugging Face cache layout,
-``hub/models--ORG--NAME/{refs/main,snapshots/<revision>/}``, which has no public API to register
-a folder): real shapes, so its timings count, not its probabilities. Files it ``open("...")`` s by a
-relative name are copied from beside it, else replaced by ``claimcheck/llm/data/sample.txt``
-repeated. Its sizes are its own, except that ``max_new_tokens`` caps each ``generate`` call (a
-``size`` event, :attr:`ListingRun.resized`) and ``threads`` sets torch's threads.
-:meth:`ListingRun.printed` reads its printed numbers with the claim's own locators.
+:func:`run_listing` runs it in a subprocess, offline, with a time limit, under
+:mod:`claimcheck.llm.listing_shim`, recording its exit, output, wall time and every warning, log
+warning and error with the listing line that led to it; deprecations and errors are **API drift**.
+The models it ``from_pretrained``s get the real GPT-2 weights where the run has them, else a
+**stand-in** (seeded random-init GPT-2 small, real tokenizer, in a private Hugging Face cache): real
+shapes, so its timings count, not its probabilities. The files it ``open``s come from beside it,
+else are ``claimcheck/llm/data/sample.txt`` repeated. ``max_new_tokens`` caps its ``generate`` calls.
 """
 
 from __future__ import annotations
@@ -30,6 +22,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from claimcheck.fingerprint import version
+from claimcheck.llm.models import gpt2_tokenizer, random_gpt2, sample_text
+from claimcheck.manuscript import Manuscript, check_quote
 
 STAND_IN_REVISION = "0" * 40
 STAND_IN_TEXT_CHARS = 20_000
@@ -54,11 +50,9 @@ class ListingEvent:
     @property
     def is_api_drift(self) -> bool:
         """Deprecations (warnings or log messages) and errors: the listing's API no longer fits."""
-        if self.kind in ("size", "error"):
-            return self.kind == "error"
-        return (
-            self.kind == "warning" and self.category in DRIFT_CATEGORIES or "deprecat" in self.message.lower()
-        )
+        if self.kind == "warning" and self.category in DRIFT_CATEGORIES:
+            return True
+        return self.kind == "error" or (self.kind != "size" and "deprecat" in self.message.lower())
 
     def describe(self, source_lines: list[str] | None = None) -> str:
         first = self.message.splitlines()[0][:240] if self.message else ""
@@ -66,7 +60,6 @@ class ListingEvent:
 
 
 def _where(at: int | None, source_lines: list[str] | None) -> str:
-    """``listing line 11 (its code)``, or ``the listing`` when no line is known."""
     if not at:
         return "the listing"
     code = f" ({source_lines[at - 1].strip()[:70]})" if source_lines and 0 < at <= len(source_lines) else ""
@@ -75,8 +68,7 @@ def _where(at: int | None, source_lines: list[str] | None) -> str:
 
 @dataclass
 class ListingRun:
-    """What running the listing did: exit status, output, time, events, and what stood in
-    (``models``: model id -> real or stand-in; ``inputs``: file name -> what it was)."""
+    """What running the listing did, and what stood in (``models``/``inputs``: id or file -> what it was)."""
 
     listing: str
     source: str
@@ -90,9 +82,9 @@ class ListingRun:
     models: dict[str, str] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)
     stand_in: bool = False
-    versions: dict[str, str] = field(default_factory=dict)
-    max_new_tokens: int | None = None  # the cap on the listing's generate calls (None: as written)
-    threads: int | None = None  # torch's threads in the listing's process (None: torch's default)
+    versions: dict[str, str | None] = field(default_factory=dict)
+    max_new_tokens: int | None = None  # the cap on its generate calls (None: as written)
+    threads: int | None = None  # torch's threads in its process (None: torch's default)
 
     @property
     def ok(self) -> bool:
@@ -104,13 +96,11 @@ class ListingRun:
 
     @property
     def resized(self) -> list[ListingEvent]:
-        """The listing's ``generate`` calls that wrote fewer tokens than it asked (``size`` events,
-        message ``"ASKED -> CAP"``): empty when the listing ran at its own sizes."""
+        """The ``generate`` calls cut to the cap (``size`` events, message ``"ASKED -> CAP"``)."""
         return [e for e in self.events if e.kind == "size"]
 
     def resized_lines(self) -> list[str]:
-        """One line per listing line whose ``generate`` calls were cut, with how many calls:
-        ``listing line 11 (model.generate(...)): max_new_tokens 256 -> 16 tokens (2 calls)``."""
+        """``listing line 11 (model.generate(...)): max_new_tokens 256 -> 16 tokens (2 calls)``, per line."""
         lines = self.source.splitlines()
         counts = Counter((e.listing_line, e.category, e.message) for e in self.resized)
         return [
@@ -135,13 +125,8 @@ class ListingRun:
         return [e.describe(self.source.splitlines()) for e in self.api_drift]
 
     def printed(self, claim) -> dict:
-        """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck`.
-
-        Each locator of a name is looked up in stdout with numbers as wildcards (the first one
-        found, status ``ok`` or ``drift``, wins; else ``not-found``/``ambiguous``).
-        """
-        from claimcheck.manuscript import Manuscript, check_quote
-
+        """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck` (the
+        first locator found in stdout, ``ok`` or ``drift``, wins; else ``not-found``/``ambiguous``)."""
         out_text = Manuscript.from_text(self.stdout, f"{self.listing} (stdout)")
         found: dict = {}
         hit = ("ok", "drift")
@@ -152,7 +137,8 @@ class ListingRun:
         return found
 
     def summary(self) -> dict:
-        """JSON-ready facts for the report."""
+        lines = self.source.splitlines()
+        others = [e.describe(lines) for e in self.events if not e.is_api_drift and e.kind != "size"]
         return {
             "listing": self.listing,
             "exit_status": self.returncode,
@@ -167,16 +153,11 @@ class ListingRun:
             "max_new_tokens": self.max_new_tokens,
             "threads": self.threads,
             "resized": self.resized_lines(),
-            "other_warnings": [
-                e.describe(self.source.splitlines())
-                for e in self.events
-                if not e.is_api_drift and e.kind != "size"
-            ],
+            "other_warnings": others,
             "stdout": self.stdout[-4000:],
         }
 
 
-# --- reading the listing's source ---------------------------------------------------------------
 def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], list[str]]:
     """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``).
 
@@ -202,8 +183,8 @@ def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], l
     return list(models), list(files)
 
 
-# --- the stand-ins ------------------------------------------------------------------------------
 def _snapshot(hf_home: Path, model_id: str) -> Path:
+    """``model_id``'s snapshot folder in the Hugging Face cache layout, written by hand (no public API)."""
     repo = hf_home / "hub" / ("models--" + model_id.replace("/", "--"))
     (repo / "refs").mkdir(parents=True, exist_ok=True)
     (repo / "refs" / "main").write_text(STAND_IN_REVISION, encoding="utf-8")
@@ -212,16 +193,13 @@ def _snapshot(hf_home: Path, model_id: str) -> Path:
     return snap
 
 
-def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int = 0) -> str:
-    """Save a seeded :func:`~claimcheck.llm.models.random_gpt2` (GPT-2 small unless ``config``) and the
-    real GPT-2 tokenizer under ``model_id`` in the Hugging Face cache at ``hf_home``; return a
-    one-line description for the report."""
+def save_stand_in(hf_home: Path, model_id: str, config=None) -> str:
+    """Save a random GPT-2 (seed 0; small unless ``config``) and the real tokenizer under ``model_id`` in
+    the Hugging Face cache at ``hf_home``; return a one-line description for the report."""
     from transformers.utils import logging as hf_logging
 
-    from claimcheck.llm.models import gpt2_tokenizer, random_gpt2
-
     snap = _snapshot(Path(hf_home), model_id)
-    model = random_gpt2(config, seed=seed)
+    model = random_gpt2(config, seed=0)
     bars = hf_logging.is_progress_bar_enabled()
     hf_logging.disable_progress_bar()
     try:
@@ -232,15 +210,13 @@ def save_stand_in(hf_home: Path, model_id: str = "gpt2", config=None, seed: int 
     gpt2_tokenizer().save_pretrained(snap)
     c = model.config
     return (
-        f"stand-in: randomly initialised GPT-2 (seed {seed}; {c.n_layer} layers, d_model {c.n_embd}, "
+        f"stand-in: randomly initialised GPT-2 (seed 0; {c.n_layer} layers, d_model {c.n_embd}, "
         f"vocabulary {c.vocab_size}) with the real GPT-2 tokenizer"
     )
 
 
 def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
     """Place the files of a ``save_pretrained`` folder under ``model_id`` in the cache (symlinks)."""
-    from claimcheck.llm.models import gpt2_tokenizer
-
     snap = _snapshot(Path(hf_home), model_id)
     folder = Path(folder)
     for f in folder.iterdir():
@@ -251,28 +227,6 @@ def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
     return f"real weights from {folder}"
 
 
-def stand_in_text(chars: int = STAND_IN_TEXT_CHARS) -> str:
-    """This project's own sample text, repeated to about ``chars`` characters."""
-    from claimcheck.llm.models import sample_text
-
-    sample = sample_text()
-    return (sample.strip() + "\n\n") * (chars // max(1, len(sample)) + 1)
-
-
-# --- running ------------------------------------------------------------------------------------
-def _versions(python: str) -> dict:
-    code = (
-        "import json, importlib.metadata as m\nout = {}\nfor p in ('torch', 'transformers'):\n"
-        "    try: out[p] = m.version(p)\n    except Exception: out[p] = None\nprint(json.dumps(out))"
-    )
-    try:
-        return json.loads(
-            subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60).stdout
-        )
-    except Exception:  # noqa: BLE001 - versions are informative only
-        return {}
-
-
 def run_listing(
     listing,
     workdir,
@@ -280,28 +234,19 @@ def run_listing(
     timeout: float = 900.0,
     weights=None,
     stand_in_config=None,
-    python: str | None = None,
-    extra_env: dict | None = None,
     max_new_tokens: int | None = None,
     threads: int | None = None,
 ) -> ListingRun:
-    """Run ``listing`` in a subprocess, offline, with a time limit; return a :class:`ListingRun`.
+    """Run ``listing`` in a subprocess, offline, killed after ``timeout`` s; return a :class:`ListingRun`.
 
-    Args:
-        listing: path of the listing (a Python file).
-        workdir: an empty folder: the listing's working directory and its Hugging Face cache.
-        timeout: wall-clock limit in seconds; the process is killed after it.
-        weights: a :class:`claimcheck.llm.weights.WeightsResolution`; real GPT-2 when it has it,
-            else a stand-in (``stand_in_config``, default GPT-2 small).
-        python: the interpreter (default: this one).
-        max_new_tokens: the most tokens one ``generate`` call writes (None: as the listing asks).
-        threads: torch's threads in its process (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``), e.g.
-            ``--claims-threads``; None: every core, which on a busy machine oversubscribes them
-            (the chapter's listing ran 20x slower per step).
+    ``workdir``: an empty folder, its working directory and Hugging Face cache. ``weights``: a
+    :class:`~claimcheck.llm.weights.WeightsResolution` (real GPT-2 when it has it, else a stand-in of
+    ``stand_in_config``). ``max_new_tokens``: the most tokens one ``generate`` call writes. ``threads``:
+    torch's threads in its process; None: every core, which a busy machine oversubscribes.
 
     Raises:
-        ListingError: the listing cannot be read or parsed, or loads a model id that is neither
-            GPT-2 (``gpt2``, ``openai-community/gpt2``) nor available for real.
+        ListingError: the listing cannot be read or parsed, or loads a model other than GPT-2 with no
+            real weights.
         ValueError: ``max_new_tokens`` or ``threads`` is not a positive integer.
     """
     for name, value in (("max_new_tokens", max_new_tokens), ("threads", threads)):
@@ -322,9 +267,7 @@ def run_listing(
     _stage_inputs(run, path, work, files)
     if threads is not None:
         env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
-    if extra_env:
-        env.update(extra_env)
-    _execute(run, python or sys.executable, path, work, env)
+    _execute(run, path, work, env)
     return run
 
 
@@ -334,8 +277,8 @@ _OFFLINE |= {"PYTHONIOENCODING": "utf-8", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, stand_in_config) -> None:
-    """Give each model the listing loads its weights: the Hugging Face cache's real ones, else a
-    private ``HF_HOME`` with the real folder linked in or a stand-in saved (GPT-2 only)."""
+    """Give each model the listing loads the cache's real weights, else a private ``HF_HOME`` with them
+    linked in or a stand-in saved (GPT-2 only)."""
     real = weights is not None and getattr(weights, "available", False)
     if real and weights.kind in ("hf-cache", "hub"):  # "hub": downloaded into the cache when the run decided
         run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
@@ -355,16 +298,16 @@ def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, st
 
 
 def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
-    """Copy each file the listing reads from beside it into ``work``, else write the stand-in text."""
     for name in files:
-        beside = path.parent / name
-        target = work / name
+        beside, target = path.parent / name, work / name
         target.parent.mkdir(parents=True, exist_ok=True)
         if beside.is_file():
             shutil.copyfile(beside, target)
             run.inputs[name] = f"the editor's file beside the listing ({beside})"
         else:
-            target.write_text(stand_in_text(), encoding="utf-8")
+            sample = sample_text()
+            text = (sample.strip() + "\n\n") * (STAND_IN_TEXT_CHARS // max(1, len(sample)) + 1)
+            target.write_text(text, encoding="utf-8")
             run.inputs[name] = (
                 "stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
                 f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
@@ -372,15 +315,14 @@ def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
             run.stand_in = True
 
 
-def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) -> None:
-    """Run the listing under the shim and record its exit, output, wall time and events in ``run``."""
-    run.versions = _versions(python)
+def _execute(run: ListingRun, path: Path, work: Path, env: dict) -> None:
+    run.versions = {p: version(p) for p in ("torch", "transformers")}
     events_path = work / "listing-events.jsonl"
     shim = Path(__file__).resolve().parent / "listing_shim.py"
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [python, "-P", str(shim), str(events_path), str(path)]
+            [sys.executable, "-P", str(shim), str(events_path), str(path)]
             + ([str(run.max_new_tokens)] if run.max_new_tokens is not None else []),
             cwd=work,
             env=env,
@@ -401,5 +343,4 @@ def _execute(run: ListingRun, python: str, path: Path, work: Path, env: dict) ->
 
 
 def _text(out) -> str:
-    """A timed-out process's output so far as text."""
     return out.decode("utf-8", "replace") if isinstance(out, bytes) else (out or "")

@@ -1,15 +1,10 @@
 """Runs a listing as ``__main__`` and records its warnings, library log warnings and errors.
 
-Started by :func:`claimcheck.llm.listing.run_listing` as ``python listing_shim.py EVENTS LISTING
-[MAX_NEW_TOKENS]`` (by path: the listing's process imports nothing of claimcheck). Each event is a
-JSON line in EVENTS: ``{"kind": "warning"|"log"|"error"|"size", "category", "message", "file",
-"line", "listing_line"}``, ``listing_line`` being the listing's line whose call led to it (from the
-call stack) or null. Warnings show once per location (``default``, DeprecationWarning included), as
-a reader would see them; stdout and stderr are untouched. With MAX_NEW_TOKENS, a
-``generate(..., max_new_tokens=N)`` above it writes MAX_NEW_TOKENS tokens, and a ``size`` event
-records ``"N -> MAX_NEW_TOKENS"`` at the listing's line; ``generate`` is wrapped right after
-transformers defines it (an import hook), so the listing imports transformers itself, as a
-reader's run does, and its import-time warnings keep their listing line.
+``python listing_shim.py EVENTS LISTING [MAX_NEW_TOKENS]`` (by path: it imports nothing of claimcheck)
+writes one JSON line per event to EVENTS (the fields of :class:`claimcheck.llm.listing.ListingEvent`).
+Warnings show once per location, as a reader would see them; stdout and stderr are untouched. With
+MAX_NEW_TOKENS, ``generate`` is capped (a ``size`` event) right after transformers defines it (an
+import hook), so the listing's own import of transformers keeps its import-time warnings.
 """
 
 import functools
@@ -51,9 +46,8 @@ class AfterImport(importlib.abc.MetaPathFinder):
 
 
 def cap_generation(module, cap: int, emit, listing_line) -> None:
-    """Wrap ``module.GenerationMixin.generate``: an integer ``max_new_tokens`` above ``cap`` becomes
-    ``cap`` (and a ``min_new_tokens`` above it too), recorded as a ``size`` event at the listing's
-    line."""
+    """Wrap ``GenerationMixin.generate``: a ``max_new_tokens`` (and ``min_new_tokens``) above ``cap``
+    becomes ``cap``, recorded as a ``size`` event at the listing's line."""
     mixin = getattr(module, "GenerationMixin", None)
     if mixin is None:
         return

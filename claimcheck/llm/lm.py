@@ -1,7 +1,5 @@
-"""Next-token distributions of a causal language model: probabilities, surprisal, entropy.
-
-Surprisal of a token is -log2 p (bits); entropy is -sum p log2 p over the vocabulary (bits)
-(Shannon 1948). Computed in float64 from the model's logits.
+"""Next-token distributions of a causal language model, in float64 from its logits: probabilities,
+surprisal (-log2 p, bits) and entropy (-sum p log2 p over the vocabulary, bits; Shannon 1948).
 """
 
 from __future__ import annotations
@@ -44,10 +42,11 @@ def top_k(probs, tokenizer, k: int = 5) -> list[dict]:
 
 
 def top1_above_fraction(model, token_ids, threshold: float = 0.9, window: int = 1024) -> tuple[float, int]:
-    """Fraction of positions whose top-1 next-token probability exceeds ``threshold``.
+    """Return (fraction, positions counted): positions whose top-1 next-token probability exceeds
+    ``threshold``, scored in non-overlapping windows of ``window`` tokens (each sees only its own past).
 
-    ``token_ids``: a list of ints; scored in non-overlapping windows of ``window`` tokens (each
-    window's positions see only that window's past). Returns (fraction, positions counted).
+    Raises:
+        ValueError: fewer than 2 tokens.
     """
     import torch
 

@@ -1,8 +1,6 @@
-"""The LLM kit's settings: its rows of the option table, registered with the core's (hook
-``pytest_claimcheck_options``, :mod:`claimcheck.llm.plugin`), so that their flags, environment
-variables and ini keys, precedence and validation are the core's (:mod:`claimcheck.settings`) and
-``docs/reference/options.md`` lists them in a section of their own. Read in a run as
-``settings_of(config).NAME`` (e.g. ``.device``). No torch here.
+"""The LLM kit's rows of the option table, handed to the core's (hook ``pytest_claimcheck_options``),
+whose flags, environment, ini keys, precedence, validation and docs they share; read in a run as
+``settings_of(config).NAME``. No torch here.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ _DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 
 def _threads(text) -> str:
-    """``auto`` or a positive number of torch threads, as a string."""
     value = str(text).strip().lower()
     if value == "auto" or (value.isdigit() and int(value) > 0):
         return value
@@ -121,11 +118,7 @@ OPTIONS: tuple[Option, ...] = (
         file=True,
     ),
     _kit(
-        "listing_timeout",
-        900.0,
-        "time limit in seconds for running the listing",
-        _seconds,
-        metavar="SECONDS",
+        "listing_timeout", 900.0, "time limit in seconds for running the listing", _seconds, metavar="SECONDS"
     ),
     _kit(
         "threads",

@@ -1,8 +1,6 @@
-"""The LLM kit's ``pytest11`` entry point: its options (:mod:`claimcheck.llm.options`), handed to
-the core (``pytest_claimcheck_options``), which validates them with its own, and one hook that
-registers the kit's pytest side (:mod:`claimcheck.llm.pytest_kit`) when the core starts a claims
-run. In any other run the kit adds no hook, marker or fixture and imports nothing heavy; under
-``-p no:claimcheck`` no option either (the claimcheck hooks are optional ones).
+"""The LLM kit's ``pytest11`` entry point: its options, handed to the core, and a hook that registers
+the kit's pytest side (:mod:`claimcheck.llm.pytest_kit`) when the core starts a claims run; in any
+other run it adds no hook, marker or fixture, and under ``-p no:claimcheck`` no option either.
 """
 
 from __future__ import annotations
@@ -11,8 +9,6 @@ import pytest
 
 from claimcheck.llm.options import TABLE
 from claimcheck.settings import add_options
-
-KIT = "claimcheck.llm.pytest_kit"
 
 
 def pytest_addoption(parser, pluginmanager):
@@ -32,4 +28,4 @@ def pytest_claimcheck_heavy_packages(config):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_configure(config):
-    config.pluginmanager.import_plugin(KIT)
+    config.pluginmanager.import_plugin("claimcheck.llm.pytest_kit")

