@@ -1,10 +1,7 @@
-"""The registry's fields as tables: each field of ``claims.toml`` declared once, with its checks.
+"""The registry's fields as tables: each field of ``claims.toml`` declared once, with its check.
 
-From these :class:`Field` rows come the registry's validation (:func:`check_table`), the field
-reference (:mod:`claimcheck.docs`) and the comments of ``claimcheck init``'s scaffold
-(:func:`comment_lines`), so the three never disagree. A check sees a value of the field's kind
-only and returns the value the :class:`~claimcheck.registry.Claim` holds, or raises
-:class:`FieldError`; rules between fields are :data:`claimcheck.registry.CLAIM_RULES`.
+The :class:`Field` rows drive the registry's validation (:func:`check_table`), the field reference
+(:mod:`claimcheck.docs`) and ``claimcheck init``'s comments (:func:`comment_lines`).
 """
 
 from __future__ import annotations
@@ -26,9 +23,8 @@ from claimcheck.printed import compile_locator, parse_number
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.units import parse_unit
 
-# What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
-# is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
-# turns some of them into markers.
+# What a claim needs to be checked, in words that hold for any chapter's model (plugin/collection.py
+# turns some of them into markers).
 NEEDS = {
     "arch": "the chapter's model architecture only (a randomly initialised model of the same shapes will do)",
     "tok": "the chapter's real tokenizer",
@@ -39,16 +35,12 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
-MAX_LOCATOR = 40
-#: the longest unit (characters), the longest text of any field, the longest message quoted per field
-MAX_UNIT = 40
-MAX_TEXT = 4000
-MAX_MESSAGE = 400
+#: the longest locator, unit, text of any field and message quoted per field (characters)
+MAX_LOCATOR, MAX_UNIT, MAX_TEXT, MAX_MESSAGE = 40, 40, 4000, 400
 _OWN_LENGTH = {"formula", "locator"}  # fields whose check says their own, shorter, limit first
-#: a printed number of the registry (``stated``, ``values``) has at most this many digits...
-MAX_DIGITS = 30
-#: ...and a magnitude within 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
-MAX_EXPONENT = 30
+#: a printed number of the registry has at most MAX_DIGITS digits and a magnitude within
+#: 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
+MAX_DIGITS, MAX_EXPONENT = 30, 30
 
 
 class FieldError(ValueError):
@@ -74,11 +66,10 @@ class Kind:
 
     words: str
     accepts: Callable[[object], bool]
-    show_type: bool = True  # "got int 4" (a string's kind) or "got 'yes'" (true or false)
 
 
 STRING = Kind("string", lambda v: isinstance(v, str))
-BOOL = Kind("true or false", lambda v: isinstance(v, bool), show_type=False)
+BOOL = Kind("true or false", lambda v: isinstance(v, bool))
 STRINGS = Kind("list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 STRING_OR_LIST = Kind("string or list of strings", lambda v: isinstance(v, str) or STRINGS.accepts(v))
 TABLE = Kind("table", lambda v: isinstance(v, dict))
@@ -91,7 +82,7 @@ class Field:
     name: str
     kind: Kind
     help: str
-    check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value
+    check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value (None: as is)
     required: bool = False
     default: object = None
     example: str = ""  # TOML text of a typical value
@@ -100,10 +91,9 @@ class Field:
     shared: bool = False  # a claim field that ``[defaults]`` may give every claim (what claims share)
 
     def wrong_kind(self, value: object) -> str:
-        """The message for a value that is not of this field's kind."""
         such = f" such as {self.example}" if self.example and self.kind is not BOOL else ""
         article = "" if self.kind is BOOL else "an " if self.kind.words[0] in "aeiou" else "a "
-        got = f"{type(value).__name__} {value!r}" if self.kind.show_type else repr(value)
+        got = repr(value) if self.kind is BOOL else f"{type(value).__name__} {value!r}"
         why = f": {self.why.format(value=value)}" if self.why else ""
         return f"must be {article}{self.kind.words}{such}, got {got}{why}"
 
@@ -125,11 +115,10 @@ def toml_value(value) -> str:
 def check_table(
     entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
 ) -> dict[str, Any]:
-    """Check one TOML table against its field rows; return ``name -> checked value`` of the good fields.
+    """``name -> checked value`` of the table's good fields (an absent optional one: its default).
 
-    Every problem goes to ``bad(field name, message)``: an unknown field (when ``strict``; a
-    misspelt required field is one problem, not two), a missing required field, a value of the
-    wrong kind or one its check rejects. A field absent and not required gets its default.
+    Every problem goes to ``bad(field name, message)``: an unknown field (when ``strict``; a misspelt
+    required one is one problem), a missing required field, a wrong kind, a value its check rejects.
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
@@ -164,7 +153,8 @@ def check_table(
             report(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:
-            out[f.name] = f.check(value, ctx) if f.check else value
+            checked = f.check(value, ctx) if f.check else None
+            out[f.name] = value if checked is None else checked
         except FieldError as exc:
             for message in exc.messages:
                 report(f.name, message)
@@ -173,8 +163,8 @@ def check_table(
     return out
 
 
-# --- checks: a value of the field's kind -> the value kept ------------------------------------------
-def _claim_id(value: str, ctx: Context) -> str:
+# --- checks: a value of the field's kind -> the value kept (None: the value as written) ----------------
+def _claim_id(value: str, ctx: Context) -> None:
     if not ID_RE.match(value):
         raise FieldError(f"bad id {value!r}: expected e.g. 'C05' or 'C30.text'")
     if ctx.id_pattern is not None and not ctx.id_pattern.fullmatch(value.split(".", 1)[0]):
@@ -183,17 +173,15 @@ def _claim_id(value: str, ctx: Context) -> str:
             f"'{ctx.id_pattern.pattern}' ([chapter] id_pattern): a renamed or mistyped id "
             "would leave its test without a claim"
         )
-    return value
 
 
 def printed_number(text: str) -> None:
-    """Check a printed number of the registry (``stated``, a ``values`` entry): a plain decimal
-    with at most :data:`MAX_DIGITS` digits and a magnitude of 0 or between ``1e-{MAX_EXPONENT}``
-    and ``1e{MAX_EXPONENT}``, so every later step computes with it as a finite float.
+    """Check a printed number of the registry (``stated``, a ``values`` entry), so that every later
+    step computes with it as a finite float.
 
     Raises:
-        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), too many digits, or too large or
-            small; the message quotes at most a short excerpt of ``text``.
+        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), over :data:`MAX_DIGITS` digits, or a
+            magnitude outside ``1e-MAX_EXPONENT .. 1eMAX_EXPONENT`` (and not 0).
     """
     if len(text) > 4 * MAX_DIGITS:
         raise ValueError(
@@ -209,20 +197,18 @@ def printed_number(text: str) -> None:
         )
 
 
-def _stated(value: str, ctx: Context) -> str:
+def _stated(value: str, ctx: Context) -> None:
     if value:
         printed_number(value)
-    return value
 
 
-def _unit(value: str, ctx: Context) -> str:
+def _unit(value: str, ctx: Context) -> None:
     if len(value) > MAX_UNIT:  # pint's parser is slow on long text: a unit is a few symbols
         raise FieldError(f"{len(value)} characters: a unit is at most {MAX_UNIT} (such as 'KiB/token')")
     parse_unit(value)
-    return value
 
 
-def _locator(value: str, ctx: Context | None = None) -> str:
+def _locator(value: str, ctx: Context | None = None) -> None:
     """A locator's checks of its own: short, and its ``¦`` marks in place."""
     if len(value) > MAX_LOCATOR:
         raise FieldError(
@@ -230,11 +216,6 @@ def _locator(value: str, ctx: Context | None = None) -> str:
             "number, never a sentence"
         )
     compile_locator(value)
-    return value
-
-
-def _tolerance(value: str, ctx: Context):
-    return parse_tolerance(value)
 
 
 def _needs(value: list, ctx: Context) -> tuple[str, ...]:
@@ -293,27 +274,24 @@ def _quotes(value: dict, ctx: Context) -> MappingProxyType:
     return MappingProxyType(out)
 
 
-def _runner(value: str, ctx: Context) -> str:
+def _runner(value: str, ctx: Context) -> None:
     if value not in ctx.runners:
         raise FieldError(
             f"unknown runner profile {value!r}{suggest(value, ctx.runners)}; define it under "
             f"[runners.{value}]"
         )
-    return value
 
 
-def _section(value: str, ctx: Context) -> str:
+def _section(value: str, ctx: Context) -> None:
     if value not in ctx.sections:
         declared = f" (declared: {', '.join(ctx.sections)})" if ctx.sections else ""
         raise FieldError(
             f"unknown section {value!r}{suggest(value, ctx.sections)}; declare it in [[sections]]{declared}"
         )
-    return value
 
 
-def _formula(value: str, ctx: Context) -> str:
+def _formula(value: str, ctx: Context) -> None:
     parse(value)
-    return value
 
 
 def _each(items, check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
@@ -334,19 +312,17 @@ def _conditions(value, ctx: Context) -> tuple[str, ...]:
     return tuple(t.strip() for t in texts)
 
 
-def _precision(value: str, ctx: Context) -> str:
+def _precision(value: str, ctx: Context) -> None:
     if value not in PRECISIONS:
         raise FieldError(f"must be one of {', '.join(PRECISIONS)}, got {value!r}")
-    return value
 
 
-def _chapter_id(value: str, ctx: Context) -> str:
+def _chapter_id(value: str, ctx: Context) -> None:
     if not CHAPTER_RE.match(value):
         raise FieldError(
             f"bad chapter id {value!r}: lower-case letters, digits, '-' and '_', starting "
             "with a letter (e.g. 'ch15'); it is the first half of every claim's key (ch15:C18)"
         )
-    return value
 
 
 #: a citation: ``ch15:C10`` (a claim of another chapter), or ``ch19`` (a chapter only: its claim ids
@@ -428,7 +404,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         STRING,
         "how close a measured value must be: `printed` (half a unit in the last "
         "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
-        _tolerance,
+        lambda value, ctx: parse_tolerance(value),
         required=True,
         example='"printed"',
         shared=True,

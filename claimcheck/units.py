@@ -15,10 +15,7 @@ import re
 #: Units that pint does not define: (pint's definition, what it is). The reference page
 #: docs/reference/units.md is generated from this table (``python -m claimcheck.docs``).
 UNITS = (
-    (
-        "token = [token] = tok",
-        "a token of a tokenizer; never converted to bytes or words",
-    ),
+    ("token = [token] = tok", "a token of a tokenizer; never converted to bytes or words"),
     ("FLOP = [flop]", "one floating-point operation (a multiply-add is 2 FLOPs)"),
     ("param = [param]", "one parameter (weight) of a model"),
     ("example = [example]", "one solved example in a prompt (few-shot)"),
