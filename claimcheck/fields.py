@@ -80,9 +80,9 @@ class Field:
     """One field of a registry table: its name, kind, default, help and check (see the module doc)."""
 
     name: str
-    kind: Kind
     help: str
     check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value (None: as is)
+    kind: Kind = STRING
     required: bool = False
     default: object = None
     example: str = ""  # TOML text of a typical value
@@ -353,24 +353,22 @@ def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
 
 def _flag(name: str, help: str, shared: bool = False) -> Field:
     """A ``true``/``false`` field, false unless set."""
-    return Field(name, BOOL, help, default=False, example="true", shared=shared)
+    return Field(name, help, kind=BOOL, default=False, example="true", shared=shared)
 
 
 # --- the tables -------------------------------------------------------------------------------------
 CLAIM_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "`C05`, or `C30.text` for one checkable part of claim C30; in `[claims]` the key is the id "
         '(`C05 = { ... }`, `[claims.C05]`; quote one with a part: `"C30.text" = { ... }`)',
         _claim_id,
         required=True,
         example='"C05"',
     ),
-    Field("title", STRING, "a short title, in our own words", required=True, example='"KV cache per token"'),
+    Field("title", "a short title, in our own words", required=True, example='"KV cache per token"'),
     Field(
         "stated",
-        STRING,
         'the headline value exactly as printed, as a string; `""` when the chapter '
         "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
         _stated,
@@ -381,7 +379,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "unit",
-        STRING,
         'a pint unit (`KiB/token`, `token/s`, `万 param`, `CNY`); `""` for none',
         _unit,
         required=True,
@@ -391,7 +388,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "locator",
-        STRING,
         f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
         "manuscript, never a sentence; `¦` marks where two printed numbers are glued together; every "
         "other character is the text's own (`|` too; Markdown's `*`, backquote and `|` read as spaces)",
@@ -401,7 +397,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "tolerance",
-        STRING,
         "how close a measured value must be: `printed` (half a unit in the last "
         "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
         lambda value, ctx: parse_tolerance(value),
@@ -411,9 +406,9 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "needs",
-        STRINGS,
         f"what checking it needs, any of: {', '.join(NEEDS)}",
         _needs,
+        kind=STRINGS,
         required=True,
         example='["arch"]',
         why=f"known needs: {', '.join(sorted(NEEDS))}",
@@ -421,26 +416,26 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "values",
-        TABLE,
         "other printed numbers the claim uses, each as a string",
         _values,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ read_s = "0.086" }',
     ),
     Field(
         "quotes",
-        TABLE,
         "more places that print the claim's numbers: a name (`stated` or a key of "
         "`values`) = a locator or a list of them",
         _quotes,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ stated = ["5947 个"] }',
     ),
     Field(
         "inputs",
-        TABLE,
         "text inputs the check feeds a model",
         _inputs,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ prompt = "The capital of France is" }',
     ),
@@ -457,7 +452,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "runner",
-        STRING,
         "the runner profile (a `[runners.NAME]`) on which `stated` was measured: a machine-bound figure",
         _runner,
         example='"author-laptop"',
@@ -465,20 +459,12 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "section",
-        STRING,
         "the id of the `[[sections]]` entry the claim sits in",
         _section,
         example='"read"',
         shared=True,
     ),
-    Field(
-        "note",
-        STRING,
-        "free text for the report",
-        default="",
-        example='"seen at batch size 1"',
-        empty_ok=True,
-    ),
+    Field("note", "free text for the report", default="", example='"seen at batch size 1"', empty_ok=True),
     _flag(
         "draft",
         "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
@@ -486,7 +472,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "expected_fail",
-        STRING,
         "why the chapter's figure is known not to hold: only then may its test "
         'be marked xfail; the row still shows the verdict, and says "expected to fail (why)"',
         default="",
@@ -495,7 +480,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "formula",
-        STRING,
         "the chapter's own arithmetic: an expression over `stated`, the keys of "
         "`values`, other claims' values (`C25.a_input`) and other chapters' (`ch15:C10.stated`), evaluated by the core and judged against "
         "`stated`; no test module",
@@ -504,7 +488,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "cites",
-        STRING,
         "the claim of another chapter this one quotes, `chapter:id`: its `stated` must be the "
         "source's figure at the quote's printed precision (500 quotes 497.76), else the claim is drifted; "
         "a chapter not in this book is kept and shown as 'source not in this book' (then `ch19` alone will do)",
@@ -513,15 +496,14 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "conditions",
-        STRING_OR_LIST,
         "comparisons that must hold too (needs a `formula`)",
         _conditions,
+        kind=STRING_OR_LIST,
         default=(),
         example='["read_tokens / read_s == read_tps"]',
     ),
     Field(
         "precision",
-        STRING,
         "how a formula reads printed numbers: `printed` (every value that rounds "
         "to them) or `exact` (list prices, counts)",
         _precision,
@@ -534,24 +516,21 @@ CLAIM_FIELDS: tuple[Field, ...] = (
 CHAPTER_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "the chapter's id (lower case, digits, `-`, `_`): the first half of every claim's "
         "key, `ch15:C18`; default the registry's folder name",
         _chapter_id,
         example='"ch15"',
     ),
-    Field("title", STRING, "the chapter's title", example='"Reading is parallel"'),
-    Field("language", STRING, "the manuscript's language", example='"zh"'),
+    Field("title", "the chapter's title", example='"Reading is parallel"'),
+    Field("language", "the manuscript's language", example='"zh"'),
     Field(
         "manuscript",
-        STRING,
         "the manuscript's file name: `check-manuscript` finds the registry by it, "
         "and `--claims-manuscript` binds to the chapter that names the file",
         example='"ch15.md"',
     ),
     Field(
         "id_pattern",
-        STRING,
         "a regular expression every claim id must match before any `.part`, so "
         "that a renamed or mistyped id is a problem",
         _id_pattern,
@@ -562,15 +541,13 @@ CHAPTER_FIELDS: tuple[Field, ...] = (
 SECTION_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "a short key such as `kv-cache`, named by the claims' `section`",
         required=True,
         example='"kv-cache"',
     ),
-    Field("title", STRING, "the section's title, in our own words", required=True, example='"The KV cache"'),
+    Field("title", "the section's title, in our own words", required=True, example='"The KV cache"'),
     Field(
         "heading",
-        STRING,
         "a short locator of the heading in the manuscript, never the whole heading",
         _locator,
         default="",
@@ -581,23 +558,21 @@ SECTION_FIELDS: tuple[Field, ...] = (
 WAIVER_FIELDS: tuple[Field, ...] = (
     Field(
         "locator",
-        STRING,
         "a short quote; every number in it is waived",
         _locator,
         required=True,
         example='"第 15 章"',
     ),
-    Field("reason", STRING, "why these numbers are not claims", required=True, example='"a chapter number"'),
+    Field("reason", "why these numbers are not claims", required=True, example='"a chapter number"'),
     Field(
         "numbers",
-        STRINGS,
         "the numbers as printed, checked against the text",
         _waived_numbers,
+        kind=STRINGS,
         example='["15", "15/20"]',
     ),
     Field(
         "until",
-        STRING,
         "a second locator: the waiver covers everything from `locator` to the end of "
         "the first match of `until` after it (a code listing)",
         _locator,
