@@ -80,7 +80,6 @@ class Claim:
     path: str
     values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     inputs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    # value name ("stated" or a key of `values`) -> locators of further places that print it
     quotes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     reconstructed: bool = False
     portable: bool = False
@@ -232,10 +231,7 @@ def load_registry(path: str | Path) -> Registry:
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False)
     reg.runners = _load_runners(data.get("runners", {}), reg)
     own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
-    reg.waivers = [
-        Waiver(i, w["locator"], w["reason"], w["numbers"], w["until"])
-        for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)
-    ]
+    reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
     reg.sections = _load_sections(data.get("sections", []), reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
     entries = claim_entries(data.get("claims", []), reg)
@@ -687,7 +683,7 @@ def _bad(reg: Registry, prefix: str):
 
 
 def _load_units(table, reg: Registry) -> set[str]:
-    """Declare the ``[units]`` table's units and return their names; each problem an issue of the unit."""
+    """Declare the ``[units]`` table's units and return their names; each problem an issue."""
     if not isinstance(table, dict):
         reg.add(None, "units", 'must be a table ([units]: name = "definition")')
         return set()
@@ -710,11 +706,11 @@ def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
 
 
 def _load_sections(entries, reg: Registry) -> list[Section]:
-    """Validate the ``[[sections]]`` array; every problem names the file, the section and the field."""
+    """The ``[[sections]]`` array's good sections; each problem an issue of ``sections[i].field``."""
     out: list[Section] = []
     for index, s in _array(entries, "sections", SECTION_FIELDS, reg):
         if any(sec.id == s["id"] for sec in out):
             reg.add(None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
         else:
-            out.append(Section(s["id"], s["title"], s["heading"]))
+            out.append(Section(**s))
     return out

@@ -144,43 +144,41 @@ class Option:
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
-def _core(name: str, key: str, *args, **kwargs) -> Option:
-    """A core option whose flag, environment variable and ini key are ``key``'s: ``--claims-KEY``,
-    ``CLAIMCHECK_KEY``, ``claims_key``."""
-    under = key.replace("-", "_")
-    return Option(name, f"--claims-{key}", f"{ENV_PREFIX}{under.upper()}", f"claims_{under}", *args, **kwargs)
+def _core(name: str, *args, key: str = "", **kwargs) -> Option:
+    """A core option named ``--claims-KEY``, ``CLAIMCHECK_KEY`` and ``claims_key`` (``key``: the name)."""
+    key = key or name
+    flag, env, ini = f"--claims-{key.replace('_', '-')}", f"{ENV_PREFIX}{key.upper()}", f"claims_{key}"
+    return Option(name, flag, env, ini, *args, **kwargs)
 
 
 OPTIONS: tuple[Option, ...] = (
     _core(
         "size_profile",
-        "profile",
         "standard",
         "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
         _choice("size profile", SIZE_PROFILES),
         metavar="quick|standard|full",
+        key="profile",
         recorded=True,
     ),
     _core(
         "runner_profile",
-        "runner",
         None,
         "runner profile: which machine this is, e.g. author-laptop (a [runners.NAME] of the registry); "
         "machine-bound figures are enforced only on their own runner",
         _name,
         metavar="NAME",
+        key="runner",
         recorded=True,
     ),
     _core(
         "report_dir",
-        "report-dir",
         "reports",
         "folder for claims.json and claims.html, relative to the rootdir",
         _text("the report folder"),
         metavar="DIR",
     ),
     _core(
-        "manuscript",
         "manuscript",
         None,
         "the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') and an audit of every "
@@ -191,7 +189,6 @@ OPTIONS: tuple[Option, ...] = (
     ),
     _core(
         "strict_timing",
-        "strict-timing",
         False,
         "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)",
         _bool,
@@ -199,7 +196,6 @@ OPTIONS: tuple[Option, ...] = (
         recorded=True,
     ),
     _core(
-        "registries",
         "registries",
         (),
         "the run's registries beyond those of a claims/ folder of its arguments or testpaths: claims.toml "
