@@ -311,7 +311,7 @@ def _shown(text) -> str:
 
 
 def _written(o: Option, source: str, value) -> str:
-    """``value`` of ``o`` as written at ``source`` (one of :attr:`Settings.sources`'), for messages."""
+    """``value`` of ``o`` as written at ``source`` (a source of :attr:`Settings.sources`), for messages."""
     if source.startswith("--"):
         each = value if o.kind == "append" else [value]
         return o.flag if o.kind == "flag" else ", ".join(f"{o.flag} {_shown(v)}" for v in each)
@@ -347,11 +347,9 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         elif ini_value not in (None, "", []):
             raw, where = ini_value, f"ini setting {o.ini}"
         else:
-            values[o.name] = o.default
-            sources.append((o.name, "default"))
-            continue
+            raw, where = o.default, "default"
         try:
-            values[o.name] = o.parse(raw)
+            values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
             at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""
             raise SettingsError(f"{_written(o, where, raw)}{at}: {exc}") from None

@@ -22,7 +22,6 @@ UNITS = (
     ("yi = 1e8 = 亿", "10^8 (70 亿 param = 7 × 10^9 param)"),
     ("times = 1 = x", 'a ratio ("60 倍", "60x"): a plain number'),
 )
-_DEFINITIONS = tuple(definition for definition, _ in UNITS)
 
 #: Pint's own units that chapters print most (the reference page lists them; all parse)
 COMMON = ("B", "KiB", "MiB", "GiB", "kB", "MB", "GB", "bit", "s", "ms", "us", "ns", "percent", "W", "Hz")
@@ -41,7 +40,7 @@ def ureg():
     import pint
 
     reg = pint.UnitRegistry()
-    for definition in _DEFINITIONS:
+    for definition, _ in UNITS:
         reg.define(definition)
     _DECLARED.clear()  # a fresh registry knows none of the chapters' units yet
     return reg
