@@ -176,13 +176,9 @@ def _claim_id(value: str, ctx: Context) -> None:
 
 
 def printed_number(text: str) -> None:
-    """Check a printed number of the registry (``stated``, a ``values`` entry), so that every later
-    step computes with it as a finite float.
-
-    Raises:
-        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), over :data:`MAX_DIGITS` digits, or a
-            magnitude outside ``1e-MAX_EXPONENT .. 1eMAX_EXPONENT`` (and not 0).
-    """
+    """Check a printed number of the registry (``stated``, a ``values`` entry). Raises ValueError: not
+    a plain decimal (``"inf"``, ``"12 MB"``), over :data:`MAX_DIGITS` digits, or a magnitude outside
+    ``1e-MAX_EXPONENT .. 1eMAX_EXPONENT`` (and not 0)."""
     if len(text) > 4 * MAX_DIGITS:
         raise ValueError(
             f"{excerpt(text, 24)} is not a printed number of sensible size (at most {MAX_DIGITS} digits)"

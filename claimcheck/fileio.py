@@ -37,12 +37,8 @@ class InputFileError(OSError):
 
 def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
     """The ``os.stat`` of ``path``, checked without opening it (a FIFO would block the open) to be a
-    regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`, read at the call).
-
-    Raises:
-        FileNotFoundError, PermissionError, IsADirectoryError: as ``open`` would.
-        InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes.
-    """
+    regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`). Raises what ``open``
+    would, or InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes."""
     limit = MAX_INPUT_BYTES if limit is None else limit
     st = os.stat(path)
     if stat.S_ISDIR(st.st_mode):
@@ -59,11 +55,7 @@ def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
 
 def read_input_file(path, *, limit: int | None = None) -> bytes:
     """The bytes of a regular input file of at most ``limit`` bytes: the one way claimcheck reads its
-    inputs (checked before a non-blocking open and after it; a growing file is refused).
-
-    Raises:
-        OSError: as :func:`check_input_file`, or unreadable.
-    """
+    inputs (checked before a non-blocking open and after it). Raises OSError as :func:`check_input_file`."""
     limit = MAX_INPUT_BYTES if limit is None else limit
     check_input_file(path, limit=limit)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -106,12 +98,8 @@ def not_ours(path) -> str | None:
 
 
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
-    """Write ``data`` to ``path`` atomically (the folder created when missing): through a fsync'd
-    ``.<name>.<pid>.<random>.tmp`` renamed over the old file, so a reader sees the old file or the new.
-
-    Raises:
-        OSError: the folder cannot be created or written (the old file is then left as it was).
-    """
+    """Write ``data`` to ``path`` atomically (through a fsync'd ``.<name>.<pid>.<random>.tmp`` renamed
+    over it). Raises OSError: the folder cannot be created or written (the old file is left as it was)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
@@ -298,12 +286,8 @@ class Broken:
 
 
 def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
-    """The file's data and its broken tables (``[]`` when the file is valid TOML).
-
-    After a syntax error each table is read alone (one whose header is in ``by_line``, a statement
-    at a time) and the good ones are merged; a broken or clashing one is a :class:`Broken`. When
-    every table reads alone and none clashes, the file's own error is the one :class:`Broken`.
-    """
+    """The file's data and its broken tables (``[]`` when the file is valid TOML): after a syntax error
+    each table (one whose header is in ``by_line``: each statement) is read alone and the good merged."""
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as whole:

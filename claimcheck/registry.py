@@ -208,12 +208,8 @@ class Registry:
 
 
 def load_registry(path: str | Path) -> Registry:
-    """A :class:`Registry` of every valid claim of the file and every problem; never raises.
-
-    A problem costs only its own claim: a byte that is not UTF-8 or a TOML syntax error invalidates
-    the claim whose table or ``[claims]`` line holds it; a bad ``[defaults]`` field is one issue
-    invalidating the claims that take it; an unreadable file is a single file-level issue.
-    """
+    """A :class:`Registry` of every valid claim of the file and every problem; never raises. A bad byte
+    or TOML error invalidates only the claim whose table or ``[claims]`` line holds it."""
     reg = Registry(path=str(Path(path)), chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
         raw = fileio.read_input_file(Path(path))

@@ -250,11 +250,8 @@ def option_tables(config=None) -> tuple[OptionTable, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """The run's resolved settings (fields: the ``name`` of each row of :data:`OPTIONS`).
-
-    ``sources``: ``(name, source)`` pairs, the source being ``--claims-profile``, ``environment
-    variable CLAIMCHECK_PROFILE``, ``ini setting claims_profile`` or ``default`` (in the report).
-    """
+    """The run's resolved settings (fields: the ``name`` of each row of :data:`OPTIONS`); ``sources``:
+    ``(name, source)`` pairs (``--claims-profile``, ``environment variable CLAIMCHECK_PROFILE``, ...)."""
 
     size_profile: str = "standard"
     runner_profile: str | None = None
@@ -323,13 +320,9 @@ def _written(o: Option, source: str, value) -> str:
 
 
 def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
-    """Return the run's :class:`Settings` from a pytest config (may be None), an environment and
-    the option ``tables`` (default: :func:`option_tables` of ``config``).
-
-    Raises:
-        SettingsError: a value is invalid, or a ``CLAIMCHECK_*`` variable is unknown;
-            the message starts with the source as written (``CLAIMCHECK_LISTING_TIMEOUT=0: ...``).
-    """
+    """The run's :class:`Settings` from a pytest config (may be None), an environment and the option
+    ``tables`` (default: :func:`option_tables` of ``config``). Raises SettingsError: a value is
+    invalid, or a ``CLAIMCHECK_*`` variable is unknown (the message starts with the source)."""
     env = os.environ if env is None else env
     tables = option_tables(config) if tables is None else tables
     _check_names(env, tables)
@@ -372,13 +365,8 @@ def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
 
 
 def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> None:
-    """Check the run's runner profile against ``runners`` (name -> the registry files that declare
-    it as ``[runners.NAME]``).
-
-    Raises:
-        SettingsError: a runner profile no registry declares (a typo would leave machine-bound
-            figures unenforced); the message has a "did you mean" and the known names.
-    """
+    """Check the run's runner profile against ``runners`` (name -> the registry files declaring it).
+    Raises SettingsError: no registry declares it (a typo would leave machine-bound figures unenforced)."""
     name = settings.runner_profile
     if name is None or name in runners:
         return

@@ -99,11 +99,7 @@ def declared() -> dict[str, str]:
 
 
 def parse_unit(text: str):
-    """The pint unit for ``text`` ("" means dimensionless).
-
-    Raises:
-        UnitError: ``text`` is not a unit expression pint can parse (e.g. ``"KiB/tokn"``).
-    """
+    """The pint unit for ``text`` ("" means dimensionless). Raises UnitError: not a unit pint reads."""
     reg = ureg()
     if text.strip() == "":
         return reg.dimensionless
@@ -114,11 +110,8 @@ def parse_unit(text: str):
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:
-    """``value`` expressed in ``to_unit``: ``convert(36864, "B/token", "KiB/token") == 36.0``.
-
-    Raises:
-        UnitError: either unit is unknown, or the two have different dimensions.
-    """
+    """``value`` expressed in ``to_unit``: ``convert(36864, "B/token", "KiB/token") == 36.0``. Raises
+    UnitError: either unit is unknown, or the two have different dimensions."""
     reg = ureg()
     src, dst = parse_unit(from_unit), parse_unit(to_unit)
     try:
