@@ -384,11 +384,11 @@ def _load_claims(
             reg.invalid.setdefault(cid, []).extend(problems + inherited)
 
 
-def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
+def _decode(raw: bytes) -> tuple[str, dict[int, list[int]]]:
     """UTF-8 text with U+FFFD for each bad byte sequence and ``\\n`` line ends (a Windows editor's
-    ``\\r\\n`` too), and ``[(1-based line, first bad byte)]``; a line at a time, so a file of many bad
-    lines costs no more than its size."""
-    lines, bad = [], []
+    ``\\r\\n`` too), and ``{1-based line: the first byte of each bad sequence}``."""
+    lines: list[str] = []
+    bad: dict[int, list[int]] = {}
     for number, line in enumerate(raw.split(b"\n"), start=1):
         pos = 0
         while True:
@@ -396,7 +396,7 @@ def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
                 line[pos:].decode("utf-8")
                 break
             except UnicodeDecodeError as exc:
-                bad.append((number, line[pos + exc.start]))
+                bad.setdefault(number, []).append(line[pos + exc.start])
                 pos += exc.end
         lines.append(line.decode("utf-8", "replace").removesuffix("\r"))
     return "\n".join(lines), bad
@@ -462,11 +462,8 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     return out
 
 
-def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> dict:
+def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
-    by_line: dict[int, list[int]] = {}
-    for line, byte in bad_bytes:
-        by_line.setdefault(line, []).append(byte)
     parts = fileio.toml_tables(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
     split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims]'s statements, split once
@@ -486,10 +483,7 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         )
         why = f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)"
         issue = RegistryIssue(reg.path, cid, fld, why)
-        if cid is not None:
-            located.setdefault(cid, []).append(issue)
-        else:
-            reg.issues.append(issue)
+        (reg.issues if cid is None else located.setdefault(cid, [])).append(issue)
     return located
 
 
