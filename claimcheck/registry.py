@@ -326,14 +326,12 @@ def claim_entries(raw, reg: Registry) -> list | None:
     out = []
     names = {f.name for f in CLAIM_FIELDS}
     for cid, entry in raw.items():
-        if isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values()):
-            if not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
-                for part in entry:
-                    why = (
-                        f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
-                    )
-                    reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
-                continue
+        tables = isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values())
+        if tables and not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
+            for part in entry:
+                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
+                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
+            continue
         if not isinstance(entry, dict):
             why = f"must be a table: {cid} = {{ title = ..., stated = ... }}, or a [claims.{cid}] table"
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])

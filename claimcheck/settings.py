@@ -219,23 +219,20 @@ OPTIONS: tuple[Option, ...] = (
 
 @dataclass(frozen=True)
 class OptionTable:
-    """The options of the core (:data:`CORE`) or of a kit (hook ``pytest_claimcheck_options``).
-    ``other_env``: its environment variables that are not run settings (for the reference page and
-    the check of ``CLAIMCHECK_*`` names)."""
+    """The options of the core (:data:`CORE`) or of a kit (hook ``pytest_claimcheck_options``)."""
 
     title: str  # "the LLM kit": the reference page's section
     module: str  # where the table is declared, e.g. "claimcheck.llm"
     options: tuple[Option, ...]
-    other_env: dict[str, str] = field(default_factory=dict)
+    other_env: dict[str, str] = field(default_factory=dict)  # its environment variables that are not settings
 
 
 CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
 
 
 def option_tables(config=None) -> tuple[OptionTable, ...]:
-    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s plugins;
-    none without a config or before the core's hooks are added). Raises ValueError: two tables declare one
-    option name, flag, environment variable or ini key."""
+    """The core's option table, then each kit's (hook ``pytest_claimcheck_options``; none without a
+    ``config``). Raises ValueError: two tables declare one option name, flag, variable or ini key."""
     hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
     tables = (CORE, *(t for t in (hook() if hook is not None else ()) if t is not None))
     seen: dict[object, str] = {}
