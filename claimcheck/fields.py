@@ -1,10 +1,7 @@
-"""The registry's fields as tables: each field of ``claims.toml`` declared once, with its checks.
+"""The registry's fields as tables: each field of ``claims.toml`` declared once, with its check.
 
-From these :class:`Field` rows come the registry's validation (:func:`check_table`), the field
-reference (:mod:`claimcheck.docs`) and the comments of ``claimcheck init``'s scaffold
-(:func:`comment_lines`), so the three never disagree. A check sees a value of the field's kind
-only and returns the value the :class:`~claimcheck.registry.Claim` holds, or raises
-:class:`FieldError`; rules between fields are :data:`claimcheck.registry.CLAIM_RULES`.
+The :class:`Field` rows drive the registry's validation (:func:`check_table`), the field reference
+(:mod:`claimcheck.docs`) and ``claimcheck init``'s comments (:func:`comment_lines`).
 """
 
 from __future__ import annotations
@@ -26,9 +23,8 @@ from claimcheck.printed import compile_locator, parse_number
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.units import parse_unit
 
-# What a claim needs to be checked, in words that hold for any chapter's model (which model that is,
-# is the measurement kit's business: GPT-2 small for claimcheck.llm). claimcheck/plugin/collection.py
-# turns some of them into markers.
+# What a claim needs to be checked, in words that hold for any chapter's model (plugin/collection.py
+# turns some of them into markers).
 NEEDS = {
     "arch": "the chapter's model architecture only (a randomly initialised model of the same shapes will do)",
     "tok": "the chapter's real tokenizer",
@@ -39,16 +35,12 @@ NEEDS = {
     "gpu": "a CUDA GPU",
 }
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
-MAX_LOCATOR = 40
-#: the longest unit (characters), the longest text of any field, the longest message quoted per field
-MAX_UNIT = 40
-MAX_TEXT = 4000
-MAX_MESSAGE = 400
+#: the longest locator, unit, text of any field and message quoted per field (characters)
+MAX_LOCATOR, MAX_UNIT, MAX_TEXT, MAX_MESSAGE = 40, 40, 4000, 400
 _OWN_LENGTH = {"formula", "locator"}  # fields whose check says their own, shorter, limit first
-#: a printed number of the registry (``stated``, ``values``) has at most this many digits...
-MAX_DIGITS = 30
-#: ...and a magnitude within 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
-MAX_EXPONENT = 30
+#: a printed number of the registry has at most MAX_DIGITS digits and a magnitude within
+#: 1e-MAX_EXPONENT .. 1eMAX_EXPONENT (or is 0)
+MAX_DIGITS, MAX_EXPONENT = 30, 30
 
 
 class FieldError(ValueError):
@@ -74,11 +66,10 @@ class Kind:
 
     words: str
     accepts: Callable[[object], bool]
-    show_type: bool = True  # "got int 4" (a string's kind) or "got 'yes'" (true or false)
 
 
 STRING = Kind("string", lambda v: isinstance(v, str))
-BOOL = Kind("true or false", lambda v: isinstance(v, bool), show_type=False)
+BOOL = Kind("true or false", lambda v: isinstance(v, bool))
 STRINGS = Kind("list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 STRING_OR_LIST = Kind("string or list of strings", lambda v: isinstance(v, str) or STRINGS.accepts(v))
 TABLE = Kind("table", lambda v: isinstance(v, dict))
@@ -89,9 +80,9 @@ class Field:
     """One field of a registry table: its name, kind, default, help and check (see the module doc)."""
 
     name: str
-    kind: Kind
     help: str
-    check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value
+    check: Callable[[Any, Context], Any] | None = None  # value of the kind -> the Claim's value (None: as is)
+    kind: Kind = STRING
     required: bool = False
     default: object = None
     example: str = ""  # TOML text of a typical value
@@ -100,10 +91,9 @@ class Field:
     shared: bool = False  # a claim field that ``[defaults]`` may give every claim (what claims share)
 
     def wrong_kind(self, value: object) -> str:
-        """The message for a value that is not of this field's kind."""
         such = f" such as {self.example}" if self.example and self.kind is not BOOL else ""
         article = "" if self.kind is BOOL else "an " if self.kind.words[0] in "aeiou" else "a "
-        got = f"{type(value).__name__} {value!r}" if self.kind.show_type else repr(value)
+        got = repr(value) if self.kind is BOOL else f"{type(value).__name__} {value!r}"
         why = f": {self.why.format(value=value)}" if self.why else ""
         return f"must be {article}{self.kind.words}{such}, got {got}{why}"
 
@@ -125,11 +115,10 @@ def toml_value(value) -> str:
 def check_table(
     entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
 ) -> dict[str, Any]:
-    """Check one TOML table against its field rows; return ``name -> checked value`` of the good fields.
+    """``name -> checked value`` of the table's good fields (an absent optional one: its default).
 
-    Every problem goes to ``bad(field name, message)``: an unknown field (when ``strict``; a
-    misspelt required field is one problem, not two), a missing required field, a value of the
-    wrong kind or one its check rejects. A field absent and not required gets its default.
+    Every problem goes to ``bad(field name, message)``: an unknown field (when ``strict``; a misspelt
+    required one is one problem), a missing required field, a wrong kind, a value its check rejects.
     """
     by_name = {f.name: f for f in fields}
     misspelled = set()
@@ -164,7 +153,8 @@ def check_table(
             report(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:
-            out[f.name] = f.check(value, ctx) if f.check else value
+            checked = f.check(value, ctx) if f.check else None
+            out[f.name] = value if checked is None else checked
         except FieldError as exc:
             for message in exc.messages:
                 report(f.name, message)
@@ -173,8 +163,8 @@ def check_table(
     return out
 
 
-# --- checks: a value of the field's kind -> the value kept ------------------------------------------
-def _claim_id(value: str, ctx: Context) -> str:
+# --- checks: a value of the field's kind -> the value kept (None: the value as written) ----------------
+def _claim_id(value: str, ctx: Context) -> None:
     if not ID_RE.match(value):
         raise FieldError(f"bad id {value!r}: expected e.g. 'C05' or 'C30.text'")
     if ctx.id_pattern is not None and not ctx.id_pattern.fullmatch(value.split(".", 1)[0]):
@@ -183,18 +173,12 @@ def _claim_id(value: str, ctx: Context) -> str:
             f"'{ctx.id_pattern.pattern}' ([chapter] id_pattern): a renamed or mistyped id "
             "would leave its test without a claim"
         )
-    return value
 
 
 def printed_number(text: str) -> None:
-    """Check a printed number of the registry (``stated``, a ``values`` entry): a plain decimal
-    with at most :data:`MAX_DIGITS` digits and a magnitude of 0 or between ``1e-{MAX_EXPONENT}``
-    and ``1e{MAX_EXPONENT}``, so every later step computes with it as a finite float.
-
-    Raises:
-        ValueError: not a plain decimal (``"inf"``, ``"12 MB"``), too many digits, or too large or
-            small; the message quotes at most a short excerpt of ``text``.
-    """
+    """Check a printed number of the registry (``stated``, a ``values`` entry). Raises ValueError: not
+    a plain decimal (``"inf"``, ``"12 MB"``), over :data:`MAX_DIGITS` digits, or a magnitude outside
+    ``1e-MAX_EXPONENT .. 1eMAX_EXPONENT`` (and not 0)."""
     if len(text) > 4 * MAX_DIGITS:
         raise ValueError(
             f"{excerpt(text, 24)} is not a printed number of sensible size (at most {MAX_DIGITS} digits)"
@@ -209,20 +193,18 @@ def printed_number(text: str) -> None:
         )
 
 
-def _stated(value: str, ctx: Context) -> str:
+def _stated(value: str, ctx: Context) -> None:
     if value:
         printed_number(value)
-    return value
 
 
-def _unit(value: str, ctx: Context) -> str:
+def _unit(value: str, ctx: Context) -> None:
     if len(value) > MAX_UNIT:  # pint's parser is slow on long text: a unit is a few symbols
         raise FieldError(f"{len(value)} characters: a unit is at most {MAX_UNIT} (such as 'KiB/token')")
     parse_unit(value)
-    return value
 
 
-def _locator(value: str, ctx: Context | None = None) -> str:
+def _locator(value: str, ctx: Context | None = None) -> None:
     """A locator's checks of its own: short, and its ``¦`` marks in place."""
     if len(value) > MAX_LOCATOR:
         raise FieldError(
@@ -230,11 +212,6 @@ def _locator(value: str, ctx: Context | None = None) -> str:
             "number, never a sentence"
         )
     compile_locator(value)
-    return value
-
-
-def _tolerance(value: str, ctx: Context):
-    return parse_tolerance(value)
 
 
 def _needs(value: list, ctx: Context) -> tuple[str, ...]:
@@ -293,27 +270,24 @@ def _quotes(value: dict, ctx: Context) -> MappingProxyType:
     return MappingProxyType(out)
 
 
-def _runner(value: str, ctx: Context) -> str:
+def _runner(value: str, ctx: Context) -> None:
     if value not in ctx.runners:
         raise FieldError(
             f"unknown runner profile {value!r}{suggest(value, ctx.runners)}; define it under "
             f"[runners.{value}]"
         )
-    return value
 
 
-def _section(value: str, ctx: Context) -> str:
+def _section(value: str, ctx: Context) -> None:
     if value not in ctx.sections:
         declared = f" (declared: {', '.join(ctx.sections)})" if ctx.sections else ""
         raise FieldError(
             f"unknown section {value!r}{suggest(value, ctx.sections)}; declare it in [[sections]]{declared}"
         )
-    return value
 
 
-def _formula(value: str, ctx: Context) -> str:
+def _formula(value: str, ctx: Context) -> None:
     parse(value)
-    return value
 
 
 def _each(items, check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
@@ -334,19 +308,17 @@ def _conditions(value, ctx: Context) -> tuple[str, ...]:
     return tuple(t.strip() for t in texts)
 
 
-def _precision(value: str, ctx: Context) -> str:
+def _precision(value: str, ctx: Context) -> None:
     if value not in PRECISIONS:
         raise FieldError(f"must be one of {', '.join(PRECISIONS)}, got {value!r}")
-    return value
 
 
-def _chapter_id(value: str, ctx: Context) -> str:
+def _chapter_id(value: str, ctx: Context) -> None:
     if not CHAPTER_RE.match(value):
         raise FieldError(
             f"bad chapter id {value!r}: lower-case letters, digits, '-' and '_', starting "
             "with a letter (e.g. 'ch15'); it is the first half of every claim's key (ch15:C18)"
         )
-    return value
 
 
 #: a citation: ``ch15:C10`` (a claim of another chapter), or ``ch19`` (a chapter only: its claim ids
@@ -377,24 +349,22 @@ def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
 
 def _flag(name: str, help: str, shared: bool = False) -> Field:
     """A ``true``/``false`` field, false unless set."""
-    return Field(name, BOOL, help, default=False, example="true", shared=shared)
+    return Field(name, help, kind=BOOL, default=False, example="true", shared=shared)
 
 
 # --- the tables -------------------------------------------------------------------------------------
 CLAIM_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "`C05`, or `C30.text` for one checkable part of claim C30; in `[claims]` the key is the id "
         '(`C05 = { ... }`, `[claims.C05]`; quote one with a part: `"C30.text" = { ... }`)',
         _claim_id,
         required=True,
         example='"C05"',
     ),
-    Field("title", STRING, "a short title, in our own words", required=True, example='"KV cache per token"'),
+    Field("title", "a short title, in our own words", required=True, example='"KV cache per token"'),
     Field(
         "stated",
-        STRING,
         'the headline value exactly as printed, as a string; `""` when the chapter '
         "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
         _stated,
@@ -405,7 +375,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "unit",
-        STRING,
         'a pint unit (`KiB/token`, `token/s`, `万 param`, `CNY`); `""` for none',
         _unit,
         required=True,
@@ -415,7 +384,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "locator",
-        STRING,
         f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
         "manuscript, never a sentence; `¦` marks where two printed numbers are glued together; every "
         "other character is the text's own (`|` too; Markdown's `*`, backquote and `|` read as spaces)",
@@ -425,19 +393,18 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "tolerance",
-        STRING,
         "how close a measured value must be: `printed` (half a unit in the last "
         "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
-        _tolerance,
+        lambda value, ctx: parse_tolerance(value),
         required=True,
         example='"printed"',
         shared=True,
     ),
     Field(
         "needs",
-        STRINGS,
         f"what checking it needs, any of: {', '.join(NEEDS)}",
         _needs,
+        kind=STRINGS,
         required=True,
         example='["arch"]',
         why=f"known needs: {', '.join(sorted(NEEDS))}",
@@ -445,26 +412,26 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "values",
-        TABLE,
         "other printed numbers the claim uses, each as a string",
         _values,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ read_s = "0.086" }',
     ),
     Field(
         "quotes",
-        TABLE,
         "more places that print the claim's numbers: a name (`stated` or a key of "
         "`values`) = a locator or a list of them",
         _quotes,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ stated = ["5947 个"] }',
     ),
     Field(
         "inputs",
-        TABLE,
         "text inputs the check feeds a model",
         _inputs,
+        kind=TABLE,
         default=MappingProxyType({}),
         example='{ prompt = "The capital of France is" }',
     ),
@@ -481,7 +448,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "runner",
-        STRING,
         "the runner profile (a `[runners.NAME]`) on which `stated` was measured: a machine-bound figure",
         _runner,
         example='"author-laptop"',
@@ -489,20 +455,12 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "section",
-        STRING,
         "the id of the `[[sections]]` entry the claim sits in",
         _section,
         example='"read"',
         shared=True,
     ),
-    Field(
-        "note",
-        STRING,
-        "free text for the report",
-        default="",
-        example='"seen at batch size 1"',
-        empty_ok=True,
-    ),
+    Field("note", "free text for the report", default="", example='"seen at batch size 1"', empty_ok=True),
     _flag(
         "draft",
         "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
@@ -510,7 +468,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "expected_fail",
-        STRING,
         "why the chapter's figure is known not to hold: only then may its test "
         'be marked xfail; the row still shows the verdict, and says "expected to fail (why)"',
         default="",
@@ -519,7 +476,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "formula",
-        STRING,
         "the chapter's own arithmetic: an expression over `stated`, the keys of "
         "`values`, other claims' values (`C25.a_input`) and other chapters' (`ch15:C10.stated`), evaluated by the core and judged against "
         "`stated`; no test module",
@@ -528,7 +484,6 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "cites",
-        STRING,
         "the claim of another chapter this one quotes, `chapter:id`: its `stated` must be the "
         "source's figure at the quote's printed precision (500 quotes 497.76), else the claim is drifted; "
         "a chapter not in this book is kept and shown as 'source not in this book' (then `ch19` alone will do)",
@@ -537,15 +492,14 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "conditions",
-        STRING_OR_LIST,
         "comparisons that must hold too (needs a `formula`)",
         _conditions,
+        kind=STRING_OR_LIST,
         default=(),
         example='["read_tokens / read_s == read_tps"]',
     ),
     Field(
         "precision",
-        STRING,
         "how a formula reads printed numbers: `printed` (every value that rounds "
         "to them) or `exact` (list prices, counts)",
         _precision,
@@ -558,24 +512,21 @@ CLAIM_FIELDS: tuple[Field, ...] = (
 CHAPTER_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "the chapter's id (lower case, digits, `-`, `_`): the first half of every claim's "
         "key, `ch15:C18`; default the registry's folder name",
         _chapter_id,
         example='"ch15"',
     ),
-    Field("title", STRING, "the chapter's title", example='"Reading is parallel"'),
-    Field("language", STRING, "the manuscript's language", example='"zh"'),
+    Field("title", "the chapter's title", example='"Reading is parallel"'),
+    Field("language", "the manuscript's language", example='"zh"'),
     Field(
         "manuscript",
-        STRING,
         "the manuscript's file name: `check-manuscript` finds the registry by it, "
         "and `--claims-manuscript` binds to the chapter that names the file",
         example='"ch15.md"',
     ),
     Field(
         "id_pattern",
-        STRING,
         "a regular expression every claim id must match before any `.part`, so "
         "that a renamed or mistyped id is a problem",
         _id_pattern,
@@ -586,15 +537,13 @@ CHAPTER_FIELDS: tuple[Field, ...] = (
 SECTION_FIELDS: tuple[Field, ...] = (
     Field(
         "id",
-        STRING,
         "a short key such as `kv-cache`, named by the claims' `section`",
         required=True,
         example='"kv-cache"',
     ),
-    Field("title", STRING, "the section's title, in our own words", required=True, example='"The KV cache"'),
+    Field("title", "the section's title, in our own words", required=True, example='"The KV cache"'),
     Field(
         "heading",
-        STRING,
         "a short locator of the heading in the manuscript, never the whole heading",
         _locator,
         default="",
@@ -605,23 +554,21 @@ SECTION_FIELDS: tuple[Field, ...] = (
 WAIVER_FIELDS: tuple[Field, ...] = (
     Field(
         "locator",
-        STRING,
         "a short quote; every number in it is waived",
         _locator,
         required=True,
         example='"第 15 章"',
     ),
-    Field("reason", STRING, "why these numbers are not claims", required=True, example='"a chapter number"'),
+    Field("reason", "why these numbers are not claims", required=True, example='"a chapter number"'),
     Field(
         "numbers",
-        STRINGS,
         "the numbers as printed, checked against the text",
         _waived_numbers,
+        kind=STRINGS,
         example='["15", "15/20"]',
     ),
     Field(
         "until",
-        STRING,
         "a second locator: the waiver covers everything from `locator` to the end of "
         "the first match of `until` after it (a code listing)",
         _locator,

@@ -28,8 +28,7 @@ _KINDS = {
 
 
 class InputFileError(OSError):
-    """An input file claimcheck will not read (not a regular file, or too large): an :class:`OSError`
-    whose ``strerror`` is the whole reason, so that it is reported as a missing file is."""
+    """An input file claimcheck will not read (not a regular file, or too large); ``strerror`` says why."""
 
     def __init__(self, path, reason: str) -> None:
         super().__init__(errno.EINVAL, reason)
@@ -37,15 +36,10 @@ class InputFileError(OSError):
 
 
 def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
-    """Check, without opening it (a FIFO would block the open, a device be read forever), that
-    ``path`` is a regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`); return
-    its ``os.stat`` result.
-
-    Raises:
-        FileNotFoundError, PermissionError, IsADirectoryError: as ``open`` would.
-        InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes.
-    """
-    limit = MAX_INPUT_BYTES if limit is None else limit  # read at the call: a test may lower it
+    """The ``os.stat`` of ``path``, checked without opening it (a FIFO would block the open) to be a
+    regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`). Raises what ``open``
+    would, or InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes."""
+    limit = MAX_INPUT_BYTES if limit is None else limit
     st = os.stat(path)
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
@@ -60,14 +54,8 @@ def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
 
 
 def read_input_file(path, *, limit: int | None = None) -> bytes:
-    """The bytes of a regular input file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`):
-    the one way claimcheck reads its inputs. Checked before the open (:func:`check_input_file`), which
-    is non-blocking, and after it; at most ``limit + 1`` bytes are read (a growing file is refused).
-
-    Raises:
-        OSError: missing, a folder, unreadable (as ``open``); :class:`InputFileError` for a device,
-            FIFO, socket or a file over ``limit`` bytes.
-    """
+    """The bytes of a regular input file of at most ``limit`` bytes: the one way claimcheck reads its
+    inputs (checked before a non-blocking open and after it). Raises OSError as :func:`check_input_file`."""
     limit = MAX_INPUT_BYTES if limit is None else limit
     check_input_file(path, limit=limit)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -86,10 +74,8 @@ LEFTOVER_AGE_S = 600.0
 
 
 def not_ours(path) -> str | None:
-    """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or
-    JSON claimcheck did not write (ours has an integer ``schema`` and a ``claims`` list, or a
-    ``generator`` "claimcheck..."). None when missing, ours, or not JSON (a write cut short).
-    """
+    """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or JSON
+    claimcheck did not write. None when missing, ours, or not JSON (a write cut short)."""
     try:
         raw = read_input_file(path)
     except FileNotFoundError:
@@ -111,25 +97,13 @@ def not_ours(path) -> str | None:
     )
 
 
-def _temp_prefix(name: str) -> str:
-    return f".{name}."
-
-
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
-    """Write ``data`` to ``path`` atomically (the folder created when missing): a temporary file of
-    this call (``.<name>.<pid>.<random>.tmp``), fsync'd, renamed over the old file, the folder synced.
-    A reader sees the old file or the new one; a killed run leaves at most a ``.tmp`` file, which no
-    run reads (:func:`remove_leftovers` deletes old ones).
-
-    Raises:
-        OSError: the folder cannot be created or written (the old file is then left as it was).
-    """
+    """Write ``data`` to ``path`` atomically (through a fsync'd ``.<name>.<pid>.<random>.tmp`` renamed
+    over it). Raises OSError: the folder cannot be created or written (the old file is left as it was)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(
-        prefix=f"{_temp_prefix(path.name)}{os.getpid()}.", suffix=".tmp", dir=path.parent
-    )
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
@@ -145,7 +119,7 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
 
 
 def _sync_folder(folder: Path) -> None:
-    """fsync a folder (POSIX), so that a rename in it is durable; a no-op where unsupported."""
+    """fsync a folder (POSIX), so that a rename in it is durable."""
     if os.name != "posix":
         return
     with contextlib.suppress(OSError):
@@ -158,13 +132,12 @@ def _sync_folder(folder: Path) -> None:
 
 def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) -> list[Path]:
     """Delete the temporary files older than ``older_than_s`` that killed runs left beside the reports
-    ``names`` in ``folder``; return what was deleted. Never raises (an undeletable one is left).
-    """
+    ``names`` in ``folder``; return what was deleted. Never raises."""
     folder = Path(folder)
     gone = []
     now = time.time()
     for name in names:
-        for p in folder.glob(f"{_temp_prefix(name)}*.tmp"):
+        for p in folder.glob(f".{name}.*.tmp"):
             try:
                 if p.is_file() and now - p.stat().st_mtime > older_than_s:
                     p.unlink()
@@ -179,10 +152,8 @@ LOCK_TIMEOUT_S = 120.0
 
 
 def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
-    """A file lock (``.<name>.lock`` beside ``path``) held around a read-merge-write of ``path``, so
-    that two runs keeping each other's rows (:mod:`claimcheck.partial`) lose none; waiting longer
-    than ``timeout`` raises ``filelock.Timeout``.
-    """
+    """A file lock (``.<name>.lock`` beside ``path``) for a read-merge-write of ``path``; waiting longer
+    than ``timeout`` raises ``filelock.Timeout``."""
     from filelock import FileLock
 
     path = Path(path)
@@ -190,30 +161,20 @@ def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
     return FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
 
 
-# --- TOML, read by tomllib so that one broken table costs only itself. tomllib reads a file whole or
-# not at all, without positions; so this knows that a table starts at a header line and a statement
-# at a line ``key = ...``, and has tomllib read each. A header-like line inside a multi-line string
-# is taken for one: at worst, a broken file's recovery splits a table in two.
+# --- TOML, so that one broken table costs only itself: tomllib reads each table (from a header line)
+# or statement (from a line ``key = ...``) alone. A header-like line in a multi-line string splits a table.
 
-# a line that starts a statement: a (dotted, maybe quoted) key and "="
-# (U+FFFD, where a byte was not UTF-8, counts as a key's character: a bad byte in a claim's id must not
-# glue its line to the claim above)
+# a line that starts a statement: a (dotted, maybe quoted) key and "=" (U+FFFD, a byte that was not
+# UTF-8, is a key's character, so that a bad byte in a claim's id does not glue it to the claim above)
 _KEY_START = re.compile(
     r"""^\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_\ufffd-]+)(?:\s*\.\s*(?:"[^"\n]*"|'[^'\n]*'|[A-Za-z0-9_\ufffd-]+))*\s*="""
 )
 
 
-def _bare(text: str) -> str:
-    """``text`` with each U+FFFD (a byte that was not UTF-8) as ``_``, so that tomllib can read the
-    key or header it breaks (``C\ufffd2`` -> ``C_2``): the claim is then named, never lost."""
-    return text.replace("\ufffd", "_")
-
-
 @dataclass(frozen=True)
 class TomlTable:
-    """A table of the file as text: its header's first key (``""`` before any), its 1-based first and
-    last line, its text, the header's ``keys`` (``("claims", "C05")``), whether it is ``[[...]]``; or
-    one of its :meth:`statements`, with its table's header and its own lines."""
+    """A table of the file as text (or one of its :meth:`statements`): its header's first key (``""``
+    before any), 1-based first and last line, text, the header's ``keys``, whether it is ``[[...]]``."""
 
     header: str
     first: int
@@ -231,7 +192,7 @@ class TomlTable:
         left, sep, _ = lines[line - self.first].partition("=")
         if not sep or left.lstrip().startswith("#") or not _KEY_START.match(left + "="):
             return None
-        parsed = loads_or_none(_bare(f"{left.strip()} = 0"))
+        parsed = loads_or_none(f"{left.strip()} = 0".replace("\ufffd", "_"))  # U+FFFD as _: still read
         return next(iter(parsed)) if parsed else None
 
     def statement_key(self, line: int) -> str | None:
@@ -276,7 +237,6 @@ def _braces(line: str) -> int:
 
 
 def loads_or_none(text: str) -> dict | None:
-    """``text`` read by tomllib, or None when it is not valid TOML."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError:
@@ -286,7 +246,7 @@ def loads_or_none(text: str) -> dict | None:
 def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
     """``(keys, array)`` of a header line (``[claims.C05]`` -> ``(("claims", "C05"), False)``), or None."""
     stripped = line.lstrip()
-    parsed = loads_or_none(_bare(line)) if stripped.startswith("[") else None
+    parsed = loads_or_none(line.replace("\ufffd", "_")) if stripped.startswith("[") else None
     if not parsed:
         return None
     keys: list[str] = []
@@ -302,10 +262,7 @@ def toml_tables(text: str) -> list[TomlTable]:
     """Split ``text`` at its header lines (each recognised by tomllib); the preamble is ``""``."""
     lines = text.split("\n")
     starts: list[tuple[int, tuple[str, ...], bool]] = [(0, (), False)]
-    for n, line in enumerate(lines):
-        found = _header(line)
-        if found:
-            starts.append((n, *found))
+    starts += [(n, *found) for n, line in enumerate(lines) if (found := _header(line))]
     if len(starts) > 1 and starts[1][0] == 0:
         starts.pop(0)  # no preamble: the file begins with a header
     ends = [n for n, *_ in starts[1:]] + [len(lines)]
@@ -316,7 +273,6 @@ def toml_tables(text: str) -> list[TomlTable]:
 
 
 def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
-    """The table that holds file line ``line``."""
     return next((t for t in parts if t.first <= line <= t.last), None)
 
 
@@ -330,12 +286,8 @@ class Broken:
 
 
 def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
-    """The file's data and its broken tables (``[]`` when the file is valid TOML).
-
-    After a syntax error each table is read alone (one whose header is in ``by_line``, a statement
-    at a time) and the good ones are merged; a broken or clashing one is a :class:`Broken`. When
-    every table reads alone and none clashes, the file's own error is the one :class:`Broken`.
-    """
+    """The file's data and its broken tables (``[]`` when the file is valid TOML): after a syntax error
+    each table (one whose header is in ``by_line``: each statement) is read alone and the good merged."""
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as whole:

@@ -1,17 +1,9 @@
-"""The claims registry: a TOML file of claims, validated one claim at a time.
+"""The claims registry (``claims/<chapter>/claims.toml``), validated one claim at a time.
 
-A registry file (``claims/<chapter>/claims.toml``) has a ``[chapter]`` table, optional ``[units]``
-(:func:`claimcheck.units.declare`) and ``[runners.<name>]`` tables (the machines of machine-bound
-figures), ``[[sections]]``, ``[defaults]`` (:data:`claimcheck.fields.SHARED_FIELDS`), the claims
-(a ``[claims]`` table keyed by id, or a ``[[claims]]`` array: :func:`claim_entries` makes both one
-list) and ``[[waivers]]`` (numbers that are not claims). The fields are declared in
-:mod:`claimcheck.fields`; this module loops over them, then applies the rules between fields
-(:data:`CLAIM_RULES`) and across claims (duplicate ids, formulas naming other claims).
-
-A locator binds the number it prints that equals the value it stands for (``locator``: ``stated``);
-``¦`` marks where the manuscript glues two numbers (:mod:`claimcheck.printed`). Loading never stops
-at the first problem: each is one :class:`RegistryIssue` naming the file, the claim id and the
-field, and every other claim is still loaded.
+Its tables: ``[chapter]``, ``[units]``, ``[runners.<name>]``, ``[[sections]]``, ``[defaults]``, the
+claims (a ``[claims]`` table keyed by id, or a ``[[claims]]`` array) and ``[[waivers]]``. The fields
+are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each problem is one
+:class:`RegistryIssue` naming the file, the claim id and the field; every other claim is still loaded.
 """
 
 from __future__ import annotations
@@ -50,7 +42,6 @@ ONE_FORM = (
     "a registry writes its claims one way: a [claims] table keyed by id (`C05 = { ... }` lines, "
     '[claims.C05] tables), or [[claims]] tables with `id = "C05"`, not both'
 )
-
 ONE_CLAIMS_TABLE = (
     "TOML allows one [claims] table: move this line into the first one, or write the claim as a "
     "[claims.ID] table"
@@ -89,7 +80,6 @@ class Claim:
     path: str
     values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     inputs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
-    # value name ("stated" or a key of `values`) -> locators of further places that print it
     quotes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     reconstructed: bool = False
     portable: bool = False
@@ -125,9 +115,7 @@ class Claim:
 
     def bindings(self) -> list[tuple[str, str]]:
         """Every (value name, locator) pair: ``("stated", locator)`` first, then ``quotes``."""
-        out = [("stated", self.locator)]
-        out += [(name, loc) for name, locs in self.quotes.items() for loc in locs]
-        return out
+        return [("stated", self.locator)] + [(n, loc) for n, locs in self.quotes.items() for loc in locs]
 
 
 @dataclass(frozen=True)
@@ -185,7 +173,6 @@ class Registry:
         return qualify(self.chapter_id, claim_id)
 
     def add(self, claim_id: str | None, fld: str | None, message: str) -> RegistryIssue:
-        """A new issue of this file, added to :attr:`issues`."""
         self.issues.append(RegistryIssue(self.path, claim_id, fld, message))
         return self.issues[-1]
 
@@ -199,25 +186,20 @@ class Registry:
         return self.invalid.get(claim_id, [])
 
     def unknown_id_message(self, claim_id: str, untested=None, scope: str = " in this run") -> str:
-        """Why a test names ``claim_id`` and this registry has no such claim, with the likeliest fix.
-
-        ``untested``: the ids no test covers, when known: a renamed claim is then pointed at the id
-        that lost its test. ``scope`` ends "without a test ..." (" in this run", or "").
-        """
+        """Why a test names ``claim_id`` that this registry lacks, with the likeliest fix (``untested``:
+        the ids no test covers, when known, to point a renamed claim at the id that lost its test)."""
         orphans = [i for i in self.all_ids if untested is not None and i in untested]
         close = difflib.get_close_matches(claim_id, orphans or self.all_ids, n=1)
-        msg = f"{self.path}: no claim with id {claim_id!r}"
         if close:
-            return msg + f" (did you mean {close[0]}?)"
-        if len(orphans) == 1:
-            return (
-                msg
-                + f" (the only registry id without a test{scope} is {orphans[0]}: was {claim_id} renamed?)"
-            )
-        if orphans:
+            hint = f"did you mean {close[0]}?"
+        elif len(orphans) == 1:
+            hint = f"the only registry id without a test{scope} is {orphans[0]}: was {claim_id} renamed?"
+        elif orphans:
             more = f" and {len(orphans) - 8} more" if len(orphans) > 8 else ""
-            return msg + f" (registry ids without a test{scope}: {', '.join(orphans[:8])}{more})"
-        return msg + " (every registry id has a test: add the claim under [claims])"
+            hint = f"registry ids without a test{scope}: {', '.join(orphans[:8])}{more}"
+        else:
+            hint = "every registry id has a test: add the claim under [claims]"
+        return f"{self.path}: no claim with id {claim_id!r} ({hint})"
 
     @property
     def all_ids(self) -> list[str]:
@@ -226,20 +208,11 @@ class Registry:
 
 
 def load_registry(path: str | Path) -> Registry:
-    """Load and validate a registry file: a :class:`Registry` of every valid claim and every problem.
-
-    Each issue names the file, the claim id and the field (or the line), and costs only its own
-    claim: a byte that is not UTF-8 or a TOML syntax error invalidates the claim whose table or
-    ``[claims]`` line holds it (the other tables and lines are still read,
-    :func:`claimcheck.fileio.read_toml`); a bad ``[defaults]`` field is one issue that invalidates
-    the claims taking it; a file without claims, or an id not matching ``[chapter] id_pattern``, is
-    an issue. Never raises for the file's content; an unreadable file is a single file-level issue.
-    """
-    p = Path(path)
-    shown = str(p)
-    reg = Registry(path=shown, chapter={}, runners={}, claims={}, issues=[], invalid={})
+    """A :class:`Registry` of every valid claim of the file and every problem; never raises. A bad byte
+    or TOML error invalidates only the claim whose table or ``[claims]`` line holds it."""
+    reg = Registry(path=str(Path(path)), chapter={}, runners={}, claims={}, issues=[], invalid={})
     try:
-        raw = fileio.read_input_file(p)
+        raw = fileio.read_input_file(Path(path))
     except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
@@ -247,20 +220,14 @@ def load_registry(path: str | Path) -> Registry:
     data, broken = fileio.read_toml(text, by_line=BY_LINE)
     _report_broken(broken, reg)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
-
     _check_top_level(data, reg)
     reg.chapter = dict(data.get("chapter", {}))
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
-    chapter = check_table(
-        reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False
-    )  # free-form
+    chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False)
     reg.runners = _load_runners(data.get("runners", {}), reg)
     own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
-    reg.waivers = [
-        Waiver(i, w["locator"], w["reason"], w["numbers"], w["until"])
-        for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)
-    ]
+    reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
     reg.sections = _load_sections(data.get("sections", []), reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
     entries = claim_entries(data.get("claims", []), reg)
@@ -269,7 +236,7 @@ def load_registry(path: str | Path) -> Registry:
     if not entries and not broken and not reg.invalid:
         why = "declares no claims (no [claims] table): a registry without claims checks nothing"
         reg.add(None, "claims", why if text.strip() else "the file is empty")
-    _load_claims(entries, reg, ctx, located, _load_defaults(data.get("defaults", {}), reg, ctx))
+    _load_claims(entries, reg, ctx, located, *_load_defaults(data.get("defaults", {}), reg, ctx))
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
@@ -278,7 +245,7 @@ def load_registry(path: str | Path) -> Registry:
 
 
 def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
-    """One issue per broken table or line, naming its claim (invalid) or, in another table, ``table.key``."""
+    """One issue per broken table or line, naming its claim (then invalid) or else ``table.key``."""
     for b in broken:
         t = b.table
         cid = _claim_id_of(t)
@@ -297,7 +264,7 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
 
 
 def _check_top_level(data: dict, reg: Registry) -> None:
-    """Report unknown top-level tables, and a ``chapter`` or ``runners`` that is no table (made empty)."""
+    """Unknown top-level tables, and a ``chapter`` or ``runners`` that is no table (made empty)."""
     for key in sorted(set(data) - set(TOP_LEVEL)):
         reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
     for key in ("chapter", "runners"):
@@ -320,23 +287,11 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     return out
 
 
-@dataclass(frozen=True)
-class _Defaults:
-    """The ``[defaults]`` table: its good values (as written) and an issue per bad field."""
-
-    values: dict = field(default_factory=dict)
-    bad: dict[str, RegistryIssue] = field(default_factory=dict)
-
-    def apply(self, entry: dict) -> tuple[dict, list[RegistryIssue]]:
-        """``entry`` with the defaults it does not set, and the issues of the bad defaults it takes."""
-        return {**self.values, **entry}, [issue for f, issue in self.bad.items() if f not in entry]
-
-
-def _load_defaults(table, reg: Registry, ctx: Context) -> _Defaults:
-    """Check ``[defaults]`` against :data:`SHARED_FIELDS`: one issue per bad ``defaults.<field>``."""
+def _load_defaults(table, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
+    """The good values of ``[defaults]`` (as written), and field -> its issue for each bad one."""
     if not isinstance(table, dict):
         reg.add(None, "defaults", "must be a table ([defaults]: field = value, for every claim)")
-        return _Defaults()
+        return {}, {}
     shared = {f.name for f in SHARED_FIELDS}
     bad: dict[str, RegistryIssue] = {}
 
@@ -355,15 +310,12 @@ def _load_defaults(table, reg: Registry, ctx: Context) -> _Defaults:
         )
     rows = [dataclasses.replace(f, required=False) for f in SHARED_FIELDS]
     check_table({k: v for k, v in table.items() if k not in own}, rows, ctx, note)
-    return _Defaults({k: v for k, v in table.items() if k in shared and k not in bad}, bad)
+    return {k: v for k, v in table.items() if k in shared and k not in bad}, bad
 
 
 def claim_entries(raw, reg: Registry) -> list | None:
-    """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables
-    with their ``id``; a keyed claim that is no table, names another ``id`` or is a table of tables
-    (``[claims.C30.text]``, unquoted) is an issue of its own and left out. None (with an issue) when
-    ``claims`` is neither.
-    """
+    """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables with
+    their ``id``; a bad keyed claim is an issue and left out. None (with an issue): ``claims`` is neither."""
     if isinstance(raw, list):
         return [_split_keyed(entry, reg) for entry in raw]
     if not isinstance(raw, dict):
@@ -374,14 +326,12 @@ def claim_entries(raw, reg: Registry) -> list | None:
     out = []
     names = {f.name for f in CLAIM_FIELDS}
     for cid, entry in raw.items():
-        if isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values()):
-            if not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
-                for part in entry:
-                    why = (
-                        f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
-                    )
-                    reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
-                continue
+        tables = isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values())
+        if tables and not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
+            for part in entry:
+                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
+                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
+            continue
         if not isinstance(entry, dict):
             why = f"must be a table: {cid} = {{ title = ..., stated = ... }}, or a [claims.{cid}] table"
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
@@ -405,17 +355,20 @@ def _split_keyed(entry, reg: Registry):
     return {k: v for k, v in entry.items() if k not in inside}
 
 
-def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defaults: _Defaults) -> None:
+def _load_claims(
+    entries: list, reg: Registry, ctx: Context, located: dict, defaults: dict, bad: dict
+) -> None:
     """Each claim (with its ``defaults``) into ``reg.claims`` when valid, else its problems into ``reg``."""
     for index, entry in enumerate(entries, start=1):
         inherited: list[RegistryIssue] = []
         if isinstance(entry, dict):
-            entry, inherited = defaults.apply(entry)
+            inherited = [issue for f, issue in bad.items() if f not in entry]
+            entry = {**defaults, **entry}
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if inherited:  # one issue of [defaults], not one per claim; the claim is invalid
             claim = None
-            problems = [p for p in problems if p.field not in defaults.bad]
+            problems = [p for p in problems if p.field not in bad]
         if claim is not None and cid in reg.claims:
             claim, why = None, f"duplicate id (entry #{index}; first defined earlier)"
             problems = [RegistryIssue(reg.path, cid, "id", why)]
@@ -429,28 +382,22 @@ def _load_claims(entries: list, reg: Registry, ctx: Context, located: dict, defa
             reg.invalid.setdefault(cid, []).extend(problems + inherited)
 
 
-def _decode(raw: bytes) -> tuple[str, list[tuple[int, int]]]:
+def _decode(raw: bytes) -> tuple[str, dict[int, list[int]]]:
     """UTF-8 text with U+FFFD for each bad byte sequence and ``\\n`` line ends (a Windows editor's
-    ``\\r\\n`` too), and ``[(1-based line, first bad byte)]``; a line at a time, so a file of many bad
-    lines costs no more than its size."""
-    lines, bad = [], []
+    ``\\r\\n`` too), and ``{1-based line: the first byte of each bad sequence}``."""
+    lines: list[str] = []
+    bad: dict[int, list[int]] = {}
     for number, line in enumerate(raw.split(b"\n"), start=1):
-        try:
-            lines.append(line.decode("utf-8"))
-            continue
-        except UnicodeDecodeError:
-            pass
-        parts, pos = [], 0
+        pos = 0
         while True:
             try:
-                parts.append(line[pos:].decode("utf-8"))
+                line[pos:].decode("utf-8")
                 break
             except UnicodeDecodeError as exc:
-                parts += [line[pos : pos + exc.start].decode("utf-8"), "\ufffd"]
-                bad.append((number, line[pos + exc.start]))
+                bad.setdefault(number, []).append(line[pos + exc.start])
                 pos += exc.end
-        lines.append("".join(parts))
-    return "\n".join(line.removesuffix("\r") for line in lines), bad
+        lines.append(line.decode("utf-8", "replace").removesuffix("\r"))
+    return "\n".join(lines), bad
 
 
 def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
@@ -460,26 +407,20 @@ def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str
     if table.array:
         cid = table.value("id")
         return cid if isinstance(cid, str) and cid else f"# at line {table.first} (no id)"
-    if len(table.keys) > 1:
-        return _keyed_id(table.keys[1:])
+    keys = table.keys
+    if len(keys) > 2 and keys[2] not in {f.name for f in CLAIM_FIELDS}:  # [claims.C30.text]
+        return f"{keys[1]}.{keys[2]}"
+    if len(keys) > 1:
+        return keys[1]
     key = table.statement_key(table.first if line is None else line)
     return key or f"# at line {table.first} (no id)"
-
-
-def _keyed_id(keys: tuple[str, ...]) -> str:
-    """The claim id of a ``[claims.X...]`` header's keys: ``C05``, or ``C30.text`` for an unquoted part."""
-    if len(keys) > 1 and keys[1] not in {f.name for f in CLAIM_FIELDS}:
-        return f"{keys[0]}.{keys[1]}"
-    return keys[0]
 
 
 def _field_at(table: fileio.TomlTable, line: int) -> str | None:
     """The field that line ``line`` of ``table`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
     if table.header != "claims" or table.array or len(table.keys) != 1:
         return table.key_at(line)
-    here = (
-        table if table.statement else next((s for s in table.statements() if s.first <= line <= s.last), None)
-    )
+    here = table if table.statement else fileio.toml_table_at(table.statements(), line)
     parsed = fileio.loads_or_none(here.text) if here is not None else None
     entry = next(iter(parsed.values()), None) if parsed else None
     if not isinstance(entry, dict):
@@ -519,20 +460,15 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     return out
 
 
-def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> dict:
+def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
-    by_line: dict[int, list[int]] = {}
-    for line, byte in bad_bytes:
-        by_line.setdefault(line, []).append(byte)
     parts = fileio.toml_tables(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
-    statements: dict[int, list[fileio.TomlTable]] = {}  # a keyed [claims]'s statements, split once
+    split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims]'s statements, split once
     for line, found in by_line.items():
         table = fileio.toml_table_at(parts, line)
         if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
-            if id(table) not in statements:
-                statements[id(table)] = table.statements()
-            lines = statements[id(table)]
+            lines = split(table)
             at = bisect.bisect_right([s.first for s in lines], line) - 1 if lines else -1
             table = lines[at] if at >= 0 and line <= lines[at].last else table
         cid = _claim_id_of(table, line)
@@ -545,10 +481,7 @@ def _undecodable(text: str, bad_bytes: list[tuple[int, int]], reg: Registry) -> 
         )
         why = f"line {line}: {what} not UTF-8; save the registry as UTF-8 (the rest of the file was read)"
         issue = RegistryIssue(reg.path, cid, fld, why)
-        if cid is not None:
-            located.setdefault(cid, []).append(issue)
-        else:
-            reg.issues.append(issue)
+        (reg.issues if cid is None else located.setdefault(cid, [])).append(issue)
     return located
 
 
@@ -556,11 +489,11 @@ def _check_formula_references(reg: Registry) -> None:
     """Invalidate each claim whose formula names an unknown value or cannot be evaluated."""
     for cid in list(reg.claims):
         claim = reg.claims[cid]
-        problems = []
-        for fld, text in _formula_texts(claim):
-            for name in parse(text, condition=fld == "conditions").names:
-                if why := _unknown_name(reg, claim, name):
-                    problems.append(RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}"))
+        problems = [
+            RegistryIssue(reg.path, cid, fld, f"{text!r}: {why}")
+            for fld, text, name in _formula_names(claim)
+            if (why := _unknown_name(reg, claim, name))
+        ]
         # evaluated once here (another chapter's values: by the book): one that cannot be computed is a problem
         if not problems and claim.formula and not other_chapters(claim):
             try:
@@ -571,17 +504,16 @@ def _check_formula_references(reg: Registry) -> None:
             reg.invalidate(cid, problems)
 
 
-def _formula_texts(claim: Claim) -> list[tuple[str, str]]:
-    """``(field, text)`` of a claim's formula and each of its conditions."""
-    return ([("formula", claim.formula)] if claim.formula else []) + [
-        ("conditions", t) for t in claim.conditions
-    ]
+def _formula_names(claim: Claim) -> list[tuple[str, str, str]]:
+    """``(field, text, name)`` of each value name that a claim's formula and conditions read."""
+    texts = [("formula", claim.formula)] if claim.formula else []
+    texts += [("conditions", t) for t in claim.conditions]
+    return [(f, t, name) for f, t in texts for name in parse(t, condition=f == "conditions").names]
 
 
 def other_chapters(claim: Claim) -> list[str]:
     """The names of other chapters' values (``ch15:C10.stated``) that a claim's formula and conditions read."""
-    texts = _formula_texts(claim)
-    return [n for fld, text in texts for n in parse(text, condition=fld == "conditions").names if ":" in n]
+    return [name for _, _, name in _formula_names(claim) if ":" in name]
 
 
 def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
@@ -739,7 +671,7 @@ def _bad(reg: Registry, prefix: str):
 
 
 def _load_units(table, reg: Registry) -> set[str]:
-    """Declare the ``[units]`` table's units and return their names; each problem an issue of the unit."""
+    """Declare the ``[units]`` table's units and return their names; each problem an issue."""
     if not isinstance(table, dict):
         reg.add(None, "units", 'must be a table ([units]: name = "definition")')
         return set()
@@ -762,11 +694,11 @@ def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
 
 
 def _load_sections(entries, reg: Registry) -> list[Section]:
-    """Validate the ``[[sections]]`` array; every problem names the file, the section and the field."""
+    """The ``[[sections]]`` array's good sections; each problem an issue of ``sections[i].field``."""
     out: list[Section] = []
     for index, s in _array(entries, "sections", SECTION_FIELDS, reg):
         if any(sec.id == s["id"] for sec in out):
             reg.add(None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
         else:
-            out.append(Section(s["id"], s["title"], s["heading"]))
+            out.append(Section(**s))
     return out

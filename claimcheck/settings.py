@@ -1,14 +1,8 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
 
-:data:`OPTIONS` declares each core option once (:class:`Option`: field, flag, environment variable,
-ini key, default, help, validator); a kit hands its own :class:`OptionTable` to the core (hook
-``pytest_claimcheck_options``). :func:`add_options` registers them, :func:`resolve` returns the
-frozen :class:`Settings`. Precedence: command line > environment > ini > default; a bad value is
-reported with its source (``CLAIMCHECK_LISTING_TIMEOUT=0: expected a time limit in seconds > 0,
-got '0'``).
-
-The **size profile** (``--claims-profile``: the sizes of size-dependent claims) and the **runner
-profile** (``--claims-runner``: which machine this is, for machine-bound figures) are two things.
+:data:`OPTIONS` declares each core option once; a kit hands its own :class:`OptionTable` to the core
+(hook ``pytest_claimcheck_options``). Precedence: command line > environment > ini > default; a bad
+value is reported with its source as written.
 """
 
 from __future__ import annotations
@@ -35,24 +29,17 @@ class SettingsError(ValueError):
 
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
-@dataclass(frozen=True)
-class _Choice:
-    """The validator of a setting with a fixed set of values; ``choices`` lists them."""
-
-    what: str
-    choices: tuple[str, ...]
-
-    def __call__(self, text: object) -> str:
+def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
+    def parse(text):
         value = str(text).strip()
-        if value not in self.choices:
+        if value not in choices:
             raise ValueError(
-                f"unknown {self.what} {value!r}{suggest(value, self.choices, 'setting')} "
-                f"(choose one of {', '.join(self.choices)})"
+                f"unknown {what} {value!r}{suggest(value, choices, 'setting')} "
+                f"(choose one of {', '.join(choices)})"
             )
         return value
 
-
-_choice = _Choice  # the name the kits' tables use
+    return parse
 
 
 def _text(what: str) -> Callable[[object], str]:
@@ -98,9 +85,8 @@ def _seconds(text) -> float:
 
 
 def stated_override(text) -> tuple[str, str]:
-    """Validator of ``--claims-stated ID=VALUE``: a claim id and a printed number (a trailing ``%``
-    is dropped: the registry stores 99.16% as ``"99.16"``). Raises ValueError: not ``ID=VALUE``, or
-    VALUE is not a printed decimal."""
+    """``(id, printed number)`` of ``--claims-stated ID=VALUE`` (a trailing ``%`` dropped). Raises
+    ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal."""
     cid, sep, value = str(text).partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
@@ -129,8 +115,8 @@ def _stated_list(values) -> tuple:
 # --- the table ---------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Option:
-    """One setting: its ``Settings`` field, its flag, environment variable and ini key, its default,
-    help text and validator (``parse``: raw text -> value, raising ValueError)."""
+    """One setting: its ``Settings`` field, flag, environment variable, ini key, default, help text
+    and validator (``parse``: raw text -> value, raising ValueError)."""
 
     name: str
     flag: str
@@ -146,11 +132,10 @@ class Option:
 
     @property
     def dest(self) -> str:
-        """The argparse destination (``--claims-listing-timeout`` -> ``claims_listing_timeout``)."""
         return self.flag.removeprefix("--").replace("-", "_")
 
     def help_text(self) -> str:
-        """The help line of ``pytest --help``: the help, the default, the environment variable and ini key."""
+        """The help line of ``pytest --help``, with the default, environment variable and ini key."""
         names: dict[object, object] = {None: "none", False: "off", True: "on"}
         default = names.get(self.default, self.default)
         if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
@@ -159,45 +144,42 @@ class Option:
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
+def _core(name: str, *args, key: str = "", **kwargs) -> Option:
+    """A core option named ``--claims-KEY``, ``CLAIMCHECK_KEY`` and ``claims_key`` (``key``: the name)."""
+    key = key or name
+    flag, env, ini = f"--claims-{key.replace('_', '-')}", f"{ENV_PREFIX}{key.upper()}", f"claims_{key}"
+    return Option(name, flag, env, ini, *args, **kwargs)
+
+
 OPTIONS: tuple[Option, ...] = (
-    Option(
+    _core(
         "size_profile",
-        "--claims-profile",
-        "CLAIMCHECK_PROFILE",
-        "claims_profile",
         "standard",
         "size profile: the sizes of size-dependent claims: quick (iteration), standard, full (the chapter's exact sizes)",
-        _Choice("size profile", SIZE_PROFILES),
+        _choice("size profile", SIZE_PROFILES),
         metavar="quick|standard|full",
+        key="profile",
         recorded=True,
     ),
-    Option(
+    _core(
         "runner_profile",
-        "--claims-runner",
-        "CLAIMCHECK_RUNNER",
-        "claims_runner",
         None,
         "runner profile: which machine this is, e.g. author-laptop (a [runners.NAME] of the registry); "
         "machine-bound figures are enforced only on their own runner",
         _name,
         metavar="NAME",
+        key="runner",
         recorded=True,
     ),
-    Option(
+    _core(
         "report_dir",
-        "--claims-report-dir",
-        "CLAIMCHECK_REPORT_DIR",
-        "claims_report_dir",
         "reports",
         "folder for claims.json and claims.html, relative to the rootdir",
         _text("the report folder"),
         metavar="DIR",
     ),
-    Option(
+    _core(
         "manuscript",
-        "--claims-manuscript",
-        "CLAIMCHECK_MANUSCRIPT",
-        "claims_manuscript",
         None,
         "the chapter (plain text or Markdown): adds a drift check per claim ('C05 [drift]') and an audit of every "
         "number in it",
@@ -205,22 +187,16 @@ OPTIONS: tuple[Option, ...] = (
         metavar="PATH",
         file=True,
     ),
-    Option(
+    _core(
         "strict_timing",
-        "--claims-strict-timing",
-        "CLAIMCHECK_STRICT_TIMING",
-        "claims_strict_timing",
         False,
         "an inconclusive timing claim fails the run (it is still reported inconclusive, never passed)",
         _bool,
         kind="flag",
         recorded=True,
     ),
-    Option(
+    _core(
         "registries",
-        "--claims-registries",
-        "CLAIMCHECK_REGISTRIES",
-        "claims_registries",
         (),
         "the run's registries beyond those of a claims/ folder of its arguments or testpaths: claims.toml "
         "files, or folders searched for them, separated by spaces (relative to the rootdir in the ini file)",
@@ -243,23 +219,20 @@ OPTIONS: tuple[Option, ...] = (
 
 @dataclass(frozen=True)
 class OptionTable:
-    """The options of the core (:data:`CORE`) or of a kit (hook ``pytest_claimcheck_options``).
-    ``other_env``: its environment variables that are not run settings (for the reference page and
-    the check of ``CLAIMCHECK_*`` names)."""
+    """The options of the core (:data:`CORE`) or of a kit (hook ``pytest_claimcheck_options``)."""
 
     title: str  # "the LLM kit": the reference page's section
     module: str  # where the table is declared, e.g. "claimcheck.llm"
     options: tuple[Option, ...]
-    other_env: dict[str, str] = field(default_factory=dict)
+    other_env: dict[str, str] = field(default_factory=dict)  # its environment variables that are not settings
 
 
 CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
 
 
 def option_tables(config=None) -> tuple[OptionTable, ...]:
-    """The core's option table, then each kit's (hook ``pytest_claimcheck_options`` of ``config``'s plugins;
-    none without a config or before the core's hooks are added). Raises ValueError: two tables declare one
-    option name, flag, environment variable or ini key."""
+    """The core's option table, then each kit's (hook ``pytest_claimcheck_options``; none without a
+    ``config``). Raises ValueError: two tables declare one option name, flag, variable or ini key."""
     hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
     tables = (CORE, *(t for t in (hook() if hook is not None else ()) if t is not None))
     seen: dict[object, str] = {}
@@ -274,11 +247,8 @@ def option_tables(config=None) -> tuple[OptionTable, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """The run's resolved settings (fields: the ``name`` of each row of :data:`OPTIONS`).
-
-    ``sources``: ``(name, source)`` pairs, the source being ``--claims-profile``, ``environment
-    variable CLAIMCHECK_PROFILE``, ``ini setting claims_profile`` or ``default`` (in the report).
-    """
+    """The run's resolved settings (fields: the ``name`` of each row of :data:`OPTIONS`); ``sources``:
+    ``(name, source)`` pairs (``--claims-profile``, ``environment variable CLAIMCHECK_PROFILE``, ...)."""
 
     size_profile: str = "standard"
     runner_profile: str | None = None
@@ -312,16 +282,8 @@ class Settings:
         """The setting ``name`` as the user wrote it, for messages: ``--claims-runner laptop``,
         ``CLAIMCHECK_RUNNER=laptop``, ``ini claims_runner = laptop``, or ``default NAME = VALUE``."""
         o = next(o for o in self.options if o.name == name)
-        value, src = getattr(self, name), self.source(name)
-        if o.kind == "flag":
-            value = "true" if value else "false"
-        if src.startswith("--"):
-            return o.flag if o.kind == "flag" else f"{o.flag} {_shown(value)}"
-        if src.startswith("environment"):
-            return f"{o.env}={_shown(value)}"
-        if src.startswith("ini"):
-            return f"ini {o.ini} = {_shown(value)}"
-        return f"default {o.flag} {_shown(value)}"
+        value = getattr(self, name)
+        return _written(o, self.source(name), ("true" if value else "false") if o.kind == "flag" else value)
 
 
 def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
@@ -342,14 +304,22 @@ def _shown(text) -> str:
     return text if text and not any(c.isspace() for c in text) else repr(text)
 
 
-def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
-    """Return the run's :class:`Settings` from a pytest config (may be None), an environment and
-    the option ``tables`` (default: :func:`option_tables` of ``config``).
+def _written(o: Option, source: str, value) -> str:
+    """``value`` of ``o`` as written at ``source`` (a source of :attr:`Settings.sources`), for messages."""
+    if source.startswith("--"):
+        each = value if o.kind == "append" else [value]
+        return o.flag if o.kind == "flag" else ", ".join(f"{o.flag} {_shown(v)}" for v in each)
+    if source.startswith("environment"):
+        return f"{o.env}={_shown(value)}"
+    if source.startswith("ini"):
+        return f"ini {o.ini} = {_shown(value)}"
+    return f"default {o.flag} {_shown(value)}"
 
-    Raises:
-        SettingsError: a value is invalid, or a ``CLAIMCHECK_*`` variable is unknown;
-            the message starts with the source as written (``CLAIMCHECK_LISTING_TIMEOUT=0: ...``).
-    """
+
+def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
+    """The run's :class:`Settings` from a pytest config (may be None), an environment and the option
+    ``tables`` (default: :func:`option_tables` of ``config``). Raises SettingsError: a value is
+    invalid, or a ``CLAIMCHECK_*`` variable is unknown (the message starts with the source)."""
     env = os.environ if env is None else env
     tables = option_tables(config) if tables is None else tables
     _check_names(env, tables)
@@ -361,23 +331,18 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         cli = config.getoption(o.dest, None) if config is not None else None
         ini_value = config.getini(o.ini) if config is not None and o.ini else None
         if cli is not None:
-            raw, where = cli, f"--{o.dest.replace('_', '-')}"
-            each = cli if o.kind == "append" else [cli]
-            shown = o.flag if o.kind == "flag" else ", ".join(f"{o.flag} {_shown(v)}" for v in each)
+            raw, where = cli, o.flag
         elif o.env and env.get(o.env, "").strip() != "":
             raw, where = env[o.env], f"environment variable {o.env}"
-            shown = f"{o.env}={_shown(raw)}"
         elif ini_value not in (None, "", []):
             raw, where = ini_value, f"ini setting {o.ini}"
-            shown = f"ini {o.ini} = {_shown(raw)}" + (f" ({inifile.name})" if inifile else "")
         else:
-            values[o.name] = o.default
-            sources.append((o.name, "default"))
-            continue
+            raw, where = o.default, "default"
         try:
-            values[o.name] = o.parse(raw)
+            values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
-            raise SettingsError(f"{shown}: {exc}") from None
+            at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""
+            raise SettingsError(f"{_written(o, where, raw)}{at}: {exc}") from None
         sources.append((o.name, where))
     core = {o.name for o in OPTIONS}
     kit = tuple((name, value) for name, value in values.items() if name not in core)
@@ -397,13 +362,8 @@ def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
 
 
 def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> None:
-    """Check the run's runner profile against ``runners`` (name -> the registry files that declare
-    it as ``[runners.NAME]``).
-
-    Raises:
-        SettingsError: a runner profile no registry declares (a typo would leave machine-bound
-            figures unenforced); the message has a "did you mean" and the known names.
-    """
+    """Check the run's runner profile against ``runners`` (name -> the registry files declaring it).
+    Raises SettingsError: no registry declares it (a typo would leave machine-bound figures unenforced)."""
     name = settings.runner_profile
     if name is None or name in runners:
         return

@@ -1,10 +1,5 @@
-"""Units of the claims registry, on top of pint.
-
-The chapter prints numbers in bytes (KiB = 1024 B, MB = 10**6 B), token/s, seconds, bits,
-percent, US dollars and yuan (元, CNY; no conversion between them), and Chinese myriad units (万 = 10**4, 亿 = 10**8). Pint knows the SI and
-binary prefixes; this module adds the few units the chapter needs (:data:`UNITS`), the units a
-chapter's registry declares in its ``[units]`` table (:func:`declare`), and parses unit strings in
-one place, so that a registry entry's unit is validated when the registry is loaded.
+"""Units of the claims registry, on top of pint: the units pint lacks (:data:`UNITS`), those a
+registry declares in its ``[units]`` table (:func:`declare`), and the one parser of unit strings.
 """
 
 from __future__ import annotations
@@ -12,27 +7,21 @@ from __future__ import annotations
 import functools
 import re
 
-#: Units that pint does not define: (pint's definition, what it is). The reference page
-#: docs/reference/units.md is generated from this table (``python -m claimcheck.docs``).
+#: Units that pint does not define: (pint's definition, what it is), for docs/reference/units.md.
 UNITS = (
-    (
-        "token = [token] = tok",
-        "a token of a tokenizer; never converted to bytes or words",
-    ),
+    ("token = [token] = tok", "a token of a tokenizer; never converted to bytes or words"),
     ("FLOP = [flop]", "one floating-point operation (a multiply-add is 2 FLOPs)"),
     ("param = [param]", "one parameter (weight) of a model"),
     ("example = [example]", "one solved example in a prompt (few-shot)"),
     ("forward_pass = [forward_pass] = pass", "one forward pass of a model"),
     ("USD = [currency] = 美元", "US dollars"),
-    # a second currency is a dimension of its own: no exchange rate is assumed, so USD -> CNY is an
-    # error, never a silent conversion
+    # a second currency is a dimension of its own: USD -> CNY is an error, never a silent conversion
     ("CNY = [currency_cny] = 元 = yuan = RMB", "yuan; never converted to or from USD (no exchange rate)"),
     ("Mtok = 1e6 * token", "a million tokens (prices per million tokens)"),
     ("wan = 1e4 = 万", "the Chinese myriad, 10^4 (a number: 2.4 万 token = 24,000 token)"),
     ("yi = 1e8 = 亿", "10^8 (70 亿 param = 7 × 10^9 param)"),
     ("times = 1 = x", 'a ratio ("60 倍", "60x"): a plain number'),
 )
-_DEFINITIONS = tuple(definition for definition, _ in UNITS)
 
 #: Pint's own units that chapters print most (the reference page lists them; all parse)
 COMMON = ("B", "KiB", "MiB", "GiB", "kB", "MB", "GB", "bit", "s", "ms", "us", "ns", "percent", "W", "Hz")
@@ -47,22 +36,19 @@ class UnitError(ValueError):
 
 @functools.lru_cache(maxsize=1)
 def ureg():
-    """Return the shared pint ``UnitRegistry`` with the chapter's extra units defined."""
+    """The shared pint ``UnitRegistry``, with :data:`UNITS` defined."""
     import pint
 
     reg = pint.UnitRegistry()
-    for definition in _DEFINITIONS:
+    for definition, _ in UNITS:
         reg.define(definition)
     _DECLARED.clear()  # a fresh registry knows none of the chapters' units yet
     return reg
 
 
 def declare(name: str, definition: str) -> None:
-    """Define the unit ``name`` as ``definition`` in the shared registry (a registry's ``[units]``
-    table: ``merge = "[merge]"`` is a new kind of count, ``kmerge = "1000 * merge"`` a multiple).
-
-    Declared units are the process's, so every chapter that uses one declares it, and chapters
-    that declare the same name give the same definition; declaring it again so is a no-op.
+    """Define the unit ``name`` as ``definition`` (``"[merge]"``, ``"1000 * merge"``) in the shared
+    registry, for the whole process; declaring it again with the same definition is a no-op.
 
     Raises:
         UnitError: ``name`` is not an identifier or is already a unit (pint's or the kit's), or
@@ -95,10 +81,9 @@ def declare(name: str, definition: str) -> None:
 
 
 def declared_elsewhere(text: str, own) -> list[str]:
-    """The declared units (:func:`declare`) that the unit expression ``text`` uses, prefixed or
-    plural included, but that are not among ``own`` (the names a registry declares itself): a
-    chapter whose claims use a unit only another chapter declares would be valid only when loaded
-    after it. Sorted names; [] when there are none."""
+    """The sorted declared units that the unit expression ``text`` uses (prefixed or plural too) and
+    that are not among ``own``, the names a registry declares itself (such a claim would hold only
+    when another chapter is loaded first)."""
     others = set(declared()) - set(own)
     if not others:
         return []
@@ -108,17 +93,13 @@ def declared_elsewhere(text: str, own) -> list[str]:
 
 
 def declared() -> dict[str, str]:
-    """The units declared so far in this process (name -> definition), for messages and tests."""
+    """The units declared so far in this process (name -> definition)."""
     ureg()
     return dict(_DECLARED)
 
 
 def parse_unit(text: str):
-    """Return the pint unit for ``text`` ("" means dimensionless).
-
-    Raises:
-        UnitError: ``text`` is not a unit expression pint can parse (e.g. ``"KiB/tokn"``).
-    """
+    """The pint unit for ``text`` ("" means dimensionless). Raises UnitError: not a unit pint reads."""
     reg = ureg()
     if text.strip() == "":
         return reg.dimensionless
@@ -129,13 +110,8 @@ def parse_unit(text: str):
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:
-    """Return ``value`` expressed in ``to_unit`` (a float).
-
-    Example: ``convert(36864, "B/token", "KiB/token") == 36.0``.
-
-    Raises:
-        UnitError: either unit is unknown, or the two have different dimensions.
-    """
+    """``value`` expressed in ``to_unit``: ``convert(36864, "B/token", "KiB/token") == 36.0``. Raises
+    UnitError: either unit is unknown, or the two have different dimensions."""
     reg = ureg()
     src, dst = parse_unit(from_unit), parse_unit(to_unit)
     try:
@@ -145,9 +121,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
 
 
 def _said(exc: Exception) -> str:
-    """An exception's message; pint's own ``str()`` of an error can itself raise (its formatter
-    fails on some units once other units were declared in the process), and a broken message must
-    not turn a unit error into a crash."""
+    """An exception's message, or its type's name when ``str()`` raises (pint's can)."""
     try:
         return str(exc)
     except Exception:
