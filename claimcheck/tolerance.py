@@ -40,13 +40,6 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def _check_finite(measured) -> str | None:
-    values = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured,)
-    if any(not math.isfinite(float(v)) for v in values):
-        return f"measured value is not finite ({measured})"
-    return None
-
-
 @dataclass(frozen=True)
 class Margin:
     """How far inside (``inside``) or outside the bar a measured value lies: ``text`` in the claim's
@@ -62,6 +55,10 @@ class Tolerance:
     """Base class: ``check``, a compact ``str`` form, its region and its words."""
 
     needs_stated = True
+    form = ""  # str(): the compact form, each field's number in a {} (6 significant digits)
+
+    def __str__(self) -> str:
+        return self.form.format(*map(_fmt, vars(self).values()))
 
     @property
     def is_bound(self) -> bool:
@@ -105,9 +102,9 @@ class Tolerance:
         raise NotImplementedError  # pragma: no cover - abstract
 
     def __call__(self, measured, stated: str | None = None) -> str | None:
-        bad = _check_finite(measured)
-        if bad:
-            return bad
+        values = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured,)
+        if any(not math.isfinite(float(v)) for v in values):
+            return f"measured value is not finite ({measured})"
         if self.needs_stated and stated is None:
             return f"tolerance {self} needs a stated value"
         return self.check(measured, stated)
@@ -116,6 +113,8 @@ class Tolerance:
 @dataclass(frozen=True)
 class Printed(Tolerance):
     """Within the printed precision of the stated value (the registry's default)."""
+
+    form = "printed"
 
     def check(self, measured, stated):
         allowed = Interval.printed(stated)
@@ -130,9 +129,6 @@ class Printed(Tolerance):
         h = float(half_unit(stated))
         return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
 
-    def __str__(self):
-        return "printed"
-
     def describe(self, stated, unit=None):
         return f"within half a unit of the last digit: {self._span(stated, unit)}"
 
@@ -143,6 +139,8 @@ class Printed(Tolerance):
 
 @dataclass(frozen=True)
 class Exact(Tolerance):
+    form = "exact"
+
     def check(self, measured, stated):
         s = _num(stated)
         m = Interval.coerce(measured)
@@ -152,9 +150,6 @@ class Exact(Tolerance):
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         return 0.0, "exact: any change"
-
-    def __str__(self):
-        return "exact"
 
     def describe(self, stated, unit=None):
         self.region(stated)
@@ -167,6 +162,7 @@ class Exact(Tolerance):
 @dataclass(frozen=True)
 class Absolute(Tolerance):
     atol: float
+    form = "abs:{}"
 
     def check(self, measured, stated):
         d = _distance(Interval.coerce(measured), Interval.exact(_num(stated)))
@@ -176,9 +172,6 @@ class Absolute(Tolerance):
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         return self.atol, f"{self}: more than {self.atol:g}"
-
-    def __str__(self):
-        return f"abs:{_fmt(self.atol)}"
 
     def describe(self, stated, unit=None):
         return f"within ±{number(self.atol)} of {stated}: {self._span(stated, unit)}"
@@ -228,15 +221,13 @@ class _Bar(Tolerance):
 @dataclass(frozen=True)
 class AtLeast(_Bar):
     bound: float
+    form = ">={}"
 
     def check(self, measured, stated):
         m = Interval.coerce(measured)
         if m.hi >= self.bound:
             return None
         return f"{m} < {_fmt(self.bound)} (short by {_fmt(self.bound - m.hi)})"
-
-    def __str__(self):
-        return f">={_fmt(self.bound)}"
 
     def describe(self, stated, unit=None):
         return "at least " + with_unit(number(self.bound), unit)
@@ -248,15 +239,13 @@ class AtLeast(_Bar):
 @dataclass(frozen=True)
 class AtMost(_Bar):
     bound: float
+    form = "<={}"
 
     def check(self, measured, stated):
         m = Interval.coerce(measured)
         if m.lo <= self.bound:
             return None
         return f"{m} > {_fmt(self.bound)} (over by {_fmt(m.lo - self.bound)})"
-
-    def __str__(self):
-        return f"<={_fmt(self.bound)}"
 
     def describe(self, stated, unit=None):
         return "at most " + with_unit(number(self.bound), unit)
@@ -270,6 +259,7 @@ class Range(Tolerance):
     lo: float
     hi: float
     needs_stated = False
+    form = "range:{}..{}"
 
     def check(self, measured, stated):
         m = Interval.coerce(measured)
@@ -280,9 +270,6 @@ class Range(Tolerance):
     def move_limit(self, old, stated=None, bound_move=0.25):
         half = (self.hi - self.lo) / 2
         return half, f"{self}: more than the range's half-width {half:g}"
-
-    def __str__(self):
-        return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"
 
     def describe(self, stated, unit=None):
         if self.lo == self.hi:  # range:2..2 admits one value: say it as such, not "between 2 and 2"
