@@ -40,10 +40,8 @@ def log_line(text) -> str:
 def number(x, digits: int = 5) -> str:
     """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``;
     integers from 10,000 with thousands separators; a bool or a string as its text."""
-    if isinstance(x, bool):
+    if isinstance(x, (bool, str)):
         return str(x)
-    if isinstance(x, str):
-        return x
     if isinstance(x, int):
         return f"{x:,}" if abs(x) >= 10000 else str(x)
     x = float(x)
@@ -82,10 +80,7 @@ def is_number(x: object) -> TypeGuard[int | float]:
 
 
 #: each kind of message's hint: (its words, difflib's cut-off, whether a sole choice is always suggested)
-_HINTS = {
-    "registry": (" (did you mean '{}'?)", 0.6, False),
-    "setting": ("; did you mean {}?", 0.5, True),
-}
+_HINTS = {"registry": (" (did you mean '{}'?)", 0.6, False), "setting": ("; did you mean {}?", 0.5, True)}
 
 
 def suggest(word: str, choices, style: str = "registry") -> str:

@@ -45,9 +45,8 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
         if q.source:  # a citation: the quote against the chapter it quotes
-            lines.append(
-                f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
-            )
+            where = f"line {q.line}" if q.line else "citation"
+            lines.append(f"  {where}: {q.message.split(': ', 1)[-1]}")
         elif q.status == "drift":
             here = ""  # the measurement is of the stated figure, not of an input
             if q.name == "stated":
@@ -63,13 +62,12 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
             f"  next: quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
             "source, if its chapter is what changed)"
         )
-    if all(q.source for q in drift.problems()):
-        return "\n".join(lines)
-    lines.append(
-        f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
-        f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
-        f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
-    )
+    if not all(q.source for q in drift.problems()):
+        lines.append(
+            f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
+            f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
+            f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
+        )
     return "\n".join(lines)
 
 

@@ -153,10 +153,7 @@ class CI:
 
 def rounds_for(level: float) -> int:
     """The fewest samples whose :func:`median_ci` covers at least ``level`` (5 at 90%, 6 at 95%)."""
-    n = 1
-    while 1 - 2 * _binom_cdf(0, n) < level:
-        n += 1
-    return n
+    return next(n for n in itertools.count(1) if 1 - 2 * _binom_cdf(0, n) >= level)
 
 
 def _binom_cdf(k: int, n: int) -> float:

@@ -5,6 +5,7 @@ the verdict's way (:meth:`ClaimRecorder._raise`)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -332,8 +333,7 @@ class ClaimRecorder:
             record["measured"] = _jsonable(value)
             record["measured_display"] = format_value(value, record["unit"])
         if v is not None:
-            record["verdict"] = v.outcome
-            record["reason"] = v.reason
+            record |= {"verdict": v.outcome, "reason": v.reason}
             if v.margin is not None:
                 record["margin"] = _jsonable(v.margin)
         record["details"] = dict(self.details)
@@ -361,16 +361,13 @@ class ClaimRecorder:
             f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
             f"  measured:  {format_value(value, c.unit) or '-'}",
         ]
-        try:
+        with contextlib.suppress(TypeError, ValueError):  # no stated number, or no measured one
             stated = c.stated_value
             if stated is None:
                 raise ValueError("no stated number")
-            m = value.mid if isinstance(value, Interval) else float(value)
-            diff = m - stated
+            diff = (value.mid if isinstance(value, Interval) else float(value)) - stated
             rel = f" ({diff / stated:+.2%})" if stated else ""
             lines.append(f"  difference: {diff:+.5g} {c.unit}{rel}".rstrip())
-        except (TypeError, ValueError):
-            pass
         lines += [
             f"  tolerance: {c.tolerance_text} -> {failure}",
             f"  hardware:  {self._hardware}{_load_note(c)}",

@@ -204,9 +204,8 @@ def _margin(value, region) -> float | None:
     if region is None or isinstance(value, bool):
         return None
     lo, hi = region
-    a, b = (value.lo, value.hi) if isinstance(value, Interval) else (value, value)
-    if isinstance(value, Interval):  # an interval passes where it overlaps the region
-        a, b = b, a
+    # an interval passes where it overlaps the region: its far end is measured against each side
+    a, b = (value.hi, value.lo) if isinstance(value, Interval) else (value, value)
     m = min(a - lo, hi - b)
     return m if math.isfinite(m) else None
 
