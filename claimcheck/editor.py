@@ -405,12 +405,9 @@ def run_what_if(
     declares); ``registry_path``: the one registry to take claims from (default: every chapter's
     under ``claims_dir``); ``profile``, ``runner``: ``--claims-profile``/``--claims-runner``;
     ``report_dir``: where the run's reports go (default: a temporary folder); ``inputs``:
-    ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs.
-
-    Raises:
-        KeyError: a name is no claim, or one several chapters declare (naming the closest or the candidates).
-        ValueError: a value is not a printed number.
-        RuntimeError: pytest did not produce a report (its output tail is in the message).
+    ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs. Raises
+    KeyError: a name is no claim, or one several chapters declare (naming the closest or the candidates);
+    ValueError: a value is not a printed number; RuntimeError: pytest wrote no report (its output's tail).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
     regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
@@ -451,8 +448,7 @@ def run_what_if(
 def _judged(
     key: str, claim, reg, value: str, rows: dict | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of a formula claim (``rows`` None) judged here, or a measured one
-    read from what-if's run; a formula that cannot be computed is an ``error`` row."""
+    """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
     try:
         if rows is None:
             row, holds = _formula_row(claim, reg, value), formula_holds(claim, reg)

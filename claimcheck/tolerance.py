@@ -284,10 +284,8 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
     """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``."""
     one_sided = math.isinf(lo) or math.isinf(hi)
     if mhi < lo or mlo > hi:  # outside
-        gap = lo - mhi if mhi < lo else mlo - hi
-        bar = lo if mhi < lo else hi
+        gap, bar, near = (lo - mhi, lo, mhi) if mhi < lo else (mlo - hi, hi, mlo)
         if one_sided:
-            near = mhi if mhi < lo else mlo
             rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
             said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
             return Margin(said, False, -gap / abs(bar) if bar else -gap)
@@ -296,12 +294,9 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
     if mlo < mhi and (mlo < lo or mhi > hi):
         return Margin("overlaps the bar (an interval of values)", True, 0.0)
     if one_sided:
-        bar = lo if math.isinf(hi) else hi
-        value = mlo if math.isinf(hi) else mhi
-        d = (mlo - bar) if math.isinf(hi) else (bar - mhi)
+        bar, value, d, word = (lo, mlo, mlo - lo, "above") if math.isinf(hi) else (hi, mhi, hi - mhi, "below")
         if d == 0:
             return Margin("on the bar", True, 0.0)
-        word = "above" if math.isinf(hi) else "below"
         times = value / bar if bar else 0
         ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
         return Margin(

@@ -175,8 +175,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
 
 
 def _convert(value, unit: str | None, to_unit: str):
-    """A measured value (numpy scalars and 0-d tensors as their number) as int, float or Interval in
-    ``to_unit``. Raises TypeError: not a real number, or not finite."""
+    """A measured value (numpy scalars as their number) in ``to_unit``; TypeError: not a finite number."""
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):

@@ -283,8 +283,7 @@ def _default_report(registry) -> str:
 
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)`` of a manuscript's drift, its notes printed
-    (:func:`claimcheck.editor.drifted_revisions`); revisions None after saying why not."""
+    """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
     from claimcheck.book import BookError, registry_for_manuscript
     from claimcheck.editor import drifted_revisions
     from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -322,8 +321,7 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
-    """Write the annotated manuscript to ``out``, with ``report``'s verdicts when ``readable``, linked
-    to the claims page beside it; None: not written."""
+    """Write the annotated manuscript to ``out`` (``report``'s verdicts if ``readable``); None: not written."""
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
 
     doc = None
