@@ -150,11 +150,8 @@ def _pairs(args) -> list[tuple[str, str]] | None:
             )
             return None
     for manuscript in args.manuscript:
-        if args.registry:
-            pairs.append((manuscript, args.registry))
-            continue
         try:
-            pairs.append((manuscript, str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
+            pairs.append((manuscript, args.registry or str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
         except BookError as exc:
             error(f"{manuscript}: {exc}")
             return None
