@@ -1,6 +1,5 @@
-"""How a measured value reads, with its unit: the one formatter of the recorder's messages, the
-``measured_display`` of ``claims.json``, the matrix and diff (:mod:`claimcheck.runs`) and the pages
-(:mod:`claimcheck.pages.words`); and the "did you mean" of a misspelt name. Standard library only.
+"""How a measured value reads with its unit, in messages, ``claims.json``, the matrix, diff and the
+pages; inputs quoted in messages and logs; the "did you mean" of a misspelt name. Standard library only.
 """
 
 from __future__ import annotations
@@ -12,16 +11,13 @@ from typing import TypeGuard
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 
-
 #: how many characters of an input a message quotes (:func:`excerpt`)
 EXCERPT_CHARS = 80
 
 
 def excerpt(text, limit: int = EXCERPT_CHARS, *, quote: bool = True) -> str:
-    """An input quoted in a message: its ``repr`` when at most ``limit`` characters, else the
-    first ``limit`` characters' ``repr``, an ellipsis and the full length (``'1+1+1…' (199,999
-    characters)``), so a hostile input never fills a log. ``quote=False``: the text itself, cut
-    the same way (for an exception's message)."""
+    """An input quoted in a message: its ``repr``, cut after ``limit`` characters with an ellipsis and
+    its length (``'1+1+1…' (199,999 characters)``); ``quote=False``: the text itself, cut alike."""
     text = str(text)
     shown = repr if quote else str
     if len(text) <= limit:
@@ -30,29 +26,22 @@ def excerpt(text, limit: int = EXCERPT_CHARS, *, quote: bool = True) -> str:
 
 
 def workflow_escape(text) -> str:
-    """``text`` escaped as the data of a GitHub workflow command: ``%``, CR and LF as ``%25``,
-    ``%0D``, ``%0A`` (the runner's own escaping), so it stays on one line of the log."""
+    """``text`` escaped as a GitHub workflow command's data (``%``, CR, LF as ``%25``, ``%0D``, ``%0A``)."""
     return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def log_line(text) -> str:
-    """``text`` safe to print as one line of a CI log: unchanged when it holds no line break; else
-    escaped by :func:`workflow_escape`, so that no part of it (a claim title with a newline and
-    ``::add-mask::x``) starts a line that GitHub would read as a workflow command."""
+    """``text`` as one line of a CI log: unchanged without a line break, else :func:`workflow_escape`d,
+    so that no part of it starts a line GitHub would read as a workflow command."""
     text = str(text)
     return workflow_escape(text) if "\n" in text or "\r" in text else text
 
 
 def number(x, digits: int = 5) -> str:
-    """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``.
-
-    Integers of 10,000 and more get thousands separators; non-finite values print as ``inf``/``nan``;
-    a bool or a string is returned as its text.
-    """
-    if isinstance(x, bool):
+    """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``;
+    integers from 10,000 with thousands separators; a bool or a string as its text."""
+    if isinstance(x, (bool, str)):
         return str(x)
-    if isinstance(x, str):
-        return x
     if isinstance(x, int):
         return f"{x:,}" if abs(x) >= 10000 else str(x)
     x = float(x)
@@ -71,12 +60,12 @@ def number(x, digits: int = 5) -> str:
 
 
 def counted(n, noun: str) -> str:
-    """``n`` and its noun, singular for 1: ``counted(1, "thread") == "1 thread"``, else ``"2 threads"``."""
+    """``n`` and its noun, singular for 1: ``"1 thread"``, ``"2 threads"``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def with_unit(text: str, unit: str | None) -> str:
-    """``text`` followed by ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
+    """``text`` and ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
     unit = (unit or "").strip()
     if not text:
         return ""
@@ -90,24 +79,13 @@ def is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-#: how each kind of message hints at a close name: (the words, difflib's cut-off, whether the only
-#: choice is suggested however far it is)
-_HINTS = {
-    "registry": (" (did you mean '{}'?)", 0.6, False),
-    "setting": ("; did you mean {}?", 0.5, True),
-}
+#: each kind of message's hint: (its words, difflib's cut-off, whether a sole choice is always suggested)
+_HINTS = {"registry": (" (did you mean '{}'?)", 0.6, False), "setting": ("; did you mean {}?", 0.5, True)}
 
 
 def suggest(word: str, choices, style: str = "registry") -> str:
-    """The hint after an unknown ``word``: the closest of ``choices``, or ``""`` when none is close.
-
-    ``style="registry"`` (the registry's messages): `` (did you mean 'x'?)``; ``style="setting"``
-    (the options' messages): ``"; did you mean x?"``, with a looser match, and the only choice
-    when there is a single one.
-
-    Raises:
-        KeyError: ``style`` is neither.
-    """
+    """The hint after an unknown ``word``: the closest of ``choices`` in the words of ``style``
+    (:data:`_HINTS`), or ``""`` when none is close. Raises KeyError: an unknown ``style``."""
     words, cutoff, only = _HINTS[style]
     options = [str(c) for c in choices]
     close = difflib.get_close_matches(str(word), options, n=1, cutoff=cutoff) or (
@@ -117,22 +95,15 @@ def suggest(word: str, choices, style: str = "registry") -> str:
 
 
 def format_value(value, unit: str | None = "") -> str:
-    """A measured value in its unit, as every report prints it ("" when nothing was measured).
-
-    ``value``: a number, an :class:`~claimcheck.interval.Interval` or ``[lo, hi]`` (the chapter's
-    own arithmetic: printed as ``[lo, hi]``, or as one number when ``lo == hi``), a bool, or a
-    string such as ``"inf"`` (a non-finite value as ``claims.json`` stores it).
-    """
+    """A measured value in its unit as every report prints it ("" for None): a number, an
+    :class:`~claimcheck.interval.Interval` or ``[lo, hi]`` (one number when ``lo == hi``), a bool,
+    or a string such as ``"inf"`` (a non-finite value in ``claims.json``)."""
     if value is None:
         return ""
-    lo_hi = (
-        (value.lo, value.hi)
-        if hasattr(value, "lo") and hasattr(value, "hi")
-        else tuple(value)
-        if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(is_number, value))
-        else None
-    )
-    if lo_hi is not None:
-        lo, hi = lo_hi
-        return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)
-    return with_unit(number(value) if is_number(value) or isinstance(value, bool) else str(value), unit)
+    if hasattr(value, "lo") and hasattr(value, "hi"):
+        lo, hi = value.lo, value.hi
+    elif isinstance(value, (list, tuple)) and len(value) == 2 and all(map(is_number, value)):
+        lo, hi = value
+    else:
+        return with_unit(number(value) if is_number(value) or isinstance(value, bool) else str(value), unit)
+    return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)

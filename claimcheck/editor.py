@@ -1,9 +1,6 @@
-"""The editors' workflow: messages of the drift check and the audit, ``check-manuscript``'s text,
-and ``what-if`` (re-run named claims with revised stated values; verdict and suggested figure).
-
-The command line lives in :mod:`claimcheck.cli.editor`; the pytest items in
-:mod:`claimcheck.plugin`. This module holds what both use.
-"""
+"""The editors' workflow, for the command line (:mod:`claimcheck.cli.editor`) and the pytest items:
+the drift check's and the audit's messages, ``check-manuscript``'s text, and ``what-if`` (named
+claims re-run with revised stated values: verdict and suggested figure)."""
 
 from __future__ import annotations
 
@@ -32,33 +29,24 @@ from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
-    """Replace ``stated`` of the claims named in ``overrides`` (``ch15:C10`` or ``C10`` -> printed
-    number), in place. A qualified name applies to its chapter only; a short id to any registry
-    that declares it (the run refuses one that several chapters declare).
-
-    Returns the names applied in this registry. Used by ``--claims-stated`` (and so by ``what-if``).
-    """
+    """Replace ``stated`` of the claims named in ``overrides`` (``ch15:C10``, or ``C10`` in any
+    chapter -> printed number) in place (``--claims-stated``); return the names applied here."""
     found = set()
     for name, value in overrides.items():
         chapter, cid = split(name)
-        if chapter is not None and chapter != registry.chapter_id:
-            continue
-        claim = registry.claims.get(cid)
-        if claim is not None:
-            registry.claims[cid] = dataclasses.replace(claim, stated=value)
+        if chapter in (None, registry.chapter_id) and cid in registry.claims:
+            registry.claims[cid] = dataclasses.replace(registry.claims[cid], stated=value)
             found.add(name)
     return found
 
 
-# --- messages ---------------------------------------------------------------------------------
 def drift_failure_message(drift, claim, measured: str | None, registry_path: str) -> str:
     """The failure text of a claim's drift check: every failing quote with line and all three values."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
         if q.source:  # a citation: the quote against the chapter it quotes
-            lines.append(
-                f"  {'line ' + str(q.line) if q.line else 'citation'}: {q.message.split(': ', 1)[-1]}"
-            )
+            where = f"line {q.line}" if q.line else "citation"
+            lines.append(f"  {where}: {q.message.split(': ', 1)[-1]}")
         elif q.status == "drift":
             here = ""  # the measurement is of the stated figure, not of an input
             if q.name == "stated":
@@ -74,13 +62,12 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
             f"  next: quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
             "source, if its chapter is what changed)"
         )
-    if all(q.source for q in drift.problems()):
-        return "\n".join(lines)
-    lines.append(
-        f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
-        f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
-        f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
-    )
+    if not all(q.source for q in drift.problems()):
+        lines.append(
+            f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
+            f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
+            f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
+        )
     return "\n".join(lines)
 
 
@@ -110,24 +97,18 @@ def format_check(
     what_if: str | None = None,
 ) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
-
-    ``measured`` maps claim id -> (display, outcome, source) from an earlier ``claims.json``;
-    ``report_error``: why that report could not be read (a warning line; no row says "not measured").
-    ``what_if``: the what-if command to suggest on drift (default: ``claimcheck what-if --manuscript PATH``).
-    """
+    ``measured``: claim id -> (display, outcome, source) (:func:`report_measured`); ``report_error``:
+    why the report could not be read; ``what_if``: the command suggested on drift."""
     measured = measured or {}
     ms, a = check.manuscript, check.audit
     out = [
         f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
         f"registry   {check.registry_path} ({len(check.drifts)} claims)",
     ]
+    missing = "- (not measured; run the claim or pass --report)"
     if report_error:
         out.append(f"warning: {report_error}; measured values are not shown")
-    missing = (
-        "- (the report cannot be read: see the warning)"
-        if report_error
-        else "- (not measured; run the claim or pass --report)"
-    )
+        missing = "- (the report cannot be read: see the warning)"
     out += [f"  registry problem: {issue}" for issue in check.registry_issues]
     in_words = [d.claim_id for d in check.drifts if d.status == "in-words"]
     quotes = [q for d in check.drifts for q in d.checks]
@@ -163,8 +144,7 @@ def format_check(
 
 
 def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str]:
-    """``format_check``'s lines of each drifted claim (every claim with ``verbose``): a quote's line,
-    the manuscript's and the registry's figures and the measured one; a citation's words."""
+    """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
     out: list[str] = []
     for d in check.drifts:
         if not (d.failed or verbose):
@@ -190,13 +170,9 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
-    """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json``, for one
-    chapter's claims when ``chapter`` is given.
-
-    ``error`` is None when the report was read, or when it is absent and was not ``given`` (the
-    default report is optional); otherwise the reader's words naming the file (missing, truncated,
-    not a claims report, a newer schema), so that a broken report is said, never shown as "not measured".
-    """
+    """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json`` (one
+    ``chapter``'s claims if given). ``error``: None when read, or absent and not ``given``; else the
+    reader's words naming the file, so a broken report is said, never shown as "not measured"."""
     if not given and not Path(path).exists():
         return {}, None
     try:
@@ -211,14 +187,10 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
     }, None
 
 
-# --- what-if ----------------------------------------------------------------------------------
 def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
-    """``(revisions, inputs, notes)``: what a manuscript's drift asks what-if to check.
-
-    ``revisions``: ``[(claim key, the text's figure)]`` of each stated figure the text prints
-    otherwise; ``inputs``: ``{claim key: {name: the text's figure}}`` of formula claims' drifted
-    inputs (``values``, re-judged); ``notes``: what cannot be checked so (a measured claim's input,
-    a figure printed twice: the first is taken)."""
+    """``(revisions, inputs, notes)`` a manuscript's drift asks what-if to check: ``[(claim key, the
+    text's stated figure)]``, ``{key: {name: the text's figure}}`` of formula claims' inputs, and
+    what cannot be checked so (a measured claim's input; of a figure printed twice, the first is taken)."""
     revisions: dict[str, str] = {}
     inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
@@ -255,12 +227,8 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
 
 
 def suggested_figure(measured, revised: str) -> str | None:
-    """The measured value rounded to the printed precision of ``revised`` (round half to even).
-
-    ``measured`` is a number, or ``[lo, hi]`` (an interval from the chapter's own arithmetic):
-    an interval gives one figure when both ends round alike, else ``"lo..hi"``.
-    ``suggested_figure(13.42, "58") == "13"``; ``suggested_figure(60.63, "60.6") == "60.6"``.
-    """
+    """``measured`` (a number, or ``[lo, hi]``: ``"lo..hi"`` unless both ends round alike) rounded half
+    to even at the printed precision of ``revised``: ``suggested_figure(60.63, "60.6") == "60.6"``."""
     if measured is None:
         return None
     quantum = Decimal(1).scaleb(-decimals_of(revised))
@@ -275,15 +243,9 @@ def suggested_figure(measured, revised: str) -> str | None:
 
 
 def nearest_holding(holds, revised: str, measured) -> str | None:
-    """The printed figure at the precision of ``revised`` nearest to it for which ``holds(figure)``
-    is true, or None when none near the measurement does.
-
-    ``holds``: the claim's verdict for a candidate stated figure (a string), e.g. its tolerance
-    against this runner's measurement, or its formula and conditions. ``measured``: a number or
-    ``[lo, hi]``, where the search starts. The figures that hold form one interval for every
-    tolerance of :mod:`claimcheck.tolerance` (a bound admits all or none), so the search walks from
-    the measurement towards ``revised`` by bisection: ~log2 of the distance in printed units.
-    """
+    """The figure at the printed precision of ``revised`` nearest to it for which ``holds(figure)``,
+    or None when none near ``measured`` (a number or ``[lo, hi]``) does. The figures that hold form
+    one interval for every tolerance, so the search bisects from the measurement towards ``revised``."""
     if holds(revised):
         return revised
     start = suggested_figure(measured, revised)
@@ -308,15 +270,13 @@ def nearest_holding(holds, revised: str, measured) -> str | None:
 
 
 def tolerance_holds(claim, measured):
-    """``holds(figure)`` for :func:`nearest_holding`: the claim's tolerance admits ``measured`` (a
-    number or ``[lo, hi]``, in the claim's unit) against the stated figure."""
+    """``holds(figure)``: the claim's tolerance admits ``measured`` (a number or ``[lo, hi]``)."""
     value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
     return lambda figure: claim.tolerance(value, figure) is None
 
 
 def formula_holds(claim, registry):
-    """``holds(figure)`` for :func:`nearest_holding`: the claim's formula and conditions hold with
-    ``stated`` = figure (:func:`formula_verdict`, the judge of formula claims)."""
+    """``holds(figure)``: the claim's formula and conditions hold with ``stated`` = figure."""
 
     def holds(figure: str) -> bool:
         try:
@@ -328,13 +288,9 @@ def formula_holds(claim, registry):
 
 
 def formula_verdict(claim, registry, value: str) -> Verdict:
-    """The verdict (:func:`claimcheck.verdict.judge`) of a formula claim with ``stated`` = ``value``:
-    each condition a :class:`~claimcheck.verdict.Requirement`, the formula's interval judged by the
-    claim's tolerance; the worst outcome, every failure's reason joined by "; ".
-
-    Raises:
-        FormulaError: the formula or a condition cannot be evaluated with this figure.
-    """
+    """The verdict of a formula claim with ``stated`` = ``value``: each condition a
+    :class:`~claimcheck.verdict.Requirement`, the formula's interval :class:`Measured`; the worst
+    outcome, the failures' reasons joined by "; ". Raises FormulaError: cannot be evaluated."""
     revised = dataclasses.replace(claim, stated=value)
     result = evaluate_claim(revised, registry)
     evidence: list[Evidence] = [
@@ -366,24 +322,20 @@ class WhatIf:
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
-    # the claims of any chapter that quote this one (``cites``), re-judged with the revised figure
-    quoted_by: tuple = ()  # claimcheck.book.Citation, each
+    quoted_by: tuple = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
 
     @property
     def verdict(self) -> str:
         """One paragraph: whether this runner's measurement supports the revised figure."""
-        v = self.revised
-        m = self.measured_display or "no measurement"
+        v, m = self.revised, self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
         try:
             bound = parse_tolerance(self.tolerance).is_bound
         except ToleranceError:
             bound = False
-        where, value = (
-            ("by the chapter's own figures", "its figures give")
-            if self.formula
-            else ("on this runner", "measured")
-        )
+        where, value = ("on this runner", "measured")
+        if self.formula:
+            where, value = ("by the chapter's own figures", "its figures give")
         why = self.reason.splitlines()[0] if self.reason else ""
         if self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
@@ -413,25 +365,22 @@ class WhatIf:
         elif self.suggested is not None:
             lo, sep, hi = self.suggested.partition("..")
             same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
-            ours = (
-                (" (which includes the revised figure)" if sep else " (the revised figure)")
-                if same
-                else f", not {v}"
-            )
-            what = "figures from " if sep else ""
+            ours = f", not {v}"
+            if same:
+                ours = " (which includes the revised figure)" if sep else " (the revised figure)"
             lines.append(
-                f"  the measurement suggests {what}{self.suggested}{unit} at the printed precision of {v}{ours}"
+                f"  the measurement suggests {'figures from ' if sep else ''}{self.suggested}{unit} at the "
+                f"printed precision of {v}{ours}"
             )
-            if bound and same:
+            if bound:
                 lines.append(
-                    f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound; "
-                    f"this runner also reproduces the figure {v}"
-                )
-            elif bound:
-                lines.append(
-                    f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound, "
-                    f"not the figure; this runner does not reproduce {v} (it measures {m}), so {v} can "
-                    "only stand as the figure of the runner it was measured on"
+                    f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound"
+                    + (
+                        f"; this runner also reproduces the figure {v}"
+                        if same
+                        else f", not the figure; this runner does not reproduce {v} (it measures {m}), so "
+                        f"{v} can only stand as the figure of the runner it was measured on"
+                    )
                 )
         for c in self.quoted_by:
             still = "drifted" if c.status == "drift" else "still quotes it" if c.status == "ok" else c.status
@@ -449,20 +398,16 @@ def run_what_if(
     cwd=None,
     inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
-    """The answers for claims re-run with revised stated values (a pytest subprocess, in ``cwd``, the
-    project root, default the current folder; formula claims are judged here).
+    """The answers for claims re-run with revised stated values, measured ones in a pytest subprocess
+    in ``cwd`` (the project root; default the current folder), formula claims judged here.
 
     ``revisions``: ``[(claim, printed value)]`` (``("ch15:C05", "58")``, or a short id one chapter
-    declares); ``registry_path``: one registry to take the claims from (default: every chapter's under
-    ``claims_dir``, the folder pytest collects); ``profile``, ``runner``: ``--claims-profile`` /
-    ``--claims-runner``; ``report_dir``: where the run's reports go (default: a temporary folder);
-    ``inputs``: ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs.
-
-    Raises:
-        KeyError: a name is no claim of the registries, or one that several chapters declare (the
-            message names the closest claims, or the candidates).
-        ValueError: a value is not a printed number.
-        RuntimeError: pytest did not produce a report (its output tail is in the message).
+    declares); ``registry_path``: the one registry to take claims from (default: every chapter's
+    under ``claims_dir``); ``profile``, ``runner``: ``--claims-profile``/``--claims-runner``;
+    ``report_dir``: where the run's reports go (default: a temporary folder); ``inputs``:
+    ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs. Raises
+    KeyError: a name is no claim, or one several chapters declare (naming the closest or the candidates);
+    ValueError: a value is not a printed number; RuntimeError: pytest wrote no report (its output's tail).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
     regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
@@ -503,31 +448,27 @@ def run_what_if(
 def _judged(
     key: str, claim, reg, value: str, rows: dict | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of one revised claim: a formula claim (``rows`` None) judged here,
-    a measured one read from what-if's run (``rows``); a formula that cannot be computed with the
-    figure is an ``error`` row, and the other claims are still judged."""
+    """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
     try:
         if rows is None:
-            row = _formula_row(claim, reg, value)
-            holds = formula_holds(claim, reg)
+            row, holds = _formula_row(claim, reg, value), formula_holds(claim, reg)
         else:
             row = rows.get(key) or ClaimEntry(key, claim.id)
             holds = tolerance_holds(claim, row.measured)
-        elsewhere = bool(claim.runner) and row.outcome == SKIPPED  # its runner is another
-        if elsewhere or row.measured is None:
-            return row, None  # this runner's value is not the figure of the runner it was measured on
-        return row, _suggestion(claim.tolerance.is_bound, holds, value, row.measured)
     except FormulaError as exc:
         return ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}"), None
+    if (claim.runner and row.outcome == SKIPPED) or row.measured is None:
+        return row, None  # this runner's value is not the figure of the runner it was measured on
+    try:
+        if claim.tolerance.is_bound:
+            return row, suggested_figure(row.measured, value)
+        return row, nearest_holding(holds, value, row.measured)
+    except ArithmeticError:  # decimal.InvalidOperation: more digits than decimal's context holds
+        return row, None
 
 
 def _revised(revisions, base: Path, registry_path, claims_dir):
-    """``(registries, {key: (registry, claim)}, revisions by key)`` of a what-if (see :func:`run_what_if`).
-
-    Raises:
-        KeyError: no registry, or a name that is no claim or several.
-        ValueError: a value is not a printed number.
-    """
+    """``(registries, {key: (registry, claim)}, revisions by key)``; raises as :func:`run_what_if`."""
     regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
     claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
     if not claims:
@@ -564,19 +505,8 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
     return out
 
 
-def _suggestion(bound: bool, holds, value: str, measured) -> str | None:
-    """The figure what-if suggests (:func:`suggested_figure` for a bound, else
-    :func:`nearest_holding`), or None when it is beyond decimal arithmetic's precision (a
-    measurement of 1e30 printed to 24 decimals)."""
-    try:
-        return suggested_figure(measured, value) if bound else nearest_holding(holds, value, measured)
-    except ArithmeticError:  # decimal.InvalidOperation: more digits than the context holds
-        return None
-
-
 def _formula_row(claim, registry, value: str) -> ClaimEntry:
-    """A formula claim judged in this process with ``stated`` = ``value`` (no measurement to run):
-    the claims.json fields what-if reads, the value shown as the claims page shows it."""
+    """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
     verdict = formula_verdict(claim, registry, value)
     row = ClaimEntry(
         claim.id,
@@ -592,8 +522,7 @@ def _formula_row(claim, registry, value: str) -> ClaimEntry:
 
 
 def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:
-    """Run the named claims with their revised figures in a pytest subprocess; their claims.json
-    entries by key."""
+    """The claims.json entries by key of the named claims run with their revised figures by pytest."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)
         # "--opt=value" throughout: pytest takes a plugin option's separate value for a path when it
@@ -612,5 +541,4 @@ def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict
         if not report.is_file():
             tail = (proc.stdout + proc.stderr)[-3000:]
             raise RuntimeError(f"pytest wrote no report (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-        doc = read_document(report)
-    return doc.by_key()
+        return read_document(report).by_key()

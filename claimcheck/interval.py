@@ -1,13 +1,10 @@
-"""Interval arithmetic over printed numbers, and confidence intervals of timing statistics (last
-section).
-
-``99.16`` stands for every value that rounds to it, [99.155, 99.165]: arithmetic on such intervals
-tells whether printed numbers are consistent with each other (``5947 / 98`` against ``60.6``).
-Bounds are floats from exact decimals, closed on both sides.
-"""
+"""Interval arithmetic over printed numbers (``99.16`` stands for [99.155, 99.165], so ``5947 / 98``
+can be checked against ``60.6``; closed, float bounds from exact decimals), and confidence intervals
+of timing statistics (last section)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import statistics
@@ -16,25 +13,20 @@ from decimal import Decimal, InvalidOperation
 
 
 def decimals_of(text: str) -> int:
-    """Return the number of digits after the decimal point in a printed number (``"0.10"`` -> 2)."""
-    d = parse_decimal(text)
-    exponent = d.as_tuple().exponent
-    return max(0, -exponent) if isinstance(exponent, int) else 0
+    """The number of digits after the decimal point in a printed number (``"0.10"`` -> 2)."""
+    return max(0, -int(parse_decimal(text).as_tuple().exponent))  # finite: the exponent is an int
 
 
 def half_unit(text: str) -> Decimal:
-    """Return half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005). Raises
-    ValueError: ``text`` is not a plain decimal number."""
-    d = parse_decimal(text)
-    exponent = d.as_tuple().exponent
-    return Decimal(5).scaleb(int(exponent) - 1)
+    """Half a unit in the last printed digit of ``text`` (``"99.16"`` -> 0.005). Raises ValueError:
+    not a plain decimal number."""
+    return Decimal(5).scaleb(int(parse_decimal(text).as_tuple().exponent) - 1)
 
 
 def parse_decimal(text: str) -> Decimal:
-    """Return a printed number as an exact :class:`~decimal.Decimal`, keeping its printed digits (``"0.10"``
-    -> ``Decimal("0.10")``; ``"36,864"`` -> ``Decimal("36864")``). No unit or percent sign: those are
-    :func:`claimcheck.printed.parse_number`'s. Raises ValueError: ``text`` is not a plain decimal number, or
-    not finite (``"inf"``, ``"nan"``)."""
+    """A printed number as an exact :class:`~decimal.Decimal` with its printed digits (``"36,864"`` ->
+    ``Decimal("36864")``; units are :func:`claimcheck.printed.parse_number`'s). Raises ValueError: not
+    a plain decimal number, or not finite."""
     try:
         d = Decimal(text.strip().replace(",", "").replace("_", ""))
     except InvalidOperation:
@@ -55,16 +47,15 @@ class Interval:
         if not (self.lo <= self.hi):
             raise ValueError(f"empty interval [{self.lo}, {self.hi}]")
 
-    # --- construction -------------------------------------------------------------------
     @classmethod
     def printed(cls, text: str) -> Interval:
-        """Return the values that round to ``text`` at its printed precision: ``"0.10"`` -> [0.095, 0.105]."""
+        """The values that round to ``text`` at its printed precision: ``"0.10"`` -> [0.095, 0.105]."""
         d, h = parse_decimal(text), half_unit(text)
         return cls(float(d - h), float(d + h))
 
     @classmethod
     def exact(cls, value) -> Interval:
-        """Return the degenerate interval [value, value] (a list price, a count)."""
+        """The degenerate interval [value, value] (a list price, a count)."""
         v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
 
@@ -72,7 +63,6 @@ class Interval:
     def coerce(cls, value) -> Interval:
         return value if isinstance(value, Interval) else cls.exact(value)
 
-    # --- queries ------------------------------------------------------------------------
     @property
     def mid(self) -> float:
         return (self.lo + self.hi) / 2
@@ -83,17 +73,15 @@ class Interval:
         return self.lo - eps <= x <= self.hi + eps
 
     def overlaps(self, other: Interval, slack: float = 1e-12) -> bool:
-        """Whether the two intervals share a point that could be the value of both: a point value
-        anywhere in the other, ends included; two intervals of positive width only over a stretch
-        of positive length (printed 2 and 3, [1.5, 2.5] and [2.5, 3.5], do not overlap). ``slack``
-        (relative) absorbs floating-point rounding at the ends."""
+        """Whether the intervals share a point that could be the value of both: a point anywhere in the
+        other, ends included; two of positive width over a positive length (printed 2 and 3 do not).
+        ``slack`` (relative) absorbs floating-point rounding at the ends."""
         other = Interval.coerce(other)
         eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
         if self.lo == self.hi or other.lo == other.hi:
             return self.lo - eps <= other.hi and other.lo - eps <= self.hi
         return min(self.hi, other.hi) - max(self.lo, other.lo) > eps
 
-    # --- arithmetic ---------------------------------------------------------------------
     def __add__(self, other):
         o = Interval.coerce(other)
         return Interval(self.lo + o.lo, self.hi + o.hi)
@@ -165,10 +153,7 @@ class CI:
 
 def rounds_for(level: float) -> int:
     """The fewest samples whose :func:`median_ci` covers at least ``level`` (5 at 90%, 6 at 95%)."""
-    n = 1
-    while 1 - 2 * _binom_cdf(0, n) < level:
-        n += 1
-    return n
+    return next(n for n in itertools.count(1) if 1 - 2 * _binom_cdf(0, n) >= level)
 
 
 def _binom_cdf(k: int, n: int) -> float:
@@ -177,31 +162,26 @@ def _binom_cdf(k: int, n: int) -> float:
 
 
 def median_ci(xs, level: float = LEVEL) -> CI:
-    """Return the distribution-free confidence interval of the median of ``xs``: ``[x_(k), x_(n+1-k)]`` with
-    the largest ``k`` whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``; with
-    too few samples, ``[min, max]`` and the ``coverage`` it has (0.9375 for n = 5). Raises ValueError: ``xs``
-    is empty or ``level`` is not in (0, 1)."""
+    """The distribution-free CI of the median of ``xs``: ``[x_(k), x_(n+1-k)]`` with the largest ``k``
+    whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``; with too few
+    samples ``[min, max]`` and its ``coverage``. Raises ValueError: no ``xs``, or ``level`` not in (0, 1)."""
     s = sorted(float(x) for x in xs)
     n = len(s)
     if n == 0:
         raise ValueError("median_ci needs at least one sample")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    best = 1
-    for k in range(1, n // 2 + 1):
-        if 1 - 2 * _binom_cdf(k - 1, n) >= level:
-            best = k
-        else:
-            break
+    covered = itertools.takewhile(lambda k: 1 - 2 * _binom_cdf(k - 1, n) >= level, range(1, n // 2 + 1))
+    best = max(covered, default=1)
     coverage = 1 - 2 * _binom_cdf(best - 1, n) if n > 1 else 0.0
     method = "order statistics of the median"
     return CI(statistics.median(s), s[best - 1], s[n - best], level, method, n, coverage)
 
 
 def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000, seed: int = 0) -> CI:
-    """Return the percentile-bootstrap :class:`CI` of ``statistic(rounds)`` (a float): the (1-level)/2 and
-    (1+level)/2 quantiles over ``resamples`` resamples of whole rounds (so paired sides stay paired), seeded
-    with ``seed``. Raises ValueError: no rounds, or ``level`` not in (0, 1)."""
+    """The percentile-bootstrap :class:`CI` of ``statistic(rounds)``: its (1 ± level)/2 quantiles over
+    ``resamples`` seeded resamples of whole rounds (paired sides stay paired). Raises ValueError: no
+    rounds, or ``level`` not in (0, 1)."""
     rounds = list(rounds)
     if not rounds:
         raise ValueError("bootstrap_ci needs at least one round")

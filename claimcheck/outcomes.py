@@ -1,13 +1,6 @@
-"""The one vocabulary of claim outcomes, declared once for the run, the reports, merge and diff.
-
-``passed`` and ``failed`` (the chapter's figure holds or not on this runner); ``inconclusive`` (a
-timing interval still straddles its bar after its budget); ``near-tie`` (token streams differed
-only at near-tied logits); ``error`` (nothing was decided); ``skipped`` (cannot be checked here,
-with the reason); ``not-run`` (no test yet, or not selected).
-
-Each word is a row of :data:`WORDS` (:class:`Word`). A new word is a row here, a row of
-:data:`claimcheck.plugin.running.PYTEST_OUTCOME` and a ``.o-<word>`` style in
-``claimcheck/pages/templates/page.css`` (``tests/core/test_outcomes.py`` checks all three).
+"""The one vocabulary of claim outcomes, for the run, the reports, merge and diff: a row of
+:data:`WORDS` each. A new word is a row here, a row of :data:`claimcheck.plugin.running.PYTEST_OUTCOME`
+and a ``.o-<word>`` style in ``claimcheck/pages/templates/page.css`` (tests/core/test_outcomes.py).
 """
 
 from __future__ import annotations
@@ -26,13 +19,11 @@ NOT_RUN = "not-run"
 
 @dataclass(frozen=True)
 class Word:
-    """One outcome word and what is said and done with it: ``ends``, how a claim test with this
-    verdict ends (``"return"``, ``"fail"``, ``"skip"``, ``"error"``; None: no verdict says it);
-    ``label`` for an editor; ``one``/``many``, the summary's sentence of ``{n}`` claims (fields
-    ``ids``, and ``ties``, ``causes`` or ``parts``); ``phrase`` after a claim's id; the Markdown
-    ``mark``; the manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower is better;
-    None: not a verdict); ``held``/``broken``; the CI ``annotation`` level (None: none).
-    """
+    """One outcome word: ``ends``, how a claim test with this verdict ends (``"return"``, ``"fail"``,
+    ``"skip"``, ``"error"``; None: no verdict says it); ``label`` for an editor; ``one``/``many``, the
+    summary's sentence of ``{n}`` claims; ``phrase`` after a claim's id; the Markdown ``mark``; the
+    manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower is better; None: not a
+    verdict); the CI ``annotation`` level."""
 
     word: str
     ends: str | None
@@ -44,8 +35,6 @@ class Word:
     state: str
     severity: int
     rank: int | None = None
-    held: bool = False
-    broken: bool = False
     annotation: str | None = None
 
     def sentence(self, n: int, **fields: str) -> str:
@@ -53,7 +42,6 @@ class Word:
         return (self.one if n == 1 else self.many).format(n=n, **fields)
 
 
-#: every outcome, in the order reports list them
 WORDS = (
     Word(
         PASSED,
@@ -66,7 +54,6 @@ WORDS = (
         "held",
         severity=4,
         rank=0,
-        held=True,
     ),
     Word(
         FAILED,
@@ -79,7 +66,6 @@ WORDS = (
         "failed",
         severity=1,
         rank=3,
-        broken=True,
         annotation="error",
     ),
     Word(
@@ -106,7 +92,6 @@ WORDS = (
         "held",
         severity=3,
         rank=1,
-        held=True,
     ),
     Word(
         ERROR,
@@ -121,7 +106,6 @@ WORDS = (
         "failed",
         severity=0,
         rank=3,
-        broken=True,
         annotation="error",
     ),
     Word(
@@ -148,7 +132,6 @@ WORDS = (
     ),
 )
 
-#: each word's row
 WORD = {w.word: w for w in WORDS}
 
 #: every outcome, in the order reports list them
@@ -158,29 +141,26 @@ OUTCOMES = tuple(w.word for w in WORDS)
 SEVERITY = tuple(w.word for w in sorted(WORDS, key=lambda w: w.severity))
 
 #: outcomes that say the chapter's sentence held on this runner
-HELD = tuple(w.word for w in WORDS if w.held)
+HELD = tuple(w.word for w in WORDS if w.state == "held")
 
 #: outcomes that say it did not hold, or could not be decided because something is broken
-BROKEN = tuple(w.word for w in WORDS if w.broken)
+BROKEN = tuple(w.word for w in WORDS if w.state == "failed")
 
-#: how good a verdict is, for diff's "regression" / "improved" (lower is better); outcomes not
-#: listed here (skipped, not-run) are not verdicts
+#: how good a verdict is, for diff's "regression" / "improved" (lower is better; not skipped, not-run)
 VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
 def worse(a: str, b: str) -> str:
-    """Return the worse of two outcomes by :data:`SEVERITY`. Raises ValueError: either is not an outcome."""
+    """The worse of two outcomes by :data:`SEVERITY`. Raises ValueError: either is not an outcome."""
     return a if SEVERITY.index(a) <= SEVERITY.index(b) else b
 
 
 def label(outcome: str) -> str:
-    """The outcome as an editor reads it ("not run" for ``not-run``); a word that is no outcome
-    is returned as it is."""
-    word = WORD.get(outcome)
-    return word.label if word else outcome
+    """The outcome as an editor reads it ("not run" for ``not-run``); a word that is no outcome as it is."""
+    return WORD[outcome].label if outcome in WORD else outcome
 
 
 def count(outcomes) -> dict[str, int]:
-    """Return ``{outcome: n}`` in :data:`OUTCOMES` order, leaving out outcomes that do not occur."""
+    """``{outcome: n}`` in :data:`OUTCOMES` order, without outcomes that do not occur."""
     seen = Counter(outcomes)
     return {o: seen[o] for o in (*OUTCOMES, *sorted(set(seen) - set(OUTCOMES))) if o in seen}

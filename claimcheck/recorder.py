@@ -5,6 +5,7 @@ the verdict's way (:meth:`ClaimRecorder._raise`)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -43,16 +44,14 @@ EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed 
 
 
 def encode_record(record: dict) -> str:
-    """A claim's record as the JSON text stored in the test's ``user_properties``.
-
-    JSON, not the dict: pytest's ``--junitxml`` writes ``str(value)``, a repr no tool reads back.
-    """
+    """A claim's record as the JSON text of the test's ``user_properties`` (``--junitxml`` writes
+    ``str(value)``: a dict's repr no tool reads back)."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def decode_record(value) -> dict:
-    """The record of a ``RECORD_KEY`` user property: its JSON text parsed (a dict is returned as is).
-    Raises ValueError: the text is not a JSON object (not written by :func:`encode_record`)."""
+    """The record of a ``RECORD_KEY`` user property (a dict is returned as is). Raises ValueError:
+    the text is not a JSON object."""
     if isinstance(value, dict):
         return value
     record = json.loads(value)
@@ -71,7 +70,7 @@ _BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable;
 
 
 def _load_note(claim) -> str:
-    """For timing claims: the machine's load now, since a busy machine distorts every timing verdict."""
+    """A timing claim's note of the machine's load now (a busy machine distorts timing verdicts)."""
     if "time" not in claim.needs:
         return ""
     load, cores = load_average()
@@ -95,12 +94,9 @@ class VerdictError(Exception):
 
 
 class Comparison(Protocol):
-    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison where a near-tie (two
-    decoders doing the same maths in another order flip a token where two logits tie) may explain
-    a difference. ``measured``: the number the claim's tolerance judges (e.g. differing tokens); ``near_tie``:
-    the difference is explained by a near-tie; ``diverged``: a difference that is not;
-    ``describe()``: one line for the report; ``details()``: facts for the report row (JSON values).
-    """
+    """What :meth:`ClaimRecorder.check_comparison` needs of a comparison a near-tie (two logits that
+    tie, flipped by the same maths in another order) may explain: the fields of
+    :class:`claimcheck.verdict.Compared`; ``details()``: facts for the report row (JSON values)."""
 
     measured: float
     near_tie: bool
@@ -112,18 +108,11 @@ class Comparison(Protocol):
 
 
 class TimingMeasurement(Protocol):
-    """What :meth:`ClaimRecorder.check_timing` needs of a timing measurement
-    (:class:`claimcheck.llm.timing.Timing`): ``measure`` extends its rounds while ``settled(evidence)``
-    is false and its budget allows, and returns the evidence; ``details()``: its facts."""
+    """What :meth:`ClaimRecorder.check_timing` needs of a timing (:class:`claimcheck.llm.timing.Timing`):
+    ``measure`` extends its rounds while ``settled(evidence)`` is false and its budget allows."""
 
     def measure(
-        self,
-        statistic: Callable,
-        *,
-        conditions=(),
-        exact=(),
-        unit: str | None = None,
-        settled: Callable[[Timed], bool],
+        self, statistic: Callable, *, conditions, exact, unit: str | None, settled: Callable[[Timed], bool]
     ) -> Timed: ...
 
     def details(self) -> dict: ...
@@ -164,13 +153,11 @@ class ClaimRecorder:
 
     @property
     def on_its_runner(self) -> bool:
-        """Whether this run is on the runner a machine-bound claim was measured on (its absolute
-        figures are enforced only there)."""
+        """Whether this run is on the runner a machine-bound claim was measured on (and enforced on)."""
         return bool(self.claim.runner) and self.claim.runner == self._runner
 
     def value(self, name: str) -> str:
-        """Return the printed number ``name`` of the claim's ``values`` table (a string). Raises
-        KeyError, naming claim and file, when the entry has none."""
+        """The printed number ``name`` of the claim's ``values``. Raises KeyError (naming claim and file)."""
         return self._entry(self.claim.values, "value", "values", name)
 
     @property
@@ -179,8 +166,7 @@ class ClaimRecorder:
         return self.claim.inputs
 
     def input(self, name: str) -> str:
-        """Return the text ``name`` of the claim's ``inputs`` table. Raises KeyError, naming claim
-        and file, when the entry has none."""
+        """The text ``name`` of the claim's ``inputs``. Raises KeyError (naming claim and file)."""
         return self._entry(self.claim.inputs, "input", "inputs", name)
 
     def _entry(self, table: Mapping[str, str], what: str, field: str, name: str) -> str:
@@ -192,8 +178,7 @@ class ClaimRecorder:
         return table[name]
 
     def holds(self, measured, printed: str) -> bool:
-        """Whether ``measured`` (in the claim's unit) agrees with the printed number ``printed``
-        under the claim's tolerance (e.g. a second absolute time of a machine-bound table)."""
+        """Whether the claim's tolerance admits ``measured`` (in its unit) against ``printed``."""
         return self.claim.tolerance(measured, printed) is None
 
     def detail(self, **items) -> None:
@@ -206,14 +191,10 @@ class ClaimRecorder:
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
     def check(self, measured, unit: str | None = None, **details) -> None:
-        """Compare ``measured`` (a number or an :class:`~claimcheck.interval.Interval`, in ``unit``,
-        default the claim's) with the claim's stated value under its tolerance; ``details`` are
-        facts for the report. A machine-bound claim on another runner is recorded and skipped.
-
-        Raises:
-            pytest.fail.Exception: outside the tolerance. pytest.skip.Exception: machine-bound.
-            TypeError: on the portable-LM lane, a claim about GPT-2's own numbers (use check_form).
-        """
+        """Judge ``measured`` (a number or an :class:`~claimcheck.interval.Interval` in ``unit``, default
+        the claim's) by the claim's tolerance; ``details``: facts for the report. Raises
+        pytest.fail.Exception: outside the tolerance; pytest.skip.Exception: machine-bound, on another
+        runner; TypeError: on the portable-LM lane, a claim about GPT-2's own numbers (use check_form)."""
         __tracebackhide__ = True
         if self.model and not self.claim.portable:
             raise TypeError(
@@ -223,26 +204,24 @@ class ClaimRecorder:
         self.decide(Measured(measured, unit), **details)
 
     def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
-        """Fail the claim with ``message`` unless ``condition`` holds (a further check; one that holds is no
-        verdict of its own). ``measured`` (in ``unit``): the claim's headline value. Raises
-        pytest.fail.Exception: ``condition`` is false."""
+        """Fail the claim with ``message`` unless ``condition`` holds (then no verdict of its own);
+        ``measured`` (in ``unit``): the claim's headline value. Raises pytest.fail.Exception."""
         __tracebackhide__ = True
         if not condition:
             self.decide(Requirement(False, message, measured, unit))
 
     def check_comparison(self, comparison: Comparison, **details) -> None:
-        """The verdict of a :class:`Comparison` (e.g. :func:`claimcheck.llm.generation.compare_streams`): no
-        difference is judged by the claim's tolerance; a near-tie is ``near-tie`` (the test goes on, and a
-        later check that holds does not upgrade it); any other difference fails. Raises pytest.fail.Exception:
-        as above."""
+        """Judge a :class:`Comparison`: no difference by the claim's tolerance; a near-tie is ``near-tie``
+        (the test goes on; a later check that holds does not upgrade it); any other difference fails
+        (pytest.fail.Exception)."""
         __tracebackhide__ = True
         c = comparison
         facts = {"comparison": c.describe(), **c.details(), **details}
         self.decide(Compared(c.measured, c.near_tie, c.diverged, c.describe()), **facts)
 
     def on_model(self, name: str, info: dict | None = None) -> None:
-        """Mark this claim as measured on another causal LM ``name`` (the portable-LM lane): from here
-        on :meth:`check` is refused unless the claim is ``portable = true``; use :meth:`check_form`."""
+        """Mark this claim as measured on another causal LM ``name`` (the portable-LM lane): from here on
+        :meth:`check` is refused unless the claim is ``portable = true`` (use :meth:`check_form`)."""
         self.model = name
         self.details["model"] = {**{k: _jsonable(v) for k, v in (info or {}).items()}, "name": name}
         self._write()
@@ -250,9 +229,9 @@ class ClaimRecorder:
     def check_form(
         self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
     ) -> None:
-        """Check the portable form of a claim on the lane's model: ``measured`` vs ``expected`` (computed for
-        this model; ``form`` says what is checked) under ``tolerance`` (``exact``, ``<=0``...). Raises
-        ValueError: no :meth:`on_model` before. pytest.fail.Exception: outside the tolerance."""
+        """Judge a portable form (``form`` says which) on the lane's model: ``measured`` against
+        ``expected`` (for this model) under ``tolerance``. Raises ValueError: no :meth:`on_model` before;
+        pytest.fail.Exception: outside the tolerance."""
         __tracebackhide__ = True
         if not self.model:
             raise ValueError(
@@ -273,15 +252,10 @@ class ClaimRecorder:
         plot: Callable | None = None,
         **details,
     ) -> None:
-        """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over
-        ``timing``'s interleaved rounds, with ``conditions`` and ``exact`` forms, measuring more rounds
-        while an interval straddles its bar and the budget allows (:mod:`claimcheck.verdict`).
-        ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
-
-        Raises:
-            pytest.fail.Exception: failed. pytest.skip.Exception: inconclusive (the report hook
-            fails it under ``--claims-strict-timing``) or machine-bound.
-        """
+        """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over ``timing``'s
+        rounds, with ``conditions`` and ``exact`` forms, measuring more rounds while undecided and the
+        budget allows; ``details`` and ``plot(timing) -> (png, name)`` are recorded whatever the verdict.
+        Raises pytest.fail.Exception: failed; pytest.skip.Exception: inconclusive or machine-bound."""
         __tracebackhide__ = True
         until = partial(settled, self.claim)
         evidence = timing.measure(statistic, conditions=conditions, exact=exact, unit=unit, settled=until)
@@ -294,16 +268,14 @@ class ClaimRecorder:
         )
 
     def skip(self, reason: str, **details) -> None:
-        """Skip the claim with ``reason`` (it cannot be checked here), its ``details`` recorded. Raises
-        pytest.skip.Exception: always."""
+        """Skip the claim (it cannot be checked here), its ``details`` recorded: pytest.skip.Exception."""
         __tracebackhide__ = True
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
     def decide(self, evidence: Evidence, **details) -> None:
-        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``,
-        and raise its exception (every check ends here). Raises pytest.fail.Exception, pytest.skip.Exception,
-        VerdictError: see :meth:`_raise`."""
+        """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
+        and end the test its way (:meth:`_raise`): every check ends here."""
         __tracebackhide__ = True
         self._add(details)
         verdict = judge(self.claim, evidence, runner=self._runner)
@@ -333,12 +305,10 @@ class ClaimRecorder:
         self._raise(verdict, message)
 
     def _raise(self, verdict: Verdict, message: str) -> None:
-        """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says
-        (:data:`claimcheck.outcomes.WORDS`): return, ``pytest.fail``, ``pytest.skip`` (at the test's
-        location) or :class:`VerdictError`."""
+        """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says: return,
+        ``pytest.fail``, ``pytest.skip`` (at the test's location) or :class:`VerdictError`."""
         __tracebackhide__ = True
-        word = WORD.get(verdict.outcome)
-        ends = word.ends if word else None
+        ends = getattr(WORD.get(verdict.outcome), "ends", None)
         if ends == "return":
             return
         if ends == "fail":
@@ -363,15 +333,14 @@ class ClaimRecorder:
             record["measured"] = _jsonable(value)
             record["measured_display"] = format_value(value, record["unit"])
         if v is not None:
-            record["verdict"] = v.outcome
-            record["reason"] = v.reason
+            record |= {"verdict": v.outcome, "reason": v.reason}
             if v.margin is not None:
                 record["margin"] = _jsonable(v.margin)
         record["details"] = dict(self.details)
         props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
 
     def _terms(self) -> dict:
-        """stated, unit and tolerance as shown: a portable form's (check_form), else the claim's."""
+        """stated, unit and tolerance as shown: a portable form's, else the claim's."""
         own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
         return {k: self._form.get(k, v) for k, v in own.items()}
 
@@ -392,16 +361,13 @@ class ClaimRecorder:
             f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
             f"  measured:  {format_value(value, c.unit) or '-'}",
         ]
-        try:
+        with contextlib.suppress(TypeError, ValueError):  # no stated number, or no measured one
             stated = c.stated_value
             if stated is None:
                 raise ValueError("no stated number")
-            m = value.mid if isinstance(value, Interval) else float(value)
-            diff = m - stated
+            diff = (value.mid if isinstance(value, Interval) else float(value)) - stated
             rel = f" ({diff / stated:+.2%})" if stated else ""
             lines.append(f"  difference: {diff:+.5g} {c.unit}{rel}".rstrip())
-        except (TypeError, ValueError):
-            pass
         lines += [
             f"  tolerance: {c.tolerance_text} -> {failure}",
             f"  hardware:  {self._hardware}{_load_note(c)}",

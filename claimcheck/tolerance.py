@@ -11,9 +11,8 @@
 ``range:2..3``     ``2 <= measured <= 3``
 =================  ==========================================================================
 
-A tolerance owns ``check`` (None or a one-line reason), ``region``, ``describe``, ``margin``,
-``is_bound`` and ``move_limit`` (how far a value may move between runs for ``claimcheck diff``):
-a new kind is a class here and its tests, nothing else.
+A tolerance owns its ``check``, ``region``, ``describe``, ``margin``, ``is_bound`` and
+``move_limit`` (for ``claimcheck diff``): a new kind is a class here and its tests, nothing else.
 """
 
 from __future__ import annotations
@@ -41,22 +40,11 @@ def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
 
-def _as_interval(measured) -> Interval:
-    return measured if isinstance(measured, Interval) else Interval.exact(measured)
-
-
-def _check_finite(measured) -> str | None:
-    values = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured,)
-    if any(not math.isfinite(float(v)) for v in values):
-        return f"measured value is not finite ({measured})"
-    return None
-
-
 @dataclass(frozen=True)
 class Margin:
-    """How far inside (``inside`` True) or outside the bar a measured value lies: ``text`` in the
-    claim's unit; ``score`` for sorting across claims (relative to the bar, or to the half-width of
-    a two-sided one: 1 = dead centre, 0 = on the edge; negative outside)."""
+    """How far inside (``inside``) or outside the bar a measured value lies: ``text`` in the claim's
+    unit; ``score`` for sorting, relative to the bar or a two-sided bar's half-width (1 = dead centre,
+    0 = on the edge, negative outside)."""
 
     text: str
     inside: bool
@@ -64,9 +52,13 @@ class Margin:
 
 
 class Tolerance:
-    """Base class: one ``check`` method, a compact ``str`` form, its region and its words."""
+    """Base class: ``check``, a compact ``str`` form, its region and its words."""
 
     needs_stated = True
+    form = ""  # str(): the compact form, each field's number in a {} (6 significant digits)
+
+    def __str__(self) -> str:
+        return self.form.format(*map(_fmt, vars(self).values()))
 
     @property
     def is_bound(self) -> bool:
@@ -74,9 +66,8 @@ class Tolerance:
         return not self.needs_stated
 
     def describe(self, stated: str | None, unit: str | None = None) -> str:  # pragma: no cover - abstract
-        """The tolerance as a reader says it, with the values it admits in ``unit`` (``printed`` on 99.16:
-        "within half a unit of the last digit: [99.155, 99.165]"). Raises ValueError, TypeError or
-        AttributeError: it needs a stated number and ``stated`` is none."""
+        """The tolerance as a reader says it, with the values it admits in ``unit``. Raises ValueError,
+        TypeError or AttributeError: it needs a stated number and ``stated`` is none."""
         raise NotImplementedError
 
     def _span(self, stated: str | None, unit: str | None) -> str:
@@ -84,13 +75,13 @@ class Tolerance:
         return with_unit(f"[{number(lo, 6)}, {number(hi, 6)}]", unit)
 
     def margin(self, measured, stated: str | None, unit: str | None = None) -> Margin | None:
-        """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`) against this
-        tolerance's region, or None without a region or for a value that is not finite."""
+        """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`), or None without a
+        region or for a value that is not finite."""
         try:
             lo, hi = self.region(stated)
         except (TypeError, ValueError, AttributeError):
             return None
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if not (math.isfinite(m.lo) and math.isfinite(m.hi)):
             return None
         return _margin(float(m.lo), float(m.hi), lo, hi, unit)
@@ -105,15 +96,15 @@ class Tolerance:
     def move_limit(
         self, old: float, stated: str | None = None, bound_move: float = 0.25
     ) -> tuple[float, str]:
-        """Return (how far a measured value may move from ``old`` between two runs, the rule in words): the
-        tolerance with ``old`` in the place of the chapter's value; a one-sided bar allows ``bound_move`` of
-        ``|old|``. Raises ValueError: ``printed`` without a stated number."""
+        """(How far a value may move from ``old`` between two runs, the rule in words): the tolerance with
+        ``old`` as the chapter's value; a one-sided bar allows ``bound_move * |old|``. Raises ValueError:
+        ``printed`` without a stated number."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def __call__(self, measured, stated: str | None = None) -> str | None:
-        bad = _check_finite(measured)
-        if bad:
-            return bad
+        values = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured,)
+        if any(not math.isfinite(float(v)) for v in values):
+            return f"measured value is not finite ({measured})"
         if self.needs_stated and stated is None:
             return f"tolerance {self} needs a stated value"
         return self.check(measured, stated)
@@ -123,9 +114,11 @@ class Tolerance:
 class Printed(Tolerance):
     """Within the printed precision of the stated value (the registry's default)."""
 
+    form = "printed"
+
     def check(self, measured, stated):
         allowed = Interval.printed(stated)
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if allowed.overlaps(m):
             return None
         return f"{m} is outside {allowed}, the values that print as {stated} (off by {_fmt(_distance(m, allowed))})"
@@ -135,9 +128,6 @@ class Printed(Tolerance):
             raise ValueError("tolerance 'printed' needs a stated value")
         h = float(half_unit(stated))
         return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
-
-    def __str__(self):
-        return "printed"
 
     def describe(self, stated, unit=None):
         return f"within half a unit of the last digit: {self._span(stated, unit)}"
@@ -149,18 +139,17 @@ class Printed(Tolerance):
 
 @dataclass(frozen=True)
 class Exact(Tolerance):
+    form = "exact"
+
     def check(self, measured, stated):
         s = _num(stated)
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if m.lo == m.hi == s:
             return None
         return f"{m} != {stated} exactly (off by {_fmt(_distance(m, Interval.exact(s)))})"
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         return 0.0, "exact: any change"
-
-    def __str__(self):
-        return "exact"
 
     def describe(self, stated, unit=None):
         self.region(stated)
@@ -173,18 +162,16 @@ class Exact(Tolerance):
 @dataclass(frozen=True)
 class Absolute(Tolerance):
     atol: float
+    form = "abs:{}"
 
     def check(self, measured, stated):
-        d = _distance(_as_interval(measured), Interval.exact(_num(stated)))
+        d = _distance(Interval.coerce(measured), Interval.exact(_num(stated)))
         if d <= self.atol:
             return None
         return f"|measured - stated| = {_fmt(d)} > {_fmt(self.atol)}"
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         return self.atol, f"{self}: more than {self.atol:g}"
-
-    def __str__(self):
-        return f"abs:{_fmt(self.atol)}"
 
     def describe(self, stated, unit=None):
         return f"within ±{number(self.atol)} of {stated}: {self._span(stated, unit)}"
@@ -199,7 +186,7 @@ class Relative(Tolerance):
 
     def check(self, measured, stated):
         s = _num(stated)
-        d = _distance(_as_interval(measured), Interval.exact(s))
+        d = _distance(Interval.coerce(measured), Interval.exact(s))
         limit = self.rtol * abs(s)
         if d <= limit:
             return None
@@ -222,7 +209,7 @@ class Relative(Tolerance):
 
 @dataclass(frozen=True)
 class _Bar(Tolerance):
-    """A one-sided bar (``>=X``, ``<=X``): independent of the stated value, and without width."""
+    """A one-sided bar (``>=X``, ``<=X``), independent of the stated value."""
 
     needs_stated = False
 
@@ -234,15 +221,13 @@ class _Bar(Tolerance):
 @dataclass(frozen=True)
 class AtLeast(_Bar):
     bound: float
+    form = ">={}"
 
     def check(self, measured, stated):
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if m.hi >= self.bound:
             return None
         return f"{m} < {_fmt(self.bound)} (short by {_fmt(self.bound - m.hi)})"
-
-    def __str__(self):
-        return f">={_fmt(self.bound)}"
 
     def describe(self, stated, unit=None):
         return "at least " + with_unit(number(self.bound), unit)
@@ -254,15 +239,13 @@ class AtLeast(_Bar):
 @dataclass(frozen=True)
 class AtMost(_Bar):
     bound: float
+    form = "<={}"
 
     def check(self, measured, stated):
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if m.lo <= self.bound:
             return None
         return f"{m} > {_fmt(self.bound)} (over by {_fmt(m.lo - self.bound)})"
-
-    def __str__(self):
-        return f"<={_fmt(self.bound)}"
 
     def describe(self, stated, unit=None):
         return "at most " + with_unit(number(self.bound), unit)
@@ -276,9 +259,10 @@ class Range(Tolerance):
     lo: float
     hi: float
     needs_stated = False
+    form = "range:{}..{}"
 
     def check(self, measured, stated):
-        m = _as_interval(measured)
+        m = Interval.coerce(measured)
         if m.overlaps(Interval(self.lo, self.hi)):
             return None
         return f"{m} is outside [{_fmt(self.lo)}, {_fmt(self.hi)}]"
@@ -286,9 +270,6 @@ class Range(Tolerance):
     def move_limit(self, old, stated=None, bound_move=0.25):
         half = (self.hi - self.lo) / 2
         return half, f"{self}: more than the range's half-width {half:g}"
-
-    def __str__(self):
-        return f"range:{_fmt(self.lo)}..{_fmt(self.hi)}"
 
     def describe(self, stated, unit=None):
         if self.lo == self.hi:  # range:2..2 admits one value: say it as such, not "between 2 and 2"
@@ -300,13 +281,11 @@ class Range(Tolerance):
 
 
 def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> Margin:
-    """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``, in ``unit``."""
+    """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``."""
     one_sided = math.isinf(lo) or math.isinf(hi)
     if mhi < lo or mlo > hi:  # outside
-        gap = lo - mhi if mhi < lo else mlo - hi
-        bar = lo if mhi < lo else hi
+        gap, bar, near = (lo - mhi, lo, mhi) if mhi < lo else (mlo - hi, hi, mlo)
         if one_sided:
-            near = mhi if mhi < lo else mlo
             rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
             said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
             return Margin(said, False, -gap / abs(bar) if bar else -gap)
@@ -315,12 +294,9 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
     if mlo < mhi and (mlo < lo or mhi > hi):
         return Margin("overlaps the bar (an interval of values)", True, 0.0)
     if one_sided:
-        bar = lo if math.isinf(hi) else hi
-        value = mlo if math.isinf(hi) else mhi
-        d = (mlo - bar) if math.isinf(hi) else (bar - mhi)
+        bar, value, d, word = (lo, mlo, mlo - lo, "above") if math.isinf(hi) else (hi, mhi, hi - mhi, "below")
         if d == 0:
             return Margin("on the bar", True, 0.0)
-        word = "above" if math.isinf(hi) else "below"
         times = value / bar if bar else 0
         ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
         return Margin(
@@ -343,8 +319,8 @@ def _distance(a: Interval, b: Interval) -> float:
 
 
 def parse_tolerance(text: str) -> Tolerance:
-    """Return the :class:`Tolerance` for a compact string such as ``"rel:5%"``. Raises ToleranceError
-    (quoting it): not one of the forms of this module's docstring."""
+    """The :class:`Tolerance` of a compact string (``"rel:5%"``). Raises ToleranceError (quoting it):
+    none of the forms of this module's docstring."""
     if not isinstance(text, str):
         raise ToleranceError(f"tolerance must be a string such as 'printed' or 'rel:5%', got {text!r}")
     t = text.strip()
@@ -357,16 +333,13 @@ def parse_tolerance(text: str) -> Tolerance:
             return AtLeast(_num(t[2:]))
         if t.startswith("<="):
             return AtMost(_num(t[2:]))
-        if t.startswith("abs:"):
-            value = _num(t[4:])
-            if value < 0:
-                raise ValueError("negative")
-            return Absolute(value)
-        if t.startswith("rel:"):
+        if t.startswith(("abs:", "rel:")):
             body = t[4:].strip()
-            value = _num(body[:-1]) / 100 if body.endswith("%") else _num(body)
+            value = _num(body[:-1]) / 100 if t[:4] == "rel:" and body.endswith("%") else _num(body)
             if value < 0:
                 raise ValueError("negative")
+            if t[:4] == "abs:":
+                return Absolute(value)
             if not body.endswith("%") and value > 1:
                 raise ValueError(
                     f"a relative tolerance above 1 is {value:.0%}; write 'rel:{body}%' for {body} percent"

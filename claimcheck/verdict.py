@@ -1,20 +1,12 @@
-"""Every claim's verdict, decided in one place: ``judge(claim, evidence) -> Verdict``.
-
-A claim test measures; this module decides, on typed evidence: :class:`Measured` (a number or an
-Interval), :class:`Requirement` (a further condition), :class:`Compared` (a comparison a near-tie
-may explain), :class:`Form` (a portable form on another model) and :class:`Timed` (a confidence
-interval over interleaved rounds, with :class:`Bar` and :class:`ExactForm` forms). The outcome is
-a word of :mod:`claimcheck.outcomes`:
+"""Every claim's verdict, decided in one place (pure: no pytest, no torch): ``judge(claim,
+evidence) -> Verdict``, on the typed evidence below. Besides the tolerance's passed and failed:
 
 - a machine-bound claim (registry ``runner``) measured on another runner is ``skipped``;
 - a near-tie that explains every difference is ``near-tie``;
 - a timing interval passes wholly inside its bar, fails wholly outside, and is ``inconclusive``
-  while it straddles it or covers less than its level; on a busy machine a timing interval
-  outside its bar is ``inconclusive`` (stalls bias growth and ratio forms toward failing), while
-  exact forms fail whatever the load;
+  while it straddles it or covers less than its level, or lies outside it on a busy machine
+  (stalls bias timing forms toward failing; exact forms fail whatever the load);
 - evidence that cannot be judged (a unit, value or tolerance) is ``error``.
-
-Pure (no pytest, no torch).
 """
 
 from __future__ import annotations
@@ -34,11 +26,9 @@ from claimcheck.units import convert
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value``
-    (measured, in the claim's unit; None: nothing), ``reason`` (one line; None when passed),
-    ``margin`` (how far the value, or the whole interval, clears its bar in the claim's unit:
-    negative outside; None without a numeric bar) and ``details`` (JSON facts for the report row).
-    """
+    """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value`` (in
+    the claim's unit), ``reason`` (None when passed), ``margin`` (how far the value clears its bar, in
+    the claim's unit, negative outside; None without one) and ``details`` (JSON facts for the report)."""
 
     outcome: str
     value: Any = None
@@ -49,8 +39,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Measured:
-    """A measured number or :class:`~claimcheck.interval.Interval` in ``unit`` (pint syntax;
-    None: already in the claim's unit)."""
+    """A number or :class:`~claimcheck.interval.Interval` in ``unit`` (pint syntax; None: the claim's)."""
 
     value: Any
     unit: str | None = None
@@ -58,8 +47,8 @@ class Measured:
 
 @dataclass(frozen=True)
 class Requirement:
-    """A further condition of the claim: ``holds`` or not, and ``message`` saying what failed.
-    ``value`` (in ``unit``, default the claim's): the claim's headline value, when known."""
+    """A further condition: ``holds`` or not (``message`` says what failed); ``value`` (in ``unit``,
+    default the claim's): the claim's headline value, when known."""
 
     holds: bool
     message: str
@@ -69,9 +58,8 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Compared:
-    """A comparison with a reference: ``measured`` (what the claim's tolerance judges, e.g.
-    differing tokens); ``near_tie``: a near-tie of the method explains the difference;
-    ``diverged``: a difference it does not; ``description``: one line for the report."""
+    """A comparison with a reference: ``measured`` (what the tolerance judges, e.g. differing tokens),
+    whether a near-tie explains the difference, whether one ``diverged`` that it does not, and one line."""
 
     measured: float
     near_tie: bool
@@ -81,8 +69,8 @@ class Compared:
 
 @dataclass(frozen=True)
 class Form:
-    """A portable form on another model: ``measured`` against ``expected`` (computed for that
-    model, never the chapter's value) under ``tolerance`` (the registry's syntax), in ``unit``."""
+    """A portable form on another model: ``measured`` against ``expected`` (for that model) under
+    ``tolerance`` (the registry's syntax)."""
 
     measured: Any
     expected: str
@@ -93,8 +81,7 @@ class Form:
 
 @dataclass(frozen=True)
 class Bar:
-    """A further timing statistic of a claim: its confidence interval ``ci`` against its own bar,
-    the accepted values ``region = (lo, hi)``; ``text`` says what it is."""
+    """A further timing statistic: its ``ci`` against its own bar ``region = (lo, hi)``."""
 
     name: str
     ci: CI
@@ -104,8 +91,7 @@ class Bar:
 
 @dataclass(frozen=True)
 class ExactForm:
-    """An exact, deterministic form of a timing claim (a count, FLOPs), ``value`` against the
-    accepted values ``region = (lo, hi)``; ``text`` says what it is."""
+    """An exact form of a timing claim (a count, FLOPs): ``value`` against ``region = (lo, hi)``."""
 
     name: str
     value: float
@@ -115,9 +101,8 @@ class ExactForm:
 
 @dataclass(frozen=True)
 class Timed:
-    """The evidence of a timing claim: ``ci`` over interleaved rounds in ``unit`` (None: the
-    claim's), its further forms ``bars`` and ``exact``, ``rounds`` measured within ``budget_s``
-    seconds, and the machine's ``load`` (:func:`claimcheck.llm.timing.machine_load`)."""
+    """A timing claim's ``ci`` over interleaved rounds in ``unit`` (None: the claim's), its further
+    forms, ``rounds`` measured within ``budget_s`` seconds, and the machine's ``load``."""
 
     ci: CI
     unit: str | None = None
@@ -132,8 +117,8 @@ Evidence = Measured | Requirement | Compared | Form | Timed
 
 
 def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
-    """Judge a confidence interval against a bar ``region = (lo, hi)``: ``passed`` wholly inside,
-    ``failed`` wholly outside, else (or with coverage below its level) ``inconclusive``."""
+    """``passed`` if ``ci`` lies wholly inside ``region = (lo, hi)``, ``failed`` wholly outside, else (or
+    with coverage below its level) ``inconclusive``."""
     if ci.coverage is not None and ci.coverage < ci.level:
         return INCONCLUSIVE
     lo, hi = region
@@ -145,8 +130,7 @@ def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
 
 
 def claim_region(claim) -> tuple[float, float] | None:
-    """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit, or None where it has
-    none (``printed`` without a stated number)."""
+    """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit, or None where it has none."""
     try:
         return claim.tolerance.region(claim.stated or None)
     except (ValueError, TypeError):
@@ -154,9 +138,8 @@ def claim_region(claim) -> tuple[float, float] | None:
 
 
 def settled(claim, evidence: Timed) -> bool:
-    """Whether more rounds could not change what ``evidence`` says: the claim's interval and
-    every bar's lie wholly inside or wholly outside their bars (the stopping rule of a timing
-    measurement that extends its rounds while undecided)."""
+    """Whether more rounds cannot change what ``evidence`` says (the stopping rule of a timing
+    measurement): every interval lies wholly inside or wholly outside its bar."""
     region = claim_region(claim)
     if region is None:
         return True
@@ -168,9 +151,8 @@ def settled(claim, evidence: Timed) -> bool:
 
 
 def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
-    """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by the
-    rules of the module docstring; evidence it cannot judge is an ``error`` verdict. Raises TypeError:
-    ``evidence`` is none of this module's evidence types (a bug of the caller)."""
+    """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by
+    the module's rules. Raises TypeError: ``evidence`` is none of this module's types."""
     try:
         if isinstance(evidence, Measured):
             return _measured(claim, evidence, runner)
@@ -193,8 +175,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
 
 
 def _convert(value, unit: str | None, to_unit: str):
-    """A measured value (numpy scalars and 0-d tensors as their number) as int, float or Interval in
-    ``to_unit``. Raises TypeError: not a real number, or not finite (the verdict is then ``error``)."""
+    """A measured value (numpy scalars as their number) in ``to_unit``; TypeError: not a finite number."""
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, int, float)):
@@ -222,9 +203,8 @@ def _margin(value, region) -> float | None:
     if region is None or isinstance(value, bool):
         return None
     lo, hi = region
-    a, b = (value.lo, value.hi) if isinstance(value, Interval) else (value, value)
-    if isinstance(value, Interval):  # an interval passes where it overlaps the region
-        a, b = b, a
+    # an interval passes where it overlaps the region: its far end is measured against each side
+    a, b = (value.hi, value.lo) if isinstance(value, Interval) else (value, value)
     m = min(a - lo, hi - b)
     return m if math.isfinite(m) else None
 
@@ -304,7 +284,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
 
 
 def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
-    """The outcome of each bar, the details recorded (``ci``, ``conditions``, ``exact``) and the summary."""
+    """The outcome of each bar, the details recorded and the summary."""
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
     record_ci |= {"rounds": ci.n, "bar": region_text(region)}
@@ -317,11 +297,9 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
     for e in ev.exact:
         verdict = PASSED if e.region[0] <= e.value <= e.region[1] else FAILED
         exact[e.name] = {"text": e.text, "value": e.value, "bar": region_text(e.region), "verdict": verdict}
-    details: dict[str, Any] = {"ci": record_ci}
-    if bars:
-        details["conditions"] = bars
-    if exact:
-        details["exact"] = exact
+    details: dict[str, Any] = {
+        k: v for k, v in (("ci", record_ci), ("conditions", bars), ("exact", exact)) if v
+    }
     summary = "; ".join(
         [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
         + [
@@ -334,7 +312,6 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
-    """Why a timing claim is inconclusive, and what would decide it."""
     distrusted = ""
     if timing_failed:
         distrusted = (

@@ -53,8 +53,7 @@ def _register_check_manuscript(subparsers) -> None:
         "--report",
         metavar="FILE",
         help=f"a claims.json whose measured values are shown beside drift (default: {DEFAULT_REPORT} of the "
-        "registry's project, "
-        "if present); one that cannot be read is a warning",
+        "registry's project, if present); one that cannot be read is a warning",
     )
     p.add_argument(
         "--json",
@@ -117,8 +116,7 @@ def _register_what_if(subparsers) -> None:
 
 
 def write_output(text: str, dest: str) -> bool:
-    """Print ``text`` (``dest`` is ``-``) or write it atomically to ``dest``; on an OSError print
-    one error naming the file and return False."""
+    """Print ``text`` (``dest`` ``-``) or write it atomically to ``dest``; False after an error naming it."""
     if dest == "-":
         print(text)
         return True
@@ -131,8 +129,8 @@ def write_output(text: str, dest: str) -> bool:
 
 
 def _pairs(args) -> list[tuple[str, str]] | None:
-    """(manuscript, registry) pairs to check: each manuscript with its chapter's registry, or every
-    chapter of ``--book DIR`` whose manuscript is there. None after printing why there are none."""
+    """(manuscript, registry) pairs to check: each manuscript's, or every chapter's of ``--book DIR``
+    whose manuscript is there; None after printing why there are none."""
     from claimcheck.book import BookError, load_book, locate, registry_for_manuscript
 
     if not args.manuscript and not args.book:
@@ -152,11 +150,8 @@ def _pairs(args) -> list[tuple[str, str]] | None:
             )
             return None
     for manuscript in args.manuscript:
-        if args.registry:
-            pairs.append((manuscript, args.registry))
-            continue
         try:
-            pairs.append((manuscript, str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
+            pairs.append((manuscript, args.registry or str(registry_for_manuscript(manuscript, CLAIMS_DIR))))
         except BookError as exc:
             error(f"{manuscript}: {exc}")
             return None
@@ -202,18 +197,14 @@ def _check_manuscript(args) -> int:
             out = Path(args.html)
             if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
                 out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
-            written = _manuscript_html(check, reg, report, out, readable=report_error is None)
-            if written is None:
+            if _manuscript_html(check, reg, report, out, readable=report_error is None) is None:
                 return 2
-            print(f"annotated manuscript: {written}", file=words)
+            print(f"annotated manuscript: {out}", file=words)
         read = report_error is None and Path(report).is_file()
-        claims = {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}
         results.append(
-            {
-                **check.as_dict(),
-                "report": {"path": report, "error": report_error, "read": read},
-                "claims": claims,
-            }
+            check.as_dict()
+            | {"report": {"path": report, "error": report_error, "read": read}}
+            | {"claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}}
         )
         code = max(code, 0 if check.ok else 1)
     if args.json:
@@ -279,8 +270,7 @@ _ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "sugg
 
 
 def _default_report(registry) -> str:
-    """``<project>/reports/claims.json`` of the registry's project (the folder holding ``claims/``),
-    so that check-manuscript run from another folder shows what was measured, else ``reports/...``."""
+    """``reports/claims.json`` of the registry's project (the folder holding ``claims/``) unless here."""
     from claimcheck.book import project_of
 
     project = project_of(registry, CLAIMS_DIR)
@@ -290,8 +280,7 @@ def _default_report(registry) -> str:
 
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)`` a manuscript's drift asks what-if to check, its notes
-    printed (:func:`claimcheck.editor.drifted_revisions`); revisions None after saying why not."""
+    """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
     from claimcheck.book import BookError, registry_for_manuscript
     from claimcheck.editor import drifted_revisions
     from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -329,8 +318,7 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
-    """Write the annotated manuscript of ``check`` to ``out`` with ``report``'s verdicts when
-    ``readable`` (not found broken already), linked to the claims page beside it; None: not written."""
+    """Write the annotated manuscript to ``out`` (``report``'s verdicts if ``readable``); None: not written."""
     from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
 
     doc = None
