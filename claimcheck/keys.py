@@ -37,12 +37,8 @@ def short(key: str) -> str:
 
 
 def resolve(name: str, keys) -> str:
-    """The one key among ``keys`` that ``name`` (a key, or a short id) stands for.
-
-    Raises:
-        ClaimKeyError: no key matches (the message lists the closest), or a short id matches keys of
-            several chapters (the message names each candidate, so the user can qualify it).
-    """
+    """The one key among ``keys`` that ``name`` (a key, or a short id) stands for. Raises ClaimKeyError
+    when no key matches (naming the closest) or a short id matches several chapters' (naming each)."""
     keys = list(keys)
     if name in keys:
         return name

@@ -19,7 +19,6 @@ from claimcheck.outcomes import count as count_outcomes
 from claimcheck.registry import claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
-    SCHEMA,
     ChapterInfo,
     ClaimEntry,
     ClaimsDoc,
@@ -110,8 +109,7 @@ class ResultCollector:
                     records[key] = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
                     records[key]["needs"] = list(claim.needs)
                 else:
-                    row.outcome = ERROR
-                    row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
+                    row.outcome, row.reason = ERROR, "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             if t.id not in rows:
                 chapter, cid = split_key(t.id)
@@ -209,7 +207,6 @@ def build_json(
     (default: ``profile`` for every chapter)."""
     claims = [replace(r, plots=(plots or {}).get(r.key, [])) for r in rows]
     return ClaimsDoc(
-        schema=SCHEMA,
         generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         wall_s=round(time.time() - started, 1),
         runner=runner,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar
 
+from claimcheck.display import is_number as _is_number
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
@@ -86,8 +87,7 @@ class Carried:
 
 @dataclass(frozen=True)
 class Quote:
-    """One number (or locator) of a drift check: its ``status`` (``ok``, ``in-words``, ``drift``,
-    ``not-found``...), the manuscript's line, and what the text and the registry say."""
+    """One number (or locator) of a drift check: its ``status``, line, and what text and registry say."""
 
     status: str
     line: int | None = None
@@ -124,9 +124,8 @@ class CI:
 
 @dataclass
 class ClaimEntry(_Record):
-    """One claim's row of ``claims.json``. ``measured``: a float, ``[lo, hi]``, a bool, a number JSON
-    cannot hold as a string (``"inf"``) or None; ``details``: the verdict's free-form record; ``extra``:
-    unknown keys, written back unchanged."""
+    """One claim's row. ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as
+    a string (``"inf"``); ``details``: the verdict's free-form record; ``extra``: unknown keys, kept."""
 
     key: str
     id: str
@@ -317,9 +316,8 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 @dataclass
 class Interrupted(_Record):
-    """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
-    decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
-    as carried, or ``not-run`` with the reason "interrupted: ...")."""
+    """How an interrupted run ended (``by`` SIGTERM, SIGINT...): the claims it decided, and those it
+    selected but did not reach."""
 
     by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
@@ -352,7 +350,7 @@ class Weights:
 
 @dataclass(frozen=True)
 class Runner:
-    """The fields of a runner fingerprint (a free-form object) the pages and merge speak of; None if absent."""
+    """The fields of a runner fingerprint (free-form) the pages and merge speak of; None if absent."""
 
     cpu: Any = None
     cores: Any = None
@@ -457,12 +455,8 @@ class ClaimsDoc(_Record):
 
 # --- reading --------------------------------------------------------------------------------------
 def read_json(path) -> dict:
-    """The JSON object of a results file.
-
-    Raises:
-        ResultFileError: missing, not a regular file, unreadable, not UTF-8, empty, not JSON (with
-            line and column), or not a JSON object.
-    """
+    """The JSON object of a results file. Raises ResultFileError: missing, not a regular file,
+    unreadable, not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
@@ -494,10 +488,7 @@ def read_json(path) -> dict:
 
 def read_document(path) -> ClaimsDoc:
     """A ``claims.json`` as a :class:`ClaimsDoc`; problems of single fields are in its ``issues``.
-
-    Raises:
-        ResultFileError: see :func:`read_json` and :func:`parse_document`.
-    """
+    Raises ResultFileError (:func:`read_json`, :func:`parse_document`)."""
     return parse_document(read_json(path), path)
 
 
@@ -514,10 +505,7 @@ def upgrade(raw: dict, path) -> list[str]:
     """Upgrade an older file's raw JSON in place: the ``details`` verdicts of timing forms get the
     words of :mod:`claimcheck.outcomes`; a schema-1 document's entries and sections get the chapter of
     its one registry, and keys. Returns notes on how the file was read ([] for a current file).
-
-    Raises:
-        ResultFileError: a ``schema`` (1 when absent) that is not an integer or not one of :data:`READS`.
-    """
+    Raises ResultFileError: a ``schema`` (1 when absent) not an integer or not one of :data:`READS`."""
     schema = raw.get("schema", 1)
     reads = ", ".join(map(str, READS))
     if isinstance(schema, bool) or not isinstance(schema, int):
@@ -528,8 +516,8 @@ def upgrade(raw: dict, path) -> list[str]:
         newer = schema > SCHEMA
         raise ResultFileError(
             path,
-            f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this claimcheck reads "
-            f"({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
+            f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
+            f"claimcheck reads ({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
         )
     claims = _list(raw, "claims")
     for e in claims:
@@ -566,10 +554,7 @@ def _list(raw: dict, name: str) -> list:
 
 def parse_document(raw: dict, path) -> ClaimsDoc:
     """A results file's JSON (:func:`read_json`) as a :class:`ClaimsDoc`; ``raw`` is upgraded in place.
-
-    Raises:
-        ResultFileError: no ``claims`` list, a ``runner`` that is not an object, see :func:`upgrade`.
-    """
+    Raises ResultFileError: no ``claims`` list, a ``runner`` that is not an object (or :func:`upgrade`)."""
     claims = raw.get("claims")
     if not isinstance(claims, list):
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
@@ -679,14 +664,8 @@ class _Fields:
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
-    def text(self, name: str, numbers: bool = False) -> str | None:
-        v = self.raw.get(name)
-        if v is None or isinstance(v, str):
-            return v
-        if numbers and _is_number(v):
-            return str(v)
-        self.bad(name, v, "a string")
-        return None
+    def text(self, name: str) -> str | None:
+        return self.checked(name, lambda v: isinstance(v, str), "a string")
 
     def checked(self, name: str, ok, want: str, quote: bool = False):
         """The field when absent or ``ok(value)``; else an issue and None."""
@@ -711,7 +690,8 @@ class _Fields:
         return self.raw.get(name)
 
     def printed(self, name: str) -> str | None:
-        return self.text(name, numbers=True)
+        v = self.raw.get(name)
+        return str(v) if _is_number(v) else self.text(name)
 
     def measured(self, name: str):
         return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
@@ -740,12 +720,7 @@ class _Fields:
         return self.obj(name) if name in self.raw else None
 
     def obj(self, name: str) -> dict:
-        v = self.raw.get(name)
-        if isinstance(v, dict):
-            return v
-        if v is not None:
-            self.bad(name, v, "an object")
-        return {}
+        return self.checked(name, lambda v: isinstance(v, dict), "an object") or {}
 
     def strings(self, name: str) -> list[str] | None:
         return self.checked(
@@ -802,10 +777,6 @@ def safe_link(href: str | None) -> str:
     ):
         return ""
     return text
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _is_line(x: object) -> bool:

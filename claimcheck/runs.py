@@ -110,11 +110,9 @@ def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
                 )
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
-                value = getattr(e, key) or ""
-                if value and not getattr(row, key):
-                    setattr(row, key, str(value))
-                if value:
-                    seen.setdefault(key, set()).add(str(value))
+                if value := str(getattr(e, key) or ""):
+                    setattr(row, key, getattr(row, key) or value)
+                    seen.setdefault(key, set()).add(value)
             row.cells.append(e)
         row.differs = [
             f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"
@@ -125,7 +123,7 @@ def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
 
 
 def matrix_json(m: Matrix) -> dict:
-    """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
+    """The matrix for machines: runners (label, file, fingerprint, settings), claims (a cell per runner)."""
     runners = [
         {"label": label, **_fields(r, "path generated runner settings"), "counts": counts(r)}
         for label, r in zip(m.labels, m.runs)
@@ -277,11 +275,8 @@ def _bounds(m) -> tuple[float, float] | None:
 def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> str | None:
     """A one-line description when the measured value moved beyond the claim's tolerance applied to
     the move (:meth:`claimcheck.tolerance.Tolerance.move_limit`; a ``>=``/``<=`` bar: ``bound_move``
-    x |old|), else None. An interval ``[lo, hi]`` moves by its larger end's move.
-
-    Raises:
-        ValueError / ToleranceError: the new entry's tolerance is unusable.
-    """
+    x |old|), else None. An interval ``[lo, hi]`` moves by its larger end's move. Raises ValueError
+    (ToleranceError) when the new entry's tolerance is unusable."""
     mo, mn = old.measured, new.measured
     if mo is None or mn is None:
         return None
@@ -292,9 +287,8 @@ def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> st
     if bo is None or bn is None:
         return None if mo == mn else f"{format_measured(old)} -> {format_measured(new)}"
     delta = max(abs(bn[0] - bo[0]), abs(bn[1] - bo[1]))
-    tolerance = new.tolerance or old.tolerance or "printed"
     ref = (bo[0] + bo[1]) / 2
-    limit, rule = parse_tolerance(tolerance).move_limit(
+    limit, rule = parse_tolerance(new.tolerance or old.tolerance or "printed").move_limit(
         ref, stated=new.stated or old.stated, bound_move=bound_move
     )
     if delta <= limit:
