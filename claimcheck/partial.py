@@ -63,13 +63,12 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
             )
             continue
         now[c.id] = entries
-    ids = set(now)
-    doc.chapters.extend(copy.deepcopy([c for c in other if c.id in ids]))
-    doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in ids]))
-    paths = {registry_of.get(i) for i in ids}
+    doc.chapters.extend(copy.deepcopy([c for c in other if c.id in now]))
+    doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in now]))
+    paths = {registry_of.get(i) for i in now}
     doc.registries.extend(copy.deepcopy([r for r in old.registries if r.path in paths]))
     for e in old.claims:
-        if e.chapter not in ids:
+        if e.chapter not in now:
             continue
         entries = now[e.chapter]
         if entries is not None and e.id not in entries:
@@ -79,7 +78,7 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
         stub = replace(copy.deepcopy(e), carried=None, selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
         doc.claims.append(replace(stub, **entries[e.id]) if entries is not None else stub)
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
-        [m for m in old.manuscripts or [] if m.get("chapter") in ids]
+        [m for m in old.manuscripts or [] if m.get("chapter") in now]
     )
     _book_order(doc)
     return dropped

@@ -39,7 +39,6 @@ class ResultFileError(Exception):
         self.message = message
 
 
-# --- the typed document ---------------------------------------------------------------------------
 class _Record:
     """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
     when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by ``_READS``."""
@@ -453,7 +452,6 @@ class ClaimsDoc(_Record):
         return out or [ChapterInfo("", "")]
 
 
-# --- reading --------------------------------------------------------------------------------------
 def read_json(path) -> dict:
     """The JSON object of a results file. Raises ResultFileError: missing, not a regular file,
     unreadable, not UTF-8, empty, not JSON (with line and column), or not a JSON object."""

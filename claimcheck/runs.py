@@ -22,7 +22,6 @@ from claimcheck.tolerance import parse_tolerance
 __all__ = ["ResultFileError", "diff", "load_results", "merge", "run_labels"]
 
 
-# --- loading ----------------------------------------------------------------------------------
 def load_results(paths) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
     """(the readable runs, in the order given; the errors of the files that could not be read)."""
     runs, errors = [], []
@@ -47,7 +46,6 @@ def run_labels(runs: list[ClaimsDoc]) -> list[str]:
     return labels
 
 
-# --- the matrix -------------------------------------------------------------------------------
 @dataclass
 class Row:
     id: str
@@ -156,7 +154,6 @@ def counts(run: ClaimsDoc) -> dict[str, int]:
     return dict(Counter(c.outcome for c in run.claims))
 
 
-# --- HTML ---------------------------------------------------------------------------------------
 def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
     """The runner fingerprint as short lines for a column header: known keys first, in a fixed order,
     then any other key as ``key: value``."""
@@ -219,7 +216,6 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 
 
-# --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
     "regression improved changed moved added removed".split()
 )

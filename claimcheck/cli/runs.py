@@ -140,9 +140,7 @@ def _diff(args) -> int:
     for issue in d.issues:
         print(f"error: {issue}", file=sys.stderr)
     print(f"claimcheck diff {old.path} -> {new.path}")
-    for note in old.notes + new.notes:
-        print(f"  note: {note}")
-    for note in d.runner_notes:
+    for note in old.notes + new.notes + d.runner_notes:
         print(f"  note: {note}")
     for side, ids in d.unselected.items():
         shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
