@@ -391,13 +391,11 @@ _AS_RECORDED = "cpu cores machine cpu_capability python torch transformers torch
 
 
 def _number_in(raw: dict, name: str) -> float | None:
-    value = raw.get(name)
-    return value if _is_number(value) else None
+    return raw[name] if _is_number(raw.get(name)) else None
 
 
 def _obj_in(raw: dict, name: str) -> dict:
-    value = raw.get(name)
-    return value if isinstance(value, dict) else {}
+    return raw[name] if isinstance(raw.get(name), dict) else {}
 
 
 @dataclass
@@ -476,11 +474,8 @@ def read_json(path) -> dict:
     except RecursionError:
         raise ResultFileError(p, "not usable JSON (nested too deeply)") from None
     if not isinstance(doc, dict):
-        raise ResultFileError(
-            p,
-            f"top level is a JSON {type(doc).__name__}, expected an object "
-            "with 'runner' and 'claims' (is it a claimcheck claims.json?)",
-        )
+        what = f"top level is a JSON {type(doc).__name__}, expected an object with 'runner' and 'claims'"
+        raise ResultFileError(p, f"{what} (is it a claimcheck claims.json?)")
     return doc
 
 
@@ -546,8 +541,7 @@ def upgrade(raw: dict, path) -> list[str]:
 
 
 def _list(raw: dict, name: str) -> list:
-    value = raw.get(name)
-    return value if isinstance(value, list) else []
+    return raw[name] if isinstance(raw.get(name), list) else []
 
 
 def parse_document(raw: dict, path) -> ClaimsDoc:
