@@ -13,9 +13,8 @@ from importlib import metadata
 
 from claimcheck.display import counted
 
+#: how far the 1-min load average may exceed the usable cores (a quiet run reads ~cores) before "busy"
 BUSY_LOAD_OVER_CORES = 1.0
-"""How far the 1-min load average may exceed the usable cores before the machine counts as busy
-(this process's own torch threads count in it, so a quiet run reads ~cores)."""
 
 
 def _cpu_model() -> str:
@@ -51,12 +50,9 @@ def _usable_cores() -> int | None:
 
 
 def runner_fingerprint(profile: str | None = None) -> dict:
-    """Return the core's runner fingerprint as a JSON-ready dict.
-
-    Keys: cpu, cores (logical CPUs usable by this process), ram_bytes, gpu (None here: a kit that
-    sees an accelerator fills it), os, machine, python, torch, transformers and torch_threads (None
-    here: the LLM kit fills them), runner_profile. No hostname, no user.
-    """
+    """The core's runner fingerprint, a JSON-ready dict without host or user names: cpu, cores (usable
+    by this process), ram_bytes, os, machine, python, runner_profile; gpu, torch, transformers and
+    torch_threads are None (the LLM kit fills them)."""
     return {
         "cpu": _cpu_model(),
         "cores": _usable_cores(),
@@ -81,8 +77,7 @@ def version(dist: str) -> str | None:
 
 
 def describe_long(fp: dict) -> str:
-    """The fingerprint in one line for a report's header: CPU (and its instruction-set level), cores,
-    RAM, GPU, OS, Python and the libraries."""
+    """The fingerprint in one line for a report's header."""
     ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
     gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
     isa = f" [{fp['cpu_capability']}]" if fp.get("cpu_capability") else ""
@@ -106,8 +101,7 @@ def describe(fp: dict) -> str:
 
 
 def load_average() -> tuple[float | None, int]:
-    """Return (1-minute load average or None where the OS has none, usable cores): one rule for the
-    core's failure messages and the kit's fingerprint (:func:`claimcheck.llm.timing.machine_load`)."""
+    """(1-minute load average, or None where the OS has none; usable cores)."""
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
@@ -123,9 +117,8 @@ def busy_by_load(load: float | None, cores: int) -> str:
 
 
 def runnable_others(samples: int = 5, interval_s: float = 0.05) -> int | None:
-    """How many other tasks are runnable right now (Linux ``/proc/loadavg``'s running count, less
-    this process; the median of a few samples), or None where the OS does not say. Unlike the
-    1-minute load average it does not lag: a run started beside busy processes sees them at once."""
+    """How many other tasks are runnable now (the median of ``/proc/loadavg``'s running count less this
+    process, sampled), or None where the OS does not say. Unlike the load average it does not lag."""
     counts = []
     for n in range(samples):
         try:
@@ -140,14 +133,10 @@ def runnable_others(samples: int = 5, interval_s: float = 0.05) -> int | None:
 
 
 def choose_threads(setting: str, cores: int, others: int | None, load: float | None) -> tuple[int, str]:
-    """The number of torch threads for ``--claims-threads`` (``auto`` or a number) and why.
-
-    ``auto``: the cores that other work leaves free, at least 1. Measured on a 2-core EPYC in AVX2
-    mode (docs/timing.md#threads): with 2 busy processes, a GPT-2 small prefill + 16 decode steps took
-    13.4 s with 2 threads and 7.5 s with 1; idle, 2 threads were 1.4x faster than 1.
-    ``others``: runnable tasks besides this one (:func:`runnable_others`); where unknown, the
-    1-minute load average stands in.
-    """
+    """(torch threads for ``--claims-threads``, why). ``auto``: the cores other work leaves free
+    (``others``, else the load average), at least 1: on a 2-core EPYC with 2 busy processes a GPT-2
+    small prefill + 16 decode steps took 13.4 s with 2 threads, 7.5 s with 1; idle, 2 were 1.4x
+    faster (docs/timing.md#threads)."""
     if setting != "auto":
         return int(setting), f"--claims-threads {setting}"
     busy = others if others is not None else (int(load) if load is not None else 0)

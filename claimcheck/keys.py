@@ -1,14 +1,13 @@
 """A claim's key across the book: ``(chapter, id)``, written ``ch15:C18``.
 
-Claim ids (``C18``, ``C30.text``) are a chapter's own: two chapters may both have a C10. Every
-place that holds claims of several chapters (``claims.json``, the pages, merge, diff, summary,
-``--claims-stated``, ``what-if``, the test ids ``-k`` sees) uses the key. Inside one chapter the
-short id still works; a short id that several chapters declare is ambiguous, and
-:func:`resolve` says which keys it could mean.
+Claim ids (``C18``) are a chapter's own, so every place that holds claims of several chapters uses
+the key. Inside one chapter the short id still works; :func:`resolve` says which keys an ambiguous
+one could mean.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 
 SEP = ":"
@@ -23,17 +22,13 @@ class ClaimKeyError(ValueError):
 
 def qualify(chapter: str, claim_id: str) -> str:
     """``("ch15", "C18")`` -> ``"ch15:C18"``; an id that is already qualified is returned as is."""
-    if SEP in claim_id:
-        return claim_id
-    return f"{chapter}{SEP}{claim_id}" if chapter else claim_id
+    return f"{chapter}{SEP}{claim_id}" if chapter and SEP not in claim_id else claim_id
 
 
 def split(key: str) -> tuple[str | None, str]:
     """``"ch15:C18"`` -> ``("ch15", "C18")``; ``"C18"`` -> ``(None, "C18")``."""
-    if SEP in key:
-        chapter, cid = key.split(SEP, 1)
-        return chapter, cid
-    return None, key
+    chapter, sep, cid = key.partition(SEP)
+    return (chapter, cid) if sep else (None, key)
 
 
 def short(key: str) -> str:
@@ -42,12 +37,8 @@ def short(key: str) -> str:
 
 
 def resolve(name: str, keys) -> str:
-    """The one key among ``keys`` that ``name`` (a key, or a short id) stands for.
-
-    Raises:
-        ClaimKeyError: no key matches (the message lists the closest), or a short id matches keys of
-            several chapters (the message names each candidate, so the user can qualify it).
-    """
+    """The one key among ``keys`` that ``name`` (a key, or a short id) stands for. Raises ClaimKeyError
+    when no key matches (naming the closest) or a short id matches several chapters' (naming each)."""
     keys = list(keys)
     if name in keys:
         return name
@@ -61,8 +52,6 @@ def resolve(name: str, keys) -> str:
                 f"{name!r} is ambiguous: {len(found)} chapters declare it ({', '.join(found)}); "
                 f"write it with its chapter, e.g. {found[0]!r}"
             )
-    import difflib
-
     chapters = sorted({c for c, _ in map(split, keys) if c})
     if chapter is not None and chapter not in chapters:
         near = difflib.get_close_matches(chapter, chapters, n=1)
@@ -92,8 +81,7 @@ def entry_key(entry: dict) -> str | None:
     key = entry.get("key")
     if isinstance(key, str) and key:
         return key
-    cid = entry.get("id")
+    cid, chapter = entry.get("id"), entry.get("chapter")
     if not isinstance(cid, str) or not cid:
         return None
-    chapter = entry.get("chapter")
-    return qualify(chapter, cid) if isinstance(chapter, str) and chapter else cid
+    return qualify(chapter if isinstance(chapter, str) else "", cid)

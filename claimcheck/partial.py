@@ -1,20 +1,15 @@
-"""Runs that select some claims (``pytest claims/ -k C18``) keep the full picture.
-
-Such a run updates the rows of the claims it ran and keeps every other row from the report it
-replaces (``reports/claims.json`` of the last run), each kept row marked with the time of the run
-that measured it (``carried.from``): the editor's page, ``reports/claims.html``, must keep answering
-"which claims hold" after a quick re-check of one claim, and nothing passes for fresh.
-
-A row is kept only when it can stand for this run: the earlier report was made on the same runner
-(CPU, cores, GPU, and the kits' fields), with the same profile, runner profile and device, and the
-claim's registry entry (stated value, unit, tolerance) has not changed since. Otherwise the row
-stays ``not-run`` and the report says why nothing was kept. Standard library only.
+"""A run that selects some claims (``pytest claims/ -k C18``) keeps every other row from the report it
+replaces, marked with the time of the run that measured it (``carried.from``), so the editor's page
+still answers "which claims hold" and nothing passes for fresh. A row is kept only when the earlier
+report was made on the same runner, profile, runner profile and device, and the claim's stated value,
+unit and tolerance are unchanged; else it stays ``not-run`` and the report says why. Standard library only.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from claimcheck.outcomes import NOT_RUN, count
@@ -52,8 +47,8 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
 
 
 def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
-    """Append the chapters of ``old`` this run did not collect, their entries as not selected (the
-    carrying then decides each); returns what was dropped, in words (see :func:`keep_unselected`)."""
+    """Append the chapters of ``old`` this run did not collect, their entries not selected; returns
+    what was dropped, in words."""
     other = [c for c in old.chapter_list() if c.id and c.id not in chapters_now]
     if not other or not any(chapters_now):
         return []
@@ -68,28 +63,22 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
             )
             continue
         now[c.id] = entries
-    ids = set(now)
-    doc.chapters.extend(copy.deepcopy([c for c in other if c.id in ids]))
-    doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in ids]))
-    paths = {registry_of.get(i) for i in ids}
+    doc.chapters.extend(copy.deepcopy([c for c in other if c.id in now]))
+    doc.sections.extend(copy.deepcopy([s for s in old.sections if s.chapter in now]))
+    paths = {registry_of.get(i) for i in now}
     doc.registries.extend(copy.deepcopy([r for r in old.registries if r.path in paths]))
     for e in old.claims:
-        if e.chapter not in ids:
+        if e.chapter not in now:
             continue
         entries = now[e.chapter]
-        stub = copy.deepcopy(e)
-        stub.carried = None
-        stub.selected, stub.outcome, stub.reason = False, NOT_RUN, NOT_SELECTED
-        if entries is not None:
-            if e.id not in entries:
-                dropped.append(f"{e.key}: no longer in its chapter's registry")
-                continue
-            # today's stated, unit, tolerance: what a kept row must match
-            for name, value in entries[e.id].items():
-                setattr(stub, name, value)
-        doc.claims.append(stub)
+        if entries is not None and e.id not in entries:
+            dropped.append(f"{e.key}: no longer in its chapter's registry")
+            continue
+        # today's stated, unit, tolerance: what a kept row must match
+        stub = replace(copy.deepcopy(e), carried=None, selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
+        doc.claims.append(replace(stub, **entries[e.id]) if entries is not None else stub)
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
-        [m for m in old.manuscripts or [] if m.get("chapter") in ids]
+        [m for m in old.manuscripts or [] if m.get("chapter") in now]
     )
     _book_order(doc)
     return dropped
@@ -110,23 +99,14 @@ def _book_order(doc: ClaimsDoc) -> None:
 
 
 def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=()) -> ClaimsDoc:
-    """Return ``doc`` (a new ``claims.json`` document, changed in place) with the rows of the claims
-    it did not select taken from the report at ``previous_path``, when that report can stand for
-    them (see the module docstring). A run that selected every claim is returned unchanged.
+    """Return ``doc`` (changed in place) with the rows of the claims it did not select, and of the
+    chapters it did not collect, taken by key from the report at ``previous_path`` where that report
+    can stand for them; sets ``doc.selection`` (:class:`~claimcheck.results.Selection`). A kept entry
+    gets ``carried`` and keeps this run's drift check. A bad earlier report is not used (no error).
 
-    Rows are matched by key (``ch15:C18``, :mod:`claimcheck.keys`), so a run of one chapter keeps
-    the other chapters' rows. Sets the document's :class:`~claimcheck.results.Selection`:
-    ``partial``, ``selected`` (keys run now), ``carried`` (keys kept), ``chapters`` (the chapters
-    this run ran), ``carried_from`` (the earlier run's time), ``not_carried_because`` (why rows
-    were not kept, when so). A kept entry gets ``carried`` (the earlier run's time and file),
-    keeps this run's drift check, and ``selected`` false. Never raises on a bad earlier report: it
-    is then simply not used.
-
-    The other chapters of the earlier report (a run of ``claims/ch16``) are kept by the same rules.
-    ``current(registry path)``: a chapter's registry as it is now, ``{id: {"stated", "unit",
-    "tolerance"}}``, or None when it is gone; with it, each entry is compared with today's registry
-    (a ``--claims-stated`` figure is not carried as the chapter's), and a claim no longer declared,
-    or a chapter whose registry is gone, is dropped (``selection.dropped`` says so).
+    ``current(registry path)``: a chapter's registry now, ``{id: {"stated", "unit", "tolerance"}}``,
+    or None when it is gone; a claim no longer declared, or a chapter whose registry is gone, is
+    dropped (``selection.dropped``).
     """
     path = Path(previous_path)
     try:

@@ -1,9 +1,6 @@
-"""Aggregate the phases of the run's tests into one row per claim, and write ``claims.json``.
-
-Outcomes (:mod:`claimcheck.outcomes`), one per claim id; every id of every registry loaded in the
-run appears. Each phase arrives as a :class:`Phase` of plain values, its outcome decided by the
-verdict (and, for what pytest alone knows, by the plugin: :mod:`claimcheck.plugin.phases`); this
-module never reads a pytest report. The document is a :class:`claimcheck.results.ClaimsDoc`.
+"""Fold the phases of the run's tests into one row per claim of every registry loaded, and write
+``claims.json`` (a :class:`claimcheck.results.ClaimsDoc`). Phases arrive as plain values
+(:mod:`claimcheck.plugin.phases`, their outcomes decided by the verdict); no pytest report is read here.
 """
 
 from __future__ import annotations
@@ -22,7 +19,6 @@ from claimcheck.outcomes import count as count_outcomes
 from claimcheck.registry import claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
-    SCHEMA,
     ChapterInfo,
     ClaimEntry,
     ClaimsDoc,
@@ -34,10 +30,9 @@ from claimcheck.results import (
 
 @dataclass
 class Phase:
-    """One phase (setup, call, teardown) of a claim's test, in plain values the plugin read from
-    pytest's report (:mod:`claimcheck.plugin.phases`): ``outcome`` the claim outcome it decided
-    (None: nothing), ``reason`` its own words, ``record`` the verdict's record when it carries it,
-    ``xfailed`` the xfail reason of a test the registry expects to fail (None: it did not xfail)."""
+    """One phase (setup, call, teardown) of a claim's test: ``outcome`` the claim outcome it decided
+    (None: nothing), ``record`` the verdict's record if it carries one, ``xfailed`` the xfail reason
+    (None: it did not xfail)."""
 
     nodeid: str
     claim: str  # the claim's key (ch15:C18)
@@ -73,7 +68,7 @@ class ResultCollector:
         self.tests: dict[str, _Test] = {}  # by nodeid
 
     def add(self, phase: Phase) -> None:
-        """Fold one phase into its test's entry: the worst outcome of its phases, with its reason."""
+        """Fold one phase into its test: the worst outcome of its phases, with its reason."""
         t = self.tests.setdefault(phase.nodeid, _Test(phase.claim, phase.kind))
         t.duration += phase.duration
         if phase.record is not None:
@@ -87,22 +82,20 @@ class ResultCollector:
             t.reason = _phase_reason(phase, outcome, t.record.get("reason"))
 
     def measured_display(self, key: str) -> str | None:
-        """The measured value a test of the claim ``key`` (``ch15:C18``) recorded so far in this run
-        (for drift reports)."""
+        """The measured value a test of the claim ``key`` recorded so far in this run (for drift checks)."""
         found = (t.record.get("measured_display") for t in self.tests.values() if t.id == key)
         return next((m for m in found if m), None)
 
     def outcome_of(self, key: str) -> tuple[str | None, str]:
-        """``(outcome, reason)``: the worst outcome the claim ``key``'s own tests (its measurement,
-        not its drift or citation checks) reached so far in this run; ``(None, "")`` when none ran."""
+        """``(outcome, reason)``: the worst outcome the claim ``key``'s own tests (not its drift or
+        citation checks) reached so far in this run; ``(None, "")`` when none ran."""
         found = [t for t in self.tests.values() if t.id == key and t.outcome and t.kind not in _BESIDE]
         worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
         return (worst.outcome, worst.reason) if worst else (None, "")
 
     def rows(self, registries) -> list[ClaimEntry]:
-        """One ``claims.json`` entry per registry claim (registries in the order given, each in its
-        own order), keyed by ``chapter:id`` (tests record the key: two chapters' C10 stay apart),
-        merged with test results; its ``plots`` are empty (:meth:`write_plots`, :func:`build_json`)."""
+        """One entry per registry claim (registries in the order given, each in its own order) and per
+        claim a test recorded, keyed by ``chapter:id``, with its tests' results; ``plots`` empty."""
         rows: dict[str, ClaimEntry] = {}
         records: dict[str, dict] = {}  # by key: the registry's and the verdicts' record
         for reg in registries:
@@ -116,25 +109,22 @@ class ResultCollector:
                     records[key] = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
                     records[key]["needs"] = list(claim.needs)
                 else:
-                    row.outcome = ERROR
-                    row.reason = "; ".join(str(i) for i in reg.issues_for(cid))
+                    row.outcome, row.reason = ERROR, "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             if t.id not in rows:
                 chapter, cid = split_key(t.id)
                 rows[t.id] = ClaimEntry(t.id, cid, chapter or "", reason="not in any loaded registry")
             _fold(rows[t.id], records.setdefault(t.id, {}), nodeid, t)
-        for (
-            rec
-        ) in records.values():  # under xdist a drift check may run on another worker than its claim's test
+        # under xdist a drift check may run on another worker than its claim's test
+        for rec in records.values():
             drift, shown = rec.get("details", {}).get("drift"), rec.get("measured_display")
             if shown and isinstance(drift, dict) and drift.get("measured") is None:
                 drift["measured"] = shown
         return [_entry(row, records.get(key, {})) for key, row in rows.items()]
 
     def write_plots(self, report_dir: Path) -> dict[str, list[dict]]:
-        """Write every test's plots as PNG files under ``report_dir/plots`` (atomically, one file per
-        plot, named after the claim: a run of other claims leaves them alone). Returns ``{claim key:
-        [{"name", "file"}]}`` with ``file`` relative to ``report_dir`` (what ``claims.json`` records)."""
+        """Write every test's plots as PNG files under ``report_dir/plots``, named after the claim.
+        Returns ``{claim key: [{"name", "file"}]}`` with ``file`` relative to ``report_dir``."""
         out: dict[str, list[dict]] = {}
         for t in self.tests.values():
             for name, b64 in t.plots:
@@ -145,7 +135,7 @@ class ResultCollector:
 
 
 def _fold(row: ClaimEntry, rec: dict, nodeid: str, t: _Test) -> None:
-    """Fold one test of the claim into its entry (being built) and its record."""
+    """Fold one test of the claim into its entry and its record."""
     row.tests.append(nodeid)
     row.duration_s += t.duration
     if t.location and t.kind not in ("drift", "placeholder", "audit"):
@@ -198,10 +188,8 @@ def _phase_reason(phase: Phase, outcome: str, recorded: str | None) -> str:
     return phase.reason if outcome != PASSED else ""
 
 
-def id_lines(path) -> dict[str, int]:
-    """``{claim id: 1-based line}`` of a registry file, whatever the form of its claims
-    (:func:`claimcheck.registry.claim_lines`; {} when unreadable)."""
-    return claim_lines(path)
+#: ``{claim id: 1-based line}`` of a registry file ({} when unreadable)
+id_lines = claim_lines
 
 
 def build_json(
@@ -214,18 +202,11 @@ def build_json(
     plots=None,
     chapter_profiles: dict | None = None,
 ) -> ClaimsDoc:
-    """Return the ``claims.json`` document (see the module docstring for the outcomes).
-
-    ``rows``: the entries of :meth:`ResultCollector.rows`; ``plots``: ``{claim key: [{"name",
-    "file"}]}`` from :meth:`ResultCollector.write_plots` (default: none).
-    ``chapter_profiles``: ``{chapter id: size profile}`` (``{}`` for a chapter that used no kit
-    sizes); default: ``profile`` for every chapter.
-    Each claim entry has ``key`` (``ch15:C18``), ``chapter`` and ``id`` (the chapter's own id);
-    sections carry their chapter; ``chapters`` lists the chapters in the run's order.
-    """
+    """The ``claims.json`` document of ``rows`` (:meth:`ResultCollector.rows`) and ``plots``
+    (:meth:`ResultCollector.write_plots`). ``chapter_profiles``: ``{chapter id: size profile}``
+    (default: ``profile`` for every chapter)."""
     claims = [replace(r, plots=(plots or {}).get(r.key, [])) for r in rows]
     return ClaimsDoc(
-        schema=SCHEMA,
         generated=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         wall_s=round(time.time() - started, 1),
         runner=runner,
@@ -274,7 +255,7 @@ AS_RECORDED = (
 
 
 def _entry(r: ClaimEntry, rec: dict) -> ClaimEntry:
-    """Finish the entry ``r`` with its record ``rec`` (the registry's ``runner`` is ``runner_bound``)."""
+    """Finish the entry with its record (the registry's ``runner`` is ``runner_bound``)."""
     details, said = rec.get("details", {}), rec.get("reason")
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
     r.reason = r.reason or said or (details or {}).get("caveat") or ""

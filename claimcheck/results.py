@@ -1,16 +1,10 @@
-"""The results file, ``claims.json``, as one typed document: :class:`ClaimsDoc` and its
-:class:`ClaimEntry` rows. The report (:mod:`claimcheck.report`) writes it; every reader parses it
-once, with :func:`read_document`, and reads attributes. Standard library only.
+"""``claims.json`` as one typed document, :class:`ClaimsDoc` of :class:`ClaimEntry` rows: the report
+writes it, every reader parses it once (:func:`read_document`). Standard library only.
 
-A results file is untrusted input (CI artifacts come from other runs): every field read is checked.
-A file that cannot be used at all raises :class:`ResultFileError` naming it. A bad field inside a
-readable file is a problem naming the file, the claim's key and the field (in
-:attr:`ClaimsDoc.issues`); the field is dropped (an unusable ``outcome`` shows as ``invalid``) and
-everything else is kept.
-
-``schema`` 2 (this version) keys every claim by ``chapter:id`` (:mod:`claimcheck.keys`); a schema-1
-file (one chapter) is upgraded by :func:`upgrade`, the one place that knows older shapes, and the
-document says so in ``notes``. A newer or unknown schema is refused by name.
+A results file is untrusted input: a file that cannot be used raises :class:`ResultFileError`; a bad
+field is an issue (:attr:`ClaimsDoc.issues`) naming the file, the claim's key and the field, and is
+dropped (an unusable ``outcome`` reads ``invalid``). Schema 2 keys claims by ``chapter:id``; a
+schema-1 file is upgraded by :func:`upgrade` (said in ``notes``); a newer schema is refused.
 """
 
 from __future__ import annotations
@@ -22,6 +16,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar
 
+from claimcheck.display import is_number as _is_number
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
@@ -33,8 +28,6 @@ READS = (1, 2)
 INVALID = "invalid"
 #: the reason of a registry claim no test of which ran in this run (-k/-m left them out)
 NOT_SELECTED = "not selected in this run (no test of it ran)"
-#: how much of a bad value a problem quotes
-_QUOTE = 60
 
 
 class ResultFileError(Exception):
@@ -46,12 +39,9 @@ class ResultFileError(Exception):
         self.message = message
 
 
-# --- the typed document ---------------------------------------------------------------------------
 class _Record:
-    """A record of claims.json, written field by field in the order declared (its ``extra`` keys
-    last): ``_OMIT`` fields are left out when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN``
-    ones never. :meth:`read` checks the fields named in ``_READS`` with that method of
-    :class:`_Fields`, in that order (the order of their problems)."""
+    """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
+    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by ``_READS``."""
 
     _OMIT: ClassVar[tuple[str, ...]] = ()
     _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
@@ -69,8 +59,7 @@ class _Record:
 
     @classmethod
     def read(cls, f: _Fields, **given):
-        """The record ``f`` reads: ``given`` fields as they are, each of ``_READS`` as ``f`` checks it
-        (a field it drops keeps its default)."""
+        """The record: ``given`` fields as they are, each of ``_READS`` checked by that method of ``f``."""
         read = {
             n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
         }
@@ -78,7 +67,6 @@ class _Record:
 
 
 def _plain(value):
-    """A field's value as JSON holds it (records and lists of records as their JSON)."""
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value.to_json() if isinstance(value, (_Record, Carried)) else value
@@ -86,22 +74,19 @@ def _plain(value):
 
 @dataclass
 class Carried:
-    """Where a row kept from an earlier run comes from: that run's time and its report; ``why``
-    this run did not decide it when that is not "not selected" (an interrupted run: "not reached")."""
+    """A row kept from an earlier run: that run's time, its report, and ``why`` when not "not selected"."""
 
     from_: str | None = None
     file: str | None = None
     why: str | None = None
 
     def to_json(self) -> dict:
-        out = {"from": self.from_, "file": self.file}
-        return {**out, "why": self.why} if self.why else out
+        return {"from": self.from_, "file": self.file, **({"why": self.why} if self.why else {})}
 
 
 @dataclass(frozen=True)
 class Quote:
-    """One number (or locator) of a drift check: its ``status`` (``ok``, ``in-words``, ``drift``,
-    ``not-found``...), the manuscript's line, and what the text and the registry say."""
+    """One number (or locator) of a drift check: its ``status``, line, and what text and registry say."""
 
     status: str
     line: int | None = None
@@ -138,13 +123,8 @@ class CI:
 
 @dataclass
 class ClaimEntry(_Record):
-    """One claim's row of ``claims.json`` (the fields :func:`claimcheck.report.build_json` writes).
-
-    ``measured`` is a float, ``[lo, hi]``, a bool, a string JSON cannot hold as a number
-    (``"inf"``), or None; ``details`` is the verdict's free-form record (``ci``, ``drift``,
-    ``conditions``...); ``selected`` is None in files written before the field. ``extra`` keeps
-    keys this version does not know, so that they are written back unchanged.
-    """
+    """One claim's row. ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as
+    a string (``"inf"``); ``details``: the verdict's free-form record; ``extra``: unknown keys, kept."""
 
     key: str
     id: str
@@ -189,10 +169,8 @@ class ClaimEntry(_Record):
     @property
     def unselected(self) -> bool:
         """Whether its run did not select it (and did not carry it from an earlier run)."""
-        if self.carried is not None:
-            return False
-        if self.selected is not None:
-            return self.selected is False
+        if self.carried is not None or self.selected is not None:
+            return self.selected is False and self.carried is None
         return self.outcome == NOT_RUN and self.reason == NOT_SELECTED
 
     @property
@@ -236,11 +214,7 @@ class ClaimEntry(_Record):
 
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
-        """An entry from a dict (tests, tools): every field checked as in a file.
-
-        Raises:
-            ValueError: a field is malformed (the message names it).
-        """
+        """An entry from a dict, every field checked as in a file. Raises ValueError naming a bad field."""
         issues: list[str] = []
         entry = parse_entry(raw, "entry", issues, set())
         if entry is None or issues:
@@ -259,15 +233,14 @@ class ChapterInfo(_Record):
     manuscript: str = ""
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
-
-    def __post_init__(self):
-        self.title = self.title or self.id
-
     _UNWRITTEN = ("written",)
     _READS = {
         **dict.fromkeys(("title", "language", "registry", "manuscript"), "text"),
         "profile": "given_obj",
     }
+
+    def __post_init__(self):
+        self.title = self.title or self.id
 
     def to_json(self) -> dict:
         full = super().to_json()
@@ -342,9 +315,8 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 @dataclass
 class Interrupted(_Record):
-    """How an interrupted run ended: ``by`` (SIGTERM, SIGINT, ``interrupted``), the claims it
-    decided, and the claims it selected but did not reach (their rows are an earlier run's, marked
-    as carried, or ``not-run`` with the reason "interrupted: ...")."""
+    """How an interrupted run ended (``by`` SIGTERM, SIGINT...): the claims it decided, and those it
+    selected but did not reach."""
 
     by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
@@ -377,9 +349,7 @@ class Weights:
 
 @dataclass(frozen=True)
 class Runner:
-    """The fields of a runner fingerprint (``runner``) the pages and merge speak of, read once; the
-    fingerprint itself stays a free-form object (a kit adds its own fields). Fields a fingerprint
-    lacks are None."""
+    """The fields of a runner fingerprint (free-form) the pages and merge speak of; None if absent."""
 
     cpu: Any = None
     cores: Any = None
@@ -421,23 +391,17 @@ _AS_RECORDED = "cpu cores machine cpu_capability python torch transformers torch
 
 
 def _number_in(raw: dict, name: str) -> float | None:
-    value = raw.get(name)
-    return value if _is_number(value) else None
+    return raw[name] if _is_number(raw.get(name)) else None
 
 
 def _obj_in(raw: dict, name: str) -> dict:
-    value = raw.get(name)
-    return value if isinstance(value, dict) else {}
+    return raw[name] if isinstance(raw.get(name), dict) else {}
 
 
 @dataclass
 class ClaimsDoc(_Record):
-    """A whole ``claims.json``. ``runner``, ``settings``, ``profile``, ``manuscripts`` and
-    ``deselected`` are free-form records (checked to be objects / lists of objects).
-
-    Not written: ``path`` (where it was read from), ``notes`` (how it was read, e.g. an older
-    schema) and ``issues`` (problems of single fields, see the module docstring).
-    """
+    """A whole ``claims.json`` (``runner``, ``settings``, ``profile``, ``manuscripts``, ``deselected``:
+    free-form). Not written: ``path`` it was read from, ``notes`` on how, ``issues`` of single fields."""
 
     schema: int = SCHEMA
     generated: str | None = None
@@ -471,8 +435,7 @@ class ClaimsDoc(_Record):
         return {e.key: e for e in self.claims}
 
     def chapter_list(self) -> list[ChapterInfo]:
-        """The document's chapters in order: ``chapters`` (schema 2), else one per registry, else
-        one made of the claims' own ``chapter`` fields (every entry then belongs to one of them)."""
+        """The chapters in order: ``chapters``, else one per registry; then those only claims name."""
         written = ("id", "title", "registry")
         out = [copy.copy(c) for c in self.chapters if c.id] or [
             ChapterInfo(cid, str(reg.chapter.get("title") or cid), registry=reg.path, written=written)
@@ -487,14 +450,9 @@ class ClaimsDoc(_Record):
         return out or [ChapterInfo("", "")]
 
 
-# --- reading --------------------------------------------------------------------------------------
 def read_json(path) -> dict:
-    """The JSON object of a results file, with the precise words when it cannot be read.
-
-    Raises:
-        ResultFileError: missing, not a regular file, unreadable, not UTF-8, empty, not JSON
-            (truncated: the message gives line and column), or not a JSON object.
-    """
+    """The JSON object of a results file. Raises ResultFileError: missing, not a regular file,
+    unreadable, not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
@@ -516,47 +474,15 @@ def read_json(path) -> dict:
     except RecursionError:
         raise ResultFileError(p, "not usable JSON (nested too deeply)") from None
     if not isinstance(doc, dict):
-        raise ResultFileError(
-            p,
-            f"top level is a JSON {type(doc).__name__}, expected an object "
-            "with 'runner' and 'claims' (is it a claimcheck claims.json?)",
-        )
+        what = f"top level is a JSON {type(doc).__name__}, expected an object with 'runner' and 'claims'"
+        raise ResultFileError(p, f"{what} (is it a claimcheck claims.json?)")
     return doc
 
 
 def read_document(path) -> ClaimsDoc:
-    """Read a ``claims.json`` into a :class:`ClaimsDoc`, every field checked (see the module
-    docstring): problems of single fields are in its ``issues``.
-
-    Raises:
-        ResultFileError: see :func:`read_json`; a schema this version does not read; no ``claims``
-            list, or a ``runner`` that is not an object.
-    """
+    """A ``claims.json`` as a :class:`ClaimsDoc`; problems of single fields are in its ``issues``.
+    Raises ResultFileError (:func:`read_json`, :func:`parse_document`)."""
     return parse_document(read_json(path), path)
-
-
-def check_schema(doc: dict, path) -> int:
-    """The document's schema (1 when absent: files written before the field).
-
-    Raises:
-        ResultFileError: a schema that is not an integer, or not one of :data:`READS`.
-    """
-    schema = doc.get("schema", 1)
-    if isinstance(schema, bool) or not isinstance(schema, int):
-        raise ResultFileError(
-            path,
-            f"field 'schema' is {_quote(schema)}, expected an integer (this claimcheck reads "
-            f"{', '.join(map(str, READS))})",
-        )
-    if schema not in READS:
-        newer = schema > SCHEMA
-        raise ResultFileError(
-            path,
-            f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
-            f"claimcheck reads ({', '.join(map(str, READS))})"
-            + ("; upgrade claimcheck to read it" if newer else ""),
-        )
-    return schema
 
 
 #: the words of timing verdicts in files written before every verdict spoke :mod:`claimcheck.outcomes`
@@ -569,16 +495,23 @@ OLD_VERDICT_WORDS = {
 
 
 def upgrade(raw: dict, path) -> list[str]:
-    """The one upgrade of older files, on the raw JSON, in place: every entry's ``details`` verdicts
-    (a timing claim's ``conditions`` and ``exact`` forms) get the words of
-    :mod:`claimcheck.outcomes` (older files say ``pass``/``fail``/``undecided``); a schema-1
-    document's entries and sections get the chapter of its one registry, and keys. Returns the
-    notes that say how the file was read ([] for a current file).
-
-    Raises:
-        ResultFileError: see :func:`check_schema`.
-    """
-    schema = check_schema(raw, path)
+    """Upgrade an older file's raw JSON in place: the ``details`` verdicts of timing forms get the
+    words of :mod:`claimcheck.outcomes`; a schema-1 document's entries and sections get the chapter of
+    its one registry, and keys. Returns notes on how the file was read ([] for a current file).
+    Raises ResultFileError: a ``schema`` (1 when absent) not an integer or not one of :data:`READS`."""
+    schema = raw.get("schema", 1)
+    reads = ", ".join(map(str, READS))
+    if isinstance(schema, bool) or not isinstance(schema, int):
+        raise ResultFileError(
+            path, f"field 'schema' is {_quote(schema)}, expected an integer (this claimcheck reads {reads})"
+        )
+    if schema not in READS:
+        newer = schema > SCHEMA
+        raise ResultFileError(
+            path,
+            f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
+            f"claimcheck reads ({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
+        )
     claims = _list(raw, "claims")
     for e in claims:
         details = e.get("details") if isinstance(e, dict) else None
@@ -589,12 +522,10 @@ def upgrade(raw: dict, path) -> list[str]:
                     form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
     if schema >= 2:
         return []
-    regs = [
-        RegistryInfo(str(r.get("path") or ""), _obj_in(r, "chapter"))
-        for r in _list(raw, "registries")
-        if isinstance(r, dict)
-    ]
-    chapter = regs[0].chapter_key if regs else ""
+    regs = [r for r in _list(raw, "registries") if isinstance(r, dict)]
+    chapter = (
+        RegistryInfo(str(regs[0].get("path") or ""), _obj_in(regs[0], "chapter")).chapter_key if regs else ""
+    )
     chapter = chapter if CHAPTER_RE.match(chapter) else ""
     for e in claims:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
@@ -610,17 +541,12 @@ def upgrade(raw: dict, path) -> list[str]:
 
 
 def _list(raw: dict, name: str) -> list:
-    value = raw.get(name)
-    return value if isinstance(value, list) else []
+    return raw[name] if isinstance(raw.get(name), list) else []
 
 
 def parse_document(raw: dict, path) -> ClaimsDoc:
-    """A results file's parsed JSON (from :func:`read_json`) as a :class:`ClaimsDoc` (see
-    :func:`read_document`, which reads and calls this). ``raw`` is upgraded in place.
-
-    Raises:
-        ResultFileError: see :func:`read_document`.
-    """
+    """A results file's JSON (:func:`read_json`) as a :class:`ClaimsDoc`; ``raw`` is upgraded in place.
+    Raises ResultFileError: no ``claims`` list, a ``runner`` that is not an object (or :func:`upgrade`)."""
     claims = raw.get("claims")
     if not isinstance(claims, list):
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
@@ -705,22 +631,21 @@ def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = 
 
 
 class _Fields:
-    """Reads the fields of one JSON object, each checked; a malformed one is an issue
-    (``{where}: field '{prefix}{name}' is ..., expected ...; ignored``) and its default."""
+    """Reads the fields of one JSON object, each checked: a malformed one is an issue, and None."""
 
     def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = ""):
         self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
 
     def at(self, name: str, raw: dict | None = None) -> _Fields:
-        """The reader of a nested object ``raw`` (issues name it ``name.field``)."""
+        """The reader of a nested object (issues name ``name.field``)."""
         return _Fields({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
 
     def each(self, name: str) -> list[tuple[dict, _Fields]]:
-        """``(item, its reader)`` of a list of objects (see :meth:`items`)."""
+        """``(item, its reader)`` of a list of objects."""
         return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
 
     def valid(self, reads: dict[str, str]) -> bool:
-        """Whether every field of ``reads`` (``{name: the method that checks it}``) passes its check."""
+        """Whether every field of ``reads`` (``{name: method}``) passes its check."""
         before = len(self.issues)
         for name, how in reads.items():
             getattr(self, how)(name)
@@ -731,17 +656,11 @@ class _Fields:
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
-    def text(self, name: str, numbers: bool = False) -> str | None:
-        v = self.raw.get(name)
-        if v is None or isinstance(v, str):
-            return v
-        if numbers and _is_number(v):
-            return str(v)
-        self.bad(name, v, "a string")
-        return None
+    def text(self, name: str) -> str | None:
+        return self.checked(name, lambda v: isinstance(v, str), "a string")
 
     def checked(self, name: str, ok, want: str, quote: bool = False):
-        """The field ``name`` when absent or ``ok(value)``; else an issue (expected ``want``) and None."""
+        """The field when absent or ``ok(value)``; else an issue and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
             return v
@@ -763,17 +682,18 @@ class _Fields:
         return self.raw.get(name)
 
     def printed(self, name: str) -> str | None:
-        return self.text(name, numbers=True)
+        v = self.raw.get(name)
+        return str(v) if _is_number(v) else self.text(name)
 
     def measured(self, name: str):
         return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
     def display(self, name: str) -> str | None:
-        """A measured value's display, read only beside a usable measurement."""
+        """Read only beside a usable measurement."""
         return self.text(name) if measured_ok(self.raw.get("measured")) else None
 
     def details(self, name: str) -> dict:
-        """The verdict's details, a drift check's quotes with integer lines (annotations point at them)."""
+        """The verdict's details; a drift quote's bad ``line`` is set to None."""
         details = self.obj(name)
         drift = details.get("drift")
         for q, qf in self.at(name).at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
@@ -788,16 +708,11 @@ class _Fields:
         return [p for p, g in self.each(name) if _plot(g)]
 
     def given_obj(self, name: str) -> dict | None:
-        """An object field that may be absent (None), unlike :meth:`obj`'s ``{}``."""
+        """None when absent, unlike :meth:`obj`."""
         return self.obj(name) if name in self.raw else None
 
     def obj(self, name: str) -> dict:
-        v = self.raw.get(name)
-        if isinstance(v, dict):
-            return v
-        if v is not None:
-            self.bad(name, v, "an object")
-        return {}
+        return self.checked(name, lambda v: isinstance(v, dict), "an object") or {}
 
     def strings(self, name: str) -> list[str] | None:
         return self.checked(
@@ -806,24 +721,15 @@ class _Fields:
 
     def items(self, name: str):
         """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""
-        v = self.raw.get(name)
-        if v is None:
-            return []
-        if not isinstance(v, list):
-            self.bad(name, v, "a list")
-            return []
-        out = []
+        v = self.checked(name, lambda v: isinstance(v, list), "a list") or []
         for n, x in enumerate(v):
-            if isinstance(x, dict):
-                out.append((n, x))
-            else:
+            if not isinstance(x, dict):
                 self.bad(f"{name}[{n}]", x, "an object")
-        return out
+        return [(n, x) for n, x in enumerate(v) if isinstance(x, dict)]
 
 
 def _manuscript(f: _Fields) -> bool:
-    """Whether a ``manuscripts[n]`` record can be used (paths are strings; the audit's numbers
-    have integer lines); a record that cannot is an issue and left out."""
+    """Whether a ``manuscripts[n]`` record can be used (its problems are issues)."""
     before = len(f.issues)
     f.valid({"path": "text", "registry": "text", "chapter": "text"})
     audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
@@ -849,28 +755,20 @@ def _plot(f: _Fields) -> bool:
 
 
 def relative_inside(path: str) -> bool:
-    """Whether a path a results file names stays inside that file's folder: relative, with no
-    ``..`` part and no drive."""
+    """Whether a path a results file names stays inside that file's folder (no ``..``, no drive)."""
     p = Path(path)
     return bool(path) and not p.is_absolute() and not p.drive and ".." not in p.parts and "\\" not in path
 
 
 def safe_link(href: str | None) -> str:
-    """``href`` when a page may render it as a link: an http(s) URL or a relative path; else ""
-    (``javascript:``, ``data:``, ``file:`` and other schemes are never links)."""
+    """``href`` when a page may render it as a link, an http(s) URL or a relative path; else ""."""
     text = str(href or "").strip()
-    if not text:
-        return ""
     scheme = text.split(":", 1)[0].lower() if ":" in text.split("/", 1)[0] else ""
-    if scheme in ("http", "https"):
-        return text
-    if scheme or text.startswith(("//", "\\")) or any(ord(ch) < 32 for ch in text):
+    if scheme not in ("http", "https") and (
+        scheme or text.startswith(("//", "\\")) or any(ord(ch) < 32 for ch in text)
+    ):
         return ""
     return text
-
-
-def _is_number(x: object) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def _is_line(x: object) -> bool:
@@ -878,8 +776,7 @@ def _is_line(x: object) -> bool:
 
 
 def measured_ok(m) -> bool:
-    """Whether ``m`` is a measured value as claims.json writes it: a number, ``[lo, hi]``, a bool, null, or a number
-    JSON cannot hold as a string (``"inf"``, ``"nan"``); any other string is not a measurement."""
+    """Whether ``m`` is a measured value as claims.json writes it (see :class:`ClaimEntry`)."""
     if isinstance(m, str):
         try:
             float(m)
@@ -894,4 +791,4 @@ def measured_ok(m) -> bool:
 def _quote(v) -> str:
     """A bad value as a problem quotes it: its repr, cut to a short excerpt."""
     text = repr(v)
-    return text if len(text) <= _QUOTE else text[: _QUOTE - 1] + "…"
+    return text if len(text) <= 60 else text[:59] + "…"

@@ -1,12 +1,7 @@
 """Results of several runs: load ``claims.json`` files, merge them into a claim x runner matrix, diff two.
 
-pytest-html reports one run; it cannot merge runs. Standard library only (the page is rendered by
-:mod:`claimcheck.pages`): it must run in a CI job that installs claimcheck without torch.
-
-Input problems never lose other data: a file that cannot be read (missing, truncated, not a claims
-report) raises :class:`ResultFileError` naming the file, and :func:`load_results` goes on with the
-others; a bad field inside a readable file is an issue naming the file, the claim key and the field
-(:func:`claimcheck.results.parse_entry`; an unusable outcome is ``invalid``), the rest is kept.
+Standard library only (a CI job without torch runs it). An unreadable file is a
+:class:`ResultFileError` and the other files are still used; a bad field is an issue of its run.
 """
 
 from __future__ import annotations
@@ -21,16 +16,14 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import INVALID, ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
+from claimcheck.results import ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
 from claimcheck.tolerance import parse_tolerance
 
-__all__ = ["INVALID", "ResultFileError", "diff", "load_results", "merge", "run_labels"]
+__all__ = ["ResultFileError", "diff", "load_results", "merge", "run_labels"]
 
 
-# --- loading ----------------------------------------------------------------------------------
 def load_results(paths) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
-    """Load every file (:func:`claimcheck.results.read_document`); return (the readable runs, in
-    the order given; the files that failed)."""
+    """(the readable runs, in the order given; the errors of the files that could not be read)."""
     runs, errors = [], []
     for path in paths:
         try:
@@ -41,23 +34,18 @@ def load_results(paths) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
 
 
 def run_labels(runs: list[ClaimsDoc]) -> list[str]:
-    """Label each run by its file: ``x/claims-macos/claims.json`` -> ``claims-macos``; ``gpu.json`` -> ``gpu``.
-
-    CI artifacts are downloaded into one folder per artifact, all holding ``claims.json``, so the
-    folder is the informative part there. Duplicates get `` (2)``, `` (3)``...
-    """
+    """Label each run by its file: ``x/claims-macos/claims.json`` -> ``claims-macos`` (CI artifacts: one
+    folder each); ``gpu.json`` -> ``gpu``. Duplicates get `` (2)``, `` (3)``..."""
     seen: dict[str, int] = {}
     labels = []
     for run in runs:
         p = Path(run.path)
-        base = p.parent.name if p.name == "claims.json" and p.parent.name else p.stem
-        base = base or str(p)
+        base = (p.parent.name if p.name == "claims.json" and p.parent.name else p.stem) or str(p)
         seen[base] = seen.get(base, 0) + 1
         labels.append(base if seen[base] == 1 else f"{base} ({seen[base]})")
     return labels
 
 
-# --- the matrix -------------------------------------------------------------------------------
 @dataclass
 class Row:
     id: str
@@ -88,36 +76,26 @@ class Matrix:
 
 
 def _ordered_ids(runs: list[ClaimsDoc]) -> list[str]:
-    """Union of the runs' claim ids, each file's order kept: an id new in a later file goes right
-    after the id it follows there (so the registry order survives when files hold different ids)."""
+    """Union of the runs' claim keys, each file's order kept: a key new in a later file goes right
+    after the key it follows there."""
     order: list[str] = []
     for run in runs:
         prev = None
         for cid in (e.key for e in run.claims):
-            if cid in order:
-                prev = cid
-                continue
-            at = order.index(prev) + 1 if prev is not None else 0
-            order.insert(at, cid)
+            if cid not in order:
+                order.insert(order.index(prev) + 1 if prev is not None else 0, cid)
             prev = cid
     return order
 
 
 def format_measured(entry: ClaimEntry) -> str:
-    """The measured value of an entry as text: its ``measured_display``, else the value with unit
-    (:func:`claimcheck.display.format_value`)."""
-    if entry.measured_display:
-        return entry.measured_display
-    return format_value(entry.measured, entry.unit or "")
+    """The measured value of an entry as text: its ``measured_display``, else the value with unit."""
+    return entry.measured_display or format_value(entry.measured, entry.unit or "")
 
 
 def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
-    """Return the claim x runner :class:`Matrix` of ``runs`` (columns in the order given).
-
-    Every id of every run has a row; a run without that id gets a ``not-run`` cell whose reason
-    says it is absent from that file. ``errors`` (unreadable files, as strings or
-    :class:`ResultFileError`) are kept, together with every run's entry issues.
-    """
+    """Return the claim x runner :class:`Matrix` of ``runs`` (columns in the order given): a run without
+    a claim gets a ``not-run`` cell; ``errors`` (unreadable files) are kept beside the runs' issues."""
     rows, keyed = [], [run.by_key() for run in runs]
     for cid in _ordered_ids(runs):
         row = Row(cid)
@@ -130,11 +108,9 @@ def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
                 )
                 continue
             for key in ("title", "stated", "unit", "tolerance"):
-                value = getattr(e, key) or ""
-                if value and not getattr(row, key):
-                    setattr(row, key, str(value))
-                if value:
-                    seen.setdefault(key, set()).add(str(value))
+                if value := str(getattr(e, key) or ""):
+                    setattr(row, key, getattr(row, key) or value)
+                    seen.setdefault(key, set()).add(value)
             row.cells.append(e)
         row.differs = [
             f"{k}: {' | '.join(sorted(v))}" for k, v in seen.items() if len(v) > 1 and k != "title"
@@ -145,7 +121,7 @@ def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
 
 
 def matrix_json(m: Matrix) -> dict:
-    """The matrix for machines: runners (label, file, fingerprint, settings), claims with one cell per runner."""
+    """The matrix for machines: runners (label, file, fingerprint, settings), claims (a cell per runner)."""
     runners = [
         {"label": label, **_fields(r, "path generated runner settings"), "counts": counts(r)}
         for label, r in zip(m.labels, m.runs)
@@ -166,26 +142,21 @@ def _fields(obj, names: str) -> dict:
     return {k: getattr(obj, k) for k in names.split()}
 
 
+def _cell_json(c: ClaimEntry) -> dict:
+    return {
+        **_fields(c, "outcome measured measured_display reason drifted"),
+        "measured_display": format_measured(c),
+    }
+
+
 def counts(run: ClaimsDoc) -> dict[str, int]:
     """``{outcome: n}`` of a run's claims, each outcome where it first occurs (not the file's ``counts``)."""
     return dict(Counter(c.outcome for c in run.claims))
 
 
-def _cell_json(c: ClaimEntry) -> dict:
-    return {
-        **_fields(c, "outcome measured"),
-        "measured_display": format_measured(c),
-        **_fields(c, "reason drifted"),
-    }
-
-
-# --- HTML ---------------------------------------------------------------------------------------
 def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
-    """The runner fingerprint as short lines for a column header (CPU, GPU, libraries, extras).
-
-    Known keys of :func:`claimcheck.fingerprint.runner_fingerprint` come first in a fixed order;
-    any other key (e.g. a weights sha256 added by a later version) follows as ``key: value``.
-    """
+    """The runner fingerprint as short lines for a column header: known keys first, in a fixed order,
+    then any other key as ``key: value``."""
     r = dict(runner or {})
     lines = []
     cpu, cores, ram = (r.pop(key, None) for key in ("cpu", "cores", "ram_bytes"))
@@ -193,13 +164,10 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
         ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
         lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
     raw_gpu = r.pop("gpu", None)
-    gpu = (
-        Runner.of({"gpu": {**raw_gpu, "name": raw_gpu.get("name") or "?"}}).gpu
-        if isinstance(raw_gpu, dict)
-        else None
-    )
     parts = ["none"]
-    if gpu is not None:
+    if isinstance(raw_gpu, dict) and (
+        gpu := Runner.of({"gpu": {**raw_gpu, "name": raw_gpu.get("name") or "?"}}).gpu
+    ):
         parts = [
             gpu.name,
             f"{gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else "",
@@ -235,9 +203,8 @@ def settings_size_profile(settings: dict | None) -> str | None:
 
 
 def _flatten(d: dict, prefix: str = ""):
-    """``(dotted key, value)`` of a nested fingerprint, for a reader: empty fields left out (an
-    empty ``load.why`` says nothing), floats to four significant digits (``load.probe_s: 0.001391``,
-    not ``0.0013913990001128695``), lists joined."""
+    """``(dotted key, value)`` of a nested fingerprint: empty fields left out, floats to four
+    significant digits, lists joined."""
     for k, v in d.items():
         if v is None or v == {} or v == [] or v == "":
             continue
@@ -249,7 +216,6 @@ def _flatten(d: dict, prefix: str = ""):
             yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
 
 
-# --- diff ---------------------------------------------------------------------------------------
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
     "regression improved changed moved added removed".split()
 )
@@ -259,7 +225,7 @@ DRIFTED = "drifted"  # the manuscript NEW was checked against prints another fig
 @dataclass
 class Change:
     id: str
-    kind: str  # one of REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED, DRIFTED
+    kind: str  # one of the words above
     old: str | None  # old outcome (None: absent from OLD)
     new: str | None
     text: str
@@ -285,9 +251,8 @@ class Diff:
 
 
 def outcome_change_kind(old: str, new: str) -> str:
-    """Classify an outcome change: ``regression`` when a verdict that held (passed, near-tie) turns
-    into failed or error; ``improved`` when failed/error/near-tie turns into a better verdict;
-    ``changed`` otherwise (e.g. passed -> skipped, skipped -> passed, passed -> near-tie)."""
+    """``regression`` when a verdict that held turns into failed or error; ``improved`` when a verdict
+    turns into a better one; ``changed`` otherwise (e.g. passed -> skipped, passed -> near-tie)."""
     if old in HELD and new in BROKEN:
         return REGRESSION
     if old in VERDICT_RANK and new in VERDICT_RANK and VERDICT_RANK[new] < VERDICT_RANK[old]:
@@ -304,15 +269,10 @@ def _bounds(m) -> tuple[float, float] | None:
 
 
 def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> str | None:
-    """Return a one-line description when the measured value moved beyond the claim's tolerance
-    applied to the move, the old measurement in the chapter's value's place
-    (:meth:`claimcheck.tolerance.Tolerance.move_limit`: ``exact`` 0, ``printed`` half a unit of the
-    stated value's last digit, ``rel:R`` R x |old|, a ``>=``/``<=`` bar ``bound_move`` x |old|), else
-    None. Both entries need a measured value; intervals ``[lo, hi]`` move by the larger end's move.
-
-    Raises:
-        ValueError / ToleranceError: the new entry's tolerance is unusable (the caller reports it).
-    """
+    """A one-line description when the measured value moved beyond the claim's tolerance applied to
+    the move (:meth:`claimcheck.tolerance.Tolerance.move_limit`; a ``>=``/``<=`` bar: ``bound_move``
+    x |old|), else None. An interval ``[lo, hi]`` moves by its larger end's move. Raises ValueError
+    (ToleranceError) when the new entry's tolerance is unusable."""
     mo, mn = old.measured, new.measured
     if mo is None or mn is None:
         return None
@@ -323,9 +283,8 @@ def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> st
     if bo is None or bn is None:
         return None if mo == mn else f"{format_measured(old)} -> {format_measured(new)}"
     delta = max(abs(bn[0] - bo[0]), abs(bn[1] - bo[1]))
-    tolerance = new.tolerance or old.tolerance or "printed"
     ref = (bo[0] + bo[1]) / 2
-    limit, rule = parse_tolerance(tolerance).move_limit(
+    limit, rule = parse_tolerance(new.tolerance or old.tolerance or "printed").move_limit(
         ref, stated=new.stated or old.stated, bound_move=bound_move
     )
     if delta <= limit:
@@ -335,14 +294,9 @@ def value_move(old: ClaimEntry, new: ClaimEntry, bound_move: float = 0.25) -> st
 
 
 def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
-    """Return the :class:`Diff` from ``old`` to ``new``: outcome changes and value moves, per claim.
-
-    A claim in only one file is ``added`` / ``removed`` (a removed claim that passed before is a
-    ``regression``). A claim that one of the runs did not select (``-k``/``-m``) is not compared:
-    it is listed in ``unselected`` (and ``claimcheck diff`` says so in one line). An outcome change is classified by
-    :func:`outcome_change_kind`; a measured value that moved beyond the claim's tolerance
-    (:func:`value_move`) is ``moved`` (also when the outcome changed too, as a second entry).
-    """
+    """The :class:`Diff` from ``old`` to ``new``, per claim: ``added`` / ``removed`` (a removed claim that
+    held is a ``regression``), outcome changes (:func:`outcome_change_kind`), drift, and ``moved``
+    values (:func:`value_move`); a claim one run did not select is listed in ``unselected`` instead."""
     d = Diff(old, new, issues=list(old.issues) + list(new.issues))
     for key in ("cpu", "cores", "gpu", "torch", "transformers", "torch_threads"):
         a, b = old.runner.get(key), new.runner.get(key)
@@ -358,9 +312,7 @@ def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
             assert en is not None  # each id is in one of the runs at least
             d.changes.append(Change(cid, ADDED, None, en.outcome, f"only in NEW ({en.outcome})"))
             continue
-        if en is None:
-            # a claim that held and is gone from the new report is a regression: a gate must not
-            # turn green because a claim silently stopped being checked
+        if en is None:  # a gate must not turn green because a claim that held stopped being checked
             kind = REGRESSION if eo.outcome in HELD else REMOVED
             d.changes.append(
                 Change(cid, kind, eo.outcome, None, f"only in OLD ({eo.outcome}); missing from NEW")

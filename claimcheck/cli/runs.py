@@ -1,8 +1,5 @@
-"""``claimcheck merge`` and ``claimcheck diff``: results of several runs (see :mod:`claimcheck.runs`).
-
-Exit codes follow diff(1): 0 fine, 1 the answer is "yes, there is something" (diff: a regression;
-merge: an input file was unreadable but the matrix was still written from the others), 2 trouble
-(diff: an input is unusable, so the gate cannot be trusted; merge: no input was readable).
+"""``claimcheck merge`` and ``claimcheck diff`` (:mod:`claimcheck.runs`). Exit codes follow diff(1):
+0 fine, 1 "yes, there is something" (a regression; an unreadable input left out), 2 trouble.
 """
 
 from __future__ import annotations
@@ -143,9 +140,7 @@ def _diff(args) -> int:
     for issue in d.issues:
         print(f"error: {issue}", file=sys.stderr)
     print(f"claimcheck diff {old.path} -> {new.path}")
-    for note in old.notes + new.notes:
-        print(f"  note: {note}")
-    for note in d.runner_notes:
+    for note in old.notes + new.notes + d.runner_notes:
         print(f"  note: {note}")
     for side, ids in d.unselected.items():
         shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
@@ -159,17 +154,8 @@ def _diff(args) -> int:
         print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
     counts = Counter(c.kind for c in d.changes)
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
-    record: dict[str, object] = {
-        "old": old.path,
-        "new": new.path,
-        "notes": d.runner_notes,
-        "issues": d.issues,
-    }
+    record: dict[str, object] = dict(old=old.path, new=new.path, notes=d.runner_notes, issues=d.issues)
     record |= {"unselected": d.unselected, "carried": d.carried, "changes": [vars(c) for c in d.changes]}
     if args.json_out and not _write(record, args.json_out):
         return 2
-    if d.issues:
-        return 2
-    if d.regressions or (args.fail_on_move and d.of_kind(MOVED)):
-        return 1
-    return 0
+    return 2 if d.issues else 1 if d.regressions or (args.fail_on_move and d.of_kind(MOVED)) else 0
