@@ -492,7 +492,7 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
     chapters = dict(book)
     for key, value in revisions:
         chapter, cid = split(key)
-        reg = book.get(chapter)
+        reg = chapters.get(chapter)
         if reg is not None and cid in reg.claims:
             copy = dataclasses.replace(reg, claims={**reg.claims})
             copy.claims[cid] = dataclasses.replace(reg.claims[cid], stated=value)

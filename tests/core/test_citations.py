@@ -146,6 +146,22 @@ def test_what_if_re_judges_every_claim_that_quotes_a_revised_one(tmp_path):
     assert requoted([("ch16:C05", "700")], book) == {}
 
 
+def test_what_if_keeps_every_revision_of_one_chapter(tmp_path):
+    """Two revised claims of one chapter: each quote is judged against its own revised figure, not
+    against a copy of the chapter that holds only the last revision."""
+    both = SOURCE + claim_toml("C11", stated="0.93", unit="s", locator="0.93 s")
+    ch15 = registry(tmp_path, "ch15", both)
+    ch16 = registry(
+        tmp_path,
+        "ch16",
+        quote("ch15:C10")
+        + claim_toml("C06", stated="0.9", unit="s", locator="0.9 s", extra='cites = "ch15:C11"'),
+    )
+    quoted = requoted([("ch15:C10", "700"), ("ch15:C11", "0.91")], {"ch15": ch15, "ch16": ch16})
+    assert [(c.key, c.status) for c in quoted["ch15:C10"]] == [("ch16:C05", "drift")]
+    assert [(c.key, c.status) for c in quoted["ch15:C11"]] == [("ch16:C06", "ok")]
+
+
 def test_a_drifted_quote_is_said_at_its_line_with_both_figures(tmp_path):
     ch15 = registry(tmp_path, "ch15", SOURCE.replace('"497.76"', '"700"'))
     text = "One line.\nThe weights take about 500 MB here.\n"
