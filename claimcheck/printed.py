@@ -89,6 +89,10 @@ class Number:
         return self.mantissa + (f"e{self.exponent}" if self.exponent is not None else "")
 
     @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
+
+    @property
     def is_fraction(self) -> bool:
         return "/" in self.mantissa
 
