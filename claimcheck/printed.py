@@ -1,9 +1,8 @@
 """Numbers as printed in a manuscript: the tokeniser, printed-value comparison, locator patterns.
 
-Our own tokeniser, because number-parsing libraries (``babel.numbers``, ``quantulum3``) read one
-number from a clean string; the drift check and the audit need every number of Chinese prose with
-its printed digits and exact offsets. Rules, on the text after :func:`normalise` (full-width
-characters as ASCII, one for one, so offsets do not move):
+Our own tokeniser: number-parsing libraries (``babel.numbers``, ``quantulum3``) read one number from
+a clean string; the drift check needs every number of Chinese prose, its digits and offsets. Rules,
+on the text after :func:`normalise` (full-width characters as ASCII, offsets unchanged):
 
 1. **Maximal munch.** A number is the longest run of a FRACTION (``1/20``), a DECIMAL (``36,864``,
    ``0.086``: ',' only between groups of three), an EXPONENT (``5.8e-6``, ``5.8 × 10⁻⁶``,
@@ -29,11 +28,12 @@ from functools import lru_cache
 SPLIT = "¦"
 """Marks, inside a locator, the boundary between two numbers the manuscript prints glued together."""
 
-_FULLWIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF10, 0xFF1A)}  # ０-９
-_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)})  # Ａ-Ｚ
-_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF41, 0xFF5B)})  # ａ-ｚ
-_FULLWIDTH.update({"．": ".", "％": "%", "／": "/", "＋": "+", "－": "-", "−": "-", "\u3000": " ", "＾": "^"})
-_TRANSLATE = str.maketrans(_FULLWIDTH)
+_FULLWIDTH = {
+    chr(c): chr(c - 0xFEE0) for c in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]
+}
+_TRANSLATE = str.maketrans(
+    _FULLWIDTH | dict(zip("．％／＋－−\u3000＾", ".%/+-- ^"))
+)  # ０-９, Ａ-Ｚ, ａ-ｚ too
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
@@ -167,12 +167,7 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
         n = _NUMBER_RE.match(norm, p)
         assert n is not None  # the pattern matches at any digit
         end = n.end()
-        raw = norm[p:end]
-        try:
-            mantissa, exponent, scale = parse_number(raw)
-        except ValueError:  # pragma: no cover - NUMBER_PATTERN and _PARTS_RE describe one grammar
-            pos = end
-            continue
+        mantissa, exponent, scale = parse_number(norm[p:end])  # NUMBER_PATTERN is _PARTS_RE's grammar
         line += norm.count("\n", line_pos, p)
         line_pos = p
         after = _UNIT_AFTER.match(norm, end)
@@ -191,13 +186,11 @@ def same_printed(registry_text: str, number: Number | str) -> bool:
     else:
         printed = number.printed
     reg = normalise(registry_text.strip()).replace(",", "")
+    if "/" in reg:
+        return reg == printed
     if "/" in printed:
-        if "/" in reg:
-            return reg == printed
         num, den = printed.split("/")
         return num == "1" and _digits_equal(reg, den)
-    if "/" in reg:
-        return False
     return _digits_equal(reg, printed)
 
 
@@ -267,14 +260,7 @@ def compile_locator(locator: str) -> LocatorPattern:
 
 def _literal(text: str) -> str:
     """Regex of a locator's text between numbers: a run of spaces stands for at least one whitespace."""
-    out: list[str] = []
-    for ch in text:
-        if ch.isspace():
-            if not out or out[-1] != r"\s+":
-                out.append(r"\s+")
-        else:
-            out.append(re.escape(ch))
-    return "".join(out)
+    return r"\s+".join(map(re.escape, re.split(r"\s+", text)))
 
 
 def locator_plain(locator: str) -> str:

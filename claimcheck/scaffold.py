@@ -38,11 +38,11 @@ _CJK_UNITS = dict(
 _CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_UNITS = dict(
-    pair.split(":") if ":" in pair else (pair, pair)
-    for pair in "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD µs:us byte:B "
-    "bytes:B bits:bit tokens:token tok:token FLOPs:FLOP params:param".split()
+_LATIN_WORDS = (
+    "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD µs:us byte:B bytes:B "
 )
+_LATIN_WORDS += "bits:bit tokens:token tok:token FLOPs:FLOP params:param"  # word:unit, or a unit itself
+_LATIN_UNITS = {word: unit or word for word, _, unit in (w.partition(":") for w in _LATIN_WORDS.split())}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
