@@ -454,11 +454,8 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
 
 
 def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
-    """Account for every number of the manuscript: bound by a claim, waived, or unbound.
-
-    A number that bindings split (``256¦8.41``) counts as its pieces; a piece nothing covers is
-    unbound.
-    """
+    """Every number of the manuscript bound by a claim, waived, or unbound; a number that bindings
+    split (``256¦8.41``) counts as its pieces."""
     problems: list[str] = []
     warnings: list[str] = []
     covers = [_Cover(*c.span, "bound", c.claim_id) for d in drifts for c in d.checks if c.span is not None]

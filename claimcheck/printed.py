@@ -3,19 +3,14 @@
 Our own tokeniser: number-parsing libraries (``babel.numbers``, ``quantulum3``) read one number from
 a clean string; the drift check needs every number of Chinese prose, its digits and offsets. Rules,
 on the text after :func:`normalise` (full-width characters as ASCII, offsets unchanged):
-
-1. **Maximal munch.** A number is the longest run of a FRACTION (``1/20``), a DECIMAL (``36,864``,
-   ``0.086``: ',' only between groups of three), an EXPONENT (``5.8e-6``, ``5.8 × 10⁻⁶``,
-   ``5.8*10^-6``) and a SCALE (``99.16%``, ``8506 万``, ``128K``). Chinese numerals are words.
-2. **Names are not numbers.** Digits glued to a Latin word are part of a name (``GPT-2``,
-   ``float32``), unless the word is a unit (:data:`UNIT_WORDS`): then it closes the previous
-   table cell (``5.21 s98 token`` is 5.21 s and 98 token).
-3. **Numbers glued to numbers** (``2568.41 s``: row 256, 8.41 s) are read as one; a locator marks
-   the boundary with ``¦`` (``256¦8.41 s``) and the audit splits the number there.
-
-:func:`same_printed` compares by printed digits: ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶``
-equals ``"5.8e-6"``, ``8506 万`` equals ``"8506"`` (万 stays in the unit), ``0.2`` is not
-``"0.20"``, and a unit fraction ``1/20`` equals ``"20"``.
+1. **Maximal munch**: the longest run of a fraction (``1/20``), a decimal (``36,864``: ',' between
+   groups of three), an exponent (``5.8e-6``, ``5.8 × 10⁻⁶``, ``5.8*10^-6``) and a scale (``99.16%``,
+   ``8506 万``, ``128K``). Chinese numerals are words.
+2. **Names are not numbers**: digits glued to a Latin word are a name (``GPT-2``), unless the word is
+   a unit (:data:`UNIT_WORDS`), which closes a table cell (``5.21 s98 token``: 5.21 s, 98 token).
+3. **Numbers glued to numbers** (``2568.41 s``) are one; a locator splits them with ``¦`` (``256¦8.41``).
+:func:`same_printed` compares printed digits: ``36,864`` is ``"36864"``, ``5.8 × 10⁻⁶`` is ``"5.8e-6"``,
+``8506 万`` is ``"8506"``, ``0.2`` is not ``"0.20"``, a unit fraction ``1/20`` is ``"20"``.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate
 from pathlib import Path
 
@@ -38,11 +39,11 @@ _CJK_UNITS = dict(
 _CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_WORDS = (
-    "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD µs:us byte:B bytes:B "
-)
-_LATIN_WORDS += "bits:bit tokens:token tok:token FLOPs:FLOP params:param"  # word:unit, or a unit itself
-_LATIN_UNITS = {word: unit or word for word, _, unit in (w.partition(":") for w in _LATIN_WORDS.split())}
+_LATIN_UNITS = {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
+_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
+    u: u for u in "s ms us ns min h B KB MB GB TB".split()
+}
+_LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
@@ -358,12 +359,9 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
 # --- locators -----------------------------------------------------------------------------------
 def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     """Positions in [lo, hi] where a locator may begin or end: not inside a number or a Latin word."""
+    s = ms.scan
     inside = {p for n in ms.numbers_between(lo, hi) for p in range(n.start + 1, n.end)}
-    return [
-        p
-        for p in range(lo, hi + 1)
-        if p not in inside and not (p and _IN_WORD.fullmatch(ms.scan, p - 1, p + 1))
-    ]
+    return [p for p in range(lo, hi + 1) if p not in inside and not (p and _IN_WORD.match(s, p - 1, p + 1))]
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
@@ -396,9 +394,8 @@ def find_locator(
     base, top = max(start - 3 * MAX_LOCATOR, 0), min(end + 3 * MAX_LOCATOR, len(ms.scan))
     digits = {p for n in ms.numbers_between(base, top) for p in range(n.start, n.end)}
     # counted[p - base]: characters of context (not a digit of a number, not space) in [base, p)
-    counted = [
-        *accumulate((p not in digits and not ms.scan[p].isspace() for p in range(base, top)), initial=0)
-    ]
+    context = (p not in digits and not ms.scan[p].isspace() for p in range(base, top))
+    counted = list(accumulate(context, initial=0))
     tried = set()
     line_a, line_b = _line_bounds(ms.scan, start)
     prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
@@ -430,12 +427,10 @@ def find_locator(
     return None
 
 
-def _binds(ms: Manuscript, num: Number, stated: str):
-    def accept(locator: str) -> bool:
-        checks = check_quote(ms, "draft", "stated", locator, stated)
-        return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
-
-    return accept
+def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
+    """Whether ``locator`` finds one place and binds ``num`` there."""
+    checks = check_quote(ms, "draft", "stated", locator, _stated(num))
+    return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
 def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
@@ -444,14 +439,10 @@ def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
-def _covers(ms: Manuscript, nums: list[Number], waivable):
-    """A waiver's locator: a :func:`_waivable_site` holding ``nums``."""
-
-    def accept(locator: str) -> bool:
-        site = _waivable_site(ms, locator, waivable)
-        return site is not None and all((n.start, n.end) in site.groups for n in nums)
-
-    return accept
+def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
+    """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
+    site = _waivable_site(ms, locator, waivable)
+    return site is not None and all(n.span in site.groups for n in nums)
 
 
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
@@ -481,13 +472,6 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
 
 
 # --- the scaffold -------------------------------------------------------------------------------
-def manuscript_language(text: str) -> str:
-    """``zh`` when Chinese characters make up a tenth or more of the text's letters, else ``en``."""
-    han = len(re.findall(r"[\u4e00-\u9fff]", text))
-    latin = len(re.findall(r"[A-Za-z]", text))
-    return "zh" if han and han >= 0.1 * (han + latin) else "en"
-
-
 def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     """The draft registry of ``ms`` for chapter ``name``, claim ids ``{prefix}01``... (module doc).
     Raises ValueError: ``prefix`` is not capital Latin letters."""
@@ -495,25 +479,20 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
     code = code_regions(ms)
     heads = headings(ms, code)
-    sc = _empty_scaffold(ms, name, heads)
-    _Drafter(ms, sc, code, heads, prefix).draft()
-    return sc
-
-
-def _empty_scaffold(ms: Manuscript, name: str, heads: list[tuple[int, int, str]]) -> Scaffold:
-    """The scaffold's chapter table and its sections (one per heading), before any number."""
-    title = heads[0][2] if heads else name
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    chapter = dict(
-        id=chapter_id, title=title, language=manuscript_language(ms.text), manuscript=Path(ms.path).name
-    )
+    # zh when Chinese characters make up a tenth or more of the letters
+    han, latin = len(re.findall(r"[\u4e00-\u9fff]", ms.text)), len(re.findall(r"[A-Za-z]", ms.text))
+    language = "zh" if han and han >= 0.1 * (han + latin) else "en"
+    title = heads[0][2] if heads else name
+    chapter = dict(id=chapter_id, title=title, language=language, manuscript=Path(ms.path).name)
     sc = Scaffold(ms, name, chapter)
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
+    _Drafter(ms, sc, code, heads, prefix).draft()
     return sc
 
 
@@ -598,10 +577,10 @@ class _Drafter:
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
         nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
-        locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, self.reasons))
+        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(_covers, ms, nums, self.reasons))
         if locator is None:
             nums = [num]
-            locator = find_locator(ms, num.start, num.end, _covers(ms, nums, self.reasons))
+            locator = find_locator(ms, num.start, num.end, partial(_covers, ms, nums, self.reasons))
         if locator is None:
             return False
         site = find_sites(ms, locator)[0]
@@ -623,7 +602,7 @@ class _Drafter:
 
     def _fold(self, num: Number) -> bool:
         """Locate an operand of a printed formula, a value of its result's draft (False: unbound)."""
-        locator = find_locator(self.ms, num.start, num.end, _binds(self.ms, num, _stated(num)))
+        locator = find_locator(self.ms, num.start, num.end, partial(_binds, self.ms, num))
         if locator is None:
             return False
         self.folded[num.span] = locator
@@ -636,7 +615,7 @@ class _Drafter:
         stated = _stated(num)
         unit, note = guess_unit(ms, num)
         noun = "" if unit else unit_words(ms, num)[1]
-        locator = find_locator(ms, num.start, num.end, _binds(ms, num, stated))
+        locator = find_locator(ms, num.start, num.end, partial(_binds, ms, num))
         problem = ""
         if locator is None:
             locator = _fallback_locator(ms, num)
@@ -648,14 +627,13 @@ class _Drafter:
         self.covered.add(num.span)
         arithmetic = self.formulas.get(num.span)
         key = (stated, unit, noun)
-        same = self.first_of.get(key)
-        alone = arithmetic is None and num.span not in self.row_heads
-        if same is not None and not problem and alone:  # the same value again: a quote
-            c = sc.claims[same]
-            sc.claims[same] = dataclasses.replace(c, quotes=c.quotes + (locator,))
+        alone = not problem and arithmetic is None and num.span not in self.row_heads
+        if alone and key in self.first_of:  # the same value again: a quote
+            c = sc.claims[self.first_of[key]]
+            sc.claims[self.first_of[key]] = dataclasses.replace(c, quotes=c.quotes + (locator,))
             return
-        if not problem and alone:
-            self.first_of.setdefault(key, len(sc.claims))
+        if alone:
+            self.first_of[key] = len(sc.claims)
         if num.span in self.row_heads:
             self.draft_at[num.span] = len(sc.claims)
         extra: dict = {}
@@ -757,7 +735,7 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
     """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
     reason = SUGGESTED + "the code block's own constants"
-    whole = find_locator(ms, first.start, last.end, _covers(ms, inside, waivable), a, b)
+    whole = find_locator(ms, first.start, last.end, partial(_covers, ms, inside, waivable), a, b)
     if whole:
         return DraftWaiver(section, whole, reason)
 
