@@ -235,8 +235,16 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
-    if len(sites) != 1:
-        return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
+    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
+    if not sites:
+        hint = _near_miss(ms, pattern)
+        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
+        msg = f"{where} not found in the manuscript{why}"
+        return [quote(status="not-found", line=hint[0] if hint else None, message=msg)]
+    if len(sites) > 1:
+        lines = tuple(s.line for s in sites)
+        why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
+        return [quote(status="ambiguous", lines=lines, line=lines[0], message=why)]
     site = sites[0]
     if not pattern.numbers:
         status, context = "in-words" if printed else "ok", ms.context(site.start, site.end, 0)
@@ -249,38 +257,22 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         prints = ", ".join(n.text for n in pattern.numbers)
         why = f"{claim_id}: locator {locator_plain(locator)!r} prints {prints}; none is {name} = {printed}"
         return [quote(status="unbound", line=site.line, message=why)]
-    return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
-
-
-def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
-    """The check of a locator found nowhere (with the near miss that explains it) or in several places."""
-    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
-    if not sites:
-        hint = _near_miss(ms, pattern)
-        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
-        msg = f"{where} not found in the manuscript{why}"
-        return quote(status="not-found", line=hint[0] if hint else None, message=msg)
-    lines = tuple(s.line for s in sites)
-    why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
-    return quote(status="ambiguous", lines=lines, line=lines[0], message=why)
-
-
-def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
-    """The check of one bound number at ``span``: ``ok``, or ``drift`` with both values."""
-    start, end = span
-    shown = ms.text[start:end]
-    now = find_numbers(ms.scan[start:end])
-    same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
-    line = ms.line_of(start)
-    ctx = ms.context(start, end)
-    message = (
-        f"{claim_id}: line {line} prints {shown} = {name}"
-        if same
-        else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-        f"registry has {name} = {printed} ({ctx})"
-    )
-    status = "ok" if same else "drift"
-    return quote(status=status, manuscript=shown, line=line, context=ctx, span=span, message=message)
+    checks = []
+    for start, end in (site.groups[pos] for pos in positions):  # each bound number: ok, or drift
+        shown, line, ctx = ms.text[start:end], ms.line_of(start), ms.context(start, end)
+        now = find_numbers(ms.scan[start:end])
+        same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
+        message = (
+            f"{claim_id}: line {line} prints {shown} = {name}"
+            if same
+            else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+            f"registry has {name} = {printed} ({ctx})"
+        )
+        status = "ok" if same else "drift"
+        checks.append(
+            quote(status=status, manuscript=shown, line=line, context=ctx, span=(start, end), message=message)
+        )
+    return checks
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"

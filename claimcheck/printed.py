@@ -23,12 +23,8 @@ from functools import lru_cache
 SPLIT = "¦"
 """Marks, inside a locator, the boundary between two numbers the manuscript prints glued together."""
 
-_FULLWIDTH = {
-    chr(c): chr(c - 0xFEE0) for c in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]
-}
-_TRANSLATE = str.maketrans(
-    _FULLWIDTH | dict(zip("．％／＋－−\u3000＾", ".%/+-- ^"))
-)  # ０-９, Ａ-Ｚ, ａ-ｚ too
+_FULLWIDTH = {chr(c + 0xFEE0): chr(c) for c in range(0x30, 0x7B) if chr(c).isalnum()}  # ０-９, Ａ-Ｚ, ａ-ｚ
+_TRANSLATE = str.maketrans(_FULLWIDTH | dict(zip("．％／＋－−\u3000＾", ".%/+-- ^")))
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
