@@ -212,14 +212,14 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = _dotted(node)
-        if name is not None and any(part.startswith("_") for part in name.split(".")):
-            raise FormulaError(
-                f"{text}: {excerpt(name, 40)}: names starting with '_' are not values (a name is 'stated', a "
-                "key of 'values', or another claim's value such as C25.a_input)"
-            )
         if name is None:
             raise FormulaError(
                 f"{text}: {excerpt(ast.unparse(node), 40)} is not a name or another claim's value (C25.a_input)"
+            )
+        if any(part.startswith("_") for part in name.split(".")):
+            raise FormulaError(
+                f"{text}: {excerpt(name, 40)}: names starting with '_' are not values (a name is 'stated', a "
+                "key of 'values', or another claim's value such as C25.a_input)"
             )
         names.append(name)
         return

@@ -421,7 +421,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         return []
     if len(sites) > 1:
         problems.append(
-            f"{where}: locator matches lines {', '.join(map(str, (s.line for s in sites)))}: lengthen it"
+            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
         )
         return []
     site = sites[0]
