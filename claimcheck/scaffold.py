@@ -230,23 +230,19 @@ def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
 
 
 def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+    runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
+    for pos, line in _lines(text):
+        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
+        if code or (runs[-1] and (not line.strip() or line[:1] in " \t")):
+            runs[-1].append((pos, line))
+        elif runs[-1]:
+            runs.append([])
     out = []
-    run: list[tuple[int, str]] = []  # the block's lines so far (start offset, line)
-
-    def close():
+    for run in runs:
         while run and not run[-1][1].strip():
             run.pop()
         if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
             out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
-        run.clear()
-
-    for pos, line in _lines(text):
-        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
-        if code or (run and (not line.strip() or line[:1] in " \t")):
-            run.append((pos, line))
-        else:
-            close()
-    close()
     return out
 
 
