@@ -1,18 +1,13 @@
-"""Claims that need no code: the chapter's own arithmetic as a registry formula, and the
-surprisal/entropy bounds its functions compute from printed probabilities (last section).
+"""Claims that need no code: the chapter's arithmetic as a registry formula, and surprisal/entropy
+bounds from printed probabilities (last section).
 
 ``formula = "read_tps / write_tps"`` names printed numbers (``stated``, keys of ``values``,
-``C25.a_input``, ``ch15:C10.stated``), with ``conditions`` that must also hold. They are evaluated
-in interval arithmetic (:class:`~claimcheck.interval.Interval`): with ``precision = "printed"``
-(default) "0.086" is [0.0855, 0.0865]; with ``"exact"`` numbers are exact. The formula's interval
-is judged against ``stated`` under the claim's tolerance.
-
-The language is a safe subset of Python expressions, parsed with :mod:`ast` (no ``eval``): numbers,
-names, ``+ - * / **`` (integer powers), parentheses and :data:`FUNCTIONS`. In a condition ``==``
-means the intervals overlap, ``<=`` that ``a.lo <= b.hi`` (``>=`` likewise), ``<`` that
-``a.hi < b.lo`` (``>`` likewise). Every failure to parse or evaluate is a :class:`FormulaError`;
-:data:`MAX_CHARS`, :data:`MAX_DEPTH` and :data:`MAX_LITERAL` keep it cheap, and every
-intermediate value must be finite.
+``C25.a_input``, ``ch15:C10.stated``), with ``conditions`` that must also hold, in interval
+arithmetic: with ``precision = "printed"`` (default) "0.086" is [0.0855, 0.0865], with ``"exact"``
+exact. The language is a safe subset of Python parsed with :mod:`ast`: numbers, names, ``+ - * /
+**`` (integer powers), parentheses and :data:`FUNCTIONS`. In a condition ``==`` means the intervals
+overlap, ``<=`` that ``a.lo <= b.hi``, ``<`` that ``a.hi < b.lo`` (``>=``, ``>`` likewise). Every
+failure is a :class:`FormulaError`; every intermediate value must be finite.
 """
 
 from __future__ import annotations
@@ -29,13 +24,9 @@ from claimcheck.interval import Interval
 
 PRECISIONS = ("printed", "exact")
 
-#: the longest formula or condition (characters): the chapter's own are under 150
-MAX_CHARS = 1000
-#: the deepest nesting of a formula's expression tree (operators, calls, parentheses)
-MAX_DEPTH = 40
-#: the largest magnitude of a number written in a formula
-MAX_LITERAL = 1e30
-
+MAX_CHARS = 1000  # the longest formula or condition (characters): the chapter's own are under 150
+MAX_DEPTH = 40  # the deepest nesting of a formula's expression tree (operators, calls, parentheses)
+MAX_LITERAL = 1e30  # the largest magnitude of a number written in a formula
 
 #: another chapter's value in a formula: ``ch15:C10.stated`` (chapter, claim id, value name)
 XREF_RE = re.compile(r"(?<![\w.:])[a-z][a-z0-9_-]*:[A-Z]+\d+(?:\.[a-z][a-z0-9_]*)?\.[a-z][a-z0-9_]*")
@@ -64,10 +55,6 @@ def _monotone(fn: Callable[[float], float], name: str) -> Callable[[Interval], I
     return apply
 
 
-def _surprisal(p: Interval) -> Interval:
-    return surprisal_bits(Interval.coerce(p))
-
-
 def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     if not probs:
         raise FormulaError("entropy_bits_top_k(vocab, p1, ..., pk) needs at least one probability")
@@ -92,7 +79,10 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     "sqrt": (_monotone(math.sqrt, "sqrt"), "square root"),
     "min": (_extreme(min), "the smallest of its arguments"),
     "max": (_extreme(max), "the largest of its arguments"),
-    "surprisal_bits": (_surprisal, "-log2(p) in bits, p a probability in [0, 1]"),
+    "surprisal_bits": (
+        lambda p: surprisal_bits(Interval.coerce(p)),
+        "-log2(p) in bits, p a probability in [0, 1]",
+    ),
     "entropy_bits_top_k": (
         _entropy_top_k,
         "bounds (bits) on the entropy of a distribution over `vocab` "
@@ -102,32 +92,30 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
 }
 
 _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_COMPARE = {ast.Eq: "==", ast.LtE: "<=", ast.GtE: ">=", ast.Lt: "<", ast.Gt: ">"}
-# whether a comparison of two intervals holds, read as a question about printed numbers (module doc)
-_HOLDS: dict[str, Callable[[Interval, Interval], bool]] = {
-    "==": lambda a, b: a.overlaps(b),
-    "<=": lambda a, b: a.lo <= b.hi,
-    ">=": lambda a, b: a.hi >= b.lo,
-    "<": lambda a, b: a.hi < b.lo,
-    ">": lambda a, b: a.lo > b.hi,
+# a comparison's sign, and whether it holds for two intervals of printed numbers (module doc)
+_COMPARE: dict[type, tuple[str, Callable[[Interval, Interval], bool]]] = {
+    ast.Eq: ("==", lambda a, b: a.overlaps(b)),
+    ast.LtE: ("<=", lambda a, b: a.lo <= b.hi),
+    ast.GtE: (">=", lambda a, b: a.hi >= b.lo),
+    ast.Lt: ("<", lambda a, b: a.hi < b.lo),
+    ast.Gt: (">", lambda a, b: a.lo > b.hi),
 }
 
 
 @dataclass(frozen=True)
 class Formula:
-    """A parsed formula or condition: its text, the names it reads, whether it is a comparison."""
+    """A parsed formula or condition: its text, the names it reads, its tree."""
 
     text: str
     names: tuple[str, ...]
-    is_condition: bool
     tree: ast.Expression
     # the Python names standing for other chapters' values (``ch15:C10.stated`` is not Python): alias -> name
     aliases: Mapping[str, str] = field(default_factory=dict)
 
     def evaluate(self, env: Mapping[str, Interval]):
-        """The value (an :class:`Interval`) or, for a condition, whether it holds (bool), with ``env`` mapping
-        every name of :attr:`names` to an interval. Raises FormulaError: a name is missing from ``env``, a
-        division by an interval holding 0, a function outside its domain."""
+        """The value (an :class:`Interval`) or, for a condition, whether it holds, ``env`` giving each
+        name. Raises FormulaError: a name is missing, a division by an interval holding 0, a function
+        outside its domain."""
         return _Evaluator(env, self.text, self.aliases).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:
@@ -138,24 +126,21 @@ class Formula:
         ev = _Evaluator(env, self.text, self.aliases)
         parts = [str(ev.run(body.left))]
         for op, right in zip(body.ops, body.comparators):
-            parts += [_COMPARE[type(op)], str(ev.run(right))]
+            parts += [_COMPARE[type(op)][0], str(ev.run(right))]
         return " ".join(parts)
 
 
 def parse(text: str, *, condition: bool = False) -> Formula:
-    """Parse a formula (``condition=False``: an arithmetic expression) or a condition (a comparison).
-
-    Raises:
-        FormulaError: not valid syntax, an element outside the language (attribute calls,
-            strings, ``and``...), an unknown function, or a comparison where a value is expected
-            (or the reverse). The message quotes the formula.
-    """
+    """Parse a formula (an arithmetic expression) or, with ``condition``, a comparison. Raises
+    FormulaError, quoting it: not valid syntax, outside the language, an unknown function, or a
+    comparison where a value is expected (or the reverse)."""
     if not isinstance(text, str) or not text.strip():
         raise FormulaError('must be a non-empty expression such as "read_tps / write_tps"')
-    shown = excerpt(text.strip())
-    if len(text.strip()) > MAX_CHARS:
-        raise FormulaError(f"{shown}: {len(text.strip())} characters; a formula has at most {MAX_CHARS}")
-    code, aliases = _alias_other_chapters(text.strip())
+    text = text.strip()
+    shown = excerpt(text)
+    if len(text) > MAX_CHARS:
+        raise FormulaError(f"{shown}: {len(text)} characters; a formula has at most {MAX_CHARS}")
+    code, aliases = _alias_other_chapters(text)
     try:
         tree = ast.parse(code, mode="eval")
     except SyntaxError as exc:
@@ -175,8 +160,7 @@ def parse(text: str, *, condition: bool = False) -> Formula:
         raise FormulaError(
             f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
-    names = [aliases.get(n, n) for n in names]
-    return Formula(text.strip(), tuple(dict.fromkeys(names)), is_cmp, tree, aliases)
+    return Formula(text, tuple(dict.fromkeys(aliases.get(n, n) for n in names)), tree, aliases)
 
 
 def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
@@ -228,14 +212,14 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         return
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = _dotted(node)
-        if name is not None and any(part.startswith("_") for part in name.split(".")):
-            raise FormulaError(
-                f"{text}: {excerpt(name, 40)}: names starting with '_' are not values (a name is 'stated', a "
-                "key of 'values', or another claim's value such as C25.a_input)"
-            )
         if name is None:
             raise FormulaError(
                 f"{text}: {excerpt(ast.unparse(node), 40)} is not a name or another claim's value (C25.a_input)"
+            )
+        if any(part.startswith("_") for part in name.split(".")):
+            raise FormulaError(
+                f"{text}: {excerpt(name, 40)}: names starting with '_' are not values (a name is 'stated', a "
+                "key of 'values', or another claim's value such as C25.a_input)"
             )
         names.append(name)
         return
@@ -303,9 +287,7 @@ class _Evaluator:
             a, b = self.visit(node.left), self.visit(node.right)
             if isinstance(node.op, ast.Pow):
                 n = node.right.value
-                out = Interval.exact(1)
-                for _ in range(abs(n)):
-                    out = out * a
+                out = math.prod([a] * abs(n), start=Interval.exact(1))
                 return out if n >= 0 else self._div(Interval.exact(1), out)
             if isinstance(node.op, ast.Div):
                 return self._div(a, b)
@@ -327,7 +309,7 @@ class _Evaluator:
             left = self.visit(node.left)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self.visit(right_node)
-                if not _HOLDS[_COMPARE[type(op)]](left, right):
+                if not _COMPARE[type(op)][1](left, right):
                     return False
                 left = right
             return True
@@ -358,14 +340,10 @@ class Evaluation:
 
 
 def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
-    """The names a formula claim may read, as intervals (with this claim's precision): ``stated``,
-    its ``values``, the registry's other claims' as ``<id>.<name>`` and, with ``book`` (chapter id
-    -> registry), other chapters' as ``ch15:C10.stated``. ``names``: only these (default: every
-    name); a name no claim has is left out (evaluating it says so).
-
-    Raises:
-        FormulaError: a printed number that is not a plain decimal (the registry validates them).
-    """
+    """The values a formula claim may read as intervals (its precision): ``stated``, its ``values``,
+    other claims' as ``<id>.<name>``, with ``book`` (chapter id -> registry) other chapters' as
+    ``ch15:C10.stated``; only ``names`` when given, none a claim lacks. Raises FormulaError: a printed
+    number that is not a plain decimal."""
     if names is None:
         names = ["stated", *claim.values]
         names += [f"{o.id}.{k}" for o in registry.claims.values() for k in ("stated", *o.values)]
@@ -386,13 +364,9 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
 
 
 def evaluate_claim(claim, registry, book=None) -> Evaluation:
-    """Evaluate a claim's ``formula`` and ``conditions`` over the registry's printed numbers (and,
-    with ``book``, chapter id -> registry, other chapters' as ``ch15:C10.stated``).
-
-    Raises:
-        FormulaError: the claim has no formula, or it cannot be evaluated (a division by an
-            interval holding 0, a function outside its domain); the message quotes the formula.
-    """
+    """A claim's ``formula`` and ``conditions`` evaluated over :func:`environment`. Raises FormulaError,
+    quoting the formula: the claim has none, or it cannot be evaluated (a division by an interval
+    holding 0, a function outside its domain)."""
     if not claim.formula:
         raise FormulaError(f"claim {claim.id} has no formula")
     formula = parse(claim.formula)
@@ -406,10 +380,8 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     )
 
 
-# --- Bounds (bits) on surprisal and entropy of a next-token distribution known only by printed
-# probabilities (as intervals), for registry formulas; the measured ones are :mod:`claimcheck.llm.lm`'s.
-
-
+# --- Bounds (bits) on surprisal and entropy from printed probabilities (intervals), for registry
+# formulas; the measured ones are :mod:`claimcheck.llm.lm`'s.
 def surprisal_bits(p: Interval) -> Interval:
     """Surprisal -log2(p) in bits of a probability interval (decreasing in p)."""
     if p.lo <= 0:
@@ -428,19 +400,11 @@ def entropy_term_bits(p: Interval) -> Interval:
 
 
 def entropy_bounds_from_top_k(probs: list[Interval], vocab_size: int) -> Interval:
-    """Bounds (bits) on the entropy of a distribution known only by its top-k probabilities.
-
-    ``probs`` are the k largest probabilities, as intervals, in decreasing order; the remaining
-    mass r = 1 - sum(probs) is spread over the other ``vocab_size - k`` entries, each no larger
-    than the k-th. The remainder's entropy is least when r sits on as few entries as possible at
-    the k-th probability (at least ``r * -log2(p_k.hi)`` bits) and greatest when r is uniform over
-    the other entries (at most ``r * log2((vocab_size - k) / r)`` bits).
-
-    Source: standard entropy bounds (Cover & Thomas, *Elements of Information Theory*, 2.6).
-
-    Raises:
-        ValueError: the listed probabilities cannot sum to at most 1.
-    """
+    """Bounds (bits) on the entropy of a distribution known by its k largest probabilities ``probs``
+    (intervals, decreasing). The rest r = 1 - sum(probs), over ``vocab_size - k`` entries none above
+    the k-th, has at least ``r * -log2(p_k.hi)`` bits (on entries at the k-th probability) and at most
+    ``r * log2((vocab_size - k) / r)`` (uniform). Source: Cover & Thomas, *Elements of Information
+    Theory*, 2.6. Raises ValueError: the probabilities cannot sum to at most 1."""
     listed = sum((entropy_term_bits(p) for p in probs), Interval(0.0, 0.0))
     total = sum(probs, Interval(0.0, 0.0))
     if total.lo > 1:

@@ -1,17 +1,11 @@
 """Check a manuscript against the claims registry: drift of quoted numbers, and the number audit.
 
-**Drift.** Each claim's ``locator`` (and ``quotes``) is found with its numbers as wildcards
-(:func:`claimcheck.printed.compile_locator`), and the number it binds is compared, by printed
-digits, with the registry's. A quote is ``ok``, ``drift``, ``not-found``, ``ambiguous`` (lengthen
-the locator), ``unbound`` (none of its numbers is the registry's) or ``in-words`` (stated without
-digits: nothing to compare).
-
-**Audit.** Every number of the manuscript must be bound by a claim or waived by a ``[[waivers]]``
-entry (its locator, or with ``until`` everything to the end of ``until``); coverage below 100%
-fails. A waiver whose ``numbers`` changed is a warning.
-
-In a ``.md`` manuscript ``*``, backquote and ``|`` read as spaces (offsets unchanged), in the text
-and the locators alike.
+**Drift.** Each claim's ``locator`` (and ``quotes``) is found with its numbers as wildcards, and the
+number it binds is compared, by printed digits, with the registry's: ``ok``, ``drift``,
+``not-found``, ``ambiguous``, ``unbound`` (none of its numbers is the registry's) or ``in-words``.
+**Audit.** Every number must be bound by a claim or waived by a ``[[waivers]]`` entry (with
+``until``, everything to its end); coverage below 100% fails; a waiver whose ``numbers`` changed
+warns. In a ``.md`` manuscript ``*``, backquote and ``|`` read as spaces, in text and locators.
 """
 
 from __future__ import annotations
@@ -21,7 +15,7 @@ import re
 import time
 from bisect import bisect_left, bisect_right
 from dataclasses import asdict, dataclass, field
-from functools import cached_property, lru_cache, partial
+from functools import cached_property, partial
 from pathlib import Path
 
 from claimcheck.book import cite
@@ -41,19 +35,14 @@ from claimcheck.results import ClaimEntry
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""
 _ORDER = FAILING + ("ok", "in-words", "not-in-book")
-
-
 _TIMES_STAR = re.compile(r"\d\s*(\*)\s*10(?:\^|[⁻⁺⁰¹²³⁴⁵⁶⁷⁸⁹])")
 _MARKUP = str.maketrans("*`|", "   ")
 
 
 def _markup_as_spaces(text: str) -> str:
     """Markdown's ``*``, backquote and ``|`` as spaces, except the ``*`` of a power of ten (``5.8*10^-6``)."""
-    times = [m.start(1) for m in _TIMES_STAR.finditer(text)]
-    text = text.translate(_MARKUP)
-    for i in times:
-        text = text[:i] + "*" + text[i + 1 :]
-    return text
+    times = {m.start(1) for m in _TIMES_STAR.finditer(text)}
+    return "".join("*" if i in times else ch for i, ch in enumerate(text.translate(_MARKUP)))
 
 
 class ManuscriptError(OSError):
@@ -62,8 +51,8 @@ class ManuscriptError(OSError):
 
 @dataclass(frozen=True)
 class Manuscript:
-    """A manuscript as read: its ``text``, ``scan`` (the text locators are matched against: ``text``
-    normalised, of the same length, so offsets are shared) and its numbers."""
+    """A manuscript as read: its ``text``, ``scan`` (what locators match: ``text`` normalised, offsets
+    shared) and its numbers."""
 
     path: str
     text: str
@@ -71,6 +60,7 @@ class Manuscript:
     numbers: tuple[Number, ...]
     sha256: str
     markdown: bool = False  # Markdown markup (``*``, backquote, ``|``) reads as spaces, in locators too
+    _sites: dict[str, list[Site]] = field(default_factory=dict, repr=False, compare=False)  # a cache
 
     @classmethod
     def read(cls, path) -> Manuscript:
@@ -113,12 +103,10 @@ class Manuscript:
 
     @cached_property
     def _line_starts(self) -> list[int]:
-        """Offsets at which lines 2, 3, ... start."""
         return [m.end() for m in re.finditer("\n", self.text)]
 
     @cached_property
     def _number_bounds(self) -> tuple[list[int], list[int]]:
-        """The numbers' starts and ends, each ascending (numbers do not overlap), for bisection."""
         return [n.start for n in self.numbers], [n.end for n in self.numbers]
 
     def numbers_between(self, lo: int, hi: int) -> tuple[Number, ...]:
@@ -131,14 +119,8 @@ class Manuscript:
         return tuple(n for n in self.numbers_between(lo, hi) if lo <= n.start and n.end <= hi)
 
     @cached_property
-    def _sites(self) -> dict[str, list[Site]]:
-        """:func:`find_sites` per locator, kept for this manuscript."""
-        return {}
-
-    @cached_property
     def number_starts(self) -> list[int]:
-        """Offsets in ``scan`` of every digit that no digit, '.' or ',' precedes (where a locator
-        that starts with a number can match)."""
+        """Offsets in ``scan`` where a locator that starts with a number can match."""
         return [m.start() for m in re.finditer(r"(?<![\d.,])\d", self.scan)]
 
     def line_of(self, offset: int) -> int:
@@ -147,11 +129,10 @@ class Manuscript:
 
     def context(self, start: int, end: int, width: int = 14) -> str:
         """The text around ``[start, end)`` on its own line, the number marked as ``[...]``."""
-        ls = self.text.rfind("\n", 0, start) + 1
-        le = self.text.find("\n", end)
-        le = len(self.text) if le < 0 else le
-        a, b = max(ls, start - width), min(le, end + width)
         t = self.text
+        ls, le = t.rfind("\n", 0, start) + 1, t.find("\n", end)
+        le = len(t) if le < 0 else le
+        a, b = max(ls, start - width), min(le, end + width)
         return f"{'…' if a > ls else ''}{t[a:start]}[{t[start:end]}]{t[end:b]}{'…' if b < le else ''}"
 
 
@@ -165,14 +146,7 @@ class Site:
     groups: tuple[tuple[int, int], ...]
 
 
-_LEADING_NUMBER = r"\s*(?<![\d.,])("
-"""How a locator's regex starts when the locator starts with a number (see compile_locator)."""
-
-
-@lru_cache(maxsize=1024)
-def _from_number(regex: re.Pattern) -> re.Pattern:
-    """``regex`` without its leading optional whitespace, to be matched at a run of digits' first digit."""
-    return re.compile(regex.pattern[len(r"\s*") :])
+_LEADING_NUMBER = r"\s*(?<![\d.,])("  # how compile_locator starts a locator that starts with a number
 
 
 def _matches(ms: Manuscript, regex: re.Pattern):
@@ -180,7 +154,8 @@ def _matches(ms: Manuscript, regex: re.Pattern):
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from ((m.start(), m) for m in regex.finditer(ms.scan))
         return
-    tail, scan, last_end = _from_number(regex), ms.scan, 0
+    # matched at a run of digits' first digit, without the leading optional whitespace
+    tail, scan, last_end = re.compile(regex.pattern[len(r"\s*") :]), ms.scan, 0
     for p in ms.number_starts:
         if p < last_end:
             continue
@@ -196,17 +171,11 @@ def _matches(ms: Manuscript, regex: re.Pattern):
 
 def find_sites(ms: Manuscript, locator: str) -> list[Site]:
     """Every place the locator matches in the manuscript, numbers being wildcards (searched once)."""
-    known = ms._sites.get(locator)
-    if known is not None:
-        return list(known)
-    pattern = compile_locator(ms.locator_form(locator))
-    sites = []
-    for begin, m in _matches(ms, pattern.regex):
-        groups = tuple(m.span(i) for i in range(1, (m.re.groups or 0) + 1))
-        start = groups[0][0] if groups else begin
-        sites.append(Site(begin, m.end(), ms.line_of(start), groups))
-    ms._sites[locator] = sites
-    return list(sites)
+    if locator not in ms._sites:
+        regex = compile_locator(ms.locator_form(locator)).regex
+        found = [(a, m, tuple(m.span(i) for i in range(1, regex.groups + 1))) for a, m in _matches(ms, regex)]
+        ms._sites[locator] = [Site(a, m.end(), ms.line_of(g[0][0] if g else a), g) for a, m, g in found]
+    return list(ms._sites[locator])
 
 
 # --- drift ------------------------------------------------------------------------------------
@@ -257,9 +226,7 @@ class ClaimDrift:
 def _bound_positions(numbers, printed: str) -> list[int]:
     """Positions of the locator's numbers bound to ``printed`` (see the registry docstring)."""
     hits = [i for i, n in enumerate(numbers) if printed and same_printed(printed, n)]
-    if hits:
-        return hits
-    return [0] if len(numbers) == 1 else []
+    return hits or ([0] if len(numbers) == 1 else [])
 
 
 def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed: str) -> list[QuoteCheck]:
@@ -268,8 +235,16 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     pattern = compile_locator(ms.locator_form(locator))
     sites = find_sites(ms, locator)
     quote = partial(QuoteCheck, claim_id=claim_id, name=name, locator=locator, registry=printed)
-    if len(sites) != 1:
-        return [_not_one_place(ms, pattern, sites, quote, claim_id, name, locator)]
+    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
+    if not sites:
+        hint = _near_miss(ms, pattern)
+        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
+        msg = f"{where} not found in the manuscript{why}"
+        return [quote(status="not-found", line=hint[0] if hint else None, message=msg)]
+    if len(sites) > 1:
+        lines = tuple(s.line for s in sites)
+        why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
+        return [quote(status="ambiguous", lines=lines, line=lines[0], message=why)]
     site = sites[0]
     if not pattern.numbers:
         status, context = "in-words" if printed else "ok", ms.context(site.start, site.end, 0)
@@ -282,38 +257,22 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         prints = ", ".join(n.text for n in pattern.numbers)
         why = f"{claim_id}: locator {locator_plain(locator)!r} prints {prints}; none is {name} = {printed}"
         return [quote(status="unbound", line=site.line, message=why)]
-    return [_read_bound(ms, site.groups[pos], quote, claim_id, name, printed) for pos in positions]
-
-
-def _not_one_place(ms: Manuscript, pattern, sites: list[Site], quote, claim_id: str, name: str, locator: str):
-    """The check of a locator found nowhere (with the near miss that explains it) or in several places."""
-    where = f"{claim_id}: locator {locator_plain(locator)!r} ({name})"
-    if not sites:
-        hint = _near_miss(ms, pattern)
-        why = f" as printed: {hint[1]}" if hint else ": the sentence was rewritten or removed"
-        msg = f"{where} not found in the manuscript{why}"
-        return quote(status="not-found", line=hint[0] if hint else None, message=msg)
-    lines = tuple(s.line for s in sites)
-    why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
-    return quote(status="ambiguous", lines=lines, line=lines[0], message=why)
-
-
-def _read_bound(ms: Manuscript, span: tuple[int, int], quote, claim_id: str, name: str, printed: str):
-    """The check of one bound number at ``span``: ``ok``, or ``drift`` with both values."""
-    start, end = span
-    shown = ms.text[start:end]
-    now = find_numbers(ms.scan[start:end])
-    same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
-    line = ms.line_of(start)
-    ctx = ms.context(start, end)
-    message = (
-        f"{claim_id}: line {line} prints {shown} = {name}"
-        if same
-        else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
-        f"registry has {name} = {printed} ({ctx})"
-    )
-    status = "ok" if same else "drift"
-    return quote(status=status, manuscript=shown, line=line, context=ctx, span=span, message=message)
+    checks = []
+    for start, end in (site.groups[pos] for pos in positions):  # each bound number: ok, or drift
+        shown, line, ctx = ms.text[start:end], ms.line_of(start), ms.context(start, end)
+        now = find_numbers(ms.scan[start:end])
+        same = bool(now) and now[0].end - now[0].start == end - start and same_printed(printed, now[0])
+        message = (
+            f"{claim_id}: line {line} prints {shown} = {name}"
+            if same
+            else f"{claim_id} drift on line {line}: the manuscript prints {shown}, the "
+            f"registry has {name} = {printed} ({ctx})"
+        )
+        status = "ok" if same else "drift"
+        checks.append(
+            quote(status=status, manuscript=shown, line=line, context=ctx, span=(start, end), message=message)
+        )
+    return checks
 
 
 _LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
@@ -462,7 +421,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         return []
     if len(sites) > 1:
         problems.append(
-            f"{where}: locator matches lines {', '.join(map(str, (s.line for s in sites)))}: lengthen it"
+            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
         )
         return []
     site = sites[0]
@@ -487,11 +446,8 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
 
 
 def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
-    """Account for every number of the manuscript: bound by a claim, waived, or unbound.
-
-    A number that bindings split (``256¦8.41``) counts as its pieces; a piece nothing covers is
-    unbound.
-    """
+    """Every number of the manuscript bound by a claim, waived, or unbound; a number that bindings
+    split (``256¦8.41``) counts as its pieces."""
     problems: list[str] = []
     warnings: list[str] = []
     covers = [_Cover(*c.span, "bound", c.claim_id) for d in drifts for c in d.checks if c.span is not None]

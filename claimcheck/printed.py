@@ -1,22 +1,16 @@
 """Numbers as printed in a manuscript: the tokeniser, printed-value comparison, locator patterns.
 
-Our own tokeniser, because number-parsing libraries (``babel.numbers``, ``quantulum3``) read one
-number from a clean string; the drift check and the audit need every number of Chinese prose with
-its printed digits and exact offsets. Rules, on the text after :func:`normalise` (full-width
-characters as ASCII, one for one, so offsets do not move):
-
-1. **Maximal munch.** A number is the longest run of a FRACTION (``1/20``), a DECIMAL (``36,864``,
-   ``0.086``: ',' only between groups of three), an EXPONENT (``5.8e-6``, ``5.8 × 10⁻⁶``,
-   ``5.8*10^-6``) and a SCALE (``99.16%``, ``8506 万``, ``128K``). Chinese numerals are words.
-2. **Names are not numbers.** Digits glued to a Latin word are part of a name (``GPT-2``,
-   ``float32``), unless the word is a unit (:data:`UNIT_WORDS`): then it closes the previous
-   table cell (``5.21 s98 token`` is 5.21 s and 98 token).
-3. **Numbers glued to numbers** (``2568.41 s``: row 256, 8.41 s) are read as one; a locator marks
-   the boundary with ``¦`` (``256¦8.41 s``) and the audit splits the number there.
-
-:func:`same_printed` compares by printed digits: ``36,864`` equals ``"36864"``, ``5.8 × 10⁻⁶``
-equals ``"5.8e-6"``, ``8506 万`` equals ``"8506"`` (万 stays in the unit), ``0.2`` is not
-``"0.20"``, and a unit fraction ``1/20`` equals ``"20"``.
+Our own tokeniser: number-parsing libraries (``babel.numbers``, ``quantulum3``) read one number from
+a clean string; the drift check needs every number of Chinese prose, its digits and offsets. Rules,
+on the text after :func:`normalise` (full-width characters as ASCII, offsets unchanged):
+1. **Maximal munch**: the longest run of a fraction (``1/20``), a decimal (``36,864``: ',' between
+   groups of three), an exponent (``5.8e-6``, ``5.8 × 10⁻⁶``, ``5.8*10^-6``) and a scale (``99.16%``,
+   ``8506 万``, ``128K``). Chinese numerals are words.
+2. **Names are not numbers**: digits glued to a Latin word are a name (``GPT-2``), unless the word is
+   a unit (:data:`UNIT_WORDS`), which closes a table cell (``5.21 s98 token``: 5.21 s, 98 token).
+3. **Numbers glued to numbers** (``2568.41 s``) are one; a locator splits them with ``¦`` (``256¦8.41``).
+:func:`same_printed` compares printed digits: ``36,864`` is ``"36864"``, ``5.8 × 10⁻⁶`` is ``"5.8e-6"``,
+``8506 万`` is ``"8506"``, ``0.2`` is not ``"0.20"``, a unit fraction ``1/20`` is ``"20"``.
 """
 
 from __future__ import annotations
@@ -29,11 +23,8 @@ from functools import lru_cache
 SPLIT = "¦"
 """Marks, inside a locator, the boundary between two numbers the manuscript prints glued together."""
 
-_FULLWIDTH = {chr(c): chr(c - 0xFEE0) for c in range(0xFF10, 0xFF1A)}  # ０-９
-_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF21, 0xFF3B)})  # Ａ-Ｚ
-_FULLWIDTH.update({chr(c): chr(c - 0xFEE0) for c in range(0xFF41, 0xFF5B)})  # ａ-ｚ
-_FULLWIDTH.update({"．": ".", "％": "%", "／": "/", "＋": "+", "－": "-", "−": "-", "\u3000": " ", "＾": "^"})
-_TRANSLATE = str.maketrans(_FULLWIDTH)
+_FULLWIDTH = {chr(c + 0xFEE0): chr(c) for c in range(0x30, 0x7B) if chr(c).isalnum()}  # ０-９, Ａ-Ｚ, ａ-ｚ
+_TRANSLATE = str.maketrans(_FULLWIDTH | dict(zip("．％／＋－−\u3000＾", ".%/+-- ^")))
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 
@@ -87,6 +78,10 @@ class Number:
     def printed(self) -> str:
         """The printed digits in registry form: ``"5.8e-6"``, ``"36864"``, ``"1/20"``."""
         return self.mantissa + (f"e{self.exponent}" if self.exponent is not None else "")
+
+    @property
+    def span(self) -> tuple[int, int]:
+        return self.start, self.end
 
     @property
     def is_fraction(self) -> bool:
@@ -163,12 +158,7 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
         n = _NUMBER_RE.match(norm, p)
         assert n is not None  # the pattern matches at any digit
         end = n.end()
-        raw = norm[p:end]
-        try:
-            mantissa, exponent, scale = parse_number(raw)
-        except ValueError:  # pragma: no cover - NUMBER_PATTERN and _PARTS_RE describe one grammar
-            pos = end
-            continue
+        mantissa, exponent, scale = parse_number(norm[p:end])  # NUMBER_PATTERN is _PARTS_RE's grammar
         line += norm.count("\n", line_pos, p)
         line_pos = p
         after = _UNIT_AFTER.match(norm, end)
@@ -187,13 +177,11 @@ def same_printed(registry_text: str, number: Number | str) -> bool:
     else:
         printed = number.printed
     reg = normalise(registry_text.strip()).replace(",", "")
+    if "/" in reg:
+        return reg == printed
     if "/" in printed:
-        if "/" in reg:
-            return reg == printed
         num, den = printed.split("/")
         return num == "1" and _digits_equal(reg, den)
-    if "/" in reg:
-        return False
     return _digits_equal(reg, printed)
 
 
@@ -263,14 +251,7 @@ def compile_locator(locator: str) -> LocatorPattern:
 
 def _literal(text: str) -> str:
     """Regex of a locator's text between numbers: a run of spaces stands for at least one whitespace."""
-    out: list[str] = []
-    for ch in text:
-        if ch.isspace():
-            if not out or out[-1] != r"\s+":
-                out.append(r"\s+")
-        else:
-            out.append(re.escape(ch))
-    return "".join(out)
+    return r"\s+".join(map(re.escape, re.split(r"\s+", text)))
 
 
 def locator_plain(locator: str) -> str:

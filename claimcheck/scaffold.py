@@ -1,19 +1,12 @@
-"""Scaffold the claims registry of a new chapter from its manuscript (``claimcheck init``).
+"""``claimcheck init``: draft the claims registry of a new chapter from its manuscript.
 
-Every number the audit finds (:class:`claimcheck.manuscript.Manuscript`) becomes one of:
-
-- a **draft claim** (``draft = true``): an id, the value as printed, a guessed unit
-  (:func:`unit_words`), and a locator: the shortest quote of the number's context (<=
-  :data:`claimcheck.fields.MAX_LOCATOR` characters) that is found in one place only and binds this
-  number. The same value, unit and counted noun again is a quote of the first draft; a printed
-  formula (``a × b = c``) one draft of ``c`` whose ``values`` are its operands; a table row one
-  draft whose ``values`` are its other cells;
-- a **suggested waiver** (reason ``suggested: ...``) for numbers that are not claims: chapter and
-  section numbers and labels, cross-references, dates, ordinals, file names, symbolic positions
-  (``t+1``), fractions the registry cannot bind, and code (a fenced block is one waiver, with ``until``).
-
-Drafts are grouped by the manuscript's headings (one ``[[sections]]`` entry each), so the scaffold
-passes ``claimcheck validate`` and ``check-manuscript`` at 100% coverage. Deterministic.
+Every number of the manuscript becomes a **draft claim** (``draft = true``: the value as printed, a
+guessed unit, the shortest locator that is found in one place only and binds it; the same value, unit
+and counted noun again is a quote of the first draft, a printed formula ``a × b = c`` one draft of
+``c`` with its operands as ``values``, a table row one draft with its other cells as ``values``) or a
+**suggested waiver** (chapter and section numbers, cross-references, dates, ordinals, file names,
+``t+1``, fractions the registry cannot bind, code). Drafts are grouped by the manuscript's headings,
+so the scaffold passes ``validate`` and ``check-manuscript`` at 100% coverage. Deterministic.
 """
 
 from __future__ import annotations
@@ -24,6 +17,8 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import accumulate
 from pathlib import Path
 
 from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
@@ -44,11 +39,11 @@ _CJK_UNITS = dict(
 _CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_UNITS = {
-    u: u for u in "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token FLOP param x USD".split()
+_LATIN_UNITS = {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
+_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
+    u: u for u in "s ms us ns min h B KB MB GB TB".split()
 }
-_LATIN_UNITS |= {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
-_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"}
+_LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
@@ -76,6 +71,7 @@ _LIST_AFTER = re.compile(r"[.)、]\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
+_IN_WORD = re.compile(r"\w\w", re.A)  # between two characters of a Latin word
 # a line of (Python-like) code in a plain-text manuscript, which has no fences
 _CODE_LINE = re.compile(
     r"^\s*(?:import\s+\w|from\s+[\w.]+\s+import\s|def\s+\w+\s*\(|class\s+\w+|"
@@ -142,30 +138,21 @@ class Scaffold:
 
     def to_toml(self) -> str:
         """The registry file's text (TOML), with comments for the editor."""
-        out = [
-            HEADER.format(
-                manuscript=self.chapter["manuscript"],
-                registry=f"claims/{self.name}/claims.toml",
-                manuscript_path=self.manuscript.path,
-                chapter=self.chapter["id"],
-            ).rstrip("\n"),
-            *comment_lines(),
-            "",
-            "[chapter]",
-        ]
-        out += _assignments(self.chapter)
+        registry = f"claims/{self.name}/claims.toml"
+        header = HEADER.format(**self.chapter, registry=registry, manuscript_path=self.manuscript.path)
+        out = [header, *comment_lines(), "", "[chapter]", *_assignments(self.chapter)]
         if self.sections:
             out += [
                 "",
                 "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-                "# give each section a title in your own words).",
             ]
-            for s in self.sections:
-                out += [
-                    "",
-                    "[[sections]]",
-                    *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
-                ]
+            out += ["# give each section a title in your own words)."]
+        for s in self.sections:
+            out += [
+                "",
+                "[[sections]]",
+                *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
+            ]
         out += self._claims_toml()
         if self.waivers:
             out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
@@ -184,10 +171,8 @@ class Scaffold:
         out = ["", "# Guesses every draft shares; a claim's own field replaces one.", "[defaults]"]
         out += [*_assignments(dict(unit=unit, tolerance="printed", needs=["text"])), "", "[claims]"]
         titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
-        current = object()
-        for c in self.claims:
-            if c.section != current:
-                current = c.section
+        for i, c in enumerate(self.claims):
+            if not i or c.section != self.claims[i - 1].section:
                 out += ["", f"# --- {titles.get(c.section, 'no heading')} " + "-" * 40]
             if c.problem:
                 out.append(f"# FIXME {c.problem}")
@@ -219,15 +204,12 @@ class Scaffold:
 # --- the manuscript's structure ----------------------------------------------------------------
 def _lines(text: str):
     """(start offset, line without newline) of every line."""
-    pos = 0
-    for line in text.split("\n"):
-        yield pos, line
-        pos += len(line) + 1
+    return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
 
 def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
-    """Spans ``(start, end, kind)`` of code: fenced blocks (``"block"``) and inline code (``"inline"``);
-    in a plain-text manuscript a block is a run of two or more lines that look like code."""
+    """Sorted ``(start, end, kind)`` of code: ``"block"`` (fenced; in plain text, two or more lines that
+    look like code) and ``"inline"``."""
     regions: list[tuple[int, int, str]] = []
     if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
         regions += _plain_code_blocks(ms.text)
@@ -248,23 +230,19 @@ def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
 
 
 def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+    runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
+    for pos, line in _lines(text):
+        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
+        if code or (runs[-1] and (not line.strip() or line[:1] in " \t")):
+            runs[-1].append((pos, line))
+        elif runs[-1]:
+            runs.append([])
     out = []
-    run: list[tuple[int, str]] = []  # the block's lines so far (start offset, line)
-
-    def close():
+    for run in runs:
         while run and not run[-1][1].strip():
             run.pop()
         if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
             out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
-        run.clear()
-
-    for pos, line in _lines(text):
-        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
-        if code or (run and (not line.strip() or line[:1] in " \t")):
-            run.append((pos, line))
-        else:
-            close()
-    close()
     return out
 
 
@@ -328,13 +306,9 @@ def waiver_reason(ms: Manuscript, num: Number, heading: bool = False) -> str | N
 
 
 def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, str, int]:
-    """``(unit, word, length)``: the registry unit the words after ``num`` name (""), the noun read
-    that has no unit (``字符``; ""), and the characters after ``num.end`` they span.
-
-    A classifier is read through to its noun (``3 个字节`` is ``B``, ``3 个字符`` is ``("", "字符")``).
-    With ``shared``, a number joined to the next by ``/``, ``、``, ``–``... alone takes its unit
-    (``读 5947 / 98 token/s``), with a length of 0.
-    """
+    """``(unit, noun, length)``: the registry unit the words after ``num`` name, else the noun counted
+    (``3 个字符``: ``("", "字符")``), and how many characters after ``num.end`` they span. With
+    ``shared``, a number joined to the next (``读 5947 / 98 token/s``) takes its unit, length 0."""
     after = ms.scan[num.end : num.end + 32]
     text = after.lstrip(" \t")
     classifier = next((c for c in _CLASSIFIERS if text.startswith(c)), "")
@@ -358,15 +332,14 @@ def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, s
 
 
 def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
-    """The registry unit a number's context suggests (:func:`unit_words`; ``%`` is ``percent``, 万/亿
-    stay in it: ``"亿 param"``), and a note for the editor ("" when none). A guess.
-    """
+    """The registry unit a number's context suggests (``percent``, ``"亿 param"``), and a note for the
+    editor ("" when none)."""
     if num.scale == "%":
         return "percent", ""
     unit, word, _ = unit_words(ms, num)
     note = f'counts {word}: the registry has no unit for it ("" = a count)' if word in _CJK_COUNTS else ""
     if num.scale in ("万", "亿", "万亿"):
-        unit = f"{' '.join(num.scale) if num.scale == '万亿' else num.scale} {unit}".strip()
+        unit = f"{' '.join(num.scale)} {unit}".strip()
     elif num.scale in ("K", "M"):
         note = f"printed with {num.scale} (x{1000 if num.scale == 'K' else 10**6:,}): write the unit that scale stands for"
     if num.is_fraction:
@@ -382,19 +355,9 @@ def guess_unit(ms: Manuscript, num: Number) -> tuple[str, str]:
 # --- locators -----------------------------------------------------------------------------------
 def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     """Positions in [lo, hi] where a locator may begin or end: not inside a number or a Latin word."""
-    inside: set[int] = set()
-    for n in ms.numbers_between(lo, hi):
-        inside.update(range(n.start + 1, n.end))
     s = ms.scan
-
-    def word(ch: str) -> bool:
-        return ch == "_" or (ch.isascii() and ch.isalnum())
-
-    return [
-        p
-        for p in range(lo, hi + 1)
-        if p not in inside and not (0 < p < len(s) and word(s[p - 1]) and word(s[p]))
-    ]
+    inside = {p for n in ms.numbers_between(lo, hi) for p in range(n.start + 1, n.end)}
+    return [p for p in range(lo, hi + 1) if p not in inside and not (p and _IN_WORD.match(s, p - 1, p + 1))]
 
 
 def _locator_text(ms: Manuscript, a: int, b: int) -> str:
@@ -404,20 +367,13 @@ def _locator_text(ms: Manuscript, a: int, b: int) -> str:
 
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
     """Whether ``scan[a:b]`` is printed again elsewhere between the same two characters (not unique)."""
-    s, w = ms.scan, ms.scan[a:b]
-    if not w:
+    s = ms.scan
+    if not 0 < a < b < len(s):  # at an end of the text, no other place has the same surroundings
         return False
-    before, after = s[a - 1 : a], s[b : b + 1]
-    q = s.find(w)
-    while q != -1:
-        if (
-            (q + len(w) <= a or q >= b)
-            and s[max(q - 1, 0) : q] == before
-            and s[q + len(w) : q + len(w) + 1] == after
-        ):
-            return True
-        q = s.find(w, q + 1)
-    return False
+    q = s.find(s[a - 1 : b + 1])  # q + 1: where the other print of scan[a:b] starts
+    while q != -1 and a < q + 1 + b - a and q + 1 < b:
+        q = s.find(s[a - 1 : b + 1], q + 1)
+    return q != -1
 
 
 MIN_CONTEXT = 4
@@ -425,33 +381,24 @@ MIN_CONTEXT = 4
 that is unique today is cryptic to an editor and turns ambiguous at the next edit."""
 
 
-def _is_mark(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "PS"
-
-
 def find_locator(
-    ms: Manuscript, start: int, end: int, accept, lo: int | None = None, hi: int | None = None
+    ms: Manuscript, start: int, end: int, accept, lo: int = 0, hi: int | None = None
 ) -> str | None:
-    """A short locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
-    ``accept(locator)`` takes, or None. Windows with :data:`MIN_CONTEXT` characters of context come
-    first, shortest first (an end at a punctuation mark counts 2 more); on the span's line first,
-    then reaching into the lines around it; ``lo``/``hi`` bound it (a code block).
-    """
-    digits: set[int] = set()
-    for n in ms.numbers_between(start - 3 * MAX_LOCATOR, end + 3 * MAX_LOCATOR):
-        digits.update(range(n.start, n.end))
+    """The shortest locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
+    ``accept(locator)`` takes, or None: :data:`MIN_CONTEXT` first, an end at a punctuation mark counts 2
+    more, the span's line before the lines around it, within ``[lo, hi)``."""
+    base, top = max(start - 3 * MAX_LOCATOR, 0), min(end + 3 * MAX_LOCATOR, len(ms.scan))
+    digits = {p for n in ms.numbers_between(base, top) for p in range(n.start, n.end)}
     # counted[p - base]: characters of context (not a digit of a number, not space) in [base, p)
-    base = max(start - 3 * MAX_LOCATOR, 0)
-    counted = [0]
-    for p in range(base, min(end + 3 * MAX_LOCATOR, len(ms.scan))):
-        counted.append(counted[-1] + (p not in digits and not ms.scan[p].isspace()))
+    context = (p not in digits and not ms.scan[p].isspace() for p in range(base, top))
+    counted = list(accumulate(context, initial=0))
     tried = set()
     line_a, line_b = _line_bounds(ms.scan, start)
     prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
     next_b = _line_bounds(ms.scan, line_b + 1)[1] if line_b < len(ms.scan) else line_b
     for a_lim, b_lim in ((line_a, max(line_b, end)), (prev_a, next_b)):
-        a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo if lo is not None else 0)
-        b_lim = min(b_lim, end + 3 * MAX_LOCATOR, hi if hi is not None else len(ms.scan))
+        a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo)
+        b_lim = min(b_lim, end + 3 * MAX_LOCATOR, len(ms.scan) if hi is None else hi)
         candidates = []
         ends = _cuts(ms, end, b_lim)
         for a in _cuts(ms, a_lim, start):
@@ -460,10 +407,10 @@ def find_locator(
                 if len(text) > MAX_LOCATOR:
                     break
                 if text and text not in tried:
-                    context = counted[b - base] - counted[a - base]
-                    weight = len(text) + 2 * (_is_mark(text[0]) + _is_mark(text[-1]))
+                    few = counted[b - base] - counted[a - base] < MIN_CONTEXT
+                    marks = sum(unicodedata.category(ch)[0] in "PS" for ch in (text[0], text[-1]))
                     # enough context first, then shortest; at a tie, more context before the number
-                    candidates.append((context < MIN_CONTEXT, weight, b - end, text, a, b))
+                    candidates.append((few, len(text) + 2 * marks, b - end, text, a, b))
                     tried.add(text)
         for *_, text, a, b in sorted(candidates):
             if "¦" in text or _repeated(ms, a, b):  # printed again as it is: never found in one place
@@ -476,12 +423,10 @@ def find_locator(
     return None
 
 
-def _binds(ms: Manuscript, num: Number, stated: str):
-    def accept(locator: str) -> bool:
-        checks = check_quote(ms, "draft", "stated", locator, stated)
-        return all(c.status == "ok" for c in checks) and any(c.span == (num.start, num.end) for c in checks)
-
-    return accept
+def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
+    """Whether ``locator`` finds one place and binds ``num`` there."""
+    checks = check_quote(ms, "draft", "stated", locator, _stated(num))
+    return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
 def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
@@ -490,14 +435,10 @@ def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
-def _covers(ms: Manuscript, nums: list[Number], waivable):
-    """A waiver's locator: a :func:`_waivable_site` holding ``nums``."""
-
-    def accept(locator: str) -> bool:
-        site = _waivable_site(ms, locator, waivable)
-        return site is not None and all((n.start, n.end) in site.groups for n in nums)
-
-    return accept
+def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
+    """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
+    site = _waivable_site(ms, locator, waivable)
+    return site is not None and all(n.span in site.groups for n in nums)
 
 
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
@@ -527,47 +468,27 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
 
 
 # --- the scaffold -------------------------------------------------------------------------------
-def manuscript_language(text: str) -> str:
-    """``zh`` when Chinese characters make up a tenth or more of the text's letters, else ``en``."""
-    han = len(re.findall(r"[\u4e00-\u9fff]", text))
-    latin = len(re.findall(r"[A-Za-z]", text))
-    return "zh" if han and han >= 0.1 * (han + latin) else "en"
-
-
 def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
-    """Draft the registry of ``ms``: one draft claim or suggested waiver per number (see the module doc).
-
-    Args:
-        ms: the manuscript, read with :meth:`Manuscript.read`.
-        name: the chapter's id (``[chapter] id``; the folder under ``claims/``).
-        prefix: the claim ids' prefix (``C`` gives ``C01``, ``C02``...); capital letters only.
-
-    Raises:
-        ValueError: a prefix that is not capital Latin letters.
-    """
+    """The draft registry of ``ms`` for chapter ``name``, claim ids ``{prefix}01``... (module doc).
+    Raises ValueError: ``prefix`` is not capital Latin letters."""
     if not re.fullmatch(r"[A-Z]+", prefix or ""):
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
     code = code_regions(ms)
     heads = headings(ms, code)
-    sc = _empty_scaffold(ms, name, heads)
-    _Drafter(ms, sc, code, heads, prefix).draft()
-    return sc
-
-
-def _empty_scaffold(ms: Manuscript, name: str, heads: list[tuple[int, int, str]]) -> Scaffold:
-    """The scaffold's chapter table and its sections (one per heading), before any number."""
-    title = heads[0][2] if heads else name
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
-    chapter = dict(
-        id=chapter_id, title=title, language=manuscript_language(ms.text), manuscript=Path(ms.path).name
-    )
+    # zh when Chinese characters make up a tenth or more of the letters
+    han, latin = len(re.findall(r"[\u4e00-\u9fff]", ms.text)), len(re.findall(r"[A-Za-z]", ms.text))
+    language = "zh" if han and han >= 0.1 * (han + latin) else "en"
+    title = heads[0][2] if heads else name
+    chapter = dict(id=chapter_id, title=title, language=language, manuscript=Path(ms.path).name)
     sc = Scaffold(ms, name, chapter)
     taken: set = set()
     for n, (a, b, text) in enumerate(heads, start=1):
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
+    _Drafter(ms, sc, code, heads, prefix).draft()
     return sc
 
 
@@ -594,16 +515,13 @@ class _Drafter:
         self.folded: dict[tuple[int, int], str] = {}  # operand span -> its locator (a value of the result)
         for num in ms.numbers:
             found = printed_arithmetic(ms, num)
-            if found and not any((x.start, x.end) in self.reasons for x in (*found.operands, num)):
-                self.formulas[(num.start, num.end)] = found
+            if found and not any(x.span in self.reasons for x in (*found.operands, num)):
+                self.formulas[num.span] = found
                 for x in found.operands:
-                    self.operand_of.setdefault((x.start, x.end), (num.start, num.end))
-        self.row_of: dict[tuple[int, int], tuple[int, int]] = {}  # a table cell's span -> its row's first
+                    self.operand_of.setdefault(x.span, num.span)
         taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
-        for row in table_rows(ms):
-            if not any((x.start, x.end) in taken for x in row):
-                for x in row[1:]:
-                    self.row_of[(x.start, x.end)] = (row[0].start, row[0].end)
+        rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
+        self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
         self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
 
@@ -614,46 +532,39 @@ class _Drafter:
     def _reasons(self) -> dict[tuple[int, int], str]:
         reasons = {}
         for num in self.ms.numbers:
-            span = (num.start, num.end)
-            heading = _holding(self.head_spans, num.start, num.start + 1, half_open=True) is not None
-            if _holding(self.blocks, *span) is not None:
-                reasons[span] = "the code block's own constants"
-            elif _holding(self.inline, *span) is not None:
-                reasons[span] = "the code's own constants (inline code)"
+            heading = _holding(self.head_spans, num.start, num.start + 1) is not None
+            if _holding(self.blocks, *num.span):
+                reasons[num.span] = "the code block's own constants"
+            elif _holding(self.inline, *num.span):
+                reasons[num.span] = "the code's own constants (inline code)"
             elif reason := waiver_reason(self.ms, num, heading):
-                reasons[span] = reason
+                reasons[num.span] = reason
         return reasons
 
     def draft(self) -> None:
         """Fill the scaffold: a waiver per code block, then each number in order."""
-        ms = self.ms
         for a, b in self.blocks:
-            inside = list(ms.numbers_within(a, b))
-            if inside:
-                self.sc.waivers.append(_code_waiver(ms, inside, a, b, self.section_of(a), self.reasons))
-                self.covered.update((x.start, x.end) for x in inside)
-        for num in ms.numbers:
-            span = (num.start, num.end)
-            if span in self.covered:
+            if inside := list(self.ms.numbers_within(a, b)):
+                self.sc.waivers.append(_code_waiver(self.ms, inside, a, b, self.section_of(a), self.reasons))
+                self.covered.update(x.span for x in inside)
+        for num in self.ms.numbers:
+            if num.span in self.covered:
                 continue
-            reason = self.reasons.get(span)
-            if reason and self._waive(num, reason):
-                continue
-            # no unique place for a waiver: a draft claim, which says so
-            if not reason and span in self.operand_of and self._fold(num):
-                continue
-            if not reason and self.draft_at.get(self.row_of.get(span, span)) is not None and self._cell(num):
-                continue
-            self._claim(num)
+            if reason := self.reasons.get(num.span):
+                done = self._waive(num, reason)  # none in a unique place: a draft claim, which says so
+            else:
+                done = (num.span in self.operand_of and self._fold(num)) or self._cell(num)
+            if not done:
+                self._claim(num)
 
     def _cell(self, num: Number) -> bool:
         """A table row's cell becomes a value of the draft of the row's first number (False: unbound)."""
-        if not self._fold(num):
+        at = self.draft_at.get(self.row_of.get(num.span, num.span))
+        if at is None or not self._fold(num):
             return False
-        at = self.draft_at[self.row_of[(num.start, num.end)]]
         c = self.sc.claims[at]
         name = f"v{len(c.values) + 2}"  # the row's first number is stated: v2, v3... are the next cells
-        value = (name, _stated(num), self.folded[(num.start, num.end)])
+        value = (name, _stated(num), self.folded[num.span])
         self.sc.claims[at] = dataclasses.replace(c, values=(*c.values, value))
         return True
 
@@ -662,10 +573,10 @@ class _Drafter:
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
         nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
-        locator = find_locator(ms, nums[0].start, nums[-1].end, _covers(ms, nums, self.reasons))
+        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(_covers, ms, nums, self.reasons))
         if locator is None:
             nums = [num]
-            locator = find_locator(ms, num.start, num.end, _covers(ms, nums, self.reasons))
+            locator = find_locator(ms, num.start, num.end, partial(_covers, ms, nums, self.reasons))
         if locator is None:
             return False
         site = find_sites(ms, locator)[0]
@@ -679,19 +590,19 @@ class _Drafter:
         run = [num]
         for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
             far = x.line != num.line or x.end - num.start > MAX_LOCATOR
-            code = _holding(self.inline, x.start, x.end) is not None  # inline code: its own waiver
-            if far or (x.start, x.end) not in self.reasons or code:
+            code = _holding(self.inline, *x.span)  # inline code: its own waiver
+            if far or x.span not in self.reasons or code:
                 break
             run.append(x)
         return run
 
     def _fold(self, num: Number) -> bool:
         """Locate an operand of a printed formula, a value of its result's draft (False: unbound)."""
-        locator = find_locator(self.ms, num.start, num.end, _binds(self.ms, num, _stated(num)))
+        locator = find_locator(self.ms, num.start, num.end, partial(_binds, self.ms, num))
         if locator is None:
             return False
-        self.folded[(num.start, num.end)] = locator
-        self.covered.add((num.start, num.end))
+        self.folded[num.span] = locator
+        self.covered.add(num.span)
         return True
 
     def _claim(self, num: Number) -> None:
@@ -700,7 +611,7 @@ class _Drafter:
         stated = _stated(num)
         unit, note = guess_unit(ms, num)
         noun = "" if unit else unit_words(ms, num)[1]
-        locator = find_locator(ms, num.start, num.end, _binds(ms, num, stated))
+        locator = find_locator(ms, num.start, num.end, partial(_binds, ms, num))
         problem = ""
         if locator is None:
             locator = _fallback_locator(ms, num)
@@ -709,19 +620,18 @@ class _Drafter:
                 "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
                 "glued numbers with ¦)"
             )
-        self.covered.add((num.start, num.end))
-        arithmetic = self.formulas.get((num.start, num.end))
+        self.covered.add(num.span)
+        arithmetic = self.formulas.get(num.span)
         key = (stated, unit, noun)
-        same = self.first_of.get(key)
-        alone = arithmetic is None and (num.start, num.end) not in self.row_heads
-        if same is not None and not problem and alone:  # the same value again: a quote
-            c = sc.claims[same]
-            sc.claims[same] = dataclasses.replace(c, quotes=c.quotes + (locator,))
+        alone = not problem and arithmetic is None and num.span not in self.row_heads
+        if alone and key in self.first_of:  # the same value again: a quote
+            c = sc.claims[self.first_of[key]]
+            sc.claims[self.first_of[key]] = dataclasses.replace(c, quotes=c.quotes + (locator,))
             return
-        if not problem and alone:
-            self.first_of.setdefault(key, len(sc.claims))
-        if (num.start, num.end) in self.row_heads:
-            self.draft_at[(num.start, num.end)] = len(sc.claims)
+        if alone:
+            self.first_of[key] = len(sc.claims)
+        if num.span in self.row_heads:
+            self.draft_at[num.span] = len(sc.claims)
         extra: dict = {}
         if arithmetic is not None:
             values, proposal = arithmetic.proposal(self.folded)
@@ -731,13 +641,10 @@ class _Drafter:
         sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
 
 
-def _holding(spans: list[tuple[int, int]], a: int, b: int, half_open: bool = False) -> tuple[int, int] | None:
-    """The span of ascending ``spans`` that holds ``[a, b]`` (``half_open``: ``a < end``), or None."""
-    i = bisect_right(spans, (a, float("inf"))) - 1
-    if i < 0:
-        return None
-    lo, hi = spans[i]
-    return spans[i] if lo <= a and (a < hi if half_open else b <= hi) else None
+def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
+    """The span of ascending, disjoint ``spans`` that holds ``[a, b]``, or None."""
+    i = bisect_right(spans, (a, float("inf")))  # spans[i - 1]: the last to start at or before a
+    return spans[i - 1] if i and b <= spans[i - 1][1] else None
 
 
 # what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
@@ -746,23 +653,20 @@ _CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
 
 
 def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
-    """The numbers of each table row: two or more on a line, each followed by a unit glued to the
-    next one's digits (``5.21 s98 token``) or by a Markdown cell border (``| 5.21 s | 98 token |``)."""
-    rows: list[tuple[Number, ...]] = []
-    run: list[Number] = []
+    """The numbers of each table row: two or more on a line, each cell ending in a unit glued to the
+    next one's digits (``5.21 s98 token``) or a cell border (``| 5.21 s | 98 token |``)."""
+    rows: list[list[Number]] = []
     for x, y in zip(ms.numbers, ms.numbers[1:]):
         length = unit_words(ms, x, shared=False)[2]
         glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
         border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
-        if x.line == y.line and (glued or border):
-            run = run or [x]
-            run.append(y)
-        elif run:
-            rows.append(tuple(run))
-            run = []
-    if run:
-        rows.append(tuple(run))
-    return rows
+        if x.line != y.line or not (glued or border):
+            continue
+        if rows and rows[-1][-1] is x:
+            rows[-1].append(y)
+        else:
+            rows.append([x, y])
+    return [tuple(row) for row in rows]
 
 
 _OPERATOR = dict.fromkeys("×xX*·", "*") | dict.fromkeys("/÷", "/") | {"+": "+", "-": "-", "−": "-"}
@@ -782,12 +686,12 @@ class PrintedFormula:
     text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
 
     def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
-        """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` holds (a, b...),
-        and a formula over those names (an operand not folded as its digits)."""
+        """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` locates (named
+        a, b...), and the formula over those names (other operands as printed)."""
         values: list[tuple[str, str, str]] = []
         terms: list[str] = []
         for x in self.operands:
-            locator = folded.get((x.start, x.end))
+            locator = folded.get(x.span)
             if locator is None:
                 terms.append(_stated(x))
                 continue
@@ -808,15 +712,14 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
     if m is None:
         return None
     nums = ms.numbers_within(a, a + m.start())
-    run: list[Number] = []
+    run: list[Number] = list(nums[-1:])
     ops: list[str] = []
-    for x in reversed(nums):
-        if run:
-            gap = ms.scan[x.end : run[0].start]
-            op = _OPERATOR_IN_GAP.search(gap)
-            if op is None or _BREAK.search(gap):
-                break
-            ops.insert(0, _OPERATOR[op.group(0)])
+    for x in reversed(nums[:-1]):
+        gap = ms.scan[x.end : run[0].start]
+        op = _OPERATOR_IN_GAP.search(gap)
+        if op is None or _BREAK.search(gap):
+            break
+        ops.insert(0, _OPERATOR[op.group(0)])
         run.insert(0, x)
     if len(run) < 2 or _BREAK.search(ms.scan[run[-1].end : a + m.start()]):
         return None
@@ -828,7 +731,7 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
     """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
     reason = SUGGESTED + "the code block's own constants"
-    whole = find_locator(ms, first.start, last.end, _covers(ms, inside, waivable), a, b)
+    whole = find_locator(ms, first.start, last.end, partial(_covers, ms, inside, waivable), a, b)
     if whole:
         return DraftWaiver(section, whole, reason)
 
@@ -870,8 +773,7 @@ HEADER = """\
 # check `stated` (the number as printed) and the guessed `unit`, choose its `tolerance` and `needs`,
 # write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
 # Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
-# Claims are keyed by chapter: [chapter] id is the first half of every key ({chapter}:C01).
+# Claims are keyed by chapter: [chapter] id is the first half of every key ({id}:C01).
 # Check it: claimcheck validate {registry}
 #           claimcheck check-manuscript {manuscript_path} --registry {registry}
-#
-"""
+#"""
