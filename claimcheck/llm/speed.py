@@ -57,13 +57,7 @@ def read_write(
 
 
 def read_write_rounds(
-    model,
-    ids,
-    read_tokens: int,
-    write_tokens: int,
-    warmup: int = 1,
-    extra: dict | None = None,
-    forward_lengths=(),
+    model, ids, read_tokens: int, write_tokens: int, warmup: int = 1, extra=None, forward_lengths=()
 ) -> Rounds:
     """Read vs write as :class:`~claimcheck.llm.timing.Rounds` (none measured yet), seconds per pass:
     read, one forward pass over ``ids[:, :read_tokens]`` (``[1, n]``); write, a 1-token prefill and
@@ -317,9 +311,8 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     import torch
 
     device = _device(model)
-    n = ids.shape[1]
     need = max(batch_sizes) * prompt_len
-    flat = ids[0].repeat(-(-need // n))[:need]
+    flat = ids[0].repeat(-(-need // ids.shape[1]))[:need]
 
     def one(first, prefill_cache):
         nxt, cache = first, prefill_cache
@@ -345,8 +338,7 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
 
 @dataclass(frozen=True)
 class LatencySample:
-    """One round of side ``prompt@L``: TTFT and each decode step after it (seconds), the KV cache
-    after the prompt (bytes)."""
+    """Side ``prompt@L``'s sample: TTFT and decode steps (seconds), the prompt's KV cache (bytes)."""
 
     ttft: float
     steps: list
@@ -355,8 +347,8 @@ class LatencySample:
 
 @dataclass(frozen=True)
 class ContextSample:
-    """One round of side ``context@C``: decode steps on C positions and, paired in time, on the
-    shortest prompt's ``short_tokens`` (seconds); ``kv_bytes``: the long cache."""
+    """Side ``context@C``'s sample: decode steps (seconds) on C positions and, paired, on the
+    shortest prompt's ``short_tokens``; ``kv_bytes``: the long cache."""
 
     steps: list
     short_steps: list
@@ -374,10 +366,8 @@ class ChapterTimes:
 
 @dataclass
 class ReadWriteTiming(Timing):
-    """Read (prefill over ``read_tokens``) vs write (``write_tokens`` cached decode steps),
-    interleaved with side ``stream``, a read-bandwidth probe over ``bandwidth_bytes``, and C16's
-    forward passes (:func:`read_write_rounds`). Rates: token/s, per round; ``rounds`` default:
-    every round so far."""
+    """Read vs write (:func:`read_write_rounds`) with side ``stream``, a bandwidth probe over
+    ``bandwidth_bytes``. Rates: token/s per round of ``rounds`` (default: every round so far)."""
 
     read_tokens: int = 0
     write_tokens: int = 0
@@ -392,7 +382,7 @@ class ReadWriteTiming(Timing):
         return [self.write_tokens / r["write"] for r in (self.per_round() if rounds is None else rounds)]
 
     def median_s(self, side: str) -> float:
-        """Median seconds of one whole pass of ``side`` (``read`` or ``write``)."""
+        """Median seconds of one whole pass of ``side``."""
         return self.rounds.samples.stats(side).median
 
     def read_over_write(self, rounds) -> float:
@@ -400,8 +390,8 @@ class ReadWriteTiming(Timing):
         return _median(self.read_tps(rounds)) / _median(self.write_tps(rounds))
 
     def bandwidth_multiple(self, rounds) -> float:
-        """Multiples of the measured read bandwidth that decode would need at prefill's token/s
-        (weight bytes x read token/s / bandwidth): above 1, decode cannot be compute-bound (C12)."""
+        """Weight bytes x read token/s over the read bandwidth: above 1, decode at prefill's rate
+        would need more than the memory gives (C12's value)."""
         bw = _median(self.bandwidth_bytes / r["stream"] for r in rounds)
         return self.weight_bytes * _median(self.read_tps(rounds)) / bw
 
@@ -436,8 +426,8 @@ class ReadWriteTiming(Timing):
 
 @dataclass
 class ForwardTiming(Timing):
-    """One uncached forward pass over each of ``lengths`` positions (C16: the cost of uncached
-    decoding's step L), in the rounds of a :class:`ReadWriteTiming`; ``sides``: length -> side."""
+    """One uncached forward pass over each of ``lengths`` positions (C16), in the rounds of a
+    :class:`ReadWriteTiming`; ``sides``: length -> side."""
 
     lengths: tuple = ()
     sides: dict = field(default_factory=dict)
@@ -448,7 +438,7 @@ class ForwardTiming(Timing):
         return [_median(r[self.sides[L]] for r in rs) for L in self.lengths]
 
     def fit(self, rounds=None) -> PowerFit:
-        """The power law ``seconds = a * L**k`` of the forward pass over the lengths."""
+        """The power law ``seconds = a * L**k`` of the medians."""
         return fit_power_law(list(self.lengths), self.medians(rounds))
 
     def uncached_growth(self, rounds) -> float:
@@ -465,9 +455,8 @@ class ForwardTiming(Timing):
 
 @dataclass
 class GenerationTiming(Timing):
-    """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens``, with and
-    without the KV cache (sides ``cache@N``, ``nocache@N``, seconds); ``steps``: the last round's
-    forward calls (:func:`generation_rounds`)."""
+    """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens`` with and without
+    the KV cache, and the last round's forward ``steps`` (:func:`generation_rounds`)."""
 
     lengths: tuple = ()
     prompt_tokens: int = 0
@@ -478,7 +467,7 @@ class GenerationTiming(Timing):
         return _median(r.side("nocache", n) for r in rounds) / _median(r.side("cache", n) for r in rounds)
 
     def positions(self) -> dict:
-        """Positions processed by each generation's forward calls, counted: ``{side: total}``."""
+        """Positions processed by each generation's forward calls, counted, by side."""
         return {name: sum(p for _, p in calls) for name, calls in self.steps["positions"].items()}
 
     def positions_formula(self) -> dict:
@@ -554,28 +543,24 @@ class GenerationTiming(Timing):
 
 @dataclass
 class LatencyTiming(Timing):
-    """TTFT and per-step decode latency after each of ``prompts`` (sides ``prompt@L``) and
-    ``decode_steps`` paired decode steps on ``context_tokens`` positions (side ``context@C``);
-    latencies are medians in seconds."""
+    """TTFT and decode latency after each of ``prompts`` and on ``context_tokens`` positions
+    (:func:`latency_rounds`); latencies are medians in seconds, growths longest over shortest prompt."""
 
     prompts: tuple = ()
     context_tokens: int = 0
     decode_steps: int = 0
 
     def ttft(self, rounds, L: int) -> float:
-        """Time to first token after an ``L``-token prompt."""
         return _median(r.side("prompt", L).ttft for r in rounds)
 
     def itl(self, rounds, L: int) -> float:
-        """Inter-token latency after an ``L``-token prompt, its decode steps pooled."""
+        """Inter-token latency after an ``L``-token prompt, decode steps pooled."""
         return _median(x for r in rounds for x in r.side("prompt", L).steps)
 
     def ttft_growth(self, rounds) -> float:
-        """TTFT after the longest prompt over TTFT after the shortest."""
         return self.ttft(rounds, max(self.prompts)) / self.ttft(rounds, min(self.prompts))
 
     def itl_growth(self, rounds) -> float:
-        """Inter-token latency after the longest prompt over after the shortest."""
         return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
 
     def _paired(self, rounds) -> tuple[float, float]:
@@ -612,24 +597,22 @@ class LatencyTiming(Timing):
 
 @dataclass
 class BatchTiming(Timing):
-    """Seconds per decode step at each of ``batch_sizes`` (side ``batch@B``), rows of
-    ``prompt_tokens`` each, ``decode_steps`` steps per round (:func:`batch_rounds`)."""
+    """Seconds per decode step at each of ``batch_sizes`` (:func:`batch_rounds`)."""
 
     batch_sizes: tuple = ()
     prompt_tokens: int = 0
     decode_steps: int = 0
 
     def latency(self, rounds, B: int) -> float:
-        """Median seconds per decode step at batch ``B``."""
         return _median(r.side("batch", B) for r in rounds)
 
     def throughput_gain(self, rounds) -> float:
-        """Decode token/s at the largest batch over token/s at the smallest."""
+        """Decode token/s at the largest batch over at the smallest."""
         lo, hi = min(self.batch_sizes), max(self.batch_sizes)
         return (hi / self.latency(rounds, hi)) / (lo / self.latency(rounds, lo))
 
     def per_step(self) -> dict:
-        """Every round's seconds per decode step, by batch size."""
+        """Every round's sample, by batch size."""
         return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
 
     def details(self) -> dict:

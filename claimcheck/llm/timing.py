@@ -208,18 +208,13 @@ class Timing:
         spent_at_start = rounds.seconds
         t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
+        exact = tuple(exact)
         while True:
             per_round = rounds.per_round()
-            evidence = Timed(
-                _per_round_ci(per_round, statistic),
-                unit,
-                tuple(
-                    Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
-                ),
-                tuple(exact),
-                rounds.n,
-                self.budget_s,
+            bars = tuple(
+                Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
             )
+            evidence = Timed(_per_round_ci(per_round, statistic), unit, bars, exact, rounds.n, self.budget_s)
             if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
             t_step = clock()
@@ -325,8 +320,7 @@ def machine_load(probe_repeats: int = 5) -> dict:
     import torch
 
     load, cores = load_average()
-    g = torch.Generator().manual_seed(0)
-    a = torch.randn(256, 256, generator=g)
+    a = torch.randn(256, 256, generator=torch.Generator().manual_seed(0))
 
     def kernel():
         x = a
@@ -335,11 +329,10 @@ def machine_load(probe_repeats: int = 5) -> dict:
 
     times = sorted(Rounds({"probe": kernel}, warmup=1).run(probe_repeats).samples.samples["probe"])
     spread = times[-1] / times[0] if times[0] > 0 else float("inf")
-    reasons = []
-    if spread > 1.5:
-        reasons.append(f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs")
-    if by_load := busy_by_load(load, cores):
-        reasons.append(by_load)
+    varied = (
+        f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs" if spread > 1.5 else ""
+    )
+    reasons = [why for why in (varied, busy_by_load(load, cores)) if why]
     return {
         "loadavg_1m": None if load is None else round(load, 2),
         "cores": cores,
