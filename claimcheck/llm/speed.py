@@ -1,9 +1,6 @@
-"""Speed measurements behind the timing claims: read vs write, cache vs no cache, TTFT, batching.
-
-Both sides of a comparison run in one process, interleaved (A B A B ...) after a warm-up, every
-sample kept in seconds (:mod:`claimcheck.llm.timing`); the claims assert ratios, trends and fitted
-exponents only. Models: ``transformers`` causal LMs in eval mode, run under ``torch.no_grad()``;
-token ids: ``[batch, n]`` int64 tensors on the model's device.
+"""Speed measurements behind the timing claims: read vs write, cache vs no cache, TTFT, batching,
+as interleaved :class:`~claimcheck.llm.timing.Rounds` (seconds); the claims assert ratios, trends and
+fitted exponents only. Token ids: ``[batch, n]`` int64 tensors on the model's device.
 """
 
 from __future__ import annotations
@@ -40,8 +37,7 @@ def _check_length(ids, need: int) -> None:
 
 
 def warm_up(model, ids, prompt_tokens: int = 16) -> None:
-    """Pay the process's one-time costs (allocator, lazy kernels) before any round is timed: a
-    prefill of ``prompt_tokens`` positions of ``ids`` (``[1, n]``) and one cached decode step."""
+    """Pay the process's one-time costs before any round: a prefill of ``prompt_tokens`` and a step."""
     import torch
 
     with torch.no_grad():
@@ -59,11 +55,10 @@ def read_write(
 def read_write_rounds(
     model, ids, read_tokens: int, write_tokens: int, warmup: int = 1, extra=None, forward_lengths=()
 ) -> Rounds:
-    """Read vs write as :class:`~claimcheck.llm.timing.Rounds` (none measured yet), seconds per pass:
-    read, one forward pass over ``ids[:, :read_tokens]`` (``[1, n]``); write, a 1-token prefill and
-    ``write_tokens`` cached 1-token decode steps. ``extra``: more sides, name -> callable;
-    ``forward_lengths``: sides ``"forward@L"``, an uncached pass over L positions (:func:`forward_side`).
-    Raises ``ValueError`` where ``ids`` is too short."""
+    """Read (a forward pass over ``read_tokens``) vs write (a 1-token prefill and ``write_tokens``
+    cached decode steps) as rounds, none measured yet; ``extra``: more sides, name -> callable;
+    ``forward_lengths``: sides ``"forward@L"`` (:func:`forward_side`). Raises ``ValueError`` where
+    ``ids`` is too short."""
     import torch
 
     _check_length(ids, max(read_tokens, write_tokens + 1, *forward_lengths))
@@ -89,11 +84,9 @@ def forward_side(length: int, read_tokens: int) -> str:
 
 
 def generation_rounds(model, prompt, lengths, warmup: int = 1):
-    """Return (:class:`~claimcheck.llm.timing.Rounds`, none measured yet, steps): greedy
-    ``model.generate`` of each of ``lengths`` new tokens after ``prompt`` (``[1, p]``), end-of-text
-    ignored, as sides ``"cache@N"``/``"nocache@N"`` (seconds); ``warmup`` rounds of the shortest only.
-    ``steps``: every forward call of the last round, ``steps[side] = [(context_tokens, seconds)]``,
-    ``steps["positions"][side] = [(context_tokens, positions processed)]``."""
+    """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
+    after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
+    calls ``[(context_tokens, seconds)]``; ``steps["positions"][side]``, ``[(context_tokens, positions)]``."""
     import torch
     from transformers import GenerationConfig
 
@@ -145,10 +138,9 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
 
 
 def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
-    """Times of greedy generations of each of ``lengths`` new tokens after ``prompt``, with and
-    without the cache, from one unwarmed generation of the longest each way: greedy decoding writes
-    the same first N tokens whatever the length, so an N-token time is the sum of the longest's
-    first N forward passes. Raises ``ValueError`` for no lengths or one below 1."""
+    """Times of greedy generations of each of ``lengths`` tokens with and without the cache, from one
+    generation of the longest each way (greedy decoding's first N tokens are the same whatever the
+    length). Raises ``ValueError`` for no lengths or one below 1."""
     if not lengths or min(lengths) < 1:
         raise ValueError(f"need lengths of at least 1 token, got {lengths!r}")
     longest = max(lengths)
@@ -196,9 +188,8 @@ def fit_power_law(ns, times) -> PowerFit:
 
 
 def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
-    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` (x >= ``min_x``) in ``bins``
-    even bins of log x (medians ignore the scheduler spikes of per-step times). Raises
-    ``ValueError`` with fewer than 2 bins filled."""
+    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y)]`` (x >= ``min_x``) in ``bins``
+    bins of log x, deaf to spikes. Raises ``ValueError`` with fewer than 2 bins filled."""
     sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
     if len(sel) < 2:
         raise ValueError(f"need points with x >= {min_x}")
@@ -213,9 +204,8 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
 
 
 class BandwidthProbe:
-    """A callable that reads a float32 buffer of ``nbytes`` (far larger than the caches) once with
-    ``torch.sum``: all threads streaming at one add per 4 bytes, like decode's GEMV kernels, so its
-    time is the memory's; bandwidth = ``nbytes / seconds`` (bytes/s)."""
+    """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``: all threads, one add
+    per 4 bytes, like decode's GEMV kernels), so bandwidth = ``nbytes / seconds``."""
 
     def __init__(self, nbytes: int):
         import torch
@@ -230,13 +220,10 @@ class BandwidthProbe:
 def latency_rounds(
     model, ids, prompt_lengths, decode_steps: int, warmup: int = 1, context_tokens: int | None = None
 ):
-    """TTFT and decode latency as :class:`~claimcheck.llm.timing.Rounds`, none measured yet. Side
-    ``"prompt@L"``, a :class:`LatencySample`: TTFT = a forward pass over ``ids[:, :L]`` of the last
-    position's logits and the greedy pick, then ``decode_steps`` timed decode steps. Side
-    ``"context@C"`` (``context_tokens``), a :class:`ContextSample`: decode steps on a cache of C
-    positions, each paired in time with one on the shortest prompt's (caches filled once, rewound
-    after each round). Raises ``ValueError`` where ``ids`` is too short or ``context_tokens`` is not
-    longer than the shortest prompt."""
+    """TTFT and decode latency as rounds, none measured yet: sides ``"prompt@L"``
+    (:class:`LatencySample`) and ``"context@C"`` (:class:`ContextSample`, ``context_tokens``: decode
+    steps paired in time with the shortest prompt's; caches filled once, rewound after each round).
+    Raises ``ValueError`` where ``ids`` is too short or C not above the shortest prompt."""
     import torch
 
     device = _device(model)
@@ -305,9 +292,8 @@ def _on_context(
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
-    """Decode latency at several batch sizes, as rounds: side ``"batch@B"``, seconds per decode
-    step. Rows of ``prompt_len`` tokens (different slices of ``ids``: no padding) are prefilled
-    once; each round decodes ``decode_steps`` tokens per row, then rewinds the cache."""
+    """Seconds per decode step at each batch size as rounds, sides ``"batch@B"``: rows of
+    ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
     import torch
 
     device = _device(model)
@@ -485,8 +471,7 @@ class GenerationTiming(Timing):
         return {n: counted[f"nocache@{n}"] / counted[f"cache@{n}"] for n in sorted(self.lengths)}
 
     def exact_positions(self) -> tuple:
-        """C15's exact forms: every counted total matches its formula; the positions ratio grows
-        from the shortest length to the longest."""
+        """C15's exact forms: the counted totals match the formulas; the ratio grows with length."""
         counted, formula, ratio = self.positions(), self.positions_formula(), self.positions_ratio()
         matches = sum(counted.get(k) == v for k, v in formula.items())
         ns = sorted(self.lengths)
@@ -498,8 +483,8 @@ class GenerationTiming(Timing):
         )
 
     def exact_uncached_steps(self, region) -> tuple:
-        """C16's exact forms at the longest length: 1 + the exponent of positions recomputed per
-        uncached step vs context (exactly 2) against ``region``; one position per cached step."""
+        """C16's exact forms at the longest length: 1 + the exponent of positions per uncached step
+        against ``region``; one position per cached step."""
         longest = max(self.lengths)
         uncached = self.steps["positions"][f"nocache@{longest}"]
         cached = self.steps["positions"][f"cache@{longest}"]
@@ -517,8 +502,7 @@ class GenerationTiming(Timing):
         )
 
     def growth_details(self, min_context: int) -> dict:
-        """C16's report facts: the whole generation's time vs length fitted, cached and uncached,
-        and the uncached per-step times above ``min_context`` positions where there are enough."""
+        """C16's report facts: total time vs length fitted, and uncached step time above ``min_context``."""
         s, out = self.rounds.samples, dict[str, Any]()
         for kind in ("nocache", "cache"):
             fit = fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])

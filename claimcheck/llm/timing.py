@@ -1,7 +1,6 @@
-"""Timing: warm-up, interleaving (A B A B ..., so drift hits both sides alike), every sample kept,
-medians with their spread; on CUDA the clock is read after a device synchronize. :func:`interleaved`
-times any callables so; the kit's own measurements (:mod:`claimcheck.llm.speed`) are
-:class:`Timing` subclasses over :class:`Rounds`.
+"""Timing: warm-up, interleaved rounds (A B A B ..., so drift hits both sides alike), every sample
+kept, medians with their spread, the clock read after a CUDA synchronize. :func:`interleaved` times
+any callables so; the kit's measurements (:mod:`claimcheck.llm.speed`) are :class:`Timing` subclasses.
 """
 
 from __future__ import annotations
@@ -96,11 +95,9 @@ class Interleaved:
 
 
 class Rounds:
-    """Interleaved rounds of ``fns`` (side name -> zero-argument callable) that a claim can extend
-    while undecided. A side's sample is its call's wall seconds, or what it returns when not None
-    (sides that time their own parts); :attr:`samples` grows in place, so every claim sharing the
-    measurement sees every round; :attr:`seconds`: wall time of the rounds so far; ``timer``: the
-    clock (a test may pass a fake one)."""
+    """Interleaved rounds of ``fns`` (side name -> zero-argument callable) that a claim can extend.
+    A sample is the call's wall seconds (``timer``), or its return value when not None; ``samples``
+    grows in place, shared by every claim; ``seconds``: wall time of the rounds so far."""
 
     def __init__(
         self, fns: dict, warmup: int = 1, device=None, timer: Callable[[], float] = time.perf_counter
@@ -123,9 +120,8 @@ class Rounds:
         return len(next(iter(self.samples.samples.values())))
 
     def run(self, rounds: int = 1, within_s: float | None = None) -> Rounds:
-        """Measure ``rounds`` more rounds (each side once, in order); return self. ``within_s``: no
-        round starts that the rounds so far say would end more than ``within_s`` seconds after this
-        call began (the first round ever always runs): a busy machine gets fewer rounds, not a longer run."""
+        """Measure ``rounds`` more rounds; return self. ``within_s``: no round starts that the mean
+        round says would end later than that after the call began (the very first always runs)."""
         t_start = self.timer()
         for _ in range(rounds):
             elapsed = self.timer() - t_start
@@ -144,7 +140,7 @@ class Rounds:
         return self
 
     def per_round(self) -> list[Round]:
-        """The samples as one :class:`Round` per round: ``[{side: sample, ...}, ...]``."""
+        """The samples as one :class:`Round` per round."""
         names = list(self.samples.samples)
         return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
 
@@ -169,8 +165,7 @@ class Condition:
 
 
 def _per_round_ci(rounds_list, statistic) -> CI:
-    """The distribution-free CI (:func:`claimcheck.interval.median_ci`) of the median of
-    ``statistic`` over each round alone."""
+    """The CI of the median of ``statistic`` over each round alone."""
     return median_ci([float(statistic([r])) for r in rounds_list], LEVEL)
 
 
@@ -230,7 +225,7 @@ class Timing:
         return replace(evidence, load=machine_load())
 
     def details(self) -> dict:
-        """Facts of the measurement for a claim's report row (its subclasses add theirs)."""
+        """Facts for a claim's report row."""
         return {"profile": self.profile, **self.spent}
 
 
@@ -282,16 +277,11 @@ def interleaved(
     timer: Callable[[], float] = time.perf_counter,
     **sides: Callable[[], object],
 ) -> SidesTiming:
-    """Time any callables as the kit times its own; return the timing for ``claim.check_timing``.
-
-    Each side (``name=callable``, return value ignored) runs ``warmup`` times, then the
-    ``profile``'s ``timing_repeats`` interleaved rounds in the order given, within
-    ``profile.base_budget_s`` seconds (an undecided claim may add rounds within
-    ``profile.timing_budget_s``); samples are wall seconds, ``device``'s work waited for on CUDA.
-    Example: ``t = interleaved(claims_profile, read=lambda: model(ids), tokenize=lambda: tok(text))``,
-    then ``claim.check_timing(t, t.ratio("read", "tokenize"))``. Raises ``ValueError`` for no side
-    or a side that is not callable (named).
-    """
+    """Return the timing of the callables ``sides`` for ``claim.check_timing``: ``warmup`` calls,
+    then the ``profile``'s ``timing_repeats`` rounds within ``base_budget_s`` (a claim may add some
+    within ``timing_budget_s``), in wall seconds. Example: ``t = interleaved(claims_profile,
+    read=lambda: model(ids), tokenize=lambda: tok(text))``; ``claim.check_timing(t, t.ratio("read",
+    "tokenize"))``. Raises ``ValueError`` for no side or one not callable."""
     if not sides:
         raise ValueError("interleaved() needs at least one side: interleaved(profile, name=callable, ...)")
     bad = [name for name, fn in sides.items() if not callable(fn)]
@@ -304,7 +294,7 @@ def interleaved(
 
 
 def _timed(fn: Callable[[], object]) -> Callable[[], None]:
-    """``fn`` with its return value dropped, so that :class:`Rounds` records its wall time."""
+    """``fn`` returning None, so that :class:`Rounds` records its wall time."""
 
     def call() -> None:
         fn()
