@@ -1,9 +1,5 @@
-"""Where a claim runs (``--claims-device``: CPU or a CUDA GPU) and in which dtype.
-
-CUDA asked for where there is none is an error, not a silent fallback: a GPU runner with a CPU
-build of torch must fail loudly. The dtype ``listing`` is float32, as the chapter's listing loads
-GPT-2 on the laptop and on Colab's GPU alike (C34).
-"""
+"""Where a claim runs (``--claims-device``: CPU or a CUDA GPU; CUDA asked for where there is none
+is an error, not a fallback) and in which dtype (``listing``: float32, as the chapter's listing, C34)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""FLOPs per token: the Kaplan et al. formula, and torch's FLOP counter. Each figure names its own
-convention:
+"""FLOPs per token, each figure naming its convention:
 
 * ``kaplan``: C_forward = 2N + 2 n_layer n_ctx d_model per token (Kaplan et al. 2020, "Scaling
   Laws for Neural Language Models", table 1), N = non-embedding parameters, plus the chapter's

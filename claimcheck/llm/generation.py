@@ -1,10 +1,6 @@
-"""Greedy decoding with and without the KV cache, and tie-aware comparison of token streams.
-
-Two greedy decoders doing the same maths in a different order (cached vs uncached, assisted vs
-plain) can pick different tokens where the top two logits nearly tie. A comparison reports the
-first differing position and the logit margin there: a near-tie explains a flip; a large margin
-is a real failure.
-"""
+"""Greedy decoding with and without the KV cache, and tie-aware comparison of token streams: two
+decoders doing the same maths in another order may flip a token where the top two logits nearly
+tie, so a comparison reports the first difference and the logit margin there."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""KV cache size: the formula, and measurement on a real cache object.
-
-Every position stores one key and one value vector per KV head and layer: ``2 x n_layers x
-n_kv_heads x head_dim x bytes_per_element`` bytes per token (GPT-2 small in fp16: 2 x 12 x 768 x
-2 B = 36 KiB). Grouped-query attention (Ainslie et al. 2023) shares KV heads, so ``n_kv_heads``
-may be fewer than the query heads.
-"""
+"""KV cache size: ``2 x n_layers x n_kv_heads x head_dim x bytes_per_element`` bytes per token
+(GPT-2 small in fp16: 36 KiB; grouped-query attention, Ainslie et al. 2023, has fewer KV heads
+than query heads), and its measurement on a real cache object."""
 
 from __future__ import annotations
 

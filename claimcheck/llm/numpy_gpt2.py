@@ -1,10 +1,6 @@
-"""An independent GPT-2 forward pass in numpy, with an explicit KV cache (claim C17's oracle).
-
-picoGPT-sized (Jay Mody's ``picoGPT/gpt2.py``): one small function per operation, argument names as
-the checkpoint keys, float32, no code shared with torch or transformers, so when the two agree both
-are right. Shapes: ``n_seq`` tokens fed now, ``n_past`` in the cache, ``n_embd`` model width; the
-cache is one ``(k, v)`` per layer, each ``[n_past, n_embd]`` (heads side by side).
-"""
+"""An independent GPT-2 forward pass in numpy with an explicit KV cache (C17's oracle), picoGPT-sized
+(Jay Mody's ``gpt2.py``), sharing no code with torch or transformers. Shapes: ``n_seq`` tokens fed
+now, ``n_past`` cached, width ``n_embd``; the cache: one ``(k, v)`` per layer, ``[n_past, n_embd]``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Sizes and timing budgets of every size-dependent claim, per size profile (``--claims-profile``).
-
-A size profile changes how *precisely* a claim is measured, never *whether* it holds: ``quick``
-and ``standard`` share every size a portable form needs. ``full`` measures at the chapter's own
-sizes and generates its 256 and 768 tokens once each way (C15.laptop: one uncached 768-token
-generation takes ~10 minutes on a 2-core CPU). Costs of ``pytest claims/``: docs/timing.md.
-"""
+"""Sizes and timing budgets of every size-dependent claim, per size profile (``--claims-profile``):
+how *precisely* a claim is measured, never *whether* it holds. ``full`` uses the chapter's own sizes
+(C15.laptop's uncached 768 tokens take ~10 minutes on 2 cores). Costs: docs/timing.md."""
 
 from __future__ import annotations
 

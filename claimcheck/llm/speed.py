@@ -362,14 +362,10 @@ class ReadWriteTiming(Timing):
     weight_bytes: int = 0
 
     def read_tps(self, rounds=None) -> list[float]:
-        return [self.read_tokens / r["read"] for r in (self.per_round() if rounds is None else rounds)]
+        return [self.read_tokens / s for s in self.seconds("read", rounds)]
 
     def write_tps(self, rounds=None) -> list[float]:
-        return [self.write_tokens / r["write"] for r in (self.per_round() if rounds is None else rounds)]
-
-    def median_s(self, side: str) -> float:
-        """Median seconds of one whole pass of ``side``."""
-        return self.rounds.samples.stats(side).median
+        return [self.write_tokens / s for s in self.seconds("write", rounds)]
 
     def read_over_write(self, rounds) -> float:
         """Median read token/s over median write token/s (C05's value)."""
@@ -456,23 +452,17 @@ class GenerationTiming(Timing):
         """Positions processed by each generation's forward calls, counted, by side."""
         return {name: sum(p for _, p in calls) for name, calls in self.steps["positions"].items()}
 
-    def positions_formula(self) -> dict:
-        """The same totals by formula, prompt ``p``, ``n`` new tokens: ``n*p + n(n-1)/2`` uncached
-        (call i recomputes ``p + i`` positions), ``p + n - 1`` cached."""
-        p = self.prompt_tokens
-        return {
-            **{f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths},
-            **{f"cache@{n}": p + n - 1 for n in self.lengths},
-        }
-
     def positions_ratio(self) -> dict:
         """Positions recomputed without over with the cache, by length (counted)."""
         counted = self.positions()
         return {n: counted[f"nocache@{n}"] / counted[f"cache@{n}"] for n in sorted(self.lengths)}
 
     def exact_positions(self) -> tuple:
-        """C15's exact forms: the counted totals match the formulas; the ratio grows with length."""
-        counted, formula, ratio = self.positions(), self.positions_formula(), self.positions_ratio()
+        """C15's exact forms: the counted totals match the formulas (prompt p, n new tokens; uncached
+        call i recomputes p + i positions); the positions ratio grows with length."""
+        p, counted, ratio = self.prompt_tokens, self.positions(), self.positions_ratio()
+        formula = {f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths}
+        formula.update({f"cache@{n}": p + n - 1 for n in self.lengths})
         matches = sum(counted.get(k) == v for k, v in formula.items())
         ns = sorted(self.lengths)
         matched = "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)"

@@ -183,6 +183,17 @@ class Timing:
     def per_round(self) -> list[Round]:
         return self.rounds.per_round()
 
+    def seconds(self, side: str, rounds=None) -> list[float]:
+        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
+        ``KeyError`` naming the sides there are."""
+        if side not in self.rounds.samples.samples:
+            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.rounds.samples.order)})")
+        return [r[side] for r in (self.per_round() if rounds is None else rounds)]
+
+    def median_s(self, side: str) -> float:
+        """Median seconds of one call of ``side`` over every round so far."""
+        return statistics.median(self.seconds(side))
+
     def measure(
         self,
         statistic: Callable[[list], float],
@@ -237,17 +248,6 @@ class SidesTiming(Timing):
     def sides(self) -> tuple[str, ...]:
         """The sides' names, in the order they run inside a round."""
         return tuple(self.rounds.samples.order)
-
-    def seconds(self, side: str, rounds=None) -> list[float]:
-        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
-        ``KeyError`` naming the sides there are."""
-        if side not in self.rounds.samples.samples:
-            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.sides)})")
-        return [r[side] for r in (self.per_round() if rounds is None else rounds)]
-
-    def median_s(self, side: str) -> float:
-        """Median seconds of one call of ``side`` over every round so far."""
-        return statistics.median(self.seconds(side))
 
     def ratio(self, slower: str, faster: str) -> Callable[[list], float]:
         """The statistic rounds -> median seconds of ``slower`` / median seconds of ``faster``
