@@ -284,8 +284,7 @@ def interleaved(
     "tokenize"))``. Raises ``ValueError`` for no side or one not callable."""
     if not sides:
         raise ValueError("interleaved() needs at least one side: interleaved(profile, name=callable, ...)")
-    bad = [name for name, fn in sides.items() if not callable(fn)]
-    if bad:
+    if bad := [name for name, fn in sides.items() if not callable(fn)]:
         raise ValueError(f"interleaved(): side(s) {', '.join(bad)} must be zero-argument callables")
     fns = {name: _timed(fn) for name, fn in sides.items()}
     rounds = Rounds(fns, warmup=warmup, device=device, timer=timer)
