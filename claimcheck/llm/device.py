@@ -32,9 +32,8 @@ def no_gpu_reason() -> str:
 
 
 def select_device(requested: str | None = "auto"):
-    """Return the ``torch.device`` of ``requested``: ``auto``/None (CUDA GPU 0 when available,
-    else CPU), ``cpu``, ``cuda`` (= ``cuda:0``) or ``cuda:N``. Raises :class:`DeviceError` for CUDA
-    unavailable (saying why), a GPU index out of range, or an unknown name."""
+    """Return the ``torch.device`` of ``requested`` (``auto``/None: GPU 0 if any, else CPU). Raises
+    :class:`DeviceError` for CUDA unavailable (saying why), an index out of range, or an unknown name."""
     import torch
 
     name = (requested or "auto").strip()

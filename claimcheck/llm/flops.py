@@ -23,9 +23,8 @@ def kaplan_flops_per_token(config, n_ctx: int | None = None) -> int:
 
 
 def matmul_flops_per_token(config, n_ctx: int, attention: bool) -> int:
-    """Return the FLOPs a matmul counter sees for one GPT-2 token at context ``n_ctx``: weight
-    matmuls 2 x (d x 3d + d x d + 2 x d x 4d) per layer and 2 d n_vocab for the logits; with
-    ``attention``, QK^T and AV, each 2 x n_ctx x d per layer."""
+    """Return the FLOPs a matmul counter sees for one GPT-2 token at context ``n_ctx``: the weights'
+    and the logits', and with ``attention`` QK^T and AV (2 x n_ctx x d each per layer)."""
     d, L = config.n_embd, config.n_layer
     inner = config.n_inner or 4 * d
     weights = L * 2 * (d * 3 * d + d * d + 2 * d * inner) + 2 * d * config.vocab_size
@@ -36,8 +35,7 @@ def count_flops(fn) -> int:
     """Run ``fn()`` under ``torch.utils.flop_counter.FlopCounterMode`` and return total FLOPs."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    counter = FlopCounterMode(display=False)
-    with counter:
+    with FlopCounterMode(display=False) as counter:
         fn()
     return int(counter.get_total_flops())
 

@@ -13,8 +13,7 @@ IDENTICAL, NEAR_TIE, DIVERGED = "identical", "near-tie", "diverged"
 
 @dataclass
 class Generation:
-    """Greedy decoding's ``n_new`` tokens, the float32 ``logits`` ``[n_new, vocab]`` each step saw,
-    and the input length of every forward call."""
+    """Greedy decoding's tokens, float32 ``logits`` ``[n_new, vocab]``, and each call's input length."""
 
     tokens: list[int]
     logits: object
@@ -58,9 +57,8 @@ def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **ge
 
 @dataclass(frozen=True)
 class StreamComparison:
-    """A token stream compared with a reference: ``verdict`` "identical", "near-tie" or "diverged";
-    ``position``: the first differing token (None if identical); ``margin``: there, the reference's
-    logit of its own token minus that of the other's (>= 0 for greedy)."""
+    """A token stream compared with a reference: ``verdict``, the first differing ``position`` and
+    the reference's ``margin`` there (its own token's logit minus the other's; >= 0 for greedy)."""
 
     verdict: str
     n_compared: int
@@ -129,9 +127,8 @@ def top2_margins(logits):
 
 
 def truncated_draft(model, n_layers: int):
-    """Return an "early exit" draft for assisted decoding: ``model`` (GPT-2 or Llama-style) with
-    only its first ``n_layers`` blocks, eval mode. Raises ``ValueError`` unless 1 <= ``n_layers`` <
-    the model's layer count."""
+    """Return ``model`` (GPT-2 or Llama-style) cut to its first ``n_layers`` blocks, an "early exit"
+    draft. Raises ``ValueError`` unless 1 <= ``n_layers`` < the model's layer count."""
     config = copy.deepcopy(model.config)
     field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
     total = getattr(config, field_name)

@@ -40,8 +40,7 @@ class KVLayout:
 
 
 def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
-    """Return (bytes of the KV cache, tokens cached) after one forward pass over ``input_ids``
-    (``[1, n]`` int64) in the model's dtype."""
+    """Return (KV cache bytes, tokens cached) after one forward pass over ``input_ids`` (``[1, n]``)."""
     import torch
 
     with torch.no_grad():
@@ -50,10 +49,9 @@ def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
 
 
 def measure_cache_bytes(config, n_tokens: int, dtype) -> tuple[int, int, str]:
-    """Return (cache bytes, tokens cached, cache class name) of the real transformers cache a
-    forward pass over ``n_tokens`` positions builds in ``dtype``, on PyTorch's ``meta`` device: the
-    real code path computing shapes and dtypes only, in milliseconds, whatever the CPU's support for
-    ``dtype``. Raises ``ValueError`` where ``config`` names no causal LM transformers knows."""
+    """Return (cache bytes, tokens cached, cache class name) of the real transformers cache a pass
+    over ``n_tokens`` builds in ``dtype`` on the ``meta`` device (shapes only, in milliseconds).
+    Raises ``ValueError`` where ``config`` names no causal LM transformers knows."""
     import torch
     from transformers import AutoModelForCausalLM
 

@@ -22,8 +22,7 @@ def tiny_config(**overrides):
 
 
 def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
-    """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode,
-    on the CPU, in ``dtype`` (default float32), attention ``attn_implementation`` (sdpa, eager)."""
+    """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode, CPU."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -96,8 +95,7 @@ def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
     """Return ``n`` random token ids, ``[1, n]`` int64, reproducible from ``seed``."""
     import torch
 
-    g = torch.Generator().manual_seed(seed)
-    return torch.randint(0, vocab_size - 1, (1, n), generator=g)
+    return torch.randint(0, vocab_size - 1, (1, n), generator=torch.Generator().manual_seed(seed))
 
 
 def prompt_ids(n: int, tokenizer=None):
@@ -111,8 +109,7 @@ def prompt_ids(n: int, tokenizer=None):
 
 
 def cache_layers(cache):
-    """Return [(keys, values), ...] per layer (each ``[batch, n_kv_heads, seq, head_dim]``) of a
-    transformers cache object or legacy tuple."""
+    """Return [(keys, values), ...] per layer of a cache, each ``[batch, n_kv_heads, seq, head_dim]``."""
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
@@ -161,9 +158,8 @@ def _forward_params(forward_cls) -> frozenset[str]:
 
 
 def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **kwargs):
-    """Return the output of ``model(input_ids)`` continuing from ``cache``, passed as ``cache``
-    (transformers 5) or ``past_key_values`` (4), never triggering the deprecation C33 reports.
-    ``last_only``: the last position's logits only, as ``generate`` does for a prefill."""
+    """Return ``model(input_ids)`` continuing from ``cache``, passed as transformers expects it (no
+    deprecation, C33); ``last_only``: the last position's logits only, as ``generate`` does."""
     params = _forward_params(model.__class__)
     if cache is not None:
         kwargs["cache" if "cache" in params else "past_key_values"] = cache

@@ -55,8 +55,7 @@ def causal_mask(n_seq: int, n_all: int, dtype=np.float32):
 
 
 def mha(x, c_attn, c_proj, n_head: int, kv=None):
-    """Causal multi-head self-attention over ``x`` after ``kv`` (earlier ``(k, v)`` or None);
-    return ``(out, kv)``, the cache holding every position."""
+    """Causal multi-head self-attention over ``x`` after ``kv`` (or None); return ``(out, kv)``."""
     qkv = linear(x, **c_attn)  # [n_seq, n_embd] -> [n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 x [n_seq, n_embd]
     if kv is not None:
@@ -76,9 +75,8 @@ def block(x, mlp, attn, ln_1, ln_2, n_head: int, kv=None):
 
 
 def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
-    """Return ``(logits [n_seq, n_vocab], kvcache extended)`` of the ``n_seq`` token ids
-    ``inputs`` after ``kvcache`` (an earlier call's, or None); the output projection is tied to
-    ``wte``. Raises ``ValueError`` for positions beyond the rows of ``wpe``."""
+    """Return ``(logits [n_seq, n_vocab], kvcache extended)`` of token ids ``inputs`` after
+    ``kvcache`` (or None). Raises ``ValueError`` for positions beyond the rows of ``wpe``."""
     n_past = 0 if kvcache is None else kvcache[0][0].shape[0]
     inputs = np.asarray(inputs)
     if n_past + len(inputs) > wpe.shape[0]:

@@ -10,8 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 @dataclass(frozen=True)
 class Profile:
-    """One size profile: the sizes of every size-dependent measurement and the timing budgets.
-    The defaults are the ``quick`` profile's."""
+    """One size profile: every size-dependent measurement's sizes and the budgets (default: quick)."""
 
     name: str = "quick"
     read_tokens: int = 512  # prefill length, C01/C05/C11 (chapter: 512)
@@ -91,8 +90,7 @@ SIZE_FIELDS = frozenset(f.name for f in fields(Profile)) - {"name"}
 
 @dataclass
 class SizeReads:
-    """Which sizes of the run's profile were read by whom: a test (node id) or ``"fixture NAME"``,
-    whichever was running (``owners``: a stack, innermost last)."""
+    """Which sizes were read by whom (node id or ``"fixture NAME"``; ``owners``: a stack)."""
 
     owners: list[str] = field(default_factory=list)
     by_owner: dict[str, set[str]] = field(default_factory=dict)

@@ -49,10 +49,9 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
 
 
 def kv_change(model, prefix, changed_at: int) -> dict:
-    """Change the token at ``changed_at``; return how the cached keys/values move (max |delta K or
-    V| over heads and dims): ``before`` it in any layer (0 for a causal model), ``layer0_at_change``,
-    ``layer0_after`` (0: layer 0's K/V depend on their own token only), ``later_min`` (the smallest
-    change at or after it in layers 1 and up), and ``layers``."""
+    """Change the token at ``changed_at``; return the max |delta K or V|: ``before`` it (0 for a
+    causal model), ``layer0_at_change``, ``layer0_after`` (0: layer 0's K/V see their own token
+    only), ``later_min`` (the least at or after it in layers 1 and up), and ``layers``."""
     import torch
 
     changed = prefix.clone()

@@ -8,17 +8,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from statistics import median as _median
 from typing import Any
 
 from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
 from claimcheck.llm.timing import Interleaved, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
-
-_median = statistics.median
 
 
 def _device(model):
@@ -97,7 +95,7 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
         for kept in (steps, steps["positions"]):  # the last round's steps only
             kept.pop(name, None)
             kept[name] = []
-        call: dict[str, Any] = {}
+        call = {}  # the current forward call: context, positions, start time
 
         def pre(mod, args, kwargs):
             n = int((args[0] if args else kwargs["input_ids"]).shape[1])
