@@ -58,20 +58,16 @@ class Profile:
             for v in (self.gen_lengths, self.ttft_prompts, self.batch_sizes, self.chapter_gen_lengths)
         )
         once = f" (and {chapter} once)" if chapter else ""
+        generate = f"generate {gen} tokens after a {self.greedy_prompt}-token prompt{once}"
+        rounds = f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)"
         return [
             ({"read_tokens"}, f"read {self.read_tokens} tokens"),
             ({"write_tokens"}, f"write {self.write_tokens} tokens"),
-            (
-                {"gen_lengths", "chapter_gen_lengths"},
-                f"generate {gen} tokens after a {self.greedy_prompt}-token prompt{once}",
-            ),
+            ({"gen_lengths", "chapter_gen_lengths"}, generate),
             ({"ttft_prompts"}, f"prompts {ttft} for TTFT"),
             ({"context_tokens"}, f"decode on a {self.context_tokens}-token context"),
             ({"batch_sizes"}, f"batches {batches}"),
-            (
-                {"timing_repeats", "gen_repeats", "base_budget_s"},
-                f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)",
-            ),
+            ({"timing_repeats", "gen_repeats", "base_budget_s"}, rounds),
             ({"timing_budget_s"}, f"up to {self.timing_budget_s:g} s more per undecided timing claim"),
         ]
 
