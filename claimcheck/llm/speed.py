@@ -414,8 +414,7 @@ class ForwardTiming(Timing):
 
     def medians(self, rounds=None) -> list[float]:
         """Median seconds of the forward pass at each length, in ``lengths`` order."""
-        rs = self.per_round() if rounds is None else rounds
-        return [_median(r[self.sides[L]] for r in rs) for L in self.lengths]
+        return [_median(self.seconds(self.sides[L], rounds)) for L in self.lengths]
 
     def fit(self, rounds=None) -> PowerFit:
         """The power law ``seconds = a * L**k`` of the medians."""
