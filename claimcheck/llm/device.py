@@ -1,15 +1,9 @@
-"""Where a claim runs (CPU or a CUDA GPU) and in which dtype.
-
-``--claims-device`` (``CLAIMCHECK_DEVICE``, ini ``claims_device``): ``auto`` (the default: CUDA GPU 0
-when torch sees one, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``. CUDA asked for where there is
-none is an error, not a silent fallback: a GPU runner with a CPU build of torch must fail loudly.
-The dtype ``listing`` is float32, as the chapter's listing loads GPT-2 (``from_pretrained``'s
-default) on the laptop and on Colab's GPU alike (C34). torch is imported inside the functions.
-"""
+"""Where a claim runs (``--claims-device``: CPU or a CUDA GPU; CUDA asked for where there is none
+is an error, not a fallback) and in which dtype (``listing``: float32, as the chapter's listing, C34)."""
 
 from __future__ import annotations
 
-from claimcheck.llm.options import DEVICE_CHOICES, check_device_name  # noqa: F401 - the names are the settings'
+from claimcheck.llm.options import check_device_name
 
 PRECISIONS = ("listing",)
 
@@ -38,13 +32,8 @@ def no_gpu_reason() -> str:
 
 
 def select_device(requested: str | None = "auto"):
-    """Return the ``torch.device`` the claims run on for ``requested``: ``auto``/None (CUDA GPU 0
-    when available, else CPU), ``cpu``, ``cuda`` (= ``cuda:0``) or ``cuda:N``.
-
-    Raises:
-        DeviceError: CUDA requested but unavailable (the message says why, e.g. a CPU-only torch
-            build), GPU index N out of range, or an unknown name.
-    """
+    """Return the ``torch.device`` of ``requested`` (``auto``/None: GPU 0 if any, else CPU). Raises
+    :class:`DeviceError` for CUDA unavailable (saying why), an index out of range, or an unknown name."""
     import torch
 
     name = (requested or "auto").strip()
@@ -68,11 +57,8 @@ def select_device(requested: str | None = "auto"):
 
 
 def dtype_for(device, precision: str):
-    """Return the torch dtype a claim of ``precision`` runs in on ``device``: ``listing``, float32.
-
-    Raises:
-        ValueError: unknown ``precision``.
-    """
+    """Return the torch dtype of ``precision`` on ``device`` (``listing``: float32). Raises
+    ``ValueError`` for an unknown ``precision``."""
     import torch
 
     if precision == "listing":
@@ -82,13 +68,9 @@ def dtype_for(device, precision: str):
 
 def describe_device(device) -> str:
     """One line naming the device: ``'cpu'`` or ``'cuda:0 (NVIDIA H100 80GB HBM3)'``."""
-    if not _is_cuda(device):
+    if not getattr(device, "type", str(device)).startswith("cuda"):
         return "cpu"
     import torch
 
     index = device.index if getattr(device, "index", None) is not None else 0
     return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
-
-
-def _is_cuda(device) -> bool:
-    return getattr(device, "type", str(device)).startswith("cuda")

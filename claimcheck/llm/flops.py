@@ -1,6 +1,4 @@
-"""FLOPs per token: the Kaplan et al. formula, and torch's FLOP counter.
-
-Two conventions give different totals for the same model, so every figure names its own:
+"""FLOPs per token, each figure naming its convention:
 
 * ``kaplan``: C_forward = 2N + 2 n_layer n_ctx d_model per token (Kaplan et al. 2020, "Scaling
   Laws for Neural Language Models", table 1), N = non-embedding parameters, plus the chapter's
@@ -16,34 +14,28 @@ from claimcheck.llm.kvcache import KVLayout
 from claimcheck.llm.models import forward_cached, non_embedding_parameters, seeded_token_ids
 
 
-def kaplan_flops_per_token(config, n_ctx: int | None = None, include_unembedding: bool = True) -> int:
-    """Return forward FLOPs per token by Kaplan et al. (2020), plus the output projection:
-    ``2 N + 2 n_layer n_ctx d_model (+ 2 d_model n_vocab)``; ``n_ctx`` default ``config.n_positions``.
-    """
+def kaplan_flops_per_token(config, n_ctx: int | None = None) -> int:
+    """Return forward FLOPs per token by Kaplan et al. (2020) plus the output projection:
+    ``2 N + 2 n_layer n_ctx d_model + 2 d_model n_vocab``; ``n_ctx`` default ``config.n_positions``."""
     n_ctx = config.n_positions if n_ctx is None else n_ctx
-    flops = 2 * non_embedding_parameters(config) + 2 * config.n_layer * n_ctx * config.n_embd
-    if include_unembedding:
-        flops += 2 * config.n_embd * config.vocab_size
-    return flops
+    attention = 2 * config.n_layer * n_ctx * config.n_embd
+    return 2 * non_embedding_parameters(config) + attention + 2 * config.n_embd * config.vocab_size
 
 
 def matmul_flops_per_token(config, n_ctx: int, attention: bool) -> int:
-    """Return the FLOPs a matmul counter sees for one token at context ``n_ctx`` (GPT-2): weight
-    matmuls 2 x (d x 3d + d x d + 2 x d x 4d) per layer and 2 d n_vocab for the logits; with
-    ``attention``, QK^T and AV, each 2 x n_ctx x d per layer."""
+    """Return the FLOPs a matmul counter sees for one GPT-2 token at context ``n_ctx``: the weights'
+    and the logits', and with ``attention`` QK^T and AV (2 x n_ctx x d each per layer)."""
     d, L = config.n_embd, config.n_layer
     inner = config.n_inner or 4 * d
     weights = L * 2 * (d * 3 * d + d * d + 2 * d * inner) + 2 * d * config.vocab_size
-    attn = L * 2 * (2 * n_ctx * d) if attention else 0
-    return weights + attn
+    return weights + (L * 2 * (2 * n_ctx * d) if attention else 0)
 
 
 def count_flops(fn) -> int:
     """Run ``fn()`` under ``torch.utils.flop_counter.FlopCounterMode`` and return total FLOPs."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    counter = FlopCounterMode(display=False)
-    with counter:
+    with FlopCounterMode(display=False) as counter:
         fn()
     return int(counter.get_total_flops())
 
@@ -59,9 +51,8 @@ def decode_step_flops(model, context: int) -> int:
 
 
 def zero_cache(model, positions: int):
-    """A KV cache of ``positions`` zero positions (per layer, keys and values ``[1, n_kv_heads,
-    positions, head_dim]``) in the model's dtype and device: a decode step's FLOPs depend on the
-    cache's shapes only, so no prefill needs computing first."""
+    """A KV cache of ``positions`` zero positions in the model's dtype and device: a decode step's
+    FLOPs depend on the cache's shapes only."""
     import torch
     from transformers import DynamicCache
 

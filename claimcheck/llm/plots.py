@@ -1,9 +1,5 @@
-"""Plots for the claims page: matplotlib figures rendered to PNG bytes.
-
-Every plot shows the samples as points and the medians as lines: nothing is hidden behind a
-summary. Figures are made with matplotlib's object API (:class:`matplotlib.figure.Figure` with
-its own Agg canvas), never through pyplot: a plugin must not change the plotting backend, or the
-open figures, of the process that hosts pytest.
+"""Plots for the claims page, as PNG bytes: every sample a point, the medians lines. Made with
+matplotlib's object API, never pyplot: a plugin must not change the host process's backend or figures.
 """
 
 from __future__ import annotations
@@ -23,7 +19,7 @@ def _figure(title: str):
 
 
 def _png(fig) -> bytes:
-    """The figure as PNG bytes (Figure.savefig renders with a fresh Agg canvas: no backend, no pyplot)."""
+    """The figure as PNG bytes (rendered on a fresh Agg canvas)."""
     buf = io.BytesIO()
     fig.tight_layout()
     fig.savefig(buf, format="png")
@@ -37,7 +33,7 @@ def _strip(ax, x: float, values, color: str, labels=(None, None)) -> None:
 
 
 def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947, 98)) -> bytes:
-    """Token/s of read (prefill) and write (decode) per round, medians as bars' lines, chapter's values marked."""
+    """Read and write token/s per round, their medians, the chapter's values marked."""
     fig, ax = _figure("Read (prefill) vs write (decode) throughput")
     for x, (vals, ch) in enumerate(((read_tps, chapter[0]), (write_tps, chapter[1]))):
         first = x == 0
@@ -74,9 +70,8 @@ def batch_plot(per_step: dict) -> bytes:
 def bandwidth_plot(
     needed_bytes_per_s: list[float], bandwidth: list[float], decode_bytes_per_s: list[float] | None = None
 ) -> bytes:
-    """C12's verdict per round: the weight traffic decode would need at prefill's token/s (weight
-    bytes x read token/s, bytes/s) against the measured read bandwidth; decode's actual traffic
-    (weight bytes x write token/s) beside them when given. Their ratio is the claim's value."""
+    """C12's verdict per round (bytes/s): the weight traffic decode would need at prefill's rate
+    against the measured read bandwidth, and decode's actual traffic when given."""
     fig, ax = _figure("Weight traffic at prefill's rate vs memory bandwidth (C12's verdict)")
     series = [
         ("needed at prefill's rate:\nweight bytes x read token/s", needed_bytes_per_s, "C0"),
@@ -92,9 +87,8 @@ def bandwidth_plot(
 
 
 def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
-    """Seconds of one forward pass (no cache) vs positions: every round's sample, the medians, and
-    the fitted ``a*L^k`` (dashed), labelled with the claim's value ``1 + k`` (the exponent of
-    uncached decoding's total time, whose step L recomputes L positions)."""
+    """Seconds of one uncached forward pass vs positions: samples, medians, and the fitted
+    ``a*L^k`` (dashed) labelled with the claim's value ``1 + k``."""
     fig, ax = _figure("Forward pass time vs positions recomputed (C16's verdict)")
     for L in lengths:
         ax.scatter([L] * len(samples[L]), samples[L], color="C1", s=12, zorder=3)
@@ -107,18 +101,13 @@ def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
     return _png(fig)
 
 
-# the plots of the timing claims, from the kit's typed measurements (claimcheck.llm.speed):
-# each returns (PNG bytes, name), the form claim.check_timing(..., plot=...) takes
-
-
 def read_write(t) -> tuple[bytes, str]:
-    """C05: read vs write token/s of every round of a :class:`~claimcheck.llm.speed.ReadWriteTiming`."""
+    """C05's plot for ``claim.check_timing(..., plot=...)``: (PNG bytes, name)."""
     return read_write_plot(t.read_tps(), t.write_tps()), "read vs write token/s"
 
 
 def bandwidth(t) -> tuple[bytes, str]:
-    """C12: the series of its verdict, every round: the weight traffic decode would need at
-    prefill's rate against the measured read bandwidth (decode's actual traffic beside them)."""
+    """C12's plot of :func:`bandwidth_plot`: (PNG bytes, name)."""
     needed = [r * t.weight_bytes for r in t.read_tps()]
     ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples.samples["stream"]]
     actual = [w * t.weight_bytes for w in t.write_tps()]
@@ -126,11 +115,11 @@ def bandwidth(t) -> tuple[bytes, str]:
 
 
 def forward_passes(f) -> tuple[bytes, str]:
-    """C16: the forward-pass series of a :class:`~claimcheck.llm.speed.ForwardTiming`, the one its verdict fits."""
+    """C16's plot of the forward passes its verdict fits: (PNG bytes, name)."""
     samples = {L: list(f.rounds.samples.samples[f.sides[L]]) for L in f.lengths}
     return forward_pass_plot(list(f.lengths), samples, f.fit()), "forward pass time vs positions"
 
 
 def batch(b) -> tuple[bytes, str]:
-    """C35: decode token/s and per-step latency vs batch size, every round."""
+    """C35's plot: (PNG bytes, name)."""
     return batch_plot(b.per_step()), "batched decode"

@@ -1,45 +1,36 @@
-"""Sizes and timing budgets behind every size-dependent claim, per size profile (``--claims-profile``;
-not the runner profile ``--claims-runner``, which says which machine this is).
-
-A size profile changes how *precisely* a claim is measured (its first rounds, the seconds it may
-add while undecided), never *whether* it holds: ``quick`` and ``standard`` share every size a
-portable form needs. ``full`` measures at the chapter's own sizes (read 512, write 511, prompts up
-to 1000) and generates the chapter's 256 and 768 tokens once each way (C15.laptop; one uncached
-768-token generation of GPT-2 small takes ~10 minutes on a 2-core CPU, so five rounds would take an
-hour; the 256-token times are its first steps, :func:`fixtures.speed.chapter_generation`).
-Costs of ``pytest claims/``: docs/timing.md.
-"""
+"""Sizes and timing budgets of every size-dependent claim, per size profile (``--claims-profile``):
+how *precisely* a claim is measured, never *whether* it holds. ``full`` uses the chapter's own sizes
+(C15.laptop's uncached 768 tokens take ~10 minutes on 2 cores). Costs: docs/timing.md."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 
 
 @dataclass(frozen=True)
 class Profile:
-    """One size profile: the sizes of every size-dependent measurement and the timing budget."""
+    """One size profile: every size-dependent measurement's sizes and the budgets (default: quick)."""
 
-    name: str
-    read_tokens: int  # prefill length, C01/C05/C11 (chapter: 512)
-    write_tokens: int  # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
-    timing_repeats: int  # interleaved rounds of each side of a ratio
-    greedy_prompt: int  # prompt of the cached/uncached comparison C14 (chapter: 16)
-    greedy_new: int  # tokens written in C14
-    gen_lengths: tuple[int, ...]  # new tokens per generation, C15/C16's interleaved rounds
-    gen_repeats: int  # interleaved rounds of the generations
-    ttft_prompts: tuple[int, ...]  # prompts of TTFT and decode latency, C13/C36 (and C20's short one)
-    decode_steps: int  # decode steps timed after each prompt and on the long context, C13/C20/C36
-    batch_sizes: tuple[int, ...]  # batch sizes of batched decode, C35
-    batch_prompt: int  # prompt tokens per row, C35
-    batch_steps: int  # decode steps timed per batch, C35
-    bandwidth_mib: int  # buffer of the memory-bandwidth benchmark, C12
+    name: str = "quick"
+    read_tokens: int = 512  # prefill length, C01/C05/C11 (chapter: 512)
+    write_tokens: int = 8  # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
+    timing_repeats: int = 5  # interleaved rounds of each side of a ratio
+    greedy_prompt: int = 16  # prompt of the cached/uncached comparison C14 (chapter: 16)
+    greedy_new: int = 16  # tokens written in C14
+    gen_lengths: tuple[int, ...] = (2, 8)  # new tokens per generation, C15/C16's interleaved rounds
+    gen_repeats: int = 5  # interleaved rounds of the generations
+    ttft_prompts: tuple[int, ...] = (32, 256)  # prompts of TTFT and decode latency, C13/C36, C20's short
+    decode_steps: int = 8  # decode steps timed after each prompt and on the long context, C13/C20/C36
+    batch_sizes: tuple[int, ...] = (1, 8, 32)  # batch sizes of batched decode, C35
+    batch_prompt: int = 8  # prompt tokens per row, C35
+    batch_steps: int = 4  # decode steps timed per batch, C35
+    bandwidth_mib: int = 512  # buffer of the memory-bandwidth benchmark, C12
     forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
     context_tokens: int = 1000  # the long context of C20's decode steps (cache filled once, reused)
-    timing_budget_s: float = 10.0  # seconds a timing claim may add while its interval is undecided
-    base_budget_s: float = 60.0  # seconds the first rounds of one shared measurement may take (a busy
-    # machine gets fewer rounds, so undecided claims, not a longer run)
-    assisted_new: int = 48  # tokens written by assisted decoding, C32
+    timing_budget_s: float = 8.0  # seconds a timing claim may add while its interval is undecided
+    base_budget_s: float = 30.0  # seconds the first rounds of a shared measurement may take (or fewer rounds)
+    assisted_new: int = 16  # tokens written by assisted decoding, C32
     chapter_gen_lengths: tuple[int, ...] = ()  # the chapter's generations (256, 768), timed once, C15.laptop
 
     @property
@@ -50,10 +41,8 @@ class Profile:
         )
 
     def describe(self, used: Collection[str] | None = None) -> str:
-        """One line for the report: the sizes behind the timing claims, e.g. "quick (reduced sizes,
-        not the chapter's): read 512 tokens, write 16 tokens, ...". ``used``: the fields a
-        chapter's tests read (:class:`SizeReads`): only their words, so a chapter whose one timing
-        reads 512 tokens says "quick: read 512 tokens"; None: every size."""
+        """One line for the report, e.g. "quick (reduced sizes, not the chapter's): read 512 tokens,
+        ...": the words of the fields in ``used`` (:class:`SizeReads`; None: every field)."""
         every = used is None
         parts = [words for fields, words in self._parts() if every or fields & set(used or ())]
         # "the chapter's own sizes" are ch15's read/write lengths and generations: said where those are
@@ -64,31 +53,27 @@ class Profile:
 
     def _parts(self) -> list[tuple[set[str], str]]:
         """The words of :meth:`describe`, each with the fields that make it apply."""
-
-        def sizes(values) -> str:
-            return "/".join(map(str, values))
-
-        once = f" (and {sizes(self.chapter_gen_lengths)} once)" if self.chapter_gen_lengths else ""
+        gen, ttft, batches, chapter = (
+            "/".join(map(str, v))
+            for v in (self.gen_lengths, self.ttft_prompts, self.batch_sizes, self.chapter_gen_lengths)
+        )
+        once = f" (and {chapter} once)" if chapter else ""
+        generate = f"generate {gen} tokens after a {self.greedy_prompt}-token prompt{once}"
+        rounds = f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)"
         return [
             ({"read_tokens"}, f"read {self.read_tokens} tokens"),
             ({"write_tokens"}, f"write {self.write_tokens} tokens"),
-            (
-                {"gen_lengths", "chapter_gen_lengths"},
-                f"generate {sizes(self.gen_lengths)} tokens after a {self.greedy_prompt}-token prompt{once}",
-            ),
-            ({"ttft_prompts"}, f"prompts {sizes(self.ttft_prompts)} for TTFT"),
+            ({"gen_lengths", "chapter_gen_lengths"}, generate),
+            ({"ttft_prompts"}, f"prompts {ttft} for TTFT"),
             ({"context_tokens"}, f"decode on a {self.context_tokens}-token context"),
-            ({"batch_sizes"}, f"batches {sizes(self.batch_sizes)}"),
-            (
-                {"timing_repeats", "gen_repeats", "base_budget_s"},
-                f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)",
-            ),
+            ({"batch_sizes"}, f"batches {batches}"),
+            ({"timing_repeats", "gen_repeats", "base_budget_s"}, rounds),
             ({"timing_budget_s"}, f"up to {self.timing_budget_s:g} s more per undecided timing claim"),
         ]
 
     def as_dict(self, used: Collection[str] | None = None) -> dict:
-        """The profile for ``claims.json``: its fields, ``chapter_sizes`` and ``description``
-        (:meth:`describe` of ``used``); with ``used``, also ``used``: the fields read, sorted."""
+        """The profile for ``claims.json``: its fields, ``chapter_sizes``, ``description``
+        (:meth:`describe` of ``used``) and, with ``used``, ``used`` sorted."""
         out = {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe(used)}
         if used is not None:
             out["used"] = sorted(used)
@@ -101,9 +86,7 @@ SIZE_FIELDS = frozenset(f.name for f in fields(Profile)) - {"name"}
 
 @dataclass
 class SizeReads:
-    """Which sizes of the run's profile were read, and by whom: a test (its node id) or a fixture
-    (``"fixture NAME"``), whichever was running (``owners``: a stack, the innermost last); a
-    fixture's reads count for every test that uses it, a session-cached one's too."""
+    """Which sizes were read by whom (node id or ``"fixture NAME"``; ``owners``: a stack)."""
 
     owners: list[str] = field(default_factory=list)
     by_owner: dict[str, set[str]] = field(default_factory=dict)
@@ -124,8 +107,7 @@ class SizeReads:
 
 
 class WatchedProfile:
-    """A :class:`Profile` that records each size read from it in a :class:`SizeReads` (what the
-    ``claims_profile`` fixture gives): every attribute is the profile's own."""
+    """A :class:`Profile` (the ``claims_profile`` fixture) that notes each size read from it."""
 
     def __init__(self, profile: Profile, reads: SizeReads):
         self._profile = profile
@@ -140,37 +122,12 @@ class WatchedProfile:
         return f"WatchedProfile({self._profile!r})"
 
 
-# quick and standard share every size a claim's form depends on (generation lengths, prompts,
-# batches, forward lengths, the read length of C05/C12's prefill rate); they differ in rounds,
-# budget and in the number of decode steps of the write side. 5 rounds are the fewest whose
-# interval covers the timing verdicts' 90% (claimcheck.llm.timing.LEVEL).
-_QUICK = Profile(
-    "quick",
-    read_tokens=512,
-    write_tokens=8,
-    timing_repeats=5,
-    greedy_prompt=16,
-    greedy_new=16,
-    gen_lengths=(2, 8),
-    gen_repeats=5,
-    ttft_prompts=(32, 256),
-    decode_steps=8,
-    batch_sizes=(1, 8, 32),
-    batch_prompt=8,
-    batch_steps=4,
-    bandwidth_mib=512,
-    forward_lengths=(128, 256, 512),
-    context_tokens=1000,
-    timing_budget_s=8.0,
-    base_budget_s=30.0,
-    assisted_new=16,
-)
-
+# quick and standard share every size a claim's form depends on; they differ in rounds, budgets and
+# write steps. 5 rounds are the fewest whose interval covers 90% (claimcheck.llm.timing.LEVEL).
 PROFILES = {
-    "quick": _QUICK,
-    "standard": replace(
-        _QUICK,
-        name="standard",
+    "quick": Profile(),
+    "standard": Profile(
+        "standard",
         write_tokens=96,
         timing_repeats=7,
         greedy_new=48,
@@ -178,9 +135,8 @@ PROFILES = {
         base_budget_s=90.0,
         assisted_new=32,
     ),
-    "full": replace(
-        _QUICK,
-        name="full",
+    "full": Profile(
+        "full",
         write_tokens=511,
         timing_repeats=7,
         greedy_new=256,

@@ -1,9 +1,7 @@
-"""Model-agnostic properties of causal LMs, measured on any transformers causal LM (GPT-2, Llama).
-
-C06: logits at positions <= t do not depend on tokens after t (the causal mask). C28: the KV
-cache of an exact prefix, reused, gives the logits of a full pass; a changed early token changes
-the keys/values of every later position. Shared by the GPT-2 claims and the portable-LM lane.
-All logits are compared in the model's dtype; differences are absolute (logit units).
+"""Properties of any transformers causal LM (GPT-2, Llama), shared by the GPT-2 claims and the
+portable-LM lane. C06: logits at positions <= t do not depend on later tokens. C28: an exact
+prefix's KV cache, reused, gives a full pass's logits; a changed early token changes the keys and
+values of every later position. Differences are absolute, in logits of the model's dtype.
 """
 
 from __future__ import annotations
@@ -14,12 +12,9 @@ from claimcheck.llm.models import cache_layers, forward_cached, output_cache, se
 
 
 def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, float]:
-    """Change every token after t, for each t in ``positions``; return ``(past_delta, future_delta)``.
-
-    ``ids``: ``[1, n]`` int64. ``past_delta``: the largest |logit change| at positions <= t (0 for
-    a causal model, up to float rounding). ``future_delta``: the smallest, over t, of the largest
-    |logit change| after t: the control that the changed tokens were seen at all.
-    """
+    """Change every token of ``ids`` (``[1, n]``) after t, for each t in ``positions``; return
+    ``(past_delta, future_delta)``: the largest |logit change| at positions <= t (0 for a causal
+    model), and the smallest over t of the largest after t (the changed tokens were seen)."""
     import torch
 
     n, vocab = ids.shape[1], model.config.vocab_size
@@ -38,12 +33,8 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
 
 
 def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
-    """Reuse one prefix's KV cache for several suffixes; return ``(max |delta logit|, max |logit|)``.
-
-    ``prefix``: ``[1, p]``; ``suffixes``: ``[1, s]`` tensors. The prefix cache is computed once and
-    deep-copied for each suffix (a cache object grows in place when continued); each continuation's
-    logits are compared with one full pass over prefix + suffix at the suffix positions.
-    """
+    """Continue a copy of ``prefix``'s KV cache with each of ``suffixes`` (``[1, s]``) and compare
+    with a full pass over both; return ``(max |delta logit|, max |logit|)``."""
     import torch
 
     worst = scale = 0.0
@@ -58,13 +49,9 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
 
 
 def kv_change(model, prefix, changed_at: int) -> dict:
-    """Change the token at ``changed_at`` and measure how the prefix's cached keys/values move;
-    returns (all max |delta K or V| over heads and dims):
-    ``before`` at positions < changed_at, any layer (0 for a causal model);
-    ``layer0_at_change`` at the changed position in layer 0;
-    ``layer0_after`` after it in layer 0 (0: layer 0's K/V depend only on their own token and position);
-    ``later_min`` the smallest change at any position >= changed_at in layers 1 and up.
-    """
+    """Change the token at ``changed_at``; return the max |delta K or V|: ``before`` it (0 for a
+    causal model), ``layer0_at_change``, ``layer0_after`` (0: layer 0's K/V see their own token
+    only), ``later_min`` (the least at or after it in layers 1 and up), and ``layers``."""
     import torch
 
     changed = prefix.clone()

@@ -1,28 +1,22 @@
-"""Speed measurements behind the timing claims: read vs write, cache vs no cache, TTFT, batching.
-
-Every function measures both sides of a comparison in one process, interleaved (A B A B ...), after
-a warm-up, and returns every sample in seconds (see :mod:`claimcheck.llm.timing`). Absolute times are
-machine-bound; the claims assert ratios, trends and fitted exponents only.
-
-Models are ``transformers`` causal LMs in eval mode; token ids are ``[batch, n]`` int64 tensors on
-the model's device. All forward passes run under ``torch.no_grad()``.
+"""Speed measurements behind the timing claims: read vs write, cache vs no cache, TTFT, batching,
+as interleaved :class:`~claimcheck.llm.timing.Rounds` (seconds); the claims assert ratios, trends and
+fitted exponents only. Token ids: ``[batch, n]`` int64 tensors on the model's device.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from statistics import median as _median
 from typing import Any
 
 from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
 from claimcheck.llm.timing import Interleaved, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
-
-_median = statistics.median
 
 
 def _device(model):
@@ -41,11 +35,7 @@ def _check_length(ids, need: int) -> None:
 
 
 def warm_up(model, ids, prompt_tokens: int = 16) -> None:
-    """Run the model once before any round is timed: a prefill of ``prompt_tokens`` positions of
-    ``ids`` (``[1, n]`` int64) and one cached decode step (~0.15 s for GPT-2 small on a 2-core CPU),
-    paying the process's one-time costs (allocator, lazy kernels); later new shapes cost nothing
-    comparable on a CPU (a first 1000-token pass is within 2 % of the next ones).
-    """
+    """Pay the process's one-time costs before any round: a prefill of ``prompt_tokens`` and a step."""
     import torch
 
     with torch.no_grad():
@@ -55,36 +45,18 @@ def warm_up(model, ids, prompt_tokens: int = 16) -> None:
 def read_write(
     model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1, extra: dict | None = None
 ) -> Interleaved:
-    """Interleaved read (prefill) vs write (decode with KV cache) times, in seconds: ``repeats``
-    rounds of :func:`read_write_rounds` (samples "read", "write", ``extra``'s). Raises ``ValueError``
-    where ``ids`` is too short."""
-    return (
-        read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
-        .run(repeats)
-        .samples
-    )
+    """``repeats`` rounds of :func:`read_write_rounds`: samples "read", "write" and ``extra``'s (seconds)."""
+    rounds = read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
+    return rounds.run(repeats).samples
 
 
 def read_write_rounds(
-    model,
-    ids,
-    read_tokens: int,
-    write_tokens: int,
-    warmup: int = 1,
-    extra: dict | None = None,
-    forward_lengths=(),
+    model, ids, read_tokens: int, write_tokens: int, warmup: int = 1, extra=None, forward_lengths=()
 ) -> Rounds:
-    """Read vs write as extendable :class:`~claimcheck.llm.timing.Rounds` (none measured yet),
-    seconds per whole pass. Read: one forward pass over ``ids[:, :read_tokens]``; write: a 1-token
-    prefill, then ``write_tokens`` cached decode steps of 1 token (the chapter's "read 512 tokens"
-    and "write 511 tokens"). ``extra``: more name -> callable in the same rounds (e.g. a bandwidth
-    probe, measured under the same machine conditions). ``forward_lengths``: sides ``"forward@L"``,
-    a forward pass (no cache) over ``ids[:, :L]`` (C16); at ``read_tokens`` that is the read side
-    (:func:`forward_side`). ``ids``: ``[1, n]`` int64.
-
-    Raises:
-        ValueError: ``ids`` is too short.
-    """
+    """Read (a forward pass over ``read_tokens``) vs write (a 1-token prefill and ``write_tokens``
+    cached decode steps) as rounds, none measured yet; ``extra``: more sides, name -> callable;
+    ``forward_lengths``: sides ``"forward@L"`` (:func:`forward_side`). Raises ``ValueError`` where
+    ``ids`` is too short."""
     import torch
 
     _check_length(ids, max(read_tokens, write_tokens + 1, *forward_lengths))
@@ -110,45 +82,33 @@ def forward_side(length: int, read_tokens: int) -> str:
 
 
 def generation_rounds(model, prompt, lengths, warmup: int = 1):
-    """Wall time of greedy ``model.generate`` writing each of ``lengths`` new tokens after ``prompt``
-    (``[1, p]`` int64), with and without cache: sides ``"cache@N"`` and ``"nocache@N"`` (seconds per
-    whole generation; end-of-text does not stop it). ``warmup`` rounds of the shortest length only.
-
-    Every forward call of the last round is also timed and counted (hooks read the clock; on CUDA
-    they synchronise, once per step): ``steps[name] = [(context_tokens, seconds), ...]`` and
-    ``steps["positions"][name] = [(context_tokens, positions processed), ...]`` (C15/C16's exact form).
-
-    Returns:
-        (:class:`~claimcheck.llm.timing.Rounds` with no round measured yet, steps dict).
-    """
+    """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
+    after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
+    calls ``[(context_tokens, seconds)]``; ``steps["positions"][side]``, ``[(context_tokens, positions)]``."""
     import torch
     from transformers import GenerationConfig
 
     device = _device(model)
     steps: dict[str, Any] = {"positions": {}}
-    current: dict[str, Any] = {"name": None, "t0": 0.0, "ctx": 0, "pos": 0}
-
-    def pre(mod, args, kwargs):
-        ids = args[0] if args else kwargs.get("input_ids")
-        cache = kwargs.get("cache", kwargs.get("past_key_values"))
-        past = cache.get_seq_length() if cache is not None and hasattr(cache, "get_seq_length") else 0
-        current["ctx"] = int(past) + int(ids.shape[1])
-        current["pos"] = int(ids.shape[1])
-        sync_device(device)
-        current["t0"] = time.perf_counter()
-
-    def post(mod, args, kwargs, output):
-        sync_device(device)
-        if current["name"] is not None:
-            steps.setdefault(current["name"], []).append(
-                (current["ctx"], time.perf_counter() - current["t0"])
-            )
-            steps["positions"].setdefault(current["name"], []).append((current["ctx"], current["pos"]))
 
     def run(cfg, name):
-        steps.pop(name, None)  # keep the last round's steps only
-        steps["positions"].pop(name, None)
-        current["name"] = name
+        for kept in (steps, steps["positions"]):  # the last round's steps only
+            kept.pop(name, None)
+            kept[name] = []
+        call = {}  # the current forward call: context, positions, start time
+
+        def pre(mod, args, kwargs):
+            n = int((args[0] if args else kwargs["input_ids"]).shape[1])
+            cache = kwargs.get("cache", kwargs.get("past_key_values"))
+            call.update(ctx=int(cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0) + n, pos=n)
+            sync_device(device)
+            call["t0"] = time.perf_counter()
+
+        def post(mod, args, kwargs, output):
+            sync_device(device)
+            steps[name].append((call["ctx"], time.perf_counter() - call["t0"]))
+            steps["positions"][name].append((call["ctx"], call["pos"]))
+
         hooks = [
             model.register_forward_pre_hook(pre, with_kwargs=True),
             model.register_forward_hook(post, with_kwargs=True),
@@ -157,20 +117,18 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
             with torch.no_grad():
                 model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
         finally:
-            current["name"] = None
             for h in hooks:
                 h.remove()
 
     fns = {}
     for n in lengths:
-        for use_cache in (True, False):
-            name = f"{'cache' if use_cache else 'nocache'}@{n}"
+        for kind, use_cache in (("cache", True), ("nocache", False)):
             cfg = GenerationConfig(
                 do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache, pad_token_id=0
             )
-            fns[name] = functools.partial(run, cfg, name)
-    # warm up on the shortest generations only: the long uncached ones cost minutes, and one
-    # short pass each way already pages in the weights and settles the allocator
+            fns[f"{kind}@{n}"] = functools.partial(run, cfg, f"{kind}@{n}")
+    # the shortest generations only: the long uncached ones cost minutes, and one short pass each
+    # way already pages in the weights and settles the allocator
     for _ in range(warmup):
         fns[f"cache@{min(lengths)}"]()
         fns[f"nocache@{min(lengths)}"]()
@@ -178,17 +136,9 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
 
 
 def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
-    """Times of greedy generations of each of ``lengths`` new tokens after ``prompt`` (``[1, p]``
-    int64), with and without the cache, from one generation of the longest length each way (one
-    round, no warm-up): greedy decoding writes the same first N tokens whatever the length, so an
-    N-token time is the sum of the longest's first N forward passes (without ``generate``'s ~1 %
-    bookkeeping between steps); the longest's own time is its wall time.
-
-    Returns:
-        :class:`ChapterTimes`: ``seconds["cache@N"]``, ``seconds["nocache@N"]`` and how each was timed.
-    Raises:
-        ValueError: ``lengths`` is empty or holds a length below 1.
-    """
+    """Times of greedy generations of each of ``lengths`` tokens with and without the cache, from one
+    generation of the longest each way (greedy decoding's first N tokens are the same whatever the
+    length). Raises ``ValueError`` for no lengths or one below 1."""
     if not lengths or min(lengths) < 1:
         raise ValueError(f"need lengths of at least 1 token, got {lengths!r}")
     longest = max(lengths)
@@ -218,13 +168,9 @@ class PowerFit:
 
 
 def fit_power_law(ns, times) -> PowerFit:
-    """Fit ``time = a * n**k`` by ordinary least squares in log-log space to lengths ``ns`` (> 0) and
-    seconds ``times`` (> 0), one or several per length. Returns a :class:`PowerFit` (``stderr``: the
-    OLS standard error of the slope, 0 with 2 points).
-
-    Raises:
-        ValueError: fewer than 2 distinct lengths, or a non-positive value.
-    """
+    """Fit ``time = a * n**k`` to lengths ``ns`` and seconds ``times`` by least squares in log-log
+    space (``stderr``: of the slope, 0 with 2 points). Raises ``ValueError`` with fewer than 2
+    distinct lengths or a value <= 0."""
     xs = [math.log(n) for n in ns]
     ys = [math.log(t) for t in times]
     if len(set(xs)) < 2 or any(t <= 0 for t in times):
@@ -240,9 +186,8 @@ def fit_power_law(ns, times) -> PowerFit:
 
 
 def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
-    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y), ...]`` (x >= ``min_x``) in ``bins``
-    even bins of log x: medians ignore the scheduler spikes of per-step times that a fit on raw
-    points would not. Raises ``ValueError`` with fewer than 2 bins filled."""
+    """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y)]`` (x >= ``min_x``) in ``bins``
+    bins of log x, deaf to spikes. Raises ``ValueError`` with fewer than 2 bins filled."""
     sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
     if len(sel) < 2:
         raise ValueError(f"need points with x >= {min_x}")
@@ -251,25 +196,20 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
     groups: dict[int, list] = {}
     for x, y in sel:
         groups.setdefault(min(int((math.log(x) - lo) / width), bins - 1), []).append((x, y))
-    xs = [statistics.median(x for x, _ in g) for g in groups.values()]
-    ys = [statistics.median(y for _, y in g) for g in groups.values()]
+    xs = [_median(x for x, _ in g) for g in groups.values()]
+    ys = [_median(y for _, y in g) for g in groups.values()]
     return fit_power_law(xs, ys)
 
 
 class BandwidthProbe:
-    """A callable that reads a float32 buffer of ``nbytes``, far larger than the caches, once
-    (``torch.sum``), to be interleaved with other measurements; a pass's bandwidth is ``nbytes /
-    seconds`` (bytes/s). A read benchmark, since a decode step reads every weight once and writes
-    almost nothing; ``torch.sum`` streams with all threads, like decode's GEMV kernels, at one add
-    per 4 bytes, so its time is the memory's (the read kernels of STREAM-like benchmarks).
-    """
+    """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``: all threads, one add
+    per 4 bytes, like decode's GEMV kernels), so bandwidth = ``nbytes / seconds``."""
 
-    def __init__(self, nbytes: int, device=None):
+    def __init__(self, nbytes: int):
         import torch
 
         self.nbytes = nbytes
-        self.device = torch.device("cpu") if device is None else torch.device(device)
-        self.buf = torch.ones(nbytes // 4, dtype=torch.float32, device=self.device)
+        self.buf = torch.ones(nbytes // 4, dtype=torch.float32)
 
     def __call__(self):
         self.buf.sum()
@@ -278,28 +218,16 @@ class BandwidthProbe:
 def latency_rounds(
     model, ids, prompt_lengths, decode_steps: int, warmup: int = 1, context_tokens: int | None = None
 ):
-    """TTFT and per-step decode latency after prompts of several lengths, as extendable rounds.
-
-    Side ``"prompt@L"``, a :class:`LatencySample`: TTFT = a forward pass over ``ids[:, :L]`` of the
-    last position's logits (as ``generate`` does) and the greedy pick; then ``decode_steps`` decode
-    steps, each timed (on CUDA one synchronize per step). ``context_tokens`` C adds side
-    ``"context@C"``, a :class:`ContextSample`: decode steps on a cache of C positions, each paired in
-    time with one on the shortest prompt's (drift stays out of their ratio); both caches are filled
-    once before the rounds and cut back after each (:func:`claimcheck.llm.models.rewind_cache`).
-
-    Raises:
-        ValueError: ``ids`` is shorter than the longest prompt or ``context_tokens``, or
-            ``context_tokens`` is not longer than the shortest prompt.
-    Returns:
-        :class:`~claimcheck.llm.timing.Rounds` with no round measured yet.
-    """
+    """TTFT and decode latency as rounds, none measured yet: sides ``"prompt@L"``
+    (:class:`LatencySample`) and ``"context@C"`` (:class:`ContextSample`, ``context_tokens``: decode
+    steps paired in time with the shortest prompt's; caches filled once, rewound after each round).
+    Raises ``ValueError`` where ``ids`` is too short or C not above the shortest prompt."""
     import torch
 
     device = _device(model)
     _check_length(ids, max(*prompt_lengths, context_tokens or 0))
     if context_tokens is not None and context_tokens <= min(prompt_lengths):
-        # the short side is the shortest prompt's cache: at equal lengths both sides would step one
-        # cache twice per pair and share one list of steps (a slowdown of exactly 1)
+        # at equal lengths both sides would step one cache twice per pair (a slowdown of exactly 1)
         raise ValueError(
             f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
         )
@@ -362,17 +290,13 @@ def _on_context(
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
-    """Decode latency at several batch sizes, as extendable rounds: side ``"batch@B"``, seconds per
-    decode step (the whole loop's time / ``decode_steps``). Rows of ``prompt_len`` tokens (different
-    slices of ``ids``: no padding) are prefilled once before the rounds; each round decodes one
-    token per row ``decode_steps`` times, then cuts the cache back (:func:`~claimcheck.llm.models.rewind_cache`).
-    """
+    """Seconds per decode step at each batch size as rounds, sides ``"batch@B"``: rows of
+    ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
     import torch
 
     device = _device(model)
-    n = ids.shape[1]
     need = max(batch_sizes) * prompt_len
-    flat = ids[0].repeat(-(-need // n))[:need]
+    flat = ids[0].repeat(-(-need // ids.shape[1]))[:need]
 
     def one(first, prefill_cache):
         nxt, cache = first, prefill_cache
@@ -396,13 +320,9 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     return Rounds(fns, warmup=warmup, device=device)
 
 
-# Typed samples and the shared measurements of the timing claims (the fixtures' results)
-
-
 @dataclass(frozen=True)
 class LatencySample:
-    """One round of side ``prompt@L`` (:func:`latency_rounds`): TTFT (seconds), each decode step
-    after it (seconds), and the KV cache after the prompt (bytes)."""
+    """Side ``prompt@L``'s sample: TTFT and decode steps (seconds), the prompt's KV cache (bytes)."""
 
     ttft: float
     steps: list
@@ -411,9 +331,8 @@ class LatencySample:
 
 @dataclass(frozen=True)
 class ContextSample:
-    """One round of side ``context@C`` (:func:`latency_rounds`): decode steps (seconds) on a cache
-    of C positions, each paired in time with one on the shortest prompt's ``short_tokens``
-    positions (``short_steps``); ``kv_bytes``: the long cache."""
+    """Side ``context@C``'s sample: decode steps (seconds) on C positions and, paired, on the
+    shortest prompt's ``short_tokens``; ``kv_bytes``: the long cache."""
 
     steps: list
     short_steps: list
@@ -423,8 +342,7 @@ class ContextSample:
 
 @dataclass(frozen=True)
 class ChapterTimes:
-    """The chapter's own generations timed once (:func:`prefix_generation_times`): ``seconds``
-    and ``how`` each was timed, by side (``"cache@768"``...)."""
+    """The chapter's generations timed once: ``seconds`` and ``how`` each was timed, by side."""
 
     seconds: dict
     how: dict
@@ -432,9 +350,8 @@ class ChapterTimes:
 
 @dataclass
 class ReadWriteTiming(Timing):
-    """Read (prefill over ``read_tokens``) vs write (``write_tokens`` decode steps with the KV
-    cache), interleaved with a read-bandwidth probe (side ``stream`` over ``bandwidth_bytes``) and
-    the forward passes of C16 (:func:`read_write_rounds`). Rates are token/s, per round."""
+    """Read vs write (:func:`read_write_rounds`) with side ``stream``, a bandwidth probe over
+    ``bandwidth_bytes``. Rates: token/s per round of ``rounds`` (default: every round so far)."""
 
     read_tokens: int = 0
     write_tokens: int = 0
@@ -443,25 +360,18 @@ class ReadWriteTiming(Timing):
     weight_bytes: int = 0
 
     def read_tps(self, rounds=None) -> list[float]:
-        """Read token/s of each round (default: every round so far)."""
-        return [self.read_tokens / r["read"] for r in (self.per_round() if rounds is None else rounds)]
+        return [self.read_tokens / s for s in self.seconds("read", rounds)]
 
     def write_tps(self, rounds=None) -> list[float]:
-        """Write (decode) token/s of each round (default: every round so far)."""
-        return [self.write_tokens / r["write"] for r in (self.per_round() if rounds is None else rounds)]
-
-    def median_s(self, side: str) -> float:
-        """Median seconds of one whole pass of ``side`` (``read`` or ``write``)."""
-        return self.rounds.samples.stats(side).median
+        return [self.write_tokens / s for s in self.seconds("write", rounds)]
 
     def read_over_write(self, rounds) -> float:
-        """How many times faster a token is read than written: median read token/s over median
-        write token/s (C05's value)."""
+        """Median read token/s over median write token/s (C05's value)."""
         return _median(self.read_tps(rounds)) / _median(self.write_tps(rounds))
 
     def bandwidth_multiple(self, rounds) -> float:
-        """Multiples of the measured read bandwidth that decode would need at prefill's token/s
-        (weight bytes x read token/s / bandwidth): above 1, decode cannot be compute-bound (C12)."""
+        """Weight bytes x read token/s over the read bandwidth: above 1, decode at prefill's rate
+        would need more than the memory gives (C12's value)."""
         bw = _median(self.bandwidth_bytes / r["stream"] for r in rounds)
         return self.weight_bytes * _median(self.read_tps(rounds)) / bw
 
@@ -496,25 +406,22 @@ class ReadWriteTiming(Timing):
 
 @dataclass
 class ForwardTiming(Timing):
-    """One forward pass (no cache) over each of ``lengths`` positions, measured in the rounds of
-    a :class:`ReadWriteTiming` (C16: the cost of the recomputation step L of uncached decoding
-    does); ``sides`` maps each length to its side."""
+    """One uncached forward pass over each of ``lengths`` positions (C16), in the rounds of a
+    :class:`ReadWriteTiming`; ``sides``: length -> side."""
 
     lengths: tuple = ()
     sides: dict = field(default_factory=dict)
 
     def medians(self, rounds=None) -> list[float]:
         """Median seconds of the forward pass at each length, in ``lengths`` order."""
-        rs = self.per_round() if rounds is None else rounds
-        return [_median(r[self.sides[L]] for r in rs) for L in self.lengths]
+        return [_median(self.seconds(self.sides[L], rounds)) for L in self.lengths]
 
     def fit(self, rounds=None) -> PowerFit:
-        """The power law ``seconds = a * L**k`` of the forward pass over the lengths."""
+        """The power law ``seconds = a * L**k`` of the medians."""
         return fit_power_law(list(self.lengths), self.medians(rounds))
 
     def uncached_growth(self, rounds) -> float:
-        """1 + k: the exponent of the total time of uncached decoding, whose step n recomputes n
-        positions at a cost ~ n**k (C16's value)."""
+        """1 + k: the exponent of uncached decoding's total time, whose step n costs ~ n**k (C16's value)."""
         return 1 + self.fit(rounds).exponent
 
     def details(self) -> dict:
@@ -527,9 +434,8 @@ class ForwardTiming(Timing):
 
 @dataclass
 class GenerationTiming(Timing):
-    """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens``, with and
-    without the KV cache (sides ``cache@N``, ``nocache@N``, seconds); ``steps``: each forward call
-    of the last round, timed and counted (:func:`generation_rounds`)."""
+    """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens`` with and without
+    the KV cache, and the last round's forward ``steps`` (:func:`generation_rounds`)."""
 
     lengths: tuple = ()
     prompt_tokens: int = 0
@@ -540,17 +446,8 @@ class GenerationTiming(Timing):
         return _median(r.side("nocache", n) for r in rounds) / _median(r.side("cache", n) for r in rounds)
 
     def positions(self) -> dict:
-        """Positions processed by each generation's forward calls, counted: ``{side: total}``."""
+        """Positions processed by each generation's forward calls, counted, by side."""
         return {name: sum(p for _, p in calls) for name, calls in self.steps["positions"].items()}
-
-    def positions_formula(self) -> dict:
-        """The same totals from the formulas: ``n*p + n(n-1)/2`` uncached (call i recomputes
-        ``p + i`` positions) and ``p + n - 1`` cached, for prompt ``p`` and ``n`` new tokens."""
-        p = self.prompt_tokens
-        return {
-            **{f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths},
-            **{f"cache@{n}": p + n - 1 for n in self.lengths},
-        }
 
     def positions_ratio(self) -> dict:
         """Positions recomputed without over with the cache, by length (counted)."""
@@ -558,71 +455,49 @@ class GenerationTiming(Timing):
         return {n: counted[f"nocache@{n}"] / counted[f"cache@{n}"] for n in sorted(self.lengths)}
 
     def exact_positions(self) -> tuple:
-        """C15's exact forms: every counted total matches its formula, and the positions ratio
-        grows from the shortest length to the longest."""
-        counted, formula, ratio = self.positions(), self.positions_formula(), self.positions_ratio()
+        """C15's exact forms: the counted totals match the formulas (prompt p, n new tokens; uncached
+        call i recomputes p + i positions); the positions ratio grows with length."""
+        p, counted, ratio = self.prompt_tokens, self.positions(), self.positions_ratio()
+        formula = {f"nocache@{n}": n * p + n * (n - 1) // 2 for n in self.lengths}
+        formula.update({f"cache@{n}": p + n - 1 for n in self.lengths})
         matches = sum(counted.get(k) == v for k, v in formula.items())
         ns = sorted(self.lengths)
+        matched = "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)"
+        growth = "positions recomputed without/with cache, longest over shortest length"
         return (
-            ExactForm(
-                "positions_formula",
-                matches,
-                (len(formula), len(formula)),
-                "generations whose counted positions match n*p + n(n-1)/2 (no cache) and p + n - 1 (cache)",
-            ),
-            ExactForm(
-                "positions_ratio_growth",
-                ratio[ns[-1]] / ratio[ns[0]],
-                (1.0 + 1e-9, math.inf),
-                "positions recomputed without/with cache, longest over shortest length",
-            ),
+            ExactForm("positions_formula", matches, (len(formula), len(formula)), matched),
+            ExactForm("positions_ratio_growth", ratio[ns[-1]] / ratio[ns[0]], (1.0 + 1e-9, math.inf), growth),
         )
 
     def exact_uncached_steps(self, region) -> tuple:
-        """C16's exact forms at the longest length: 1 + the exponent of positions recomputed per
-        uncached step vs context (exactly 2) against the claim's ``region``; one position per
-        cached step after the prompt."""
+        """C16's exact forms at the longest length: 1 + the exponent of positions per uncached step
+        against ``region``; one position per cached step."""
         longest = max(self.lengths)
         uncached = self.steps["positions"][f"nocache@{longest}"]
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
+        what = "1 + exponent of positions recomputed per uncached step vs context (counted)"
+        cached_one = max(p for _, p in cached[1:])
         return (
-            ExactForm(
-                "positions_exponent",
-                exponent,
-                region,
-                "1 + exponent of positions recomputed per uncached step vs context (counted)",
-            ),
+            ExactForm("positions_exponent", exponent, region, what),
             ExactForm(
                 "cached_positions_per_step",
-                max(p for _, p in cached[1:]),
+                cached_one,
                 (1, 1),
                 "positions per cached decode step after the prompt",
             ),
         )
 
-    def total_time_fits(self) -> dict:
-        """Power-law fits of the whole generation's time vs length, cached and uncached."""
-        s = self.rounds.samples
-        return {
-            kind: fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
-            for kind in ("cache", "nocache")
-        }
-
     def growth_details(self, min_context: int) -> dict:
-        """C16's report facts beside its verdict: the total-time fits, and the fit of the uncached
-        per-step times above ``min_context`` positions where the generation is long enough."""
-        fits = self.total_time_fits()
-        out = {
-            "total_time_exponent_nocache": [fits["nocache"].exponent, fits["nocache"].stderr],
-            "total_time_exponent_cache": [fits["cache"].exponent, fits["cache"].stderr],
-            "positions_exponent_exact": self.exact_uncached_steps((-math.inf, math.inf))[0].value,
-        }
-        try:
+        """C16's report facts: total time vs length fitted, and uncached step time above ``min_context``."""
+        s, out = self.rounds.samples, dict[str, Any]()
+        for kind in ("nocache", "cache"):
+            fit = fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
+            out[f"total_time_exponent_{kind}"] = [fit.exponent, fit.stderr]
+        out["positions_exponent_exact"] = self.exact_uncached_steps((-math.inf, math.inf))[0].value
+        with contextlib.suppress(ValueError):  # generations too short for a per-step fit above the bound
             k = binned_power_fit(self.steps[f"nocache@{max(self.lengths)}"], min_context)
             out["uncached_step_time_exponent"] = [k.exponent, k.stderr]
-        except ValueError:  # generations too short for a fit of per-step times above the bound
-            pass
         return out
 
     def details(self) -> dict:
@@ -639,28 +514,24 @@ class GenerationTiming(Timing):
 
 @dataclass
 class LatencyTiming(Timing):
-    """TTFT and per-step decode latency after each of ``prompts`` (sides ``prompt@L``, each a
-    :class:`LatencySample`) and ``decode_steps`` paired decode steps on a cache of
-    ``context_tokens`` positions (side ``context@C``, a :class:`ContextSample`)."""
+    """TTFT and decode latency after each of ``prompts`` and on ``context_tokens`` positions
+    (:func:`latency_rounds`); latencies are medians in seconds, growths longest over shortest prompt."""
 
     prompts: tuple = ()
     context_tokens: int = 0
     decode_steps: int = 0
 
     def ttft(self, rounds, L: int) -> float:
-        """Median time to first token after an ``L``-token prompt (seconds)."""
         return _median(r.side("prompt", L).ttft for r in rounds)
 
     def itl(self, rounds, L: int) -> float:
-        """Median inter-token latency after an ``L``-token prompt: its decode steps pooled (seconds)."""
+        """Inter-token latency after an ``L``-token prompt, decode steps pooled."""
         return _median(x for r in rounds for x in r.side("prompt", L).steps)
 
     def ttft_growth(self, rounds) -> float:
-        """TTFT after the longest prompt over TTFT after the shortest."""
         return self.ttft(rounds, max(self.prompts)) / self.ttft(rounds, min(self.prompts))
 
     def itl_growth(self, rounds) -> float:
-        """Inter-token latency after the longest prompt over after the shortest."""
         return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
 
     def _paired(self, rounds) -> tuple[float, float]:
@@ -668,7 +539,7 @@ class LatencyTiming(Timing):
         return _median(x for c in ctx for x in c.short_steps), _median(x for c in ctx for x in c.steps)
 
     def context_slowdown(self, rounds) -> float:
-        """A decode step on the long context over one on the shortest prompt's, paired in time (medians)."""
+        """A decode step on the long context over one on the shortest prompt's, paired in time."""
         short, long = self._paired(rounds)
         return long / short
 
@@ -697,24 +568,22 @@ class LatencyTiming(Timing):
 
 @dataclass
 class BatchTiming(Timing):
-    """Seconds per decode step at each of ``batch_sizes`` (side ``batch@B``), rows of
-    ``prompt_tokens`` each, ``decode_steps`` steps per round (:func:`batch_rounds`)."""
+    """Seconds per decode step at each of ``batch_sizes`` (:func:`batch_rounds`)."""
 
     batch_sizes: tuple = ()
     prompt_tokens: int = 0
     decode_steps: int = 0
 
     def latency(self, rounds, B: int) -> float:
-        """Median seconds per decode step at batch ``B``."""
         return _median(r.side("batch", B) for r in rounds)
 
     def throughput_gain(self, rounds) -> float:
-        """Decode token/s at the largest batch over token/s at the smallest."""
+        """Decode token/s at the largest batch over at the smallest."""
         lo, hi = min(self.batch_sizes), max(self.batch_sizes)
         return (hi / self.latency(rounds, hi)) / (lo / self.latency(rounds, lo))
 
     def per_step(self) -> dict:
-        """Every round's seconds per decode step, by batch size."""
+        """Every round's sample, by batch size."""
         return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
 
     def details(self) -> dict:

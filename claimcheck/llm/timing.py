@@ -1,9 +1,6 @@
-"""Timing: warm-up, A/B interleaving (A B A B ..., so drift hits both sides alike), every sample
-kept, medians with their spread; on CUDA the clock is read after a device synchronize.
-
-:func:`interleaved` times any callables so (``interleaved(claims_profile, read=f, tokenize=g)``)
-and returns a :class:`SidesTiming` that ``claim.check_timing`` decides on; the kit's own
-measurements (:mod:`claimcheck.llm.speed`) are :class:`Timing` subclasses over :class:`Rounds`.
+"""Timing: warm-up, interleaved rounds (A B A B ..., so drift hits both sides alike), every sample
+kept, medians with their spread, the clock read after a CUDA synchronize. :func:`interleaved` times
+any callables so; the kit's measurements (:mod:`claimcheck.llm.speed`) are :class:`Timing` subclasses.
 """
 
 from __future__ import annotations
@@ -11,9 +8,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import CI, median_ci, rounds_for
 from claimcheck.llm.profiles import Profile
 from claimcheck.verdict import Bar, Timed
@@ -69,7 +67,7 @@ class Stats:
 
 
 def _quantile(xs, q: float) -> float:
-    """Linear-interpolation quantile (numpy's default 'linear' method)."""
+    """numpy's default ('linear') quantile."""
     s = sorted(xs)
     pos = q * (len(s) - 1)
     lo = int(pos)
@@ -85,15 +83,6 @@ def sync_device(device) -> None:
         torch.cuda.synchronize(device)
 
 
-def time_once(fn, device=None) -> float:
-    """Return the wall time (seconds) of one call of ``fn()``, synchronising CUDA around it."""
-    sync_device(device)
-    t0 = time.perf_counter()
-    fn()
-    sync_device(device)
-    return time.perf_counter() - t0
-
-
 @dataclass
 class Interleaved:
     """Samples of several functions measured in turn (A B A B ...), in seconds."""
@@ -106,14 +95,9 @@ class Interleaved:
 
 
 class Rounds:
-    """Interleaved rounds (A B A B ...) that a claim can extend while its verdict is undecided.
-
-    ``fns``: side name -> zero-argument callable. A side's sample in a round is the wall time of its
-    call (seconds), or what the callable returns when that is not None (sides that time their own
-    parts, e.g. TTFT and each decode step). :attr:`samples` grows in place, so every claim sharing
-    the measurement sees every round; :attr:`seconds`: wall time of the measured rounds so far.
-    ``timer``: the clock of samples and bounds (seconds; a test may pass a fake one).
-    """
+    """Interleaved rounds of ``fns`` (side name -> zero-argument callable) that a claim can extend.
+    A sample is the call's wall seconds (``timer``), or its return value when not None; ``samples``
+    grows in place, shared by every claim; ``seconds``: wall time of the rounds so far."""
 
     def __init__(
         self, fns: dict, warmup: int = 1, device=None, timer: Callable[[], float] = time.perf_counter
@@ -135,18 +119,9 @@ class Rounds:
         """Rounds measured so far."""
         return len(next(iter(self.samples.samples.values())))
 
-    @property
-    def round_seconds(self) -> float:
-        """Mean wall time of one measured round so far (0.0 before the first)."""
-        return self.seconds / self.n if self.n else 0.0
-
     def run(self, rounds: int = 1, within_s: float | None = None) -> Rounds:
-        """Measure ``rounds`` more rounds (each side once per round, in order). Returns self.
-
-        ``within_s``: a bound on this call's wall time (seconds): no round starts that the rounds so
-        far say would end past it (the first round of a measurement always runs), so a busy machine
-        gets fewer rounds and an ``inconclusive`` verdict, not a longer run.
-        """
+        """Measure ``rounds`` more rounds; return self. ``within_s``: no round starts that the mean
+        round says would end later than that after the call began (the very first always runs)."""
         t_start = self.timer()
         for _ in range(rounds):
             elapsed = self.timer() - t_start
@@ -165,25 +140,23 @@ class Rounds:
         return self
 
     def per_round(self) -> list[Round]:
-        """The samples as one :class:`Round` per round: ``[{side: sample, ...}, ...]``."""
+        """The samples as one :class:`Round` per round."""
         names = list(self.samples.samples)
         return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
 
 
 class Round(dict):
-    """One round's samples by side (``{"prompt@32": sample, ...}``); :meth:`side` names a side by
-    its kind and size."""
+    """One round's samples by side (``{"prompt@32": sample, ...}``)."""
 
     def side(self, kind: str, n: int) -> Any:
-        """The sample of side ``kind@n`` (e.g. ``side("prompt", 32).steps``); ``KeyError`` if none."""
+        """The sample of side ``kind@n``; ``KeyError`` if none."""
         return self[f"{kind}@{n}"]
 
 
 @dataclass(frozen=True)
 class Condition:
-    """A further statistic a timing claim requires, with its own bar: ``statistic`` (rounds ->
-    float), the accepted values ``region = (lo, hi)``, and ``text`` saying what it is ("speedup at
-    128 over speedup at 32 tokens")."""
+    """A further statistic (rounds -> float) a timing claim requires inside ``region = (lo, hi)``;
+    ``text`` says what it is."""
 
     name: str
     statistic: Callable[[list], float]
@@ -191,20 +164,16 @@ class Condition:
     text: str
 
 
-def per_round_ci(rounds_list, statistic, level: float = LEVEL) -> CI:
-    """The confidence interval of the median of ``statistic`` evaluated on each round alone
-    (:func:`claimcheck.interval.median_ci`: exact coverage from the binomial distribution whatever the
-    noise's shape; 5 rounds are needed at 90%)."""
-    return median_ci([float(statistic([r])) for r in rounds_list], level)
+def _per_round_ci(rounds_list, statistic) -> CI:
+    """The CI of the median of ``statistic`` over each round alone."""
+    return median_ci([float(statistic([r])) for r in rounds_list], LEVEL)
 
 
 @dataclass
 class Timing:
-    """A timing measurement shared by several claims (a fixture's result): its interleaved
-    ``rounds``, the seconds ``budget_s`` a claim may add while undecided, and the size profile; a
-    claim decides on it with ``claim.check_timing`` (:meth:`measure`). Per-round medians, not a
-    bootstrap: with 3-7 rounds a percentile bootstrap of a median covers far less than its level.
-    """
+    """A timing measurement shared by several claims: its ``rounds``, the seconds ``budget_s`` a
+    claim may add while undecided, the size profile. Per-round medians, not a bootstrap: with 3-7
+    rounds a percentile bootstrap of a median covers far less than its level."""
 
     rounds: Rounds
     budget_s: float
@@ -213,6 +182,17 @@ class Timing:
 
     def per_round(self) -> list[Round]:
         return self.rounds.per_round()
+
+    def seconds(self, side: str, rounds=None) -> list[float]:
+        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
+        ``KeyError`` naming the sides there are."""
+        if side not in self.rounds.samples.samples:
+            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.rounds.samples.order)})")
+        return [r[side] for r in (self.per_round() if rounds is None else rounds)]
+
+    def median_s(self, side: str) -> float:
+        """Median seconds of one call of ``side`` over every round so far."""
+        return statistics.median(self.seconds(side))
 
     def measure(
         self,
@@ -224,34 +204,28 @@ class Timing:
         settled: Callable[[Timed], bool],
         min_rounds: int | None = None,
     ) -> Timed:
-        """The evidence of a timing claim (:class:`claimcheck.verdict.Timed`): the :func:`per_round_ci`
-        of ``statistic`` (rounds -> the value in ``unit``) and of each :class:`Condition`; while
+        """The :class:`claimcheck.verdict.Timed` evidence of ``statistic`` (rounds -> the value in
+        ``unit``) and of each :class:`Condition`, ``exact`` forms passed through; while
         ``settled(evidence)`` is false or fewer than ``min_rounds`` (default: enough for
-        :data:`LEVEL`) are measured, one more round, each only if it ends within ``budget_s``.
-        ``exact``: :class:`claimcheck.verdict.ExactForm` forms, passed through."""
+        :data:`LEVEL`) are measured, one more round, if it ends within ``budget_s``."""
         rounds = self.rounds
         clock = rounds.timer
         min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
         spent_at_start = rounds.seconds
         t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
+        exact = tuple(exact)
         while True:
             per_round = rounds.per_round()
-            evidence = Timed(
-                per_round_ci(per_round, statistic),
-                unit,
-                tuple(
-                    Bar(c.name, per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
-                ),
-                tuple(exact),
-                rounds.n,
-                self.budget_s,
+            bars = tuple(
+                Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
             )
+            evidence = Timed(_per_round_ci(per_round, statistic), unit, bars, exact, rounds.n, self.budget_s)
             if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
             t_step = clock()
             rounds.run(1, within_s=max(0.0, self.budget_s - (clock() - t0)))
-            step_s = rounds.round_seconds
+            step_s = rounds.seconds / rounds.n
             if rounds.cut_short and clock() - t_step < 1e-3:
                 break  # not even one round fits what is left of the budget
         self.spent = {
@@ -259,58 +233,37 @@ class Timing:
             "measured_seconds": round(rounds.seconds, 3),
             "first_rounds_seconds": round(spent_at_start, 3),
         }
-        return Timed(
-            evidence.ci, unit, evidence.bars, evidence.exact, rounds.n, self.budget_s, machine_load()
-        )
+        return replace(evidence, load=machine_load())
 
     def details(self) -> dict:
-        """Facts of the measurement for a claim's report row (its subclasses add theirs)."""
+        """Facts for a claim's report row."""
         return {"profile": self.profile, **self.spent}
 
 
 @dataclass
 class SidesTiming(Timing):
-    """The timing :func:`interleaved` returns: the wall time of each named side, per round
-    (``round["read"]``, seconds). Its statistics take the rounds ``claim.check_timing`` hands them."""
+    """The timing :func:`interleaved` returns: each named side's wall seconds per round."""
 
     @property
     def sides(self) -> tuple[str, ...]:
         """The sides' names, in the order they run inside a round."""
         return tuple(self.rounds.samples.order)
 
-    def seconds(self, side: str, rounds=None) -> list[float]:
-        """Seconds of one call of ``side`` in each round (default: every round so far). Raises
-        ``KeyError`` for no such side (the message names the sides there are)."""
-        if side not in self.rounds.samples.samples:
-            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.sides)})")
-        return [r[side] for r in (self.per_round() if rounds is None else rounds)]
-
-    def median_s(self, side: str) -> float:
-        """Median seconds of one call of ``side`` over every round so far."""
-        return statistics.median(self.seconds(side))
-
     def ratio(self, slower: str, faster: str) -> Callable[[list], float]:
-        """The statistic "how many times longer one call of ``slower`` takes than one of
-        ``faster``": rounds -> median seconds of ``slower`` / median seconds of ``faster``
-        (a plain number, unit ``x``), for ``claim.check_timing(t, t.ratio("read", "tokenize"))``.
-
-        Raises:
-            KeyError: either side is not in this timing (raised here, before any claim uses it).
-        """
+        """The statistic rounds -> median seconds of ``slower`` / median seconds of ``faster``
+        (unit ``x``). Raises ``KeyError`` here where either side is not in this timing."""
         for side in (slower, faster):
             self.seconds(side, rounds=[])
 
         def statistic(rounds) -> float:
-            return statistics.median(self.seconds(slower, rounds)) / statistics.median(
-                self.seconds(faster, rounds)
-            )
+            slow, fast = self.seconds(slower, rounds), self.seconds(faster, rounds)
+            return statistics.median(slow) / statistics.median(fast)
 
         statistic.__name__ = f"ratio_{slower}_over_{faster}"
         return statistic
 
     def details(self) -> dict:
-        """The profile, the seconds of the last :meth:`measure`, and every side's samples
-        (``"<side>_s"``: n, median, min, max, quartiles, samples; seconds)."""
+        """The base facts and every side's :meth:`Stats.as_dict` as ``"<side>_s"``."""
         s = self.rounds.samples
         return {**super().details(), **{f"{side}_s": s.stats(side).as_dict() for side in self.sides}}
 
@@ -324,35 +277,23 @@ def interleaved(
     timer: Callable[[], float] = time.perf_counter,
     **sides: Callable[[], object],
 ) -> SidesTiming:
-    """Time any callables the way the kit times its own measurements; return the timing a claim
-    decides on with ``claim.check_timing``.
-
-    Each side (``name=callable``, called with no argument, its return value ignored; ``warmup``,
-    ``device`` and ``timer`` are not side names) runs ``warmup`` times, then the ``profile``'s
-    (the ``claims_profile`` fixture) ``timing_repeats`` interleaved rounds in the order given,
-    within ``profile.base_budget_s`` seconds; an undecided claim may add rounds within
-    ``profile.timing_budget_s``. Samples are wall seconds, ``device``'s queued work waited for
-    around each call on CUDA; ``timer``: the clock (a test may pass a fake one). Example, in a
-    session fixture: ``interleaved(claims_profile, read=lambda: model(ids), tokenize=lambda:
-    tok(text))``; then ``claim.check_timing(t, t.ratio("read", "tokenize"))``.
-
-    Raises:
-        ValueError: no side, or a side that is not callable (named).
-    """
+    """Return the timing of the callables ``sides`` for ``claim.check_timing``: ``warmup`` calls,
+    then the ``profile``'s ``timing_repeats`` rounds within ``base_budget_s`` (a claim may add some
+    within ``timing_budget_s``), in wall seconds. Example: ``t = interleaved(claims_profile,
+    read=lambda: model(ids), tokenize=lambda: tok(text))``; ``claim.check_timing(t, t.ratio("read",
+    "tokenize"))``. Raises ``ValueError`` for no side or one not callable."""
     if not sides:
         raise ValueError("interleaved() needs at least one side: interleaved(profile, name=callable, ...)")
-    bad = [name for name, fn in sides.items() if not callable(fn)]
-    if bad:
+    if bad := [name for name, fn in sides.items() if not callable(fn)]:
         raise ValueError(f"interleaved(): side(s) {', '.join(bad)} must be zero-argument callables")
-    rounds = Rounds(
-        {name: _timed(fn) for name, fn in sides.items()}, warmup=warmup, device=device, timer=timer
-    )
+    fns = {name: _timed(fn) for name, fn in sides.items()}
+    rounds = Rounds(fns, warmup=warmup, device=device, timer=timer)
     rounds.run(profile.timing_repeats, within_s=profile.base_budget_s)
     return SidesTiming(rounds, profile.timing_budget_s, profile.name)
 
 
 def _timed(fn: Callable[[], object]) -> Callable[[], None]:
-    """``fn`` with its return value dropped, so that :class:`Rounds` records its wall time."""
+    """``fn`` returning None, so that :class:`Rounds` records its wall time."""
 
     def call() -> None:
         fn()
@@ -361,33 +302,26 @@ def _timed(fn: Callable[[], object]) -> Callable[[], None]:
 
 
 def machine_load(probe_repeats: int = 5) -> dict:
-    """How busy the machine is right now, for the fingerprint and every timing row:
-    ``{"loadavg_1m", "cores", "probe_s", "probe_spread", "busy", "why"}``: the 1-minute load
-    average (None where the OS has none), usable cores, the median seconds and spread (max/min) of
-    ``probe_repeats`` timings of a reference kernel (a 256x256 float32 matmul chain, ~5 ms); ``busy``
-    when the spread exceeds 1.5 or the load is busy (:func:`claimcheck.fingerprint.busy_by_load`).
-    """
+    """How busy the machine is now: ``{"loadavg_1m"`` (None where the OS has none), ``"cores",
+    "probe_s", "probe_spread", "busy", "why"}``: the median seconds and spread (max/min) of
+    ``probe_repeats`` runs of a 256x256 float32 matmul chain (~5 ms); ``busy`` when the spread
+    exceeds 1.5 or :func:`claimcheck.fingerprint.busy_by_load` says so."""
     import torch
 
-    from claimcheck.fingerprint import busy_by_load, load_average
-
     load, cores = load_average()
-    g = torch.Generator().manual_seed(0)
-    a = torch.randn(256, 256, generator=g)
+    a = torch.randn(256, 256, generator=torch.Generator().manual_seed(0))
 
     def kernel():
         x = a
         for _ in range(8):
             x = (x @ a).clamp_(-1, 1)
 
-    kernel()
-    times = sorted(time_once(kernel) for _ in range(probe_repeats))
+    times = sorted(Rounds({"probe": kernel}, warmup=1).run(probe_repeats).samples.samples["probe"])
     spread = times[-1] / times[0] if times[0] > 0 else float("inf")
-    reasons = []
-    if spread > 1.5:
-        reasons.append(f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs")
-    if by_load := busy_by_load(load, cores):
-        reasons.append(by_load)
+    varied = (
+        f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs" if spread > 1.5 else ""
+    )
+    reasons = [why for why in (varied, busy_by_load(load, cores)) if why]
     return {
         "loadavg_1m": None if load is None else round(load, 2),
         "cores": cores,
