@@ -38,8 +38,7 @@ from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 
 def pytest_collect_file(file_path: Path, parent):
-    """A ``claims.toml`` of the run's registries is collected; one elsewhere (``data/claims.toml``)
-    is another project's file, left alone."""
+    """A ``claims.toml`` of the run's registries; one elsewhere is another project's, left alone."""
     if file_path.name == REGISTRY_NAME and is_run_registry(parent.config, file_path):
         return RegistryFile.from_parent(parent, path=file_path)
     return None
@@ -140,9 +139,8 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def _xdist_groups(state, items) -> None:
-    """The ``xdist_group`` of each item that must share a worker under ``--dist loadgroup``: the
-    timing claims (one measurement for all), and a citation that is its claim's verdict with the
-    tests of the claim it quotes (whose outcome only their worker knows; it runs after them)."""
+    """Put the timing claims in one ``xdist_group`` (one measurement for all), and a citation that is its
+    claim's verdict in the group of the claim it quotes (whose outcome only their worker knows)."""
     of_key: dict[str, list] = {}
     for item in items:
         if needs_exclusive(item):
@@ -163,8 +161,7 @@ def _xdist_groups(state, items) -> None:
 
 
 def pytest_deselected(items) -> None:
-    """Keep which tests were deselected and the kit's group of each, so that the summary and the
-    claims page can say why and how to run them."""
+    """Keep each deselected test's claim and kit group: the summary and page say why and how to run them."""
     state = items[0].config.stash.get(STATE, None) if items else None
     if state is None:
         return

@@ -47,9 +47,9 @@ class ModuleError(Exception):
     pass
 
 
-class _Item(pytest.Item):
-    """An item of ours, of ``kind`` (its report's), for the claim ``key`` (``claim_id`` in its
-    registry): a failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
+class RegistryItem(pytest.Item):
+    """An item of ours, not a claim test (its outcome comes from the registry or the manuscript): a
+    failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
 
     _SHOWN: ClassVar[dict[type, str]] = {ManuscriptDriftError: "", ModuleError: ""}
 
@@ -71,8 +71,7 @@ class _Item(pytest.Item):
 
 
 class RegistryFile(pytest.File):
-    """A ``claims.toml``: yields one failing item per registry problem (and, with a manuscript,
-    a drift item per claim and the audit)."""
+    """A ``claims.toml``: an item per registry problem and formula claim, and the manuscript's checks."""
 
     def collect(self):
         state = run_state(self.config)
@@ -99,14 +98,13 @@ class RegistryFile(pytest.File):
                 RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
                 for cid in scan(self.path.parent)
             ]
-        self.error_items = [  # the node id is printed too: a field name with a newline stays on its line
-            RegistryErrorItem.from_parent(
-                self,
-                name=log_line(f"registry[{i.claim_id or 'file'}:{i.field or '-'}:{n}]"),
-                issue=i,
-                registry=reg,
-            )
-            for n, i in enumerate(issues)
+        # the node id is printed too: a field name with a newline stays on its line
+        names = [
+            log_line(f"registry[{i.claim_id or 'file'}:{i.field or '-'}:{n}]") for n, i in enumerate(issues)
+        ]
+        self.error_items = [
+            RegistryErrorItem.from_parent(self, name=name, issue=i, registry=reg)
+            for name, i in zip(names, issues)
         ]
         self.formula_items = [
             FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid, registry=reg)
@@ -135,7 +133,7 @@ def manuscript_binds(config, reg) -> bool:
     return state.manuscript_bound[reg.path]
 
 
-class RegistryErrorItem(_Item):
+class RegistryErrorItem(RegistryItem):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
     def __init__(self, *, issue, registry=None, **kwargs):
@@ -153,7 +151,7 @@ class RegistryErrorItem(_Item):
         return super().repr_failure(excinfo)
 
 
-class PlaceholderItem(_Item):
+class PlaceholderItem(RegistryItem):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
     def __init__(self, *, claim_id, **kwargs):
@@ -169,9 +167,8 @@ class PlaceholderItem(_Item):
         skip_here("not-run: no test yet")
 
 
-class ModuleErrorItem(_Item):
-    """Stands for a claim (an id in the module's source) whose test module could not be collected:
-    errors with the exception's first line, so the claim is ``error`` and other modules still run."""
+class ModuleErrorItem(RegistryItem):
+    """Stands for a claim whose test module could not be collected: an error, its exception's first line."""
 
     def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
         super().__init__(kind="module-error", claim_id=claim_id, **kwargs)
@@ -198,9 +195,8 @@ def manuscript_check(config, registry_path: Path):
     return state.manuscript_checks[key]
 
 
-class DriftItem(_Item):
-    """A claim's drift check: does the manuscript still print the registry's numbers for it?
-    Reported under the claim's id (``details["drift"]``); a pass never upgrades the claim's outcome."""
+class DriftItem(RegistryItem):
+    """A claim's drift check (``details["drift"]``): does the manuscript still print its numbers?"""
 
     def __init__(self, **kwargs):
         super().__init__(kind="drift", **kwargs)
@@ -218,7 +214,7 @@ class DriftItem(_Item):
             raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
 
 
-class AuditItem(_Item):
+class AuditItem(RegistryItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
 
     def __init__(self, **kwargs):
@@ -230,14 +226,10 @@ class AuditItem(_Item):
             raise ManuscriptDriftError(audit_failure_message(check))
 
 
-class CitationItem(_Item):
-    """A claim's ``cites`` checked against the claim it quotes in the book: a quote that no longer
-    matches its source is drifted (``details["drift"]``).
-
-    ``verdict`` (the claim has no test of its own): this item is its verdict (kind ``citation``),
-    failing also when the source failed in this run and skipped for a source not in this book.
-    Otherwise (kind ``drift``) it says only whether the quote drifted.
-    """
+class CitationItem(RegistryItem):
+    """A claim's ``cites`` checked against the claim it quotes in the book (drifted: ``details["drift"]``).
+    With ``verdict`` (no test of its own) it is the claim's verdict: failed also when the source
+    failed in this run, skipped for a source not in this book."""
 
     _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
 
@@ -294,18 +286,16 @@ class CitationItem(_Item):
         return any((CLAIM_ID_KEY, source) in i.user_properties for i in self.session.items if i is not self)
 
 
-class FormulaItem(_Item):
-    """A claim that needs no code: its registry ``formula`` and ``conditions``, evaluated by
-    :func:`claimcheck.formula.evaluate_claim` and judged by the recorder like any measured value."""
+class FormulaItem(RegistryItem):
+    """A claim that needs no code: its ``formula`` and ``conditions``, judged like a measured value."""
 
     _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(kind="formula", claim_id=claim_id, key=registry.key(claim_id), **kwargs)
         claim = registry.claims[claim_id]
-        self.user_properties.append(
-            (RECORD_KEY, encode_record({**stated_record(claim), "formula": claim.formula}))
-        )
+        record = encode_record({**stated_record(claim), "formula": claim.formula})
+        self.user_properties.append((RECORD_KEY, record))
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim.needs)
 
@@ -322,17 +312,6 @@ class FormulaItem(_Item):
             recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
         recorder.check(result.value)
 
-
-#: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (
-    RegistryErrorItem,
-    PlaceholderItem,
-    DriftItem,
-    AuditItem,
-    ModuleErrorItem,
-    FormulaItem,
-    CitationItem,
-)
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}

@@ -1,9 +1,6 @@
-"""Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``).
-
-The only part of claimcheck every pytest run loads: only in a claims run (:func:`claims_run`) does
-it resolve the settings and register :data:`GLUE` and the markers. Any other run gets no hook
-beyond these three, no import, no ``CLAIMCHECK_*`` read, no file.
-"""
+"""Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``):
+the only part every pytest run loads. Only a claims run (:func:`claims_run`) resolves the settings
+and registers :data:`GLUE` and the markers; any other gets no other hook, import, variable or file."""
 
 from __future__ import annotations
 
