@@ -46,8 +46,7 @@ def pytest_collect_file(file_path: Path, parent):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
-    """A claim test module that cannot be collected does not interrupt the run: its report is
-    replaced by one :class:`ModuleErrorItem` per claim id its source names."""
+    """A claim test module that cannot be collected: one :class:`ModuleErrorItem` per claim it names."""
     report = yield
     if not (report.failed and isinstance(collector, pytest.Module)):
         return report
@@ -139,8 +138,7 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def _xdist_groups(state, items) -> None:
-    """Put the timing claims in one ``xdist_group`` (one measurement for all), and a citation that is its
-    claim's verdict in the group of the claim it quotes (whose outcome only their worker knows)."""
+    """Timing claims share an ``xdist_group``; a citation that is a verdict joins its source's tests."""
     of_key: dict[str, list] = {}
     for item in items:
         if needs_exclusive(item):

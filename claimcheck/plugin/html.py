@@ -47,8 +47,7 @@ class HtmlReport:
         )
 
     def pytest_html_results_table_html(self, report, data):
-        """A skip's log as text (``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU``), not the
-        ``str()`` of pytest's ``(path, line, "Skipped: reason")``."""
+        """A skip's log as text (``Skipped at claims/test_gpu.py:32: needs a CUDA GPU``), not a tuple."""
         text = skip_text(report, Path(self.config.invocation_params.dir))
         if text is not None and data:
             data[0] = html.escape(text) + "\n"

@@ -30,13 +30,6 @@ TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with
 GROUPS_FILE = "groups-{}.json"  # in the run's folder: one per worker, nodeid -> xdist group
 
 
-def is_distributed(config) -> bool:
-    """Whether this process is the controller of an xdist run (workers exist besides it)."""
-    if is_worker(config):
-        return False
-    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
-
-
 def is_worker(config) -> bool:
     return hasattr(config, "workerinput")
 
@@ -79,7 +72,8 @@ class XdistSupport:
 
     @classmethod
     def register(cls, config, state, claims_run: bool) -> None:
-        if is_distributed(config) and claims_run:
+        controller = not is_worker(config) and config.getoption("dist", "no") != "no"
+        if controller and claims_run and config.getoption("tx", None):  # the controller of an xdist run
             lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
             config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
         elif is_worker(config):

@@ -47,9 +47,8 @@ def _claim_test(item) -> bool:  # a test with a claim mark, not an item of the r
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Run a claim test with every warning caught and kept (``details.warnings``): a library's new
-    FutureWarning is a fact about the measurement, not a reason to lose it. Inside pytest's own
-    warning capture, so this filter is the innermost."""
+    """Run a claim test with every warning kept (``details.warnings``): a library's new FutureWarning is
+    a fact about the measurement. Inside pytest's own warning capture: this filter is the innermost."""
     if not _claim_test(item) or item.get_closest_marker("filterwarnings"):  # a claim about a warning
         return (yield)
     with warnings.catch_warnings(record=True) as caught:
@@ -192,8 +191,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_report_teststatus(report, config):
-    """A near-tie (:meth:`claimcheck.recorder.ClaimRecorder.check_comparison`) in pytest's counts:
-    neither passed nor failed."""
+    """A near-tie in pytest's counts: neither passed nor failed."""
     if (
         report.when == "call"
         and report.passed

@@ -135,14 +135,12 @@ def stated_record(claim) -> dict:
 
 
 def skip_here(reason: str) -> NoReturn:
-    """Skip a whole item that cannot run here (no GPU, no weights, a placeholder), at the test's own
-    location. Not a verdict."""
+    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict."""
     raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def setup_error(message: str) -> NoReturn:
-    """Stop a whole item at set-up, its input broken (an unknown or invalid claim): an ``error`` row
-    with ``message``, no traceback. Not a verdict."""
+    """Stop an item at set-up, its input broken: an ``error`` row with ``message``, no traceback, no verdict."""
     __tracebackhide__ = True
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
@@ -167,8 +165,7 @@ def lookup_claim(config, item, cid):
 
 
 def recorder_for(item, reg: Registry, claim):
-    """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item``, with
-    this run's runner profile and hardware (the ``claim`` fixture's, and a formula's)."""
+    """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item`` in this run."""
     profile, hardware = settings_of(item.config).runner_profile, describe(fingerprint_of(item.config))
     return ClaimRecorder(claim, item, profile, hardware, reg.runners)
 
