@@ -1,9 +1,5 @@
-"""claimcheck's pytest glue: hooks and fixtures only, split by concern (CONTRIBUTING's map).
+"""claimcheck's pytest glue: hooks and fixtures only, split by concern (CONTRIBUTING's map). The
+``pytest11`` entry point loads only :mod:`.options`, which registers the rest (``options.GLUE``) in a
+claims run (:func:`.options.claims_run`) and nothing (no hook, marker, fixture or file) in any other."""
 
-Registered through the ``pytest11`` entry point, it acts only in a claims run
-(:func:`claimcheck.plugin.options.claims_run`); in any other run only :mod:`.options` is loaded,
-and it registers nothing: no hooks, markers, fixtures, torch, ``CLAIMCHECK_*`` validation or files.
-"""
-
-# Only the options and the decision; the rest (options.GLUE) is registered in a claims run.
 pytest_plugins = ["claimcheck.plugin.options"]

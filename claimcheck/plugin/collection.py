@@ -38,8 +38,7 @@ from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
 
 
 def pytest_collect_file(file_path: Path, parent):
-    """A ``claims.toml`` of the run's registries is collected; one elsewhere (``data/claims.toml``)
-    is another project's file, left alone."""
+    """A ``claims.toml`` of the run's registries; one elsewhere is another project's, left alone."""
     if file_path.name == REGISTRY_NAME and is_run_registry(parent.config, file_path):
         return RegistryFile.from_parent(parent, path=file_path)
     return None
@@ -47,8 +46,7 @@ def pytest_collect_file(file_path: Path, parent):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_make_collect_report(collector):
-    """A claim test module that cannot be collected does not interrupt the run: its report is
-    replaced by one :class:`ModuleErrorItem` per claim id its source names."""
+    """A claim test module that cannot be collected: one :class:`ModuleErrorItem` per claim it names."""
     report = yield
     if not (report.failed and isinstance(collector, pytest.Module)):
         return report
@@ -56,17 +54,13 @@ def pytest_make_collect_report(collector):
     if reg is None:  # not a claims module: pytest's own behaviour
         return report
     first = first_error_line(report.longrepr)
-    kit = missing_kit(text=first)  # a core-only install: say which extra, not the import error
-    message = kit or f"{collector.path}: the test module cannot be collected: {first}"
+    # a core-only install: say which extra, not the import error
+    message = missing_kit(text=first) or f"{collector.path}: the test module cannot be collected: {first}"
     item = partial(ModuleErrorItem.from_parent, collector, message=message)
     items = [
         item(name=f"{cid} [module error]", claim_id=cid, key=reg.key(cid), chapter=reg.chapter_id)
         for cid in claim_ids_in_file(collector.path)
-    ] or [
-        ModuleErrorItem.from_parent(
-            collector, name="[module error]", claim_id=None, message=message + " (it names no claim)"
-        )
-    ]
+    ] or [item(name="[module error]", claim_id=None, message=message + " (it names no claim)")]
     return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
 
 
@@ -93,26 +87,23 @@ def first_error_line(longrepr) -> str:
 def pytest_collection_modifyitems(session, config, items) -> None:
     """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
     state = run_state(config)
-    covered: dict[str, set] = {}
+    covered: dict[str, set] = {}  # registry path -> the ids of its claims that have an item
     for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
         formulas = {i.claim_id for i in getattr(rf, "formula_items", ())}
         covered.setdefault(state.registry(rf.path).path, set()).update(formulas)
     for item in items:
-        if isinstance(item, ModuleErrorItem) and item.claim_id:  # its claim is covered: by an error
-            reg = registry_for(config, Path(item.path))
-            if reg is not None:
-                covered.setdefault(reg.path, set()).add(item.claim_id)
-            continue
-        cid = claim_marker_id(item)
+        module_error = isinstance(item, ModuleErrorItem)  # its claim is covered: by an error
+        cid = item.claim_id if module_error else claim_marker_id(item)
         if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem, FormulaItem)):
             continue
         reg = registry_for(config, Path(item.path))
+        if reg is not None:
+            covered.setdefault(reg.path, set()).add(cid)
+        if module_error:
+            continue
         item.user_properties.append((CLAIM_ID_KEY, reg.key(cid) if reg is not None else cid))
         add_keywords(item, reg, cid)
-        if reg is None:
-            continue
-        covered.setdefault(reg.path, set()).add(cid)
-        claim = reg.claims.get(cid)
+        claim = reg.claims.get(cid) if reg is not None else None
         if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
             item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
             needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
@@ -121,15 +112,21 @@ def pytest_collection_modifyitems(session, config, items) -> None:
         reg = state.registry(rf.path)
         done = covered.get(reg.path, set())
         state.untested[reg.path] = set(reg.all_ids) - done  # for a test whose claim id is unknown
-        items += _citation_items(rf, reg, done)
-        for cid, claim in reg.claims.items():
-            if cid in done:
-                continue
-            ph = PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
-            add_keywords(ph, reg, cid)
-            ph.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
-            add_need_markers(ph, claim.needs)
-            items.append(ph)
+        # a claim's citation is its verdict when no test of it was collected
+        cites = [
+            CitationItem.from_parent(
+                rf, name=f"{cid} [cites {c.cites}]", claim_id=cid, key=reg.key(cid), verdict=cid not in done
+            )
+            for cid, c in reg.claims.items()
+            if c.cites
+        ]
+        done |= {i.claim_id for i in cites if i.verdict}
+        items += cites
+        items += [
+            PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
+            for cid in reg.claims
+            if cid not in done
+        ]
     _check_chapters(state)
     _check_overrides(state)
     _check_manuscript_binding(config, state)
@@ -141,14 +138,11 @@ def pytest_collection_modifyitems(session, config, items) -> None:
 
 
 def _xdist_groups(state, items) -> None:
-    """The ``xdist_group`` of each item that must share a worker under ``--dist loadgroup``: the
-    timing claims (one measurement for all), and a citation that is its claim's verdict with the
-    tests of the claim it quotes (whose outcome only their worker knows; it runs after them)."""
+    """Timing claims share an ``xdist_group``; a citation that is a verdict joins its source's tests."""
+    of_key: dict[str, list] = {}
     for item in items:
         if needs_exclusive(item):
             item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
-    of_key: dict[str, list] = {}
-    for item in items:
         for key in {v for k, v in item.user_properties if k == CLAIM_ID_KEY}:
             of_key.setdefault(key, []).append(item)
     for item in items:
@@ -164,33 +158,12 @@ def _xdist_groups(state, items) -> None:
                 i.add_marker(pytest.mark.xdist_group(group))
 
 
-def _citation_items(rf, reg, done: set) -> list:
-    """One :class:`CitationItem` per claim with ``cites``: its verdict when no test of it was collected."""
-    out = []
-    for cid, claim in reg.claims.items():
-        if not claim.cites:
-            continue
-        name = f"{cid} [cites {claim.cites}]"
-        item = CitationItem.from_parent(
-            rf, name=name, claim_id=cid, key=reg.key(cid), verdict=cid not in done
-        )
-        add_keywords(item, reg, cid)
-        if item.verdict:
-            add_need_markers(item, claim.needs)
-            done.add(cid)
-        out.append(item)
-    return out
-
-
 def pytest_deselected(items) -> None:
-    """Keep which tests were deselected and the kit's group of each, so that the summary and the
-    claims page can say why and how to run them."""
-    if not items:
-        return
-    config = items[0].config
-    state = config.stash.get(STATE, None)
+    """Keep each deselected test's claim and kit group: the summary and page say why and how to run them."""
+    state = items[0].config.stash.get(STATE, None) if items else None
     if state is None:
         return
+    config = items[0].config
     for item in items:
         key = next((v for k, v in getattr(item, "user_properties", ()) if k == CLAIM_ID_KEY), None)
         state.deselected.append(
@@ -207,28 +180,16 @@ def deselection(
     ``args`` and ``run_args``: the paths and kit arguments of the command that runs them.
     """
     where = " ".join(str(a) for a in args) or "claims/"
+    expr = " and ".join(x for x in (keyword and f"-k {keyword!r}", markexpr and f"-m {markexpr!r}") if x)
+    by_expr = (f"outside this run's {expr or 'selection'}", " ".join(["pytest", where, *run_args]))
     groups: dict[str, dict] = {}
-
-    def add(kind: str, key, why: str, run: str) -> None:
+    for key, group in records:
+        said = words(group, where, report_dir) if group and words is not None else None
+        kind, (why, run) = ("expr", by_expr) if said is None else (group, said)
         g = groups.setdefault(kind, {"kind": kind, "tests": 0, "claims": [], "why": why, "run": run})
         g["tests"] += 1
         if key and key not in g["claims"]:
             g["claims"].append(key)
-
-    for key, group in records:
-        said = words(group, where, report_dir) if group and words is not None else None
-        if said is not None:
-            add(group, key, *said)
-        else:
-            expr = " and ".join(
-                x for x in (f"-k {keyword!r}" if keyword else "", f"-m {markexpr!r}" if markexpr else "") if x
-            )
-            add(
-                "expr",
-                key,
-                f"outside this run's {expr or 'selection'}",
-                " ".join(["pytest", where, *run_args]),
-            )
     return list(groups.values())
 
 
@@ -251,17 +212,17 @@ def _check_overrides(state) -> None:
 
 def _check_manuscript_binding(config, state) -> None:
     """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is an error."""
-    if not state.settings.manuscript or len(state.registries) < 2:
+    if not state.settings.manuscript or len(state.registries) < 2 or any(state.manuscript_bound.values()):
         return
-    if not any(state.manuscript_bound.values()):
-        regs = state.registries.values()
-        names = ", ".join(f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in regs)
-        raise pytest.UsageError(
-            f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
-            f"{len(state.registries)} chapters and the file is none of their manuscripts "
-            f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
-            "name the file as its registry does"
-        )
+    names = ", ".join(
+        f"{r.chapter_id}: {r.chapter.get('manuscript') or '(none)'}" for r in state.registries.values()
+    )
+    raise pytest.UsageError(
+        f"claimcheck: --claims-manuscript {state.settings.manuscript}: this run has "
+        f"{len(state.registries)} chapters and the file is none of their manuscripts "
+        f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
+        "name the file as its registry does"
+    )
 
 
 class KeepRegistryErrors:
@@ -269,12 +230,9 @@ class KeepRegistryErrors:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
-        state = run_state(config)
         present = set(map(id, items))
-        for rf in state.registry_files:
-            for item in getattr(rf, "error_items", ()):
-                if id(item) not in present:
-                    items.append(item)
+        errors = (i for rf in run_state(config).registry_files for i in getattr(rf, "error_items", ()))
+        items += [i for i in errors if id(i) not in present]
 
 
 def pytest_configure(config):

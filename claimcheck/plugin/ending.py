@@ -1,9 +1,9 @@
 """How a claims run ends when told to stop: SIGINT and SIGTERM both take pytest's interrupted path,
 so the report of the claims decided so far is written and the exit code is 2.
 
-A signal during an import of torch or transformers is held until the next collector or test phase
-(a ``KeyboardInterrupt`` there leaves a half-loaded package). A second SIGINT raises at once; a
-second SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two).
+A signal during a kit's heavy import is held until the next collector or test phase (a
+``KeyboardInterrupt`` there leaves a half-loaded package). A second SIGINT raises at once; a second
+SIGTERM within :data:`SIGTERM_GRACE_S` is ignored (``timeout`` sends two: its child, then the group).
 """
 
 from __future__ import annotations
@@ -18,29 +18,26 @@ import pytest
 from claimcheck.plugin.state import STATE
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-#: a second SIGTERM this soon is the same request (GNU timeout signals its child, then the group)
 SIGTERM_GRACE_S = 30.0
 _PREVIOUS = pytest.StashKey[dict]()
 
 
 def heavy_packages(config) -> list[str]:
-    """The kits' heavy packages (hook ``pytest_claimcheck_heavy_packages``): one whose import an
-    interrupt cut short cannot be imported again."""
+    """The kits' heavy packages: one whose import an interrupt cut short cannot be imported again."""
     return [name for names in config.hook.pytest_claimcheck_heavy_packages(config=config) for name in names]
 
 
 def half_loaded(packages) -> list[str]:
     """The ``packages`` whose import began and has not finished (initialising, or cut short:
     submodules loaded, the package not): importing one again raises or crashes the interpreter."""
-    out = []
-    for name in packages:
+
+    def half(name: str) -> bool:
         mod = sys.modules.get(name)
         if mod is not None:
-            if getattr(getattr(mod, "__spec__", None), "_initializing", False):
-                out.append(name)
-        elif any(key.startswith(name + ".") for key in list(sys.modules)):
-            out.append(name)
-    return out
+            return getattr(getattr(mod, "__spec__", None), "_initializing", False)
+        return any(key.startswith(name + ".") for key in list(sys.modules))
+
+    return [name for name in packages if half(name)]
 
 
 @pytest.hookimpl(trylast=True)
@@ -50,7 +47,6 @@ def pytest_configure(config):
         return
     if threading.current_thread() is not threading.main_thread():
         return  # handlers can only be set from the main thread (pytest run inside a thread)
-
     first = []  # monotonic time of the first signal
     heavy = heavy_packages(config)
 

@@ -18,7 +18,7 @@ from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
 
 class HtmlReport:
-    """Adds a Claim column (linked to the claim's row on the claims page) and a runner line."""
+    """Adds a Claim and a Verdict column (linked to the claim's row on the claims page) and a runner line."""
 
     def __init__(self, config):
         self.config = config
@@ -34,11 +34,9 @@ class HtmlReport:
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
     def pytest_html_results_table_row(self, report, cells):
-        props = {k: v for k, v in getattr(report, "user_properties", [])}
-        cid = props.get(CLAIM_ID_KEY, "")
-        rec = decode_record(props.get(RECORD_KEY) or {})
-        href = self._claims_href()
-        claim = html.escape(cid)
+        props = dict(getattr(report, "user_properties", []))
+        cid, href = props.get(CLAIM_ID_KEY, ""), self._claims_href()
+        rec, claim = decode_record(props.get(RECORD_KEY) or {}), html.escape(cid)
         if cid and href:
             claim = f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{claim}</a>'
         if rec.get("model"):
@@ -49,8 +47,7 @@ class HtmlReport:
         )
 
     def pytest_html_results_table_html(self, report, data):
-        """A skip's log as text (``Skipped at claims/ch15/test_gpu.py:32: needs a CUDA GPU``), not
-        the ``str()`` of pytest's ``(path, line, "Skipped: reason")``: ``data[0]`` is replaced."""
+        """A skip's log as text (``Skipped at claims/test_gpu.py:32: needs a CUDA GPU``), not a tuple."""
         text = skip_text(report, Path(self.config.invocation_params.dir))
         if text is not None and data:
             data[0] = html.escape(text) + "\n"
@@ -73,35 +70,27 @@ class HtmlReport:
 
 
 def skip_text(report, folder: Path | None = None) -> str | None:
-    """A skipped report's reason as one line of text, with where it was skipped (relative to
-    ``folder``, the run's, as pytest's short summary writes it), or None when the report is no
-    skip kept as pytest's ``(path, line, message)`` tuple."""
+    """A skipped report's reason as one line, with where (relative to ``folder``, as pytest's short
+    summary writes it), or None when the report is no skip kept as ``(path, line, message)``."""
     longrepr = getattr(report, "longrepr", None)
     if not (getattr(report, "skipped", False) and isinstance(longrepr, tuple) and len(longrepr) == 3):
         return None
     path, line, message = longrepr
-    message = str(message)
-    if message.startswith("Skipped: "):
-        message = message[len("Skipped: ") :]
+    message = str(message).removeprefix("Skipped: ")
     if folder is not None and Path(path).is_absolute() and Path(path).is_relative_to(folder):
         path = Path(path).relative_to(folder).as_posix()
     where = f"{path}:{line}" if isinstance(line, int) else str(path)  # 1-based, as the terminal's summary
     return f"Skipped at {where}: {message}"
 
 
-def atomic_html_writes(config) -> bool:
-    """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`), by
-    replacing its report object's ``_write_report``. Returns False, changing nothing, when this
-    pytest-html has no such method.
-    """
+def atomic_html_writes(config) -> None:
+    """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`) by
+    replacing its report object's ``_write_report``, where this pytest-html has one."""
     try:
         from pytest_html.basereport import BaseReport
     except ImportError:
-        return False
-    done = False
+        return
     for _name, plugin in config.pluginmanager.list_name_plugin():  # (get_plugins() hashes them)
         writes = callable(getattr(plugin, "_write_report", None)) and hasattr(plugin, "_report_path")
         if isinstance(plugin, BaseReport) and writes:
             plugin._write_report = lambda rendered, _p=plugin: fileio.write_atomic(_p._report_path, rendered)
-            done = True
-    return done

@@ -47,11 +47,18 @@ class ModuleError(Exception):
     pass
 
 
-class _Item(pytest.Item):
-    """An item of ours: a failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
+class RegistryItem(pytest.Item):
+    """An item of ours, not a claim test (its outcome comes from the registry or the manuscript): a
+    failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
 
-    _SHOWN: ClassVar[dict[type, str]] = {}
-    claim_id: str | None = None
+    _SHOWN: ClassVar[dict[type, str]] = {ManuscriptDriftError: "", ModuleError: ""}
+
+    def __init__(self, *, kind: str, claim_id=None, key=None, **kwargs):
+        super().__init__(**kwargs)
+        self.claim_id, self.key = claim_id, key
+        if key:
+            self.user_properties.append((CLAIM_ID_KEY, key))
+        self.user_properties.append((KIND_KEY, kind))
 
     def repr_failure(self, excinfo):
         for kind, prefix in self._SHOWN.items():
@@ -64,14 +71,12 @@ class _Item(pytest.Item):
 
 
 class RegistryFile(pytest.File):
-    """A ``claims.toml``: yields one failing item per registry problem (and, with a manuscript,
-    a drift item per claim and the audit)."""
+    """A ``claims.toml``: an item per registry problem and formula claim, and the manuscript's checks."""
 
     def collect(self):
         state = run_state(self.config)
         reg = state.registry(self.path)
         state.registry_files.append(self)
-        self.error_items = []
         if reg.chapter_table is False:  # another project's file under claims/: one error, no claim of it
             why = (
                 "not a claimcheck registry: it has no [chapter] table. A claims.toml in a claims/ folder "
@@ -81,9 +86,10 @@ class RegistryFile(pytest.File):
             issue = RegistryIssue(reg.path, None, "chapter", why)
             reg.claims.clear(), reg.invalid.clear()  # none of its tables is a claim of this run
             reg.issues[:] = [issue]
-            item = RegistryErrorItem.from_parent(self, name="registry[not a registry]", issue=issue)
-            self.error_items.append(item)
-            yield item
+            self.error_items = [
+                RegistryErrorItem.from_parent(self, name="registry[not a registry]", issue=issue)
+            ]
+            yield from self.error_items
             return
         issues = list(reg.issues)
         if issues and not reg.all_ids:  # nothing declared can be read: the tests beside it still have rows
@@ -92,18 +98,20 @@ class RegistryFile(pytest.File):
                 RegistryIssue(reg.path, cid, None, f"the registry declares no readable claim ({why})")
                 for cid in scan(self.path.parent)
             ]
-        for n, issue in enumerate(issues):
-            # the node id is printed too: a field name with a newline stays on its line
-            name = log_line(f"registry[{issue.claim_id or 'file'}:{issue.field or '-'}:{n}]")
-            item = RegistryErrorItem.from_parent(self, name=name, issue=issue, registry=reg)
-            self.error_items.append(item)
-            yield item
-        self.formula_items = []
-        for cid, claim in reg.claims.items():
-            if claim.formula:
-                item = FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid, registry=reg)
-                self.formula_items.append(item)
-                yield item
+        # the node id is printed too: a field name with a newline stays on its line
+        names = [
+            log_line(f"registry[{i.claim_id or 'file'}:{i.field or '-'}:{n}]") for n, i in enumerate(issues)
+        ]
+        self.error_items = [
+            RegistryErrorItem.from_parent(self, name=name, issue=i, registry=reg)
+            for name, i in zip(names, issues)
+        ]
+        self.formula_items = [
+            FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid, registry=reg)
+            for cid, claim in reg.claims.items()
+            if claim.formula
+        ]
+        yield from self.error_items + self.formula_items
         if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
             for cid in reg.claims:
                 drift = DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
@@ -125,50 +133,46 @@ def manuscript_binds(config, reg) -> bool:
     return state.manuscript_bound[reg.path]
 
 
-class RegistryErrorItem(_Item):
+class RegistryErrorItem(RegistryItem):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
     def __init__(self, *, issue, registry=None, **kwargs):
-        super().__init__(**kwargs)
-        self.issue, self.claim_id = issue, issue.claim_id
-        if issue.claim_id and not issue.claim_id.startswith("#"):
-            key = registry.key(issue.claim_id) if registry is not None else issue.claim_id
-            self.user_properties.append((CLAIM_ID_KEY, key))
-        self.user_properties.append((KIND_KEY, "registry-error"))
+        cid = issue.claim_id
+        key = None if not cid or cid.startswith("#") else registry.key(cid) if registry is not None else cid
+        super().__init__(kind="registry-error", claim_id=cid, key=key, **kwargs)
+        self.issue = issue
 
     def runtest(self):
         raise RegistryIssueError(str(self.issue))
 
     def repr_failure(self, excinfo):
-        if excinfo.errisinstance(RegistryIssueError):
-            # the registry's text, never a workflow command
+        if excinfo.errisinstance(RegistryIssueError):  # the registry's text, never a workflow command
             return log_line(f"registry error: {excinfo.value}")
         return super().repr_failure(excinfo)
 
 
-class PlaceholderItem(_Item):
+class PlaceholderItem(RegistryItem):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
     def __init__(self, *, claim_id, **kwargs):
-        super().__init__(**kwargs)
-        self.claim_id = claim_id
+        super().__init__(kind="placeholder", claim_id=claim_id, **kwargs)
         reg = run_state(self.config).registry(self.path)
-        self.user_properties += [(CLAIM_ID_KEY, reg.key(claim_id)), (KIND_KEY, "placeholder")]
+        claim = reg.claims[claim_id]
+        self.user_properties.insert(0, (CLAIM_ID_KEY, reg.key(claim_id)))
+        self.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
+        add_keywords(self, reg, claim_id)
+        add_need_markers(self, claim.needs)
 
     def runtest(self):
         skip_here("not-run: no test yet")
 
 
-class ModuleErrorItem(_Item):
-    """Stands for a claim (an id in the module's source) whose test module could not be collected:
-    errors with the exception's first line, so the claim is ``error`` and other modules still run."""
-
-    _SHOWN = {ModuleError: ""}
+class ModuleErrorItem(RegistryItem):
+    """Stands for a claim whose test module could not be collected: an error, its exception's first line."""
 
     def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
-        super().__init__(**kwargs)
-        self.claim_id, self.message = claim_id, message
-        self.user_properties.append((KIND_KEY, "module-error"))
+        super().__init__(kind="module-error", claim_id=claim_id, **kwargs)
+        self.message = message
         if claim_id:
             self.user_properties.append((CLAIM_ID_KEY, key or claim_id))
             # -k C05 (or ch15:C05, ch15) selects it like the test it stands for
@@ -191,20 +195,11 @@ def manuscript_check(config, registry_path: Path):
     return state.manuscript_checks[key]
 
 
-class _ManuscriptItem(_Item):
-    """Shows a drift or audit failure as its message alone (it is a finding, not a traceback)."""
+class DriftItem(RegistryItem):
+    """A claim's drift check (``details["drift"]``): does the manuscript still print its numbers?"""
 
-    _SHOWN = {ManuscriptDriftError: ""}
-
-
-class DriftItem(_ManuscriptItem):
-    """A claim's drift check: does the manuscript still print the registry's numbers for it?
-    Reported under the claim's id (``details["drift"]``); a pass never upgrades the claim's outcome."""
-
-    def __init__(self, *, claim_id, key, **kwargs):
-        super().__init__(**kwargs)
-        self.claim_id, self.key = claim_id, key
-        self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "drift")]
+    def __init__(self, **kwargs):
+        super().__init__(kind="drift", **kwargs)
 
     def runtest(self):
         check = manuscript_check(self.config, self.path)
@@ -219,12 +214,11 @@ class DriftItem(_ManuscriptItem):
             raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
 
 
-class AuditItem(_ManuscriptItem):
+class AuditItem(RegistryItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
 
     def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.user_properties.append((KIND_KEY, "audit"))
+        super().__init__(kind="audit", **kwargs)
 
     def runtest(self):
         check = manuscript_check(self.config, self.path)
@@ -232,21 +226,20 @@ class AuditItem(_ManuscriptItem):
             raise ManuscriptDriftError(audit_failure_message(check))
 
 
-class CitationItem(_ManuscriptItem):
-    """A claim's ``cites`` checked against the claim it quotes in the book: a quote that no longer
-    matches its source is drifted (``details["drift"]``).
-
-    ``verdict`` (the claim has no test of its own): this item is its verdict (kind ``citation``),
-    failing also when the source failed in this run and skipped for a source not in this book.
-    Otherwise (kind ``drift``) it says only whether the quote drifted.
-    """
+class CitationItem(RegistryItem):
+    """A claim's ``cites`` checked against the claim it quotes in the book (drifted: ``details["drift"]``).
+    With ``verdict`` (no test of its own) it is the claim's verdict: failed also when the source
+    failed in this run, skipped for a source not in this book."""
 
     _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
 
-    def __init__(self, *, claim_id, key, verdict, **kwargs):
-        super().__init__(**kwargs)
-        self.claim_id, self.key, self.verdict = claim_id, key, verdict
-        self.user_properties += [(CLAIM_ID_KEY, key), (KIND_KEY, "citation" if verdict else "drift")]
+    def __init__(self, *, verdict, **kwargs):
+        super().__init__(kind="citation" if verdict else "drift", **kwargs)
+        self.verdict = verdict
+        reg = run_state(self.config).registry(self.path)
+        add_keywords(self, reg, self.claim_id)
+        if verdict:
+            add_need_markers(self, reg.claims[self.claim_id].needs)
 
     def runtest(self):
         state = run_state(self.config)
@@ -287,25 +280,21 @@ class CitationItem(_ManuscriptItem):
             )
 
     def _elsewhere(self, source: str) -> bool:
-        """Whether ``source`` has tests in this run that may run on another xdist worker (one that
-        is not grouped with this item by ``--dist loadgroup``)."""
+        """Whether ``source`` has tests that may run on another xdist worker (not grouped with this one)."""
         if not is_worker(self.config) or self.config.getoption("loadgroup", False):
             return False
         return any((CLAIM_ID_KEY, source) in i.user_properties for i in self.session.items if i is not self)
 
 
-class FormulaItem(_Item):
-    """A claim that needs no code: its registry ``formula`` and ``conditions``, evaluated by
-    :func:`claimcheck.formula.evaluate_claim` and judged by the recorder like any measured value."""
+class FormulaItem(RegistryItem):
+    """A claim that needs no code: its ``formula`` and ``conditions``, judged like a measured value."""
 
     _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
     def __init__(self, *, claim_id, registry, **kwargs):
-        super().__init__(**kwargs)
-        self.claim_id = claim_id
+        super().__init__(kind="formula", claim_id=claim_id, key=registry.key(claim_id), **kwargs)
         claim = registry.claims[claim_id]
         record = encode_record({**stated_record(claim), "formula": claim.formula})
-        self.user_properties += [(CLAIM_ID_KEY, registry.key(claim_id)), (KIND_KEY, "formula")]
         self.user_properties.append((RECORD_KEY, record))
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim.needs)
@@ -324,24 +313,11 @@ class FormulaItem(_Item):
         recorder.check(result.value)
 
 
-#: items that are not claim tests (their outcome comes from the registry or the manuscript)
-REGISTRY_ITEMS = (
-    RegistryErrorItem,
-    PlaceholderItem,
-    DriftItem,
-    AuditItem,
-    ModuleErrorItem,
-    FormulaItem,
-    CitationItem,
-)
-
-
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
 def add_need_markers(item, needs) -> None:
-    """Add the markers of a test's ``needs`` (:data:`NEED_MARKERS`)."""
     for need in needs:
         if need in NEED_MARKERS:
             item.add_marker(NEED_MARKERS[need])

@@ -1,9 +1,6 @@
-"""Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``).
-
-The only part of claimcheck every pytest run loads. It decides once whether this is a claims run
-(:func:`claims_run`); only then does it resolve the settings and register :data:`GLUE` and the
-markers. Any other run gets no hook beyond these three, no import, no ``CLAIMCHECK_*`` read, no file.
-"""
+"""Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``):
+the only part every pytest run loads. Only a claims run (:func:`claims_run`) resolves the settings
+and registers :data:`GLUE` and the markers; any other gets no other hook, import, variable or file."""
 
 from __future__ import annotations
 
@@ -31,8 +28,7 @@ GLUE = tuple(
     f"claimcheck.plugin.{name}" for name in ("collection", "running", "fixtures", "reporting", "ending")
 )
 
-#: folders registry discovery never enters (besides hidden ones and virtual environments), as
-#: pytest's own collection does not (its default ``norecursedirs``)
+#: folders registry discovery never enters besides hidden ones and venvs (pytest's ``norecursedirs``)
 SKIPPED_DIRS = (
     "node_modules",
     "__pycache__",
@@ -50,6 +46,9 @@ MARKERS = {
     "slow": "slow: takes more than ~20 s on a 2-core CPU (deselect with -m 'not slow')",
 }
 
+#: the name of the folder that holds a book's registries (``claims/<chapter>/claims.toml``)
+CLAIMS_FOLDER = "claims"
+
 
 def pytest_addhooks(pluginmanager):
     pluginmanager.add_hookspecs(hookspecs)
@@ -60,48 +59,35 @@ def pytest_addoption(parser):
 
 
 def claims_run(config) -> bool:
-    """Whether this pytest run is a claims run, the one decision that makes claimcheck act at all:
-    it has registries (:func:`registries_of_args`), or opts in with ``-p claimcheck``, a
-    ``--claims-*`` option or a ``claims_*`` ini key. A ``data/claims.toml`` outside a ``claims/``
-    folder does not, nor does a ``CLAIMCHECK_*`` variable (a stray one must not change another
-    project's run).
-    """
+    """Whether this pytest run is a claims run: it has registries (:func:`registries_of_args`), or
+    opts in with ``-p claimcheck``, a ``--claims-*`` option or a ``claims_*`` ini key (not with a
+    ``CLAIMCHECK_*`` variable: a stray one must not change another project's run)."""
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
     for o in (o for t in settings_mod.option_tables(config) for o in t.options):
-        if config.getoption(o.dest, None) is not None:
-            return True
-        if o.ini and config.getini(o.ini) not in (None, "", []):
+        if config.getoption(o.dest, None) is not None or (
+            o.ini and config.getini(o.ini) not in (None, "", [])
+        ):
             return True
     return bool(registries_of_args(config, first_only=True, environment=False))
 
 
 def writes_reports(config) -> bool:
-    """Whether this claims run writes the reports: it runs tests (not ``--collect-only``) and is
-    not an xdist worker (the controller writes them from every worker's results)."""
+    """Whether this claims run writes the reports: not ``--collect-only``, not an xdist worker."""
     return not config.option.collectonly and not hasattr(config, "workerinput")
 
 
-#: the name of the folder that holds a book's registries (``claims/<chapter>/claims.toml``)
-CLAIMS_FOLDER = "claims"
-
-
 def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
-    """The run's registries, in the order found. For each argument (else ``testpaths``, else the
-    invocation folder): inside a ``claims/`` folder, the ``claims.toml`` governing it or, for a
-    folder, every one below it; the rootdir, every one of its ``claims/`` folder; and those that
-    ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``) or the ini key name,
-    at, below or above the argument. Hidden folders, virtual environments and ``norecursedirs``
-    are never searched.
-    """
+    """The run's registries, in the order found. For each argument: inside a ``claims/`` folder, the
+    ``claims.toml`` governing it, or every one below a folder; for the rootdir, every one of its
+    ``claims/``; and those ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``)
+    or the ini key name at, below or above it. Never in hidden folders, venvs or ``norecursedirs``."""
     root = Path(config.rootpath)
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
     named = _named_registries(config, skip, environment)
     for arg in config.args or []:
-        path = Path(str(arg).split("::", 1)[0])
-        if not path.is_absolute():
-            path = Path(config.invocation_params.dir) / path
+        path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]  # an absolute one stays
         if not path.exists():
             continue
         candidates: list[Path] = []
@@ -111,8 +97,7 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
             candidates = [here] if here else find_registries(path, skip) if path.is_dir() else []
         elif path == root and (path / CLAIMS_FOLDER).is_dir():
             candidates = find_registries(path / CLAIMS_FOLDER, skip)
-        candidates += [r for r in named if _related(r, path)]
-        for p in candidates:
+        for p in candidates + [r for r in named if _related(r, path)]:
             if p not in found:
                 found.append(p)
                 if first_only:
@@ -143,30 +128,24 @@ def _named_registries(config, skip, environment: bool) -> list[Path]:
         raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
     if raw is None:
         raw, base = config.getini("claims_registries"), Path(config.rootpath)
-    if not raw:
-        return []
     try:
-        paths = settings_mod.parse_paths(raw)
+        paths = settings_mod.parse_paths(raw) if raw else []
     except ValueError:
         return []
     out: list[Path] = []
-    for text in paths:
-        p = Path(text) if Path(text).is_absolute() else base / text
+    for p in (base / text for text in paths):  # an absolute one stays
         out += find_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
     return out
 
 
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
-    """Every ``claims.toml`` below ``folder`` that a run collects: :func:`claimcheck.book.walk_registries`
-    with pytest's own skipped folders."""
+    """Every ``claims.toml`` below ``folder`` that a run collects (:func:`claimcheck.book.walk_registries`)."""
     return walk_registries(folder, skip)
 
 
 def _check_runner_profile(config, s) -> None:
     """A ``--claims-runner`` no governing registry declares is a usage error (a typo would go unnoticed)."""
-    if s.runner_profile is None:
-        return
-    paths = registries_of_args(config)
+    paths = registries_of_args(config) if s.runner_profile is not None else []
     runners: dict[str, list[str]] = {}
     for path in paths:
         for name in load_registry(path).runners:
@@ -180,9 +159,7 @@ def _check_runner_profile(config, s) -> None:
 
 def _check_input_files(config, s) -> None:
     """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
-    for name in (o.name for o in s.options if o.file):
-        if not getattr(s, name):
-            continue
+    for name in (o.name for o in s.options if o.file and getattr(s, o.name)):
         path = setting_path(config, name)
         problem = None if path.exists() else "no such file"
         if problem is None and path.is_dir():
@@ -236,17 +213,14 @@ def pytest_configure(config):
         remove_leftovers(report_dir, ("claims.json", "claims.html"))  # of runs killed while writing
         state.json_path, state.html_path = report_dir / "claims.json", report_dir / "claims.html"
         # pytest-html's test log goes beside the claims page (read in its pytest_configure, after this one)
-        if getattr(config.option, "htmlpath", "absent") is None:
+        log = getattr(config.option, "htmlpath", False)
+        if log is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
-        elif (
-            getattr(config.option, "htmlpath", None)
-            and (Path(config.invocation_params.dir) / config.option.htmlpath).resolve()
-            == state.html_path.resolve()
-        ):
+        elif log and (Path(config.invocation_params.dir) / log).resolve() == state.html_path.resolve():
             raise pytest.UsageError(
-                f"claimcheck: --html {config.option.htmlpath} is where claimcheck writes the claims "
-                "page; give pytest-html's test log another name (default: tests.html beside it)"
+                f"claimcheck: --html {log} is where claimcheck writes the claims page; give "
+                "pytest-html's test log another name (default: tests.html beside it)"
             )
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlReport(config), "claimcheck-html")

@@ -1,31 +1,22 @@
 """Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
 
-Every test of a ``pytest -n N`` claims run holds a readers-writer lock (:class:`filelock.ReadWriteLock`,
-SQLite's locking: cross-platform, released when a worker dies, writer-preferring) on a file in a
-folder the controller hands to its workers. A ``timing`` test holds it exclusively for its whole
-run protocol; every other test, and each worker's collection, holds it shared. So no other test
-runs while a timing test measures, and waiting timing tests are not starved. It covers one pytest
-run on one machine.
+Every test of a ``pytest -n N`` claims run, and each worker's collection, holds a readers-writer
+lock (:class:`filelock.ReadWriteLock`: cross-platform, released when a worker dies, writer-preferring)
+on a file in a folder the controller hands to its workers; a ``timing`` test holds it exclusively.
+So no other test runs while a timing test measures (on one machine). The controller does not
+collect: each worker sends the registry paths it loaded, and the controller writes ``claims.json``.
 
-xdist's controller does not collect: each worker sends the registry paths it loaded in
-``workeroutput``, and the controller loads them and writes ``claims.json`` once, from every
-worker's reports.
-
-``--dist loadgroup``: the tests of one ``xdist_group`` run on one worker, and every other test with
-its module (so a module's fixtures are built once). claimcheck puts every timing claim in one group
-(each shared measurement taken once) and a citation that is its claim's verdict in its source's
-(whose outcome only that worker knows). xdist 3.8 passes groups to its scheduler by appending them
-to node ids, which pytest 9.2's structured ids no longer allow (pytest-dev/pytest-xdist#1386), so
-each worker writes its groups into the run's folder and :func:`group_scheduler` reads them.
+``--dist loadgroup`` runs one ``xdist_group`` on one worker: claimcheck puts every timing claim in
+one group and a citation that is its claim's verdict in its source's. xdist 3.8 passes groups by
+appending them to node ids, which pytest 9.2 no longer allows (pytest-dev/pytest-xdist#1386), so each
+worker writes its groups into the run's folder and :func:`group_scheduler` reads them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -36,20 +27,10 @@ LOCK_INPUT_KEY = "claimcheck_lock_dir"  # controller -> worker, in node.workerin
 REGISTRIES_OUTPUT_KEY = "claimcheck_registries"  # worker -> controller, in config.workeroutput
 LOCK_FILE = "timing.lock"
 TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with --dist loadgroup)
-
-
 GROUPS_FILE = "groups-{}.json"  # in the run's folder: one per worker, nodeid -> xdist group
 
 
-def is_distributed(config) -> bool:
-    """Whether this process is the controller of an xdist run (workers exist besides it)."""
-    if hasattr(config, "workerinput"):
-        return False
-    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
-
-
 def is_worker(config) -> bool:
-    """Whether this process is an xdist worker."""
     return hasattr(config, "workerinput")
 
 
@@ -62,20 +43,13 @@ class RunLock:
         self.path = Path(folder) / LOCK_FILE
         self._lock = ReadWriteLock(self.path)
 
-    @contextlib.contextmanager
     def hold(self, exclusive: bool):
-        """Hold the lock (exclusively for a timing test, else shared); yield the seconds waited."""
-        t0 = time.perf_counter()
-        (self._lock.acquire_write if exclusive else self._lock.acquire_read)()
-        try:
-            yield time.perf_counter() - t0
-        finally:
-            self._lock.release()
+        """A context that holds the lock, exclusively for a timing test, else shared."""
+        return self._lock.write_lock() if exclusive else self._lock.read_lock()
 
 
 def xdist_group_of(item) -> str | None:
-    """The ``xdist_group`` ``item`` runs in, as xdist names it (several marks: their names sorted and
-    joined by ``_``), or None."""
+    """The ``xdist_group`` ``item`` runs in, as xdist names it (several: sorted, joined by ``_``), or None."""
     names = {
         str(m.args[0] if m.args else m.kwargs.get("name", "default"))
         for m in item.iter_markers("xdist_group")
@@ -89,17 +63,17 @@ def needs_exclusive(item) -> bool:
 
 
 class XdistSupport:
-    """pytest hooks for xdist runs. The controller hands a private lock folder to each worker and
-    loads the registries each reports; a worker holds the lock around collection and each test."""
+    """pytest hooks for xdist runs: the controller hands a lock folder to each worker and loads the
+    registries each reports; a worker holds the lock around collection and each test."""
 
     def __init__(self, state, lock_dir=None, lock: RunLock | None = None):
-        self.state, self.lock_dir, self.lock = state, lock_dir, lock  # state: the plugin's RunState
+        self.state, self.lock_dir, self.lock = state, lock_dir, lock
         self.spans: dict[str, list] = {}  # controller: nodeid -> [first start, last stop, timing?]
 
     @classmethod
     def register(cls, config, state, claims_run: bool) -> None:
-        """Register the hooks this process needs; nothing for a run without xdist."""
-        if is_distributed(config) and claims_run:
+        controller = not is_worker(config) and config.getoption("dist", "no") != "no"
+        if controller and claims_run and config.getoption("tx", None):  # the controller of an xdist run
             lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
             config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
         elif is_worker(config):
@@ -126,7 +100,7 @@ class XdistSupport:
             self.state.registry(Path(path))
 
     def pytest_runtest_logreport(self, report):
-        """Record when each test ran (setup start to teardown stop, wall clock, all workers)."""
+        """Record when each test ran (setup start to teardown stop, all workers)."""
         if self.lock_dir is None or not hasattr(report, "start"):
             return
         span = self.spans.setdefault(report.nodeid, [report.start, report.stop, "timing" in report.keywords])
@@ -143,16 +117,10 @@ class XdistSupport:
             )
         bad = timing_overlaps(self.spans)
         n = sum(1 for *_x, timing in self.spans.values() if timing)
+        said = f"each of the {n} timing tests ran alone (no other of the {len(self.spans) - n} tests overlapped it)"
         if bad:
-            terminalreporter.write_line(
-                f"claimcheck xdist: WARNING: {len(bad)} test(s) ran while a timing test ran: {bad[:3]}",
-                red=True,
-            )
-        else:
-            terminalreporter.write_line(
-                f"claimcheck xdist: each of the {n} timing tests ran alone "
-                f"(no other of the {len(self.spans) - n} tests overlapped it)"
-            )
+            said = f"WARNING: {len(bad)} test(s) ran while a timing test ran: {bad[:3]}"
+        terminalreporter.write_line(f"claimcheck xdist: {said}", red=bool(bad))
 
     def pytest_unconfigure(self, config):
         if self.lock_dir is not None:
@@ -190,8 +158,7 @@ class XdistSupport:
 
 def group_scheduler(config, log, folder: Path):
     """xdist's loadgroup scheduler, reading each test's group from the workers' files in ``folder``
-    (written before each worker reports its collection, so all are there when scheduling starts):
-    a grouped test's scope is its group, any other test's its module."""
+    (all written before scheduling starts): a grouped test's scope is its group, any other's its module."""
     from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 
     class GroupScheduling(LoadScopeScheduling):
@@ -208,8 +175,8 @@ def group_scheduler(config, log, folder: Path):
 
 
 def timing_overlaps(spans: dict) -> list[tuple[str, str]]:
-    """Return (timing test, other test) pairs whose spans (nodeid -> (start, stop, is_timing), wall
-    clock from setup to teardown) overlap: empty when the run lock held."""
+    """(timing test, other test) pairs whose spans (nodeid -> (start, stop, is_timing), wall clock
+    seconds from setup to teardown) overlap: empty when the run lock held."""
     items = sorted(spans.items(), key=lambda kv: kv[1][0])
     bad = []
     for i, (a, (_a0, a1, a_timing)) in enumerate(items):

@@ -32,20 +32,17 @@ _CONTROL = (
 
 
 def _props(report) -> dict:
-    return {k: v for k, v in getattr(report, "user_properties", [])}
+    return dict(getattr(report, "user_properties", []))
 
 
 def exception_reason(excinfo, when: str) -> str | None:
-    """``"Type: message (raised at file:line)"`` of a phase that raised something that is not a
-    verdict (a ``RuntimeError`` in the test, an exception in a fixture), so the claim's row says
-    what broke; None for pytest's fail/skip/xfail/exit and, in the call phase, an ``AssertionError``.
-    """
+    """``"Type: message (raised at file:line)"`` of a phase that raised something not a verdict (in
+    the test or a fixture); None for pytest's fail/skip/xfail/exit and a call's ``AssertionError``."""
     exc = excinfo.value
     if isinstance(exc, _CONTROL) or (when == "call" and isinstance(exc, AssertionError)):
         return None
     text = str(exc).strip()
-    if len(text) > 1000:
-        text = text[:1000] + " ..."
+    text = text[:1000] + " ..." if len(text) > 1000 else text
     where = ""
     try:
         entry = excinfo.traceback[-1]
@@ -65,17 +62,16 @@ def report_reason(report) -> str:
     if longrepr is None:
         return ""
     if isinstance(longrepr, tuple) and len(longrepr) == 3:  # skip: (path, line, "Skipped: why")
-        text = longrepr[2]
-        return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
+        return longrepr[2].removeprefix("Skipped: ")
     text = getattr(report, "longreprtext", None) or str(longrepr)
     # pytest-xdist: the controller's copy of a worker's report starts "[gw0] linux -- Python 3.11.7 ..."
     return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
 
 
 def report_outcome(report) -> str | None:
-    """Map one pytest ``TestReport`` (one phase) to a claim outcome, or None when uninformative: a
-    call phase carries the outcome :mod:`claimcheck.plugin.running` decided from the verdict; the
-    other branches are what pytest alone says (a fixture's error, a skip in setup, a placeholder)."""
+    """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a call
+    phase carries the outcome :mod:`.running` decided from the verdict; the other branches are what
+    pytest alone says (a fixture's error, a skip in setup, a placeholder)."""
     props = _props(report)
     kind = props.get(KIND_KEY)
     verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
@@ -101,8 +97,7 @@ def report_outcome(report) -> str | None:
 
 
 def phase_of(report) -> Phase | None:
-    """The :class:`~claimcheck.report.Phase` of a pytest report of a claim's test (None: the
-    test names no claim)."""
+    """The :class:`~claimcheck.report.Phase` of a pytest report (None: the test names no claim)."""
     props = _props(report)
     cid = props.get(CLAIM_ID_KEY)
     if not cid:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from itertools import chain
 from pathlib import Path
 
 import pytest
@@ -26,9 +28,8 @@ from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interru
 def pytest_sessionfinish(session, exitstatus):
     config = session.config
     state = config.stash.get(STATE, None)
-    if state is None or hasattr(config, "workerinput"):  # an xdist worker: the controller reports
-        return
-    if exitstatus == pytest.ExitCode.USAGE_ERROR:  # the run was refused: nothing was decided
+    # an xdist worker (the controller reports), or a refused run (nothing was decided)
+    if state is None or hasattr(config, "workerinput") or exitstatus == pytest.ExitCode.USAGE_ERROR:
         return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     if interrupted and not state.ended_by:
@@ -47,19 +48,21 @@ def _write_report(session, state, interrupted: bool) -> None:
     """Build and write claims.json (merged with the earlier report's rows, under a lock) and the pages."""
     config = session.config
     if interrupted and not state.registries:  # stopped during collection: still one row per claim
-        _load_registries_of_args(config, state)
+        with contextlib.suppress(Exception):  # best effort: without registries there is no row to write
+            for path in registries_of_args(config):
+                state.registry(path)
     regs = list(state.registries.values())
-    state.rows = state.collector.rows(regs) if regs else []
+    rows = state.collector.rows(regs) if regs else []
     if regs and state.json_path is not None:
         fp = _fingerprint(config, state, interrupted)
-        models = {r.model: r.details.get("model") for r in state.rows if r.model}
+        models = {r.model: r.details.get("model") for r in rows if r.model}
         if models:  # the portable-LM lane: which model the rows were measured on
             fp["portable_lm"] = models
         chapter_profiles = _chapter_profiles(config, session, regs)
         profile: dict = next((p for p in chapter_profiles.values() if p), {})
         report_dir = state.json_path.parent
         plots = state.collector.write_plots(report_dir)
-        run = (state.rows, regs, fp, state.settings, profile, state.started)
+        run = (rows, regs, fp, state.settings, profile, state.started)
         doc = report.build_json(*run, plots=plots, chapter_profiles=chapter_profiles)
         log = getattr(config.option, "htmlpath", None) if config.pluginmanager.hasplugin("html") else None
         if log:  # pytest-html's test log: tracebacks and durations, linked from the claims page
@@ -67,17 +70,16 @@ def _write_report(session, state, interrupted: bool) -> None:
         if state.manuscript_checks:
             doc.manuscripts = [c.as_dict() for c in state.manuscript_checks.values()]
         if state.deselected:  # which tests this run left out, why, and the command that runs them
-            invoked = Path(config.invocation_params.dir)
             doc.deselected = deselection(
                 state.deselected,
                 _claim_args(config, regs),
                 getattr(config.option, "keyword", "") or "",
                 getattr(config.option, "markexpr", "") or "",
-                _relative(report_dir, invoked),
+                _relative(report_dir, Path(config.invocation_params.dir)),
                 words=lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
                     config=config, group=group, where=where, report_dir=rd
                 ),
-                run_args=[a for args in config.hook.pytest_claimcheck_run_args(config=config) for a in args],
+                run_args=list(chain.from_iterable(config.hook.pytest_claimcheck_run_args(config=config))),
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
@@ -85,9 +87,7 @@ def _write_report(session, state, interrupted: bool) -> None:
             if interrupted:
                 _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
-            runner_keys = [
-                k for keys in config.hook.pytest_claimcheck_runner_keys(config=config) for k in keys
-            ]
+            runner_keys = list(chain.from_iterable(config.hook.pytest_claimcheck_runner_keys(config=config)))
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
@@ -112,10 +112,8 @@ def _registry_entries(path) -> dict | None:
     """A registry's claims as they are now (``{id: {stated, unit, tolerance}}``), None when it is gone."""
     if not path or not Path(path).is_file():
         return None
-    claims = load_registry(path).claims
-    return {
-        cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in claims.items()
-    }
+    claims = load_registry(path).claims.items()
+    return {cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in claims}
 
 
 def _chapter_profiles(config, session, regs) -> dict:
@@ -152,14 +150,6 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
     return dict(fingerprint_of(config))
 
 
-def _load_registries_of_args(config, state) -> None:
-    try:
-        for path in registries_of_args(config):
-            state.registry(path)
-    except Exception:  # noqa: BLE001 - best effort: without registries there is no row to write
-        pass
-
-
 def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
     """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
     for e in doc.claims:
@@ -170,8 +160,7 @@ def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
 def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
     """Mark the rows this run selected but never reached (not-run, or carried) and say so in ``doc.interrupted``."""
     # session.items is not the selection until collection completes (testscollected is set then)
-    collected = bool(getattr(session, "testscollected", 0))
-    items = session.items if collected else ()
+    items = session.items if getattr(session, "testscollected", 0) else ()
     selected = {v for item in items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
     not_reached = []
     for e in doc.claims:
@@ -209,15 +198,13 @@ def _counts_line(doc: ClaimsDoc) -> str:
     def words(entries) -> str:
         return ", ".join(f"{v} {k}" for k, v in count(e.outcome for e in entries).items()) or "none"
 
-    claims = doc.claims
-    sel = doc.selection
+    claims, sel = doc.claims, doc.selection
     drift = f"; {len(doc.drifted)} drifted from the manuscript" if doc.drifted else ""
     if sel is None or not sel.partial:
         return f"claims: {words(claims)}{drift}"
     carried = [c for c in claims if c.carried is not None]
-    now = [c for c in claims if c.carried is None]
-    ran = [c for c in now if c.selected is not False]
-    rest = [c for c in now if c.selected is False]
+    ran = [c for c in claims if c.carried is None and c.selected is not False]
+    rest = [c for c in claims if c.carried is None and c.selected is False]
     line = f"claims run now: {words(ran)}"
     if carried:
         line += f"; carried from the run of {sel.carried_from or '?'}: {words(carried)}"
@@ -226,8 +213,7 @@ def _counts_line(doc: ClaimsDoc) -> str:
     return line + drift
 
 
-def _write_line(tr, text: str, **markup) -> None:
-    """One line of the claimcheck section, never a workflow command (:func:`claimcheck.display.log_line`)."""
+def _write_line(tr, text: str, **markup) -> None:  # never a workflow command
     tr.write_line(log_line(text), **markup)
 
 

@@ -9,7 +9,7 @@ import warnings
 import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
-from claimcheck.plugin.items import REGISTRY_ITEMS, AuditItem, CitationItem, DriftItem, FormulaItem
+from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
 from claimcheck.plugin.phases import exception_reason
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
@@ -38,29 +38,18 @@ PYTEST_OUTCOME = {
 }
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
-
-
 _CHECKS = (DriftItem, AuditItem, FormulaItem, CitationItem)  # the core's checks: an exception is an error
 
 
-def _claim_test(item) -> bool:
-    """Whether ``item`` is a claim test (a test with a claim mark, not an item of the registry)."""
-    return not isinstance(item, REGISTRY_ITEMS) and claim_marker_id(item) is not None
-
-
-def records_warnings(item) -> bool:
-    """Whether ``item``'s warnings are recorded in its claim's details instead of going through
-    pytest's filters: a claim test without a ``filterwarnings`` marker (a claim about a warning has one)."""
-    return _claim_test(item) and item.get_closest_marker("filterwarnings") is None
+def _claim_test(item) -> bool:  # a test with a claim mark, not an item of the registry
+    return not isinstance(item, RegistryItem) and claim_marker_id(item) is not None
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """Run a claim test with every warning caught and kept (``details.warnings`` of its claim): a
-    new FutureWarning of a library is a fact about the measurement, not a reason to lose it. Inside
-    pytest's own warning capture, so the filter set here is the innermost.
-    """
-    if not records_warnings(item):
+    """Run a claim test with every warning kept (``details.warnings``): a library's new FutureWarning is
+    a fact about the measurement. Inside pytest's own warning capture: this filter is the innermost."""
+    if not _claim_test(item) or item.get_closest_marker("filterwarnings"):  # a claim about a warning
         return (yield)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -73,12 +62,8 @@ def _record_warnings(item, report) -> None:
     caught = item.stash.get(WARNINGS_KEY, None)
     if not caught:
         return
-    seen, found = set(), []
-    for w in caught:
-        key = (w.category.__name__, str(w.message), w.filename, w.lineno)
-        if key not in seen:
-            seen.add(key)
-            found.append({"category": key[0], "message": key[1][:500], "where": f"{w.filename}:{w.lineno}"})
+    seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
+    found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
     for props in (item.user_properties, report.user_properties):
         record = stored_record(props)
         record.setdefault("details", {})["warnings"] = found
@@ -87,9 +72,8 @@ def _record_warnings(item, report) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """Before the kits' skips and the fixtures: a broken claim errors before any measurement, and
-    before a skip could hide that it is broken."""
-    if isinstance(item, REGISTRY_ITEMS):
+    """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip."""
+    if isinstance(item, RegistryItem):
         return
     marks = list(item.iter_markers("claim"))
     if marks and claim_marker_id(item) is None:
@@ -106,20 +90,14 @@ def pytest_runtest_setup(item):
         lookup_claim(item.config, item, claim_marker_id(item))
 
 
-def _expected_fail(item) -> str | None:
-    """The ``expected_fail`` of a claim test's claim ("" for none; None when it cannot be looked up)."""
-    reg = registry_for(item.config, item.path)
-    cid = claim_marker_id(item)
-    claim = reg.claims.get(cid) if reg is not None and cid is not None else None
-    return None if claim is None else claim.expected_fail
-
-
 def _refuse_xfail(item, report) -> bool:
     """A claim test's xfail as an error, unless its claim has an ``expected_fail`` (its verdict decides)."""
     mark = item.get_closest_marker("xfail")
     if not hasattr(report, "wasxfail") and not (report.when == "call" and mark is not None):
         return False
-    expected = _expected_fail(item)
+    reg, cid = registry_for(item.config, item.path), claim_marker_id(item)
+    claim = reg.claims.get(cid) if reg is not None and cid is not None else None
+    expected = claim.expected_fail if claim is not None else None
     if expected:
         report.user_properties.append((EXPECTED_FAIL_KEY, expected))
         return False
@@ -127,12 +105,11 @@ def _refuse_xfail(item, report) -> bool:
     if hasattr(report, "wasxfail"):
         del report.wasxfail
     report.outcome = "failed"
-    where = registry_for(item.config, item.path)
     report.longrepr = (
-        f"{claim_marker_id(item)}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
+        f"{cid}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
         f"({item.nodeid}); only claim.check/require/check_comparison decide a claim. To record "
         f'that the chapter\'s figure is known not to hold, set expected_fail = "why" on the claim '
-        f"in {where.path if where else 'its claims.toml'}"
+        f"in {reg.path if reg else 'its claims.toml'}"
     )
     report.user_properties.append((ERROR_KEY, report.longrepr))
     return True
@@ -154,10 +131,9 @@ def _report_verdict(item, report, call, verdict: Verdict) -> None:
     outcome = worse(verdict.outcome, said)
     if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
         outcome = SKIPPED  # the test skipped itself after a check: it chose not to decide the claim
+    report.user_properties.append((OUTCOME_KEY, outcome if outcome == verdict.outcome else said))
     if outcome != verdict.outcome:  # the phase itself was worse: pytest's report stands, and the row's
-        report.user_properties.append((OUTCOME_KEY, said))
         return
-    report.user_properties.append((OUTCOME_KEY, outcome))
     strict = item.config.stash[STATE].settings.strict_timing
     want = PYTEST_OUTCOME[outcome][1 if strict else 0]
     cid, reason = claim_marker_id(item), verdict.reason or ""
@@ -167,8 +143,7 @@ def _report_verdict(item, report, call, verdict: Verdict) -> None:
         report.user_properties.append((ERROR_KEY, reason))
     report.outcome = want
     if want == "skipped":
-        path, line, _ = item.location
-        report.longrepr = (str(item.path), (line or 0) + 1, f"Skipped: {reason}")
+        report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {reason}")
     elif outcome == INCONCLUSIVE:
         report.longrepr = f"{cid} (--claims-strict-timing): {reason}"
     elif want == "failed":
@@ -216,8 +191,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_report_teststatus(report, config):
-    """A near-tie (:meth:`claimcheck.recorder.ClaimRecorder.check_comparison`) in pytest's own
-    counts: neither passed nor failed, so the terminal says so instead of "passed"."""
+    """A near-tie in pytest's counts: neither passed nor failed."""
     if (
         report.when == "call"
         and report.passed

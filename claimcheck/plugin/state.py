@@ -21,7 +21,7 @@ from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
-from claimcheck.results import ClaimEntry, ClaimsDoc
+from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
 
 
@@ -32,7 +32,6 @@ class RunState:
 
     settings: Settings
     overrides: dict[str, str] = field(default_factory=dict)  # --claims-stated: claim id -> revised value
-    overridden: set[str] = field(default_factory=set)  # ids an override was applied to
     registries: dict[str, Registry] = field(default_factory=dict)  # path -> Registry
     run_registries: frozenset[str] = frozenset()  # real paths: the only claims.toml collected and governing
     registry_files: list = field(default_factory=list)  # the RegistryFile collectors of this run
@@ -42,7 +41,6 @@ class RunState:
     manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
     json_path: Path | None = None  # where claims.json goes (None: this run writes no report)
     html_path: Path | None = None  # where claims.html (the claims page) goes
-    rows: list[ClaimEntry] = field(default_factory=list)  # per-claim entries, at session finish
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
     pages: list = field(default_factory=list)  # the pages written at session finish
     page_error: str = ""  # why the pages could not be written ("" when they were)
@@ -54,8 +52,7 @@ class RunState:
     chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
     deselected: list = field(default_factory=list)  # (claim key or None, kit's group or None) per test
 
-    def pytest_runtest_logreport(self, report):
-        # registered as a plugin, so it also sees the reports xdist workers send to the controller
+    def pytest_runtest_logreport(self, report):  # a plugin: it sees the reports of xdist's workers too
         phase = phase_of(report)
         if phase is not None:
             self.collector.add(phase)
@@ -65,20 +62,18 @@ class RunState:
         key = str(path)
         if key not in self.registries:
             reg = load_registry(path)
-            if self.overrides:
-                self.overridden |= apply_overrides(reg, self.overrides)
+            apply_overrides(reg, self.overrides)
             self.registries[key] = reg
         return self.registries[key]
 
     def book(self) -> dict:
-        """chapter id -> registry: the run's chapters and every other chapter of their book (the
-        ``claims/`` folder above them), loaded once, with this run's ``--claims-stated``: what a
-        citation (``cites``) and a formula's ``ch15:C10.stated`` resolve in."""
+        """chapter id -> registry: the run's chapters and the rest of their book (the ``claims/`` folder
+        above them), loaded once with ``--claims-stated``: where ``cites`` and ``ch15:C10.stated`` resolve."""
         if self.chapters is None:
             self.chapters = book_of(list(self.registries.values()))
             for reg in self.chapters.values():
-                if reg not in self.registries.values() and self.overrides:
-                    self.overridden |= apply_overrides(reg, self.overrides)
+                if reg not in self.registries.values():
+                    apply_overrides(reg, self.overrides)
         return self.chapters
 
 
@@ -86,7 +81,6 @@ STATE = pytest.StashKey[RunState]()
 
 
 def run_state(config) -> RunState:
-    """The :class:`RunState` of ``config`` (set in ``pytest_configure``)."""
     return config.stash[STATE]
 
 
@@ -97,18 +91,13 @@ def settings_of(config) -> Settings:
 def setting_path(config, name: str) -> Path:
     """A path setting, relative to the rootdir when it came from the ini file, else to the invocation dir."""
     s = settings_of(config)
-    p = Path(getattr(s, name))
-    if p.is_absolute():
-        return p
-    where = dict(s.sources).get(name, "")
-    base = config.rootpath if where.startswith("ini") else config.invocation_params.dir
-    return Path(base) / p
+    from_ini = dict(s.sources).get(name, "").startswith("ini")
+    return Path(config.rootpath if from_ini else config.invocation_params.dir) / getattr(s, name)
 
 
 def registry_for(config, path: Path) -> Registry | None:
-    """The registry governing a test file: the nearest claims.toml at or above its folder, up to
-    the rootdir (the same walk as :func:`claimcheck.plugin.options.registries_of_args`), when it
-    is one of the run's registries (a ``claims.toml`` elsewhere governs nothing)."""
+    """The registry governing a test file: the nearest claims.toml at or above its folder, up to the
+    rootdir, when it is one of the run's registries (a ``claims.toml`` elsewhere governs nothing)."""
     for candidate in registry_candidates(Path(path), Path(config.rootpath)):
         if candidate.is_file():
             return run_state(config).registry(candidate) if is_run_registry(config, candidate) else None
@@ -116,13 +105,11 @@ def registry_for(config, path: Path) -> Registry | None:
 
 
 def is_run_registry(config, path: Path) -> bool:
-    """Whether ``path`` is one of this run's registries (:attr:`RunState.run_registries`)."""
     return os.path.realpath(path) in run_state(config).run_registries
 
 
 def registry_candidates(path: Path, root: Path):
-    """``claims.toml`` paths at ``path``'s folder and each parent up to ``root`` (or the file
-    system's root when ``path`` lies outside ``root``)."""
+    """``claims.toml`` paths at ``path``'s folder and each parent up to ``root`` (or ``/`` outside it)."""
     folder = path if path.is_dir() else path.parent
     for f in (folder, *folder.parents):
         yield f / REGISTRY_NAME
@@ -138,8 +125,7 @@ def claim_marker_id(item) -> str | None:
 
 
 def line_of_id(path: Path, claim_id: str | None) -> int:
-    """0-based line of a claim in a registry file, whatever its form (0 when not found):
-    :func:`claimcheck.registry.claim_lines`."""
+    """0-based line of a claim in a registry file, whatever its form (0 when not found)."""
     return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
@@ -149,14 +135,12 @@ def stated_record(claim) -> dict:
 
 
 def skip_here(reason: str) -> NoReturn:
-    """Skip a whole item that cannot run here (no GPU, no weights, a placeholder), at the test's own
-    location. Not a verdict (those are :meth:`claimcheck.recorder.ClaimRecorder._raise`'s)."""
+    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict."""
     raise pytest.skip.Exception(reason, _use_item_location=True)
 
 
 def setup_error(message: str) -> NoReturn:
-    """Stop a whole item at set-up because its input is broken (an unknown or invalid claim): an
-    ``error`` row with ``message``, no traceback. Not a verdict."""
+    """Stop an item at set-up, its input broken: an ``error`` row with ``message``, no traceback, no verdict."""
     __tracebackhide__ = True
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
@@ -181,15 +165,13 @@ def lookup_claim(config, item, cid):
 
 
 def recorder_for(item, reg: Registry, claim):
-    """The :class:`claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item``: this
-    run's runner profile, hardware and timing rule (the ``claim`` fixture's, and a formula's)."""
-    s = settings_of(item.config)
-    return ClaimRecorder(claim, item, s.runner_profile, describe(fingerprint_of(item.config)), reg.runners)
+    """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item`` in this run."""
+    profile, hardware = settings_of(item.config).runner_profile, describe(fingerprint_of(item.config))
+    return ClaimRecorder(claim, item, profile, hardware, reg.runners)
 
 
 def fingerprint_of(config) -> dict:
-    """The runner fingerprint of this run (computed once): the core's fields plus every kit's
-    (hook ``pytest_claimcheck_runner_fingerprint``)."""
+    """The runner fingerprint of this run (computed once): the core's fields and every kit's."""
     state = run_state(config)
     if state.fingerprint is None:
         fp = runner_fingerprint(state.settings.runner_profile)
@@ -199,9 +181,8 @@ def fingerprint_of(config) -> dict:
 
 
 def kit_modules() -> tuple[str, ...]:
-    """Import names of the packages of claimcheck's ``claims`` extra (read from its installed
-    metadata: ``pytest-html`` -> ``pytest_html``), which a core-only install lacks; () when
-    claimcheck is not installed."""
+    """Import names of the packages of claimcheck's ``claims`` extra, from its installed metadata
+    (``pytest-html`` -> ``pytest_html``); () when claimcheck is not installed."""
     try:
         wanted = requires("claimcheck") or []
     except PackageNotFoundError:
@@ -216,8 +197,8 @@ NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
 
 
 def missing_kit(exc=None, *, text: str = "") -> str | None:
-    """The one line for a claim that cannot run on a core-only install (no torch...), or None, from
-    the exception ``exc`` raised or, where only that is left, its first line ``text``."""
+    """The one line for a claim that cannot run on a core-only install, or None, from the exception
+    ``exc`` raised or, where only that is left, its first line ``text``."""
     name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
