@@ -48,8 +48,6 @@ class Row:
     carried: str = ""
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
-    tests: list[str] = field(default_factory=list)
-    duration_s: float = 0.0
     model: str = ""
 
     @property
@@ -216,8 +214,6 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
-        tests=entry.tests,
-        duration_s=float(entry.duration_s),
         model=model,
     )
 
