@@ -1,5 +1,4 @@
-"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone
-(their descriptions below say what each does; the work is in :mod:`claimcheck.pages`)."""
+"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone."""
 
 from __future__ import annotations
 
