@@ -45,9 +45,8 @@ def walk_registries(folder: Path, skip) -> list[Path]:
 
 
 def _skipped(path: Path, skip) -> bool:
-    if path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip):
-        return True
-    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
+    hidden = path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip)
+    return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
 def locate(root="claims", *near) -> Path:

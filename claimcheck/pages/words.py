@@ -257,9 +257,7 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     return entry.key if several_chapters else entry.id
 
 
-def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
-    if several is None:
-        several = len({e.chapter for e in entries}) > 1
+def _ids(entries, limit: int = 8, several: bool = False) -> str:
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -343,7 +341,7 @@ def interrupted_words(doc: ClaimsDoc) -> str:
     if i is None:
         return ""
     by_key = doc.by_key()
-    several = len({e.chapter for e in doc.claims}) > 1
+    ids = partial(_ids, several=len({e.chapter for e in doc.claims}) > 1)
     missed = [by_key[k] for k in i.not_reached or [] if k in by_key]
     kept = [e for e in missed if e.carried is not None]
     bare = [e for e in missed if e.carried is None]
@@ -352,14 +350,14 @@ def interrupted_words(doc: ClaimsDoc) -> str:
         return text + "; the report keeps earlier rows for the others or says 'not-run: interrupted'"
     if not missed:
         return text + "."
-    text += f"; {len(missed)} not reached ({_ids(missed, several=several)})"
+    text += f"; {len(missed)} not reached ({ids(missed)})"
     parts = []
     if kept:
         parts.append(
-            f"{_ids(kept, 5, several)} {'shows' if len(kept) == 1 else 'show'} the "
+            f"{ids(kept, 5)} {'shows' if len(kept) == 1 else 'show'} the "
             f"{'row' if len(kept) == 1 else 'rows'} of the run of {_times(kept)}, marked as carried, "
             "not decided by this run"
         )
     if bare:
-        parts.append(f"{_ids(bare, 5, several)} {'is' if len(bare) == 1 else 'are'} not run")
+        parts.append(f"{ids(bare, 5)} {'is' if len(bare) == 1 else 'are'} not run")
     return f"{text}: {'; '.join(parts)}."
