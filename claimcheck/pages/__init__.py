@@ -116,13 +116,10 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
     several = len({getattr(c, "chapter", "") for c, _ in checks}) > 1
     for n, (check, waivers) in enumerate(checks):
         chapter = getattr(check, "chapter", "")
-        name = (
-            f"manuscript-{chapter}" if several and chapter else f"manuscript-{n + 1}" if n else "manuscript"
-        )
-        page = folder / f"{name}.html"
+        suffix = f"-{chapter}" if several and chapter else f"-{n + 1}" if n else ""
+        page = folder / f"manuscript{suffix}.html"
         back = relative_href(claims_html, page)
         view = manuscript_view_of(check, doc, waivers, back, relative_href(page, claims_html))
-        view.chapter = chapter
         # the registry's [chapter] language; a registry without one: a guess from the text
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
