@@ -284,8 +284,7 @@ def _quotes_back(claim, chapters: dict) -> bool:
 
 
 def citations(registries, book=None) -> list[Citation]:
-    """Every citation of ``registries``' claims, checked against ``book`` (chapter id -> registry;
-    default the registries themselves)."""
+    """Every citation of ``registries``' claims, checked against ``book`` (default: the registries)."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
 

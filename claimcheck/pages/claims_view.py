@@ -291,8 +291,7 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
 
 
 def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
-    """A chapter's citations in words, its quotes ("C05 quotes ch15:C10 (drifted)") then the quotes
-    of it ("C10 quoted by ch90:C05")."""
+    """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
     out, quoted = [], []
     for e in entries:
         if not e.cites:

@@ -206,8 +206,7 @@ def runner_line(runner: dict) -> str:
 
 
 def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
-    """The matrix's column header: the hardware and torch, then (when any) the run's threads, size
-    profile, named runner, weights and busy mark."""
+    """The matrix's column header: the hardware and torch, then (when any) how the run was set up."""
     r = Runner.of(runner)
     cpu = f"{r.cpu or 'unknown CPU'}" + (f" ({r.cpu_capability})" if r.cpu_capability else "")
     machine = [
@@ -335,8 +334,7 @@ def _times(rows: list[ClaimEntry]) -> str:
 
 
 def interrupted_words(doc: ClaimsDoc) -> str:
-    """What an interrupted run did, in one line ("" for a run that ended): by what, how many claims it
-    decided, which it did not reach."""
+    """What an interrupted run did and did not reach, in one line ("" for a run that ended)."""
     i = doc.interrupted
     if i is None:
         return ""
