@@ -55,15 +55,16 @@ def registry_fields() -> str:
     ]
     for header, what, fields in TABLES:
         claims = header == "[claims]"
-        out += [
-            f"## `{header}`",
-            "",
-            what[0].upper() + what[1:] + ".",
-            "",
-            *_head(
-                "field", "type", "required", "default", *(["shared"] if claims else []), "example", "meaning"
-            ),
+        columns = [
+            "field",
+            "type",
+            "required",
+            "default",
+            *(["shared"] if claims else []),
+            "example",
+            "meaning",
         ]
+        out += [f"## `{header}`", "", what[0].upper() + what[1:] + ".", "", *_head(*columns)]
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
             f"| {_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "
@@ -174,13 +175,10 @@ def options() -> str:
     tables = [CORE, *kit_option_tables()]
     for table in tables:
         if table is not CORE:
-            out += [
-                "",
-                f"### The options of {table.title}",
-                "",
-                f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's.",
-                "",
-            ]
+            declared = (
+                f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's."
+            )
+            out += ["", f"### The options of {table.title}", "", declared, ""]
         out += _head("option", "environment", "ini key", "default", "meaning")
         for o in table.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
@@ -196,16 +194,9 @@ def options() -> str:
     commands = _commands()
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]
     for name, words, parser in commands:
-        out += [
-            "",
-            f"### claimcheck {name}",
-            "",
-            f"`{' '.join(parser.format_usage().split()[1:])}`",
-            "",
-            " ".join((parser.description or words).split()),
-            "",
-            *_head("argument", "default", "meaning"),
-        ]
+        usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
+        out += ["", f"### claimcheck {name}", "", f"`{' '.join(usage)}`", "", " ".join(about), ""]
+        out += _head("argument", "default", "meaning")
         out += [
             f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
             for a in parser._actions
