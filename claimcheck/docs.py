@@ -55,16 +55,9 @@ def registry_fields() -> str:
     ]
     for header, what, fields in TABLES:
         claims = header == "[claims]"
-        columns = [
-            "field",
-            "type",
-            "required",
-            "default",
-            *(["shared"] if claims else []),
-            "example",
-            "meaning",
-        ]
-        out += [f"## `{header}`", "", what[0].upper() + what[1:] + ".", "", *_head(*columns)]
+        shared = ["shared"] if claims else []
+        out += [f"## `{header}`", "", what[0].upper() + what[1:] + ".", ""]
+        out += _head("field", "type", "required", "default", *shared, "example", "meaning")
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
             f"| {_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "

@@ -50,14 +50,10 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     counts = oc.count(e.outcome for e in entries)
     chapters = doc.chapter_list()
     title = chapters[0].title if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
-    lines = [
-        f"### claimcheck{': ' + title if title else ''}",
-        "",
-        " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
-        + (f" · Δ drifted **{len(doc.drifted)}**" if doc.drifted else ""),
-        "",
-        f"Runner: {words.runner_line(runner)}  ",
-    ]
+    tally = " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
+    drifted = f" · Δ drifted **{len(doc.drifted)}**" if doc.drifted else ""
+    lines = [f"### claimcheck{': ' + title if title else ''}", "", tally + drifted, ""]
+    lines.append(f"Runner: {words.runner_line(runner)}  ")
     if len(chapters) == 1:
         lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
     else:

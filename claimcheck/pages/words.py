@@ -209,12 +209,8 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     """The matrix's column header: the hardware and torch, then (when any) how the run was set up."""
     r = Runner.of(runner)
     cpu = f"{r.cpu or 'unknown CPU'}" + (f" ({r.cpu_capability})" if r.cpu_capability else "")
-    machine = [
-        cpu,
-        f"{r.cores} cores" if r.cores else "",
-        _gpu_words(r.gpu),
-        f"torch {r.torch}" if r.torch else "",
-    ]
+    cores, torch = f"{r.cores} cores" if r.cores else "", f"torch {r.torch}" if r.torch else ""
+    machine = [cpu, cores, _gpu_words(r.gpu), torch]
     profile = settings_size_profile(settings)
     named = r.runner_profile or (settings or {}).get("runner_profile")
     run = [
