@@ -136,9 +136,7 @@ def _default(action: argparse.Action) -> str:
 def kit_option_tables() -> list:
     """The option tables of claimcheck's ``pytest11`` entry points that answer ``pytest_claimcheck_options``
     (loaded by name: the core imports no kit)."""
-    ours = [
-        ep for ep in entry_points(group="pytest11") if ep.dist is not None and ep.dist.name == "claimcheck"
-    ]
+    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
     answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
     return [t for t in (answer() for answer in answers if answer is not None) if t is not None]
 

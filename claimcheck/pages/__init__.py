@@ -83,9 +83,8 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
         outside = []
         if confine is not None and not override:  # relative paths from the results file's folder
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
-            outside = [
-                str(m[k]) for k, p in (("registry", registry), ("path", path)) if not within(p, confine)
-            ]
+            pairs = (("registry", registry), ("path", path))
+            outside = [str(m[k]) for k, p in pairs if not within(p, confine)]
         if outside:
             problems.append(
                 f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "

@@ -181,9 +181,7 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
     plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
-    for (
-        plot
-    ) in plots:  # the alt text: what is plotted, for which claim, the chapter's and this runner's figure
+    for plot in plots:  # its alt text: what is plotted, for which claim, both figures
         plot.alt = (
             f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
             + (f" ({entry.title})" if entry.title else "")
@@ -324,9 +322,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     one = len(book) == 1
-    said = (
-        "" if manuscript is None else _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
-    )
+    said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1) if manuscript else ""
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
