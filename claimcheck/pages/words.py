@@ -58,19 +58,14 @@ def bar_words(entry: ClaimEntry) -> str:
 
 def margin(entry: ClaimEntry) -> Margin | None:
     """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar)."""
-    m = entry.measured
-    tol = _parse(entry)
-    if tol is None or m is None or isinstance(m, (bool, str)):
-        return None
-    if isinstance(m, list):
-        if len(m) != 2 or not all(_is_number(v) for v in m) or not m[0] <= m[1]:
-            return None
+    m, tol = entry.measured, _parse(entry)
+    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))
     elif _is_number(m):
         value = float(m)
     else:
         return None
-    return tol.margin(value, entry.stated or None, entry.unit)
+    return tol.margin(value, entry.stated or None, entry.unit) if tol is not None else None
 
 
 def ci_straddles(entry: ClaimEntry) -> bool:
