@@ -131,12 +131,8 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
     unknown = [cid for cid in marks if cid not in declared]
     if unknown and not declared:
         return [f"{folder}: the test modules name {len(unknown)} claim ids and the registry declares none"]
-    return [
-        f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}"
-        for cid, places in marks.items()
-        if cid not in declared
-        for place in places
-    ]
+    why = {cid: reg.unknown_id_message(cid, untested, scope="") for cid in unknown}
+    return [f"{place}: a test names claim {cid!r}: {why[cid]}" for cid in unknown for place in marks[cid]]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -93,10 +93,8 @@ def _report(args) -> int:
         written = publish(doc, args.json, checks, args.output)
     except OSError as exc:
         return error(f"cannot write the pages: {exc}")
-    print(
-        f"{'  '.join(map(str, written))} ({len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s)",
-        file=sys.stderr,
-    )
+    took = f"{len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s"
+    print(f"{'  '.join(map(str, written))} ({took})", file=sys.stderr)
     return 2 if problems else 1 if ms_problems else 0
 
 
