@@ -1,8 +1,4 @@
-"""claimcheck: every quantitative claim of a book chapter as an executable pytest check.
-
-The package holds one module per concern; :mod:`claimcheck.plugin` only wires them into pytest.
-Heavy libraries (torch, transformers, matplotlib) are imported inside functions, so that
-``pytest --help`` and collection stay fast.
-"""
+"""claimcheck: every quantitative claim of a book chapter as an executable pytest check. One module
+per concern; :mod:`claimcheck.plugin` wires them into pytest; heavy libraries are imported late."""
 
 __version__ = "0.1.0"

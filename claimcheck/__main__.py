@@ -1,5 +1,4 @@
-"""``python -m claimcheck``: the ``claimcheck`` command line (:func:`claimcheck.cli.main`), for an
-environment whose scripts folder is not on the PATH."""
+"""``python -m claimcheck``: the ``claimcheck`` command line, where the scripts folder is not on the PATH."""
 
 import sys
 

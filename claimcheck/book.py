@@ -1,7 +1,5 @@
-"""The book: every chapter's registry (``claims/<chapter>/claims.toml``), found once for every
-command; the claim ids its test modules name, read without importing them; and what crosses
-chapters: a claim's ``cites`` and a formula's ``ch15:C10.stated`` (last section).
-"""
+"""The book: every chapter's registry (``claims/<chapter>/claims.toml``), the claim ids its test
+modules name (read without importing them), and what crosses chapters: ``cites`` and ``ch15:C10.stated``."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ class BookError(LookupError):
 
 
 def registry_paths(root="claims") -> list[Path]:
-    """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path
-    (:func:`walk_registries` with :data:`SKIP_DIRS`)."""
+    """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path."""
     root = Path(root)
     if root.exists() and not root.is_dir():  # a file, or a device or FIFO that loading refuses by name
         return [root]
@@ -38,7 +35,7 @@ def registry_paths(root="claims") -> list[Path]:
 
 def walk_registries(folder: Path, skip) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` in walk order (folders sorted), never entering a hidden
-    folder, a virtual environment (``pyvenv.cfg`` or ``conda-meta``) or a ``skip`` pattern (fnmatch)."""
+    folder, a virtual environment or a ``skip`` pattern (fnmatch)."""
     found = []
     for here, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not _skipped(Path(here) / d, skip))
@@ -48,16 +45,14 @@ def walk_registries(folder: Path, skip) -> list[Path]:
 
 
 def _skipped(path: Path, skip) -> bool:
-    if path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip):
-        return True
-    return (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
+    hidden = path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip)
+    return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
 def locate(root="claims", *near) -> Path:
-    """The book's ``claims/`` folder: ``root`` when it exists; else, for a relative ``root``, the
-    first ``<folder>/root`` holding a registry, searching upward from the current folder and from
-    each path of ``near`` (a manuscript's folder), as git finds its repository. ``root`` itself when
-    none is found (the caller's message then says so)."""
+    """The book's ``claims/`` folder: ``root`` when it exists or is absolute; else the first
+    ``<folder>/root`` holding a registry upward from the current folder, then from each of ``near``'s
+    folders (as git finds its repository); else ``root``."""
     root = Path(root)
     if root.exists() or root.is_absolute():
         return root
@@ -70,30 +65,24 @@ def locate(root="claims", *near) -> Path:
 
 
 def project_of(registry, root="claims") -> Path | None:
-    """The project a registry belongs to: the folder that holds the ``root`` folder (``claims/``)
-    above it, where pytest and the main job's ``reports/`` are; None for a registry outside one."""
+    """The folder holding the ``root`` folder (``claims/``) above a registry, or None for none."""
     folder = next((p for p in Path(registry).resolve().parents if p.name == Path(root).name), None)
     return folder.parent if folder is not None else None
 
 
-def _hint(root: Path) -> str:
-    where = Path.cwd()
-    if not root.exists():
-        return (
-            f"there is no {root}/ folder in {where}, above it, or above the manuscript: run the command in the "
-            "project (the folder that holds claims/), or pass --registry PATH/TO/claims.toml"
-        )
-    return "pass --registry PATH/TO/claims.toml"
-
-
 def registry_for_manuscript(manuscript, root="claims") -> Path:
-    """The registry a manuscript belongs to: the one whose ``[chapter] manuscript`` has the file's name; when
-    the book has a single registry, that one (an editor's copy may have any name). Raises BookError: no
-    registry under ``root``, or several and none (or more than one) names the file."""
+    """The registry whose ``[chapter] manuscript`` has the file's name; the book's only one when it has
+    one. Raises BookError: no registry under ``root``, or several and not one names the file."""
     root = locate(root, manuscript)
     paths = registry_paths(root) if root.exists() else []
+    if not paths and not root.exists():
+        raise BookError(
+            f"no {REGISTRY_NAME} under {root}: there is no {root}/ folder in {Path.cwd()}, above it, or above "
+            "the manuscript: run the command in the project (the folder that holds claims/), or pass "
+            "--registry PATH/TO/claims.toml"
+        )
     if not paths:
-        raise BookError(f"no {REGISTRY_NAME} under {root}: {_hint(root)}")
+        raise BookError(f"no {REGISTRY_NAME} under {root}: pass --registry PATH/TO/claims.toml")
     if len(paths) == 1:
         return paths[0]
     name = Path(manuscript).name
@@ -113,7 +102,7 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
 
 
 def load_book(root="claims"):
-    """Every registry under ``root``, loaded: ``[Registry, ...]`` in path order."""
+    """Every registry under ``root``, loaded, in path order."""
     return [load_registry(p) for p in registry_paths(root)]
 
 
@@ -133,8 +122,7 @@ def book_issues(registries) -> list[str]:
     return out
 
 
-# --- The claim ids test modules name (``@pytest.mark.claim("C05")``), read from their source: a module
-# that cannot be imported still reports its claims as errors, and ``validate`` cross-checks the tests.
+# --- The claim ids test modules name (``@pytest.mark.claim("C05")``), read from their source.
 
 #: pytest's default ``python_files``
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py")
@@ -143,8 +131,6 @@ _MARK_RE = re.compile(r"""mark\s*\.\s*claim\s*\(\s*(?:[rRuU]?)(["'])([^"'\n]+)\1
 
 @dataclass(frozen=True)
 class ClaimMark:
-    """One ``pytest.mark.claim(id)`` in a test module: the id, the file and its 1-based line."""
-
     claim_id: str
     path: str
     line: int
@@ -154,31 +140,24 @@ class ClaimMark:
 
 
 def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
-    """Every ``mark.claim("<id>")`` with a string literal id in a module's source, in file order: by
-    :mod:`ast`, or a regular expression where the module does not parse. Never raises."""
+    """Every ``mark.claim("<id>")`` with a literal id in a module's source, in file order: by :mod:`ast`,
+    or a regular expression where the module does not parse. Never raises."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         found = _MARK_RE.finditer(text)
         return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in found]
-    out = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "claim"
-            and isinstance(node.func.value, ast.Attribute)
-            and node.func.value.attr == "mark"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            out.append(ClaimMark(node.args[0].value, path, node.lineno))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args]
+    args = [(c.args[0], c.lineno) for c in calls if ast.unparse(c.func).endswith(".mark.claim")]
+    out = [
+        ClaimMark(a.value, path, n)
+        for a, n in args
+        if isinstance(a, ast.Constant) and isinstance(a.value, str)
+    ]
     return sorted(out, key=lambda m: m.line)
 
 
 def _file_marks(path: str | Path) -> list[ClaimMark]:
-    """:func:`claim_marks` of a file ([] when it cannot be read)."""
     try:
         return claim_marks(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
     except OSError:
@@ -190,15 +169,11 @@ def claim_ids_in_file(path: str | Path) -> list[str]:
     return list(dict.fromkeys(m.claim_id for m in _file_marks(path)))
 
 
-def module_files(folder: str | Path) -> list[Path]:
-    """The test modules under ``folder`` (pytest's default file names), sorted."""
-    return sorted({p for pattern in TEST_FILE_PATTERNS for p in Path(folder).rglob(pattern) if p.is_file()})
-
-
 def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
-    """claim id -> its marks in every test module under ``folder`` (unreadable files are skipped)."""
+    """claim id -> its marks in the test modules under ``folder`` (unreadable ones are skipped)."""
     out: dict[str, list[ClaimMark]] = {}
-    for path in module_files(folder):
+    files = {p for pattern in TEST_FILE_PATTERNS for p in Path(folder).rglob(pattern) if p.is_file()}
+    for path in sorted(files):
         for mark in _file_marks(path):
             out.setdefault(mark.claim_id, []).append(mark)
     return out
@@ -208,8 +183,6 @@ def scan(folder: str | Path) -> dict[str, list[ClaimMark]]:
 
 #: what a citation of a chapter that is not in this book shows (never an error)
 NOT_IN_BOOK = "source not in this book"
-
-
 #: a citation in words, by status (any other: the quote and the source's figure)
 _CITATION_WORDS = {
     "not-in-book": "{key} quotes {source}: " + NOT_IN_BOOK,
@@ -223,17 +196,14 @@ _CITATION_WORDS = {
 
 @dataclass(frozen=True)
 class Citation:
-    """One claim quoting another: ``status`` is ``ok``, ``drift`` (the quote no longer matches its
-    source), ``not-in-book`` (the chapter is not in this book), ``unknown`` (the chapter is, the claim
-    is not), ``invalid`` (the claim is, but its registry cannot load it), ``circular`` (it quotes
-    itself, or a ring of quotes leads back to it), ``unit`` (the two units cannot be compared) or
-    ``in-words`` (one of them prints no number). ``quote`` and ``figure`` are the two printed
-    figures with their units."""
+    """One claim quoting another. ``status``: ``ok``, ``drift`` (the quote no longer matches), ``not-in-book``,
+    ``unknown`` (no such claim in its chapter), ``invalid`` (its registry cannot load it), ``circular``,
+    ``unit`` (units that do not compare) or ``in-words`` (one prints no number)."""
 
     key: str  # the quoting claim's key (ch90:C05)
     source: str  # what it cites: ch15:C10, or a chapter alone (ch19)
     status: str
-    quote: str = ""
+    quote: str = ""  # the two printed figures with their units
     figure: str = ""
     path: str = ""  # the quoting claim's registry
     quote_printed: str = ""  # the quoting claim's stated number, as the registry prints it
@@ -241,18 +211,16 @@ class Citation:
 
     @property
     def failed(self) -> bool:
-        """Whether the book is wrong here: a drifted quote, or a citation that is a registry problem."""
+        """A drifted quote, or a registry problem."""
         return self.status == "drift" or self.registry_problem
 
     @property
     def registry_problem(self) -> bool:
-        """Whether the registry is wrong, not the quote: no such claim, an invalid or circular
-        source, units that do not compare."""
+        """Whether the registry is wrong, not the quote."""
         return self.status in ("unknown", "invalid", "circular", "unit")
 
     @property
     def words(self) -> str:
-        """The citation in words, naming both chapters and both figures."""
         chapter, cid = split_key(self.source)
         words = _CITATION_WORDS.get(self.status, "{key} says {quote}, quoting {source} ({shown})")
         fields = {**asdict(self), "quote": self.quote or "no number"}
@@ -266,14 +234,9 @@ def split_key(key: str) -> tuple[str, str]:
 
 
 def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) -> bool:
-    """Whether ``quote`` is the figure ``source`` printed at the quote's precision: the source's
-    value, in the quote's unit (:func:`claimcheck.units.convert`), within half a unit of the
-    quote's last significant digit ("500" quotes 497.76; "36" quotes 36.4; "700" does not quote 497.76).
-
-    Raises:
-        claimcheck.units.UnitError: the two units have different dimensions.
-        ValueError: a figure that is not a plain decimal.
-    """
+    """Whether ``source``, in the quote's unit, is within half a unit of ``quote``'s last significant
+    digit ("500" quotes 497.76; "700" does not). Raises claimcheck.units.UnitError (units of different
+    dimensions) or ValueError (a figure that is not a plain decimal)."""
     q, s = parse_decimal(quote), float(parse_decimal(source))
     if quote_unit.strip() != source_unit.strip():
         s = convert(s, source_unit, quote_unit)
@@ -309,7 +272,6 @@ def cite(claim, chapters: dict) -> Citation:
 
 
 def _quotes_back(claim, chapters: dict) -> bool:
-    """Whether following ``cites`` from ``claim`` through the book comes back to it."""
     seen, c = set(), claim
     while c is not None and c.cites and c.key not in seen:
         seen.add(c.key)
@@ -322,16 +284,14 @@ def _quotes_back(claim, chapters: dict) -> bool:
 
 
 def citations(registries, book=None) -> list[Citation]:
-    """Every citation of ``registries``' claims, checked against ``book`` (chapter id -> registry;
-    default the registries themselves), in registry order."""
+    """Every citation of ``registries``' claims, checked against ``book`` (default: the registries)."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
 
 
 def book_of(registries, root="claims") -> dict:
-    """chapter id -> registry: ``registries`` and every other chapter of the book they belong to
-    (the ``claims/`` folder above each, else ``root``), loaded once each; a chapter the registries
-    give wins over another file with its id."""
+    """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
+    ``claims/`` folder above each, else ``root``)."""
     out = {reg.chapter_id: reg for reg in registries}
     given = {Path(reg.path).resolve() for reg in registries}
     folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
@@ -345,9 +305,8 @@ def book_of(registries, root="claims") -> dict:
 
 
 def citation_issues(registries, book=None) -> list[str]:
-    """Problems of citations and of formulas naming another chapter's values: an unknown claim, a
-    chapter-only citation of a chapter in the book, units that do not compare, a formula that cannot
-    be evaluated. Not a drifted quote (that is drift), nor a chapter not in the book."""
+    """Problems of citations and of formulas naming another chapter's values (not a drifted quote,
+    nor a chapter not in the book), one line each naming file, claim and field."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
     for c in citations(registries, chapters):
@@ -376,7 +335,6 @@ def citation_issues(registries, book=None) -> list[str]:
 
 
 def _unknown_value(name: str, chapters: dict) -> str | None:
-    """Why another chapter's value ``ch15:C10.stated`` names nothing in the book (None when it does)."""
     chapter, cid, value = split_reference(name)
     reg = chapters.get(chapter)
     if reg is None:

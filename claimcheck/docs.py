@@ -1,11 +1,9 @@
 """Write the reference pages from the tables they document: ``python -m claimcheck.docs``.
 
 ``docs/reference/registry-fields.md`` comes from :data:`claimcheck.fields.TABLES` and
-:data:`claimcheck.registry.CLAIM_RULES`, ``options.md`` from :data:`claimcheck.settings.OPTIONS`,
-the kits' tables and the command line's parsers, ``units.md`` from :data:`claimcheck.units.UNITS`,
-so the pages cannot fall behind (tests/core/test_docs.py); ``--check`` writes nothing and exits 1
-when a page is not current. A module, not a subcommand: the pages belong to this repository.
-Commands' arguments are read from argparse's ``_actions`` (it has no public list of them).
+:data:`claimcheck.registry.CLAIM_RULES`, ``options.md`` from the option tables and the command line's
+parsers (read from argparse's private ``_actions``: it has no public list), ``units.md`` from
+:data:`claimcheck.units.UNITS`. ``--check`` writes nothing and exits 1 when a page is not current.
 """
 
 from __future__ import annotations
@@ -31,7 +29,6 @@ def _cell(text: object) -> str:
 
 
 def _head(*names: str) -> list[str]:
-    """A Markdown table's header and rule lines."""
     return [f"| {' | '.join(names)} |", "|---" * len(names) + "|"]
 
 
@@ -58,15 +55,9 @@ def registry_fields() -> str:
     ]
     for header, what, fields in TABLES:
         claims = header == "[claims]"
-        out += [
-            f"## `{header}`",
-            "",
-            what[0].upper() + what[1:] + ".",
-            "",
-            *_head(
-                "field", "type", "required", "default", *(["shared"] if claims else []), "example", "meaning"
-            ),
-        ]
+        shared = ["shared"] if claims else []
+        out += [f"## `{header}`", "", what[0].upper() + what[1:] + ".", ""]
+        out += _head("field", "type", "required", "default", *shared, "example", "meaning")
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
             f"| {_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "
@@ -85,7 +76,6 @@ def registry_fields() -> str:
 
 
 def _claims_forms() -> list[str]:
-    """The ``[claims]`` section's example of the three forms and ``[defaults]``."""
     shared = ", ".join(f"`{f.name}`" for f in SHARED_FIELDS)
     return [
         "```toml",
@@ -121,23 +111,10 @@ def _claims_forms() -> list[str]:
 
 def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
     """``(name, help, parser)`` of each ``claimcheck`` command, in ``claimcheck --help``'s order."""
-    found: list[tuple[str, str, argparse.ArgumentParser]] = []
-
-    class Commands:
-        """argparse's subparsers, keeping each command's help line (argparse keeps it privately)."""
-
-        def __init__(self, real) -> None:
-            self.real = real
-
-        def add_parser(self, name: str, **kwargs) -> argparse.ArgumentParser:
-            parser = self.real.add_parser(name, **kwargs)
-            found.append((name, kwargs.get("help", ""), parser))
-            return parser
-
-    real = argparse.ArgumentParser(prog="claimcheck").add_subparsers()
+    commands = argparse.ArgumentParser(prog="claimcheck").add_subparsers()
     for module in COMMAND_MODULES:
-        importlib.import_module(module).register(Commands(real))
-    return found
+        importlib.import_module(module).register(commands)
+    return [(a.dest, a.help or "", commands.choices[a.dest]) for a in commands._choices_actions]
 
 
 def _argument(action: argparse.Action) -> str:
@@ -157,21 +134,15 @@ def _default(action: argparse.Action) -> str:
 
 
 def kit_option_tables() -> list:
-    """The option tables of the kits installed with claimcheck: each of its ``pytest11`` entry points
-    that answers ``pytest_claimcheck_options`` (loaded by name: the core imports no kit)."""
-    tables = []
-    for ep in entry_points(group="pytest11"):
-        if ep.dist is None or ep.dist.name != "claimcheck":
-            continue
-        answer = getattr(ep.load(), "pytest_claimcheck_options", None)
-        table = answer() if answer is not None else None
-        if table is not None:
-            tables.append(table)
-    return tables
+    """The option tables of claimcheck's ``pytest11`` entry points that answer ``pytest_claimcheck_options``
+    (loaded by name: the core imports no kit)."""
+    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
+    answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
+    return [t for t in (answer() for answer in answers if answer is not None) if t is not None]
 
 
 def options() -> str:
-    """The page of the pytest options, their environment variables and ini keys, and the commands."""
+    """The page of the pytest options (flags, environment, ini keys) and the commands."""
 
     def default(o: Option) -> str:
         if o.kind == "append" or o.default is None:
@@ -195,13 +166,10 @@ def options() -> str:
     tables = [CORE, *kit_option_tables()]
     for table in tables:
         if table is not CORE:
-            out += [
-                "",
-                f"### The options of {table.title}",
-                "",
-                f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's.",
-                "",
-            ]
+            declared = (
+                f"Declared by `{table.module}` (hook `pytest_claimcheck_options`); they work as the core's."
+            )
+            out += ["", f"### The options of {table.title}", "", declared, ""]
         out += _head("option", "environment", "ini key", "default", "meaning")
         for o in table.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
@@ -217,16 +185,9 @@ def options() -> str:
     commands = _commands()
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]
     for name, words, parser in commands:
-        out += [
-            "",
-            f"### claimcheck {name}",
-            "",
-            f"`{' '.join(parser.format_usage().split()[1:])}`",
-            "",
-            " ".join((parser.description or words).split()),
-            "",
-            *_head("argument", "default", "meaning"),
-        ]
+        usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
+        out += ["", f"### claimcheck {name}", "", f"`{' '.join(usage)}`", "", " ".join(about), ""]
+        out += _head("argument", "default", "meaning")
         out += [
             f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
             for a in parser._actions
@@ -236,7 +197,7 @@ def options() -> str:
 
 
 def units_page() -> str:
-    """The page of every unit a registry's ``unit`` may use beyond pint's, and how to declare one."""
+    """The page of the units a claim may use beyond pint's, and how to declare one."""
     out = [
         "# Units",
         "",
@@ -297,12 +258,8 @@ RENDER = {
 
 def stale(root: Path) -> list[str]:
     """The pages under ``root`` that are not what this module writes (missing ones included)."""
-    out = []
-    for page, render in RENDER.items():
-        path = root / page
-        if not path.is_file() or path.read_text(encoding="utf-8") != render():
-            out.append(page)
-    return out
+    paths = {page: root / page for page in RENDER}
+    return [p for p, f in paths.items() if not f.is_file() or f.read_text(encoding="utf-8") != RENDER[p]()]
 
 
 def main(argv=None) -> int:
@@ -313,9 +270,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     root = Path(args.root)
     if args.check:
-        for page in stale(root):
+        pages = stale(root)
+        for page in pages:
             print(f"{page} is not current: run {REGENERATE}", file=sys.stderr)
-        return 1 if stale(root) else 0
+        return 1 if pages else 0
     for page, render in RENDER.items():
         path = root / page
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,9 +1,6 @@
-"""The ``claimcheck`` command line: one subcommand per job, each defined in its own module.
-
-Each module named in :data:`COMMAND_MODULES` has ``register(subparsers)``, which adds its
-subcommand(s) and sets ``func`` (``args -> exit code``) on them. Heavy imports happen inside the
-subcommands, so ``claimcheck --help`` is fast.
-"""
+"""The ``claimcheck`` command line. Each module of :data:`COMMAND_MODULES` has ``register(subparsers)``,
+which adds its subcommands with ``func`` (``args -> exit code``); heavy imports wait for the command
+(``claimcheck --help`` stays fast)."""
 
 from __future__ import annotations
 
@@ -51,7 +48,7 @@ def error(text: str) -> int:
 
 
 def _say(text: str, file=None) -> None:
-    """Print one line as a CI log may show it: a registry's text never starts a workflow command."""
+    """Print one line; a registry's text never starts a workflow command in a CI log."""
     print(log_line(text), file=file)
 
 
@@ -66,11 +63,9 @@ def _validate(args) -> int:
         found = registry_paths(p) if p.exists() else []
         if not found:
             total += 1
-            _say(
-                f"error: {arg}: {'cannot read: no such file or folder' if not p.exists() else 'no claims.toml in it'}"
-                + (" (run from the project's root, or name a registry)" if not args.registry else ""),
-                file=sys.stderr,
-            )
+            why = "no claims.toml in it" if p.exists() else "cannot read: no such file or folder"
+            hint = "" if args.registry else " (run from the project's root, or name a registry)"
+            _say(f"error: {arg}: {why}{hint}", file=sys.stderr)
         paths += [f for f in found if f not in paths]
     registries = [load_registry(p) for p in paths]
     for reg in registries:
@@ -90,11 +85,8 @@ def _validate(args) -> int:
         drafts_note = f" ({drafts} drafts to review)" if drafts else ""
         invalid = [cid for cid in reg.invalid if cid not in reg.claims and not cid.startswith("#")]
         invalid_note = f" (invalid: {', '.join(invalid)})" if invalid else ""
-        _say(
-            f"{len(reg.claims)} valid claims{drafts_note}, {counted(len(problems), 'problem')}{invalid_note} in {reg.path} (chapter "
-            f"{reg.chapter_id})",
-            file=sys.stderr,
-        )
+        said = f"{counted(len(problems), 'problem')}{invalid_note} in {reg.path} (chapter {reg.chapter_id})"
+        _say(f"{len(reg.claims)} valid claims{drafts_note}, {said}", file=sys.stderr)
         total += len(problems)
     chapters = book_of(registries)
     across = book_issues(registries) + citation_issues(registries, chapters)
@@ -103,16 +95,16 @@ def _validate(args) -> int:
     drifted = citation_lines(registries, chapters, args.quiet)
     total += len(across) + drifted
     if len(registries) > 1:
+        claims = sum(len(r.claims) for r in registries)
         _say(
-            f"{len(registries)} chapters, {sum(len(r.claims) for r in registries)} valid claims, {counted(total, 'problem')}",
-            file=sys.stderr,
+            f"{len(registries)} chapters, {claims} valid claims, {counted(total, 'problem')}", file=sys.stderr
         )
     return 1 if total or not registries else 0
 
 
 def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
-    """Say each citation (``cites``) of ``registries`` against the book ``chapters``: a drifted one
-    as an error, one not in this book and (unless ``quiet``) the others as notes; returns how many drifted."""
+    """Say each citation of ``registries`` against the book ``chapters`` (a drifted one as an error, the
+    others as notes, unless ``quiet`` only those not in the book); returns how many drifted."""
     from claimcheck.manuscript import citation_checks
 
     drifted = 0
@@ -129,8 +121,8 @@ def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
 
 
 def unknown_ids_in_tests(reg, folder) -> list[str]:
-    """Test modules under ``folder`` that name a claim id ``reg`` does not declare, one line each
-    (``path:line: ...``), with the likeliest fix (:meth:`Registry.unknown_id_message`)."""
+    """``path:line: ...`` of each claim id the test modules under ``folder`` name and ``reg`` does not
+    declare, with the likeliest fix."""
     from claimcheck.book import scan
 
     marks = scan(folder)
@@ -139,12 +131,8 @@ def unknown_ids_in_tests(reg, folder) -> list[str]:
     unknown = [cid for cid in marks if cid not in declared]
     if unknown and not declared:
         return [f"{folder}: the test modules name {len(unknown)} claim ids and the registry declares none"]
-    return [
-        f"{place}: a test names claim {cid!r}: {reg.unknown_id_message(cid, untested, scope='')}"
-        for cid, places in marks.items()
-        if cid not in declared
-        for place in places
-    ]
+    why = {cid: reg.unknown_id_message(cid, untested, scope="") for cid in unknown}
+    return [f"{place}: a test names claim {cid!r}: {why[cid]}" for cid in unknown for place in marks[cid]]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,11 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    """Run the ``claimcheck`` command line with ``argv`` (default ``sys.argv[1:]``); return the exit code.
-
-    2 when no command is given or a dependency the command needs is not installed (one line on
-    stderr naming the package); otherwise the command's own code.
-    """
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); the exit code: the command's, or 2
+    when no command is given or a package it needs is not installed (one line on stderr)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -1,5 +1,4 @@
-"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone
-(their descriptions below say what each does; the work is in :mod:`claimcheck.pages`)."""
+"""``claimcheck report`` and ``claimcheck summary``: the pages and the CI summary from a JSON alone."""
 
 from __future__ import annotations
 
@@ -94,10 +93,8 @@ def _report(args) -> int:
         written = publish(doc, args.json, checks, args.output)
     except OSError as exc:
         return error(f"cannot write the pages: {exc}")
-    print(
-        f"{'  '.join(map(str, written))} ({len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s)",
-        file=sys.stderr,
-    )
+    took = f"{len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s"
+    print(f"{'  '.join(map(str, written))} ({took})", file=sys.stderr)
     return 2 if problems else 1 if ms_problems else 0
 
 

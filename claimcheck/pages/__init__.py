@@ -1,7 +1,5 @@
-"""The pages an editor reads: the claims page (:func:`claims_page`), the annotated manuscript
-(:func:`manuscript_page`), the runner matrix (:func:`matrix_page`) and the Markdown summary for CI
-(:mod:`claimcheck.pages.summary`). Core: no torch, no pytest; Jinja2 for the HTML.
-"""
+"""The pages an editor reads: the claims page, the annotated manuscript, the runner matrix (Jinja2
+HTML) and the Markdown summary for CI (:mod:`claimcheck.pages.summary`). No torch, no pytest."""
 
 from __future__ import annotations
 
@@ -23,9 +21,8 @@ from claimcheck.runs import fingerprint_lines, format_measured
 
 
 def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
-    """The claims page (HTML) of a ``claims.json`` document. ``base_dir``: the JSON's folder (plot
-    files are read only inside it); ``manuscripts``: the ManuscriptViews rows link to;
-    ``test_log``: href of the pytest-html log, relative to the page (default: the document's)."""
+    """The claims page (HTML). ``base_dir``: the JSON's folder (plots are read only inside it);
+    ``manuscripts``: the ManuscriptViews rows link to; ``test_log``: the pytest-html log's href."""
     return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
 
 
@@ -59,7 +56,7 @@ def manuscript_page(
 
 
 def relative_href(target, page) -> str:
-    """``target`` as a link from the page ``page`` (relative when both are in the same tree, else a file URI)."""
+    """``target`` as a link from the page ``page`` (relative, else a file URI)."""
     target, page = Path(target).resolve(), Path(page).resolve()
     try:
         return Path(os.path.relpath(target, page.parent)).as_posix()
@@ -68,10 +65,9 @@ def relative_href(target, page) -> str:
 
 
 def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None) -> tuple[list, list[str]]:
-    """Re-run the manuscript checks a ``claims.json`` names, as they are on disk now. Returns
-    ``([(ManuscriptCheck, waivers)], [problems])``: what cannot be read is a problem. ``override``:
-    the manuscript to read instead (read wherever it is); ``confine``: a folder outside which the
-    report's paths are not read (a results file is untrusted input)."""
+    """Re-run the manuscript checks a ``claims.json`` names: ``([(ManuscriptCheck, waivers)], [problems])``.
+    ``override``: the manuscript to read instead; ``confine``: a folder outside which the report's
+    paths are not read (a results file is untrusted input)."""
     out, problems = [], []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
@@ -87,8 +83,8 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
         outside = []
         if confine is not None and not override:  # relative paths from the results file's folder
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
-            resolved = {"registry": registry, "path": path}
-            outside = [str(m[k]) for k, p in resolved.items() if not within(p, confine)]
+            pairs = (("registry", registry), ("path", path))
+            outside = [str(m[k]) for k, p in pairs if not within(p, confine)]
         if outside:
             problems.append(
                 f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
@@ -110,25 +106,19 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
 
 
 def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:
-    """Write the pages of a run beside its ``claims.json`` at ``json_path``, atomically:
-    ``claims_html`` (default ``claims.html``) and per ``(ManuscriptCheck, waivers)`` of ``checks``
-    ``manuscript.html`` (with several chapters ``manuscript-<chapter>.html``).
-
-    Returns the paths written. Raises OSError when a page cannot be written.
-    """
+    """Write the pages of a run beside its ``claims.json``, atomically: ``claims_html`` (default
+    ``claims.html``) and per ``(ManuscriptCheck, waivers)`` of ``checks`` a ``manuscript.html``
+    (``manuscript-<chapter>.html`` for several chapters). Returns the paths written; raises OSError."""
     folder = Path(json_path).parent
     claims_html = Path(claims_html) if claims_html else folder / "claims.html"
     views, written = [], []
     several = len({getattr(c, "chapter", "") for c, _ in checks}) > 1
     for n, (check, waivers) in enumerate(checks):
         chapter = getattr(check, "chapter", "")
-        name = (
-            f"manuscript-{chapter}" if several and chapter else f"manuscript-{n + 1}" if n else "manuscript"
-        )
-        page = folder / f"{name}.html"
+        suffix = f"-{chapter}" if several and chapter else f"-{n + 1}" if n else ""
+        page = folder / f"manuscript{suffix}.html"
         back = relative_href(claims_html, page)
         view = manuscript_view_of(check, doc, waivers, back, relative_href(page, claims_html))
-        view.chapter = chapter
         # the registry's [chapter] language; a registry without one: a guess from the text
         lang = chapter_language(doc, check.registry_path) or (
             "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in check.manuscript.text[:2000]) else "en"
@@ -137,23 +127,18 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
         views.append(view)
         written.append(page)
     log = safe_link(doc.test_log)  # only an http(s) URL or a relative path becomes a link
-    href = (
-        log
-        if not log or log.startswith(("http://", "https://"))
-        else relative_href(folder / log, claims_html)
-    )
-    fileio.write_atomic(claims_html, claims_page(doc, folder, views, href))
-    written.insert(0, claims_html)
-    return written
+    if log and not log.startswith(("http://", "https://")):
+        log = relative_href(folder / log, claims_html)
+    fileio.write_atomic(claims_html, claims_page(doc, folder, views, log))
+    return [claims_html, *written]
 
 
 def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
-    """Read a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field loses only itself, and
-    its problem names file, claim and field) or a matrix JSON (returned as its object) for the pages:
-    ``(document, problems)``. Raises claimcheck.results.ResultFileError: the file is missing, unreadable, not
-    JSON, or neither a claims report nor a matrix."""
+    """``(document, problems)`` of a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field
+    loses only itself) or a matrix JSON (its object). Raises claimcheck.results.ResultFileError: the file
+    is missing, unreadable, not JSON, or neither a claims report nor a matrix."""
     p = Path(path)
-    raw = read_json(p)  # read once: ResultFileError with the precise words (missing, truncated...)
+    raw = read_json(p)
     if is_matrix(raw) and raw.get("runners"):
         errors = raw.get("errors")
         return raw, [str(e) for e in errors] if isinstance(errors, list) else []
@@ -162,23 +147,16 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
 
 
 def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
-    """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script):
-    per cell the outcome, the measured value and the reason; per runner a two-line header and its
-    fingerprint behind a disclosure."""
+    """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script)."""
     rows = []
     for r in matrix.rows:
         entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
         cells = []
         for c in r.cells:
-            display = words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit))
+            shown = words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit))
             head, more = words.first_sentence(c.reason)
-            cell = {
-                "outcome": c.outcome,
-                "display": display or format_measured(c),
-                "reason": head,
-                "more": more,
-            }
-            cells.append(cell | {"drifted": c.drifted})
+            shown = shown or format_measured(c)
+            cells.append(dict(outcome=c.outcome, display=shown, reason=head, more=more, drifted=c.drifted))
         bar = words.bar_words(entry) if r.tolerance else ""
         fields = {"id": r.id, "title": r.title, "split": r.split, "differs": r.differs, "cells": cells}
         rows.append(SimpleNamespace(**fields, chapter=words.chapter_value(entry), bar=bar))

@@ -48,13 +48,10 @@ class Row:
     carried: str = ""
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
-    tests: list[str] = field(default_factory=list)
-    duration_s: float = 0.0
     model: str = ""
 
     @property
-    def verdict(self) -> bool:
-        """Whether the row's outcome is a verdict on this runner (its margin counts), not a skip."""
+    def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
         return self.outcome in oc.VERDICT_RANK
 
     @property
@@ -79,7 +76,7 @@ class Section:
 
 @dataclass
 class Chapter:
-    """One chapter's line of the book table: title, counts by outcome, manuscript coverage, link."""
+    """One chapter's line of the book table."""
 
     id: str
     title: str
@@ -127,8 +124,7 @@ class ClaimsView:
 
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
-        """The chip strip's groups: ``[(chapter, its rows)]`` in the book's order, one group per
-        chapter with rows; one group ``(None, every row)`` on a one-chapter page (no chapter mark)."""
+        """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
         rows = self.rows
         if len(self.chapters) <= 1:
             return [(None, rows)]
@@ -139,22 +135,8 @@ class ClaimsView:
 
     @property
     def id_chars(self) -> int:
-        """The longest claim id shown, in characters: the page sizes its id column to it (CSS
-        ``--id-chars``), so C15.laptop or C33.output never runs into the next column."""
+        """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
         return max((len(r.id) for r in self.rows), default=3)
-
-
-def _with_alt(plot: Plot, entry: ClaimEntry, chapter: str) -> Plot:
-    """The plot with an alt text: what is plotted, for which claim, the chapter's figure, this runner's."""
-    title, measured = entry.title or "", words.measured_value(entry)
-    plot.alt = (
-        f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
-        + (f" ({title})" if title else "")
-        + (f"; the chapter says {chapter}" if chapter else "")
-        + (f", this runner {measured}" if measured else "")
-        + "."
-    )
-    return plot
 
 
 def _plot(p: dict, base: Path) -> Plot:
@@ -188,7 +170,7 @@ def within(path, folder) -> bool:
         return False
 
 
-def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=None) -> Row:
+def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
     outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
@@ -198,6 +180,15 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
+    plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
+    for plot in plots:  # its alt text: what is plotted, for which claim, both figures
+        plot.alt = (
+            f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
+            + (f" ({entry.title})" if entry.title else "")
+            + (f"; the chapter says {chapter}" if chapter else "")
+            + (f", this runner {here}" if here else "")
+            + "."
+        )
     return Row(
         id=entry.id,
         key=entry.key,
@@ -207,44 +198,40 @@ def _row(entry: ClaimEntry, order: int, runner: dict, base: Path, manuscript=Non
         outcome=outcome,
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
-        here=words.measured_value(entry),
+        here=here,
         bar=words.bar_words(entry),
         margin=straddles if words.ci_straddles(entry) else words.margin(entry),
         reason=head,
         reason_more=more,
         ci=words.ci_words(entry),
         needs=words.need_tags(entry),
-        plots=[_with_alt(_plot(p, base), entry, chapter) for p in entry.plots],
-        order=order,
+        plots=plots,
+        order=0,  # build() numbers the rows in the book's order
         carried=""
         if carried is None
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
-        tests=entry.tests,
-        duration_s=float(entry.duration_s),
         model=model,
     )
 
 
 def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
-    """``[(line, href)]``: one link per manuscript line the claim's marks are on, in the text's order."""
+    """``[(line, href)]``: one link per manuscript line the claim's marks are on."""
     if manuscript is None:
         return []
-    first: dict[int, str] = {}
-    for m in manuscript.by_claim.get(entry.id, []):
-        first.setdefault(m.line, f"{manuscript.href}#{m.anchor}")
-    return sorted(first.items())
+    marks = manuscript.by_claim.get(entry.id, [])
+    return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
 
 
 def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
-    own = chapter is not None and chapter.profile is not None
-    prof = (chapter.profile if chapter is not None else None) if own else doc.profile
+    own = chapter.profile if chapter is not None else None
+    prof = own if own is not None else doc.profile
     if isinstance(prof, dict) and prof.get("description"):
         return str(prof["description"])
     size = settings_size_profile(doc.settings) or "?"
-    return f"{size} (its claims use no model sizes)" if own else str(size)
+    return f"{size} (its claims use no model sizes)" if own is not None else str(size)
 
 
 def _selection_words(doc: ClaimsDoc) -> str:
@@ -263,7 +250,6 @@ def _selection_words(doc: ClaimsDoc) -> str:
 
 
 def _manuscript_words(manuscript) -> str:
-    """A checked manuscript in numbers: "97 numbers, 60 bound, 30 waived, 7 unbound, 0 numbers drifted"."""
     counts = manuscript.counts
     return (
         f"{len(manuscript.numbers)} numbers, {manuscript.bound} bound, {counts.get('waived', 0)} waived, "
@@ -272,14 +258,14 @@ def _manuscript_words(manuscript) -> str:
 
 
 def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
-    """One chapter's sections with their rows (claims without a section last), linked into its text."""
+    """One chapter's sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
     sections = {s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
     other = Section("other", "Other claims", "", [], chapter=cid)
-    for n, e in enumerate(mine):
-        sections.get(e.section or "", other).rows.append(_row(e, n, doc.runner, base, manuscript))
+    for e in mine:
+        sections.get(e.section or "", other).rows.append(_row(e, base, manuscript))
     these = [s for s in (*sections.values(), other) if s.rows]
     if these:
         these[0].first_of_chapter = True
@@ -292,7 +278,6 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
 
 
 def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
-    """One chapter's line of the book table, from its sections' rows."""
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
@@ -304,8 +289,7 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
 
 
 def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
-    """A chapter's citations in words: out ("C05 quotes ch15:C10", "… (source not in this book)",
-    "drifted" when its quote no longer matches) and in ("C10 quoted by ch90:C05"), from the rows' ``cites``."""
+    """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
     out, quoted = [], []
     for e in entries:
         if not e.cites:
@@ -321,8 +305,7 @@ def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
 
 
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
-    """Return the :class:`ClaimsView` of a ``claims.json`` document (arguments as
-    :func:`claimcheck.pages.claims_page`'s)."""
+    """The :class:`ClaimsView` of a ``claims.json`` (arguments as :func:`claimcheck.pages.claims_page`'s)."""
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
@@ -339,10 +322,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     counts = oc.count(r.outcome for s in ordered for r in s.rows)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     one = len(book) == 1
-    ms_line = ""
-    if manuscript is not None:
-        said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1)
-        ms_line = f"{manuscript.path}: {said}"
+    said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1) if manuscript else ""
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
@@ -360,7 +340,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         problems=[i for reg in doc.registries for i in reg.issues],
         test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
-        manuscript_line=ms_line,
+        manuscript_line=f"{manuscript.path}: {said}" if manuscript is not None else "",
         selection=_selection_words(doc),
         interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
@@ -370,12 +350,8 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
 
 def chapter_language(doc: ClaimsDoc, registry_path: str | None = None) -> str:
     """The ``[chapter] language`` of the document's registry (of ``registry_path`` when given and
-    present), e.g. ``"zh"``, or ``""``: the ``lang`` of the chapter's own words on the pages, so a
-    screen reader reads the Chinese quotes as Chinese."""
+    present), e.g. ``"zh"``, or ``""``: the ``lang`` of the chapter's own words on the pages."""
     regs = doc.registries
     mine = [r for r in regs if registry_path is not None and r.path == str(registry_path)] or regs
-    for reg in mine:
-        lang = str(reg.chapter.get("language") or "").strip()
-        if lang:
-            return lang
-    return ""
+    langs = (str(reg.chapter.get("language") or "").strip() for reg in mine)
+    return next((lang for lang in langs if lang), "")

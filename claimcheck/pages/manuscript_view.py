@@ -1,10 +1,5 @@
-"""The annotated manuscript: every number the audit found, marked by what this run says about it.
-
-Built from a :class:`claimcheck.manuscript.ManuscriptCheck` and the claims of a ``claims.json``;
-the manuscript is read when the page is rendered, never stored. A number bound to several claims
-takes the weakest of their states (:data:`WEAKEST_FIRST`), named in its title; a machine-bound
-claim its own runner did not run is "measured on another runner", never "holds".
-"""
+"""The annotated manuscript: every number the audit found (a :class:`~claimcheck.manuscript.ManuscriptCheck`),
+marked by what a ``claims.json`` says of it; a number bound to several claims takes their weakest state."""
 
 from __future__ import annotations
 
@@ -40,8 +35,7 @@ STATE_LABEL = {s.key: s.label for s in STATES}
 #: the state of a claim of a bound number, from its outcome (its word's ``state``)
 STATE_OF_OUTCOME = {w.word: w.state for w in oc.WORDS}
 
-#: the states of a bound number's claims, weakest first (what the editor must act on, then what no
-#: run checked): the first one present is the number's, so "held" only when every claim held
+#: a bound number's state is the first of its claims' states in this order ("held" when all held)
 WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
 
 #: states the manuscript page lists at its top, each a link to its line
@@ -49,9 +43,8 @@ ATTENTION = ("drifted", "failed", "inconclusive")
 
 
 def claim_state(entry: ClaimEntry | None) -> str:
-    """The state one claim gives the numbers it binds: its outcome's (:data:`STATE_OF_OUTCOME`),
-    except a machine-bound claim its own runner did not pass: ``elsewhere`` (its figure was measured
-    on another runner; a failure or an error stays ``failed``)."""
+    """The state one claim gives the numbers it binds: its outcome's, but ``elsewhere`` for a skipped
+    machine-bound claim (its figure was measured on another runner)."""
     if entry is None or entry.outcome not in oc.OUTCOMES:
         return "not-run" if entry is None else "failed"
     if entry.runner_bound and entry.outcome == oc.SKIPPED:
@@ -62,18 +55,14 @@ def claim_state(entry: ClaimEntry | None) -> str:
 def weakest(states: dict[str, str]) -> tuple[str, str | None]:
     """``(state, claim that decided it)`` of a number bound to the claims ``{claim id: state}``:
     the first state of :data:`WEAKEST_FIRST` among them (``("not-run", None)`` for none)."""
-    for state in WEAKEST_FIRST:
-        for cid, s in states.items():
-            if s == state:
-                return state, cid
-    return "not-run", None
+    found = ((state, cid) for state in WEAKEST_FIRST for cid, s in states.items() if s == state)
+    return next(found, ("not-run", None))
 
 
 @dataclass
 class Mark:
-    """One highlighted place: a number of the audit (``kind`` "number"), or the words a claim
-    stated without a number is located at ("sentence"); its anchor, state, the claim rows it links
-    to, and the hover text. ``start``/``end``: its offsets in the manuscript's text."""
+    """One highlighted place: a number of the audit (``kind`` "number") or the words of a claim stated
+    without one ("sentence"); ``start``/``end``: its offsets in the text."""
 
     anchor: str
     text: str
@@ -110,23 +99,19 @@ class ManuscriptView:
 
     @property
     def attention(self) -> list[Mark]:
-        """The numbers an editor must look at first (:data:`ATTENTION`: drifted, failing, undecided),
-        in the text's order: the list at the top of the page."""
+        """The numbers an editor must look at first (:data:`ATTENTION`), in the text's order."""
         return [m for m in self.marks if m.state in ATTENTION]
 
     @property
     def numbers(self) -> list[Mark]:
-        """The marks that are numbers of the text (not the words of a claim stated without one)."""
         return [m for m in self.marks if m.kind == "number"]
 
     @property
     def sentences(self) -> list[Mark]:
-        """The marks of claims stated without a number, at their locator's words."""
         return [m for m in self.marks if m.kind == "sentence"]
 
     @property
-    def bound(self) -> int:
-        """How many numbers are bound to claims (neither waived nor unbound)."""
+    def bound(self) -> int:  # numbers bound to claims (neither waived nor unbound)
         return sum(m.state not in ("waived", "unbound") for m in self.numbers)
 
 
@@ -134,17 +119,14 @@ def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
     """One hover line for a claim: id, outcome, chapter value, this runner's value, the bar."""
     if entry is None:
         return f"{cid}: not in the claims report"
-    parts = [f"{cid} {oc.label(entry.outcome)}"]
-    if words.chapter_value(entry):
-        parts.append(f"chapter {words.chapter_value(entry)}")
-    if words.measured_value(entry):
-        parts.append(f"here {words.measured_value(entry)}")
-    parts.append(f"bar: {words.bar_words(entry)}")
-    return " · ".join(parts)
+    chapter, here = words.chapter_value(entry), words.measured_value(entry)
+    parts = (f"chapter {chapter}" if chapter else "", f"here {here}" if here else "")
+    return " · ".join(
+        [f"{cid} {oc.label(entry.outcome)}", *filter(None, parts), f"bar: {words.bar_words(entry)}"]
+    )
 
 
 def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
-    """The :class:`Mark` of one number of the audit: waived, unbound, drifted or its claims' weakest state."""
     place = {"start": piece.start, "end": piece.end}
     if piece.status == "waived":
         why = "; ".join(reasons.get(label, label) for label in piece.by)
@@ -161,17 +143,14 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
         hover = [q.message if q.source else said.format(q) for q in hits] + hover  # a citation's names both
     else:
         state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
-    if len(cids) > 1 or hits:
-        hover.insert(0, f"{STATE_LABEL[state]}: decided by {decided} (the weakest of {', '.join(cids)})")
-    else:
-        hover.insert(0, STATE_LABEL[state])
+    weakest_of = f": decided by {decided} (the weakest of {', '.join(cids)})" if len(cids) > 1 or hits else ""
+    title = "\n".join([STATE_LABEL[state] + weakest_of, *hover])
     decided = decided or cids[0]
-    title = "\n".join(hover)
     return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
 
 
 def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
-    """Marks at the words of claims no number shows, in :data:`SENTENCE_STATES` (one per place)."""
+    """Marks at the words of claims no number shows, in :data:`SENTENCE_STATES`."""
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
     for d in check.drifts:
@@ -194,15 +173,14 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
         state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
-        hover += [claim_summary(entries.get(c), c) for c in cids]
+        title = "\n".join(hover + [claim_summary(entries.get(c), c) for c in cids])
         at = {"href": link(decided), "decided": decided, "kind": "sentence", "start": start, "end": end}
-        title = "\n".join(hover)
         marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
     return marks
 
 
 def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
-    """The text line by line, each a list of strings and the (stripped, non-overlapping) marks."""
+    """The text line by line, each a list of strings and (stripped, non-overlapping) marks."""
     lines: list[list] = [[]]
 
     def add_text(chunk: str):
@@ -236,13 +214,8 @@ def build(
     waivers=(),
     href: str = "manuscript.html",
 ) -> ManuscriptView:
-    """Return the :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`.
-
-    ``entries``: the chapter's claims of ``claims.json`` by id (none: bound numbers are
-    ``not-run``); ``claims_href``: the claims page relative to this one; ``waivers``: the
-    registry's, for their reasons on hover. A failing claim stated without a number is marked at
-    its locator's words (:func:`_sentence_marks`).
-    """
+    """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`. ``entries``: the
+    chapter's claims by id; ``claims_href``: the claims page from this one; ``waivers``: the registry's."""
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
 

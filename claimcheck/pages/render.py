@@ -14,8 +14,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 @functools.lru_cache(maxsize=1)
 def environment():
-    """The Jinja2 environment of the pages: autoescape for ``.j2``/``.html`` templates, strict
-    undefined. Raises ImportError: Jinja2 is not installed (imported here: start-up time)."""
+    """The pages' Jinja2 environment (autoescape, strict undefined). Raises ImportError without Jinja2
+    (imported here: start-up time)."""
     import jinja2
 
     env = jinja2.Environment(
@@ -24,9 +24,8 @@ def environment():
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
-    env.filters["outcome_label"] = oc.label
+    env.filters.update(outcome_label=oc.label, anchor=anchor)
     env.globals["PASSED"] = oc.PASSED
-    env.filters["anchor"] = anchor
     env.tests["string"] = lambda x: isinstance(x, str)
     return env
 

@@ -42,23 +42,18 @@ def badge(outcome: str) -> str:
 
 
 def markdown(doc: ClaimsDoc | dict) -> str:
-    """The Markdown summary of a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`) or a
-    matrix document (its JSON object): counts, one sentence per outcome, and a table with a row for
-    every claim id."""
+    """The Markdown summary of a :class:`~claimcheck.results.ClaimsDoc` or a matrix (its JSON object):
+    counts, one sentence per outcome, a row per claim."""
     if not isinstance(doc, ClaimsDoc):
         return _matrix_markdown(doc)
     entries, runner = doc.claims, doc.runner
     counts = oc.count(e.outcome for e in entries)
     chapters = doc.chapter_list()
     title = chapters[0].title if len(chapters) == 1 else f"the book, {len(chapters)} chapters"
-    lines = [
-        f"### claimcheck{': ' + title if title else ''}",
-        "",
-        " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
-        + (f" · Δ drifted **{len(doc.drifted)}**" if doc.drifted else ""),
-        "",
-        f"Runner: {words.runner_line(runner)}  ",
-    ]
+    tally = " · ".join(f"{badge(o)} **{n}**" for o, n in counts.items())
+    drifted = f" · Δ drifted **{len(doc.drifted)}**" if doc.drifted else ""
+    lines = [f"### claimcheck{': ' + title if title else ''}", "", tally + drifted, ""]
+    lines.append(f"Runner: {words.runner_line(runner)}  ")
     if len(chapters) == 1:
         lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
     else:
@@ -100,26 +95,20 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     return lines
 
 
-def _list_of(doc: dict, name: str) -> list:
-    value = doc.get(name)
+def _list(value) -> list:
     return value if isinstance(value, list) else []
-
-
-def _objects(value) -> list[dict]:
-    return [x for x in value if isinstance(x, dict)] if isinstance(value, list) else []
 
 
 def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
-    runners = _objects(doc.get("runners"))
+    runners = [r for r in _list(doc.get("runners")) if isinstance(r, dict)]
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
     lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
-    split = [str(s) for s in _list_of(doc, "split")]
+    split = [str(s) for s in _list(doc.get("split"))]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
-    for err in _list_of(doc, "errors"):
-        lines.append(f"- ⚠️ {_short(err, 300)}")
+    lines += [f"- ⚠️ {_short(err, 300)}" for err in _list(doc.get("errors"))]
     lines += ["", _row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
-    for c in _objects(doc.get("claims")):
+    for c in (c for c in _list(doc.get("claims")) if isinstance(c, dict)):
         given = c.get("cells")
         cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
@@ -163,7 +152,6 @@ def command(
 
 
 def _rel(path, base: Path) -> str:
-    """A path as GitHub wants it: relative to the workspace (``base``) when inside it."""
     p = Path(str(path))
     try:
         rel = os.path.relpath(p.resolve(), base.resolve())
@@ -173,8 +161,8 @@ def _rel(path, base: Path) -> str:
 
 
 def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
-    """GitHub annotations for a ``claims.json`` (none for a matrix): drift and unbound numbers at the
-    manuscript line, registry problems at the registry line, failing or undecided claims at their test."""
+    """GitHub annotations for a ``claims.json`` (none for a matrix): drift and unbound numbers at their
+    manuscript line, registry problems at the registry's, failing or undecided claims at their test."""
     if not isinstance(doc, ClaimsDoc):
         return []
     base = Path(base)
@@ -200,7 +188,6 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
 
 
 def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A drifted quote at its manuscript line; a locator that finds no one place at the registry line."""
     drift = e.drift
     if drift is None:
         return []
@@ -218,7 +205,6 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
 
 
 def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A failed, broken or undecided claim's annotation at its test (else its registry line)."""
     word = oc.WORD.get(str(e.outcome))
     if word is None or not word.annotation:
         return []
@@ -237,7 +223,6 @@ def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Pat
 
 
 def _manuscript_annotations(doc: ClaimsDoc, base: Path) -> list[str]:
-    """Each unbound number at its manuscript line (a warning), each waiver problem at the registry."""
     out = []
     for m in doc.manuscripts or []:
         audit = m.get("audit") or {}

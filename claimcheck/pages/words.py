@@ -1,12 +1,11 @@
-"""What a claim's report row says, in words: values in the chapter's unit, the bar, the margin,
-why a claim was not checked, the runner, one sentence per outcome. Pure functions over
-:class:`claimcheck.results.ClaimEntry`, so every page and the summary say things one way.
-"""
+"""What a claim's report row says, in words (values, bar, margin, causes, runner, one sentence per
+outcome): pure functions over :class:`claimcheck.results.ClaimEntry`, shared by every page."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 from claimcheck import outcomes as oc
 from claimcheck.display import counted, format_value, number, with_unit
@@ -45,63 +44,40 @@ def _parse(entry: ClaimEntry) -> Tolerance | None:
         return None
 
 
-def _stated(entry: ClaimEntry) -> str | None:
-    stated = entry.stated
-    return None if stated in (None, "") else str(stated)
-
-
-def admitted(entry: ClaimEntry) -> tuple[float, float] | None:
-    """The values the claim's tolerance admits, ``(lo, hi)`` in the claim's unit (``±inf`` for one-sided
-    bars), or None when the tolerance or the stated value cannot be read (:meth:`Tolerance.region`)."""
-    tol = _parse(entry)
-    if tol is None:
-        return None
-    try:
-        return tol.region(_stated(entry))
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
 def bar_words(entry: ClaimEntry) -> str:
-    """The claim's tolerance as a reader says it, with the values it admits (:meth:`Tolerance.describe`)."""
+    """The claim's tolerance in words, with the values it admits (:meth:`Tolerance.describe`)."""
     tol = _parse(entry)
     text = entry.tolerance or "printed"
     if tol is None:
         return f"unreadable tolerance {text!r}"
     try:
-        return tol.describe(_stated(entry), entry.unit)
+        return tol.describe(entry.stated or None, entry.unit)
     except (TypeError, ValueError, AttributeError):
         return f"{text} (the chapter prints no number to compare with)"
 
 
 def margin(entry: ClaimEntry) -> Margin | None:
-    """The :class:`~claimcheck.tolerance.Margin` of a measured entry (:meth:`Tolerance.margin`), or
-    None (nothing measured, or no bar to measure against)."""
-    m = entry.measured
-    tol = _parse(entry)
-    if tol is None or m is None or isinstance(m, (bool, str)):
-        return None
-    if isinstance(m, list):
-        if len(m) != 2 or not all(_is_number(v) for v in m) or not m[0] <= m[1]:
-            return None
+    """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar)."""
+    m, tol = entry.measured, _parse(entry)
+    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))
     elif _is_number(m):
         value = float(m)
     else:
         return None
-    return tol.margin(value, _stated(entry), entry.unit)
+    return tol.margin(value, entry.stated or None, entry.unit) if tol is not None else None
 
 
 def ci_straddles(entry: ClaimEntry) -> bool:
-    """Whether a timing claim is undecided because its confidence interval (``details['ci']``)
-    straddles its bar (outcome ``inconclusive``, or an interval that reaches across the bar)."""
-    ci = entry.ci
-    if ci is None:
+    """Whether a timing claim is ``inconclusive``, or its confidence interval reaches across its bar."""
+    ci, tol = entry.ci, _parse(entry)
+    if ci is None or entry.outcome == oc.INCONCLUSIVE:
+        return ci is not None
+    try:
+        bounds = tol.region(entry.stated or None) if tol is not None else ()
+    except (TypeError, ValueError, AttributeError):
         return False
-    if entry.outcome == oc.INCONCLUSIVE:
-        return True
-    bounds = admitted(entry)
-    return bounds is not None and any(ci.low < b < ci.high for b in bounds if math.isfinite(b))
+    return any(ci.low < b < ci.high for b in bounds if math.isfinite(b))
 
 
 def ci_words(entry: ClaimEntry) -> str:
@@ -118,8 +94,6 @@ def ci_words(entry: ClaimEntry) -> str:
 # --- why a claim was not checked ------------------------------------------------------------------
 @dataclass(frozen=True)
 class Cause:
-    """A reason a claim cannot be checked on a runner: its key, the words for one and for several."""
-
     key: str
     one: str
     many: str
@@ -170,8 +144,7 @@ def need_tags(entry: ClaimEntry) -> list[str]:
 
 
 def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
-    """Split a reason into what a row shows (its first line; of a longer one than ``limit``, its first
-    clause) and the rest ("" if none)."""
+    """``(shown, rest)`` of a reason: its first line (of one over ``limit``, its first clause), the rest."""
     text = (text or "").strip()
     if not text:
         return "", ""
@@ -192,30 +165,21 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
 
 
 def reason_words(entry: ClaimEntry) -> str:
-    """The one reason a row gives for its outcome ("" for a plain pass): for a failed claim what its
-    check found, not the whole pytest message (the row shows its other lines)."""
-    outcome = entry.outcome
-    reason = entry.reason.strip()
-    if outcome == oc.PASSED:
+    """The one reason a row gives for its outcome ("" for a plain pass; for a failure what its check found)."""
+    if entry.outcome == oc.PASSED:
         return str(entry.details.get("caveat") or "")
-    if outcome == oc.FAILED:
-        verdict = entry.verdict_reason
-        conditions = entry.details.get("failed_conditions")
-        if verdict:
-            return str(verdict)
-        if conditions:
-            return "; ".join(map(str, conditions))
-        lines = [ln.strip() for ln in reason.splitlines()]
-        for ln in lines:
-            if ln.startswith("tolerance:") and "->" in ln:
-                return ln.split("->", 1)[1].strip()
-        return lines[0] if lines else ""
-    return reason
+    if entry.outcome != oc.FAILED:
+        return entry.reason.strip()
+    conditions = entry.details.get("failed_conditions") or []
+    if entry.verdict_reason or conditions:
+        return str(entry.verdict_reason or "; ".join(map(str, conditions)))
+    lines = [ln.strip() for ln in entry.reason.strip().splitlines()]
+    found = [ln.split("->", 1)[1].strip() for ln in lines if ln.startswith("tolerance:") and "->" in ln]
+    return (found or lines or [""])[0]
 
 
 # --- the runner and the whole run -----------------------------------------------------------------
 def _gpu_words(gpu: Gpu | None) -> str:
-    """The fingerprint's ``gpu`` in words: "GPU NVIDIA H200 139 GiB x2", or "no GPU"."""
     if gpu is None:
         return "no GPU"
     mem = f" {gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else ""
@@ -226,53 +190,37 @@ def _gpu_words(gpu: Gpu | None) -> str:
 def runner_line(runner: dict) -> str:
     """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
     r = Runner.of(runner)
-    cpu = r.cpu or "unknown CPU"
     isa = ", ".join(str(x) for x in (r.machine, r.cpu_capability) if x)
-    parts = [f"{cpu} ({isa})" if isa else cpu]
-    if r.cores:
-        parts.append(f"{r.cores} cores")
-    if r.ram_bytes is not None:
-        parts.append(f"{r.ram_bytes / 2**30:.0f} GiB RAM")
-    parts.append(_gpu_words(r.gpu))
+    ram = f"{r.ram_bytes / 2**30:.0f} GiB RAM" if r.ram_bytes is not None else ""
+    cores = f"{r.cores} cores" if r.cores else ""
+    parts = [f"{r.cpu or 'unknown CPU'}" + (f" ({isa})" if isa else ""), cores, ram, _gpu_words(r.gpu)]
     pairs = ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
     libs = [f"{name} {value}" for value, name in pairs if value]
-    if r.torch_threads:
-        libs.append(counted(r.torch_threads, "thread"))
-    return ", ".join(parts) + ("; " + ", ".join(libs) if libs else "")
+    libs += [counted(r.torch_threads, "thread")] if r.torch_threads else []
+    return ", ".join(p for p in parts if p) + ("; " + ", ".join(libs) if libs else "")
 
 
 def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
-    """The runner in two short lines for the matrix's column header: the hardware and torch, then
-    the run (threads, size profile, named runner, weights, a busy machine)."""
+    """The matrix's column header: the hardware and torch, then (when any) how the run was set up."""
     r = Runner.of(runner)
-    cpu = str(r.cpu or "unknown CPU")
-    if r.cpu_capability:
-        cpu += f" ({r.cpu_capability})"
-    machine = [cpu]
-    if r.cores:
-        machine.append(f"{r.cores} cores")
-    machine.append(_gpu_words(r.gpu))
-    if r.torch:
-        machine.append(f"torch {r.torch}")
-    run = []
-    if _is_number(r.torch_threads):
-        run.append(counted(r.torch_threads, "thread"))
+    cpu = f"{r.cpu or 'unknown CPU'}" + (f" ({r.cpu_capability})" if r.cpu_capability else "")
+    cores, torch = f"{r.cores} cores" if r.cores else "", f"torch {r.torch}" if r.torch else ""
+    machine = [cpu, cores, _gpu_words(r.gpu), torch]
     profile = settings_size_profile(settings)
-    if profile:
-        run.append(f"profile {profile}")
     named = r.runner_profile or (settings or {}).get("runner_profile")
-    if named:
-        run.append(f"runner {named}")
-    if r.weights is not None:
-        run.append("GPT-2 weights" if r.weights.available else "no weights")
-    if r.busy:
-        run.append("busy")  # timings from a busy machine compare badly
-    return [", ".join(machine), ", ".join(run)] if run else [", ".join(machine)]
+    run = [
+        counted(r.torch_threads, "thread") if _is_number(r.torch_threads) else "",
+        f"profile {profile}" if profile else "",
+        f"runner {named}" if named else "",
+        "" if r.weights is None else "GPT-2 weights" if r.weights.available else "no weights",
+        "busy" if r.busy else "",  # timings from a busy machine compare badly
+    ]
+    lines = [", ".join(x for x in machine if x), ", ".join(x for x in run if x)]
+    return lines if lines[1] else lines[:1]
 
 
 def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, str]:
-    """One group of a run's deselected tests (``claims.json`` ``deselected[]``) in words, and the
-    command that runs them: ``("5 tests deselected (C06, ...): ...", "pytest claims/ ...")``."""
+    """``(words, command)`` of one group of ``deselected[]``: ``("5 tests deselected (C06, ...): ...", "pytest ...")``."""
     n = int(group.get("tests") or 0)
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
@@ -299,10 +247,7 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     return entry.key if several_chapters else entry.id
 
 
-def _ids(entries, limit: int = 8, several: bool | None = None) -> str:
-    """The claims' names, a few then "and N more"; keys (ch15:C18) when ``several`` chapters share the page."""
-    if several is None:
-        several = len({e.chapter for e in entries}) > 1
+def _ids(entries, limit: int = 8, several: bool = False) -> str:
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -312,7 +257,6 @@ def _n(n: int, one: str, many: str) -> str:
 
 
 def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
-    """Why skipped claims were not checked, causes counted: "3 need the pretrained weights (C30.model, ...)"."""
     groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
         groups.setdefault(cause_of(e, runner).key, []).append(e)
@@ -321,29 +265,22 @@ def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
 
 
 def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
-    """Why claims were not run, counted: interrupted, not selected, or without a test yet."""
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
     rest = [e for e in not_run if e not in cut]
     unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
     rest = [e for e in rest if e not in unselected]
-    parts = []
-    if cut:
-        parts.append(f"{len(cut)} not reached before the run was interrupted ({ids(cut, 5)})")
-    if unselected:
-        parts.append(f"{len(unselected)} not selected in this run ({ids(unselected, 5)})")
-    if rest:
-        parts.append(f"{len(rest)} without a test yet ({ids(rest, 5)})")
-    return "; ".join(parts)
+    groups = (
+        (cut, "not reached before the run was interrupted"),
+        (unselected, "not selected in this run"),
+        (rest, "without a test yet"),
+    )
+    return "; ".join(f"{len(es)} {what} ({ids(es, 5)})" for es, what in groups if es)
 
 
 def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
-    """One sentence per outcome of a run, the way an editor asks: which hold, which do not, why the
-    rest were not checked (causes counted, e.g. "3 need the pretrained weights (C30.model, C31, C37)")."""
-    several = len({e.chapter for e in entries}) > 1
-
-    def ids(es, limit: int = 8) -> str:
-        return _ids(es, limit, several)
-
+    """One sentence per outcome of a run: which hold, which do not, why the rest were not checked
+    (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows."""
+    ids = partial(_ids, several=len({e.chapter for e in entries}) > 1)
     by: dict[str | None, list[ClaimEntry]] = {}
     for e in entries:
         by.setdefault(e.outcome, []).append(e)
@@ -372,27 +309,28 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
         )
     carried = [e for e in entries if e.carried is not None]
     missed = [e for e in carried if e.carried is not None and e.carried.why]
-    unselected_rows = [e for e in carried if e not in missed]
     for rows, why in (
-        (unselected_rows, "this run did not select them"),
+        ([e for e in carried if e not in missed], "this run did not select them"),
         (missed, "this run was interrupted before it reached them"),
     ):
         if rows:
-            times = sorted({str(e.carried.from_ or "?") for e in rows if e.carried is not None})
             out.append(
-                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({', '.join(times)}): {why}."
+                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({_times(rows)}): {why}."
             )
     return out
 
 
+def _times(rows: list[ClaimEntry]) -> str:
+    return ", ".join(sorted({str(e.carried.from_ or "?") for e in rows if e.carried is not None}))
+
+
 def interrupted_words(doc: ClaimsDoc) -> str:
-    """What an interrupted run did, in one line ("" for a run that ended): by what, how many claims it
-    decided, and those it did not reach (showing an earlier run's rows, or not run)."""
+    """What an interrupted run did and did not reach, in one line ("" for a run that ended)."""
     i = doc.interrupted
     if i is None:
         return ""
     by_key = doc.by_key()
-    several = len({e.chapter for e in doc.claims}) > 1
+    ids = partial(_ids, several=len({e.chapter for e in doc.claims}) > 1)
     missed = [by_key[k] for k in i.not_reached or [] if k in by_key]
     kept = [e for e in missed if e.carried is not None]
     bare = [e for e in missed if e.carried is None]
@@ -401,15 +339,14 @@ def interrupted_words(doc: ClaimsDoc) -> str:
         return text + "; the report keeps earlier rows for the others or says 'not-run: interrupted'"
     if not missed:
         return text + "."
-    text += f"; {len(missed)} not reached ({_ids(missed, several=several)})"
+    text += f"; {len(missed)} not reached ({ids(missed)})"
     parts = []
     if kept:
-        times = sorted({str(e.carried.from_ or "?") for e in kept if e.carried is not None})
         parts.append(
-            f"{_ids(kept, 5, several)} {'shows' if len(kept) == 1 else 'show'} the "
-            f"{'row' if len(kept) == 1 else 'rows'} of the run of {', '.join(times)}, marked as carried, "
+            f"{ids(kept, 5)} {'shows' if len(kept) == 1 else 'show'} the "
+            f"{'row' if len(kept) == 1 else 'rows'} of the run of {_times(kept)}, marked as carried, "
             "not decided by this run"
         )
     if bare:
-        parts.append(f"{_ids(bare, 5, several)} {'is' if len(bare) == 1 else 'are'} not run")
+        parts.append(f"{ids(bare, 5)} {'is' if len(bare) == 1 else 'are'} not run")
     return f"{text}: {'; '.join(parts)}."
