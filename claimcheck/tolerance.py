@@ -81,10 +81,10 @@ class Tolerance:
             lo, hi = self.region(stated)
         except (TypeError, ValueError, AttributeError):
             return None
-        m = Interval.coerce(measured)
-        if not (math.isfinite(m.lo) and math.isfinite(m.hi)):
+        ends = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured, measured)
+        if not all(math.isfinite(x) for x in ends):  # before Interval: a NaN makes no interval
             return None
-        return _margin(float(m.lo), float(m.hi), lo, hi, unit)
+        return _margin(float(ends[0]), float(ends[1]), lo, hi, unit)
 
     def check(self, measured, stated: str | None) -> str | None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -180,3 +180,9 @@ def test_the_margin_in_words(text, stated, measured, words, inside):
     m = parse_tolerance(text).margin(measured, stated, "x")
     assert (m.text, m.inside, m.score >= 0) == (words, inside, inside)
     assert parse_tolerance(text).margin(math.inf, stated, "x") is None
+
+
+@pytest.mark.parametrize("measured", [math.nan, Interval(1.0, math.inf), -math.inf])
+def test_a_value_that_is_not_finite_has_no_margin(measured):
+    """None, as the contract says, for NaN too (a NaN read from a claims.json makes no Interval)."""
+    assert parse_tolerance("rel:5%").margin(measured, "10", "x") is None
