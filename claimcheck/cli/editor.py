@@ -7,9 +7,14 @@ import json
 import sys
 from pathlib import Path
 
+from claimcheck.book import BookError, book_of, load_book, locate, project_of, registry_for_manuscript
 from claimcheck.cli.main import error
+from claimcheck.editor import drifted_revisions, format_check, report_measured, run_what_if
 from claimcheck.fileio import write_atomic
+from claimcheck.manuscript import ManuscriptError, check_manuscript
 from claimcheck.outcomes import PASSED
+from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
+from claimcheck.registry import load_registry
 from claimcheck.results import ClaimsDoc, ResultFileError
 from claimcheck.settings import stated_override
 
@@ -131,8 +136,6 @@ def write_output(text: str, dest: str) -> bool:
 def _pairs(args) -> list[tuple[str, str]] | None:
     """(manuscript, registry) pairs to check: each manuscript's, or every chapter's of ``--book DIR``
     whose manuscript is there; None after printing why there are none."""
-    from claimcheck.book import BookError, load_book, locate, registry_for_manuscript
-
     if not args.manuscript and not args.book:
         error("name a manuscript (or several), or --book DIR")
         return None
@@ -160,11 +163,6 @@ def _pairs(args) -> list[tuple[str, str]] | None:
 
 def _check_manuscript(args) -> int:
     """The words go to stdout, or to stderr under ``--json -`` (stdout then carries the JSON alone)."""
-    from claimcheck.book import book_of
-    from claimcheck.editor import format_check, report_measured
-    from claimcheck.manuscript import ManuscriptError, check_manuscript
-    from claimcheck.registry import load_registry
-
     words = sys.stderr if args.json == "-" else sys.stdout
     pairs = _pairs(args)
     if pairs is None:
@@ -217,8 +215,6 @@ def _check_manuscript(args) -> int:
 
 
 def _what_if(args) -> int:
-    from claimcheck.editor import run_what_if
-
     try:
         revisions = [stated_override(r) for r in args.revisions]
     except ValueError as exc:
@@ -230,8 +226,6 @@ def _what_if(args) -> int:
         if found is None:
             return 2
         if not args.registry:  # run where the found registry's project is, from any folder
-            from claimcheck.book import project_of
-
             cwd = project_of(registry, args.claims)
         given = {name for name, _ in revisions}
         revisions += [
@@ -271,8 +265,6 @@ _ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "sugg
 
 def _default_report(registry) -> str:
     """``reports/claims.json`` of the registry's project (the folder holding ``claims/``) unless here."""
-    from claimcheck.book import project_of
-
     project = project_of(registry, CLAIMS_DIR)
     if project is None or Path(DEFAULT_REPORT).is_file():
         return DEFAULT_REPORT
@@ -281,11 +273,6 @@ def _default_report(registry) -> str:
 
 def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
     """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
-    from claimcheck.book import BookError, registry_for_manuscript
-    from claimcheck.editor import drifted_revisions
-    from claimcheck.manuscript import ManuscriptError, check_manuscript
-    from claimcheck.registry import load_registry
-
     try:
         reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
         check = check_manuscript(manuscript, reg)
@@ -319,8 +306,6 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
     """Write the annotated manuscript to ``out`` (``report``'s verdicts if ``readable``); None: not written."""
-    from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
-
     doc = None
     if readable and report and Path(report).is_file():
         try:

@@ -10,6 +10,9 @@ from pathlib import Path
 from claimcheck.cli.main import error
 from claimcheck.display import counted
 from claimcheck.fileio import write_atomic
+from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
+from claimcheck.registry import load_registry
+from claimcheck.scaffold import scaffold
 
 
 def register(subparsers) -> None:
@@ -49,10 +52,6 @@ def default_name(manuscript: str) -> str:
 
 
 def _init(args) -> int:
-    from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
-    from claimcheck.registry import load_registry
-    from claimcheck.scaffold import scaffold
-
     name = args.name or default_name(args.manuscript)
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
         return error(f"--name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)")

@@ -10,7 +10,10 @@ import sys
 from pathlib import Path
 
 from claimcheck import __version__
+from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths, scan
 from claimcheck.display import counted, log_line
+from claimcheck.manuscript import citation_checks
+from claimcheck.registry import load_registry
 
 COMMAND_MODULES = (
     "claimcheck.cli.main",
@@ -53,9 +56,6 @@ def _say(text: str, file=None) -> None:
 
 
 def _validate(args) -> int:
-    from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths
-    from claimcheck.registry import load_registry
-
     paths: list[Path] = []
     total = 0  # problems
     for arg in args.registry or [str(locate("claims"))]:
@@ -105,8 +105,6 @@ def _validate(args) -> int:
 def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
     """Say each citation of ``registries`` against the book ``chapters`` (a drifted one as an error, the
     others as notes, unless ``quiet`` only those not in the book); returns how many drifted."""
-    from claimcheck.manuscript import citation_checks
-
     drifted = 0
     for reg in registries:
         for q in citation_checks(reg, chapters).values():
@@ -123,8 +121,6 @@ def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
 def unknown_ids_in_tests(reg, folder) -> list[str]:
     """``path:line: ...`` of each claim id the test modules under ``folder`` name and ``reg`` does not
     declare, with the likeliest fix."""
-    from claimcheck.book import scan
-
     marks = scan(folder)
     declared = set(reg.all_ids)
     untested = declared - set(marks)

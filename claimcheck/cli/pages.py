@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 from claimcheck.cli.main import error
+from claimcheck.pages import load_document, manuscript_checks, publish
+from claimcheck.pages.summary import annotations, markdown
 from claimcheck.results import ClaimsDoc, ResultFileError
 
 
@@ -68,8 +70,6 @@ def register(subparsers) -> None:
 
 
 def _report(args) -> int:
-    from claimcheck.pages import load_document, manuscript_checks, publish
-
     t0 = time.perf_counter()
     try:
         doc, problems = load_document(args.json)
@@ -99,9 +99,6 @@ def _report(args) -> int:
 
 
 def _summary(args) -> int:
-    from claimcheck.pages import load_document
-    from claimcheck.pages.summary import annotations, markdown
-
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:

@@ -13,6 +13,9 @@ from pathlib import Path
 from claimcheck.cli.editor import write_output
 from claimcheck.cli.main import error
 from claimcheck.fileio import write_atomic
+from claimcheck.pages import matrix_page
+from claimcheck.results import read_document
+from claimcheck.runs import MOVED, ResultFileError, diff, load_results, matrix_json, merge
 
 
 def register(subparsers) -> None:
@@ -96,9 +99,6 @@ def _write(doc: dict, dest: str) -> bool:
 
 
 def _merge(args) -> int:
-    from claimcheck.pages import matrix_page
-    from claimcheck.runs import load_results, matrix_json, merge
-
     runs, errors = load_results(args.results)
     for exc in errors:
         print(f"error: {exc}", file=sys.stderr)
@@ -129,9 +129,6 @@ def _merge(args) -> int:
 
 
 def _diff(args) -> int:
-    from claimcheck.results import read_document
-    from claimcheck.runs import MOVED, ResultFileError, diff
-
     try:
         old, new = read_document(args.old), read_document(args.new)
     except ResultFileError as exc:
