@@ -154,7 +154,7 @@ LOCK_TIMEOUT_S = 120.0
 def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
     """A file lock (``.<name>.lock`` beside ``path``) for a read-merge-write of ``path``; waiting longer
     than ``timeout`` raises ``filelock.Timeout``."""
-    from filelock import FileLock
+    from filelock import FileLock  # late: only a write of a report takes a lock (start-up time)
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

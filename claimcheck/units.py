@@ -37,7 +37,7 @@ class UnitError(ValueError):
 @functools.lru_cache(maxsize=1)
 def ureg():
     """The shared pint ``UnitRegistry``, with :data:`UNITS` defined."""
-    import pint
+    import pint  # late: ~0.2 s, paid only by a registry that has units to check (start-up time)
 
     reg = pint.UnitRegistry()
     for definition, _ in UNITS:

@@ -38,7 +38,7 @@ class RunLock:
     """The run's readers-writer lock (see the module docstring); one instance per worker process."""
 
     def __init__(self, folder):
-        from filelock import ReadWriteLock
+        from filelock import ReadWriteLock  # late: only a claims run takes the lock (start-up time)
 
         self.path = Path(folder) / LOCK_FILE
         self._lock = ReadWriteLock(self.path)
