@@ -36,9 +36,11 @@ def runner_fingerprint(profile: str | None = None) -> dict:
 
 def gpu_info() -> dict | None:
     """Return GPU 0's ``name``, ``memory_bytes``, ``capability`` (e.g. ``"9.0"``), the ``count`` of GPUs,
-    ``cuda`` and ``driver`` versions; None where torch sees no GPU."""
-    import torch
-
+    ``cuda`` and ``driver`` versions; None where torch sees no GPU (or is not installed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
     if not torch.cuda.is_available():
         return None
     props = torch.cuda.get_device_properties(0)

@@ -6,6 +6,7 @@ it shares with C05 is tested on the CPU in tests/test_speed.py.
 """
 
 import json
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -117,6 +118,12 @@ def test_fingerprint_records_the_gpu(fake_cuda):
 def test_fingerprint_without_gpu(no_cuda):
     fp = fingerprint.runner_fingerprint()
     assert fp["gpu"] is None and "no GPU" in fingerprint.describe(fp)
+
+
+def test_gpu_info_is_none_without_torch(monkeypatch):
+    """A core-only install: no torch, so no GPU to describe (None, not an ImportError)."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert fingerprint.gpu_info() is None
 
 
 @pytest.mark.parametrize(
