@@ -153,7 +153,7 @@ def find_numbers(text: str, *, offset: int = 0, first_line: int = 1) -> list[Num
         if _identifier_before(norm, p):
             ident = _IDENT_TAIL.match(norm, p)
             assert ident is not None  # a starred pattern matches everywhere
-            pos = ident.end() or p + 1
+            pos = max(ident.end(), p + 1)  # a digit outside [0-9] matches no tail: step past it
             continue
         n = _NUMBER_RE.match(norm, p)
         assert n is not None  # the pattern matches at any digit

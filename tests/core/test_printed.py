@@ -1,5 +1,6 @@
 """The number tokeniser (claimcheck.printed): every format the chapter uses, names, glued cells."""
 
+import threading
 from decimal import Decimal
 
 import pytest
@@ -153,3 +154,15 @@ def test_any_printed_decimal_is_read_back_with_its_digits(d, style, frame):
     [n] = find_numbers(frame.format(text))
     assert Decimal(n.mantissa).as_tuple() == Decimal(format(d, "f")).as_tuple()
     assert same_printed(format(d, "f"), n)
+
+
+@pytest.mark.parametrize("text", ["x e-३", "e-३0", "K३३.^2,000⁺⁷K"])
+def test_a_digit_outside_ascii_after_a_name_ends_the_scan(text):
+    """A non-ASCII digit continuing a Latin name (``e-३``) matches no name tail: the scan steps past
+    it instead of searching the same place for ever (a manuscript could hang check-manuscript)."""
+    found: list = []
+    scan = threading.Thread(target=lambda: found.append(find_numbers(text)), daemon=True)
+    scan.start()
+    scan.join(timeout=10)
+    assert found, f"find_numbers({text!r}) did not return within 10 s"
+    assert all(0 <= n.start < n.end <= len(text) for n in found[0])
