@@ -65,7 +65,7 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     if not all(q.source for q in drift.problems()):
         lines.append(
             f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
-            f"(claimcheck what-if --manuscript FILE, or what-if {drift.claim_id}=VALUE) and update "
+            f"(claimcheck what-if --manuscript FILE, or what-if {claim.key}=VALUE) and update "
             f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
         )
     return "\n".join(lines)

@@ -346,6 +346,8 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
     result.stdout.fnmatch_lines(
         ["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*", "*line 32: 42*"]
     )
+    # the hint names the claim by its key: a short id is ambiguous in a book of several chapters
+    result.stdout.fnmatch_lines(["*or what-if test:T01=VALUE) and update T01 in *claims.toml*"])
     doc, c = rows(ms_project)
     # the drift check fails the run (pytest's "2 failed": T01 [drift] and the audit), but the claim's
     # own verdict is its measurement's, and drift is told as drift beside it
