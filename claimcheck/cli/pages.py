@@ -7,8 +7,7 @@ import time
 from pathlib import Path
 
 from claimcheck.cli.main import error
-from claimcheck.pages import load_document, manuscript_checks, publish
-from claimcheck.pages.summary import annotations, markdown
+from claimcheck.pages import load_document, manuscript_checks, publish, summary
 from claimcheck.results import ClaimsDoc, ResultFileError
 
 
@@ -108,8 +107,8 @@ def _summary(args) -> int:
     for p in problems:
         print(f"{'warning' if args.lenient else 'error'}: {p}", file=sys.stderr)
     if args.annotations:
-        for line in annotations(doc, Path.cwd()):
+        for line in summary.annotations(doc, Path.cwd()):
             print(line)
     else:
-        sys.stdout.write(markdown(doc))
+        sys.stdout.write(summary.markdown(doc))
     return 2 if problems and not args.lenient else 0
