@@ -20,6 +20,7 @@ from typing import Any
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.settings import SIZE_PROFILES
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.units import convert
 
@@ -102,7 +103,8 @@ class ExactForm:
 @dataclass(frozen=True)
 class Timed:
     """A timing claim's ``ci`` over interleaved rounds in ``unit`` (None: the claim's), its further
-    forms, ``rounds`` measured within ``budget_s`` seconds, and the machine's ``load``."""
+    forms, ``rounds`` measured within ``budget_s`` seconds, the machine's ``load``, and the size
+    ``profile`` they were measured at (None: not said)."""
 
     ci: CI
     unit: str | None = None
@@ -111,6 +113,7 @@ class Timed:
     rounds: int = 0
     budget_s: float | None = None
     load: Mapping[str, Any] = field(default_factory=dict)
+    profile: str | None = None
 
 
 Evidence = Measured | Requirement | Compared | Form | Timed
@@ -319,6 +322,13 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
             "bias timing forms toward failing, so that is not taken as a failure"
         )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
+    # only the profiles above the run's give more rounds (all but the first when it is not said)
+    later = (
+        SIZE_PROFILES[SIZE_PROFILES.index(ev.profile) + 1 :]
+        if ev.profile in SIZE_PROFILES
+        else SIZE_PROFILES[1:]
+    )
+    larger = f"--claims-profile {'/'.join(later)}" if later else ""
     return (
         f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
         f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
@@ -327,8 +337,14 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
         + (
             f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
             f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
-            "(a larger time budget: --claims-profile standard/full)"
+            + (
+                f"(a larger time budget: {larger})"
+                if larger
+                else "(a quieter machine fits more in the budget)"
+            )
             if ci.coverage is not None and ci.coverage < ci.level
-            else ". A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
+            else f". A quieter machine or a larger profile ({larger}) narrows the interval."
+            if larger
+            else ". A quieter machine narrows the interval."
         )
     )

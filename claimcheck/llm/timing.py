@@ -220,7 +220,15 @@ class Timing:
             bars = tuple(
                 Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
             )
-            evidence = Timed(_per_round_ci(per_round, statistic), unit, bars, exact, rounds.n, self.budget_s)
+            evidence = Timed(
+                _per_round_ci(per_round, statistic),
+                unit,
+                bars,
+                exact,
+                rounds.n,
+                self.budget_s,
+                profile=self.profile,
+            )
             if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
             t_step = clock()

@@ -102,6 +102,23 @@ def test_timing_passed_failed_inconclusive_by_the_interval():
     assert few.outcome == INCONCLUSIVE  # an interval that covers less than its level decides nothing
 
 
+@pytest.mark.parametrize(
+    "profile, advice",
+    [
+        (None, "a larger profile (--claims-profile standard/full) narrows the interval."),
+        ("quick", "a larger profile (--claims-profile standard/full) narrows the interval."),
+        ("standard", "a larger profile (--claims-profile full) narrows the interval."),
+        ("full", ". A quieter machine narrows the interval."),
+    ],
+)
+def test_an_undecided_timing_claim_names_only_the_profiles_above_its_own(profile, advice):
+    straddle = judge(FakeClaim(), Timed(ci(8.0, 14.0), load=QUIET, profile=profile))
+    assert straddle.outcome == INCONCLUSIVE and straddle.reason.endswith(advice)
+    few = judge(FakeClaim(), Timed(ci(12.0, 20.0, n=3, coverage=0.75), load=QUIET, profile=profile))
+    more = "(a quieter machine fits more in the budget)" if profile == "full" else "(a larger time budget: --"
+    assert more in few.reason
+
+
 def test_timing_bars_and_exact_forms():
     claim = FakeClaim()
     flat = Bar("flat", ci(5.0, 6.0), (0.0, 1.0), "a condition far outside its bar")
