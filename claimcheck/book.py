@@ -148,13 +148,24 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
         found = _MARK_RE.finditer(text)
         return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in found]
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args]
-    args = [(c.args[0], c.lineno) for c in calls if ast.unparse(c.func).endswith(".mark.claim")]
+    args = [(c.args[0], c.lineno) for c in calls if _is_claim_mark(c.func)]
     out = [
         ClaimMark(a.value, path, n)
         for a, n in args
         if isinstance(a, ast.Constant) and isinstance(a.value, str)
     ]
     return sorted(out, key=lambda m: m.line)
+
+
+def _is_claim_mark(func: ast.expr) -> bool:
+    """Whether a call's ``func`` is ``X.mark.claim``, read from its nodes (``ast.unparse`` would recurse
+    through a long call chain and raise)."""
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "claim"
+        and isinstance(func.value, ast.Attribute)
+        and func.value.attr == "mark"
+    )
 
 
 def _file_marks(path: str | Path) -> list[ClaimMark]:

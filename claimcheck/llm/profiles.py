@@ -5,32 +5,32 @@ how *precisely* a claim is measured, never *whether* it holds. ``full`` uses the
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 
 @dataclass(frozen=True)
 class Profile:
-    """One size profile: every size-dependent measurement's sizes and the budgets (default: quick)."""
+    """One size profile: every size-dependent measurement's sizes and the budgets."""
 
-    name: str = "quick"
-    read_tokens: int = 512  # prefill length, C01/C05/C11 (chapter: 512)
-    write_tokens: int = 8  # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
-    timing_repeats: int = 5  # interleaved rounds of each side of a ratio
-    greedy_prompt: int = 16  # prompt of the cached/uncached comparison C14 (chapter: 16)
-    greedy_new: int = 16  # tokens written in C14
-    gen_lengths: tuple[int, ...] = (2, 8)  # new tokens per generation, C15/C16's interleaved rounds
-    gen_repeats: int = 5  # interleaved rounds of the generations
-    ttft_prompts: tuple[int, ...] = (32, 256)  # prompts of TTFT and decode latency, C13/C36, C20's short
-    decode_steps: int = 8  # decode steps timed after each prompt and on the long context, C13/C20/C36
-    batch_sizes: tuple[int, ...] = (1, 8, 32)  # batch sizes of batched decode, C35
-    batch_prompt: int = 8  # prompt tokens per row, C35
-    batch_steps: int = 4  # decode steps timed per batch, C35
-    bandwidth_mib: int = 512  # buffer of the memory-bandwidth benchmark, C12
+    name: str
+    read_tokens: int  # prefill length, C01/C05/C11 (chapter: 512)
+    write_tokens: int  # decode steps with the KV cache, C02/C05/C11 (chapter: 511)
+    timing_repeats: int  # interleaved rounds of each side of a ratio
+    greedy_prompt: int  # prompt of the cached/uncached comparison C14 (chapter: 16)
+    greedy_new: int  # tokens written in C14
+    gen_lengths: tuple[int, ...]  # new tokens per generation, C15/C16's interleaved rounds
+    gen_repeats: int  # interleaved rounds of the generations
+    ttft_prompts: tuple[int, ...]  # prompts of TTFT and decode latency, C13/C36, C20's short
+    decode_steps: int  # decode steps timed after each prompt and on the long context, C13/C20/C36
+    batch_sizes: tuple[int, ...]  # batch sizes of batched decode, C35
+    batch_prompt: int  # prompt tokens per row, C35
+    batch_steps: int  # decode steps timed per batch, C35
+    bandwidth_mib: int  # buffer of the memory-bandwidth benchmark, C12
     forward_lengths: tuple[int, ...] = (128, 256, 512)  # positions of one forward pass, C16's cost per step
     context_tokens: int = 1000  # the long context of C20's decode steps (cache filled once, reused)
-    timing_budget_s: float = 8.0  # seconds a timing claim may add while its interval is undecided
-    base_budget_s: float = 30.0  # seconds the first rounds of a shared measurement may take (or fewer rounds)
-    assisted_new: int = 16  # tokens written by assisted decoding, C32
+    timing_budget_s: float = 10.0  # seconds a timing claim may add while its interval is undecided
+    base_budget_s: float = 60.0  # seconds the first rounds of a shared measurement may take (or fewer rounds)
+    assisted_new: int = 48  # tokens written by assisted decoding, C32
     chapter_gen_lengths: tuple[int, ...] = ()  # the chapter's generations (256, 768), timed once, C15.laptop
 
     @property
@@ -124,10 +124,30 @@ class WatchedProfile:
 
 # quick and standard share every size a claim's form depends on; they differ in rounds, budgets and
 # write steps. 5 rounds are the fewest whose interval covers 90% (claimcheck.llm.timing.LEVEL).
+_QUICK = Profile(
+    "quick",
+    read_tokens=512,
+    write_tokens=8,
+    timing_repeats=5,
+    greedy_prompt=16,
+    greedy_new=16,
+    gen_lengths=(2, 8),
+    gen_repeats=5,
+    ttft_prompts=(32, 256),
+    decode_steps=8,
+    batch_sizes=(1, 8, 32),
+    batch_prompt=8,
+    batch_steps=4,
+    bandwidth_mib=512,
+    timing_budget_s=8.0,
+    base_budget_s=30.0,
+    assisted_new=16,
+)
 PROFILES = {
-    "quick": Profile(),
-    "standard": Profile(
-        "standard",
+    "quick": _QUICK,
+    "standard": replace(
+        _QUICK,
+        name="standard",
         write_tokens=96,
         timing_repeats=7,
         greedy_new=48,
@@ -135,8 +155,9 @@ PROFILES = {
         base_budget_s=90.0,
         assisted_new=32,
     ),
-    "full": Profile(
-        "full",
+    "full": replace(
+        _QUICK,
+        name="full",
         write_tokens=511,
         timing_repeats=7,
         greedy_new=256,

@@ -29,6 +29,13 @@ def test_a_module_that_does_not_parse_is_searched_by_pattern():
     assert [m.claim_id for m in claim_marks(broken)] == ["C99", "C01", "C98", "C30.text"]  # a best effort
 
 
+def test_a_long_call_chain_does_not_stop_the_scan():
+    # "never raises": a module with a 250-call chain (a builder, a generated table) parses, and reading its
+    # marks must not recurse through the chain (an unimportable one's claims are then errors, not INTERNALERROR)
+    chained = SOURCE + "\n\ndef table(q):\n    return q" + ".add(1)" * 250 + "\n"
+    assert [m.claim_id for m in claim_marks(chained)] == ["C01", "C30.text"]
+
+
 def test_scan_a_folder(tmp_path):
     (tmp_path / "test_x.py").write_text(SOURCE, encoding="utf-8")
     (tmp_path / "sub").mkdir()

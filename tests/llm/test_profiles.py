@@ -113,3 +113,22 @@ def test_each_chapters_report_names_the_sizes_its_own_tests_read(pytester, monke
     assert profiles["a"]["description"] == "quick: read 512 tokens, batches 1/8/32"
     assert profiles["b"]["description"] == "quick: batches 1/8/32"
     assert profiles["b"]["used"] == ["batch_sizes"]
+
+
+def test_a_profile_built_by_a_kit_keeps_the_defaults_it_had():
+    # the sizes have no default (a kit's profile names every one); the budgets and C32's tokens default
+    # to 10 s, 60 s and 48, not to quick's 8 s, 30 s and 16
+    import dataclasses
+
+    import pytest
+
+    from claimcheck.llm.profiles import Profile
+
+    sizes = {f.name: getattr(get("quick"), f.name) for f in dataclasses.fields(Profile)}
+    required = [n for n in sizes if n not in ("name", "forward_lengths", "context_tokens")][:13]
+    mine = Profile("mine", **{n: sizes[n] for n in required})
+    assert (mine.timing_budget_s, mine.base_budget_s, mine.assisted_new) == (10.0, 60.0, 48)
+    assert mine.forward_lengths == (128, 256, 512) and mine.context_tokens == 1000
+    assert mine.chapter_gen_lengths == ()
+    with pytest.raises(TypeError, match="missing 13 required"):
+        Profile("mine")
