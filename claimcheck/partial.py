@@ -46,6 +46,18 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
     return None
 
 
+#: a not-run row's measurement fields: what a row of another chapter keeps when it is not carried
+_UNMEASURED = dict(
+    measured=None,
+    measured_display=None,
+    details={},
+    duration_s=0.0,
+    verdict_reason=None,
+    drifted=False,
+    plots=[],
+)
+
+
 def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
     """Append the chapters of ``old`` this run did not collect, their entries not selected; returns
     what was dropped, in words."""
@@ -74,8 +86,10 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
         if entries is not None and e.id not in entries:
             dropped.append(f"{e.key}: no longer in its chapter's registry")
             continue
-        # today's stated, unit, tolerance: what a kept row must match
+        # today's stated, unit, tolerance: what a kept row must match; nothing of the earlier
+        # measurement, which a row that is not kept must not show
         stub = replace(copy.deepcopy(e), carried=None, selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
+        stub = replace(stub, **_UNMEASURED)
         doc.claims.append(replace(stub, **entries[e.id]) if entries is not None else stub)
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
         [m for m in old.manuscripts or [] if m.get("chapter") in now]

@@ -194,6 +194,7 @@ def test_a_run_of_one_chapter_checks_the_other_chapters_rows_against_their_regis
     rows = {e["key"]: e for e in new["claims"]}
     # chb:C01 was measured with a revised figure (41, a --claims-stated run): not carried as chb's own
     assert rows["chb:C01"]["outcome"] == "not-run" and rows["chb:C01"]["stated"] == "1"
+    assert rows["chb:C01"]["measured"] is None and rows["chb:C01"]["details"] == {}  # not the old 7.0
     assert rows["chb:C02"]["carried"] and rows["chb:C02"]["measured"] == 1.0
     assert new["selection"]["selected"] == ["cha:C01"] and new["selection"]["carried"] == ["chb:C02"]
     assert [c["id"] for c in new["chapters"]] == ["cha", "chb"]  # the book's order, whichever ran
@@ -217,3 +218,23 @@ def test_a_schema_1_report_of_one_chapter_is_kept_beside_a_run_of_another(tmp_pa
         and rows["ch15:C01"]["measured"] == 3.0
         and rows["ch16:C01"]["measured"] == 9.0
     )
+
+
+def test_another_chapters_rows_not_kept_show_no_earlier_measurement(tmp_path):
+    """A run of one chapter at another profile keeps no row of the other chapter; those rows are
+    not-run and carry none of the earlier run's value, margin or plots (found by a new author: the
+    page showed ch15's standard-profile values under a quick run of ch16, as if measured now)."""
+    old = _book(_in("cha", entry("C01")), _in("chb", entry("C01", measured=115.17, measured_display="115 x")))
+    old["claims"][1]["details"] = {"ci": {"low": 1, "high": 2}}
+    old["claims"][1]["plots"] = [{"name": "p", "file": "plots/p.png"}]
+    old = write(tmp_path / "claims.json", old)
+    quick = _book(_in("cha", entry("C01", measured=3.5)), chapters=("cha",))
+    quick["settings"]["size_profile"] = "quick"
+    new = keep_unselected(quick, old)
+    row = {e["key"]: e for e in new["claims"]}["chb:C01"]
+    assert (
+        row["outcome"] == "not-run"
+        and "carried" not in row
+        and "another size profile" in str(new["selection"])
+    )
+    assert (row["measured"], row["measured_display"], row["details"], row["plots"]) == (None, None, {}, [])
