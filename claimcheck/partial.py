@@ -46,18 +46,6 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
     return None
 
 
-#: a not-run row's measurement fields: what a row of another chapter keeps when it is not carried
-_UNMEASURED = dict(
-    measured=None,
-    measured_display=None,
-    details={},
-    duration_s=0.0,
-    verdict_reason=None,
-    drifted=False,
-    plots=[],
-)
-
-
 def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
     """Append the chapters of ``old`` this run did not collect, their entries not selected; returns
     what was dropped, in words."""
@@ -88,8 +76,20 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
             continue
         # today's stated, unit, tolerance: what a kept row must match; nothing of the earlier
         # measurement, which a row that is not kept must not show
-        stub = replace(copy.deepcopy(e), carried=None, selected=False, outcome=NOT_RUN, reason=NOT_SELECTED)
-        stub = replace(stub, **_UNMEASURED)
+        stub = replace(
+            copy.deepcopy(e),
+            carried=None,
+            selected=False,
+            outcome=NOT_RUN,
+            reason=NOT_SELECTED,
+            measured=None,
+            measured_display=None,
+            details={},
+            duration_s=0.0,
+            verdict_reason=None,
+            drifted=False,
+            plots=[],
+        )
         doc.claims.append(replace(stub, **entries[e.id]) if entries is not None else stub)
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
         [m for m in old.manuscripts or [] if m.get("chapter") in now]
