@@ -53,8 +53,9 @@ def read_write(
 def read_write_rounds(
     model, ids, read_tokens: int, write_tokens: int, warmup: int = 1, extra=None, forward_lengths=()
 ) -> Rounds:
-    """Read (a forward pass over ``read_tokens``) vs write (a 1-token prefill and ``write_tokens``
-    cached decode steps) as rounds, none measured yet; ``extra``: more sides, name -> callable;
+    """Read (a forward pass over ``read_tokens``) vs write (``write_tokens`` cached decode steps after
+    a 1-token prefill made once, untimed, as the chapter's listing times them; the cache is rewound
+    after each round) as rounds, none measured yet; ``extra``: more sides, name -> callable;
     ``forward_lengths``: sides ``"forward@L"`` (:func:`forward_side`). Raises ``ValueError`` where
     ``ids`` is too short."""
     import torch
@@ -65,11 +66,17 @@ def read_write_rounds(
         with torch.no_grad():
             model(ids[:, :L], use_cache=False)
 
+    with torch.no_grad():
+        prefill = output_cache(forward_cached(model, ids[:, :1]))
+
     def write():
-        with torch.no_grad():
-            cache = output_cache(forward_cached(model, ids[:, :1]))
-            for i in range(1, write_tokens + 1):
-                cache = output_cache(forward_cached(model, ids[:, i : i + 1], cache))
+        cache = prefill
+        try:
+            with torch.no_grad():
+                for i in range(1, write_tokens + 1):
+                    cache = output_cache(forward_cached(model, ids[:, i : i + 1], cache))
+        finally:  # also after an exception: the next round writes after 1 position again
+            rewind_cache(prefill, 1)
 
     passes = {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
     fns = {"read": functools.partial(forward, read_tokens), "write": write, **passes, **(extra or {})}

@@ -79,6 +79,29 @@ def test_read_write_interleaves_with_extras(tiny, ids):
         read_write(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
 
 
+def test_write_side_times_only_its_decode_steps(tiny, ids):
+    """As the chapter's listing: the 1-token prefill is made once, outside the timed rounds, so a
+    round of write_tokens=4 is 4 one-token passes, each after the prefill and the steps before it."""
+    rounds = read_write_rounds(tiny, ids, read_tokens=32, write_tokens=4, warmup=0)
+    seen = []
+    hook = tiny.register_forward_pre_hook(
+        lambda mod, args, kwargs: seen.append(
+            (
+                int((args[0] if args else kwargs["input_ids"]).shape[1]),
+                int(c.get_seq_length()) if (c := kwargs.get("cache", kwargs.get("past_key_values"))) else 0,
+            )
+        ),
+        with_kwargs=True,
+    )
+    try:
+        for _ in range(2):  # the second round starts from the prefill again, not after the first's steps
+            seen.clear()
+            rounds.fns["write"]()
+            assert seen == [(1, 1), (1, 2), (1, 3), (1, 4)]
+    finally:
+        hook.remove()
+
+
 def test_generation_rounds_record_steps(tiny, ids):
     rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8), warmup=1)
     res = rounds.run(1).samples
