@@ -269,21 +269,31 @@ class CitationItem(RegistryItem):
             return
         if citation.status == "not-in-book":
             skip_here(f"{NOT_IN_BOOK}: it quotes {citation.source}, kept as printed")
-        if outcome in (None, NOT_RUN) and self._elsewhere(citation.source):
+        if outcome in (
+            FAILED,
+            ERROR,
+        ):  # one of its tests failed here: the source fails, wherever the rest ran
+            raise ManuscriptDriftError(
+                f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
+            )
+        if self._elsewhere(citation.source):  # a pass seen here says nothing of the tests run elsewhere
             skip_here(
                 f"{citation.source} runs on another pytest-xdist worker, whose outcome this one cannot "
                 "see: run with --dist loadgroup, which keeps a citation beside the claim it quotes"
             )
-        if outcome in (FAILED, ERROR):
-            raise ManuscriptDriftError(
-                f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
-            )
 
     def _elsewhere(self, source: str) -> bool:
-        """Whether ``source`` has tests that may run on another xdist worker (not grouped with this one)."""
+        """Whether ``source`` has a test (not a drift, citation, audit or placeholder check) that has not
+        run on this xdist worker and may run on another (no ``--dist loadgroup``)."""
         if not is_worker(self.config) or self.config.getoption("loadgroup", False):
             return False
-        return any((CLAIM_ID_KEY, source) in i.user_properties for i in self.session.items if i is not self)
+        seen = run_state(self.config).collector.tests
+        beside = (CitationItem, DriftItem, AuditItem, PlaceholderItem)
+        return any(
+            (CLAIM_ID_KEY, source) in i.user_properties and not getattr(seen.get(i.nodeid), "outcome", None)
+            for i in self.session.items
+            if i is not self and not isinstance(i, beside)
+        )
 
 
 class FormulaItem(RegistryItem):

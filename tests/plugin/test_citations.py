@@ -104,6 +104,19 @@ def test_under_xdist_loadgroup_a_quote_runs_beside_its_source(pytester):
     )
 
 
+def test_without_loadgroup_a_pass_seen_on_one_worker_does_not_pass_the_quote(pytester):
+    """Plain -n 2: the source's passing test runs beside the quote, its failing one (another module)
+    may run on the other worker. The quote fails or is skipped, never passes over a failed source."""
+    book(pytester)
+    failing = SOURCE_TEST.replace("test_weights", "test_weights_again").replace("497.76", "700.0")
+    (pytester.path / "claims" / "ch15" / "test_zzz.py").write_text(failing, encoding="utf-8")
+    pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")
+    rows = read_report(pytester).claims.by_key
+    quote = rows["ch16:C05"]
+    assert rows["ch15:C10"]["outcome"] == "failed" and quote["outcome"] in ("failed", "skipped"), quote
+    assert "which failed in this run" in quote["reason"] or "--dist loadgroup" in quote["reason"]
+
+
 def test_a_source_not_in_the_book_is_kept_and_said_never_an_error(pytester, capsys):
     book(pytester, quote=QUOTE.replace('cites = "ch15:C10"', 'cites = "ch19:C03"'))
     run(pytester).assert_outcomes(passed=1, skipped=1)
