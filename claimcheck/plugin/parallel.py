@@ -4,7 +4,8 @@ Every test of a ``pytest -n N`` claims run, and each worker's collection, holds 
 lock (:class:`filelock.ReadWriteLock`: cross-platform, released when a worker dies, writer-preferring)
 on a file in a folder the controller hands to its workers; a ``timing`` test holds it exclusively.
 So no other test runs while a timing test measures (on one machine). The controller does not
-collect: each worker sends the registry paths it loaded, and the controller writes ``claims.json``.
+collect: each worker sends the registry paths it loaded and the tests it deselected (one worker's
+are kept: all deselect the same), and the controller writes ``claims.json``.
 
 ``--dist loadgroup`` runs one ``xdist_group`` on one worker: claimcheck puts every timing claim in
 one group and a citation that is its claim's verdict in its source's. xdist 3.8 passes groups by
@@ -25,6 +26,7 @@ from claimcheck.fileio import write_atomic
 
 LOCK_INPUT_KEY = "claimcheck_lock_dir"  # controller -> worker, in node.workerinput
 REGISTRIES_OUTPUT_KEY = "claimcheck_registries"  # worker -> controller, in config.workeroutput
+DESELECTED_OUTPUT_KEY = "claimcheck_deselected"  # worker -> controller: its deselected tests' records
 LOCK_FILE = "timing.lock"
 TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with --dist loadgroup)
 GROUPS_FILE = "groups-{}.json"  # in the run's folder: one per worker, nodeid -> xdist group
@@ -96,8 +98,11 @@ class XdistSupport:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
-        for path in getattr(node, "workeroutput", {}).get(REGISTRIES_OUTPUT_KEY, []):
+        output = getattr(node, "workeroutput", {})
+        for path in output.get(REGISTRIES_OUTPUT_KEY, []):
             self.state.registry(Path(path))
+        if not self.state.deselected:  # every worker deselects the same tests: one worker's records
+            self.state.deselected.extend(tuple(r) for r in output.get(DESELECTED_OUTPUT_KEY, []))
 
     def pytest_runtest_logreport(self, report):
         """Record when each test ran (setup start to teardown stop, all workers)."""
@@ -154,6 +159,7 @@ class XdistSupport:
     def pytest_sessionfinish(self, session):
         if is_worker(session.config):
             session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
+            session.config.workeroutput[DESELECTED_OUTPUT_KEY] = [list(r) for r in self.state.deselected]
 
 
 def group_scheduler(config, log, folder: Path):

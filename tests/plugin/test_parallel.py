@@ -33,6 +33,10 @@ import pytest
 def test_c01(claim):
     claim.check(2.04)
 
+@pytest.mark.claim("C01")
+def test_c01_twice(claim):  # deselected (-k): the report says so, whoever collected it
+    claim.check(2.04)
+
 @pytest.mark.claim("C02")
 def test_c02(claim):
     claim.check(4.2)
@@ -87,19 +91,24 @@ def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
     import claimcheck.report
 
     monkeypatch.setattr(claimcheck.report, "write_json", claimcheck.report.write_json)
-    project.run("--claims-threads=1")
+    project.run("--claims-threads=1", "-k", "not twice")
     report = project.report()
     serial = report.claims
     serial_threads = report.doc["runner"]["threads"]
+    serial_deselected = report.doc["deselected"]
     assert _writers(tmp_path) == ["controller"]
     report.path.unlink()
 
-    result = project.run("-n", "2", "--claims-threads=1", subprocess=True)
+    result = project.run("-n", "2", "--claims-threads=1", "-k", "not twice", subprocess=True)
     result.stdout.fnmatch_lines(
         ["*2 workers*", "claimcheck xdist: without --dist loadgroup *: use --dist loadgroup"]
     )
     parallel = project.report().claims
     assert _writers(tmp_path) == ["controller"]  # written once, by the controller
+    # the controller collects nothing: the deselected test is learnt from one worker, counted once
+    assert project.report().doc["deselected"] == serial_deselected
+    assert [(g["tests"], g["claims"]) for g in serial_deselected] == [(1, ["claims:C01"])]
+    result.stdout.fnmatch_lines(["1 test deselected *C01*"])
     # the workers set the threads; the controller, which writes the runner, learns them from one
     assert project.report().doc["runner"]["threads"] == serial_threads and serial_threads["threads"] == 1
 
