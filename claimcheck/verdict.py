@@ -329,22 +329,21 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
         else SIZE_PROFILES[1:]
     )
     larger = f"--claims-profile {'/'.join(later)}" if later else ""
+    if ci.coverage is not None and ci.coverage < ci.level:
+        more = (
+            f"(a larger time budget: {larger})" if larger else "(a quieter machine fits more in the budget)"
+        )
+        advice = (
+            f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
+            f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
+            + more
+        )
+    elif larger:
+        advice = f". A quieter machine or a larger profile ({larger}) narrows the interval."
+    else:
+        advice = ". A quieter machine narrows the interval."
     return (
         f"inconclusive: {summary}{distrusted}; after {ev.rounds or ci.n} rounds within a budget of "
         f"{budget} s; machine load: {load.get('loadavg_1m', '?')} on "
-        f"{load.get('cores', '?')} cores"
-        + (f" (busy: {load['why']})" if load.get("busy") else "")
-        + (
-            f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
-            f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
-            + (
-                f"(a larger time budget: {larger})"
-                if larger
-                else "(a quieter machine fits more in the budget)"
-            )
-            if ci.coverage is not None and ci.coverage < ci.level
-            else f". A quieter machine or a larger profile ({larger}) narrows the interval."
-            if larger
-            else ". A quieter machine narrows the interval."
-        )
+        f"{load.get('cores', '?')} cores" + (f" (busy: {load['why']})" if load.get("busy") else "") + advice
     )

@@ -269,10 +269,8 @@ class CitationItem(RegistryItem):
             return
         if citation.status == "not-in-book":
             skip_here(f"{NOT_IN_BOOK}: it quotes {citation.source}, kept as printed")
-        if outcome in (
-            FAILED,
-            ERROR,
-        ):  # one of its tests failed here: the source fails, wherever the rest ran
+        # one of its tests failed here: the source fails, wherever the rest ran
+        if outcome in (FAILED, ERROR):
             raise ManuscriptDriftError(
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
