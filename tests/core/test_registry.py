@@ -140,6 +140,15 @@ def test_top_level_tables_of_the_wrong_type(tmp_path):
         assert "C01" in reg.claims
 
 
+def test_a_runner_without_a_description_is_kept_and_said_once(tmp_path):
+    body = "[runners.laptop]\ncores = 8\n[runners.box]\ndescription = 'a box'\n" + GOOD.format(id="C01")
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.field, i.message) for i in reg.issues] == [
+        ("runners.laptop.description", "must be a non-empty string: the machine, in words")
+    ]
+    assert list(reg.runners) == ["laptop", "box"] and "C01" in reg.claims
+
+
 def test_not_utf8_is_located_and_the_rest_still_loads(tmp_path):
     p = tmp_path / "claims.toml"
     body = (
