@@ -4,7 +4,7 @@ and the one wording of drift for a quote whose source changed."""
 
 import pytest
 
-from claimcheck.book import citation_issues, cite, quotes_figure
+from claimcheck.book import book_issues, citation_issues, cite, quotes_figure
 from claimcheck.editor import requoted
 from claimcheck.formula import FormulaError, evaluate_claim, parse
 from claimcheck.manuscript import Manuscript, citation_check, drift_words
@@ -173,3 +173,16 @@ def test_a_drifted_quote_is_said_at_its_line_with_both_figures(tmp_path):
     assert drift_words(entry) == [
         "line 2: the text says 500 MB, quoting ch15:C10, which says 700 MB: drifted from ch15:C10"
     ]
+
+
+def test_two_registries_of_one_chapter_id_are_one_problem_each_after_the_first(tmp_path):
+    regs = []
+    for folder in ("a/ch15", "b/ch15", "c/ch16", "d/ch15"):
+        path = tmp_path / folder / "claims.toml"
+        path.parent.mkdir(parents=True)
+        path.write_text(claim_toml("C01"), encoding="utf-8")
+        regs.append(load_registry(path))
+    problems = book_issues(regs)
+    assert [p.split(":")[0] for p in problems] == [regs[1].path, regs[3].path]
+    assert f"is also the chapter of {regs[0].path} ([chapter] id" in problems[0]
+    assert problems[1].endswith("so that ch15:C10 and ch16:C10 stay apart")
