@@ -11,11 +11,8 @@ from typing import TypeGuard
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 
-#: how many characters of an input a message quotes (:func:`excerpt`)
-EXCERPT_CHARS = 80
 
-
-def excerpt(text, limit: int = EXCERPT_CHARS, *, quote: bool = True) -> str:
+def excerpt(text, limit: int = 80, *, quote: bool = True) -> str:
     """An input quoted in a message: its ``repr``, cut after ``limit`` characters with an ellipsis and
     its length (``'1+1+1…' (199,999 characters)``); ``quote=False``: the text itself, cut alike."""
     text = str(text)

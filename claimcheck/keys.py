@@ -68,12 +68,9 @@ def resolve(name: str, keys) -> str:
             if short(k) == c
         ][:3] or close
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
-    raise ClaimKeyError(f"no claim {name!r} in {_chapters(keys)}{hint}")
-
-
-def _chapters(keys) -> str:
-    chapters = sorted({split(k)[0] or "?" for k in keys})
-    return "chapter " + chapters[0] if len(chapters) == 1 else "chapters " + ", ".join(chapters)
+    held = sorted({split(k)[0] or "?" for k in keys})  # "?": a key without a chapter
+    where = "chapter " + held[0] if len(held) == 1 else "chapters " + ", ".join(held)
+    raise ClaimKeyError(f"no claim {name!r} in {where}{hint}")
 
 
 def entry_key(entry: dict) -> str | None:

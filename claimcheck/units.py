@@ -48,12 +48,9 @@ def ureg():
 
 def declare(name: str, definition: str) -> None:
     """Define the unit ``name`` as ``definition`` (``"[merge]"``, ``"1000 * merge"``) in the shared
-    registry, for the whole process; declaring it again with the same definition is a no-op.
-
-    Raises:
-        UnitError: ``name`` is not an identifier or is already a unit (pint's or the kit's), or
-            was declared with another definition, or pint cannot read ``definition``.
-    """
+    registry, for the whole process; declaring it again with the same definition is a no-op. Raises
+    UnitError: ``name`` is not an identifier or is already a unit (pint's or the kit's), or was declared
+    with another definition, or pint cannot read ``definition``."""
     reg = ureg()
     if not isinstance(definition, str) or not definition.strip():
         raise UnitError(
