@@ -140,6 +140,29 @@ def test_top_level_tables_of_the_wrong_type(tmp_path):
         assert "C01" in reg.claims
 
 
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        (
+            'expected_fail = " "',
+            "must be a non-empty string, got ' ': say why the figure is known not to hold",
+        ),
+        ("note = 3", 'must be a string such as "seen at batch size 1", got int 3'),
+        ("values = []", 'must be a table such as { read_s = "0.086" }, got list []'),
+        (
+            'needs = "arch"',
+            "must be a list of strings such as [\"arch\"], got str 'arch': known needs: "
+            "arch, ext, gpu, text, time, tok, weights",
+        ),
+    ],
+)
+def test_a_value_of_the_wrong_shape_says_what_the_field_takes(tmp_path, entry, message):
+    claim = GOOD.format(id="C09").replace('needs = ["arch"]\n', "")
+    needs = "" if entry.startswith("needs") else 'needs = ["arch"]\n'
+    reg = registry_with(tmp_path, claim + needs + entry + "\n")
+    assert [(i.claim_id, i.message) for i in reg.issues] == [("C09", message)]
+
+
 def test_a_runner_without_a_description_is_kept_and_said_once(tmp_path):
     body = "[runners.laptop]\ncores = 8\n[runners.box]\ndescription = 'a box'\n" + GOOD.format(id="C01")
     reg = load_registry(write(tmp_path, body))
