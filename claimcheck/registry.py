@@ -251,7 +251,7 @@ def load_registry(path: str | Path) -> Registry:
     if not entries and not broken and not reg.invalid:
         why = "declares no claims (no [claims] table): a registry without claims checks nothing"
         reg.add(None, "claims", why if text.strip() else "the file is empty")
-    _load_claims(entries, reg, ctx, located, *_load_defaults(data.get("defaults", {}), reg, ctx))
+    _load_claims(entries, data.get("defaults", {}), reg, ctx, located)
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
@@ -346,10 +346,9 @@ def _split_keyed(entry, reg: Registry):
     return {k: v for k, v in entry.items() if k not in inside}
 
 
-def _load_claims(
-    entries: list, reg: Registry, ctx: Context, located: dict, defaults: dict, bad: dict
-) -> None:
-    """Each claim (with its ``defaults``) into ``reg.claims`` when valid, else its problems into ``reg``."""
+def _load_claims(entries: list, defaults_table, reg: Registry, ctx: Context, located: dict) -> None:
+    """Each claim (with the ``[defaults]``) into ``reg.claims`` when valid, else its problems into ``reg``."""
+    defaults, bad = _load_defaults(defaults_table, reg, ctx)
     for index, entry in enumerate(entries, start=1):
         inherited: list[RegistryIssue] = []
         if isinstance(entry, dict):
