@@ -237,7 +237,15 @@ def load_registry(path: str | Path) -> Registry:
         reg.runners[name] = runner
         if not (isinstance(runner.get("description"), str) and runner["description"].strip()):
             reg.add(None, f"runners.{name}.description", "must be a non-empty string: the machine, in words")
-    own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
+    units = data.get("units", {})  # declared before the claims, which use them
+    if not isinstance(units, dict):
+        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
+        units = {}
+    for name, definition in units.items():
+        try:
+            declare(name, definition)
+        except UnitError as exc:
+            reg.add(None, f"units.{name}", str(exc))
     reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
     for index, table in _array(data.get("sections", []), "sections", SECTION_FIELDS, reg):
         if any(sec.id == table["id"] for sec in reg.sections):
@@ -253,7 +261,11 @@ def load_registry(path: str | Path) -> Registry:
         reg.add(None, "claims", why if text.strip() else "the file is empty")
     _load_claims(entries, data.get("defaults", {}), reg, ctx, located)
     _check_formula_references(reg)
-    _check_units_declared_here(reg, own_units)
+    for cid in list(reg.claims):  # a unit only another chapter's [units] declares
+        if foreign := declared_elsewhere(reg.claims[cid].unit, units):
+            why = f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
+            why += "add it to its [units] table as the chapter that declares it does"
+            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.invalidate(cid, problems)
     return reg
@@ -636,7 +648,7 @@ def _unbound(locator: str, printed: str) -> str | None:
     return None
 
 
-# --- [[waivers]] and [[sections]] ---------------------------------------------------------------------
+# --- arrays of tables: [[waivers]], [[sections]] ------------------------------------------------------
 def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
     """``(index, values)`` of each good table of the array ``name``; each problem an issue of ``name[i]``."""
     if not isinstance(entries, list):
@@ -658,26 +670,3 @@ def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
 def _bad(reg: Registry, prefix: str):
     """``bad(field, message)`` for :func:`check_table`: an issue of ``reg`` on ``prefix.field``."""
     return lambda fld, msg: reg.add(None, f"{prefix}.{fld}", msg)
-
-
-def _load_units(table, reg: Registry) -> set[str]:
-    """Declare the ``[units]`` table's units and return their names; each problem an issue."""
-    if not isinstance(table, dict):
-        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
-        return set()
-    for name, definition in table.items():
-        try:
-            declare(name, definition)
-        except UnitError as exc:
-            reg.add(None, f"units.{name}", str(exc))
-    return set(table)
-
-
-def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
-    """Invalidate each claim whose unit only another chapter's ``[units]`` declares."""
-    for cid in list(reg.claims):
-        foreign = declared_elsewhere(reg.claims[cid].unit, own)
-        if foreign:
-            why = f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
-            why += "add it to its [units] table as the chapter that declares it does"
-            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
