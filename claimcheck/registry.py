@@ -319,8 +319,13 @@ def _load_defaults(table, reg: Registry, ctx: Context) -> tuple[dict, dict[str, 
 def claim_entries(raw, reg: Registry) -> list | None:
     """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables with
     their ``id``; a bad keyed claim is an issue and left out. None (with an issue): ``claims`` is neither."""
-    if isinstance(raw, list):
-        return [_split_keyed(entry, reg) for entry in raw]
+    if isinstance(raw, list):  # a [claims.C05] table after [[claims]] tables is read into the one above it
+        for entry in [e for e in raw if isinstance(e, dict)]:
+            for cid in [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]:
+                why = f"[claims.{cid}] after [[claims]] tables reads as a field of the claim above it: "
+                reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why + ONE_FORM)])
+                del entry[cid]
+        return raw
     if not isinstance(raw, dict):
         reg.add(
             None, "claims", "must be a table keyed by claim id ([claims]) or an array of tables ([[claims]])"
@@ -345,17 +350,6 @@ def claim_entries(raw, reg: Registry) -> list | None:
             continue
         out.append({**entry, "id": cid})
     return out
-
-
-def _split_keyed(entry, reg: Registry):
-    """A ``[[claims]]`` table less the ``[claims.C05]`` tables TOML read into it (each an issue)."""
-    if not isinstance(entry, dict):
-        return entry
-    inside = [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]
-    for cid in inside:
-        why = f"[claims.{cid}] after [[claims]] tables reads as a field of the claim above it: {ONE_FORM}"
-        reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
-    return {k: v for k, v in entry.items() if k not in inside}
 
 
 def _load_claims(entries: list, defaults_table, reg: Registry, ctx: Context, located: dict) -> None:
