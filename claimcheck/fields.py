@@ -348,6 +348,11 @@ def _flag(name: str, help: str, shared: bool = False) -> Field:
     return Field(name, help, kind=BOOL, default=False, example="true", shared=shared)
 
 
+def _table(name: str, help: str, check: Callable[[Any, Context], Any], example: str) -> Field:
+    """A table field of a claim, empty unless set."""
+    return Field(name, help, check, kind=TABLE, default=MappingProxyType({}), example=example)
+
+
 # --- the tables -------------------------------------------------------------------------------------
 CLAIM_FIELDS: tuple[Field, ...] = (
     Field(
@@ -406,30 +411,18 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         why=f"known needs: {', '.join(sorted(NEEDS))}",
         shared=True,
     ),
-    Field(
-        "values",
-        "other printed numbers the claim uses, each as a string",
-        _values,
-        kind=TABLE,
-        default=MappingProxyType({}),
-        example='{ read_s = "0.086" }',
+    _table(
+        "values", "other printed numbers the claim uses, each as a string", _values, '{ read_s = "0.086" }'
     ),
-    Field(
+    _table(
         "quotes",
         "more places that print the claim's numbers: a name (`stated` or a key of "
         "`values`) = a locator or a list of them",
         _quotes,
-        kind=TABLE,
-        default=MappingProxyType({}),
-        example='{ stated = ["5947 个"] }',
+        '{ stated = ["5947 个"] }',
     ),
-    Field(
-        "inputs",
-        "text inputs the check feeds a model",
-        _inputs,
-        kind=TABLE,
-        default=MappingProxyType({}),
-        example='{ prompt = "The capital of France is" }',
+    _table(
+        "inputs", "text inputs the check feeds a model", _inputs, '{ prompt = "The capital of France is" }'
     ),
     _flag(
         "reconstructed",
