@@ -315,8 +315,7 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 @dataclass
 class Interrupted(_Record):
-    """How an interrupted run ended (``by`` SIGTERM, SIGINT...): the claims it decided, and those it
-    selected but did not reach."""
+    """How an interrupted run ended (``by``: SIGTERM, SIGINT...): the claims decided, those not reached."""
 
     by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
