@@ -3,6 +3,7 @@ names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
 import statistics
@@ -18,20 +19,15 @@ BUSY_LOAD_OVER_CORES = 1.0
 
 
 def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as f:
+        for line in f:
+            if line.lower().startswith(("model name", "hardware", "cpu model")):
+                return line.split(":", 1)[1].strip()
     if sys.platform == "darwin":
-        try:
+        with contextlib.suppress(Exception):
             brand = ["sysctl", "-n", "machdep.cpu.brand_string"]
             out = subprocess.run(brand, capture_output=True, text=True, timeout=2).stdout.strip()
             return out or platform.processor()
-        except Exception:
-            pass
     return platform.processor() or platform.machine()
 
 
@@ -43,10 +39,7 @@ def _ram_bytes() -> int | None:
 
 
 def _usable_cores() -> int | None:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count()
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def runner_fingerprint(profile: str | None = None) -> dict:

@@ -1,6 +1,7 @@
-"""The one vocabulary of claim outcomes, for the run, the reports, merge and diff: a row of
-:data:`WORDS` each. A new word is a row here, a row of :data:`claimcheck.plugin.running.PYTEST_OUTCOME`
-and a ``.o-<word>`` style in ``claimcheck/pages/templates/page.css`` (tests/core/test_outcomes.py).
+"""The one vocabulary of claim outcomes, for the run, the reports, merge and diff: a :class:`Word` of
+:data:`WORDS` each. A new word is a row of ``_FACTS`` and of ``_SENTENCES`` here, a row of
+:data:`claimcheck.plugin.running.PYTEST_OUTCOME` and a ``.o-<word>`` style in
+``claimcheck/pages/templates/page.css`` (tests/core/test_outcomes.py).
 """
 
 from __future__ import annotations
@@ -20,117 +21,60 @@ NOT_RUN = "not-run"
 @dataclass(frozen=True)
 class Word:
     """One outcome word: ``ends``, how a claim test with this verdict ends (``"return"``, ``"fail"``,
-    ``"skip"``, ``"error"``; None: no verdict says it); ``label`` for an editor; ``one``/``many``, the
-    summary's sentence of ``{n}`` claims; ``phrase`` after a claim's id; the Markdown ``mark``; the
-    manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower is better; None: not a
-    verdict); the CI ``annotation`` level."""
+    ``"skip"``, ``"error"``; None: no verdict says it); ``label`` for an editor; ``phrase`` after a claim's
+    id; the Markdown ``mark``; the manuscript ``state``; ``severity`` (0 worst); ``rank`` for diff (lower
+    is better; None: not a verdict); the CI ``annotation`` level; ``one``/``many``, the summary's sentence
+    of ``{n}`` claims."""
 
     word: str
     ends: str | None
     label: str
-    one: str
-    many: str
     phrase: str
     mark: str
     state: str
     severity: int
-    rank: int | None = None
-    annotation: str | None = None
+    rank: int | None
+    annotation: str | None
+    one: str
+    many: str
 
     def sentence(self, n: int, **fields: str) -> str:
         """The summary's sentence of ``n`` claims with this outcome, ``fields`` filled in."""
         return (self.one if n == 1 else self.many).format(n=n, **fields)
 
 
-WORDS = (
-    Word(
-        PASSED,
-        "return",
-        PASSED,
-        "{n} claim holds on this runner{ties}.",
-        "{n} claims hold on this runner{ties}.",
-        "holds",
-        "✅",
-        "held",
-        severity=4,
-        rank=0,
-    ),
-    Word(
-        FAILED,
-        "fail",
-        FAILED,
-        "{n} does not hold here: {ids}.",
-        "{n} do not hold here: {ids}.",
-        "does not hold",
-        "❌",
-        "failed",
-        severity=1,
-        rank=3,
-        annotation="error",
-    ),
-    Word(
-        INCONCLUSIVE,
-        "skip",
-        INCONCLUSIVE,
+#: a row per word, in the order reports list them: the fields of :class:`Word` up to its sentences
+_FACTS: tuple[tuple[str, str | None, str, str, str, str, int, int | None, str | None], ...] = (
+    # word, ends, label, phrase, mark, state, severity, rank, annotation
+    (PASSED, "return", PASSED, "holds", "✅", "held", 4, 0, None),
+    (FAILED, "fail", FAILED, "does not hold", "❌", "failed", 1, 3, "error"),
+    (INCONCLUSIVE, "skip", INCONCLUSIVE, "is undecided", "❔", "inconclusive", 2, 2, "warning"),
+    (NEAR_TIE, "return", NEAR_TIE, "holds only up to a near-tie", "🟡", "held", 3, 1, None),
+    (ERROR, "error", ERROR, "could not be checked", "💥", "failed", 0, 3, "error"),
+    (SKIPPED, "skip", SKIPPED, "cannot be checked here", "⏭️", "unchecked", 5, None, None),
+    (NOT_RUN, None, "not run", "was not run", "⬜", "not-run", 6, None, None),
+)
+
+#: each word's sentences (:attr:`Word.one`, :attr:`Word.many`)
+_SENTENCES = {
+    PASSED: ("{n} claim holds on this runner{ties}.", "{n} claims hold on this runner{ties}."),
+    FAILED: ("{n} does not hold here: {ids}.", "{n} do not hold here: {ids}."),
+    INCONCLUSIVE: (
         "{n} timing claim is undecided (the confidence interval straddles the bar): {ids}.",
         "{n} timing claims are undecided (the confidence interval straddles the bar): {ids}.",
-        "is undecided",
-        "❔",
-        "inconclusive",
-        severity=2,
-        rank=2,
-        annotation="warning",
     ),
-    Word(
-        NEAR_TIE,
-        "return",
-        NEAR_TIE,
-        "{n} only up to a near-tie: {ids}",
-        "{n} only up to near-ties: {ids}",
-        "holds only up to a near-tie",
-        "🟡",
-        "held",
-        severity=3,
-        rank=1,
-    ),
-    Word(
-        ERROR,
-        "error",
-        ERROR,
+    NEAR_TIE: ("{n} only up to a near-tie: {ids}", "{n} only up to near-ties: {ids}"),
+    ERROR: (
         "{n} could not be checked because something is broken (a test, its module or its registry "
         "entry): {ids}.",
         "{n} could not be checked because something is broken (a test, its module or its registry "
         "entry): {ids}.",
-        "could not be checked",
-        "💥",
-        "failed",
-        severity=0,
-        rank=3,
-        annotation="error",
     ),
-    Word(
-        SKIPPED,
-        "skip",
-        SKIPPED,
-        "{n} cannot be checked here: {causes}.",
-        "{n} cannot be checked here: {causes}.",
-        "cannot be checked here",
-        "⏭️",
-        "unchecked",
-        severity=5,
-    ),
-    Word(
-        NOT_RUN,
-        None,
-        "not run",
-        "{n} was not run: {parts}.",
-        "{n} were not run: {parts}.",
-        "was not run",
-        "⬜",
-        "not-run",
-        severity=6,
-    ),
-)
+    SKIPPED: ("{n} cannot be checked here: {causes}.", "{n} cannot be checked here: {causes}."),
+    NOT_RUN: ("{n} was not run: {parts}.", "{n} were not run: {parts}."),
+}
+
+WORDS = tuple(Word(*facts, *_SENTENCES[facts[0]]) for facts in _FACTS)
 
 WORD = {w.word: w for w in WORDS}
 

@@ -1,6 +1,6 @@
 """The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
 verdict on the item and in ``user_properties`` (which travel from xdist workers), and stop the test
-the verdict's way (:meth:`ClaimRecorder._raise`)."""
+the verdict's way (:meth:`ClaimRecorder._settle`)."""
 
 from __future__ import annotations
 
@@ -275,7 +275,7 @@ class ClaimRecorder:
 
     def decide(self, evidence: Evidence, **details) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
-        and end the test its way (:meth:`_raise`): every check ends here."""
+        and end the test its way (:meth:`_settle`): every check ends here."""
         __tracebackhide__ = True
         self._add(details)
         verdict = judge(self.claim, evidence, runner=self._runner)
@@ -302,24 +302,18 @@ class ClaimRecorder:
             self._verdict = verdict
         self._item.stash[VERDICT_KEY] = self._verdict
         self._write()
-        self._raise(verdict, message)
-
-    def _raise(self, verdict: Verdict, message: str) -> None:
-        """The one place a verdict becomes pytest's control flow, as its word's ``ends`` says: return,
-        ``pytest.fail``, ``pytest.skip`` (at the test's location) or :class:`VerdictError`."""
-        __tracebackhide__ = True
+        # the one place a verdict becomes pytest's control flow, as its word's ``ends`` says
         ends = getattr(WORD.get(verdict.outcome), "ends", None)
-        if ends == "return":
-            return
         if ends == "fail":
             raise pytest.fail.Exception(message, pytrace=False)
         if ends == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
         if ends == "error":
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
-        raise ValueError(
-            f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"
-        )
+        if ends != "return":
+            raise ValueError(
+                f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"
+            )
 
     def _write(self) -> None:
         props = self._item.user_properties

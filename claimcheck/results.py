@@ -203,9 +203,7 @@ class ClaimEntry(_Record):
     @property
     def model(self) -> str:
         """The portable-LM lane's model the row was measured on ("" for GPT-2's rows)."""
-        lane = self.details.get("model")
-        name = self.extra.get("model") or (lane.get("name") if isinstance(lane, dict) else "")
-        return str(name or "")
+        return str(self.extra.get("model") or _obj_in(self.details, "model").get("name") or "")
 
     def to_json(self) -> dict:
         """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
@@ -315,8 +313,7 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 @dataclass
 class Interrupted(_Record):
-    """How an interrupted run ended (``by`` SIGTERM, SIGINT...): the claims it decided, and those it
-    selected but did not reach."""
+    """How an interrupted run ended (``by``: SIGTERM, SIGINT...): the claims decided, those not reached."""
 
     by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
@@ -514,12 +511,10 @@ def upgrade(raw: dict, path) -> list[str]:
         )
     claims = _list(raw, "claims")
     for e in claims:
-        details = e.get("details") if isinstance(e, dict) else None
-        for part in ("conditions", "exact"):
-            forms = details.get(part) if isinstance(details, dict) else None
-            for form in forms.values() if isinstance(forms, dict) else ():
-                if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
-                    form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
+        details = _obj_in(e, "details") if isinstance(e, dict) else {}
+        for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
+            if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
+                form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
     if schema >= 2:
         return []
     regs = [r for r in _list(raw, "registries") if isinstance(r, dict)]

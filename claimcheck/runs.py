@@ -238,8 +238,7 @@ class Diff:
     changes: list[Change] = field(default_factory=list)
     issues: list[str] = field(default_factory=list)
     runner_notes: list[str] = field(default_factory=list)
-    # "OLD"/"NEW" -> ids its run did not select
-    unselected: dict[str, list[str]] = field(default_factory=dict)
+    unselected: dict[str, list[str]] = field(default_factory=dict)  # "OLD"/"NEW" -> ids it did not select
     carried: list[str] = field(default_factory=list)  # ids NEW kept from an earlier run (a -k/-m run)
 
     @property

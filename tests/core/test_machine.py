@@ -46,3 +46,18 @@ def test_runnable_others_is_the_median_of_spaced_samples(monkeypatch):
 
     monkeypatch.setattr(builtins, "open", no_file)
     assert machine.runnable_others() is None
+
+
+def test_usable_cores_and_cpu_model_without_the_linux_sources(monkeypatch):
+    monkeypatch.delattr(machine.os, "sched_getaffinity", raising=False)  # macOS, Windows
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 6)
+    assert machine.load_average()[1] == 6
+
+    def no_cpuinfo(*args, **kwargs):
+        raise OSError("no /proc here")
+
+    monkeypatch.setattr("builtins.open", no_cpuinfo)
+    monkeypatch.setattr(machine.sys, "platform", "win32")
+    monkeypatch.setattr(machine.platform, "processor", lambda: "")
+    monkeypatch.setattr(machine.platform, "machine", lambda: "AMD64")
+    assert machine.runner_fingerprint()["cpu"] == "AMD64"  # an unreadable /proc/cpuinfo is no error

@@ -4,12 +4,15 @@ that misses one fails here, not on a page."""
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from claimcheck import outcomes as oc
 from claimcheck.pages.manuscript_view import STATE_LABEL
 from claimcheck.plugin.running import PYTEST_OUTCOME
+from claimcheck.recorder import VERDICT_KEY, ClaimRecorder, VerdictError
+from claimcheck.verdict import Verdict
 
 CSS = (Path(oc.__file__).parent / "pages" / "templates" / "page.css").read_text(encoding="utf-8")
 
@@ -51,3 +54,30 @@ def test_the_tables_derived_from_the_words():
     assert oc.HELD == (oc.PASSED, oc.NEAR_TIE) and oc.BROKEN == (oc.FAILED, oc.ERROR)
     assert oc.VERDICT_RANK == {oc.PASSED: 0, oc.NEAR_TIE: 1, oc.INCONCLUSIVE: 2, oc.FAILED: 3, oc.ERROR: 3}
     assert oc.label(oc.NOT_RUN) == "not run" and oc.label("unknown") == "unknown"
+
+
+@pytest.mark.parametrize(
+    "outcome, raised",
+    [
+        (oc.PASSED, None),
+        (oc.NEAR_TIE, None),
+        (oc.FAILED, pytest.fail.Exception),
+        (oc.INCONCLUSIVE, pytest.skip.Exception),
+        (oc.SKIPPED, pytest.skip.Exception),
+        (oc.ERROR, VerdictError),
+        (oc.NOT_RUN, ValueError),
+        ("held", ValueError),
+    ],
+)
+def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
+    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
+    item = SimpleNamespace(stash={}, user_properties=[])
+    recorder = ClaimRecorder(claim, item, None, "test hardware", {})
+    if raised is None:
+        recorder._settle(Verdict(outcome, 1.0, None), "message")
+    else:
+        with pytest.raises(raised) as exc:
+            recorder._settle(Verdict(outcome, 1.0, "why"), "message")
+        if raised is ValueError:
+            assert f"not {outcome!r}" in str(exc.value)
+    assert item.stash[VERDICT_KEY].outcome == outcome

@@ -200,6 +200,13 @@ def test_a_run_of_one_chapter_checks_the_other_chapters_rows_against_their_regis
     assert [c["id"] for c in new["chapters"]] == ["cha", "chb"]  # the book's order, whichever ran
 
 
+def test_chapters_keep_the_books_order_digits_compared_as_numbers(tmp_path):
+    old = write(tmp_path / "claims.json", _book(_in("ch9", entry("C01")), chapters=("ch9",)))
+    new = keep_unselected(_book(_in("ch15", entry("C01")), chapters=("ch15",)), old)
+    assert [c["id"] for c in new["chapters"]] == ["ch9", "ch15"]  # not "ch15" < "ch9" as text
+    assert [e["key"] for e in new["claims"]] == ["ch9:C01", "ch15:C01"]
+
+
 def test_a_chapter_whose_registry_is_gone_is_dropped_and_said(tmp_path):
     old = write(tmp_path / "claims.json", _book(_in("cha", entry("C01")), _in("chb", entry("C01"))))
     new = keep_unselected(_book(_in("cha", entry("C01")), chapters=("cha",)), old, current=lambda path: None)

@@ -82,6 +82,22 @@ def test_unknown_keys_are_kept_as_read():
     assert e.model == "smollm2" and e.to_json()["model"] == "smollm2"
 
 
+def test_the_model_is_the_extra_keys_else_the_lanes_name():
+    assert ClaimEntry.from_dict(entry(details={"model": {"name": "smollm2"}})).model == "smollm2"
+    assert ClaimEntry.from_dict(entry(details={"model": "not an object"})).model == ""
+    assert ClaimEntry.from_dict(entry()).model == ""
+
+
+def test_timing_verdicts_of_older_files_read_as_outcome_words(tmp_path):
+    forms = {
+        "conditions": {"a": {"verdict": "pass"}, "b": "junk"},
+        "exact": {"x": {"verdict": "machine-bound"}},
+    }
+    doc = read_document(write(tmp_path, entry(details=forms), entry("C02", details="junk")))
+    assert doc.claims[0].details["conditions"] == {"a": {"verdict": "passed"}, "b": "junk"}
+    assert doc.claims[0].details["exact"] == {"x": {"verdict": "skipped"}}
+
+
 def test_from_dict_names_the_malformed_field():
     with pytest.raises(ValueError, match="claim ch15:C01: field 'duration_s' is 'slow'"):
         ClaimEntry.from_dict(entry(duration_s="slow"))
