@@ -14,6 +14,7 @@ import hashlib
 import re
 import time
 from bisect import bisect_left, bisect_right
+from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -310,14 +311,6 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
     return None
 
 
-def check_claim(ms: Manuscript, claim) -> ClaimDrift:
-    """Check every binding of one :class:`claimcheck.registry.Claim` against the manuscript."""
-    checks = []
-    for name, locator in claim.bindings():
-        checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
-    return ClaimDrift(claim.id, tuple(checks))
-
-
 def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
     """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
     ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
@@ -343,10 +336,9 @@ def chapter_manuscript(registry) -> Manuscript | None:
     name = registry.chapter.get("manuscript")
     if not isinstance(name, str) or not name:
         return None
-    try:
+    with suppress(ManuscriptError):
         return Manuscript.read(Path(registry.path).parent / Path(name).name)
-    except ManuscriptError:
-        return None
+    return None
 
 
 def citation_checks(registry, book, ms: Manuscript | None = None) -> dict[str, QuoteCheck]:
@@ -535,7 +527,10 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
     ManuscriptError: the manuscript cannot be read."""
     t0 = time.perf_counter()
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
-    drifts = [check_claim(ms, c) for c in registry.claims.values()]
+    drifts = []
+    for c in registry.claims.values():  # every binding of each claim
+        checks = [q for name, loc in c.bindings() for q in check_quote(ms, c.id, name, loc, c.printed(name))]
+        drifts.append(ClaimDrift(c.id, tuple(checks)))
     audit = audit_numbers(ms, drifts, registry.waivers)
     cited = citation_checks(registry, book, ms) if book is not None else {}
     drifts = [
