@@ -285,13 +285,12 @@ class _Evaluator:
             return self.env[name]
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
-            if isinstance(node.op, ast.Pow):
-                n = node.right.value
-                out = math.prod([a] * abs(n), start=Interval.exact(1))
-                return out if n >= 0 else self._div(Interval.exact(1), out)
-            if isinstance(node.op, ast.Div):
-                return self._div(a, b)
-            return _BINARY[type(node.op)](a, b)
+            if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (parse refuses -1)
+                return math.prod([a] * node.right.value, start=Interval.exact(1))
+            try:
+                return _BINARY[type(node.op)](a, b)
+            except ZeroDivisionError as exc:  # a division by an interval holding 0
+                raise FormulaError(f"{self.text}: {exc}") from None
         if isinstance(node, ast.UnaryOp):
             v = self.visit(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
@@ -314,12 +313,6 @@ class _Evaluator:
                 left = right
             return True
         raise FormulaError(f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}")  # pragma: no cover
-
-    def _div(self, a, b):
-        try:
-            return a / b
-        except ZeroDivisionError as exc:
-            raise FormulaError(f"{self.text}: {exc}") from None
 
 
 def value_of(printed: str, precision: str) -> Interval:

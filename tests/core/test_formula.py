@@ -63,6 +63,17 @@ def test_outside_the_language_is_a_clear_error(text, condition, words):
 def test_division_by_an_interval_holding_zero_is_an_error():
     with pytest.raises(FormulaError, match="containing 0"):
         parse("a / b").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
+    with pytest.raises(FormulaError) as err:
+        parse("a / (b - b)").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
+    assert str(err.value) == "'a / (b - b)': division by an interval containing 0: [-2, 2]"
+
+
+def test_a_power_is_a_literal_integer_up_to_16():
+    assert str(parse("b ** 3").evaluate({"b": Interval(2, 3)})) == "[8, 27]"
+    assert str(parse("b ** 0").evaluate({"b": Interval(2, 3)})) == "1"
+    for text in ("b ** -1", "b ** 17", "b ** 0.5", "b ** c"):
+        with pytest.raises(FormulaError, match="a power must be a small integer"):
+            parse(text)
 
 
 REGISTRY = """
