@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from claimcheck.formula import FormulaError, evaluate_claim, parse
+from claimcheck.formula import MAX_DEPTH, FormulaError, evaluate_claim, parse
 from claimcheck.interval import Interval
 from claimcheck.registry import load_registry
 
@@ -66,6 +66,12 @@ def test_division_by_an_interval_holding_zero_is_an_error():
     with pytest.raises(FormulaError) as err:
         parse("a / (b - b)").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
     assert str(err.value) == "'a / (b - b)': division by an interval containing 0: [-2, 2]"
+
+
+def test_a_formula_nests_at_most_max_depth_levels():
+    assert str(parse("-" * (MAX_DEPTH - 1) + "1").evaluate({})) == "-1"  # the 1 is at level MAX_DEPTH
+    with pytest.raises(FormulaError, match=f"nested too deeply \\(at most {MAX_DEPTH} levels\\)"):
+        parse("-" * MAX_DEPTH + "1")
 
 
 def test_a_power_is_a_literal_integer_up_to_16():
