@@ -19,7 +19,7 @@ from collections import Counter
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from pathlib import Path
 
 from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
@@ -67,6 +67,9 @@ _YEAR_BEFORE = re.compile(
     re.I,
 )
 _LIST_AFTER = re.compile(r"[.)、]\s")
+# what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
+# "5.54 美元20"), or a Markdown cell border
+_CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -497,8 +500,21 @@ class _Drafter:
                 self.formulas[num.span] = found
                 for x in found.operands:
                     self.operand_of.setdefault(x.span, num.span)
+        # table rows: two or more numbers on a line, each cell ending in a unit glued to the next one's
+        # digits (``5.21 s98 token``) or a cell border (``| 5.21 s | 98 token |``)
+        rows: list[list[Number]] = []
+        for x, y in pairwise(ms.numbers):
+            length = unit_words(ms, x, shared=False)[2]
+            glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
+            border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
+            if x.line != y.line or not (glued or border):
+                continue
+            if rows and rows[-1][-1] is x:
+                rows[-1].append(y)
+            else:
+                rows.append([x, y])
         taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
-        rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
+        rows = [row for row in rows if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
         self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
@@ -605,28 +621,6 @@ def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | 
     """The span of ascending, disjoint ``spans`` that holds ``[a, b]``, or None."""
     i = bisect_right(spans, (a, float("inf")))  # spans[i - 1]: the last to start at or before a
     return spans[i - 1] if i and b <= spans[i - 1][1] else None
-
-
-# what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
-# "5.54 美元20"), or a Markdown cell border
-_CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
-
-
-def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
-    """The numbers of each table row: two or more on a line, each cell ending in a unit glued to the
-    next one's digits (``5.21 s98 token``) or a cell border (``| 5.21 s | 98 token |``)."""
-    rows: list[list[Number]] = []
-    for x, y in zip(ms.numbers, ms.numbers[1:]):
-        length = unit_words(ms, x, shared=False)[2]
-        glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
-        border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
-        if x.line != y.line or not (glued or border):
-            continue
-        if rows and rows[-1][-1] is x:
-            rows[-1].append(y)
-        else:
-            rows.append([x, y])
-    return [tuple(row) for row in rows]
 
 
 _OPERATOR = dict.fromkeys("×xX*·", "*") | dict.fromkeys("/÷", "/") | {"+": "+", "-": "-", "−": "-"}
