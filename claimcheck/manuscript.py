@@ -276,8 +276,7 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
     return checks
 
 
-_LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"
-"""A run of digits and the separators an edit may put inside a number (for :func:`_near_miss`)."""
+_LOOSE_NUMBER = r"(\d(?:[\d.,，、]|\s(?=\d))*)"  # digits and the separators an edit may put inside a number
 _SEPARATORS = {
     "，": "a full-width comma separates clauses here",
     "、": "an enumeration comma separates items here",
