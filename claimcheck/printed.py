@@ -195,7 +195,6 @@ class LocatorPattern:
     """A registry locator compiled: the ``numbers`` it prints, and a ``regex`` that matches its place
     whatever numbers the manuscript prints now (each a capture group; whitespace elastic)."""
 
-    locator: str
     numbers: tuple[Number, ...]
     regex: re.Pattern
 
@@ -239,7 +238,7 @@ def compile_locator(locator: str) -> LocatorPattern:
         parts.append(_literal(tail.lstrip() if (nums or si > 0) else tail))
         numbers.extend(nums)
         plain_offset += len(seg)
-    return LocatorPattern(locator, tuple(numbers), re.compile("".join(parts)))
+    return LocatorPattern(tuple(numbers), re.compile("".join(parts)))
 
 
 def _literal(text: str) -> str:
