@@ -155,14 +155,11 @@ def parse(text: str, *, condition: bool = False) -> Formula:
         todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
     names: list[str] = []
     _check(tree.body, shown, names, top=True)
-    is_cmp = isinstance(tree.body, ast.Compare)
-    if condition and not is_cmp:
+    if condition != isinstance(tree.body, ast.Compare):
         raise FormulaError(
             f"{shown} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
-        )
-    if not condition and is_cmp:
-        raise FormulaError(
-            f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
+            if condition
+            else f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
     return Formula(text, tuple(dict.fromkeys(aliases.get(n, n) for n in names)), tree, aliases)
 
