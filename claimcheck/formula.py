@@ -18,6 +18,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval
@@ -62,12 +63,9 @@ def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], largest)
 
 
-def _extreme(pick):
-    def apply(*args: Interval) -> Interval:
-        xs = [Interval.coerce(x) for x in args]
-        return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
-
-    return apply
+def _extreme(pick, *args: Interval) -> Interval:
+    xs = [Interval.coerce(x) for x in args]
+    return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
 
 
 #: the functions a formula may call: name -> (function over intervals, what it computes)
@@ -77,8 +75,8 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     "ln": (_monotone(math.log, "ln"), "natural logarithm"),
     "log10": (_monotone(math.log10, "log10"), "base-10 logarithm"),
     "sqrt": (_monotone(math.sqrt, "sqrt"), "square root"),
-    "min": (_extreme(min), "the smallest of its arguments"),
-    "max": (_extreme(max), "the largest of its arguments"),
+    "min": (partial(_extreme, min), "the smallest of its arguments"),
+    "max": (partial(_extreme, max), "the largest of its arguments"),
     "surprisal_bits": (
         lambda p: surprisal_bits(Interval.coerce(p)),
         "-log2(p) in bits, p a probability in [0, 1]",

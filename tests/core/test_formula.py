@@ -68,6 +68,15 @@ def test_division_by_an_interval_holding_zero_is_an_error():
     assert str(err.value) == "'a / (b - b)': division by an interval containing 0: [-2, 2]"
 
 
+def test_min_and_max_take_the_extreme_ends_of_their_arguments():
+    env = {"a": Interval(1, 2), "b": Interval(0.5, 3)}
+    assert str(parse("min(a, b, 7)").evaluate(env)) == "[0.5, 2]"
+    assert str(parse("max(a, b)").evaluate(env)) == "[1, 3]"
+    with pytest.raises(FormulaError) as err:
+        parse("min()").evaluate(env)
+    assert str(err.value) == "'min()': min(...): min() arg is an empty sequence"
+
+
 def test_a_formula_nests_at_most_max_depth_levels():
     assert str(parse("-" * (MAX_DEPTH - 1) + "1").evaluate({})) == "-1"  # the 1 is at level MAX_DEPTH
     with pytest.raises(FormulaError, match=f"nested too deeply \\(at most {MAX_DEPTH} levels\\)"):
