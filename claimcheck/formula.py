@@ -18,6 +18,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval
@@ -62,12 +63,9 @@ def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], largest)
 
 
-def _extreme(pick):
-    def apply(*args: Interval) -> Interval:
-        xs = [Interval.coerce(x) for x in args]
-        return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
-
-    return apply
+def _extreme(pick, *args: Interval) -> Interval:
+    xs = [Interval.coerce(x) for x in args]
+    return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
 
 
 #: the functions a formula may call: name -> (function over intervals, what it computes)
@@ -77,8 +75,8 @@ FUNCTIONS: dict[str, tuple[Callable, str]] = {
     "ln": (_monotone(math.log, "ln"), "natural logarithm"),
     "log10": (_monotone(math.log10, "log10"), "base-10 logarithm"),
     "sqrt": (_monotone(math.sqrt, "sqrt"), "square root"),
-    "min": (_extreme(min), "the smallest of its arguments"),
-    "max": (_extreme(max), "the largest of its arguments"),
+    "min": (partial(_extreme, min), "the smallest of its arguments"),
+    "max": (partial(_extreme, max), "the largest of its arguments"),
     "surprisal_bits": (
         lambda p: surprisal_bits(Interval.coerce(p)),
         "-log2(p) in bits, p a probability in [0, 1]",
@@ -147,18 +145,19 @@ def parse(text: str, *, condition: bool = False) -> Formula:
         raise FormulaError(f"{shown} is not a valid expression ({exc.msg}, column {exc.offset})") from None
     except (RecursionError, MemoryError):
         raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)") from None
-    if _depth(tree.body) > MAX_DEPTH:
-        raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)")
+    todo: list[tuple[ast.AST, int]] = [(tree.body, 1)]
+    while todo:  # without recursion: a deep tree is what is refused
+        node, level = todo.pop()
+        if level > MAX_DEPTH:
+            raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)")
+        todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
     names: list[str] = []
     _check(tree.body, shown, names, top=True)
-    is_cmp = isinstance(tree.body, ast.Compare)
-    if condition and not is_cmp:
+    if condition != isinstance(tree.body, ast.Compare):
         raise FormulaError(
             f"{shown} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
-        )
-    if not condition and is_cmp:
-        raise FormulaError(
-            f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
+            if condition
+            else f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
     return Formula(text, tuple(dict.fromkeys(aliases.get(n, n) for n in names)), tree, aliases)
 
@@ -177,17 +176,6 @@ def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
         return name
 
     return XREF_RE.sub(alias, text), aliases
-
-
-def _depth(root: ast.AST) -> int:
-    """The depth of an expression tree, counted without recursion (a deep tree is what is refused)."""
-    deepest, todo = 0, [(root, 1)]
-    while todo:
-        node, level = todo.pop()
-        deepest = max(deepest, level)
-        if level <= MAX_DEPTH:  # deeper than the bound: its depth is all that matters
-            todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return deepest
 
 
 def _dotted(node) -> str | None:
@@ -285,13 +273,12 @@ class _Evaluator:
             return self.env[name]
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
-            if isinstance(node.op, ast.Pow):
-                n = node.right.value
-                out = math.prod([a] * abs(n), start=Interval.exact(1))
-                return out if n >= 0 else self._div(Interval.exact(1), out)
-            if isinstance(node.op, ast.Div):
-                return self._div(a, b)
-            return _BINARY[type(node.op)](a, b)
+            if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (parse refuses -1)
+                return math.prod([a] * node.right.value, start=Interval.exact(1))
+            try:
+                return _BINARY[type(node.op)](a, b)
+            except ZeroDivisionError as exc:  # a division by an interval holding 0
+                raise FormulaError(f"{self.text}: {exc}") from None
         if isinstance(node, ast.UnaryOp):
             v = self.visit(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
@@ -314,12 +301,6 @@ class _Evaluator:
                 left = right
             return True
         raise FormulaError(f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}")  # pragma: no cover
-
-    def _div(self, a, b):
-        try:
-            return a / b
-        except ZeroDivisionError as exc:
-            raise FormulaError(f"{self.text}: {exc}") from None
 
 
 def value_of(printed: str, precision: str) -> Interval:

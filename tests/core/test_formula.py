@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from claimcheck.formula import FormulaError, evaluate_claim, parse
+from claimcheck.formula import MAX_DEPTH, FormulaError, evaluate_claim, parse
 from claimcheck.interval import Interval
 from claimcheck.registry import load_registry
 
@@ -63,6 +63,32 @@ def test_outside_the_language_is_a_clear_error(text, condition, words):
 def test_division_by_an_interval_holding_zero_is_an_error():
     with pytest.raises(FormulaError, match="containing 0"):
         parse("a / b").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
+    with pytest.raises(FormulaError) as err:
+        parse("a / (b - b)").evaluate({"a": Interval(1, 1), "b": Interval(-1, 1)})
+    assert str(err.value) == "'a / (b - b)': division by an interval containing 0: [-2, 2]"
+
+
+def test_min_and_max_take_the_extreme_ends_of_their_arguments():
+    env = {"a": Interval(1, 2), "b": Interval(0.5, 3)}
+    assert str(parse("min(a, b, 7)").evaluate(env)) == "[0.5, 2]"
+    assert str(parse("max(a, b)").evaluate(env)) == "[1, 3]"
+    with pytest.raises(FormulaError) as err:
+        parse("min()").evaluate(env)
+    assert str(err.value) == "'min()': min(...): min() arg is an empty sequence"
+
+
+def test_a_formula_nests_at_most_max_depth_levels():
+    assert str(parse("-" * (MAX_DEPTH - 1) + "1").evaluate({})) == "-1"  # the 1 is at level MAX_DEPTH
+    with pytest.raises(FormulaError, match=f"nested too deeply \\(at most {MAX_DEPTH} levels\\)"):
+        parse("-" * MAX_DEPTH + "1")
+
+
+def test_a_power_is_a_literal_integer_up_to_16():
+    assert str(parse("b ** 3").evaluate({"b": Interval(2, 3)})) == "[8, 27]"
+    assert str(parse("b ** 0").evaluate({"b": Interval(2, 3)})) == "1"
+    for text in ("b ** -1", "b ** 17", "b ** 0.5", "b ** c"):
+        with pytest.raises(FormulaError, match="a power must be a small integer"):
+            parse(text)
 
 
 REGISTRY = """

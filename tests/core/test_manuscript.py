@@ -173,6 +173,37 @@ def test_waivers_are_validated_with_file_waiver_and_field(tmp_path):
     assert any("field 'waivers[3].locator'" in m and "¦" in m for m in msgs)
 
 
+def test_each_waiver_problem_and_warning_is_one_line_naming_it(tmp_path):
+    waivers = [
+        ("不存在 5", "gone", ""),
+        ("处 12 个", "twice", ""),
+        ("丙说 7 次", "changed", 'numbers = ["8"]'),
+        ("甲处 12 个", "no end", 'until = "没有的尾巴"'),
+        ("乙处 12 个", "a range", 'until = "结尾"'),
+    ]
+    toml = '[chapter]\nid = "w"\ntitle = "waivers"\n' + "".join(
+        f'\n[[waivers]]\nlocator = "{loc}"\nreason = "{why}"\n{extra}\n' for loc, why, extra in waivers
+    )
+    (tmp_path / "claims.toml").write_text(toml, encoding="utf-8")
+    text = "甲处 12 个。\n乙处 12 个。\n丙说 7 次，结尾。\n"
+    audit = check_manuscript(
+        Manuscript.from_text(text, "w.txt"), load_registry(tmp_path / "claims.toml")
+    ).audit
+    assert audit.problems == [
+        "waivers[1] ('不存在 5': gone): locator not found in the manuscript",
+        "waivers[2] ('处 12 个': twice): locator matches lines 1, 2: lengthen it",
+        "waivers[4] ('甲处 12 个': no end): its end '没有的尾巴' is not found after line 1",
+    ]
+    assert audit.warnings == [
+        "waivers[3] ('丙说 7 次': changed): line 3 now prints 7, the waiver lists 8: is it still not a claim?"
+    ]
+    assert [(p.line, p.status, p.by) for p in audit.pieces] == [
+        (1, "waived", ("waivers[4]",)),
+        (2, "waived", ("waivers[5]",)),
+        (3, "waived", ("waivers[3]", "waivers[5]")),
+    ]
+
+
 # --- the chapter, where this checkout has it ---------------------------------------------------
 chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not in this checkout ({CHAPTER})")
 

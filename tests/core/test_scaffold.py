@@ -145,6 +145,14 @@ def test_init_of_a_missing_manuscript_writes_nothing(tmp_path, capsys):
     assert "nope.md" in capsys.readouterr().err and not (tmp_path / "claims").exists()
 
 
+@pytest.mark.parametrize(("file", "folder"), [("GPU Memory.md", "gpu-memory"), ("第一章.md", "chapter")])
+def test_init_names_the_chapter_after_the_manuscript_s_file(tmp_path, capsys, file, folder):
+    path = tmp_path / file
+    path.write_text("# KV\n\nIt reads 5947 tokens/s.\n", encoding="utf-8")
+    assert main(["init", str(path), "--claims-dir", str(tmp_path / "claims")]) == 0
+    assert f"wrote {tmp_path / 'claims' / folder / 'claims.toml'}:" in capsys.readouterr().out
+
+
 def test_a_plain_text_manuscript_s_code_lines_are_one_waiver(tmp_path):
     # no fences in plain text: a run of lines that look like code is a block
     text = (
