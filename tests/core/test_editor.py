@@ -282,6 +282,17 @@ def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypa
     assert "C05" not in out.split("C03=38")[1]  # only the drifted figure is re-run
 
 
+def test_what_if_manuscript_of_another_chapter_or_missing(whatif_project, capsys):
+    registry = str(whatif_project / "claims" / "claims.toml")
+    other = whatif_project / "other.md"
+    other.write_text("nothing of this chapter\n", encoding="utf-8")
+    assert main(["what-if", "--manuscript", str(other), "--registry", registry]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {other}: none of the " in err and "is it this chapter's manuscript?" in err
+    assert main(["what-if", "--manuscript", str(whatif_project / "nope.md"), "--registry", registry]) == 2
+    assert "nope.md" in capsys.readouterr().err
+
+
 def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
     with pytest.raises(KeyError, match="did you mean .*C05"):
         run_what_if([("C5", "58")], "claims/claims.toml", "claims", cwd=whatif_project)
