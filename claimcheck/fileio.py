@@ -13,7 +13,7 @@ import stat
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: the largest input file claimcheck reads (bytes): a manuscript, a registry, a claims.json, a plot
@@ -115,19 +115,13 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _sync_folder(path.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    """fsync a folder (POSIX), so that a rename in it is durable."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    if os.name == "posix":  # fsync the folder too, so that the rename is durable
+        with contextlib.suppress(OSError):
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) -> list[Path]:
@@ -138,12 +132,10 @@ def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) 
     now = time.time()
     for name in names:
         for p in folder.glob(f".{name}.*.tmp"):
-            try:
+            with contextlib.suppress(OSError):
                 if p.is_file() and now - p.stat().st_mtime > older_than_s:
                     p.unlink()
                     gone.append(p)
-            except OSError:
-                continue
     return gone
 
 
@@ -331,12 +323,12 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
     return broken
 
 
+@dataclass
 class _Merged:
     """The data of the tables read so far and the key paths they defined (one defined twice clashes)."""
 
-    def __init__(self) -> None:
-        self.data: dict = {}
-        self.defined: set[tuple[str, ...]] = set()
+    data: dict = field(default_factory=dict)
+    defined: set[tuple[str, ...]] = field(default_factory=set)
 
     def add(self, t: TomlTable, part: dict) -> str | None:
         """Merge the data ``part`` of table ``t``; return why it clashes (nothing merged), or None."""
