@@ -109,14 +109,6 @@ def _claims_forms() -> list[str]:
     ]
 
 
-def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
-    """``(name, help, parser)`` of each ``claimcheck`` command, in ``claimcheck --help``'s order."""
-    commands = argparse.ArgumentParser(prog="claimcheck").add_subparsers()
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(commands)
-    return [(a.dest, a.help or "", commands.choices[a.dest]) for a in commands._choices_actions]
-
-
 def _argument(action: argparse.Action) -> str:
     if not action.option_strings:
         return _code(str(action.metavar or action.dest))
@@ -131,14 +123,6 @@ def _default(action: argparse.Action) -> str:
     if not action.option_strings and action.nargs in ("*", "+"):
         return ""
     return _code(str(action.default))
-
-
-def kit_option_tables() -> list:
-    """The option tables of claimcheck's ``pytest11`` entry points that answer ``pytest_claimcheck_options``
-    (loaded by name: the core imports no kit)."""
-    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
-    answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
-    return [t for t in (answer() for answer in answers if answer is not None) if t is not None]
 
 
 def options() -> str:
@@ -163,7 +147,10 @@ def options() -> str:
         "checked by the same validator whatever its source, and a bad value is reported as written.",
         "",
     ]
-    tables = [CORE, *kit_option_tables()]
+    # the kits' tables: claimcheck's pytest11 entry points, loaded by name (the core imports no kit)
+    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
+    answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
+    tables = [CORE, *(t for t in (answer() for answer in answers if answer is not None) if t is not None)]
     for table in tables:
         if table is not CORE:
             declared = (
@@ -182,7 +169,10 @@ def options() -> str:
         out += ["", "Other environment variables:", ""]
         out += [f"- `{name}`: {words}" for name, words in other.items()]
     out += ["", "## `claimcheck` commands", ""]
-    commands = _commands()
+    parsers = argparse.ArgumentParser(prog="claimcheck").add_subparsers()  # in claimcheck --help's order
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(parsers)
+    commands = [(a.dest, a.help or "", parsers.choices[a.dest]) for a in parsers._choices_actions]
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]
     for name, words, parser in commands:
         usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
@@ -256,30 +246,23 @@ RENDER = {
 }
 
 
-def stale(root: Path) -> list[str]:
-    """The pages under ``root`` that are not what this module writes (missing ones included)."""
-    paths = {page: root / page for page in RENDER}
-    return [p for p, f in paths.items() if not f.is_file() or f.read_text(encoding="utf-8") != RENDER[p]()]
-
-
 def main(argv=None) -> int:
     """Write the pages under ``--root``, or with ``--check`` say which are stale (exit 1); the exit status."""
     parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=".", help="the repository's root (default: the current folder)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a page is not current")
     args = parser.parse_args(argv)
-    root = Path(args.root)
-    if args.check:
-        pages = stale(root)
-        for page in pages:
-            print(f"{page} is not current: run {REGENERATE}", file=sys.stderr)
-        return 1 if pages else 0
+    stale = 0  # pages that are missing or not what this module writes
     for page, render in RENDER.items():
-        path = root / page
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render(), encoding="utf-8", newline="\n")
-        print(f"wrote {page}")
-    return 0
+        path, text = Path(args.root) / page, render()
+        if not args.check:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8", newline="\n")
+            print(f"wrote {page}")
+        elif not path.is_file() or path.read_text(encoding="utf-8") != text:
+            print(f"{page} is not current: run {REGENERATE}", file=sys.stderr)
+            stale += 1
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":
