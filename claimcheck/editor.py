@@ -24,7 +24,6 @@ from claimcheck.pages.words import measured_value
 from claimcheck.printed import parse_number
 from claimcheck.registry import load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
-from claimcheck.tolerance import ToleranceError, parse_tolerance
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
@@ -296,16 +295,13 @@ class WhatIf:
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
     quoted_by: tuple = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
+    bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about the bound, not the figure
 
     @property
     def verdict(self) -> str:
         """One paragraph: whether this runner's measurement supports the revised figure."""
         v, m = self.revised, self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
-        try:
-            bound = parse_tolerance(self.tolerance).is_bound
-        except ToleranceError:
-            bound = False
         where, value = ("on this runner", "measured")
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
@@ -329,7 +325,7 @@ class WhatIf:
         lines = [
             f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
         ]
-        if not bound and self.outcome == FAILED and self.measured is not None:
+        if not self.bound and self.outcome == FAILED and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
                 if self.suggested is not None
@@ -345,7 +341,7 @@ class WhatIf:
                 f"  the measurement suggests {'figures from ' if sep else ''}{self.suggested}{unit} at the "
                 f"printed precision of {v}{ours}"
             )
-            if bound:
+            if self.bound:
                 lines.append(
                     f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound"
                     + (
@@ -426,6 +422,7 @@ def run_what_if(
                 runner=claim.runner or "",
                 inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
                 quoted_by=tuple(quoted.get(key, ())),
+                bound=claim.tolerance.is_bound,
             )
         )
     return answers
