@@ -206,13 +206,11 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
                 )
             continue
         lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
-        if key in revisions and revisions[key] != mantissa:
+        if revisions.setdefault(key, mantissa) != mantissa:  # printed twice: the first is checked
             notes.append(
                 f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
                 f"then what-if {key}={mantissa}"
             )
-            continue
-        revisions[key] = mantissa
     return list(revisions.items()), inputs, notes
 
 
@@ -431,8 +429,7 @@ def run_what_if(
 def _judged(
     key: str, claim, reg, value: str, rows: dict | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of a formula claim (``rows`` None: judged here, its value shown as the
-    claims page does) or a measured one; ``error`` rows."""
+    """``(row, suggested figure)`` of a formula claim (``rows`` None: judged here) or a measured one."""
     try:
         if rows is None:
             verdict = formula_verdict(claim, reg, value)
@@ -455,8 +452,7 @@ def _judged(
         return row, None  # this runner's value is not the figure of the runner it was measured on
 
     def holds(figure: str) -> bool:
-        """The claim holds with ``stated`` = ``figure``: its tolerance admits the measurement, or (a
-        formula claim) its formula and conditions hold."""
+        """Whether the claim holds with ``stated`` = ``figure`` (a formula claim: formula and conditions)."""
         if rows is not None:
             return claim.tolerance(measured, figure) is None
         try:
@@ -481,9 +477,8 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
         chapter, cid = split(key)
         reg = chapters.get(chapter)
         if reg is not None and cid in reg.claims:
-            copy = dataclasses.replace(reg, claims={**reg.claims})
-            copy.claims[cid] = dataclasses.replace(reg.claims[cid], stated=value)
-            chapters[chapter] = copy
+            claims = reg.claims | {cid: dataclasses.replace(reg.claims[cid], stated=value)}
+            chapters[chapter] = dataclasses.replace(reg, claims=claims)
     out: dict[str, list] = {}
     for reg in book.values():
         for c in reg.claims.values():

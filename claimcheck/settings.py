@@ -1,9 +1,6 @@
-"""Settings of a claims run: one option table, one validator per option, resolved in one place.
-
-:data:`OPTIONS` declares each core option once; a kit hands its own :class:`OptionTable` to the core
-(hook ``pytest_claimcheck_options``). Precedence: command line > environment > ini > default; a bad
-value is reported with its source as written.
-"""
+"""Settings of a claims run: one option table (:data:`OPTIONS`; a kit hands its own :class:`OptionTable`
+through the hook ``pytest_claimcheck_options``), one validator per option, resolved in one place.
+Precedence: command line > environment > ini > default; a bad value is reported with its source as written."""
 
 from __future__ import annotations
 

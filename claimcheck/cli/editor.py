@@ -136,8 +136,7 @@ def write_json(data, dest: str) -> bool:
 
 
 def _pairs(args) -> list[tuple[str, str]] | None:
-    """(manuscript, registry) pairs to check: each manuscript's, or every chapter's of ``--book DIR``
-    whose manuscript is there; None after printing why there are none."""
+    """(manuscript, registry) pairs to check: each named, or ``--book DIR``'s; None: said why none."""
     if not args.manuscript and not args.book:
         error("name a manuscript (or several), or --book DIR")
         return None
@@ -245,17 +244,17 @@ def _what_if(args) -> int:
             f"{args.manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
             + (": " + " ".join(f"{k}={v}" for k, v in found) if found else "")
         )
-        for key, figures in inputs.items():
+        for key, given in inputs.items():
             print(
-                f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in figures.items())} (re-judged)"
+                f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)"
             )
         for note in notes:
             print(f"  note: {note}")
         if not args.registry:  # run where the found registry's project is, from any folder
             cwd = project_of(reg.path, args.claims)
-        given = {name for name, _ in revisions}
+        named = {name for name, _ in revisions}
         revisions += [
-            (key, value) for key, value in found if key not in given and key.split(":")[-1] not in given
+            (key, value) for key, value in found if key not in named and key.split(":")[-1] not in named
         ]
         if not revisions and not inputs:
             print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")

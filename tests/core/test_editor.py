@@ -484,3 +484,20 @@ def test_a_formula_claim_is_judged_by_the_verdict_like_every_row(tmp_path):
     condition, tolerance = broke.reason.split("; ")
     assert broke.outcome == "failed" and condition.startswith("condition total / stated == 2 does not hold")
     assert tolerance == reg.claims["C02"].tolerance(broke.value, "5")
+
+
+def test_drifted_revisions_of_a_figure_printed_twice_checks_the_first():
+    from types import SimpleNamespace as NS
+
+    from claimcheck.editor import drifted_revisions
+
+    def quote(line, text):
+        return NS(claim_id="C05", status="drift", manuscript=text, line=line, name="stated", registry="60")
+
+    check = NS(drifts=[NS(checks=[quote(3, "58"), quote(9, "59"), quote(12, "58")])])
+    registry = NS(key=lambda cid: f"ch15:{cid}", claims={"C05": NS(formula=False)})
+    revisions, inputs, notes = drifted_revisions(check, registry)
+    assert revisions == [("ch15:C05", "58")] and inputs == {}
+    assert notes == [
+        "ch15:C05: the text prints 58 (line 3) and 59 (line 9); checking 58, then what-if ch15:C05=59"
+    ]
