@@ -109,20 +109,18 @@ def _claims_forms() -> list[str]:
     ]
 
 
-def _argument(action: argparse.Action) -> str:
-    if not action.option_strings:
-        return _code(str(action.metavar or action.dest))
-    takes = action.nargs != 0
-    metavar = action.metavar or "/".join(action.choices or ()) or action.dest.upper()
-    return ", ".join(_code(o + (f" {metavar}" if takes else "")) for o in action.option_strings)
-
-
-def _default(action: argparse.Action) -> str:
-    if action.default in (None, False, argparse.SUPPRESS):
-        return ""
-    if not action.option_strings and action.nargs in ("*", "+"):
-        return ""
-    return _code(str(action.default))
+def _row(action: argparse.Action) -> str:
+    """A command's argument as a row of its reference table: as written, its default, its help."""
+    written = _code(str(action.metavar or action.dest))
+    if action.option_strings:
+        metavar = action.metavar or "/".join(action.choices or ()) or action.dest.upper()
+        takes = f" {metavar}" if action.nargs != 0 else ""
+        written = ", ".join(_code(o + takes) for o in action.option_strings)
+    default = ""  # none for a flag that is off, or a positional list
+    if action.default not in (None, False, argparse.SUPPRESS):
+        if action.option_strings or action.nargs not in ("*", "+"):
+            default = _code(str(action.default))
+    return f"| {_cell(written)} | {_cell(default)} | {_cell(action.help or '')} |"
 
 
 def options() -> str:
@@ -178,11 +176,7 @@ def options() -> str:
         usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
         out += ["", f"### claimcheck {name}", "", f"`{' '.join(usage)}`", "", " ".join(about), ""]
         out += _head("argument", "default", "meaning")
-        out += [
-            f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
-            for a in parser._actions
-            if a.dest != "help"
-        ]
+        out += [_row(a) for a in parser._actions if a.dest != "help"]
     return "\n".join(out) + "\n"
 
 

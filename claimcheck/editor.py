@@ -293,7 +293,7 @@ class WhatIf:
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
     quoted_by: tuple = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
-    bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about the bound, not the figure
+    bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about it, not the figure
 
     @property
     def verdict(self) -> str:
