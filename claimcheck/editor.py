@@ -90,7 +90,7 @@ def audit_failure_message(check, limit: int = 40) -> str:
 
 def format_check(
     check,
-    measured: dict | None = None,
+    measured: dict,
     verbose: bool = False,
     report_error: str | None = None,
     what_if: str | None = None,
@@ -98,7 +98,6 @@ def format_check(
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
     ``measured``: claim id -> (display, outcome, source) (:func:`report_measured`); ``report_error``:
     why the report could not be read; ``what_if``: the command suggested on drift."""
-    measured = measured or {}
     ms, a = check.manuscript, check.audit
     out = [
         f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",

@@ -273,8 +273,9 @@ def _what_if(args) -> int:
         print(a.verdict)
     if args.json:
         rows = [
-            {"id": a.claim_id, "revised": a.revised, "registry": a.previous}
-            | {name: getattr(a, name) for name in _ANSWER}
+            {"id": a.claim_id, "revised": a.revised, "registry": a.previous, "outcome": a.outcome}
+            | {"measured": a.measured, "measured_display": a.measured_display, "unit": a.unit}
+            | {"tolerance": a.tolerance, "suggested": a.suggested, "reason": a.reason, "verdict": a.verdict}
             | {"quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by]}
             for a in answers
         ]
@@ -282,10 +283,6 @@ def _what_if(args) -> int:
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
-
-
-#: the fields of a what-if answer its JSON holds as they are (after id, revised, registry)
-_ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "suggested", "reason", "verdict")
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

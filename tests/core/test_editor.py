@@ -244,6 +244,25 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     assert b.outcome == "passed" and b.suggested == "60.6"
 
 
+def test_what_if_json_holds_each_answer_field_in_order(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a formula claim started pytest"))
+    out = tmp_path / "what-if.json"
+    assert main(["what-if", "ch15:C11.text=61.6", "--json", str(out)]) == 1
+    [row] = json.loads(out.read_text(encoding="utf-8"))
+    fields = "id revised registry outcome measured measured_display unit tolerance suggested reason verdict"
+    assert list(row) == [*fields.split(), "quoted_by"]
+    assert (row["id"], row["revised"], row["outcome"], row["suggested"]) == (
+        "C11.text",
+        "61.6",
+        "failed",
+        "61.0",
+    )
+    assert row["verdict"] in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("figure", ["1e309", "9" * 400])
 def test_what_if_refuses_the_figures_validate_refuses(figure, monkeypatch):
     monkeypatch.chdir(ROOT)
