@@ -133,11 +133,10 @@ def options() -> str:
             return _code("on" if o.default else "off")
         return _code(f"{o.default:g}" if isinstance(o.default, float) else str(o.default))
 
-    source = "claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"
     out = [
         "# Options and commands",
         "",
-        *_generated(source),
+        *_generated("claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"),
         "## pytest options",
         "",
         "Each setting of a claims run can come from the command line, an environment variable or an ini "
