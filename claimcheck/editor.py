@@ -24,7 +24,6 @@ from claimcheck.pages.words import measured_value
 from claimcheck.printed import parse_number
 from claimcheck.registry import load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
-from claimcheck.tolerance import ToleranceError, parse_tolerance
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
@@ -91,7 +90,7 @@ def audit_failure_message(check, limit: int = 40) -> str:
 
 def format_check(
     check,
-    measured: dict | None = None,
+    measured: dict,
     verbose: bool = False,
     report_error: str | None = None,
     what_if: str | None = None,
@@ -99,7 +98,6 @@ def format_check(
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
     ``measured``: claim id -> (display, outcome, source) (:func:`report_measured`); ``report_error``:
     why the report could not be read; ``what_if``: the command suggested on drift."""
-    measured = measured or {}
     ms, a = check.manuscript, check.audit
     out = [
         f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
@@ -117,7 +115,24 @@ def format_check(
         + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "")
         + ")"
     )
-    out += _drift_lines(check, measured, missing, verbose)
+    for d in check.drifts if verbose else check.drifted:
+        m = measured.get(d.claim_id)
+        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
+        for q in d.checks:
+            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
+                continue
+            if q.source:  # a citation: both chapters, both figures
+                line = f"line {q.line:<4} " if q.line else ""
+                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
+            elif q.status in ("drift", "ok") and q.manuscript is not None:
+                out.append(
+                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
+                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                )
+                if q.status == "drift":
+                    out.append(f"  {'':10} {q.context}")
+            else:
+                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
     stated = sorted(
         {q.claim_id for q in quotes if q.status == "drift" and q.name == "stated" and not q.source}
     )
@@ -141,32 +156,6 @@ def format_check(
         ]
     out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
     return "\n".join(out)
-
-
-def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str]:
-    """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
-    out: list[str] = []
-    for d in check.drifts:
-        if not (d.failed or verbose):
-            continue
-        m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
-        for q in d.checks:
-            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
-                continue
-            if q.source:  # a citation: both chapters, both figures
-                line = f"line {q.line:<4} " if q.line else ""
-                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
-            elif q.status in ("drift", "ok") and q.manuscript is not None:
-                out.append(
-                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
-                )
-                if q.status == "drift":
-                    out.append(f"  {'':10} {q.context}")
-            else:
-                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
-    return out
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
@@ -216,13 +205,11 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
                 )
             continue
         lines.setdefault(key, []).append(f"{mantissa} (line {q.line})")
-        if key in revisions and revisions[key] != mantissa:
+        if revisions.setdefault(key, mantissa) != mantissa:  # printed twice: the first is checked
             notes.append(
                 f"{key}: the text prints {' and '.join(lines[key])}; checking {revisions[key]}, "
                 f"then what-if {key}={mantissa}"
             )
-            continue
-        revisions[key] = mantissa
     return list(revisions.items()), inputs, notes
 
 
@@ -269,24 +256,6 @@ def nearest_holding(holds, revised: str, measured) -> str | None:
     return text(good)
 
 
-def tolerance_holds(claim, measured):
-    """``holds(figure)``: the claim's tolerance admits ``measured`` (a number or ``[lo, hi]``)."""
-    value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
-    return lambda figure: claim.tolerance(value, figure) is None
-
-
-def formula_holds(claim, registry):
-    """``holds(figure)``: the claim's formula and conditions hold with ``stated`` = figure."""
-
-    def holds(figure: str) -> bool:
-        try:
-            return formula_verdict(claim, registry, figure).outcome == PASSED
-        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
-            return False
-
-    return holds
-
-
 def formula_verdict(claim, registry, value: str) -> Verdict:
     """The verdict of a formula claim with ``stated`` = ``value``: each condition a
     :class:`~claimcheck.verdict.Requirement`, the formula's interval :class:`Measured`; the worst
@@ -323,16 +292,13 @@ class WhatIf:
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
     inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
     quoted_by: tuple = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
+    bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about it, not the figure
 
     @property
     def verdict(self) -> str:
         """One paragraph: whether this runner's measurement supports the revised figure."""
         v, m = self.revised, self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
-        try:
-            bound = parse_tolerance(self.tolerance).is_bound
-        except ToleranceError:
-            bound = False
         where, value = ("on this runner", "measured")
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
@@ -356,7 +322,7 @@ class WhatIf:
         lines = [
             f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
         ]
-        if not bound and self.outcome == FAILED and self.measured is not None:
+        if not self.bound and self.outcome == FAILED and self.measured is not None:
             lines.append(
                 f"  the nearest figure that holds at the printed precision of {v}: {self.suggested}{unit}"
                 if self.suggested is not None
@@ -372,7 +338,7 @@ class WhatIf:
                 f"  the measurement suggests {'figures from ' if sep else ''}{self.suggested}{unit} at the "
                 f"printed precision of {v}{ours}"
             )
-            if bound:
+            if self.bound:
                 lines.append(
                     f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound"
                     + (
@@ -410,7 +376,20 @@ def run_what_if(
     ValueError: a value is not a printed number; RuntimeError: pytest wrote no report (its output's tail).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
-    regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
+    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
+    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
+    if not claims:
+        raise KeyError(
+            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
+        )
+    resolved = []
+    for name, value in revisions:
+        try:
+            resolved.append((resolve(name, claims), value))
+        except ClaimKeyError as exc:
+            raise KeyError(str(exc)) from None
+        printed_number(value)
+    revisions = resolved
     quoted = requoted(revisions, book_of(regs, base / claims_dir))
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
@@ -440,6 +419,7 @@ def run_what_if(
                 runner=claim.runner or "",
                 inputs={n: (claims[key][1].values.get(n, "?"), v) for n, v in inputs.get(key, {}).items()},
                 quoted_by=tuple(quoted.get(key, ())),
+                bound=claim.tolerance.is_bound,
             )
         )
     return answers
@@ -448,41 +428,43 @@ def run_what_if(
 def _judged(
     key: str, claim, reg, value: str, rows: dict | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
+    """``(row, suggested figure)`` of a formula claim (``rows`` None: judged here) or a measured one."""
     try:
         if rows is None:
-            row, holds = _formula_row(claim, reg, value), formula_holds(claim, reg)
+            verdict = formula_verdict(claim, reg, value)
+            row = ClaimEntry(
+                claim.id,
+                claim.id,
+                measured=[verdict.value.lo, verdict.value.hi],
+                unit=claim.unit,
+                tolerance=claim.tolerance_text,
+                outcome=verdict.outcome,
+                reason=verdict.reason or "",
+            )
+            row.measured_display = measured_value(row)
         else:
             row = rows.get(key) or ClaimEntry(key, claim.id)
-            holds = tolerance_holds(claim, row.measured)
+            measured = Interval(*row.measured) if isinstance(row.measured, (list, tuple)) else row.measured
     except FormulaError as exc:
         return ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}"), None
     if (claim.runner and row.outcome == SKIPPED) or row.measured is None:
         return row, None  # this runner's value is not the figure of the runner it was measured on
+
+    def holds(figure: str) -> bool:
+        """Whether the claim holds with ``stated`` = ``figure`` (a formula claim: formula and conditions)."""
+        if rows is not None:
+            return claim.tolerance(measured, figure) is None
+        try:
+            return formula_verdict(claim, reg, figure).outcome == PASSED
+        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
+            return False
+
     try:
         if claim.tolerance.is_bound:
             return row, suggested_figure(row.measured, value)
         return row, nearest_holding(holds, value, row.measured)
     except ArithmeticError:  # decimal.InvalidOperation: more digits than decimal's context holds
         return row, None
-
-
-def _revised(revisions, base: Path, registry_path, claims_dir):
-    """``(registries, {key: (registry, claim)}, revisions by key)``; raises as :func:`run_what_if`."""
-    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
-    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
-    if not claims:
-        raise KeyError(
-            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
-        )
-    resolved = []
-    for name, value in revisions:
-        try:
-            resolved.append((resolve(name, claims), value))
-        except ClaimKeyError as exc:
-            raise KeyError(str(exc)) from None
-        printed_number(value)
-    return regs, claims, resolved
 
 
 def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
@@ -494,31 +476,14 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
         chapter, cid = split(key)
         reg = chapters.get(chapter)
         if reg is not None and cid in reg.claims:
-            copy = dataclasses.replace(reg, claims={**reg.claims})
-            copy.claims[cid] = dataclasses.replace(reg.claims[cid], stated=value)
-            chapters[chapter] = copy
+            claims = reg.claims | {cid: dataclasses.replace(reg.claims[cid], stated=value)}
+            chapters[chapter] = dataclasses.replace(reg, claims=claims)
     out: dict[str, list] = {}
     for reg in book.values():
         for c in reg.claims.values():
             if c.cites in revised:
                 out.setdefault(c.cites, []).append(cite(c, chapters))
     return out
-
-
-def _formula_row(claim, registry, value: str) -> ClaimEntry:
-    """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
-    verdict = formula_verdict(claim, registry, value)
-    row = ClaimEntry(
-        claim.id,
-        claim.id,
-        measured=[verdict.value.lo, verdict.value.hi],
-        unit=claim.unit,
-        tolerance=claim.tolerance_text,
-        outcome=verdict.outcome,
-        reason=verdict.reason or "",
-    )
-    row.measured_display = measured_value(row)
-    return row
 
 
 def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:

@@ -13,7 +13,7 @@ import stat
 import tempfile
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: the largest input file claimcheck reads (bytes): a manuscript, a registry, a claims.json, a plot
@@ -68,11 +68,6 @@ def read_input_file(path, *, limit: int | None = None) -> bytes:
     return data
 
 
-#: a temporary file older than this is a leftover of a killed run (a live write holds its
-#: temporary file for the milliseconds between creating and renaming it)
-LEFTOVER_AGE_S = 600.0
-
-
 def not_ours(path) -> str | None:
     """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or JSON
     claimcheck did not write. None when missing, ours, or not JSON (a write cut short)."""
@@ -115,50 +110,38 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _sync_folder(path.parent)
+    if os.name == "posix":  # fsync the folder too, so that the rename is durable
+        with contextlib.suppress(OSError):
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
-def _sync_folder(folder: Path) -> None:
-    """fsync a folder (POSIX), so that a rename in it is durable."""
-    if os.name != "posix":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def remove_leftovers(folder: Path, names, older_than_s: float = LEFTOVER_AGE_S) -> list[Path]:
-    """Delete the temporary files older than ``older_than_s`` that killed runs left beside the reports
-    ``names`` in ``folder``; return what was deleted. Never raises."""
+def remove_leftovers(folder: Path, names) -> list[Path]:
+    """Delete the temporary files over 10 minutes old (a live write holds its own for milliseconds) that
+    killed runs left beside the reports ``names`` in ``folder``; return what was deleted. Never raises."""
     folder = Path(folder)
     gone = []
     now = time.time()
     for name in names:
         for p in folder.glob(f".{name}.*.tmp"):
-            try:
-                if p.is_file() and now - p.stat().st_mtime > older_than_s:
+            with contextlib.suppress(OSError):
+                if p.is_file() and now - p.stat().st_mtime > 600:
                     p.unlink()
                     gone.append(p)
-            except OSError:
-                continue
     return gone
 
 
-#: how long a run waits for another run's read-merge-write of the same report (seconds)
-LOCK_TIMEOUT_S = 120.0
-
-
-def report_lock(path: Path, timeout: float = LOCK_TIMEOUT_S):
+def report_lock(path: Path):
     """A file lock (``.<name>.lock`` beside ``path``) for a read-merge-write of ``path``; waiting longer
-    than ``timeout`` raises ``filelock.Timeout``."""
+    than 120 s for another run's raises ``filelock.Timeout``."""
     from filelock import FileLock  # late: only a write of a report takes a lock (start-up time)
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path.parent / f".{path.name}.lock"), timeout=timeout)
+    return FileLock(str(path.parent / f".{path.name}.lock"), timeout=120)
 
 
 # --- TOML, so that one broken table costs only itself: tomllib reads each table (from a header line)
@@ -219,8 +202,9 @@ class TomlTable:
             if (depth <= 0 or not indented) and _KEY_START.match(lines[n]):
                 starts.append(n)
                 depth = 0
-            if starts:
-                depth += _braces(lines[n])
+            if starts:  # { less } outside the line's strings and comment (a rough count, for recovery)
+                code = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", lines[n]).split("#", 1)[0]
+                depth += code.count("{") - code.count("}")
         ends = starts[1:] + [len(lines)]
         return [
             TomlTable(
@@ -230,12 +214,6 @@ class TomlTable:
         ]
 
 
-def _braces(line: str) -> int:
-    """``{`` less ``}`` on ``line`` outside its strings and comment (a rough count, for recovery)."""
-    code = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line).split("#", 1)[0]
-    return code.count("{") - code.count("}")
-
-
 def loads_or_none(text: str) -> dict | None:
     try:
         return tomllib.loads(text)
@@ -243,26 +221,21 @@ def loads_or_none(text: str) -> dict | None:
         return None
 
 
-def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
-    """``(keys, array)`` of a header line (``[claims.C05]`` -> ``(("claims", "C05"), False)``), or None."""
-    stripped = line.lstrip()
-    parsed = loads_or_none(line.replace("\ufffd", "_")) if stripped.startswith("[") else None
-    if not parsed:
-        return None
-    keys: list[str] = []
-    node: object = parsed
-    while isinstance(node, dict) and len(node) == 1:
-        key, node = next(iter(node.items()))
-        keys.append(key)
-        node = node[-1] if isinstance(node, list) and node else node
-    return tuple(keys), stripped.startswith("[[")
-
-
 def toml_tables(text: str) -> list[TomlTable]:
     """Split ``text`` at its header lines (each recognised by tomllib); the preamble is ``""``."""
     lines = text.split("\n")
     starts: list[tuple[int, tuple[str, ...], bool]] = [(0, (), False)]
-    starts += [(n, *found) for n, line in enumerate(lines) if (found := _header(line))]
+    for n, line in enumerate(lines):
+        stripped = line.lstrip()
+        node: object = loads_or_none(line.replace("\ufffd", "_")) if stripped.startswith("[") else None
+        if not node:
+            continue
+        keys: list[str] = []  # [claims.C05] -> ["claims", "C05"]; [[a.b]] -> ["a", "b"], an array
+        while isinstance(node, dict) and len(node) == 1:
+            key, node = next(iter(node.items()))
+            keys.append(key)
+            node = node[-1] if isinstance(node, list) and node else node
+        starts.append((n, tuple(keys), stripped.startswith("[[")))
     if len(starts) > 1 and starts[1][0] == 0:
         starts.pop(0)  # no preamble: the file begins with a header
     ends = [n for n, *_ in starts[1:]] + [len(lines)]
@@ -331,12 +304,12 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
     return broken
 
 
+@dataclass
 class _Merged:
     """The data of the tables read so far and the key paths they defined (one defined twice clashes)."""
 
-    def __init__(self) -> None:
-        self.data: dict = {}
-        self.defined: set[tuple[str, ...]] = set()
+    data: dict = field(default_factory=dict)
+    defined: set[tuple[str, ...]] = field(default_factory=set)
 
     def add(self, t: TomlTable, part: dict) -> str | None:
         """Merge the data ``part`` of table ``t``; return why it clashes (nothing merged), or None."""

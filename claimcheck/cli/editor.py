@@ -120,8 +120,10 @@ def _register_what_if(subparsers) -> None:
     w.set_defaults(func=_what_if)
 
 
-def write_output(text: str, dest: str) -> bool:
-    """Print ``text`` (``dest`` ``-``) or write it atomically to ``dest``; False after an error naming it."""
+def write_json(data, dest: str) -> bool:
+    """Print ``data`` as indented JSON (``dest`` ``-``) or write it atomically to ``dest``; False after an
+    error naming it."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
     if dest == "-":
         print(text)
         return True
@@ -134,8 +136,7 @@ def write_output(text: str, dest: str) -> bool:
 
 
 def _pairs(args) -> list[tuple[str, str]] | None:
-    """(manuscript, registry) pairs to check: each manuscript's, or every chapter's of ``--book DIR``
-    whose manuscript is there; None after printing why there are none."""
+    """(manuscript, registry) pairs to check: each named, or ``--book DIR``'s; None: said why none."""
     if not args.manuscript and not args.book:
         error("name a manuscript (or several), or --book DIR")
         return None
@@ -169,7 +170,10 @@ def _check_manuscript(args) -> int:
         return 2
     results, code = [], 0
     for manuscript, registry in pairs:
-        report = args.report or _default_report(registry)
+        report = args.report or DEFAULT_REPORT  # else that of the registry's project, unless one is here
+        project = project_of(registry, CLAIMS_DIR)
+        if not args.report and project is not None and not Path(DEFAULT_REPORT).is_file():
+            report = str(project / DEFAULT_REPORT)
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             for issue in reg.issues:
@@ -205,12 +209,8 @@ def _check_manuscript(args) -> int:
             | {"claims": {d.claim_id: [q.as_dict() for q in d.checks] for d in check.drifts}}
         )
         code = max(code, 0 if check.ok else 1)
-    if args.json:
-        text = json.dumps(
-            results[0] if len(results) == 1 else {"chapters": results}, indent=2, ensure_ascii=False
-        )
-        if not write_output(text, args.json):
-            return 2
+    if args.json and not write_json(results[0] if len(results) == 1 else {"chapters": results}, args.json):
+        return 2
     return code
 
 
@@ -221,15 +221,40 @@ def _what_if(args) -> int:
         return error(str(exc))
     cwd = None
     inputs: dict[str, dict[str, str]] = {}
-    if args.manuscript:
-        found, inputs, registry = _drift_of(args.manuscript, args.registry)
-        if found is None:
-            return 2
+    if args.manuscript:  # its drift: the figures it prints differently, notes said
+        try:
+            reg = load_registry(args.registry or registry_for_manuscript(args.manuscript, CLAIMS_DIR))
+            check = check_manuscript(args.manuscript, reg)
+        except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
+            return error(str(exc) if isinstance(exc, ManuscriptError) else f"{args.manuscript}: {exc}")
+        missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
+        if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
+            return error(
+                f"{args.manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
+                "chapter's manuscript? (claimcheck check-manuscript lists them)"
+            )
+        found, inputs, notes = drifted_revisions(check, reg)
+        if missing:
+            notes.append(
+                f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
+                "them): their figures are not checked"
+            )
+        n = len(found)
+        print(
+            f"{args.manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
+            + (": " + " ".join(f"{k}={v}" for k, v in found) if found else "")
+        )
+        for key, given in inputs.items():
+            print(
+                f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)"
+            )
+        for note in notes:
+            print(f"  note: {note}")
         if not args.registry:  # run where the found registry's project is, from any folder
-            cwd = project_of(registry, args.claims)
-        given = {name for name, _ in revisions}
+            cwd = project_of(reg.path, args.claims)
+        named = {name for name, _ in revisions}
         revisions += [
-            (key, value) for key, value in found if key not in given and key.split(":")[-1] not in given
+            (key, value) for key, value in found if key not in named and key.split(":")[-1] not in named
         ]
         if not revisions and not inputs:
             print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
@@ -248,60 +273,16 @@ def _what_if(args) -> int:
         print(a.verdict)
     if args.json:
         rows = [
-            {"id": a.claim_id, "revised": a.revised, "registry": a.previous}
-            | {name: getattr(a, name) for name in _ANSWER}
+            {"id": a.claim_id, "revised": a.revised, "registry": a.previous, "outcome": a.outcome}
+            | {"measured": a.measured, "measured_display": a.measured_display, "unit": a.unit}
+            | {"tolerance": a.tolerance, "suggested": a.suggested, "reason": a.reason, "verdict": a.verdict}
             | {"quoted_by": [{"key": c.key, "status": c.status, "words": c.words} for c in a.quoted_by]}
             for a in answers
         ]
-        if not write_output(json.dumps(rows, indent=2, ensure_ascii=False), args.json):
+        if not write_json(rows, args.json):
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
-
-
-#: the fields of a what-if answer its JSON holds as they are (after id, revised, registry)
-_ANSWER = ("outcome", "measured", "measured_display", "unit", "tolerance", "suggested", "reason", "verdict")
-
-
-def _default_report(registry) -> str:
-    """``reports/claims.json`` of the registry's project (the folder holding ``claims/``) unless here."""
-    project = project_of(registry, CLAIMS_DIR)
-    if project is None or Path(DEFAULT_REPORT).is_file():
-        return DEFAULT_REPORT
-    return str(project / DEFAULT_REPORT)
-
-
-def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
-    try:
-        reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
-        check = check_manuscript(manuscript, reg)
-    except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
-        error(str(exc) if isinstance(exc, ManuscriptError) else f"{manuscript}: {exc}")
-        return None, {}, ""
-    missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
-    if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
-        error(
-            f"{manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
-            "chapter's manuscript? (claimcheck check-manuscript lists them)"
-        )
-        return None, {}, ""
-    revisions, inputs, notes = drifted_revisions(check, reg)
-    if missing:
-        notes.append(
-            f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
-            "them): their figures are not checked"
-        )
-    n = len(revisions)
-    print(
-        f"{manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
-        + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
-    )
-    for key, given in inputs.items():
-        print(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
-    for note in notes:
-        print(f"  note: {note}")
-    return revisions, inputs, reg.path
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

@@ -5,12 +5,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections import Counter
 from pathlib import Path
 
-from claimcheck.cli.editor import write_output
+from claimcheck.cli.editor import write_json
 from claimcheck.cli.main import error
 from claimcheck.fileio import write_atomic
 from claimcheck.pages import matrix_page
@@ -94,10 +93,6 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _write(doc: dict, dest: str) -> bool:
-    return write_output(json.dumps(doc, indent=2, ensure_ascii=False), dest)
-
-
 def _merge(args) -> int:
     runs, errors = load_results(args.results)
     for exc in errors:
@@ -115,7 +110,7 @@ def _merge(args) -> int:
         write_atomic(out, matrix_page(matrix, args.title))
     except OSError as exc:
         return error(f"cannot write {out}: {exc.strerror or exc}")
-    if args.json_out and not _write(matrix_json(matrix), args.json_out):
+    if args.json_out and not write_json(matrix_json(matrix), args.json_out):
         return 2
     split = matrix.split_ids
     print(
@@ -153,6 +148,6 @@ def _diff(args) -> int:
     print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
     record: dict[str, object] = dict(old=old.path, new=new.path, notes=d.runner_notes, issues=d.issues)
     record |= {"unselected": d.unselected, "carried": d.carried, "changes": [vars(c) for c in d.changes]}
-    if args.json_out and not _write(record, args.json_out):
+    if args.json_out and not write_json(record, args.json_out):
         return 2
     return 2 if d.issues else 1 if d.regressions or (args.fail_on_move and d.of_kind(MOVED)) else 0

@@ -244,6 +244,25 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     assert b.outcome == "passed" and b.suggested == "60.6"
 
 
+def test_what_if_json_holds_each_answer_field_in_order(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a formula claim started pytest"))
+    out = tmp_path / "what-if.json"
+    assert main(["what-if", "ch15:C11.text=61.6", "--json", str(out)]) == 1
+    [row] = json.loads(out.read_text(encoding="utf-8"))
+    fields = "id revised registry outcome measured measured_display unit tolerance suggested reason verdict"
+    assert list(row) == [*fields.split(), "quoted_by"]
+    assert (row["id"], row["revised"], row["outcome"], row["suggested"]) == (
+        "C11.text",
+        "61.6",
+        "failed",
+        "61.0",
+    )
+    assert row["verdict"] in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("figure", ["1e309", "9" * 400])
 def test_what_if_refuses_the_figures_validate_refuses(figure, monkeypatch):
     monkeypatch.chdir(ROOT)
@@ -280,6 +299,17 @@ def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypa
     assert "C03 = 38 KiB/token (registry: 36): NOT supported" in out
     assert "the nearest figure that holds at the printed precision of 38: 36 KiB/token" in out
     assert "C05" not in out.split("C03=38")[1]  # only the drifted figure is re-run
+
+
+def test_what_if_manuscript_of_another_chapter_or_missing(whatif_project, capsys):
+    registry = str(whatif_project / "claims" / "claims.toml")
+    other = whatif_project / "other.md"
+    other.write_text("nothing of this chapter\n", encoding="utf-8")
+    assert main(["what-if", "--manuscript", str(other), "--registry", registry]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {other}: none of the " in err and "is it this chapter's manuscript?" in err
+    assert main(["what-if", "--manuscript", str(whatif_project / "nope.md"), "--registry", registry]) == 2
+    assert "nope.md" in capsys.readouterr().err
 
 
 def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
@@ -473,3 +503,20 @@ def test_a_formula_claim_is_judged_by_the_verdict_like_every_row(tmp_path):
     condition, tolerance = broke.reason.split("; ")
     assert broke.outcome == "failed" and condition.startswith("condition total / stated == 2 does not hold")
     assert tolerance == reg.claims["C02"].tolerance(broke.value, "5")
+
+
+def test_drifted_revisions_of_a_figure_printed_twice_checks_the_first():
+    from types import SimpleNamespace as NS
+
+    from claimcheck.editor import drifted_revisions
+
+    def quote(line, text):
+        return NS(claim_id="C05", status="drift", manuscript=text, line=line, name="stated", registry="60")
+
+    check = NS(drifts=[NS(checks=[quote(3, "58"), quote(9, "59"), quote(12, "58")])])
+    registry = NS(key=lambda cid: f"ch15:{cid}", claims={"C05": NS(formula=False)})
+    revisions, inputs, notes = drifted_revisions(check, registry)
+    assert revisions == [("ch15:C05", "58")] and inputs == {}
+    assert notes == [
+        "ch15:C05: the text prints 58 (line 3) and 59 (line 9); checking 58, then what-if ch15:C05=59"
+    ]
