@@ -165,9 +165,23 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
                 return Verdict(PASSED, value)
             return Verdict(FAILED, value, evidence.message, details={"failed_condition": evidence.message})
         if isinstance(evidence, Compared):
-            return _compared(claim, evidence, runner)
+            n, said = evidence.measured, evidence.description
+            if evidence.near_tie:
+                return Verdict(NEAR_TIE, n, said, _margin(n, claim_region(claim)))
+            if evidence.diverged:
+                why = claim.tolerance(n, claim.stated or None) or "differs"
+                return Verdict(FAILED, n, f"{why}; {said}", _margin(n, claim_region(claim)))
+            return _measured(claim, Measured(n), runner)
         if isinstance(evidence, Form):
-            return _form(evidence)
+            tol = parse_tolerance(evidence.tolerance)
+            failure = tol(evidence.measured, evidence.expected)
+            try:
+                region = tol.region(evidence.expected)
+            except ValueError:
+                region = None
+            details = {"portable_form": evidence.form}
+            margin = _margin(evidence.measured, region)
+            return Verdict(FAILED if failure else PASSED, evidence.measured, failure, margin, details)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
     except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
@@ -237,31 +251,6 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     return Verdict(FAILED if failure else PASSED, value, failure, margin)
 
 
-def _compared(claim, ev: Compared, runner) -> Verdict:
-    n = ev.measured
-    if ev.near_tie:
-        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
-    if ev.diverged:
-        why = claim.tolerance(n, claim.stated or None) or "differs"
-        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
-    return _measured(claim, Measured(n), runner)
-
-
-def _form(ev: Form) -> Verdict:
-    tol = parse_tolerance(ev.tolerance)
-    failure = tol(ev.measured, ev.expected)
-    try:
-        region = tol.region(ev.expected)
-    except ValueError:
-        region = None
-    margin = _margin(ev.measured, region)
-    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
-
-
-def _ci_text(ci: CI, unit: str) -> str:
-    return f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {unit}".rstrip()
-
-
 def _timed(claim, ev: Timed, runner) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
@@ -303,8 +292,9 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
     details: dict[str, Any] = {
         k: v for k, v in (("ci", record_ci), ("conditions", bars), ("exact", exact)) if v
     }
+    ci_text = f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {claim.unit}".rstrip()
     summary = "; ".join(
-        [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
+        [f"{claim.id}: {ci_text} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
         + [
             f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
             for n, d in bars.items()
