@@ -125,13 +125,10 @@ class ClaimsView:
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
         """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
-        rows = self.rows
         if len(self.chapters) <= 1:
-            return [(None, rows)]
-        mine: dict[str, list[Row]] = {}
-        for s in self.sections:
-            mine.setdefault(s.chapter, []).extend(s.rows)
-        return [(c, mine[c.id]) for c in self.chapters if mine.get(c.id)]
+            return [(None, self.rows)]
+        mine = {c.id: [r for s in self.sections if s.chapter == c.id for r in s.rows] for c in self.chapters}
+        return [(c, mine[c.id]) for c in self.chapters if mine[c.id]]
 
     @property
     def id_chars(self) -> int:
@@ -171,31 +168,27 @@ def within(path, folder) -> bool:
 
 
 def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
-    outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
-    reason = words.reason_words(entry)
-    if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
-        reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
-    head, more = words.first_sentence(reason)
+    known = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
+    unusable = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
+    head, more = words.first_sentence(words.reason_words(entry) if known else unusable)
     carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
     plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
+    about = f"claim {entry.id}" + (f" ({entry.title})" if entry.title else "")
+    about += (f"; the chapter says {chapter}" if chapter else "") + (f", this runner {here}" if here else "")
     for plot in plots:  # its alt text: what is plotted, for which claim, both figures
-        plot.alt = (
-            f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
-            + (f" ({entry.title})" if entry.title else "")
-            + (f"; the chapter says {chapter}" if chapter else "")
-            + (f", this runner {here}" if here else "")
-            + "."
-        )
+        plot.alt = f"Plot of {plot.name}, measured on this runner for {about}."
+    marks = manuscript.by_claim.get(entry.id, []) if manuscript is not None else []
+    links = {m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}  # one per line of the text
     return Row(
         id=entry.id,
         key=entry.key,
         anchor=words.anchor(entry.key),
         title=entry.title or "",
         note=entry.note,
-        outcome=outcome,
+        outcome=entry.outcome if known else oc.ERROR,
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
@@ -211,17 +204,9 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         if carried is None
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
-        text_links=_text_links(entry, manuscript),
+        text_links=sorted(links.items()),
         model=model,
     )
-
-
-def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
-    """``[(line, href)]``: one link per manuscript line the claim's marks are on."""
-    if manuscript is None:
-        return []
-    marks = manuscript.by_claim.get(entry.id, [])
-    return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
 
 
 def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
@@ -257,8 +242,10 @@ def _manuscript_words(manuscript) -> str:
     )
 
 
-def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
-    """One chapter's sections with their rows (claims without a section last)."""
+def _chapter(
+    doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path
+) -> tuple[Chapter, list[Section]]:
+    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
@@ -269,15 +256,10 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
     these = [s for s in (*sections.values(), other) if s.rows]
     if these:
         these[0].first_of_chapter = True
-    if manuscript is not None:
-        for s in these:  # a section's heading links to the first line of its first claim in the text
-            lines = [ln for r in s.rows for ln, _ in r.text_links]
-            if lines:
-                s.href = f"{manuscript.href}#L{min(lines)}"
-    return these
-
-
-def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
+    for s in these:  # a section's heading links to the first line of its first claim in the text
+        first = min((ln for r in s.rows for ln, _ in r.text_links), default=None)
+        if first is not None:
+            s.href = f"{manuscript.href}#L{first}"
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
@@ -285,7 +267,7 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
-    return line
+    return line, these
 
 
 def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
@@ -313,9 +295,9 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     book: list[Chapter] = []
     for ch in chapters:
         manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
-        these = _chapter_sections(doc, ch, single, manuscript, Path(base_dir))
+        line, these = _chapter(doc, ch, single, manuscript, Path(base_dir))
         ordered += these
-        book.append(_chapter_line(doc, ch, these, manuscript))
+        book.append(line)
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
