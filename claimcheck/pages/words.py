@@ -139,25 +139,16 @@ NEED_FILTERS = {
 
 def need_tags(entry: ClaimEntry) -> list[str]:
     """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
-    needs = entry.needs or []
-    return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
+    return [key for need, (key, _) in NEED_FILTERS.items() if need in (entry.needs or [])]
 
 
 def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
     """``(shown, rest)`` of a reason: its first line (of one over ``limit``, its first clause), the rest."""
-    text = (text or "").strip()
-    if not text:
-        return "", ""
-    line, _, rest = text.partition("\n")
+    line, _, rest = (text or "").strip().partition("\n")
     if len(line) <= limit:
         return line, rest.strip()
-    cut = -1
-    for mark in ("; ", ". ", ": "):
-        i = line.find(mark, 40)
-        if 0 < i < limit and (cut < 0 or i < cut):
-            cut = i
-    if cut < 0:
-        cut = line.rfind(" ", 0, limit)
+    marks = [i for i in (line.find(mark, 40) for mark in ("; ", ". ", ": ")) if 0 < i < limit]
+    cut = min(marks, default=line.rfind(" ", 0, limit))  # the first clause, else the last word that fits
     if cut > 0:
         head, tail = line[: cut + 1].rstrip(" ;:"), line[cut + 1 :].strip()
         return head, (tail + ("\n" + rest if rest else "")).strip()
@@ -256,14 +247,6 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
-    groups: dict[str, list[ClaimEntry]] = {}
-    for e in skipped:
-        groups.setdefault(cause_of(e, runner).key, []).append(e)
-    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
-    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
-
-
 def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
     rest = [e for e in not_run if e not in cut]
@@ -296,8 +279,10 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
             fields["ties"] = "".join(
                 f" ({oc.WORD[o].sentence(len(by[o]), ids=ids(by[o]))})" for o in oc.HELD[1:] if by.get(o)
             )
-        elif word.word == oc.SKIPPED:
-            fields["causes"] = _cause_words(es, runner, ids)
+        elif word.word == oc.SKIPPED:  # counted by cause, in the order of CAUSES
+            causes = [cause_of(e, runner) for e in es]
+            groups = [(c, [e for e, k in zip(es, causes) if k is c]) for c in CAUSES if c in causes]
+            fields["causes"] = "; ".join(f"{_n(len(g), c.one, c.many)} ({ids(g, 5)})" for c, g in groups)
         elif word.word == oc.NOT_RUN:
             fields["parts"] = _not_run_words(es, ids)
         out.append(word.sentence(len(es), **fields))
