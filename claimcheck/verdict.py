@@ -313,11 +313,8 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
         )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
     # only the profiles above the run's give more rounds (all but the first when it is not said)
-    later = (
-        SIZE_PROFILES[SIZE_PROFILES.index(ev.profile) + 1 :]
-        if ev.profile in SIZE_PROFILES
-        else SIZE_PROFILES[1:]
-    )
+    start = SIZE_PROFILES.index(ev.profile) + 1 if ev.profile in SIZE_PROFILES else 1
+    later = SIZE_PROFILES[start:]
     larger = f"--claims-profile {'/'.join(later)}" if later else ""
     if ci.coverage is not None and ci.coverage < ci.level:
         more = (
