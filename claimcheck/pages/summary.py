@@ -73,26 +73,22 @@ def markdown(doc: ClaimsDoc | dict) -> str:
             f"are carried from the run of {sel.carried_from or '?'} (counts include them)"
         )
     several = len(chapters) > 1
-    for ch in chapters:
+    table = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
+    for ch in chapters:  # a table of its claims
         mine = [e for e in entries if (e.chapter or "") == ch.id or (not several and not e.chapter)]
         if several:
             lines += ["", f"#### {ch.id}: {ch.title}"]
-        lines += _claim_table(mine)
+        lines += table
+        for e in mine:
+            m = words.margin(e)
+            here = words.measured_value(e) or "—"
+            if e.carried is not None:
+                here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
+            chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
+            verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
+            cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
+            lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
     return "\n".join(lines) + "\n"
-
-
-def _claim_table(entries: list[ClaimEntry]) -> list[str]:
-    lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
-    for e in entries:
-        m = words.margin(e)
-        here = words.measured_value(e) or "—"
-        if e.carried is not None:
-            here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
-        chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
-        verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
-        cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
-        lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
-    return lines
 
 
 def _list(value) -> list:
