@@ -258,25 +258,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         raise ValueError(
             f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against"
         )
-    outcomes, details, summary = _timed_details(claim, ev, ci, region)
-    margin = min(ci.low - region[0], region[1] - ci.high)
-    margin_or_none = margin if math.isfinite(margin) else None
-    bound = _machine_bound(claim, ci.value, runner, details)
-    if bound is not None:
-        return bound
-    load = dict(ev.load or {})
-    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
-    exact_failed = any(d["verdict"] == FAILED for d in details.get("exact", {}).values())
-    if exact_failed or (timing_failed and not load.get("busy")):
-        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
-    if all(o == PASSED for o in outcomes.values()):
-        return Verdict(PASSED, ci.value, None, margin_or_none, details)
-    reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
-    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
-
-
-def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
-    """The outcome of each bar, the details recorded and the summary."""
+    # the outcome of each bar, the details recorded and the summary
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
     record_ci |= {"rounds": ci.n, "bar": region_text(region)}
@@ -301,7 +283,20 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
         ]
         + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
     )
-    return outcomes, details, summary
+    margin = min(ci.low - region[0], region[1] - ci.high)
+    margin_or_none = margin if math.isfinite(margin) else None
+    bound = _machine_bound(claim, ci.value, runner, details)
+    if bound is not None:
+        return bound
+    load = dict(ev.load or {})
+    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
+    exact_failed = any(d["verdict"] == FAILED for d in exact.values())
+    if exact_failed or (timing_failed and not load.get("busy")):
+        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+    if all(o == PASSED for o in outcomes.values()):
+        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+    reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
+    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:

@@ -291,13 +291,9 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
-    ordered: list[Section] = []
-    book: list[Chapter] = []
-    for ch in chapters:
-        manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
-        line, these = _chapter(doc, ch, single, manuscript, Path(base_dir))
-        ordered += these
-        book.append(line)
+    alone = manuscripts[0] if single and manuscripts else None  # one chapter's manuscript, whichever its id
+    parts = [_chapter(doc, ch, single, by_chapter_ms.get(ch.id) or alone, Path(base_dir)) for ch in chapters]
+    book, ordered = [line for line, _ in parts], [s for _, these in parts for s in these]
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None

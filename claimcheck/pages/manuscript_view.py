@@ -183,8 +183,7 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
         first, *rest = chunk.split("\n")
         if first:
             lines[-1].append(first)
-        for piece in rest:
-            lines.append([piece] if piece else [])
+        lines.extend([piece] if piece else [] for piece in rest)
 
     pos = 0
     for mark in marks:
