@@ -113,9 +113,7 @@ _CAUSE = {c.key: c for c in CAUSES}
 
 def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason = entry.reason
-    needs = entry.needs or []
-    weights = Runner.of(runner).weights
+    reason, needs, weights = entry.reason, entry.needs or [], Runner.of(runner).weights
     if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
