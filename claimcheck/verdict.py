@@ -312,13 +312,10 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
     later = SIZE_PROFILES[start:]
     larger = f"--claims-profile {'/'.join(later)}" if later else ""
     if ci.coverage is not None and ci.coverage < ci.level:
-        more = (
-            f"(a larger time budget: {larger})" if larger else "(a quieter machine fits more in the budget)"
-        )
+        more = f"a larger time budget: {larger}" if larger else "a quieter machine fits more in the budget"
         advice = (
-            f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
-            f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
-            + more
+            f". Too few rounds: {ci.n} samples give a distribution-free interval of only {ci.coverage:.0%} "
+            f"coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it ({more})"
         )
     elif larger:
         advice = f". A quieter machine or a larger profile ({larger}) narrows the interval."

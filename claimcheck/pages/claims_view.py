@@ -245,7 +245,7 @@ def _manuscript_words(manuscript) -> str:
 def _chapter(
     doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path
 ) -> tuple[Chapter, list[Section]]:
-    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
+    """A chapter's line of the book table and its sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
