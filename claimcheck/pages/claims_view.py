@@ -219,21 +219,6 @@ def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     return f"{size} (its claims use no model sizes)" if own is not None else str(size)
 
 
-def _selection_words(doc: ClaimsDoc) -> str:
-    sel = doc.selection
-    if sel is None or not sel.partial:
-        return ""
-    ran = sel.selected
-    if len(doc.chapter_list()) == 1:  # one chapter on the page: its short ids are clear
-        ran = [k.split(":", 1)[-1] for k in ran]
-    text = f"This run selected {len(ran)} of {len(doc.claims)} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
-    if sel.carried:
-        text += f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
-    if sel.not_carried_because:
-        text += f" Earlier results were not kept: {sel.not_carried_because}."
-    return text
-
-
 def _manuscript_words(manuscript) -> str:
     counts = manuscript.counts
     return (
@@ -266,24 +251,17 @@ def _chapter(
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
-    line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
-    return line, these
-
-
-def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
-    """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
-    out, quoted = [], []
-    for e in entries:
-        if not e.cites:
-            continue
+    book, quoted = {c.id for c in doc.chapter_list()}, []
+    for e in (e for e in doc.claims if e.cites):  # its quotes ("C05 quotes ch15:C10 (drifted)"), then others'
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
-        if (e.chapter or "") == chapter:
+        if (e.chapter or "") == cid:
             said = drifted if source_chapter in book else f" ({NOT_IN_BOOK})"
-            out.append(f"{e.id} quotes {e.cites}{said}")
-        elif source_chapter == chapter:
-            quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
-    return out + quoted
+            line.citations.append(f"{e.id} quotes {e.cites}{said}")
+        elif source_chapter == cid:  # "C10 quoted by ch90:C05"
+            quoted.append(f"{source_id or cid} quoted by {e.key}{drifted}")
+    line.citations += quoted
+    return line, these
 
 
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
@@ -301,6 +279,17 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     one = len(book) == 1
     said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1) if manuscript else ""
+    sel, selection = doc.selection, ""
+    if sel is not None and sel.partial:  # a partial run: what it selected and what it kept
+        ran = [k.split(":", 1)[-1] for k in sel.selected] if single else sel.selected  # short ids for one
+        shown = ", ".join(ran[:8]) + ("…" if len(ran) > 8 else "")
+        selection = f"This run selected {len(ran)} of {len(doc.claims)} claims ({shown})."
+        if sel.carried:
+            selection += (
+                f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
+            )
+        if sel.not_carried_because:
+            selection += f" Earlier results were not kept: {sel.not_carried_because}."
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
@@ -319,7 +308,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
         manuscript_line=f"{manuscript.path}: {said}" if manuscript is not None else "",
-        selection=_selection_words(doc),
+        selection=selection,
         interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
