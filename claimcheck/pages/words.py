@@ -245,19 +245,6 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
-    cut = [e for e in not_run if e.reason.startswith("interrupted")]
-    rest = [e for e in not_run if e not in cut]
-    unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
-    rest = [e for e in rest if e not in unselected]
-    groups = (
-        (cut, "not reached before the run was interrupted"),
-        (unselected, "not selected in this run"),
-        (rest, "without a test yet"),
-    )
-    return "; ".join(f"{len(es)} {what} ({ids(es, 5)})" for es, what in groups if es)
-
-
 def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run: which hold, which do not, why the rest were not checked
     (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows."""
@@ -281,8 +268,17 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
             causes = [cause_of(e, runner) for e in es]
             groups = [(c, [e for e, k in zip(es, causes) if k is c]) for c in CAUSES if c in causes]
             fields["causes"] = "; ".join(f"{_n(len(g), c.one, c.many)} ({ids(g, 5)})" for c, g in groups)
-        elif word.word == oc.NOT_RUN:
-            fields["parts"] = _not_run_words(es, ids)
+        elif word.word == oc.NOT_RUN:  # counted by why: interrupted, not selected, without a test
+            cut = [e for e in es if e.reason.startswith("interrupted")]
+            unselected = [
+                e for e in es if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
+            ]
+            parts = (
+                (cut, "not reached before the run was interrupted"),
+                (unselected, "not selected in this run"),
+                ([e for e in es if e not in cut and e not in unselected], "without a test yet"),
+            )
+            fields["parts"] = "; ".join(f"{len(g)} {what} ({ids(g, 5)})" for g, what in parts if g)
         out.append(word.sentence(len(es), **fields))
     drifted = [e for e in entries if e.drifted]
     if drifted:
