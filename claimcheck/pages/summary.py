@@ -163,12 +163,35 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
     several = len(registry_of) > 1
     for reg in registries:  # its problems at their line, else its issues
         found = reg.problems
-        said = [(i, None) for i in reg.issues] if found is None else [(p.message, p.line) for p in found]
-        out += [command("error", m, _rel(reg.path, base), ln, "registry problem") for m, ln in said]
+        told = [(i, None) for i in reg.issues] if found is None else [(p.message, p.line) for p in found]
+        out += [command("error", m, _rel(reg.path, base), ln, "registry problem") for m, ln in told]
     for e in doc.claims:
         cid = words.claim_name(e, several)
         registry = registry_of.get(e.chapter or "", first_registry)
-        out += _claim_annotations(e, cid, registry, base)
+        drift = e.drift  # at its manuscript line (a locator's problem at the registry's)
+        if drift is not None:
+            verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
+            bad = [q for q in drift.quotes if q.failing]
+            for q, said in zip(bad, words.drift_words(e)):
+                if q.status == "drift" and q.line:
+                    at = _rel(drift.manuscript, base)
+                    out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
+                else:
+                    where = _rel(registry, base) if registry else None
+                    out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
+        word = oc.WORD.get(str(e.outcome))  # a failing or undecided outcome at its test
+        if word is None or not word.annotation:
+            continue
+        loc = next((x for x in e.locations if x.get("file")), None)
+        file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
+        chapter, here = words.chapter_value(e), words.measured_value(e)
+        parts = ([f"chapter {chapter}"] if chapter else []) + ([f"here {here}"] if here else [])
+        facts = ", ".join([*parts, f"bar {words.bar_words(e)}"])
+        reason = _short(words.reason_words(e), 400)
+        where = _rel(file, base) if file else None
+        out.append(
+            command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")
+        )
     if doc.interrupted is not None:
         out.append(command("warning", words.interrupted_words(doc), title="claims run interrupted"))
     for m in doc.manuscripts or []:
@@ -181,30 +204,3 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
             command("error", str(p), registry, None, "waiver problem") for p in audit.get("problems") or []
         ]
     return out
-
-
-def _claim_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
-    """A claim's drift at its manuscript line (a locator's problem at the registry's), then a failing or
-    undecided outcome at its test."""
-    out, drift = [], e.drift
-    if drift is not None:
-        verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
-        bad = [q for q in drift.quotes if q.failing]
-        for q, said in zip(bad, words.drift_words(e)):
-            if q.status == "drift" and q.line:
-                at = _rel(drift.manuscript, base)
-                out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
-            else:
-                where = _rel(registry, base) if registry else None
-                out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
-    word = oc.WORD.get(str(e.outcome))
-    if word is None or not word.annotation:
-        return out
-    loc = next((x for x in e.locations if x.get("file")), None)
-    file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-    chapter, here = words.chapter_value(e), words.measured_value(e)
-    parts = ([f"chapter {chapter}"] if chapter else []) + ([f"here {here}"] if here else [])
-    facts = ", ".join([*parts, f"bar {words.bar_words(e)}"])
-    reason = _short(words.reason_words(e), 400)
-    where = _rel(file, base) if file else None
-    return out + [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]
