@@ -88,8 +88,7 @@ class ManuscriptView:
     lines: list[list]  # per line: [str | Mark, ...]
     marks: list[Mark]
     counts: dict[str, int]
-    # drift without a place, waiver problems, registry issues
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # drift without a place, waiver and registry problems
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
     chapter: str = ""  # the chapter id of the registry it was checked against

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from claimcheck import outcomes as oc
-from claimcheck.display import counted, format_value, number, with_unit
-from claimcheck.display import is_number as _is_number
+from claimcheck.display import counted, format_value, is_number, number, with_unit
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
 from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
@@ -59,9 +58,9 @@ def bar_words(entry: ClaimEntry) -> str:
 def margin(entry: ClaimEntry) -> Margin | None:
     """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar)."""
     m, tol = entry.measured, _parse(entry)
-    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m) and m[0] <= m[1]:
+    if isinstance(m, list) and len(m) == 2 and all(is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))
-    elif _is_number(m):
+    elif is_number(m):
         value = float(m)
     else:
         return None
@@ -198,7 +197,7 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     profile = settings_size_profile(settings)
     named = r.runner_profile or (settings or {}).get("runner_profile")
     run = [
-        counted(r.torch_threads, "thread") if _is_number(r.torch_threads) else "",
+        counted(r.torch_threads, "thread") if is_number(r.torch_threads) else "",
         f"profile {profile}" if profile else "",
         f"runner {named}" if named else "",
         "" if r.weights is None else "GPT-2 weights" if r.weights.available else "no weights",
