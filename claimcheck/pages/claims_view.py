@@ -252,7 +252,9 @@ def _chapter(
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
     book, quoted = {c.id for c in doc.chapter_list()}, []
-    for e in (e for e in doc.claims if e.cites):  # its quotes ("C05 quotes ch15:C10 (drifted)"), then others'
+    for e in doc.claims:  # its quotes ("C05 quotes ch15:C10 (drifted)"), then others' of it
+        if not e.cites:
+            continue
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
         if (e.chapter or "") == cid:
