@@ -325,10 +325,8 @@ def parse_tolerance(text: str) -> Tolerance:
     try:
         if t in ("printed", "exact"):
             return Printed() if t == "printed" else Exact()
-        if t.startswith(">="):
-            return AtLeast(_num(t[2:]))
-        if t.startswith("<="):
-            return AtMost(_num(t[2:]))
+        if t.startswith((">=", "<=")):
+            return (AtLeast if t.startswith(">=") else AtMost)(_num(t[2:]))
         if t.startswith(("abs:", "rel:")):
             body = t[4:].strip()
             value = _num(body[:-1]) / 100 if t[:4] == "rel:" and body.endswith("%") else _num(body)
