@@ -165,9 +165,23 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
                 return Verdict(PASSED, value)
             return Verdict(FAILED, value, evidence.message, details={"failed_condition": evidence.message})
         if isinstance(evidence, Compared):
-            return _compared(claim, evidence, runner)
+            n, said = evidence.measured, evidence.description
+            if evidence.near_tie:
+                return Verdict(NEAR_TIE, n, said, _margin(n, claim_region(claim)))
+            if evidence.diverged:
+                why = claim.tolerance(n, claim.stated or None) or "differs"
+                return Verdict(FAILED, n, f"{why}; {said}", _margin(n, claim_region(claim)))
+            return _measured(claim, Measured(n), runner)
         if isinstance(evidence, Form):
-            return _form(evidence)
+            tol = parse_tolerance(evidence.tolerance)
+            failure = tol(evidence.measured, evidence.expected)
+            try:
+                region = tol.region(evidence.expected)
+            except ValueError:
+                region = None
+            details = {"portable_form": evidence.form}
+            margin = _margin(evidence.measured, region)
+            return Verdict(FAILED if failure else PASSED, evidence.measured, failure, margin, details)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
     except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
@@ -237,31 +251,6 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     return Verdict(FAILED if failure else PASSED, value, failure, margin)
 
 
-def _compared(claim, ev: Compared, runner) -> Verdict:
-    n = ev.measured
-    if ev.near_tie:
-        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
-    if ev.diverged:
-        why = claim.tolerance(n, claim.stated or None) or "differs"
-        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
-    return _measured(claim, Measured(n), runner)
-
-
-def _form(ev: Form) -> Verdict:
-    tol = parse_tolerance(ev.tolerance)
-    failure = tol(ev.measured, ev.expected)
-    try:
-        region = tol.region(ev.expected)
-    except ValueError:
-        region = None
-    margin = _margin(ev.measured, region)
-    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
-
-
-def _ci_text(ci: CI, unit: str) -> str:
-    return f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {unit}".rstrip()
-
-
 def _timed(claim, ev: Timed, runner) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
@@ -269,25 +258,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         raise ValueError(
             f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against"
         )
-    outcomes, details, summary = _timed_details(claim, ev, ci, region)
-    margin = min(ci.low - region[0], region[1] - ci.high)
-    margin_or_none = margin if math.isfinite(margin) else None
-    bound = _machine_bound(claim, ci.value, runner, details)
-    if bound is not None:
-        return bound
-    load = dict(ev.load or {})
-    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
-    exact_failed = any(d["verdict"] == FAILED for d in details.get("exact", {}).values())
-    if exact_failed or (timing_failed and not load.get("busy")):
-        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
-    if all(o == PASSED for o in outcomes.values()):
-        return Verdict(PASSED, ci.value, None, margin_or_none, details)
-    reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
-    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
-
-
-def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[str, Any], str]:
-    """The outcome of each bar, the details recorded and the summary."""
+    # the outcome of each bar, the details recorded and the summary
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
     record_ci |= {"rounds": ci.n, "bar": region_text(region)}
@@ -303,15 +274,29 @@ def _timed_details(claim, ev: Timed, ci, region) -> tuple[dict[str, str], dict[s
     details: dict[str, Any] = {
         k: v for k, v in (("ci", record_ci), ("conditions", bars), ("exact", exact)) if v
     }
+    ci_text = f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {claim.unit}".rstrip()
     summary = "; ".join(
-        [f"{claim.id}: {_ci_text(ci, claim.unit)} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
+        [f"{claim.id}: {ci_text} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
         + [
             f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
             for n, d in bars.items()
         ]
         + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
     )
-    return outcomes, details, summary
+    margin = min(ci.low - region[0], region[1] - ci.high)
+    margin_or_none = margin if math.isfinite(margin) else None
+    bound = _machine_bound(claim, ci.value, runner, details)
+    if bound is not None:
+        return bound
+    load = dict(ev.load or {})
+    timing_failed = [n for n, o in outcomes.items() if o == FAILED]
+    exact_failed = any(d["verdict"] == FAILED for d in exact.values())
+    if exact_failed or (timing_failed and not load.get("busy")):
+        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+    if all(o == PASSED for o in outcomes.values()):
+        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+    reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
+    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
@@ -323,20 +308,14 @@ def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], 
         )
     budget = "?" if ev.budget_s is None else f"{ev.budget_s:g}"
     # only the profiles above the run's give more rounds (all but the first when it is not said)
-    later = (
-        SIZE_PROFILES[SIZE_PROFILES.index(ev.profile) + 1 :]
-        if ev.profile in SIZE_PROFILES
-        else SIZE_PROFILES[1:]
-    )
+    start = SIZE_PROFILES.index(ev.profile) + 1 if ev.profile in SIZE_PROFILES else 1
+    later = SIZE_PROFILES[start:]
     larger = f"--claims-profile {'/'.join(later)}" if later else ""
     if ci.coverage is not None and ci.coverage < ci.level:
-        more = (
-            f"(a larger time budget: {larger})" if larger else "(a quieter machine fits more in the budget)"
-        )
+        more = f"a larger time budget: {larger}" if larger else "a quieter machine fits more in the budget"
         advice = (
-            f". Too few rounds: {ci.n} samples give a distribution-free interval of only "
-            f"{ci.coverage:.0%} coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it "
-            + more
+            f". Too few rounds: {ci.n} samples give a distribution-free interval of only {ci.coverage:.0%} "
+            f"coverage (below its {ci.level:.0%}), wherever it lies; more rounds decide it ({more})"
         )
     elif larger:
         advice = f". A quieter machine or a larger profile ({larger}) narrows the interval."

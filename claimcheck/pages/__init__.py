@@ -80,18 +80,17 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
             problems.append(f"manuscripts entry without a path or a registry: {str(m)[:120]}")
             continue
         registry, path = str(m["registry"]), str(override or m["path"])
-        outside = []
         if confine is not None and not override:  # relative paths from the results file's folder
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
             pairs = (("registry", registry), ("path", path))
             outside = [str(m[k]) for k, p in pairs if not within(p, confine)]
-        if outside:
-            problems.append(
-                f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
-                f"{confine} (a results file is untrusted input); pass --manuscript PATH to check a manuscript "
-                "elsewhere"
-            )
-            continue
+            if outside:
+                problems.append(
+                    f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
+                    f"{confine} (a results file is untrusted input); pass --manuscript PATH to check a "
+                    "manuscript elsewhere"
+                )
+                continue
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             problems.append(f"registry {registry}: {reg.issues[0]}")
@@ -160,13 +159,12 @@ def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
         bar = words.bar_words(entry) if r.tolerance else ""
         fields = {"id": r.id, "title": r.title, "split": r.split, "differs": r.differs, "cells": cells}
         rows.append(SimpleNamespace(**fields, chapter=words.chapter_value(entry), bar=bar))
-    differing = [r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1]
     return render(
         "matrix.html.j2",
         m=matrix,
         rows=rows,
         title=title,
-        differing=differing,
+        differing=[r.id for r in matrix.rows if len({c.outcome for c in r.cells}) > 1],
         outcomes=[*oc.OUTCOMES],
         briefs=[words.runner_brief(run.runner, run.settings) for run in matrix.runs],
         fingerprints=[fingerprint_lines(run.runner, run.settings) for run in matrix.runs],

@@ -32,9 +32,6 @@ STATES = (
 )
 STATE_LABEL = {s.key: s.label for s in STATES}
 
-#: the state of a claim of a bound number, from its outcome (its word's ``state``)
-STATE_OF_OUTCOME = {w.word: w.state for w in oc.WORDS}
-
 #: a bound number's state is the first of its claims' states in this order ("held" when all held)
 WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
 
@@ -49,7 +46,7 @@ def claim_state(entry: ClaimEntry | None) -> str:
         return "not-run" if entry is None else "failed"
     if entry.runner_bound and entry.outcome == oc.SKIPPED:
         return "elsewhere"
-    return STATE_OF_OUTCOME[entry.outcome]
+    return oc.WORD[entry.outcome].state
 
 
 def weakest(states: dict[str, str]) -> tuple[str, str | None]:
@@ -91,8 +88,7 @@ class ManuscriptView:
     lines: list[list]  # per line: [str | Mark, ...]
     marks: list[Mark]
     counts: dict[str, int]
-    # drift without a place, waiver problems, registry issues
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # drift without a place, waiver and registry problems
     by_claim: dict[str, list[Mark]] = field(default_factory=dict)
     href: str = "manuscript.html"
     chapter: str = ""  # the chapter id of the registry it was checked against
@@ -128,12 +124,11 @@ def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
 
 def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
     place = {"start": piece.start, "end": piece.end}
-    if piece.status == "waived":
-        why = "; ".join(reasons.get(label, label) for label in piece.by)
-        return Mark(anchor, piece.text, piece.line, "waived", [], f"waived: {why}", **place)
-    if piece.status == "unbound":
+    if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
-        return Mark(anchor, piece.text, piece.line, "unbound", [], why, **place)
+        if piece.status == "waived":
+            why = "waived: " + "; ".join(reasons.get(label, label) for label in piece.by)
+        return Mark(anchor, piece.text, piece.line, piece.status, [], why, **place)
     cids = list(piece.by)
     hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
     hover = [claim_summary(entries.get(c), c) for c in cids]
@@ -187,8 +182,7 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
         first, *rest = chunk.split("\n")
         if first:
             lines[-1].append(first)
-        for piece in rest:
-            lines.append([piece] if piece else [])
+        lines.extend([piece] if piece else [] for piece in rest)
 
     pos = 0
     for mark in marks:

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from claimcheck import outcomes as oc
-from claimcheck.display import counted, format_value, number, with_unit
-from claimcheck.display import is_number as _is_number
+from claimcheck.display import counted, format_value, is_number, number, with_unit
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
 from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
@@ -59,9 +58,9 @@ def bar_words(entry: ClaimEntry) -> str:
 def margin(entry: ClaimEntry) -> Margin | None:
     """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar)."""
     m, tol = entry.measured, _parse(entry)
-    if isinstance(m, list) and len(m) == 2 and all(_is_number(v) for v in m) and m[0] <= m[1]:
+    if isinstance(m, list) and len(m) == 2 and all(is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))
-    elif _is_number(m):
+    elif is_number(m):
         value = float(m)
     else:
         return None
@@ -113,9 +112,7 @@ _CAUSE = {c.key: c for c in CAUSES}
 
 def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason = entry.reason
-    needs = entry.needs or []
-    weights = Runner.of(runner).weights
+    reason, needs, weights = entry.reason, entry.needs or [], Runner.of(runner).weights
     if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
@@ -139,25 +136,16 @@ NEED_FILTERS = {
 
 def need_tags(entry: ClaimEntry) -> list[str]:
     """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
-    needs = entry.needs or []
-    return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
+    return [key for need, (key, _) in NEED_FILTERS.items() if need in (entry.needs or [])]
 
 
 def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
     """``(shown, rest)`` of a reason: its first line (of one over ``limit``, its first clause), the rest."""
-    text = (text or "").strip()
-    if not text:
-        return "", ""
-    line, _, rest = text.partition("\n")
+    line, _, rest = (text or "").strip().partition("\n")
     if len(line) <= limit:
         return line, rest.strip()
-    cut = -1
-    for mark in ("; ", ". ", ": "):
-        i = line.find(mark, 40)
-        if 0 < i < limit and (cut < 0 or i < cut):
-            cut = i
-    if cut < 0:
-        cut = line.rfind(" ", 0, limit)
+    marks = [i for i in (line.find(mark, 40) for mark in ("; ", ". ", ": ")) if 0 < i < limit]
+    cut = min(marks, default=line.rfind(" ", 0, limit))  # the first clause, else the last word that fits
     if cut > 0:
         head, tail = line[: cut + 1].rstrip(" ;:"), line[cut + 1 :].strip()
         return head, (tail + ("\n" + rest if rest else "")).strip()
@@ -209,7 +197,7 @@ def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
     profile = settings_size_profile(settings)
     named = r.runner_profile or (settings or {}).get("runner_profile")
     run = [
-        counted(r.torch_threads, "thread") if _is_number(r.torch_threads) else "",
+        counted(r.torch_threads, "thread") if is_number(r.torch_threads) else "",
         f"profile {profile}" if profile else "",
         f"runner {named}" if named else "",
         "" if r.weights is None else "GPT-2 weights" if r.weights.available else "no weights",
@@ -256,27 +244,6 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
-    groups: dict[str, list[ClaimEntry]] = {}
-    for e in skipped:
-        groups.setdefault(cause_of(e, runner).key, []).append(e)
-    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
-    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
-
-
-def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
-    cut = [e for e in not_run if e.reason.startswith("interrupted")]
-    rest = [e for e in not_run if e not in cut]
-    unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
-    rest = [e for e in rest if e not in unselected]
-    groups = (
-        (cut, "not reached before the run was interrupted"),
-        (unselected, "not selected in this run"),
-        (rest, "without a test yet"),
-    )
-    return "; ".join(f"{len(es)} {what} ({ids(es, 5)})" for es, what in groups if es)
-
-
 def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run: which hold, which do not, why the rest were not checked
     (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows."""
@@ -296,10 +263,21 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
             fields["ties"] = "".join(
                 f" ({oc.WORD[o].sentence(len(by[o]), ids=ids(by[o]))})" for o in oc.HELD[1:] if by.get(o)
             )
-        elif word.word == oc.SKIPPED:
-            fields["causes"] = _cause_words(es, runner, ids)
-        elif word.word == oc.NOT_RUN:
-            fields["parts"] = _not_run_words(es, ids)
+        elif word.word == oc.SKIPPED:  # counted by cause, in the order of CAUSES
+            causes = [cause_of(e, runner) for e in es]
+            groups = [(c, [e for e, k in zip(es, causes) if k is c]) for c in CAUSES if c in causes]
+            fields["causes"] = "; ".join(f"{_n(len(g), c.one, c.many)} ({ids(g, 5)})" for c, g in groups)
+        elif word.word == oc.NOT_RUN:  # counted by why: interrupted, not selected, without a test
+            cut = [e for e in es if e.reason.startswith("interrupted")]
+            unselected = [
+                e for e in es if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
+            ]
+            parts = (
+                (cut, "not reached before the run was interrupted"),
+                (unselected, "not selected in this run"),
+                ([e for e in es if e not in cut and e not in unselected], "without a test yet"),
+            )
+            fields["parts"] = "; ".join(f"{len(g)} {what} ({ids(g, 5)})" for g, what in parts if g)
         out.append(word.sentence(len(es), **fields))
     drifted = [e for e in entries if e.drifted]
     if drifted:

@@ -43,7 +43,7 @@ def test_a_line_with_a_line_break_cannot_start_a_workflow_command():
 
 
 def test_the_annotations_use_the_same_escaping():
-    assert summary._escape_data is workflow_escape
+    assert summary.workflow_escape is workflow_escape
     assert summary.command("error", "a\n::b") == "::error::a%0A::b"
 
 

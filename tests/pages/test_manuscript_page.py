@@ -195,3 +195,24 @@ def test_the_headline_probability_is_not_green_without_the_weights():
     bound = {m.state for m in view.marks for c in m.claims if reg.claims[c].runner}
     assert bound and "held" not in bound
     assert view.attention == []  # nothing failed or drifted
+
+
+def test_a_waived_and_an_unbound_number_say_why_in_their_hover():
+    from types import SimpleNamespace as NS
+
+    from claimcheck.pages.manuscript_view import build
+
+    text = "costs 12 and 34 ms\n"
+    pieces = [
+        NS(status="waived", by=["year", "odd"], start=6, end=8, text="12", line=1),
+        NS(status="unbound", by=[], start=13, end=15, text="34", line=1),
+    ]
+    ms = NS(text=text, path="ch.md", sha256="0" * 64, line_of=lambda pos: 1)
+    audit = NS(pieces=pieces, problems=[], warnings=[])
+    check = NS(manuscript=ms, drifts=[], audit=audit, registry_issues=[], registry_path="claims.toml")
+    view = build(check, {}, waivers=[NS(label="year", reason="a year, not a measurement")])
+    assert [(m.state, m.title, m.claims, m.href) for m in view.marks] == [
+        ("waived", "waived: a year, not a measurement; odd", [], None),
+        ("unbound", "bound to no claim and not waived: bind it (a locator or quote) or waive it", [], None),
+    ]
+    assert view.counts["waived"] == view.counts["unbound"] == 1 and view.bound == 0

@@ -119,3 +119,28 @@ def test_workflow_commands_are_escaped():
 def test_summary_of_an_unusable_file_names_it(tmp_path, capsys):
     assert main(["summary", str(tmp_path / "missing.json")]) == 2
     assert "missing.json: no such file" in capsys.readouterr().err
+
+
+def test_annotations_of_a_lost_locator_registry_issues_and_the_manuscripts_audit(run_copy, tmp_path):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    quote = {"status": "not-found", "name": "locator", "message": "C01: locator 'x' not found"}
+    doc["claims"][0]["details"]["drift"] = {"manuscript": "ch15.txt", "status": "drift", "quotes": [quote]}
+    doc["claims"][0]["drifted"] = True
+    doc["registries"][0].pop("problems", None)
+    doc["registries"][0]["issues"] = ["claims.toml: claim C02: field 'unit': unknown unit"]
+    audit = {
+        "unbound_numbers": [{"text": "42", "context": "costs 42 ms", "line": 3}],
+        "problems": ["waiver 'year' matches no number"],
+    }
+    doc["manuscripts"] = [{"path": "ch15.txt", "registry": "claims.toml", "audit": audit}]
+    lines = annotations(parse_document(doc, run_copy), tmp_path)
+    registry = lines[0].split("file=")[1].split(",")[0]
+    assert lines[0] == (
+        f"::error file={registry},title=registry problem::claims.toml: claim C02: field 'unit': unknown unit"
+    )
+    lost = next(ln for ln in lines if "title=C01 locator not-found::" in ln)
+    assert lost.startswith(f"::error file={registry},line=")
+    assert lines[-2:] == [
+        "::warning file=ch15.txt,line=3,title=unbound number::42 is bound to no claim and not waived: costs 42 ms",
+        "::error file=claims.toml,title=waiver problem::waiver 'year' matches no number",
+    ]
