@@ -127,18 +127,13 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             for cid in reg.claims
             if cid not in done
         ]
-    _check_chapters(state)
-    _check_overrides(state)
-    _check_manuscript_binding(config, state)
+    _check_run(state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
     items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
-    if config.pluginmanager.hasplugin("xdist"):
-        _xdist_groups(state, items)
-
-
-def _xdist_groups(state, items) -> None:
-    """Timing claims share an ``xdist_group``; a citation that is a verdict joins its source's tests."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    # timing claims share an xdist_group; a citation that is a verdict joins its source's tests
     of_key: dict[str, list] = {}
     for item in items:
         if needs_exclusive(item):
@@ -193,25 +188,19 @@ def deselection(
     return list(groups.values())
 
 
-def _check_chapters(state) -> None:
-    """Stop the run when two registries have one chapter id (every key would name two claims)."""
+def _check_run(state) -> None:
+    """Stop the run when two registries have one chapter id (every key would name two claims), a
+    ``--claims-stated`` name is not one claim of the run (``ch15:C10`` says which), or, with several
+    chapters, no ``[chapter] manuscript`` names the ``--claims-manuscript``."""
     problems = book_issues(state.registries.values())
     if problems:
         raise pytest.UsageError("claimcheck: " + "; ".join(problems))
-
-
-def _check_overrides(state) -> None:
-    """Every ``--claims-stated`` name is one claim of a collected registry (``ch15:C10`` says which)."""
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:
             resolve(name, keys)
         except ClaimKeyError as exc:
             raise pytest.UsageError(f"claimcheck: --claims-stated names {name}: {exc}") from None
-
-
-def _check_manuscript_binding(config, state) -> None:
-    """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is an error."""
     if not state.settings.manuscript or len(state.registries) < 2 or any(state.manuscript_bound.values()):
         return
     names = ", ".join(
