@@ -131,9 +131,12 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
     items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    # timing claims share an xdist_group; a citation that is a verdict joins its source's tests
+    if config.pluginmanager.hasplugin("xdist"):
+        _xdist_groups(state, items)
+
+
+def _xdist_groups(state, items) -> None:
+    """Timing claims share an ``xdist_group``; a citation that is a verdict joins its source's tests."""
     of_key: dict[str, list] = {}
     for item in items:
         if needs_exclusive(item):
