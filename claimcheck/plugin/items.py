@@ -240,9 +240,8 @@ class CitationItem(RegistryItem):
         citation = cite(claim, state.book())
         ms = chapter_manuscript(reg)
         quote = citation_check(citation, claim, ms)
-        record = stated_record(claim)
         drift = {"manuscript": ms.path if ms else None, "status": quote.status, "quotes": [quote.as_dict()]}
-        record["details"] = {"drift": drift}
+        record = {**stated_record(claim), "details": {"drift": drift}}
         if self.verdict and citation.status in ("ok", "in-words"):
             outcome, why = state.collector.outcome_of(citation.source)
             if outcome is None or outcome == NOT_RUN:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -44,11 +45,9 @@ def exception_reason(excinfo, when: str) -> str | None:
     text = str(exc).strip()
     text = text[:1000] + " ..." if len(text) > 1000 else text
     where = ""
-    try:
+    with contextlib.suppress(IndexError, AttributeError, TypeError):
         entry = excinfo.traceback[-1]
         where = f" (raised at {Path(str(entry.path)).name}:{entry.lineno + 1} in {entry.name})"
-    except (IndexError, AttributeError, TypeError):
-        pass
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 

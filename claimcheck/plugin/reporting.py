@@ -102,12 +102,11 @@ def _claim_args(config, regs) -> list[str]:
     """The run's path arguments that hold a chapter's claims (all of them when none is told apart)."""
     base = Path(config.invocation_params.dir)
     folders = [Path(reg.path).resolve().parent for reg in regs]
-
-    def holds_claims(arg: str) -> bool:
-        where = (base / arg.split("::", 1)[0]).resolve()
-        return any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
-
-    return [a for a in config.args if holds_claims(a)] or list(config.args)
+    wheres = [(arg, (base / arg.split("::", 1)[0]).resolve()) for arg in config.args]
+    held = [
+        a for a, where in wheres if any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
+    ]
+    return held or list(config.args)
 
 
 def _registry_entries(path) -> dict | None:

@@ -188,9 +188,6 @@ def kit_modules() -> tuple[str, ...]:
     return tuple(re.sub(r"[-.]", "_", m.group(0)).lower() for m in names if m)
 
 
-NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
-
-
 def missing_kit(exc=None, *, text: str = "") -> str | None:
     """The one line for a claim that cannot run on a core-only install, or None, from the exception
     ``exc`` raised or, where only that is left, its first line ``text``."""
@@ -198,6 +195,7 @@ def missing_kit(exc=None, *, text: str = "") -> str | None:
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
         name = m.group(1) if m else None
-    if name and name.split(".")[0] in kit_modules():
-        return f"{NEEDS_KIT} (no module named {name.split('.')[0]!r} here)"
+    top = name.split(".")[0] if name else ""
+    if top and top in kit_modules():
+        return f"needs the `claims` extra: pip install 'claimcheck[claims]' (no module named {top!r} here)"
     return None
