@@ -17,7 +17,7 @@ from claimcheck.fileio import InputFileError, check_input_file, not_ours, remove
 from claimcheck.manuscript import Manuscript, ManuscriptError
 from claimcheck.plugin import hookspecs
 from claimcheck.plugin.html import HtmlReport
-from claimcheck.plugin.parallel import XdistSupport
+from claimcheck.plugin.parallel import register_xdist
 from claimcheck.plugin.state import STATE, RunState, registry_candidates, setting_path
 from claimcheck.registry import load_registry
 
@@ -211,7 +211,7 @@ def pytest_configure(config):
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlReport(config), "claimcheck-html")
     # pytest-xdist: timing claims run alone, the controller learns the workers' registries
-    XdistSupport.register(config, state, claims_run=writes)
+    register_xdist(config, state, claims_run=writes)
 
 
 def _check_writable(report_dir: Path, source: str) -> None:
