@@ -4,6 +4,7 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from functools import partial
 from pathlib import Path
 
@@ -83,9 +84,10 @@ def first_error_line(longrepr) -> str:
     return first
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session, config, items) -> None:
-    """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session, config, items) -> Generator[None, None, None]:
+    """Before every other plugin (-k, -m, a kit's lane): tag claim tests, add markers from the registry's
+    `needs`, add placeholders. After them: put back the registry problems, which always run."""
     state = run_state(config)
     covered: dict[str, set] = {}  # registry path -> the ids of its claims that have an item
     for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
@@ -133,6 +135,10 @@ def pytest_collection_modifyitems(session, config, items) -> None:
     items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
     if config.pluginmanager.hasplugin("xdist"):
         _xdist_groups(state, items)
+    yield
+    present = set(map(id, items))  # a registry problem fails the run, whatever deselected it
+    errors = (i for rf in state.registry_files for i in getattr(rf, "error_items", ()))
+    items += [i for i in errors if id(i) not in present]
 
 
 def _xdist_groups(state, items) -> None:
@@ -215,17 +221,3 @@ def _check_run(state) -> None:
         f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
         "name the file as its registry does"
     )
-
-
-class KeepRegistryErrors:
-    """Registry problems always run and fail the run, whatever -k or -m deselected."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session, config, items):
-        present = set(map(id, items))
-        errors = (i for rf in run_state(config).registry_files for i in getattr(rf, "error_items", ()))
-        items += [i for i in errors if id(i) not in present]
-
-
-def pytest_configure(config):
-    config.pluginmanager.register(KeepRegistryErrors(), "claimcheck-keep-registry-errors")
