@@ -1,17 +1,10 @@
-"""Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
-
-Every test of a ``pytest -n N`` claims run, and each worker's collection, holds a readers-writer
-lock (:class:`filelock.ReadWriteLock`: cross-platform, released when a worker dies, writer-preferring)
-on a file in a folder the controller hands to its workers; a ``timing`` test holds it exclusively.
-So no other test runs while a timing test measures (on one machine). The controller does not
-collect: each worker sends the registry paths it loaded and the tests it deselected (one worker's
-are kept: all deselect the same), and the controller writes ``claims.json``.
-
-``--dist loadgroup`` runs one ``xdist_group`` on one worker: claimcheck puts every timing claim in
-one group and a citation that is its claim's verdict in its source's. xdist 3.8 passes groups by
-appending them to node ids, which pytest 9.2 no longer allows (pytest-dev/pytest-xdist#1386), so each
-worker writes its groups into the run's folder and :func:`group_scheduler` reads them.
-"""
+"""Claims under pytest-xdist (docs/ci.md, "In parallel"): timing claims never share the machine, and
+the controller writes the report. Every test, and each worker's collection, holds a readers-writer lock
+(:class:`filelock.ReadWriteLock`: released when a worker dies, writer-preferring) on a file in a folder
+the controller hands to its workers, a ``timing`` test exclusively. The controller does not collect:
+each worker sends it the registries it loaded and the tests it deselected. Under ``--dist loadgroup``
+each worker writes its tests' groups into that folder for :func:`group_scheduler`: xdist 3.8 appends
+them to node ids, which pytest 9.2 no longer allows (pytest-dev/pytest-xdist#1386)."""
 
 from __future__ import annotations
 
