@@ -90,9 +90,7 @@ def report_outcome(report) -> str | None:
         return FAILED if report.when == "call" and own else ERROR
     if report.skipped:
         return SKIPPED
-    if report.when == "call":
-        return PASSED
-    return None
+    return PASSED if report.when == "call" else None
 
 
 def phase_of(report) -> Phase | None:
