@@ -4,6 +4,7 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from functools import partial
 from pathlib import Path
 
@@ -83,9 +84,10 @@ def first_error_line(longrepr) -> str:
     return first
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(session, config, items) -> None:
-    """Tag claim tests, add markers from the registry's `needs`, add placeholders (before -k/-m)."""
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(session, config, items) -> Generator[None, None, None]:
+    """Before every other plugin (-k, -m, a kit's lane): tag claim tests, add markers from the registry's
+    `needs`, add placeholders. After them: put back the registry problems, which always run."""
     state = run_state(config)
     covered: dict[str, set] = {}  # registry path -> the ids of its claims that have an item
     for rf in state.registry_files:  # formula claims are checked by the core: covered by their item
@@ -127,14 +129,16 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             for cid in reg.claims
             if cid not in done
         ]
-    _check_chapters(state)
-    _check_overrides(state)
-    _check_manuscript_binding(config, state)
+    _check_run(state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
     items.sort(key=lambda i: last.get(type(i), 0))  # stable: each group keeps its order
     if config.pluginmanager.hasplugin("xdist"):
         _xdist_groups(state, items)
+    yield
+    present = set(map(id, items))  # a registry problem fails the run, whatever deselected it
+    errors = (i for rf in state.registry_files for i in getattr(rf, "error_items", ()))
+    items += [i for i in errors if id(i) not in present]
 
 
 def _xdist_groups(state, items) -> None:
@@ -193,25 +197,19 @@ def deselection(
     return list(groups.values())
 
 
-def _check_chapters(state) -> None:
-    """Stop the run when two registries have one chapter id (every key would name two claims)."""
+def _check_run(state) -> None:
+    """Stop the run when two registries have one chapter id (every key would name two claims), a
+    ``--claims-stated`` name is not one claim of the run (``ch15:C10`` says which), or, with several
+    chapters, no ``[chapter] manuscript`` names the ``--claims-manuscript``."""
     problems = book_issues(state.registries.values())
     if problems:
         raise pytest.UsageError("claimcheck: " + "; ".join(problems))
-
-
-def _check_overrides(state) -> None:
-    """Every ``--claims-stated`` name is one claim of a collected registry (``ch15:C10`` says which)."""
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:
             resolve(name, keys)
         except ClaimKeyError as exc:
             raise pytest.UsageError(f"claimcheck: --claims-stated names {name}: {exc}") from None
-
-
-def _check_manuscript_binding(config, state) -> None:
-    """With several chapters, a ``--claims-manuscript`` that no ``[chapter] manuscript`` names is an error."""
     if not state.settings.manuscript or len(state.registries) < 2 or any(state.manuscript_bound.values()):
         return
     names = ", ".join(
@@ -223,17 +221,3 @@ def _check_manuscript_binding(config, state) -> None:
         f"([chapter] manuscript: {names}); run one chapter (pytest claims/<chapter>/), or "
         "name the file as its registry does"
     )
-
-
-class KeepRegistryErrors:
-    """Registry problems always run and fail the run, whatever -k or -m deselected."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session, config, items):
-        present = set(map(id, items))
-        errors = (i for rf in run_state(config).registry_files for i in getattr(rf, "error_items", ()))
-        items += [i for i in errors if id(i) not in present]
-
-
-def pytest_configure(config):
-    config.pluginmanager.register(KeepRegistryErrors(), "claimcheck-keep-registry-errors")

@@ -3,70 +3,68 @@ A ``firstresult`` hook's first non-None answer wins."""
 
 from __future__ import annotations
 
-import pluggy
-
-hookspec = pluggy.HookspecMarker("pytest")
+import pytest
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_configure(config) -> None:
     """A claims run starts (once, after the settings are resolved, before they are used): a kit
     registers its pytest side here, so that it stays out of every other run."""
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_runner_fingerprint(config, fingerprint: dict) -> None:
     """Add the kit's fields (its libraries, accelerator, weights...) to the runner fingerprint, in place."""
 
 
-@hookspec(firstresult=True)
+@pytest.hookspec(firstresult=True)
 def pytest_claimcheck_report_dir(config, report_dir):
     """Return another folder (a ``pathlib.Path``) for this run's reports, or None to keep ``report_dir``."""
 
 
-@hookspec(firstresult=True)
+@pytest.hookspec(firstresult=True)
 def pytest_claimcheck_size_profile(config, registry, items) -> dict | None:
     """Return the size profile one chapter's claims ran with (JSON-ready: ``name``, ``description``,
     the sizes), or None when the kit's sizes played no part. ``items``: the chapter's collected
     tests, None where unknown (the xdist controller)."""
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_options():
     """Return the kit's :class:`~claimcheck.settings.OptionTable` (or None), resolved with the core's
     (``settings_of(config).NAME``). Called in every run; the kit also adds it in ``pytest_addoption``."""
 
 
-@hookspec(firstresult=True)
+@pytest.hookspec(firstresult=True)
 def pytest_claimcheck_deselected_group(config, item) -> str | None:
     """Return the kit's group of a deselected test (e.g. a lane that runs only when asked for), or
     None when the kit did not deselect it (then ``-k``/``-m`` did)."""
 
 
-@hookspec(firstresult=True)
+@pytest.hookspec(firstresult=True)
 def pytest_claimcheck_deselection_words(config, group: str, where: str, report_dir: str):
     """Return ``(why, command)`` for the tests of the kit's ``group`` this run left out (``where``:
     the run's paths; ``report_dir``: its report folder, relative, or "")."""
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_run_args(config):
     """Return the arguments that select what this run selected through the kit (``["--claims-lm", "NAME"]``)."""
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_runner_keys(config):
     """Return the kit's runner fingerprint fields that must match for an earlier report's rows to
     stand in a partial run's, besides the core's (:func:`claimcheck.partial.incomparable`)."""
 
 
-@hookspec
+@pytest.hookspec
 def pytest_claimcheck_heavy_packages(config):
     """Return the kit's heavy packages (import names): an interrupt during one's import is held
     until it is done, and a half-loaded one is never imported again."""
 
 
-@hookspec(firstresult=True)
+@pytest.hookspec(firstresult=True)
 def pytest_claimcheck_test_needs(config, item, needs: tuple):
     """Return what the claim test ``item`` needs, of its claim's ``needs`` (its markers), where the
     kit knows it needs less; None to keep ``needs``."""

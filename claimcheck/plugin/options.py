@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from claimcheck.fileio import InputFileError, check_input_file, not_ours, remove
 from claimcheck.manuscript import Manuscript, ManuscriptError
 from claimcheck.plugin import hookspecs
 from claimcheck.plugin.html import HtmlReport
-from claimcheck.plugin.parallel import XdistSupport
+from claimcheck.plugin.parallel import register_xdist
 from claimcheck.plugin.state import STATE, RunState, registry_candidates, setting_path
 from claimcheck.registry import load_registry
 
@@ -72,11 +73,6 @@ def claims_run(config) -> bool:
     return bool(registries_of_args(config, first_only=True, environment=False))
 
 
-def writes_reports(config) -> bool:
-    """Whether this claims run writes the reports: not ``--collect-only``, not an xdist worker."""
-    return not config.option.collectonly and not hasattr(config, "workerinput")
-
-
 def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
     """The run's registries, in the order found. For each argument: inside a ``claims/`` folder, the
     ``claims.toml`` governing it, or every one below a folder; for the rootdir, every one of its
@@ -85,7 +81,18 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
     root = Path(config.rootpath)
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
-    named = _named_registries(config, skip, environment)
+    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
+    if raw is None and environment:
+        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
+    if raw is None:
+        raw, base = config.getini("claims_registries"), Path(config.rootpath)
+    try:
+        named_paths = settings_mod.parse_paths(raw) if raw else []
+    except ValueError:  # the settings report a bad value
+        named_paths = []
+    named: list[Path] = []
+    for p in (base / text for text in named_paths):  # an absolute one stays
+        named += walk_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
     for arg in config.args or []:
         path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]  # an absolute one stays
         if not path.exists():
@@ -94,10 +101,12 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
         claims_dir = _claims_folder_of(path, root)
         if claims_dir is not None:
             here = next((c for c in registry_candidates(path, claims_dir) if c.is_file()), None)
-            candidates = [here] if here else find_registries(path, skip) if path.is_dir() else []
+            candidates = [here] if here else walk_registries(path, skip) if path.is_dir() else []
         elif path == root and (path / CLAIMS_FOLDER).is_dir():
-            candidates = find_registries(path / CLAIMS_FOLDER, skip)
-        for p in candidates + [r for r in named if _related(r, path)]:
+            candidates = walk_registries(path / CLAIMS_FOLDER, skip)
+        # a named registry, when a run of the argument collects it or a test it governs
+        candidates += [r for r in named if path in (r, *r.parents) or r.parent in path.parents]
+        for p in candidates:
             if p not in found:
                 found.append(p)
                 if first_only:
@@ -115,32 +124,8 @@ def _claims_folder_of(path: Path, root: Path) -> Path | None:
     return None
 
 
-def _related(registry: Path, arg: Path) -> bool:
-    """Whether a run of ``arg`` collects ``registry`` or a test it governs: one lies in the other."""
-    folder = registry.parent
-    return registry == arg or arg in registry.parents or folder == arg or folder in arg.parents
-
-
-def _named_registries(config, skip, environment: bool) -> list[Path]:
-    """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
-    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
-    if raw is None and environment:
-        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
-    if raw is None:
-        raw, base = config.getini("claims_registries"), Path(config.rootpath)
-    try:
-        paths = settings_mod.parse_paths(raw) if raw else []
-    except ValueError:
-        return []
-    out: list[Path] = []
-    for p in (base / text for text in paths):  # an absolute one stays
-        out += find_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
-    return out
-
-
-def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
-    """Every ``claims.toml`` below ``folder`` that a run collects (:func:`claimcheck.book.walk_registries`)."""
-    return walk_registries(folder, skip)
+#: every ``claims.toml`` below a folder that a run collects (:func:`claimcheck.book.walk_registries`)
+find_registries = partial(walk_registries, skip=SKIPPED_DIRS)
 
 
 def _check_runner_profile(config, s) -> None:
@@ -160,13 +145,14 @@ def _check_runner_profile(config, s) -> None:
 def _check_input_files(config, s) -> None:
     """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
     for name in (o.name for o in s.options if o.file and getattr(s, o.name)):
-        path = setting_path(config, name)
-        problem = None if path.exists() else "no such file"
-        if problem is None and path.is_dir():
+        path, problem = setting_path(config, name), None
+        if not path.exists():
+            problem = "no such file"
+        elif path.is_dir():
             problem = "is a folder, not a file"
-        elif problem is None and not os.access(path, os.R_OK):
+        elif not os.access(path, os.R_OK):
             problem = "cannot be read (permission denied)"
-        if problem is None:  # a device or FIFO would be read forever or block the open: refused by type
+        else:  # a device or FIFO would be read forever or block the open: refused by type
             try:
                 check_input_file(path, limit=sys.maxsize)  # the manuscript's size is checked as it is read
             except InputFileError as exc:
@@ -203,7 +189,7 @@ def pytest_configure(config):
         elif not config.pluginmanager.is_registered(module):  # imported before (tests/conftest.py)
             config.pluginmanager.register(module, name)
     config.hook.pytest_claimcheck_configure(config=config)  # the kits register their pytest side
-    writes = writes_reports(config)
+    writes = not config.option.collectonly and not hasattr(config, "workerinput")  # not an xdist worker
     if writes:
         report_dir = Path(config.rootpath) / s.report_dir
         report_dir = (
@@ -225,7 +211,7 @@ def pytest_configure(config):
     if config.pluginmanager.hasplugin("html"):
         config.pluginmanager.register(HtmlReport(config), "claimcheck-html")
     # pytest-xdist: timing claims run alone, the controller learns the workers' registries
-    XdistSupport.register(config, state, claims_run=writes)
+    register_xdist(config, state, claims_run=writes)
 
 
 def _check_writable(report_dir: Path, source: str) -> None:

@@ -1,20 +1,14 @@
-"""Claims under pytest-xdist: timing claims never share the machine, and the controller writes the report.
-
-Every test of a ``pytest -n N`` claims run, and each worker's collection, holds a readers-writer
-lock (:class:`filelock.ReadWriteLock`: cross-platform, released when a worker dies, writer-preferring)
-on a file in a folder the controller hands to its workers; a ``timing`` test holds it exclusively.
-So no other test runs while a timing test measures (on one machine). The controller does not
-collect: each worker sends the registry paths it loaded and the tests it deselected (one worker's
-are kept: all deselect the same), and the controller writes ``claims.json``.
-
-``--dist loadgroup`` runs one ``xdist_group`` on one worker: claimcheck puts every timing claim in
-one group and a citation that is its claim's verdict in its source's. xdist 3.8 passes groups by
-appending them to node ids, which pytest 9.2 no longer allows (pytest-dev/pytest-xdist#1386), so each
-worker writes its groups into the run's folder and :func:`group_scheduler` reads them.
-"""
+"""Claims under pytest-xdist (docs/ci.md, "In parallel"): timing claims never share the machine, and
+the controller writes the report. Every test, and each worker's collection, holds a readers-writer lock
+(:class:`filelock.ReadWriteLock`: released when a worker dies, writer-preferring) on a file in a folder
+the controller hands to its workers, a ``timing`` test exclusively. The controller does not collect:
+each worker sends it the registries it loaded and the tests it deselected. Under ``--dist loadgroup``
+each worker writes its tests' groups into that folder for :func:`group_scheduler`: xdist 3.8 appends
+them to node ids, which pytest 9.2 no longer allows (pytest-dev/pytest-xdist#1386)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import tempfile
@@ -36,20 +30,6 @@ def is_worker(config) -> bool:
     return hasattr(config, "workerinput")
 
 
-class RunLock:
-    """The run's readers-writer lock (see the module docstring); one instance per worker process."""
-
-    def __init__(self, folder):
-        from filelock import ReadWriteLock  # late: only a claims run takes the lock (start-up time)
-
-        self.path = Path(folder) / LOCK_FILE
-        self._lock = ReadWriteLock(self.path)
-
-    def hold(self, exclusive: bool):
-        """A context that holds the lock, exclusively for a timing test, else shared."""
-        return self._lock.write_lock() if exclusive else self._lock.read_lock()
-
-
 def xdist_group_of(item) -> str | None:
     """The ``xdist_group`` ``item`` runs in, as xdist names it (several: sorted, joined by ``_``), or None."""
     names = {
@@ -64,37 +44,33 @@ def needs_exclusive(item) -> bool:
     return item.get_closest_marker("timing") is not None
 
 
-class XdistSupport:
-    """pytest hooks for xdist runs: the controller hands a lock folder to each worker and loads the
-    registries each reports; a worker holds the lock around collection and each test."""
+def register_xdist(config, state, claims_run: bool) -> None:
+    """Register the hooks of an xdist run: the controller's, when it writes the reports, or a worker's."""
+    if is_worker(config):
+        worker = XdistWorker(state, config.workerinput.get(LOCK_INPUT_KEY))
+        config.pluginmanager.register(worker, "claimcheck-xdist")
+    elif claims_run and config.getoption("dist", "no") != "no" and config.getoption("tx", None):
+        config.pluginmanager.register(XdistController(state), "claimcheck-xdist")
 
-    def __init__(self, state, lock_dir=None, lock: RunLock | None = None):
-        self.state, self.lock_dir, self.lock = state, lock_dir, lock
-        self.spans: dict[str, list] = {}  # controller: nodeid -> [first start, last stop, timing?]
 
-    @classmethod
-    def register(cls, config, state, claims_run: bool) -> None:
-        controller = not is_worker(config) and config.getoption("dist", "no") != "no"
-        if controller and claims_run and config.getoption("tx", None):  # the controller of an xdist run
-            lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
-            config.pluginmanager.register(cls(state, lock_dir=lock_dir), "claimcheck-xdist")
-        elif is_worker(config):
-            folder = config.workerinput.get(LOCK_INPUT_KEY)
-            config.pluginmanager.register(
-                cls(state, lock=RunLock(folder) if folder else None), "claimcheck-xdist"
-            )
+class XdistController:
+    """The controller's hooks: it hands a lock folder to each worker, loads the registries each reports
+    and checks that no test ran while a timing test ran."""
 
-    # --- controller ---------------------------------------------------------------------------
+    def __init__(self, state) -> None:
+        self.state = state
+        self.lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
+        self.spans: dict[str, list] = {}  # nodeid -> [first start, last stop, timing?]
+
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config, log):
-        if self.lock_dir is None or config.getoption("dist", "no") != "loadgroup":
+        if config.getoption("dist", "no") != "loadgroup":
             return None
         return group_scheduler(config, log, self.lock_dir)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node):
-        if self.lock_dir is not None:
-            node.workerinput[LOCK_INPUT_KEY] = str(self.lock_dir)
+        node.workerinput[LOCK_INPUT_KEY] = str(self.lock_dir)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error):
@@ -106,14 +82,14 @@ class XdistSupport:
 
     def pytest_runtest_logreport(self, report):
         """Record when each test ran (setup start to teardown stop, all workers)."""
-        if self.lock_dir is None or not hasattr(report, "start"):
+        if not hasattr(report, "start"):
             return
         span = self.spans.setdefault(report.nodeid, [report.start, report.stop, "timing" in report.keywords])
         span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
 
     def pytest_terminal_summary(self, terminalreporter):
         """Check the guarantee on this run's own record: no test ran while a timing test ran."""
-        if self.lock_dir is None or not self.spans:
+        if not self.spans:
             return
         if terminalreporter.config.getoption("dist", "no") != "loadgroup":
             terminalreporter.write_line(
@@ -128,38 +104,49 @@ class XdistSupport:
         terminalreporter.write_line(f"claimcheck xdist: {said}", red=bool(bad))
 
     def pytest_unconfigure(self, config):
-        if self.lock_dir is not None:
-            shutil.rmtree(self.lock_dir, ignore_errors=True)
+        shutil.rmtree(self.lock_dir, ignore_errors=True)
 
-    # --- worker -------------------------------------------------------------------------------
+
+class XdistWorker:
+    """A worker's hooks: it holds the run's lock around collection and each test (exclusively for a
+    timing test) and sends the controller its registries and deselected tests."""
+
+    def __init__(self, state, folder: str | None) -> None:
+        self.state = state
+        self.folder = Path(folder) if folder else None
+        self.lock = None
+        if self.folder is not None:
+            from filelock import ReadWriteLock  # late: only a claims run takes the lock (start-up time)
+
+            self.lock = ReadWriteLock(self.folder / LOCK_FILE)
+
+    def _hold(self, exclusive: bool):
+        if self.lock is None:
+            return contextlib.nullcontext()
+        return self.lock.write_lock() if exclusive else self.lock.read_lock()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session):
-        if self.lock is None:
-            return (yield)
-        with self.lock.hold(exclusive=False):
+        with self._hold(exclusive=False):
             return (yield)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection_finish(self, session):
         """Before xdist tells the controller what this worker collected: write its groups."""
         config = session.config
-        if self.lock is None or not config.getoption("loadgroup", False):
+        if self.folder is None or not config.getoption("loadgroup", False):
             return
         groups = {item.nodeid: group for item in session.items if (group := xdist_group_of(item))}
-        name = GROUPS_FILE.format(config.workerinput["workerid"])
-        write_atomic(self.lock.path.parent / name, json.dumps(groups))
+        write_atomic(self.folder / GROUPS_FILE.format(config.workerinput["workerid"]), json.dumps(groups))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        if self.lock is None:
-            return (yield)
-        with self.lock.hold(exclusive=needs_exclusive(item)):
+        with self._hold(exclusive=needs_exclusive(item)):
             return (yield)
 
     def pytest_sessionfinish(self, session):
-        if is_worker(session.config):
-            session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
-            session.config.workeroutput[DESELECTED_OUTPUT_KEY] = [list(r) for r in self.state.deselected]
+        session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
+        session.config.workeroutput[DESELECTED_OUTPUT_KEY] = [list(r) for r in self.state.deselected]
 
 
 def group_scheduler(config, log, folder: Path):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
@@ -44,11 +45,9 @@ def exception_reason(excinfo, when: str) -> str | None:
     text = str(exc).strip()
     text = text[:1000] + " ..." if len(text) > 1000 else text
     where = ""
-    try:
+    with contextlib.suppress(IndexError, AttributeError, TypeError):
         entry = excinfo.traceback[-1]
         where = f" (raised at {Path(str(entry.path)).name}:{entry.lineno + 1} in {entry.name})"
-    except (IndexError, AttributeError, TypeError):
-        pass
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 
@@ -91,9 +90,7 @@ def report_outcome(report) -> str | None:
         return FAILED if report.when == "call" and own else ERROR
     if report.skipped:
         return SKIPPED
-    if report.when == "call":
-        return PASSED
-    return None
+    return PASSED if report.when == "call" else None
 
 
 def phase_of(report) -> Phase | None:

@@ -19,7 +19,7 @@ from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
-from claimcheck.registry import Registry, claim_lines, load_registry
+from claimcheck.registry import Registry, load_registry
 from claimcheck.report import ResultCollector
 from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
@@ -124,11 +124,6 @@ def claim_marker_id(item) -> str | None:
     return args[0] if len(args) == 1 and isinstance(args[0], str) else None
 
 
-def line_of_id(path: Path, claim_id: str | None) -> int:
-    """0-based line of a claim in a registry file, whatever its form (0 when not found)."""
-    return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
-
-
 def stated_record(claim) -> dict:
     """What every item of a claim records before any measurement: id, stated value, unit, tolerance."""
     return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
@@ -193,9 +188,6 @@ def kit_modules() -> tuple[str, ...]:
     return tuple(re.sub(r"[-.]", "_", m.group(0)).lower() for m in names if m)
 
 
-NEEDS_KIT = "needs the `claims` extra: pip install 'claimcheck[claims]'"
-
-
 def missing_kit(exc=None, *, text: str = "") -> str | None:
     """The one line for a claim that cannot run on a core-only install, or None, from the exception
     ``exc`` raised or, where only that is left, its first line ``text``."""
@@ -203,6 +195,7 @@ def missing_kit(exc=None, *, text: str = "") -> str | None:
     if name is None and text:
         m = re.match(r"(?:\S+: )?ModuleNotFoundError: No module named '([\w.]+)'", text)
         name = m.group(1) if m else None
-    if name and name.split(".")[0] in kit_modules():
-        return f"{NEEDS_KIT} (no module named {name.split('.')[0]!r} here)"
+    top = name.split(".")[0] if name else ""
+    if top and top in kit_modules():
+        return f"needs the `claims` extra: pip install 'claimcheck[claims]' (no module named {top!r} here)"
     return None
