@@ -218,12 +218,31 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
     return rec
 
 
-def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
-    """Tensor shapes stored in a weights file (safetensors: its header only), keyed without ``transformer.``.
+def _short(exc: Exception, limit: int = 300) -> str:
+    """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    found = re.search(r"Unsupported global: [^\n]*", text)
+    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
 
-    Raises:
-        WeightsError: the file cannot be parsed (truncated, corrupt, or a pickle holding more than tensors).
-    """
+
+def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
+    """Check a folder's config and its weights file against GPT-2 small (or against the config),
+    reading only the safetensors header. Raises ``WeightsError``: not a GPT-2 config, a field differs
+    from GPT-2 small's (``gpt2-small``), the file cannot be parsed (truncated, corrupt, a pickle holding
+    more than tensors), or a tensor is missing or has another shape than the config implies;
+    ``ValueError`` for an unknown ``shape_check``."""
+    if shape_check not in SHAPE_CHECKS:
+        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
+    if getattr(config, "model_type", None) != "gpt2":
+        raise WeightsError(
+            f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
+            "expected 'gpt2' (the claims are about GPT-2)"
+        )
+    if shape_check == "gpt2-small":
+        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
+        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
+        if detail:
+            raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
     try:
         if path.name.endswith(".safetensors"):
             from safetensors import safe_open
@@ -240,36 +259,7 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
         raise WeightsError(f"{path}: cannot read the weights file: {_short(exc)}{hint}") from None
-    return {k.removeprefix("transformer."): v for k, v in shapes.items()}
-
-
-def _short(exc: Exception, limit: int = 300) -> str:
-    """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-    found = re.search(r"Unsupported global: [^\n]*", text)
-    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
-
-
-def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
-    """Check a folder's config and its weights file against GPT-2 small (or against the config).
-
-    Raises:
-        WeightsError: not a GPT-2 config, a field differs from GPT-2 small's (``gpt2-small``), or a
-            tensor is missing or has another shape than the config implies.
-    """
-    if shape_check not in SHAPE_CHECKS:
-        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
-    if getattr(config, "model_type", None) != "gpt2":
-        raise WeightsError(
-            f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
-            "expected 'gpt2' (the claims are about GPT-2)"
-        )
-    if shape_check == "gpt2-small":
-        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
-        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
-        if detail:
-            raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
-    stored = file_tensor_shapes(path)
+    stored = {k.removeprefix("transformer."): v for k, v in shapes.items()}
     # GPT-2's key tensors by checkpoint key; c_attn, c_proj, c_fc are Conv1D [in, out]
     d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
     v, p = config.vocab_size, config.n_positions
@@ -291,12 +281,9 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
 def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
     """Return ``(model, tokenizer, info)``: a float32 ``GPT2LMHeadModel`` in eval mode on the CPU, the
     folder's tokenizer (else the offline GPT-2 BPE), and source, kind, model_type, n_layer, n_embd,
-    shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer.
-
-    Raises:
-        WeightsError: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
-            unreadable or incomplete weights file.
-    """
+    shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer. Raises
+    ``WeightsError``: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
+    unreadable or incomplete weights file."""
     from transformers import AutoConfig, AutoTokenizer, GPT2LMHeadModel
 
     src = resolution.source
@@ -346,13 +333,10 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
 def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
     """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at ``revision``
     into the Hugging Face cache, after one HEAD request for its config.json at ``HF_ENDPOINT`` (else
-    huggingface_hub's default) with a time limit and no retries; return the snapshot folder.
-
-    Raises:
-        WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached (no
-            network, DNS, refused, time limit) or answers with an error (404: no such model), or the
-            config or every weights file failed; the message names the address or what failed, and why.
-    """
+    huggingface_hub's default) with a time limit and no retries; return the snapshot folder. Raises
+    ``WeightsError``: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached (no
+    network, DNS, refused, time limit) or answers with an error (404: no such model), or the config or
+    every weights file failed; the message names the address or what failed, and why."""
     if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
         raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
     try:
