@@ -159,11 +159,8 @@ class ListingRun:
 
 
 def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], list[str]]:
-    """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``).
-
-    Raises:
-        ListingError: the source is not valid Python (the message names the file and line).
-    """
+    """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``). Raises
+    ``ListingError`` where the source is not valid Python (the message names the file and line)."""
     try:
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
@@ -230,12 +227,9 @@ def run_listing(
     ``workdir``: an empty folder, its working directory and Hugging Face cache. ``weights``: a
     :class:`~claimcheck.llm.weights.WeightsResolution` (real GPT-2 when it has it, else a stand-in of
     ``stand_in_config``). ``max_new_tokens``: the most tokens one ``generate`` call writes. ``threads``:
-    torch's threads in its process; None: every core, which a busy machine oversubscribes.
-
-    Raises:
-        ListingError: the listing cannot be read or parsed, or loads a model other than GPT-2 with no
-            real weights.
-        ValueError: ``max_new_tokens`` or ``threads`` is not a positive integer.
+    torch's threads in its process; None: every core, which a busy machine oversubscribes. Raises
+    ``ListingError`` where the listing cannot be read or parsed, or loads a model other than GPT-2 with
+    no real weights; ``ValueError`` where ``max_new_tokens`` or ``threads`` is not a positive integer.
     """
     for name, value in (("max_new_tokens", max_new_tokens), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
