@@ -54,12 +54,10 @@ class WeightsError(RuntimeError):
 
 @dataclass(frozen=True)
 class WeightsResolution:
-    """Outcome of the weights look-up.
-
-    ``source``: a local folder, or None (``reason`` says what was tried and what to do). ``kind``:
-    ``folder``, ``hf-cache``, ``hub`` (downloaded in this run) or None. ``seconds``: wall time of the
-    decision. ``broken``: found but unusable: the claims that need them are errors, not skips.
-    """
+    """Outcome of the weights look-up. ``source``: a local folder, or None (``reason`` says what was
+    tried and what to do). ``kind``: ``folder``, ``hf-cache``, ``hub`` (downloaded in this run) or None.
+    ``seconds``: wall time of the decision. ``broken``: found but unusable: the claims that need them
+    are errors, not skips."""
 
     source: str | None
     kind: str | None
