@@ -251,28 +251,9 @@ def latency_rounds(
             return LatencySample(ttft, steps, kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
-    if context_tokens is not None:
-        fns[f"context@{context_tokens}"] = _on_context(
-            model, ids, min(prompt_lengths), context_tokens, decode_steps
-        )
-    return Rounds(fns, warmup=warmup, device=device)
-
-
-def _timed_step(model, device, nxt, cache):
-    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
-    t0 = time.perf_counter()
-    nxt, cache = _step(model, nxt, cache, last_only=True)
-    sync_device(device)
-    return time.perf_counter() - t0, nxt, cache
-
-
-def _on_context(
-    model, ids, short: int, context_tokens: int, decode_steps: int
-) -> Callable[[], ContextSample]:
-    """The ``context@C`` side of :func:`latency_rounds`."""
-    import torch
-
-    device = _device(model)
+    if context_tokens is None:
+        return Rounds(fns, warmup=warmup, device=device)
+    short = min(prompt_lengths)
     with torch.no_grad():
         filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
     first = {n: nxt for n, (nxt, _) in filled.items()}
@@ -293,7 +274,16 @@ def _on_context(
                 rewind_cache(cache, n)
         return ContextSample(times[context_tokens], times[short], short, kv_long)
 
-    return on_context
+    fns[f"context@{context_tokens}"] = on_context
+    return Rounds(fns, warmup=warmup, device=device)
+
+
+def _timed_step(model, device, nxt, cache):
+    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
+    t0 = time.perf_counter()
+    nxt, cache = _step(model, nxt, cache, last_only=True)
+    sync_device(device)
+    return time.perf_counter() - t0, nxt, cache
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
@@ -484,15 +474,10 @@ class GenerationTiming(Timing):
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
         what = "1 + exponent of positions recomputed per uncached step vs context (counted)"
-        cached_one = max(p for _, p in cached[1:])
+        per_step = "positions per cached decode step after the prompt"
         return (
             ExactForm("positions_exponent", exponent, region, what),
-            ExactForm(
-                "cached_positions_per_step",
-                cached_one,
-                (1, 1),
-                "positions per cached decode step after the prompt",
-            ),
+            ExactForm("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1), per_step),
         )
 
     def growth_details(self, min_context: int) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from claimcheck.fingerprint import busy_by_load, load_average
-from claimcheck.interval import CI, median_ci, rounds_for
+from claimcheck.interval import CI, _quantile, median_ci, rounds_for
 from claimcheck.llm.profiles import Profile
 from claimcheck.verdict import Bar, Timed
 
@@ -48,31 +48,15 @@ class Stats:
 
     @property
     def q1(self) -> float:
-        return _quantile(self.samples, 0.25)
+        return _quantile(sorted(self.samples), 0.25)  # numpy's default ('linear') quantile
 
     @property
     def q3(self) -> float:
-        return _quantile(self.samples, 0.75)
+        return _quantile(sorted(self.samples), 0.75)
 
     def as_dict(self) -> dict:
-        return {
-            "n": self.n,
-            "median": self.median,
-            "min": self.min,
-            "max": self.max,
-            "q1": self.q1,
-            "q3": self.q3,
-            "samples": list(self.samples),
-        }
-
-
-def _quantile(xs, q: float) -> float:
-    """numpy's default ('linear') quantile."""
-    s = sorted(xs)
-    pos = q * (len(s) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
+        summary = {key: getattr(self, key) for key in ("n", "median", "min", "max", "q1", "q3")}
+        return {**summary, "samples": list(self.samples)}
 
 
 def sync_device(device) -> None:
@@ -220,15 +204,8 @@ class Timing:
             bars = tuple(
                 Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
             )
-            evidence = Timed(
-                _per_round_ci(per_round, statistic),
-                unit,
-                bars,
-                exact,
-                rounds.n,
-                self.budget_s,
-                profile=self.profile,
-            )
+            ci = _per_round_ci(per_round, statistic)
+            evidence = Timed(ci, unit, bars, exact, rounds.n, self.budget_s, profile=self.profile)
             if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
             t_step = clock()

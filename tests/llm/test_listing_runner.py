@@ -299,3 +299,20 @@ def test_c33_with_a_listing_that_is_not_python_errors_with_its_line(pytester, mo
         assert c[cid]["reason"].startswith(f"ListingError: {broken}: not valid Python: line 3"), c[cid][
             "reason"
         ]
+
+
+def test_real_weights_in_a_folder_are_linked_into_a_private_cache(tmp_path):
+    """A ``folder`` resolution: each file of the folder is a symlink under the model id's snapshot in
+    the listing's own ``HF_HOME``, its tokenizer kept, and the report names the folder."""
+    folder = tmp_path / "weights"
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors", "vocab.json"):
+        (folder / name).write_text(name, encoding="utf-8")
+    weights = types.SimpleNamespace(available=True, kind="folder", source=str(folder))
+    run, env = listing_mod.ListingRun("x.py", "", 1.0), {"HF_HUB_CACHE": "elsewhere"}
+    listing_mod._stage_models(run, env, ["gpt2"], weights, tmp_path / "hf", None)
+    snap = tmp_path / "hf" / "hub" / "models--gpt2" / "snapshots" / listing_mod.STAND_IN_REVISION
+    assert sorted(p.name for p in snap.iterdir()) == ["config.json", "model.safetensors", "vocab.json"]
+    assert all(p.is_symlink() and p.resolve().parent == folder for p in snap.iterdir())
+    assert run.models == {"gpt2": f"real weights from {folder}"} and not run.stand_in
+    assert env == {"HF_HOME": str(tmp_path / "hf")}

@@ -236,3 +236,16 @@ def test_a_pinned_revision_is_looked_up_and_downloaded_at_that_revision(tmp_path
 
     r = resolve_weights("gpt2@0123abc", allow_download=True, cache_dir=no_hf_cache, download=download)
     assert asked == [("gpt2", "0123abc")] and not r.available
+
+
+def test_an_empty_or_blank_revision_downloads_without_one(no_hf_cache):
+    """``gpt2@`` and ``gpt2@ `` pin nothing: the download is asked for no revision; a padded one is stripped."""
+    asked = []
+
+    def download(hub_id, cache_dir, revision=None):
+        asked.append((hub_id, revision))
+        raise WeightsError("offline")
+
+    for spec in ("gpt2@", "gpt2@ ", "gpt2@ abc "):
+        resolve_weights(spec, allow_download=True, cache_dir=no_hf_cache, download=download)
+    assert asked == [("gpt2", None), ("gpt2", None), ("gpt2", "abc")]
