@@ -136,8 +136,7 @@ def ensure_folder(spec: str) -> tuple[Path, dict]:
     source = SOURCES.get(spec)
     if source is None:
         folder = Path(spec).expanduser()
-        problem = folder_problem(folder)
-        if problem:
+        if problem := folder_problem(folder):
             raise LaneError(f"--claims-lm {spec}: not a known model ({', '.join(SOURCES)}) and {problem}")
         return folder, {"name": folder.name, "source": str(folder.resolve())}
     gguf = find_gguf(source)

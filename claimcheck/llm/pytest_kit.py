@@ -83,8 +83,7 @@ def pytest_sessionfinish(session):
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """The controller keeps the thread count of the first worker that measured (``--dist loadgroup``)."""
-    threads = getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY)
-    if threads:
+    if threads := getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY):
         run_state(node.config).kit.setdefault("threads", threads)
 
 
