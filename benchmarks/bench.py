@@ -32,7 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,8 +111,7 @@ def run_stability(
     profile: str, runs: int, load: int, extra: list[str], env: dict, load_seconds: float
 ) -> int:
     """Per claim, the outcomes seen and the spread of the measured value; 1 when a claim flipped."""
-    seen: dict[str, list] = {}
-    values: dict[str, list] = {}
+    seen, values = defaultdict(list), defaultdict(list)  # claim id -> outcomes, measured values
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"stability-{profile}-load{load}-{i + 1}"
         with busy_load(load, load_seconds) if load else contextlib.nullcontext():
@@ -122,9 +121,9 @@ def run_stability(
             flush=True,
         )
         for c in doc["claims"]:
-            seen.setdefault(c["id"], []).append(c["outcome"])
+            seen[c["id"]].append(c["outcome"])
             if isinstance(c.get("measured"), (int, float)) and not isinstance(c.get("measured"), bool):
-                values.setdefault(c["id"], []).append(float(c["measured"]))
+                values[c["id"]].append(float(c["measured"]))
     flipped = []
     print(f"\n{'claim':<12} {'outcomes':<44} measured (min / median / max)")
     for cid, outs in seen.items():

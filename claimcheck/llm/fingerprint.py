@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import subprocess
 
 from claimcheck import fingerprint as core
-from claimcheck.fingerprint import describe, describe_long  # noqa: F401  (one renderer, re-exported)
+from claimcheck.fingerprint import describe  # noqa: F401  (one renderer, re-exported)
 
 
 def kit_fields() -> dict:
@@ -14,16 +15,12 @@ def kit_fields() -> dict:
     instruction set torch's CPU kernels use, e.g. ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and
     ``gpu`` (:func:`gpu_info`)."""
     fields: dict[str, object] = {"torch": core.version("torch"), "transformers": core.version("transformers")}
-    fields.update(torch_threads=None, cpu_capability=None, gpu=None)
     try:
         import torch
     except ImportError:
-        return fields
-    fields.update(
-        torch_threads=torch.get_num_threads(), cpu_capability=torch.backends.cpu.get_cpu_capability()
-    )
-    fields["gpu"] = gpu_info()
-    return fields
+        return fields | {"torch_threads": None, "cpu_capability": None, "gpu": None}
+    cpu = torch.backends.cpu.get_cpu_capability()
+    return fields | {"torch_threads": torch.get_num_threads(), "cpu_capability": cpu, "gpu": gpu_info()}
 
 
 def runner_fingerprint(profile: str | None = None) -> dict:
@@ -57,7 +54,7 @@ def gpu_info() -> dict | None:
 def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str | None:
     """Return the NVIDIA driver version (e.g. ``"550.54.15"``): from ``nvidia-smi`` (5 s limit), else
     from the kernel module's ``proc_file`` (Linux), else None."""
-    try:
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
             capture_output=True,
@@ -66,8 +63,6 @@ def nvidia_driver_version(proc_file: str = "/proc/driver/nvidia/version") -> str
         ).stdout.strip()
         if out:
             return out.splitlines()[0].strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
     try:
         with open(proc_file, encoding="utf-8") as f:
             m = re.search(r"Kernel Module(?: for \S+)?\s+(\d+(?:\.\d+)+)", f.read())

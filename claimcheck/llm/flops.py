@@ -43,26 +43,18 @@ def count_flops(fn) -> int:
 def decode_step_flops(model, context: int) -> int:
     """FLOPs counted for one decode step (1 new token) after ``context - 1`` cached positions."""
     import torch
-
-    ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
-    with torch.no_grad():
-        cache = zero_cache(model, context - 1)
-        return count_flops(lambda: forward_cached(model, ids[:, -1:], cache))
-
-
-def zero_cache(model, positions: int):
-    """A KV cache of ``positions`` zero positions in the model's dtype and device: a decode step's
-    FLOPs depend on the cache's shapes only."""
-    import torch
     from transformers import DynamicCache
 
-    layout = KVLayout.from_config(model.config)
-    p = next(model.parameters())
+    ids = seeded_token_ids(context, seed=1, vocab_size=model.config.vocab_size)
+    # a cache of zeros in the model's dtype and device: a decode step's FLOPs depend on its shapes only
+    layout, p = KVLayout.from_config(model.config), next(model.parameters())
+    shape = (1, layout.n_kv_heads, context - 1, layout.head_dim)
     cache = DynamicCache()
-    for layer in range(layout.n_layers):
-        zeros = torch.zeros(1, layout.n_kv_heads, positions, layout.head_dim, dtype=p.dtype, device=p.device)
-        cache.update(zeros, zeros.clone(), layer)
-    return cache
+    with torch.no_grad():
+        for layer in range(layout.n_layers):
+            zeros = torch.zeros(shape, dtype=p.dtype, device=p.device)
+            cache.update(zeros, zeros.clone(), layer)
+        return count_flops(lambda: forward_cached(model, ids[:, -1:], cache))
 
 
 def prefill_flops(model, n_tokens: int) -> int:

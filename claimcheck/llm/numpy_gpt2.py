@@ -89,23 +89,17 @@ def gpt2(inputs, wte, wpe, blocks, ln_f, n_head: int, kvcache=None):
     return layer_norm(x, **ln_f) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
 
 
-def _np(t):
-    """A tensor (torch or numpy) as a float32 numpy array, copied off any device."""
-    if hasattr(t, "detach"):
-        t = t.detach().float().cpu().numpy()
-    return np.asarray(t, dtype=np.float32)
-
-
 def params_from_state_dict(state_dict, n_layer: int | None = None) -> dict:
     """picoGPT-style nested float32 parameters (``{"wte", "wpe", "blocks": [{"ln_1": {"g", "b"},
     "attn": {"c_attn": {"w", "b"}, "c_proj"}, "ln_2", "mlp"}, ...], "ln_f"}``) from GPT-2 checkpoint
     keys (``transformer.h.0...`` or ``h.0...``). Raises ``KeyError`` naming a missing weight."""
     sd = {k.removeprefix("transformer."): v for k, v in state_dict.items()}
 
-    def get(key):
+    def get(key):  # a float32 numpy array, a torch tensor copied off its device first
         if key not in sd:
             raise KeyError(f"GPT-2 checkpoint has no {key!r} (has e.g. {sorted(sd)[:4]})")
-        return _np(sd[key])
+        t = sd[key]
+        return np.asarray(t.detach().float().cpu().numpy() if hasattr(t, "detach") else t, dtype=np.float32)
 
     def wb(prefix, w="w"):
         return {w: get(prefix + ".weight"), "b": get(prefix + ".bias")}

@@ -26,11 +26,8 @@ def _threads(text) -> str:
 
 
 def check_device_name(text) -> str:
-    """Return ``text`` stripped if it names a device setting (auto, cpu, cuda, cuda:N).
-
-    Raises:
-        ValueError: anything else; the message lists the choices.
-    """
+    """Return ``text`` stripped if it names a device setting (auto, cpu, cuda, cuda:N). Raises
+    ``ValueError`` for anything else; the message lists the choices."""
     value = str(text).strip()
     if not _DEVICE_RE.match(value):
         raise ValueError(

@@ -74,10 +74,7 @@ def cache_root() -> Path:
 
 def find_gguf(source: GGUFSource) -> Path:
     """Path of ``source``'s GGUF file inside its installed distribution (the package is not imported).
-
-    Raises:
-        LaneError: the distribution is not installed or lacks the file.
-    """
+    Raises :class:`LaneError` where the distribution is not installed or lacks the file."""
     try:
         dist = metadata.distribution(source.dist)
     except metadata.PackageNotFoundError:
@@ -94,11 +91,8 @@ def find_gguf(source: GGUFSource) -> Path:
 
 def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
     """Dequantise ``gguf`` to a float32 ``save_pretrained`` folder at ``dest`` (written beside it, then
-    renamed; ``claimcheck-source.json`` says where it came from); return the seconds taken.
-
-    Raises:
-        LaneError: ``gguf``/``accelerate`` are not installed, or transformers cannot read the file.
-    """
+    renamed; ``claimcheck-source.json`` says where it came from); return the seconds taken. Raises
+    :class:`LaneError` where ``gguf``/``accelerate`` are not installed or transformers cannot read it."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     for module in ("gguf", "accelerate"):
@@ -137,15 +131,12 @@ def convert_gguf(gguf: Path, dest: Path, source: GGUFSource) -> float:
 def ensure_folder(spec: str) -> tuple[Path, dict]:
     """Return ``(folder, info)`` of a loadable ``save_pretrained`` folder for the lane spec: a known
     name's cached conversion (converted now if absent, under a file lock), else the folder named.
-
-    Raises:
-        LaneError: unknown name and no such folder, a missing package, or a failed conversion.
-    """
+    Raises :class:`LaneError` for an unknown name and no such folder, a missing package, or a failed
+    conversion."""
     source = SOURCES.get(spec)
     if source is None:
         folder = Path(spec).expanduser()
-        problem = folder_problem(folder)
-        if problem:
+        if problem := folder_problem(folder):
             raise LaneError(f"--claims-lm {spec}: not a known model ({', '.join(SOURCES)}) and {problem}")
         return folder, {"name": folder.name, "source": str(folder.resolve())}
     gguf = find_gguf(source)
@@ -172,11 +163,8 @@ def ensure_folder(spec: str) -> tuple[Path, dict]:
 
 def load_lm(spec: str) -> PortableLM:
     """Load the lane's causal LM and its tokenizer, offline; ``info`` adds model_type, layers, load_s
-    and the weights file's sha256 to :func:`ensure_folder`'s.
-
-    Raises:
-        LaneError: see :func:`ensure_folder`; or the folder's model cannot be loaded.
-    """
+    and the weights file's sha256 to :func:`ensure_folder`'s. Raises :class:`LaneError` as
+    :func:`ensure_folder`, or where the folder's model cannot be loaded."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder, info = ensure_folder(spec)

@@ -43,16 +43,7 @@ class Profile:
     def describe(self, used: Collection[str] | None = None) -> str:
         """One line for the report, e.g. "quick (reduced sizes, not the chapter's): read 512 tokens,
         ...": the words of the fields in ``used`` (:class:`SizeReads`; None: every field)."""
-        every = used is None
-        parts = [words for fields, words in self._parts() if every or fields & set(used or ())]
-        # "the chapter's own sizes" are ch15's read/write lengths and generations: said where those are
-        where = every or bool({"write_tokens", "chapter_gen_lengths"} & set(used or ()))
-        kind = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
-        head = f"{self.name} ({kind})" if where else self.name
-        return f"{head}: {', '.join(parts)}" if parts else head
-
-    def _parts(self) -> list[tuple[set[str], str]]:
-        """The words of :meth:`describe`, each with the fields that make it apply."""
+        read = SIZE_FIELDS if used is None else set(used)
         gen, ttft, batches, chapter = (
             "/".join(map(str, v))
             for v in (self.gen_lengths, self.ttft_prompts, self.batch_sizes, self.chapter_gen_lengths)
@@ -60,7 +51,7 @@ class Profile:
         once = f" (and {chapter} once)" if chapter else ""
         generate = f"generate {gen} tokens after a {self.greedy_prompt}-token prompt{once}"
         rounds = f"{self.timing_repeats} interleaved rounds first (within {self.base_budget_s:g} s per measurement)"
-        return [
+        words = [  # each with the fields that make it apply
             ({"read_tokens"}, f"read {self.read_tokens} tokens"),
             ({"write_tokens"}, f"write {self.write_tokens} tokens"),
             ({"gen_lengths", "chapter_gen_lengths"}, generate),
@@ -70,6 +61,11 @@ class Profile:
             ({"timing_repeats", "gen_repeats", "base_budget_s"}, rounds),
             ({"timing_budget_s"}, f"up to {self.timing_budget_s:g} s more per undecided timing claim"),
         ]
+        parts = [text for names, text in words if names & read]
+        # "the chapter's own sizes" are ch15's read/write lengths and generations: said where those are
+        kind = "the chapter's own sizes" if self.chapter_sizes else "reduced sizes, not the chapter's"
+        head = f"{self.name} ({kind})" if {"write_tokens", "chapter_gen_lengths"} & read else self.name
+        return f"{head}: {', '.join(parts)}" if parts else head
 
     def as_dict(self, used: Collection[str] | None = None) -> dict:
         """The profile for ``claims.json``: its fields, ``chapter_sizes``, ``description``

@@ -45,17 +45,16 @@ def set_threads(config, timing: bool = True) -> None:
     """Set torch's threads for this run (``--claims-threads``), decided once, before the first measuring
     test, and kept for the fingerprint. In an xdist worker with ``auto``, tests that do not measure run
     on 1 thread and the count is decided at the first ``timing`` test (docs/timing.md#threads)."""
-    kit = run_state(config).kit
+    kit, s = run_state(config).kit, settings_of(config)
     if kit.get("threads", 0) is None or importlib.util.find_spec("torch") is None:
         kit["threads"] = None
         return
     import torch
 
-    if is_worker(config) and not timing and settings_of(config).threads == "auto":
+    if is_worker(config) and not timing and s.threads == "auto":
         torch.set_num_threads(1)
         return
     if "threads" not in kit:
-        s = settings_of(config)
         load, cores = core.load_average()
         n, why = core.choose_threads(
             s.threads, cores, core.runnable_others() if s.threads == "auto" else None, load
@@ -84,8 +83,7 @@ def pytest_sessionfinish(session):
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """The controller keeps the thread count of the first worker that measured (``--dist loadgroup``)."""
-    threads = getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY)
-    if threads:
+    if threads := getattr(node, "workeroutput", {}).get(THREADS_OUTPUT_KEY):
         run_state(node.config).kit.setdefault("threads", threads)
 
 

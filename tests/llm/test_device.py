@@ -126,6 +126,14 @@ def test_gpu_info_is_none_without_torch(monkeypatch):
     assert fingerprint.gpu_info() is None
 
 
+def test_kit_fields_without_torch_name_every_field(monkeypatch):
+    """No torch: the kit's fields are all there, torch's own ones None, in the order written."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    fields = fingerprint.kit_fields()
+    assert list(fields) == ["torch", "transformers", "torch_threads", "cpu_capability", "gpu"]
+    assert fields["torch_threads"] is None and fields["cpu_capability"] is None and fields["gpu"] is None
+
+
 @pytest.mark.parametrize(
     "line, version",
     [
