@@ -513,8 +513,8 @@ def upgrade(raw: dict, path) -> list[str]:
     for e in claims:
         details = _obj_in(e, "details") if isinstance(e, dict) else {}
         for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
-            if isinstance(form, dict) and form.get("verdict") in OLD_VERDICT_WORDS:
-                form["verdict"] = OLD_VERDICT_WORDS[form["verdict"]]
+            if isinstance(form, dict) and isinstance(form.get("verdict"), str):
+                form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     if schema >= 2:
         return []
     regs = [r for r in _list(raw, "registries") if isinstance(r, dict)]

@@ -98,6 +98,13 @@ def test_timing_verdicts_of_older_files_read_as_outcome_words(tmp_path):
     assert doc.claims[0].details["exact"] == {"x": {"verdict": "skipped"}}
 
 
+def test_a_verdict_that_is_no_word_is_read_as_it_is(tmp_path):
+    # a list or an object is no verdict word: the file is read, not refused with a TypeError
+    forms = {"conditions": {"a": {"verdict": []}}, "exact": {"x": {"verdict": {"v": 1}}, "y": {"verdict": 3}}}
+    doc = read_document(write(tmp_path, entry(details=forms)))
+    assert doc.claims[0].details == forms and doc.claims[0].outcome == "passed"
+
+
 def test_from_dict_names_the_malformed_field():
     with pytest.raises(ValueError, match="claim ch15:C01: field 'duration_s' is 'slow'"):
         ClaimEntry.from_dict(entry(duration_s="slow"))
