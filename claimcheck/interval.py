@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 import statistics
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -125,9 +124,8 @@ class Interval:
 
 
 # --- Confidence intervals of timing statistics over interleaved rounds, judged against a claim's bar
-# by :func:`claimcheck.verdict.bar_outcome`. Both are distribution-free: :func:`median_ci` (order
-# statistics; Hollander & Wolfe, *Nonparametric Statistical Methods*, ch. 3) and :func:`bootstrap_ci`
-# (percentile bootstrap with a fixed seed; Efron & Tibshirani, *An Introduction to the Bootstrap*, ch. 13).
+# by :func:`claimcheck.verdict.bar_outcome`: :func:`median_ci` is distribution-free (order statistics;
+# Hollander & Wolfe, *Nonparametric Statistical Methods*, ch. 3); docs/timing.md says why no bootstrap.
 
 #: the confidence level of every timing claim
 LEVEL = 0.95
@@ -176,34 +174,6 @@ def median_ci(xs, level: float = LEVEL) -> CI:
     coverage = 1 - 2 * _binom_cdf(best - 1, n) if n > 1 else 0.0
     method = "order statistics of the median"
     return CI(statistics.median(s), s[best - 1], s[n - best], level, method, n, coverage)
-
-
-def bootstrap_ci(rounds, statistic, level: float = LEVEL, resamples: int = 2000, seed: int = 0) -> CI:
-    """The percentile-bootstrap :class:`CI` of ``statistic(rounds)``: its (1 ± level)/2 quantiles over
-    ``resamples`` seeded resamples of whole rounds (paired sides stay paired). Raises ValueError: no
-    rounds, or ``level`` not in (0, 1)."""
-    rounds = list(rounds)
-    if not rounds:
-        raise ValueError("bootstrap_ci needs at least one round")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level}")
-    value = float(statistic(rounds))
-    if len(rounds) == 1:
-        return CI(value, value, value, level, "bootstrap over rounds (1 round: no spread known)", 1, 0.0)
-    rng = random.Random(seed)
-    n = len(rounds)
-    stats = sorted(float(statistic([rounds[rng.randrange(n)] for _ in range(n)])) for _ in range(resamples))
-    lo = _quantile(stats, (1 - level) / 2)
-    hi = _quantile(stats, (1 + level) / 2)
-    method = f"percentile bootstrap over rounds ({resamples} resamples)"
-    return CI(value, min(lo, value), max(hi, value), level, method, n)
-
-
-def _quantile(sorted_xs, q: float) -> float:
-    pos = q * (len(sorted_xs) - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(sorted_xs) - 1)
-    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
 def region_text(region: tuple[float, float]) -> str:

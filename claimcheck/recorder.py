@@ -121,12 +121,11 @@ class TimingMeasurement(Protocol):
 class ClaimRecorder:
     """The ``claim`` fixture: one claim of the registry, bound to the running test."""
 
-    def __init__(self, claim: Claim, item, runner: str | None, hardware: str, runner_desc: dict):
+    def __init__(self, claim: Claim, item, runner: str | None, hardware: str):
         self.claim = claim
         self._item = item
         self._runner = runner
         self._hardware = hardware
-        self._runner_desc = runner_desc
         self.details: dict = {}
         self.model: str | None = None  # set by on_model(): the portable-LM lane's model
         self._form: dict = {}  # stated/unit/tolerance of a portable form (check_form)

@@ -100,11 +100,6 @@ class Claim:
         return qualify(self.chapter, self.id)
 
     @property
-    def base_id(self) -> str:
-        """The inventory id without a part suffix: ``C30.text`` -> ``C30``."""
-        return self.id.split(".", 1)[0]
-
-    @property
     def stated_value(self) -> float | None:
         """The stated number as a float, or None when the chapter prints no number."""
         return float(parse_decimal(self.stated)) if self.stated else None

@@ -5,6 +5,7 @@ any callables so; the kit's measurements (:mod:`claimcheck.llm.speed`) are :clas
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable
@@ -12,12 +13,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from claimcheck.fingerprint import busy_by_load, load_average
-from claimcheck.interval import CI, _quantile, median_ci, rounds_for
+from claimcheck.interval import CI, median_ci, rounds_for
 from claimcheck.llm.profiles import Profile
 from claimcheck.verdict import Bar, Timed
 
 #: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
 LEVEL = 0.90
+
+
+def _quantile(sorted_xs, q: float) -> float:
+    """numpy's default ('linear') quantile; statistics.quantiles needs 2 samples and rounds apart."""
+    pos = q * (len(sorted_xs) - 1)
+    lo = int(math.floor(pos))
+    hi = min(lo + 1, len(sorted_xs) - 1)
+    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
 @dataclass(frozen=True)
@@ -48,7 +57,7 @@ class Stats:
 
     @property
     def q1(self) -> float:
-        return _quantile(sorted(self.samples), 0.25)  # numpy's default ('linear') quantile
+        return _quantile(sorted(self.samples), 0.25)
 
     @property
     def q3(self) -> float:

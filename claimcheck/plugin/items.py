@@ -298,7 +298,7 @@ class FormulaItem(RegistryItem):
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
-        recorder = recorder_for(self, reg, claim)
+        recorder = recorder_for(self, claim)
         book = state.book() if other_chapters(claim) else None  # ch15:C10.stated: read in the book
         result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
         conditions = {text: sides for text, _, sides in result.conditions}

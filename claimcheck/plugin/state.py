@@ -159,10 +159,10 @@ def lookup_claim(config, item, cid):
     return reg, found
 
 
-def recorder_for(item, reg: Registry, claim):
-    """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` (of ``reg``) for ``item`` in this run."""
+def recorder_for(item, claim):
+    """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` for ``item`` in this run."""
     profile, hardware = settings_of(item.config).runner_profile, describe(fingerprint_of(item.config))
-    return ClaimRecorder(claim, item, profile, hardware, reg.runners)
+    return ClaimRecorder(claim, item, profile, hardware)
 
 
 def fingerprint_of(config) -> dict:

@@ -72,7 +72,7 @@ def test_the_tables_derived_from_the_words():
 def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
     claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
     item = SimpleNamespace(stash={}, user_properties=[])
-    recorder = ClaimRecorder(claim, item, None, "test hardware", {})
+    recorder = ClaimRecorder(claim, item, None, "test hardware")
     if raised is None:
         recorder._settle(Verdict(outcome, 1.0, None), "message")
     else:

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from claimcheck.interval import CI, bootstrap_ci, median_ci, region_text, rounds_for
+from claimcheck.interval import CI, median_ci, region_text, rounds_for
 from claimcheck.outcomes import FAILED as FAIL
 from claimcheck.outcomes import INCONCLUSIVE as UNDECIDED
 from claimcheck.outcomes import PASSED as PASS
@@ -34,34 +34,6 @@ def test_median_ci_rejects_nothing_and_bad_levels():
         median_ci([])
     with pytest.raises(ValueError, match="level"):
         median_ci([1.0], 1.5)
-
-
-def test_bootstrap_of_a_constant_statistic_has_no_width():
-    rounds = [{"a": 2.0, "b": 1.0}] * 6
-    ci = bootstrap_ci(rounds, lambda rs: sum(r["a"] for r in rs) / sum(r["b"] for r in rs))
-    assert (ci.low, ci.value, ci.high) == (2.0, 2.0, 2.0)
-
-
-def test_bootstrap_of_two_rounds_by_hand():
-    # resamples of two rounds {x=1}, {x=3}: the mean is 1 (1/4), 2 (1/2) or 3 (1/4); the 2.5% and
-    # 97.5% quantiles of many resamples are 1 and 3
-    ci = bootstrap_ci([1.0, 3.0], lambda rs: sum(rs) / len(rs), resamples=4000)
-    assert (ci.low, ci.high, ci.value) == (1.0, 3.0, 2.0)
-
-
-def test_bootstrap_is_deterministic_and_keeps_rounds_paired():
-    rounds = [{"num": 10.0 + i, "den": 1.0 + i / 10} for i in range(8)]
-    stat = lambda rs: sorted(r["num"] / r["den"] for r in rs)[len(rs) // 2]  # noqa: E731
-    a, b = bootstrap_ci(rounds, stat), bootstrap_ci(rounds, stat)
-    assert a == b and a.low <= a.value <= a.high
-    # every round has num/den within [10, 10.0]: paired resampling can never leave that range
-    paired = [r["num"] / r["den"] for r in rounds]
-    assert min(paired) <= a.low and a.high <= max(paired)
-
-
-def test_one_round_gives_a_point_and_says_so():
-    ci = bootstrap_ci([4.0], lambda rs: rs[0])
-    assert ci.low == ci.high == 4.0 and "1 round" in ci.method
 
 
 @pytest.mark.parametrize(
@@ -115,5 +87,5 @@ def test_an_interval_that_covers_less_than_its_level_decides_nothing():
     assert few.coverage == pytest.approx(0.75) and decide(few, (10.0, math.inf)) == UNDECIDED
     enough = median_ci([11.0, 12.0, 13.0, 12.5, 11.5], 0.90)
     assert decide(enough, (10.0, math.inf)) == PASS
-    one = bootstrap_ci([4.0], lambda rs: rs[0])
+    one = median_ci([4.0])
     assert decide(one, (10.0, math.inf)) == UNDECIDED  # a point is no interval
