@@ -170,15 +170,18 @@ def _check_manuscript(args) -> int:
         return 2
     results, code = [], 0
     for manuscript, registry in pairs:
-        report = args.report or DEFAULT_REPORT  # else that of the registry's project, unless one is here
-        project = project_of(registry, CLAIMS_DIR)
-        if not args.report and project is not None and not Path(DEFAULT_REPORT).is_file():
-            report = str(project / DEFAULT_REPORT)
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             for issue in reg.issues:
                 print(f"error: {issue}", file=sys.stderr)
             return 2
+        report = args.report or DEFAULT_REPORT  # else that of the registry's project, unless one is here
+        if (
+            not args.report
+            and not Path(DEFAULT_REPORT).is_file()
+            and (project := project_of(registry, CLAIMS_DIR))
+        ):
+            report = str(project / DEFAULT_REPORT)
         try:
             check = check_manuscript(manuscript, reg, book_of([reg], CLAIMS_DIR))
         except ManuscriptError as exc:

@@ -54,6 +54,17 @@ def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
     assert "nope.txt: cannot read the manuscript" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("given", [True, False])
+def test_check_manuscript_a_registry_in_a_symlink_loop_is_an_error_not_a_traceback(capsys, tmp_path, given):
+    """The command says it cannot read the registry (exit 2) before it looks for the registry's
+    project, whose Path.resolve() raises on the loop; with --report given or not."""
+    loop = tmp_path / "claims.toml"
+    loop.symlink_to(loop)
+    report = ["--report", str(tmp_path / "claims.json")] if given else []
+    assert main(["check-manuscript", str(MS), "--registry", str(loop), *report]) == 2
+    assert "cannot read" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("where", ["given", "found"])
 def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monkeypatch, where):
     """Issue 18: a claims.json cut in half showed every row "not measured", even with --report given."""
