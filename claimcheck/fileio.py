@@ -119,6 +119,10 @@ def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> N
                 os.close(fd)
 
 
+LEFTOVER_AGE_S = 600.0  # a temporary file older than this was left by a killed run
+LOCK_TIMEOUT_S = 120.0  # the longest a write of a report waits for another run's
+
+
 def remove_leftovers(folder: Path, names) -> list[Path]:
     """Delete the temporary files over 10 minutes old (a live write holds its own for milliseconds) that
     killed runs left beside the reports ``names`` in ``folder``; return what was deleted. Never raises."""
@@ -128,7 +132,7 @@ def remove_leftovers(folder: Path, names) -> list[Path]:
     for name in names:
         for p in folder.glob(f".{name}.*.tmp"):
             with contextlib.suppress(OSError):
-                if p.is_file() and now - p.stat().st_mtime > 600:
+                if p.is_file() and now - p.stat().st_mtime > LEFTOVER_AGE_S:
                     p.unlink()
                     gone.append(p)
     return gone
@@ -141,7 +145,7 @@ def report_lock(path: Path):
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    return FileLock(str(path.parent / f".{path.name}.lock"), timeout=120)
+    return FileLock(str(path.parent / f".{path.name}.lock"), timeout=LOCK_TIMEOUT_S)
 
 
 # --- TOML, so that one broken table costs only itself: tomllib reads each table (from a header line)

@@ -215,7 +215,7 @@ def _check(node, text: str, names: list, top: bool = False) -> None:
         _check(node.left, text, names)
         _check(node.right, text, names)
         power = node.right.value if isinstance(node.right, ast.Constant) else None
-        if isinstance(node.op, ast.Pow) and not (isinstance(power, int) and abs(power) <= 16):
+        if isinstance(node.op, ast.Pow) and not (isinstance(power, int) and 0 <= power <= 16):
             raise FormulaError(
                 f"{text}: a power must be a small integer written as a number (x ** 2, up to ** 16)"
             )
@@ -273,7 +273,7 @@ class _Evaluator:
             return self.env[name]
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
-            if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (parse refuses -1)
+            if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (-1 parses as a unary minus)
                 return math.prod([a] * node.right.value, start=Interval.exact(1))
             try:
                 return _BINARY[type(node.op)](a, b)

@@ -23,7 +23,7 @@ from itertools import accumulate, pairwise
 from pathlib import Path
 
 from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
-from claimcheck.manuscript import Manuscript, check_quote, find_sites
+from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
 from claimcheck.printed import Number
 from claimcheck.units import UnitError, parse_unit
 
@@ -411,11 +411,16 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
+def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
+    """The one place ``locator`` is found, when each of its numbers is ``waivable``; else None."""
+    sites = find_sites(ms, locator)
+    return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
+
+
 def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
     """Whether ``locator`` is a waiver's: one place, each of its numbers ``waivable``, ``nums`` among them."""
-    sites = find_sites(ms, locator)
-    groups = sites[0].groups if len(sites) == 1 else ()
-    return len(sites) == 1 and all(g in waivable for g in groups) and all(n.span in groups for n in nums)
+    site = _waivable_site(ms, locator, waivable)
+    return site is not None and all(n.span in site.groups for n in nums)
 
 
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
@@ -691,7 +696,8 @@ def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, 
         return DraftWaiver(section, whole, reason)
 
     def starts_block(locator: str) -> bool:
-        return _covers(ms, [], waivable, locator) and find_sites(ms, locator)[0].start <= first.start
+        site = _waivable_site(ms, locator, waivable)
+        return site is not None and site.start <= first.start
 
     # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
     # so the window may also end just before it)
