@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import sys
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -124,8 +123,9 @@ def _claims_folder_of(path: Path, root: Path) -> Path | None:
     return None
 
 
-#: every ``claims.toml`` below a folder that a run collects (:func:`claimcheck.book.walk_registries`)
-find_registries = partial(walk_registries, skip=SKIPPED_DIRS)
+def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
+    """Every ``claims.toml`` below ``folder`` that a run collects (:func:`claimcheck.book.walk_registries`)."""
+    return walk_registries(folder, skip)
 
 
 def _check_runner_profile(config, s) -> None:

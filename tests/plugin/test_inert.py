@@ -152,6 +152,18 @@ def test_registries_in_hidden_folders_virtualenvs_and_node_modules_do_not_count(
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # a claims run now: the stray variable counts
 
 
+def test_find_registries_takes_its_skip_patterns_by_position_too(tmp_path):
+    """``find_registries(folder, skip)``, as before issue 24: ``skip`` by position or by name, and a
+    function with its own name and docstring (not a ``functools.partial``)."""
+    for folder in ("claims/a", "claims/skipme"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "claims.toml").write_text("[chapter]\n", encoding="utf-8")
+    kept = [tmp_path / "claims" / "a" / "claims.toml"]
+    assert find_registries(tmp_path, ("skipme",)) == kept
+    assert find_registries(tmp_path, skip=("skipme",)) == kept
+    assert find_registries.__name__ == "find_registries" and "claims.toml" in find_registries.__doc__
+
+
 # --- a claims run is one the user asked for --------------------------------------------------------
 THEIR_CLAIMS = "".join(  # another project's insurance claims: a [[claims]] table of its own
     f'[[claims]]\nid = "{n}"\namount = {100 * n}\nstatus = "open"\n\n' for n in range(1, 9)
