@@ -569,7 +569,7 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     doc.manuscripts = (
         [m for m, g in f.each("manuscripts") if _manuscript(g)] if "manuscripts" in raw else None
     )
-    doc.deselected = [g for _, g in f.items("deselected")] if "deselected" in raw else None
+    doc.deselected = [_deselected(g) for _, g in f.each("deselected")] if "deselected" in raw else None
     if "selection" in raw:
         doc.selection = Selection.read(f.at("selection", f.obj("selection")))
     if "interrupted" in raw:
@@ -735,6 +735,12 @@ def _manuscript(f: _Fields) -> bool:
     if "failed" in drift.raw:
         drift.strings("failed")
     return len(f.issues) == before
+
+
+def _deselected(f: _Fields) -> dict:
+    """A ``deselected[n]`` group without its malformed fields (each an issue)."""
+    reads = {"tests": "number", "claims": "strings", "why": "text", "run": "text", "kind": "text"}
+    return {k: v for k, v in f.raw.items() if k not in reads or getattr(f, reads[k])(k) is not None}
 
 
 def _plot(f: _Fields) -> bool:

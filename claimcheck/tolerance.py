@@ -84,38 +84,7 @@ class Tolerance:
         ends = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured, measured)
         if not all(math.isfinite(x) for x in ends):  # before Interval: a NaN makes no interval
             return None
-        mlo, mhi = float(ends[0]), float(ends[1])
-        one_sided, half = math.isinf(lo) or math.isinf(hi), (hi - lo) / 2
-        if mhi < lo or mlo > hi:  # outside
-            gap, bar, near = (lo - mhi, lo, mhi) if mhi < lo else (mlo - hi, hi, mlo)
-            if one_sided:
-                rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
-                said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
-                return Margin(said, False, -gap / abs(bar) if bar else -gap)
-            return Margin(
-                f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap
-            )
-        if mlo < mhi and (mlo < lo or mhi > hi):
-            return Margin("overlaps the bar (an interval of values)", True, 0.0)
-        if one_sided:
-            bar, value, d, word = (
-                (lo, mlo, mlo - lo, "above") if math.isinf(hi) else (hi, mhi, hi - mhi, "below")
-            )
-            if d == 0:
-                return Margin("on the bar", True, 0.0)
-            times = value / bar if bar else 0
-            ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
-            return Margin(
-                f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
-            )
-        if lo == hi:
-            return Margin("exact", True, 1.0)
-        d = min(mlo - lo, hi - mhi)
-        if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
-            return Margin("on the chapter's value", True, 1.0)
-        if d <= 1e-9 * max(1.0, abs(half)):  # "inside by 0" said nothing: the value sits on an end of the bar
-            return Margin(f"on the edge of ±{with_unit(number(half, 3), unit)}", True, 0.0)
-        return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+        return _margin(float(ends[0]), float(ends[1]), lo, hi, unit)
 
     def check(self, measured, stated: str | None) -> str | None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -311,6 +280,39 @@ class Range(Tolerance):
         return self.lo, self.hi
 
 
+def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> Margin:
+    """The :class:`Margin` of measured values ``[mlo, mhi]`` against the region ``[lo, hi]``."""
+    one_sided = math.isinf(lo) or math.isinf(hi)
+    if mhi < lo or mlo > hi:  # outside
+        gap, bar, near = (lo - mhi, lo, mhi) if mhi < lo else (mlo - hi, hi, mlo)
+        if one_sided:
+            rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
+            said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
+            return Margin(said, False, -gap / abs(bar) if bar else -gap)
+        half = (hi - lo) / 2
+        return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
+    if mlo < mhi and (mlo < lo or mhi > hi):
+        return Margin("overlaps the bar (an interval of values)", True, 0.0)
+    if one_sided:
+        bar, value, d, word = (lo, mlo, mlo - lo, "above") if math.isinf(hi) else (hi, mhi, hi - mhi, "below")
+        if d == 0:
+            return Margin("on the bar", True, 0.0)
+        times = value / bar if bar else 0
+        ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
+        return Margin(
+            f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
+        )
+    if lo == hi:
+        return Margin("exact", True, 1.0)
+    half = (hi - lo) / 2
+    d = min(mlo - lo, hi - mhi)
+    if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
+        return Margin("on the chapter's value", True, 1.0)
+    if d <= 1e-9 * max(1.0, abs(half)):  # "inside by 0" said nothing: the value sits on an end of the bar
+        return Margin(f"on the edge of ±{with_unit(number(half, 3), unit)}", True, 0.0)
+    return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+
+
 def _distance(a: Interval, b: Interval) -> float:
     """Gap between two intervals (0 when they overlap)."""
     return max(0.0, a.lo - b.hi, b.lo - a.hi)
@@ -323,10 +325,14 @@ def parse_tolerance(text: str) -> Tolerance:
         raise ToleranceError(f"tolerance must be a string such as 'printed' or 'rel:5%', got {text!r}")
     t = text.strip()
     try:
-        if t in ("printed", "exact"):
-            return Printed() if t == "printed" else Exact()
-        if t.startswith((">=", "<=")):
-            return (AtLeast if t.startswith(">=") else AtMost)(_num(t[2:]))
+        if t == "printed":
+            return Printed()
+        if t == "exact":
+            return Exact()
+        if t.startswith(">="):
+            return AtLeast(_num(t[2:]))
+        if t.startswith("<="):
+            return AtMost(_num(t[2:]))
         if t.startswith(("abs:", "rel:")):
             body = t[4:].strip()
             value = _num(body[:-1]) / 100 if t[:4] == "rel:" and body.endswith("%") else _num(body)

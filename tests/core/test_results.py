@@ -9,6 +9,7 @@ import os
 import pytest
 
 from claimcheck.cli import main
+from claimcheck.pages.words import deselected_words
 from claimcheck.results import ClaimEntry, ClaimsDoc, read_document, safe_link
 
 
@@ -96,6 +97,19 @@ def test_timing_verdicts_of_older_files_read_as_outcome_words(tmp_path):
     doc = read_document(write(tmp_path, entry(details=forms), entry("C02", details="junk")))
     assert doc.claims[0].details["conditions"] == {"a": {"verdict": "passed"}, "b": "junk"}
     assert doc.claims[0].details["exact"] == {"x": {"verdict": "skipped"}}
+
+
+def test_a_malformed_field_of_a_deselected_group_is_an_issue_and_dropped(tmp_path):
+    # the pages count a group's tests with int(): a string there used to stop the whole claims page
+    group = {"kind": "lane", "tests": "xxx", "claims": ["ch15:C31", 3], "why": "asked for", "run": "pytest"}
+    doc = read_document(write(tmp_path, entry(), deselected=[group, "junk"]))
+    assert doc.deselected == [{"kind": "lane", "why": "asked for", "run": "pytest"}]
+    assert [i.split(": ", 1)[1] for i in doc.issues] == [
+        "field 'deselected[1]' is a str, expected an object; ignored",
+        "field 'deselected[0].tests' is 'xxx', expected a non-negative number; ignored",
+        "field 'deselected[0].claims' is a list, expected a list of strings; ignored",
+    ]
+    assert deselected_words(doc.deselected[0]) == ("0 tests deselected: asked for.", "pytest")
 
 
 def test_a_verdict_that_is_no_word_is_read_as_it_is(tmp_path):
