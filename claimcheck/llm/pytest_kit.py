@@ -45,21 +45,21 @@ def set_threads(config, timing: bool = True) -> None:
     """Set torch's threads for this run (``--claims-threads``), decided once, before the first measuring
     test, and kept for the fingerprint. In an xdist worker with ``auto``, tests that do not measure run
     on 1 thread and the count is decided at the first ``timing`` test (docs/timing.md#threads)."""
-    kit, s = run_state(config).kit, settings_of(config)
+    kit, setting = run_state(config).kit, settings_of(config).threads
     if kit.get("threads", 0) is None or importlib.util.find_spec("torch") is None:
         kit["threads"] = None
         return
     import torch
 
-    if is_worker(config) and not timing and s.threads == "auto":
+    if is_worker(config) and not timing and setting == "auto":
         torch.set_num_threads(1)
         return
     if "threads" not in kit:
         load, cores = core.load_average()
         n, why = core.choose_threads(
-            s.threads, cores, core.runnable_others() if s.threads == "auto" else None, load
+            setting, cores, core.runnable_others() if setting == "auto" else None, load
         )
-        kit["threads"] = {"setting": s.threads, "threads": n, "why": why}
+        kit["threads"] = {"setting": setting, "threads": n, "why": why}
     if torch.get_num_threads() != kit["threads"]["threads"]:
         torch.set_num_threads(kit["threads"]["threads"])
 
