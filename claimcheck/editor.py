@@ -115,24 +115,7 @@ def format_check(
         + (f"; stated in words, nothing to compare: {', '.join(in_words)}" if in_words else "")
         + ")"
     )
-    for d in check.drifts if verbose else check.drifted:
-        m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
-        for q in d.checks:
-            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
-                continue
-            if q.source:  # a citation: both chapters, both figures
-                line = f"line {q.line:<4} " if q.line else ""
-                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
-            elif q.status in ("drift", "ok") and q.manuscript is not None:
-                out.append(
-                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
-                )
-                if q.status == "drift":
-                    out.append(f"  {'':10} {q.context}")
-            else:
-                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    out += _drift_lines(check, measured, missing, verbose)
     stated = sorted(
         {q.claim_id for q in quotes if q.status == "drift" and q.name == "stated" and not q.source}
     )
@@ -156,6 +139,30 @@ def format_check(
         ]
     out.append(("\nOK" if check.ok else "\nFAILED") + f" in {check.seconds:.2f} s")
     return "\n".join(out)
+
+
+def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str]:
+    """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
+    out: list[str] = []
+    for d in check.drifts if verbose else check.drifted:
+        m = measured.get(d.claim_id)
+        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
+        for q in d.checks:
+            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
+                continue
+            if q.source:  # a citation: both chapters, both figures
+                line = f"line {q.line:<4} " if q.line else ""
+                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
+            elif q.status in ("drift", "ok") and q.manuscript is not None:
+                out.append(
+                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
+                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                )
+                if q.status == "drift":
+                    out.append(f"  {'':10} {q.context}")
+            else:
+                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    return out
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
@@ -254,6 +261,24 @@ def nearest_holding(holds, revised: str, measured) -> str | None:
         mid = (good + bad) // 2
         good, bad = (mid, bad) if holds(text(mid)) else (good, mid)
     return text(good)
+
+
+def tolerance_holds(claim, measured):
+    """``holds(figure)``: the claim's tolerance admits ``measured`` (a number or ``[lo, hi]``)."""
+    value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
+    return lambda figure: claim.tolerance(value, figure) is None
+
+
+def formula_holds(claim, registry):
+    """``holds(figure)``: the claim's formula and conditions hold with ``stated`` = figure."""
+
+    def holds(figure: str) -> bool:
+        try:
+            return formula_verdict(claim, registry, figure).outcome == PASSED
+        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
+            return False
+
+    return holds
 
 
 def formula_verdict(claim, registry, value: str) -> Verdict:
@@ -376,20 +401,7 @@ def run_what_if(
     ValueError: a value is not a printed number; RuntimeError: pytest wrote no report (its output's tail).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
-    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
-    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
-    if not claims:
-        raise KeyError(
-            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
-        )
-    resolved = []
-    for name, value in revisions:
-        try:
-            resolved.append((resolve(name, claims), value))
-        except ClaimKeyError as exc:
-            raise KeyError(str(exc)) from None
-        printed_number(value)
-    revisions = resolved
+    regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
     quoted = requoted(revisions, book_of(regs, base / claims_dir))
     inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
@@ -428,43 +440,41 @@ def run_what_if(
 def _judged(
     key: str, claim, reg, value: str, rows: dict | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of a formula claim (``rows`` None: judged here) or a measured one."""
+    """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
     try:
         if rows is None:
-            verdict = formula_verdict(claim, reg, value)
-            row = ClaimEntry(
-                claim.id,
-                claim.id,
-                measured=[verdict.value.lo, verdict.value.hi],
-                unit=claim.unit,
-                tolerance=claim.tolerance_text,
-                outcome=verdict.outcome,
-                reason=verdict.reason or "",
-            )
-            row.measured_display = measured_value(row)
+            row, holds = _formula_row(claim, reg, value), formula_holds(claim, reg)
         else:
             row = rows.get(key) or ClaimEntry(key, claim.id)
-            measured = Interval(*row.measured) if isinstance(row.measured, (list, tuple)) else row.measured
+            holds = tolerance_holds(claim, row.measured)
     except FormulaError as exc:
         return ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}"), None
     if (claim.runner and row.outcome == SKIPPED) or row.measured is None:
         return row, None  # this runner's value is not the figure of the runner it was measured on
-
-    def holds(figure: str) -> bool:
-        """Whether the claim holds with ``stated`` = ``figure`` (a formula claim: formula and conditions)."""
-        if rows is not None:
-            return claim.tolerance(measured, figure) is None
-        try:
-            return formula_verdict(claim, reg, figure).outcome == PASSED
-        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
-            return False
-
     try:
         if claim.tolerance.is_bound:
             return row, suggested_figure(row.measured, value)
         return row, nearest_holding(holds, value, row.measured)
     except ArithmeticError:  # decimal.InvalidOperation: more digits than decimal's context holds
         return row, None
+
+
+def _revised(revisions, base: Path, registry_path, claims_dir):
+    """``(registries, {key: (registry, claim)}, revisions by key)``; raises as :func:`run_what_if`."""
+    regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
+    claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
+    if not claims:
+        raise KeyError(
+            f"no claims registry under {base / claims_dir}: run from the project's root, or pass --registry"
+        )
+    resolved = []
+    for name, value in revisions:
+        try:
+            resolved.append((resolve(name, claims), value))
+        except ClaimKeyError as exc:
+            raise KeyError(str(exc)) from None
+        printed_number(value)
+    return regs, claims, resolved
 
 
 def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
@@ -484,6 +494,22 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
             if c.cites in revised:
                 out.setdefault(c.cites, []).append(cite(c, chapters))
     return out
+
+
+def _formula_row(claim, registry, value: str) -> ClaimEntry:
+    """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
+    verdict = formula_verdict(claim, registry, value)
+    row = ClaimEntry(
+        claim.id,
+        claim.id,
+        measured=[verdict.value.lo, verdict.value.hi],
+        unit=claim.unit,
+        tolerance=claim.tolerance_text,
+        outcome=verdict.outcome,
+        reason=verdict.reason or "",
+    )
+    row.measured_display = measured_value(row)
+    return row
 
 
 def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:

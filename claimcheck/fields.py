@@ -90,6 +90,13 @@ class Field:
     why: str = ""  # appended to a wrong-kind message ({value}: the value given): how to write it
     shared: bool = False  # a claim field that ``[defaults]`` may give every claim (what claims share)
 
+    def wrong_kind(self, value: object) -> str:
+        such = f" such as {self.example}" if self.example and self.kind is not BOOL else ""
+        article = "" if self.kind is BOOL else "an " if self.kind.words[0] in "aeiou" else "a "
+        got = repr(value) if self.kind is BOOL else f"{type(value).__name__} {value!r}"
+        why = f": {self.why.format(value=value)}" if self.why else ""
+        return f"must be {article}{self.kind.words}{such}, got {got}{why}"
+
     @property
     def shown_default(self) -> str:
         """The default as TOML text for the reference ("" for a required field or no value)."""
@@ -135,17 +142,14 @@ def check_table(
                 out[f.name] = f.default
             continue
         value = entry[f.name]
-        why = f": {f.why.format(value=value)}" if f.why else ""
         if not f.kind.accepts(value):
-            such = f" such as {f.example}" if f.example and f.kind is not BOOL else ""
-            article = "" if f.kind is BOOL else "an " if f.kind.words[0] in "aeiou" else "a "
-            got = repr(value) if f.kind is BOOL else f"{type(value).__name__} {value!r}"
-            report(f.name, f"must be {article}{f.kind.words}{such}, got {got}{why}")
+            report(f.name, f.wrong_kind(value))
             continue
         if isinstance(value, str) and len(value) > MAX_TEXT and f.name not in _OWN_LENGTH:
             report(f.name, f"{len(value):,} characters: a registry field holds at most {MAX_TEXT:,}")
             continue
         if f.kind is STRING and not f.empty_ok and not value.strip():
+            why = f": {f.why.format(value=value)}" if f.why else ""
             report(f.name, f"must be a non-empty string, got {value!r}{why}")
             continue
         try:

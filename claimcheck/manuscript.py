@@ -310,6 +310,14 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
     return None
 
 
+def check_claim(ms: Manuscript, claim) -> ClaimDrift:
+    """Check every binding of one :class:`claimcheck.registry.Claim` against the manuscript."""
+    checks = []
+    for name, locator in claim.bindings():
+        checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
+    return ClaimDrift(claim.id, tuple(checks))
+
+
 def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
     """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
     ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
@@ -404,41 +412,46 @@ class _Cover:
     label: str
 
 
+def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> list[_Cover]:
+    sites = find_sites(ms, waiver.locator)
+    where = f"{waiver.label} ({locator_plain(waiver.locator)!r}: {waiver.reason})"
+    if not sites:
+        problems.append(f"{where}: locator not found in the manuscript")
+        return []
+    if len(sites) > 1:
+        problems.append(
+            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
+        )
+        return []
+    site = sites[0]
+    if waiver.numbers is not None:
+        now = [ms.text[a:b] for a, b in site.groups]
+        expected = list(waiver.numbers)
+        ok = len(now) == len(expected) and all(same_printed(e, n) for e, n in zip(expected, now))
+        if not ok:
+            warnings.append(
+                f"{where}: line {site.line} now prints {', '.join(now) or 'no number'}, the waiver "
+                f"lists {', '.join(expected) or 'none'}: is it still not a claim?"
+            )
+    covers = [_Cover(a, b, "waived", waiver.label) for a, b in site.groups]
+    if waiver.until:
+        after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
+        if not after:
+            end = locator_plain(waiver.until)
+            problems.append(f"{where}: its end {end!r} is not found after line {site.line}")
+        else:
+            covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
+    return covers
+
+
 def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
     """Every number of the manuscript bound by a claim, waived, or unbound; a number that bindings
     split (``256¦8.41``) counts as its pieces."""
     problems: list[str] = []
     warnings: list[str] = []
     covers = [_Cover(*c.span, "bound", c.claim_id) for d in drifts for c in d.checks if c.span is not None]
-    for waiver in waivers:
-        sites = find_sites(ms, waiver.locator)
-        where = f"{waiver.label} ({locator_plain(waiver.locator)!r}: {waiver.reason})"
-        if not sites:
-            problems.append(f"{where}: locator not found in the manuscript")
-            continue
-        if len(sites) > 1:
-            problems.append(
-                f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
-            )
-            continue
-        site = sites[0]
-        if waiver.numbers is not None:
-            now = [ms.text[a:b] for a, b in site.groups]
-            expected = list(waiver.numbers)
-            ok = len(now) == len(expected) and all(same_printed(e, n) for e, n in zip(expected, now))
-            if not ok:
-                warnings.append(
-                    f"{where}: line {site.line} now prints {', '.join(now) or 'no number'}, the waiver "
-                    f"lists {', '.join(expected) or 'none'}: is it still not a claim?"
-                )
-        covers += [_Cover(a, b, "waived", waiver.label) for a, b in site.groups]
-        if waiver.until:
-            after = [s for s in find_sites(ms, waiver.until) if s.start >= site.end]
-            if not after:
-                end = locator_plain(waiver.until)
-                problems.append(f"{where}: its end {end!r} is not found after line {site.line}")
-            else:
-                covers.append(_Cover(site.start, after[0].end, "waived", waiver.label))
+    for w in waivers:
+        covers += _waiver_covers(ms, w, problems, warnings)
     covers.sort(key=lambda c: c.start)
     pieces: list[Piece] = []
     # a sweep in text order: the covers begun before this number and not ended before it
@@ -521,10 +534,7 @@ def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
     ManuscriptError: the manuscript cannot be read."""
     t0 = time.perf_counter()
     ms = manuscript if isinstance(manuscript, Manuscript) else Manuscript.read(manuscript)
-    drifts = []
-    for c in registry.claims.values():  # every binding of each claim
-        checks = [q for name, loc in c.bindings() for q in check_quote(ms, c.id, name, loc, c.printed(name))]
-        drifts.append(ClaimDrift(c.id, tuple(checks)))
+    drifts = [check_claim(ms, c) for c in registry.claims.values()]
     audit = audit_numbers(ms, drifts, registry.waivers)
     cited = citation_checks(registry, book, ms) if book is not None else {}
     drifts = [

@@ -94,15 +94,22 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
     doc.manuscripts = (doc.manuscripts or []) + copy.deepcopy(
         [m for m in old.manuscripts or [] if m.get("chapter") in now]
     )
-    # the book's order (registry paths, digits compared as numbers: ch9 before ch15), whichever ran last;
-    # claims and sections follow their chapter's place, each chapter's own order kept
-    doc.chapters.sort(
-        key=lambda c: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", c.registry or c.id)]
-    )
+    _book_order(doc)
+    return dropped
+
+
+def _natural(text: str):
+    """``claims/ch9`` before ``claims/ch15``: digits compare as numbers."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
+
+
+def _book_order(doc: ClaimsDoc) -> None:
+    """Chapters in the book's order (their registries' paths, naturally sorted), whichever ran last;
+    claims and sections follow their chapter's place, each chapter's own order kept."""
+    doc.chapters.sort(key=lambda c: _natural(c.registry or c.id or ""))
     rank: dict[str | None, int] = {c.id: n for n, c in enumerate(doc.chapters)}
     doc.claims.sort(key=lambda e: rank.get(e.chapter, len(rank)))
     doc.sections.sort(key=lambda s: rank.get(s.chapter, len(rank)))
-    return dropped
 
 
 def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=()) -> ClaimsDoc:

@@ -215,38 +215,15 @@ def load_registry(path: str | Path) -> Registry:
     data, broken = fileio.read_toml(text, by_line=BY_LINE)
     _report_broken(broken, reg)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
-    for key in sorted(set(data) - set(TOP_LEVEL)):
-        reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
-    for key in ("chapter", "runners"):  # not a table: made empty
-        if not isinstance(data.get(key, {}), dict):
-            reg.add(None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
-            data[key] = {}
+    _check_top_level(data, reg)
     reg.chapter = dict(data.get("chapter", {}))
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False)
-    for name, runner in data.get("runners", {}).items():  # one without a description is kept, and said once
-        if not isinstance(runner, dict):
-            reg.add(None, f"runners.{name}", "must be a table with a description")
-            continue
-        reg.runners[name] = runner
-        if not (isinstance(runner.get("description"), str) and runner["description"].strip()):
-            reg.add(None, f"runners.{name}.description", "must be a non-empty string: the machine, in words")
-    units = data.get("units", {})  # declared before the claims, which use them
-    if not isinstance(units, dict):
-        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
-        units = {}
-    for name, definition in units.items():
-        try:
-            declare(name, definition)
-        except UnitError as exc:
-            reg.add(None, f"units.{name}", str(exc))
+    reg.runners = _load_runners(data.get("runners", {}), reg)
+    own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
     reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
-    for index, table in _array(data.get("sections", []), "sections", SECTION_FIELDS, reg):
-        if any(sec.id == table["id"] for sec in reg.sections):
-            reg.add(None, f"sections[{index}].id", f"duplicate section id {table['id']!r}")
-        else:
-            reg.sections.append(Section(**table))
+    reg.sections = _load_sections(data.get("sections", []), reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
     entries = claim_entries(data.get("claims", []), reg)
     if entries is None:
@@ -256,11 +233,7 @@ def load_registry(path: str | Path) -> Registry:
         reg.add(None, "claims", why if text.strip() else "the file is empty")
     _load_claims(entries, data.get("defaults", {}), reg, ctx, located)
     _check_formula_references(reg)
-    for cid in list(reg.claims):  # a unit only another chapter's [units] declares
-        if foreign := declared_elsewhere(reg.claims[cid].unit, units):
-            why = f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
-            why += "add it to its [units] table as the chapter that declares it does"
-            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
+    _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.invalidate(cid, problems)
     return reg
@@ -283,6 +256,30 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
         issue = reg.add(cid, fld, f"not valid TOML: {b.message}{rest}")
         if cid and not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).append(issue)
+
+
+def _check_top_level(data: dict, reg: Registry) -> None:
+    """Unknown top-level tables, and a ``chapter`` or ``runners`` that is no table (made empty)."""
+    for key in sorted(set(data) - set(TOP_LEVEL)):
+        reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
+    for key in ("chapter", "runners"):
+        if not isinstance(data.get(key, {}), dict):
+            reg.add(None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
+            data[key] = {}
+
+
+def _load_runners(runners: dict, reg: Registry) -> dict:
+    """``[runners]``: name -> table; a runner without a description is kept, and said once."""
+    out = {}
+    for name, runner in runners.items():
+        if not isinstance(runner, dict):
+            reg.add(None, f"runners.{name}", "must be a table with a description")
+            continue
+        out[name] = runner
+        description = runner.get("description")
+        if not (isinstance(description, str) and description.strip()):
+            reg.add(None, f"runners.{name}.description", "must be a non-empty string: the machine, in words")
+    return out
 
 
 def _load_defaults(table, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
@@ -659,3 +656,37 @@ def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
 def _bad(reg: Registry, prefix: str):
     """``bad(field, message)`` for :func:`check_table`: an issue of ``reg`` on ``prefix.field``."""
     return lambda fld, msg: reg.add(None, f"{prefix}.{fld}", msg)
+
+
+def _load_units(table, reg: Registry) -> set[str]:
+    """Declare the ``[units]`` table's units and return their names; each problem an issue."""
+    if not isinstance(table, dict):
+        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
+        return set()
+    for name, definition in table.items():
+        try:
+            declare(name, definition)
+        except UnitError as exc:
+            reg.add(None, f"units.{name}", str(exc))
+    return set(table)
+
+
+def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
+    """Invalidate each claim whose unit only another chapter's ``[units]`` declares."""
+    for cid in list(reg.claims):
+        foreign = declared_elsewhere(reg.claims[cid].unit, own)
+        if foreign:
+            why = f"uses {', '.join(map(repr, foreign))}, which this registry does not declare: "
+            why += "add it to its [units] table as the chapter that declares it does"
+            reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
+
+
+def _load_sections(entries, reg: Registry) -> list[Section]:
+    """The ``[[sections]]`` array's good sections; each problem an issue of ``sections[i].field``."""
+    out: list[Section] = []
+    for index, s in _array(entries, "sections", SECTION_FIELDS, reg):
+        if any(sec.id == s["id"] for sec in out):
+            reg.add(None, f"sections[{index}].id", f"duplicate section id {s['id']!r}")
+        else:
+            out.append(Section(**s))
+    return out

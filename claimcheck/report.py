@@ -76,23 +76,10 @@ class ResultCollector:
         if t.location is None and phase.location:
             t.location = phase.location
         t.plots += [tuple(p) for p in phase.plots]
-        outcome, expected, recorded = phase.outcome, phase.expected_fail, t.record.get("reason")
+        outcome = phase.outcome
         if outcome is not None and (t.outcome is None or SEVERITY.index(outcome) < SEVERITY.index(t.outcome)):
             t.outcome = outcome
-            if outcome == NEAR_TIE:
-                t.reason = recorded or ""
-            elif expected and outcome in (FAILED, PASSED):
-                held = "held after all" if outcome == PASSED else recorded or phase.reason
-                t.reason = f"expected to fail ({expected}): {held}"
-            elif expected and outcome == ERROR and phase.xfailed is not None:
-                t.reason = (
-                    f"expected to fail ({expected}), but the test xfailed without a verdict "
-                    f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
-                )
-            elif outcome == INCONCLUSIVE:
-                t.reason = recorded or phase.reason
-            else:
-                t.reason = phase.reason if outcome != PASSED else ""
+            t.reason = _phase_reason(phase, outcome, t.record.get("reason"))
 
     def measured_display(self, key: str) -> str | None:
         """The measured value a test of the claim ``key`` recorded so far in this run (for drift checks)."""
@@ -127,45 +114,13 @@ class ResultCollector:
             if t.id not in rows:
                 chapter, cid = split_key(t.id)
                 rows[t.id] = ClaimEntry(t.id, cid, chapter or "", reason="not in any loaded registry")
-            row, rec = rows[t.id], records.setdefault(t.id, {})
-            row.tests.append(nodeid)
-            row.duration_s += t.duration
-            if t.location and t.kind not in ("drift", "placeholder", "audit"):
-                row.locations.append(t.location)
-            outcome = t.outcome or NOT_RUN
-            record = {k: v for k, v in t.record.items() if v is not None}
-            details = record.pop("details", None)
-            rec.update(record)
-            if details:  # several tests of one claim (its measurement, its drift check): keep all details
-                rec["details"] = {**rec.get("details", {}), **details}
-            if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
-                row.drifted = row.drifted or (
-                    outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
-                )
-            if t.kind == "drift" and outcome != ERROR:
-                # drift is the manuscript's state, beside the measurement's verdict, never instead of it
-                row.drifted = row.drifted or outcome == FAILED
-            elif SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
-                if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
-                    row.reason = t.reason
-                row.outcome = outcome
+            _fold(rows[t.id], records.setdefault(t.id, {}), nodeid, t)
         # under xdist a drift check may run on another worker than its claim's test
         for rec in records.values():
             drift, shown = rec.get("details", {}).get("drift"), rec.get("measured_display")
             if shown and isinstance(drift, dict) and drift.get("measured") is None:
                 drift["measured"] = shown
-        for key, r in rows.items():  # the registry's ``runner`` is ``runner_bound``
-            rec = records.get(key, {})
-            details, said = rec.get("details", {}), rec.get("reason")
-            r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
-            r.reason = r.reason or said or (details or {}).get("caveat") or ""
-            r.runner_bound, r.details, r.duration_s = rec.get("runner"), details, round(r.duration_s, 3)
-            r.note = rec.get("note") or ""
-            r.verdict_reason = said if rec.get("verdict") == FAILED else None
-            r.formula, r.cites = rec.get("formula") or None, rec.get("cites") or None
-            for name in AS_RECORDED:
-                setattr(r, name, rec.get(name))
-        return list(rows.values())
+        return [_entry(row, records.get(key, {})) for key, row in rows.items()]
 
     def write_plots(self, report_dir: Path) -> dict[str, list[dict]]:
         """Write every test's plots as PNG files under ``report_dir/plots``, named after the claim.
@@ -179,6 +134,32 @@ class ResultCollector:
         return out
 
 
+def _fold(row: ClaimEntry, rec: dict, nodeid: str, t: _Test) -> None:
+    """Fold one test of the claim into its entry and its record."""
+    row.tests.append(nodeid)
+    row.duration_s += t.duration
+    if t.location and t.kind not in ("drift", "placeholder", "audit"):
+        row.locations.append(t.location)
+    outcome = t.outcome or NOT_RUN
+    record = {k: v for k, v in t.record.items() if v is not None}
+    details = record.pop("details", None)
+    rec.update(record)
+    if details:  # several tests of one claim (its measurement, its drift check): keep all details
+        rec["details"] = {**rec.get("details", {}), **details}
+    if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
+        row.drifted = row.drifted or (
+            outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
+        )
+    if t.kind == "drift" and outcome != ERROR:
+        # drift is the manuscript's state, beside the measurement's verdict, never instead of it
+        row.drifted = row.drifted or outcome == FAILED
+        return
+    if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
+        if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
+            row.reason = t.reason
+        row.outcome = outcome
+
+
 #: a row's record from its registry claim: the record's key -> the claim's attribute
 _FROM_CLAIM = {
     "stated": "stated", "unit": "unit", "tolerance": "tolerance_text", "title": "title", "locator": "locator",
@@ -187,6 +168,24 @@ _FROM_CLAIM = {
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
+
+
+def _phase_reason(phase: Phase, outcome: str, recorded: str | None) -> str:
+    """The reason a test's row gives for the outcome its phase decided (``recorded``: the verdict's)."""
+    expected = phase.expected_fail
+    if outcome == NEAR_TIE:
+        return recorded or ""
+    if expected and outcome in (FAILED, PASSED):
+        held = "held after all" if outcome == PASSED else recorded or phase.reason
+        return f"expected to fail ({expected}): {held}"
+    if expected and outcome == ERROR and phase.xfailed is not None:
+        return (
+            f"expected to fail ({expected}), but the test xfailed without a verdict "
+            f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
+        )
+    if outcome == INCONCLUSIVE:
+        return recorded or phase.reason
+    return phase.reason if outcome != PASSED else ""
 
 
 #: ``{claim id: 1-based line}`` of a registry file ({} when unreadable)
@@ -253,6 +252,20 @@ def build_json(
 AS_RECORDED = (
     "title", "stated", "measured", "measured_display", "unit", "tolerance", "needs", "locator", "section",
 )  # fmt: skip
+
+
+def _entry(r: ClaimEntry, rec: dict) -> ClaimEntry:
+    """Finish the entry with its record (the registry's ``runner`` is ``runner_bound``)."""
+    details, said = rec.get("details", {}), rec.get("reason")
+    r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
+    r.reason = r.reason or said or (details or {}).get("caveat") or ""
+    r.runner_bound, r.details, r.duration_s = rec.get("runner"), details, round(r.duration_s, 3)
+    r.note = rec.get("note") or ""
+    r.verdict_reason = said if rec.get("verdict") == FAILED else None
+    r.formula, r.cites = rec.get("formula") or None, rec.get("cites") or None
+    for name in AS_RECORDED:
+        setattr(r, name, rec.get(name))
+    return r
 
 
 def write_json(doc: ClaimsDoc, path: Path) -> None:

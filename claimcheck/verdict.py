@@ -165,23 +165,9 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
                 return Verdict(PASSED, value)
             return Verdict(FAILED, value, evidence.message, details={"failed_condition": evidence.message})
         if isinstance(evidence, Compared):
-            n, said = evidence.measured, evidence.description
-            if evidence.near_tie:
-                return Verdict(NEAR_TIE, n, said, _margin(n, claim_region(claim)))
-            if evidence.diverged:
-                why = claim.tolerance(n, claim.stated or None) or "differs"
-                return Verdict(FAILED, n, f"{why}; {said}", _margin(n, claim_region(claim)))
-            return _measured(claim, Measured(n), runner)
+            return _compared(claim, evidence, runner)
         if isinstance(evidence, Form):
-            tol = parse_tolerance(evidence.tolerance)
-            failure = tol(evidence.measured, evidence.expected)
-            try:
-                region = tol.region(evidence.expected)
-            except ValueError:
-                region = None
-            details = {"portable_form": evidence.form}
-            margin = _margin(evidence.measured, region)
-            return Verdict(FAILED if failure else PASSED, evidence.measured, failure, margin, details)
+            return _form(evidence)
         if isinstance(evidence, Timed):
             return _timed(claim, evidence, runner)
     except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
@@ -249,6 +235,27 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     if failure and margin is not None and margin > 0:
         margin = None  # failed for another reason than the region (an infinite end): no margin to show
     return Verdict(FAILED if failure else PASSED, value, failure, margin)
+
+
+def _compared(claim, ev: Compared, runner) -> Verdict:
+    n = ev.measured
+    if ev.near_tie:
+        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
+    if ev.diverged:
+        why = claim.tolerance(n, claim.stated or None) or "differs"
+        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
+    return _measured(claim, Measured(n), runner)
+
+
+def _form(ev: Form) -> Verdict:
+    tol = parse_tolerance(ev.tolerance)
+    failure = tol(ev.measured, ev.expected)
+    try:
+        region = tol.region(ev.expected)
+    except ValueError:
+        region = None
+    margin = _margin(ev.measured, region)
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
 
 
 def _timed(claim, ev: Timed, runner) -> Verdict:

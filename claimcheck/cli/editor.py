@@ -175,13 +175,7 @@ def _check_manuscript(args) -> int:
             for issue in reg.issues:
                 print(f"error: {issue}", file=sys.stderr)
             return 2
-        report = args.report or DEFAULT_REPORT  # else that of the registry's project, unless one is here
-        if (
-            not args.report
-            and not Path(DEFAULT_REPORT).is_file()
-            and (project := project_of(registry, CLAIMS_DIR))
-        ):
-            report = str(project / DEFAULT_REPORT)
+        report = args.report or _default_report(registry)
         try:
             check = check_manuscript(manuscript, reg, book_of([reg], CLAIMS_DIR))
         except ManuscriptError as exc:
@@ -224,37 +218,12 @@ def _what_if(args) -> int:
         return error(str(exc))
     cwd = None
     inputs: dict[str, dict[str, str]] = {}
-    if args.manuscript:  # its drift: the figures it prints differently, notes said
-        try:
-            reg = load_registry(args.registry or registry_for_manuscript(args.manuscript, CLAIMS_DIR))
-            check = check_manuscript(args.manuscript, reg)
-        except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
-            return error(str(exc) if isinstance(exc, ManuscriptError) else f"{args.manuscript}: {exc}")
-        missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
-        if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
-            return error(
-                f"{args.manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
-                "chapter's manuscript? (claimcheck check-manuscript lists them)"
-            )
-        found, inputs, notes = drifted_revisions(check, reg)
-        if missing:
-            notes.append(
-                f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
-                "them): their figures are not checked"
-            )
-        n = len(found)
-        print(
-            f"{args.manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
-            + (": " + " ".join(f"{k}={v}" for k, v in found) if found else "")
-        )
-        for key, given in inputs.items():
-            print(
-                f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)"
-            )
-        for note in notes:
-            print(f"  note: {note}")
+    if args.manuscript:
+        found, inputs, registry = _drift_of(args.manuscript, args.registry)
+        if found is None:
+            return 2
         if not args.registry:  # run where the found registry's project is, from any folder
-            cwd = project_of(reg.path, args.claims)
+            cwd = project_of(registry, args.claims)
         named = {name for name, _ in revisions}
         revisions += [
             (key, value) for key, value in found if key not in named and key.split(":")[-1] not in named
@@ -286,6 +255,47 @@ def _what_if(args) -> int:
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
+
+
+def _default_report(registry) -> str:
+    """``reports/claims.json`` of the registry's project (the folder holding ``claims/``) unless here."""
+    project = project_of(registry, CLAIMS_DIR)
+    if project is None or Path(DEFAULT_REPORT).is_file():
+        return DEFAULT_REPORT
+    return str(project / DEFAULT_REPORT)
+
+
+def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
+    """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
+    try:
+        reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
+        check = check_manuscript(manuscript, reg)
+    except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
+        error(str(exc) if isinstance(exc, ManuscriptError) else f"{manuscript}: {exc}")
+        return None, {}, ""
+    missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
+    if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
+        error(
+            f"{manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
+            "chapter's manuscript? (claimcheck check-manuscript lists them)"
+        )
+        return None, {}, ""
+    revisions, inputs, notes = drifted_revisions(check, reg)
+    if missing:
+        notes.append(
+            f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
+            "them): their figures are not checked"
+        )
+    n = len(revisions)
+    print(
+        f"{manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
+        + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
+    )
+    for key, given in inputs.items():
+        print(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
+    for note in notes:
+        print(f"  note: {note}")
+    return revisions, inputs, reg.path
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

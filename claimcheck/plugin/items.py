@@ -23,6 +23,7 @@ from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
 from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.parallel import is_worker
 from claimcheck.plugin.state import (
+    line_of_id,
     recorder_for,
     run_state,
     setting_path,
@@ -31,7 +32,7 @@ from claimcheck.plugin.state import (
     stated_record,
 )
 from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
-from claimcheck.registry import RegistryIssue, claim_lines, other_chapters
+from claimcheck.registry import RegistryIssue, other_chapters
 
 
 class RegistryIssueError(Exception):
@@ -65,9 +66,8 @@ class RegistryItem(pytest.Item):
                 return prefix + str(excinfo.value)
         return super().repr_failure(excinfo)
 
-    def reportinfo(self):  # 0-based line of the claim in the registry (0 when not found)
-        line = max(claim_lines(self.path).get(self.claim_id, 1) - 1, 0) if self.claim_id else 0
-        return self.path, line, self.name
+    def reportinfo(self):
+        return self.path, line_of_id(self.path, self.claim_id), self.name
 
 
 class RegistryFile(pytest.File):
@@ -112,23 +112,25 @@ class RegistryFile(pytest.File):
             if claim.formula
         ]
         yield from self.error_items + self.formula_items
-        if not settings_of(self.config).manuscript:
-            return
-        # --claims-manuscript is this registry's text: always in a run of one chapter, else when the
-        # registry's [chapter] manuscript has the file's name
-        named = reg.chapter.get("manuscript")
-        binds = bool(named) and Path(str(named)).name == setting_path(self.config, "manuscript").name
-        state.manuscript_bound[reg.path] = len(registries_of_args(self.config)) <= 1 or binds
-        if state.manuscript_bound[reg.path]:
+        if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
             for cid in reg.claims:
-                drift = DriftItem.from_parent(
-                    self, name=f"{cid} [drift]", kind="drift", claim_id=cid, key=reg.key(cid)
-                )
+                drift = DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
                 add_keywords(drift, reg, cid)  # -k ch15:C10 selects the claim's drift check with its test
                 yield drift
-            audit = AuditItem.from_parent(self, name="manuscript [audit]", kind="audit")
+            audit = AuditItem.from_parent(self, name="manuscript [audit]")
             audit.extra_keyword_matches.add(reg.chapter_id)
             yield audit
+
+
+def manuscript_binds(config, reg) -> bool:
+    """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter,
+    else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
+    state = run_state(config)
+    if reg.path not in state.manuscript_bound:
+        named = reg.chapter.get("manuscript")
+        binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+        state.manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
+    return state.manuscript_bound[reg.path]
 
 
 class RegistryErrorItem(RegistryItem):
@@ -196,6 +198,9 @@ def manuscript_check(config, registry_path: Path):
 class DriftItem(RegistryItem):
     """A claim's drift check (``details["drift"]``): does the manuscript still print its numbers?"""
 
+    def __init__(self, **kwargs):
+        super().__init__(kind="drift", **kwargs)
+
     def runtest(self):
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
@@ -211,6 +216,9 @@ class DriftItem(RegistryItem):
 
 class AuditItem(RegistryItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
+
+    def __init__(self, **kwargs):
+        super().__init__(kind="audit", **kwargs)
 
     def runtest(self):
         check = manuscript_check(self.config, self.path)
@@ -240,8 +248,9 @@ class CitationItem(RegistryItem):
         citation = cite(claim, state.book())
         ms = chapter_manuscript(reg)
         quote = citation_check(citation, claim, ms)
+        record = stated_record(claim)
         drift = {"manuscript": ms.path if ms else None, "status": quote.status, "quotes": [quote.as_dict()]}
-        record = {**stated_record(claim), "details": {"drift": drift}}
+        record["details"] = {"drift": drift}
         if self.verdict and citation.status in ("ok", "in-words"):
             outcome, why = state.collector.outcome_of(citation.source)
             if outcome is None or outcome == NOT_RUN:
@@ -265,20 +274,24 @@ class CitationItem(RegistryItem):
             raise ManuscriptDriftError(
                 f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
             )
-        if not is_worker(self.config) or self.config.getoption("loadgroup", False):
-            return
-        # a pass seen here says nothing of a test of the source (not a check of ours) not run here yet
-        beside = (CitationItem, DriftItem, AuditItem, PlaceholderItem)
-        if any(
-            (CLAIM_ID_KEY, citation.source) in i.user_properties
-            and not getattr(state.collector.tests.get(i.nodeid), "outcome", None)
-            for i in self.session.items
-            if i is not self and not isinstance(i, beside)
-        ):
+        if self._elsewhere(citation.source):  # a pass seen here says nothing of the tests run elsewhere
             skip_here(
                 f"{citation.source} runs on another pytest-xdist worker, whose outcome this one cannot "
                 "see: run with --dist loadgroup, which keeps a citation beside the claim it quotes"
             )
+
+    def _elsewhere(self, source: str) -> bool:
+        """Whether ``source`` has a test (not a drift, citation, audit or placeholder check) that has not
+        run on this xdist worker and may run on another (no ``--dist loadgroup``)."""
+        if not is_worker(self.config) or self.config.getoption("loadgroup", False):
+            return False
+        seen = run_state(self.config).collector.tests
+        beside = (CitationItem, DriftItem, AuditItem, PlaceholderItem)
+        return any(
+            (CLAIM_ID_KEY, source) in i.user_properties and not getattr(seen.get(i.nodeid), "outcome", None)
+            for i in self.session.items
+            if i is not self and not isinstance(i, beside)
+        )
 
 
 class FormulaItem(RegistryItem):

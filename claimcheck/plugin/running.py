@@ -57,6 +57,19 @@ def pytest_runtest_protocol(item, nextitem):
         return (yield)
 
 
+def _record_warnings(item, report) -> None:
+    """Put the warnings caught so far into the claim's record (item and report), deduplicated."""
+    caught = item.stash.get(WARNINGS_KEY, None)
+    if not caught:
+        return
+    seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
+    found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
+    for props in (item.user_properties, report.user_properties):
+        record = stored_record(props)
+        record.setdefault("details", {})["warnings"] = found
+        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
     """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip."""
@@ -102,12 +115,19 @@ def _refuse_xfail(item, report) -> bool:
     return True
 
 
+def _call_outcome(report, call) -> str:
+    """What a call phase said by itself: ``pytest.fail`` or ``assert`` failed, a skip skipped, else error."""
+    if report.passed:
+        return PASSED
+    if report.skipped:
+        return SKIPPED
+    exc = call.excinfo.value if call.excinfo is not None else None
+    return FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
+
+
 def _report_verdict(item, report, call, verdict: Verdict) -> None:
     """Make the call report say the worse of the stored verdict and the phase, by :data:`PYTEST_OUTCOME`."""
-    # what the call phase said by itself: pytest.fail or assert failed, a skip skipped, else error
-    exc = call.excinfo.value if call.excinfo is not None else None
-    raised = FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
-    said = PASSED if report.passed else SKIPPED if report.skipped else raised
+    said = _call_outcome(report, call)
     outcome = worse(verdict.outcome, said)
     if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
         outcome = SKIPPED  # the test skipped itself after a check: it chose not to decide the claim
@@ -140,14 +160,8 @@ def pytest_runtest_makereport(item, call):
     report = yield
     claim_test = _claim_test(item)
     refused = claim_test and _refuse_xfail(item, report)
-    caught = item.stash.get(WARNINGS_KEY, None) if claim_test else None
-    if caught:  # the warnings caught so far, deduplicated, into the claim's record (item and report)
-        seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
-        found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
-        for props in (item.user_properties, report.user_properties):
-            record = stored_record(props)
-            record.setdefault("details", {})["warnings"] = found
-            props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+    if claim_test:
+        _record_warnings(item, report)
     if report.when == "call" and claim_test and not refused and not hasattr(report, "wasxfail"):
         verdict = item.stash.get(VERDICT_KEY, None)
         if verdict is not None:

@@ -19,7 +19,7 @@ from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
-from claimcheck.registry import Registry, load_registry
+from claimcheck.registry import Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
 from claimcheck.results import ClaimsDoc
 from claimcheck.settings import Settings
@@ -122,6 +122,11 @@ def claim_marker_id(item) -> str | None:
     mark = item.get_closest_marker("claim")
     args: tuple = mark.args if mark is not None else ()
     return args[0] if len(args) == 1 and isinstance(args[0], str) else None
+
+
+def line_of_id(path: Path, claim_id: str | None) -> int:
+    """0-based line of a claim in a registry file, whatever its form (0 when not found)."""
+    return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
 def stated_record(claim) -> dict:
