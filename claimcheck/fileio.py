@@ -124,8 +124,9 @@ LOCK_TIMEOUT_S = 120.0  # the longest a write of a report waits for another run'
 
 
 def remove_leftovers(folder: Path, names) -> list[Path]:
-    """Delete the temporary files over 10 minutes old (a live write holds its own for milliseconds) that
-    killed runs left beside the reports ``names`` in ``folder``; return what was deleted. Never raises."""
+    """Delete the temporary files older than :data:`LEFTOVER_AGE_S` (a live write holds its own for
+    milliseconds) that killed runs left beside the reports ``names`` in ``folder``; return what was
+    deleted. Never raises."""
     folder = Path(folder)
     gone = []
     now = time.time()
@@ -140,7 +141,7 @@ def remove_leftovers(folder: Path, names) -> list[Path]:
 
 def report_lock(path: Path):
     """A file lock (``.<name>.lock`` beside ``path``) for a read-merge-write of ``path``; waiting longer
-    than 120 s for another run's raises ``filelock.Timeout``."""
+    than :data:`LOCK_TIMEOUT_S` for another run's raises ``filelock.Timeout``."""
     from filelock import FileLock  # late: only a write of a report takes a lock (start-up time)
 
     path = Path(path)
@@ -206,9 +207,8 @@ class TomlTable:
             if (depth <= 0 or not indented) and _KEY_START.match(lines[n]):
                 starts.append(n)
                 depth = 0
-            if starts:  # { less } outside the line's strings and comment (a rough count, for recovery)
-                code = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", lines[n]).split("#", 1)[0]
-                depth += code.count("{") - code.count("}")
+            if starts:
+                depth += _braces(lines[n])
         ends = starts[1:] + [len(lines)]
         return [
             TomlTable(
@@ -218,6 +218,12 @@ class TomlTable:
         ]
 
 
+def _braces(line: str) -> int:
+    """``{`` less ``}`` on ``line`` outside its strings and comment (a rough count, for recovery)."""
+    code = re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', "", line).split("#", 1)[0]
+    return code.count("{") - code.count("}")
+
+
 def loads_or_none(text: str) -> dict | None:
     try:
         return tomllib.loads(text)
@@ -225,21 +231,26 @@ def loads_or_none(text: str) -> dict | None:
         return None
 
 
+def _header(line: str) -> tuple[tuple[str, ...], bool] | None:
+    """``(keys, array)`` of a header line (``[claims.C05]`` -> ``(("claims", "C05"), False)``), or None."""
+    stripped = line.lstrip()
+    parsed = loads_or_none(line.replace("\ufffd", "_")) if stripped.startswith("[") else None
+    if not parsed:
+        return None
+    keys: list[str] = []
+    node: object = parsed
+    while isinstance(node, dict) and len(node) == 1:
+        key, node = next(iter(node.items()))
+        keys.append(key)
+        node = node[-1] if isinstance(node, list) and node else node
+    return tuple(keys), stripped.startswith("[[")
+
+
 def toml_tables(text: str) -> list[TomlTable]:
     """Split ``text`` at its header lines (each recognised by tomllib); the preamble is ``""``."""
     lines = text.split("\n")
     starts: list[tuple[int, tuple[str, ...], bool]] = [(0, (), False)]
-    for n, line in enumerate(lines):
-        stripped = line.lstrip()
-        node: object = loads_or_none(line.replace("\ufffd", "_")) if stripped.startswith("[") else None
-        if not node:
-            continue
-        keys: list[str] = []  # [claims.C05] -> ["claims", "C05"]; [[a.b]] -> ["a", "b"], an array
-        while isinstance(node, dict) and len(node) == 1:
-            key, node = next(iter(node.items()))
-            keys.append(key)
-            node = node[-1] if isinstance(node, list) and node else node
-        starts.append((n, tuple(keys), stripped.startswith("[[")))
+    starts += [(n, *found) for n, line in enumerate(lines) if (found := _header(line))]
     if len(starts) > 1 and starts[1][0] == 0:
         starts.pop(0)  # no preamble: the file begins with a header
     ends = [n for n, *_ in starts[1:]] + [len(lines)]

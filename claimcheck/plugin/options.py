@@ -80,18 +80,7 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
     root = Path(config.rootpath)
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
-    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
-    if raw is None and environment:
-        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
-    if raw is None:
-        raw, base = config.getini("claims_registries"), Path(config.rootpath)
-    try:
-        named_paths = settings_mod.parse_paths(raw) if raw else []
-    except ValueError:  # the settings report a bad value
-        named_paths = []
-    named: list[Path] = []
-    for p in (base / text for text in named_paths):  # an absolute one stays
-        named += walk_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
+    named = _named_registries(config, skip, environment)
     for arg in config.args or []:
         path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]  # an absolute one stays
         if not path.exists():
@@ -100,12 +89,10 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
         claims_dir = _claims_folder_of(path, root)
         if claims_dir is not None:
             here = next((c for c in registry_candidates(path, claims_dir) if c.is_file()), None)
-            candidates = [here] if here else walk_registries(path, skip) if path.is_dir() else []
+            candidates = [here] if here else find_registries(path, skip) if path.is_dir() else []
         elif path == root and (path / CLAIMS_FOLDER).is_dir():
-            candidates = walk_registries(path / CLAIMS_FOLDER, skip)
-        # a named registry, when a run of the argument collects it or a test it governs
-        candidates += [r for r in named if path in (r, *r.parents) or r.parent in path.parents]
-        for p in candidates:
+            candidates = find_registries(path / CLAIMS_FOLDER, skip)
+        for p in candidates + [r for r in named if _related(r, path)]:
             if p not in found:
                 found.append(p)
                 if first_only:
@@ -121,6 +108,29 @@ def _claims_folder_of(path: Path, root: Path) -> Path | None:
         if p == root:
             return None
     return None
+
+
+def _related(registry: Path, arg: Path) -> bool:
+    """Whether a run of ``arg`` collects ``registry`` or a test it governs: one lies in the other."""
+    folder = registry.parent
+    return registry == arg or arg in registry.parents or folder == arg or folder in arg.parents
+
+
+def _named_registries(config, skip, environment: bool) -> list[Path]:
+    """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
+    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
+    if raw is None and environment:
+        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
+    if raw is None:
+        raw, base = config.getini("claims_registries"), Path(config.rootpath)
+    try:
+        paths = settings_mod.parse_paths(raw) if raw else []
+    except ValueError:
+        return []
+    out: list[Path] = []
+    for p in (base / text for text in paths):  # an absolute one stays
+        out += find_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
+    return out
 
 
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
