@@ -125,10 +125,13 @@ class ClaimsView:
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
         """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
+        rows = self.rows
         if len(self.chapters) <= 1:
-            return [(None, self.rows)]
-        mine = {c.id: [r for s in self.sections if s.chapter == c.id for r in s.rows] for c in self.chapters}
-        return [(c, mine[c.id]) for c in self.chapters if mine[c.id]]
+            return [(None, rows)]
+        mine: dict[str, list[Row]] = {}
+        for s in self.sections:
+            mine.setdefault(s.chapter, []).extend(s.rows)
+        return [(c, mine[c.id]) for c in self.chapters if mine.get(c.id)]
 
     @property
     def id_chars(self) -> int:
@@ -168,27 +171,31 @@ def within(path, folder) -> bool:
 
 
 def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
-    known = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
-    unusable = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
-    head, more = words.first_sentence(words.reason_words(entry) if known else unusable)
+    outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
+    reason = words.reason_words(entry)
+    if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
+        reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
+    head, more = words.first_sentence(reason)
     carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
     straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
     plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
-    about = f"claim {entry.id}" + (f" ({entry.title})" if entry.title else "")
-    about += (f"; the chapter says {chapter}" if chapter else "") + (f", this runner {here}" if here else "")
     for plot in plots:  # its alt text: what is plotted, for which claim, both figures
-        plot.alt = f"Plot of {plot.name}, measured on this runner for {about}."
-    marks = manuscript.by_claim.get(entry.id, []) if manuscript is not None else []
-    links = {m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}  # one per line of the text
+        plot.alt = (
+            f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
+            + (f" ({entry.title})" if entry.title else "")
+            + (f"; the chapter says {chapter}" if chapter else "")
+            + (f", this runner {here}" if here else "")
+            + "."
+        )
     return Row(
         id=entry.id,
         key=entry.key,
         anchor=words.anchor(entry.key),
         title=entry.title or "",
         note=entry.note,
-        outcome=entry.outcome if known else oc.ERROR,
+        outcome=outcome,
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
@@ -204,9 +211,17 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         if carried is None
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
-        text_links=sorted(links.items()),
+        text_links=_text_links(entry, manuscript),
         model=model,
     )
+
+
+def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
+    """``[(line, href)]``: one link per manuscript line the claim's marks are on."""
+    if manuscript is None:
+        return []
+    marks = manuscript.by_claim.get(entry.id, [])
+    return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
 
 
 def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
@@ -219,6 +234,21 @@ def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     return f"{size} (its claims use no model sizes)" if own is not None else str(size)
 
 
+def _selection_words(doc: ClaimsDoc) -> str:
+    sel = doc.selection
+    if sel is None or not sel.partial:
+        return ""
+    ran = sel.selected
+    if len(doc.chapter_list()) == 1:  # one chapter on the page: its short ids are clear
+        ran = [k.split(":", 1)[-1] for k in ran]
+    text = f"This run selected {len(ran)} of {len(doc.claims)} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
+    if sel.carried:
+        text += f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
+    if sel.not_carried_because:
+        text += f" Earlier results were not kept: {sel.not_carried_because}."
+    return text
+
+
 def _manuscript_words(manuscript) -> str:
     counts = manuscript.counts
     return (
@@ -227,10 +257,8 @@ def _manuscript_words(manuscript) -> str:
     )
 
 
-def _chapter(
-    doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path
-) -> tuple[Chapter, list[Section]]:
-    """A chapter's line of the book table and its sections with their rows (claims without a section last)."""
+def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
+    """One chapter's sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
@@ -241,29 +269,39 @@ def _chapter(
     these = [s for s in (*sections.values(), other) if s.rows]
     if these:
         these[0].first_of_chapter = True
-    for s in these:  # a section's heading links to the first line of its first claim in the text
-        first = min((ln for r in s.rows for ln, _ in r.text_links), default=None)
-        if first is not None:
-            s.href = f"{manuscript.href}#L{first}"
+    if manuscript is not None:
+        for s in these:  # a section's heading links to the first line of its first claim in the text
+            lines = [ln for r in s.rows for ln, _ in r.text_links]
+            if lines:
+                s.href = f"{manuscript.href}#L{min(lines)}"
+    return these
+
+
+def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
-    book, quoted = {c.id for c in doc.chapter_list()}, []
-    for e in doc.claims:  # its quotes ("C05 quotes ch15:C10 (drifted)"), then others' of it
+    line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
+    return line
+
+
+def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
+    """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
+    out, quoted = [], []
+    for e in entries:
         if not e.cites:
             continue
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
-        if (e.chapter or "") == cid:
+        if (e.chapter or "") == chapter:
             said = drifted if source_chapter in book else f" ({NOT_IN_BOOK})"
-            line.citations.append(f"{e.id} quotes {e.cites}{said}")
-        elif source_chapter == cid:  # "C10 quoted by ch90:C05"
-            quoted.append(f"{source_id or cid} quoted by {e.key}{drifted}")
-    line.citations += quoted
-    return line, these
+            out.append(f"{e.id} quotes {e.cites}{said}")
+        elif source_chapter == chapter:
+            quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")
+    return out + quoted
 
 
 def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
@@ -271,9 +309,13 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
-    alone = manuscripts[0] if single and manuscripts else None  # one chapter's manuscript, whichever its id
-    parts = [_chapter(doc, ch, single, by_chapter_ms.get(ch.id) or alone, Path(base_dir)) for ch in chapters]
-    book, ordered = [line for line, _ in parts], [s for _, these in parts for s in these]
+    ordered: list[Section] = []
+    book: list[Chapter] = []
+    for ch in chapters:
+        manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
+        these = _chapter_sections(doc, ch, single, manuscript, Path(base_dir))
+        ordered += these
+        book.append(_chapter_line(doc, ch, these, manuscript))
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
@@ -281,17 +323,6 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
     needs_present = {t for s in ordered for r in s.rows for t in r.needs}
     one = len(book) == 1
     said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1) if manuscript else ""
-    sel, selection = doc.selection, ""
-    if sel is not None and sel.partial:  # a partial run: what it selected and what it kept
-        ran = [k.split(":", 1)[-1] for k in sel.selected] if single else sel.selected  # short ids for one
-        shown = ", ".join(ran[:8]) + ("…" if len(ran) > 8 else "")
-        selection = f"This run selected {len(ran)} of {len(doc.claims)} claims ({shown})."
-        if sel.carried:
-            selection += (
-                f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
-            )
-        if sel.not_carried_because:
-            selection += f" Earlier results were not kept: {sel.not_carried_because}."
     return ClaimsView(
         title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
         chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
@@ -310,7 +341,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         test_log=safe_link(test_log if test_log is not None else doc.test_log),
         manuscript=manuscript.href if manuscript is not None else "",
         manuscript_line=f"{manuscript.path}: {said}" if manuscript is not None else "",
-        selection=selection,
+        selection=_selection_words(doc),
         interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),

@@ -73,22 +73,26 @@ def markdown(doc: ClaimsDoc | dict) -> str:
             f"are carried from the run of {sel.carried_from or '?'} (counts include them)"
         )
     several = len(chapters) > 1
-    table = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
-    for ch in chapters:  # a table of its claims
+    for ch in chapters:
         mine = [e for e in entries if (e.chapter or "") == ch.id or (not several and not e.chapter)]
         if several:
             lines += ["", f"#### {ch.id}: {ch.title}"]
-        lines += table
-        for e in mine:
-            m = words.margin(e)
-            here = words.measured_value(e) or "—"
-            if e.carried is not None:
-                here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
-            chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
-            verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
-            cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
-            lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
+        lines += _claim_table(mine)
     return "\n".join(lines) + "\n"
+
+
+def _claim_table(entries: list[ClaimEntry]) -> list[str]:
+    lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
+    for e in entries:
+        m = words.margin(e)
+        here = words.measured_value(e) or "—"
+        if e.carried is not None:
+            here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
+        chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
+        verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
+        cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
+        lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
+    return lines
 
 
 def _list(value) -> list:
@@ -125,20 +129,26 @@ def _matrix_markdown(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-# --- annotations: workflow commands, escaped by claimcheck.display.workflow_escape ----------------
+# --- annotations ----------------------------------------------------------------------------------
+_escape_data = workflow_escape  # the one escaping of workflow-command data (claimcheck.display)
+
+
 def _escape_prop(text: str) -> str:
-    return workflow_escape(text).replace(":", "%3A").replace(",", "%2C")
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(
     level: str, message: str, file: str | None = None, line: int | None = None, title: str = ""
 ) -> str:
     """One GitHub workflow command (``::error file=F,line=N,title=T::message``), escaped."""
-    has_line = isinstance(line, int) and not isinstance(line, bool) and line > 0
-    props = [f"file={_escape_prop(file)}"] if file else []
-    props += [f"line={line}"] if has_line else []
-    props += [f"title={_escape_prop(title)}"] if title else []
-    return f"::{level}{' ' if props else ''}{','.join(props)}::{workflow_escape(message)}"
+    props = []
+    if file:
+        props.append(f"file={_escape_prop(file)}")
+    if isinstance(line, int) and not isinstance(line, bool) and line > 0:
+        props.append(f"line={line}")
+    if title:
+        props.append(f"title={_escape_prop(title)}")
+    return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(message)}"
 
 
 def _rel(path, base: Path) -> str:
@@ -161,39 +171,59 @@ def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
     registry_of = {(r.chapter_id or str(r.chapter.get("id") or "")): r.path for r in registries if r.path}
     first_registry = registries[0].path if registries else None
     several = len(registry_of) > 1
-    for reg in registries:  # its problems at their line, else its issues
-        found = reg.problems
-        told = [(i, None) for i in reg.issues] if found is None else [(p.message, p.line) for p in found]
-        out += [command("error", m, _rel(reg.path, base), ln, "registry problem") for m, ln in told]
+    for reg in registries:
+        if reg.problems is not None:
+            for p in reg.problems:
+                out.append(command("error", p.message, _rel(reg.path, base), p.line, "registry problem"))
+        else:
+            out += [command("error", i, _rel(reg.path, base), None, "registry problem") for i in reg.issues]
     for e in doc.claims:
         cid = words.claim_name(e, several)
         registry = registry_of.get(e.chapter or "", first_registry)
-        drift = e.drift  # at its manuscript line (a locator's problem at the registry's)
-        if drift is not None:
-            verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
-            bad = [q for q in drift.quotes if q.failing]
-            for q, said in zip(bad, words.drift_words(e)):
-                if q.status == "drift" and q.line:
-                    at = _rel(drift.manuscript, base)
-                    out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
-                else:
-                    where = _rel(registry, base) if registry else None
-                    out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
-        word = oc.WORD.get(str(e.outcome))  # a failing or undecided outcome at its test
-        if word is None or not word.annotation:
-            continue
-        loc = next((x for x in e.locations if x.get("file")), None)
-        file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-        chapter, here = words.chapter_value(e), words.measured_value(e)
-        parts = ([f"chapter {chapter}"] if chapter else []) + ([f"here {here}"] if here else [])
-        facts = ", ".join([*parts, f"bar {words.bar_words(e)}"])
-        reason = _short(words.reason_words(e), 400)
-        where = _rel(file, base) if file else None
-        out.append(
-            command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")
-        )
+        out += _drift_annotations(e, cid, registry, base)
+        out += _outcome_annotation(e, cid, registry, base)
     if doc.interrupted is not None:
         out.append(command("warning", words.interrupted_words(doc), title="claims run interrupted"))
+    return out + _manuscript_annotations(doc, base)
+
+
+def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
+    drift = e.drift
+    if drift is None:
+        return []
+    out = []
+    verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
+    bad = [q for q in drift.quotes if q.failing]
+    for q, said in zip(bad, words.drift_words(e)):
+        if q.status == "drift" and q.line:
+            at = _rel(drift.manuscript, base)
+            out.append(command("error", f"{said}{verdict}", at, q.line, f"{cid} drifted"))
+        else:
+            where = _rel(registry, base) if registry else None
+            out.append(command("error", said, where, e.registry_line, f"{cid} locator {q.status}"))
+    return out
+
+
+def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Path) -> list[str]:
+    word = oc.WORD.get(str(e.outcome))
+    if word is None or not word.annotation:
+        return []
+    loc = next((x for x in e.locations if x.get("file")), None)
+    file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
+    chapter, here = words.chapter_value(e), words.measured_value(e)
+    parts = (
+        f"chapter {chapter}" if chapter else "",
+        f"here {here}" if here else "",
+        f"bar {words.bar_words(e)}",
+    )
+    facts = ", ".join(p for p in parts if p)
+    reason = _short(words.reason_words(e), 400)
+    where = _rel(file, base) if file else None
+    return [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]
+
+
+def _manuscript_annotations(doc: ClaimsDoc, base: Path) -> list[str]:
+    out = []
     for m in doc.manuscripts or []:
         audit = m.get("audit") or {}
         for n in audit.get("unbound_numbers") or []:

@@ -112,7 +112,9 @@ _CAUSE = {c.key: c for c in CAUSES}
 
 def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason, needs, weights = entry.reason, entry.needs or [], Runner.of(runner).weights
+    reason = entry.reason
+    needs = entry.needs or []
+    weights = Runner.of(runner).weights
     if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
@@ -136,7 +138,8 @@ NEED_FILTERS = {
 
 def need_tags(entry: ClaimEntry) -> list[str]:
     """The filter keys of a claim's needs (``weights``, ``gpu``, ``timing``), in that order."""
-    return [key for need, (key, _) in NEED_FILTERS.items() if need in (entry.needs or [])]
+    needs = entry.needs or []
+    return [NEED_FILTERS[n][0] for n in NEED_FILTERS if n in needs]
 
 
 def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
@@ -244,6 +247,27 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
+    groups: dict[str, list[ClaimEntry]] = {}
+    for e in skipped:
+        groups.setdefault(cause_of(e, runner).key, []).append(e)
+    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
+    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
+
+
+def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
+    cut = [e for e in not_run if e.reason.startswith("interrupted")]
+    rest = [e for e in not_run if e not in cut]
+    unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]
+    rest = [e for e in rest if e not in unselected]
+    groups = (
+        (cut, "not reached before the run was interrupted"),
+        (unselected, "not selected in this run"),
+        (rest, "without a test yet"),
+    )
+    return "; ".join(f"{len(es)} {what} ({ids(es, 5)})" for es, what in groups if es)
+
+
 def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
     """One sentence per outcome of a run: which hold, which do not, why the rest were not checked
     (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows."""
@@ -263,21 +287,10 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
             fields["ties"] = "".join(
                 f" ({oc.WORD[o].sentence(len(by[o]), ids=ids(by[o]))})" for o in oc.HELD[1:] if by.get(o)
             )
-        elif word.word == oc.SKIPPED:  # counted by cause, in the order of CAUSES
-            causes = [cause_of(e, runner) for e in es]
-            groups = [(c, [e for e, k in zip(es, causes) if k is c]) for c in CAUSES if c in causes]
-            fields["causes"] = "; ".join(f"{_n(len(g), c.one, c.many)} ({ids(g, 5)})" for c, g in groups)
-        elif word.word == oc.NOT_RUN:  # counted by why: interrupted, not selected, without a test
-            cut = [e for e in es if e.reason.startswith("interrupted")]
-            unselected = [
-                e for e in es if e not in cut and (e.selected is False or e.reason.startswith("not selected"))
-            ]
-            parts = (
-                (cut, "not reached before the run was interrupted"),
-                (unselected, "not selected in this run"),
-                ([e for e in es if e not in cut and e not in unselected], "without a test yet"),
-            )
-            fields["parts"] = "; ".join(f"{len(g)} {what} ({ids(g, 5)})" for g, what in parts if g)
+        elif word.word == oc.SKIPPED:
+            fields["causes"] = _cause_words(es, runner, ids)
+        elif word.word == oc.NOT_RUN:
+            fields["parts"] = _not_run_words(es, ids)
         out.append(word.sentence(len(es), **fields))
     drifted = [e for e in entries if e.drifted]
     if drifted:
