@@ -159,8 +159,11 @@ class ListingRun:
 
 
 def scan_listing(source: str, filename: str = "<listing>") -> tuple[list[str], list[str]]:
-    """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``). Raises
-    ``ListingError`` where the source is not valid Python (the message names the file and line)."""
+    """Return (model ids passed to ``from_pretrained``, relative files passed to ``open``).
+
+    Raises:
+        ListingError: the source is not valid Python (the message names the file and line).
+    """
     try:
         tree = ast.parse(source, filename)
     except SyntaxError as exc:
@@ -212,6 +215,18 @@ def save_stand_in(hf_home: Path, model_id: str, config=None) -> str:
     )
 
 
+def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
+    """Place the files of a ``save_pretrained`` folder under ``model_id`` in the cache (symlinks)."""
+    snap = _snapshot(Path(hf_home), model_id)
+    folder = Path(folder)
+    for f in folder.iterdir():
+        if f.is_file():
+            (snap / f.name).symlink_to(f.resolve())
+    if not any((snap / n).exists() for n in ("tokenizer.json", "vocab.json")):
+        gpt2_tokenizer().save_pretrained(snap)
+    return f"real weights from {folder}"
+
+
 def run_listing(
     listing,
     workdir,
@@ -227,9 +242,12 @@ def run_listing(
     ``workdir``: an empty folder, its working directory and Hugging Face cache. ``weights``: a
     :class:`~claimcheck.llm.weights.WeightsResolution` (real GPT-2 when it has it, else a stand-in of
     ``stand_in_config``). ``max_new_tokens``: the most tokens one ``generate`` call writes. ``threads``:
-    torch's threads in its process; None: every core, which a busy machine oversubscribes. Raises
-    ``ListingError`` where the listing cannot be read or parsed, or loads a model other than GPT-2 with
-    no real weights; ``ValueError`` where ``max_new_tokens`` or ``threads`` is not a positive integer.
+    torch's threads in its process; None: every core, which a busy machine oversubscribes.
+
+    Raises:
+        ListingError: the listing cannot be read or parsed, or loads a model other than GPT-2 with no
+            real weights.
+        ValueError: ``max_new_tokens`` or ``threads`` is not a positive integer.
     """
     for name, value in (("max_new_tokens", max_new_tokens), ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
@@ -246,21 +264,7 @@ def run_listing(
     env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"} | _OFFLINE
     run = ListingRun(str(listing), source, timeout, max_new_tokens=max_new_tokens, threads=threads)
     _stage_models(run, env, models, weights, hf_home, stand_in_config)
-    for name in files:
-        beside, target = path.parent / name, work / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if beside.is_file():
-            shutil.copyfile(beside, target)
-            run.inputs[name] = f"the editor's file beside the listing ({beside})"
-        else:
-            sample = sample_text()
-            text = (sample.strip() + "\n\n") * (STAND_IN_TEXT_CHARS // max(1, len(sample)) + 1)
-            target.write_text(text, encoding="utf-8")
-            run.inputs[name] = (
-                "stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
-                f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
-            )
-            run.stand_in = True
+    _stage_inputs(run, path, work, files)
     if threads is not None:
         env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)})
     _execute(run, path, work, env)
@@ -286,16 +290,28 @@ def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, st
             raise ListingError(
                 f"{run.listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only"
             )
-        if real and weights.kind == "folder":  # its files linked into the cache
-            snap, folder = _snapshot(hf_home, m), Path(weights.source)
-            for f in folder.iterdir():
-                if f.is_file():
-                    (snap / f.name).symlink_to(f.resolve())
-            if not any((snap / n).exists() for n in ("tokenizer.json", "vocab.json")):
-                gpt2_tokenizer().save_pretrained(snap)
-            run.models[m] = f"real weights from {folder}"
+        if real and weights.kind == "folder":
+            run.models[m] = link_real_weights(hf_home, m, weights.source)
         else:
             run.models[m] = save_stand_in(hf_home, m, stand_in_config)
+            run.stand_in = True
+
+
+def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
+    for name in files:
+        beside, target = path.parent / name, work / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if beside.is_file():
+            shutil.copyfile(beside, target)
+            run.inputs[name] = f"the editor's file beside the listing ({beside})"
+        else:
+            sample = sample_text()
+            text = (sample.strip() + "\n\n") * (STAND_IN_TEXT_CHARS // max(1, len(sample)) + 1)
+            target.write_text(text, encoding="utf-8")
+            run.inputs[name] = (
+                "stand-in text: this project's claimcheck/llm/data/sample.txt repeated "
+                f"(~{STAND_IN_TEXT_CHARS} characters); {name} was not beside the listing"
+            )
             run.stand_in = True
 
 

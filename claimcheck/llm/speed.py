@@ -251,9 +251,28 @@ def latency_rounds(
             return LatencySample(ttft, steps, kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
-    if context_tokens is None:
-        return Rounds(fns, warmup=warmup, device=device)
-    short = min(prompt_lengths)
+    if context_tokens is not None:
+        fns[f"context@{context_tokens}"] = _on_context(
+            model, ids, min(prompt_lengths), context_tokens, decode_steps
+        )
+    return Rounds(fns, warmup=warmup, device=device)
+
+
+def _timed_step(model, device, nxt, cache):
+    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
+    t0 = time.perf_counter()
+    nxt, cache = _step(model, nxt, cache, last_only=True)
+    sync_device(device)
+    return time.perf_counter() - t0, nxt, cache
+
+
+def _on_context(
+    model, ids, short: int, context_tokens: int, decode_steps: int
+) -> Callable[[], ContextSample]:
+    """The ``context@C`` side of :func:`latency_rounds`."""
+    import torch
+
+    device = _device(model)
     with torch.no_grad():
         filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
     first = {n: nxt for n, (nxt, _) in filled.items()}
@@ -274,16 +293,7 @@ def latency_rounds(
                 rewind_cache(cache, n)
         return ContextSample(times[context_tokens], times[short], short, kv_long)
 
-    fns[f"context@{context_tokens}"] = on_context
-    return Rounds(fns, warmup=warmup, device=device)
-
-
-def _timed_step(model, device, nxt, cache):
-    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
-    t0 = time.perf_counter()
-    nxt, cache = _step(model, nxt, cache, last_only=True)
-    sync_device(device)
-    return time.perf_counter() - t0, nxt, cache
+    return on_context
 
 
 def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
@@ -474,10 +484,15 @@ class GenerationTiming(Timing):
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
         what = "1 + exponent of positions recomputed per uncached step vs context (counted)"
-        per_step = "positions per cached decode step after the prompt"
+        cached_one = max(p for _, p in cached[1:])
         return (
             ExactForm("positions_exponent", exponent, region, what),
-            ExactForm("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1), per_step),
+            ExactForm(
+                "cached_positions_per_step",
+                cached_one,
+                (1, 1),
+                "positions per cached decode step after the prompt",
+            ),
         )
 
     def growth_details(self, min_context: int) -> dict:

@@ -5,7 +5,6 @@ any callables so; the kit's measurements (:mod:`claimcheck.llm.speed`) are :clas
 
 from __future__ import annotations
 
-import math
 import statistics
 import time
 from collections.abc import Callable
@@ -19,14 +18,6 @@ from claimcheck.verdict import Bar, Timed
 
 #: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
 LEVEL = 0.90
-
-
-def _quantile(sorted_xs, q: float) -> float:
-    """numpy's default ('linear') quantile; statistics.quantiles needs 2 samples and rounds apart."""
-    pos = q * (len(sorted_xs) - 1)
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(sorted_xs) - 1)
-    return sorted_xs[lo] + (sorted_xs[hi] - sorted_xs[lo]) * (pos - lo)
 
 
 @dataclass(frozen=True)
@@ -57,15 +48,31 @@ class Stats:
 
     @property
     def q1(self) -> float:
-        return _quantile(sorted(self.samples), 0.25)
+        return _quantile(self.samples, 0.25)
 
     @property
     def q3(self) -> float:
-        return _quantile(sorted(self.samples), 0.75)
+        return _quantile(self.samples, 0.75)
 
     def as_dict(self) -> dict:
-        summary = {key: getattr(self, key) for key in ("n", "median", "min", "max", "q1", "q3")}
-        return {**summary, "samples": list(self.samples)}
+        return {
+            "n": self.n,
+            "median": self.median,
+            "min": self.min,
+            "max": self.max,
+            "q1": self.q1,
+            "q3": self.q3,
+            "samples": list(self.samples),
+        }
+
+
+def _quantile(xs, q: float) -> float:
+    """numpy's default ('linear') quantile."""
+    s = sorted(xs)
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def sync_device(device) -> None:
@@ -213,8 +220,15 @@ class Timing:
             bars = tuple(
                 Bar(c.name, _per_round_ci(per_round, c.statistic), c.region, c.text) for c in conditions
             )
-            ci = _per_round_ci(per_round, statistic)
-            evidence = Timed(ci, unit, bars, exact, rounds.n, self.budget_s, profile=self.profile)
+            evidence = Timed(
+                _per_round_ci(per_round, statistic),
+                unit,
+                bars,
+                exact,
+                rounds.n,
+                self.budget_s,
+                profile=self.profile,
+            )
             if (rounds.n >= min_rounds and settled(evidence)) or clock() - t0 + step_s > self.budget_s:
                 break
             t_step = clock()

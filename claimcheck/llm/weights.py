@@ -54,10 +54,12 @@ class WeightsError(RuntimeError):
 
 @dataclass(frozen=True)
 class WeightsResolution:
-    """Outcome of the weights look-up. ``source``: a local folder, or None (``reason`` says what was
-    tried and what to do). ``kind``: ``folder``, ``hf-cache``, ``hub`` (downloaded in this run) or None.
-    ``seconds``: wall time of the decision. ``broken``: found but unusable: the claims that need them
-    are errors, not skips."""
+    """Outcome of the weights look-up.
+
+    ``source``: a local folder, or None (``reason`` says what was tried and what to do). ``kind``:
+    ``folder``, ``hf-cache``, ``hub`` (downloaded in this run) or None. ``seconds``: wall time of the
+    decision. ``broken``: found but unusable: the claims that need them are errors, not skips.
+    """
 
     source: str | None
     kind: str | None
@@ -85,6 +87,12 @@ def _looks_like_path(spec: str) -> bool:
         or Path(spec).expanduser().exists()
         or not HUB_ID_RE.match(spec.split("@", 1)[0])
     )
+
+
+def split_revision(hub_spec: str) -> tuple[str, str | None]:
+    """``"gpt2@607a30d"`` -> ``("gpt2", "607a30d")`` (a pinned commit, branch or tag); ``"gpt2"`` -> ``("gpt2", None)``."""
+    hub_id, sep, revision = hub_spec.partition("@")
+    return hub_id, (revision.strip() or None) if sep else None
 
 
 def folder_problem(path: Path) -> str | None:
@@ -167,8 +175,8 @@ def _find_weights(spec, allow_download, cache_dir, download, tried: list[str]):
             return str(folder.resolve()), "folder", f"local folder {folder}"
         tried.append(f"--claims-weights: {problem}")
         return missing("", how)
-    hub_id, _, revision = (spec or "gpt2").partition("@")  # "gpt2@607a30d": a pinned commit, branch or tag
-    pinned = {"revision": revision.strip()} if revision.strip() else {}
+    hub_id, revision = split_revision(spec or "gpt2")
+    pinned = {"revision": revision} if revision else {}
     if not spec:
         tried.append("no folder or hub id given (--claims-weights / CLAIMCHECK_WEIGHTS)")
     try:
@@ -216,31 +224,23 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
     return rec
 
 
-def _short(exc: Exception, limit: int = 300) -> str:
-    """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
-    found = re.search(r"Unsupported global: [^\n]*", text)
-    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
+def _expected_shapes(config) -> dict[str, tuple[int, ...]]:
+    """Shapes of GPT-2's key tensors by checkpoint key; ``c_attn``, ``c_proj``, ``c_fc`` are Conv1D ``[in, out]``."""
+    d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
+    v, p = config.vocab_size, config.n_positions
+    shapes = {"wte.weight": (v, d), "wpe.weight": (p, d), "ln_f.weight": (d,)}
+    per_layer = {"ln_1": (d,), "attn.c_attn": (d, 3 * d), "attn.c_proj": (d, d), "mlp.c_fc": (d, inner)}
+    for i in range(config.n_layer):
+        shapes.update({f"h.{i}.{name}.weight": shape for name, shape in per_layer.items()})
+    return shapes
 
 
-def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
-    """Check a folder's config and its weights file against GPT-2 small (or against the config),
-    reading only the safetensors header. Raises ``WeightsError``: not a GPT-2 config, a field differs
-    from GPT-2 small's (``gpt2-small``), the file cannot be parsed (truncated, corrupt, a pickle holding
-    more than tensors), or a tensor is missing or has another shape than the config implies;
-    ``ValueError`` for an unknown ``shape_check``."""
-    if shape_check not in SHAPE_CHECKS:
-        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
-    if getattr(config, "model_type", None) != "gpt2":
-        raise WeightsError(
-            f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
-            "expected 'gpt2' (the claims are about GPT-2)"
-        )
-    if shape_check == "gpt2-small":
-        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
-        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
-        if detail:
-            raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
+def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
+    """Tensor shapes stored in a weights file (safetensors: its header only), keyed without ``transformer.``.
+
+    Raises:
+        WeightsError: the file cannot be parsed (truncated, corrupt, or a pickle holding more than tensors).
+    """
     try:
         if path.name.endswith(".safetensors"):
             from safetensors import safe_open
@@ -257,17 +257,39 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
         raise WeightsError(f"{path}: cannot read the weights file: {_short(exc)}{hint}") from None
-    stored = {k.removeprefix("transformer."): v for k, v in shapes.items()}
-    # GPT-2's key tensors by checkpoint key; c_attn, c_proj, c_fc are Conv1D [in, out]
-    d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
-    v, p = config.vocab_size, config.n_positions
-    expected = {"wte.weight": (v, d), "wpe.weight": (p, d), "ln_f.weight": (d,)}
-    per_layer = {"ln_1": (d,), "attn.c_attn": (d, 3 * d), "attn.c_proj": (d, d), "mlp.c_fc": (d, inner)}
-    for i in range(config.n_layer):
-        expected.update({f"h.{i}.{name}.weight": shape for name, shape in per_layer.items()})
+    return {k.removeprefix("transformer."): v for k, v in shapes.items()}
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    found = re.search(r"Unsupported global: [^\n]*", text)
+    return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
+
+
+def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
+    """Check a folder's config and its weights file against GPT-2 small (or against the config).
+
+    Raises:
+        WeightsError: not a GPT-2 config, a field differs from GPT-2 small's (``gpt2-small``), or a
+            tensor is missing or has another shape than the config implies.
+    """
+    if shape_check not in SHAPE_CHECKS:
+        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
+    if getattr(config, "model_type", None) != "gpt2":
+        raise WeightsError(
+            f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
+            "expected 'gpt2' (the claims are about GPT-2)"
+        )
+    if shape_check == "gpt2-small":
+        fields = [(k, getattr(config, k, None), want) for k, want in GPT2_SMALL_SHAPES.items()]
+        detail = ", ".join(f"{k}={got} (GPT-2 small: {want})" for k, got, want in fields if got != want)
+        if detail:
+            raise WeightsError(f"{path.parent}/config.json: not GPT-2 small: {detail}")
+    stored = file_tensor_shapes(path)
     bad = [
         f"{key} {'missing' if stored.get(key) is None else list(stored[key])} (expected {list(want)})"
-        for key, want in expected.items()
+        for key, want in _expected_shapes(config).items()
         if stored.get(key) != want
     ]
     if bad:
@@ -279,9 +301,12 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
 def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
     """Return ``(model, tokenizer, info)``: a float32 ``GPT2LMHeadModel`` in eval mode on the CPU, the
     folder's tokenizer (else the offline GPT-2 BPE), and source, kind, model_type, n_layer, n_embd,
-    shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer. Raises
-    ``WeightsError``: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
-    unreadable or incomplete weights file."""
+    shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer.
+
+    Raises:
+        WeightsError: nothing resolved, an unreadable config, wrong shapes (:func:`check_shapes`), an
+            unreadable or incomplete weights file.
+    """
     from transformers import AutoConfig, AutoTokenizer, GPT2LMHeadModel
 
     src = resolution.source
@@ -328,26 +353,29 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     return model.float().eval(), tokenizer, info
 
 
-def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
-    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at ``revision``
-    into the Hugging Face cache, after one HEAD request for its config.json at ``HF_ENDPOINT`` (else
-    huggingface_hub's default) with a time limit and no retries; return the snapshot folder. Raises
-    ``WeightsError``: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached (no
-    network, DNS, refused, time limit) or answers with an error (404: no such model), or the config or
-    every weights file failed; the message names the address or what failed, and why."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
+def hub_endpoint() -> str:
+    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default."""
     try:
         from huggingface_hub import constants
 
         default = constants.ENDPOINT
     except ImportError:
         default = "https://huggingface.co"
-    hub = (os.environ.get("HF_ENDPOINT", "").strip() or default).rstrip("/")  # as set now
+    return (os.environ.get("HF_ENDPOINT", "").strip() or default).rstrip("/")
+
+
+def probe_hub(hub_id: str, revision: str | None = None) -> None:
+    """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
+
+    Raises:
+        WeightsError: the hub cannot be reached (no network, DNS, refused, time limit) or answers
+            with an error (404: no such model); the message says which address and why.
+    """
+    hub = hub_endpoint()
     url = f"{hub}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S):
-            pass
+            return
     except urllib.error.HTTPError as exc:
         what = "no such model on the hub" if exc.code in (401, 404) else "the hub refused the request"
         raise WeightsError(f"{url}: HTTP {exc.code} ({what})") from None
@@ -359,6 +387,19 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
         raise WeightsError(f"no answer from {hub} within {PROBE_TIMEOUT_S:g} s (one request)") from None
     except (OSError, ValueError) as exc:
         raise WeightsError(f"cannot reach {hub} ({_short(exc)})") from None
+
+
+def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
+    """Download ``hub_id``'s config, weights (safetensors preferred) and tokenizer files at ``revision``
+    into the Hugging Face cache, after :func:`probe_hub`; return the snapshot folder.
+
+    Raises:
+        WeightsError: downloads are disabled (``HF_HUB_OFFLINE``), the hub cannot be reached, or the
+            config or every weights file failed; the message names what failed.
+    """
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        raise WeightsError("downloads are disabled in this environment (HF_HUB_OFFLINE is set)")
+    probe_hub(hub_id, revision=revision)
     from huggingface_hub import hf_hub_download
 
     def fetch(name):
