@@ -109,18 +109,36 @@ def _claims_forms() -> list[str]:
     ]
 
 
-def _row(action: argparse.Action) -> str:
-    """A command's argument as a row of its reference table: as written, its default, its help."""
-    written = _code(str(action.metavar or action.dest))
-    if action.option_strings:
-        metavar = action.metavar or "/".join(action.choices or ()) or action.dest.upper()
-        takes = f" {metavar}" if action.nargs != 0 else ""
-        written = ", ".join(_code(o + takes) for o in action.option_strings)
-    default = ""  # none for a flag that is off, or a positional list
-    if action.default not in (None, False, argparse.SUPPRESS):
-        if action.option_strings or action.nargs not in ("*", "+"):
-            default = _code(str(action.default))
-    return f"| {_cell(written)} | {_cell(default)} | {_cell(action.help or '')} |"
+def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
+    """``(name, help, parser)`` of each ``claimcheck`` command, in ``claimcheck --help``'s order."""
+    commands = argparse.ArgumentParser(prog="claimcheck").add_subparsers()
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(commands)
+    return [(a.dest, a.help or "", commands.choices[a.dest]) for a in commands._choices_actions]
+
+
+def _argument(action: argparse.Action) -> str:
+    if not action.option_strings:
+        return _code(str(action.metavar or action.dest))
+    takes = action.nargs != 0
+    metavar = action.metavar or "/".join(action.choices or ()) or action.dest.upper()
+    return ", ".join(_code(o + (f" {metavar}" if takes else "")) for o in action.option_strings)
+
+
+def _default(action: argparse.Action) -> str:
+    if action.default in (None, False, argparse.SUPPRESS):
+        return ""
+    if not action.option_strings and action.nargs in ("*", "+"):
+        return ""
+    return _code(str(action.default))
+
+
+def kit_option_tables() -> list:
+    """The option tables of claimcheck's ``pytest11`` entry points that answer ``pytest_claimcheck_options``
+    (loaded by name: the core imports no kit)."""
+    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
+    answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
+    return [t for t in (answer() for answer in answers if answer is not None) if t is not None]
 
 
 def options() -> str:
@@ -133,10 +151,11 @@ def options() -> str:
             return _code("on" if o.default else "off")
         return _code(f"{o.default:g}" if isinstance(o.default, float) else str(o.default))
 
+    source = "claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"
     out = [
         "# Options and commands",
         "",
-        *_generated("claimcheck/settings.py (OPTIONS), the kits' option tables and claimcheck/cli/"),
+        *_generated(source),
         "## pytest options",
         "",
         "Each setting of a claims run can come from the command line, an environment variable or an ini "
@@ -144,10 +163,7 @@ def options() -> str:
         "checked by the same validator whatever its source, and a bad value is reported as written.",
         "",
     ]
-    # the kits' tables: claimcheck's pytest11 entry points, loaded by name (the core imports no kit)
-    ours = [ep for ep in entry_points(group="pytest11") if getattr(ep.dist, "name", None) == "claimcheck"]
-    answers = [getattr(ep.load(), "pytest_claimcheck_options", None) for ep in ours]
-    tables = [CORE, *(t for t in (answer() for answer in answers if answer is not None) if t is not None)]
+    tables = [CORE, *kit_option_tables()]
     for table in tables:
         if table is not CORE:
             declared = (
@@ -166,16 +182,17 @@ def options() -> str:
         out += ["", "Other environment variables:", ""]
         out += [f"- `{name}`: {words}" for name, words in other.items()]
     out += ["", "## `claimcheck` commands", ""]
-    parsers = argparse.ArgumentParser(prog="claimcheck").add_subparsers()  # in claimcheck --help's order
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(parsers)
-    commands = [(a.dest, a.help or "", parsers.choices[a.dest]) for a in parsers._choices_actions]
+    commands = _commands()
     out += [f"- [`claimcheck {name}`](#claimcheck-{name}): {words}" for name, words, _ in commands]
     for name, words, parser in commands:
         usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
         out += ["", f"### claimcheck {name}", "", f"`{' '.join(usage)}`", "", " ".join(about), ""]
         out += _head("argument", "default", "meaning")
-        out += [_row(a) for a in parser._actions if a.dest != "help"]
+        out += [
+            f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
+            for a in parser._actions
+            if a.dest != "help"
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -239,23 +256,30 @@ RENDER = {
 }
 
 
+def stale(root: Path) -> list[str]:
+    """The pages under ``root`` that are not what this module writes (missing ones included)."""
+    paths = {page: root / page for page in RENDER}
+    return [p for p, f in paths.items() if not f.is_file() or f.read_text(encoding="utf-8") != RENDER[p]()]
+
+
 def main(argv=None) -> int:
     """Write the pages under ``--root``, or with ``--check`` say which are stale (exit 1); the exit status."""
     parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=".", help="the repository's root (default: the current folder)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a page is not current")
     args = parser.parse_args(argv)
-    stale = 0  # pages that are missing or not what this module writes
-    for page, render in RENDER.items():
-        path, text = Path(args.root) / page, render()
-        if not args.check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8", newline="\n")
-            print(f"wrote {page}")
-        elif not path.is_file() or path.read_text(encoding="utf-8") != text:
+    root = Path(args.root)
+    if args.check:
+        pages = stale(root)
+        for page in pages:
             print(f"{page} is not current: run {REGENERATE}", file=sys.stderr)
-            stale += 1
-    return 1 if stale else 0
+        return 1 if pages else 0
+    for page, render in RENDER.items():
+        path = root / page
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render(), encoding="utf-8", newline="\n")
+        print(f"wrote {page}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -145,19 +145,18 @@ def parse(text: str, *, condition: bool = False) -> Formula:
         raise FormulaError(f"{shown} is not a valid expression ({exc.msg}, column {exc.offset})") from None
     except (RecursionError, MemoryError):
         raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)") from None
-    todo: list[tuple[ast.AST, int]] = [(tree.body, 1)]
-    while todo:  # without recursion: a deep tree is what is refused
-        node, level = todo.pop()
-        if level > MAX_DEPTH:
-            raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)")
-        todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    if _depth(tree.body) > MAX_DEPTH:
+        raise FormulaError(f"{shown}: nested too deeply (at most {MAX_DEPTH} levels)")
     names: list[str] = []
     _check(tree.body, shown, names, top=True)
-    if condition != isinstance(tree.body, ast.Compare):
+    is_cmp = isinstance(tree.body, ast.Compare)
+    if condition and not is_cmp:
         raise FormulaError(
             f"{shown} is not a comparison: a condition compares two sides with ==, <=, >=, < or >"
-            if condition
-            else f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
+        )
+    if not condition and is_cmp:
+        raise FormulaError(
+            f"{shown} is a comparison: a formula computes a value (put comparisons in 'conditions')"
         )
     return Formula(text, tuple(dict.fromkeys(aliases.get(n, n) for n in names)), tree, aliases)
 
@@ -176,6 +175,17 @@ def _alias_other_chapters(text: str) -> tuple[str, dict[str, str]]:
         return name
 
     return XREF_RE.sub(alias, text), aliases
+
+
+def _depth(root: ast.AST) -> int:
+    """The depth of an expression tree, counted without recursion (a deep tree is what is refused)."""
+    deepest, todo = 0, [(root, 1)]
+    while todo:
+        node, level = todo.pop()
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:  # deeper than the bound: its depth is all that matters
+            todo.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _dotted(node) -> str | None:

@@ -16,7 +16,6 @@ on the text after :func:`normalise` (full-width characters as ASCII, offsets unc
 from __future__ import annotations
 
 import re
-from contextlib import suppress
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -180,13 +179,17 @@ def same_printed(registry_text: str, number: Number | str) -> bool:
     reg = normalise(registry_text.strip()).replace(",", "")
     if "/" in reg:
         return reg == printed
-    if "/" in printed:  # a unit fraction 1/N is N
-        num, printed = printed.split("/")
-        if num != "1":
-            return False
-    with suppress(InvalidOperation):
-        return Decimal(reg).as_tuple() == Decimal(printed).as_tuple()
-    return False
+    if "/" in printed:
+        num, den = printed.split("/")
+        return num == "1" and _digits_equal(reg, den)
+    return _digits_equal(reg, printed)
+
+
+def _digits_equal(a: str, b: str) -> bool:
+    try:
+        return Decimal(a).as_tuple() == Decimal(b).as_tuple()
+    except InvalidOperation:
+        return False
 
 
 # --- locators -------------------------------------------------------------------------------
@@ -195,8 +198,17 @@ class LocatorPattern:
     """A registry locator compiled: the ``numbers`` it prints, and a ``regex`` that matches its place
     whatever numbers the manuscript prints now (each a capture group; whitespace elastic)."""
 
+    locator: str
     numbers: tuple[Number, ...]
     regex: re.Pattern
+
+
+def _shape_pattern(num: Number) -> str:
+    """The printed shape of a number glued to the next (``256¦8.41``), so the next takes the rest."""
+    if num.is_fraction or num.exponent is not None or num.scale:
+        return NUMBER_PATTERN
+    whole, _, decimals = num.mantissa.partition(".")
+    return rf"\d{{{len(whole)}}}" + (rf"\.\d{{{len(decimals)}}}" if decimals else "")
 
 
 @lru_cache(maxsize=4096)
@@ -226,11 +238,7 @@ def compile_locator(locator: str) -> LocatorPattern:
             parts.append(_literal(between.lstrip() if (k > 0 or si > 0) else between))
             glued_next = k == len(nums) - 1 and not last_seg
             glued_prev = k == 0 and si > 0
-            pat = NUMBER_PATTERN
-            if glued_next and not (num.is_fraction or num.exponent is not None or num.scale):
-                # the printed shape of a number glued to the next (``256¦8.41``), so the next takes the rest
-                whole, _, decimals = num.mantissa.partition(".")
-                pat = rf"\d{{{len(whole)}}}" + (rf"\.\d{{{len(decimals)}}}" if decimals else "")
+            pat = _shape_pattern(num) if glued_next else NUMBER_PATTERN
             lead = "" if glued_prev else r"(?<![\d.,])"
             parts.append(rf"\s*{lead}({pat})\s*")
             cursor = num.end
@@ -238,7 +246,7 @@ def compile_locator(locator: str) -> LocatorPattern:
         parts.append(_literal(tail.lstrip() if (nums or si > 0) else tail))
         numbers.extend(nums)
         plain_offset += len(seg)
-    return LocatorPattern(tuple(numbers), re.compile("".join(parts)))
+    return LocatorPattern(locator, tuple(numbers), re.compile("".join(parts)))
 
 
 def _literal(text: str) -> str:

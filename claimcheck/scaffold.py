@@ -16,10 +16,9 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from pathlib import Path
 
 from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
@@ -40,9 +39,11 @@ _CJK_UNITS = dict(
 _CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_UNITS = {u: u for u in "s ms us ns min h B KB MB GB TB KiB MiB GiB TiB bit token".split()}
-_LATIN_UNITS |= {u: u for u in "FLOP param x USD".split()} | {"tokens": "token", "tok": "token"}
-_LATIN_UNITS |= {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "FLOPs": "FLOP", "params": "param"}
+_LATIN_UNITS = {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
+_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
+    u: u for u in "s ms us ns min h B KB MB GB TB".split()
+}
+_LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
@@ -67,9 +68,6 @@ _YEAR_BEFORE = re.compile(
     re.I,
 )
 _LIST_AFTER = re.compile(r"[.)、]\s")
-# what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
-# "5.54 美元20"), or a Markdown cell border
-_CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]+`")
@@ -147,15 +145,30 @@ class Scaffold:
             out += [
                 "",
                 "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-                "# give each section a title in your own words).",
             ]
+            out += ["# give each section a title in your own words)."]
         for s in self.sections:
-            section = dict(id=s.id, title=s.title, heading=s.heading or None)
-            out += ["", "[[sections]]", *_assignments(section)]
-        # [defaults] (the shared guesses, the commonest unit), then [claims], a line per draft
+            out += [
+                "",
+                "[[sections]]",
+                *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
+            ]
+        out += self._claims_toml()
+        if self.waivers:
+            out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
+            for w in self.waivers:
+                out.append("[[waivers]]")
+                if w.problem:
+                    out.append(f"# FIXME {w.problem}")
+                table = dict(locator=w.locator, until=w.until or None, numbers=w.numbers, reason=w.reason)
+                out += [*_assignments(table), ""]
+        return "\n".join(out).rstrip() + "\n"
+
+    def _claims_toml(self) -> list[str]:
+        """``[defaults]`` (the shared guesses, the commonest unit) and ``[claims]``, a line per draft."""
         units = Counter(c.unit for c in self.claims).most_common(1)
         unit = units[0][0] if units and units[0][1] > 1 else None
-        out += ["", "# Guesses every draft shares; a claim's own field replaces one.", "[defaults]"]
+        out = ["", "# Guesses every draft shares; a claim's own field replaces one.", "[defaults]"]
         out += [*_assignments(dict(unit=unit, tolerance="printed", needs=["text"])), "", "[claims]"]
         titles: dict[str | None, str] = {s.id: s.title for s in self.sections}
         for i, c in enumerate(self.claims):
@@ -185,15 +198,7 @@ class Scaffold:
                 "draft": True,
             }
             out.append(f"{c.id} = {toml_value({k: v for k, v in fields.items() if v is not None})}")
-        if self.waivers:
-            out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
-            for w in self.waivers:
-                out.append("[[waivers]]")
-                if w.problem:
-                    out.append(f"# FIXME {w.problem}")
-                table = dict(locator=w.locator, until=w.until or None, numbers=w.numbers, reason=w.reason)
-                out += [*_assignments(table), ""]
-        return "\n".join(out).rstrip() + "\n"
+        return out
 
 
 # --- the manuscript's structure ----------------------------------------------------------------
@@ -207,18 +212,7 @@ def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
     look like code) and ``"inline"``."""
     regions: list[tuple[int, int, str]] = []
     if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
-        runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
-        for pos, line in _lines(ms.text):
-            code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
-            if code or (runs[-1] and (not line.strip() or line[:1] in " \t")):
-                runs[-1].append((pos, line))
-            elif runs[-1]:
-                runs.append([])
-        for run in runs:
-            while run and not run[-1][1].strip():
-                run.pop()
-            if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
-                regions.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
+        regions += _plain_code_blocks(ms.text)
     fence, start = None, 0
     for pos, line in _lines(ms.text):
         m = _FENCE.match(line)
@@ -233,6 +227,23 @@ def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
         if not any(a <= m.start() < b for a, b, _ in regions):
             regions.append((m.start(), m.end(), "inline"))
     return sorted(regions)
+
+
+def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+    runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
+    for pos, line in _lines(text):
+        code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
+        if code or (runs[-1] and (not line.strip() or line[:1] in " \t")):
+            runs[-1].append((pos, line))
+        elif runs[-1]:
+            runs.append([])
+    out = []
+    for run in runs:
+        while run and not run[-1][1].strip():
+            run.pop()
+        if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
+            out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
+    return out
 
 
 def headings(ms: Manuscript, code=()) -> list[tuple[int, int, str]]:
@@ -349,6 +360,11 @@ def _cuts(ms: Manuscript, lo: int, hi: int) -> list[int]:
     return [p for p in range(lo, hi + 1) if p not in inside and not (p and _IN_WORD.match(s, p - 1, p + 1))]
 
 
+def _locator_text(ms: Manuscript, a: int, b: int) -> str:
+    """The window's text as printed, each run of whitespace as one space, stripped."""
+    return " ".join(ms.text[a:b].split())
+
+
 def _repeated(ms: Manuscript, a: int, b: int) -> bool:
     """Whether ``scan[a:b]`` is printed again elsewhere between the same two characters (not unique)."""
     s = ms.scan
@@ -360,9 +376,9 @@ def _repeated(ms: Manuscript, a: int, b: int) -> bool:
     return q != -1
 
 
-# characters of context (not space, not digits of a number) a locator should have: a shorter one
-# that is unique today is cryptic to an editor and turns ambiguous at the next edit
 MIN_CONTEXT = 4
+"""Characters of context (not space, not digits of a number) a locator should have: a shorter one
+that is unique today is cryptic to an editor and turns ambiguous at the next edit."""
 
 
 def find_locator(
@@ -387,7 +403,7 @@ def find_locator(
         ends = _cuts(ms, end, b_lim)
         for a in _cuts(ms, a_lim, start):
             for b in ends:  # ascending: the text only grows, so the first one too long ends the row
-                text = " ".join(ms.text[a:b].split())  # as printed, each run of whitespace one space
+                text = _locator_text(ms, a, b)
                 if len(text) > MAX_LOCATOR:
                     break
                 if text and text not in tried:
@@ -399,9 +415,11 @@ def find_locator(
         for *_, text, a, b in sorted(candidates):
             if "¦" in text or _repeated(ms, a, b):  # printed again as it is: never found in one place
                 continue
-            with suppress(ValueError):  # not a locator compile_locator accepts
+            try:
                 if accept(text):
                     return text
+            except ValueError:  # not a locator compile_locator accepts
+                continue
     return None
 
 
@@ -412,13 +430,13 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
 
 
 def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
-    """The one place ``locator`` is found, when each of its numbers is ``waivable``; else None."""
+    """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
     sites = find_sites(ms, locator)
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
 def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
-    """Whether ``locator`` is a waiver's: one place, each of its numbers ``waivable``, ``nums`` among them."""
+    """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
     site = _waivable_site(ms, locator, waivable)
     return site is not None and all(n.span in site.groups for n in nums)
 
@@ -427,10 +445,14 @@ def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
     """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else ""."""
     m = re.match(r"#{1,6}[ \t]+", ms.scan[a:b])
     start = a + (m.end() if m else 0)
-    texts = (" ".join(ms.text[start:end].split()) for end in reversed(_cuts(ms, start + 1, b)))
-    text = next((t for t in texts if len(t) <= MAX_LOCATOR), "")
-    with suppress(ValueError):  # not a locator compile_locator accepts
-        return text if text and len(find_sites(ms, text)) == 1 else ""
+    cuts = [p for p in _cuts(ms, start, b) if p > start]
+    for end in sorted(cuts, reverse=True):
+        text = _locator_text(ms, start, end)
+        if len(text) <= MAX_LOCATOR:
+            try:
+                return text if len(find_sites(ms, text)) == 1 else ""
+            except ValueError:
+                return ""
     return ""
 
 
@@ -442,7 +464,7 @@ def _fallback_locator(ms: Manuscript, num: Number) -> str:
     b = min(b, num.end + room - (num.start - a))
     cuts_a = _cuts(ms, a, num.start) or [num.start]
     cuts_b = _cuts(ms, num.end, b) or [num.end]
-    return " ".join(ms.text[cuts_a[0] : cuts_b[-1]].split())[:MAX_LOCATOR]
+    return _locator_text(ms, cuts_a[0], cuts_b[-1])[:MAX_LOCATOR]
 
 
 # --- the scaffold -------------------------------------------------------------------------------
@@ -483,18 +505,10 @@ class _Drafter:
         self.width = max(2, len(str(len(ms.numbers))))
         self.blocks = sorted((a, b) for a, b, kind in code if kind == "block")
         self.inline = sorted((a, b) for a, b, kind in code if kind == "inline")
+        self.head_spans = sorted((a, b) for a, b, _ in heads)
         self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
         self.covered: set[tuple[int, int]] = set()
-        self.reasons: dict[tuple[int, int], str] = {}  # span -> why the number is not a claim
-        head_spans = sorted((a, b) for a, b, _ in heads)
-        for num in ms.numbers:
-            heading = _holding(head_spans, num.start, num.start + 1) is not None
-            if _holding(self.blocks, *num.span):
-                self.reasons[num.span] = "the code block's own constants"
-            elif _holding(self.inline, *num.span):
-                self.reasons[num.span] = "the code's own constants (inline code)"
-            elif reason := waiver_reason(ms, num, heading):
-                self.reasons[num.span] = reason
+        self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
         self.formulas: dict[tuple[int, int], PrintedFormula] = {}  # result span -> its arithmetic
         self.operand_of: dict[tuple[int, int], tuple[int, int]] = {}  # operand span -> result span
@@ -505,21 +519,8 @@ class _Drafter:
                 self.formulas[num.span] = found
                 for x in found.operands:
                     self.operand_of.setdefault(x.span, num.span)
-        # table rows: two or more numbers on a line, each cell ending in a unit glued to the next one's
-        # digits (``5.21 s98 token``) or a cell border (``| 5.21 s | 98 token |``)
-        rows: list[list[Number]] = []
-        for x, y in pairwise(ms.numbers):
-            length = unit_words(ms, x, shared=False)[2]
-            glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
-            border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
-            if x.line != y.line or not (glued or border):
-                continue
-            if rows and rows[-1][-1] is x:
-                rows[-1].append(y)
-            else:
-                rows.append([x, y])
         taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
-        rows = [row for row in rows if not any(x.span in taken for x in row)]
+        rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
         self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
@@ -527,6 +528,18 @@ class _Drafter:
     def section_of(self, pos: int) -> str | None:
         i = bisect_right(self.section_starts, pos)
         return self.sc.sections[i - 1].id if i else None
+
+    def _reasons(self) -> dict[tuple[int, int], str]:
+        reasons = {}
+        for num in self.ms.numbers:
+            heading = _holding(self.head_spans, num.start, num.start + 1) is not None
+            if _holding(self.blocks, *num.span):
+                reasons[num.span] = "the code block's own constants"
+            elif _holding(self.inline, *num.span):
+                reasons[num.span] = "the code's own constants (inline code)"
+            elif reason := waiver_reason(self.ms, num, heading):
+                reasons[num.span] = reason
+        return reasons
 
     def draft(self) -> None:
         """Fill the scaffold: a waiver per code block, then each number in order."""
@@ -559,15 +572,7 @@ class _Drafter:
         """A suggested waiver of ``num`` (and its inline code's numbers); False when none is unique."""
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
-        if in_code:
-            nums = list(ms.numbers_within(*in_code))
-        else:  # num and the waived numbers close after it on its line (one label: ``CH 15深度 15/20``)
-            nums = [num]
-            for x in ms.numbers_between(num.end, num.start + MAX_LOCATOR):
-                far = x.line != num.line or x.end - num.start > MAX_LOCATOR
-                if far or x.span not in self.reasons or _holding(self.inline, *x.span):  # inline: its own
-                    break
-                nums.append(x)
+        nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
         locator = find_locator(ms, nums[0].start, nums[-1].end, partial(_covers, ms, nums, self.reasons))
         if locator is None:
             nums = [num]
@@ -579,6 +584,17 @@ class _Drafter:
         self.covered.update(site.groups)
         self.sc.waivers.append(DraftWaiver(self.section_of(num.start), locator, SUGGESTED + reason, printed))
         return True
+
+    def _waived_run(self, num: Number) -> list[Number]:
+        """``num`` and the waived numbers close after it on its line (one label: ``CH 15深度 15/20``)."""
+        run = [num]
+        for x in self.ms.numbers_between(num.end, num.start + MAX_LOCATOR):
+            far = x.line != num.line or x.end - num.start > MAX_LOCATOR
+            code = _holding(self.inline, *x.span)  # inline code: its own waiver
+            if far or x.span not in self.reasons or code:
+                break
+            run.append(x)
+        return run
 
     def _fold(self, num: Number) -> bool:
         """Locate an operand of a printed formula, a value of its result's draft (False: unbound)."""
@@ -616,7 +632,10 @@ class _Drafter:
             self.first_of[key] = len(sc.claims)
         if num.span in self.row_heads:
             self.draft_at[num.span] = len(sc.claims)
-        extra = arithmetic.proposal(self.folded) if arithmetic is not None else {}
+        extra: dict = {}
+        if arithmetic is not None:
+            values, proposal = arithmetic.proposal(self.folded)
+            extra = {"formula": arithmetic.text, "values": values, "proposal": proposal}
         cid = f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}"
         section = self.section_of(num.start)
         sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
@@ -626,6 +645,28 @@ def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | 
     """The span of ascending, disjoint ``spans`` that holds ``[a, b]``, or None."""
     i = bisect_right(spans, (a, float("inf")))  # spans[i - 1]: the last to start at or before a
     return spans[i - 1] if i and b <= spans[i - 1][1] else None
+
+
+# what ends a table cell before the next: its unit glued to the next cell's digits ("0.086 s5947",
+# "5.54 美元20"), or a Markdown cell border
+_CELL_BORDER = re.compile(r"[ \t]*\|[ \t]*")
+
+
+def table_rows(ms: Manuscript) -> list[tuple[Number, ...]]:
+    """The numbers of each table row: two or more on a line, each cell ending in a unit glued to the
+    next one's digits (``5.21 s98 token``) or a cell border (``| 5.21 s | 98 token |``)."""
+    rows: list[list[Number]] = []
+    for x, y in zip(ms.numbers, ms.numbers[1:]):
+        length = unit_words(ms, x, shared=False)[2]
+        glued = 0 < length and x.end + length == y.start and not ms.scan[y.start - 1].isspace()
+        border = _CELL_BORDER.fullmatch(ms.text[x.end + length : y.start])  # in text: scan has no |
+        if x.line != y.line or not (glued or border):
+            continue
+        if rows and rows[-1][-1] is x:
+            rows[-1].append(y)
+        else:
+            rows.append([x, y])
+    return [tuple(row) for row in rows]
 
 
 _OPERATOR = dict.fromkeys("×xX*·", "*") | dict.fromkeys("/÷", "/") | {"+": "+", "-": "-", "−": "-"}
@@ -644,10 +685,9 @@ class PrintedFormula:
     operators: tuple[str, ...]  # Python's: "*", "/", "+", "-", one per gap
     text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
 
-    def proposal(self, folded: dict[tuple[int, int], str]) -> dict:
-        """A draft's ``formula`` (this text), ``values`` (``(name, printed, locator)`` of each operand
-        ``folded`` locates, named a, b...) and ``proposal`` (a formula over those names, other operands as
-        printed)."""
+    def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
+        """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` locates (named
+        a, b...), and the formula over those names (other operands as printed)."""
         values: list[tuple[str, str, str]] = []
         terms: list[str] = []
         for x in self.operands:
@@ -659,8 +699,8 @@ class PrintedFormula:
             name = "abcdefghijklmnopqrstuvwxyz"[n % 26] + ("" if n < 26 else str(n))
             values.append((name, _stated(x), locator))
             terms.append(name)
-        proposal = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
-        return {"formula": self.text, "values": tuple(values), "proposal": proposal}
+        formula = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
+        return tuple(values), formula
 
 
 def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
