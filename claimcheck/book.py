@@ -108,16 +108,17 @@ def load_book(root="claims"):
 
 def book_issues(registries) -> list[str]:
     """Problems across chapters: two registries with one chapter id (every key would name two claims)."""
-    first: dict = {}
+    seen: dict[str, str] = {}
     out = []
     for reg in registries:
-        other = first.setdefault(reg.chapter_id, reg)
-        if other is not reg:
+        other = seen.get(reg.chapter_id)
+        if other is not None:
             out.append(
-                f"{reg.path}: chapter id {reg.chapter_id!r} is also the chapter of {other.path} ([chapter] "
-                "id, or the folder's name): give each chapter its own id, so that ch15:C10 and ch16:C10 "
-                "stay apart"
+                f"{reg.path}: chapter id {reg.chapter_id!r} is also the chapter of {other} ([chapter] id, or "
+                "the folder's name): give each chapter its own id, so that ch15:C10 and ch16:C10 stay apart"
             )
+        else:
+            seen[reg.chapter_id] = reg.path
     return out
 
 
@@ -147,21 +148,24 @@ def claim_marks(text: str, path: str = "<source>") -> list[ClaimMark]:
         found = _MARK_RE.finditer(text)
         return [ClaimMark(m.group(2), path, text.count("\n", 0, m.start()) + 1) for m in found]
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.args]
-    # X.mark.claim, read from its nodes (ast.unparse would recurse through a long call chain and raise)
-    args = [
-        (c.args[0], c.lineno)
-        for c in calls
-        if isinstance(c.func, ast.Attribute)
-        and c.func.attr == "claim"
-        and isinstance(c.func.value, ast.Attribute)
-        and c.func.value.attr == "mark"
-    ]
+    args = [(c.args[0], c.lineno) for c in calls if _is_claim_mark(c.func)]
     out = [
         ClaimMark(a.value, path, n)
         for a, n in args
         if isinstance(a, ast.Constant) and isinstance(a.value, str)
     ]
     return sorted(out, key=lambda m: m.line)
+
+
+def _is_claim_mark(func: ast.expr) -> bool:
+    """Whether a call's ``func`` is ``X.mark.claim``, read from its nodes (``ast.unparse`` would recurse
+    through a long call chain and raise)."""
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "claim"
+        and isinstance(func.value, ast.Attribute)
+        and func.value.attr == "mark"
+    )
 
 
 def _file_marks(path: str | Path) -> list[ClaimMark]:

@@ -1,6 +1,9 @@
-"""Settings of a claims run: one option table (:data:`OPTIONS`; a kit hands its own :class:`OptionTable`
-through the hook ``pytest_claimcheck_options``), one validator per option, resolved in one place.
-Precedence: command line > environment > ini > default; a bad value is reported with its source as written."""
+"""Settings of a claims run: one option table, one validator per option, resolved in one place.
+
+:data:`OPTIONS` declares each core option once; a kit hands its own :class:`OptionTable` to the core
+(hook ``pytest_claimcheck_options``). Precedence: command line > environment > ini > default; a bad
+value is reported with its source as written.
+"""
 
 from __future__ import annotations
 
@@ -319,14 +322,8 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
     invalid, or a ``CLAIMCHECK_*`` variable is unknown (the message starts with the source)."""
     env = os.environ if env is None else env
     tables = option_tables(config) if tables is None else tables
-    known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
-    for var in sorted(env):  # a misspelt CLAIMCHECK_* variable would be lost
-        if var.startswith(ENV_PREFIX) and var not in known_env:
-            raise SettingsError(
-                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
-                f"(claimcheck reads {', '.join(sorted(known_env))})"
-            )
-    inifile = getattr(config, "inipath", None)
+    _check_names(env, tables)
+    inifile = getattr(config, "inipath", None) if config is not None else None
     values: dict[str, Any] = {}  # each validator's value, of its Settings field's type
     sources: list[tuple[str, str]] = []
     options = tuple(o for t in tables for o in t.options)
@@ -351,6 +348,17 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
     kit = tuple((name, value) for name, value in values.items() if name not in core)
     own = {n: v for n, v in values.items() if n in core}
     return Settings(**own, kit=kit, sources=tuple(sources), options=options)
+
+
+def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
+    """Reject a ``CLAIMCHECK_*`` environment variable that names no option (a misspelt one would be lost)."""
+    known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
+    for var in sorted(env):
+        if var.startswith(ENV_PREFIX) and var not in known_env:
+            raise SettingsError(
+                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
+                f"(claimcheck reads {', '.join(sorted(known_env))})"
+            )
 
 
 def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> None:

@@ -90,24 +90,32 @@ def _validate(args) -> int:
         total += len(problems)
     chapters = book_of(registries)
     across = book_issues(registries) + citation_issues(registries, chapters)
-    total += len(across)
     for problem in across:
         _say(f"error: {problem}", file=sys.stderr)
-    for reg in registries:  # each citation against the book: a drift is a problem, the others notes
-        for q in citation_checks(reg, chapters).values():
-            where = reg.path + (f" (manuscript line {q.line})" if q.line else "")
-            words = q.message.split(": ", 1)[-1]
-            if q.status == "drift":
-                total += 1
-                _say(f"error: {where}: {words}", file=sys.stderr)
-            elif q.status == "not-in-book" or not args.quiet and q.status in ("ok", "in-words"):
-                _say(f"citation: {where}: {words}")
+    drifted = citation_lines(registries, chapters, args.quiet)
+    total += len(across) + drifted
     if len(registries) > 1:
         claims = sum(len(r.claims) for r in registries)
         _say(
             f"{len(registries)} chapters, {claims} valid claims, {counted(total, 'problem')}", file=sys.stderr
         )
     return 1 if total or not registries else 0
+
+
+def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
+    """Say each citation of ``registries`` against the book ``chapters`` (a drifted one as an error, the
+    others as notes, unless ``quiet`` only those not in the book); returns how many drifted."""
+    drifted = 0
+    for reg in registries:
+        for q in citation_checks(reg, chapters).values():
+            where = reg.path + (f" (manuscript line {q.line})" if q.line else "")
+            words = q.message.split(": ", 1)[-1]
+            if q.status == "drift":
+                drifted += 1
+                _say(f"error: {where}: {words}", file=sys.stderr)
+            elif q.status == "not-in-book" or not quiet and q.status in ("ok", "in-words"):
+                _say(f"citation: {where}: {words}")
+    return drifted
 
 
 def unknown_ids_in_tests(reg, folder) -> list[str]:

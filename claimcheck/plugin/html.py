@@ -47,18 +47,10 @@ class HtmlReport:
         )
 
     def pytest_html_results_table_html(self, report, data):
-        """A skip's log as text (``Skipped at claims/test_gpu.py:32: needs a CUDA GPU``), not a tuple:
-        where (relative to the invocation folder, as pytest's short summary writes it) and why."""
-        longrepr = getattr(report, "longrepr", None)
-        if not (getattr(report, "skipped", False) and isinstance(longrepr, tuple) and len(longrepr) == 3):
-            return
-        path, line, message = longrepr
-        folder = Path(self.config.invocation_params.dir)
-        if Path(path).is_absolute() and Path(path).is_relative_to(folder):
-            path = Path(path).relative_to(folder).as_posix()
-        where = f"{path}:{line}" if isinstance(line, int) else str(path)  # 1-based, as the terminal's summary
-        if data:
-            data[0] = html.escape(f"Skipped at {where}: {str(message).removeprefix('Skipped: ')}") + "\n"
+        """A skip's log as text (``Skipped at claims/test_gpu.py:32: needs a CUDA GPU``), not a tuple."""
+        text = skip_text(report, Path(self.config.invocation_params.dir))
+        if text is not None and data:
+            data[0] = html.escape(text) + "\n"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session):
@@ -75,6 +67,20 @@ class HtmlReport:
             f"<p>The test log of a claims run: tracebacks and durations. Which claims hold, by how much "
             f"and why the rest were not checked: {link}.<br><b>Runner</b>: {html.escape(describe_long(fp))}</p>"
         )
+
+
+def skip_text(report, folder: Path | None = None) -> str | None:
+    """A skipped report's reason as one line, with where (relative to ``folder``, as pytest's short
+    summary writes it), or None when the report is no skip kept as ``(path, line, message)``."""
+    longrepr = getattr(report, "longrepr", None)
+    if not (getattr(report, "skipped", False) and isinstance(longrepr, tuple) and len(longrepr) == 3):
+        return None
+    path, line, message = longrepr
+    message = str(message).removeprefix("Skipped: ")
+    if folder is not None and Path(path).is_absolute() and Path(path).is_relative_to(folder):
+        path = Path(path).relative_to(folder).as_posix()
+    where = f"{path}:{line}" if isinstance(line, int) else str(path)  # 1-based, as the terminal's summary
+    return f"Skipped at {where}: {message}"
 
 
 def atomic_html_writes(config) -> None:

@@ -84,10 +84,8 @@ def _write_report(session, state, interrupted: bool) -> None:
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
                 return
-            if interrupted:  # a claim the interrupt cut short as one not reached: it keeps its earlier row
-                for e in doc.claims:
-                    if e.outcome == NOT_RUN and not e.reason:
-                        e.reason, e.selected = NOT_SELECTED, False
+            if interrupted:
+                _unfinished_as_unselected(doc)
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
             runner_keys = list(chain.from_iterable(config.hook.pytest_claimcheck_runner_keys(config=config)))
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
@@ -95,18 +93,19 @@ def _write_report(session, state, interrupted: bool) -> None:
                 _mark_interrupted(doc, session, state.ended_by)
             report.write_json(doc, state.json_path)
         state.json_doc = doc
-        _publish(state, doc)
+        _publish(config, state, doc)
 
 
 def _claim_args(config, regs) -> list[str]:
     """The run's path arguments that hold a chapter's claims (all of them when none is told apart)."""
     base = Path(config.invocation_params.dir)
     folders = [Path(reg.path).resolve().parent for reg in regs]
-    wheres = [(arg, (base / arg.split("::", 1)[0]).resolve()) for arg in config.args]
-    held = [
-        a for a, where in wheres if any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
-    ]
-    return held or list(config.args)
+
+    def holds_claims(arg: str) -> bool:
+        where = (base / arg.split("::", 1)[0]).resolve()
+        return any(f.is_relative_to(where) or where.is_relative_to(f) for f in folders)
+
+    return [a for a in config.args if holds_claims(a)] or list(config.args)
 
 
 def _registry_entries(path) -> dict | None:
@@ -151,6 +150,13 @@ def _fingerprint(config, state, interrupted: bool) -> dict:
     return dict(fingerprint_of(config))
 
 
+def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
+    """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
+    for e in doc.claims:
+        if e.outcome == NOT_RUN and not e.reason:
+            e.reason, e.selected = NOT_SELECTED, False
+
+
 def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
     """Mark the rows this run selected but never reached (not-run, or carried) and say so in ``doc.interrupted``."""
     # session.items is not the selection until collection completes (testscollected is set then)
@@ -169,7 +175,14 @@ def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
     doc.interrupted = Interrupted(by=how, decided=decided, not_reached=not_reached)
 
 
-def _publish(state, doc) -> None:
+def _relative(path: Path, folder: Path) -> str:
+    try:
+        return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
+    except ValueError:
+        return str(Path(path).resolve())
+
+
+def _publish(config, state, doc) -> None:
     """Write the pages from the document just written; a page that fails is reported, claims.json stands."""
     regs = state.registries
     checks = [(c, regs[key].waivers) for key, c in state.manuscript_checks.items() if key in regs]
@@ -177,13 +190,6 @@ def _publish(state, doc) -> None:
         state.pages = pages.publish(doc, state.json_path, checks, state.html_path)
     except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
         state.page_error = f"{type(exc).__name__}: {exc}"
-
-
-def _relative(path: Path, folder: Path) -> str:
-    try:
-        return Path(os.path.relpath(Path(path).resolve(), Path(folder).resolve())).as_posix()
-    except ValueError:
-        return str(Path(path).resolve())
 
 
 def _counts_line(doc: ClaimsDoc) -> str:
