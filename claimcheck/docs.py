@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from claimcheck.units import COMMON, UNITS
 REGENERATE = "python -m claimcheck.docs"
 
 
-def _cell(text: object) -> str:
+def _reference_cell(text: object) -> str:
     """Text for a Markdown table cell: pipes escaped, on one line."""
     return " ".join(str(text).split()).replace("|", "\\|")
 
@@ -60,8 +61,8 @@ def registry_fields() -> str:
         out += _head("field", "type", "required", "default", *shared, "example", "meaning")
         out += [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
-            f"| {_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "
-            f"{_cell(_code(f.example))} | {_cell(f.help)} |"
+            f"| {_reference_cell(_code(f.shown_default))} |{(' yes |' if f.shared else ' |') if claims else ''} "
+            f"{_reference_cell(_code(f.example))} | {_reference_cell(f.help)} |"
             for f in fields
         ]
         out.append("")
@@ -70,7 +71,7 @@ def registry_fields() -> str:
             out += ["Rules between a claim's fields, checked after each field's own check:", ""]
             out += [f"- {' '.join((rule.__doc__ or '').split()).replace('``', '`')}" for rule in CLAIM_RULES]
             out += ["", "The words of `needs`:", "", *_head("need", "the claim needs")]
-            out += [f"| `{name}` | {_cell(words)} |" for name, words in NEEDS.items()]
+            out += [f"| `{name}` | {_reference_cell(words)} |" for name, words in NEEDS.items()]
             out.append("")
     return "\n".join(out)
 
@@ -174,8 +175,8 @@ def options() -> str:
         for o in table.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
             out.append(
-                f"| {_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
-                f"| {_cell(default(o))} | {_cell(o.help)} |"
+                f"| {_reference_cell(_code(flag))} | {_code(o.env or '')} | {_code(o.ini or '')} "
+                f"| {_reference_cell(default(o))} | {_reference_cell(o.help)} |"
             )
     other = {name: words for t in tables for name, words in t.other_env.items()}
     if other:
@@ -189,7 +190,7 @@ def options() -> str:
         out += ["", f"### claimcheck {name}", "", f"`{' '.join(usage)}`", "", " ".join(about), ""]
         out += _head("argument", "default", "meaning")
         out += [
-            f"| {_cell(_argument(a))} | {_cell(_default(a))} | {_cell(a.help or '')} |"
+            f"| {_reference_cell(_argument(a))} | {_reference_cell(_default(a))} | {_reference_cell(a.help or '')} |"
             for a in parser._actions
             if a.dest != "help"
         ]
@@ -218,7 +219,7 @@ def units_page() -> str:
         name, value, *aliases = (part.strip() for part in definition.split("="))
         defined = "a dimension of its own" if value.startswith("[") else _code(value)
         out.append(
-            f"| `{name}` | {', '.join(_code(a) for a in aliases)} | {_cell(defined)} | {_cell(meaning)} |"
+            f"| `{name}` | {', '.join(_code(a) for a in aliases)} | {_reference_cell(defined)} | {_reference_cell(meaning)} |"
         )
     out += [
         "",
@@ -262,7 +263,7 @@ def stale(root: Path) -> list[str]:
     return [p for p, f in paths.items() if not f.is_file() or f.read_text(encoding="utf-8") != RENDER[p]()]
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Write the pages under ``--root``, or with ``--check`` say which are stale (exit 1); the exit status."""
     parser = argparse.ArgumentParser(prog=REGENERATE, description=__doc__.splitlines()[0])
     parser.add_argument("--root", default=".", help="the repository's root (default: the current folder)")

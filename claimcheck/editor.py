@@ -18,7 +18,7 @@ from claimcheck.book import book_of, cite, load_book
 from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
-from claimcheck.keys import ClaimKeyError, resolve, split
+from claimcheck.keys import ClaimKeyError, resolve_key, split
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
 from claimcheck.pages.words import measured_value
 from claimcheck.printed import parse_number
@@ -403,7 +403,7 @@ def run_what_if(
     base = Path(cwd) if cwd is not None else Path.cwd()
     regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
     quoted = requoted(revisions, book_of(regs, base / claims_dir))
-    inputs = {resolve(name, claims): dict(v) for name, v in (inputs or {}).items()}
+    inputs = {resolve_key(name, claims): dict(v) for name, v in (inputs or {}).items()}
     revisions += [(key, claims[key][1].stated) for key in inputs if key not in dict(revisions)]
     several = len(regs) > 1
     formulas = {key for key, _ in revisions if claims[key][1].formula}
@@ -470,7 +470,7 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
     resolved = []
     for name, value in revisions:
         try:
-            resolved.append((resolve(name, claims), value))
+            resolved.append((resolve_key(name, claims), value))
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
         printed_number(value)

@@ -10,7 +10,7 @@ import difflib
 import json
 import re
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -103,7 +103,7 @@ class Field:
         return "" if self.required or self.default is None else toml_value(self.default)
 
 
-def toml_value(value) -> str:
+def toml_value(value: object) -> str:
     """TOML text of a string, a bool, a list or tuple, or a mapping (an inline table, ``{}`` empty)."""
     if isinstance(value, Mapping):
         return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }" if value else "{}"
@@ -193,7 +193,7 @@ def printed_number(text: str) -> None:
         )
 
 
-def _stated(value: str, ctx: Context) -> None:
+def _check_stated(value: str, ctx: Context) -> None:
     if value:
         printed_number(value)
 
@@ -227,10 +227,12 @@ def _needs(value: list, ctx: Context) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _string_values(why: str, check: Callable[[str], object] | None = None):
+def _string_values(
+    why: str, check: Callable[[str], object] | None = None
+) -> Callable[[dict[str, Any], Context], MappingProxyType[str, str]]:
     """A check of a table whose every value is a string (``why`` says why), each passed to ``check``."""
 
-    def run(value: dict, ctx: Context) -> MappingProxyType:
+    def run(value: dict[str, Any], ctx: Context) -> MappingProxyType[str, str]:
         problems = []
         for name, v in value.items():
             if not isinstance(v, str):
@@ -290,7 +292,7 @@ def _formula(value: str, ctx: Context) -> None:
     parse(value)
 
 
-def _each(items, check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
+def _each(items: Iterable[Any], check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
     """Run ``check`` on every item; one :class:`FieldError` says every failure (``errors``)."""
     problems = []
     for item in items:
@@ -302,7 +304,7 @@ def _each(items, check: Callable[[Any], object], errors: type[Exception] = Value
         raise FieldError(*problems)
 
 
-def _conditions(value, ctx: Context) -> tuple[str, ...]:
+def _conditions(value: str | Sequence[str], ctx: Context) -> tuple[str, ...]:
     texts = [value] if isinstance(value, str) else value
     _each(texts, lambda text: parse(text, condition=True), FormulaError)
     return tuple(t.strip() for t in texts)
@@ -372,7 +374,7 @@ CLAIM_FIELDS: tuple[Field, ...] = (
         "stated",
         'the headline value exactly as printed, as a string; `""` when the chapter '
         "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
-        _stated,
+        _check_stated,
         required=True,
         example='"99.16"',
         empty_ok=True,

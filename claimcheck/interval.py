@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import statistics
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -42,7 +43,7 @@ class Interval:
     lo: float
     hi: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (self.lo <= self.hi):
             raise ValueError(f"empty interval [{self.lo}, {self.hi}]")
 
@@ -53,13 +54,13 @@ class Interval:
         return cls(float(d - h), float(d + h))
 
     @classmethod
-    def exact(cls, value) -> Interval:
+    def exact(cls, value: str | float) -> Interval:
         """The degenerate interval [value, value] (a list price, a count)."""
         v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
 
     @classmethod
-    def coerce(cls, value) -> Interval:
+    def coerce(cls, value: Interval | str | float) -> Interval:
         return value if isinstance(value, Interval) else cls.exact(value)
 
     @property
@@ -81,38 +82,38 @@ class Interval:
             return self.lo - eps <= other.hi and other.lo - eps <= self.hi
         return min(self.hi, other.hi) - max(self.lo, other.lo) > eps
 
-    def __add__(self, other):
+    def __add__(self, other: Interval | float) -> Interval:
         o = Interval.coerce(other)
         return Interval(self.lo + o.lo, self.hi + o.hi)
 
     __radd__ = __add__
 
-    def __neg__(self):
+    def __neg__(self) -> Interval:
         return Interval(-self.hi, -self.lo)
 
-    def __sub__(self, other):
+    def __sub__(self, other: Interval | float) -> Interval:
         return self + (-Interval.coerce(other))
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Interval | float) -> Interval:
         return Interval.coerce(other) - self
 
-    def __mul__(self, other):
+    def __mul__(self, other: Interval | float) -> Interval:
         o = Interval.coerce(other)
         products = (self.lo * o.lo, self.lo * o.hi, self.hi * o.lo, self.hi * o.hi)
         return Interval(min(products), max(products))
 
     __rmul__ = __mul__
 
-    def __truediv__(self, other):
+    def __truediv__(self, other: Interval | float) -> Interval:
         o = Interval.coerce(other)
         if o.lo <= 0 <= o.hi:
             raise ZeroDivisionError(f"division by an interval containing 0: {o}")
         return self * Interval(1 / o.hi, 1 / o.lo)
 
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Interval | float) -> Interval:
         return Interval.coerce(other) / self
 
-    def map_monotone(self, fn) -> Interval:
+    def map_monotone(self, fn: Callable[[float], float]) -> Interval:
         """Apply a function that is monotone on the interval (increasing or decreasing)."""
         a, b = fn(self.lo), fn(self.hi)
         return Interval(min(a, b), max(a, b))
@@ -144,7 +145,7 @@ class CI:
     n: int
     coverage: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (self.low <= self.high):
             raise ValueError(f"confidence interval with low {self.low} above high {self.high}")
 
@@ -159,7 +160,7 @@ def _binom_cdf(k: int, n: int) -> float:
     return sum(math.comb(n, i) for i in range(k + 1)) / 2**n
 
 
-def median_ci(xs, level: float = LEVEL) -> CI:
+def median_ci(xs: Iterable[float], level: float = LEVEL) -> CI:
     """The distribution-free CI of the median of ``xs``: ``[x_(k), x_(n+1-k)]`` with the largest ``k``
     whose coverage ``1 - 2 P(X <= k-1)``, X ~ Binomial(n, 1/2), is at least ``level``; with too few
     samples ``[min, max]`` and its ``coverage``. Raises ValueError: no ``xs``, or ``level`` not in (0, 1)."""

@@ -1,7 +1,7 @@
 """A claim's key across the book: ``(chapter, id)``, written ``ch15:C18``.
 
 Claim ids (``C18``) are a chapter's own, so every place that holds claims of several chapters uses
-the key. Inside one chapter the short id still works; :func:`resolve` says which keys an ambiguous
+the key. Inside one chapter the short id still works; :func:`resolve_key` says which keys an ambiguous
 one could mean.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 
 SEP = ":"
 
@@ -36,7 +37,7 @@ def short(key: str) -> str:
     return split(key)[1]
 
 
-def resolve(name: str, keys) -> str:
+def resolve_key(name: str, keys: Iterable[str]) -> str:
     """The one key among ``keys`` that ``name`` (a key, or a short id) stands for. Raises ClaimKeyError
     when no key matches (naming the closest) or a short id matches several chapters' (naming each)."""
     keys = list(keys)

@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: pint is imported late, where a unit is parsed
+    import pint
 
 #: Units that pint does not define: (pint's definition, what it is), for docs/reference/units.md.
 UNITS = (
@@ -35,11 +40,11 @@ class UnitError(ValueError):
 
 
 @functools.lru_cache(maxsize=1)
-def ureg():
+def ureg() -> pint.UnitRegistry:
     """The shared pint ``UnitRegistry``, with :data:`UNITS` defined."""
     import pint  # late: ~0.2 s, paid only by a registry that has units to check (start-up time)
 
-    reg = pint.UnitRegistry()
+    reg: pint.UnitRegistry = pint.UnitRegistry()
     for definition, _ in UNITS:
         reg.define(definition)
     _DECLARED.clear()  # a fresh registry knows none of the chapters' units yet
@@ -77,7 +82,7 @@ def declare(name: str, definition: str) -> None:
     _DECLARED[name] = definition
 
 
-def declared_elsewhere(text: str, own) -> list[str]:
+def declared_elsewhere(text: str, own: Iterable[str]) -> list[str]:
     """The sorted declared units that the unit expression ``text`` uses (prefixed or plural too) and
     that are not among ``own``, the names a registry declares itself (such a claim would hold only
     when another chapter is loaded first)."""
@@ -95,7 +100,7 @@ def declared() -> dict[str, str]:
     return dict(_DECLARED)
 
 
-def parse_unit(text: str):
+def parse_unit(text: str) -> pint.Unit:
     """The pint unit for ``text`` ("" means dimensionless). Raises UnitError: not a unit pint reads."""
     reg = ureg()
     if text.strip() == "":

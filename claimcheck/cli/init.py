@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from claimcheck.registry import load_registry
 from claimcheck.scaffold import scaffold
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "init",
         help="scaffold the claims registry of a new chapter from its manuscript",
@@ -51,7 +52,7 @@ def default_name(manuscript: str) -> str:
     return name or "chapter"
 
 
-def _init(args) -> int:
+def _init(args: argparse.Namespace) -> int:
     name = args.name or default_name(args.manuscript)
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
         return error(f"--name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)")

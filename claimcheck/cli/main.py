@@ -7,13 +7,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from claimcheck import __version__
 from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths, scan
 from claimcheck.display import counted, log_line
 from claimcheck.manuscript import citation_checks
-from claimcheck.registry import load_registry
+from claimcheck.registry import Registry, load_registry
 
 COMMAND_MODULES = (
     "claimcheck.cli.main",
@@ -24,7 +26,7 @@ COMMAND_MODULES = (
 )
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "validate",
         help="validate the chapters' claims registries and list their claims",
@@ -41,7 +43,7 @@ def register(subparsers) -> None:
         help="registry files or folders to search for them (default: every claims.toml under claims/)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="print only problems")
-    p.set_defaults(func=_validate)
+    p.set_defaults(func=_validate_command)
 
 
 def error(text: str) -> int:
@@ -50,12 +52,12 @@ def error(text: str) -> int:
     return 2
 
 
-def _say(text: str, file=None) -> None:
+def _say(text: str, file: TextIO | None = None) -> None:
     """Print one line; a registry's text never starts a workflow command in a CI log."""
     print(log_line(text), file=file)
 
 
-def _validate(args) -> int:
+def _validate_command(args: argparse.Namespace) -> int:
     paths: list[Path] = []
     total = 0  # problems
     for arg in args.registry or [str(locate("claims"))]:
@@ -102,7 +104,7 @@ def _validate(args) -> int:
     return 1 if total or not registries else 0
 
 
-def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
+def citation_lines(registries: Sequence[Registry], chapters: dict[str, Registry], quiet: bool = False) -> int:
     """Say each citation of ``registries`` against the book ``chapters`` (a drifted one as an error, the
     others as notes, unless ``quiet`` only those not in the book); returns how many drifted."""
     drifted = 0
@@ -118,7 +120,7 @@ def citation_lines(registries, chapters: dict, quiet: bool = False) -> int:
     return drifted
 
 
-def unknown_ids_in_tests(reg, folder) -> list[str]:
+def unknown_ids_in_tests(reg: Registry, folder: Path) -> list[str]:
     """``path:line: ...`` of each claim id the test modules under ``folder`` name and ``reg`` does not
     declare, with the likeliest fix."""
     marks = scan(folder)
@@ -140,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); the exit code: the command's, or 2
     when no command is given or a package it needs is not installed (one line on stderr)."""
     parser = build_parser()

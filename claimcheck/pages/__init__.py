@@ -4,30 +4,41 @@ HTML) and the Markdown summary for CI (:mod:`claimcheck.pages.summary`). No torc
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 from claimcheck import fileio
 from claimcheck import outcomes as oc
 from claimcheck.book import book_of
-from claimcheck.manuscript import ManuscriptError, check_manuscript
+from claimcheck.manuscript import ManuscriptCheck, ManuscriptError, check_manuscript
 from claimcheck.pages import claims_view, manuscript_view, words
 from claimcheck.pages.claims_view import chapter_language, within
 from claimcheck.pages.render import render
 from claimcheck.pages.summary import is_matrix
-from claimcheck.registry import load_registry
+from claimcheck.registry import Waiver, load_registry
 from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
-from claimcheck.runs import fingerprint_lines, format_measured
+from claimcheck.runs import Matrix, fingerprint_lines, format_measured
 
 
-def claims_page(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> str:
+def claims_page(
+    doc: ClaimsDoc,
+    base_dir: str | Path,
+    manuscripts: Sequence[manuscript_view.ManuscriptView] = (),
+    test_log: str | None = None,
+) -> str:
     """The claims page (HTML). ``base_dir``: the JSON's folder (plots are read only inside it);
     ``manuscripts``: the ManuscriptViews rows link to; ``test_log``: the pytest-html log's href."""
     return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
 
 
 def manuscript_view_of(
-    check, doc: ClaimsDoc | None, waivers=(), claims_href: str = "claims.html", href: str = "manuscript.html"
+    check: ManuscriptCheck,
+    doc: ClaimsDoc | None,
+    waivers: Iterable[Waiver] = (),
+    claims_href: str = "claims.html",
+    href: str = "manuscript.html",
 ) -> manuscript_view.ManuscriptView:
     """The :class:`~claimcheck.pages.manuscript_view.ManuscriptView` of a manuscript check and a run's claims."""
     chapter = getattr(check, "chapter", "")
@@ -55,7 +66,7 @@ def manuscript_page(
     )
 
 
-def relative_href(target, page) -> str:
+def relative_href(target: str | Path, page: str | Path) -> str:
     """``target`` as a link from the page ``page`` (relative, else a file URI)."""
     target, page = Path(target).resolve(), Path(page).resolve()
     try:
@@ -64,11 +75,14 @@ def relative_href(target, page) -> str:
         return target.as_uri()
 
 
-def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None) -> tuple[list, list[str]]:
+def manuscript_checks(
+    doc: ClaimsDoc, override: str | None = None, confine: str | Path | None = None
+) -> tuple[list[tuple[ManuscriptCheck, list[Waiver]]], list[str]]:
     """Re-run the manuscript checks a ``claims.json`` names: ``([(ManuscriptCheck, waivers)], [problems])``.
     ``override``: the manuscript to read instead; ``confine``: a folder outside which the report's
     paths are not read (a results file is untrusted input)."""
-    out, problems = [], []
+    out: list[tuple[ManuscriptCheck, list[Waiver]]] = []
+    problems: list[str] = []
     manuscripts = doc.manuscripts or []
     if override and len(manuscripts) > 1:
         problems.append(
@@ -104,7 +118,12 @@ def manuscript_checks(doc: ClaimsDoc, override: str | None = None, confine=None)
     return out, problems
 
 
-def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path]:
+def publish(
+    doc: ClaimsDoc,
+    json_path: str | Path,
+    checks: Sequence[tuple[ManuscriptCheck, Sequence[Waiver]]] = (),
+    claims_html: str | Path | None = None,
+) -> list[Path]:
     """Write the pages of a run beside its ``claims.json``, atomically: ``claims_html`` (default
     ``claims.html``) and per ``(ManuscriptCheck, waivers)`` of ``checks`` a ``manuscript.html``
     (``manuscript-<chapter>.html`` for several chapters). Returns the paths written; raises OSError."""
@@ -132,7 +151,7 @@ def publish(doc: ClaimsDoc, json_path, checks=(), claims_html=None) -> list[Path
     return [claims_html, *written]
 
 
-def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
+def load_document(path: str | Path) -> tuple[ClaimsDoc | dict[str, Any], list[str]]:
     """``(document, problems)`` of a ``claims.json`` (a :class:`~claimcheck.results.ClaimsDoc`; a bad field
     loses only itself) or a matrix JSON (its object). Raises claimcheck.results.ResultFileError: the file
     is missing, unreadable, not JSON, or neither a claims report nor a matrix."""
@@ -145,7 +164,7 @@ def load_document(path) -> tuple[ClaimsDoc | dict, list[str]]:
     return doc, list(doc.issues)
 
 
-def matrix_page(matrix, title: str = "claimcheck: claims x runners") -> str:
+def matrix_page(matrix: Matrix, title: str = "claimcheck: claims x runners") -> str:
     """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script)."""
     rows = []
     for r in matrix.rows:

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claimcheck import outcomes as oc
 from claimcheck.pages.words import anchor
+
+if TYPE_CHECKING:  # types only: Jinja2 is imported where a page is rendered
+    import jinja2
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 @functools.lru_cache(maxsize=1)
-def environment():
+def jinja_env() -> jinja2.Environment:
     """The pages' Jinja2 environment (autoescape, strict undefined). Raises ImportError without Jinja2
     (imported here: start-up time)."""
     import jinja2
@@ -30,6 +34,6 @@ def environment():
     return env
 
 
-def render(template: str, **context) -> str:
+def render(template: str, **context: object) -> str:
     """Render one template of ``claimcheck/pages/templates`` with ``context``."""
-    return environment().get_template(template).render(**context)
+    return jinja_env().get_template(template).render(**context)

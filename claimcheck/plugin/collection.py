@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck.book import book_issues, claim_ids_in_file
-from claimcheck.keys import ClaimKeyError, resolve
+from claimcheck.keys import ClaimKeyError, resolve_key
 from claimcheck.plugin.items import (
     AuditItem,
     CitationItem,
@@ -207,7 +207,7 @@ def _check_run(state) -> None:
     keys = [reg.key(cid) for reg in state.registries.values() for cid in reg.all_ids]
     for name in state.overrides:
         try:
-            resolve(name, keys)
+            resolve_key(name, keys)
         except ClaimKeyError as exc:
             raise pytest.UsageError(f"claimcheck: --claims-stated names {name}: {exc}") from None
     if not state.settings.manuscript or len(state.registries) < 2 or any(state.manuscript_bound.values()):

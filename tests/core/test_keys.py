@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from claimcheck.keys import ClaimKeyError, entry_key, qualify, resolve, split
+from claimcheck.keys import ClaimKeyError, entry_key, qualify, resolve_key, split
 from claimcheck.results import SCHEMA, ResultFileError, read_document
 
 KEYS = ["ch15:C10", "ch15:C18", "ch16:C10", "ch16:C03"]
@@ -17,17 +17,17 @@ def test_qualify_and_split():
 
 
 def test_a_short_id_resolves_where_one_chapter_declares_it():
-    assert resolve("C18", KEYS) == "ch15:C18" and resolve("ch16:C10", KEYS) == "ch16:C10"
+    assert resolve_key("C18", KEYS) == "ch15:C18" and resolve_key("ch16:C10", KEYS) == "ch16:C10"
 
 
 def test_an_ambiguous_short_id_names_every_candidate():
     with pytest.raises(ClaimKeyError, match="ambiguous.*ch15:C10, ch16:C10"):
-        resolve("C10", KEYS)
+        resolve_key("C10", KEYS)
 
 
 def test_an_unknown_name_suggests_the_closest():
     with pytest.raises(ClaimKeyError, match="no claim 'ch15:C81' in chapters ch15, ch16.*ch15:C18"):
-        resolve("ch15:C81", KEYS)
+        resolve_key("ch15:C81", KEYS)
 
 
 def write(tmp_path, doc):
@@ -75,4 +75,4 @@ def test_the_cli_refuses_a_newer_schema_with_exit_2(tmp_path, capsys):
 
 def test_an_unknown_chapter_is_named_as_such():
     with pytest.raises(ClaimKeyError, match="no chapter 'ch17'.*the chapters are ch15, ch16"):
-        resolve("ch17:C10", KEYS)
+        resolve_key("ch17:C10", KEYS)
