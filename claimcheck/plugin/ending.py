@@ -12,6 +12,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -19,15 +22,17 @@ from claimcheck.plugin.state import STATE
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SIGTERM_GRACE_S = 30.0
-_PREVIOUS = pytest.StashKey[dict]()
+#: what ``signal.signal`` takes and returns: a handler, SIG_DFL/SIG_IGN, or None (not set from Python)
+_Handler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
+_PREVIOUS = pytest.StashKey[dict[signal.Signals, _Handler]]()
 
 
-def heavy_packages(config) -> list[str]:
+def heavy_packages(config: pytest.Config) -> list[str]:
     """The kits' heavy packages: one whose import an interrupt cut short cannot be imported again."""
     return [name for names in config.hook.pytest_claimcheck_heavy_packages(config=config) for name in names]
 
 
-def half_loaded(packages) -> list[str]:
+def half_loaded(packages: Iterable[str]) -> list[str]:
     """The ``packages`` whose import began and has not finished (initialising, or cut short:
     submodules loaded, the package not): importing one again raises or crashes the interpreter."""
 
@@ -41,16 +46,16 @@ def half_loaded(packages) -> list[str]:
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     if state is None or hasattr(config, "workerinput"):  # an xdist worker: its controller is told
         return
     if threading.current_thread() is not threading.main_thread():
         return  # handlers can only be set from the main thread (pytest run inside a thread)
-    first = []  # monotonic time of the first signal
+    first: list[float] = []  # monotonic time of the first signal
     heavy = heavy_packages(config)
 
-    def on_signal(signum, frame):
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         if state.ended_by:  # told twice
             if signum == signal.SIGTERM:
@@ -70,7 +75,7 @@ def pytest_configure(config):
     config.stash[_PREVIOUS] = {s: signal.signal(s, on_signal) for s in _SIGNALS}
 
 
-def pytest_unconfigure(config):
+def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(STATE, None)
     for signum, previous in config.stash.get(_PREVIOUS, {}).items():
         if signum == signal.SIGTERM and state is not None and state.ended_by == "SIGTERM":
@@ -79,7 +84,7 @@ def pytest_unconfigure(config):
     config.stash[_PREVIOUS] = {}
 
 
-def raise_held(config) -> None:
+def raise_held(config: pytest.Config) -> None:
     """Raise the interrupt a signal asked for during an import: a hook runs outside any import."""
     state = config.stash.get(STATE, None)
     if state is not None and state.signal_held:
@@ -88,20 +93,20 @@ def raise_held(config) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collectstart(collector):
+def pytest_collectstart(collector: pytest.Collector) -> None:
     raise_held(collector.config)
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_finish(session):
+def pytest_collection_finish(session: pytest.Session) -> None:
     raise_held(session.config)
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+def pytest_runtest_setup(item: pytest.Item) -> None:
     raise_held(item.config)
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item):
+def pytest_runtest_teardown(item: pytest.Item) -> None:
     raise_held(item.config)

@@ -16,10 +16,12 @@ from claimcheck.plugin.state import (
     settings_of,
 )
 from claimcheck.recorder import ClaimRecorder
+from claimcheck.registry import Registry
+from claimcheck.settings import Settings
 
 
 @pytest.fixture
-def claim(request) -> ClaimRecorder:
+def claim(request: pytest.FixtureRequest) -> ClaimRecorder:
     """The registry claim named by the test's ``@pytest.mark.claim(id)``, as a :class:`ClaimRecorder`."""
     item = request.node
     cid = claim_marker_id(item)
@@ -29,7 +31,7 @@ def claim(request) -> ClaimRecorder:
 
 
 @pytest.fixture(scope="module")
-def claims_registry(request):
+def claims_registry(request: pytest.FixtureRequest) -> Registry:
     """The :class:`claimcheck.registry.Registry` governing the requesting test module."""
     reg = registry_for(request.config, Path(request.path))
     if reg is None:
@@ -38,6 +40,6 @@ def claims_registry(request):
 
 
 @pytest.fixture(scope="session")
-def claims_settings(pytestconfig):
+def claims_settings(pytestconfig: pytest.Config) -> Settings:
     """The run's resolved :class:`claimcheck.settings.Settings`."""
     return settings_of(pytestconfig)
