@@ -7,11 +7,21 @@ import copy
 import functools
 import importlib.util
 import inspect
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer, PreTrainedModel
+    from transformers.cache_utils import Cache
+    from transformers.tokenization_utils_base import PreTrainedTokenizerBase
+
+M = TypeVar("M", bound="PreTrainedModel")
 
 
-def tiny_config(**overrides):
+def tiny_config(**overrides: Any) -> GPT2Config:
     """Return a tiny ``GPT2Config`` (2 layers, d_model 64) for the harness's own unit tests."""
     from transformers import GPT2Config
 
@@ -21,7 +31,12 @@ def tiny_config(**overrides):
     return GPT2Config(**{**tiny, **overrides})
 
 
-def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str | None = None):
+def random_gpt2(
+    config: GPT2Config | None = None,
+    seed: int = 0,
+    dtype: torch.dtype | None = None,
+    attn_implementation: str | None = None,
+) -> GPT2LMHeadModel:
     """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode, CPU."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -35,25 +50,26 @@ def random_gpt2(config=None, seed: int = 0, dtype=None, attn_implementation: str
     return model if dtype is None else model.to(dtype)
 
 
-def variant(model, dtype=None, attn_implementation: str | None = None):
+def variant(model: M, dtype: torch.dtype | None = None, attn_implementation: str | None = None) -> M:
     """Return a deep copy of ``model`` (the same weights) in ``dtype`` and/or another attention."""
     other = copy.deepcopy(model)
     if attn_implementation:
         other.set_attn_implementation(attn_implementation)
-    return (other if dtype is None else other.to(dtype)).eval()
+    # transformers' @wraps(Module.to) hides the bound self from mypy: `to` checks as if unbound
+    return (other if dtype is None else other.to(dtype)).eval()  # type: ignore[arg-type]
 
 
-def count_parameters(model) -> int:
+def count_parameters(model: torch.nn.Module) -> int:
     """Return the number of distinct parameters (tied tensors counted once)."""
     return sum(p.numel() for p in model.parameters())
 
 
-def parameter_bytes(model) -> int:
+def parameter_bytes(model: torch.nn.Module) -> int:
     """Return the bytes held by the model's distinct parameter tensors (numel x element size)."""
     return sum(p.numel() * p.element_size() for p in model.parameters())
 
 
-def non_embedding_parameters(config) -> int:
+def non_embedding_parameters(config: GPT2Config) -> int:
     """Parameters of GPT-2 without the token and position embeddings (Kaplan et al. 2020, sec.
     2.1; GPT-2 small: 85,056,000): per layer ln_1, ln_2, c_attn, c_proj, c_fc, c_proj; then ln_f."""
     d, L = config.n_embd, config.n_layer
@@ -80,7 +96,7 @@ def tokenizer_files() -> tuple[str, str]:
     return str(vocab), str(merges)
 
 
-def gpt2_tokenizer():
+def gpt2_tokenizer() -> GPT2Tokenizer:
     """Return the real GPT-2 tokenizer (a transformers ``GPT2Tokenizer``, 50,257 entries), offline."""
     from transformers import GPT2Tokenizer
 
@@ -91,14 +107,14 @@ def gpt2_tokenizer():
         return GPT2Tokenizer(vocab_file=vocab, merges_file=merges)
 
 
-def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257):
+def seeded_token_ids(n: int, seed: int = 0, vocab_size: int = 50257) -> torch.Tensor:
     """Return ``n`` random token ids, ``[1, n]`` int64, reproducible from ``seed``."""
     import torch
 
     return torch.randint(0, vocab_size - 1, (1, n), generator=torch.Generator().manual_seed(seed))
 
 
-def prompt_ids(n: int, tokenizer=None):
+def prompt_ids(n: int, tokenizer: PreTrainedTokenizerBase | None = None) -> torch.Tensor:
     """Return ``[1, n]`` token ids of :func:`sample_text`, repeated as needed."""
     import torch
 
@@ -108,22 +124,23 @@ def prompt_ids(n: int, tokenizer=None):
     return torch.tensor([(ids * -(-n // len(ids)))[:n]])
 
 
-def cache_layers(cache):
+def cache_layers(cache: Cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     """Return [(keys, values), ...] per layer of a cache, each ``[batch, n_kv_heads, seq, head_dim]``."""
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
-    if hasattr(cache, "key_cache"):  # transformers 4.x DynamicCache
-        return list(zip(cache.key_cache, cache.value_cache))
-    return [(k, v) for k, v in cache]
+    old: Any = cache  # transformers 4.x: a DynamicCache's key_cache/value_cache, or a tuple per layer
+    if hasattr(old, "key_cache"):
+        return list(zip(old.key_cache, old.value_cache))
+    return [(k, v) for k, v in old]
 
 
-def cache_nbytes(cache) -> int:
+def cache_nbytes(cache: Cache) -> int:
     """Return the bytes of all key and value tensors of a KV cache."""
     return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in cache_layers(cache))
 
 
-def rewind_cache(cache, length: int) -> None:
+def rewind_cache(cache: Cache, length: int) -> None:
     """Cut a KV cache back to its first ``length`` positions, in place (``DynamicCache.crop``).
     Raises ``ValueError`` for a length outside the cache, or a cut that did not end there."""
     have = int(cache.get_seq_length())
@@ -135,7 +152,7 @@ def rewind_cache(cache, length: int) -> None:
         raise ValueError(f"cache holds {cache.get_seq_length()} positions after rewinding to {length}")
 
 
-def output_cache(outputs):
+def output_cache(outputs: Any) -> Cache:
     """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
     cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None
     return outputs["past_key_values"] if cache is None else cache
@@ -147,20 +164,28 @@ def sample_text() -> str:
 
 
 def torch_threads() -> int:
+    """The threads torch computes with on the CPU."""
     import torch
 
     return torch.get_num_threads()
 
 
 @functools.cache
-def _forward_params(forward_cls) -> frozenset[str]:
-    return frozenset(inspect.signature(forward_cls.forward).parameters)
+def _forward_params(forward: Callable[..., Any]) -> frozenset[str]:
+    return frozenset(inspect.signature(forward).parameters)
 
 
-def forward_cached(model, input_ids, cache=None, *, last_only: bool = False, **kwargs):
+def forward_cached(
+    model: PreTrainedModel,
+    input_ids: torch.Tensor,
+    cache: Cache | None = None,
+    *,
+    last_only: bool = False,
+    **kwargs: Any,
+) -> Any:
     """Return ``model(input_ids)`` continuing from ``cache``, passed as transformers expects it (no
     deprecation, C33); ``last_only``: the last position's logits only, as ``generate`` does."""
-    params = _forward_params(model.__class__)
+    params = _forward_params(type(model).forward)
     if cache is not None:
         kwargs["cache" if "cache" in params else "past_key_values"] = cache
     if last_only and "logits_to_keep" in params:

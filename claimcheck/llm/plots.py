@@ -6,9 +6,17 @@ from __future__ import annotations
 
 import io
 import statistics
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: matplotlib is imported where a plot is drawn
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from claimcheck.llm.speed import BatchTiming, ForwardTiming, PowerFit, ReadWriteTiming
 
 
-def _figure(title: str):
+def _figure(title: str) -> tuple[Figure, Axes]:
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.0, 3.6), dpi=100)
@@ -18,7 +26,7 @@ def _figure(title: str):
     return fig, ax
 
 
-def _png(fig) -> bytes:
+def _png(fig: Figure) -> bytes:
     """The figure as PNG bytes (rendered on a fresh Agg canvas)."""
     buf = io.BytesIO()
     fig.tight_layout()
@@ -26,13 +34,21 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
-def _strip(ax, x: float, values, color: str, labels=(None, None)) -> None:
+def _strip(
+    ax: Axes,
+    x: float,
+    values: Sequence[float],
+    color: str,
+    labels: tuple[str | None, str | None] = (None, None),
+) -> None:
     """The samples at ``x`` as points and their median as a short bar (``labels``: of each)."""
     ax.scatter([x] * len(values), values, color=color, zorder=3, label=labels[0])
-    ax.hlines(statistics.median(values), x - 0.25, x + 0.25, color=color, lw=2, label=labels[1])
+    ax.hlines(statistics.median(values), x - 0.25, x + 0.25, color=color, lw=2, label=labels[1] or "")
 
 
-def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947, 98)) -> bytes:
+def read_write_plot(
+    read_tps: list[float], write_tps: list[float], chapter: tuple[float, float] = (5947, 98)
+) -> bytes:
     """Read and write token/s per round, their medians, the chapter's values marked."""
     fig, ax = _figure("Read (prefill) vs write (decode) throughput")
     for x, (vals, ch) in enumerate(((read_tps, chapter[0]), (write_tps, chapter[1]))):
@@ -46,7 +62,7 @@ def read_write_plot(read_tps: list[float], write_tps: list[float], chapter=(5947
     return _png(fig)
 
 
-def batch_plot(per_step: dict) -> bytes:
+def batch_plot(per_step: Mapping[int, Sequence[float]]) -> bytes:
     """Decode token/s (left axis) and per-step latency (right axis) vs batch size."""
     fig, ax = _figure("Batched decode: throughput and latency vs batch size")
     bs = sorted(per_step)
@@ -63,7 +79,7 @@ def batch_plot(per_step: dict) -> bytes:
     ax2.plot(bs, median_ms, color="C1", label="ms per step (median)")
     ax2.set_ylabel("ms per decode step", color="C1")
     lines = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
-    ax.legend(lines, [h.get_label() for h in lines], fontsize=8, loc="upper left")
+    ax.legend(lines, [str(h.get_label()) for h in lines], fontsize=8, loc="upper left")
     return _png(fig)
 
 
@@ -86,7 +102,7 @@ def bandwidth_plot(
     return _png(fig)
 
 
-def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
+def forward_pass_plot(lengths: Sequence[int], samples: Mapping[int, Sequence[float]], fit: PowerFit) -> bytes:
     """Seconds of one uncached forward pass vs positions: samples, medians, and the fitted
     ``a*L^k`` (dashed) labelled with the claim's value ``1 + k``."""
     fig, ax = _figure("Forward pass time vs positions recomputed (C16's verdict)")
@@ -101,12 +117,12 @@ def forward_pass_plot(lengths, samples: dict, fit) -> bytes:
     return _png(fig)
 
 
-def read_write(t) -> tuple[bytes, str]:
+def read_write(t: ReadWriteTiming) -> tuple[bytes, str]:
     """C05's plot for ``claim.check_timing(..., plot=...)``: (PNG bytes, name)."""
     return read_write_plot(t.read_tps(), t.write_tps()), "read vs write token/s"
 
 
-def bandwidth(t) -> tuple[bytes, str]:
+def bandwidth(t: ReadWriteTiming) -> tuple[bytes, str]:
     """C12's plot of :func:`bandwidth_plot`: (PNG bytes, name)."""
     needed = [r * t.weight_bytes for r in t.read_tps()]
     ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples.samples["stream"]]
@@ -114,12 +130,12 @@ def bandwidth(t) -> tuple[bytes, str]:
     return bandwidth_plot(needed, ceiling, actual), "traffic needed at prefill's rate vs bandwidth"
 
 
-def forward_passes(f) -> tuple[bytes, str]:
+def forward_passes(f: ForwardTiming) -> tuple[bytes, str]:
     """C16's plot of the forward passes its verdict fits: (PNG bytes, name)."""
     samples = {L: list(f.rounds.samples.samples[f.sides[L]]) for L in f.lengths}
     return forward_pass_plot(list(f.lengths), samples, f.fit()), "forward pass time vs positions"
 
 
-def batch(b) -> tuple[bytes, str]:
+def batch(b: BatchTiming) -> tuple[bytes, str]:
     """C35's plot: (PNG bytes, name)."""
     return batch_plot(b.per_step()), "batched decode"

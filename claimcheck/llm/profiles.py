@@ -4,8 +4,12 @@ how *precisely* a claim is measured, never *whether* it holds. ``full`` uses the
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,7 @@ class Profile:
         head = f"{self.name} ({kind})" if {"write_tokens", "chapter_gen_lengths"} & read else self.name
         return f"{head}: {', '.join(parts)}" if parts else head
 
-    def as_dict(self, used: Collection[str] | None = None) -> dict:
+    def as_dict(self, used: Collection[str] | None = None) -> dict[str, Any]:
         """The profile for ``claims.json``: its fields, ``chapter_sizes``, ``description``
         (:meth:`describe` of ``used``) and, with ``used``, ``used`` sorted."""
         out = {**asdict(self), "chapter_sizes": self.chapter_sizes, "description": self.describe(used)}
@@ -92,7 +96,7 @@ class SizeReads:
         if self.owners and name in SIZE_FIELDS:
             self.by_owner.setdefault(self.owners[-1], set()).add(name)
 
-    def used_by(self, items) -> set[str]:
+    def used_by(self, items: Iterable[pytest.Item]) -> set[str]:
         """The sizes the tests ``items`` read, themselves or through their fixtures (``fixturenames``)."""
         out: set[str] = set()
         for item in items:
@@ -105,11 +109,11 @@ class SizeReads:
 class WatchedProfile:
     """A :class:`Profile` (the ``claims_profile`` fixture) that notes each size read from it."""
 
-    def __init__(self, profile: Profile, reads: SizeReads):
+    def __init__(self, profile: Profile, reads: SizeReads) -> None:
         self._profile = profile
         self._reads = reads
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         value = getattr(self._profile, name)
         self._reads.note(name)
         return value

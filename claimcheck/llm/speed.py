@@ -9,32 +9,42 @@ import contextlib
 import functools
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import median as _median
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
-from claimcheck.llm.timing import Interleaved, Rounds, Timing, sync_device
+from claimcheck.llm.timing import Interleaved, Round, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
 
+if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
+    import torch
+    from transformers import GenerationConfig, GenerationMixin, PreTrainedModel
+    from transformers.cache_utils import Cache
 
-def _device(model):
+#: sides of rounds: name -> a zero-argument callable (its sample: its return value, else its wall seconds)
+Sides = Mapping[str, Callable[[], Any]]
+
+
+def _device(model: torch.nn.Module) -> torch.device:
     return next(model.parameters()).device
 
 
-def _step(model, nxt, cache, last_only: bool = False):
+def _step(
+    model: PreTrainedModel, nxt: torch.Tensor, cache: Cache | None, last_only: bool = False
+) -> tuple[torch.Tensor, Cache]:
     """One forward pass over ``nxt`` after ``cache`` (None: a prefill): (the greedy next token, the cache)."""
     o = forward_cached(model, nxt, cache, last_only=last_only)
     return o.logits[:, -1:].argmax(-1), output_cache(o)
 
 
-def _check_length(ids, need: int) -> None:
+def _check_length(ids: torch.Tensor, need: int) -> None:
     if ids.shape[1] < need:
         raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
 
-def warm_up(model, ids, prompt_tokens: int = 16) -> None:
+def warm_up(model: PreTrainedModel, ids: torch.Tensor, prompt_tokens: int = 16) -> None:
     """Pay the process's one-time costs before any round: a prefill of ``prompt_tokens`` and a step."""
     import torch
 
@@ -42,8 +52,14 @@ def warm_up(model, ids, prompt_tokens: int = 16) -> None:
         _step(model, *_step(model, ids[:, :prompt_tokens], None))
 
 
-def read_write(
-    model, ids, read_tokens: int, write_tokens: int, repeats: int, warmup: int = 1, extra: dict | None = None
+def read_write_samples(
+    model: PreTrainedModel,
+    ids: torch.Tensor,
+    read_tokens: int,
+    write_tokens: int,
+    repeats: int,
+    warmup: int = 1,
+    extra: Sides | None = None,
 ) -> Interleaved:
     """``repeats`` rounds of :func:`read_write_rounds`: samples "read", "write" and ``extra``'s (seconds)."""
     rounds = read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
@@ -51,7 +67,13 @@ def read_write(
 
 
 def read_write_rounds(
-    model, ids, read_tokens: int, write_tokens: int, warmup: int = 1, extra=None, forward_lengths=()
+    model: PreTrainedModel,
+    ids: torch.Tensor,
+    read_tokens: int,
+    write_tokens: int,
+    warmup: int = 1,
+    extra: Sides | None = None,
+    forward_lengths: Sequence[int] = (),
 ) -> Rounds:
     """Read (a forward pass over ``read_tokens``) vs write (``write_tokens`` cached decode steps after
     a 1-token prefill made once, untimed, as the chapter's listing times them; the cache is rewound
@@ -62,14 +84,14 @@ def read_write_rounds(
 
     _check_length(ids, max(read_tokens, write_tokens + 1, *forward_lengths))
 
-    def forward(L):
+    def forward(L: int) -> None:
         with torch.no_grad():
             model(ids[:, :L], use_cache=False)
 
     with torch.no_grad():
         prefill = output_cache(forward_cached(model, ids[:, :1]))
 
-    def write():
+    def write() -> None:
         cache = prefill
         try:
             with torch.no_grad():
@@ -79,7 +101,12 @@ def read_write_rounds(
             rewind_cache(prefill, 1)
 
     passes = {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
-    fns = {"read": functools.partial(forward, read_tokens), "write": write, **passes, **(extra or {})}
+    fns: dict[str, Callable[[], Any]] = {
+        "read": functools.partial(forward, read_tokens),
+        "write": write,
+        **passes,
+        **(extra or {}),
+    }
     return Rounds(fns, warmup=warmup, device=_device(model))
 
 
@@ -88,7 +115,9 @@ def forward_side(length: int, read_tokens: int) -> str:
     return "read" if length == read_tokens else f"forward@{length}"
 
 
-def generation_rounds(model, prompt, lengths, warmup: int = 1):
+def generation_rounds(
+    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int], warmup: int = 1
+) -> tuple[Rounds, dict[str, Any]]:
     """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
     after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
     calls ``[(context_tokens, seconds)]``; ``steps["positions"][side]``, ``[(context_tokens, positions)]``."""
@@ -98,20 +127,20 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     device = _device(model)
     steps: dict[str, Any] = {"positions": {}}
 
-    def run(cfg, name):
+    def run(cfg: GenerationConfig, name: str) -> None:
         for kept in (steps, steps["positions"]):  # the last round's steps only
             kept.pop(name, None)
             kept[name] = []
-        call = {}  # the current forward call: context, positions, start time
+        call: dict[str, Any] = {}  # the current forward call: context, positions, start time
 
-        def pre(mod, args, kwargs):
+        def pre(mod: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
             n = int((args[0] if args else kwargs["input_ids"]).shape[1])
-            cache = kwargs.get("cache", kwargs.get("past_key_values"))
+            cache: Any = kwargs.get("cache", kwargs.get("past_key_values"))  # a Cache, or 4.x tuples
             call.update(ctx=int(cache.get_seq_length() if hasattr(cache, "get_seq_length") else 0) + n, pos=n)
             sync_device(device)
             call["t0"] = time.perf_counter()
 
-        def post(mod, args, kwargs, output):
+        def post(mod: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
             sync_device(device)
             steps[name].append((call["ctx"], time.perf_counter() - call["t0"]))
             steps["positions"][name].append((call["ctx"], call["pos"]))
@@ -122,12 +151,15 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
         ]
         try:
             with torch.no_grad():
-                model.generate(prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg)
+                # every model of the kit generates (GenerationMixin), which PreTrainedModel does not say
+                cast("GenerationMixin", model).generate(
+                    prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg
+                )
         finally:
             for h in hooks:
                 h.remove()
 
-    fns = {}
+    fns: dict[str, Callable[[], None]] = {}
     for n in lengths:
         for kind, use_cache in (("cache", True), ("nocache", False)):
             cfg = GenerationConfig(
@@ -142,7 +174,9 @@ def generation_rounds(model, prompt, lengths, warmup: int = 1):
     return Rounds(fns, warmup=0, device=device), steps
 
 
-def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
+def prefix_generation_times(
+    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int]
+) -> ChapterTimes:
     """Times of greedy generations of each of ``lengths`` tokens with and without the cache, from one
     generation of the longest each way (greedy decoding's first N tokens are the same whatever the
     length). Raises ``ValueError`` for no lengths or one below 1."""
@@ -151,7 +185,8 @@ def prefix_generation_times(model, prompt, lengths) -> ChapterTimes:
     longest = max(lengths)
     rounds, steps = generation_rounds(model, prompt, (longest,), warmup=0)
     rounds.run(1)
-    seconds, how = {}, {}
+    seconds: dict[str, float] = {}
+    how: dict[str, str] = {}
     for kind in ("cache", "nocache"):
         name = f"{kind}@{longest}"
         seconds[name], how[name] = rounds.samples.samples[name][0], "wall time of the whole generation"
@@ -168,13 +203,13 @@ class PowerFit:
     exponent: float
     stderr: float
     prefactor: float
-    points: tuple
+    points: tuple[tuple[float, float], ...]
 
     def predict(self, n: float) -> float:
         return self.prefactor * n**self.exponent
 
 
-def fit_power_law(ns, times) -> PowerFit:
+def fit_power_law(ns: Sequence[float], times: Sequence[float]) -> PowerFit:
     """Fit ``time = a * n**k`` to lengths ``ns`` and seconds ``times`` by least squares in log-log
     space (``stderr``: of the slope, 0 with 2 points). Raises ``ValueError`` with fewer than 2
     distinct lengths or a value <= 0."""
@@ -192,7 +227,7 @@ def fit_power_law(ns, times) -> PowerFit:
     return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
 
 
-def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
+def binned_power_fit(points: Iterable[tuple[float, float]], min_x: float, bins: int = 6) -> PowerFit:
     """Fit ``y = a * x**k`` to the medians of ``points`` ``[(x, y)]`` (x >= ``min_x``) in ``bins``
     bins of log x, deaf to spikes. Raises ``ValueError`` with fewer than 2 bins filled."""
     sel = sorted((x, y) for x, y in points if x >= min_x and y > 0)
@@ -200,7 +235,7 @@ def binned_power_fit(points, min_x: float, bins: int = 6) -> PowerFit:
         raise ValueError(f"need points with x >= {min_x}")
     lo, hi = math.log(sel[0][0]), math.log(sel[-1][0])
     width = (hi - lo) / bins or 1.0
-    groups: dict[int, list] = {}
+    groups: dict[int, list[tuple[float, float]]] = {}
     for x, y in sel:
         groups.setdefault(min(int((math.log(x) - lo) / width), bins - 1), []).append((x, y))
     xs = [_median(x for x, _ in g) for g in groups.values()]
@@ -212,19 +247,24 @@ class BandwidthProbe:
     """A callable that reads a float32 buffer of ``nbytes`` once (``torch.sum``: all threads, one add
     per 4 bytes, like decode's GEMV kernels), so bandwidth = ``nbytes / seconds``."""
 
-    def __init__(self, nbytes: int):
+    def __init__(self, nbytes: int) -> None:
         import torch
 
         self.nbytes = nbytes
         self.buf = torch.ones(nbytes // 4, dtype=torch.float32)
 
-    def __call__(self):
+    def __call__(self) -> None:
         self.buf.sum()
 
 
 def latency_rounds(
-    model, ids, prompt_lengths, decode_steps: int, warmup: int = 1, context_tokens: int | None = None
-):
+    model: PreTrainedModel,
+    ids: torch.Tensor,
+    prompt_lengths: Sequence[int],
+    decode_steps: int,
+    warmup: int = 1,
+    context_tokens: int | None = None,
+) -> Rounds:
     """TTFT and decode latency as rounds, none measured yet: sides ``"prompt@L"``
     (:class:`LatencySample`) and ``"context@C"`` (:class:`ContextSample`, ``context_tokens``: decode
     steps paired in time with the shortest prompt's; caches filled once, rewound after each round).
@@ -239,7 +279,7 @@ def latency_rounds(
             f"context_tokens ({context_tokens}) must exceed the shortest prompt ({min(prompt_lengths)})"
         )
 
-    def one(L):
+    def one(L: int) -> LatencySample:
         with torch.no_grad():
             sync_device(device)
             ttft, nxt, cache = _timed_step(model, device, ids[:, :L], None)
@@ -258,7 +298,9 @@ def latency_rounds(
     return Rounds(fns, warmup=warmup, device=device)
 
 
-def _timed_step(model, device, nxt, cache):
+def _timed_step(
+    model: PreTrainedModel, device: torch.device, nxt: torch.Tensor, cache: Cache | None
+) -> tuple[float, torch.Tensor, Cache]:
     """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
     t0 = time.perf_counter()
     nxt, cache = _step(model, nxt, cache, last_only=True)
@@ -267,7 +309,7 @@ def _timed_step(model, device, nxt, cache):
 
 
 def _on_context(
-    model, ids, short: int, context_tokens: int, decode_steps: int
+    model: PreTrainedModel, ids: torch.Tensor, short: int, context_tokens: int, decode_steps: int
 ) -> Callable[[], ContextSample]:
     """The ``context@C`` side of :func:`latency_rounds`."""
     import torch
@@ -281,7 +323,7 @@ def _on_context(
 
     def on_context() -> ContextSample:
         nxt = dict(first)
-        times: dict = {short: [], context_tokens: []}
+        times: dict[int, list[float]] = {short: [], context_tokens: []}
         try:
             with torch.no_grad():
                 for _ in range(decode_steps):  # short, long, short, long ...: paired in time
@@ -296,7 +338,14 @@ def _on_context(
     return on_context
 
 
-def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, warmup: int = 1):
+def batch_rounds(
+    model: PreTrainedModel,
+    ids: torch.Tensor,
+    batch_sizes: Sequence[int],
+    prompt_len: int,
+    decode_steps: int,
+    warmup: int = 1,
+) -> Rounds:
     """Seconds per decode step at each batch size as rounds, sides ``"batch@B"``: rows of
     ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
     import torch
@@ -305,7 +354,7 @@ def batch_rounds(model, ids, batch_sizes, prompt_len: int, decode_steps: int, wa
     need = max(batch_sizes) * prompt_len
     flat = ids[0].repeat(-(-need // ids.shape[1]))[:need]
 
-    def one(first, prefill_cache):
+    def one(first: torch.Tensor, prefill_cache: Cache) -> float:
         nxt, cache = first, prefill_cache
         try:
             with torch.no_grad():
@@ -332,7 +381,7 @@ class LatencySample:
     """Side ``prompt@L``'s sample: TTFT and decode steps (seconds), the prompt's KV cache (bytes)."""
 
     ttft: float
-    steps: list
+    steps: list[float]
     kv_bytes: int
 
 
@@ -341,8 +390,8 @@ class ContextSample:
     """Side ``context@C``'s sample: decode steps (seconds) on C positions and, paired, on the
     shortest prompt's ``short_tokens``; ``kv_bytes``: the long cache."""
 
-    steps: list
-    short_steps: list
+    steps: list[float]
+    short_steps: list[float]
     short_tokens: int
     kv_bytes: int
 
@@ -351,8 +400,8 @@ class ContextSample:
 class ChapterTimes:
     """The chapter's generations timed once: ``seconds`` and ``how`` each was timed, by side."""
 
-    seconds: dict
-    how: dict
+    seconds: dict[str, float]
+    how: dict[str, str]
 
 
 @dataclass
@@ -366,23 +415,23 @@ class ReadWriteTiming(Timing):
     bandwidth_bytes: int = 0
     weight_bytes: int = 0
 
-    def read_tps(self, rounds=None) -> list[float]:
+    def read_tps(self, rounds: Sequence[Round] | None = None) -> list[float]:
         return [self.read_tokens / s for s in self.seconds("read", rounds)]
 
-    def write_tps(self, rounds=None) -> list[float]:
+    def write_tps(self, rounds: Sequence[Round] | None = None) -> list[float]:
         return [self.write_tokens / s for s in self.seconds("write", rounds)]
 
-    def read_over_write(self, rounds) -> float:
+    def read_over_write(self, rounds: Sequence[Round]) -> float:
         """Median read token/s over median write token/s (C05's value)."""
         return _median(self.read_tps(rounds)) / _median(self.write_tps(rounds))
 
-    def bandwidth_multiple(self, rounds) -> float:
+    def bandwidth_multiple(self, rounds: Sequence[Round]) -> float:
         """Weight bytes x read token/s over the read bandwidth: above 1, decode at prefill's rate
         would need more than the memory gives (C12's value)."""
         bw = _median(self.bandwidth_bytes / r["stream"] for r in rounds)
         return self.weight_bytes * _median(self.read_tps(rounds)) / bw
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         read, write = self.read_tps(), self.write_tps()
         s = self.rounds.samples
         out = {
@@ -416,22 +465,22 @@ class ForwardTiming(Timing):
     """One uncached forward pass over each of ``lengths`` positions (C16), in the rounds of a
     :class:`ReadWriteTiming`; ``sides``: length -> side."""
 
-    lengths: tuple = ()
-    sides: dict = field(default_factory=dict)
+    lengths: tuple[int, ...] = ()
+    sides: dict[int, str] = field(default_factory=dict)
 
-    def medians(self, rounds=None) -> list[float]:
+    def medians(self, rounds: Sequence[Round] | None = None) -> list[float]:
         """Median seconds of the forward pass at each length, in ``lengths`` order."""
         return [_median(self.seconds(self.sides[L], rounds)) for L in self.lengths]
 
-    def fit(self, rounds=None) -> PowerFit:
+    def fit(self, rounds: Sequence[Round] | None = None) -> PowerFit:
         """The power law ``seconds = a * L**k`` of the medians."""
         return fit_power_law(list(self.lengths), self.medians(rounds))
 
-    def uncached_growth(self, rounds) -> float:
+    def uncached_growth(self, rounds: Sequence[Round]) -> float:
         """1 + k: the exponent of uncached decoding's total time, whose step n costs ~ n**k (C16's value)."""
         return 1 + self.fit(rounds).exponent
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         return {
             **super().details(),
             "forward_lengths": list(self.lengths),
@@ -444,24 +493,24 @@ class GenerationTiming(Timing):
     """Greedy generation of each of ``lengths`` new tokens after ``prompt_tokens`` with and without
     the KV cache, and the last round's forward ``steps`` (:func:`generation_rounds`)."""
 
-    lengths: tuple = ()
+    lengths: tuple[int, ...] = ()
     prompt_tokens: int = 0
-    steps: dict = field(default_factory=dict)
+    steps: dict[str, Any] = field(default_factory=dict)
 
-    def speedup(self, rounds, n: int) -> float:
+    def speedup(self, rounds: Sequence[Round], n: int) -> float:
         """How many times faster ``n`` tokens are written with the cache than without (medians)."""
         return _median(r.side("nocache", n) for r in rounds) / _median(r.side("cache", n) for r in rounds)
 
-    def positions(self) -> dict:
+    def positions(self) -> dict[str, int]:
         """Positions processed by each generation's forward calls, counted, by side."""
         return {name: sum(p for _, p in calls) for name, calls in self.steps["positions"].items()}
 
-    def positions_ratio(self) -> dict:
+    def positions_ratio(self) -> dict[int, float]:
         """Positions recomputed without over with the cache, by length (counted)."""
         counted = self.positions()
         return {n: counted[f"nocache@{n}"] / counted[f"cache@{n}"] for n in sorted(self.lengths)}
 
-    def exact_positions(self) -> tuple:
+    def exact_positions(self) -> tuple[ExactForm, ExactForm]:
         """C15's exact forms: the counted totals match the formulas (prompt p, n new tokens; uncached
         call i recomputes p + i positions); the positions ratio grows with length."""
         p, counted, ratio = self.prompt_tokens, self.positions(), self.positions_ratio()
@@ -476,7 +525,7 @@ class GenerationTiming(Timing):
             ExactForm("positions_ratio_growth", ratio[ns[-1]] / ratio[ns[0]], (1.0 + 1e-9, math.inf), growth),
         )
 
-    def exact_uncached_steps(self, region) -> tuple:
+    def exact_uncached_steps(self, region: tuple[float, float]) -> tuple[ExactForm, ExactForm]:
         """C16's exact forms at the longest length: 1 + the exponent of positions per uncached step
         against ``region``; one position per cached step."""
         longest = max(self.lengths)
@@ -495,7 +544,7 @@ class GenerationTiming(Timing):
             ),
         )
 
-    def growth_details(self, min_context: int) -> dict:
+    def growth_details(self, min_context: int) -> dict[str, Any]:
         """C16's report facts: total time vs length fitted, and uncached step time above ``min_context``."""
         s, out = self.rounds.samples, dict[str, Any]()
         for kind in ("nocache", "cache"):
@@ -507,7 +556,7 @@ class GenerationTiming(Timing):
             out["uncached_step_time_exponent"] = [k.exponent, k.stderr]
         return out
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         rounds = self.per_round()
         return {
             **super().details(),
@@ -524,33 +573,33 @@ class LatencyTiming(Timing):
     """TTFT and decode latency after each of ``prompts`` and on ``context_tokens`` positions
     (:func:`latency_rounds`); latencies are medians in seconds, growths longest over shortest prompt."""
 
-    prompts: tuple = ()
+    prompts: tuple[int, ...] = ()
     context_tokens: int = 0
     decode_steps: int = 0
 
-    def ttft(self, rounds, L: int) -> float:
+    def ttft(self, rounds: Sequence[Round], L: int) -> float:
         return _median(r.side("prompt", L).ttft for r in rounds)
 
-    def itl(self, rounds, L: int) -> float:
+    def itl(self, rounds: Sequence[Round], L: int) -> float:
         """Inter-token latency after an ``L``-token prompt, decode steps pooled."""
         return _median(x for r in rounds for x in r.side("prompt", L).steps)
 
-    def ttft_growth(self, rounds) -> float:
+    def ttft_growth(self, rounds: Sequence[Round]) -> float:
         return self.ttft(rounds, max(self.prompts)) / self.ttft(rounds, min(self.prompts))
 
-    def itl_growth(self, rounds) -> float:
+    def itl_growth(self, rounds: Sequence[Round]) -> float:
         return self.itl(rounds, max(self.prompts)) / self.itl(rounds, min(self.prompts))
 
-    def _paired(self, rounds) -> tuple[float, float]:
+    def _paired(self, rounds: Sequence[Round]) -> tuple[float, float]:
         ctx = [r.side("context", self.context_tokens) for r in rounds]
         return _median(x for c in ctx for x in c.short_steps), _median(x for c in ctx for x in c.steps)
 
-    def context_slowdown(self, rounds) -> float:
+    def context_slowdown(self, rounds: Sequence[Round]) -> float:
         """A decode step on the long context over one on the shortest prompt's, paired in time."""
         short, long = self._paired(rounds)
         return long / short
 
-    def kv_bytes(self) -> dict:
+    def kv_bytes(self) -> dict[int, int]:
         """KV cache bytes after each prompt and on the long context: ``{positions: bytes}``."""
         last = self.per_round()[-1]
         return {
@@ -558,7 +607,7 @@ class LatencyTiming(Timing):
             self.context_tokens: last.side("context", self.context_tokens).kv_bytes,
         }
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         rounds = self.per_round()
         short, long = self._paired(rounds)
         paired = {"short": short, "long": long, "contexts": [min(self.prompts), self.context_tokens]}
@@ -577,23 +626,23 @@ class LatencyTiming(Timing):
 class BatchTiming(Timing):
     """Seconds per decode step at each of ``batch_sizes`` (:func:`batch_rounds`)."""
 
-    batch_sizes: tuple = ()
+    batch_sizes: tuple[int, ...] = ()
     prompt_tokens: int = 0
     decode_steps: int = 0
 
-    def latency(self, rounds, B: int) -> float:
+    def latency(self, rounds: Sequence[Round], B: int) -> float:
         return _median(r.side("batch", B) for r in rounds)
 
-    def throughput_gain(self, rounds) -> float:
+    def throughput_gain(self, rounds: Sequence[Round]) -> float:
         """Decode token/s at the largest batch over at the smallest."""
         lo, hi = min(self.batch_sizes), max(self.batch_sizes)
         return (hi / self.latency(rounds, hi)) / (lo / self.latency(rounds, lo))
 
-    def per_step(self) -> dict:
+    def per_step(self) -> dict[int, list[float]]:
         """Every round's sample, by batch size."""
         return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         per_step = self.per_step()
         lat = {B: _median(v) for B, v in per_step.items()}
         return {

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import CI, median_ci, rounds_for
 from claimcheck.llm.profiles import Profile
-from claimcheck.verdict import Bar, Timed
+from claimcheck.verdict import Bar, ExactForm, Timed
+
+if TYPE_CHECKING:
+    import torch
 
 #: the confidence level of timing verdicts (two-sided, distribution-free: 5 rounds cover 93.75%)
 LEVEL = 0.90
@@ -26,7 +29,7 @@ class Stats:
 
     samples: tuple[float, ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.samples:
             raise ValueError("Stats needs at least one sample")
 
@@ -54,7 +57,7 @@ class Stats:
     def q3(self) -> float:
         return _quantile(self.samples, 0.75)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "median": self.median,
@@ -66,7 +69,7 @@ class Stats:
         }
 
 
-def _quantile(xs, q: float) -> float:
+def _quantile(xs: Iterable[float], q: float) -> float:
     """numpy's default ('linear') quantile."""
     s = sorted(xs)
     pos = q * (len(s) - 1)
@@ -75,7 +78,7 @@ def _quantile(xs, q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
-def sync_device(device) -> None:
+def sync_device(device: torch.device | None) -> None:
     """Wait for queued CUDA work on ``device`` (no-op for None or a CPU device), before reading a clock."""
     if device is not None and getattr(device, "type", str(device)).startswith("cuda"):
         import torch
@@ -100,8 +103,12 @@ class Rounds:
     grows in place, shared by every claim; ``seconds``: wall time of the rounds so far."""
 
     def __init__(
-        self, fns: dict, warmup: int = 1, device=None, timer: Callable[[], float] = time.perf_counter
-    ):
+        self,
+        fns: Mapping[str, Callable[[], Any]],
+        warmup: int = 1,
+        device: torch.device | None = None,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
         if not fns:
             raise ValueError("Rounds needs at least one function")
         self.fns = dict(fns)
@@ -145,7 +152,7 @@ class Rounds:
         return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
 
 
-class Round(dict):
+class Round(dict[str, Any]):
     """One round's samples by side (``{"prompt@32": sample, ...}``)."""
 
     def side(self, kind: str, n: int) -> Any:
@@ -159,12 +166,12 @@ class Condition:
     ``text`` says what it is."""
 
     name: str
-    statistic: Callable[[list], float]
+    statistic: Callable[[list[Round]], float]
     region: tuple[float, float]
     text: str
 
 
-def _per_round_ci(rounds_list, statistic) -> CI:
+def _per_round_ci(rounds_list: Sequence[Round], statistic: Callable[[list[Round]], float]) -> CI:
     """The CI of the median of ``statistic`` over each round alone."""
     return median_ci([float(statistic([r])) for r in rounds_list], LEVEL)
 
@@ -178,12 +185,12 @@ class Timing:
     rounds: Rounds
     budget_s: float
     profile: str
-    spent: dict = field(default_factory=dict)  # seconds of the last measure(), for the report
+    spent: dict[str, float] = field(default_factory=dict)  # seconds of the last measure(), for the report
 
     def per_round(self) -> list[Round]:
         return self.rounds.per_round()
 
-    def seconds(self, side: str, rounds=None) -> list[float]:
+    def seconds(self, side: str, rounds: Sequence[Round] | None = None) -> list[float]:
         """Seconds of one call of ``side`` in each round (default: every round so far). Raises
         ``KeyError`` naming the sides there are."""
         if side not in self.rounds.samples.samples:
@@ -196,10 +203,10 @@ class Timing:
 
     def measure(
         self,
-        statistic: Callable[[list], float],
+        statistic: Callable[[list[Round]], float],
         *,
-        conditions=(),
-        exact=(),
+        conditions: Iterable[Condition] = (),
+        exact: Iterable[ExactForm] = (),
         unit: str | None = None,
         settled: Callable[[Timed], bool],
         min_rounds: int | None = None,
@@ -214,7 +221,7 @@ class Timing:
         spent_at_start = rounds.seconds
         t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
-        exact = tuple(exact)
+        exact_forms = tuple(exact)
         while True:
             per_round = rounds.per_round()
             bars = tuple(
@@ -224,7 +231,7 @@ class Timing:
                 _per_round_ci(per_round, statistic),
                 unit,
                 bars,
-                exact,
+                exact_forms,
                 rounds.n,
                 self.budget_s,
                 profile=self.profile,
@@ -243,7 +250,7 @@ class Timing:
         }
         return replace(evidence, load=machine_load())
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         """Facts for a claim's report row."""
         return {"profile": self.profile, **self.spent}
 
@@ -257,20 +264,20 @@ class SidesTiming(Timing):
         """The sides' names, in the order they run inside a round."""
         return tuple(self.rounds.samples.order)
 
-    def ratio(self, slower: str, faster: str) -> Callable[[list], float]:
+    def ratio(self, slower: str, faster: str) -> Callable[[list[Round]], float]:
         """The statistic rounds -> median seconds of ``slower`` / median seconds of ``faster``
         (unit ``x``). Raises ``KeyError`` here where either side is not in this timing."""
         for side in (slower, faster):
             self.seconds(side, rounds=[])
 
-        def statistic(rounds) -> float:
+        def statistic(rounds: Sequence[Round]) -> float:
             slow, fast = self.seconds(slower, rounds), self.seconds(faster, rounds)
             return statistics.median(slow) / statistics.median(fast)
 
         statistic.__name__ = f"ratio_{slower}_over_{faster}"
         return statistic
 
-    def details(self) -> dict:
+    def details(self) -> dict[str, Any]:
         """The base facts and every side's :meth:`Stats.as_dict` as ``"<side>_s"``."""
         s = self.rounds.samples
         return {**super().details(), **{f"{side}_s": s.stats(side).as_dict() for side in self.sides}}
@@ -281,7 +288,7 @@ def interleaved(
     /,
     *,
     warmup: int = 1,
-    device=None,
+    device: torch.device | None = None,
     timer: Callable[[], float] = time.perf_counter,
     **sides: Callable[[], object],
 ) -> SidesTiming:
@@ -294,13 +301,13 @@ def interleaved(
         raise ValueError("interleaved() needs at least one side: interleaved(profile, name=callable, ...)")
     if bad := [name for name, fn in sides.items() if not callable(fn)]:
         raise ValueError(f"interleaved(): side(s) {', '.join(bad)} must be zero-argument callables")
-    fns = {name: _timed(fn) for name, fn in sides.items()}
+    fns = {name: _wall_timed(fn) for name, fn in sides.items()}
     rounds = Rounds(fns, warmup=warmup, device=device, timer=timer)
     rounds.run(profile.timing_repeats, within_s=profile.base_budget_s)
     return SidesTiming(rounds, profile.timing_budget_s, profile.name)
 
 
-def _timed(fn: Callable[[], object]) -> Callable[[], None]:
+def _wall_timed(fn: Callable[[], object]) -> Callable[[], None]:
     """``fn`` returning None, so that :class:`Rounds` records its wall time."""
 
     def call() -> None:
@@ -309,7 +316,7 @@ def _timed(fn: Callable[[], object]) -> Callable[[], None]:
     return call
 
 
-def machine_load(probe_repeats: int = 5) -> dict:
+def machine_load(probe_repeats: int = 5) -> dict[str, Any]:
     """How busy the machine is now: ``{"loadavg_1m"`` (None where the OS has none), ``"cores",
     "probe_s", "probe_spread", "busy", "why"}``: the median seconds and spread (max/min) of
     ``probe_repeats`` runs of a 256x256 float32 matmul chain (~5 ms); ``busy`` when the spread
@@ -319,7 +326,7 @@ def machine_load(probe_repeats: int = 5) -> dict:
     load, cores = load_average()
     a = torch.randn(256, 256, generator=torch.Generator().manual_seed(0))
 
-    def kernel():
+    def kernel() -> None:
         x = a
         for _ in range(8):
             x = (x @ a).clamp_(-1, 1)

@@ -23,8 +23,8 @@ from claimcheck.llm.speed import (
     generation_rounds,
     latency_rounds,
     prefix_generation_times,
-    read_write,
     read_write_rounds,
+    read_write_samples,
     warm_up,
 )
 from claimcheck.llm.timing import Rounds
@@ -70,13 +70,13 @@ def test_binned_fit_ignores_spikes_and_short_contexts():
 
 def test_read_write_interleaves_with_extras(tiny, ids):
     calls = []
-    res = read_write(
+    res = read_write_samples(
         tiny, ids, read_tokens=32, write_tokens=4, repeats=2, warmup=1, extra={"x": lambda: calls.append(1)}
     )
     assert res.order == ["read", "write", "x"] and all(len(v) == 2 for v in res.samples.values())
     assert len(calls) == 3  # warm-up + 2 rounds
     with pytest.raises(ValueError):
-        read_write(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
+        read_write_samples(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
 
 
 def test_write_side_times_only_its_decode_steps(tiny, ids):
