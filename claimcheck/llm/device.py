@@ -3,7 +3,12 @@ is an error, not a fallback) and in which dtype (``listing``: float32, as the ch
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from claimcheck.llm.options import check_device_name
+
+if TYPE_CHECKING:  # types only: torch is imported where a device is chosen
+    import torch
 
 PRECISIONS = ("listing",)
 
@@ -13,6 +18,7 @@ class DeviceError(ValueError):
 
 
 def cuda_available() -> bool:
+    """Whether torch sees a usable CUDA GPU."""
     import torch
 
     return torch.cuda.is_available()
@@ -31,7 +37,7 @@ def no_gpu_reason() -> str:
     return f"needs a CUDA GPU; this runner has none (torch.cuda.is_available() is False: {why})"
 
 
-def select_device(requested: str | None = "auto"):
+def select_device(requested: str | None = "auto") -> torch.device:
     """Return the ``torch.device`` of ``requested`` (``auto``/None: GPU 0 if any, else CPU). Raises
     :class:`DeviceError` for CUDA unavailable (saying why), an index out of range, or an unknown name."""
     import torch
@@ -56,7 +62,7 @@ def select_device(requested: str | None = "auto"):
     return torch.device("cuda", index)
 
 
-def dtype_for(device, precision: str):
+def dtype_for(device: torch.device, precision: str) -> torch.dtype:
     """Return the torch dtype of ``precision`` on ``device`` (``listing``: float32). Raises
     ``ValueError`` for an unknown ``precision``."""
     import torch
@@ -66,7 +72,7 @@ def dtype_for(device, precision: str):
     raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
 
 
-def describe_device(device) -> str:
+def describe_device(device: torch.device) -> str:
     """One line naming the device: ``'cpu'`` or ``'cuda:0 (NVIDIA H100 80GB HBM3)'``."""
     if not getattr(device, "type", str(device)).startswith("cuda"):
         return "cpu"

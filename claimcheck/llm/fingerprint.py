@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
+from typing import Any
 
 from claimcheck import fingerprint as core
 from claimcheck.fingerprint import describe  # noqa: F401  (one renderer, re-exported)
 
 
-def kit_fields() -> dict:
+def kit_fields() -> dict[str, object]:
     """Return ``torch``, ``transformers`` (versions or None), ``torch_threads``, ``cpu_capability`` (the
     instruction set torch's CPU kernels use, e.g. ``"AVX512"``, honouring ``ATEN_CPU_CAPABILITY``) and
     ``gpu`` (:func:`gpu_info`)."""
@@ -23,7 +24,7 @@ def kit_fields() -> dict:
     return fields | {"torch_threads": torch.get_num_threads(), "cpu_capability": cpu, "gpu": gpu_info()}
 
 
-def runner_fingerprint(profile: str | None = None) -> dict:
+def whole_runner_fingerprint(profile: str | None = None) -> dict[str, Any]:
     """The whole runner fingerprint: :func:`claimcheck.fingerprint.runner_fingerprint` plus
     :func:`kit_fields` (what the plugin writes to ``claims.json`` ``runner``, less the weights)."""
     fp = core.runner_fingerprint(profile)
@@ -31,7 +32,7 @@ def runner_fingerprint(profile: str | None = None) -> dict:
     return fp
 
 
-def gpu_info() -> dict | None:
+def gpu_info() -> dict[str, object] | None:
     """Return GPU 0's ``name``, ``memory_bytes``, ``capability`` (e.g. ``"9.0"``), the ``count`` of GPUs,
     ``cuda`` and ``driver`` versions; None where torch sees no GPU (or is not installed)."""
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from claimcheck.display import suggest
 from claimcheck.llm.portable_lm import SOURCES
@@ -18,14 +19,14 @@ DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # claimcheck.llm.device plac
 _DEVICE_RE = re.compile(r"^(auto|cpu|cuda(:\d+)?)$")
 
 
-def _threads(text) -> str:
+def _threads(text: object) -> str:
     value = str(text).strip().lower()
     if value == "auto" or (value.isdigit() and int(value) > 0):
         return value
     raise ValueError(f"expected auto or a number of threads >= 1, got {text!r}")
 
 
-def check_device_name(text) -> str:
+def check_device_name(text: object) -> str:
     """Return ``text`` stripped if it names a device setting (auto, cpu, cuda, cuda:N). Raises
     ``ValueError`` for anything else; the message lists the choices."""
     value = str(text).strip()
@@ -36,7 +37,7 @@ def check_device_name(text) -> str:
     return value
 
 
-def _lm(text) -> str:
+def _lm(text: object) -> str:
     value = _text("the portable LM")(text).strip()
     looks_like_path = (
         value.startswith(("/", ".", "~")) or os.sep in value or os.path.exists(os.path.expanduser(value))
@@ -49,7 +50,7 @@ def _lm(text) -> str:
     return value
 
 
-def _kit(name: str, *args, **kwargs) -> Option:
+def _kit(name: str, *args: Any, **kwargs: Any) -> Option:
     """A kit option whose flag, environment variable and ini key are all named after ``name``."""
     flag, env = "--claims-" + name.replace("_", "-"), "CLAIMCHECK_" + name.upper()
     return Option(name, flag, env, "claims_" + name, *args, **kwargs)

@@ -8,24 +8,24 @@ from __future__ import annotations
 import pytest
 
 from claimcheck.llm.options import TABLE
-from claimcheck.settings import add_options
+from claimcheck.settings import OptionTable, add_options
 
 
-def pytest_addoption(parser, pluginmanager):
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
     if not pluginmanager.is_blocked("claimcheck"):  # the core's options group; no core, no options
         add_options(parser, TABLE.options)
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_claimcheck_options():
+def pytest_claimcheck_options() -> OptionTable:
     return TABLE
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_claimcheck_heavy_packages(config):
+def pytest_claimcheck_heavy_packages(config: pytest.Config) -> list[str]:
     return ["torch", "transformers"]  # a second import of a half-loaded one crashes the interpreter
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_claimcheck_configure(config):
+def pytest_claimcheck_configure(config: pytest.Config) -> None:
     config.pluginmanager.import_plugin("claimcheck.llm.pytest_kit")
