@@ -320,15 +320,32 @@ class WhatIf:
     bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about it, not the figure
 
     @property
+    def reproduces(self) -> bool:
+        """Whether this runner's measurement prints as the revised figure at its precision (for a bar,
+        the figure itself, not the bar, is what it reproduces)."""
+        if self.suggested is None:
+            return False
+        lo, sep, hi = self.suggested.partition("..")
+        return self.suggested == self.revised or bool(
+            sep and Decimal(lo) <= Decimal(self.revised) <= Decimal(hi)
+        )
+
+    @property
     def verdict(self) -> str:
-        """One paragraph: whether this runner's measurement supports the revised figure."""
+        """One paragraph: whether this runner's measurement supports the revised figure; a bar's claim
+        (``>=10``) is "not reproduced" where its bar holds but the measurement is not the figure."""
         v, m = self.revised, self.measured_display or "no measurement"
         unit = f" {self.unit}" if self.unit else ""
         where, value = ("on this runner", "measured")
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
         why = self.reason.splitlines()[0] if self.reason else ""
-        if self.outcome == PASSED:
+        if self.outcome == PASSED and self.bound and not self.reproduces:
+            head = (
+                f"not reproduced {where}: {value} {m}, which holds the bar {self.tolerance}, not the "
+                f"figure {v}{unit}"
+            )
+        elif self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
         elif self.outcome == FAILED:
             head = f"NOT supported {where}: {value} {m}; {why}"
@@ -415,6 +432,9 @@ def run_what_if(
         if key in inputs:  # the text's figures for the formula's inputs
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
+        below = bar_refusal(key if several else claim.id, claim, value)
+        if below and row.outcome in (PASSED, SKIPPED):  # this runner's value may hold the bar; the figure not
+            row = dataclasses.replace(row, outcome=FAILED, reason=below)
         answers.append(
             WhatIf(
                 key if several else claim.id,
@@ -470,11 +490,62 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
     resolved = []
     for name, value in revisions:
         try:
-            resolved.append((resolve_key(name, claims), value))
+            key = resolve_key(name, claims)
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
-        printed_number(value)
+        figure = value.strip().removesuffix("%").strip()
+        try:
+            printed_number(figure)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
+        refused = form_refusal(name, claims[key][1], figure, percent=value.strip().endswith("%"))
+        if refused:
+            raise ValueError(refused)
+        resolved.append((key, figure))
     return regs, claims, resolved
+
+
+#: units of a count: a figure of a claim in one of them is a whole number
+COUNT_UNITS = frozenset({"token", "tokens", "example", "examples", "forward_pass", "layer", "layers"})
+#: units of a ratio ("60 x"): a figure of a claim in one of them is a number > 0
+RATIO_UNITS = frozenset({"x", "×", "倍"})
+#: units of a percentage: a figure given with "%" is one of theirs
+PERCENT_UNITS = frozenset({"percent", "%"})
+
+
+def form_refusal(name: str, claim, figure: str, percent: bool = False) -> str | None:
+    """Why the claim ``name`` (its :class:`~claimcheck.registry.Claim`) cannot read ``figure`` (a
+    printed decimal; ``percent``: it was given with a ``%``) as its figure, or None when it can: a
+    percentage for a claim not in percent, a ratio (unit ``x``) that is not above 0, a count (unit
+    ``token``, ``example``, ...) that is not a whole number. The message names the claim and its form."""
+    unit = (claim.unit or "").strip()
+    form = f"{name}'s figure is {claim.unit or 'a number without a unit'} ({claim.title})"
+    d = Decimal(figure)
+    if percent and unit not in PERCENT_UNITS:
+        return f"{name}: {figure}% is a percentage; {form}, not a percentage: give it as {name}=VALUE"
+    if unit in RATIO_UNITS and d <= 0:
+        return f"{name}: {figure} is not a ratio: {form}, a ratio above 0"
+    if unit in COUNT_UNITS and d != d.to_integral_value():
+        return f"{name}: {figure} is not a whole number: {form}, a count"
+    return None
+
+
+def bar_refusal(name: str, claim, figure: str) -> str | None:
+    """Why ``figure`` cannot be the chapter's figure of a claim whose tolerance is a bar (``>=10``):
+    the figure does not hold the claim's own bar (C05 = 8 against at least 10), or None (it does, or
+    the tolerance is no bar)."""
+    tol = claim.tolerance
+    if not tol.is_bound:
+        return None
+    lo, hi = tol.region(figure)
+    value = float(Decimal(figure))
+    if lo <= value <= hi:
+        return None
+    bar = tol.describe(figure, claim.unit or None)
+    side = "below" if value < lo else "above"
+    return (
+        f"{name} = {figure} is {side} {name}'s own bar of {bar}: the chapter's figure must hold its own claim"
+    )
 
 
 def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:

@@ -18,16 +18,35 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import partial
+from typing import Any
 
 from claimcheck.display import excerpt
-from claimcheck.interval import Interval
+from claimcheck.interval import Interval, exact_value
 
 PRECISIONS = ("printed", "exact")
 
 MAX_CHARS = 1000  # the longest formula or condition (characters): the chapter's own are under 150
 MAX_DEPTH = 40  # the deepest nesting of a formula's expression tree (operators, calls, parentheses)
 MAX_LITERAL = 1e30  # the largest magnitude of a number written in a formula
+MAX_EXACT_BITS = 4096  # an exact intermediate value's numerator or denominator beyond this: a float
+
+
+def _finite(x) -> bool:
+    """Whether ``x`` (a float, an int or a Fraction) is a finite number within a float's range."""
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an exact rational beyond a float's range
+        return False
+
+
+def _bits(x: Interval) -> int:
+    """The most bits of a numerator or denominator of an exact interval's ends."""
+    return max(
+        max(abs(f.numerator).bit_length(), f.denominator.bit_length()) for f in map(Fraction, (x.lo, x.hi))
+    )
+
 
 #: another chapter's value in a formula: ``ch15:C10.stated`` (chapter, claim id, value name)
 XREF_RE = re.compile(r"(?<![\w.:])[a-z][a-z0-9_-]*:[A-Z]+\d+(?:\.[a-z][a-z0-9_]*)?\.[a-z][a-z0-9_]*")
@@ -268,13 +287,17 @@ class _Evaluator:
 
     def visit(self, node):
         value = self._visit(node)
-        if isinstance(value, Interval) and not (math.isfinite(value.lo) and math.isfinite(value.hi)):
-            raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({value})")
+        if isinstance(value, Interval) and not (_finite(value.lo) and _finite(value.hi)):
+            shown = str(value) if not value.is_exact else "beyond a float's range"
+            raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({shown})")
+        if isinstance(value, Interval) and value.is_exact and _bits(value) > MAX_EXACT_BITS:
+            value = value.as_float()  # an exact rational grown past any printed figure's digits
         return value
 
     def _visit(self, node):
-        if isinstance(node, ast.Constant):
-            return Interval.exact(node.value)
+        if isinstance(node, ast.Constant):  # a literal as the decimal it is written as, exactly
+            v: Any = exact_value(node.value)
+            return Interval(v, v)
         if isinstance(node, (ast.Name, ast.Attribute)):
             name = _dotted(node)
             name = self.aliases.get(name, name) if name else name
@@ -284,7 +307,7 @@ class _Evaluator:
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
             if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (-1 parses as a unary minus)
-                return math.prod([a] * node.right.value, start=Interval.exact(1))
+                return math.prod([a] * node.right.value, start=Interval(1, 1))
             try:
                 return _BINARY[type(node.op)](a, b)
             except ZeroDivisionError as exc:  # a division by an interval holding 0
@@ -314,8 +337,9 @@ class _Evaluator:
 
 
 def value_of(printed: str, precision: str) -> Interval:
-    """A printed number as an interval: every value that rounds to it (``printed``), or exactly it."""
-    return Interval.printed(printed) if precision == "printed" else Interval.exact(printed)
+    """A printed number as an interval: every value that rounds to it (``printed``), or exactly it (the
+    printed decimal as an exact rational, so ``exact`` arithmetic is exact)."""
+    return Interval.printed(printed) if precision == "printed" else Interval.exact_decimal(printed)
 
 
 @dataclass(frozen=True)
@@ -367,7 +391,8 @@ def evaluate_claim(claim, registry, book=None) -> Evaluation:
     if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
         raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
     return Evaluation(
-        value, tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions))
+        value.as_float(),  # exact rationals inside, floats for the report
+        tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions)),
     )
 
 

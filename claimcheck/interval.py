@@ -10,6 +10,8 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from typing import Any
 
 
 def decimals_of(text: str) -> int:
@@ -36,11 +38,31 @@ def parse_decimal(text: str) -> Decimal:
     return d
 
 
+def exact_value(x) -> Fraction:
+    """``x`` as the exact rational number it stands for: an int or Fraction as itself, a printed string or
+    a Decimal by its digits, a float as the shortest decimal that prints it (``repr``: 0.1 is 1/10, not
+    the binary 0.1000000000000000055...). Raises ValueError: not a finite number."""
+    if isinstance(x, str):
+        return Fraction(parse_decimal(x))
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise ValueError(f"not a finite number: {x!r}")
+        return Fraction(Decimal(repr(x)))
+    if isinstance(x, Decimal) and not x.is_finite():
+        raise ValueError(f"not a finite number: {x!r}")
+    return Fraction(x)
+
+
+def _is_exact(x) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A closed interval [lo, hi] of real numbers, with the arithmetic of interval analysis."""
+    """A closed interval [lo, hi] of real numbers, with the arithmetic of interval analysis: float ends,
+    or exact rationals (:meth:`exact_decimal`), whose arithmetic stays exact."""
 
-    lo: float
+    lo: float  # or a Fraction (an exact interval), typed as float: it does a float's arithmetic exactly
     hi: float
 
     def __post_init__(self) -> None:
@@ -58,6 +80,23 @@ class Interval:
         """The degenerate interval [value, value] (a list price, a count)."""
         v = float(parse_decimal(value)) if isinstance(value, str) else float(value)
         return cls(v, v)
+
+    @classmethod
+    def exact_decimal(cls, text: str) -> Interval:
+        """The degenerate interval of a printed number with exact rational ends (``"0.1"`` -> [1/10,
+        1/10]): arithmetic on such intervals is exact (``+ - * /``). Raises ValueError: not a plain
+        decimal number."""
+        v: Any = exact_value(text)
+        return cls(v, v)
+
+    @property
+    def is_exact(self) -> bool:
+        """Whether both ends are exact rationals (ints or Fractions), not floats."""
+        return _is_exact(self.lo) and _is_exact(self.hi)
+
+    def as_float(self) -> Interval:
+        """The interval with float ends (rounding is monotone: lo stays <= hi)."""
+        return Interval(float(self.lo), float(self.hi))
 
     @classmethod
     def coerce(cls, value: Interval | str | float) -> Interval:
@@ -78,6 +117,8 @@ class Interval:
         ``slack`` (relative) absorbs floating-point rounding at the ends."""
         other = Interval.coerce(other)
         eps = slack * max(1.0, abs(self.lo), abs(self.hi), abs(other.lo), abs(other.hi))
+        if self.is_exact and other.is_exact:  # exact ends have no rounding to absorb
+            eps = 0
         if self.lo == self.hi or other.lo == other.hi:
             return self.lo - eps <= other.hi and other.lo - eps <= self.hi
         return min(self.hi, other.hi) - max(self.lo, other.lo) > eps
@@ -120,8 +161,8 @@ class Interval:
 
     def __str__(self) -> str:
         if self.lo == self.hi:
-            return f"{self.lo:.6g}"
-        return f"[{self.lo:.6g}, {self.hi:.6g}]"
+            return f"{float(self.lo):.6g}"
+        return f"[{float(self.lo):.6g}, {float(self.hi):.6g}]"
 
 
 # --- Confidence intervals of timing statistics over interleaved rounds, judged against a claim's bar

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 
 from claimcheck.display import number, with_unit
-from claimcheck.interval import Interval, half_unit, parse_decimal
+from claimcheck.interval import Interval, exact_value, half_unit, parse_decimal
 
 
 class ToleranceError(ValueError):
@@ -142,11 +142,15 @@ class Exact(Tolerance):
     form = "exact"
 
     def check(self, measured, stated):
+        """Equal to the printed decimal ``stated`` exactly, as rationals: a float measured value is the
+        shortest decimal that prints it (``exact_value``), so 36864.0 is not 36864.0000000000000000001."""
         s = _num(stated)
         m = Interval.coerce(measured)
-        if m.lo == m.hi == s:
+        want = exact_value(stated)
+        if exact_value(m.lo) == exact_value(m.hi) == want:
             return None
-        return f"{m} != {stated} exactly (off by {_fmt(_distance(m, Interval.exact(s)))})"
+        off = _distance(m, Interval.exact(s)) or float(max(abs(exact_value(x) - want) for x in (m.lo, m.hi)))
+        return f"{m} != {stated} exactly (off by {_fmt(off)})"
 
     def move_limit(self, old, stated=None, bound_move=0.25):
         return 0.0, "exact: any change"

@@ -212,10 +212,13 @@ def _check_manuscript(args) -> int:
 
 
 def _what_if(args) -> int:
-    try:
-        revisions = [stated_override(r) for r in args.revisions]
-    except ValueError as exc:
-        return error(str(exc))
+    revisions = []
+    for r in args.revisions:
+        try:  # the "%" kept: what-if refuses a percentage for a claim that is not in percent
+            cid, value = stated_override(r)
+        except ValueError as exc:
+            return error(f"{r}: {exc}" if "=" in str(r) else str(exc))
+        revisions.append((cid, value + "%" if str(r).rstrip().endswith("%") else value))
     cwd = None
     inputs: dict[str, dict[str, str]] = {}
     if args.manuscript:

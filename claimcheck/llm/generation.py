@@ -96,6 +96,12 @@ class StreamComparison:
         """One line: identical, or where the streams first differ, the margin there and what it means."""
         if self.verdict == IDENTICAL:
             return f"all {self.n_compared} tokens identical"
+        if self.margin is None:  # one stream ended where the other goes on
+            ends = "the reference" if self.ref_token is None else "the other stream"
+            return (
+                f"the streams differ in length: {ends} ends after {self.n_compared} tokens, where the "
+                f"other goes on ({self.n_differing} tokens more; a real divergence, not a near-tie)"
+            )
         what = "near-tie" if self.verdict == NEAR_TIE else "real divergence"
         return (
             f"first difference at generated position {self.position} of {self.n_compared}: "
@@ -105,17 +111,24 @@ class StreamComparison:
 
 
 def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) -> StreamComparison:
-    """Compare two greedy token streams up to the shorter, tie-aware: a first difference whose
-    margin in ``ref_logits`` (``[n, vocab]``) is within ``tie_tolerance`` is a near-tie."""
+    """Compare two greedy token streams, tie-aware: a first difference whose margin in ``ref_logits``
+    (``[n, vocab]``) is within ``tie_tolerance`` is a near-tie. Streams of different lengths (an empty
+    one included) differ where the shorter ends: a divergence, never identical, never a near-tie (a
+    missing token has no logit margin); each token one stream lacks counts as a differing position."""
     n = min(len(ref_tokens), len(other_tokens))
     differing = [i for i in range(n) if int(ref_tokens[i]) != int(other_tokens[i])]
+    missing = abs(len(ref_tokens) - len(other_tokens))
+    if not differing and missing:
+        ref_at = int(ref_tokens[n]) if len(ref_tokens) > n else None
+        other_at = int(other_tokens[n]) if len(other_tokens) > n else None
+        return StreamComparison(DIVERGED, n, n, None, ref_at, other_at, tie_tolerance, missing)
     if not differing:
         return StreamComparison(IDENTICAL, n, tie_tolerance=tie_tolerance)
     i = differing[0]
     a, b = int(ref_tokens[i]), int(other_tokens[i])
     margin = float(ref_logits[i, a] - ref_logits[i, b])
     verdict = NEAR_TIE if abs(margin) <= tie_tolerance else DIVERGED
-    return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, len(differing))
+    return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, len(differing) + missing)
 
 
 def top2_margins(logits):

@@ -203,7 +203,9 @@ def test_what_if_verdict_and_suggested_figure(whatif_project):
         [("C05", "58"), ("C03", "37")], "claims/claims.toml", "claims", cwd=whatif_project
     )
     assert (c05.outcome, c05.previous, c05.suggested) == ("passed", "60", "13")
-    assert "supported on this runner" in c05.verdict and "suggests 13 x" in c05.verdict
+    # the bar holds here; the figure 58 is not this runner's: never "supported" (issue 35)
+    assert "supported" not in c05.verdict and "suggests 13 x" in c05.verdict
+    assert "not reproduced on this runner: measured 13.42×, which holds the bar >=10" in c05.verdict
     assert "bound (>=10)" in c05.verdict and "does not reproduce 58" in c05.verdict
     assert (c03.outcome, c03.suggested) == ("failed", "36")
     assert (
@@ -331,9 +333,95 @@ def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
 def test_what_if_command_line(whatif_project, monkeypatch, capsys):
     monkeypatch.chdir(whatif_project)
     assert main(["what-if", "C05=58", "--registry", "claims/claims.toml"]) == 0
-    assert "C05 = 58 x (registry: 60): supported" in capsys.readouterr().out
+    assert "C05 = 58 x (registry: 60): not reproduced on this runner" in capsys.readouterr().out
     assert main(["what-if", "C05=abc", "--registry", "claims/claims.toml"]) == 2
-    assert "not a printed decimal number" in capsys.readouterr().err
+    assert "C05=abc: not a printed decimal number" in capsys.readouterr().err
+    for given, words in (
+        ("C05=60%", "C05: 60% is a percentage"),
+        ("C05=1e309", "C05: '1e309' is not a finite"),
+    ):
+        assert main(["what-if", given, "--registry", "claims/claims.toml"]) == 2
+        assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "figure, words",
+    [
+        (
+            "-1",
+            "C05: -1 is not a ratio: C05's figure is x (read is tens of times faster than write), a ratio",
+        ),
+        ("0", "C05: 0 is not a ratio"),
+        ("60%", "C05: 60% is a percentage; C05's figure is x"),
+        ("1e309", "C05: '1e309' is not a finite number of sensible size"),
+    ],
+)
+def test_what_if_refuses_a_figure_outside_the_claims_form_naming_it(whatif_project, figure, words):
+    with pytest.raises(ValueError) as info:
+        run_what_if([("C05", figure)], "claims/claims.toml", "claims", cwd=whatif_project)
+    assert str(info.value).startswith(words)
+
+
+def test_what_if_a_count_is_a_whole_number_and_a_percent_claim_takes_a_percent():
+    from claimcheck.editor import form_refusal
+    from claimcheck.registry import Claim
+
+    def claim(unit: str):
+        return type("C", (), {"unit": unit, "title": "t"})()
+
+    assert Claim  # the registry's type has the fields form_refusal reads
+    assert form_refusal("C07", claim("example"), "1023.5") == (
+        "C07: 1023.5 is not a whole number: C07's figure is example (t), a count"
+    )
+    assert form_refusal("C07", claim("example"), "1023.0") is None
+    assert form_refusal("C30", claim("percent"), "99.2", percent=True) is None
+    assert form_refusal("C18", claim("B/token"), "36864.0000000000000000001") is None  # no count: judged
+
+
+EXACT_REGISTRY = """
+[[claims]]
+id = "C18"
+title = "KV cache bytes per token"
+stated = "36864"
+unit = "B/token"
+locator = "36864 B"
+tolerance = "exact"
+needs = ["arch"]
+"""
+
+EXACT_TESTS = """
+
+@pytest.mark.claim("C18")
+def test_kv_exact(claim):
+    claim.check(36864.0, "B/token")
+"""
+
+
+@pytest.fixture
+def exact_project(whatif_project):
+    claims = whatif_project / "claims"
+    with open(claims / "claims.toml", "a", encoding="utf-8") as f:
+        f.write(EXACT_REGISTRY)
+    with open(claims / "test_claims.py", "a", encoding="utf-8") as f:
+        f.write(EXACT_TESTS)
+    return whatif_project
+
+
+def test_what_if_a_figure_below_its_own_bar_or_beyond_an_exact_figure_is_not_supported(exact_project):
+    c05, c18 = run_what_if(
+        [("C05", "8"), ("C18", "36864.0000000000000000001")],
+        "claims/claims.toml",
+        "claims",
+        cwd=exact_project,
+    )
+    assert c05.outcome == "failed" and "NOT supported" in c05.verdict
+    assert "C05 = 8 is below C05's own bar of at least 10×" in c05.reason
+    assert c18.outcome == "failed" and "NOT supported" in c18.verdict  # the run compared floats: passed
+    huge, c18 = run_what_if(
+        [("C05", "1e30"), ("C18", "36864")], "claims/claims.toml", "claims", cwd=exact_project
+    )
+    assert huge.outcome == "passed" and "supported" not in huge.verdict and "not reproduced" in huge.verdict
+    assert c18.outcome == "passed" and "supported on this runner" in c18.verdict
 
 
 # --- drift and audit inside a pytest run (pytester) ---------------------------------------------

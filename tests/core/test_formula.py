@@ -2,6 +2,7 @@
 
 import math
 import textwrap
+from fractions import Fraction
 
 import pytest
 
@@ -201,7 +202,7 @@ def test_a_formula_is_data_every_failure_is_its_claims_problem(tmp_path, formula
 def test_the_formula_bounds_hold_at_their_limits():
     assert parse("+".join(["1"] * 30)).evaluate({}) == Interval(30, 30)
     assert parse("(" * 100 + "1" + ")" * 100).evaluate({}) == Interval(1, 1)  # parentheses alone nest nothing
-    assert parse("1e30 * 2").evaluate({}) == Interval(2e30, 2e30)
+    assert parse("1e30 * 2").evaluate({}) == Interval(2 * 10**30, 2 * 10**30)  # literals are exact decimals
     with pytest.raises(FormulaError, match="at most 1000"):
         parse("1" * 1001)
 
@@ -274,3 +275,51 @@ def test_an_exact_formula_must_read_exact_numbers(tmp_path, precision, ok):
             issue.claim_id == "C01" and issue.field == "tolerance" and 'precision = "exact"' in issue.message
         )
         assert str(path) in str(issue)
+
+
+def test_exact_precision_is_the_printed_decimals_arithmetic():
+    from claimcheck.formula import value_of
+
+    env = {n: value_of(v, "exact") for n, v in (("a", "0.1"), ("b", "0.2"), ("c", "0.3"))}
+    env["d"] = value_of("0.3000000000000000001", "exact")
+    assert parse("a + b == c", condition=True).evaluate(env) is True  # no float rounding to absorb
+    assert parse("a + b == d", condition=True).evaluate(env) is False  # once equal within a float's slack
+    assert parse("a + b").evaluate(env) == Interval(Fraction(3, 10), Fraction(3, 10))
+    big = {"n": value_of("36864.0000000000000000001", "exact"), "m": value_of("36864", "exact")}
+    assert parse("n == m", condition=True).evaluate(big) is False
+    assert parse("n > m", condition=True).evaluate(big) is True
+    # printed precision keeps its slack at the ends of the printed intervals
+    printed = {n: value_of(v, "printed") for n, v in (("a", "0.1"), ("b", "0.2"), ("c", "0.4"))}
+    assert parse("a + b == c", condition=True).evaluate(printed) is True
+
+
+def test_an_exact_formula_claim_fails_a_stated_figure_beyond_its_value(tmp_path):
+    from claimcheck.editor import formula_verdict
+
+    (tmp_path / "claims.toml").write_text(
+        textwrap.dedent(
+            """
+            [chapter]
+            id = "ch15"
+            title = "t"
+            id_pattern = 'C\\d{2}'
+
+            [[claims]]
+            id = "C01"
+            title = "bytes"
+            stated = "36864"
+            unit = "B"
+            locator = "36864"
+            tolerance = "exact"
+            precision = "exact"
+            needs = ["text"]
+            values = { a = "36", b = "1024" }
+            formula = "a * b"
+            """
+        ),
+        encoding="utf-8",
+    )
+    reg = load_registry(tmp_path / "claims.toml")
+    claim = reg.claims["C01"]
+    assert formula_verdict(claim, reg, "36864").outcome == "passed"
+    assert formula_verdict(claim, reg, "36864.0000000000000000001").outcome == "failed"

@@ -186,3 +186,22 @@ def test_the_margin_in_words(text, stated, measured, words, inside):
 def test_a_value_that_is_not_finite_has_no_margin(measured):
     """None, as the contract says, for NaN too (a NaN read from a claims.json makes no Interval)."""
     assert parse_tolerance("rel:5%").margin(measured, "10", "x") is None
+
+
+@pytest.mark.parametrize(
+    "measured, stated, holds",
+    [
+        (36864.0, "36864.0000000000000000001", False),  # a float once compared equal to this
+        (36864, "36864.0000000000000000001", False),
+        (Interval(5.0, 5.0), "5.0000000000000000001", False),
+        (36864.0, "36864", True),
+        (36864, "36864.000", True),  # the same decimal, printed with zeros
+        (0.1, "0.1", True),  # the float 0.1 is the decimal it prints as
+        (0.1 + 0.2, "0.3", False),  # 0.30000000000000004 is not 0.3
+    ],
+)
+def test_exact_compares_the_printed_decimal(measured, stated, holds):
+    failure = parse_tolerance("exact")(measured, stated)
+    assert (failure is None) is holds
+    if not holds:
+        assert "exactly" in failure and "off by 0)" not in failure

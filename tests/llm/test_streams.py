@@ -66,3 +66,32 @@ def test_constructed_near_tie_is_reported_as_near_tie(pytester, monkeypatch):
     assert same["outcome"] == "passed" and same["measured"] == 0
     c01 = report.row_html("C01")
     assert "o-near-tie" in c01 and "first difference at generated position 2" in c01
+
+
+def _logits(n: int):
+    import torch
+
+    return torch.zeros(max(n, 1), 10, dtype=torch.float64)
+
+
+def test_an_empty_stream_is_a_divergence_not_identical():
+    from claimcheck.llm.generation import DIVERGED, compare_streams
+
+    for ref, other in (([5, 7, 9], []), ([], [5, 7, 9])):
+        c = compare_streams(ref, other, _logits(3), tie_tolerance=1e-4)
+        assert (c.verdict, c.position, c.measured) == (DIVERGED, 0, 3)
+        assert c.diverged and not c.near_tie and "differ in length" in c.describe()
+
+
+def test_a_shorter_stream_differs_where_it_ends():
+    from claimcheck.llm.generation import DIVERGED, IDENTICAL, compare_streams
+
+    c = compare_streams([5, 7, 9], [5, 7], _logits(3), tie_tolerance=1e-4)
+    assert (c.verdict, c.position, c.n_compared, c.measured, c.ref_token, c.other_token) == (
+        DIVERGED, 2, 2, 1, 9, None
+    )  # fmt: skip
+    assert "the other stream ends after 2 tokens" in c.describe()
+    assert compare_streams([5, 7, 9], [5, 7, 9], _logits(3), tie_tolerance=1e-4).verdict == IDENTICAL
+    # a token difference before the end still decides, and the missing tokens count as differences
+    d = compare_streams([5, 7, 9], [5, 8], _logits(3), tie_tolerance=1e-4)
+    assert (d.position, d.measured) == (1, 2)
