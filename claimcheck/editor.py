@@ -21,20 +21,31 @@ from claimcheck.interval import Interval, decimals_of
 from claimcheck.keys import ClaimKeyError, resolve_key, split
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
 from claimcheck.pages.words import measured_value
-from claimcheck.printed import parse_number
-from claimcheck.registry import load_registry
+from claimcheck.printed import figure_in_unit, split_figure
+from claimcheck.registry import Claim, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
 from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
     """Replace ``stated`` of the claims named in ``overrides`` (``ch15:C10``, or ``C10`` in any
-    chapter -> printed number) in place (``--claims-stated``); return the names applied here."""
+    chapter -> the figure as typed, ``2.96 亿`` read in the claim's unit) in place
+    (``--claims-stated``); return the names applied here. A figure in another unit than the claim's
+    makes that claim a registry problem naming the option (its test errors; the rest still runs)."""
     found = set()
     for name, value in overrides.items():
         chapter, cid = split(name)
         if chapter in (None, registry.chapter_id) and cid in registry.claims:
-            registry.claims[cid] = dataclasses.replace(registry.claims[cid], stated=value)
+            claim = registry.claims[cid]
+            try:
+                figure = figure_in_unit(value, claim.unit or "")
+            except ValueError as exc:
+                problem = RegistryIssue(
+                    registry.path, cid, "stated", f"--claims-stated {name}={value}: {exc}"
+                )
+                registry.invalidate(cid, [problem])
+            else:
+                registry.claims[cid] = dataclasses.replace(claim, stated=figure)
             found.add(name)
     return found
 
@@ -185,8 +196,9 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
 
 def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
     """``(revisions, inputs, notes)`` a manuscript's drift asks what-if to check: ``[(claim key, the
-    text's stated figure)]``, ``{key: {name: the text's figure}}`` of formula claims' inputs, and
-    what cannot be checked so (a measured claim's input; of a figure printed twice, the first is taken)."""
+    text's stated figure in the claim's unit)]``, ``{key: {name: the text's figure}}`` of formula
+    claims' inputs, and one note per figure that cannot be checked so (not a number in the claim's
+    unit; a measured claim's input; of a figure printed twice, the first is taken)."""
     revisions: dict[str, str] = {}
     inputs: dict[str, dict[str, str]] = {}
     lines: dict[str, list[str]] = {}
@@ -194,13 +206,16 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
     drifted = [q for d in check.drifts for q in d.checks if q.status == "drift" and q.manuscript is not None]
     for q in drifted:
         key = registry.key(q.claim_id)
-        try:
-            mantissa, exponent, scale = parse_number(q.manuscript)
-        except ValueError:
-            notes.append(f"{key}: line {q.line} prints {q.manuscript!r}, which is not one plain number")
-            continue
-        if exponent is not None or scale not in ("", "%"):  # a percent is the registry's number
-            notes.append(f"{key}: line {q.line} prints {q.manuscript}: a scaled figure; give it as ID=VALUE")
+        try:  # the stated figure in the claim's unit (2.96 亿 of a claim in 亿 FLOP/token is 2.96)
+            mantissa = (
+                figure_in_unit(q.manuscript, registry.claims[q.claim_id].unit or "")
+                if q.name == "stated"
+                else split_figure(q.manuscript)[
+                    0
+                ]  # an input: at its place the text's scale is the registry's
+            )
+        except ValueError as exc:
+            notes.append(f"{key}: line {q.line} prints {q.manuscript!r}: {exc}")
             continue
         if q.name != "stated":
             if registry.claims[q.claim_id].formula:
@@ -409,13 +424,13 @@ def run_what_if(
     """The answers for claims re-run with revised stated values, measured ones in a pytest subprocess
     in ``cwd`` (the project root; default the current folder), formula claims judged here.
 
-    ``revisions``: ``[(claim, printed value)]`` (``("ch15:C05", "58")``, or a short id one chapter
-    declares); ``registry_path``: the one registry to take claims from (default: every chapter's
+    ``revisions``: ``[(claim, figure as typed)]`` (``("ch15:C05", "58")``, ``("C23", "2.96 亿")``: read in
+    the claim's unit; a short id one chapter declares); ``registry_path``: the one registry to take claims from (default: every chapter's
     under ``claims_dir``); ``profile``, ``runner``: ``--claims-profile``/``--claims-runner``;
     ``report_dir``: where the run's reports go (default: a temporary folder); ``inputs``:
     ``{claim: {value name: printed figure}}``, formula claims re-judged with these inputs. Raises
     KeyError: a name is no claim, or one several chapters declare (naming the closest or the candidates);
-    ValueError: a value is not a printed number; RuntimeError: pytest wrote no report (its output's tail).
+    ValueError: a value is not a printed number in the claim's unit; RuntimeError: pytest wrote no report (its output's tail).
     """
     base = Path(cwd) if cwd is not None else Path.cwd()
     regs, claims, revisions = _revised(revisions, base, registry_path, claims_dir)
@@ -493,12 +508,12 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
             key = resolve_key(name, claims)
         except ClaimKeyError as exc:
             raise KeyError(str(exc)) from None
-        figure = value.strip().removesuffix("%").strip()
-        try:
+        try:  # as typed: "2.96 亿" of a claim in 亿 FLOP/token is its registry number 2.96
+            figure = figure_in_unit(value, claims[key][1].unit or "")
             printed_number(figure)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
-        refused = form_refusal(name, claims[key][1], figure, percent=value.strip().endswith("%"))
+        refused = form_refusal(name, claims[key][1], figure)
         if refused:
             raise ValueError(refused)
         resolved.append((key, figure))
@@ -509,20 +524,16 @@ def _revised(revisions, base: Path, registry_path, claims_dir):
 COUNT_UNITS = frozenset({"token", "tokens", "example", "examples", "forward_pass", "layer", "layers"})
 #: units of a ratio ("60 x"): a figure of a claim in one of them is a number > 0
 RATIO_UNITS = frozenset({"x", "×", "倍"})
-#: units of a percentage: a figure given with "%" is one of theirs
-PERCENT_UNITS = frozenset({"percent", "%"})
 
 
-def form_refusal(name: str, claim, figure: str, percent: bool = False) -> str | None:
+def form_refusal(name: str, claim: Claim, figure: str) -> str | None:
     """Why the claim ``name`` (its :class:`~claimcheck.registry.Claim`) cannot read ``figure`` (a
-    printed decimal; ``percent``: it was given with a ``%``) as its figure, or None when it can: a
-    percentage for a claim not in percent, a ratio (unit ``x``) that is not above 0, a count (unit
+    printed decimal in the claim's unit, :func:`~claimcheck.printed.figure_in_unit`) as its figure, or
+    None when it can: a ratio (unit ``x``) that is not above 0, a count (unit
     ``token``, ``example``, ...) that is not a whole number. The message names the claim and its form."""
     unit = (claim.unit or "").strip()
     form = f"{name}'s figure is {claim.unit or 'a number without a unit'} ({claim.title})"
     d = Decimal(figure)
-    if percent and unit not in PERCENT_UNITS:
-        return f"{name}: {figure}% is a percentage; {form}, not a percentage: give it as {name}=VALUE"
     if unit in RATIO_UNITS and d <= 0:
         return f"{name}: {figure} is not a ratio: {form}, a ratio above 0"
     if unit in COUNT_UNITS and d != d.to_integral_value():

@@ -121,6 +121,59 @@ def parse_number(text: str) -> tuple[str, int | None, str]:
     return mantissa, (int(exp) if exp is not None else None), m.group("scale") or ""
 
 
+#: how a unit may be typed -> how a registry spells it, to match a typed figure's unit with a claim's
+_UNIT_SPELLING = {"×": "x", "X": "x", "倍": "x", "%": "percent", "tokens": "token", "tok": "token"}
+#: denominators a typed figure may leave out (``36 KiB`` for a claim in KiB/token); never a time: a
+#: rate without its ``/s`` is a count
+_PER_ITEM = re.compile(r"/(?!(?:s|ms|us|ns|min|h)$)[^/]+$")
+
+
+def split_figure(text: str) -> tuple[str, str]:
+    """``(figure, unit)`` of a figure as a person types it: the number in registry form (``"2.96"``,
+    ``"36864"``, ``"5.8e-6"``, a sign kept) and what is written after it, a scale first (``"亿"``,
+    ``"%"``, ``"KiB/token"``, ``"×"``, or ``""``): ``split_figure("2.96 亿") == ("2.96", "亿")``.
+    Raises ValueError: ``text`` does not start with one printed decimal number (a fraction is not one)."""
+    t = normalise(str(text).strip())
+    sign = t[:1] if t[:1] in "+-" else ""
+    m = _NUMBER_RE.match(t[len(sign) :].lstrip())
+    if m is None or "/" in m.group().split()[0]:
+        raise ValueError(f"not a printed decimal number: {text!r}")
+    mantissa, exponent, scale = parse_number(m.group())
+    figure = sign.replace("+", "") + mantissa + (f"e{exponent}" if exponent is not None else "")
+    rest = t[len(sign) :].lstrip()[m.end() :].strip()
+    return figure, " ".join(x for x in (scale, rest) if x)
+
+
+def _unit_key(unit: str) -> str:
+    words = [_UNIT_SPELLING.get(w, w) for w in re.split(r"\s+", unit.strip()) if w]
+    return " ".join(words).replace(" /", "/").replace("/ ", "/")
+
+
+def figure_in_unit(text: str, unit: str) -> str:
+    """The registry's printed number of a figure typed in a claim's ``unit``, as printed:
+    ``figure_in_unit("2.96 亿", "亿 FLOP/token") == "2.96"``; ``"99.16%"`` in ``percent``, ``"38 KiB"``
+    in ``KiB/token``, ``"58×"`` in ``x``; a plain number is in the claim's unit already. Raises
+    ValueError: not a printed number (:func:`split_figure`), or written in another unit than
+    ``unit`` (saying, for a scale the unit lacks, the figure in the claim's unit)."""
+    figure, typed = split_figure(text)
+    if not typed:
+        return figure
+    want, got = _unit_key(unit), _unit_key(typed)
+    scale, _, rest = want.partition(" ")
+    forms = {want, _PER_ITEM.sub("", want)}
+    if scale in SCALES and rest:  # "2.96 亿" for a claim in 亿 FLOP/token
+        forms.add(scale)
+    if got in forms:
+        return figure
+    said = f"{text.strip()!r} is written in {typed}, but the claim's unit is {unit or 'none (a plain count)'}"
+    head, _, tail = got.partition(" ")
+    if head in SCALES and head not in ("%",) and _unit_key(tail) in forms | {""} and scale not in SCALES:
+        value = format(Decimal(figure) * SCALES[head], "f")
+        value = value.rstrip("0").rstrip(".") if "." in value else value
+        raise ValueError(f"{said}: give it as {value}")
+    raise ValueError(f"{said}: give the figure in {unit}" if unit else f"{said}: give the number alone")
+
+
 def _identifier_before(norm: str, p: int) -> bool:
     """Whether the digits at ``p`` continue a Latin name (rule 2 of the module docstring)."""
     if p == 0:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.display import suggest
-from claimcheck.interval import parse_decimal
+from claimcheck.printed import split_figure
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -85,13 +85,15 @@ def _seconds(text) -> float:
 
 
 def stated_override(text) -> tuple[str, str]:
-    """``(id, printed number)`` of ``--claims-stated ID=VALUE`` (a trailing ``%`` dropped). Raises
-    ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal."""
+    """``(id, figure as typed)`` of ``--claims-stated ID=VALUE`` (a trailing ``%`` dropped; a unit or
+    scale such as ``2.96 亿`` is kept, read in the claim's unit by
+    :func:`claimcheck.editor.apply_overrides`). Raises ValueError: not ``ID=VALUE``, or VALUE does not
+    start with a printed decimal."""
     cid, sep, value = str(text).partition("=")
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
     value = value.strip().removesuffix("%").strip()
-    parse_decimal(value)  # ValueError names the value
+    split_figure(value)  # ValueError names the value
     return cid.strip(), value
 
 

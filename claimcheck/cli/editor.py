@@ -221,8 +221,9 @@ def _what_if(args) -> int:
         revisions.append((cid, value + "%" if str(r).rstrip().endswith("%") else value))
     cwd = None
     inputs: dict[str, dict[str, str]] = {}
+    unjudged = 0
     if args.manuscript:
-        found, inputs, registry = _drift_of(args.manuscript, args.registry)
+        found, inputs, registry, unjudged = _drift_of(args.manuscript, args.registry)
         if found is None:
             return 2
         if not args.registry:  # run where the found registry's project is, from any folder
@@ -232,6 +233,8 @@ def _what_if(args) -> int:
             (key, value) for key, value in found if key not in named and key.split(":")[-1] not in named
         ]
         if not revisions and not inputs:
+            if unjudged:
+                return _unjudged(unjudged)
             print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
             return 0
     elif not revisions:
@@ -257,7 +260,15 @@ def _what_if(args) -> int:
         if not write_json(rows, args.json):
             return 2
     drifted = any(c.failed for a in answers for c in a.quoted_by)
+    if unjudged:
+        return _unjudged(unjudged)
     return 0 if all(a.outcome == PASSED for a in answers) and not drifted else 1
+
+
+def _unjudged(n: int) -> int:
+    """Say that ``n`` figures of the text were left unjudged (each named in a note above); exit 1."""
+    print(f"{n} figure{'' if n == 1 else 's'} of the text not judged (see the notes above)")
+    return 1
 
 
 def _default_report(registry) -> str:
@@ -268,22 +279,24 @@ def _default_report(registry) -> str:
     return str(project / DEFAULT_REPORT)
 
 
-def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str]:
-    """``(revisions, inputs, registry path)`` of a manuscript's drift, notes printed; None: said why not."""
+def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str, int]:
+    """``(revisions, inputs, registry path, figures left unjudged)`` of a manuscript's drift, notes
+    printed (one per unjudged figure, or group of unfound locators); None: said why not."""
     try:
         reg = load_registry(registry or registry_for_manuscript(manuscript, CLAIMS_DIR))
         check = check_manuscript(manuscript, reg)
     except (BookError, ManuscriptError) as exc:  # a ManuscriptError names the file itself
         error(str(exc) if isinstance(exc, ManuscriptError) else f"{manuscript}: {exc}")
-        return None, {}, ""
+        return None, {}, "", 0
     missing = [q for d in check.drifts for q in d.checks if q.status in ("not-found", "ambiguous")]
     if missing and len(missing) == sum(len(d.checks) for d in check.drifts):
         error(
             f"{manuscript}: none of the {len(missing)} locators of {reg.path} is in it: is it this "
             "chapter's manuscript? (claimcheck check-manuscript lists them)"
         )
-        return None, {}, ""
+        return None, {}, "", 0
     revisions, inputs, notes = drifted_revisions(check, reg)
+    unjudged = len(notes) + len(missing)
     if missing:
         notes.append(
             f"{len(missing)} locators are not found in the text (claimcheck check-manuscript lists "
@@ -298,7 +311,7 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
         print(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
     for note in notes:
         print(f"  note: {note}")
-    return revisions, inputs, reg.path
+    return revisions, inputs, reg.path, unjudged
 
 
 def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:

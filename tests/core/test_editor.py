@@ -337,7 +337,7 @@ def test_what_if_command_line(whatif_project, monkeypatch, capsys):
     assert main(["what-if", "C05=abc", "--registry", "claims/claims.toml"]) == 2
     assert "C05=abc: not a printed decimal number" in capsys.readouterr().err
     for given, words in (
-        ("C05=60%", "C05: 60% is a percentage"),
+        ("C05=60%", "C05: '60%' is written in %, but the claim's unit is x"),
         ("C05=1e309", "C05: '1e309' is not a finite"),
     ):
         assert main(["what-if", given, "--registry", "claims/claims.toml"]) == 2
@@ -352,7 +352,7 @@ def test_what_if_command_line(whatif_project, monkeypatch, capsys):
             "C05: -1 is not a ratio: C05's figure is x (read is tens of times faster than write), a ratio",
         ),
         ("0", "C05: 0 is not a ratio"),
-        ("60%", "C05: 60% is a percentage; C05's figure is x"),
+        ("60%", "C05: '60%' is written in %, but the claim's unit is x"),
         ("1e309", "C05: '1e309' is not a finite number of sensible size"),
     ],
 )
@@ -613,9 +613,69 @@ def test_drifted_revisions_of_a_figure_printed_twice_checks_the_first():
         return NS(claim_id="C05", status="drift", manuscript=text, line=line, name="stated", registry="60")
 
     check = NS(drifts=[NS(checks=[quote(3, "58"), quote(9, "59"), quote(12, "58")])])
-    registry = NS(key=lambda cid: f"ch15:{cid}", claims={"C05": NS(formula=False)})
+    registry = NS(key=lambda cid: f"ch15:{cid}", claims={"C05": NS(formula=False, unit="x")})
     revisions, inputs, notes = drifted_revisions(check, registry)
     assert revisions == [("ch15:C05", "58")] and inputs == {}
     assert notes == [
         "ch15:C05: the text prints 58 (line 3) and 59 (line 9); checking 58, then what-if ch15:C05=59"
     ]
+
+
+# --- figures typed as printed: 万, 亿, %, KiB, × ----------------------------------------------------
+def test_what_if_takes_a_figure_as_the_chapter_prints_it(monkeypatch, capsys):
+    """``what-if "C23=2.96 亿"`` was refused ("not a printed decimal number"): a figure is read in
+    its claim's unit, and one in another unit is refused saying what to type."""
+    monkeypatch.chdir(ROOT)
+    import subprocess
+
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a formula claim started pytest"))
+    [a] = run_what_if([("ch15:C11.text", "61.6×")])
+    assert (a.revised, a.outcome, a.suggested) == ("61.6", "failed", "61.0")
+    assert main(["what-if", "C11.text=60.6 倍"]) == 0
+    assert "C11.text = 60.6 x (registry: " in capsys.readouterr().out
+    assert main(["what-if", "C11.text=60.6 KiB"]) == 2
+    err = capsys.readouterr().err
+    assert "C11.text: '60.6 KiB' is written in KiB, but the claim's unit is x" in err
+
+
+def test_a_scaled_drifted_figure_is_read_in_the_claims_unit():
+    """2.66 亿 -> 2.96 亿 in the text was "a scaled figure; give it as ID=VALUE", and skipped."""
+    from types import SimpleNamespace as NS
+
+    from claimcheck.editor import drifted_revisions
+
+    def check(text):
+        quote = NS(claim_id="C23", status="drift", manuscript=text, line=5, name="stated", registry="2.66")
+        return NS(drifts=[NS(checks=[quote])])
+
+    def registry(unit):
+        return NS(key=lambda cid: f"ch15:{cid}", claims={"C23": NS(formula=False, unit=unit)})
+
+    assert drifted_revisions(check("2.96 亿"), registry("亿 FLOP/token")) == ([("ch15:C23", "2.96")], {}, [])
+    revisions, _, [note] = drifted_revisions(check("2.96 亿"), registry("FLOP/token"))
+    assert revisions == [] and note.startswith("ch15:C23: line 5 prints '2.96 亿': ")
+    assert note.endswith("give it as 296000000")
+
+
+def test_what_if_manuscript_never_exits_0_with_a_figure_unjudged(whatif_project, capsys):
+    """A drifted figure what-if cannot judge (here 6K, a scale the claim's unit x lacks) is a note
+    and exit 1, never "nothing to check" and exit 0."""
+    (whatif_project / "ch.md").write_text("读写 D 6K 倍左右。缓存 36 KiB/token。\n", encoding="utf-8")
+    registry = str(whatif_project / "claims" / "claims.toml")
+    assert main(["what-if", "--manuscript", str(whatif_project / "ch.md"), "--registry", registry]) == 1
+    out = capsys.readouterr().out
+    assert "note: claims:C05: line 1 prints '6K': '6K' is written in K, but the claim's unit is x" in out
+    assert out.rstrip().endswith("1 figure of the text not judged (see the notes above)")
+
+
+def test_claims_stated_reads_a_typed_figure_in_the_claims_unit():
+    from claimcheck.editor import apply_overrides
+    from claimcheck.registry import load_registry
+
+    reg = load_registry(ROOT / "tests" / "data" / "ms_registry.toml")
+    assert apply_overrides(reg, {"T04": "3.6 亿", "T03": "80×"}) == {"T04", "T03"}
+    assert (reg.claims["T04"].stated, reg.claims["T03"].stated, reg.issues) == ("3.6", "80", [])
+    assert apply_overrides(reg, {"T04": "3.6 KiB"}) == {"T04"}
+    [issue] = reg.issues
+    assert "T04" not in reg.claims and (issue.claim_id, issue.field) == ("T04", "stated")
+    assert issue.message.startswith("--claims-stated T04=3.6 KiB: '3.6 KiB' is written in KiB")

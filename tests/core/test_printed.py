@@ -1,5 +1,6 @@
 """The number tokeniser (claimcheck.printed): every format the chapter uses, names, glued cells."""
 
+import re
 import threading
 from decimal import Decimal
 
@@ -166,3 +167,53 @@ def test_a_digit_outside_ascii_after_a_name_ends_the_scan(text):
     scan.join(timeout=10)
     assert found, f"find_numbers({text!r}) did not return within 10 s"
     assert all(0 <= n.start < n.end <= len(text) for n in found[0])
+
+
+# --- a figure as a person types it (what-if, --claims-stated) --------------------------------------
+@pytest.mark.parametrize(
+    "typed, unit, figure",
+    [
+        ("2.96 亿", "亿 FLOP/token", "2.96"),
+        ("2.96亿", "亿 FLOP/token", "2.96"),
+        ("2.96 亿 FLOP/token", "亿 FLOP/token", "2.96"),
+        ("７０ 亿", "亿 param", "70"),
+        ("99.16%", "percent", "99.16"),
+        ("99.16 %", "%", "99.16"),
+        ("38 KiB", "KiB/token", "38"),
+        ("38 KiB/token", "KiB/token", "38"),
+        ("58×", "x", "58"),
+        ("58x", "x", "58"),
+        ("58 倍", "x", "58"),
+        ("36,864", "B/token", "36864"),
+        ("5.8 × 10⁻⁶", "", "5.8e-6"),
+        ("-3.2", "x", "-3.2"),
+        ("61", "x", "61"),
+    ],
+)
+def test_a_typed_figure_is_read_in_the_claims_unit(typed, unit, figure):
+    from claimcheck.printed import figure_in_unit
+
+    assert figure_in_unit(typed, unit) == figure
+
+
+@pytest.mark.parametrize(
+    "typed, unit, said",
+    [
+        ("70 亿", "param", "'70 亿' is written in 亿, but the claim's unit is param: give it as 7000000000"),
+        ("2.66 亿", "FLOP/token", "give it as 266000000"),
+        (
+            "38 MiB",
+            "KiB/token",
+            "is written in MiB, but the claim's unit is KiB/token: give the figure in KiB/token",
+        ),
+        ("58 token", "token/s", "give the figure in token/s"),  # a rate without its /s is a count
+        ("99.16%", "", "the claim's unit is none (a plain count): give the number alone"),
+        ("abc", "x", "not a printed decimal number: 'abc'"),
+        ("1/20", "", "not a printed decimal number"),
+    ],
+)
+def test_a_typed_figure_in_another_unit_is_refused_saying_what_to_type(typed, unit, said):
+    from claimcheck.printed import figure_in_unit
+
+    with pytest.raises(ValueError, match=re.escape(said)):
+        figure_in_unit(typed, unit)

@@ -562,3 +562,109 @@ def test_a_books_pages_have_no_wcag_violations(browser, book_run, axe_source):
     said = pseudo(browser, ".text .said", "::after")
     failed = pseudo(browser, ".legend .st-failed", "::after")
     assert list(said.values()) == list(failed.values()) and list(said.values())[0] not in ("none", "")
+
+
+# --- every width: a laptop's 1024 px and a phone's 390 px ------------------------------------------
+#: the widths an editor reads on besides the desktop's 1280 px: a laptop or half a wide screen, a phone
+NARROW_WIDTHS = (1024, 390)
+
+#: [what, its text, width] of every visible cell with text narrower than arguments[1] px (a cell
+#: hidden for the eye but kept for a screen reader, in a box of 1 px square, is not read on screen)
+NARROW_CELLS = """
+const out = [];
+for (const c of document.querySelectorAll(arguments[0])) {
+  if (!c.checkVisibility() || !c.innerText.trim()) continue;
+  let srOnly = false;
+  for (let e = c; e && !srOnly; e = e.parentElement) {
+    const b = e.getBoundingClientRect();
+    srOnly = b.width <= 1 && b.height <= 1;
+  }
+  if (srOnly) continue;
+  const r = c.getBoundingClientRect();
+  if (r.width < arguments[1]) out.push([c.tagName + '.' + c.className, c.innerText.trim().slice(0, 30), r.width]);
+}
+return out;
+"""
+
+
+@pytest.fixture
+def every_page(full_run, ms_run, tmp_path) -> dict[str, Path]:
+    """The claims page of the chapter and of a book of two, the annotated manuscript, and the matrix
+    of two runners that differ in a claim, each in its own folder of ``tmp_path``."""
+    from claimcheck.cli import main
+    from tests.pages.conftest import build_book
+
+    chapter = tmp_path / "chapter" / "claims.json"
+    shutil.copytree(full_run.parent, chapter.parent)
+    pages = {}
+    for name, path in (("claims", chapter), ("book", build_book(tmp_path / "book"))):
+        doc, _ = load_document(path)
+        publish(doc, path, manuscript_checks(doc)[0] if name == "book" else ())
+        pages[name] = path.parent / "claims.html"
+    ms_path, _ = ms_run
+    doc, _ = load_document(ms_path)
+    publish(doc, ms_path, manuscript_checks(doc)[0])
+    pages["manuscript"] = ms_path.parent / "manuscript.html"
+    runs = []
+    for name, change in (("cpu", None), ("gpu", "failed")):
+        doc = json.loads(chapter.read_text(encoding="utf-8"))
+        if change:
+            doc["claims"][0]["outcome"] = change
+        (tmp_path / name).mkdir()
+        runs.append(tmp_path / name / "claims.json")
+        runs[-1].write_text(json.dumps(doc), encoding="utf-8")
+    pages["matrix"] = tmp_path / "matrix.html"
+    main(["merge", *map(str, runs), "-o", str(pages["matrix"])])
+    return pages
+
+
+@pytest.mark.parametrize("width", NARROW_WIDTHS)
+def test_every_page_reads_at_a_laptops_and_a_phones_width(browser, every_page, axe_source, width, tmp_path):
+    """No sideways scrolling, no text cell narrower than 48 px (at 1024 px the claims table's "Why"
+    column was once 16 px, a reason one letter a line; at 390 px the page scrolled 494 px sideways),
+    and axe's WCAG 2.1 AA rules hold at this width too."""
+    try:
+        for name, page in every_page.items():
+            browser.set_window_size(width, 900)
+            open_page(browser, page)
+            facts = browser.execute_script(
+                "return {vw: innerWidth, scroll: document.documentElement.scrollWidth}"
+            )
+            assert facts["vw"] == width and facts["scroll"] <= width, (name, facts)
+            cells = "table th, table td, .text .tx, .attention li, .legend li, dl.run dd, ul.sentences li"
+            assert browser.execute_script(NARROW_CELLS, cells, 48) == [], (name, width)
+            assert axe_violations(browser, axe_source) == [], (name, width)
+            (tmp_path / f"{name}-{width}.png").write_bytes(browser.get_screenshot_as_png())
+    finally:
+        browser.set_window_size(WIDTH, 900)
+
+
+def test_at_a_phones_width_a_claim_is_a_card_with_its_columns_named(browser, claims_html):
+    """Below the table's width each row is a card: the verdict beside the id, every value under its
+    column's name, the sort headers still there; the filters still hide rows."""
+    from selenium.webdriver.common.by import By
+
+    try:
+        browser.set_window_size(390, 900)
+        open_page(browser, claims_html)
+        row = browser.find_element(By.CSS_SELECTOR, "[data-id='ch15:C16'] tr.main")
+        place = browser.execute_script(
+            "const r = arguments[0], box = s => r.querySelector(s).getBoundingClientRect();"
+            "return {id: box('th.id').top, verdict: box('td.verdict').top, title: box('td.title').top,"
+            " why: box('td.why').top, label: getComputedStyle(r.querySelector('td.why'), '::before').content}",
+            row,
+        )
+        assert place["verdict"] == place["id"] < place["title"] < place["why"], place
+        assert place["label"] == '"Why"'
+        sorts = [
+            th.text
+            for th in browser.find_elements(By.CSS_SELECTOR, "table.claims thead th")
+            if th.is_displayed()
+        ]
+        assert sorts == ["Claim", "Here", "Margin", "Verdict"]
+        browser.find_element(By.CSS_SELECTOR, "input[name=outcome][value=passed]").click()
+        assert "C03" not in shown_ids(browser) and "C16" in shown_ids(
+            browser
+        )  # [hidden] beats display: block
+    finally:
+        browser.set_window_size(WIDTH, 900)
