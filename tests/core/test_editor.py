@@ -374,7 +374,9 @@ def test_what_if_a_count_is_a_whole_number_and_a_percent_claim_takes_a_percent()
         "C07: 1023.5 is not a whole number: C07's figure is example (t), a count"
     )
     assert form_refusal("C07", claim("example"), "1023.0") is None
-    assert form_refusal("C30", claim("percent"), "99.2", percent=True) is None
+    assert (
+        form_refusal("C30", claim("percent"), "99.2") is None
+    )  # "99.2%" reaches it as 99.2 (figure_in_unit)
     assert form_refusal("C18", claim("B/token"), "36864.0000000000000000001") is None  # no count: judged
 
 
