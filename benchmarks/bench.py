@@ -33,7 +33,9 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +48,9 @@ TESTS_BUDGET_S = {0: 180, 2: 360}  # the test command's median on a 2-core runne
 TEST_COMMAND_WORKERS = ["-n", "2", "--dist", "loadgroup"]  # as the README's test command (docs/ci.md)
 
 
-def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suite: bool = False):
+def _pytest_run(
+    profile: str, out: Path, extra: list[str], env: dict[str, str], whole_suite: bool = False
+) -> tuple[float, subprocess.CompletedProcess[str], dict[str, Any]]:
     """One pytest run in its own process; returns (wall seconds, the process, the claims.json document)."""
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claims-profile", profile]
     cmd += TEST_COMMAND_WORKERS if whole_suite else ["claims/"]
@@ -61,7 +65,9 @@ def _pytest_run(profile: str, out: Path, extra: list[str], env: dict, whole_suit
     return wall, proc, doc
 
 
-def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: bool = False) -> int:
+def run_profiles(
+    profiles: Iterable[str], runs: int, extra: list[str], env: dict[str, str], whole_suite: bool = False
+) -> int:
     """Wall time of each profile against its budget, and the ten costliest claims of each run."""
     ratios: dict[str, list[float]] = {}
     over = 0
@@ -82,7 +88,7 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
             slow = sorted(claims, key=lambda c: c["duration_s"], reverse=True)[:10]
             print("  ten costliest: " + ", ".join(f"{c['id']} {c['duration_s']:.1f} s" for c in slow))
             print("  verdicts: " + " ".join(f"{c['id']}={c['outcome']}" for c in claims))
-            c05 = next((c for c in claims if c["id"] == "C05"), {})
+            c05: dict[str, Any] = next((c for c in claims if c["id"] == "C05"), {})
             if isinstance(c05.get("measured"), (int, float)):
                 ratios.setdefault(profile, []).append(c05["measured"])
     for profile, rs in ratios.items():
@@ -92,7 +98,7 @@ def run_profiles(profiles, runs: int, extra: list[str], env: dict, whole_suite: 
 
 
 @contextlib.contextmanager
-def busy_load(k: int, seconds: float):
+def busy_load(k: int, seconds: float) -> Iterator[None]:
     """``k`` busy processes (spin loops) that stop by themselves after ``seconds``, killed on exit."""
     # a SIGTERM to the benchmark (timeout, kill) must stop the load too: SystemExit runs the finally
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -108,10 +114,11 @@ def busy_load(k: int, seconds: float):
 
 
 def run_stability(
-    profile: str, runs: int, load: int, extra: list[str], env: dict, load_seconds: float
+    profile: str, runs: int, load: int, extra: list[str], env: dict[str, str], load_seconds: float
 ) -> int:
     """Per claim, the outcomes seen and the spread of the measured value; 1 when a claim flipped."""
-    seen, values = defaultdict(list), defaultdict(list)  # claim id -> outcomes, measured values
+    seen: defaultdict[str, list[str]] = defaultdict(list)  # claim id -> outcomes
+    values: defaultdict[str, list[float]] = defaultdict(list)  # claim id -> measured values
     for i in range(runs):
         out = ROOT / "reports" / "bench" / f"stability-{profile}-load{load}-{i + 1}"
         with busy_load(load, load_seconds) if load else contextlib.nullcontext():
@@ -138,7 +145,7 @@ def run_stability(
     return 1 if flipped else 0
 
 
-def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: float) -> int:
+def run_tests(runs: int, load: int, extra: list[str], env: dict[str, str], load_seconds: float) -> int:
     """The README's test command ``runs`` times: each run's wall time, then min / median / max and the
     ten slowest tests of the last run; 1 when the median is over ``TESTS_BUDGET_S`` for that load."""
     walls: list[float] = []
@@ -169,6 +176,7 @@ def run_tests(runs: int, load: int, extra: list[str], env: dict, load_seconds: f
 
 
 def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
+    """The harness's read/write ratio against a bare script's, alternating, ``rounds`` times."""
     import torch
 
     from claimcheck.llm.models import forward_cached, gpt2_tokenizer, output_cache, prompt_ids, random_gpt2
@@ -177,7 +185,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     model = random_gpt2(seed=0)
     x = prompt_ids(max(read_tokens, write_tokens + 1), gpt2_tokenizer())
 
-    def bare():
+    def bare() -> float:
         # written like the chapter's listing: one warm-up forward, then one timed read and one timed write
         with torch.no_grad():
             model(x[:, :read_tokens])
@@ -205,7 +213,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

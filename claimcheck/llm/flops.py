@@ -10,11 +10,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from claimcheck.llm.kvcache import KVLayout
 from claimcheck.llm.models import forward_cached, non_embedding_parameters, seeded_token_ids
 
+if TYPE_CHECKING:  # types only: transformers is imported where it is used
+    from transformers import GPT2Config, PreTrainedModel
 
-def kaplan_flops_per_token(config, n_ctx: int | None = None) -> int:
+
+def kaplan_flops_per_token(config: GPT2Config, n_ctx: int | None = None) -> int:
     """Return forward FLOPs per token by Kaplan et al. (2020) plus the output projection:
     ``2 N + 2 n_layer n_ctx d_model + 2 d_model n_vocab``; ``n_ctx`` default ``config.n_positions``."""
     n_ctx = config.n_positions if n_ctx is None else n_ctx
@@ -22,7 +28,7 @@ def kaplan_flops_per_token(config, n_ctx: int | None = None) -> int:
     return 2 * non_embedding_parameters(config) + attention + 2 * config.n_embd * config.vocab_size
 
 
-def matmul_flops_per_token(config, n_ctx: int, attention: bool) -> int:
+def matmul_flops_per_token(config: GPT2Config, n_ctx: int, attention: bool) -> int:
     """Return the FLOPs a matmul counter sees for one GPT-2 token at context ``n_ctx``: the weights'
     and the logits', and with ``attention`` QK^T and AV (2 x n_ctx x d each per layer)."""
     d, L = config.n_embd, config.n_layer
@@ -31,7 +37,7 @@ def matmul_flops_per_token(config, n_ctx: int, attention: bool) -> int:
     return weights + (L * 2 * (2 * n_ctx * d) if attention else 0)
 
 
-def count_flops(fn) -> int:
+def count_flops(fn: Callable[[], object]) -> int:
     """Run ``fn()`` under ``torch.utils.flop_counter.FlopCounterMode`` and return total FLOPs."""
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -40,7 +46,7 @@ def count_flops(fn) -> int:
     return int(counter.get_total_flops())
 
 
-def decode_step_flops(model, context: int) -> int:
+def decode_step_flops(model: PreTrainedModel, context: int) -> int:
     """FLOPs counted for one decode step (1 new token) after ``context - 1`` cached positions."""
     import torch
     from transformers import DynamicCache
@@ -57,7 +63,7 @@ def decode_step_flops(model, context: int) -> int:
         return count_flops(lambda: forward_cached(model, ids[:, -1:], cache))
 
 
-def prefill_flops(model, n_tokens: int) -> int:
+def prefill_flops(model: PreTrainedModel, n_tokens: int) -> int:
     """FLOPs counted for one prefill (a forward pass) over ``n_tokens`` tokens."""
     import torch
 

@@ -7,6 +7,13 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
+    import torch
+    from transformers import GenerationMixin, PreTrainedModel
+
+M = TypeVar("M", bound="PreTrainedModel")
 
 IDENTICAL, NEAR_TIE, DIVERGED = "identical", "near-tie", "diverged"
 
@@ -20,7 +27,13 @@ class Generation:
     forward_calls: list[int] = field(default_factory=list)
 
 
-def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **generate_kwargs) -> Generation:
+def greedy_generate(
+    model: PreTrainedModel,
+    input_ids: torch.Tensor,
+    max_new_tokens: int,
+    use_cache: bool,
+    **generate_kwargs: Any,
+) -> Generation:
     """Greedy-decode ``max_new_tokens`` tokens after ``input_ids`` (``[1, n]`` int64) with
     ``model.generate``; end-of-text does not stop it, so both sides of a comparison write as many."""
     import torch
@@ -42,7 +55,8 @@ def greedy_generate(model, input_ids, max_new_tokens: int, use_cache: bool, **ge
     )
     try:
         with torch.no_grad():
-            out = model.generate(
+            # every model of the kit generates (GenerationMixin), which PreTrainedModel does not say
+            out = cast("GenerationMixin", model).generate(
                 input_ids,
                 attention_mask=torch.ones_like(input_ids),
                 generation_config=config,
@@ -131,7 +145,7 @@ def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) 
     return StreamComparison(verdict, n, i, margin, a, b, tie_tolerance, len(differing) + missing)
 
 
-def top2_margins(logits):
+def top2_margins(logits: torch.Tensor) -> torch.Tensor:
     """Return the top-1 minus top-2 logit gap (``[n]``) of every step of ``logits`` ``[n, vocab]``."""
     import torch
 
@@ -139,7 +153,7 @@ def top2_margins(logits):
     return top[:, 0] - top[:, 1]
 
 
-def truncated_draft(model, n_layers: int):
+def truncated_draft(model: M, n_layers: int) -> M:
     """Return ``model`` (GPT-2 or Llama-style) cut to its first ``n_layers`` blocks, an "early exit"
     draft. Raises ``ValueError`` unless 1 <= ``n_layers`` < the model's layer count."""
     config = copy.deepcopy(model.config)
@@ -156,4 +170,5 @@ def truncated_draft(model, n_layers: int):
     }
     draft = type(model)(config)
     draft.load_state_dict(state, strict=True)
-    return draft.to(model.dtype).eval()
+    # transformers' @wraps(Module.to) hides the bound self from mypy: `to` checks as if unbound
+    return draft.to(model.dtype).eval()  # type: ignore[arg-type]

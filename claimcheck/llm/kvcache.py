@@ -5,8 +5,13 @@ than query heads), and its measurement on a real cache object."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from claimcheck.llm.models import cache_nbytes, output_cache
+
+if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
+    import torch
+    from transformers import PretrainedConfig, PreTrainedModel
 
 LLAMA3_8B_KV = dict(n_layers=32, n_kv_heads=8, head_dim=128)
 """KV layout of Llama-3-8B (Meta's ``config.json``: num_hidden_layers 32, num_key_value_heads 8,
@@ -26,7 +31,7 @@ class KVLayout:
         return 2 * self.n_layers * self.n_kv_heads * self.head_dim * bytes_per_element
 
     @classmethod
-    def from_config(cls, config) -> KVLayout:
+    def from_config(cls, config: PretrainedConfig) -> KVLayout:
         """Read the layout from a transformers config (GPT-2 or Llama-style field names). Raises
         ``ValueError`` where the config has no recognisable layer/head fields."""
         n_layers = getattr(config, "num_hidden_layers", None) or getattr(config, "n_layer", None)
@@ -39,7 +44,7 @@ class KVLayout:
         return cls(int(n_layers), int(n_kv), int(head_dim))
 
 
-def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
+def measure_bytes_per_token(model: PreTrainedModel, input_ids: torch.Tensor) -> tuple[int, int]:
     """Return (KV cache bytes, tokens cached) after one forward pass over ``input_ids`` (``[1, n]``)."""
     import torch
 
@@ -48,7 +53,7 @@ def measure_bytes_per_token(model, input_ids) -> tuple[int, int]:
     return cache_nbytes(cache), int(input_ids.shape[1])
 
 
-def measure_cache_bytes(config, n_tokens: int, dtype) -> tuple[int, int, str]:
+def measure_cache_bytes(config: PretrainedConfig, n_tokens: int, dtype: torch.dtype) -> tuple[int, int, str]:
     """Return (cache bytes, tokens cached, cache class name) of the real transformers cache a pass
     over ``n_tokens`` builds in ``dtype`` on the ``meta`` device (shapes only, in milliseconds).
     Raises ``ValueError`` where ``config`` names no causal LM transformers knows."""

@@ -20,12 +20,20 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.fingerprint import version
 from claimcheck.llm.models import gpt2_tokenizer, random_gpt2, sample_text
-from claimcheck.manuscript import Manuscript, check_quote
+from claimcheck.manuscript import Manuscript, QuoteCheck, check_quote
+from claimcheck.registry import Claim
+
+if TYPE_CHECKING:  # types only: transformers is imported where a stand-in is saved
+    from transformers import GPT2Config
+
+    from claimcheck.llm.weights import WeightsResolution
 
 STAND_IN_REVISION = "0" * 40
 STAND_IN_TEXT_CHARS = 20_000
@@ -124,11 +132,11 @@ class ListingRun:
     def drift_lines(self) -> list[str]:
         return [e.describe(self.source.splitlines()) for e in self.api_drift]
 
-    def printed(self, claim) -> dict:
+    def printed(self, claim: Claim) -> dict[str, QuoteCheck]:
         """The numbers the listing printed for ``claim``'s bindings: name -> :class:`QuoteCheck` (the
         first locator found in stdout, ``ok`` or ``drift``, wins; else ``not-found``/``ambiguous``)."""
         out_text = Manuscript.from_text(self.stdout, f"{self.listing} (stdout)")
-        found: dict = {}
+        found: dict[str, QuoteCheck] = {}
         hit = ("ok", "drift")
         for name, locator in claim.bindings():
             for q in check_quote(out_text, claim.id, name, locator, claim.printed(name)):
@@ -136,7 +144,7 @@ class ListingRun:
                     found[name] = q
         return found
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         lines = self.source.splitlines()
         others = [e.describe(lines) for e in self.events if not e.is_api_drift and e.kind != "size"]
         return {
@@ -193,7 +201,7 @@ def _snapshot(hf_home: Path, model_id: str) -> Path:
     return snap
 
 
-def save_stand_in(hf_home: Path, model_id: str, config=None) -> str:
+def save_stand_in(hf_home: Path, model_id: str, config: GPT2Config | None = None) -> str:
     """Save a random GPT-2 (seed 0; small unless ``config``) and the real tokenizer under ``model_id`` in
     the Hugging Face cache at ``hf_home``; return a one-line description for the report."""
     from transformers.utils import logging as hf_logging
@@ -228,12 +236,12 @@ def link_real_weights(hf_home: Path, model_id: str, folder: str | Path) -> str:
 
 
 def run_listing(
-    listing,
-    workdir,
+    listing: str | Path,
+    workdir: str | Path,
     *,
     timeout: float = 900.0,
-    weights=None,
-    stand_in_config=None,
+    weights: WeightsResolution | None = None,
+    stand_in_config: GPT2Config | None = None,
     max_new_tokens: int | None = None,
     threads: int | None = None,
 ) -> ListingRun:
@@ -276,12 +284,23 @@ _OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_
 _OFFLINE |= {"PYTHONIOENCODING": "utf-8", "TOKENIZERS_PARALLELISM": "false"}
 
 
-def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, stand_in_config) -> None:
+def _stage_models(
+    run: ListingRun,
+    env: dict[str, str],
+    models: Iterable[str],
+    weights: WeightsResolution | None,
+    hf_home: Path,
+    stand_in_config: GPT2Config | None,
+) -> None:
     """Give each model the listing loads the cache's real weights, else a private ``HF_HOME`` with them
     linked in or a stand-in saved (GPT-2 only)."""
-    real = weights is not None and getattr(weights, "available", False)
-    if real and weights.kind in ("hf-cache", "hub"):  # "hub": downloaded into the cache when the run decided
-        run.models = {m: f"real weights from the Hugging Face cache ({weights.source})" for m in models}
+    real = weights.source if weights is not None else None  # None: no usable weights (not available)
+    kind = weights.kind if weights is not None else None
+    if real is not None and kind in (
+        "hf-cache",
+        "hub",
+    ):  # "hub": downloaded into the cache when the run decided
+        run.models = {m: f"real weights from the Hugging Face cache ({real})" for m in models}
         return
     env["HF_HOME"] = str(hf_home)
     env.pop("HF_HUB_CACHE", None), env.pop("TRANSFORMERS_CACHE", None)
@@ -290,14 +309,14 @@ def _stage_models(run: ListingRun, env: dict, models, weights, hf_home: Path, st
             raise ListingError(
                 f"{run.listing}: loads {m!r}; the harness has a stand-in for GPT-2 small ('gpt2') only"
             )
-        if real and weights.kind == "folder":
-            run.models[m] = link_real_weights(hf_home, m, weights.source)
+        if real is not None and kind == "folder":
+            run.models[m] = link_real_weights(hf_home, m, real)
         else:
             run.models[m] = save_stand_in(hf_home, m, stand_in_config)
             run.stand_in = True
 
 
-def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
+def _stage_inputs(run: ListingRun, path: Path, work: Path, files: Iterable[str]) -> None:
     for name in files:
         beside, target = path.parent / name, work / name
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -315,7 +334,7 @@ def _stage_inputs(run: ListingRun, path: Path, work: Path, files) -> None:
             run.stand_in = True
 
 
-def _execute(run: ListingRun, path: Path, work: Path, env: dict) -> None:
+def _execute(run: ListingRun, path: Path, work: Path, env: dict[str, str]) -> None:
     run.versions = {p: version(p) for p in ("torch", "transformers")}
     events_path = work / "listing-events.jsonl"
     shim = Path(__file__).resolve().parent / "listing_shim.py"
@@ -334,7 +353,7 @@ def _execute(run: ListingRun, path: Path, work: Path, env: dict) -> None:
         run.returncode, run.stdout, run.stderr = proc.returncode, proc.stdout, proc.stderr
     except subprocess.TimeoutExpired as exc:
         run.timed_out = True
-        run.stdout, run.stderr = _text(exc.stdout), _text(exc.stderr)
+        run.stdout, run.stderr = _output_text(exc.stdout), _output_text(exc.stderr)
     run.seconds = time.perf_counter() - t0
     if events_path.is_file():
         for line in events_path.read_text(encoding="utf-8").splitlines():
@@ -342,5 +361,6 @@ def _execute(run: ListingRun, path: Path, work: Path, env: dict) -> None:
                 run.events.append(ListingEvent(**json.loads(line)))
 
 
-def _text(out) -> str:
+def _output_text(out: bytes | str | None) -> str:
+    """A timed-out process's captured output as text (bytes decoded; None: nothing)."""
     return out.decode("utf-8", "replace") if isinstance(out, bytes) else (out or "")

@@ -9,6 +9,7 @@ import hook), so the listing's own import of transformers keeps its import-time 
 
 import functools
 import importlib.abc
+import importlib.machinery
 import importlib.util
 import json
 import logging
@@ -17,6 +18,9 @@ import runpy
 import sys
 import traceback
 import warnings
+from collections.abc import Callable, Sequence
+from types import FrameType, ModuleType
+from typing import Any, TextIO
 
 GENERATION_MODULE = "transformers.generation.utils"
 
@@ -24,10 +28,12 @@ GENERATION_MODULE = "transformers.generation.utils"
 class AfterImport(importlib.abc.MetaPathFinder):
     """Calls ``then(module)`` once the module named ``name`` has been executed (first import)."""
 
-    def __init__(self, name, then):
+    def __init__(self, name: str, then: Callable[[ModuleType], object]) -> None:
         self.name, self.then = name, then
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
         if fullname != self.name:
             return None
         sys.meta_path.remove(self)  # the real finders find it; this hook's work is done after this
@@ -37,15 +43,17 @@ class AfterImport(importlib.abc.MetaPathFinder):
         loader, then = spec.loader, self.then
         run_module = loader.exec_module
 
-        def exec_module(module):
+        def exec_module(module: ModuleType) -> None:
             run_module(module)
             then(module)
 
-        loader.exec_module = exec_module
+        loader.exec_module = exec_module  # type: ignore[method-assign]  # this loader's, for this module
         return spec
 
 
-def cap_generation(module, cap: int, emit, listing_line) -> None:
+def cap_generation(
+    module: ModuleType, cap: int, emit: Callable[..., None], listing_line: Callable[[], int | None]
+) -> None:
     """Wrap ``GenerationMixin.generate``: a ``max_new_tokens`` (and ``min_new_tokens``) above ``cap``
     becomes ``cap``, recorded as a ``size`` event at the listing's line."""
     mixin = getattr(module, "GenerationMixin", None)
@@ -54,7 +62,7 @@ def cap_generation(module, cap: int, emit, listing_line) -> None:
     generate = mixin.generate
 
     @functools.wraps(generate)
-    def capped(self, *args, **kwargs):
+    def capped(self: Any, *args: Any, **kwargs: Any) -> Any:
         asked = kwargs.get("max_new_tokens")
         if isinstance(asked, int) and not isinstance(asked, bool) and asked > cap:
             kwargs["max_new_tokens"] = cap
@@ -71,15 +79,22 @@ def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> N
     listing_abs = os.path.abspath(listing)
     out = open(events_path, "a", encoding="utf-8")
 
-    def listing_line():
-        frame = sys._getframe(1)
+    def listing_line() -> int | None:
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             if os.path.abspath(frame.f_code.co_filename) == listing_abs:
                 return frame.f_lineno
             frame = frame.f_back
         return None
 
-    def emit(kind, category, message, filename=None, lineno=None, at=None):
+    def emit(
+        kind: str,
+        category: str,
+        message: object,
+        filename: str | None = None,
+        lineno: int | None = None,
+        at: int | None = None,
+    ) -> None:
         at = at if at is not None else listing_line()
         event = {"kind": kind, "category": category, "message": str(message)[:2000], "file": filename}
         out.write(json.dumps({**event, "line": lineno, "listing_line": at}) + "\n")
@@ -87,7 +102,14 @@ def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> N
 
     shown = warnings.showwarning
 
-    def showwarning(message, category, filename, lineno, file=None, line=None):
+    def showwarning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
         emit("warning", category.__name__, message, filename, lineno)
         shown(message, category, filename, lineno, file, line)
 
@@ -95,7 +117,7 @@ def main(events_path: str, listing: str, max_new_tokens: int | None = None) -> N
     warnings.simplefilter("default")
 
     class LibraryLog(logging.Handler):
-        def emit(self, record):
+        def emit(self, record: logging.LogRecord) -> None:
             emit("log", record.levelname, record.getMessage(), record.pathname, record.lineno)
 
     for name in ("transformers", "torch", "huggingface_hub"):

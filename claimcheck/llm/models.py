@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # types only: torch and transformers are imported where they 
     from transformers import GPT2Config, GPT2LMHeadModel, GPT2Tokenizer, PreTrainedModel
     from transformers.cache_utils import Cache
     from transformers.tokenization_utils_base import PreTrainedTokenizerBase
+    from transformers.utils import ModelOutput
 
 M = TypeVar("M", bound="PreTrainedModel")
 
@@ -152,7 +153,7 @@ def rewind_cache(cache: Cache, length: int) -> None:
         raise ValueError(f"cache holds {cache.get_seq_length()} positions after rewinding to {length}")
 
 
-def output_cache(outputs: Any) -> Cache:
+def output_cache(outputs: ModelOutput) -> Cache:
     """Return the KV cache of a transformers model output (``cache`` in 5.x, ``past_key_values`` before)."""
     cache = getattr(outputs, "cache", None) if "cache" in getattr(outputs, "keys", lambda: ())() else None
     return outputs["past_key_values"] if cache is None else cache

@@ -7,11 +7,19 @@ values of every later position. Differences are absolute, in logits of the model
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from claimcheck.llm.models import cache_layers, forward_cached, output_cache, seeded_token_ids
 
+if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
+    import torch
+    from transformers import PreTrainedModel
 
-def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, float]:
+
+def future_independence(
+    model: PreTrainedModel, ids: torch.Tensor, positions: Iterable[int], seed: int = 100
+) -> tuple[float, float]:
     """Change every token of ``ids`` (``[1, n]``) after t, for each t in ``positions``; return
     ``(past_delta, future_delta)``: the largest |logit change| at positions <= t (0 for a causal
     model), and the smallest over t of the largest after t (the changed tokens were seen)."""
@@ -32,7 +40,9 @@ def future_independence(model, ids, positions, seed: int = 100) -> tuple[float, 
     return past, future
 
 
-def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
+def prefix_reuse(
+    model: PreTrainedModel, prefix: torch.Tensor, suffixes: Iterable[torch.Tensor]
+) -> tuple[float, float]:
     """Continue a copy of ``prefix``'s KV cache with each of ``suffixes`` (``[1, s]``) and compare
     with a full pass over both; return ``(max |delta logit|, max |logit|)``."""
     import torch
@@ -48,7 +58,7 @@ def prefix_reuse(model, prefix, suffixes) -> tuple[float, float]:
     return worst, scale
 
 
-def kv_change(model, prefix, changed_at: int) -> dict:
+def kv_change(model: PreTrainedModel, prefix: torch.Tensor, changed_at: int) -> dict[str, float]:
     """Change the token at ``changed_at``; return the max |delta K or V|: ``before`` it (0 for a
     causal model), ``layer0_at_change``, ``layer0_after`` (0: layer 0's K/V see their own token
     only), ``later_min`` (the least at or after it in layers 1 and up), and ``layers``."""

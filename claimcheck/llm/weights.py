@@ -18,11 +18,15 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.llm.models import gpt2_tokenizer
+
+if TYPE_CHECKING:  # types only: transformers is imported where weights are loaded
+    from transformers import GPT2LMHeadModel, PretrainedConfig, PreTrainedTokenizerBase
 
 SAFETENSORS, PICKLE = "model.safetensors", "pytorch_model.bin"
 WEIGHT_FILES = (SAFETENSORS, PICKLE)  # preference order
@@ -139,7 +143,10 @@ def _hf_cache_folder(hub_id: str, cache_dir: str | None = None, revision: str | 
 
 
 def resolve_weights(
-    spec: str | None, allow_download: bool, cache_dir: str | None = None, download=None
+    spec: str | None,
+    allow_download: bool,
+    cache_dir: str | None = None,
+    download: Callable[..., Path] | None = None,
 ) -> WeightsResolution:
     """Decide where GPT-2 weights come from; the network only when a download is allowed and needed.
 
@@ -158,7 +165,13 @@ def resolve_weights(
     return WeightsResolution(source, kind, reason, tuple(tried), spec, seconds, broken=bool(problem))
 
 
-def _find_weights(spec, allow_download, cache_dir, download, tried: list[str]):
+def _find_weights(
+    spec: str | None,
+    allow_download: bool,
+    cache_dir: str | None,
+    download: Callable[..., Path] | None,
+    tried: list[str],
+) -> tuple[str | None, str | None, str]:
     """``(source, kind, reason)`` before the config is checked; appends what it tried to ``tried``."""
     how = (
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
@@ -210,7 +223,7 @@ def sha256_of(path: str | Path) -> str:
     return _sha256_cached(str(Path(path).resolve()), st.st_size, st.st_mtime_ns)
 
 
-def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small") -> dict:
+def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small") -> dict[str, Any]:
     """The runner fingerprint's ``weights``: requested, kind, source, available, resolve_s (seconds),
     shape_check, reason (when unavailable); file, bytes and sha256 of the weights file (when found)."""
     r = resolution
@@ -224,7 +237,7 @@ def weights_record(resolution: WeightsResolution, shape_check: str = "gpt2-small
     return rec
 
 
-def _expected_shapes(config) -> dict[str, tuple[int, ...]]:
+def _expected_shapes(config: PretrainedConfig) -> dict[str, tuple[int, ...]]:
     """Shapes of GPT-2's key tensors by checkpoint key; ``c_attn``, ``c_proj``, ``c_fc`` are Conv1D ``[in, out]``."""
     d, inner = config.n_embd, config.n_inner or 4 * config.n_embd
     v, p = config.vocab_size, config.n_positions
@@ -256,18 +269,18 @@ def file_tensor_shapes(path: Path) -> dict[str, tuple[int, ...]]:
             shapes = {k: tuple(v.shape) for k, v in sd.items() if hasattr(v, "shape")}
     except Exception as exc:
         hint = f" ({PICKLE_HINT})" if path.name.endswith(".bin") else ""
-        raise WeightsError(f"{path}: cannot read the weights file: {_short(exc)}{hint}") from None
+        raise WeightsError(f"{path}: cannot read the weights file: {_exception_line(exc)}{hint}") from None
     return {k.removeprefix("transformer."): v for k, v in shapes.items()}
 
 
-def _short(exc: Exception, limit: int = 300) -> str:
+def _exception_line(exc: Exception, limit: int = 300) -> str:
     """``Type: text`` of an exception on one line, without ANSI colours, torch's "Unsupported global" kept."""
     text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
     found = re.search(r"Unsupported global: [^\n]*", text)
     return f"{type(exc).__name__}: {(found.group(0) if found else ' '.join(text.split()))[:limit]}"
 
 
-def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
+def check_shapes(config: PretrainedConfig, path: Path, shape_check: str = "gpt2-small") -> None:
     """Check a folder's config and its weights file against GPT-2 small (or against the config).
 
     Raises:
@@ -298,7 +311,9 @@ def check_shapes(config, path: Path, shape_check: str = "gpt2-small") -> None:
         raise WeightsError(f"{path}: tensors do not match {against}: " + "; ".join(bad[:4]) + more)
 
 
-def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-small"):
+def load_pretrained(
+    resolution: WeightsResolution, shape_check: str = "gpt2-small"
+) -> tuple[GPT2LMHeadModel, PreTrainedTokenizerBase, dict[str, Any]]:
     """Return ``(model, tokenizer, info)``: a float32 ``GPT2LMHeadModel`` in eval mode on the CPU, the
     folder's tokenizer (else the offline GPT-2 BPE), and source, kind, model_type, n_layer, n_embd,
     shape_check, the weights file's name, bytes, sha256 and path, and which tokenizer.
@@ -315,7 +330,7 @@ def load_pretrained(resolution: WeightsResolution, shape_check: str = "gpt2-smal
     try:
         config = AutoConfig.from_pretrained(src, local_files_only=True)
     except Exception as exc:
-        raise WeightsError(f"{src}: cannot read config.json ({_short(exc)})") from None
+        raise WeightsError(f"{src}: cannot read config.json ({_exception_line(exc)})") from None
     wfile = resolution.weights_file
     if wfile is None:
         raise WeightsError(f"{src}: no {' or '.join(WEIGHT_FILES)} (it was there when the run started)")
@@ -386,7 +401,7 @@ def probe_hub(hub_id: str, revision: str | None = None) -> None:
     except TimeoutError:
         raise WeightsError(f"no answer from {hub} within {PROBE_TIMEOUT_S:g} s (one request)") from None
     except (OSError, ValueError) as exc:
-        raise WeightsError(f"cannot reach {hub} ({_short(exc)})") from None
+        raise WeightsError(f"cannot reach {hub} ({_exception_line(exc)})") from None
 
 
 def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | None = None) -> Path:
@@ -402,20 +417,20 @@ def download_weights(hub_id: str, cache_dir: str | None = None, revision: str | 
     probe_hub(hub_id, revision=revision)
     from huggingface_hub import hf_hub_download
 
-    def fetch(name):
+    def fetch(name: str) -> Path:
         return Path(hf_hub_download(hub_id, name, cache_dir=cache_dir, revision=revision))
 
     try:
         config = fetch("config.json")
     except Exception as exc:
-        raise WeightsError(f"download of {hub_id}/config.json failed: {_short(exc)}") from None
+        raise WeightsError(f"download of {hub_id}/config.json failed: {_exception_line(exc)}") from None
     errors = []
     for name in WEIGHT_FILES:
         try:
             fetch(name)
             break
         except Exception as exc:
-            errors.append(f"{name}: {_short(exc, 120)}")
+            errors.append(f"{name}: {_exception_line(exc, 120)}")
     else:
         raise WeightsError(f"download of {hub_id}'s weights failed: " + "; ".join(errors))
     for extra in ("vocab.json", "merges.txt", "tokenizer.json", "tokenizer_config.json"):

@@ -13,8 +13,8 @@ import pytest
 from claimcheck.interval import Interval
 from claimcheck.llm.lm import (
     entropy_bits,
+    measured_surprisal_bits,
     next_token_distribution,
-    surprisal_bits,
     top1_above_fraction,
     top_k,
 )
@@ -36,7 +36,7 @@ def test_thank_you_very_much(claim, gpt2_pretrained):
         ids = tok(text).input_ids
         claim.require(len(ids) == 1, f"{text!r} is not one token under this tokenizer: {ids}")
         p = float(probs[ids[0]])
-        percent[text], bits[text] = p * 100, surprisal_bits(p)
+        percent[text], bits[text] = p * 100, measured_surprisal_bits(p)
         printed_p = claim.stated if p_name == "stated" else claim.value(p_name)
         if not Interval.printed(printed_p).contains(round(percent[text], 10)):
             mismatches.append(f"p({text!r}) = {percent[text]:.4f}%, chapter prints {printed_p}%")

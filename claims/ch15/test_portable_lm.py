@@ -14,7 +14,7 @@ import torch
 
 from claimcheck.llm.generation import compare_streams, greedy_generate, top2_margins
 from claimcheck.llm.kvcache import KVLayout, measure_bytes_per_token, measure_cache_bytes
-from claimcheck.llm.lm import entropy_bits, next_token_distribution, surprisal_bits, top_k
+from claimcheck.llm.lm import entropy_bits, measured_surprisal_bits, next_token_distribution, top_k
 from claimcheck.llm.models import prompt_ids
 from claimcheck.llm.properties import future_independence, kv_change, prefix_reuse
 
@@ -107,6 +107,6 @@ def test_thank_you_very_next_token_on_lm(lane, lm):
     lane.check_form(rank, "1", "exact", "",
                     form="rank of ' much' after 'Thank you very' (top-1); whether it exceeds 90% is reported",
                     top1_token=top1["token"], top1_percent=top1["p"] * 100, top1_above_90_percent=top1["p"] > 0.9,
-                    p_much_percent=float(probs[much[0]]) * 100, bits_much=surprisal_bits(float(probs[much[0]])),
+                    p_much_percent=float(probs[much[0]]) * 100, bits_much=measured_surprisal_bits(float(probs[much[0]])),
                     entropy_bits=entropy_bits(probs), top5=table,
                     prompt_tokens=[tok.decode([i]) for i in tok("Thank you very", add_special_tokens=False).input_ids])
