@@ -46,7 +46,7 @@ def register(subparsers) -> None:
 
 def error(text: str) -> int:
     """Print ``error: text`` on stderr; return 2, the exit code of a command that could not run."""
-    print(f"error: {text}", file=sys.stderr)
+    _say(f"error: {text}", file=sys.stderr)
     return 2
 
 

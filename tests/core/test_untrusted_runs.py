@@ -1,0 +1,225 @@
+"""Results files and registries are untrusted input, round two (issue 37): a results file over the
+input limit, merge and diff linear in claims, one escaping of every text printed (terminal, CI log,
+Markdown), matrix JSON without NaN, an output that would overwrite an input, init's locators on code
+lines. Each test fails on ada5640."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from claimcheck.cli import main
+from claimcheck.display import json_text, printable, workflow_escape
+
+#: what a foreign claims.json may hold to take over a CI log or a terminal
+MASK = "\n::add-mask::x"
+OSC8 = "\u001b]8;;http://evil/\u0007"
+IMG = '<img src=x onerror="alert(1)">'
+
+
+def entry(cid, outcome="passed", measured=36.0, **more):
+    return {
+        "id": cid,
+        "key": f"ch15:{cid}",
+        "chapter": "ch15",
+        "outcome": outcome,
+        "title": f"claim {cid}",
+        "stated": "36",
+        "measured": measured,
+        "unit": "KiB",
+        "tolerance": "printed",
+        **more,
+    }
+
+
+def document(*claims, runner=None, title="KV caches"):
+    return {
+        "schema": 2,
+        "generated": "2026-11-30T12:00:00Z",
+        "runner": runner or {"cpu": "AMD EPYC", "cores": 2},
+        "settings": {"size_profile": "quick"},
+        "chapters": [{"id": "ch15", "title": title}],
+        "claims": list(claims),
+    }
+
+
+def write(path: Path, doc) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def safe_output(text: str) -> None:
+    """No line is a workflow command and nothing is a control sequence (a tab is the only control)."""
+    __tracebackhide__ = True
+    for line in text.splitlines():
+        assert not re.match(r"\s*(::|##\[)", line), line
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", text), text
+    assert "Traceback" not in text
+
+
+# --- 6. one escaping of every text printed -----------------------------------------------------------
+def test_printable_escapes_line_breaks_controls_and_workflow_commands():
+    assert printable("99.16% of the mass") == "99.16% of the mass"  # ordinary text as it is
+    assert printable("a\n::add-mask::x") == "a%0A::add-mask::x"
+    assert printable("50% " + OSC8) == "50%25 %1B]8;;http://evil/%07"
+    assert printable("\x9b31m red \u202egnp.exe") == "%C2%9B31m red %E2%80%AEgnp.exe"  # 8-bit CSI, RLO
+    assert printable("::error::x") == "%3A:error::x" and printable("  ##[error]x") == "  %23#[error]x"
+    assert printable("# ch15: a::b") == "# ch15: a::b"
+    assert printable("a\n::b\nc", lines=True) == "a\n%3A:b\nc"
+
+
+def test_markdown_escaping_stops_tags_and_links_and_keeps_ordinary_text():
+    assert printable(f"t {IMG} and [x](javascript:alert(1))", markdown=True) == (
+        't &lt;img src=x onerror="alert(1)"> and [x]\\(javascript:alert(1))'
+    )
+    ordinary = "8.1 < 10 (short by 1.9); within half a unit: [35.5, 36.5] KiB/token; a <= b"
+    assert printable(ordinary, markdown=True) == ordinary
+    assert (
+        printable("<!-- x -->, </td>, <https://evil>", markdown=True)
+        == "&lt;!-- x -->, &lt;/td>, &lt;https://evil>"
+    )
+
+
+def test_workflow_command_data_escapes_controls_too():
+    assert workflow_escape("50% a\nb" + OSC8) == "50%25 a%0Ab%1B]8;;http://evil/%07"
+
+
+@pytest.fixture
+def hostile(tmp_path):
+    """OLD and NEW runs whose runner, claim ids, titles and reasons carry a workflow command, an OSC 8
+    hyperlink and HTML."""
+    old = write(tmp_path / "old" / "claims.json", document(entry("C01", title=IMG + OSC8), entry("C02")))
+    evil_id = "C03" + MASK
+    new = write(
+        tmp_path / "new" / "claims.json",
+        document(
+            entry("C01", "failed", 20.0, reason="too slow" + MASK + OSC8, title=IMG + MASK),
+            entry("C02", "passed", 36.0, title=OSC8 + "click\x9b31m\u202e"),
+            entry(evil_id, "failed", reason=OSC8),
+            runner={"cpu": "AMD" + MASK + OSC8, "cores": 2, "gpu": {"name": "H100" + MASK + "\u202e\x9b"}},
+            title="KV caches" + MASK + OSC8 + IMG,
+        ),
+    )
+    return old, new
+
+
+def test_diff_prints_no_workflow_command_and_no_control_sequence(hostile, capsys):
+    old, new = hostile
+    assert main(["diff", str(old), str(new)]) == 1  # C01 passed -> failed: a regression, still told
+    out, err = capsys.readouterr()
+    safe_output(out + err)
+    assert "runner cpu: AMD EPYC -> AMD%0A::add-mask::x%1B]8;;http://evil/%07" in out
+    assert "REGRESSION ch15:C01" in out and "added      ch15:C03%0A::add-mask::x" in out
+
+
+def test_merge_and_its_json_print_nothing_raw(hostile, tmp_path, capsys):
+    old, new = hostile
+    assert main(["merge", str(old), str(new), "-o", str(tmp_path / "m.html"), "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    safe_output(out + err)
+    matrix = json.loads(out)  # the same data: JSON escapes every control character
+    assert matrix["runners"][1]["runner"]["cpu"] == "AMD" + MASK + OSC8
+    page = (tmp_path / "m.html").read_text(encoding="utf-8")
+    assert IMG not in page  # the page is HTML-escaped
+
+
+def test_summary_markdown_and_annotations_print_nothing_raw(hostile, capsys):
+    _, new = hostile
+    assert main(["summary", str(new)]) == 0
+    out = capsys.readouterr().out
+    safe_output(out)
+    assert out.startswith("### claimcheck: KV caches%0A::add-mask::x%1B]8;;http://evil/%07&lt;img src=x")
+    assert "<img" not in out
+    assert main(["summary", "--annotations", str(new)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith(("::error", "::warning", "::notice")) for line in lines)
+    assert "\x1b" not in "".join(lines) and "%1B]8;;http://evil/%07" in "".join(lines)
+
+
+def test_summary_of_a_matrix_prints_nothing_raw(hostile, tmp_path, capsys):
+    old, new = hostile
+    matrix = tmp_path / "matrix.json"
+    assert main(["merge", str(old), str(new), "-o", str(tmp_path / "m.html"), "--json", str(matrix)]) == 0
+    capsys.readouterr()
+    assert main(["summary", str(matrix)]) == 0
+    out = capsys.readouterr().out
+    safe_output(out)
+    assert "<img" not in out
+
+
+def test_report_prints_nothing_raw(hostile, tmp_path, capsys):
+    doc = json.loads(hostile[1].read_text(encoding="utf-8"))
+    new = tmp_path / ("run" + MASK + "\x1b[2J") / "claims.json"  # named in the note and the error
+    doc["claims"][0]["duration_s"] = "slow" + OSC8  # a malformed field: quoted in the error
+    doc["schema"] = 1  # a note naming the file
+    write(new, doc)
+    assert main(["report", str(new)]) == 2
+    err = capsys.readouterr().err
+    safe_output(err)
+    assert "field 'duration_s'" in err
+
+
+def test_a_results_file_whose_path_holds_a_line_break_is_named_escaped(tmp_path, capsys):
+    """Own case: a CI artifact's folder name is a results file's label and is printed by merge and diff."""
+    a = write(tmp_path / "claims-linux" / "claims.json", document(entry("C01")))
+    b = write(tmp_path / ("gpu" + MASK + "\x1b[2J") / "claims.json", document(entry("C01", "failed", 1.0)))
+    assert main(["merge", str(a), str(b), "-o", str(tmp_path / "m.html")]) == 0
+    assert main(["diff", str(a), str(b)]) == 1
+    missing = tmp_path / ("none" + MASK) / "claims.json"
+    assert main(["diff", str(a), str(missing)]) == 2  # an error naming it: escaped too
+    out, err = capsys.readouterr()
+    safe_output(out + err)
+    assert "gpu%0A::add-mask::x%1B[2J" in err and "gpu%0A::add-mask::x%1B[2J" in out
+    assert "none%0A::add-mask::x/claims.json: no such file" in err
+
+
+REGISTRY = """[chapter]
+id = "ch15"
+title = "KV \\u001b]8;;http://evil/\\u0007caches"
+manuscript = "ch.txt"
+
+[claims]
+C01 = {{ title = "{title}", stated = "36", unit = "KiB", locator = "holds 36", tolerance = "printed", needs = ["text"] }}
+"""
+
+
+def test_validate_check_manuscript_and_what_if_print_a_registrys_text_escaped(tmp_path, capsys):
+    registry = tmp_path / "claims" / "ch15" / "claims.toml"
+    registry.parent.mkdir(parents=True)
+    registry.write_text(REGISTRY.format(title="per token\\u001b[2J\\u009b31m\\u202e"), encoding="utf-8")
+    manuscript = tmp_path / "ch.txt"
+    manuscript.write_text("The cache holds 37 KiB per token.\x1b[2J\n", encoding="utf-8")
+    assert main(["validate", str(registry)]) == 0
+    code = main(["check-manuscript", str(manuscript), "--registry", str(registry), "--verbose"])
+    assert code == 1  # 37 drifts from 36
+    out, err = capsys.readouterr()
+    safe_output(out + err)
+    assert "per token%1B[2J%C2%9B31m%E2%80%AE" in out
+    assert "drift" in out
+
+
+# --- 7. smaller ------------------------------------------------------------------------------------
+def test_matrix_json_holds_no_nan_or_infinity(tmp_path):
+    path = tmp_path / "nan" / "claims.json"
+    path.parent.mkdir()
+    path.write_text(
+        '{"schema": 2, "runner": {"cpu": "x", "load": NaN, "gpu": {"name": "g", "memory_bytes": Infinity}},'
+        ' "settings": {"size_profile": "quick", "x": -Infinity}, "claims": ['
+        '{"id": "C01", "key": "ch15:C01", "chapter": "ch15", "outcome": "passed", "measured": NaN},'
+        '{"id": "C02", "key": "ch15:C02", "chapter": "ch15", "outcome": "passed", "measured": [1, Infinity]}]}',
+        encoding="utf-8",
+    )
+    out = tmp_path / "matrix.json"
+    main(["merge", str(path), "-o", str(tmp_path / "m.html"), "--json", str(out)])
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    matrix = json.loads(out.read_text(encoding="utf-8"), parse_constant=refuse)  # strict JSON
+    assert matrix["runners"][0]["runner"]["load"] == "nan"
+    assert (
+        json_text({"a": float("inf"), "b": [float("-inf")]})
+        == '{\n  "a": "inf",\n  "b": [\n    "-inf"\n  ]\n}'
+    )
