@@ -11,6 +11,9 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.display import json_text, printable, workflow_escape
+from claimcheck.manuscript import Manuscript, check_manuscript
+from claimcheck.registry import load_registry
+from claimcheck.scaffold import scaffold
 
 #: what a foreign claims.json may hold to take over a CI log or a terminal
 MASK = "\n::add-mask::x"
@@ -223,3 +226,46 @@ def test_matrix_json_holds_no_nan_or_infinity(tmp_path):
         json_text({"a": float("inf"), "b": [float("-inf")]})
         == '{\n  "a": "inf",\n  "b": [\n    "-inf"\n  ]\n}'
     )
+
+
+@pytest.mark.parametrize(
+    "suffix, text",
+    [
+        (
+            ".txt",
+            "The cache holds 46 KiB per token.\nb = 3j\nmm = 1,2\nThen 75 more.\n",
+        ),  # "1,2": two numbers
+        (
+            ".md",
+            "# T\n\nIt holds 72 KiB.\n\n```python\npp = 7 # 8 cats\narr[0] = 7\ne = .5\n```\n\nThen 27 more.\n",
+        ),
+        (".md", "# T\n\nIt holds 29 KiB.\n\nInline `e = .5` and `arr[0] = 7` here.\n"),
+        (".md", '# T\n\nIt holds 80 KiB.\n\nInline `l = 4;  m = 5` and `print(f"{x:.1f} ms")` here.\n'),
+        (".md", "# T\n\nIt holds 36 KiB.\n\nInline `z = [4,5, 6]` and `z = [4,5, 6]` here.\n"),
+    ],
+)
+def test_inits_locators_on_code_lines_are_found(tmp_path, suffix, text):
+    """A number the tokeniser reads after a comma or a point (``[4,5]``, ``.5``, ``{x:.1f}``) could not be
+    matched by any locator (each number had to follow neither): init drafted a locator printed verbatim
+    that check-manuscript called not found."""
+    path = tmp_path / f"ch{suffix}"
+    path.write_text(text, encoding="utf-8")
+    ms = Manuscript.read(path)
+    sc = scaffold(ms, "ch99")
+    assert not sc.problems, sc.problems
+    registry = tmp_path / "claims.toml"
+    registry.write_text(sc.to_toml(), encoding="utf-8")
+    check = check_manuscript(ms, load_registry(registry))
+    assert check.ok and not check.audit.problems and check.audit.coverage == 1.0, (
+        check.audit.problems,
+        [(q.locator, q.status) for d in check.drifts for q in d.checks],
+    )
+
+
+def test_a_locator_with_a_glued_comma_finds_its_two_numbers_and_only_them():
+    ms = Manuscript.from_text("x = [4,5, 6]\ny = 4,500 items\n")
+    from claimcheck.manuscript import find_sites
+
+    sites = find_sites(ms, "[4,5, 6]")
+    assert [(s.line, [ms.scan[a:b] for a, b in s.groups]) for s in sites] == [(1, ["4", "5", "6"])]
+    assert find_sites(ms, "4,500 items")[0].line == 2
