@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from claimcheck.cli.main import _say, error
+from claimcheck.cli.runs import overwrites_input
 from claimcheck.pages import load_document, manuscript_checks, publish, summary
 from claimcheck.results import ClaimsDoc, ResultFileError
 
@@ -70,6 +71,9 @@ def register(subparsers) -> None:
 
 def _report(args) -> int:
     t0 = time.perf_counter()
+    page = args.output or str(Path(args.json).parent / "claims.html")
+    if said := overwrites_input("report", {"-o": page}, [args.json]):
+        return error(said)
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:

@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from claimcheck.cli.editor import write_json
@@ -93,7 +96,22 @@ def _fraction(text: str) -> float:
     return value
 
 
+def overwrites_input(command: str, outputs: dict[str, str | None], inputs: Iterable[str]) -> str | None:
+    """The error when an output (``{flag: path}``; ``None`` or ``-``: none) is one of the ``inputs`` (the
+    same file: a link, ``..`` or a hard link to it counts), else None."""
+    for flag, target in outputs.items():
+        if not target or target == "-" or not os.path.exists(target):
+            continue
+        for source in inputs:
+            with contextlib.suppress(OSError):  # an input that cannot be read is said when it is read
+                if os.path.samefile(target, source):
+                    return f"{flag} {target} is one of the results files {command} reads ({source}); name another file"
+    return None
+
+
 def _merge(args) -> int:
+    if said := overwrites_input("merge", {"-o": args.output, "--json": args.json_out}, args.results):
+        return error(said)
     runs, errors = load_results(args.results)
     for exc in errors:
         _say(f"error: {exc}", sys.stderr)
@@ -124,6 +142,8 @@ def _merge(args) -> int:
 
 
 def _diff(args) -> int:
+    if said := overwrites_input("diff", {"--json": args.json_out}, (args.old, args.new)):
+        return error(said)
     try:
         old, new = read_document(args.old), read_document(args.new)
     except ResultFileError as exc:

@@ -4,6 +4,7 @@ Markdown), matrix JSON without NaN, an output that would overwrite an input, ini
 lines. Each test fails on ada5640."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -226,6 +227,39 @@ def test_matrix_json_holds_no_nan_or_infinity(tmp_path):
         json_text({"a": float("inf"), "b": [float("-inf")]})
         == '{\n  "a": "inf",\n  "b": [\n    "-inf"\n  ]\n}'
     )
+
+
+@pytest.mark.parametrize("flag", ["--json", "-o"])
+def test_merge_refuses_to_write_over_one_of_its_inputs(tmp_path, capsys, flag):
+    a = write(tmp_path / "a" / "claims.json", document(entry("C01")))
+    b = write(tmp_path / "b" / "claims.json", document(entry("C01", "failed")))
+    before = b.read_bytes()
+    os.symlink(b, tmp_path / "link.json")
+    for target in (str(b), str(tmp_path / "link.json"), str(tmp_path / "b" / ".." / "b" / "claims.json")):
+        args = ["merge", str(a), str(b), "-o", str(tmp_path / "m.html"), "--json", str(tmp_path / "m.json")]
+        args[args.index(flag) + 1] = target
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert (
+            f"error: {flag} {target} is one of the results files merge reads ({b}); name another file" in err
+        )
+    assert b.read_bytes() == before
+
+
+def test_diff_and_report_refuse_to_write_over_their_input(tmp_path, capsys):
+    """Own case: ``diff --json OLD`` and ``report -o CLAIMS.json`` overwrote the file they read."""
+    a = write(tmp_path / "a" / "claims.json", document(entry("C01")))
+    b = write(tmp_path / "b" / "claims.json", document(entry("C01", "failed")))
+    before = a.read_bytes(), b.read_bytes()
+    assert main(["diff", str(a), str(b), "--json", str(a)]) == 2
+    assert f"error: --json {a} is one of the results files diff reads ({a}); name another file" in (
+        capsys.readouterr().err
+    )
+    assert main(["report", str(b), "-o", str(b)]) == 2
+    assert f"error: -o {b} is one of the results files report reads ({b}); name another file" in (
+        capsys.readouterr().err
+    )
+    assert (a.read_bytes(), b.read_bytes()) == before
 
 
 @pytest.mark.parametrize(
