@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.display import counted, format_value
+from claimcheck.display import counted, excerpt, format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
@@ -359,5 +359,6 @@ def _first_line(text) -> str:
     return line if len(line) <= 160 else line[:157] + "..."
 
 
-def _short(v) -> str:
-    return str(v.get("name", v) if isinstance(v, dict) else v)
+def _short(v: object) -> str:
+    """A runner field in a note: a GPU by its name; cut to 120 characters (:func:`excerpt`)."""
+    return excerpt(v.get("name", v) if isinstance(v, dict) else v, 120, quote=False)

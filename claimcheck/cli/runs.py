@@ -141,6 +141,10 @@ def _merge(args) -> int:
     return 2 if issues and not args.lenient else 1 if errors else 0
 
 
+#: the widest claim key diff aligns its lines to (a longer one overruns its own line only)
+ID_WIDTH = 40
+
+
 def _diff(args) -> int:
     if said := overwrites_input("diff", {"--json": args.json_out}, (args.old, args.new)):
         return error(said)
@@ -161,7 +165,7 @@ def _diff(args) -> int:
         _say(
             f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it"
         )
-    width = max((len(c.id) for c in d.changes), default=0)
+    width = min(max((len(c.id) for c in d.changes), default=0), ID_WIDTH)  # one long key pads only itself
     for c in d.changes:
         _say(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
     counts = Counter(c.kind for c in d.changes)

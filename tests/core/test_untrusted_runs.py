@@ -303,3 +303,20 @@ def test_a_locator_with_a_glued_comma_finds_its_two_numbers_and_only_them():
     sites = find_sites(ms, "[4,5, 6]")
     assert [(s.line, [ms.scan[a:b] for a, b in s.groups]) for s in sites] == [(1, ["4", "5", "6"])]
     assert find_sites(ms, "4,500 items")[0].line == 2
+
+
+def test_a_megabyte_claim_key_or_runner_field_costs_diff_one_long_line_not_one_per_claim(tmp_path, capsys):
+    """Own case: diff padded every line to its longest claim key, and printed a runner field whole: a
+    1 MB key in a file of 1,000 claims gave 1 GB of output."""
+    huge = "C" + "x" * 1_000_000
+    claims = [entry(f"C{i:04}") for i in range(1000)]
+    old = write(tmp_path / "old" / "claims.json", document(*claims))
+    runner = {"cpu": "AMD " + "y" * 1_000_000, "cores": 2}
+    new = write(tmp_path / "new" / "claims.json", document(*claims, entry(huge), runner=runner))
+    for claim in claims:
+        claim["outcome"] = "failed"
+    new = write(new, document(*claims, entry(huge), runner=runner))
+    assert main(["diff", str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert len(out) < 1_300_000, len(out)  # the key once, 1,000 short lines
+    assert "runner cpu: AMD EPYC -> AMD yyyyy" in out and "… (1,000,004 characters)" in out
