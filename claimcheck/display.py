@@ -25,9 +25,10 @@ def excerpt(text, limit: int = 80, *, quote: bool = True) -> str:
 
 
 #: characters never printed as they are: every control character (C0 with CR and LF, DEL, C1 with the
-#: 8-bit CSI), the Unicode line and paragraph separators, and the bidirectional overrides and isolates
-#: that make a terminal or a browser show text in another order than it is read
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+#: 8-bit CSI), the Unicode line and paragraph separators, the bidirectional marks, overrides and
+#: isolates that make a terminal show text in another order than it is read, and the invisible ones
+#: (zero-width space and joiners, word joiner, byte order mark) that make two keys print alike
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 #: a line GitHub's runner would read as a workflow command (``::add-mask::x``, ``##[error]...``), after
 #: the leading white space it ignores
 _COMMAND = re.compile(r"^(\s*)(:(?=:)|#(?=#\[))")

@@ -54,12 +54,16 @@ def write(path: Path, doc) -> Path:
     return path
 
 
+#: what no printed text may hold (a line feed ends a line, a tab is white space)
+UNSAFE = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+
+
 def safe_output(text: str) -> None:
     """No line is a workflow command and nothing is a control sequence (a tab is the only control)."""
     __tracebackhide__ = True
     for line in text.splitlines():
         assert not re.match(r"\s*(::|##\[)", line), line
-    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]", text), text
+    assert not re.search(UNSAFE, text), text
     assert "Traceback" not in text
 
 
@@ -320,3 +324,16 @@ def test_a_megabyte_claim_key_or_runner_field_costs_diff_one_long_line_not_one_p
     out = capsys.readouterr().out
     assert len(out) < 1_300_000, len(out)  # the key once, 1,000 short lines
     assert "runner cpu: AMD EPYC -> AMD yyyyy" in out and "… (1,000,004 characters)" in out
+
+
+def test_two_keys_that_print_alike_are_told_apart(tmp_path, capsys):
+    """Own case: a zero-width space made ``ch15:C01`` and ``ch15:C01\u200b`` print alike in diff: one
+    "added", one "missing from NEW", the same on screen."""
+    old = write(tmp_path / "old" / "claims.json", document(entry("C01")))
+    twin = dict(entry("C01"), key="ch15:C01\u200b", id="C01\u200b")
+    new = write(tmp_path / "new" / "claims.json", document(twin))
+    assert main(["diff", str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    safe_output(out)
+    assert "added      ch15:C01%E2%80%8B  only in NEW" in out
+    assert "REGRESSION ch15:C01   only in OLD" in out
