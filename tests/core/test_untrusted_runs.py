@@ -193,7 +193,7 @@ C01 = {{ title = "{title}", stated = "36", unit = "KiB", locator = "holds 36", t
 """
 
 
-def test_validate_check_manuscript_and_what_if_print_a_registrys_text_escaped(tmp_path, capsys):
+def test_validate_and_check_manuscript_print_a_registrys_and_a_manuscripts_text_escaped(tmp_path, capsys):
     registry = tmp_path / "claims" / "ch15" / "claims.toml"
     registry.parent.mkdir(parents=True)
     registry.write_text(REGISTRY.format(title="per token\\u001b[2J\\u009b31m\\u202e"), encoding="utf-8")
@@ -337,3 +337,18 @@ def test_two_keys_that_print_alike_are_told_apart(tmp_path, capsys):
     safe_output(out)
     assert "added      ch15:C01%E2%80%8B  only in NEW" in out
     assert "REGRESSION ch15:C01   only in OLD" in out
+
+
+def test_what_if_prints_its_verdicts_escaped(monkeypatch, capsys):
+    """what-if's verdict quotes a registry's title and a run's reason (here, as the run gives it)."""
+    from types import SimpleNamespace
+
+    from claimcheck.cli import editor
+
+    said = "C01 holds at 5: KV caches" + MASK + OSC8 + "\n  within half a unit"
+    answer = SimpleNamespace(verdict=said, outcome="passed", quoted_by=[])
+    monkeypatch.setattr(editor, "run_what_if", lambda *args: [answer])
+    assert main(["what-if", "C01=5"]) == 0
+    out = capsys.readouterr().out
+    safe_output(out)
+    assert out == "C01 holds at 5: KV caches\n%3A:add-mask::x%1B]8;;http://evil/%07\n  within half a unit\n"
