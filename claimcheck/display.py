@@ -5,7 +5,9 @@ pages; inputs quoted in messages and logs; the "did you mean" of a misspelt name
 from __future__ import annotations
 
 import difflib
+import json
 import math
+import re
 from typing import TypeGuard
 
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
@@ -22,16 +24,80 @@ def excerpt(text, limit: int = 80, *, quote: bool = True) -> str:
     return f"{shown(text[:limit])}… ({len(text):,} characters)"
 
 
-def workflow_escape(text) -> str:
-    """``text`` escaped as a GitHub workflow command's data (``%``, CR, LF as ``%25``, ``%0D``, ``%0A``)."""
-    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+#: characters never printed as they are: every control character (C0 with CR and LF, DEL, C1 with the
+#: 8-bit CSI), the Unicode line and paragraph separators, the bidirectional marks, overrides and
+#: isolates that make a terminal show text in another order than it is read, and the invisible ones
+#: (zero-width space and joiners, word joiner, byte order mark) that make two keys print alike
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+#: a line GitHub's runner would read as a workflow command (``::add-mask::x``, ``##[error]...``), after
+#: the leading white space it ignores
+_COMMAND = re.compile(r"^(\s*)(:(?=:)|#(?=#\[))")
+#: Markdown that would become a tag, a link or an image: ``<`` opening a tag, an HTML comment or an
+#: autolink; ``](`` closing a link's text (``[x](javascript:...)``, ``![x](http://tracker)``)
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|\](?=\()")
 
 
-def log_line(text) -> str:
-    """``text`` as one line of a CI log: unchanged without a line break, else :func:`workflow_escape`d,
-    so that no part of it starts a line GitHub would read as a workflow command."""
+def _percent(ch: str) -> str:
+    """``ch`` as its UTF-8 bytes, each ``%XX`` (LF: ``%0A``, ESC: ``%1B``, U+202E: ``%E2%80%AE``)."""
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+
+
+def printable(text: object, *, markdown: bool = False, lines: bool = False) -> str:
+    """``text`` (any input's, e.g. a foreign ``claims.json``'s) made safe to print as one line of a
+    terminal, a CI job log or (``markdown``) GitHub Markdown: the one escaping of printed text.
+
+    Unchanged unless it holds something unsafe; then ``%`` becomes ``%25`` and each unsafe character
+    its UTF-8 bytes as ``%XX``, as in GitHub's workflow commands: a control character (a line break as
+    ``%0A``, so that no part of it starts a line; ESC and CSI as ``%1B``, ``%C2%9B``, so that nothing
+    reaches the terminal as a control sequence), a line separator, a bidirectional override; and the
+    first ``:`` of a line starting ``::`` (or ``#`` of ``##[``), so that the line is never a workflow
+    command. ``markdown``: also ``<`` opening a tag as ``&lt;`` and ``](`` as ``]\\(``, so that no
+    HTML, link or image comes of it (a ``<`` before a space or a digit, ``[35.5, 36.5]`` stay).
+    ``lines``: ``text`` is several lines, each escaped alone (its line feeds kept)."""
     text = str(text)
-    return workflow_escape(text) if "\n" in text or "\r" in text else text
+    if lines:
+        return "\n".join(printable(line, markdown=markdown) for line in text.split("\n"))
+    if _UNSAFE.search(text) or _COMMAND.match(text):
+        text = text.replace("%", "%25")
+        text = _COMMAND.sub(
+            lambda m: m.group(1) + _percent(m.group(2)), _UNSAFE.sub(lambda m: _percent(m.group()), text)
+        )
+    if markdown:
+        text = _MARKUP.sub(lambda m: "&lt;" if m.group() == "<" else "]\\", text)
+    return text
+
+
+def workflow_escape(text: object) -> str:
+    """``text`` escaped as a GitHub workflow command's data: ``%`` as ``%25`` and each character
+    :func:`printable` escapes (CR, LF: ``%0D``, ``%0A``, which GitHub turns back into line breaks in the
+    annotation; ESC: ``%1B``...) as its ``%XX`` bytes."""
+    return _UNSAFE.sub(lambda m: _percent(m.group()), str(text).replace("%", "%25"))
+
+
+def json_text(data: object) -> str:
+    """``data`` as indented JSON text (UTF-8 as it is, ``ensure_ascii=False``), with each character
+    :func:`printable` escapes written ``\\uXXXX`` (JSON escapes only C0 itself): the same data, and
+    nothing a terminal acts on when it is printed. A non-finite float is written as its ``repr``
+    (``"inf"``, ``"nan"``: a number JSON cannot hold, as ``claims.json`` writes it)."""
+    text = json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    # json.dumps escapes C0 in strings: a line feed left is the indentation's
+    return _UNSAFE.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
+
+
+def _finite(value: object) -> object:
+    """``value`` with every non-finite float in it (in lists, tuples and dicts) as its ``repr``."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def log_line(text: object) -> str:
+    """``text`` as one line of a CI log or a terminal: :func:`printable`."""
+    return printable(text)
 
 
 def number(x, digits: int = 5) -> str:

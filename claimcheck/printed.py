@@ -292,7 +292,10 @@ def compile_locator(locator: str) -> LocatorPattern:
             glued_next = k == len(nums) - 1 and not last_seg
             glued_prev = k == 0 and si > 0
             pat = _shape_pattern(num) if glued_next else NUMBER_PATTERN
-            lead = "" if glued_prev else r"(?<![\d.,])"
+            # a number the locator itself prints after a comma or a point (code: "[4,5]", "x = .5") has
+            # that mark before it, not a digit
+            own_mark = between.endswith((",", ".")) and (len(between) > 1 or (k > 0 and between == ","))
+            lead = "" if glued_prev else r"(?<!\d)" if own_mark else r"(?<![\d.,])"
             parts.append(rf"\s*{lead}({pat})\s*")
             cursor = num.end
         tail = norm[cursor - plain_offset :]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from claimcheck.display import is_number as _is_number
+from claimcheck.fileio import InputFileError, read_input_file
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
@@ -448,15 +449,18 @@ class ClaimsDoc(_Record):
 
 
 def read_json(path) -> dict:
-    """The JSON object of a results file. Raises ResultFileError: missing, not a regular file,
-    unreadable, not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
+    """The JSON object of a results file, read through :func:`claimcheck.fileio.read_input_file`. Raises
+    ResultFileError: missing, not a regular file, over ``fileio.MAX_INPUT_BYTES`` (32 MiB), unreadable,
+    not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
             raise ResultFileError(p, "is not a regular file (a folder, device or pipe)")
-        text = p.read_text(encoding="utf-8")
+        text = read_input_file(p).decode("utf-8")
     except FileNotFoundError:
         raise ResultFileError(p, "no such file") from None
+    except InputFileError as exc:  # over MAX_INPUT_BYTES, or a device, FIFO or socket
+        raise ResultFileError(p, exc.strerror or str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ResultFileError(p, f"cannot be read ({exc})") from None
     if not text.strip():

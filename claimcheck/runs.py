@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claimcheck.display import counted, format_value
+from claimcheck.display import counted, excerpt, format_value
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
@@ -77,14 +77,24 @@ class Matrix:
 
 def _ordered_ids(runs: list[ClaimsDoc]) -> list[str]:
     """Union of the runs' claim keys, each file's order kept: a key new in a later file goes right
-    after the key it follows there."""
-    order: list[str] = []
+    after the key it follows there (a key new before any other goes first). Linear in the keys: a
+    linked list (``following``), so that each insertion costs O(1)."""
+    following: dict[str, str | None] = {}  # key -> the key after it (None: the last)
+    head: str | None = None
     for run in runs:
-        prev = None
+        prev: str | None = None
         for cid in (e.key for e in run.claims):
-            if cid not in order:
-                order.insert(order.index(prev) + 1 if prev is not None else 0, cid)
+            if cid not in following:
+                if prev is None:
+                    following[cid], head = head, cid
+                else:
+                    following[cid], following[prev] = following[prev], cid
             prev = cid
+    order: list[str] = []
+    node = head
+    while node is not None:
+        order.append(node)
+        node = following[node]
     return order
 
 
@@ -349,5 +359,6 @@ def _first_line(text) -> str:
     return line if len(line) <= 160 else line[:157] + "..."
 
 
-def _short(v) -> str:
-    return str(v.get("name", v) if isinstance(v, dict) else v)
+def _short(v: object) -> str:
+    """A runner field in a note: a GPU by its name; cut to 120 characters (:func:`excerpt`)."""
+    return excerpt(v.get("name", v) if isinstance(v, dict) else v, 120, quote=False)

@@ -3,12 +3,12 @@ descriptions below say what each does; the work is in :mod:`claimcheck.editor`).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from claimcheck.book import BookError, book_of, load_book, locate, project_of, registry_for_manuscript
-from claimcheck.cli.main import error
+from claimcheck.cli.main import _say, error
+from claimcheck.display import json_text, printable
 from claimcheck.editor import drifted_revisions, format_check, report_measured, run_what_if
 from claimcheck.fileio import write_atomic
 from claimcheck.manuscript import ManuscriptError, check_manuscript
@@ -123,7 +123,7 @@ def _register_what_if(subparsers) -> None:
 def write_json(data, dest: str) -> bool:
     """Print ``data`` as indented JSON (``dest`` ``-``) or write it atomically to ``dest``; False after an
     error naming it."""
-    text = json.dumps(data, indent=2, ensure_ascii=False)
+    text = json_text(data)
     if dest == "-":
         print(text)
         return True
@@ -173,7 +173,7 @@ def _check_manuscript(args) -> int:
         reg = load_registry(registry)
         if not reg.claims and reg.issues:
             for issue in reg.issues:
-                print(f"error: {issue}", file=sys.stderr)
+                _say(f"error: {issue}", file=sys.stderr)
             return 2
         report = args.report or _default_report(registry)
         try:
@@ -181,24 +181,22 @@ def _check_manuscript(args) -> int:
         except ManuscriptError as exc:
             return error(str(exc))
         if len(pairs) > 1:
-            print(f"== {reg.chapter_id}: {manuscript} against {registry}", file=words)
+            _say(f"== {reg.chapter_id}: {manuscript} against {registry}", file=words)
         measured, report_error = report_measured(
             report, given=args.report is not None, chapter=reg.chapter_id
         )
         what_if = f"claimcheck what-if --manuscript {manuscript}" + (
             f" --registry {args.registry}" if args.registry else ""
         )
-        print(
-            format_check(check, measured, verbose=args.verbose, report_error=report_error, what_if=what_if),
-            file=words,
-        )
+        said = format_check(check, measured, verbose=args.verbose, report_error=report_error, what_if=what_if)
+        print(printable(said, lines=True), file=words)
         if args.html:
             out = Path(args.html)
             if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
                 out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
             if _manuscript_html(check, reg, report, out, readable=report_error is None) is None:
                 return 2
-            print(f"annotated manuscript: {out}", file=words)
+            _say(f"annotated manuscript: {out}", file=words)
         read = report_error is None and Path(report).is_file()
         results.append(
             check.as_dict()
@@ -235,7 +233,7 @@ def _what_if(args) -> int:
         if not revisions and not inputs:
             if unjudged:
                 return _unjudged(unjudged)
-            print(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
+            _say(f"{args.manuscript}: no figure drifts from the registry: nothing to check")
             return 0
     elif not revisions:
         return error("name the claims to check (ID=VALUE ...), or --manuscript PATH for every drifted figure")
@@ -248,7 +246,7 @@ def _what_if(args) -> int:
     except RuntimeError as exc:
         return error(str(exc))
     for a in answers:
-        print(a.verdict)
+        print(printable(a.verdict, lines=True))
     if args.json:
         rows = [
             {"id": a.claim_id, "revised": a.revised, "registry": a.previous, "outcome": a.outcome}
@@ -303,14 +301,14 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
             "them): their figures are not checked"
         )
     n = len(revisions)
-    print(
+    _say(
         f"{manuscript}: {n} stated figure{' drifts' if n == 1 else 's drift'} from {reg.path}"
         + (": " + " ".join(f"{k}={v}" for k, v in revisions) if revisions else "")
     )
     for key, given in inputs.items():
-        print(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
+        _say(f"  {key}: the text's inputs {', '.join(f'{k} = {v}' for k, v in given.items())} (re-judged)")
     for note in notes:
-        print(f"  note: {note}")
+        _say(f"  note: {note}")
     return revisions, inputs, reg.path, unjudged
 
 
@@ -322,7 +320,7 @@ def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) 
             loaded, _ = load_document(report)
             doc = loaded if isinstance(loaded, ClaimsDoc) else None
         except ResultFileError as exc:
-            print(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
+            _say(f"warning: {exc}; the manuscript is shown without verdicts", file=sys.stderr)
     claims_page = Path(report).parent / "claims.html" if report else None
     href = relative_href(claims_page, out) if claims_page is not None and claims_page.is_file() else None
     view = manuscript_view_of(

@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def error(text: str) -> int:
     """Print ``error: text`` on stderr; return 2, the exit code of a command that could not run."""
-    print(f"error: {text}", file=sys.stderr)
+    _say(f"error: {text}", file=sys.stderr)
     return 2
 
 

@@ -6,7 +6,8 @@ import sys
 import time
 from pathlib import Path
 
-from claimcheck.cli.main import error
+from claimcheck.cli.main import _say, error
+from claimcheck.cli.runs import overwrites_input
 from claimcheck.pages import load_document, manuscript_checks, publish, summary
 from claimcheck.results import ClaimsDoc, ResultFileError
 
@@ -70,6 +71,9 @@ def register(subparsers) -> None:
 
 def _report(args) -> int:
     t0 = time.perf_counter()
+    page = args.output or str(Path(args.json).parent / "claims.html")
+    if said := overwrites_input("report", {"-o": page}, [args.json]):
+        return error(said)
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:
@@ -83,17 +87,17 @@ def _report(args) -> int:
             f"so {args.manuscript} has no registry to be checked against"
         )
     for note in doc.notes:
-        print(f"note: {note}", file=sys.stderr)
+        _say(f"note: {note}", sys.stderr)
     for p in problems:
-        print(f"error: {p}", file=sys.stderr)
+        _say(f"error: {p}", sys.stderr)
     for p in ms_problems:
-        print(f"warning: {p}", file=sys.stderr)
+        _say(f"warning: {p}", sys.stderr)
     try:
         written = publish(doc, args.json, checks, args.output)
     except OSError as exc:
         return error(f"cannot write the pages: {exc}")
     took = f"{len(doc.claims)} claims, {time.perf_counter() - t0:.2f} s"
-    print(f"{'  '.join(map(str, written))} ({took})", file=sys.stderr)
+    _say(f"{'  '.join(map(str, written))} ({took})", sys.stderr)
     return 2 if problems else 1 if ms_problems else 0
 
 
@@ -103,9 +107,9 @@ def _summary(args) -> int:
     except ResultFileError as exc:
         return error(str(exc))
     for note in doc.notes if isinstance(doc, ClaimsDoc) else []:
-        print(f"note: {note}", file=sys.stderr)
+        _say(f"note: {note}", sys.stderr)
     for p in problems:
-        print(f"{'warning' if args.lenient else 'error'}: {p}", file=sys.stderr)
+        _say(f"{'warning' if args.lenient else 'error'}: {p}", sys.stderr)
     if args.annotations:
         for line in summary.annotations(doc, Path.cwd()):
             print(line)

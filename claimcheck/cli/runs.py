@@ -5,12 +5,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from claimcheck.cli.editor import write_json
-from claimcheck.cli.main import error
+from claimcheck.cli.main import _say, error
 from claimcheck.fileio import write_atomic
 from claimcheck.pages import matrix_page
 from claimcheck.results import read_document
@@ -93,18 +96,33 @@ def _fraction(text: str) -> float:
     return value
 
 
+def overwrites_input(command: str, outputs: dict[str, str | None], inputs: Iterable[str]) -> str | None:
+    """The error when an output (``{flag: path}``; ``None`` or ``-``: none) is one of the ``inputs`` (the
+    same file: a link, ``..`` or a hard link to it counts), else None."""
+    for flag, target in outputs.items():
+        if not target or target == "-" or not os.path.exists(target):
+            continue
+        for source in inputs:
+            with contextlib.suppress(OSError):  # an input that cannot be read is said when it is read
+                if os.path.samefile(target, source):
+                    return f"{flag} {target} is one of the results files {command} reads ({source}); name another file"
+    return None
+
+
 def _merge(args) -> int:
+    if said := overwrites_input("merge", {"-o": args.output, "--json": args.json_out}, args.results):
+        return error(said)
     runs, errors = load_results(args.results)
     for exc in errors:
-        print(f"error: {exc}", file=sys.stderr)
+        _say(f"error: {exc}", sys.stderr)
     if not runs:
         return error("no readable results file; nothing written")
     matrix = merge(runs, errors)
     for note in (n for run in runs for n in run.notes):
-        print(f"note: {note}", file=sys.stderr)
+        _say(f"note: {note}", sys.stderr)
     issues = [i for run in runs for i in run.issues]
     for issue in issues:
-        print(f"{'warning' if args.lenient else 'error'}: {issue}", file=sys.stderr)
+        _say(f"{'warning' if args.lenient else 'error'}: {issue}", sys.stderr)
     out = Path(args.output)
     try:
         write_atomic(out, matrix_page(matrix, args.title))
@@ -113,39 +131,45 @@ def _merge(args) -> int:
     if args.json_out and not write_json(matrix_json(matrix), args.json_out):
         return 2
     split = matrix.split_ids
-    print(
+    _say(
         f"{out}: {len(matrix.rows)} claims x {len(runs)} runners ({', '.join(matrix.labels)}); "
         f"pass on one runner, fail on another: {', '.join(split) or 'none'}"
         + (f"; {len(errors)} unreadable file(s) left out" if errors else "")
         + (f"; {len(issues)} entry problem(s)" if issues else ""),
-        file=sys.stderr,
+        sys.stderr,
     )
     return 2 if issues and not args.lenient else 1 if errors else 0
 
 
+#: the widest claim key diff aligns its lines to (a longer one overruns its own line only)
+ID_WIDTH = 40
+
+
 def _diff(args) -> int:
+    if said := overwrites_input("diff", {"--json": args.json_out}, (args.old, args.new)):
+        return error(said)
     try:
         old, new = read_document(args.old), read_document(args.new)
     except ResultFileError as exc:
         return error(str(exc))
     d = diff(old, new, bound_move=args.bound_move)
     for issue in d.issues:
-        print(f"error: {issue}", file=sys.stderr)
-    print(f"claimcheck diff {old.path} -> {new.path}")
+        _say(f"error: {issue}", sys.stderr)
+    _say(f"claimcheck diff {old.path} -> {new.path}")
     for note in old.notes + new.notes + d.runner_notes:
-        print(f"  note: {note}")
+        _say(f"  note: {note}")
     for side, ids in d.unselected.items():
         shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
-        print(f"  {len(ids)} claims not selected in {side} ({shown}): not compared")
+        _say(f"  {len(ids)} claims not selected in {side} ({shown}): not compared")
     if d.carried:
-        print(
+        _say(
             f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it"
         )
-    width = max((len(c.id) for c in d.changes), default=0)
+    width = min(max((len(c.id) for c in d.changes), default=0), ID_WIDTH)  # one long key pads only itself
     for c in d.changes:
-        print(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
+        _say(f"  {c.kind.upper() if c.kind == 'regression' else c.kind:10} {c.id:{width}}  {c.text}")
     counts = Counter(c.kind for c in d.changes)
-    print("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
+    _say("summary: " + (", ".join(f"{v} {k}" for k, v in counts.items()) or "no changes"))
     record: dict[str, object] = dict(old=old.path, new=new.path, notes=d.runner_notes, issues=d.issues)
     record |= {"unselected": d.unselected, "carried": d.carried, "changes": [vars(c) for c in d.changes]}
     if args.json_out and not write_json(record, args.json_out):

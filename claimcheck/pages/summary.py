@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from claimcheck import outcomes as oc
-from claimcheck.display import workflow_escape
+from claimcheck.display import printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
 from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
@@ -78,7 +78,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
         if several:
             lines += ["", f"#### {ch.id}: {ch.title}"]
         lines += _claim_table(mine)
-    return "\n".join(lines) + "\n"
+    return _join(lines)
 
 
 def _claim_table(entries: list[ClaimEntry]) -> list[str]:
@@ -126,7 +126,13 @@ def _matrix_markdown(doc: dict) -> str:
             drifted = " · Δ drifted" if cell.get("drifted") else ""
             row.append(f"{badge(str(cell.get('outcome', '')))} {value}{drifted}".strip())
         lines.append(_row(row))
-    return "\n".join(lines) + "\n"
+    return _join(lines)
+
+
+def _join(lines: list[str]) -> str:
+    """The Markdown of ``lines``, each escaped alone (:func:`claimcheck.display.printable`): a results
+    file's text never starts a line of its own, a workflow command, a control sequence, a tag or a link."""
+    return "".join(printable(line, markdown=True) + "\n" for line in lines)
 
 
 # --- annotations ----------------------------------------------------------------------------------

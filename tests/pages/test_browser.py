@@ -159,6 +159,18 @@ def test_filters_hide_and_show_rows(browser, claims_html):
     assert sorted(shown_ids(browser)) == ["C16", "C20"]
 
 
+def test_a_malformed_address_neither_stops_the_page_nor_loses_the_rest_of_it(browser, claims_html):
+    """``decodeURIComponent`` throws on ``%E0%A4%A``: the page's set-up stopped there (no count, no
+    filter from the address). A part that cannot be decoded is now read as written."""
+    open_page(browser, claims_html, "#%E0%A4%A")
+    assert browser.execute_script("return document.documentElement.getAttribute('data-ready')") == "1"
+    total = len(shown_ids(browser))
+    assert browser.find_element("id", "shown").text == f"all {total} claims shown"
+    open_page(browser, claims_html, "#show=failed,inconclusive&need=%E0%A4%A")  # a hashchange
+    assert sorted(shown_ids(browser)) == ["C16", "C20"]
+    assert browser.find_element("id", "shown").text == f"2 of {total} claims shown"
+
+
 def test_columns_sort_and_the_claim_header_restores_the_chapters_order(browser, claims_html):
     from selenium.webdriver.common.by import By
 

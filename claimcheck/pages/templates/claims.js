@@ -32,8 +32,16 @@
     if (shown) shown.textContent = n === claims.length ? "all " + n + " claims shown" : n + " of " + claims.length + " claims shown";
   }
 
+  function decode(text) {  // a malformed escape (#need=%E0%A4%A) stays as written: the rest still reads
+    try { return decodeURIComponent(text); } catch (e) {
+      return text.split(/([&=,])/).map(function (part) {
+        try { return decodeURIComponent(part); } catch (e2) { return part; }
+      }).join("");
+    }
+  }
+
   function fromHash() {
-    var h = decodeURIComponent(location.hash.replace(/^#/, ""));
+    var h = decode(location.hash.replace(/^#/, ""));
     if (!/^(show|need)=/.test(h)) return;
     h.split("&").forEach(function (kv) {
       var p = kv.split("="), key = p[0], vals = (p[1] || "").split(",");
