@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from claimcheck.display import counted, excerpt, format_value
 from claimcheck.display import is_number as _is_number
@@ -22,9 +24,10 @@ from claimcheck.tolerance import parse_tolerance
 __all__ = ["ResultFileError", "diff", "load_results", "merge", "run_labels"]
 
 
-def load_results(paths) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
+def load_results(paths: Iterable[str | Path]) -> tuple[list[ClaimsDoc], list[ResultFileError]]:
     """(the readable runs, in the order given; the errors of the files that could not be read)."""
-    runs, errors = [], []
+    runs: list[ClaimsDoc] = []
+    errors: list[ResultFileError] = []
     for path in paths:
         try:
             runs.append(read_document(path))
@@ -47,7 +50,9 @@ def run_labels(runs: list[ClaimsDoc]) -> list[str]:
 
 
 @dataclass
-class Row:
+class MatrixRow:
+    """One claim's row of the claim x runner :class:`Matrix`: its registry fields and a cell per run."""
+
     id: str
     title: str = ""
     stated: str = ""
@@ -66,7 +71,7 @@ class Row:
 @dataclass
 class Matrix:
     runs: list[ClaimsDoc]
-    rows: list[Row]
+    rows: list[MatrixRow]
     errors: list[str] = field(default_factory=list)  # unreadable files and bad entries
     labels: list[str] = field(default_factory=list)  # one per run (:func:`run_labels`)
 
@@ -103,13 +108,14 @@ def format_measured(entry: ClaimEntry) -> str:
     return entry.measured_display or format_value(entry.measured, entry.unit or "")
 
 
-def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
+def merge(runs: list[ClaimsDoc], errors: Iterable[ResultFileError] = ()) -> Matrix:
     """Return the claim x runner :class:`Matrix` of ``runs`` (columns in the order given): a run without
     a claim gets a ``not-run`` cell; ``errors`` (unreadable files) are kept beside the runs' issues."""
-    rows, keyed = [], [run.by_key() for run in runs]
+    rows: list[MatrixRow] = []
+    keyed = [run.by_key() for run in runs]
     for cid in _ordered_ids(runs):
-        row = Row(cid)
-        seen: dict[str, set] = {}
+        row = MatrixRow(cid)
+        seen: dict[str, set[str]] = {}
         for run, claims in zip(runs, keyed):
             e = claims.get(cid)
             if e is None:
@@ -130,7 +136,7 @@ def merge(runs: list[ClaimsDoc], errors=()) -> Matrix:
     return Matrix(runs, rows, errs, run_labels(runs))
 
 
-def matrix_json(m: Matrix) -> dict:
+def matrix_json(m: Matrix) -> dict[str, Any]:
     """The matrix for machines: runners (label, file, fingerprint, settings), claims (a cell per runner)."""
     runners = [
         {"label": label, **_fields(r, "path generated runner settings"), "counts": counts(r)}
@@ -147,12 +153,12 @@ def matrix_json(m: Matrix) -> dict:
     return {"schema": 2, "runners": runners, "errors": list(m.errors), "split": m.split_ids, "claims": claims}
 
 
-def _fields(obj, names: str) -> dict:
+def _fields(obj: object, names: str) -> dict[str, Any]:
     """``{name: obj.name}`` for each of the space-separated ``names``, in their order."""
     return {k: getattr(obj, k) for k in names.split()}
 
 
-def _cell_json(c: ClaimEntry) -> dict:
+def _cell_json(c: ClaimEntry) -> dict[str, Any]:
     return {
         **_fields(c, "outcome measured measured_display reason drifted"),
         "measured_display": format_measured(c),
@@ -208,11 +214,11 @@ def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
 
 def settings_size_profile(settings: dict | None) -> str | None:
     """The size profile of a claims.json ``settings`` (``size_profile``; ``profile`` in older files)."""
-    settings = settings if isinstance(settings, dict) else {}
+    settings = settings or {}
     return settings.get("size_profile", settings.get("profile"))
 
 
-def _flatten(d: dict, prefix: str = ""):
+def _flatten(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
     """``(dotted key, value)`` of a nested fingerprint: empty fields left out, floats to four
     significant digits, lists joined."""
     for k, v in d.items():
@@ -269,7 +275,7 @@ def outcome_change_kind(old: str, new: str) -> str:
     return CHANGED
 
 
-def _bounds(m) -> tuple[float, float] | None:
+def _bounds(m: Any) -> tuple[float, float] | None:
     if isinstance(m, list):
         return float(m[0]), float(m[1])
     if _is_number(m) and math.isfinite(m):
@@ -310,7 +316,7 @@ def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
     for key in ("cpu", "cores", "gpu", "torch", "transformers", "torch_threads"):
         a, b = old.runner.get(key), new.runner.get(key)
         if a != b:
-            d.runner_notes.append(f"runner {key}: {_short(a)} -> {_short(b)}")
+            d.runner_notes.append(f"runner {key}: {_runner_field_text(a)} -> {_runner_field_text(b)}")
     pa, pb = settings_size_profile(old.settings), settings_size_profile(new.settings)
     if pa != pb:
         d.runner_notes.append(f"profile: {pa} -> {pb}")
@@ -354,11 +360,11 @@ def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
     return d
 
 
-def _first_line(text) -> str:
+def _first_line(text: object) -> str:
     line = (str(text or "").strip().splitlines() or [""])[0]
     return line if len(line) <= 160 else line[:157] + "..."
 
 
-def _short(v: object) -> str:
+def _runner_field_text(v: object) -> str:
     """A runner field in a note: a GPU by its name; cut to 120 characters (:func:`excerpt`)."""
     return excerpt(v.get("name", v) if isinstance(v, dict) else v, 120, quote=False)

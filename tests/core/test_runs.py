@@ -226,10 +226,10 @@ def test_merge_keeps_file_order_for_ids_only_in_later_files(tmp_path):
 
 
 def test_split_needs_a_pass_and_a_failure():
-    from claimcheck.runs import Row
+    from claimcheck.runs import MatrixRow
 
     def row(*outcomes):
-        return Row("C1", cells=[ClaimEntry("C1", "C1", outcome=o) for o in outcomes])
+        return MatrixRow("C1", cells=[ClaimEntry("C1", "C1", outcome=o) for o in outcomes])
 
     assert row("passed", "error").split
     assert not row("passed", "skipped", "not-run", "near-tie").split
