@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from claimcheck.pages import load_document, manuscript_checks, publish, summary
 from claimcheck.results import ClaimsDoc, ResultFileError
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r = subparsers.add_parser(
         "report",
         help="re-render the claims page (and the annotated manuscript) from claims.json",
@@ -69,7 +70,7 @@ def register(subparsers) -> None:
     s.set_defaults(func=_summary)
 
 
-def _report(args) -> int:
+def _report(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     page = args.output or str(Path(args.json).parent / "claims.html")
     if said := overwrites_input("report", {"-o": page}, [args.json]):
@@ -101,7 +102,7 @@ def _report(args) -> int:
     return 2 if problems else 1 if ms_problems else 0
 
 
-def _summary(args) -> int:
+def _summary(args: argparse.Namespace) -> int:
     try:
         doc, problems = load_document(args.json)
     except ResultFileError as exc:

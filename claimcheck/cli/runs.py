@@ -20,7 +20,7 @@ from claimcheck.results import read_document
 from claimcheck.runs import MOVED, ResultFileError, diff, load_results, matrix_json, merge
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "merge",
         help="merge claims.json files of several runners into one claim x runner page",
@@ -109,7 +109,7 @@ def overwrites_input(command: str, outputs: dict[str, str | None], inputs: Itera
     return None
 
 
-def _merge(args) -> int:
+def _merge(args: argparse.Namespace) -> int:
     if said := overwrites_input("merge", {"-o": args.output, "--json": args.json_out}, args.results):
         return error(said)
     runs, errors = load_results(args.results)
@@ -145,7 +145,7 @@ def _merge(args) -> int:
 ID_WIDTH = 40
 
 
-def _diff(args) -> int:
+def _diff(args: argparse.Namespace) -> int:
     if said := overwrites_input("diff", {"--json": args.json_out}, (args.old, args.new)):
         return error(said)
     try:
