@@ -3,7 +3,9 @@
 
 # No `from __future__ import annotations`: it would bind this module's name `annotations` (a function).
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from claimcheck import outcomes as oc
 from claimcheck.display import printable, workflow_escape
@@ -22,12 +24,12 @@ def is_matrix(doc: dict) -> bool:
     )
 
 
-def _cell(text) -> str:
+def _cell(text: object) -> str:
     text = " ".join(str(text or "").split())
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _row(cells) -> str:
+def _row(cells: Iterable[object]) -> str:
     return "| " + " | ".join(_cell(x) for x in cells) + " |"
 
 
@@ -95,7 +97,7 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     return lines
 
 
-def _list(value) -> list:
+def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -157,7 +159,7 @@ def command(
     return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(message)}"
 
 
-def _rel(path, base: Path) -> str:
+def _rel(path: object, base: Path) -> str:
     p = Path(str(path))
     try:
         rel = os.path.relpath(p.resolve(), base.resolve())
@@ -166,7 +168,7 @@ def _rel(path, base: Path) -> str:
     return str(p) if rel.startswith("..") else Path(rel).as_posix()
 
 
-def annotations(doc: ClaimsDoc | dict, base=".") -> list[str]:
+def annotations(doc: ClaimsDoc | dict, base: str | Path = ".") -> list[str]:
     """GitHub annotations for a ``claims.json`` (none for a matrix): drift and unbound numbers at their
     manuscript line, registry problems at the registry's, failing or undecided claims at their test."""
     if not isinstance(doc, ClaimsDoc):
