@@ -5,13 +5,12 @@
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from claimcheck import outcomes as oc
 from claimcheck.display import printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
-from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
+from claimcheck.results import ClaimEntry, ClaimsDoc, _list, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
@@ -29,7 +28,8 @@ def _cell(text: object) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
-def _row(cells: Iterable[object]) -> str:
+def _table_row(cells: Iterable[object]) -> str:
+    """One row of a Markdown table, each cell on one line with its ``\\`` and ``|`` escaped."""
     return "| " + " | ".join(_cell(x) for x in cells) + " |"
 
 
@@ -63,7 +63,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
         for ch in chapters:
             mine = [e for e in entries if e.chapter == ch.id]
             tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
-            lines.append(_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
+            lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     if doc.interrupted is not None:
@@ -93,24 +93,20 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
         verdict = badge(e.outcome) + (" · Δ drifted" if e.drifted else "")
         cells = (f"**{e.id}** {e.title or ''}", verdict, chapter_value, here, words.bar_words(e))
-        lines.append(_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
+        lines.append(_table_row((*cells, m.text if m else "", _short(words.reason_words(e)))))
     return lines
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
-    runners = [r for r in _list(doc.get("runners")) if isinstance(r, dict)]
+    runners = [r for r in _list(doc, "runners") if isinstance(r, dict)]
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
     lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
-    split = [str(s) for s in _list(doc.get("split"))]
+    split = [str(s) for s in _list(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
-    lines += [f"- ⚠️ {_short(err, 300)}" for err in _list(doc.get("errors"))]
-    lines += ["", _row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
-    for c in (c for c in _list(doc.get("claims")) if isinstance(c, dict)):
+    lines += [f"- ⚠️ {_short(err, 300)}" for err in _list(doc, "errors")]
+    lines += ["", _table_row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
+    for c in (c for c in _list(doc, "claims") if isinstance(c, dict)):
         given = c.get("cells")
         cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
@@ -127,7 +123,7 @@ def _matrix_markdown(doc: dict) -> str:
             value = value or cell.get("measured_display") or ""
             drifted = " · Δ drifted" if cell.get("drifted") else ""
             row.append(f"{badge(str(cell.get('outcome', '')))} {value}{drifted}".strip())
-        lines.append(_row(row))
+        lines.append(_table_row(row))
     return _join(lines)
 
 
