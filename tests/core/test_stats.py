@@ -89,3 +89,11 @@ def test_an_interval_that_covers_less_than_its_level_decides_nothing():
     assert decide(enough, (10.0, math.inf)) == PASS
     one = median_ci([4.0])
     assert decide(one, (10.0, math.inf)) == UNDECIDED  # a point is no interval
+
+
+def test_median_ci_is_two_tailed():
+    # n = 20, level 0.90: P(X <= 5) = 0.0207, so k = 6 covers 1 - 2 * 0.0207 = 0.9586; k = 7 only
+    # 1 - 2 * 0.0577 = 0.8847. A one-tailed bound (1 - 0.0577 = 0.942 >= 0.90) would take k = 7.
+    ci = median_ci(range(1, 21), 0.90)
+    assert (ci.low, ci.high) == (6, 15)
+    assert ci.coverage == pytest.approx(1 - 2 * 21700 / 2**20)

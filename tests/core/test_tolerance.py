@@ -205,3 +205,10 @@ def test_exact_compares_the_printed_decimal(measured, stated, holds):
     assert (failure is None) is holds
     if not holds:
         assert "exactly" in failure and "off by 0)" not in failure
+
+
+def test_an_absolute_tolerances_edge_is_inside():
+    tol = parse_tolerance("abs:0.5")
+    assert tol(2.5, "2") is None and tol(1.5, "2") is None  # |d| == atol: on the edge, inside
+    assert tol(2.5000001, "2") is not None and tol(1.4999999, "2") is not None
+    assert tol.region("2") == (1.5, 2.5)

@@ -171,3 +171,31 @@ def test_every_verdict_speaks_the_outcomes_vocabulary():
         Measured(1.0, "s"),
     ]
     assert {judge(claim, e).outcome for e in evidence} <= set(OUTCOMES)
+
+
+# --- the edges a wrong verdict would hide behind (mutants that survived the suite; issue 35) -------
+def test_an_exact_form_holds_only_its_region_both_edges():
+    claim = FakeClaim()
+    for value, outcome in ((4, PASSED), (5, FAILED), (3, FAILED)):
+        count = ExactForm("count", value, (4, 4), "a count that must be 4")
+        v = judge(claim, Timed(ci(12.0, 20.0), exact=(count,), load=QUIET))
+        assert (v.outcome, v.details["exact"]["count"]["verdict"]) == (outcome, outcome), value
+
+
+def test_a_straddling_condition_bar_is_not_hidden_by_a_passing_headline():
+    claim = FakeClaim()
+    ok = Bar("ok", ci(0.2, 0.5), (0.0, 1.0), "inside its bar")
+    straddles = Bar("straddles", ci(0.5, 2.0), (0.0, 1.0), "across its bar")
+    v = judge(claim, Timed(ci(12.0, 20.0), bars=(ok, straddles), load=QUIET))
+    assert v.outcome == INCONCLUSIVE and v.details["conditions"]["straddles"]["verdict"] == INCONCLUSIVE
+    assert judge(claim, Timed(ci(12.0, 20.0), bars=(ok,), load=QUIET)).outcome == PASSED
+    # a straddling headline is not hidden by passing conditions either
+    assert judge(claim, Timed(ci(8.0, 14.0), bars=(ok,), load=QUIET)).outcome == INCONCLUSIVE
+
+
+def test_bar_outcome_edges_are_closed():
+    assert bar_outcome(ci(10.0, 20.0), (10.0, math.inf)) == PASSED  # on the bar is inside
+    assert bar_outcome(ci(5.0, 10.0), (10.0, math.inf)) == INCONCLUSIVE  # touches it: straddles
+    assert bar_outcome(ci(5.0, 9.99), (10.0, math.inf)) == FAILED
+    assert bar_outcome(ci(0.0, 1.0), (-math.inf, 1.0)) == PASSED
+    assert bar_outcome(ci(1.01, 2.0), (-math.inf, 1.0)) == FAILED
