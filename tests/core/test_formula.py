@@ -323,3 +323,11 @@ def test_an_exact_formula_claim_fails_a_stated_figure_beyond_its_value(tmp_path)
     claim = reg.claims["C01"]
     assert formula_verdict(claim, reg, "36864").outcome == "passed"
     assert formula_verdict(claim, reg, "36864.0000000000000000001").outcome == "failed"
+
+
+def test_surprisal_needs_a_probability_above_zero():
+    from claimcheck.formula import surprisal_bits
+
+    with pytest.raises(ValueError, match="probability interval must be > 0"):
+        surprisal_bits(Interval(0.0, 0.5))
+    assert surprisal_bits(Interval(0.25, 0.5)) == Interval(1.0, 2.0)

@@ -97,3 +97,8 @@ def test_median_ci_is_two_tailed():
     ci = median_ci(range(1, 21), 0.90)
     assert (ci.low, ci.high) == (6, 15)
     assert ci.coverage == pytest.approx(1 - 2 * 21700 / 2**20)
+
+
+def test_rounds_for_a_level_met_exactly():
+    assert rounds_for(1 - 2 / 2**5) == 5  # 5 samples cover exactly 0.9375: enough
+    assert rounds_for(0.95) == 6 and rounds_for(0.90) == 5

@@ -212,3 +212,13 @@ def test_an_absolute_tolerances_edge_is_inside():
     assert tol(2.5, "2") is None and tol(1.5, "2") is None  # |d| == atol: on the edge, inside
     assert tol(2.5000001, "2") is not None and tol(1.4999999, "2") is not None
     assert tol.region("2") == (1.5, 2.5)
+
+
+def test_move_limits_and_words_of_the_bars():
+    assert parse_tolerance(">=10").move_limit(20.0) == (
+        5.0,
+        ">=10 is a one-sided bar: more than 25% of the old value (--bound-move)",
+    )
+    assert parse_tolerance("<=1e-5").describe(None, "s") == "at most 1e-5 s"
+    with pytest.raises(ValueError, match="tolerance 'printed' needs a stated value"):
+        parse_tolerance("printed").move_limit(1.0)

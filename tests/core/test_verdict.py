@@ -199,3 +199,10 @@ def test_bar_outcome_edges_are_closed():
     assert bar_outcome(ci(5.0, 9.99), (10.0, math.inf)) == FAILED
     assert bar_outcome(ci(0.0, 1.0), (-math.inf, 1.0)) == PASSED
     assert bar_outcome(ci(1.01, 2.0), (-math.inf, 1.0)) == FAILED
+
+
+def test_settled_converts_the_interval_to_the_claims_unit_and_needs_a_region():
+    claim = FakeClaim("", "ms", "<=100")
+    assert not settled(claim, Timed(ci(0.08, 0.12), unit="s"))  # 80-120 ms straddles 100 ms
+    assert settled(claim, Timed(ci(0.05, 0.08), unit="s"))
+    assert settled(FakeClaim("n/a", "x", "printed"), Timed(ci(8.0, 14.0)))  # no region: nothing to wait for
