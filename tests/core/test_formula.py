@@ -331,3 +331,21 @@ def test_surprisal_needs_a_probability_above_zero():
     with pytest.raises(ValueError, match="probability interval must be > 0"):
         surprisal_bits(Interval(0.0, 0.5))
     assert surprisal_bits(Interval(0.25, 0.5)) == Interval(1.0, 2.0)
+
+
+def test_entropy_bounds_by_hand():
+    from claimcheck.formula import FUNCTIONS, entropy_bounds_from_top_k, entropy_term_bits
+
+    half, quarter = Interval(0.5, 0.5), Interval(0.25, 0.25)
+    # listed: 0.5 * 1 + 0.25 * 2 = 1 bit; the rest 0.25: at least 0.25 * 2 (on entries at 0.25),
+    # at most 0.25 * log2((4 - 2) / 0.25) = 0.75 (uniform over the other 2)
+    assert entropy_bounds_from_top_k([half, quarter], 4) == Interval(1.5, 1.75)
+    assert entropy_bounds_from_top_k([half, half], 4) == Interval(1.0, 1.0)  # sums to exactly 1: no rest
+    assert entropy_bounds_from_top_k([Interval(1.0, 1.0), Interval(0.0, 0.0)], 10) == Interval(0.0, 0.0)
+    top_k = FUNCTIONS["entropy_bits_top_k"][0]
+    assert top_k(Interval(4, 4.9), half, quarter) == Interval(1.5, 1.75)  # the vocabulary's floor: 4
+    with pytest.raises(FormulaError, match="needs at least one probability"):
+        top_k(Interval(4, 4))
+    # -p log2 p over an interval: 0 at p = 0; probabilities above 1 count as 1
+    assert entropy_term_bits(Interval(0.0, 0.25)) == Interval(0.0, 0.5)
+    assert entropy_term_bits(Interval(0.5, 1.5)) == Interval(0.0, 0.5)

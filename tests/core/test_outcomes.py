@@ -93,3 +93,9 @@ def test_worse_is_the_more_severe_of_two_outcomes():
     assert worse("not-run", "skipped") == "skipped"
     with pytest.raises(ValueError):
         worse("passed", "bogus")
+
+
+def test_a_words_sentence_is_singular_for_one():
+    assert oc.WORD["passed"].sentence(1, ties="") == "1 claim holds on this runner."
+    assert oc.WORD["passed"].sentence(2, ties="") == "2 claims hold on this runner."
+    assert oc.WORD["passed"].sentence(0, ties="") == "0 claims hold on this runner."

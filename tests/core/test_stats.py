@@ -102,3 +102,16 @@ def test_median_ci_is_two_tailed():
 def test_rounds_for_a_level_met_exactly():
     assert rounds_for(1 - 2 / 2**5) == 5  # 5 samples cover exactly 0.9375: enough
     assert rounds_for(0.95) == 6 and rounds_for(0.90) == 5
+
+
+def test_median_ci_field_by_field_and_its_edges():
+    ci = median_ci(range(1, 11), 1 - 22 / 1024)  # the level met exactly by k = 2: [x2, x9]
+    assert (ci.low, ci.high, ci.n, ci.method) == (2, 9, 10, "order statistics of the median")
+    assert (median_ci([1, 2, 3, 4], 0.3).low, median_ci([1, 2, 3, 4], 0.3).high) == (2, 3)  # k = n / 2
+    assert median_ci([1.0, 2.0], 0.9).coverage == 0.5  # two samples: [min, max] covers half
+    assert median_ci([7.0], 0.9).coverage == 0.0
+    with pytest.raises(ValueError, match="needs at least one sample"):
+        median_ci([], 0.9)
+    for level in (0, 1, 1.5):
+        with pytest.raises(ValueError, match="level must be in"):
+            median_ci([1.0, 2.0], level)

@@ -206,3 +206,33 @@ def test_settled_converts_the_interval_to_the_claims_unit_and_needs_a_region():
     assert not settled(claim, Timed(ci(0.08, 0.12), unit="s"))  # 80-120 ms straddles 100 ms
     assert settled(claim, Timed(ci(0.05, 0.08), unit="s"))
     assert settled(FakeClaim("n/a", "x", "printed"), Timed(ci(8.0, 14.0)))  # no region: nothing to wait for
+
+
+def test_a_comparison_verdict_field_by_field():
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim("0", "token", "<=0")
+    assert judge(claim, Compared(5, True, False, "flip")) == Verdict(NEAR_TIE, 5, "flip", -5.0)
+    assert judge(claim, Compared(5, False, True, "flip at 2.1")) == Verdict(
+        FAILED, 5, "5 > 0 (over by 5); flip at 2.1", -5.0
+    )
+    # diverged although the tolerance admits the count: it still fails, "differs"
+    loose = FakeClaim("", "token", "<=10")
+    assert judge(loose, Compared(5, False, True, "flip")) == Verdict(FAILED, 5, "differs; flip", 5.0)
+    # the tolerance is judged against the stated figure
+    near = FakeClaim("3", "token", "abs:1")
+    assert judge(near, Compared(5, False, True, "flip")).reason == "|measured - stated| = 2 > 1; flip"
+    # identical streams are measured on the runner given: a machine-bound claim is judged on its runner
+    bound = FakeClaim("0", "token", "<=0", runner="laptop")
+    assert judge(bound, Compared(0, False, False, "same"), runner="laptop").outcome == PASSED
+    assert judge(bound, Compared(0, False, False, "same"), runner="ci").outcome == SKIPPED
+
+
+def test_a_portable_form_verdict_field_by_field():
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim()
+    ok = judge(claim, Form(5.0, "4", "abs:2", form="on SmolLM2"))
+    assert ok == Verdict(PASSED, 5.0, None, 1.0, {"portable_form": "on SmolLM2"})
+    bad = judge(claim, Form(7.0, "4", "abs:2", form="on SmolLM2"))
+    assert bad == Verdict(FAILED, 7.0, "|measured - stated| = 3 > 2", -1.0, {"portable_form": "on SmolLM2"})
