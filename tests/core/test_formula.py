@@ -349,3 +349,13 @@ def test_entropy_bounds_by_hand():
     # -p log2 p over an interval: 0 at p = 0; probabilities above 1 count as 1
     assert entropy_term_bits(Interval(0.0, 0.25)) == Interval(0.0, 0.5)
     assert entropy_term_bits(Interval(0.5, 1.5)) == Interval(0.0, 0.5)
+
+
+def test_explain_says_a_formulas_value_and_a_conditions_sides():
+    one_two = {"a": Interval(1, 1), "b": Interval(2, 3)}
+    assert parse("a + b").explain(one_two) == "a + b = [3, 4]"
+    assert (
+        parse("ch15:C10.stated == 2", condition=True).explain({"ch15:C10.stated": Interval(2, 2)}) == "2 == 2"
+    )
+    with pytest.raises(FormulaError, match=r"^'a \+ c == b': no value named 'c'"):
+        parse("a + c == b", condition=True).explain(one_two)

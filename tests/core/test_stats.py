@@ -115,3 +115,8 @@ def test_median_ci_field_by_field_and_its_edges():
     for level in (0, 1, 1.5):
         with pytest.raises(ValueError, match="level must be in"):
             median_ci([1.0, 2.0], level)
+
+
+def test_a_confidence_interval_with_low_above_high_is_refused_saying_both():
+    with pytest.raises(ValueError, match="confidence interval with low 2 above high 1"):
+        CI(1.5, 2, 1, 0.9, "test", 3)
