@@ -359,3 +359,65 @@ def test_explain_says_a_formulas_value_and_a_conditions_sides():
     )
     with pytest.raises(FormulaError, match=r"^'a \+ c == b': no value named 'c'"):
         parse("a + c == b", condition=True).explain(one_two)
+
+
+def test_environment_gives_every_printed_figure_a_claim_may_read(tmp_path):
+    from claimcheck.formula import environment
+
+    reg = registry(tmp_path, "params_yi * bytes")
+    env = environment(reg.claims["C01"], reg)
+    exact = Interval.exact_decimal
+    assert env == {
+        "stated": exact("105"),
+        "params_yi": exact("70"),
+        "bytes": exact("4"),
+        "fp16_gb": exact("7"),
+        "C01.stated": exact("105"),
+        "C01.params_yi": exact("70"),
+        "C01.bytes": exact("4"),
+        "C01.fp16_gb": exact("7"),
+        "C02.stated": exact("5"),
+    }
+    assert all(v.is_exact for v in env.values())  # precision "exact": the printed decimals themselves
+    # another chapter's values through the book; a name of a chapter not in it is left out
+    other = environment(
+        reg.claims["C01"], reg, ["ch15:C02.stated", "ch99:C02.stated", "nosuch"], {"ch15": reg}
+    )
+    assert other == {"ch15:C02.stated": exact("5")}
+
+
+def test_evaluate_claim_errors_name_the_claim(tmp_path):
+    import dataclasses
+
+    reg = registry(tmp_path, "params_yi * bytes")
+    with pytest.raises(FormulaError, match="^claim C02 has no formula$"):
+        evaluate_claim(reg.claims["C02"], reg)
+    bad = dataclasses.replace(reg.claims["C01"], values={"params_yi": "7x", "bytes": "4", "fp16_gb": "7"})
+    with pytest.raises(FormulaError, match="^claim C01: not a printed decimal number: '7x'$"):
+        evaluate_claim(bad, reg)
+
+
+def test_evaluation_errors_say_the_formula_and_why(monkeypatch):
+    with pytest.raises(FormulaError, match=r"^'a \+ c': no value named 'c'$"):
+        parse("a + c").evaluate({"a": Interval(1, 1)})
+    with pytest.raises(FormulaError, match=r"^log2\(\[-1, 1\]\): math domain error$"):
+        parse("log2(a)").evaluate({"a": Interval(-1, 1)})
+    with pytest.raises(FormulaError, match=r"not a finite number \(beyond a float's range\)"):
+        parse("a * a").evaluate({"a": Interval.exact_decimal("1e200")})
+    with pytest.raises(FormulaError, match=r"not a finite number \(\[1e\+200, inf\]\)"):
+        parse("a * a").evaluate({"a": Interval(1e100, 1e200)})
+    assert parse("-a").evaluate({"a": Interval(1, 2)}) == Interval(-2, -1)
+    assert parse("+a").evaluate({"a": Interval(1, 2)}) == Interval(1, 2)
+    assert parse("a ** 2").evaluate({"a": Interval.exact_decimal("0.1")}).is_exact  # exact powers stay exact
+
+
+def test_an_exact_rational_grown_past_its_limit_becomes_a_float(monkeypatch):
+    import claimcheck.formula as formula
+
+    third = {"a": Interval.exact_decimal("1") / Interval.exact_decimal("3")}
+    assert parse("a * a").evaluate(third).is_exact
+    monkeypatch.setattr(formula, "MAX_EXACT_BITS", 3)  # 1/9 needs 4 bits
+    v = parse("a * a").evaluate(third)
+    assert not v.is_exact and v.lo == pytest.approx(1 / 9)
+    monkeypatch.setattr(formula, "MAX_EXACT_BITS", 4)  # exactly at the limit: still exact
+    assert parse("a * a").evaluate(third).is_exact
