@@ -421,3 +421,18 @@ def test_an_exact_rational_grown_past_its_limit_becomes_a_float(monkeypatch):
     assert not v.is_exact and v.lo == pytest.approx(1 / 9)
     monkeypatch.setattr(formula, "MAX_EXACT_BITS", 4)  # exactly at the limit: still exact
     assert parse("a * a").evaluate(third).is_exact
+
+
+def test_the_evaluators_remaining_edges():
+    from claimcheck.formula import FUNCTIONS, split_reference
+
+    assert parse("a ** 0").evaluate({"a": Interval(2, 3)}) == Interval(1, 1)
+    assert split_reference("ch15:C10.stated") == ("ch15", "C10", "stated")
+    assert FUNCTIONS["log2"][0](Interval(2, 4)) == Interval(1, 2)
+    assert parse("ch15:C10.stated * 2").evaluate({"ch15:C10.stated": Interval(2, 2)}) == Interval(4, 4)
+    with pytest.raises(
+        FormulaError,
+        match=r"^'a \+ 1': cannot be computed \(TypeError: float\(\) argument must be a string or a real "
+        r"number, not 'object'\)$",
+    ):
+        parse("a + 1").evaluate({"a": object()})

@@ -43,3 +43,9 @@ def test_chapter_ratio_by_hand():
     assert math.isclose(r.lo, 5946.5 / 98.5) and math.isclose(r.hi, 5947.5 / 97.5)
     assert r.overlaps(Interval.printed("60.6"))
     assert not r.overlaps(Interval.printed("58"))
+
+
+def test_division_by_an_interval_with_zero_at_an_end_is_refused():
+    for divisor in (Interval(0, 2), Interval(-2, 0), Interval(0, 0)):
+        with pytest.raises(ZeroDivisionError, match="division by an interval containing 0"):
+            Interval(1, 1) / divisor

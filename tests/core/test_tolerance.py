@@ -289,3 +289,8 @@ def test_tolerance_messages_and_edges():
     assert parse_tolerance("rel:25%")(125.001, "100") is not None
     assert parse_tolerance("rel:5%")(1.0, "0") == "off by 1 (inf% of 0) > 0.05 = 5.00%"
     assert parse_tolerance("<=10")(12.5, None) == "12.5 > 10 (over by 2.5)"
+
+
+def test_a_bar_holds_on_its_edge():
+    assert parse_tolerance(">=10")(10.0, None) is None and parse_tolerance("<=10")(10.0, None) is None
+    assert parse_tolerance(">=10")(9.999, None) is not None
