@@ -99,3 +99,13 @@ def test_a_words_sentence_is_singular_for_one():
     assert oc.WORD["passed"].sentence(1, ties="") == "1 claim holds on this runner."
     assert oc.WORD["passed"].sentence(2, ties="") == "2 claims hold on this runner."
     assert oc.WORD["passed"].sentence(0, ties="") == "0 claims hold on this runner."
+
+
+def test_count_is_in_the_vocabularys_order_and_keeps_unknown_words_last():
+    assert list(oc.count(["failed", "passed", "passed", "bogus", "skipped"]).items()) == [
+        ("passed", 2),
+        ("failed", 1),
+        ("skipped", 1),
+        ("bogus", 1),
+    ]
+    assert oc.count([]) == {}

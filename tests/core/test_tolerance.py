@@ -294,3 +294,21 @@ def test_tolerance_messages_and_edges():
 def test_a_bar_holds_on_its_edge():
     assert parse_tolerance(">=10")(10.0, None) is None and parse_tolerance("<=10")(10.0, None) is None
     assert parse_tolerance(">=10")(9.999, None) is not None
+
+
+def test_every_kinds_move_limit():
+    from claimcheck.tolerance import Tolerance
+
+    assert parse_tolerance("exact").move_limit(5.0) == (0.0, "exact: any change")
+    assert parse_tolerance("abs:0.5").move_limit(5.0) == (0.5, "abs:0.5: more than 0.5")
+    assert parse_tolerance("rel:10%").move_limit(50.0) == (5.0, "rel:10%: more than 0.1 of the old value")
+    assert parse_tolerance("range:1..3").move_limit(2.0) == (
+        1.0,
+        "range:1..3: more than the range's half-width 1",
+    )
+    assert parse_tolerance("printed").move_limit(99.16, "99.16") == (
+        0.005,
+        "printed: more than half a unit in the last digit of 99.16 (0.005)",
+    )
+    with pytest.raises(NotImplementedError):
+        Tolerance().move_limit(1.0)
