@@ -10,7 +10,7 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.book import NOT_IN_BOOK
-from claimcheck.pages import words
+from claimcheck.pages import manuscript_view, words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
 from claimcheck.runs import settings_size_profile
 
@@ -49,6 +49,8 @@ class Row:
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
     model: str = ""
+    form: str = ""  # where it holds in another form than the chapter's figure: which, and what was measured
+    form_short: str = ""  # the same in a few words, beside the verdict
 
     @property
     def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
@@ -86,6 +88,7 @@ class Chapter:
     manuscript_href: str = ""
     drifted: int = 0
     carried: int = 0  # rows kept from an earlier run
+    drifted_claims: list[str] = field(default_factory=list)  # ids of its drifted claims, beside its counts
     citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
 
     @property
@@ -117,6 +120,7 @@ class ClaimsView:
     language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
     # (which and why, the command that runs them)
     deselected: list[tuple[str, str]] = field(default_factory=list)
+    drifted: int = 0  # claims whose manuscript prints another figure: beside the counts, a filter of its own
 
     @property
     def rows(self) -> list[Row]:
@@ -189,7 +193,14 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
             + (f", this runner {here}" if here else "")
             + "."
         )
+    form = (
+        manuscript_view.figure_form(entry)
+        if oc.WORD.get(outcome) and oc.WORD[outcome].state == "held"
+        else None
+    )
     return Row(
+        form=form.words if form else "",
+        form_short=form.short if form else "",
         id=entry.id,
         key=entry.key,
         anchor=words.anchor(entry.key),
@@ -284,6 +295,7 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
+    line.drifted_claims = [r.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
     return line
 
@@ -345,6 +357,7 @@ def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None)
         interrupted=words.interrupted_words(doc),
         deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
         language=chapter_language(doc),
+        drifted=sum(1 for s in ordered for r in s.rows if r.drift),
     )
 
 

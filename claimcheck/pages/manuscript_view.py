@@ -6,10 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from claimcheck import outcomes as oc
+from claimcheck.interval import Interval
 from claimcheck.keys import qualify
 from claimcheck.manuscript import find_sites
 from claimcheck.pages import words
 from claimcheck.results import ClaimEntry
+from claimcheck.tolerance import Printed, Tolerance, ToleranceError, parse_tolerance
 
 
 @dataclass(frozen=True)
@@ -21,6 +23,11 @@ class State:
 #: what a number of the manuscript can be, in the order the legend lists them
 STATES = (
     State("held", "holds on this runner"),
+    State("bar", "not reproduced here: its claim's bar holds (the figure is the author's)"),
+    State("arithmetic", "the chapter's arithmetic holds (not measured here)"),
+    State("input", "an input of a claim that holds (not itself measured here)"),
+    State("quoted", "quotes another chapter's claim (not measured here)"),
+    State("unmeasured", "its claim holds without a measured value of it"),
     State("failed", "does not hold here (or its check is broken)"),
     State("inconclusive", "undecided (timing)"),
     State("drifted", "differs from the registry (drift)"),
@@ -33,7 +40,97 @@ STATES = (
 STATE_LABEL = {s.key: s.label for s in STATES}
 
 #: a bound number's state is the first of its claims' states in this order ("held" when all held)
-WEAKEST_FIRST = ("drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere", "held")
+WEAKEST_FIRST = (
+    "drifted", "failed", "inconclusive", "not-run", "unchecked", "elsewhere",
+    "unmeasured", "quoted", "input", "arithmetic", "bar", "held",
+)  # fmt: skip
+
+#: the states of a figure whose claim holds here in another form than that figure (never green)
+OTHER_FORMS = ("bar", "arithmetic", "input", "quoted", "unmeasured")
+
+
+@dataclass(frozen=True)
+class FigureForm:
+    """How a claim that holds here holds for one of its printed figures, where this runner did not
+    reproduce that figure: ``state`` (one of :data:`OTHER_FORMS`), ``short`` (a few words for a badge)
+    and ``words`` (which form held and what this runner measured)."""
+
+    state: str
+    short: str
+    words: str
+
+
+def figure_form(entry: ClaimEntry, name: str = "stated") -> FigureForm | None:
+    """The :class:`FigureForm` of the figure ``name`` (``"stated"`` or a key of the claim's ``values``)
+    of a claim whose verdict holds here; None where this runner reproduced that very figure: a
+    measured value the claim's tolerance admits around it, and for a bar (``>=10``) one that also
+    prints as the figure. A formula's figures are the chapter's arithmetic; another value of a
+    measured claim is its input; a claim with no measured value holds as a quote (``cites``) or unmeasured."""
+    chapter, here = words.chapter_value(entry), words.measured_value(entry)
+    if entry.formula:
+        what = f"{entry.id}'s formula {entry.formula} over the chapter's printed figures gives {here or 'a value'}"
+        if name == "stated":
+            return FigureForm(
+                "arithmetic",
+                "the chapter's arithmetic",
+                f"{what}: {chapter} follows from them; not measured here",
+            )
+        return FigureForm(
+            "arithmetic", "the chapter's arithmetic", f"an input ({name}) of {what}; not measured here"
+        )
+    if name != "stated":
+        return FigureForm(
+            "input",
+            f"an input of {entry.id}",
+            f"an input ({name}) of {entry.id}, which holds here for {chapter or 'its claim'}"
+            + (f" (measured {here})" if here else "")
+            + "; this figure itself is not measured",
+        )
+    if entry.measured is None or not here:
+        if entry.cites:
+            return FigureForm(
+                "quoted", f"a quote of {entry.cites}", f"{chapter} quotes {entry.cites}; not measured here"
+            )
+        return FigureForm(
+            "unmeasured", "no measured value", f"{entry.id} holds here without a measured value of {chapter}"
+        )
+    tol = _tolerance(entry)
+    if tol is None or not tol.is_bound or not entry.stated or _prints_as(entry.measured, entry.stated):
+        return None
+    return FigureForm(
+        "bar",
+        "its bar, not this figure",
+        f"the chapter's {chapter} is the author's measurement, not reproduced here; here {here}, which holds "
+        f"the chapter's bar of {words.bar_words(entry)}",
+    )
+
+
+def _tolerance(entry: ClaimEntry) -> Tolerance | None:
+    try:
+        return parse_tolerance(entry.tolerance or "printed")
+    except ToleranceError:
+        return None
+
+
+def _prints_as(measured, stated: str) -> bool:
+    """Whether ``measured`` (a number or ``[lo, hi]``) rounds to ``stated`` at its printed precision."""
+    value = Interval(*measured) if isinstance(measured, list) and len(measured) == 2 else measured
+    try:
+        return Printed()(value, stated) is None
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def figure_state(entry: ClaimEntry | None, name: str = "stated") -> str:
+    """The state a claim gives its figure ``name``: :func:`claim_state`, but where the claim holds in
+    another form than that figure, the form's state (:func:`figure_form`): "held" only where this
+    runner reproduced the figure."""
+    state = claim_state(entry)
+    if state != "held" or entry is None:
+        return state
+    form = figure_form(entry, name)
+    return form.state if form else state
+
 
 #: states the manuscript page lists at its top, each a link to its line
 ATTENTION = ("drifted", "failed", "inconclusive")
@@ -111,18 +208,35 @@ class ManuscriptView:
         return sum(m.state not in ("waived", "unbound") for m in self.numbers)
 
 
-def claim_summary(entry: ClaimEntry | None, cid: str) -> str:
-    """One hover line for a claim: id, outcome, chapter value, this runner's value, the bar."""
+def claim_summary(entry: ClaimEntry | None, cid: str, name: str = "stated") -> str:
+    """One hover line for a claim: id, outcome, chapter value, this runner's value, the bar; where the
+    claim holds in another form than its figure ``name``, which form held (:func:`figure_form`)."""
     if entry is None:
         return f"{cid}: not in the claims report"
     chapter, here = words.chapter_value(entry), words.measured_value(entry)
     parts = (f"chapter {chapter}" if chapter else "", f"here {here}" if here else "")
-    return " · ".join(
+    line = " · ".join(
         [f"{cid} {oc.label(entry.outcome)}", *filter(None, parts), f"bar: {words.bar_words(entry)}"]
     )
+    form = figure_form(entry, name) if claim_state(entry) == "held" else None
+    return f"{line} · {form.words}" if form else line
 
 
-def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link) -> Mark:
+def figure_names(spans, start: int, end: int) -> dict[str, str]:
+    """claim id -> the name of the figure (``"stated"`` or a key of its ``values``) it binds at the
+    number ``[start, end)``, from ``spans`` ``[(claim id, (start, end), name)]`` of its quotes; a
+    claim binding it under several names gives ``"stated"`` where one is."""
+    out: dict[str, str] = {}
+    for cid, (a, b), name in spans:
+        if a <= start and end <= b and out.get(cid) != "stated":
+            out[cid] = name
+    return out
+
+
+def _number_mark(
+    piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link, names_of=None
+) -> Mark:
+    names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
     place = {"start": piece.start, "end": piece.end}
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
@@ -131,13 +245,14 @@ def _number_mark(piece, anchor: str, entries: dict[str, ClaimEntry], drifted, re
         return Mark(anchor, piece.text, piece.line, piece.status, [], why, **place)
     cids = list(piece.by)
     hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
-    hover = [claim_summary(entries.get(c), c) for c in cids]
+    names = {c: names_of.get(c, "stated") for c in cids}
+    hover = [claim_summary(entries.get(c), c, names[c]) for c in cids]
     if hits:
         state, decided = "drifted", hits[0].claim_id
         said = "{0.claim_id} drift: the manuscript prints {0.manuscript}, the registry has {0.registry} ({0.name})"
         hover = [q.message if q.source else said.format(q) for q in hits] + hover  # a citation's names both
     else:
-        state, decided = weakest({c: claim_state(entries.get(c)) for c in cids})
+        state, decided = weakest({c: figure_state(entries.get(c), names[c]) for c in cids})
     weakest_of = f": decided by {decided} (the weakest of {', '.join(cids)})" if len(cids) > 1 or hits else ""
     title = "\n".join([STATE_LABEL[state] + weakest_of, *hover])
     decided = decided or cids[0]
@@ -219,7 +334,11 @@ def build(
     reasons = {w.label: w.reason for w in waivers}
     drifted = [(q.span, q) for d in check.drifts for q in d.checks if q.status == "drift" and q.span]
     pieces = sorted(check.audit.pieces, key=lambda p: p.start)
-    marks = [_number_mark(p, f"n{n}", entries, drifted, reasons, link) for n, p in enumerate(pieces, 1)]
+    spans = [(q.claim_id, q.span, q.name) for d in check.drifts for q in d.checks if q.span and not q.source]
+    marks = [
+        _number_mark(p, f"n{n}", entries, drifted, reasons, link, figure_names(spans, p.start, p.end))
+        for n, p in enumerate(pieces, 1)
+    ]
     numbered = {c for m in marks for c in m.claims}
     marks = sorted(marks + _sentence_marks(check, entries, numbered, link), key=lambda m: m.start)
     lines = _cut_lines(ms.text, marks)

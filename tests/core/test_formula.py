@@ -323,3 +323,116 @@ def test_an_exact_formula_claim_fails_a_stated_figure_beyond_its_value(tmp_path)
     claim = reg.claims["C01"]
     assert formula_verdict(claim, reg, "36864").outcome == "passed"
     assert formula_verdict(claim, reg, "36864.0000000000000000001").outcome == "failed"
+
+
+def test_surprisal_needs_a_probability_above_zero():
+    from claimcheck.formula import surprisal_bits
+
+    with pytest.raises(ValueError, match="probability interval must be > 0"):
+        surprisal_bits(Interval(0.0, 0.5))
+    assert surprisal_bits(Interval(0.25, 0.5)) == Interval(1.0, 2.0)
+
+
+def test_entropy_bounds_by_hand():
+    from claimcheck.formula import FUNCTIONS, entropy_bounds_from_top_k, entropy_term_bits
+
+    half, quarter = Interval(0.5, 0.5), Interval(0.25, 0.25)
+    # listed: 0.5 * 1 + 0.25 * 2 = 1 bit; the rest 0.25: at least 0.25 * 2 (on entries at 0.25),
+    # at most 0.25 * log2((4 - 2) / 0.25) = 0.75 (uniform over the other 2)
+    assert entropy_bounds_from_top_k([half, quarter], 4) == Interval(1.5, 1.75)
+    assert entropy_bounds_from_top_k([half, half], 4) == Interval(1.0, 1.0)  # sums to exactly 1: no rest
+    assert entropy_bounds_from_top_k([Interval(1.0, 1.0), Interval(0.0, 0.0)], 10) == Interval(0.0, 0.0)
+    top_k = FUNCTIONS["entropy_bits_top_k"][0]
+    assert top_k(Interval(4, 4.9), half, quarter) == Interval(1.5, 1.75)  # the vocabulary's floor: 4
+    with pytest.raises(FormulaError, match="needs at least one probability"):
+        top_k(Interval(4, 4))
+    # -p log2 p over an interval: 0 at p = 0; probabilities above 1 count as 1
+    assert entropy_term_bits(Interval(0.0, 0.25)) == Interval(0.0, 0.5)
+    assert entropy_term_bits(Interval(0.5, 1.5)) == Interval(0.0, 0.5)
+
+
+def test_explain_says_a_formulas_value_and_a_conditions_sides():
+    one_two = {"a": Interval(1, 1), "b": Interval(2, 3)}
+    assert parse("a + b").explain(one_two) == "a + b = [3, 4]"
+    assert (
+        parse("ch15:C10.stated == 2", condition=True).explain({"ch15:C10.stated": Interval(2, 2)}) == "2 == 2"
+    )
+    with pytest.raises(FormulaError, match=r"^'a \+ c == b': no value named 'c'"):
+        parse("a + c == b", condition=True).explain(one_two)
+
+
+def test_environment_gives_every_printed_figure_a_claim_may_read(tmp_path):
+    from claimcheck.formula import environment
+
+    reg = registry(tmp_path, "params_yi * bytes")
+    env = environment(reg.claims["C01"], reg)
+    exact = Interval.exact_decimal
+    assert env == {
+        "stated": exact("105"),
+        "params_yi": exact("70"),
+        "bytes": exact("4"),
+        "fp16_gb": exact("7"),
+        "C01.stated": exact("105"),
+        "C01.params_yi": exact("70"),
+        "C01.bytes": exact("4"),
+        "C01.fp16_gb": exact("7"),
+        "C02.stated": exact("5"),
+    }
+    assert all(v.is_exact for v in env.values())  # precision "exact": the printed decimals themselves
+    # another chapter's values through the book; a name of a chapter not in it is left out
+    other = environment(
+        reg.claims["C01"], reg, ["ch15:C02.stated", "ch99:C02.stated", "nosuch"], {"ch15": reg}
+    )
+    assert other == {"ch15:C02.stated": exact("5")}
+
+
+def test_evaluate_claim_errors_name_the_claim(tmp_path):
+    import dataclasses
+
+    reg = registry(tmp_path, "params_yi * bytes")
+    with pytest.raises(FormulaError, match="^claim C02 has no formula$"):
+        evaluate_claim(reg.claims["C02"], reg)
+    bad = dataclasses.replace(reg.claims["C01"], values={"params_yi": "7x", "bytes": "4", "fp16_gb": "7"})
+    with pytest.raises(FormulaError, match="^claim C01: not a printed decimal number: '7x'$"):
+        evaluate_claim(bad, reg)
+
+
+def test_evaluation_errors_say_the_formula_and_why(monkeypatch):
+    with pytest.raises(FormulaError, match=r"^'a \+ c': no value named 'c'$"):
+        parse("a + c").evaluate({"a": Interval(1, 1)})
+    with pytest.raises(FormulaError, match=r"^log2\(\[-1, 1\]\): math domain error$"):
+        parse("log2(a)").evaluate({"a": Interval(-1, 1)})
+    with pytest.raises(FormulaError, match=r"not a finite number \(beyond a float's range\)"):
+        parse("a * a").evaluate({"a": Interval.exact_decimal("1e200")})
+    with pytest.raises(FormulaError, match=r"not a finite number \(\[1e\+200, inf\]\)"):
+        parse("a * a").evaluate({"a": Interval(1e100, 1e200)})
+    assert parse("-a").evaluate({"a": Interval(1, 2)}) == Interval(-2, -1)
+    assert parse("+a").evaluate({"a": Interval(1, 2)}) == Interval(1, 2)
+    assert parse("a ** 2").evaluate({"a": Interval.exact_decimal("0.1")}).is_exact  # exact powers stay exact
+
+
+def test_an_exact_rational_grown_past_its_limit_becomes_a_float(monkeypatch):
+    import claimcheck.formula as formula
+
+    third = {"a": Interval.exact_decimal("1") / Interval.exact_decimal("3")}
+    assert parse("a * a").evaluate(third).is_exact
+    monkeypatch.setattr(formula, "MAX_EXACT_BITS", 3)  # 1/9 needs 4 bits
+    v = parse("a * a").evaluate(third)
+    assert not v.is_exact and v.lo == pytest.approx(1 / 9)
+    monkeypatch.setattr(formula, "MAX_EXACT_BITS", 4)  # exactly at the limit: still exact
+    assert parse("a * a").evaluate(third).is_exact
+
+
+def test_the_evaluators_remaining_edges():
+    from claimcheck.formula import FUNCTIONS, split_reference
+
+    assert parse("a ** 0").evaluate({"a": Interval(2, 3)}) == Interval(1, 1)
+    assert split_reference("ch15:C10.stated") == ("ch15", "C10", "stated")
+    assert FUNCTIONS["log2"][0](Interval(2, 4)) == Interval(1, 2)
+    assert parse("ch15:C10.stated * 2").evaluate({"ch15:C10.stated": Interval(2, 2)}) == Interval(4, 4)
+    with pytest.raises(
+        FormulaError,
+        match=r"^'a \+ 1': cannot be computed \(TypeError: float\(\) argument must be a string or a real "
+        r"number, not 'object'\)$",
+    ):
+        parse("a + 1").evaluate({"a": object()})

@@ -43,3 +43,20 @@ def test_chapter_ratio_by_hand():
     assert math.isclose(r.lo, 5946.5 / 98.5) and math.isclose(r.hi, 5947.5 / 97.5)
     assert r.overlaps(Interval.printed("60.6"))
     assert not r.overlaps(Interval.printed("58"))
+
+
+def test_division_by_an_interval_with_zero_at_an_end_is_refused():
+    for divisor in (Interval(0, 2), Interval(-2, 0), Interval(0, 0)):
+        with pytest.raises(ZeroDivisionError, match="division by an interval containing 0"):
+            Interval(1, 1) / divisor
+
+
+def test_contains_is_closed_with_a_relative_slack_and_rsub():
+    i = Interval(1.0, 2.0)
+    assert i.contains(1.0) and i.contains(2.0) and i.contains(1.5)
+    assert i.contains(2.0 + 1e-12) and not i.contains(2.0 + 1e-9) and not i.contains(1.0 - 1e-9)
+    assert Interval(1000.0, 2000.0).contains(2000.0 + 1e-10)  # the slack is relative to the ends
+    assert not Interval(1000.0, 2000.0).contains(2000.0 + 1e-8)
+    assert Interval(0.0, 0.0).contains(1e-12) and not Interval(0.0, 0.0).contains(1e-11)
+    assert i.contains(2.5, slack=0.25) and not i.contains(2.6, slack=0.25)
+    assert 5 - i == Interval(3.0, 4.0)

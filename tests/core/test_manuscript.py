@@ -293,3 +293,14 @@ def test_a_locator_may_hold_a_pipe_and_any_markup_of_the_text(markdown):
     # Markdown only: the same places without the markup (the markup reads as a space)
     without = check_quote(ms, "C01", "stated", "endoftext > 的 50256", "50256")
     assert [c.status for c in without] == (["ok"] if markdown else ["not-found"])
+
+
+def test_a_waiver_problem_fails_the_audit_at_full_coverage():
+    from claimcheck.manuscript import Audit, Piece
+
+    bound = Piece("36", 0, 2, 1, "bound", ("C03",), "36 KiB")
+    assert not Audit([bound]).failed and Audit([bound]).coverage == 1.0
+    assert Audit([bound], problems=["waiver 'year': locator not found"]).failed
+    assert not Audit([bound], warnings=["waiver 'year' now prints 2027"]).failed  # a warning does not fail
+    unbound = Piece("7", 3, 4, 1, "unbound", (), "7 x")
+    assert Audit([bound, unbound]).failed and Audit([bound, unbound]).coverage == 0.5

@@ -81,3 +81,31 @@ def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
         if raised is ValueError:
             assert f"not {outcome!r}" in str(exc.value)
     assert item.stash[VERDICT_KEY].outcome == outcome
+
+
+def test_worse_is_the_more_severe_of_two_outcomes():
+    from claimcheck.outcomes import worse
+
+    assert worse("passed", "failed") == worse("failed", "passed") == "failed"
+    assert worse("error", "failed") == "error" and worse("passed", "passed") == "passed"
+    assert worse("near-tie", "passed") == "near-tie" and worse("inconclusive", "near-tie") == "inconclusive"
+    assert worse("skipped", "passed") == "passed"  # a verdict is worse than no verdict
+    assert worse("not-run", "skipped") == "skipped"
+    with pytest.raises(ValueError):
+        worse("passed", "bogus")
+
+
+def test_a_words_sentence_is_singular_for_one():
+    assert oc.WORD["passed"].sentence(1, ties="") == "1 claim holds on this runner."
+    assert oc.WORD["passed"].sentence(2, ties="") == "2 claims hold on this runner."
+    assert oc.WORD["passed"].sentence(0, ties="") == "0 claims hold on this runner."
+
+
+def test_count_is_in_the_vocabularys_order_and_keeps_unknown_words_last():
+    assert list(oc.count(["failed", "passed", "passed", "bogus", "skipped"]).items()) == [
+        ("passed", 2),
+        ("failed", 1),
+        ("skipped", 1),
+        ("bogus", 1),
+    ]
+    assert oc.count([]) == {}

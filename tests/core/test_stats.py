@@ -89,3 +89,34 @@ def test_an_interval_that_covers_less_than_its_level_decides_nothing():
     assert decide(enough, (10.0, math.inf)) == PASS
     one = median_ci([4.0])
     assert decide(one, (10.0, math.inf)) == UNDECIDED  # a point is no interval
+
+
+def test_median_ci_is_two_tailed():
+    # n = 20, level 0.90: P(X <= 5) = 0.0207, so k = 6 covers 1 - 2 * 0.0207 = 0.9586; k = 7 only
+    # 1 - 2 * 0.0577 = 0.8847. A one-tailed bound (1 - 0.0577 = 0.942 >= 0.90) would take k = 7.
+    ci = median_ci(range(1, 21), 0.90)
+    assert (ci.low, ci.high) == (6, 15)
+    assert ci.coverage == pytest.approx(1 - 2 * 21700 / 2**20)
+
+
+def test_rounds_for_a_level_met_exactly():
+    assert rounds_for(1 - 2 / 2**5) == 5  # 5 samples cover exactly 0.9375: enough
+    assert rounds_for(0.95) == 6 and rounds_for(0.90) == 5
+
+
+def test_median_ci_field_by_field_and_its_edges():
+    ci = median_ci(range(1, 11), 1 - 22 / 1024)  # the level met exactly by k = 2: [x2, x9]
+    assert (ci.low, ci.high, ci.n, ci.method) == (2, 9, 10, "order statistics of the median")
+    assert (median_ci([1, 2, 3, 4], 0.3).low, median_ci([1, 2, 3, 4], 0.3).high) == (2, 3)  # k = n / 2
+    assert median_ci([1.0, 2.0], 0.9).coverage == 0.5  # two samples: [min, max] covers half
+    assert median_ci([7.0], 0.9).coverage == 0.0
+    with pytest.raises(ValueError, match="needs at least one sample"):
+        median_ci([], 0.9)
+    for level in (0, 1, 1.5):
+        with pytest.raises(ValueError, match="level must be in"):
+            median_ci([1.0, 2.0], level)
+
+
+def test_a_confidence_interval_with_low_above_high_is_refused_saying_both():
+    with pytest.raises(ValueError, match="confidence interval with low 2 above high 1"):
+        CI(1.5, 2, 1, 0.9, "test", 3)

@@ -10,6 +10,7 @@ from claimcheck.tolerance import (
     AtLeast,
     AtMost,
     Exact,
+    Margin,
     Printed,
     Range,
     Relative,
@@ -205,3 +206,109 @@ def test_exact_compares_the_printed_decimal(measured, stated, holds):
     assert (failure is None) is holds
     if not holds:
         assert "exactly" in failure and "off by 0)" not in failure
+
+
+def test_an_absolute_tolerances_edge_is_inside():
+    tol = parse_tolerance("abs:0.5")
+    assert tol(2.5, "2") is None and tol(1.5, "2") is None  # |d| == atol: on the edge, inside
+    assert tol(2.5000001, "2") is not None and tol(1.4999999, "2") is not None
+    assert tol.region("2") == (1.5, 2.5)
+
+
+def test_move_limits_and_words_of_the_bars():
+    assert parse_tolerance(">=10").move_limit(20.0) == (
+        5.0,
+        ">=10 is a one-sided bar: more than 25% of the old value (--bound-move)",
+    )
+    assert parse_tolerance("<=1e-5").describe(None, "s") == "at most 1e-5 s"
+    with pytest.raises(ValueError, match="tolerance 'printed' needs a stated value"):
+        parse_tolerance("printed").move_limit(1.0)
+
+
+@pytest.mark.parametrize(
+    "tol, measured, unit, expected",
+    [
+        (
+            ">=10",
+            3.14159,
+            "x",
+            Margin(text="short by 6.86× (3.14 is 0.31× the bar)", inside=False, score=-0.685841),
+        ),
+        ("<=10", 12.5, "ms", Margin(text="over by 2.5 ms (12.5 is 1.2× the bar)", inside=False, score=-0.25)),
+        (">=0", -2.0, "", Margin(text="short by 2", inside=False, score=-2.0)),
+        ("<=0", 0.5, "token", Margin(text="over by 0.5 token", inside=False, score=-0.5)),
+        ("range:1..3", 5.12345, "s", Margin(text="outside by 2.12 s", inside=False, score=-2.12345)),
+        ("range:1..3", 0.25, "s", Margin(text="outside by 0.75 s", inside=False, score=-0.75)),
+        ("range:2..2", 2.0, "", Margin(text="exact", inside=True, score=1.0)),
+        ("range:2..2", 3.0, "", Margin(text="outside by 1", inside=False, score=-1.0)),
+        (
+            "range:1..3",
+            (0.5, 4.0),
+            "",
+            Margin(text="overlaps the bar (an interval of values)", inside=True, score=0.0),
+        ),
+        (
+            "range:1..3",
+            (0.5, 2.5),
+            "",
+            Margin(text="overlaps the bar (an interval of values)", inside=True, score=0.0),
+        ),
+        ("range:1..3", (1.0, 2.5), "", Margin(text="on the edge of ±1", inside=True, score=0.0)),
+        ("range:1..3", (1.5, 3.0), "", Margin(text="on the edge of ±1", inside=True, score=0.0)),
+        ("range:1..3", (1.5, 2.5), "", Margin(text="inside by 0.5 of ±1", inside=True, score=0.5)),
+        (
+            ">=10",
+            (9.0, 11.0),
+            "x",
+            Margin(text="overlaps the bar (an interval of values)", inside=True, score=0.0),
+        ),
+        (">=10", 10.0, "x", Margin(text="on the bar", inside=True, score=0.0)),
+        (">=10", 23.26, "x", Margin(text="13.3× above the bar, 2.3× the bar", inside=True, score=1.326)),
+        (">=10", 11.0, "x", Margin(text="1× above the bar", inside=True, score=0.1)),
+        (">=10", 12.0, "x", Margin(text="2× above the bar", inside=True, score=0.2)),
+        ("<=1", 0.2, "s", Margin(text="0.8 s below the bar, 0.2× the bar", inside=True, score=0.8)),
+        ("<=0", 0.0, "token", Margin(text="on the bar", inside=True, score=0.0)),
+        ("<=0", -0.5, "", Margin(text="0.5 below the bar", inside=True, score=0.5)),
+        ("range:1..3", 2.0, "s", Margin(text="on the chapter's value", inside=True, score=1.0)),
+        ("range:1..3", 1.0, "s", Margin(text="on the edge of ±1 s", inside=True, score=0.0)),
+        ("range:1..3", 1.5, "s", Margin(text="inside by 0.5 s of ±1", inside=True, score=0.5)),
+        ("abs:0.5", 2.123456, "s", Margin(text="inside by 0.377 s of ±0.5", inside=True, score=0.753088)),
+    ],
+)
+def test_the_margin_in_words_and_score(tol, measured, unit, expected):
+    """The margin column's words and its sort score, every branch (the claims page shows them)."""
+    value = Interval(*measured) if isinstance(measured, tuple) else measured
+    got = parse_tolerance(tol).margin(value, "2" if tol.startswith("abs") else None, unit)
+    assert (got.text, got.inside) == (expected.text, expected.inside)
+    assert got.score == pytest.approx(expected.score)
+
+
+def test_tolerance_messages_and_edges():
+    assert parse_tolerance("abs:0.5").describe("2", "s") == "within ±0.5 of 2: [1.5, 2.5] s"
+    assert parse_tolerance("rel:25%")(125.0, "100") is None  # on the edge: inside
+    assert parse_tolerance("rel:25%")(125.001, "100") is not None
+    assert parse_tolerance("rel:5%")(1.0, "0") == "off by 1 (inf% of 0) > 0.05 = 5.00%"
+    assert parse_tolerance("<=10")(12.5, None) == "12.5 > 10 (over by 2.5)"
+
+
+def test_a_bar_holds_on_its_edge():
+    assert parse_tolerance(">=10")(10.0, None) is None and parse_tolerance("<=10")(10.0, None) is None
+    assert parse_tolerance(">=10")(9.999, None) is not None
+
+
+def test_every_kinds_move_limit():
+    from claimcheck.tolerance import Tolerance
+
+    assert parse_tolerance("exact").move_limit(5.0) == (0.0, "exact: any change")
+    assert parse_tolerance("abs:0.5").move_limit(5.0) == (0.5, "abs:0.5: more than 0.5")
+    assert parse_tolerance("rel:10%").move_limit(50.0) == (5.0, "rel:10%: more than 0.1 of the old value")
+    assert parse_tolerance("range:1..3").move_limit(2.0) == (
+        1.0,
+        "range:1..3: more than the range's half-width 1",
+    )
+    assert parse_tolerance("printed").move_limit(99.16, "99.16") == (
+        0.005,
+        "printed: more than half a unit in the last digit of 99.16 (0.005)",
+    )
+    with pytest.raises(NotImplementedError):
+        Tolerance().move_limit(1.0)

@@ -171,3 +171,156 @@ def test_every_verdict_speaks_the_outcomes_vocabulary():
         Measured(1.0, "s"),
     ]
     assert {judge(claim, e).outcome for e in evidence} <= set(OUTCOMES)
+
+
+# --- the edges a wrong verdict would hide behind (mutants that survived the suite; issue 35) -------
+def test_an_exact_form_holds_only_its_region_both_edges():
+    claim = FakeClaim()
+    for value, outcome in ((4, PASSED), (5, FAILED), (3, FAILED)):
+        count = ExactForm("count", value, (4, 4), "a count that must be 4")
+        v = judge(claim, Timed(ci(12.0, 20.0), exact=(count,), load=QUIET))
+        assert (v.outcome, v.details["exact"]["count"]["verdict"]) == (outcome, outcome), value
+
+
+def test_a_straddling_condition_bar_is_not_hidden_by_a_passing_headline():
+    claim = FakeClaim()
+    ok = Bar("ok", ci(0.2, 0.5), (0.0, 1.0), "inside its bar")
+    straddles = Bar("straddles", ci(0.5, 2.0), (0.0, 1.0), "across its bar")
+    v = judge(claim, Timed(ci(12.0, 20.0), bars=(ok, straddles), load=QUIET))
+    assert v.outcome == INCONCLUSIVE and v.details["conditions"]["straddles"]["verdict"] == INCONCLUSIVE
+    assert judge(claim, Timed(ci(12.0, 20.0), bars=(ok,), load=QUIET)).outcome == PASSED
+    # a straddling headline is not hidden by passing conditions either
+    assert judge(claim, Timed(ci(8.0, 14.0), bars=(ok,), load=QUIET)).outcome == INCONCLUSIVE
+
+
+def test_bar_outcome_edges_are_closed():
+    assert bar_outcome(ci(10.0, 20.0), (10.0, math.inf)) == PASSED  # on the bar is inside
+    assert bar_outcome(ci(5.0, 10.0), (10.0, math.inf)) == INCONCLUSIVE  # touches it: straddles
+    assert bar_outcome(ci(5.0, 9.99), (10.0, math.inf)) == FAILED
+    assert bar_outcome(ci(0.0, 1.0), (-math.inf, 1.0)) == PASSED
+    assert bar_outcome(ci(1.01, 2.0), (-math.inf, 1.0)) == FAILED
+
+
+def test_settled_converts_the_interval_to_the_claims_unit_and_needs_a_region():
+    claim = FakeClaim("", "ms", "<=100")
+    assert not settled(claim, Timed(ci(0.08, 0.12), unit="s"))  # 80-120 ms straddles 100 ms
+    assert settled(claim, Timed(ci(0.05, 0.08), unit="s"))
+    assert settled(FakeClaim("n/a", "x", "printed"), Timed(ci(8.0, 14.0)))  # no region: nothing to wait for
+
+
+def test_a_comparison_verdict_field_by_field():
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim("0", "token", "<=0")
+    assert judge(claim, Compared(5, True, False, "flip")) == Verdict(NEAR_TIE, 5, "flip", -5.0)
+    assert judge(claim, Compared(5, False, True, "flip at 2.1")) == Verdict(
+        FAILED, 5, "5 > 0 (over by 5); flip at 2.1", -5.0
+    )
+    # diverged although the tolerance admits the count: it still fails, "differs"
+    loose = FakeClaim("", "token", "<=10")
+    assert judge(loose, Compared(5, False, True, "flip")) == Verdict(FAILED, 5, "differs; flip", 5.0)
+    # the tolerance is judged against the stated figure
+    near = FakeClaim("3", "token", "abs:1")
+    assert judge(near, Compared(5, False, True, "flip")).reason == "|measured - stated| = 2 > 1; flip"
+    # identical streams are measured on the runner given: a machine-bound claim is judged on its runner
+    bound = FakeClaim("0", "token", "<=0", runner="laptop")
+    assert judge(bound, Compared(0, False, False, "same"), runner="laptop").outcome == PASSED
+    assert judge(bound, Compared(0, False, False, "same"), runner="ci").outcome == SKIPPED
+
+
+def test_a_portable_form_verdict_field_by_field():
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim()
+    ok = judge(claim, Form(5.0, "4", "abs:2", form="on SmolLM2"))
+    assert ok == Verdict(PASSED, 5.0, None, 1.0, {"portable_form": "on SmolLM2"})
+    bad = judge(claim, Form(7.0, "4", "abs:2", form="on SmolLM2"))
+    assert bad == Verdict(FAILED, 7.0, "|measured - stated| = 3 > 2", -1.0, {"portable_form": "on SmolLM2"})
+
+
+def test_a_timing_verdict_field_by_field():
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim()
+    record = {"low": 12.0, "high": 20.0, "value": 16.0, "level": 0.9, "method": "test", "rounds": 7}
+    record["bar"] = "at least 10"
+    assert judge(claim, Timed(ci(12.0, 20.0), load=QUIET)) == Verdict(PASSED, 16.0, None, 2.0, {"ci": record})
+    failed = judge(claim, Timed(ci(3.0, 8.0), load=QUIET))
+    assert (failed.outcome, failed.value, failed.margin) == (FAILED, 5.5, -7.0)
+    assert failed.reason == "T1: 90% CI [3, 8] x vs bar at least 10 -> failed"
+    flat = Bar("flat", ci(0.5, 2.0), (0.0, 1.0), "a condition")
+    count = ExactForm("count", 3, (3, 5), "a count in 3..5")  # on its lower edge: inside
+    v = judge(claim, Timed(ci(12.0, 20.0), bars=(flat,), exact=(count,), load=QUIET))
+    assert v == Verdict(
+        INCONCLUSIVE,
+        16.0,
+        "inconclusive: T1: 90% CI [12, 20] x vs bar at least 10 -> passed; flat (a condition): [0.5, 2] vs "
+        "between 0 and 1 -> inconclusive; count (a count in 3..5): 3 vs between 3 and 5 -> passed; after 7 "
+        "rounds within a budget of ? s; machine load: 0.5 on 2 cores. A quieter machine or a larger profile "
+        "(--claims-profile standard/full) narrows the interval.",
+        2.0,
+        {
+            "ci": record,
+            "conditions": {
+                "flat": {"text": "a condition", "low": 0.5, "high": 2.0, "value": 1.25}
+                | {"bar": "between 0 and 1", "verdict": INCONCLUSIVE}
+            },
+            "exact": {
+                "count": {"text": "a count in 3..5", "value": 3, "bar": "between 3 and 5", "verdict": PASSED}
+            },
+        },
+    )
+    # judged on its own runner, a machine-bound timing claim is a verdict, not skipped
+    bound = FakeClaim(runner="laptop")
+    assert judge(bound, Timed(ci(12.0, 20.0), load=QUIET), runner="laptop").outcome == PASSED
+    assert judge(bound, Timed(ci(12.0, 20.0), load=QUIET), runner="ci").outcome == SKIPPED
+    no_region = judge(FakeClaim("n/a", "x", "printed"), Timed(ci(12.0, 20.0), load=QUIET))
+    assert (
+        no_region.outcome == ERROR
+        and "has no region to judge a confidence interval against" in no_region.reason
+    )
+
+
+def test_why_a_timing_claim_is_undecided_in_words():
+    claim = FakeClaim()
+    quick = judge(claim, Timed(ci(8.0, 14.0), rounds=9, budget_s=10.0, load=QUIET, profile="quick"))
+    assert quick.reason == (
+        "inconclusive: T1: 90% CI [8, 14] x vs bar at least 10 -> inconclusive; after 9 rounds within a budget "
+        "of 10 s; machine load: 0.5 on 2 cores. A quieter machine or a larger profile (--claims-profile "
+        "standard/full) narrows the interval."
+    )
+    busy = judge(claim, Timed(ci(3.0, 8.0), load=BUSY))
+    assert busy.reason == (
+        "inconclusive: T1: 90% CI [3, 8] x vs bar at least 10 -> failed; T1 lay outside the bar, but on a busy "
+        "machine, whose stalls bias timing forms toward failing, so that is not taken as a failure; after 7 "
+        "rounds within a budget of ? s; machine load: 4.0 on 2 cores (busy: 1-min load average 4.0 on 2 "
+        "cores). A quieter machine or a larger profile (--claims-profile standard/full) narrows the interval."
+    )
+    few = judge(claim, Timed(ci(12.0, 20.0, n=3, coverage=0.75), load=QUIET, profile="full"))
+    assert few.reason == (
+        "inconclusive: T1: 90% CI [12, 20] x vs bar at least 10 -> inconclusive; after 3 rounds within a "
+        "budget of ? s; machine load: 0.5 on 2 cores. Too few rounds: 3 samples give a distribution-free "
+        "interval of only 75% coverage (below its 90%), wherever it lies; more rounds decide it (a quieter "
+        "machine fits more in the budget)"
+    )
+    unsaid = judge(claim, Timed(ci(8.0, 14.0), load={}))
+    assert "machine load: ? on ? cores." in unsaid.reason
+
+
+def test_a_timing_interval_in_another_unit_keeps_its_coverage_and_rounds():
+    claim = FakeClaim("", "s", "<=0.1")
+    v = judge(claim, Timed(ci(80.0, 90.0), unit="ms", load=QUIET))
+    assert v.outcome == PASSED and v.value == pytest.approx(0.085) and v.margin == pytest.approx(0.01)
+    assert v.details["ci"] | {"low": 0, "high": 0, "value": 0} == {
+        "low": 0, "high": 0, "value": 0, "level": 0.9, "method": "test", "rounds": 7, "bar": "at most 0.1"
+    }  # fmt: skip
+    few = judge(claim, Timed(ci(80.0, 90.0, n=3, coverage=0.5), unit="ms", load=QUIET))
+    assert (
+        few.outcome == INCONCLUSIVE
+        and "3 samples give a distribution-free interval of only 50%" in few.reason
+    )
+
+
+def test_bar_outcome_at_its_level_and_at_an_upper_bars_edge():
+    assert bar_outcome(ci(12.0, 20.0, coverage=0.9), (10.0, math.inf)) == PASSED  # coverage == level: enough
+    assert bar_outcome(ci(1.0, 2.0), (-math.inf, 1.0)) == INCONCLUSIVE  # touches the bar from above

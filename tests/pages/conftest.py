@@ -197,6 +197,8 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
             ],
             "registry_line": lines.get(c.id),
             "plots": [],
+            **({"formula": c.formula} if c.formula else {}),  # as a run writes them
+            **({"cites": c.cites} if c.cites else {}),
         }
         entry["measured_display"] = measured_value(ClaimEntry.from_dict(entry)) or None
         kind = extra.pop("plot", None)

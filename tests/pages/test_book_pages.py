@@ -77,7 +77,7 @@ def test_one_link_per_manuscript_line(book_run):
     assert [line for _, line in links] == ["7", "8"]
     # each goes to the claim's first number on its line
     line8 = manuscript[manuscript.index('id="L8"') : manuscript.index('id="L9"')]
-    firsts = re.findall(r'class="num st-held" id="(n\d+)"', line8)
+    firsts = re.findall(r'class="num st-arithmetic" id="(n\d+)"', line8)  # C01 is arithmetic, not held
     assert links[1][0] == firsts[0] and len(firsts) == 3
 
 

@@ -171,3 +171,67 @@ def test_the_deselected_tests_are_explained_under_the_counts(run_copy, parse):
     assert "<code>pytest claims/ --claims-lm smollm2</code>" in page
     doc.deselected = None
     assert 'id="deselected"' not in claims_page(doc, run_copy.parent)
+
+
+# --- every green is earned; drift at a glance (issue 35) ----------------------------------------
+def _row_html(page: str, anchor: str) -> str:
+    start = page.index(f'id="{anchor}"')
+    return page[start : page.index("</tbody>", start)]
+
+
+def test_a_claim_that_holds_by_its_bar_says_the_figure_is_the_authors(full_run):
+    page = render(full_run)
+    c05 = _row_html(page, "claim-ch15-C05")
+    assert 'class="form-badge"' in c05 and "its bar, not this figure" in c05
+    assert (
+        "the chapter&#39;s 60× is the author&#39;s measurement, not reproduced here; here 23.26×, which holds "
+        "the chapter&#39;s bar of at least 10×" in c05
+    )
+    c11 = _row_html(page, "claim-ch15-C11.text")
+    assert "the chapter&#39;s arithmetic" in c11  # held by its formula over printed figures, not measured
+    c03 = _row_html(page, "claim-ch15-C03")
+    assert "form-badge" not in c03  # reproduced here: plainly passed
+    chip = page[page.index('href="#claim-ch15-C05"') - 200 : page.index('href="#claim-ch15-C05"') + 200]
+    assert "other-form" in chip and "C05 passed (its bar, not this figure)" in chip
+
+
+def _drifted_c03(run_copy):
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    c03 = next(c for c in doc["claims"] if c["id"] == "C03")
+    quote = {
+        "status": "drift",
+        "line": 7,
+        "name": "stated",
+        "manuscript": "38",
+        "registry": "36",
+        "message": "C03 drift on line 7: the manuscript prints 38, the registry has stated = 36",
+    }
+    c03["details"]["drift"] = {"manuscript": "ch15.txt", "status": "drift", "quotes": [quote]}
+    c03["drifted"] = True
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    return run_copy
+
+
+def test_drift_shows_at_a_glance_in_the_chip_counts_filters_and_chapter_table(run_copy, parse):
+    page = render(_drifted_c03(run_copy))
+    chips = [
+        a
+        for a in parse(page).find("a")
+        if a.get("href") == "#claim-ch15-C03" and "o-passed" in (a.get("class") or "")
+    ]
+    assert chips and "is-drifted" in chips[0]["class"] and "Δ drifted" in chips[0]["title"]
+    assert "C03 Δ</a>" in page  # the chip's own text says it, not only its colour
+    counts = page[page.index('id="counts"') : page.index("</dd>", page.index('id="counts"'))]
+    assert 'id="drifted-count">Δ drifted</span> 1' in counts
+    assert parse(page).find("input", name="drift", value="drifted")  # a filter of its own
+    assert [r["data-drifted"] for r in rows_of(page, parse) if r["data-id"].endswith("C03")] == ["1"]
+    book = page[page.index('id="book"') : page.index("</table>", page.index('id="book"'))]
+    assert 'title="C03">Δ drifted</span> 1' in book
+    # the verdict stays the measurement's, drift beside it
+    assert 'data-outcome="passed"' in _row_html(page, "claim-ch15-C03")
+
+
+def test_no_drift_no_drift_marks(full_run, parse):
+    page = render(full_run)
+    assert "drifted-count" not in page and not parse(page).find("input", name="drift")
+    assert not [a for a in parse(page).find("a") if "is-drifted" in (a.get("class") or "")]

@@ -1,5 +1,6 @@
 // claimcheck claims page: filters by outcome and by need, sortable columns. Works from the file
 // alone (no network). The filter state can also be given in the address: #show=failed,skipped&need=weights
+// (&drift=only: the drifted claims alone)
 (function () {
   "use strict";
   var table = document.querySelector("table.claims");
@@ -9,6 +10,7 @@
   var boxes = Array.prototype.slice.call(document.querySelectorAll("input[name=outcome]"));
   var needs = Array.prototype.slice.call(document.querySelectorAll("input[name=need]"));
   var shown = document.getElementById("shown");
+  var drift = document.querySelector("input[name=drift]");  // only the drifted claims (when any drifted)
 
   function apply() {
     var want = {};
@@ -19,7 +21,8 @@
     claims.forEach(function (tb) {
       var tags = (tb.getAttribute("data-needs") || "").split(" ").filter(Boolean);
       var ok = want[tb.getAttribute("data-outcome")] !== false &&
-        (need === "all" || (need === "none" ? tags.length === 0 : tags.indexOf(need) >= 0));
+        (need === "all" || (need === "none" ? tags.length === 0 : tags.indexOf(need) >= 0)) &&
+        !(drift && drift.checked && tb.getAttribute("data-drifted") !== "1");
       tb.hidden = !ok;
       if (ok) { n += 1; visibleSections[where(tb)] = true; visibleChapters[tb.getAttribute("data-chapter")] = true; }
     });
@@ -42,11 +45,12 @@
 
   function fromHash() {
     var h = decode(location.hash.replace(/^#/, ""));
-    if (!/^(show|need)=/.test(h)) return;
+    if (!/^(show|need|drift)=/.test(h)) return;
     h.split("&").forEach(function (kv) {
       var p = kv.split("="), key = p[0], vals = (p[1] || "").split(",");
       if (key === "show") boxes.forEach(function (b) { b.checked = vals.indexOf(b.value) >= 0; });
       if (key === "need") needs.forEach(function (r) { r.checked = r.value === vals[0]; });
+      if (key === "drift" && drift) drift.checked = vals[0] === "only";
     });
   }
 
@@ -71,7 +75,7 @@
     }).forEach(function (tb) { table.appendChild(tb); });
   }
 
-  boxes.concat(needs).forEach(function (el) { el.addEventListener("change", apply); });
+  boxes.concat(needs, drift ? [drift] : []).forEach(function (el) { el.addEventListener("change", apply); });
   Array.prototype.forEach.call(table.querySelectorAll("thead th[data-sort]"), function (th) {
     th.addEventListener("click", function () { sortBy(th); });
     th.addEventListener("keydown", function (ev) { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); sortBy(th); } });
@@ -80,6 +84,7 @@
   if (all) all.addEventListener("click", function () {
     boxes.forEach(function (b) { b.checked = true; });
     needs.forEach(function (r) { r.checked = r.value === "all"; });
+    if (drift) drift.checked = false;
     apply();
   });
   window.addEventListener("hashchange", function () { fromHash(); apply(); });
