@@ -249,6 +249,23 @@ def _selection_words(doc: ClaimsDoc) -> str:
     return text
 
 
+def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
+    """A chapter's manuscript as the run checked it, from ``claims.json`` alone, when its text could
+    not be read again (moved, changed since, outside the report's folder): ``""`` when none was checked."""
+    runs = doc.manuscripts or []
+    mine = [m for m in runs if m.get("chapter") in (chapter, None, "")] or (runs if len(runs) == 1 else [])
+    if not mine:
+        return ""
+    found = mine[0].get("audit")
+    audit: dict = found if isinstance(found, dict) else {}
+    said = ", ".join(f"{audit[k]} {w}" for k, w in _AUDIT_WORDS if isinstance(audit.get(k), int))
+    return f"checked in the run{': ' + said if said else ''} (the annotated text was not rendered again)"
+
+
+#: the audit's counts in claims.json and their words, in the order the page says them
+_AUDIT_WORDS = (("numbers", "numbers"), ("bound", "bound"), ("waived", "waived"), ("unbound", "unbound"))
+
+
 def _manuscript_words(manuscript) -> str:
     counts = manuscript.counts
     return (
@@ -283,6 +300,8 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
+    else:
+        line.manuscript = _checked_in_run(doc, ch.id)
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
     return line

@@ -3,6 +3,8 @@ linked to its claim's row and back; a changed number shows as drifted at its lin
 
 import json
 
+import pytest
+
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish
 from claimcheck.results import ClaimEntry
@@ -216,3 +218,54 @@ def test_a_waived_and_an_unbound_number_say_why_in_their_hover():
         ("unbound", "bound to no claim and not waived: bind it (a locator or quote) or waive it", [], None),
     ]
     assert view.counts["waived"] == view.counts["unbound"] == 1 and view.bound == 0
+
+
+@pytest.fixture
+def own_project(ms_run, data_dir, tmp_path):
+    """A project's own run: its registry under ``claims/``, the report in ``reports/``, the editor's
+    manuscript elsewhere (``~/book``), every path in claims.json absolute, as pytest writes them."""
+    path, ms = ms_run
+    registry = tmp_path / "claims" / "test" / "claims.toml"
+    registry.parent.mkdir(parents=True)
+    registry.write_text((data_dir / "ms_registry.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    book = tmp_path / "home" / "book" / "ch.md"
+    book.parent.mkdir(parents=True)
+    ms.replace(book)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["manuscripts"][0] |= {"path": str(book), "registry": str(registry)}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path, book
+
+
+def test_report_on_a_projects_own_run_keeps_the_manuscript_and_its_links(own_project, monkeypatch, capsys):
+    """``claimcheck report reports/claims.json`` once dropped the annotated manuscript, its link and
+    the rows' line links (the registry and the text lie outside reports/), and the chapter's line
+    read "not checked in this run 2 claims drifted"."""
+    path, book = own_project
+    monkeypatch.chdir(book.parent)  # from anywhere: the project is the folder above reports/
+    assert main(["report", str(path)]) == 0
+    page = (path.parent / "claims.html").read_text(encoding="utf-8")
+    assert (path.parent / "manuscript.html").is_file() and 'href="manuscript.html"' in page
+    assert 'href="manuscript.html#L7"' in page and "not checked in this run" not in page
+    assert "outside the results file" not in capsys.readouterr().err
+
+
+def test_report_reads_no_text_the_run_did_not_check(own_project, tmp_path, monkeypatch, capsys):
+    """A results file is untrusted: a text outside its folder is read again only when it is the
+    file the run checked (its sha256), and its registry lies in the project; else the chapter's line
+    says what the run found, never "not checked"."""
+    path, book = own_project
+    monkeypatch.chdir(book.parent)
+    book.write_text(book.read_text(encoding="utf-8") + "\n改过的一行 42\n", encoding="utf-8")
+    assert main(["report", str(path)]) == 1
+    assert "lie(s) outside the results file's folder" in capsys.readouterr().err
+    page = (path.parent / "claims.html").read_text(encoding="utf-8")
+    assert "checked in the run: 34 numbers, 22 bound, 12 waived, 0 unbound (the annotated text" in page
+    assert "not checked in this run" not in page
+    doc = json.loads(path.read_text(encoding="utf-8"))  # a registry outside the project: not read
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere.toml"
+    elsewhere.write_text("[chapter]\n", encoding="utf-8")
+    doc["manuscripts"][0] |= {"registry": str(elsewhere), "path": str(book)}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    assert main(["report", str(path)]) == 1
+    assert str(elsewhere) in capsys.readouterr().err
