@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.book import book_of, cite, load_book
+from claimcheck.display import excerpt
 from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
@@ -107,14 +108,16 @@ def format_check(
     what_if: str | None = None,
 ) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
-    ``measured``: claim id -> (display, outcome, source) (:func:`report_measured`); ``report_error``:
+    ``measured``: claim id -> (display, outcome, source, why) (:func:`report_measured`); ``report_error``:
     why the report could not be read; ``what_if``: the command suggested on drift."""
     ms, a = check.manuscript, check.audit
     out = [
         f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
         f"registry   {check.registry_path} ({len(check.drifts)} claims)",
     ]
-    missing = "- (not measured; run the claim or pass --report)"
+    missing = "- (not in the claims report: run the claim)"
+    if not measured:
+        missing = "- (no claims report: run the claims, or pass --report FILE)"
     if report_error:
         out.append(f"warning: {report_error}; measured values are not shown")
         missing = "- (the report cannot be read: see the warning)"
@@ -157,7 +160,11 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
     out: list[str] = []
     for d in check.drifts if verbose else check.drifted:
         m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
+        shown = missing
+        if m and m[0]:
+            shown = f"{m[0]} ({m[1]}, {m[2]})"
+        elif m:  # run, but no value: what happened (skipped for want of the weights, an error...)
+            shown = f"- ({m[1]} in {m[2]}{': ' + m[3] if m[3] else ''})"
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
@@ -177,8 +184,9 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
-    """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json`` (one
-    ``chapter``'s claims if given). ``error``: None when read, or absent and not ``given``; else the
+    """``(claim id -> (measured display or "", outcome, source, why), error)`` from a ``claims.json``
+    (one ``chapter``'s claims if given; ``why``: the first line of the reason of a claim without a
+    value, e.g. why it was skipped). ``error``: None when read, or absent and not ``given``; else the
     reader's words naming the file, so a broken report is said, never shown as "not measured"."""
     if not given and not Path(path).exists():
         return {}, None
@@ -188,9 +196,16 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
         return {}, str(exc)
     src = f"{Path(path).name} {doc.generated or ''}".strip()
     return {
-        c.id: (c.measured_display, c.outcome, src)
+        c.id: (
+            c.measured_display or "",
+            c.outcome,
+            src,
+            ""
+            if c.measured_display
+            else excerpt((c.reason.strip().splitlines() or [""])[0], 100, quote=False),
+        )
         for c in doc.claims
-        if c.measured_display and (chapter is None or c.chapter in (None, "", chapter))
+        if chapter is None or c.chapter in (None, "", chapter)
     }, None
 
 

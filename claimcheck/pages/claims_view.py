@@ -49,6 +49,8 @@ class Row:
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
     model: str = ""
+    hardware: str = ""  # a failed row: the hardware it failed on, as its message says
+    next_step: str = ""  # a failed row: what to do next
 
     @property
     def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
@@ -170,12 +172,30 @@ def within(path, folder) -> bool:
         return False
 
 
+def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
+    """``(hardware, next step)`` of a failed row, from the lines its failure message (``reason``)
+    gives them (``hardware: ...``, ``next: ...``); a failure without a next step gets the usual one."""
+    if entry.outcome != oc.FAILED:
+        return "", ""
+    said = {}
+    for line in entry.reason.splitlines():
+        name, sep, text = line.strip().partition(":")
+        if sep and name in ("hardware", "next") and name not in said:
+            said[name] = text.strip()
+    usual = (
+        f"if the text changed, update {entry.id}'s entry in its registry; if not, the chapter's "
+        "figure does not hold on this runner: report it to the author"
+    )
+    return said.get("hardware", ""), said.get("next") or usual
+
+
 def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
     outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
         reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
+    hardware, next_step = _failure_facts(entry)
     carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
@@ -213,6 +233,8 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
         model=model,
+        hardware=hardware,
+        next_step=next_step,
     )
 
 

@@ -49,6 +49,38 @@ def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
     assert "drift: 1 of 11 claims" in out and "FAILED" in out
 
 
+def test_check_manuscript_says_what_happened_to_a_claim_run_without_a_value(capsys, tmp_path):
+    """C30.model, run and skipped for want of the weights, read "not measured; run the claim or pass
+    --report": the line now says its outcome and why; a claim the report lacks, and no report, say so."""
+    copy = tmp_path / "copy.md"
+    text = MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s")
+    copy.write_text(text.replace("写 41 token/s", "写 42 token/s"), encoding="utf-8")
+    skipped = {
+        "id": "T01",
+        "outcome": "skipped",
+        "reason": "needs the pretrained GPT-2 weights: none here\nmore",
+    }
+    report = tmp_path / "claims.json"
+    report.write_text(
+        json.dumps({"generated": "2026-01-01T00:00:00Z", "claims": [skipped]}), encoding="utf-8"
+    )
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), "--report", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "not measured" not in out
+    t01 = next(x for x in out.splitlines() if x.strip().startswith("T01"))
+    assert t01.endswith(
+        "measured - (skipped in claims.json 2026-01-01T00:00:00Z: needs the pretrained GPT-2 weights: none here)"
+    )
+    t02 = next(x for x in out.splitlines() if x.strip().startswith("T02"))
+    assert t02.endswith("measured - (not in the claims report: run the claim)")
+    from claimcheck.editor import format_check
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.registry import load_registry
+
+    alone = format_check(check_manuscript(copy, load_registry(REG)), {})  # no report at all
+    assert "measured - (no claims report: run the claims, or pass --report FILE)" in alone
+
+
 def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
     assert main(["check-manuscript", str(tmp_path / "nope.txt"), "--registry", str(REG)]) == 2
     assert "nope.txt: cannot read the manuscript" in capsys.readouterr().err
