@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.book import book_of, cite, load_book
-from claimcheck.display import excerpt
+from claimcheck.display import excerpt, with_unit
 from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
@@ -174,13 +174,24 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
             elif q.status in ("drift", "ok") and q.manuscript is not None:
                 out.append(
                     f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                    f"registry {_scaled_as(q.registry, q.manuscript):>8} ({q.name})  measured {shown}"
                 )
                 if q.status == "drift":
                     out.append(f"  {'':10} {q.context}")
             else:
                 out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
     return out
+
+
+def _scaled_as(registry: str, manuscript: str) -> str:
+    """The registry's figure with the scale the text prints beside its own (``2.66`` beside
+    ``2.96 亿`` reads ``2.66 亿``, ``99.16`` beside ``89.16%`` reads ``99.16%``): the registry keeps
+    the number alone, its scale in the claim's unit."""
+    try:
+        scale = split_figure(manuscript)[1]
+    except ValueError:
+        return registry
+    return f"{registry}%" if scale == "%" else f"{registry} {scale}" if scale and registry else registry
 
 
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
@@ -353,7 +364,7 @@ class WhatIf:
     def verdict(self) -> str:
         """One paragraph: whether this runner's measurement supports the revised figure."""
         v, m = self.revised, self.measured_display or "no measurement"
-        unit = f" {self.unit}" if self.unit else ""
+        unit = with_unit("_", self.unit)[1:]  # glued as every value is (58×, 89.16%), nouns in words
         where, value = ("on this runner", "measured")
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
@@ -375,7 +386,8 @@ class WhatIf:
         given = "".join(f" with {n} = {text}" for n, (_, text) in self.inputs.items())
         was = "".join(f"; {n} {reg}" for n, (reg, _) in self.inputs.items())
         lines = [
-            f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
+            f"{self.claim_id} = {v}{unit}{given} (registry: "
+            f"{self.previous + unit if self.previous else 'no number'}{was}): {head}"
         ]
         if not self.bound and self.outcome == FAILED and self.measured is not None:
             lines.append(

@@ -235,7 +235,7 @@ def test_what_if_verdict_and_suggested_figure(whatif_project):
         [("C05", "58"), ("C03", "37")], "claims/claims.toml", "claims", cwd=whatif_project
     )
     assert (c05.outcome, c05.previous, c05.suggested) == ("passed", "60", "13")
-    assert "supported on this runner" in c05.verdict and "suggests 13 x" in c05.verdict
+    assert "supported on this runner" in c05.verdict and "suggests 13×" in c05.verdict
     assert "bound (>=10)" in c05.verdict and "does not reproduce 58" in c05.verdict
     assert (c03.outcome, c03.suggested) == ("failed", "36")
     assert (
@@ -282,7 +282,7 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a formula claim started pytest"))
     [a] = run_what_if([("ch15:C11.text", "61.6")])
     assert (a.outcome, a.measured_display, a.suggested) == ("failed", "[60.371, 61]×", "61.0")
-    assert "NOT supported by the chapter's own figures" in a.verdict and "61.0 x" in a.verdict
+    assert "NOT supported by the chapter's own figures" in a.verdict and "61.0×" in a.verdict
     [b] = run_what_if([("C11.text", "60.6")])
     assert b.outcome == "passed" and b.suggested == "60.6"
 
@@ -339,7 +339,7 @@ def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypa
     )
     out = capsys.readouterr().out
     assert "1 stated figure drifts from" in out and "C03=38" in out
-    assert "C03 = 38 KiB/token (registry: 36): NOT supported" in out
+    assert "C03 = 38 KiB/token (registry: 36 KiB/token): NOT supported" in out
     assert "the nearest figure that holds at the printed precision of 38: 36 KiB/token" in out
     assert "C05" not in out.split("C03=38")[1]  # only the drifted figure is re-run
 
@@ -363,7 +363,7 @@ def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
 def test_what_if_command_line(whatif_project, monkeypatch, capsys):
     monkeypatch.chdir(whatif_project)
     assert main(["what-if", "C05=58", "--registry", "claims/claims.toml"]) == 0
-    assert "C05 = 58 x (registry: 60): supported" in capsys.readouterr().out
+    assert "C05 = 58× (registry: 60×): supported" in capsys.readouterr().out
     assert main(["what-if", "C05=abc", "--registry", "claims/claims.toml"]) == 2
     assert "not a printed decimal number" in capsys.readouterr().err
 
@@ -576,7 +576,7 @@ def test_what_if_takes_a_figure_as_the_chapter_prints_it(monkeypatch, capsys):
     [a] = run_what_if([("ch15:C11.text", "61.6×")])
     assert (a.revised, a.outcome, a.suggested) == ("61.6", "failed", "61.0")
     assert main(["what-if", "C11.text=60.6 倍"]) == 0
-    assert "C11.text = 60.6 x (registry: " in capsys.readouterr().out
+    assert "C11.text = 60.6× (registry: 60.6×): supported" in capsys.readouterr().out
     assert main(["what-if", "C11.text=60.6 KiB"]) == 2
     err = capsys.readouterr().err
     assert "C11.text: '60.6 KiB' is written in KiB, but the claim's unit is x" in err
@@ -623,3 +623,21 @@ def test_claims_stated_reads_a_typed_figure_in_the_claims_unit():
     [issue] = reg.issues
     assert "T04" not in reg.claims and (issue.claim_id, issue.field) == ("T04", "stated")
     assert issue.message.startswith("--claims-stated T04=3.6 KiB: '3.6 KiB' is written in KiB")
+
+
+def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, tmp_path):
+    """check-manuscript printed "manuscript 2.96 亿  registry 2.66" and "registry 99.16 (stated)";
+    what-if "89.16 percent" and "58 x" beside "20.811×"."""
+    from claimcheck.editor import WhatIf
+
+    copy = tmp_path / "copy.md"
+    copy.write_text(MS.read_text(encoding="utf-8").replace("3.5 亿个参数", "3.6 亿个参数"), encoding="utf-8")
+    assert main(["check-manuscript", str(copy), "--registry", str(REG)]) == 1
+    t04 = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("T04"))
+    assert "manuscript        3.6 亿  registry    3.5 亿 (stated)" in t04
+    said = WhatIf("C30.model", "89.16", "99.16", "failed", 0.99, "99.16%", "percent", "printed", "off", None)
+    assert said.verdict.startswith("C30.model = 89.16% (registry: 99.16%): NOT supported")
+    forward = WhatIf(
+        "C08", "510", "511", "failed", 511, "511 forward passes", "forward_pass", "exact", "", "511"
+    )
+    assert "C08 = 510 forward passes (registry: 511 forward passes)" in forward.verdict

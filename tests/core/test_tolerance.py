@@ -125,7 +125,7 @@ KINDS = {
         (99.155, 99.165),
         "within half a unit of the last digit: [99.155, 99.165]%",
     ),
-    "exact": ("1023", "example", (1023.0, 1023.0), "exactly 1023 example"),
+    "exact": ("1023", "example", (1023.0, 1023.0), "exactly 1023 examples"),
     "abs:0.5": ("2", "", (1.5, 2.5), "within ±0.5 of 2: [1.5, 2.5]"),
     "rel:5%": ("2", "FLOP/param", (1.9, 2.1), "within 5% of 2: [1.9, 2.1] FLOP/param"),
     ">=10": ("60", "x", (10.0, math.inf), "at least 10×"),

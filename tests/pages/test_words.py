@@ -58,7 +58,7 @@ def test_values_in_the_chapters_unit(entry, chapter, here):
         (e("", "", "<=1e-5"), "at most 1e-5"),
         (e("2", "FLOP/param", "rel:5%"), "within 5% of 2: [1.9, 2.1] FLOP/param"),
         (e("2", "", "abs:0.5"), "within ±0.5 of 2: [1.5, 2.5]"),
-        (e("1023", "example", "exact"), "exactly 1023 example"),
+        (e("1023", "example", "exact"), "exactly 1023 examples"),
         (e("", "x", "range:0.98..1.02"), "between 0.98 and 1.02×"),
         (e("5", "x", "roughly"), "unreadable tolerance 'roughly'"),
     ],
