@@ -17,6 +17,7 @@ from claimcheck.fields import MAX_LOCATOR
 from claimcheck.manuscript import Manuscript, check_manuscript
 from claimcheck.registry import load_registry
 from claimcheck.scaffold import SUGGESTED, scaffold, unit_words
+from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 INDEX = DATA / "manuscript_index_zh.md"
@@ -402,10 +403,10 @@ def test_drafts_per_claim_on_our_second_chapter():
     assert len(sc.claims) == len(claims) == 5  # one draft per claim (C05 quotes ch15)
 
 
-CHAPTER = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
+CHAPTER = CHAPTER_TEXT
 
 
-@pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not in this checkout ({CHAPTER})")
+@pytest.mark.skipif(not CHAPTER.is_file(), reason=CHAPTER_MISSING)
 def test_drafts_per_claim_on_the_chapter():
     """On chapter 15: 66 drafts for its 42 claims before units, labels, formulas and table rows
     were read (1.57 per claim); now at most 1.5."""

@@ -41,9 +41,15 @@ def browser():
     )
     driver_path = shutil.which(os.environ.get("CHROMEDRIVER", "")) or shutil.which("chromedriver")
     if not binary:
-        _missing("no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + ")")
+        _missing(
+            "no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + "): Debian/Ubuntu: "
+            "apt-get install chromium chromium-driver, or CHROME_BIN=PATH"
+        )
     if not driver_path:
-        _missing("no chromedriver on this machine (Debian: apt-get install chromium-driver)")
+        _missing(
+            "no chromedriver on this machine: Debian/Ubuntu: apt-get install chromium-driver, "
+            "or CHROMEDRIVER=PATH"
+        )
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service

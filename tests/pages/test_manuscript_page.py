@@ -8,6 +8,7 @@ import pytest
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish
 from claimcheck.results import ClaimEntry
+from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
 
 def pages_of(path):
@@ -160,9 +161,7 @@ def test_a_number_takes_the_weakest_state_of_its_claims():
     )
 
 
-CHAPTER = (
-    __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/seeds/000_28c5e904fedc16c4.txt"
-)
+CHAPTER = CHAPTER_TEXT
 
 
 def test_the_headline_probability_is_not_green_without_the_weights():
@@ -171,7 +170,7 @@ def test_the_headline_probability_is_not_green_without_the_weights():
     import pytest
 
     if not CHAPTER.is_file():
-        pytest.skip(f"the chapter's text is not beside this checkout ({CHAPTER})")
+        pytest.skip(CHAPTER_MISSING)
     from claimcheck.manuscript import check_manuscript
     from claimcheck.pages.manuscript_view import build
     from claimcheck.registry import load_registry
