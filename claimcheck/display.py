@@ -77,6 +77,13 @@ def with_unit(text: str, unit: str | None) -> str:
     return f"{text} {unit}".strip()
 
 
+def difference(text: str, unit: str | None) -> str:
+    """A difference of two values in ``unit`` (a margin): as :func:`with_unit`, except that a
+    difference of ratios (``x``) is a plain number: 23.26× is 13.3 above a bar of 10×, not "13.3×"
+    above it (which reads as a multiple)."""
+    return text if (unit or "").strip() == "x" else with_unit(text, unit)
+
+
 def is_number(x: object) -> TypeGuard[int | float]:
     """Whether ``x`` is an int or a float (a bool is not), as a value read from JSON."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)

@@ -66,3 +66,10 @@ def test_counted_says_one_thread_and_two_threads():
 def test_a_unit_reads_as_a_reader_says_it(text, unit, said):
     """The page once said "511 forward_pass" and "1023 example": a unit's name in the registry."""
     assert display.with_unit(text, unit) == said
+
+
+def test_a_difference_of_ratios_is_a_plain_number():
+    """A margin once read "10.9× above the bar": a difference of two ratios, not a multiple."""
+    assert display.difference("13.3", "x") == "13.3"
+    assert display.difference("0.5", "token/char") == "0.5 token/char"
+    assert display.difference("2", "percent") == "2%"

@@ -47,7 +47,7 @@ def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
         "60×",
         "23.26×",
         "at least 10×",
-        "13.3× above the bar",
+        "13.3 above the bar",
         "o-passed",
         "95% CI [21.9×, 24.7×], 7 rounds",
     ):
