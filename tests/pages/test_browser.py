@@ -595,8 +595,8 @@ return out;
 
 @pytest.fixture
 def every_page(full_run, ms_run, tmp_path) -> dict[str, Path]:
-    """The claims page of the chapter and of a book of two, the annotated manuscript, and the matrix
-    of two runners that differ in a claim, each in its own folder of ``tmp_path``."""
+    """The claims page of the chapter and of a book of two, the annotated manuscript, the matrix of
+    two runners that differ in a claim and of six, each in its own folder of ``tmp_path``."""
     from claimcheck.cli import main
     from tests.pages.conftest import build_book
 
@@ -621,6 +621,8 @@ def every_page(full_run, ms_run, tmp_path) -> dict[str, Path]:
         runs[-1].write_text(json.dumps(doc), encoding="utf-8")
     pages["matrix"] = tmp_path / "matrix.html"
     main(["merge", *map(str, runs), "-o", str(pages["matrix"])])
+    pages["matrix of six runners"] = tmp_path / "matrix-6.html"  # too many columns: cards below 1200 px
+    main(["merge", *map(str, runs * 3), "-o", str(pages["matrix of six runners"])])
     return pages
 
 
