@@ -267,16 +267,24 @@ def cite(claim, chapters: dict) -> Citation:
     if reg is None:
         return Citation(status="not-in-book", **made)
     source = reg.claims.get(cid) if cid else None
+    printed, unit = (source.stated, source.unit) if source is not None else ("", "")
+    if source is None and "." in cid:  # ch15:C29.much: a value its claim prints (values carry no unit)
+        owner, _, name = cid.rpartition(".")
+        source = reg.claims.get(owner)
+        if source is not None and name not in source.values:
+            source = None
+        if source is not None:
+            printed, unit = str(source.values[name]), claim.unit
     if source is None:
         return Citation(status="invalid" if cid in reg.invalid else "unknown", **made)
     if _quotes_back(claim, chapters):
         return Citation(status="circular", **made)
-    figure = f"{source.stated} {source.unit}".strip()
-    made.update(figure=figure, figure_printed=source.stated)
-    if not claim.stated or not source.stated:
+    figure = f"{printed} {unit}".strip()
+    made.update(figure=figure, figure_printed=printed)
+    if not claim.stated or not printed:
         return Citation(status="in-words", **made)
     try:
-        same = quotes_figure(claim.stated, claim.unit, source.stated, source.unit)
+        same = quotes_figure(claim.stated, claim.unit, printed, unit)
     except ValueError:  # UnitError is a ValueError
         return Citation(status="unit", **made)
     return Citation(status="ok" if same else "drift", **made)

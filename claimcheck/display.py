@@ -12,6 +12,8 @@ from typing import TypeGuard
 
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
+# unit names of the registry that are nouns, as a reader says them: (one, several)
+NOUN_UNITS = {"forward_pass": ("forward pass", "forward passes"), "example": ("example", "examples")}
 
 
 def excerpt(text, limit: int = 80, *, quote: bool = True) -> str:
@@ -128,13 +130,24 @@ def counted(n, noun: str) -> str:
 
 
 def with_unit(text: str, unit: str | None) -> str:
-    """``text`` and ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, others after a space."""
+    """``text`` and ``unit``: ``x`` as ``×`` and ``percent`` as ``%`` glued to it, a noun unit in words
+    (``511 forward passes``, ``1 example``: :data:`NOUN_UNITS`), others after a space."""
     unit = (unit or "").strip()
     if not text:
         return ""
     if unit in GLUED_UNITS:
         return f"{text}{GLUED_UNITS[unit]}"
+    if unit in NOUN_UNITS:
+        one, several = NOUN_UNITS[unit]
+        return f"{text} {one if text.strip() in ('1', '-1', '1.0') else several}"
     return f"{text} {unit}".strip()
+
+
+def difference(text: str, unit: str | None) -> str:
+    """A difference of two values in ``unit`` (a margin): as :func:`with_unit`, except that a
+    difference of ratios (``x``) is a plain number: 23.26× is 13.3 above a bar of 10×, not "13.3×"
+    above it (which reads as a multiple)."""
+    return text if (unit or "").strip() == "x" else with_unit(text, unit)
 
 
 def is_number(x: object) -> TypeGuard[int | float]:

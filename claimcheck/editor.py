@@ -15,6 +15,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 from claimcheck.book import book_of, cite, load_book
+from claimcheck.display import excerpt, with_unit
 from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
@@ -107,14 +108,16 @@ def format_check(
     what_if: str | None = None,
 ) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
-    ``measured``: claim id -> (display, outcome, source) (:func:`report_measured`); ``report_error``:
+    ``measured``: claim id -> (display, outcome, source, why) (:func:`report_measured`); ``report_error``:
     why the report could not be read; ``what_if``: the command suggested on drift."""
     ms, a = check.manuscript, check.audit
     out = [
         f"manuscript {ms.path} ({len(ms.text.splitlines())} lines, sha256 {ms.sha256[:12]})",
         f"registry   {check.registry_path} ({len(check.drifts)} claims)",
     ]
-    missing = "- (not measured; run the claim or pass --report)"
+    missing = "- (not in the claims report: run the claim)"
+    if not measured:
+        missing = "- (no claims report: run the claims, or pass --report FILE)"
     if report_error:
         out.append(f"warning: {report_error}; measured values are not shown")
         missing = "- (the report cannot be read: see the warning)"
@@ -157,7 +160,11 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
     out: list[str] = []
     for d in check.drifts if verbose else check.drifted:
         m = measured.get(d.claim_id)
-        shown = f"{m[0]} ({m[1]}, {m[2]})" if m else missing
+        shown = missing
+        if m and m[0]:
+            shown = f"{m[0]} ({m[1]}, {m[2]})"
+        elif m:  # run, but no value: what happened (skipped for want of the weights, an error...)
+            shown = f"- ({m[1]} in {m[2]}{': ' + m[3] if m[3] else ''})"
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
@@ -167,7 +174,7 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
             elif q.status in ("drift", "ok") and q.manuscript is not None:
                 out.append(
                     f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {q.registry:>8} ({q.name})  measured {shown}"
+                    f"registry {_scaled_as(q.registry, q.manuscript):>8} ({q.name})  measured {shown}"
                 )
                 if q.status == "drift":
                     out.append(f"  {'':10} {q.context}")
@@ -176,9 +183,21 @@ def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str
     return out
 
 
+def _scaled_as(registry: str, manuscript: str) -> str:
+    """The registry's figure with the scale the text prints beside its own (``2.66`` beside
+    ``2.96 亿`` reads ``2.66 亿``, ``99.16`` beside ``89.16%`` reads ``99.16%``): the registry keeps
+    the number alone, its scale in the claim's unit."""
+    try:
+        scale = split_figure(manuscript)[1]
+    except ValueError:
+        return registry
+    return f"{registry}%" if scale == "%" else f"{registry} {scale}" if scale and registry else registry
+
+
 def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
-    """``(claim id -> (measured display, outcome, source), error)`` from a ``claims.json`` (one
-    ``chapter``'s claims if given). ``error``: None when read, or absent and not ``given``; else the
+    """``(claim id -> (measured display or "", outcome, source, why), error)`` from a ``claims.json``
+    (one ``chapter``'s claims if given; ``why``: the first line of the reason of a claim without a
+    value, e.g. why it was skipped). ``error``: None when read, or absent and not ``given``; else the
     reader's words naming the file, so a broken report is said, never shown as "not measured"."""
     if not given and not Path(path).exists():
         return {}, None
@@ -188,9 +207,16 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
         return {}, str(exc)
     src = f"{Path(path).name} {doc.generated or ''}".strip()
     return {
-        c.id: (c.measured_display, c.outcome, src)
+        c.id: (
+            c.measured_display or "",
+            c.outcome,
+            src,
+            ""
+            if c.measured_display
+            else excerpt((c.reason.strip().splitlines() or [""])[0], 100, quote=False),
+        )
         for c in doc.claims
-        if c.measured_display and (chapter is None or c.chapter in (None, "", chapter))
+        if chapter is None or c.chapter in (None, "", chapter)
     }, None
 
 
@@ -350,7 +376,7 @@ class WhatIf:
         """One paragraph: whether this runner's measurement supports the revised figure; a bar's claim
         (``>=10``) is "not reproduced" where its bar holds but the measurement is not the figure."""
         v, m = self.revised, self.measured_display or "no measurement"
-        unit = f" {self.unit}" if self.unit else ""
+        unit = with_unit("_", self.unit)[1:]  # glued as every value is (58×, 89.16%), nouns in words
         where, value = ("on this runner", "measured")
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
@@ -377,7 +403,8 @@ class WhatIf:
         given = "".join(f" with {n} = {text}" for n, (_, text) in self.inputs.items())
         was = "".join(f"; {n} {reg}" for n, (reg, _) in self.inputs.items())
         lines = [
-            f"{self.claim_id} = {v}{unit}{given} (registry: {self.previous or 'no number'}{was}): {head}"
+            f"{self.claim_id} = {v}{unit}{given} (registry: "
+            f"{self.previous + unit if self.previous else 'no number'}{was}): {head}"
         ]
         if not self.bound and self.outcome == FAILED and self.measured is not None:
             lines.append(

@@ -479,7 +479,8 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     ),
     Field(
         "cites",
-        "the claim of another chapter this one quotes, `chapter:id`: its `stated` must be the "
+        "the claim of another chapter this one quotes, `chapter:id` (or one of its `values`, "
+        "`chapter:id.name`): its `stated` must be the "
         "source's figure at the quote's printed precision (500 quotes 497.76), else the claim is drifted; "
         "a chapter not in this book is kept and shown as 'source not in this book' (then `ch19` alone will do)",
         _cites,

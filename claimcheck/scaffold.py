@@ -393,6 +393,9 @@ def find_locator(
     context = (p not in digits and not ms.scan[p].isspace() for p in range(base, top))
     counted = list(accumulate(context, initial=0))
     tried = set()
+    walls = _cell_walls(ms, base, top)
+    wall_a = max((w for w in walls if w <= start), default=0)
+    wall_b = min((w for w in walls if w >= end), default=len(ms.scan))
     line_a, line_b = _line_bounds(ms.scan, start)
     prev_a = _line_bounds(ms.scan, line_a - 1)[0] if line_a > 0 else line_a
     next_b = _line_bounds(ms.scan, line_b + 1)[1] if line_b < len(ms.scan) else line_b
@@ -400,8 +403,8 @@ def find_locator(
         a_lim = max(a_lim, start - 3 * MAX_LOCATOR, lo)
         b_lim = min(b_lim, end + 3 * MAX_LOCATOR, len(ms.scan) if hi is None else hi)
         candidates = []
-        ends = _cuts(ms, end, b_lim)
-        for a in _cuts(ms, a_lim, start):
+        ends = _cuts(ms, end, min(b_lim, wall_b))
+        for a in _cuts(ms, max(a_lim, wall_a), start):
             for b in ends:  # ascending: the text only grows, so the first one too long ends the row
                 text = _locator_text(ms, a, b)
                 if len(text) > MAX_LOCATOR:
@@ -421,6 +424,22 @@ def find_locator(
             except ValueError:  # not a locator compile_locator accepts
                 continue
     return None
+
+
+def _cell_walls(ms: Manuscript, lo: int, hi: int) -> list[int]:
+    """Where a cell of a glued header or table ends in ``[lo, hi)``: right after a Latin unit word
+    glued to the next cell's first word, a CJK character or a capital (``50257 个 token英文...``,
+    ``98 token/sKV 缓存``). Prose spaces a Latin word off; a locator never runs across such a wall."""
+    out = []
+    for n in ms.numbers_between(lo, hi):
+        unit, _, length = unit_words(ms, n, shared=False)
+        p = n.end + length
+        if not unit or not length or p >= len(ms.scan) or not ms.scan[p - 1].isascii():
+            continue
+        nxt = ms.scan[p]
+        if nxt.isupper() and nxt.isascii() or "\u4e00" <= nxt <= "\u9fff":
+            out.append(p)
+    return out
 
 
 def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
@@ -622,8 +641,11 @@ class _Drafter:
             )
         self.covered.add(num.span)
         arithmetic = self.formulas.get(num.span)
-        key = (stated, unit, noun)
+        key = (stated, unit, noun or _classifier(ms, num))  # 2 种 is not 2 个
         alone = not problem and arithmetic is None and num.span not in self.row_heads
+        # only a number that says what it counts is the same claim again: a bare number ("另有 2")
+        # or an end of a range ("2–3") shares its value with others by chance
+        alone = alone and not _in_range(ms, num) and any(key[1:])
         if alone and key in self.first_of:  # the same value again: a quote
             c = sc.claims[self.first_of[key]]
             sc.claims[self.first_of[key]] = dataclasses.replace(c, quotes=c.quotes + (locator,))
@@ -639,6 +661,24 @@ class _Drafter:
         cid = f"{self.prefix}{len(sc.claims) + 1:0{self.width}d}"
         section = self.section_of(num.start)
         sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
+
+
+#: what joins the two ends of a range: "2–3", "2~3", "2 到 3", "2 至 3"
+_RANGE_BEFORE = re.compile(r"\d\s*(?:[–~～]|-|到|至)\s*$")
+_RANGE_AFTER = re.compile(r"\s*(?:[–~～]|-|到|至)\s*\d")
+
+
+def _classifier(ms: Manuscript, num: Number) -> str:
+    """The classifier after ``num`` (``511 个``: ``个``), or ``""``: a bare number."""
+    after = ms.scan[num.end : num.end + 4].lstrip(" \t")
+    return next((c for c in _CLASSIFIERS if after.startswith(c)), "")
+
+
+def _in_range(ms: Manuscript, num: Number) -> bool:
+    """Whether ``num`` is an end of a printed range (``2–3``, ``2 到 3``)."""
+    return bool(_RANGE_BEFORE.search(ms.scan[max(0, num.start - 4) : num.start])) or bool(
+        _RANGE_AFTER.match(ms.scan, num.end)
+    )
 
 
 def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from claimcheck.display import number, with_unit
+from claimcheck.display import difference, number, with_unit
 from claimcheck.interval import Interval, exact_value, half_unit, parse_decimal
 
 
@@ -291,10 +291,10 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
         gap, bar, near = (lo - mhi, lo, mhi) if mhi < lo else (mlo - hi, hi, mlo)
         if one_sided:
             rel = f" ({number(near, 3)} is {number(near / bar, 2)}× the bar)" if bar else ""
-            said = f"{'short' if mhi < lo else 'over'} by {with_unit(number(gap, 3), unit)}{rel}"
+            said = f"{'short' if mhi < lo else 'over'} by {difference(number(gap, 3), unit)}{rel}"
             return Margin(said, False, -gap / abs(bar) if bar else -gap)
         half = (hi - lo) / 2
-        return Margin(f"outside by {with_unit(number(gap, 3), unit)}", False, -gap / half if half else -gap)
+        return Margin(f"outside by {difference(number(gap, 3), unit)}", False, -gap / half if half else -gap)
     if mlo < mhi and (mlo < lo or mhi > hi):
         return Margin("overlaps the bar (an interval of values)", True, 0.0)
     if one_sided:
@@ -304,7 +304,7 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
         times = value / bar if bar else 0
         ratio = f", {number(times, 2)}× the bar" if times and not 0.67 < abs(times) < 1.5 else ""
         return Margin(
-            f"{with_unit(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
+            f"{difference(number(d, 3), unit)} {word} the bar{ratio}", True, d / abs(bar) if bar else d
         )
     if lo == hi:
         return Margin("exact", True, 1.0)
@@ -313,8 +313,9 @@ def _margin(mlo: float, mhi: float, lo: float, hi: float, unit: str | None) -> M
     if mlo == mhi and abs(d - half) <= 1e-9 * max(1.0, abs(half)):
         return Margin("on the chapter's value", True, 1.0)
     if d <= 1e-9 * max(1.0, abs(half)):  # "inside by 0" said nothing: the value sits on an end of the bar
-        return Margin(f"on the edge of ±{with_unit(number(half, 3), unit)}", True, 0.0)
-    return Margin(f"inside by {with_unit(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
+        ends = with_unit(f"[{number(lo, 3)}, {number(hi, 3)}]", unit)
+        return Margin(f"on the edge of the bar {ends}", True, 0.0)
+    return Margin(f"inside by {difference(number(d, 3), unit)} of ±{number(half, 3)}", True, d / half)
 
 
 def _distance(a: Interval, b: Interval) -> float:

@@ -203,3 +203,15 @@ def read_report(where, name: str = "claims.json") -> Report:
     project folder (the same), or the report file itself."""
     base = Path(where.path) if hasattr(where, "path") and not isinstance(where, Path) else Path(where)
     return Report(base if base.is_file() else base / "reports" / name)
+
+
+#: chapter 15's own text: not in the repository (the project quotes only short locators from it);
+#: ``CH15_TEXT`` names your copy, else it is looked for beside the checkout (``../shared/seeds/``)
+CHAPTER_TEXT = Path(
+    os.environ.get("CH15_TEXT")
+    or Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
+)
+CHAPTER_MISSING = (
+    f"chapter 15's text is not at {CHAPTER_TEXT}: it is not in the repository; "
+    "set CH15_TEXT=PATH to your copy of the chapter to run this test"
+)

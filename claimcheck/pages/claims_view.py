@@ -51,6 +51,8 @@ class Row:
     model: str = ""
     form: str = ""  # where it holds in another form than the chapter's figure: which, and what was measured
     form_short: str = ""  # the same in a few words, beside the verdict
+    hardware: str = ""  # a failed row: the hardware it failed on, as its message says
+    next_step: str = ""  # a failed row: what to do next
 
     @property
     def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
@@ -174,12 +176,30 @@ def within(path, folder) -> bool:
         return False
 
 
+def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
+    """``(hardware, next step)`` of a failed row, from the lines its failure message (``reason``)
+    gives them (``hardware: ...``, ``next: ...``); a failure without a next step gets the usual one."""
+    if entry.outcome != oc.FAILED:
+        return "", ""
+    said = {}
+    for line in entry.reason.splitlines():
+        name, sep, text = line.strip().partition(":")
+        if sep and name in ("hardware", "next") and name not in said:
+            said[name] = text.strip()
+    usual = (
+        f"if the text changed, update {entry.id}'s entry in its registry; if not, the chapter's "
+        "figure does not hold on this runner: report it to the author"
+    )
+    return said.get("hardware", ""), said.get("next") or usual
+
+
 def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
     outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
         reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
+    hardware, next_step = _failure_facts(entry)
     carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
@@ -224,6 +244,8 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
         model=model,
+        hardware=hardware,
+        next_step=next_step,
     )
 
 
@@ -260,6 +282,23 @@ def _selection_words(doc: ClaimsDoc) -> str:
     return text
 
 
+def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
+    """A chapter's manuscript as the run checked it, from ``claims.json`` alone, when its text could
+    not be read again (moved, changed since, outside the report's folder): ``""`` when none was checked."""
+    runs = doc.manuscripts or []
+    mine = [m for m in runs if m.get("chapter") in (chapter, None, "")] or (runs if len(runs) == 1 else [])
+    if not mine:
+        return ""
+    found = mine[0].get("audit")
+    audit: dict = found if isinstance(found, dict) else {}
+    said = ", ".join(f"{audit[k]} {w}" for k, w in _AUDIT_WORDS if isinstance(audit.get(k), int))
+    return f"checked in the run{': ' + said if said else ''} (the annotated text was not rendered again)"
+
+
+#: the audit's counts in claims.json and their words, in the order the page says them
+_AUDIT_WORDS = (("numbers", "numbers"), ("bound", "bound"), ("waived", "waived"), ("unbound", "unbound"))
+
+
 def _manuscript_words(manuscript) -> str:
     counts = manuscript.counts
     return (
@@ -294,6 +333,8 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
+    else:
+        line.manuscript = _checked_in_run(doc, ch.id)
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
     line.drifted_claims = [r.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})

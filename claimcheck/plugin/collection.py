@@ -123,12 +123,13 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
             if c.cites
         ]
         done |= {i.claim_id for i in cites if i.verdict}
-        items += cites
-        items += [
+        placeholders = [
             PlaceholderItem.from_parent(rf, name=f"{cid} [not-run]", claim_id=cid)
             for cid in reg.claims
             if cid not in done
         ]
+        items += cites + placeholders
+        _count_as_collected(config, rf, cites + placeholders)
     _check_run(state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
@@ -139,6 +140,14 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
     present = set(map(id, items))  # a registry problem fails the run, whatever deselected it
     errors = (i for rf in state.registry_files for i in getattr(rf, "error_items", ()))
     items += [i for i in errors if id(i) not in present]
+
+
+def _count_as_collected(config, parent, added: list) -> None:
+    """Tell pytest of items this hook adds (a claim's citation, a claim without a test), as a
+    collector's report does: its header counts only collectors' items, but -k and -m deselect these
+    too, so it once printed "47 items / 48 deselected / -1 selected"."""
+    if added:
+        config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
 
 
 def _xdist_groups(state, items) -> None:

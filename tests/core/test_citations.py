@@ -186,3 +186,32 @@ def test_two_registries_of_one_chapter_id_are_one_problem_each_after_the_first(t
     assert [p.split(":")[0] for p in problems] == [regs[1].path, regs[3].path]
     assert f"is also the chapter of {regs[0].path} ([chapter] id" in problems[0]
     assert problems[1].endswith("so that ch15:C10 and ch16:C10 stay apart")
+
+
+def test_a_citation_may_name_a_value_of_a_claim(tmp_path):
+    """881, the id of " much" inside ch15:C29, could not be a citation (``cites = "ch15:C29"``
+    compared the headline figure); ``cites = "ch15:C29.much"`` names the value."""
+    from claimcheck.pages.claims_view import citation_words
+
+    source = claim_toml(
+        "C29", stated="3", unit="token", locator="3 个 token", extra='values = { much = "881" }'
+    )
+    ch15 = registry(tmp_path, "ch15", source)
+    book = {"ch15": ch15}
+    statuses = {}
+    for cites, stated in (("ch15:C29.much", "881"), ("ch15:C29.much", "882"), ("ch15:C29.nope", "881")):
+        claim = load_registry(write(tmp_path, quote(cites, stated, ""))).claims["C05"]
+        statuses[(cites, stated)] = cite(claim, book)
+    ok, drifted, unknown = statuses.values()
+    assert (ok.status, ok.figure_printed) == ("ok", "881")
+    assert (
+        drifted.words
+        == "ch16:C05 says 882, quoting ch15:C29.much, which now says 881: drifted from ch15:C29.much"
+    )
+    assert unknown.status == "unknown"
+    ch16 = load_registry(write(tmp_path, quote("ch15:C29.much", "881", "")))
+    assert citation_issues([ch15, ch16]) == []  # a value of a claim of the book: no problem
+    entry = ClaimEntry.from_dict(
+        {"id": "C05", "key": "ch16:C05", "chapter": "ch16", "outcome": "passed", "cites": "ch15:C29.much"}
+    )
+    assert citation_words([entry], "ch16", {"ch15", "ch16"}) == ["C05 quotes ch15:C29.much"]

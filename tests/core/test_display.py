@@ -50,3 +50,26 @@ def test_the_annotations_use_the_same_escaping():
 def test_counted_says_one_thread_and_two_threads():
     assert display.counted(1, "thread") == "1 thread"
     assert display.counted(2, "thread") == "2 threads" and display.counted(0, "core") == "0 cores"
+
+
+@pytest.mark.parametrize(
+    "text, unit, said",
+    [
+        ("511", "forward_pass", "511 forward passes"),
+        ("1", "forward_pass", "1 forward pass"),
+        ("1023", "example", "1023 examples"),
+        ("58", "x", "58×"),
+        ("99.16", "percent", "99.16%"),
+        ("36", "KiB/token", "36 KiB/token"),
+    ],
+)
+def test_a_unit_reads_as_a_reader_says_it(text, unit, said):
+    """The page once said "511 forward_pass" and "1023 example": a unit's name in the registry."""
+    assert display.with_unit(text, unit) == said
+
+
+def test_a_difference_of_ratios_is_a_plain_number():
+    """A margin once read "10.9× above the bar": a difference of two ratios, not a multiple."""
+    assert display.difference("13.3", "x") == "13.3"
+    assert display.difference("0.5", "token/char") == "0.5 token/char"
+    assert display.difference("2", "percent") == "2%"

@@ -49,6 +49,38 @@ def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
     assert "drift: 1 of 11 claims" in out and "FAILED" in out
 
 
+def test_check_manuscript_says_what_happened_to_a_claim_run_without_a_value(capsys, tmp_path):
+    """C30.model, run and skipped for want of the weights, read "not measured; run the claim or pass
+    --report": the line now says its outcome and why; a claim the report lacks, and no report, say so."""
+    copy = tmp_path / "copy.md"
+    text = MS.read_text(encoding="utf-8").replace("读 3120 token/s", "读 2900 token/s")
+    copy.write_text(text.replace("写 41 token/s", "写 42 token/s"), encoding="utf-8")
+    skipped = {
+        "id": "T01",
+        "outcome": "skipped",
+        "reason": "needs the pretrained GPT-2 weights: none here\nmore",
+    }
+    report = tmp_path / "claims.json"
+    report.write_text(
+        json.dumps({"generated": "2026-01-01T00:00:00Z", "claims": [skipped]}), encoding="utf-8"
+    )
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), "--report", str(report)]) == 1
+    out = capsys.readouterr().out
+    assert "not measured" not in out
+    t01 = next(x for x in out.splitlines() if x.strip().startswith("T01"))
+    assert t01.endswith(
+        "measured - (skipped in claims.json 2026-01-01T00:00:00Z: needs the pretrained GPT-2 weights: none here)"
+    )
+    t02 = next(x for x in out.splitlines() if x.strip().startswith("T02"))
+    assert t02.endswith("measured - (not in the claims report: run the claim)")
+    from claimcheck.editor import format_check
+    from claimcheck.manuscript import check_manuscript
+    from claimcheck.registry import load_registry
+
+    alone = format_check(check_manuscript(copy, load_registry(REG)), {})  # no report at all
+    assert "measured - (no claims report: run the claims, or pass --report FILE)" in alone
+
+
 def test_check_manuscript_missing_file_is_a_clear_error(capsys, tmp_path):
     assert main(["check-manuscript", str(tmp_path / "nope.txt"), "--registry", str(REG)]) == 2
     assert "nope.txt: cannot read the manuscript" in capsys.readouterr().err
@@ -204,7 +236,7 @@ def test_what_if_verdict_and_suggested_figure(whatif_project):
     )
     assert (c05.outcome, c05.previous, c05.suggested) == ("passed", "60", "13")
     # the bar holds here; the figure 58 is not this runner's: never "supported" (issue 35)
-    assert "supported" not in c05.verdict and "suggests 13 x" in c05.verdict
+    assert "supported" not in c05.verdict and "suggests 13×" in c05.verdict
     assert "not reproduced on this runner: measured 13.42×, which holds the bar >=10" in c05.verdict
     assert "bound (>=10)" in c05.verdict and "does not reproduce 58" in c05.verdict
     assert (c03.outcome, c03.suggested) == ("failed", "36")
@@ -252,7 +284,7 @@ def test_what_if_of_a_formula_claim_is_judged_in_process_with_the_pages_interval
     monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("a formula claim started pytest"))
     [a] = run_what_if([("ch15:C11.text", "61.6")])
     assert (a.outcome, a.measured_display, a.suggested) == ("failed", "[60.371, 61]×", "61.0")
-    assert "NOT supported by the chapter's own figures" in a.verdict and "61.0 x" in a.verdict
+    assert "NOT supported by the chapter's own figures" in a.verdict and "61.0×" in a.verdict
     [b] = run_what_if([("C11.text", "60.6")])
     assert b.outcome == "passed" and b.suggested == "60.6"
 
@@ -309,7 +341,7 @@ def test_what_if_manuscript_checks_every_drifted_figure(whatif_project, monkeypa
     )
     out = capsys.readouterr().out
     assert "1 stated figure drifts from" in out and "C03=38" in out
-    assert "C03 = 38 KiB/token (registry: 36): NOT supported" in out
+    assert "C03 = 38 KiB/token (registry: 36 KiB/token): NOT supported" in out
     assert "the nearest figure that holds at the printed precision of 38: 36 KiB/token" in out
     assert "C05" not in out.split("C03=38")[1]  # only the drifted figure is re-run
 
@@ -333,7 +365,7 @@ def test_what_if_unknown_claim_suggests_the_closest(whatif_project):
 def test_what_if_command_line(whatif_project, monkeypatch, capsys):
     monkeypatch.chdir(whatif_project)
     assert main(["what-if", "C05=58", "--registry", "claims/claims.toml"]) == 0
-    assert "C05 = 58 x (registry: 60): not reproduced on this runner" in capsys.readouterr().out
+    assert "C05 = 58× (registry: 60×): not reproduced on this runner" in capsys.readouterr().out
     assert main(["what-if", "C05=abc", "--registry", "claims/claims.toml"]) == 2
     assert "C05=abc: not a printed decimal number" in capsys.readouterr().err
     for given, words in (
@@ -634,7 +666,7 @@ def test_what_if_takes_a_figure_as_the_chapter_prints_it(monkeypatch, capsys):
     [a] = run_what_if([("ch15:C11.text", "61.6×")])
     assert (a.revised, a.outcome, a.suggested) == ("61.6", "failed", "61.0")
     assert main(["what-if", "C11.text=60.6 倍"]) == 0
-    assert "C11.text = 60.6 x (registry: " in capsys.readouterr().out
+    assert "C11.text = 60.6× (registry: 60.6×): supported" in capsys.readouterr().out
     assert main(["what-if", "C11.text=60.6 KiB"]) == 2
     err = capsys.readouterr().err
     assert "C11.text: '60.6 KiB' is written in KiB, but the claim's unit is x" in err
@@ -681,3 +713,21 @@ def test_claims_stated_reads_a_typed_figure_in_the_claims_unit():
     [issue] = reg.issues
     assert "T04" not in reg.claims and (issue.claim_id, issue.field) == ("T04", "stated")
     assert issue.message.startswith("--claims-stated T04=3.6 KiB: '3.6 KiB' is written in KiB")
+
+
+def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, tmp_path):
+    """check-manuscript printed "manuscript 2.96 亿  registry 2.66" and "registry 99.16 (stated)";
+    what-if "89.16 percent" and "58 x" beside "20.811×"."""
+    from claimcheck.editor import WhatIf
+
+    copy = tmp_path / "copy.md"
+    copy.write_text(MS.read_text(encoding="utf-8").replace("3.5 亿个参数", "3.6 亿个参数"), encoding="utf-8")
+    assert main(["check-manuscript", str(copy), "--registry", str(REG)]) == 1
+    t04 = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("T04"))
+    assert "manuscript        3.6 亿  registry    3.5 亿 (stated)" in t04
+    said = WhatIf("C30.model", "89.16", "99.16", "failed", 0.99, "99.16%", "percent", "printed", "off", None)
+    assert said.verdict.startswith("C30.model = 89.16% (registry: 99.16%): NOT supported")
+    forward = WhatIf(
+        "C08", "510", "511", "failed", 511, "511 forward passes", "forward_pass", "exact", "", "511"
+    )
+    assert "C08 = 510 forward passes (registry: 511 forward passes)" in forward.verdict

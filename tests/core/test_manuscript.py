@@ -13,11 +13,12 @@ import pytest
 
 from claimcheck.manuscript import Manuscript, ManuscriptError, check_manuscript
 from claimcheck.registry import load_registry
+from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 MS = DATA / "manuscript_zh.md"
 REG = DATA / "ms_registry.toml"
-CHAPTER = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
+CHAPTER = CHAPTER_TEXT
 CHAPTER_REGISTRY = Path(__file__).resolve().parents[2] / "claims" / "ch15" / "claims.toml"
 
 
@@ -205,7 +206,7 @@ def test_each_waiver_problem_and_warning_is_one_line_naming_it(tmp_path):
 
 
 # --- the chapter, where this checkout has it ---------------------------------------------------
-chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not in this checkout ({CHAPTER})")
+chapter = pytest.mark.skipif(not CHAPTER.is_file(), reason=CHAPTER_MISSING)
 
 
 @chapter

@@ -17,6 +17,7 @@ from claimcheck.fields import MAX_LOCATOR
 from claimcheck.manuscript import Manuscript, check_manuscript
 from claimcheck.registry import load_registry
 from claimcheck.scaffold import SUGGESTED, scaffold, unit_words
+from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 INDEX = DATA / "manuscript_index_zh.md"
@@ -402,10 +403,10 @@ def test_drafts_per_claim_on_our_second_chapter():
     assert len(sc.claims) == len(claims) == 5  # one draft per claim (C05 quotes ch15)
 
 
-CHAPTER = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "000_28c5e904fedc16c4.txt"
+CHAPTER = CHAPTER_TEXT
 
 
-@pytest.mark.skipif(not CHAPTER.is_file(), reason=f"the chapter is not in this checkout ({CHAPTER})")
+@pytest.mark.skipif(not CHAPTER.is_file(), reason=CHAPTER_MISSING)
 def test_drafts_per_claim_on_the_chapter():
     """On chapter 15: 66 drafts for its 42 claims before units, labels, formulas and table rows
     were read (1.57 per claim); now at most 1.5."""
@@ -420,3 +421,27 @@ def test_a_formula_printed_in_a_table_row_keeps_its_operands(tmp_path):
     operands as values (every number stays bound)."""
     sc, _ = drafts_of(tmp_path, "| 显存 | 2 × 12 = 24 GB | 16 GB |\n|---|---|---|\n", ".md")
     assert [(c.stated, [v for _, v, _ in c.values]) for c in sc.claims] == [("24", ["2", "12"]), ("16", [])]
+
+
+def test_numbers_that_share_only_a_value_are_drafts_of_their_own(tmp_path):
+    """init merged the 2 and 3 of a header's "2–3" with "另有 2" and "和 3 个": an end of a range, a
+    bare number, and counts of different things (2 种, 2 个) are other claims than each other."""
+    sc, _ = drafts_of(
+        tmp_path,
+        "汉字占 2–3 个\n\n这里另有 2 种特殊情况，和 3 个保留符号，汉字要 2 个。\n"
+        "一个汉字 3 个字节，再说一次 3 个字节。\n",
+    )
+    got = [(c.stated, c.locator, c.quotes) for c in sc.claims]
+    assert [s for s, _, q in got if not q] == ["2", "3", "2", "3", "2"]  # each alone
+    assert [(s, len(q)) for s, _, q in got if q] == [("3", 1)]  # the same 3 个字节 again: a quote
+
+
+def test_a_locator_stops_at_a_glued_cell_of_a_header(tmp_path):
+    """A header whose cells are glued ("50257 个 token英文每词约 1.3 个 token") once gave the
+    locator "50257 个 token英": the next cell's first word glued to the unit."""
+    sc, _ = drafts_of(
+        tmp_path, "词表 50257 个 token英文每词约 1.3 个 token汉字\n\n正文说了 50257 个 token。\n"
+    )
+    locators = [c.locator for c in sc.claims] + [q for c in sc.claims for q in c.quotes]
+    assert locators and not any(loc.endswith(("token英", "token汉")) for loc in locators), locators
+    assert any(loc.endswith("50257 个 token") for loc in locators), locators

@@ -41,9 +41,15 @@ def browser():
     )
     driver_path = shutil.which(os.environ.get("CHROMEDRIVER", "")) or shutil.which("chromedriver")
     if not binary:
-        _missing("no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + ")")
+        _missing(
+            "no Chromium on this machine (looked for " + ", ".join(CHROMIUM) + "): Debian/Ubuntu: "
+            "apt-get install chromium chromium-driver, or CHROME_BIN=PATH"
+        )
     if not driver_path:
-        _missing("no chromedriver on this machine (Debian: apt-get install chromium-driver)")
+        _missing(
+            "no chromedriver on this machine: Debian/Ubuntu: apt-get install chromium-driver, "
+            "or CHROMEDRIVER=PATH"
+        )
     try:
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
@@ -602,8 +608,8 @@ return out;
 
 @pytest.fixture
 def every_page(full_run, ms_run, tmp_path) -> dict[str, Path]:
-    """The claims page of the chapter and of a book of two, the annotated manuscript, and the matrix
-    of two runners that differ in a claim, each in its own folder of ``tmp_path``."""
+    """The claims page of the chapter and of a book of two, the annotated manuscript, the matrix of
+    two runners that differ in a claim and of six, each in its own folder of ``tmp_path``."""
     from claimcheck.cli import main
     from tests.pages.conftest import build_book
 
@@ -628,6 +634,8 @@ def every_page(full_run, ms_run, tmp_path) -> dict[str, Path]:
         runs[-1].write_text(json.dumps(doc), encoding="utf-8")
     pages["matrix"] = tmp_path / "matrix.html"
     main(["merge", *map(str, runs), "-o", str(pages["matrix"])])
+    pages["matrix of six runners"] = tmp_path / "matrix-6.html"  # too many columns: cards below 1200 px
+    main(["merge", *map(str, runs * 3), "-o", str(pages["matrix of six runners"])])
     return pages
 
 

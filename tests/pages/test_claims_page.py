@@ -7,6 +7,7 @@ import time
 from claimcheck.cli import main
 from claimcheck.pages import claims_page, load_document
 from claimcheck.results import parse_document
+from tests.pages.conftest import RESULTS
 
 
 def render(path):
@@ -46,7 +47,7 @@ def test_a_row_says_chapter_here_bar_margin_verdict_and_why(full_run):
         "60×",
         "23.26×",
         "at least 10×",
-        "13.3× above the bar",
+        "13.3 above the bar",
         "o-passed",
         "95% CI [21.9×, 24.7×], 7 rounds",
     ):
@@ -235,3 +236,27 @@ def test_no_drift_no_drift_marks(full_run, parse):
     page = render(full_run)
     assert "drifted-count" not in page and not parse(page).find("input", name="drift")
     assert not [a for a in parse(page).find("a") if "is-drifted" in (a.get("class") or "")]
+
+
+def test_a_failed_row_says_the_hardware_and_the_next_step(make_run, tmp_path):
+    """The failure message's hardware and next step were only in the JSON and the terminal."""
+    message = (
+        "C03 does not hold: KV cache per token\n  chapter:   36 KiB/token\n  measured:  37 KiB/token\n"
+        "  tolerance: printed -> 37 is outside [35.5, 36.5]\n  hardware:  AMD EPYC (2 cores, 24 GiB, no GPU)\n"
+        "  next: if the text changed, update 'stated' of C03 in claims/ch15/claims.toml; if not, report it"
+    )
+    path = make_run(
+        tmp_path / "reports",
+        with_plots=False,
+        results=RESULTS
+        | {"C03": ("failed", 37.0, {"reason": message, "verdict_reason": "37 is outside [35.5, 36.5]"})},
+    )
+    page = render(path)
+    c03 = page[page.index('id="claim-ch15-C03"') :]
+    c03 = c03[: c03.index("</tbody>")]
+    assert '<div class="facts">hardware: AMD EPYC (2 cores, 24 GiB, no GPU)</div>' in c03
+    assert "next: if the text changed, update &#39;stated&#39; of C03 in claims/ch15/claims.toml" in c03
+    c16 = page[page.index('id="claim-ch15-C16"') :]  # failed without those lines: the usual next step
+    assert "next: if the text changed, update C16&#39;s entry in its registry" in c16[: c16.index("</tbody>")]
+    c05 = page[page.index('id="claim-ch15-C05"') :]
+    assert 'class="facts"' not in c05[: c05.index("</tbody>")]  # passed: nothing to do

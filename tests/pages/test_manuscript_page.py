@@ -3,9 +3,12 @@ linked to its claim's row and back; a changed number shows as drifted at its lin
 
 import json
 
+import pytest
+
 from claimcheck.cli import main
 from claimcheck.pages import load_document, manuscript_checks, publish
 from claimcheck.results import ClaimEntry
+from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
 
 def pages_of(path):
@@ -158,9 +161,7 @@ def test_a_number_takes_the_weakest_state_of_its_claims():
     )
 
 
-CHAPTER = (
-    __import__("pathlib").Path(__file__).resolve().parents[2].parent / "shared/seeds/000_28c5e904fedc16c4.txt"
-)
+CHAPTER = CHAPTER_TEXT
 
 
 def test_the_headline_probability_is_not_green_without_the_weights():
@@ -169,7 +170,7 @@ def test_the_headline_probability_is_not_green_without_the_weights():
     import pytest
 
     if not CHAPTER.is_file():
-        pytest.skip(f"the chapter's text is not beside this checkout ({CHAPTER})")
+        pytest.skip(CHAPTER_MISSING)
     from claimcheck.manuscript import check_manuscript
     from claimcheck.pages.manuscript_view import build
     from claimcheck.registry import load_registry
@@ -307,3 +308,54 @@ def test_on_the_chapter_no_figure_the_runner_did_not_reproduce_is_held(tmp_path)
             assert not any(
                 entries[c].formula or (entries[c].tolerance or "")[:2] in (">=", "<=") for c in m.claims
             )
+
+
+@pytest.fixture
+def own_project(ms_run, data_dir, tmp_path):
+    """A project's own run: its registry under ``claims/``, the report in ``reports/``, the editor's
+    manuscript elsewhere (``~/book``), every path in claims.json absolute, as pytest writes them."""
+    path, ms = ms_run
+    registry = tmp_path / "claims" / "test" / "claims.toml"
+    registry.parent.mkdir(parents=True)
+    registry.write_text((data_dir / "ms_registry.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    book = tmp_path / "home" / "book" / "ch.md"
+    book.parent.mkdir(parents=True)
+    ms.replace(book)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["manuscripts"][0] |= {"path": str(book), "registry": str(registry)}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path, book
+
+
+def test_report_on_a_projects_own_run_keeps_the_manuscript_and_its_links(own_project, monkeypatch, capsys):
+    """``claimcheck report reports/claims.json`` once dropped the annotated manuscript, its link and
+    the rows' line links (the registry and the text lie outside reports/), and the chapter's line
+    read "not checked in this run 2 claims drifted"."""
+    path, book = own_project
+    monkeypatch.chdir(book.parent)  # from anywhere: the project is the folder above reports/
+    assert main(["report", str(path)]) == 0
+    page = (path.parent / "claims.html").read_text(encoding="utf-8")
+    assert (path.parent / "manuscript.html").is_file() and 'href="manuscript.html"' in page
+    assert 'href="manuscript.html#L7"' in page and "not checked in this run" not in page
+    assert "outside the results file" not in capsys.readouterr().err
+
+
+def test_report_reads_no_text_the_run_did_not_check(own_project, tmp_path, monkeypatch, capsys):
+    """A results file is untrusted: a text outside its folder is read again only when it is the
+    file the run checked (its sha256), and its registry lies in the project; else the chapter's line
+    says what the run found, never "not checked"."""
+    path, book = own_project
+    monkeypatch.chdir(book.parent)
+    book.write_text(book.read_text(encoding="utf-8") + "\n改过的一行 42\n", encoding="utf-8")
+    assert main(["report", str(path)]) == 1
+    assert "lie(s) outside the results file's folder" in capsys.readouterr().err
+    page = (path.parent / "claims.html").read_text(encoding="utf-8")
+    assert "checked in the run: 34 numbers, 22 bound, 12 waived, 0 unbound (the annotated text" in page
+    assert "not checked in this run" not in page
+    doc = json.loads(path.read_text(encoding="utf-8"))  # a registry outside the project: not read
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere.toml"
+    elsewhere.write_text("[chapter]\n", encoding="utf-8")
+    doc["manuscripts"][0] |= {"registry": str(elsewhere), "path": str(book)}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    assert main(["report", str(path)]) == 1
+    assert str(elsewhere) in capsys.readouterr().err

@@ -23,7 +23,7 @@ def test_markdown_table_has_every_id_once(full_run, shipped_registry, capsys):
     c05 = next(ln for ln in rows if ln.startswith("| **C05**"))
     # the verdict is the portable bar's; the 60 is the author's figure, and the row says so (issue 35)
     assert (
-        "| ✅ passed (its bar, not this figure) | 60× | 23.26× | at least 10× | 13.3× above the bar, 2.3× the bar "
+        "| ✅ passed (its bar, not this figure) | 60× | 23.26× | at least 10× | 13.3 above the bar, 2.3× the bar "
         "| the chapter's 60× is the author's measurement, not reproduced here; here 23.26×, which holds the "
         "chapter's bar of at least 10× |"
     ) in c05

@@ -58,7 +58,7 @@ def test_values_in_the_chapters_unit(entry, chapter, here):
         (e("", "", "<=1e-5"), "at most 1e-5"),
         (e("2", "FLOP/param", "rel:5%"), "within 5% of 2: [1.9, 2.1] FLOP/param"),
         (e("2", "", "abs:0.5"), "within ±0.5 of 2: [1.5, 2.5]"),
-        (e("1023", "example", "exact"), "exactly 1023 example"),
+        (e("1023", "example", "exact"), "exactly 1023 examples"),
         (e("", "x", "range:0.98..1.02"), "between 0.98 and 1.02×"),
         (e("5", "x", "roughly"), "unreadable tolerance 'roughly'"),
     ],
@@ -70,8 +70,8 @@ def test_the_bar_in_words(entry, bar):
 @pytest.mark.parametrize(
     "entry, text, inside",
     [
-        (e("60", "x", ">=10", 23.26), "13.3× above the bar, 2.3× the bar", True),
-        (e("60", "x", ">=10", 3.2), "short by 6.8× (3.2 is 0.32× the bar)", False),
+        (e("60", "x", ">=10", 23.26), "13.3 above the bar, 2.3× the bar", True),
+        (e("60", "x", ">=10", 3.2), "short by 6.8 (3.2 is 0.32× the bar)", False),
         (e("99.16", "percent", "printed", 99.158), "inside by 0.003% of ±0.005", True),
         (e("36", "KiB/token", "printed", 36.0), "on the chapter's value", True),
         (e("2", "", "abs:0.5", 2.71), "outside by 0.21", False),

@@ -226,7 +226,7 @@ def test_what_if_on_a_source_names_and_re_judges_every_quote(pytester, capsys):
     capsys.readouterr()
     assert with_chdir(pytester, "what-if", "ch15:C10=700") == 1
     out = capsys.readouterr().out
-    assert "ch15:C10 = 700 MB (registry: 500): NOT supported" in out
+    assert "ch15:C10 = 700 MB (registry: 500 MB): NOT supported" in out
     assert (
         "quoted by ch16:C05 (500 MB): drifted: ch16:C05 says 500 MB, quoting ch15:C10, which now says 700 MB"
         in out

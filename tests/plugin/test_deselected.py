@@ -154,3 +154,19 @@ def test_a_lane_test_of_a_claim_that_needs_the_weights_is_not_marked_pretrained(
         "-p", "no:cacheprovider", "--co", "-q", "-m", "not pretrained", "--claims-lm", "./m"
     )
     result.stdout.fnmatch_lines(["*test_on_lm*"])
+
+
+def test_pytests_header_counts_the_claims_without_a_test(pytester, monkeypatch):
+    """The not-run placeholder of a claim without a test is an item too: ``-k C18`` printed
+    "47 items / 48 deselected / -1 selected" (placeholders were deselected but never counted)."""
+    registry = "".join(
+        claim_toml(cid, title=f"claim {cid}", stated="10", unit="x", tolerance=">=2")
+        for cid in ("C01", "C02", "C03", "C04")
+    )
+    tests = '\nimport pytest\n\n@pytest.mark.claim("C01")\ndef test_c01(claim):\n    claim.check(5.0)\n'
+    project = claims_project(pytester, registry, tests, monkeypatch=monkeypatch)
+    result = project.run("-k", "C01")
+    result.stdout.fnmatch_lines(["collected 4 items / 3 deselected / 1 selected"])
+    result.stdout.no_fnmatch_line("*-* selected*")
+    result = project.run("-k", "C04")  # a claim without a test: its placeholder is what runs
+    result.stdout.fnmatch_lines(["collected 4 items / 3 deselected / 1 selected"])
