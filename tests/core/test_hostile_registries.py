@@ -1,0 +1,108 @@
+"""Hostile registries (issue 37, part A): nesting that would overflow tomllib's stack, a misspelt
+``[chapter]`` key, a file saved as UTF-16, lines of bytes that are not UTF-8. Each gives one clear
+problem naming the file and the claim or field; every other claim is still read; no traceback, no hang.
+"""
+
+import time
+
+import pytest
+
+from claimcheck import fileio
+from claimcheck.cli import main
+from claimcheck.registry import load_registry
+
+CHAPTER = "[chapter]\nid = \"ch1\"\nid_pattern = 'C\\d{2}'\n"
+LINE = (
+    '{id} = {{ title = "t", stated = "5", unit = "x", locator = "loc {id}", tolerance = ">=1", '
+    'needs = ["arch"] }}\n'
+)
+
+
+def claims(*ids: str) -> str:
+    return "[claims]\n" + "".join(LINE.format(id=cid) for cid in ids)
+
+
+def nested(depth: int, open_: str = "{a=", close: str = "}") -> str:
+    return open_ * depth + "1" + close * depth
+
+
+def test_inline_tables_400_deep_cost_only_their_claim(tmp_path, capsys):
+    path = tmp_path / "claims.toml"
+    text = CHAPTER + claims("C01", "C02") + f"C03 = {nested(400)}\n" + LINE.format(id="C04")
+    path.write_text(text, encoding="utf-8")
+    assert main(["validate", str(path)]) == 1  # was a RecursionError's traceback
+    out, err = capsys.readouterr()
+    assert f"{path}: claim C03: not valid TOML: tables or arrays nested more than 32 levels deep" in err
+    assert "(at line 7, column" in err
+    assert "Traceback" not in out + err and "RecursionError" not in out + err
+    assert "3 valid claims, 1 problem (invalid: C03)" in out + err
+    reg = load_registry(path)
+    assert list(reg.claims) == ["C01", "C02", "C04"] and list(reg.invalid) == ["C03"]
+
+
+def test_arrays_400_deep_in_the_chapter_table_cost_only_that_table(tmp_path, capsys):
+    path = tmp_path / "claims.toml"
+    path.write_text(CHAPTER + f"title = {nested(400, '[', ']')}\n" + claims("C01", "C02"), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1  # was a RecursionError's traceback
+    out, err = capsys.readouterr()
+    assert "nested more than 32 levels deep, the most a registry may nest (at line 4, column" in err
+    assert "Traceback" not in out + err
+    assert list(load_registry(path).claims) == ["C01", "C02"]
+
+
+def test_toml_nesting_is_bounded_whatever_the_stack():
+    assert fileio.loads("a = " + nested(fileio.MAX_TOML_DEPTH - 1)) is not None  # the top table is a level
+    for text in ("a = " + nested(fileio.MAX_TOML_DEPTH), "a = " + nested(5000, "[", "]")):
+        with pytest.raises(fileio.TomlDepthError, match=r"\(at line 1, column \d+\)"):
+            fileio.loads(text)
+    dotted = ".".join(["k"] * 100) + " = 1"  # no bracket, yet 100 tables deep
+    with pytest.raises(fileio.TomlDepthError, match="keys nested more than 32"):
+        fileio.loads(dotted)
+    assert fileio.loads_or_none(dotted) is None
+    # brackets in strings and comments are not nesting
+    assert fileio.loads('a = "' + "{[" * 100 + '"  # ' + "[" * 100 + "\nb = '''" + "{" * 99 + "'''\n")
+
+
+def test_a_misspelt_chapter_key_is_an_error_with_the_suggestion(tmp_path, capsys):
+    path = tmp_path / "claims.toml"
+    text = CHAPTER.replace("id_pattern", "id_patern") + 'Manuscript = "ch1.md"\nisbn = "978-0"\n'
+    path.write_text(text + claims("C01", "X99"), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1  # was exit 0: the pattern silently unchecked
+    err = capsys.readouterr().err
+    assert f"{path}: field 'chapter.id_patern': unknown field (did you mean 'id_pattern'?)" in err
+    assert f"{path}: field 'chapter.Manuscript': unknown field (did you mean 'manuscript'?)" in err
+    assert "isbn" not in err  # a key of the registry's own, far from every field, is kept
+    reg = load_registry(path)
+    assert set(reg.claims) == {"C01", "X99"} and reg.chapter["isbn"] == "978-0"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_a_registry_saved_as_utf16_or_utf32_is_one_error(tmp_path, capsys, encoding):
+    path = tmp_path / "claims.toml"
+    path.write_bytes((CHAPTER + claims("C01", "C02")).encode(encoding))
+    reg = load_registry(path)
+    assert len(reg.issues) == 1, reg.issues  # was one per line, first "Invalid statement"
+    assert str(reg.issues[0]).startswith(f"{path}: the file is UTF-")
+    assert "save the registry as UTF-8" in str(reg.issues[0])
+    assert main(["validate", str(path)]) == 1
+
+
+def test_bytes_that_are_not_utf8_cost_linear_time(tmp_path):
+    """A line of 1.5 MB of Latin-1 bytes was read again from each bad byte on (quadratic: about a
+    minute of CPU), and each of 12,000 bad lines looked its table up among every table; now once."""
+    long = tmp_path / "long" / "claims.toml"
+    long.parent.mkdir()
+    bad_title = b'[claims]\nC01 = { title = "' + b"\xe9" * 1_500_000 + b'" }\n'
+    long.write_bytes(CHAPTER.encode() + bad_title + LINE.format(id="C02").encode())
+    many = tmp_path / "many" / "claims.toml"
+    many.parent.mkdir()
+    text = CHAPTER + claims(*(f"C{i:02d}" for i in range(12000)))
+    many.write_bytes(text.replace('"t"', '"t\xe9"').encode("latin-1"))
+    start = time.process_time()
+    reg = load_registry(long)
+    assert "C02" in reg.claims and "1500000 byte sequences (0xe9 0xe9 0xe9 0xe9 ...)" in str(
+        reg.invalid["C01"]
+    )
+    reg = load_registry(many)
+    assert len(reg.invalid) == 12000 and "line 5: byte 0xe9 is not UTF-8" in str(reg.invalid["C00"])
+    assert time.process_time() - start < 15.0
