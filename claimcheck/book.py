@@ -44,6 +44,43 @@ def walk_registries(folder: Path, skip) -> list[Path]:
     return found
 
 
+def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
+    """The first symbolic link below ``folder`` that leads back to a folder holding it, as ``(link, its
+    target)`` (both real paths), else None: pytest follows links to folders, so it would collect that part of the book
+    again at every level, as deep as the system's paths allow. Folders :func:`walk_registries` never
+    enters are not entered; each real folder is read once."""
+    on_path: set[str] = set()  # the real folders from ``folder`` down to the one being read
+    done: set[str] = set()
+    stack: list[tuple[Path, str, bool]] = [(Path(folder), os.path.realpath(folder), False)]
+    while stack:
+        here, real, leaving = stack.pop()
+        if leaving:
+            on_path.discard(real)
+            done.add(real)
+            continue
+        if real in done:
+            continue
+        on_path.add(real)
+        stack.append((here, real, True))
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                if not entry.is_dir() or _skipped(path, skip):
+                    continue
+            except OSError:
+                continue
+            target = os.path.realpath(path)
+            if target in on_path:  # the link itself, where it really is (not through another link)
+                return Path(os.path.realpath(here)) / entry.name, Path(target)
+            if target not in done:
+                stack.append((path, target, False))
+    return None
+
+
 def _skipped(path: Path, skip) -> bool:
     hidden = path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip)
     return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()

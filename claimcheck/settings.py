@@ -1,4 +1,6 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
+Loaded by every pytest run (the options are declared in each), so it imports only the standard
+library at start; the validators import the rest of the core when they run.
 
 :data:`OPTIONS` declares each core option once; a kit hands its own :class:`OptionTable` to the core
 (hook ``pytest_claimcheck_options``). Precedence: command line > environment > ini > default; a bad
@@ -15,9 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.display import suggest
-from claimcheck.interval import parse_decimal
-
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -33,6 +32,8 @@ def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
     def parse(text):
         value = str(text).strip()
         if value not in choices:
+            from claimcheck.display import suggest
+
             raise ValueError(
                 f"unknown {what} {value!r}{suggest(value, choices, 'setting')} "
                 f"(choose one of {', '.join(choices)})"
@@ -91,6 +92,8 @@ def stated_override(text) -> tuple[str, str]:
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
     value = value.strip().removesuffix("%").strip()
+    from claimcheck.interval import parse_decimal
+
     parse_decimal(value)  # ValueError names the value
     return cid.strip(), value
 
@@ -355,6 +358,8 @@ def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
     known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
+            from claimcheck.display import suggest
+
             raise SettingsError(
                 f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
                 f"(claimcheck reads {', '.join(sorted(known_env))})"
@@ -367,6 +372,8 @@ def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> N
     name = settings.runner_profile
     if name is None or name in runners:
         return
+    from claimcheck.display import suggest
+
     known = sorted(runners)
     where = "; ".join(f"{n} in {', '.join(sorted(set(paths)))}" for n, paths in sorted(runners.items()))
     raise SettingsError(
