@@ -46,14 +46,16 @@ def walk_registries(folder: Path, skip) -> list[Path]:
 
 def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
     """The first symbolic link below ``folder`` that leads back to a folder holding it, as ``(link, its
-    target)`` (both real paths), else None: pytest follows links to folders, so it would collect that part of the book
-    again at every level, as deep as the system's paths allow. Folders :func:`walk_registries` never
-    enters are not entered; each real folder is read once."""
+    target)`` (real paths: the link where it is, not through another link), else None: pytest
+    follows links to folders, so it would collect that part of the book again at every level, as
+    deep as the system's paths allow. Folders :func:`walk_registries` never enters are not entered;
+    each real folder is read once."""
     on_path: set[str] = set()  # the real folders from ``folder`` down to the one being read
     done: set[str] = set()
-    stack: list[tuple[Path, str, bool]] = [(Path(folder), os.path.realpath(folder), False)]
+    # (folder, its real path, leaving it, the last link on the way to it)
+    stack: list[tuple[Path, str, bool, Path | None]] = [(Path(folder), os.path.realpath(folder), False, None)]
     while stack:
-        here, real, leaving = stack.pop()
+        here, real, leaving, via = stack.pop()
         if leaving:
             on_path.discard(real)
             done.add(real)
@@ -61,7 +63,7 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
         if real in done:
             continue
         on_path.add(real)
-        stack.append((here, real, True))
+        stack.append((here, real, True, via))
         try:
             entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
         except OSError:
@@ -71,13 +73,14 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
             try:
                 if not entry.is_dir() or _skipped(path, skip):
                     continue
+                link = Path(real) / entry.name if entry.is_symlink() else via
             except OSError:
                 continue
             target = os.path.realpath(path)
-            if target in on_path:  # the link itself, where it really is (not through another link)
-                return Path(os.path.realpath(here)) / entry.name, Path(target)
+            if target in on_path and link is not None:
+                return link, Path(os.path.realpath(link))
             if target not in done:
-                stack.append((path, target, False))
+                stack.append((path, target, False, link))
     return None
 
 

@@ -106,3 +106,24 @@ def test_bytes_that_are_not_utf8_cost_linear_time(tmp_path):
     reg = load_registry(many)
     assert len(reg.invalid) == 12000 and "line 5: byte 0xe9 is not UTF-8" in str(reg.invalid["C00"])
     assert time.process_time() - start < 15.0
+
+
+def test_a_link_loop_below_a_folder_is_found_and_named(tmp_path):
+    from claimcheck.book import link_loop
+
+    claims = tmp_path / "claims"
+    for name in ("a", "b", "c"):
+        (claims / name).mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (claims / "c" / "out").symlink_to(tmp_path / "elsewhere")
+    (claims / "a" / "to-b").symlink_to("../b")
+    assert link_loop(claims, ()) is None  # links, but no loop
+    (claims / "b" / "to-a").symlink_to("../a")  # a/to-b/to-a/to-b/...
+    assert link_loop(claims, ()) in {
+        (claims / "b" / "to-a", claims / "a"),
+        (claims / "a" / "to-b", claims / "b"),
+    }
+    assert link_loop(claims, ("to-*",)) is None  # norecursedirs: pytest never follows them
+    (claims / "c" / "out").unlink()
+    (claims / "c" / "out").symlink_to(tmp_path)  # out of the book, and back in through its parent
+    assert link_loop(claims, ("to-*",)) == (claims / "c" / "out", tmp_path)

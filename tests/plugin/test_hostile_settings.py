@@ -198,3 +198,10 @@ def test_a_run_that_is_not_a_claims_run_imports_no_other_core_module(pytester):
         if not m.startswith("claimcheck.llm")
     }
     assert core <= CORE_AT_START | {"claimcheck.display"}, core - CORE_AT_START
+
+
+def test_a_bad_registry_written_with_a_space_stops_the_run_before_it_writes(book):
+    # pytest takes the value for a path of the run when it picks the rootdir: here, /
+    result = run(book, "--claims-registries", "/dev/zero")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR  # was exit 0, and /reports/claims.json written
+    result.stderr.fnmatch_lines(["*--claims-registries names*'/dev/zero': a character device*"])
