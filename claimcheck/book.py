@@ -96,7 +96,7 @@ def locate(root="claims", *near) -> Path:
     root = Path(root)
     if root.exists() or root.is_absolute():
         return root
-    for start in (Path.cwd(), *(Path(p).resolve().parent for p in near)):
+    for start in (Path.cwd(), *(Path(os.path.realpath(p)).parent for p in near)):
         for folder in (start, *start.parents):
             candidate = folder / root
             if candidate.is_dir() and registry_paths(candidate):
@@ -106,7 +106,7 @@ def locate(root="claims", *near) -> Path:
 
 def project_of(registry, root="claims") -> Path | None:
     """The folder holding the ``root`` folder (``claims/``) above a registry, or None for none."""
-    folder = next((p for p in Path(registry).resolve().parents if p.name == Path(root).name), None)
+    folder = next((p for p in Path(os.path.realpath(registry)).parents if p.name == Path(root).name), None)
     return folder.parent if folder is not None else None
 
 
@@ -344,12 +344,12 @@ def book_of(registries, root="claims") -> dict:
     """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
     ``claims/`` folder above each, else ``root``)."""
     out = {reg.chapter_id: reg for reg in registries}
-    given = {Path(reg.path).resolve() for reg in registries}
+    given = {os.path.realpath(reg.path) for reg in registries}
     folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
     folders = folders or {locate(root)}
     for folder in sorted(folders):
         for path in registry_paths(folder) if folder.is_dir() else []:
-            if path.resolve() not in given:
+            if os.path.realpath(path) not in given:
                 reg = load_registry(path)
                 out.setdefault(reg.chapter_id, reg)
     return out

@@ -13,6 +13,7 @@ import codecs
 import dataclasses
 import difflib
 import functools
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -161,7 +162,7 @@ class Registry:
         cid = self.chapter.get("id")
         if isinstance(cid, str) and CHAPTER_RE.match(cid):
             return cid
-        folder = Path(self.path).resolve().parent.name.lower()
+        folder = Path(os.path.realpath(self.path)).parent.name.lower()  # a link loop: never raises
         return folder if CHAPTER_RE.match(folder) else "chapter"
 
     def key(self, claim_id: str) -> str:

@@ -127,3 +127,14 @@ def test_a_link_loop_below_a_folder_is_found_and_named(tmp_path):
     (claims / "c" / "out").unlink()
     (claims / "c" / "out").symlink_to(tmp_path)  # out of the book, and back in through its parent
     assert link_loop(claims, ("to-*",)) == (claims / "c" / "out", tmp_path)
+
+
+def test_a_registry_that_is_a_link_loop_is_one_problem(tmp_path, capsys):
+    (tmp_path / "claims" / "ch1").mkdir(parents=True)
+    (tmp_path / "claims" / "ch1" / "claims.toml").write_text(CHAPTER + claims("C01"), encoding="utf-8")
+    (tmp_path / "claims" / "ch2").mkdir()
+    (tmp_path / "claims" / "ch2" / "claims.toml").symlink_to("claims.toml")  # itself
+    assert main(["validate", str(tmp_path / "claims")]) == 1  # was a RuntimeError's traceback
+    out, err = capsys.readouterr()
+    assert "ch2/claims.toml: cannot read: Too many levels of symbolic links" in err
+    assert "Traceback" not in out + err and "1 valid claim" in out + err
