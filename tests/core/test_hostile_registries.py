@@ -138,3 +138,24 @@ def test_a_registry_that_is_a_link_loop_is_one_problem(tmp_path, capsys):
     out, err = capsys.readouterr()
     assert "ch2/claims.toml: cannot read: Too many levels of symbolic links" in err
     assert "Traceback" not in out + err and "1 valid claim" in out + err
+
+
+@pytest.mark.parametrize("pattern", [r"(C+)+\d{2}", r"(C|C)*\d", r"((C\d*))+"])
+def test_an_id_pattern_that_can_take_exponential_time_is_refused(tmp_path, capsys, pattern):
+    path = tmp_path / "claims.toml"
+    text = CHAPTER.replace("C\\d{2}", pattern) + claims("C" * 20 + "1", "C01")  # 2**20 ways to match
+    path.write_text(text, encoding="utf-8")
+    start = time.process_time()
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"field 'chapter.id_pattern': '{pattern}' repeats a group that itself repeats or alternates" in err
+    assert time.process_time() - start < 5.0  # 28 C's took minutes; the pattern is not applied
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"C\d{2}", r"(C|F)\d{2}", r"[A-Z]+\d+", r"(?:C)\d{2}", r"[(]+\d", r"(C\d?)+"]
+)
+def test_an_ordinary_id_pattern_is_kept(pattern):
+    from claimcheck.registry import _slow_pattern
+
+    assert not _slow_pattern(pattern)
