@@ -263,12 +263,19 @@ def _check_link_loops(config: pytest.Config) -> None:
     for folder in folders:
         loop = link_loop(folder, skip)
         if loop is not None:
-            link, target = loop
+            link, target = (_shown_path(p, root) for p in loop)
             raise pytest.UsageError(
                 f"claimcheck: {link} is a symbolic link to {target}, a folder that holds it: pytest would "
                 f"collect the chapters below it again at every level; remove the link, or add "
-                f"{link.name!r} to norecursedirs"
+                f"{loop[0].name!r} to norecursedirs"
             )
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    """``path`` for a message: relative to the rootdir when inside it, its repr when not printable."""
+    real_root = os.path.realpath(root)
+    text = os.path.relpath(path, real_root) if Path(real_root) in Path(path).parents else str(path)
+    return text if text.isprintable() else repr(text)
 
 
 def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:

@@ -136,7 +136,7 @@ def test_a_link_loop_under_claims_is_named_in_one_line(book):
     result = run(book)
     assert result.ret == pytest.ExitCode.USAGE_ERROR  # was an error of 20-30 KB naming every copy
     err = result.stderr.str()
-    assert f"claimcheck: {up} is a symbolic link to {book.path / 'claims'}, a folder that holds it" in err
+    assert "claimcheck: claims/b/up is a symbolic link to claims, a folder that holds it" in err
     assert "add 'up' to norecursedirs" in err and len(err) < 600
     assert not (book.path / "reports").exists()
     # a link to a folder outside the book is no loop
