@@ -209,21 +209,20 @@ def _bad_registry_entry(
         if exc.errno in (errno.ENOENT, errno.ENOTDIR):
             return "no such file or folder"
         return exc.strerror or str(exc)
-    if stat.S_ISDIR(st.st_mode):
-        if not find_registries(path, skip):
-            return "a folder with no claims.toml in it or below it"
-    elif not stat.S_ISREG(st.st_mode):
+    folder = stat.S_ISDIR(st.st_mode)
+    if not folder and not stat.S_ISREG(st.st_mode):
         from claimcheck.fileio import InputFileError, check_input_file
 
         try:
             check_input_file(path, limit=sys.maxsize)
         except InputFileError as exc:
             return exc.strerror
-    elif path.name != REGISTRY_NAME:
+    if not folder and path.name != REGISTRY_NAME:
         return f"pytest collects a registry only under the name {REGISTRY_NAME}"
-    inside = [root, *args]
-    if not any(path == a or a in path.parents or path in a.parents for a in inside):
+    if not any(path == a or a in path.parents or path in a.parents for a in [root, *args]):
         return f"outside the project ({root}) and this run's arguments: pytest never collects it"
+    if folder and not find_registries(path, skip):  # walked last: the cheap checks first
+        return "a folder with no claims.toml in it or below it"
     return None
 
 
