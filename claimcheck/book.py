@@ -13,7 +13,7 @@ from pathlib import Path
 
 from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
-from claimcheck.registry import load_registry, other_chapters
+from claimcheck.registry import Registry, load_registry, other_chapters
 from claimcheck.units import convert
 
 REGISTRY_NAME = "claims.toml"
@@ -89,7 +89,7 @@ def _skipped(path: Path, skip) -> bool:
     return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
-def locate(root="claims", *near) -> Path:
+def locate(root: str | Path = "claims", *near: str | Path) -> Path:
     """The book's ``claims/`` folder: ``root`` when it exists or is absolute; else the first
     ``<folder>/root`` holding a registry upward from the current folder, then from each of ``near``'s
     folders (as git finds its repository); else ``root``."""
@@ -104,7 +104,7 @@ def locate(root="claims", *near) -> Path:
     return root
 
 
-def project_of(registry, root="claims") -> Path | None:
+def project_of(registry: str | Path, root: str | Path = "claims") -> Path | None:
     """The folder holding the ``root`` folder (``claims/``) above a registry, or None for none."""
     folder = next((p for p in Path(os.path.realpath(registry)).parents if p.name == Path(root).name), None)
     return folder.parent if folder is not None else None
@@ -340,7 +340,7 @@ def citations(registries, book=None) -> list[Citation]:
     return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
 
 
-def book_of(registries, root="claims") -> dict:
+def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str, Registry]:
     """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
     ``claims/`` folder above each, else ``root``)."""
     out = {reg.chapter_id: reg for reg in registries}

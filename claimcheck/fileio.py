@@ -339,7 +339,7 @@ class Broken:
     clash: bool = False  # valid alone, but it clashes with an earlier table
 
 
-def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
+def read_toml(text: str, by_line: tuple[str, ...] = ()) -> tuple[dict, list[Broken]]:
     """The file's data and its broken tables (``[]`` when the file is valid TOML): after a syntax error
     each table (one whose header is in ``by_line``: each statement) is read alone and the good merged."""
     try:

@@ -13,7 +13,7 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ class SettingsError(ValueError):
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
 def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
-    def parse(text):
+    def parse(text: object) -> str:
         value = str(text).strip()
         if value not in choices:
             from claimcheck.display import suggest
@@ -85,7 +85,7 @@ def _seconds(text) -> float:
     return seconds
 
 
-def stated_override(text) -> tuple[str, str]:
+def stated_override(text: object) -> tuple[str, str]:
     """``(id, printed number)`` of ``--claims-stated ID=VALUE`` (a trailing ``%`` dropped). Raises
     ValueError: not ``ID=VALUE``, or VALUE is not a printed decimal."""
     cid, sep, value = str(text).partition("=")
@@ -353,7 +353,7 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
     return Settings(**own, kit=kit, sources=tuple(sources), options=options)
 
 
-def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
+def _check_names(env: Mapping[str, str], tables: tuple[OptionTable, ...]) -> None:
     """Reject a ``CLAIMCHECK_*`` environment variable that names no option (a misspelt one would be lost)."""
     known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):

@@ -83,7 +83,9 @@ def opted_in(config: pytest.Config) -> bool:
     )
 
 
-def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
+def registries_of_args(
+    config: pytest.Config, first_only: bool = False, environment: bool = True
+) -> list[Path]:
     """The run's registries, in the order found. For each argument: inside a ``claims/`` folder, the
     ``claims.toml`` governing it, or every one below a folder; for the rootdir, every one of its
     ``claims/``; and those ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``)
@@ -277,14 +279,14 @@ def _shown_path(path: Path, root: Path) -> str:
     return text if text.isprintable() else repr(text)
 
 
-def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
+def find_registries(folder: Path, skip: tuple[str, ...] = SKIPPED_DIRS) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` that a run collects (:func:`claimcheck.book.walk_registries`)."""
     from claimcheck.book import walk_registries
 
     return walk_registries(folder, skip)
 
 
-def _check_runner_profile(config, s) -> None:
+def _check_runner_profile(config: pytest.Config, s: settings_mod.Settings) -> None:
     """A ``--claims-runner`` no governing registry declares is a usage error (a typo would go unnoticed)."""
     from claimcheck.registry import load_registry
 
@@ -300,7 +302,7 @@ def _check_runner_profile(config, s) -> None:
             raise pytest.UsageError(f"claimcheck: {exc}") from None
 
 
-def _check_input_files(config, s) -> None:
+def _check_input_files(config: pytest.Config, s: settings_mod.Settings) -> None:
     """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
     from claimcheck.fileio import InputFileError, check_input_file
     from claimcheck.manuscript import Manuscript, ManuscriptError
@@ -329,7 +331,7 @@ def _check_input_files(config, s) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     if not claims_run(config):  # decided once; nothing below runs, nothing else is registered
         return
     from claimcheck.fileio import remove_leftovers
@@ -372,7 +374,7 @@ def pytest_configure(config):
         if log is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
-        elif log and (Path(config.invocation_params.dir) / log).resolve() == state.html_path.resolve():
+        elif log and (Path(config.invocation_params.dir) / str(log)).resolve() == state.html_path.resolve():
             raise pytest.UsageError(
                 f"claimcheck: --html {log} is where claimcheck writes the claims page; give "
                 "pytest-html's test log another name (default: tests.html beside it)"
