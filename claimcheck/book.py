@@ -13,7 +13,7 @@ from pathlib import Path
 
 from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
-from claimcheck.registry import load_registry, other_chapters
+from claimcheck.registry import Registry, load_registry, other_chapters
 from claimcheck.units import convert
 
 REGISTRY_NAME = "claims.toml"
@@ -44,19 +44,59 @@ def walk_registries(folder: Path, skip) -> list[Path]:
     return found
 
 
+def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
+    """The first symbolic link below ``folder`` that leads back to a folder holding it, as ``(link, its
+    target)`` (real paths: the link where it is, not through another link), else None: pytest
+    follows links to folders, so it would collect that part of the book again at every level, as
+    deep as the system's paths allow. Folders :func:`walk_registries` never enters are not entered;
+    each real folder is read once."""
+    on_path: set[str] = set()  # the real folders from ``folder`` down to the one being read
+    done: set[str] = set()
+    # (folder, its real path, leaving it, the last link on the way to it)
+    stack: list[tuple[Path, str, bool, Path | None]] = [(Path(folder), os.path.realpath(folder), False, None)]
+    while stack:
+        here, real, leaving, via = stack.pop()
+        if leaving:
+            on_path.discard(real)
+            done.add(real)
+            continue
+        if real in done:
+            continue
+        on_path.add(real)
+        stack.append((here, real, True, via))
+        try:
+            entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
+        except OSError:
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                if not entry.is_dir() or _skipped(path, skip):
+                    continue
+                link = Path(real) / entry.name if entry.is_symlink() else via
+            except OSError:
+                continue
+            target = os.path.realpath(path)
+            if target in on_path and link is not None:
+                return link, Path(os.path.realpath(link))
+            if target not in done:
+                stack.append((path, target, False, link))
+    return None
+
+
 def _skipped(path: Path, skip) -> bool:
     hidden = path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip)
     return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
 
-def locate(root="claims", *near) -> Path:
+def locate(root: str | Path = "claims", *near: str | Path) -> Path:
     """The book's ``claims/`` folder: ``root`` when it exists or is absolute; else the first
     ``<folder>/root`` holding a registry upward from the current folder, then from each of ``near``'s
     folders (as git finds its repository); else ``root``."""
     root = Path(root)
     if root.exists() or root.is_absolute():
         return root
-    for start in (Path.cwd(), *(Path(p).resolve().parent for p in near)):
+    for start in (Path.cwd(), *(Path(os.path.realpath(p)).parent for p in near)):
         for folder in (start, *start.parents):
             candidate = folder / root
             if candidate.is_dir() and registry_paths(candidate):
@@ -64,9 +104,9 @@ def locate(root="claims", *near) -> Path:
     return root
 
 
-def project_of(registry, root="claims") -> Path | None:
+def project_of(registry: str | Path, root: str | Path = "claims") -> Path | None:
     """The folder holding the ``root`` folder (``claims/``) above a registry, or None for none."""
-    folder = next((p for p in Path(registry).resolve().parents if p.name == Path(root).name), None)
+    folder = next((p for p in Path(os.path.realpath(registry)).parents if p.name == Path(root).name), None)
     return folder.parent if folder is not None else None
 
 
@@ -308,16 +348,16 @@ def citations(registries, book=None) -> list[Citation]:
     return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
 
 
-def book_of(registries, root="claims") -> dict:
+def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str, Registry]:
     """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
     ``claims/`` folder above each, else ``root``)."""
     out = {reg.chapter_id: reg for reg in registries}
-    given = {Path(reg.path).resolve() for reg in registries}
+    given = {os.path.realpath(reg.path) for reg in registries}
     folders = {p / Path(root).name for p in (project_of(reg.path, root) for reg in registries) if p}
     folders = folders or {locate(root)}
     for folder in sorted(folders):
         for path in registry_paths(folder) if folder.is_dir() else []:
-            if path.resolve() not in given:
+            if os.path.realpath(path) not in given:
                 reg = load_registry(path)
                 out.setdefault(reg.chapter_id, reg)
     return out

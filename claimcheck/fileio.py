@@ -224,10 +224,76 @@ def _braces(line: str) -> int:
     return code.count("{") - code.count("}")
 
 
-def loads_or_none(text: str) -> dict | None:
+#: the deepest nesting of tables and arrays a registry may hold (``{a = {b = [1]}}`` is 3 deep): tomllib
+#: parses an inline table or array by recursion, so a file nested hundreds deep would overflow the stack
+MAX_TOML_DEPTH = 32
+
+# what a nesting depth is counted over: strings and comments (skipped whole), brackets and braces
+_NESTING = re.compile(
+    r'"""(?:\\.|[^\\])*?"""|\'\'\'.*?\'\'\'|"(?:\\.|[^"\\\n])*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]', re.S
+)
+
+
+class TomlDepthError(ValueError):
+    """TOML nested deeper than :data:`MAX_TOML_DEPTH`; the message ends ``(at line N, column M)``."""
+
+
+def loads(text: str) -> dict:
+    """``tomllib.loads(text)``, refusing tables and arrays nested deeper than :data:`MAX_TOML_DEPTH`
+    (inline ``{...}`` and ``[...]`` counted before parsing, dotted keys after). Raises
+    tomllib.TOMLDecodeError (not TOML) or TomlDepthError (too deep; never a RecursionError)."""
+    _check_nesting(text)
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        data = tomllib.loads(text)
+    except RecursionError:  # a stack already deep (the caller's): said as for a file too deep
+        raise TomlDepthError(
+            f"nested too deeply to be read (at most {MAX_TOML_DEPTH} levels) (at line 1, column 1)"
+        ) from None
+    if _depth(data) > MAX_TOML_DEPTH:  # dotted keys (a.b.c... = 1) nest without a bracket
+        line = next((n for n, ln in enumerate(text.split("\n"), 1) if ln.count(".") > MAX_TOML_DEPTH), 1)
+        raise TomlDepthError(
+            f"keys nested more than {MAX_TOML_DEPTH} levels deep, the most a registry may nest "
+            f"(at line {line}, column 1)"
+        )
+    return data
+
+
+def _check_nesting(text: str) -> None:
+    """Raise TomlDepthError at the first ``{`` or ``[`` that opens level :data:`MAX_TOML_DEPTH` + 1."""
+    depth = 0
+    for m in _NESTING.finditer(text):
+        c = m.group()
+        if c in "[{":
+            depth += 1
+            if depth > MAX_TOML_DEPTH:
+                line = text.count("\n", 0, m.start()) + 1
+                column = m.start() - text.rfind("\n", 0, m.start())
+                raise TomlDepthError(
+                    f"tables or arrays nested more than {MAX_TOML_DEPTH} levels deep, the most a "
+                    f"registry may nest (at line {line}, column {column})"
+                )
+        elif c in "]}":
+            depth = max(0, depth - 1)
+
+
+def _depth(data: object) -> int:
+    """How deep tables and arrays nest in parsed TOML (``{"a": {"b": [1]}}``: 3), without recursion."""
+    deepest, stack = 0, [(data, 0)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level + 1)
+            if deepest > MAX_TOML_DEPTH:
+                return deepest
+            stack += [(child, level + 1) for child in (node.values() if isinstance(node, dict) else node)]
+    return deepest
+
+
+def loads_or_none(text: str) -> dict | None:
+    """``text`` read as TOML, or None: not TOML, or nested too deep (:func:`loads`)."""
+    try:
+        return loads(text)
+    except (tomllib.TOMLDecodeError, TomlDepthError):
         return None
 
 
@@ -273,20 +339,20 @@ class Broken:
     clash: bool = False  # valid alone, but it clashes with an earlier table
 
 
-def read_toml(text: str, by_line=()) -> tuple[dict, list[Broken]]:
+def read_toml(text: str, by_line: tuple[str, ...] = ()) -> tuple[dict, list[Broken]]:
     """The file's data and its broken tables (``[]`` when the file is valid TOML): after a syntax error
     each table (one whose header is in ``by_line``: each statement) is read alone and the good merged."""
     try:
-        return tomllib.loads(text), []
-    except tomllib.TOMLDecodeError as whole:
+        return loads(text), []
+    except (tomllib.TOMLDecodeError, TomlDepthError) as whole:
         error = whole
     merged = _Merged()
     broken = []
     for t in toml_tables(text):
         by_statement = t.header in by_line and not t.array and len(t.keys) == 1
         try:
-            part = tomllib.loads(t.text)
-        except tomllib.TOMLDecodeError as exc:
+            part = loads(t.text)
+        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
             broken += (
                 _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
             )
@@ -305,8 +371,8 @@ def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
     broken = []
     for s in table.statements():
         try:
-            part = tomllib.loads(header + "\n" + s.text)
-        except tomllib.TOMLDecodeError as exc:
+            part = loads(header + "\n" + s.text)
+        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
             message = _shift(str(exc), s.first - 2)
             end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
             message = message.replace("(at end of document)", end)

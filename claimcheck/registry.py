@@ -9,15 +9,18 @@ are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each
 from __future__ import annotations
 
 import bisect
+import codecs
 import dataclasses
 import difflib
 import functools
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
 from claimcheck import fileio
-from claimcheck.display import suggest
+from claimcheck.display import excerpt, suggest
 from claimcheck.fields import (
     CHAPTER_FIELDS,
     CLAIM_FIELDS,
@@ -160,7 +163,7 @@ class Registry:
         cid = self.chapter.get("id")
         if isinstance(cid, str) and CHAPTER_RE.match(cid):
             return cid
-        folder = Path(self.path).resolve().parent.name.lower()
+        folder = Path(os.path.realpath(self.path)).parent.name.lower()  # a link loop: never raises
         return folder if CHAPTER_RE.match(folder) else "chapter"
 
     def key(self, claim_id: str) -> str:
@@ -211,6 +214,12 @@ def load_registry(path: str | Path) -> Registry:
     except OSError as exc:  # missing, a folder, a device or FIFO, over the size limit
         reg.add(None, None, f"cannot read: {exc.strerror or exc}")
         return reg
+    wide = _wide_encoding(raw)
+    if wide:  # every line would be "not UTF-8", and not one of its tables read
+        reg.add(
+            None, None, f"the file is {wide}, not UTF-8: save the registry as UTF-8 (nothing of it was read)"
+        )
+        return reg
     text, bad_bytes = _decode(raw.removeprefix(b"\xef\xbb\xbf"))  # a BOM (Windows editors) is not an error
     data, broken = fileio.read_toml(text, by_line=BY_LINE)
     _report_broken(broken, reg)
@@ -220,11 +229,12 @@ def load_registry(path: str | Path) -> Registry:
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False)
+    _check_chapter_keys(reg.chapter, reg)
     reg.runners = _load_runners(data.get("runners", {}), reg)
     own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
     reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
     reg.sections = _load_sections(data.get("sections", []), reg)
-    ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
+    ctx = Context(reg.runners, [sec.id for sec in reg.sections], _id_pattern(chapter.get("id_pattern"), reg))
     entries = claim_entries(data.get("claims", []), reg)
     if entries is None:
         return reg
@@ -266,6 +276,86 @@ def _check_top_level(data: dict, reg: Registry) -> None:
         if not isinstance(data.get(key, {}), dict):
             reg.add(None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
             data[key] = {}
+
+
+def _check_chapter_keys(chapter: dict, reg: Registry) -> None:
+    """A ``[chapter]`` key of the registry's own is kept unchecked, but one close to a field the table
+    does not set (``id_patern``, ``Manuscript``) is a misspelling that would silently do nothing."""
+    known = [f.name for f in CHAPTER_FIELDS]
+    unset = [name for name in known if name not in chapter]
+    for key in (k for k in chapter if k not in known and len(k) <= 60):
+        hint = suggest(key.lower(), unset)
+        if hint:
+            reg.add(None, f"chapter.{key}", f"unknown field{hint}")
+
+
+def _id_pattern(pattern: re.Pattern | None, reg: Registry) -> re.Pattern | None:
+    """``[chapter] id_pattern``, or None (a problem of the registry) when it repeats a group that itself
+    repeats or alternates (``(C+)+``, ``(C|C)*``): Python's matcher may take exponential time over an
+    id such as ``CCCCCCCCCCCCCCCCCCCCCCCCCCCC1`` (``validate`` hung)."""
+    if pattern is None or not _slow_pattern(pattern.pattern):
+        return pattern
+    reg.add(
+        None,
+        "chapter.id_pattern",
+        f"'{excerpt(pattern.pattern, quote=False)}' repeats a group that itself repeats or alternates, which can take "
+        "exponential time to match an id: write it without the nesting (e.g. 'C+\\d{2}' for '(C+)+\\d{2}'); "
+        "the ids were not checked against it",
+    )
+    return None
+
+
+_QUANTIFIER = re.compile(r"[*+]|\{(\d*)(,?)(\d*)\}")
+
+
+def _slow_pattern(pattern: str) -> bool:
+    """Whether a regular expression repeats a group holding a repetition or an alternation: read from
+    its text (escapes and character classes skipped), in one pass."""
+    holds = [False]  # for each open group: whether it holds a repetition or an alternation
+    closed = False  # whether the item just read is a group holding one
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        quantifier = _QUANTIFIER.match(pattern, i)
+        if c == "\\":
+            i, closed = i + 2, False
+            continue
+        if c == "[":  # a character class, to its closing ] (a ] first in it is a character)
+            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            j += pattern[j : j + 1] == "]"
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i, closed = j + 1, False
+            continue
+        if c == "(":
+            holds.append(False)
+            closed = False
+        elif c == ")":
+            inner = holds.pop() if len(holds) > 1 else False
+            holds[-1] = holds[-1] or inner
+            closed = inner
+        elif quantifier and _repeats(quantifier):
+            if closed:
+                return True
+            holds[-1] = True
+            i, closed = quantifier.end(), False
+            continue
+        elif c == "|":
+            holds[-1] = True
+            closed = False
+        else:
+            closed = False
+        i += 1
+    return False
+
+
+def _repeats(m: re.Match) -> bool:
+    """Whether a quantifier lets its item repeat more than once (``*``, ``+``, ``{2}``, ``{1,}``)."""
+    if m.group(0) in "*+":
+        return True
+    low, comma, high = m.groups()
+    top = high if comma else low
+    return not top or int(top) > 1
 
 
 def _load_runners(runners: dict, reg: Registry) -> dict:
@@ -370,22 +460,51 @@ def _load_claims(entries: list, defaults_table, reg: Registry, ctx: Context, loc
             reg.invalid.setdefault(cid, []).extend(problems + inherited)
 
 
+#: the byte-order marks of the encodings an editor may save a registry in besides UTF-8 (longest first)
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32 (little-endian)"),
+    (codecs.BOM_UTF32_BE, "UTF-32 (big-endian)"),
+    (codecs.BOM_UTF16_LE, "UTF-16 (little-endian)"),
+    (codecs.BOM_UTF16_BE, "UTF-16 (big-endian)"),
+)
+
+
+def _wide_encoding(raw: bytes) -> str | None:
+    """``"UTF-16 (little-endian) text"`` when ``raw`` starts with a UTF-16 or UTF-32 byte-order mark, or
+    when a quarter of its first 256 bytes are NUL (such text without one); else None."""
+    found = next((name for bom, name in _WIDE_BOMS if raw.startswith(bom)), None)
+    if found:
+        return f"{found} text"
+    head = raw[:256]
+    return "UTF-16 or UTF-32 text" if head and head.count(0) * 4 >= len(head) else None
+
+
 def _decode(raw: bytes) -> tuple[str, dict[int, list[int]]]:
     """UTF-8 text with U+FFFD for each bad byte sequence and ``\\n`` line ends (a Windows editor's
     ``\\r\\n`` too), and ``{1-based line: the first byte of each bad sequence}``."""
     lines: list[str] = []
     bad: dict[int, list[int]] = {}
     for number, line in enumerate(raw.split(b"\n"), start=1):
-        pos = 0
-        while True:
-            try:
-                line[pos:].decode("utf-8")
-                break
-            except UnicodeDecodeError as exc:
-                bad.setdefault(number, []).append(line[pos + exc.start])
-                pos += exc.end
-        lines.append(line.decode("utf-8", "replace").removesuffix("\r"))
+        _BAD_BYTES.clear()  # one pass per line, however many bad bytes (a retry after each was quadratic)
+        lines.append(line.decode("utf-8", _RECORD_BAD_BYTES).removesuffix("\r"))
+        if _BAD_BYTES:
+            bad[number] = list(_BAD_BYTES)
     return "\n".join(lines), bad
+
+
+_BAD_BYTES: list[int] = []  # the first byte of each bad sequence of the line being decoded
+_RECORD_BAD_BYTES = "claimcheck-record-bad-bytes"
+
+
+def _record_bad_bytes(exc: UnicodeError) -> tuple[str, int]:
+    """A decoding error handler: U+FFFD for the bad sequence (as ``"replace"``), its first byte noted."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _BAD_BYTES.append(exc.object[exc.start])
+    return "\ufffd", exc.end
+
+
+codecs.register_error(_RECORD_BAD_BYTES, _record_bad_bytes)
 
 
 def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
@@ -451,13 +570,15 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
 def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
     parts = fileio.toml_tables(text) if by_line else []
+    firsts = [t.first for t in parts]
     located: dict[str, list[RegistryIssue]] = {}
-    split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims]'s statements, split once
+    split = functools.cache(_statements)  # a keyed [claims]'s statements and their first lines, once
     for line, found in by_line.items():
-        table = fileio.toml_table_at(parts, line)
+        at = bisect.bisect_right(firsts, line) - 1  # by bisection: a file of many tables stays linear
+        table = parts[at] if at >= 0 and line <= parts[at].last else None
         if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
-            lines = split(table)
-            at = bisect.bisect_right([s.first for s in lines], line) - 1 if lines else -1
+            lines, starts = split(table)
+            at = bisect.bisect_right(starts, line) - 1 if lines else -1
             table = lines[at] if at >= 0 and line <= lines[at].last else table
         cid = _claim_id_of(table, line)
         fld = _field_at(table, line) if table is not None else None
@@ -471,6 +592,12 @@ def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dic
         issue = RegistryIssue(reg.path, cid, fld, why)
         (reg.issues if cid is None else located.setdefault(cid, [])).append(issue)
     return located
+
+
+def _statements(table: fileio.TomlTable) -> tuple[list[fileio.TomlTable], list[int]]:
+    """A table's statements (:meth:`fileio.TomlTable.statements`) and the first line of each."""
+    lines = table.statements()
+    return lines, [s.first for s in lines]
 
 
 def _check_formula_references(reg: Registry) -> None:

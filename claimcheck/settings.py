@@ -1,4 +1,6 @@
 """Settings of a claims run: one option table, one validator per option, resolved in one place.
+Loaded by every pytest run (the options are declared in each), so it imports only the standard
+library at start; the validators import the rest of the core when they run.
 
 :data:`OPTIONS` declares each core option once; a kit hands its own :class:`OptionTable` to the core
 (hook ``pytest_claimcheck_options``). Precedence: command line > environment > ini > default; a bad
@@ -11,12 +13,9 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-
-from claimcheck.display import suggest
-from claimcheck.printed import split_figure
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -30,9 +29,11 @@ class SettingsError(ValueError):
 
 # --- validators: text (or a bool/list from argparse) -> value; ValueError says what is wrong ----------
 def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
-    def parse(text):
+    def parse(text: object) -> str:
         value = str(text).strip()
         if value not in choices:
+            from claimcheck.display import suggest
+
             raise ValueError(
                 f"unknown {what} {value!r}{suggest(value, choices, 'setting')} "
                 f"(choose one of {', '.join(choices)})"
@@ -84,7 +85,7 @@ def _seconds(text) -> float:
     return seconds
 
 
-def stated_override(text) -> tuple[str, str]:
+def stated_override(text: object) -> tuple[str, str]:
     """``(id, figure as typed)`` of ``--claims-stated ID=VALUE`` (a trailing ``%`` dropped; a unit or
     scale such as ``2.96 亿`` is kept, read in the claim's unit by
     :func:`claimcheck.editor.apply_overrides`). Raises ValueError: not ``ID=VALUE``, or VALUE does not
@@ -93,6 +94,8 @@ def stated_override(text) -> tuple[str, str]:
     if not sep or not cid.strip() or not value.strip():
         raise ValueError(f"expected ID=VALUE such as C05=58, got {text!r}")
     value = value.strip().removesuffix("%").strip()
+    from claimcheck.printed import split_figure  # lazily: outside a claims run settings imports no core
+
     split_figure(value)  # ValueError names the value
     return cid.strip(), value
 
@@ -352,11 +355,13 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
     return Settings(**own, kit=kit, sources=tuple(sources), options=options)
 
 
-def _check_names(env, tables: tuple[OptionTable, ...]) -> None:
+def _check_names(env: Mapping[str, str], tables: tuple[OptionTable, ...]) -> None:
     """Reject a ``CLAIMCHECK_*`` environment variable that names no option (a misspelt one would be lost)."""
     known_env = {o.env for t in tables for o in t.options if o.env} | {v for t in tables for v in t.other_env}
     for var in sorted(env):
         if var.startswith(ENV_PREFIX) and var not in known_env:
+            from claimcheck.display import suggest
+
             raise SettingsError(
                 f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
                 f"(claimcheck reads {', '.join(sorted(known_env))})"
@@ -369,6 +374,8 @@ def check_runner_profile(settings: Settings, runners: dict[str, list[str]]) -> N
     name = settings.runner_profile
     if name is None or name in runners:
         return
+    from claimcheck.display import suggest
+
     known = sorted(runners)
     where = "; ".join(f"{n} in {', '.join(sorted(set(paths)))}" for n, paths in sorted(runners.items()))
     raise SettingsError(

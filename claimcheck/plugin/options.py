@@ -1,24 +1,24 @@
 """Options, the decision whether this is a claims run, and the run's set-up (``pytest_configure``):
 the only part every pytest run loads. Only a claims run (:func:`claims_run`) resolves the settings
-and registers :data:`GLUE` and the markers; any other gets no other hook, import, variable or file."""
+and registers :data:`GLUE` and the markers; any other gets no other hook, import, variable or file.
+
+This module imports only :mod:`claimcheck.settings` (itself standard library only) and the hook
+specifications at start: the core's other modules are imported inside the functions of a claims run
+(or of a project with a ``claims/`` folder), so that another project's pytest pays nothing for them.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 from pathlib import Path
 
 import pytest
 
 from claimcheck import settings as settings_mod
-from claimcheck.book import walk_registries
-from claimcheck.fileio import InputFileError, check_input_file, not_ours, remove_leftovers
-from claimcheck.manuscript import Manuscript, ManuscriptError
 from claimcheck.plugin import hookspecs
-from claimcheck.plugin.html import HtmlReport
-from claimcheck.plugin.parallel import register_xdist
-from claimcheck.plugin.state import STATE, RunState, registry_candidates, setting_path
-from claimcheck.registry import load_registry
 
 #: the files a claims run writes in its report folder (and a folder plots/ for the plots' PNGs)
 REPORT_FILES = ("claims.json", "claims.html", "tests.html", "manuscript.html")
@@ -48,6 +48,8 @@ MARKERS = {
 
 #: the name of the folder that holds a book's registries (``claims/<chapter>/claims.toml``)
 CLAIMS_FOLDER = "claims"
+#: the name of a registry (``claimcheck.book.REGISTRY_NAME``): pytest collects no other file as one
+REGISTRY_NAME = "claims.toml"
 
 
 def pytest_addhooks(pluginmanager):
@@ -58,21 +60,32 @@ def pytest_addoption(parser):
     settings_mod.add_options(parser)  # every option, its ini key and its help, from the one table
 
 
-def claims_run(config) -> bool:
+#: the files that make a folder a project of its own (pytest's ini files, a package's build files)
+PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini", ".pytest.ini")
+
+
+def claims_run(config: pytest.Config) -> bool:
     """Whether this pytest run is a claims run: it has registries (:func:`registries_of_args`), or
-    opts in with ``-p claimcheck``, a ``--claims-*`` option or a ``claims_*`` ini key (not with a
-    ``CLAIMCHECK_*`` variable: a stray one must not change another project's run)."""
+    opts in (:func:`opted_in`; not with a ``CLAIMCHECK_*`` variable: a stray one must not change
+    another project's run)."""
+    return opted_in(config) or bool(registries_of_args(config, first_only=True, environment=False))
+
+
+def opted_in(config: pytest.Config) -> bool:
+    """Whether the run asks for claimcheck: ``-p claimcheck``, a ``--claims-*`` option or a
+    ``claims_*`` ini key."""
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
-    for o in (o for t in settings_mod.option_tables(config) for o in t.options):
-        if config.getoption(o.dest, None) is not None or (
-            o.ini and config.getini(o.ini) not in (None, "", [])
-        ):
-            return True
-    return bool(registries_of_args(config, first_only=True, environment=False))
+    return any(
+        config.getoption(o.dest, None) is not None or (o.ini and config.getini(o.ini) not in (None, "", []))
+        for t in settings_mod.option_tables(config)
+        for o in t.options
+    )
 
 
-def registries_of_args(config, first_only: bool = False, environment: bool = True) -> list[Path]:
+def registries_of_args(
+    config: pytest.Config, first_only: bool = False, environment: bool = True
+) -> list[Path]:
     """The run's registries, in the order found. For each argument: inside a ``claims/`` folder, the
     ``claims.toml`` governing it, or every one below a folder; for the rootdir, every one of its
     ``claims/``; and those ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``)
@@ -86,8 +99,10 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
         if not path.exists():
             continue
         candidates: list[Path] = []
-        claims_dir = _claims_folder_of(path, root)
+        claims_dir = _claims_folder_of(path, root, config)
         if claims_dir is not None:
+            from claimcheck.plugin.state import registry_candidates
+
             here = next((c for c in registry_candidates(path, claims_dir) if c.is_file()), None)
             candidates = [here] if here else find_registries(path, skip) if path.is_dir() else []
         elif path == root and (path / CLAIMS_FOLDER).is_dir():
@@ -100,14 +115,27 @@ def registries_of_args(config, first_only: bool = False, environment: bool = Tru
     return found
 
 
-def _claims_folder_of(path: Path, root: Path) -> Path | None:
-    """``path`` or its nearest parent named ``claims``, up to the rootdir, else None."""
+def _claims_folder_of(path: Path, root: Path, config: pytest.Config | None = None) -> Path | None:
+    """``path`` or its nearest parent named ``claims``, up to the rootdir, else None. A rootdir named
+    ``claims`` that is a project of its own (:func:`own_project`: another project checked out in a
+    folder of that name) is a claims folder only in a run that opts in (:func:`opted_in`)."""
     for p in (path, *path.parents):
         if p.name == CLAIMS_FOLDER and p.is_dir():
+            if p == root and own_project(p, config) and not (config is not None and opted_in(config)):
+                return None
             return p
         if p == root:
             return None
     return None
+
+
+def own_project(folder: Path, config: pytest.Config | None = None) -> bool:
+    """Whether ``folder`` is a project's own root: the run's ini file or one of :data:`PROJECT_FILES`
+    is in it (a book's ``claims/`` folder holds registries and tests, never those)."""
+    inipath = getattr(config, "inipath", None)
+    if inipath is not None and Path(inipath).parent == folder:
+        return True
+    return any((folder / name).is_file() for name in PROJECT_FILES)
 
 
 def _related(registry: Path, arg: Path) -> bool:
@@ -133,13 +161,135 @@ def _named_registries(config, skip, environment: bool) -> list[Path]:
     return out
 
 
-def find_registries(folder: Path, skip=SKIPPED_DIRS) -> list[Path]:
+def _check_named_registries(config: pytest.Config, s: settings_mod.Settings) -> None:
+    """Refuse the run when an entry of ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` or the ini key
+    ``claims_registries`` is missing, a link loop, not a regular file or folder, a file pytest would not
+    collect (not named ``claims.toml``), a folder without one, or outside the project and the run's
+    arguments: each would be dropped without a word. The message names each such entry and its source."""
+    from claimcheck.display import excerpt
+
+    source = s.source("registries")
+    if source == "default":
+        return
+    where = {
+        "--": "--claims-registries",
+        "en": "CLAIMCHECK_REGISTRIES",
+        "in": "ini claims_registries" + (f" ({Path(config.inipath).name})" if config.inipath else ""),
+    }[source[:2]]
+    base = Path(config.rootpath if source.startswith("ini") else config.invocation_params.dir)
+    skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))
+    args = [
+        Path(os.path.abspath(Path(config.invocation_params.dir) / str(a).split("::", 1)[0]))
+        for a in config.args
+    ]
+    bad = [
+        f"{excerpt(text)}: {why}"
+        for text in s.registries
+        if (
+            why := _bad_registry_entry(
+                Path(os.path.abspath(base / text)), text, Path(config.rootpath), args, skip
+            )
+        )
+    ]
+    if bad:
+        more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise pytest.UsageError(
+            f"claimcheck: {where} names what this run cannot read as a registry: {'; '.join(bad[:5])}{more}"
+        )
+
+
+def _bad_registry_entry(
+    path: Path, shown: str, root: Path, args: list[Path], skip: tuple[str, ...]
+) -> str | None:
+    """Why a named registry ``path`` (absolute, normalised; written ``shown``) would be dropped, or None
+    when it is read."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"a loop of symbolic links ({_link_chain(path, shown)})"
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+            return "no such file or folder"
+        return exc.strerror or str(exc)
+    folder = stat.S_ISDIR(st.st_mode)
+    if not folder and not stat.S_ISREG(st.st_mode):
+        from claimcheck.fileio import InputFileError, check_input_file
+
+        try:
+            check_input_file(path, limit=sys.maxsize)
+        except InputFileError as exc:
+            return exc.strerror
+    if not folder and path.name != REGISTRY_NAME:
+        return f"pytest collects a registry only under the name {REGISTRY_NAME}"
+    if not any(path == a or a in path.parents or path in a.parents for a in [root, *args]):
+        return f"outside the project ({root}) and this run's arguments: pytest never collects it"
+    if folder and not find_registries(path, skip):  # walked last: the cheap checks first
+        return "a folder with no claims.toml in it or below it"
+    return None
+
+
+def _link_chain(path: Path, shown: str, limit: int = 4) -> str:
+    """``a -> b -> a``: the links of a loop of symbolic links at ``path`` (written ``shown``) as each
+    is written, or that a folder of its path is a link loop."""
+    chain, seen, here = [shown], {str(path)}, path
+    for _ in range(limit):
+        try:
+            target = os.readlink(here)
+        except OSError:
+            return " -> ".join(chain) + " -> ..." if len(chain) > 1 else "a folder of its path is one"
+        here = Path(os.path.normpath(here.parent / target))
+        chain.append(target)
+        if str(here) in seen:
+            return " -> ".join(chain)
+        seen.add(str(here))
+    return " -> ".join(chain) + " -> ..."
+
+
+def _check_link_loops(config: pytest.Config) -> None:
+    """Refuse the run when a symbolic link in one of its claims folders leads back to a folder that
+    holds it (:func:`claimcheck.book.link_loop`): pytest would collect the chapters below it again at
+    every level, and the run would end in one error a page long per copy."""
+    from claimcheck.book import link_loop
+
+    root = Path(config.rootpath)
+    skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))
+    folders = []
+    for arg in config.args or []:
+        path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]
+        claims_dir = _claims_folder_of(path, root, config) if path.exists() else None
+        if claims_dir is not None and path.is_dir():
+            folders.append(path)
+        elif path == root and (path / CLAIMS_FOLDER).is_dir():
+            folders.append(path / CLAIMS_FOLDER)
+    for folder in folders:
+        loop = link_loop(folder, skip)
+        if loop is not None:
+            link, target = (_shown_path(p, root) for p in loop)
+            raise pytest.UsageError(
+                f"claimcheck: {link} is a symbolic link to {target}, a folder that holds it: pytest would "
+                f"collect the chapters below it again at every level; remove the link, or add "
+                f"{loop[0].name!r} to norecursedirs"
+            )
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    """``path`` for a message: relative to the rootdir when inside it, its repr when not printable."""
+    real_root = os.path.realpath(root)
+    text = os.path.relpath(path, real_root) if Path(real_root) in Path(path).parents else str(path)
+    return text if text.isprintable() else repr(text)
+
+
+def find_registries(folder: Path, skip: tuple[str, ...] = SKIPPED_DIRS) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` that a run collects (:func:`claimcheck.book.walk_registries`)."""
+    from claimcheck.book import walk_registries
+
     return walk_registries(folder, skip)
 
 
-def _check_runner_profile(config, s) -> None:
+def _check_runner_profile(config: pytest.Config, s: settings_mod.Settings) -> None:
     """A ``--claims-runner`` no governing registry declares is a usage error (a typo would go unnoticed)."""
+    from claimcheck.registry import load_registry
+
     paths = registries_of_args(config) if s.runner_profile is not None else []
     runners: dict[str, list[str]] = {}
     for path in paths:
@@ -152,8 +302,12 @@ def _check_runner_profile(config, s) -> None:
             raise pytest.UsageError(f"claimcheck: {exc}") from None
 
 
-def _check_input_files(config, s) -> None:
+def _check_input_files(config: pytest.Config, s: settings_mod.Settings) -> None:
     """Refuse the run when a file an option names is missing, not a regular file or unreadable."""
+    from claimcheck.fileio import InputFileError, check_input_file
+    from claimcheck.manuscript import Manuscript, ManuscriptError
+    from claimcheck.plugin.state import setting_path
+
     for name in (o.name for o in s.options if o.file and getattr(s, o.name)):
         path, problem = setting_path(config, name), None
         if not path.exists():
@@ -177,15 +331,22 @@ def _check_input_files(config, s) -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     if not claims_run(config):  # decided once; nothing below runs, nothing else is registered
         return
+    from claimcheck.fileio import remove_leftovers
+    from claimcheck.plugin.html import HtmlReport
+    from claimcheck.plugin.parallel import register_xdist
+    from claimcheck.plugin.state import STATE, RunState
+
     for text in MARKERS.values():
         config.addinivalue_line("markers", text)
     try:
         s = settings_mod.resolve(config)
     except settings_mod.SettingsError as exc:
         raise pytest.UsageError(f"claimcheck: {exc}") from None
+    _check_named_registries(config, s)
+    _check_link_loops(config)
     state = RunState(settings=s, overrides=dict(s.stated))
     state.run_registries = frozenset(os.path.realpath(p) for p in registries_of_args(config))
     config.stash[STATE] = state
@@ -213,7 +374,7 @@ def pytest_configure(config):
         if log is None:
             config.option.htmlpath = str(report_dir / "tests.html")
             config.option.self_contained_html = True
-        elif log and (Path(config.invocation_params.dir) / log).resolve() == state.html_path.resolve():
+        elif log and (Path(config.invocation_params.dir) / str(log)).resolve() == state.html_path.resolve():
             raise pytest.UsageError(
                 f"claimcheck: --html {log} is where claimcheck writes the claims page; give "
                 "pytest-html's test log another name (default: tests.html beside it)"
@@ -226,6 +387,8 @@ def pytest_configure(config):
 
 def _check_writable(report_dir: Path, source: str) -> None:
     """Fail before any test runs when the reports could not be written at the end."""
+    from claimcheck.fileio import not_ours
+
     try:
         report_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
