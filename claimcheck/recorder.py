@@ -1,14 +1,15 @@
-"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
-verdict on the item and in ``user_properties`` (which travel from xdist workers), and stop the test
-the verdict's way (:meth:`ClaimRecorder._settle`)."""
+"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, keep the test's
+:class:`~claimcheck.results.ClaimResult` on its item (``item.stash[RESULT_KEY]``; the glue sends it on
+each phase's report, :data:`RESULT_ATTR`, which travels from xdist workers), and stop the test the
+verdict's way (:meth:`ClaimRecorder._settle`)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol
 
@@ -19,6 +20,7 @@ from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
 from claimcheck.registry import Claim
+from claimcheck.results import ClaimResult
 from claimcheck.verdict import (
     Compared,
     Evidence,
@@ -34,36 +36,15 @@ from claimcheck.verdict import (
 
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
 PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
-RECORD_KEY = "claimcheck.record"  # user property: the claim's record as a JSON string (see encode_record)
+RESULT_KEY = pytest.StashKey[ClaimResult]()  # the test's result so far, on its item
+RESULT_ATTR = "claimcheck_result"  # the same, as ClaimResult.to_json(), on each phase's report
+RECORD_KEY = "claimcheck.record"  # the result as JSON text: the one user property, for --junitxml's readers
 CLAIM_ID_KEY = "claimcheck.id"
 KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
 OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
 ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
 EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed test's expected_fail
-
-
-def encode_record(record: dict) -> str:
-    """A claim's record as the JSON text of the test's ``user_properties`` (``--junitxml`` writes
-    ``str(value)``: a dict's repr no tool reads back)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def decode_record(value) -> dict:
-    """The record of a ``RECORD_KEY`` user property (a dict is returned as is). Raises ValueError:
-    the text is not a JSON object."""
-    if isinstance(value, dict):
-        return value
-    record = json.loads(value)
-    if not isinstance(record, dict):
-        raise ValueError(f"{RECORD_KEY} is not a JSON object: {value[:80]!r}")
-    return record
-
-
-def stored_record(props) -> dict:
-    """The record among ``user_properties`` (a list of pairs), or {} when the test has none."""
-    value = next((v for k, v in props if k == RECORD_KEY), None)
-    return {} if value is None else decode_record(value)
 
 
 _BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
@@ -315,22 +296,19 @@ class ClaimRecorder:
             )
 
     def _write(self) -> None:
-        props = self._item.user_properties
-        record = stored_record(props)
-        record.update({"id": self.claim.id, **self._terms()})
+        """Keep the test's result so far on its item: the terms judged, the standing verdict, details."""
+        stash = self._item.stash
+        terms = self._terms()
+        changes: dict[str, Any] = {"id": self.claim.id, **terms, "details": dict(self.details)}
         if self.model:
-            record["model"] = self.model
+            changes["model"] = self.model
         v = self._verdict
         value = v.value if v is not None and v.value is not None else self._last_value
         if value is not None:
-            record["measured"] = _jsonable(value)
-            record["measured_display"] = format_value(value, record["unit"])
+            changes |= {"measured": _jsonable(value), "measured_display": format_value(value, terms["unit"])}
         if v is not None:
-            record |= {"verdict": v.outcome, "reason": v.reason}
-            if v.margin is not None:
-                record["margin"] = _jsonable(v.margin)
-        record["details"] = dict(self.details)
-        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+            changes |= {"verdict": v.outcome, "reason": v.reason}
+        stash[RESULT_KEY] = replace(stash.get(RESULT_KEY, None) or ClaimResult(self.claim.id), **changes)
 
     def _terms(self) -> dict:
         """stated, unit and tolerance as shown: a portable form's, else the claim's."""

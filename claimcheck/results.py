@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -218,6 +218,53 @@ class ClaimEntry(_Record):
         if entry is None or issues:
             raise ValueError("; ".join(issues))
         return entry
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One test's result of a claim, made where its verdict is decided (the recorder; the core's formula,
+    drift and citation checks), kept on the test's item and sent to the xdist controller by
+    :meth:`to_json` / :meth:`from_json`; :class:`claimcheck.report.ResultCollector` folds a claim's
+    results into its :class:`ClaimEntry`. ``stated``, ``unit``, ``tolerance``: the terms it was judged
+    by (a portable form's on the portable-LM lane); ``measured``: as claims.json writes it (see
+    :class:`ClaimEntry`); ``verdict``: a word of :mod:`claimcheck.outcomes` (None: none yet);
+    ``details``: the verdict's facts (JSON values)."""
+
+    id: str
+    stated: str | None = None
+    unit: str | None = None
+    tolerance: str | None = None
+    formula: str | None = None
+    model: str | None = None
+    measured: Any = None
+    measured_display: str | None = None
+    verdict: str | None = None
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON values, its None fields left out (what an xdist worker sends)."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> ClaimResult:
+        """The result :meth:`to_json` sent. Raises ValueError: ``raw`` has no ``id`` or a field this
+        version does not know (a worker of another claimcheck)."""
+        unknown = set(raw) - {f.name for f in fields(cls)}
+        if unknown or not isinstance(raw.get("id"), str):
+            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, id {raw.get('id')!r}")
+        return cls(**raw)
+
+    def merged(self, later: ClaimResult) -> ClaimResult:
+        """This result updated by a ``later`` test's of the same claim: its fields that are not None,
+        and its details beside these."""
+        given = {
+            f.name: v
+            for f in fields(later)
+            if f.name != "details" and (v := getattr(later, f.name)) is not None
+        }
+        details = {**self.details, **later.details} if later.details else self.details
+        return replace(self, **given, details=details)
 
 
 @dataclass

@@ -33,9 +33,9 @@ from claimcheck.plugin.state import (
     missing_kit,
     registry_for,
     run_state,
-    stated_record,
+    stated_result,
 )
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
+from claimcheck.recorder import CLAIM_ID_KEY, RESULT_KEY
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -107,7 +107,7 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
         add_keywords(item, reg, cid)
         claim = reg.claims.get(cid) if reg is not None else None
         if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
-            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
+            item.stash[RESULT_KEY] = stated_result(claim)
             needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
             add_need_markers(item, claim.needs if needs is None else needs)
     for rf in state.registry_files:

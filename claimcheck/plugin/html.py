@@ -12,9 +12,9 @@ from claimcheck import fileio
 from claimcheck.fingerprint import describe_long
 from claimcheck.pages import relative_href
 from claimcheck.pages.words import anchor, first_sentence
-from claimcheck.plugin.phases import verdict_text
+from claimcheck.plugin.phases import result_of, verdict_text
 from claimcheck.plugin.state import fingerprint_of, run_state
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
+from claimcheck.recorder import CLAIM_ID_KEY
 
 
 class HtmlReport:
@@ -36,12 +36,14 @@ class HtmlReport:
     def pytest_html_results_table_row(self, report, cells):
         props = dict(getattr(report, "user_properties", []))
         cid, href = props.get(CLAIM_ID_KEY, ""), self._claims_href()
-        rec, claim = decode_record(props.get(RECORD_KEY) or {}), html.escape(cid)
+        result, claim = result_of(report), html.escape(cid)
         if cid and href:
             claim = f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{claim}</a>'
-        if rec.get("model"):
-            claim += f" [{html.escape(rec['model'])}]"
-        verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
+        if result is not None and result.model:
+            claim += f" [{html.escape(result.model)}]"
+        verdict = (
+            first_sentence(verdict_text(report, result))[0] if cid else ""
+        )  # the rest is in the log below
         cells.insert(
             1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>'
         )

@@ -4,7 +4,7 @@ and the number audit of the manuscript."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
@@ -29,9 +29,9 @@ from claimcheck.plugin.state import (
     setting_path,
     settings_of,
     skip_here,
-    stated_record,
+    stated_result,
 )
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
+from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RESULT_KEY
 from claimcheck.registry import RegistryIssue, other_chapters
 
 
@@ -159,7 +159,7 @@ class PlaceholderItem(RegistryItem):
         reg = run_state(self.config).registry(self.path)
         claim = reg.claims[claim_id]
         self.user_properties.insert(0, (CLAIM_ID_KEY, reg.key(claim_id)))
-        self.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
+        self.stash[RESULT_KEY] = stated_result(claim)
         add_keywords(self, reg, claim_id)
         add_need_markers(self, claim.needs)
 
@@ -207,9 +207,8 @@ class DriftItem(RegistryItem):
         state = run_state(self.config)
         reg, measured = state.registry(self.path), state.collector.measured_display(self.key)
         claim = reg.claims[self.claim_id]
-        record = stated_record(claim)
-        record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
-        self.user_properties.append((RECORD_KEY, encode_record(record)))
+        details = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
+        self.stash[RESULT_KEY] = stated_result(claim, details=details)
         if drift.failed:
             raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
 
@@ -248,17 +247,16 @@ class CitationItem(RegistryItem):
         citation = cite(claim, state.book())
         ms = chapter_manuscript(reg)
         quote = citation_check(citation, claim, ms)
-        record = stated_record(claim)
         drift = {"manuscript": ms.path if ms else None, "status": quote.status, "quotes": [quote.as_dict()]}
-        record["details"] = {"drift": drift}
+        details: dict[str, Any] = {"drift": drift}
         if self.verdict and citation.status in ("ok", "in-words"):
             outcome, why = state.collector.outcome_of(citation.source)
             if outcome is None or outcome == NOT_RUN:
-                record["details"]["caveat"] = (
+                details["caveat"] = (
                     f"matches {citation.source} as its registry states it ({citation.figure or 'no number'}); "
                     f"{citation.source} was not measured in this run"
                 )
-        self.user_properties.append((RECORD_KEY, encode_record(record)))
+        self.stash[RESULT_KEY] = stated_result(claim, details=details)
         if citation.registry_problem:  # the registry is wrong, not the quote: an error
             raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
         if citation.failed:
@@ -302,8 +300,7 @@ class FormulaItem(RegistryItem):
     def __init__(self, *, claim_id, registry, **kwargs):
         super().__init__(kind="formula", claim_id=claim_id, key=registry.key(claim_id), **kwargs)
         claim = registry.claims[claim_id]
-        record = encode_record({**stated_record(claim), "formula": claim.formula})
-        self.user_properties.append((RECORD_KEY, record))
+        self.stash[RESULT_KEY] = stated_result(claim, formula=claim.formula)
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim.needs)
 

@@ -17,10 +17,10 @@ from claimcheck.recorder import (
     KIND_KEY,
     OUTCOME_KEY,
     PLOTS_ATTR,
-    RECORD_KEY,
-    decode_record,
+    RESULT_ATTR,
 )
 from claimcheck.report import Phase
+from claimcheck.results import ClaimResult
 
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 _CONTROL = (
@@ -34,6 +34,12 @@ _CONTROL = (
 
 def _props(report) -> dict:
     return dict(getattr(report, "user_properties", []))
+
+
+def result_of(report: pytest.TestReport) -> ClaimResult | None:
+    """The test's :class:`~claimcheck.results.ClaimResult` a phase's report carries (None: none)."""
+    raw = getattr(report, RESULT_ATTR, None)
+    return None if raw is None else ClaimResult.from_json(raw)
 
 
 def exception_reason(excinfo, when: str) -> str | None:
@@ -67,13 +73,13 @@ def report_reason(report) -> str:
     return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
 
 
-def report_outcome(report) -> str | None:
+def report_outcome(report, result: ClaimResult | None = None) -> str | None:
     """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a call
     phase carries the outcome :mod:`.running` decided from the verdict; the other branches are what
     pytest alone says (a fixture's error, a skip in setup, a placeholder)."""
     props = _props(report)
     kind = props.get(KIND_KEY)
-    verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
+    verdict = result.verdict if result is not None else None
     if props.get(OUTCOME_KEY) and report.when == "call" and not hasattr(report, "wasxfail"):
         return props[OUTCOME_KEY]
     if verdict == INCONCLUSIVE and report.skipped:
@@ -104,14 +110,15 @@ def phase_of(report) -> Phase | None:
     if location and location[0]:
         line = location[1] + 1 if isinstance(location[1], int) else None
         where = {"test": report.nodeid, "file": str(location[0]), "line": line}
-    outcome = report_outcome(report)
+    result = result_of(report)
+    outcome = report_outcome(report, result)
     return Phase(
         nodeid=report.nodeid,
         claim=cid,
         outcome=outcome,
         reason=report_reason(report) if outcome not in (None, PASSED, NEAR_TIE) else "",
         kind=props.get(KIND_KEY),
-        record=decode_record(props[RECORD_KEY]) if RECORD_KEY in props else None,
+        result=result,
         duration=float(getattr(report, "duration", 0.0) or 0.0),
         location=where,
         plots=[tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()],
@@ -120,15 +127,17 @@ def phase_of(report) -> Phase | None:
     )
 
 
-def verdict_text(report, record: dict) -> str:
+def verdict_text(report, result: ClaimResult | None) -> str:
     """One line for pytest-html's Verdict column: the outcome and, unless passed, why."""
-    outcome = report_outcome(report) or report.outcome
+    outcome = report_outcome(report, result) or report.outcome
+    details = result.details if result is not None else {}
+    reason = result.reason if result is not None else None
     if outcome == PASSED:
-        caveat = (record.get("details") or {}).get("caveat")
+        caveat = details.get("caveat")
         return f"{PASSED} ({caveat})" if caveat else PASSED
     if outcome == NEAR_TIE:
-        return f"near-tie: {record.get('reason')}"
-    if outcome == FAILED and record.get("reason"):
-        return f"failed: {record['reason']}"
+        return f"near-tie: {reason}"
+    if outcome == FAILED and reason:
+        return f"failed: {reason}"
     first = report_reason(report).splitlines()
     return f"{outcome}: {first[0]}" if first else outcome

@@ -4,13 +4,15 @@
 
 from __future__ import annotations
 
+import json
 import warnings
+from dataclasses import replace
 
 import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
-from claimcheck.plugin.phases import exception_reason
+from claimcheck.plugin.phases import exception_reason, result_of
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
     ERROR_KEY,
@@ -19,11 +21,12 @@ from claimcheck.recorder import (
     PLOTS_ATTR,
     PLOTS_KEY,
     RECORD_KEY,
+    RESULT_ATTR,
+    RESULT_KEY,
     VERDICT_KEY,
     VerdictError,
-    encode_record,
-    stored_record,
 )
+from claimcheck.results import ClaimResult
 from claimcheck.verdict import Verdict
 
 #: a claim test's outcome in pytest's report: (outcome, the same under --claims-strict-timing). A
@@ -57,17 +60,27 @@ def pytest_runtest_protocol(item, nextitem):
         return (yield)
 
 
-def _record_warnings(item, report) -> None:
-    """Put the warnings caught so far into the claim's record (item and report), deduplicated."""
+def _record_warnings(item: pytest.Item) -> None:
+    """Put the warnings caught so far into the test's result (``details.warnings``), deduplicated."""
     caught = item.stash.get(WARNINGS_KEY, None)
     if not caught:
         return
     seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
     found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
-    for props in (item.user_properties, report.user_properties):
-        record = stored_record(props)
-        record.setdefault("details", {})["warnings"] = found
-        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+    result = item.stash.get(RESULT_KEY, None) or ClaimResult(claim_marker_id(item) or "")
+    item.stash[RESULT_KEY] = replace(result, details={**result.details, "warnings": found})
+
+
+def _send_result(item: pytest.Item, report: pytest.TestReport) -> None:
+    """The test's result on its phase's report (xdist sends its attributes to the controller); on the
+    last phase's, as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
+    result = item.stash.get(RESULT_KEY, None)
+    if result is None:
+        return
+    setattr(report, RESULT_ATTR, result.to_json())
+    if report.when == "teardown":
+        text = json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":"), default=str)
+        report.user_properties.append((RECORD_KEY, text))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -161,7 +174,7 @@ def pytest_runtest_makereport(item, call):
     claim_test = _claim_test(item)
     refused = claim_test and _refuse_xfail(item, report)
     if claim_test:
-        _record_warnings(item, report)
+        _record_warnings(item)
     if report.when == "call" and claim_test and not refused and not hasattr(report, "wasxfail"):
         verdict = item.stash.get(VERDICT_KEY, None)
         if verdict is not None:
@@ -187,6 +200,7 @@ def pytest_runtest_makereport(item, call):
     plots = item.stash.get(PLOTS_KEY, None)
     if report.when == "call" and plots:  # on the report: xdist sends its attributes to the controller
         setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
+    _send_result(item, report)
     return report
 
 
@@ -195,7 +209,8 @@ def pytest_report_teststatus(report, config):
     if (
         report.when == "call"
         and report.passed
-        and stored_record(report.user_properties).get("verdict") == NEAR_TIE
+        and (result := result_of(report)) is not None
+        and result.verdict == NEAR_TIE
     ):
         return NEAR_TIE, "t", NEAR_TIE.upper()
     return None

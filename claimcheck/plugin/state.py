@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -19,9 +19,9 @@ from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.plugin.phases import phase_of
 from claimcheck.recorder import ClaimRecorder
-from claimcheck.registry import Registry, claim_lines, load_registry
+from claimcheck.registry import Claim, Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
-from claimcheck.results import ClaimsDoc
+from claimcheck.results import ClaimResult, ClaimsDoc
 from claimcheck.settings import Settings
 
 
@@ -129,9 +129,10 @@ def line_of_id(path: Path, claim_id: str | None) -> int:
     return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
-def stated_record(claim) -> dict:
-    """What every item of a claim records before any measurement: id, stated value, unit, tolerance."""
-    return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
+def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
+    """What every item of a claim records before any measurement: id, stated value, unit, tolerance;
+    ``fields``: more of :class:`~claimcheck.results.ClaimResult`."""
+    return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
 
 
 def skip_here(reason: str) -> NoReturn:

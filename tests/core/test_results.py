@@ -10,7 +10,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.pages.words import deselected_words
-from claimcheck.results import ClaimEntry, ClaimsDoc, read_document, safe_link
+from claimcheck.results import ClaimEntry, ClaimResult, ClaimsDoc, read_document, safe_link
 
 
 def entry(cid="C01", outcome="passed", **kw):
@@ -76,6 +76,22 @@ def test_a_document_reads_into_typed_entries_and_writes_back_the_same_json(tmp_p
         assert back[name] == raw[name], name
     for written, read in zip(back["claims"], raw["claims"]):  # every field read is written back as read
         assert {k: written[k] for k in read} == read
+
+
+def test_a_result_travels_as_json_and_back_the_same():
+    result = ClaimResult("C18", "36864", "B/token", "rel 1%", measured=36864.0, verdict="passed")
+    sent = json.loads(json.dumps(result.to_json()))  # what an xdist worker sends
+    assert ClaimResult.from_json(sent) == result and "reason" not in sent  # None fields left out
+    with pytest.raises(ValueError, match="record"):
+        ClaimResult.from_json({"id": "C18", "record": {}})  # a field this version does not know
+
+
+def test_a_later_result_of_a_claim_adds_to_the_earlier_one():
+    measured = ClaimResult("C18", measured=1.0, verdict="failed", reason="short", details={"device": "cpu"})
+    drift = ClaimResult("C18", "2", details={"drift": {"status": "ok"}})
+    merged = measured.merged(drift)
+    assert (merged.stated, merged.measured, merged.reason) == ("2", 1.0, "short")  # None does not erase
+    assert merged.details == {"device": "cpu", "drift": {"status": "ok"}}
 
 
 def test_unknown_keys_are_kept_as_read():

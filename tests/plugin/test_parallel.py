@@ -124,7 +124,7 @@ def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
             "C06": "error",
         }
     )
-    for cid in serial:  # the records travelled from the workers in user_properties
+    for cid in serial:  # the results travelled from the workers on their reports
         for key in ("measured", "stated", "unit", "tolerance", "details", "title", "reason"):
             assert parallel[cid][key] == serial[cid][key], (cid, key)
     assert parallel["C05"]["details"]["ratio_per_round"] == [12.0, 13.0]
@@ -206,10 +206,10 @@ def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker(
     from types import SimpleNamespace
 
     from claimcheck.plugin.phases import phase_of
-    from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
+    from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RESULT_ATTR
     from claimcheck.report import ResultCollector
 
-    def report(nodeid, props):
+    def report(nodeid, props, result):
         return SimpleNamespace(
             nodeid=nodeid,
             when="call",
@@ -219,25 +219,18 @@ def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker(
             longrepr=None,
             duration=0.1,
             user_properties=props,
+            **{RESULT_ATTR: result},  # as a worker sends it: ClaimResult.to_json()
         )
 
     drift = report(
         "claims.toml::C18 [drift]",
-        [
-            (CLAIM_ID_KEY, "C18"),
-            (KIND_KEY, "drift"),
-            (RECORD_KEY, {"details": {"drift": {"status": "ok", "measured": None}}}),
-        ],
+        [(CLAIM_ID_KEY, "C18"), (KIND_KEY, "drift")],
+        {"id": "C18", "details": {"drift": {"status": "ok", "measured": None}}},
     )
     measured = report(
         "test_kv.py::test_c18",
-        [
-            (CLAIM_ID_KEY, "C18"),
-            (
-                RECORD_KEY,
-                {"measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}},
-            ),
-        ],
+        [(CLAIM_ID_KEY, "C18")],
+        {"id": "C18", "measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}},
     )
     c = ResultCollector()
     for r in (drift, measured):  # the drift check's report arrives first
