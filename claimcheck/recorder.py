@@ -18,7 +18,7 @@ import pytest
 from claimcheck.display import format_value, log_line
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
-from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
+from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
 from claimcheck.registry import Claim
 from claimcheck.results import ClaimResult
 from claimcheck.verdict import (
@@ -74,6 +74,23 @@ class VerdictError(Exception):
     convert, a value that is not a number); the claim's row says error, with the reason."""
 
 
+class ClaimEnd(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest.fail.Exception is a class
+    """A claim test ended as a failure in pytest's terms (its message, no traceback) whose claim
+    outcome is ``outcome``: ``error`` for a test that cannot stand for its claim (it xfailed, or went on
+    without a verdict or past one; ``reason``: the row's words when not the message), ``inconclusive``
+    for an undecided timing under ``--claims-strict-timing``."""
+
+    def __init__(self, message: str, outcome: str, reason: str | None = None) -> None:
+        super().__init__(message, pytrace=False)
+        self.outcome = outcome
+        self.reason = message if reason is None else reason
+
+
+def strict_timing_message(claim_id: str, verdict: Verdict) -> str:
+    """The failure of an inconclusive timing under ``--claims-strict-timing``."""
+    return f"{claim_id} (--claims-strict-timing): {verdict.reason or ''}"
+
+
 class Comparison(Protocol):
     """What :meth:`ClaimRecorder.check_comparison` needs of a comparison a near-tie (two logits that
     tie, flipped by the same maths in another order) may explain: the fields of
@@ -102,11 +119,14 @@ class TimingMeasurement(Protocol):
 class ClaimRecorder:
     """The ``claim`` fixture: one claim of the registry, bound to the running test."""
 
-    def __init__(self, claim: Claim, item, runner: str | None, hardware: str):
+    def __init__(
+        self, claim: Claim, item: Any, runner: str | None, hardware: str, strict_timing: bool = False
+    ) -> None:
         self.claim = claim
         self._item = item
         self._runner = runner
         self._hardware = hardware
+        self._strict_timing = strict_timing  # --claims-strict-timing: an inconclusive timing fails
         self.details: dict = {}
         self.model: str | None = None  # set by on_model(): the portable-LM lane's model
         self._form: dict = {}  # stated/unit/tolerance of a portable form (check_form)
@@ -283,14 +303,16 @@ class ClaimRecorder:
         self._item.stash[VERDICT_KEY] = self._verdict
         self._write()
         # the one place a verdict becomes pytest's control flow, as its word's ``ends`` says
-        ends = getattr(WORD.get(verdict.outcome), "ends", None)
-        if ends == "fail":
+        end = ends(verdict.outcome, self._strict_timing)
+        if end == "fail" and verdict.outcome == INCONCLUSIVE:
+            raise ClaimEnd(strict_timing_message(self.claim.id, verdict), INCONCLUSIVE)
+        if end == "fail":
             raise pytest.fail.Exception(message, pytrace=False)
-        if ends == "skip":
+        if end == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
-        if ends == "error":
+        if end == "error":
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
-        if ends != "return":
+        if end != "return":
             raise ValueError(
                 f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"
             )

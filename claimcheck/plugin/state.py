@@ -167,8 +167,8 @@ def lookup_claim(config, item, cid):
 
 def recorder_for(item, claim):
     """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` for ``item`` in this run."""
-    profile, hardware = settings_of(item.config).runner_profile, describe(fingerprint_of(item.config))
-    return ClaimRecorder(claim, item, profile, hardware)
+    settings, hardware = settings_of(item.config), describe(fingerprint_of(item.config))
+    return ClaimRecorder(claim, item, settings.runner_profile, hardware, settings.strict_timing)
 
 
 def fingerprint_of(config) -> dict:
