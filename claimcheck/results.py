@@ -735,12 +735,22 @@ class _Fields:
         return self.text(name) if measured_ok(self.raw.get("measured")) else None
 
     def details(self, name: str) -> dict:
-        """The verdict's details; a drift quote's bad ``line`` is set to None."""
+        """The verdict's details, each field the reports read checked: a malformed one is an issue and
+        dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``); a drift quote's bad
+        ``line`` is set to None."""
         details = self.obj(name)
+        d = self.at(name, details)
+        for key, check in (("caveat", d.text), ("failed_conditions", d.strings), ("drift", d.obj)):
+            if details.get(key) is not None and not check(key):
+                del details[key]
         drift = details.get("drift")
-        for q, qf in self.at(name).at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
-            if qf.line("line") is None and q.get("line") is not None:
-                q["line"] = None
+        if isinstance(drift, dict) and drift.get("quotes") is not None:
+            quotes = d.at("drift", drift).each("quotes")
+            if not isinstance(drift["quotes"], list):
+                del drift["quotes"]
+            for q, qf in quotes:
+                if qf.line("line") is None and q.get("line") is not None:
+                    q["line"] = None
         return details
 
     def locations(self, name: str) -> list:
@@ -809,11 +819,12 @@ def relative_inside(path: str) -> bool:
 
 
 def safe_link(href: str | None) -> str:
-    """``href`` when a page may render it as a link, an http(s) URL or a relative path; else ""."""
+    """``href`` when a page may render it as a link, an http(s) URL or a relative path (not an absolute
+    one: ``/etc/passwd``); else ""."""
     text = str(href or "").strip()
     scheme = text.split(":", 1)[0].lower() if ":" in text.split("/", 1)[0] else ""
     if scheme not in ("http", "https") and (
-        scheme or text.startswith(("//", "\\")) or any(ord(ch) < 32 for ch in text)
+        scheme or text.startswith(("/", "\\")) or any(ord(ch) < 32 for ch in text)
     ):
         return ""
     return text

@@ -192,6 +192,7 @@ def test_links_are_only_http_or_relative():
         "file:///etc/passwd",
         "//evil",
         "a\nb",
+        "/etc/passwd",  # issue 37: an absolute path is no link of a results file
     ):
         assert safe_link(bad) == "", bad
 
@@ -207,6 +208,10 @@ MALFORMED = [
         {},
     ),
     ("registry_line", entry(outcome="error", locations=[], registry_line="12"), {}),
+    # issue 37: a failed row's details the pages read, of the wrong type (was a TypeError)
+    ("details.failed_conditions", entry(outcome="failed", details={"failed_conditions": 5}), {}),
+    ("details.drift.quotes", entry(outcome="failed", details={"drift": {"quotes": 5}}), {}),
+    ("details.caveat", entry(outcome="passed", details={"caveat": ["x"]}, reason=""), {}),
 ]
 
 
@@ -238,6 +243,17 @@ def test_report_embeds_no_file_outside_the_results_folder(tmp_path, capsys):
     page = (path.parent / "claims.html").read_text(encoding="utf-8")
     assert "TOP-SECRET" not in page and "VE9QLVNFQ1JFVA" not in page  # nor its base64
     assert not (path.parent / "manuscript.html").exists()
+
+
+@pytest.mark.parametrize("schema", [True, "2", 2.0])
+def test_a_claims_json_whose_schema_is_no_integer_is_not_ours_to_overwrite(tmp_path, schema):
+    from claimcheck.fileio import not_ours
+
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"schema": schema, "claims": []}), encoding="utf-8")
+    assert "was not written by claimcheck" in (not_ours(path) or "")
+    path.write_text(json.dumps({"schema": 2, "claims": []}), encoding="utf-8")
+    assert not_ours(path) is None
 
 
 def test_a_test_log_that_is_not_http_or_relative_is_no_link(tmp_path, capsys):
