@@ -1,7 +1,7 @@
 """The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, keep the test's
-:class:`~claimcheck.results.ClaimResult` on its item (``item.stash[RESULT_KEY]``; the glue sends it on
-each phase's report, :data:`RESULT_ATTR`, which travels from xdist workers), and stop the test the
-verdict's way (:meth:`ClaimRecorder._settle`)."""
+:class:`~claimcheck.results.ClaimResult` on its item (``item.stash[RESULT_KEY]``; the glue sends it
+in each phase's :class:`~claimcheck.report.Phase`, which travels from xdist workers), and stop the
+test the verdict's way (:meth:`ClaimRecorder._settle`)."""
 
 from __future__ import annotations
 
@@ -34,17 +34,13 @@ from claimcheck.verdict import (
     settled,
 )
 
+# on a test's item (its phases' reports carry them as one Phase: claimcheck.plugin.phases.PHASE_ATTR)
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
-PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
-RESULT_KEY = pytest.StashKey[ClaimResult]()  # the test's result so far, on its item
-RESULT_ATTR = "claimcheck_result"  # the same, as ClaimResult.to_json(), on each phase's report
+RESULT_KEY = pytest.StashKey[ClaimResult]()  # the test's result so far
+CLAIM_KEY = pytest.StashKey[str]()  # the key of the claim it stands for (ch15:C05)
+KIND_KEY = pytest.StashKey[str]()  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" ...
+VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict
 RECORD_KEY = "claimcheck.record"  # the result as JSON text: the one user property, for --junitxml's readers
-CLAIM_ID_KEY = "claimcheck.id"
-KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
-VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
-OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
-ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
-EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed test's expected_fail
 
 
 _BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"

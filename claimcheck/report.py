@@ -9,8 +9,9 @@ import base64
 import json
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from claimcheck import fileio
 from claimcheck.keys import split as split_key
@@ -46,6 +47,22 @@ class Phase:
     plots: list = field(default_factory=list)  # [(name, base64 PNG)]
     expected_fail: str | None = None  # the registry's expected_fail words, when set
     xfailed: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The phase as JSON values (what an xdist worker sends the controller)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["result"] = None if self.result is None else self.result.to_json()
+        out["plots"] = [list(p) for p in self.plots]
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Phase:
+        """The phase :meth:`to_json` sent."""
+        result = raw.get("result")
+        plots = [tuple(p) for p in raw.get("plots") or ()]
+        return cls(
+            **{**raw, "result": None if result is None else ClaimResult.from_json(result), "plots": plots}
+        )
 
 
 @dataclass

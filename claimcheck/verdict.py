@@ -28,13 +28,12 @@ from claimcheck.units import convert
 @dataclass(frozen=True)
 class Verdict:
     """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value`` (in
-    the claim's unit), ``reason`` (None when passed), ``margin`` (how far the value clears its bar, in
-    the claim's unit, negative outside; None without one) and ``details`` (JSON facts for the report)."""
+    the claim's unit), ``reason`` (None when passed) and ``details`` (JSON facts for the report). How far
+    the value clears its bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
 
     outcome: str
     value: Any = None
     reason: str | None = None
-    margin: float | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -202,16 +201,6 @@ def _converted_ci(ci: CI, unit: str | None, to_unit: str) -> CI:
     return CI(v, lo, hi, ci.level, ci.method, ci.n, ci.coverage)
 
 
-def _margin(value, region) -> float | None:
-    if region is None or isinstance(value, bool):
-        return None
-    lo, hi = region
-    # an interval passes where it overlaps the region: its far end is measured against each side
-    a, b = (value.hi, value.lo) if isinstance(value, Interval) else (value, value)
-    m = min(a - lo, hi - b)
-    return m if math.isfinite(m) else None
-
-
 def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
     if not claim.runner or runner == claim.runner:
         return None
@@ -221,8 +210,7 @@ def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
         f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    margin = _margin(value, claim_region(claim))
-    return Verdict(SKIPPED, value, reason, margin, {**(details or {}), "machine_bound": claim.runner})
+    return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})
 
 
 def _measured(claim, ev: Measured, runner) -> Verdict:
@@ -231,31 +219,23 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     if bound is not None:
         return bound
     failure = claim.tolerance(value, claim.stated or None)
-    margin = _margin(value, claim_region(claim))
-    if failure and margin is not None and margin > 0:
-        margin = None  # failed for another reason than the region (an infinite end): no margin to show
-    return Verdict(FAILED if failure else PASSED, value, failure, margin)
+    return Verdict(FAILED if failure else PASSED, value, failure)
 
 
 def _compared(claim, ev: Compared, runner) -> Verdict:
     n = ev.measured
     if ev.near_tie:
-        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
+        return Verdict(NEAR_TIE, n, ev.description)
     if ev.diverged:
         why = claim.tolerance(n, claim.stated or None) or "differs"
-        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
+        return Verdict(FAILED, n, f"{why}; {ev.description}")
     return _measured(claim, Measured(n), runner)
 
 
 def _form(ev: Form) -> Verdict:
     tol = parse_tolerance(ev.tolerance)
     failure = tol(ev.measured, ev.expected)
-    try:
-        region = tol.region(ev.expected)
-    except ValueError:
-        region = None
-    margin = _margin(ev.measured, region)
-    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, {"portable_form": ev.form})
 
 
 def _timed(claim, ev: Timed, runner) -> Verdict:
@@ -290,8 +270,6 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         ]
         + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
     )
-    margin = min(ci.low - region[0], region[1] - ci.high)
-    margin_or_none = margin if math.isfinite(margin) else None
     bound = _machine_bound(claim, ci.value, runner, details)
     if bound is not None:
         return bound
@@ -299,11 +277,11 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
     timing_failed = [n for n, o in outcomes.items() if o == FAILED]
     exact_failed = any(d["verdict"] == FAILED for d in exact.values())
     if exact_failed or (timing_failed and not load.get("busy")):
-        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+        return Verdict(FAILED, ci.value, summary, details)
     if all(o == PASSED for o in outcomes.values()):
-        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+        return Verdict(PASSED, ci.value, None, details)
     reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
-    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
+    return Verdict(INCONCLUSIVE, ci.value, reason, details)
 
 
 def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:

@@ -14,22 +14,17 @@ import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, PYTEST, SKIPPED, ends, worse
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
-from claimcheck.plugin.phases import exception_reason, result_of
+from claimcheck.plugin.phases import PHASE_ATTR, exception_reason, phase_of, phase_on
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
-    ERROR_KEY,
-    EXPECTED_FAIL_KEY,
-    OUTCOME_KEY,
-    PLOTS_ATTR,
-    PLOTS_KEY,
     RECORD_KEY,
-    RESULT_ATTR,
     RESULT_KEY,
     VERDICT_KEY,
     ClaimEnd,
     VerdictError,
     strict_timing_message,
 )
+from claimcheck.report import Phase
 from claimcheck.results import ClaimResult
 from claimcheck.verdict import Verdict
 
@@ -37,12 +32,14 @@ WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test
 _CHECKS = (DriftItem, AuditItem, FormulaItem, CitationItem)  # the core's checks: an exception is an error
 
 
-def _claim_test(item) -> bool:  # a test with a claim mark, not an item of the registry
+def _claim_test(item: pytest.Item) -> bool:  # a test with a claim mark, not an item of the registry
     return not isinstance(item, RegistryItem) and claim_marker_id(item) is not None
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     """Run a claim test with every warning kept (``details.warnings``): a library's new FutureWarning is
     a fact about the measurement. Inside pytest's own warning capture: this filter is the innermost."""
     if not _claim_test(item) or item.get_closest_marker("filterwarnings"):  # a claim about a warning
@@ -64,14 +61,13 @@ def _record_warnings(item: pytest.Item) -> None:
     item.stash[RESULT_KEY] = replace(result, details={**result.details, "warnings": found})
 
 
-def _send_result(item: pytest.Item, report: pytest.TestReport) -> None:
-    """The test's result on its phase's report (xdist sends its attributes to the controller); on the
-    last phase's, as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
+def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: Phase | None) -> None:
+    """The phase on its report (xdist sends its attributes to the controller); on the last phase's,
+    the test's result as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
+    if phase is not None:
+        setattr(report, PHASE_ATTR, phase.to_json())
     result = item.stash.get(RESULT_KEY, None)
-    if result is None:
-        return
-    setattr(report, RESULT_ATTR, result.to_json())
-    if report.when == "teardown":
+    if result is not None and report.when == "teardown":
         text = json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":"), default=str)
         report.user_properties.append((RECORD_KEY, text))
 
@@ -82,8 +78,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     and so does an xfail mark on a claim test whose claim has no ``expected_fail``."""
     if isinstance(item, RegistryItem):
         return
-    marks = list(item.iter_markers("claim"))
-    if marks and claim_marker_id(item) is None:
+    marks, cid = list(item.iter_markers("claim")), claim_marker_id(item)
+    if marks and cid is None:
         raise pytest.UsageError(
             f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string"
         )
@@ -93,8 +89,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"{item.nodeid}: {len(marks)} claim marks ({ids}); a test checks exactly one claim: "
             "write one test per claim"
         )
-    if marks and "claim" in getattr(item, "fixturenames", ()):
-        lookup_claim(item.config, item, claim_marker_id(item))
+    if cid is not None and marks and "claim" in getattr(item, "fixturenames", ()):
+        lookup_claim(item.config, item, cid)
     mark = item.get_closest_marker("xfail") if marks else None
     if mark is not None:
         _refuse_xfail(item, mark.kwargs.get("reason", ""))
@@ -195,12 +191,11 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
     raise pytest.fail.Exception(went_on, pytrace=False)
 
 
-def _note_expected_fail(item: pytest.Item, report: pytest.TestReport) -> None:
-    """An xfailed (or xpassed) claim test's report names its claim's ``expected_fail``."""
+def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | None:
+    """An xfailed (or xpassed) claim test's claim's ``expected_fail`` (None: not xfailed, or none)."""
     if hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail")):
-        expected = _expected_fail(item)
-        if expected:
-            report.user_properties.append((EXPECTED_FAIL_KEY, expected))
+        return _expected_fail(item)
+    return None
 
 
 def _call_outcome(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
@@ -217,46 +212,41 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A claim test's report: the claim outcome its call decided beside its verdict; why it raised,
-    when not a verdict; its plots; its result."""
+    when not a verdict; as one :class:`~claimcheck.report.Phase` with its result and plots."""
     report = yield
     claim_test = _claim_test(item)
     if claim_test:
         _record_warnings(item)
-        _note_expected_fail(item, report)
-    verdict = item.stash.get(VERDICT_KEY, None)
+    expected = _expected_fail_of(item, report) if claim_test else None
+    verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
     if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
         said = _call_outcome(report, call)
         outcome = _claim_outcome(verdict, said)
-        report.user_properties.append((OUTCOME_KEY, outcome if outcome == verdict.outcome else said))
+        decided = outcome if outcome == verdict.outcome else said
     raised = report.failed and call.excinfo is not None
     kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
-        report.longrepr = f"{claim_marker_id(item)}: {kit}"
-        report.user_properties.append((ERROR_KEY, report.longrepr))
+        report.longrepr = error = f"{claim_marker_id(item)}: {kit}"
     elif raised and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
         if isinstance(exc, ClaimEnd):
-            reason = exc.reason if exc.outcome == ERROR else None
+            error = exc.reason if exc.outcome == ERROR else None
         elif isinstance(exc, VerdictError):
-            reason = str(exc)
-        else:
-            reason = exception_reason(call.excinfo, call.when)
-        if reason:  # raised, not a verdict: the claim's row says error, with the type and message
-            report.user_properties.append((ERROR_KEY, reason))
-    plots = item.stash.get(PLOTS_KEY, None)
-    if report.when == "call" and plots:  # on the report: xdist sends its attributes to the controller
-        setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
-    _send_result(item, report)
+            error = str(exc)
+        else:  # raised, not a verdict: the claim's row says error, with the type and message
+            error = exception_reason(call.excinfo, call.when)
+    _send_phase(item, report, phase_of(item, report, decided, error, expected))
     return report
 
 
-def pytest_report_teststatus(report, config):
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
     """A near-tie in pytest's counts: neither passed nor failed."""
     if (
         report.when == "call"
         and report.passed
-        and (result := result_of(report)) is not None
-        and result.verdict == NEAR_TIE
+        and (phase := phase_on(report)) is not None
+        and phase.result is not None
+        and phase.result.verdict == NEAR_TIE
     ):
         return NEAR_TIE, "t", NEAR_TIE.upper()
     return None

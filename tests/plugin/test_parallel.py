@@ -203,38 +203,38 @@ def test_timing_overlaps():
 def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker():
     """Under xdist the drift check of C18 can run before (or beside) C18's own test; the controller's
     row still shows the measured value in the drift record, as a serial run does."""
+    import json
     from types import SimpleNamespace
 
-    from claimcheck.plugin.phases import phase_of
-    from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RESULT_ATTR
-    from claimcheck.report import ResultCollector
+    from claimcheck.plugin.phases import PHASE_ATTR, phase_on
+    from claimcheck.report import Phase, ResultCollector
+    from claimcheck.results import ClaimResult
 
-    def report(nodeid, props, result):
-        return SimpleNamespace(
-            nodeid=nodeid,
-            when="call",
-            passed=True,
-            failed=False,
-            skipped=False,
-            longrepr=None,
-            duration=0.1,
-            user_properties=props,
-            **{RESULT_ATTR: result},  # as a worker sends it: ClaimResult.to_json()
-        )
+    def report(phase):  # as the controller gets it from a worker
+        return SimpleNamespace(**{PHASE_ATTR: json.loads(json.dumps(phase.to_json()))})
 
     drift = report(
-        "claims.toml::C18 [drift]",
-        [(CLAIM_ID_KEY, "C18"), (KIND_KEY, "drift")],
-        {"id": "C18", "details": {"drift": {"status": "ok", "measured": None}}},
+        Phase(
+            "claims.toml::C18 [drift]",
+            "C18",
+            "passed",
+            kind="drift",
+            result=ClaimResult("C18", details={"drift": {"status": "ok", "measured": None}}),
+        )
     )
     measured = report(
-        "test_kv.py::test_c18",
-        [(CLAIM_ID_KEY, "C18")],
-        {"id": "C18", "measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}},
+        Phase(
+            "test_kv.py::test_c18",
+            "C18",
+            "passed",
+            result=ClaimResult(
+                "C18", measured=36864.0, measured_display="36864 B/token", details={"device": "cpu"}
+            ),
+        )
     )
     c = ResultCollector()
     for r in (drift, measured):  # the drift check's report arrives first
-        c.add(phase_of(r))
+        c.add(phase_on(r))
     (row,) = c.rows([])
     assert row.outcome == "passed"
     assert row.details == {"drift": {"status": "ok", "measured": "36864 B/token"}, "device": "cpu"}
