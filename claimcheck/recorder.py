@@ -46,7 +46,7 @@ RECORD_KEY = "claimcheck.record"  # the result as JSON text: the one user proper
 _BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
 
 
-def _load_note(claim) -> str:
+def _load_note(claim: Claim) -> str:
     """A timing claim's note of the machine's load now (a busy machine distorts timing verdicts)."""
     if "time" not in claim.needs:
         return ""
@@ -57,7 +57,7 @@ def _load_note(claim) -> str:
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 
-def _jsonable(value):
+def _jsonable(value: Any) -> Any:
     if isinstance(value, Interval):
         return [value.lo, value.hi]
     if isinstance(value, float) and not math.isfinite(value):
@@ -106,7 +106,13 @@ class TimingMeasurement(Protocol):
     ``measure`` extends its rounds while ``settled(evidence)`` is false and its budget allows."""
 
     def measure(
-        self, statistic: Callable, *, conditions, exact, unit: str | None, settled: Callable[[Timed], bool]
+        self,
+        statistic: Callable[..., Any],
+        *,
+        conditions: Any,
+        exact: Any,
+        unit: str | None,
+        settled: Callable[[Timed], bool],
     ) -> Timed: ...
 
     def details(self) -> dict: ...
@@ -173,11 +179,11 @@ class ClaimRecorder:
             )
         return table[name]
 
-    def holds(self, measured, printed: str) -> bool:
+    def holds(self, measured: Any, printed: str) -> bool:
         """Whether the claim's tolerance admits ``measured`` (in its unit) against ``printed``."""
         return self.claim.tolerance(measured, printed) is None
 
-    def detail(self, **items) -> None:
+    def detail(self, **items: Any) -> None:
         """Attach extra facts (sizes, samples, conventions) to this claim's report row."""
         self._add(items)
         self._write()
@@ -186,7 +192,7 @@ class ClaimRecorder:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
-    def check(self, measured, unit: str | None = None, **details) -> None:
+    def check(self, measured: Any, unit: str | None = None, **details: Any) -> None:
         """Judge ``measured`` (a number or an :class:`~claimcheck.interval.Interval` in ``unit``, default
         the claim's) by the claim's tolerance; ``details``: facts for the report. Raises
         pytest.fail.Exception: outside the tolerance; pytest.skip.Exception: machine-bound, on another
@@ -199,14 +205,16 @@ class ClaimRecorder:
             )
         self.decide(Measured(measured, unit), **details)
 
-    def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
+    def require(
+        self, condition: bool, message: str, *, measured: Any = None, unit: str | None = None
+    ) -> None:
         """Fail the claim with ``message`` unless ``condition`` holds (then no verdict of its own);
         ``measured`` (in ``unit``): the claim's headline value. Raises pytest.fail.Exception."""
         __tracebackhide__ = True
         if not condition:
             self.decide(Requirement(False, message, measured, unit))
 
-    def check_comparison(self, comparison: Comparison, **details) -> None:
+    def check_comparison(self, comparison: Comparison, **details: Any) -> None:
         """Judge a :class:`Comparison`: no difference by the claim's tolerance; a near-tie is ``near-tie``
         (the test goes on; a later check that holds does not upgrade it); any other difference fails
         (pytest.fail.Exception)."""
@@ -223,7 +231,13 @@ class ClaimRecorder:
         self._write()
 
     def check_form(
-        self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
+        self,
+        measured: Any,
+        expected: Any,
+        tolerance: str = "exact",
+        unit: str = "",
+        form: str = "",
+        **details: Any,
     ) -> None:
         """Judge a portable form (``form`` says which) on the lane's model: ``measured`` against
         ``expected`` (for this model) under ``tolerance``. Raises ValueError: no :meth:`on_model` before;
@@ -240,13 +254,13 @@ class ClaimRecorder:
     def check_timing(
         self,
         timing: TimingMeasurement,
-        statistic: Callable,
+        statistic: Callable[..., Any],
         *,
-        conditions=(),
-        exact=(),
+        conditions: Any = (),
+        exact: Any = (),
         unit: str | None = None,
-        plot: Callable | None = None,
-        **details,
+        plot: Callable[[TimingMeasurement], tuple[bytes, str]] | None = None,
+        **details: Any,
     ) -> None:
         """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over ``timing``'s
         rounds, with ``conditions`` and ``exact`` forms, measuring more rounds while undecided and the
@@ -263,13 +277,13 @@ class ClaimRecorder:
             evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details
         )
 
-    def skip(self, reason: str, **details) -> None:
+    def skip(self, reason: str, **details: Any) -> None:
         """Skip the claim (it cannot be checked here), its ``details`` recorded: pytest.skip.Exception."""
         __tracebackhide__ = True
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
-    def decide(self, evidence: Evidence, **details) -> None:
+    def decide(self, evidence: Evidence, **details: Any) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
         and end the test its way (:meth:`_settle`): every check ends here."""
         __tracebackhide__ = True
@@ -333,7 +347,7 @@ class ClaimRecorder:
         own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
         return {k: self._form.get(k, v) for k, v in own.items()}
 
-    def _message(self, value, failure) -> str:
+    def _message(self, value: Any, failure: str | None) -> str:
         c = self.claim
         if self.model:
             t = self._terms()

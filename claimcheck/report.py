@@ -9,6 +9,7 @@ import base64
 import json
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from claimcheck import fileio
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
 from claimcheck.outcomes import count as count_outcomes
-from claimcheck.registry import Claim, claim_lines
+from claimcheck.registry import Claim, Registry, claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
     ChapterInfo,
@@ -28,6 +29,7 @@ from claimcheck.results import (
     RegistryInfo,
     SectionInfo,
 )
+from claimcheck.settings import Settings
 
 
 @dataclass
@@ -111,7 +113,7 @@ class ResultCollector:
         worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
         return (worst.outcome, worst.reason) if worst else (None, "")
 
-    def rows(self, registries) -> list[ClaimEntry]:
+    def rows(self, registries: Iterable[Registry]) -> list[ClaimEntry]:
         """One entry per registry claim (registries in the order given, each in its own order) and per
         claim a test recorded, keyed by ``chapter:id``, with its tests' results; ``plots`` empty."""
         rows: dict[str, ClaimEntry] = {}
@@ -212,13 +214,13 @@ id_lines = claim_lines
 
 
 def build_json(
-    rows,
-    registries,
+    rows: list[ClaimEntry],
+    registries: list[Registry],
     runner: dict,
-    settings,
+    settings: Settings,
     profile: dict,
     started: float,
-    plots=None,
+    plots: dict[str, list[dict]] | None = None,
     chapter_profiles: dict | None = None,
 ) -> ClaimsDoc:
     """The ``claims.json`` document of ``rows`` (:meth:`ResultCollector.rows`) and ``plots``

@@ -12,9 +12,10 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
@@ -33,7 +34,7 @@ NOT_SELECTED = "not selected in this run (no test of it ran)"
 class ResultFileError(Exception):
     """A results file that cannot be used at all; ``str()`` names the file and says what is wrong."""
 
-    def __init__(self, path, message: str):
+    def __init__(self, path: str | Path, message: str) -> None:
         super().__init__(f"{path}: {message}")
         self.path = str(path)
         self.message = message
@@ -58,7 +59,7 @@ class _Record:
         return {**out, **getattr(self, "extra", {})}
 
     @classmethod
-    def read(cls, f: _Fields, **given):
+    def read(cls, f: _Fields, **given: Any) -> Self:
         """The record: ``given`` fields as they are, each of ``_READS`` checked by that method of ``f``."""
         read = {
             n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
@@ -66,7 +67,7 @@ class _Record:
         return cls(**given, **read)
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value.to_json() if isinstance(value, (_Record, Carried)) else value
@@ -284,7 +285,7 @@ class ChapterInfo(_Record):
         "profile": "given_obj",
     }
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.title = self.title or self.id
 
     def to_json(self) -> dict:
@@ -494,7 +495,7 @@ class ClaimsDoc(_Record):
         return out or [ChapterInfo("", "")]
 
 
-def read_json(path) -> dict:
+def read_json(path: str | Path) -> dict:
     """The JSON object of a results file. Raises ResultFileError: missing, not a regular file,
     unreadable, not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
     p = Path(path)
@@ -523,7 +524,7 @@ def read_json(path) -> dict:
     return doc
 
 
-def read_document(path) -> ClaimsDoc:
+def read_document(path: str | Path) -> ClaimsDoc:
     """A ``claims.json`` as a :class:`ClaimsDoc`; problems of single fields are in its ``issues``.
     Raises ResultFileError (:func:`read_json`, :func:`parse_document`)."""
     return parse_document(read_json(path), path)
@@ -538,7 +539,7 @@ OLD_VERDICT_WORDS = {
 }
 
 
-def upgrade(raw: dict, path) -> list[str]:
+def upgrade(raw: dict, path: str | Path) -> list[str]:
     """Upgrade an older file's raw JSON in place: the ``details`` verdicts of timing forms get the
     words of :mod:`claimcheck.outcomes`; a schema-1 document's entries and sections get the chapter of
     its one registry, and keys. Returns notes on how the file was read ([] for a current file).
@@ -586,7 +587,7 @@ def _list(raw: dict, name: str) -> list:
     return raw[name] if isinstance(raw.get(name), list) else []
 
 
-def parse_document(raw: dict, path) -> ClaimsDoc:
+def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
     """A results file's JSON (:func:`read_json`) as a :class:`ClaimsDoc`; ``raw`` is upgraded in place.
     Raises ResultFileError: no ``claims`` list, a ``runner`` that is not an object (or :func:`upgrade`)."""
     claims = raw.get("claims")
@@ -632,7 +633,7 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     return doc
 
 
-def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = "") -> ClaimEntry | None:
+def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: str = "") -> ClaimEntry | None:
     """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
     usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
     (``path``), the claim's key and the field, and is dropped."""
@@ -693,7 +694,7 @@ class _Fields:
             getattr(self, how)(name)
         return len(self.issues) == before
 
-    def bad(self, name: str, value, want: str, quote: bool = False):
+    def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
         container = not quote and (isinstance(value, (dict, list)) or want in ("an object", "a list"))
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
@@ -701,7 +702,7 @@ class _Fields:
     def text(self, name: str) -> str | None:
         return self.checked(name, lambda v: isinstance(v, str), "a string")
 
-    def checked(self, name: str, ok, want: str, quote: bool = False):
+    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
         """The field when absent or ``ok(value)``; else an issue and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
@@ -720,14 +721,14 @@ class _Fields:
     def line(self, name: str) -> int | None:
         return self.checked(name, _is_line, "a line number (an integer from 1)")
 
-    def value(self, name: str):
+    def value(self, name: str) -> Any:
         return self.raw.get(name)
 
     def printed(self, name: str) -> str | None:
         v = self.raw.get(name)
         return str(v) if _is_number(v) else self.text(name)
 
-    def measured(self, name: str):
+    def measured(self, name: str) -> Any:
         return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
     def display(self, name: str) -> str | None:
@@ -771,7 +772,7 @@ class _Fields:
             name, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"
         )
 
-    def items(self, name: str):
+    def items(self, name: str) -> list[tuple[int, dict]]:
         """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""
         v = self.checked(name, lambda v: isinstance(v, list), "a list") or []
         for n, x in enumerate(v):
@@ -834,7 +835,7 @@ def _is_line(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 
-def measured_ok(m) -> bool:
+def measured_ok(m: Any) -> bool:
     """Whether ``m`` is a measured value as claims.json writes it (see :class:`ClaimEntry`)."""
     if isinstance(m, str):
         try:
@@ -847,7 +848,7 @@ def measured_ok(m) -> bool:
     return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
 
 
-def _quote(v) -> str:
+def _quote(v: Any) -> str:
     """A bad value as a problem quotes it: its repr, cut to a short excerpt."""
     text = repr(v)
     return text if len(text) <= 60 else text[:59] + "…"

@@ -20,6 +20,7 @@ from typing import Any
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.registry import Claim
 from claimcheck.settings import SIZE_PROFILES
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.units import convert
@@ -131,7 +132,7 @@ def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
     return INCONCLUSIVE
 
 
-def claim_region(claim) -> tuple[float, float] | None:
+def claim_region(claim: Claim) -> tuple[float, float] | None:
     """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit, or None where it has none."""
     try:
         return claim.tolerance.region(claim.stated or None)
@@ -139,7 +140,7 @@ def claim_region(claim) -> tuple[float, float] | None:
         return None
 
 
-def settled(claim, evidence: Timed) -> bool:
+def settled(claim: Claim, evidence: Timed) -> bool:
     """Whether more rounds cannot change what ``evidence`` says (the stopping rule of a timing
     measurement): every interval lies wholly inside or wholly outside its bar."""
     region = claim_region(claim)
@@ -152,7 +153,7 @@ def settled(claim, evidence: Timed) -> bool:
     )
 
 
-def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
+def judge(claim: Claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by
     the module's rules. Raises TypeError: ``evidence`` is none of this module's types."""
     try:
@@ -176,7 +177,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     )
 
 
-def _convert(value, unit: str | None, to_unit: str):
+def _convert(value: Any, unit: str | None, to_unit: str) -> Any:
     """A measured value (numpy scalars as their number) in ``to_unit``; TypeError: not a finite number."""
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
@@ -201,7 +202,9 @@ def _converted_ci(ci: CI, unit: str | None, to_unit: str) -> CI:
     return CI(v, lo, hi, ci.level, ci.method, ci.n, ci.coverage)
 
 
-def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
+def _machine_bound(
+    claim: Claim, value: Any, runner: str | None, details: Mapping[str, Any] | None = None
+) -> Verdict | None:
     if not claim.runner or runner == claim.runner:
         return None
     reason = (
@@ -213,7 +216,7 @@ def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
     return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})
 
 
-def _measured(claim, ev: Measured, runner) -> Verdict:
+def _measured(claim: Claim, ev: Measured, runner: str | None) -> Verdict:
     value = _convert(ev.value, ev.unit, claim.unit)
     bound = _machine_bound(claim, value, runner)
     if bound is not None:
@@ -222,7 +225,7 @@ def _measured(claim, ev: Measured, runner) -> Verdict:
     return Verdict(FAILED if failure else PASSED, value, failure)
 
 
-def _compared(claim, ev: Compared, runner) -> Verdict:
+def _compared(claim: Claim, ev: Compared, runner: str | None) -> Verdict:
     n = ev.measured
     if ev.near_tie:
         return Verdict(NEAR_TIE, n, ev.description)
@@ -238,7 +241,7 @@ def _form(ev: Form) -> Verdict:
     return Verdict(FAILED if failure else PASSED, ev.measured, failure, {"portable_form": ev.form})
 
 
-def _timed(claim, ev: Timed, runner) -> Verdict:
+def _timed(claim: Claim, ev: Timed, runner: str | None) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
     if region is None:
@@ -284,7 +287,7 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
     return Verdict(INCONCLUSIVE, ci.value, reason, details)
 
 
-def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
+def _inconclusive_reason(ev: Timed, ci: CI, summary: str, timing_failed: list[str], load: dict) -> str:
     distrusted = ""
     if timing_failed:
         distrusted = (
