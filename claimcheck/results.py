@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from claimcheck.display import is_number as _is_number
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
@@ -42,12 +42,12 @@ class ResultFileError(Exception):
 
 class _Record:
     """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
-    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by ``_READS``."""
+    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by its ``read``, each
+    field by the :class:`_Fields` reader of its type."""
 
     _OMIT: ClassVar[tuple[str, ...]] = ()
     _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
     _UNWRITTEN: ClassVar[tuple[str, ...]] = ("extra",)
-    _READS: ClassVar[dict[str, str]] = {}
 
     def to_json(self) -> dict:
         out = {}
@@ -58,13 +58,10 @@ class _Record:
                 out[f.name] = _plain(v)
         return {**out, **getattr(self, "extra", {})}
 
-    @classmethod
-    def read(cls, f: _Fields, **given: Any) -> Self:
-        """The record: ``given`` fields as they are, each of ``_READS`` checked by that method of ``f``."""
-        read = {
-            n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
-        }
-        return cls(**given, **read)
+
+def _given(**read: Any) -> dict[str, Any]:
+    """The fields read that are not None (malformed or absent ones keep their defaults)."""
+    return {name: v for name, v in read.items() if v is not None}
 
 
 def _plain(value: Any) -> Any:
@@ -158,14 +155,6 @@ class ClaimEntry(_Record):
     extra: dict = field(default_factory=dict)
     _OMIT = ("selected", "carried")
     _OMIT_EMPTY = ("formula", "cites")
-    _READS = {
-        "title": "text", "stated": "printed", "unit": "text", "locator": "text", "section": "text",
-        "verdict_reason": "text", "formula": "text", "cites": "text", "tolerance": "text", "runner_bound": "text",
-        "measured": "measured", "measured_display": "display", "reason": "text", "note": "text",
-        "needs": "strings", "details": "details", "tests": "strings", "duration_s": "number",
-        "selected": "flag", "drifted": "flag", "registry_line": "line", "locations": "locations",
-        "plots": "plots",
-    }  # fmt: skip
 
     @property
     def unselected(self) -> bool:
@@ -210,6 +199,40 @@ class ClaimEntry(_Record):
         """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
         out = super().to_json()
         return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
+
+    @classmethod
+    def read(cls, f: _Fields, key: str, id: str, chapter: str | None) -> ClaimEntry:
+        """The entry of one ``claims[n]``: ``key``, ``id``, ``chapter`` as given, each other field checked."""
+        return cls(
+            key,
+            id,
+            chapter,
+            **_given(
+                title=f.text("title"),
+                stated=f.printed("stated"),
+                unit=f.text("unit"),
+                locator=f.text("locator"),
+                section=f.text("section"),
+                verdict_reason=f.text("verdict_reason"),
+                formula=f.text("formula"),
+                cites=f.text("cites"),
+                tolerance=f.text("tolerance"),
+                runner_bound=f.text("runner_bound"),
+                measured=f.measured("measured"),
+                measured_display=f.display("measured_display"),
+                reason=f.text("reason"),
+                note=f.text("note"),
+                needs=f.strings("needs"),
+                details=f.details("details"),
+                tests=f.strings("tests"),
+                duration_s=f.number("duration_s"),
+                selected=f.flag("selected"),
+                drifted=f.flag("drifted"),
+                registry_line=f.line("registry_line"),
+                locations=f.locations("locations"),
+                plots=f.plots("plots"),
+            ),  # fmt: skip
+        )
 
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
@@ -280,10 +303,21 @@ class ChapterInfo(_Record):
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
     _UNWRITTEN = ("written",)
-    _READS = {
-        **dict.fromkeys(("title", "language", "registry", "manuscript"), "text"),
-        "profile": "given_obj",
-    }
+
+    @classmethod
+    def read(cls, f: _Fields, id: str, written: tuple) -> ChapterInfo:
+        """A ``chapters[n]`` of id ``id`` with the keys ``written``, each other field checked."""
+        return cls(
+            id,
+            written=written,
+            **_given(
+                title=f.text("title"),
+                language=f.text("language"),
+                registry=f.text("registry"),
+                manuscript=f.text("manuscript"),
+                profile=f.given_obj("profile"),
+            ),  # fmt: skip
+        )
 
     def __post_init__(self) -> None:
         self.title = self.title or self.id
@@ -302,7 +336,15 @@ class Problem(_Record):
     field: str | None = None
     message: str = ""
     line: int | None = None
-    _READS = {"claim": "text", "field": "text", "message": "text", "line": "line"}
+
+    @classmethod
+    def read(cls, f: _Fields) -> Problem:
+        """A registry's ``problems[n]``, each field checked."""
+        return cls(
+            **_given(
+                claim=f.text("claim"), field=f.text("field"), message=f.text("message"), line=f.line("line")
+            )
+        )
 
 
 @dataclass
@@ -316,7 +358,20 @@ class RegistryInfo(_Record):
     issues: list[str] = field(default_factory=list)
     problems: list[Problem] | None = None
     _OMIT = ("problems",)
-    _READS = {"path": "text", "chapter": "obj", "chapter_id": "text", "runners": "value", "issues": "strings"}
+
+    @classmethod
+    def read(cls, f: _Fields, problems: list[Problem] | None) -> RegistryInfo:
+        """A ``registries[n]`` with its ``problems`` (read), each other field checked."""
+        return cls(
+            problems=problems,
+            **_given(
+                path=f.text("path"),
+                chapter=f.obj("chapter"),
+                chapter_id=f.text("chapter_id"),
+                runners=f.value("runners"),
+                issues=f.strings("issues"),
+            ),  # fmt: skip
+        )
 
     @property
     def chapter_key(self) -> str:
@@ -334,7 +389,11 @@ class SectionInfo(_Record):
     chapter: str | None = None
     title: str | None = None
     heading: str | None = None
-    _READS = {"chapter": "text", "title": "text", "heading": "text"}
+
+    @classmethod
+    def read(cls, f: _Fields, id: str) -> SectionInfo:
+        """A ``sections[n]`` of id ``id``, each other field checked."""
+        return cls(id, **_given(chapter=f.text("chapter"), title=f.text("title"), heading=f.text("heading")))
 
 
 @dataclass
@@ -349,10 +408,21 @@ class Selection(_Record):
     carried_from: str | None = None
     not_carried_because: str | None = None
     _OMIT = ("chapters", "dropped", "carried_from", "not_carried_because")
-    _READS = {
-        "partial": "flag", "selected": "strings", "carried": "strings", "chapters": "strings",
-        "dropped": "strings", "carried_from": "text", "not_carried_because": "text",
-    }  # fmt: skip
+
+    @classmethod
+    def read(cls, f: _Fields) -> Selection:
+        """A document's ``selection``, each field checked."""
+        return cls(
+            **_given(
+                partial=f.flag("partial"),
+                selected=f.strings("selected"),
+                carried=f.strings("carried"),
+                chapters=f.strings("chapters"),
+                dropped=f.strings("dropped"),
+                carried_from=f.text("carried_from"),
+                not_carried_because=f.text("not_carried_because"),
+            )  # fmt: skip
+        )
 
 
 #: ``Carried.why`` of a row an interrupted run selected but did not reach
@@ -367,7 +437,13 @@ class Interrupted(_Record):
     decided: list[str] = field(default_factory=list)
     not_reached: list[str] | None = None
     _OMIT = ("not_reached",)
-    _READS = {"by": "text", "decided": "strings", "not_reached": "strings"}
+
+    @classmethod
+    def read(cls, f: _Fields) -> Interrupted:
+        """A document's ``interrupted``, each field checked."""
+        return cls(
+            **_given(by=f.text("by"), decided=f.strings("decided"), not_reached=f.strings("not_reached"))
+        )
 
 
 @dataclass(frozen=True)
@@ -471,10 +547,25 @@ class ClaimsDoc(_Record):
     issues: list[str] = field(default_factory=list)
     _OMIT = ("test_log", "manuscripts", "deselected", "selection", "interrupted")
     _UNWRITTEN = ("extra", "path", "notes", "issues")
-    _READS = {
-        "generated": "text", "wall_s": "number", "settings": "obj", "profile": "obj", "counts": "obj",
-        "drifted": "strings", "test_log": "text",
-    }  # fmt: skip
+
+    @classmethod
+    def read(cls, f: _Fields, path: str, notes: list[str], runner: dict, issues: list[str]) -> ClaimsDoc:
+        """A document's own fields, each checked (its records are read by :func:`parse_document`)."""
+        return cls(
+            path=path,
+            notes=notes,
+            runner=runner,
+            issues=issues,
+            **_given(
+                generated=f.text("generated"),
+                wall_s=f.number("wall_s"),
+                settings=f.obj("settings"),
+                profile=f.obj("profile"),
+                counts=f.obj("counts"),
+                drifted=f.strings("drifted"),
+                test_log=f.text("test_log"),
+            ),  # fmt: skip
+        )
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
@@ -608,9 +699,7 @@ def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
         ChapterInfo.read(g, id=i, written=tuple(x)) for x, g in f.each("chapters") if (i := g.text("id"))
     ]
     doc.registries = [
-        RegistryInfo.read(
-            g, problems=[Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None
-        )
+        RegistryInfo.read(g, [Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None)
         for x, g in f.each("registries")
     ]
     doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
@@ -687,11 +776,11 @@ class _Fields:
         """``(item, its reader)`` of a list of objects."""
         return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
 
-    def valid(self, reads: dict[str, str]) -> bool:
-        """Whether every field of ``reads`` (``{name: method}``) passes its check."""
+    def valid(self, reads: dict[str, Callable[[str], object]]) -> bool:
+        """Whether every field of ``reads`` (``{name: its reader}``) passes its check."""
         before = len(self.issues)
-        for name, how in reads.items():
-            getattr(self, how)(name)
+        for name, read in reads.items():
+            read(name)
         return len(self.issues) == before
 
     def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
@@ -755,7 +844,7 @@ class _Fields:
         return details
 
     def locations(self, name: str) -> list:
-        return [x for x, g in self.each(name) if g.valid({"test": "text", "file": "text", "line": "line"})]
+        return [x for x, g in self.each(name) if g.valid({"test": g.text, "file": g.text, "line": g.line})]
 
     def plots(self, name: str) -> list:
         return [p for p, g in self.each(name) if _plot(g)]
@@ -784,12 +873,12 @@ class _Fields:
 def _manuscript(f: _Fields) -> bool:
     """Whether a ``manuscripts[n]`` record can be used (its problems are issues)."""
     before = len(f.issues)
-    f.valid({"path": "text", "registry": "text", "chapter": "text"})
+    f.valid({"path": f.text, "registry": f.text, "chapter": f.text})
     audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
     for _, u in audit.each("unbound_numbers"):
         u.line("line")
     audit.strings("problems")
-    audit.valid({name: "number" for name in ("numbers", "bound", "waived") if name in audit.raw})
+    audit.valid({name: audit.number for name in ("numbers", "bound", "waived") if name in audit.raw})
     if "failed" in drift.raw:
         drift.strings("failed")
     return len(f.issues) == before
@@ -797,12 +886,14 @@ def _manuscript(f: _Fields) -> bool:
 
 def _deselected(f: _Fields) -> dict:
     """A ``deselected[n]`` group without its malformed fields (each an issue)."""
-    reads = {"tests": "number", "claims": "strings", "why": "text", "run": "text", "kind": "text"}
-    return {k: v for k, v in f.raw.items() if k not in reads or getattr(f, reads[k])(k) is not None}
+    reads: dict[str, Callable[[str], object]] = {
+        "tests": f.number, "claims": f.strings, "why": f.text, "run": f.text, "kind": f.text,
+    }  # fmt: skip
+    return {k: v for k, v in f.raw.items() if k not in reads or reads[k](k) is not None}
 
 
 def _plot(f: _Fields) -> bool:
-    ok = f.valid({"name": "text", "png_base64": "text", "file": "text"})
+    ok = f.valid({"name": f.text, "png_base64": f.text, "file": f.text})
     file = f.raw.get("file")
     if isinstance(file, str) and not relative_inside(file):
         f.issues.append(
