@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from claimcheck import fileio
+from claimcheck import outcomes as oc
 from claimcheck.keys import split as split_key
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
 from claimcheck.registry import Claim, Registry, claim_lines
 from claimcheck.results import (
@@ -141,7 +142,9 @@ class ResultCollector:
             drift, shown = res.details.get("drift"), res.measured_display
             if shown and isinstance(drift, dict) and drift.get("measured") is None:
                 drift["measured"] = shown
-        return [_entry(row, results.get(key)) for key, row in rows.items()]
+        entries = [_entry(row, results.get(key)) for key, row in rows.items()]
+        as_good_as_sources(entries)
+        return entries
 
     def write_plots(self, report_dir: Path) -> dict[str, list[dict]]:
         """Write every test's plots as PNG files under ``report_dir/plots``, named after the claim.
@@ -173,6 +176,38 @@ def _fold(row: ClaimEntry, nodeid: str, t: _Test) -> None:
         if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
             row.reason = t.reason
         row.outcome = outcome
+
+
+#: what an outcome is worth as a source, worst first: a quote is worth no more than what it quotes
+#: (a source skipped here leaves its quote unchecked here too; a source not run leaves it as it is)
+AS_A_SOURCE = (ERROR, FAILED, INCONCLUSIVE, SKIPPED, NEAR_TIE, PASSED)
+
+
+def as_good_as_sources(entries: list[ClaimEntry]) -> None:
+    """Give each entry that quotes another (``cites``) of ``entries`` the weaker (:data:`AS_A_SOURCE`) of
+    its own outcome and its source's, through any chain of quotes, its reason naming the source's; a
+    quote with no number of its own (``stated`` empty) takes its source's outcome, and says so."""
+    by_key = {e.key: e for e in entries}
+    done: set[str] = set()
+
+    def settle(entry: ClaimEntry, seen: frozenset[str]) -> None:
+        source = by_key.get(entry.cites or "")
+        if entry.key in done or source is None or source.key in seen:
+            return
+        settle(source, seen | {entry.key})
+        done.add(entry.key)
+        said = f"{oc.label(source.outcome)} here" + (f": {source.reason}" if source.reason else "")
+        if (
+            not entry.stated and entry.outcome == PASSED
+        ):  # it matched no number of its own: it holds as its source
+            entry.outcome = source.outcome
+            entry.reason = f"quotes {source.key}, with no number of its own, and follows it: {said}"
+        elif source.outcome in AS_A_SOURCE and entry.outcome in AS_A_SOURCE:
+            if AS_A_SOURCE.index(source.outcome) < AS_A_SOURCE.index(entry.outcome):
+                entry.outcome, entry.reason = source.outcome, f"quotes {source.key}, {said}"
+
+    for entry in entries:
+        settle(entry, frozenset())
 
 
 def _from_claim(row: ClaimEntry, claim: Claim) -> None:
