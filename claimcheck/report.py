@@ -320,6 +320,6 @@ def _entry(r: ClaimEntry, res: ClaimResult | None) -> ClaimEntry:
     return r
 
 
-def write_json(doc: ClaimsDoc, path: Path) -> None:
+def write_claims_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
     fileio.write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -109,7 +109,7 @@ class Drift:
 
 
 @dataclass(frozen=True)
-class CI:
+class RecordedCI:
     """A timing claim's confidence interval (``details["ci"]``), in the claim's unit."""
 
     low: float
@@ -181,12 +181,12 @@ class ClaimEntry(_Record):
         return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
 
     @property
-    def ci(self) -> CI | None:
+    def ci(self) -> RecordedCI | None:
         """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
         raw = self.details.get("ci")
         if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
-        return CI(
+        return RecordedCI(
             raw["low"], raw["high"], _number_in(raw, "level"), _number_in(raw, "rounds"), raw.get("bar")
         )
 
@@ -648,7 +648,7 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
             f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
             f"claimcheck reads ({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
         )
-    claims = _list(raw, "claims")
+    claims = _list_in(raw, "claims")
     for e in claims:
         details = _obj_in(e, "details") if isinstance(e, dict) else {}
         for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
@@ -656,7 +656,7 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
                 form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     if schema >= 2:
         return []
-    regs = [r for r in _list(raw, "registries") if isinstance(r, dict)]
+    regs = [r for r in _list_in(raw, "registries") if isinstance(r, dict)]
     chapter = (
         RegistryInfo(str(regs[0].get("path") or ""), _obj_in(regs[0], "chapter")).chapter_key if regs else ""
     )
@@ -665,7 +665,7 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
             e.setdefault("key", qualify(chapter, e["id"]))
-    for s in _list(raw, "sections"):
+    for s in _list_in(raw, "sections"):
         if isinstance(s, dict):
             s.setdefault("chapter", chapter)
     return [
@@ -674,7 +674,7 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
     ]
 
 
-def _list(raw: dict, name: str) -> list:
+def _list_in(raw: dict, name: str) -> list:
     return raw[name] if isinstance(raw.get(name), list) else []
 
 
@@ -847,7 +847,7 @@ class _Fields:
         return [x for x, g in self.each(name) if g.valid({"test": g.text, "file": g.text, "line": g.line})]
 
     def plots(self, name: str) -> list:
-        return [p for p, g in self.each(name) if _plot(g)]
+        return [p for p, g in self.each(name) if _plot_ok(g)]
 
     def given_obj(self, name: str) -> dict | None:
         """None when absent, unlike :meth:`obj`."""
@@ -892,7 +892,7 @@ def _deselected(f: _Fields) -> dict:
     return {k: v for k, v in f.raw.items() if k not in reads or reads[k](k) is not None}
 
 
-def _plot(f: _Fields) -> bool:
+def _plot_ok(f: _Fields) -> bool:
     ok = f.valid({"name": f.text, "png_base64": f.text, "file": f.text})
     file = f.raw.get("file")
     if isinstance(file, str) and not relative_inside(file):

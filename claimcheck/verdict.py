@@ -169,7 +169,7 @@ def judge(claim: Claim, evidence: Evidence, *, runner: str | None = None) -> Ver
         if isinstance(evidence, Form):
             return _form(evidence)
         if isinstance(evidence, Timed):
-            return _timed(claim, evidence, runner)
+            return _judge_timed(claim, evidence, runner)
     except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
         return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
     raise TypeError(
@@ -241,7 +241,7 @@ def _form(ev: Form) -> Verdict:
     return Verdict(FAILED if failure else PASSED, ev.measured, failure, {"portable_form": ev.form})
 
 
-def _timed(claim: Claim, ev: Timed, runner: str | None) -> Verdict:
+def _judge_timed(claim: Claim, ev: Timed, runner: str | None) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
     if region is None:

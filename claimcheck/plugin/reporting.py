@@ -22,7 +22,7 @@ from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.phases import claim_key
 from claimcheck.plugin.state import STATE, RunState, fingerprint_of, registry_for
 from claimcheck.registry import Registry, load_registry
-from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc, Interrupted
+from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc, Interrupted, RecordedCI
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -92,7 +92,7 @@ def _write_report(session: pytest.Session, state: RunState, interrupted: bool) -
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
-            report.write_json(doc, state.json_path)
+            report.write_claims_json(doc, state.json_path)
         state.json_doc = doc
         _publish(config, state, doc)
 
@@ -235,7 +235,7 @@ def pytest_terminal_summary(
     several = len(doc.chapters) > 1
     for c in doc.claims:
         if c.outcome == INCONCLUSIVE:
-            ci = c.ci or CI(float("nan"), float("nan"))
+            ci = c.ci or RecordedCI(float("nan"), float("nan"))
             _write_line(
                 tr,
                 f"inconclusive {c.key if several else c.id}: {ci.level or 0.95:.0%} CI [{ci.low:.4g}, "

@@ -59,14 +59,14 @@ CONFTEST = """
 import os
 import claimcheck.report as report
 
-_write = report.write_json
+_write = report.write_claims_json
 
 def _logged(doc, path):
     with open(os.environ["WRITES_LOG"], "a") as f:
         f.write(os.environ.get("PYTEST_XDIST_WORKER", "controller") + "\\n")
     _write(doc, path)
 
-report.write_json = _logged
+report.write_claims_json = _logged
 """
 
 
@@ -87,10 +87,10 @@ def _writers(tmp_path) -> list[str]:
 def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
     # threads pinned: "auto" counts the machine's other work, which may change between the two runs,
     # and the thread count is part of every failure's hardware line. The serial run is in this
-    # process: its conftest's logging write_json is undone after the test (monkeypatch)
+    # process: its conftest's logging write_claims_json is undone after the test (monkeypatch)
     import claimcheck.report
 
-    monkeypatch.setattr(claimcheck.report, "write_json", claimcheck.report.write_json)
+    monkeypatch.setattr(claimcheck.report, "write_claims_json", claimcheck.report.write_claims_json)
     project.run("--claims-threads=1", "-k", "not twice")
     report = project.report()
     serial = report.claims
