@@ -826,13 +826,19 @@ class _Fields:
 
     def details(self, name: str) -> dict:
         """The verdict's details, each field the reports read checked: a malformed one is an issue and
-        dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``); a drift quote's bad
-        ``line`` is set to None."""
+        dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``, ``ci`` and its ends); a
+        drift quote's bad ``line`` is set to None."""
         details = self.obj(name)
         d = self.at(name, details)
-        for key, check in (("caveat", d.text), ("failed_conditions", d.strings), ("drift", d.obj)):
+        checks = (("caveat", d.text), ("failed_conditions", d.strings), ("drift", d.obj), ("ci", d.obj))
+        for key, check in checks:
             if details.get(key) is not None and not check(key):
                 del details[key]
+        ci = details.get("ci")
+        if ci is not None and any(
+            d.at("ci", ci).checked(end, _is_number, "a number") is None for end in ("low", "high")
+        ):
+            del details["ci"]  # a confidence interval without both ends is none
         drift = details.get("drift")
         if isinstance(drift, dict) and drift.get("quotes") is not None:
             quotes = d.at("drift", drift).each("quotes")

@@ -212,6 +212,7 @@ MALFORMED = [
     ("details.failed_conditions", entry(outcome="failed", details={"failed_conditions": 5}), {}),
     ("details.drift.quotes", entry(outcome="failed", details={"drift": {"quotes": 5}}), {}),
     ("details.caveat", entry(outcome="passed", details={"caveat": ["x"]}, reason=""), {}),
+    ("details.ci.low", entry(outcome="inconclusive", details={"ci": {"low": "fast", "high": 2.0}}), {}),
 ]
 
 
