@@ -11,15 +11,16 @@ evidence) -> Verdict``, on the typed evidence below. Besides the tolerance's pas
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.registry import Claim
 from claimcheck.settings import SIZE_PROFILES
 from claimcheck.tolerance import parse_tolerance
@@ -175,6 +176,24 @@ def judge(claim: Claim, evidence: Evidence, *, runner: str | None = None) -> Ver
     raise TypeError(
         f"judge() takes Measured, Requirement, Compared, Form or Timed evidence, not {type(evidence).__name__}"
     )
+
+
+def judge_all(claim: Claim, evidence: Iterable[Evidence], *, runner: str | None = None) -> Verdict:
+    """The verdict of several pieces of ``evidence`` about ``claim`` (:func:`judge` each): the worst
+    outcome, the last one's value, the reasons of those that did not pass joined by "; "."""
+    verdicts = [judge(claim, e, runner=runner) for e in evidence]
+    outcome = functools.reduce(worse, (v.outcome for v in verdicts), PASSED)
+    reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
+    return Verdict(outcome, verdicts[-1].value if verdicts else None, reason or None)
+
+
+def formula_evidence(value: Any, conditions: Iterable[tuple[str, bool, str]]) -> list[Evidence]:
+    """A registry formula's evidence: each of its ``conditions`` (text, holds, both sides) a
+    :class:`Requirement`, then its ``value`` (a number or an interval, in the claim's unit) :class:`Measured`."""
+    evidence: list[Evidence] = [
+        Requirement(ok, f"condition {text} does not hold: {sides}", value) for text, ok, sides in conditions
+    ]
+    return [*evidence, Measured(value)]
 
 
 def _convert(value: Any, unit: str | None, to_unit: str) -> Any:

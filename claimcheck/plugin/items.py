@@ -36,6 +36,7 @@ from claimcheck.plugin.state import (
 )
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, RESULT_KEY
 from claimcheck.registry import Registry, RegistryIssue, other_chapters
+from claimcheck.verdict import formula_evidence
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr, TracebackStyle  # the types of pytest.Item.repr_failure
@@ -342,9 +343,8 @@ class FormulaItem(RegistryItem):
         result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
         conditions = {text: sides for text, _, sides in result.conditions}
         recorder.detail(formula=claim.formula, precision=claim.precision, conditions=conditions)
-        for text, holds, sides in result.conditions:
-            recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
-        recorder.check(result.value)
+        for evidence in formula_evidence(result.value, result.conditions):  # what-if asks the same judge
+            recorder.decide(evidence)
 
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone

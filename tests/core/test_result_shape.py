@@ -12,7 +12,7 @@ PACKAGE = Path(__file__).parents[2] / "claimcheck"
 
 #: where each value may be made (paths relative to claimcheck/)
 MADE_IN = {
-    "Verdict": {"verdict.py", "recorder.py", "editor.py"},  # the judge; claim.skip; what-if's formulas
+    "Verdict": {"verdict.py", "recorder.py"},  # the judge (what-if's formulas too); claim.skip
     "ClaimResult": {"results.py", "recorder.py", "report.py", "plugin/state.py", "plugin/running.py"},
     "Phase": {"plugin/phases.py", "report.py"},
 }

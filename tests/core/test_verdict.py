@@ -171,3 +171,16 @@ def test_every_verdict_speaks_the_outcomes_vocabulary():
         Measured(1.0, "s"),
     ]
     assert {judge(claim, e).outcome for e in evidence} <= set(OUTCOMES)
+
+
+def test_a_formulas_conditions_and_value_are_judged_together_as_the_run_judges_them():
+    from claimcheck.verdict import formula_evidence, judge_all
+
+    claim = FakeClaim("36", "KiB/token", "exact")
+    conditions = [("a < b", True, "1 < 2"), ("b < c", False, "3 >= 2"), ("c < d", False, "5 >= 4")]
+    evidence = formula_evidence(36.0, conditions)
+    assert [type(e).__name__ for e in evidence] == ["Requirement"] * 3 + ["Measured"]
+    v = judge_all(claim, evidence)
+    assert v.outcome == FAILED and v.value == 36.0
+    assert v.reason == "condition b < c does not hold: 3 >= 2; condition c < d does not hold: 5 >= 4"
+    assert judge_all(claim, formula_evidence(36.0, [])).outcome == PASSED
