@@ -5,7 +5,6 @@ claims re-run with revised stated values: verdict and suggested figure)."""
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import shlex
 import subprocess
@@ -20,12 +19,12 @@ from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
 from claimcheck.keys import ClaimKeyError, resolve_key, split
-from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED, worse
+from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
 from claimcheck.pages.words import measured_value
 from claimcheck.printed import figure_in_unit, split_figure
 from claimcheck.registry import Claim, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
-from claimcheck.verdict import Evidence, Measured, Requirement, Verdict, judge
+from claimcheck.verdict import Verdict, formula_evidence, judge_all
 
 
 def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
@@ -323,21 +322,14 @@ def formula_holds(claim, registry):
 
 
 def formula_verdict(claim, registry, value: str) -> Verdict:
-    """The verdict of a formula claim with ``stated`` = ``value``: each condition a
-    :class:`~claimcheck.verdict.Requirement`, the formula's interval :class:`Measured`; the worst
-    outcome, the failures' reasons joined by "; ". Raises FormulaError: cannot be evaluated."""
+    """The verdict of a formula claim with ``stated`` = ``value``, by the judge of the run's formula
+    checks (:func:`claimcheck.verdict.formula_evidence`, :func:`claimcheck.verdict.judge_all`).
+    Raises FormulaError: cannot be evaluated."""
     revised = dataclasses.replace(claim, stated=value)
     result = evaluate_claim(revised, registry)
-    evidence: list[Evidence] = [
-        Requirement(ok, f"condition {text} does not hold: {sides}", result.value)
-        for text, ok, sides in result.conditions
-    ]
-    evidence.append(Measured(result.value))
     # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
-    verdicts = [judge(revised, e, runner=revised.runner) for e in evidence]
-    outcome = functools.reduce(worse, (v.outcome for v in verdicts), PASSED)
-    reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
-    return Verdict(outcome, result.value, reason or None)
+    verdict = judge_all(revised, formula_evidence(result.value, result.conditions), runner=revised.runner)
+    return dataclasses.replace(verdict, value=result.value)
 
 
 @dataclasses.dataclass

@@ -82,7 +82,7 @@ def not_ours(path) -> str | None:
     except ValueError:  # not JSON (a write cut short by an older claimcheck): nobody's data
         return None
     if isinstance(doc, dict) and (
-        (isinstance(doc.get("schema"), int) and isinstance(doc.get("claims"), list))
+        (type(doc.get("schema")) is int and isinstance(doc.get("claims"), list))  # true is no schema
         or str(doc.get("generator", "")).startswith("claimcheck")
     ):
         return None

@@ -1,12 +1,12 @@
 """The one vocabulary of claim outcomes, for the run, the reports, merge and diff: a :class:`Word` of
-:data:`WORDS` each. A new word is a row of ``_FACTS`` and of ``_SENTENCES`` here, a row of
-:data:`claimcheck.plugin.running.PYTEST_OUTCOME` and a ``.o-<word>`` style in
-``claimcheck/pages/templates/page.css`` (tests/core/test_outcomes.py).
+:data:`WORDS` each. A new word is a row of ``_FACTS`` and of ``_SENTENCES`` here and a ``.o-<word>``
+style in ``claimcheck/pages/templates/page.css`` (tests/core/test_outcomes.py).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 PASSED = "passed"
@@ -94,6 +94,20 @@ BROKEN = tuple(w.word for w in WORDS if w.state == "failed")
 VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
+#: how pytest reports a claim test that ends each way a verdict's word says (:attr:`Word.ends`). A near-tie
+#: passes in pytest's terms and is counted as NEAR-TIE (``pytest_report_teststatus``).
+PYTEST = {"return": "passed", "fail": "failed", "error": "failed", "skip": "skipped"}
+
+
+def ends(outcome: str, strict_timing: bool = False) -> str | None:
+    """How a claim test with a verdict of ``outcome`` ends (:attr:`Word.ends`): under
+    ``--claims-strict-timing`` an inconclusive timing fails. None: no verdict says it, or no outcome."""
+    if strict_timing and outcome == INCONCLUSIVE:
+        return "fail"
+    word = WORD.get(outcome)
+    return word.ends if word is not None else None
+
+
 def worse(a: str, b: str) -> str:
     """The worse of two outcomes by :data:`SEVERITY`. Raises ValueError: either is not an outcome."""
     return a if SEVERITY.index(a) <= SEVERITY.index(b) else b
@@ -104,7 +118,7 @@ def label(outcome: str) -> str:
     return WORD[outcome].label if outcome in WORD else outcome
 
 
-def count(outcomes) -> dict[str, int]:
+def count(outcomes: Iterable[str]) -> dict[str, int]:
     """``{outcome: n}`` in :data:`OUTCOMES` order, without outcomes that do not occur."""
     seen = Counter(outcomes)
     return {o: seen[o] for o in (*OUTCOMES, *sorted(set(seen) - set(OUTCOMES))) if o in seen}

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from claimcheck.outcomes import NOT_RUN, count
 from claimcheck.results import NOT_SELECTED, Carried, ClaimsDoc, ResultFileError, Selection, read_document
@@ -24,12 +26,12 @@ _SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("d
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
 
 
-def _gpu(runner: dict):
+def _gpu(runner: dict) -> Any:
     gpu = runner.get("gpu")
     return gpu.get("name") if isinstance(gpu, dict) else gpu
 
 
-def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
+def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys: Iterable[str] = ()) -> str | None:
     """Why rows of the report ``old`` cannot stand in the report ``new`` (None when they can);
     ``runner_keys``: the kits' runner fields that must match too, besides the core's."""
     rn, ro = new.runner, old.runner
@@ -46,7 +48,9 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys=()) -> str | None:
     return None
 
 
-def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current=None) -> list[str]:
+def _append_other_chapters(
+    doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, current: Callable[[str], dict | None] | None = None
+) -> list[str]:
     """Append the chapters of ``old`` this run did not collect, their entries not selected; returns
     what was dropped, in words."""
     other = [c for c in old.chapter_list() if c.id and c.id not in chapters_now]
@@ -98,7 +102,7 @@ def _append_other_chapters(doc: ClaimsDoc, old: ClaimsDoc, chapters_now: set, cu
     return dropped
 
 
-def _natural(text: str):
+def _natural(text: str) -> list[int | str]:
     """``claims/ch9`` before ``claims/ch15``: digits compare as numbers."""
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", str(text))]
 
@@ -112,7 +116,12 @@ def _book_order(doc: ClaimsDoc) -> None:
     doc.sections.sort(key=lambda s: rank.get(s.chapter, len(rank)))
 
 
-def keep_unselected(doc: ClaimsDoc, previous_path, current=None, runner_keys=()) -> ClaimsDoc:
+def keep_unselected(
+    doc: ClaimsDoc,
+    previous_path: str | Path,
+    current: Callable[[str], dict | None] | None = None,
+    runner_keys: Iterable[str] = (),
+) -> ClaimsDoc:
     """Return ``doc`` (changed in place) with the rows of the claims it did not select, and of the
     chapters it did not collect, taken by key from the report at ``previous_path`` where that report
     can stand for them; sets ``doc.selection`` (:class:`~claimcheck.results.Selection`). A kept entry

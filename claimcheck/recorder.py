@@ -1,14 +1,15 @@
-"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, record the
-verdict on the item and in ``user_properties`` (which travel from xdist workers), and stop the test
-the verdict's way (:meth:`ClaimRecorder._settle`)."""
+"""The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, keep the test's
+:class:`~claimcheck.results.ClaimResult` on its item (``item.stash[RESULT_KEY]``; the glue sends it
+in each phase's :class:`~claimcheck.report.Phase`, which travels from xdist workers), and stop the
+test the verdict's way (:meth:`ClaimRecorder._settle`)."""
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from typing import Any, Protocol
 
@@ -17,8 +18,9 @@ import pytest
 from claimcheck.display import format_value, log_line
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
-from claimcheck.outcomes import FAILED, SKIPPED, WORD, worse
+from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
 from claimcheck.registry import Claim
+from claimcheck.results import ClaimResult
 from claimcheck.verdict import (
     Compared,
     Evidence,
@@ -32,44 +34,19 @@ from claimcheck.verdict import (
     settled,
 )
 
+# on a test's item (its phases' reports carry them as one Phase: claimcheck.plugin.phases.PHASE_ATTR)
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
-PLOTS_ATTR = "claimcheck_plots"  # the same list on the call report (travels from xdist workers)
-RECORD_KEY = "claimcheck.record"  # user property: the claim's record as a JSON string (see encode_record)
-CLAIM_ID_KEY = "claimcheck.id"
-KIND_KEY = "claimcheck.kind"  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" for synthetic items
-VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict, read by the report hook's table
-OUTCOME_KEY = "claimcheck.outcome"  # on a call report: the outcome the glue's table decided for it
-ERROR_KEY = "claimcheck.error"  # on a phase report: the test raised (not a verdict): "Type: message"
-EXPECTED_FAIL_KEY = "claimcheck.expected_fail"  # on a phase report: an xfailed test's expected_fail
-
-
-def encode_record(record: dict) -> str:
-    """A claim's record as the JSON text of the test's ``user_properties`` (``--junitxml`` writes
-    ``str(value)``: a dict's repr no tool reads back)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def decode_record(value) -> dict:
-    """The record of a ``RECORD_KEY`` user property (a dict is returned as is). Raises ValueError:
-    the text is not a JSON object."""
-    if isinstance(value, dict):
-        return value
-    record = json.loads(value)
-    if not isinstance(record, dict):
-        raise ValueError(f"{RECORD_KEY} is not a JSON object: {value[:80]!r}")
-    return record
-
-
-def stored_record(props) -> dict:
-    """The record among ``user_properties`` (a list of pairs), or {} when the test has none."""
-    value = next((v for k, v in props if k == RECORD_KEY), None)
-    return {} if value is None else decode_record(value)
+RESULT_KEY = pytest.StashKey[ClaimResult]()  # the test's result so far
+CLAIM_KEY = pytest.StashKey[str]()  # the key of the claim it stands for (ch15:C05)
+KIND_KEY = pytest.StashKey[str]()  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" ...
+VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict
+RECORD_KEY = "claimcheck.record"  # the result as JSON text: the one user property, for --junitxml's readers
 
 
 _BUSY = " (busy: other work shares the cores, so timing verdicts are unreliable; rerun on a quiet machine)"
 
 
-def _load_note(claim) -> str:
+def _load_note(claim: Claim) -> str:
     """A timing claim's note of the machine's load now (a busy machine distorts timing verdicts)."""
     if "time" not in claim.needs:
         return ""
@@ -80,7 +57,7 @@ def _load_note(claim) -> str:
     return f"; 1-min load average {load:.1f} on {cores} cores{busy}"
 
 
-def _jsonable(value):
+def _jsonable(value: Any) -> Any:
     if isinstance(value, Interval):
         return [value.lo, value.hi]
     if isinstance(value, float) and not math.isfinite(value):
@@ -91,6 +68,23 @@ def _jsonable(value):
 class VerdictError(Exception):
     """Raised for an ``error`` verdict: the evidence could not be judged (a unit that does not
     convert, a value that is not a number); the claim's row says error, with the reason."""
+
+
+class ClaimEnd(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest.fail.Exception is a class
+    """A claim test ended as a failure in pytest's terms (its message, no traceback) whose claim
+    outcome is ``outcome``: ``error`` for a test that cannot stand for its claim (it xfailed, or went on
+    without a verdict or past one; ``reason``: the row's words when not the message), ``inconclusive``
+    for an undecided timing under ``--claims-strict-timing``."""
+
+    def __init__(self, message: str, outcome: str, reason: str | None = None) -> None:
+        super().__init__(message, pytrace=False)
+        self.outcome = outcome
+        self.reason = message if reason is None else reason
+
+
+def strict_timing_message(claim_id: str, verdict: Verdict) -> str:
+    """The failure of an inconclusive timing under ``--claims-strict-timing``."""
+    return f"{claim_id} (--claims-strict-timing): {verdict.reason or ''}"
 
 
 class Comparison(Protocol):
@@ -112,7 +106,13 @@ class TimingMeasurement(Protocol):
     ``measure`` extends its rounds while ``settled(evidence)`` is false and its budget allows."""
 
     def measure(
-        self, statistic: Callable, *, conditions, exact, unit: str | None, settled: Callable[[Timed], bool]
+        self,
+        statistic: Callable[..., Any],
+        *,
+        conditions: Any,
+        exact: Any,
+        unit: str | None,
+        settled: Callable[[Timed], bool],
     ) -> Timed: ...
 
     def details(self) -> dict: ...
@@ -121,11 +121,14 @@ class TimingMeasurement(Protocol):
 class ClaimRecorder:
     """The ``claim`` fixture: one claim of the registry, bound to the running test."""
 
-    def __init__(self, claim: Claim, item, runner: str | None, hardware: str):
+    def __init__(
+        self, claim: Claim, item: Any, runner: str | None, hardware: str, strict_timing: bool = False
+    ) -> None:
         self.claim = claim
         self._item = item
         self._runner = runner
         self._hardware = hardware
+        self._strict_timing = strict_timing  # --claims-strict-timing: an inconclusive timing fails
         self.details: dict = {}
         self.model: str | None = None  # set by on_model(): the portable-LM lane's model
         self._form: dict = {}  # stated/unit/tolerance of a portable form (check_form)
@@ -176,11 +179,11 @@ class ClaimRecorder:
             )
         return table[name]
 
-    def holds(self, measured, printed: str) -> bool:
+    def holds(self, measured: Any, printed: str) -> bool:
         """Whether the claim's tolerance admits ``measured`` (in its unit) against ``printed``."""
         return self.claim.tolerance(measured, printed) is None
 
-    def detail(self, **items) -> None:
+    def detail(self, **items: Any) -> None:
         """Attach extra facts (sizes, samples, conventions) to this claim's report row."""
         self._add(items)
         self._write()
@@ -189,7 +192,7 @@ class ClaimRecorder:
         """Attach a PNG (bytes) to this claim's row of the HTML report (embedded, self-contained)."""
         self._item.stash.setdefault(PLOTS_KEY, []).append((name, base64.b64encode(png).decode("ascii")))
 
-    def check(self, measured, unit: str | None = None, **details) -> None:
+    def check(self, measured: Any, unit: str | None = None, **details: Any) -> None:
         """Judge ``measured`` (a number or an :class:`~claimcheck.interval.Interval` in ``unit``, default
         the claim's) by the claim's tolerance; ``details``: facts for the report. Raises
         pytest.fail.Exception: outside the tolerance; pytest.skip.Exception: machine-bound, on another
@@ -202,14 +205,16 @@ class ClaimRecorder:
             )
         self.decide(Measured(measured, unit), **details)
 
-    def require(self, condition: bool, message: str, *, measured=None, unit: str | None = None) -> None:
+    def require(
+        self, condition: bool, message: str, *, measured: Any = None, unit: str | None = None
+    ) -> None:
         """Fail the claim with ``message`` unless ``condition`` holds (then no verdict of its own);
         ``measured`` (in ``unit``): the claim's headline value. Raises pytest.fail.Exception."""
         __tracebackhide__ = True
         if not condition:
             self.decide(Requirement(False, message, measured, unit))
 
-    def check_comparison(self, comparison: Comparison, **details) -> None:
+    def check_comparison(self, comparison: Comparison, **details: Any) -> None:
         """Judge a :class:`Comparison`: no difference by the claim's tolerance; a near-tie is ``near-tie``
         (the test goes on; a later check that holds does not upgrade it); any other difference fails
         (pytest.fail.Exception)."""
@@ -226,7 +231,13 @@ class ClaimRecorder:
         self._write()
 
     def check_form(
-        self, measured, expected, tolerance: str = "exact", unit: str = "", form: str = "", **details
+        self,
+        measured: Any,
+        expected: Any,
+        tolerance: str = "exact",
+        unit: str = "",
+        form: str = "",
+        **details: Any,
     ) -> None:
         """Judge a portable form (``form`` says which) on the lane's model: ``measured`` against
         ``expected`` (for this model) under ``tolerance``. Raises ValueError: no :meth:`on_model` before;
@@ -243,13 +254,13 @@ class ClaimRecorder:
     def check_timing(
         self,
         timing: TimingMeasurement,
-        statistic: Callable,
+        statistic: Callable[..., Any],
         *,
-        conditions=(),
-        exact=(),
+        conditions: Any = (),
+        exact: Any = (),
         unit: str | None = None,
-        plot: Callable | None = None,
-        **details,
+        plot: Callable[[TimingMeasurement], tuple[bytes, str]] | None = None,
+        **details: Any,
     ) -> None:
         """Decide a timing claim: ``statistic`` (rounds -> the claim's value in ``unit``) over ``timing``'s
         rounds, with ``conditions`` and ``exact`` forms, measuring more rounds while undecided and the
@@ -266,13 +277,13 @@ class ClaimRecorder:
             evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details
         )
 
-    def skip(self, reason: str, **details) -> None:
+    def skip(self, reason: str, **details: Any) -> None:
         """Skip the claim (it cannot be checked here), its ``details`` recorded: pytest.skip.Exception."""
         __tracebackhide__ = True
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason), reason)
 
-    def decide(self, evidence: Evidence, **details) -> None:
+    def decide(self, evidence: Evidence, **details: Any) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
         and end the test its way (:meth:`_settle`): every check ends here."""
         __tracebackhide__ = True
@@ -302,42 +313,41 @@ class ClaimRecorder:
         self._item.stash[VERDICT_KEY] = self._verdict
         self._write()
         # the one place a verdict becomes pytest's control flow, as its word's ``ends`` says
-        ends = getattr(WORD.get(verdict.outcome), "ends", None)
-        if ends == "fail":
+        end = ends(verdict.outcome, self._strict_timing)
+        if end == "fail" and verdict.outcome == INCONCLUSIVE:
+            raise ClaimEnd(strict_timing_message(self.claim.id, verdict), INCONCLUSIVE)
+        if end == "fail":
             raise pytest.fail.Exception(message, pytrace=False)
-        if ends == "skip":
+        if end == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
-        if ends == "error":
+        if end == "error":
             raise VerdictError(f"{self.claim.id}: {verdict.reason}")
-        if ends != "return":
+        if end != "return":
             raise ValueError(
                 f"a verdict's outcome must be a word of claimcheck.outcomes, not {verdict.outcome!r}"
             )
 
     def _write(self) -> None:
-        props = self._item.user_properties
-        record = stored_record(props)
-        record.update({"id": self.claim.id, **self._terms()})
+        """Keep the test's result so far on its item: the terms judged, the standing verdict, details."""
+        stash = self._item.stash
+        terms = self._terms()
+        changes: dict[str, Any] = {"id": self.claim.id, **terms, "details": dict(self.details)}
         if self.model:
-            record["model"] = self.model
+            changes["model"] = self.model
         v = self._verdict
         value = v.value if v is not None and v.value is not None else self._last_value
         if value is not None:
-            record["measured"] = _jsonable(value)
-            record["measured_display"] = format_value(value, record["unit"])
+            changes |= {"measured": _jsonable(value), "measured_display": format_value(value, terms["unit"])}
         if v is not None:
-            record |= {"verdict": v.outcome, "reason": v.reason}
-            if v.margin is not None:
-                record["margin"] = _jsonable(v.margin)
-        record["details"] = dict(self.details)
-        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+            changes |= {"verdict": v.outcome, "reason": v.reason}
+        stash[RESULT_KEY] = replace(stash.get(RESULT_KEY, None) or ClaimResult(self.claim.id), **changes)
 
     def _terms(self) -> dict:
         """stated, unit and tolerance as shown: a portable form's, else the claim's."""
         own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
         return {k: self._form.get(k, v) for k, v in own.items()}
 
-    def _message(self, value, failure) -> str:
+    def _message(self, value: Any, failure: str | None) -> str:
         c = self.claim
         if self.model:
             t = self._terms()

@@ -9,29 +9,34 @@ import base64
 import json
 import re
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 from claimcheck import fileio
+from claimcheck import outcomes as oc
 from claimcheck.keys import split as split_key
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
 from claimcheck.outcomes import count as count_outcomes
-from claimcheck.registry import claim_lines
+from claimcheck.registry import Claim, Registry, claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
     ChapterInfo,
     ClaimEntry,
+    ClaimResult,
     ClaimsDoc,
     Problem,
     RegistryInfo,
     SectionInfo,
 )
+from claimcheck.settings import Settings
 
 
 @dataclass
 class Phase:
     """One phase (setup, call, teardown) of a claim's test: ``outcome`` the claim outcome it decided
-    (None: nothing), ``record`` the verdict's record if it carries one, ``xfailed`` the xfail reason
+    (None: nothing), ``result`` the test's result if it carries one, ``xfailed`` the xfail reason
     (None: it did not xfail)."""
 
     nodeid: str
@@ -39,23 +44,39 @@ class Phase:
     outcome: str | None = None
     reason: str = ""
     kind: str | None = None  # the test's kind: None (a claim test), drift, placeholder, audit...
-    record: dict | None = None
+    result: ClaimResult | None = None
     duration: float = 0.0
     location: dict | None = None  # {"test", "file", "line" (1-based)}
     plots: list = field(default_factory=list)  # [(name, base64 PNG)]
     expected_fail: str | None = None  # the registry's expected_fail words, when set
     xfailed: str | None = None
 
+    def to_json(self) -> dict[str, Any]:
+        """The phase as JSON values (what an xdist worker sends the controller)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["result"] = None if self.result is None else self.result.to_json()
+        out["plots"] = [list(p) for p in self.plots]
+        return out
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> Phase:
+        """The phase :meth:`to_json` sent."""
+        result = raw.get("result")
+        plots = [tuple(p) for p in raw.get("plots") or ()]
+        return cls(
+            **{**raw, "result": None if result is None else ClaimResult.from_json(result), "plots": plots}
+        )
+
 
 @dataclass
 class _Test:
-    """One test's phases folded: the worst outcome with its reason, the verdict's record."""
+    """One test's phases folded: the worst outcome with its reason, the test's result."""
 
     id: str  # the claim's key
     kind: str | None
     outcome: str | None = None
     reason: str = ""
-    record: dict = field(default_factory=dict)
+    result: ClaimResult | None = None
     duration: float = 0.0
     location: dict | None = None
     plots: list = field(default_factory=list)
@@ -71,19 +92,19 @@ class ResultCollector:
         """Fold one phase into its test: the worst outcome of its phases, with its reason."""
         t = self.tests.setdefault(phase.nodeid, _Test(phase.claim, phase.kind))
         t.duration += phase.duration
-        if phase.record is not None:
-            t.record = phase.record
+        if phase.result is not None:
+            t.result = phase.result
         if t.location is None and phase.location:
             t.location = phase.location
         t.plots += [tuple(p) for p in phase.plots]
         outcome = phase.outcome
         if outcome is not None and (t.outcome is None or SEVERITY.index(outcome) < SEVERITY.index(t.outcome)):
             t.outcome = outcome
-            t.reason = _phase_reason(phase, outcome, t.record.get("reason"))
+            t.reason = _phase_reason(phase, outcome, t.result.reason if t.result is not None else None)
 
     def measured_display(self, key: str) -> str | None:
         """The measured value a test of the claim ``key`` recorded so far in this run (for drift checks)."""
-        found = (t.record.get("measured_display") for t in self.tests.values() if t.id == key)
+        found = (t.result.measured_display for t in self.tests.values() if t.id == key and t.result)
         return next((m for m in found if m), None)
 
     def outcome_of(self, key: str) -> tuple[str | None, str]:
@@ -93,11 +114,11 @@ class ResultCollector:
         worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
         return (worst.outcome, worst.reason) if worst else (None, "")
 
-    def rows(self, registries) -> list[ClaimEntry]:
+    def rows(self, registries: Iterable[Registry]) -> list[ClaimEntry]:
         """One entry per registry claim (registries in the order given, each in its own order) and per
         claim a test recorded, keyed by ``chapter:id``, with its tests' results; ``plots`` empty."""
         rows: dict[str, ClaimEntry] = {}
-        records: dict[str, dict] = {}  # by key: the registry's and the verdicts' record
+        results: dict[str, ClaimResult] = {}  # by key: its tests' results, merged in the order they ran
         for reg in registries:
             lines = id_lines(reg.path)
             for cid in reg.all_ids:
@@ -106,21 +127,24 @@ class ResultCollector:
                 row.registry_line = lines.get(cid)
                 claim = reg.claims.get(cid)
                 if claim is not None:
-                    records[key] = {k: getattr(claim, name) for k, name in _FROM_CLAIM.items()}
-                    records[key]["needs"] = list(claim.needs)
+                    _from_claim(row, claim)
                 else:
                     row.outcome, row.reason = ERROR, "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
             if t.id not in rows:
                 chapter, cid = split_key(t.id)
                 rows[t.id] = ClaimEntry(t.id, cid, chapter or "", reason="not in any loaded registry")
-            _fold(rows[t.id], records.setdefault(t.id, {}), nodeid, t)
+            _fold(rows[t.id], nodeid, t)
+            if t.result is not None:
+                results[t.id] = results[t.id].merged(t.result) if t.id in results else t.result
         # under xdist a drift check may run on another worker than its claim's test
-        for rec in records.values():
-            drift, shown = rec.get("details", {}).get("drift"), rec.get("measured_display")
+        for res in results.values():
+            drift, shown = res.details.get("drift"), res.measured_display
             if shown and isinstance(drift, dict) and drift.get("measured") is None:
                 drift["measured"] = shown
-        return [_entry(row, records.get(key, {})) for key, row in rows.items()]
+        entries = [_entry(row, results.get(key)) for key, row in rows.items()]
+        as_good_as_sources(entries)
+        return entries
 
     def write_plots(self, report_dir: Path) -> dict[str, list[dict]]:
         """Write every test's plots as PNG files under ``report_dir/plots``, named after the claim.
@@ -134,22 +158,16 @@ class ResultCollector:
         return out
 
 
-def _fold(row: ClaimEntry, rec: dict, nodeid: str, t: _Test) -> None:
-    """Fold one test of the claim into its entry and its record."""
+def _fold(row: ClaimEntry, nodeid: str, t: _Test) -> None:
+    """Fold one test of the claim into its entry: its outcome, reason, location, duration."""
     row.tests.append(nodeid)
     row.duration_s += t.duration
     if t.location and t.kind not in ("drift", "placeholder", "audit"):
         row.locations.append(t.location)
     outcome = t.outcome or NOT_RUN
-    record = {k: v for k, v in t.record.items() if v is not None}
-    details = record.pop("details", None)
-    rec.update(record)
-    if details:  # several tests of one claim (its measurement, its drift check): keep all details
-        rec["details"] = {**rec.get("details", {}), **details}
+    details = t.result.details if t.result is not None else {}
     if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
-        row.drifted = row.drifted or (
-            outcome == FAILED and (details or {}).get("drift", {}).get("status") == "drift"
-        )
+        row.drifted = row.drifted or (outcome == FAILED and details.get("drift", {}).get("status") == "drift")
     if t.kind == "drift" and outcome != ERROR:
         # drift is the manuscript's state, beside the measurement's verdict, never instead of it
         row.drifted = row.drifted or outcome == FAILED
@@ -160,11 +178,49 @@ def _fold(row: ClaimEntry, rec: dict, nodeid: str, t: _Test) -> None:
         row.outcome = outcome
 
 
-#: a row's record from its registry claim: the record's key -> the claim's attribute
-_FROM_CLAIM = {
-    "stated": "stated", "unit": "unit", "tolerance": "tolerance_text", "title": "title", "locator": "locator",
-    "needs": "needs", "runner": "runner", "note": "note", "cites": "cites", "section": "section",
-}  # fmt: skip
+#: what an outcome is worth as a source, worst first: a quote is worth no more than what it quotes
+#: (a source skipped here leaves its quote unchecked here too; a source not run leaves it as it is)
+AS_A_SOURCE = (ERROR, FAILED, INCONCLUSIVE, SKIPPED, NEAR_TIE, PASSED)
+
+
+def as_good_as_sources(entries: list[ClaimEntry]) -> None:
+    """Give each entry that quotes another (``cites``) of ``entries`` the weaker (:data:`AS_A_SOURCE`) of
+    its own outcome and its source's, through any chain of quotes, its reason naming the source's; a
+    quote with no number of its own (``stated`` empty) takes its source's outcome, and says so."""
+    by_key = {e.key: e for e in entries}
+    done: set[str] = set()
+
+    def settle(entry: ClaimEntry, seen: frozenset[str]) -> None:
+        source = by_key.get(entry.cites or "")
+        if entry.key in done or source is None or source.key in seen:
+            return
+        settle(source, seen | {entry.key})
+        done.add(entry.key)
+        said = f"{oc.label(source.outcome)} here" + (f": {source.reason}" if source.reason else "")
+        if (
+            not entry.stated and entry.outcome == PASSED
+        ):  # it matched no number of its own: it holds as its source
+            entry.outcome = source.outcome
+            entry.reason = f"quotes {source.key}, with no number of its own, and follows it: {said}"
+        elif source.outcome in AS_A_SOURCE and entry.outcome in AS_A_SOURCE:
+            if AS_A_SOURCE.index(source.outcome) < AS_A_SOURCE.index(entry.outcome):
+                entry.outcome, entry.reason = source.outcome, f"quotes {source.key}, {said}"
+
+    for entry in entries:
+        settle(entry, frozenset())
+
+
+def _from_claim(row: ClaimEntry, claim: Claim) -> None:
+    """The registry's facts of a claim on its entry (the registry's ``runner`` is ``runner_bound``)."""
+    row.title, row.stated, row.unit, row.tolerance = (
+        claim.title,
+        claim.stated,
+        claim.unit,
+        claim.tolerance_text,
+    )
+    row.locator, row.needs, row.section = claim.locator, list(claim.needs), claim.section
+    row.runner_bound, row.note, row.cites = claim.runner, claim.note or "", claim.cites or None
+
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
@@ -193,13 +249,13 @@ id_lines = claim_lines
 
 
 def build_json(
-    rows,
-    registries,
+    rows: list[ClaimEntry],
+    registries: list[Registry],
     runner: dict,
-    settings,
+    settings: Settings,
     profile: dict,
     started: float,
-    plots=None,
+    plots: dict[str, list[dict]] | None = None,
     chapter_profiles: dict | None = None,
 ) -> ClaimsDoc:
     """The ``claims.json`` document of ``rows`` (:meth:`ResultCollector.rows`) and ``plots``
@@ -248,26 +304,22 @@ def build_json(
     )
 
 
-#: the fields of a row's record (the registry's and the verdict's) an entry holds as they are
-AS_RECORDED = (
-    "title", "stated", "measured", "measured_display", "unit", "tolerance", "needs", "locator", "section",
-)  # fmt: skip
-
-
-def _entry(r: ClaimEntry, rec: dict) -> ClaimEntry:
-    """Finish the entry with its record (the registry's ``runner`` is ``runner_bound``)."""
-    details, said = rec.get("details", {}), rec.get("reason")
+def _entry(r: ClaimEntry, res: ClaimResult | None) -> ClaimEntry:
+    """Finish the entry with its tests' merged result (None: no test recorded one)."""
+    res = res or ClaimResult(r.id)
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
-    r.reason = r.reason or said or (details or {}).get("caveat") or ""
-    r.runner_bound, r.details, r.duration_s = rec.get("runner"), details, round(r.duration_s, 3)
-    r.note = rec.get("note") or ""
-    r.verdict_reason = said if rec.get("verdict") == FAILED else None
-    r.formula, r.cites = rec.get("formula") or None, rec.get("cites") or None
-    for name in AS_RECORDED:
-        setattr(r, name, rec.get(name))
+    r.reason = r.reason or res.reason or res.details.get("caveat") or ""
+    r.details, r.duration_s = res.details, round(r.duration_s, 3)
+    r.verdict_reason = res.reason if res.verdict == FAILED else None
+    r.formula, r.measured, r.measured_display = res.formula or None, res.measured, res.measured_display
+    r.stated, r.unit, r.tolerance = (
+        r.stated if res.stated is None else res.stated,
+        r.unit if res.unit is None else res.unit,
+        r.tolerance if res.tolerance is None else res.tolerance,
+    )
     return r
 
 
-def write_json(doc: ClaimsDoc, path: Path) -> None:
+def write_claims_json(doc: ClaimsDoc, path: Path) -> None:
     """Write ``claims.json`` atomically (:func:`claimcheck.fileio.write_atomic`)."""
     fileio.write_atomic(path, json.dumps(doc.to_json(), indent=2, ensure_ascii=False))

@@ -12,7 +12,8 @@ from __future__ import annotations
 import copy
 import json
 import math
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -34,7 +35,7 @@ NOT_SELECTED = "not selected in this run (no test of it ran)"
 class ResultFileError(Exception):
     """A results file that cannot be used at all; ``str()`` names the file and says what is wrong."""
 
-    def __init__(self, path, message: str):
+    def __init__(self, path: str | Path, message: str) -> None:
         super().__init__(f"{path}: {message}")
         self.path = str(path)
         self.message = message
@@ -42,12 +43,12 @@ class ResultFileError(Exception):
 
 class _Record:
     """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
-    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by ``_READS``."""
+    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by its ``read``, each
+    field by the :class:`_Fields` reader of its type."""
 
     _OMIT: ClassVar[tuple[str, ...]] = ()
     _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
     _UNWRITTEN: ClassVar[tuple[str, ...]] = ("extra",)
-    _READS: ClassVar[dict[str, str]] = {}
 
     def to_json(self) -> dict:
         out = {}
@@ -58,16 +59,13 @@ class _Record:
                 out[f.name] = _plain(v)
         return {**out, **getattr(self, "extra", {})}
 
-    @classmethod
-    def read(cls, f: _Fields, **given):
-        """The record: ``given`` fields as they are, each of ``_READS`` checked by that method of ``f``."""
-        read = {
-            n: v for n, how in cls._READS.items() if n not in given and (v := getattr(f, how)(n)) is not None
-        }
-        return cls(**given, **read)
+
+def _given(**read: Any) -> dict[str, Any]:
+    """The fields read that are not None (malformed or absent ones keep their defaults)."""
+    return {name: v for name, v in read.items() if v is not None}
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
     return value.to_json() if isinstance(value, (_Record, Carried)) else value
@@ -112,7 +110,7 @@ class Drift:
 
 
 @dataclass(frozen=True)
-class CI:
+class RecordedCI:
     """A timing claim's confidence interval (``details["ci"]``), in the claim's unit."""
 
     low: float
@@ -158,14 +156,6 @@ class ClaimEntry(_Record):
     extra: dict = field(default_factory=dict)
     _OMIT = ("selected", "carried")
     _OMIT_EMPTY = ("formula", "cites")
-    _READS = {
-        "title": "text", "stated": "printed", "unit": "text", "locator": "text", "section": "text",
-        "verdict_reason": "text", "formula": "text", "cites": "text", "tolerance": "text", "runner_bound": "text",
-        "measured": "measured", "measured_display": "display", "reason": "text", "note": "text",
-        "needs": "strings", "details": "details", "tests": "strings", "duration_s": "number",
-        "selected": "flag", "drifted": "flag", "registry_line": "line", "locations": "locations",
-        "plots": "plots",
-    }  # fmt: skip
 
     @property
     def unselected(self) -> bool:
@@ -192,12 +182,12 @@ class ClaimEntry(_Record):
         return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
 
     @property
-    def ci(self) -> CI | None:
+    def ci(self) -> RecordedCI | None:
         """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
         raw = self.details.get("ci")
         if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
-        return CI(
+        return RecordedCI(
             raw["low"], raw["high"], _number_in(raw, "level"), _number_in(raw, "rounds"), raw.get("bar")
         )
 
@@ -212,6 +202,40 @@ class ClaimEntry(_Record):
         return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
 
     @classmethod
+    def read(cls, f: _Fields, key: str, id: str, chapter: str | None) -> ClaimEntry:
+        """The entry of one ``claims[n]``: ``key``, ``id``, ``chapter`` as given, each other field checked."""
+        return cls(
+            key,
+            id,
+            chapter,
+            **_given(
+                title=f.text("title"),
+                stated=f.printed("stated"),
+                unit=f.text("unit"),
+                locator=f.text("locator"),
+                section=f.text("section"),
+                verdict_reason=f.text("verdict_reason"),
+                formula=f.text("formula"),
+                cites=f.text("cites"),
+                tolerance=f.text("tolerance"),
+                runner_bound=f.text("runner_bound"),
+                measured=f.measured("measured"),
+                measured_display=f.display("measured_display"),
+                reason=f.text("reason"),
+                note=f.text("note"),
+                needs=f.strings("needs"),
+                details=f.details("details"),
+                tests=f.strings("tests"),
+                duration_s=f.number("duration_s"),
+                selected=f.flag("selected"),
+                drifted=f.flag("drifted"),
+                registry_line=f.line("registry_line"),
+                locations=f.locations("locations"),
+                plots=f.plots("plots"),
+            ),  # fmt: skip
+        )
+
+    @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
         """An entry from a dict, every field checked as in a file. Raises ValueError naming a bad field."""
         issues: list[str] = []
@@ -219,6 +243,53 @@ class ClaimEntry(_Record):
         if entry is None or issues:
             raise ValueError("; ".join(issues))
         return entry
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """One test's result of a claim, made where its verdict is decided (the recorder; the core's formula,
+    drift and citation checks), kept on the test's item and sent to the xdist controller by
+    :meth:`to_json` / :meth:`from_json`; :class:`claimcheck.report.ResultCollector` folds a claim's
+    results into its :class:`ClaimEntry`. ``stated``, ``unit``, ``tolerance``: the terms it was judged
+    by (a portable form's on the portable-LM lane); ``measured``: as claims.json writes it (see
+    :class:`ClaimEntry`); ``verdict``: a word of :mod:`claimcheck.outcomes` (None: none yet);
+    ``details``: the verdict's facts (JSON values)."""
+
+    id: str
+    stated: str | None = None
+    unit: str | None = None
+    tolerance: str | None = None
+    formula: str | None = None
+    model: str | None = None
+    measured: Any = None
+    measured_display: str | None = None
+    verdict: str | None = None
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as JSON values, its None fields left out (what an xdist worker sends)."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> ClaimResult:
+        """The result :meth:`to_json` sent. Raises ValueError: ``raw`` has no ``id`` or a field this
+        version does not know (a worker of another claimcheck)."""
+        unknown = set(raw) - {f.name for f in fields(cls)}
+        if unknown or not isinstance(raw.get("id"), str):
+            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, id {raw.get('id')!r}")
+        return cls(**raw)
+
+    def merged(self, later: ClaimResult) -> ClaimResult:
+        """This result updated by a ``later`` test's of the same claim: its fields that are not None,
+        and its details beside these."""
+        given = {
+            f.name: v
+            for f in fields(later)
+            if f.name != "details" and (v := getattr(later, f.name)) is not None
+        }
+        details = {**self.details, **later.details} if later.details else self.details
+        return replace(self, **given, details=details)
 
 
 @dataclass
@@ -233,12 +304,23 @@ class ChapterInfo(_Record):
     profile: dict | None = None
     written: tuple = ()  # the keys the file had (written back as they were)
     _UNWRITTEN = ("written",)
-    _READS = {
-        **dict.fromkeys(("title", "language", "registry", "manuscript"), "text"),
-        "profile": "given_obj",
-    }
 
-    def __post_init__(self):
+    @classmethod
+    def read(cls, f: _Fields, id: str, written: tuple) -> ChapterInfo:
+        """A ``chapters[n]`` of id ``id`` with the keys ``written``, each other field checked."""
+        return cls(
+            id,
+            written=written,
+            **_given(
+                title=f.text("title"),
+                language=f.text("language"),
+                registry=f.text("registry"),
+                manuscript=f.text("manuscript"),
+                profile=f.given_obj("profile"),
+            ),  # fmt: skip
+        )
+
+    def __post_init__(self) -> None:
         self.title = self.title or self.id
 
     def to_json(self) -> dict:
@@ -255,7 +337,15 @@ class Problem(_Record):
     field: str | None = None
     message: str = ""
     line: int | None = None
-    _READS = {"claim": "text", "field": "text", "message": "text", "line": "line"}
+
+    @classmethod
+    def read(cls, f: _Fields) -> Problem:
+        """A registry's ``problems[n]``, each field checked."""
+        return cls(
+            **_given(
+                claim=f.text("claim"), field=f.text("field"), message=f.text("message"), line=f.line("line")
+            )
+        )
 
 
 @dataclass
@@ -269,7 +359,20 @@ class RegistryInfo(_Record):
     issues: list[str] = field(default_factory=list)
     problems: list[Problem] | None = None
     _OMIT = ("problems",)
-    _READS = {"path": "text", "chapter": "obj", "chapter_id": "text", "runners": "value", "issues": "strings"}
+
+    @classmethod
+    def read(cls, f: _Fields, problems: list[Problem] | None) -> RegistryInfo:
+        """A ``registries[n]`` with its ``problems`` (read), each other field checked."""
+        return cls(
+            problems=problems,
+            **_given(
+                path=f.text("path"),
+                chapter=f.obj("chapter"),
+                chapter_id=f.text("chapter_id"),
+                runners=f.value("runners"),
+                issues=f.strings("issues"),
+            ),  # fmt: skip
+        )
 
     @property
     def chapter_key(self) -> str:
@@ -287,7 +390,11 @@ class SectionInfo(_Record):
     chapter: str | None = None
     title: str | None = None
     heading: str | None = None
-    _READS = {"chapter": "text", "title": "text", "heading": "text"}
+
+    @classmethod
+    def read(cls, f: _Fields, id: str) -> SectionInfo:
+        """A ``sections[n]`` of id ``id``, each other field checked."""
+        return cls(id, **_given(chapter=f.text("chapter"), title=f.text("title"), heading=f.text("heading")))
 
 
 @dataclass
@@ -302,10 +409,21 @@ class Selection(_Record):
     carried_from: str | None = None
     not_carried_because: str | None = None
     _OMIT = ("chapters", "dropped", "carried_from", "not_carried_because")
-    _READS = {
-        "partial": "flag", "selected": "strings", "carried": "strings", "chapters": "strings",
-        "dropped": "strings", "carried_from": "text", "not_carried_because": "text",
-    }  # fmt: skip
+
+    @classmethod
+    def read(cls, f: _Fields) -> Selection:
+        """A document's ``selection``, each field checked."""
+        return cls(
+            **_given(
+                partial=f.flag("partial"),
+                selected=f.strings("selected"),
+                carried=f.strings("carried"),
+                chapters=f.strings("chapters"),
+                dropped=f.strings("dropped"),
+                carried_from=f.text("carried_from"),
+                not_carried_because=f.text("not_carried_because"),
+            )  # fmt: skip
+        )
 
 
 #: ``Carried.why`` of a row an interrupted run selected but did not reach
@@ -320,7 +438,13 @@ class Interrupted(_Record):
     decided: list[str] = field(default_factory=list)
     not_reached: list[str] | None = None
     _OMIT = ("not_reached",)
-    _READS = {"by": "text", "decided": "strings", "not_reached": "strings"}
+
+    @classmethod
+    def read(cls, f: _Fields) -> Interrupted:
+        """A document's ``interrupted``, each field checked."""
+        return cls(
+            **_given(by=f.text("by"), decided=f.strings("decided"), not_reached=f.strings("not_reached"))
+        )
 
 
 @dataclass(frozen=True)
@@ -424,10 +548,25 @@ class ClaimsDoc(_Record):
     issues: list[str] = field(default_factory=list)
     _OMIT = ("test_log", "manuscripts", "deselected", "selection", "interrupted")
     _UNWRITTEN = ("extra", "path", "notes", "issues")
-    _READS = {
-        "generated": "text", "wall_s": "number", "settings": "obj", "profile": "obj", "counts": "obj",
-        "drifted": "strings", "test_log": "text",
-    }  # fmt: skip
+
+    @classmethod
+    def read(cls, f: _Fields, path: str, notes: list[str], runner: dict, issues: list[str]) -> ClaimsDoc:
+        """A document's own fields, each checked (its records are read by :func:`parse_document`)."""
+        return cls(
+            path=path,
+            notes=notes,
+            runner=runner,
+            issues=issues,
+            **_given(
+                generated=f.text("generated"),
+                wall_s=f.number("wall_s"),
+                settings=f.obj("settings"),
+                profile=f.obj("profile"),
+                counts=f.obj("counts"),
+                drifted=f.strings("drifted"),
+                test_log=f.text("test_log"),
+            ),  # fmt: skip
+        )
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
@@ -448,7 +587,7 @@ class ClaimsDoc(_Record):
         return out or [ChapterInfo("", "")]
 
 
-def read_json(path) -> dict:
+def read_json(path: str | Path) -> dict:
     """The JSON object of a results file, read through :func:`claimcheck.fileio.read_input_file`. Raises
     ResultFileError: missing, not a regular file, over ``fileio.MAX_INPUT_BYTES`` (32 MiB), unreadable,
     not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
@@ -480,7 +619,7 @@ def read_json(path) -> dict:
     return doc
 
 
-def read_document(path) -> ClaimsDoc:
+def read_document(path: str | Path) -> ClaimsDoc:
     """A ``claims.json`` as a :class:`ClaimsDoc`; problems of single fields are in its ``issues``.
     Raises ResultFileError (:func:`read_json`, :func:`parse_document`)."""
     return parse_document(read_json(path), path)
@@ -495,7 +634,7 @@ OLD_VERDICT_WORDS = {
 }
 
 
-def upgrade(raw: dict, path) -> list[str]:
+def upgrade(raw: dict, path: str | Path) -> list[str]:
     """Upgrade an older file's raw JSON in place: the ``details`` verdicts of timing forms get the
     words of :mod:`claimcheck.outcomes`; a schema-1 document's entries and sections get the chapter of
     its one registry, and keys. Returns notes on how the file was read ([] for a current file).
@@ -513,7 +652,7 @@ def upgrade(raw: dict, path) -> list[str]:
             f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
             f"claimcheck reads ({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
         )
-    claims = _list(raw, "claims")
+    claims = _list_in(raw, "claims")
     for e in claims:
         details = _obj_in(e, "details") if isinstance(e, dict) else {}
         for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
@@ -521,7 +660,7 @@ def upgrade(raw: dict, path) -> list[str]:
                 form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     if schema >= 2:
         return []
-    regs = [r for r in _list(raw, "registries") if isinstance(r, dict)]
+    regs = [r for r in _list_in(raw, "registries") if isinstance(r, dict)]
     chapter = (
         RegistryInfo(str(regs[0].get("path") or ""), _obj_in(regs[0], "chapter")).chapter_key if regs else ""
     )
@@ -530,7 +669,7 @@ def upgrade(raw: dict, path) -> list[str]:
         if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
             e.setdefault("key", qualify(chapter, e["id"]))
-    for s in _list(raw, "sections"):
+    for s in _list_in(raw, "sections"):
         if isinstance(s, dict):
             s.setdefault("chapter", chapter)
     return [
@@ -539,11 +678,11 @@ def upgrade(raw: dict, path) -> list[str]:
     ]
 
 
-def _list(raw: dict, name: str) -> list:
+def _list_in(raw: dict, name: str) -> list:
     return raw[name] if isinstance(raw.get(name), list) else []
 
 
-def parse_document(raw: dict, path) -> ClaimsDoc:
+def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
     """A results file's JSON (:func:`read_json`) as a :class:`ClaimsDoc`; ``raw`` is upgraded in place.
     Raises ResultFileError: no ``claims`` list, a ``runner`` that is not an object (or :func:`upgrade`)."""
     claims = raw.get("claims")
@@ -564,9 +703,7 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
         ChapterInfo.read(g, id=i, written=tuple(x)) for x, g in f.each("chapters") if (i := g.text("id"))
     ]
     doc.registries = [
-        RegistryInfo.read(
-            g, problems=[Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None
-        )
+        RegistryInfo.read(g, [Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None)
         for x, g in f.each("registries")
     ]
     doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
@@ -589,7 +726,7 @@ def parse_document(raw: dict, path) -> ClaimsDoc:
     return doc
 
 
-def parse_entry(raw, where: str, issues: list[str], seen: set[str], path: str = "") -> ClaimEntry | None:
+def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: str = "") -> ClaimEntry | None:
     """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
     usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
     (``path``), the claim's key and the field, and is dropped."""
@@ -643,14 +780,14 @@ class _Fields:
         """``(item, its reader)`` of a list of objects."""
         return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
 
-    def valid(self, reads: dict[str, str]) -> bool:
-        """Whether every field of ``reads`` (``{name: method}``) passes its check."""
+    def valid(self, reads: dict[str, Callable[[str], object]]) -> bool:
+        """Whether every field of ``reads`` (``{name: its reader}``) passes its check."""
         before = len(self.issues)
-        for name, how in reads.items():
-            getattr(self, how)(name)
+        for name, read in reads.items():
+            read(name)
         return len(self.issues) == before
 
-    def bad(self, name: str, value, want: str, quote: bool = False):
+    def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
         container = not quote and (isinstance(value, (dict, list)) or want in ("an object", "a list"))
         shown = f"a {type(value).__name__}" if container else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
@@ -658,7 +795,7 @@ class _Fields:
     def text(self, name: str) -> str | None:
         return self.checked(name, lambda v: isinstance(v, str), "a string")
 
-    def checked(self, name: str, ok, want: str, quote: bool = False):
+    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
         """The field when absent or ``ok(value)``; else an issue and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
@@ -677,14 +814,14 @@ class _Fields:
     def line(self, name: str) -> int | None:
         return self.checked(name, _is_line, "a line number (an integer from 1)")
 
-    def value(self, name: str):
+    def value(self, name: str) -> Any:
         return self.raw.get(name)
 
     def printed(self, name: str) -> str | None:
         v = self.raw.get(name)
         return str(v) if _is_number(v) else self.text(name)
 
-    def measured(self, name: str):
+    def measured(self, name: str) -> Any:
         return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
     def display(self, name: str) -> str | None:
@@ -692,19 +829,35 @@ class _Fields:
         return self.text(name) if measured_ok(self.raw.get("measured")) else None
 
     def details(self, name: str) -> dict:
-        """The verdict's details; a drift quote's bad ``line`` is set to None."""
+        """The verdict's details, each field the reports read checked: a malformed one is an issue and
+        dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``, ``ci`` and its ends); a
+        drift quote's bad ``line`` is set to None."""
         details = self.obj(name)
+        d = self.at(name, details)
+        checks = (("caveat", d.text), ("failed_conditions", d.strings), ("drift", d.obj), ("ci", d.obj))
+        for key, check in checks:
+            if details.get(key) is not None and not check(key):
+                del details[key]
+        ci = details.get("ci")
+        if ci is not None and any(
+            d.at("ci", ci).checked(end, _is_number, "a number") is None for end in ("low", "high")
+        ):
+            del details["ci"]  # a confidence interval without both ends is none
         drift = details.get("drift")
-        for q, qf in self.at(name).at("drift", drift).each("quotes") if isinstance(drift, dict) else ():
-            if qf.line("line") is None and q.get("line") is not None:
-                q["line"] = None
+        if isinstance(drift, dict) and drift.get("quotes") is not None:
+            quotes = d.at("drift", drift).each("quotes")
+            if not isinstance(drift["quotes"], list):
+                del drift["quotes"]
+            for q, qf in quotes:
+                if qf.line("line") is None and q.get("line") is not None:
+                    q["line"] = None
         return details
 
     def locations(self, name: str) -> list:
-        return [x for x, g in self.each(name) if g.valid({"test": "text", "file": "text", "line": "line"})]
+        return [x for x, g in self.each(name) if g.valid({"test": g.text, "file": g.text, "line": g.line})]
 
     def plots(self, name: str) -> list:
-        return [p for p, g in self.each(name) if _plot(g)]
+        return [p for p, g in self.each(name) if _plot_ok(g)]
 
     def given_obj(self, name: str) -> dict | None:
         """None when absent, unlike :meth:`obj`."""
@@ -718,7 +871,7 @@ class _Fields:
             name, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"
         )
 
-    def items(self, name: str):
+    def items(self, name: str) -> list[tuple[int, dict]]:
         """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""
         v = self.checked(name, lambda v: isinstance(v, list), "a list") or []
         for n, x in enumerate(v):
@@ -730,12 +883,12 @@ class _Fields:
 def _manuscript(f: _Fields) -> bool:
     """Whether a ``manuscripts[n]`` record can be used (its problems are issues)."""
     before = len(f.issues)
-    f.valid({"path": "text", "registry": "text", "chapter": "text"})
+    f.valid({"path": f.text, "registry": f.text, "chapter": f.text})
     audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
     for _, u in audit.each("unbound_numbers"):
         u.line("line")
     audit.strings("problems")
-    audit.valid({name: "number" for name in ("numbers", "bound", "waived") if name in audit.raw})
+    audit.valid({name: audit.number for name in ("numbers", "bound", "waived") if name in audit.raw})
     if "failed" in drift.raw:
         drift.strings("failed")
     return len(f.issues) == before
@@ -743,12 +896,14 @@ def _manuscript(f: _Fields) -> bool:
 
 def _deselected(f: _Fields) -> dict:
     """A ``deselected[n]`` group without its malformed fields (each an issue)."""
-    reads = {"tests": "number", "claims": "strings", "why": "text", "run": "text", "kind": "text"}
-    return {k: v for k, v in f.raw.items() if k not in reads or getattr(f, reads[k])(k) is not None}
+    reads: dict[str, Callable[[str], object]] = {
+        "tests": f.number, "claims": f.strings, "why": f.text, "run": f.text, "kind": f.text,
+    }  # fmt: skip
+    return {k: v for k, v in f.raw.items() if k not in reads or reads[k](k) is not None}
 
 
-def _plot(f: _Fields) -> bool:
-    ok = f.valid({"name": "text", "png_base64": "text", "file": "text"})
+def _plot_ok(f: _Fields) -> bool:
+    ok = f.valid({"name": f.text, "png_base64": f.text, "file": f.text})
     file = f.raw.get("file")
     if isinstance(file, str) and not relative_inside(file):
         f.issues.append(
@@ -766,11 +921,12 @@ def relative_inside(path: str) -> bool:
 
 
 def safe_link(href: str | None) -> str:
-    """``href`` when a page may render it as a link, an http(s) URL or a relative path; else ""."""
+    """``href`` when a page may render it as a link, an http(s) URL or a relative path (not an absolute
+    one: ``/etc/passwd``); else ""."""
     text = str(href or "").strip()
     scheme = text.split(":", 1)[0].lower() if ":" in text.split("/", 1)[0] else ""
     if scheme not in ("http", "https") and (
-        scheme or text.startswith(("//", "\\")) or any(ord(ch) < 32 for ch in text)
+        scheme or text.startswith(("/", "\\")) or any(ord(ch) < 32 for ch in text)
     ):
         return ""
     return text
@@ -780,7 +936,7 @@ def _is_line(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 
-def measured_ok(m) -> bool:
+def measured_ok(m: Any) -> bool:
     """Whether ``m`` is a measured value as claims.json writes it (see :class:`ClaimEntry`)."""
     if isinstance(m, str):
         try:
@@ -793,7 +949,7 @@ def measured_ok(m) -> bool:
     return isinstance(m, list) and len(m) == 2 and all(_is_number(x) for x in m)
 
 
-def _quote(v) -> str:
+def _quote(v: Any) -> str:
     """A bad value as a problem quotes it: its repr, cut to a short excerpt."""
     text = repr(v)
     return text if len(text) <= 60 else text[:59] + "…"

@@ -11,15 +11,17 @@ evidence) -> Verdict``, on the typed evidence below. Besides the tolerance's pas
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from claimcheck.display import format_value
 from claimcheck.interval import CI, Interval, region_text
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
+from claimcheck.registry import Claim
 from claimcheck.settings import SIZE_PROFILES
 from claimcheck.tolerance import parse_tolerance
 from claimcheck.units import convert
@@ -28,13 +30,12 @@ from claimcheck.units import convert
 @dataclass(frozen=True)
 class Verdict:
     """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value`` (in
-    the claim's unit), ``reason`` (None when passed), ``margin`` (how far the value clears its bar, in
-    the claim's unit, negative outside; None without one) and ``details`` (JSON facts for the report)."""
+    the claim's unit), ``reason`` (None when passed) and ``details`` (JSON facts for the report). How far
+    the value clears its bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
 
     outcome: str
     value: Any = None
     reason: str | None = None
-    margin: float | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -132,7 +133,7 @@ def bar_outcome(ci: CI, region: tuple[float, float]) -> str:
     return INCONCLUSIVE
 
 
-def claim_region(claim) -> tuple[float, float] | None:
+def claim_region(claim: Claim) -> tuple[float, float] | None:
     """The values the claim's tolerance accepts, ``(lo, hi)`` in its unit, or None where it has none."""
     try:
         return claim.tolerance.region(claim.stated or None)
@@ -140,7 +141,7 @@ def claim_region(claim) -> tuple[float, float] | None:
         return None
 
 
-def settled(claim, evidence: Timed) -> bool:
+def settled(claim: Claim, evidence: Timed) -> bool:
     """Whether more rounds cannot change what ``evidence`` says (the stopping rule of a timing
     measurement): every interval lies wholly inside or wholly outside its bar."""
     region = claim_region(claim)
@@ -153,7 +154,7 @@ def settled(claim, evidence: Timed) -> bool:
     )
 
 
-def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
+def judge(claim: Claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     """The verdict of ``evidence`` about ``claim`` on the runner profile ``runner`` (None: unnamed), by
     the module's rules. Raises TypeError: ``evidence`` is none of this module's types."""
     try:
@@ -169,7 +170,7 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
         if isinstance(evidence, Form):
             return _form(evidence)
         if isinstance(evidence, Timed):
-            return _timed(claim, evidence, runner)
+            return _judge_timed(claim, evidence, runner)
     except (ValueError, TypeError, ArithmeticError) as exc:  # a unit, value or tolerance it cannot judge
         return Verdict(ERROR, None, f"{type(exc).__name__}: {exc}")
     raise TypeError(
@@ -177,7 +178,25 @@ def judge(claim, evidence: Evidence, *, runner: str | None = None) -> Verdict:
     )
 
 
-def _convert(value, unit: str | None, to_unit: str):
+def judge_all(claim: Claim, evidence: Iterable[Evidence], *, runner: str | None = None) -> Verdict:
+    """The verdict of several pieces of ``evidence`` about ``claim`` (:func:`judge` each): the worst
+    outcome, the last one's value, the reasons of those that did not pass joined by "; "."""
+    verdicts = [judge(claim, e, runner=runner) for e in evidence]
+    outcome = functools.reduce(worse, (v.outcome for v in verdicts), PASSED)
+    reason = "; ".join(v.reason for v in verdicts if v.outcome != PASSED and v.reason)
+    return Verdict(outcome, verdicts[-1].value if verdicts else None, reason or None)
+
+
+def formula_evidence(value: Any, conditions: Iterable[tuple[str, bool, str]]) -> list[Evidence]:
+    """A registry formula's evidence: each of its ``conditions`` (text, holds, both sides) a
+    :class:`Requirement`, then its ``value`` (a number or an interval, in the claim's unit) :class:`Measured`."""
+    evidence: list[Evidence] = [
+        Requirement(ok, f"condition {text} does not hold: {sides}", value) for text, ok, sides in conditions
+    ]
+    return [*evidence, Measured(value)]
+
+
+def _convert(value: Any, unit: str | None, to_unit: str) -> Any:
     """A measured value (numpy scalars as their number) in ``to_unit``; TypeError: not a finite number."""
     if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
         value = value.item()
@@ -202,17 +221,9 @@ def _converted_ci(ci: CI, unit: str | None, to_unit: str) -> CI:
     return CI(v, lo, hi, ci.level, ci.method, ci.n, ci.coverage)
 
 
-def _margin(value, region) -> float | None:
-    if region is None or isinstance(value, bool):
-        return None
-    lo, hi = region
-    # an interval passes where it overlaps the region: its far end is measured against each side
-    a, b = (value.hi, value.lo) if isinstance(value, Interval) else (value, value)
-    m = min(a - lo, hi - b)
-    return m if math.isfinite(m) else None
-
-
-def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
+def _machine_bound(
+    claim: Claim, value: Any, runner: str | None, details: Mapping[str, Any] | None = None
+) -> Verdict | None:
     if not claim.runner or runner == claim.runner:
         return None
     reason = (
@@ -221,44 +232,35 @@ def _machine_bound(claim, value, runner, details=None) -> Verdict | None:
         f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    margin = _margin(value, claim_region(claim))
-    return Verdict(SKIPPED, value, reason, margin, {**(details or {}), "machine_bound": claim.runner})
+    return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})
 
 
-def _measured(claim, ev: Measured, runner) -> Verdict:
+def _measured(claim: Claim, ev: Measured, runner: str | None) -> Verdict:
     value = _convert(ev.value, ev.unit, claim.unit)
     bound = _machine_bound(claim, value, runner)
     if bound is not None:
         return bound
     failure = claim.tolerance(value, claim.stated or None)
-    margin = _margin(value, claim_region(claim))
-    if failure and margin is not None and margin > 0:
-        margin = None  # failed for another reason than the region (an infinite end): no margin to show
-    return Verdict(FAILED if failure else PASSED, value, failure, margin)
+    return Verdict(FAILED if failure else PASSED, value, failure)
 
 
-def _compared(claim, ev: Compared, runner) -> Verdict:
+def _compared(claim: Claim, ev: Compared, runner: str | None) -> Verdict:
     n = ev.measured
     if ev.near_tie:
-        return Verdict(NEAR_TIE, n, ev.description, _margin(n, claim_region(claim)))
+        return Verdict(NEAR_TIE, n, ev.description)
     if ev.diverged:
         why = claim.tolerance(n, claim.stated or None) or "differs"
-        return Verdict(FAILED, n, f"{why}; {ev.description}", _margin(n, claim_region(claim)))
+        return Verdict(FAILED, n, f"{why}; {ev.description}")
     return _measured(claim, Measured(n), runner)
 
 
 def _form(ev: Form) -> Verdict:
     tol = parse_tolerance(ev.tolerance)
     failure = tol(ev.measured, ev.expected)
-    try:
-        region = tol.region(ev.expected)
-    except ValueError:
-        region = None
-    margin = _margin(ev.measured, region)
-    return Verdict(FAILED if failure else PASSED, ev.measured, failure, margin, {"portable_form": ev.form})
+    return Verdict(FAILED if failure else PASSED, ev.measured, failure, {"portable_form": ev.form})
 
 
-def _timed(claim, ev: Timed, runner) -> Verdict:
+def _judge_timed(claim: Claim, ev: Timed, runner: str | None) -> Verdict:
     ci = _converted_ci(ev.ci, ev.unit, claim.unit)
     region = claim_region(claim)
     if region is None:
@@ -290,8 +292,6 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
         ]
         + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
     )
-    margin = min(ci.low - region[0], region[1] - ci.high)
-    margin_or_none = margin if math.isfinite(margin) else None
     bound = _machine_bound(claim, ci.value, runner, details)
     if bound is not None:
         return bound
@@ -299,14 +299,14 @@ def _timed(claim, ev: Timed, runner) -> Verdict:
     timing_failed = [n for n, o in outcomes.items() if o == FAILED]
     exact_failed = any(d["verdict"] == FAILED for d in exact.values())
     if exact_failed or (timing_failed and not load.get("busy")):
-        return Verdict(FAILED, ci.value, summary, margin_or_none, details)
+        return Verdict(FAILED, ci.value, summary, details)
     if all(o == PASSED for o in outcomes.values()):
-        return Verdict(PASSED, ci.value, None, margin_or_none, details)
+        return Verdict(PASSED, ci.value, None, details)
     reason = _inconclusive_reason(ev, ci, summary, timing_failed, load)
-    return Verdict(INCONCLUSIVE, ci.value, reason, margin_or_none, details)
+    return Verdict(INCONCLUSIVE, ci.value, reason, details)
 
 
-def _inconclusive_reason(ev: Timed, ci, summary: str, timing_failed: list[str], load: dict) -> str:
+def _inconclusive_reason(ev: Timed, ci: CI, summary: str, timing_failed: list[str], load: dict) -> str:
     distrusted = ""
     if timing_failed:
         distrusted = (

@@ -11,7 +11,7 @@ from claimcheck.display import printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
 from claimcheck.pages.manuscript_view import FigureForm, figure_form
-from claimcheck.results import ClaimEntry, ClaimsDoc, _list, measured_ok
+from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
@@ -111,14 +111,14 @@ def _other_form(e: ClaimEntry) -> FigureForm | None:
 
 def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
-    runners = [r for r in _list(doc, "runners") if isinstance(r, dict)]
+    runners = [r for r in _list_in(doc, "runners") if isinstance(r, dict)]
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
     lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
-    split = [str(s) for s in _list(doc, "split")]
+    split = [str(s) for s in _list_in(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
-    lines += [f"- ⚠️ {_short(err, 300)}" for err in _list(doc, "errors")]
+    lines += [f"- ⚠️ {_short(err, 300)}" for err in _list_in(doc, "errors")]
     lines += ["", _table_row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
-    for c in (c for c in _list(doc, "claims") if isinstance(c, dict)):
+    for c in (c for c in _list_in(doc, "claims") if isinstance(c, dict)):
         given = c.get("cells")
         cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
         outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}

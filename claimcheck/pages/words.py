@@ -4,6 +4,7 @@ outcome): pure functions over :class:`claimcheck.results.ClaimEntry`, shared by 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 
@@ -238,7 +239,7 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     return entry.key if several_chapters else entry.id
 
 
-def _ids(entries, limit: int = 8, several: bool = False) -> str:
+def _ids(entries: Iterable[ClaimEntry], limit: int = 8, several: bool = False) -> str:
     ids = [claim_name(e, several) for e in entries]
     return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
 
@@ -247,7 +248,7 @@ def _n(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
+def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids: Callable[..., str]) -> str:
     groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
         groups.setdefault(cause_of(e, runner).key, []).append(e)
@@ -255,7 +256,7 @@ def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids) -> str:
     return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
 
 
-def _not_run_words(not_run: list[ClaimEntry], ids) -> str:
+def _not_run_words(not_run: list[ClaimEntry], ids: Callable[..., str]) -> str:
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
     rest = [e for e in not_run if e not in cut]
     unselected = [e for e in rest if e.selected is False or e.reason.startswith("not selected")]

@@ -25,6 +25,7 @@ from claimcheck.plugin.items import (
     add_need_markers,
 )
 from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive, xdist_group_of
+from claimcheck.plugin.phases import claim_key
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
     STATE,
@@ -33,9 +34,9 @@ from claimcheck.plugin.state import (
     missing_kit,
     registry_for,
     run_state,
-    stated_record,
+    stated_result,
 )
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, encode_record
+from claimcheck.recorder import CLAIM_KEY, RESULT_KEY
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -103,11 +104,11 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
             covered.setdefault(reg.path, set()).add(cid)
         if module_error:
             continue
-        item.user_properties.append((CLAIM_ID_KEY, reg.key(cid) if reg is not None else cid))
+        item.stash[CLAIM_KEY] = reg.key(cid) if reg is not None else cid
         add_keywords(item, reg, cid)
         claim = reg.claims.get(cid) if reg is not None else None
         if claim is not None:  # a kit may say a test needs less than its claim (its own model, say)
-            item.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
+            item.stash[RESULT_KEY] = stated_result(claim)
             needs = config.hook.pytest_claimcheck_test_needs(config=config, item=item, needs=claim.needs)
             add_need_markers(item, claim.needs if needs is None else needs)
     for rf in state.registry_files:
@@ -156,7 +157,7 @@ def _xdist_groups(state, items) -> None:
     for item in items:
         if needs_exclusive(item):
             item.add_marker(pytest.mark.xdist_group(TIMING_GROUP))
-        for key in {v for k, v in item.user_properties if k == CLAIM_ID_KEY}:
+        if (key := claim_key(item)) is not None:
             of_key.setdefault(key, []).append(item)
     for item in items:
         if not (isinstance(item, CitationItem) and item.verdict):
@@ -178,7 +179,7 @@ def pytest_deselected(items) -> None:
         return
     config = items[0].config
     for item in items:
-        key = next((v for k, v in getattr(item, "user_properties", ()) if k == CLAIM_ID_KEY), None)
+        key = claim_key(item)
         state.deselected.append(
             (key, config.hook.pytest_claimcheck_deselected_group(config=config, item=item))
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,15 +13,14 @@ from claimcheck import fileio
 from claimcheck.fingerprint import describe_long
 from claimcheck.pages import relative_href
 from claimcheck.pages.words import anchor, first_sentence
-from claimcheck.plugin.phases import verdict_text
+from claimcheck.plugin.phases import phase_on, verdict_text
 from claimcheck.plugin.state import fingerprint_of, run_state
-from claimcheck.recorder import CLAIM_ID_KEY, RECORD_KEY, decode_record
 
 
 class HtmlReport:
     """Adds a Claim and a Verdict column (linked to the claim's row on the claims page) and a runner line."""
 
-    def __init__(self, config):
+    def __init__(self, config: pytest.Config) -> None:
         self.config = config
 
     def _claims_href(self) -> str | None:
@@ -30,36 +30,39 @@ class HtmlReport:
             return None
         return relative_href(state.html_path, Path(self.config.invocation_params.dir) / log)
 
-    def pytest_html_results_table_header(self, cells):
+    def pytest_html_results_table_header(self, cells: list[str]) -> None:
         cells.insert(1, '<th class="claim-id">Claim</th><th class="claim-verdict">Verdict</th>')
 
-    def pytest_html_results_table_row(self, report, cells):
-        props = dict(getattr(report, "user_properties", []))
-        cid, href = props.get(CLAIM_ID_KEY, ""), self._claims_href()
-        rec, claim = decode_record(props.get(RECORD_KEY) or {}), html.escape(cid)
+    def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
+        phase, href = phase_on(report), self._claims_href()
+        cid = phase.claim if phase is not None else ""
+        claim = html.escape(cid)
         if cid and href:
             claim = f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{claim}</a>'
-        if rec.get("model"):
-            claim += f" [{html.escape(rec['model'])}]"
-        verdict = first_sentence(verdict_text(report, rec))[0] if cid else ""  # the rest is in the log below
+        if phase is not None and phase.result is not None and phase.result.model:
+            claim += f" [{html.escape(phase.result.model)}]"
+        # the rest is in the log below
+        verdict = first_sentence(verdict_text(phase, report.outcome))[0] if phase is not None else ""
         cells.insert(
             1, f'<td class="claim-col">{claim}</td><td class="claim-col">{html.escape(verdict)}</td>'
         )
 
-    def pytest_html_results_table_html(self, report, data):
+    def pytest_html_results_table_html(self, report: pytest.TestReport, data: list[str]) -> None:
         """A skip's log as text (``Skipped at claims/test_gpu.py:32: needs a CUDA GPU``), not a tuple."""
         text = skip_text(report, Path(self.config.invocation_params.dir))
         if text is not None and data:
             data[0] = html.escape(text) + "\n"
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionstart(self, session):
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
         atomic_html_writes(session.config)
 
-    def pytest_html_report_title(self, report):
+    def pytest_html_report_title(self, report: Any) -> None:
         report.title = "claimcheck: test log"
 
-    def pytest_html_results_summary(self, prefix, summary, postfix, session):
+    def pytest_html_results_summary(
+        self, prefix: list[str], summary: list[str], postfix: list[str], session: pytest.Session
+    ) -> None:
         href = self._claims_href()
         fp = fingerprint_of(session.config)
         link = f'<a href="{html.escape(href)}">the claims page</a>' if href else "the claims page"
@@ -69,7 +72,7 @@ class HtmlReport:
         )
 
 
-def skip_text(report, folder: Path | None = None) -> str | None:
+def skip_text(report: pytest.TestReport, folder: Path | None = None) -> str | None:
     """A skipped report's reason as one line, with where (relative to ``folder``, as pytest's short
     summary writes it), or None when the report is no skip kept as ``(path, line, message)``."""
     longrepr = getattr(report, "longrepr", None)
@@ -83,7 +86,7 @@ def skip_text(report, folder: Path | None = None) -> str | None:
     return f"Skipped at {where}: {message}"
 
 
-def atomic_html_writes(config) -> None:
+def atomic_html_writes(config: pytest.Config) -> None:
     """Make pytest-html write its report atomically (:func:`claimcheck.fileio.write_atomic`) by
     replacing its report object's ``_write_report``, where this pytest-html has one."""
     try:

@@ -3,8 +3,9 @@ and the number audit of the manuscript."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
@@ -14,6 +15,7 @@ from claimcheck.editor import audit_failure_message, drift_failure_message
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.manuscript import (
     ClaimDrift,
+    ManuscriptCheck,
     chapter_manuscript,
     check_manuscript,
     citation_check,
@@ -22,6 +24,7 @@ from claimcheck.manuscript import (
 from claimcheck.outcomes import ERROR, FAILED, NOT_RUN
 from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.parallel import is_worker
+from claimcheck.plugin.phases import claim_key
 from claimcheck.plugin.state import (
     line_of_id,
     recorder_for,
@@ -29,10 +32,14 @@ from claimcheck.plugin.state import (
     setting_path,
     settings_of,
     skip_here,
-    stated_record,
+    stated_result,
 )
-from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY, encode_record
-from claimcheck.registry import RegistryIssue, other_chapters
+from claimcheck.recorder import CLAIM_KEY, KIND_KEY, RESULT_KEY
+from claimcheck.registry import Registry, RegistryIssue, other_chapters
+from claimcheck.verdict import formula_evidence
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr, TracebackStyle  # the types of pytest.Item.repr_failure
 
 
 class RegistryIssueError(Exception):
@@ -53,27 +60,31 @@ class RegistryItem(pytest.Item):
 
     _SHOWN: ClassVar[dict[type, str]] = {ManuscriptDriftError: "", ModuleError: ""}
 
-    def __init__(self, *, kind: str, claim_id=None, key=None, **kwargs):
+    def __init__(
+        self, *, kind: str, claim_id: str | None = None, key: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.claim_id, self.key = claim_id, key
         if key:
-            self.user_properties.append((CLAIM_ID_KEY, key))
-        self.user_properties.append((KIND_KEY, kind))
+            self.stash[CLAIM_KEY] = key
+        self.stash[KIND_KEY] = kind
 
-    def repr_failure(self, excinfo):
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
         for kind, prefix in self._SHOWN.items():
             if excinfo.errisinstance(kind):
                 return prefix + str(excinfo.value)
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, line_of_id(self.path, self.claim_id), self.name
 
 
 class RegistryFile(pytest.File):
     """A ``claims.toml``: an item per registry problem and formula claim, and the manuscript's checks."""
 
-    def collect(self):
+    def collect(self) -> Iterator[pytest.Item]:
         state = run_state(self.config)
         reg = state.registry(self.path)
         state.registry_files.append(self)
@@ -84,7 +95,8 @@ class RegistryFile(pytest.File):
                 "table, or move this file out of the claims/ folder"
             )
             issue = RegistryIssue(reg.path, None, "chapter", why)
-            reg.claims.clear(), reg.invalid.clear()  # none of its tables is a claim of this run
+            reg.claims.clear()  # none of its tables is a claim of this run
+            reg.invalid.clear()
             reg.issues[:] = [issue]
             self.error_items = [
                 RegistryErrorItem.from_parent(self, name="registry[not a registry]", issue=issue)
@@ -122,7 +134,7 @@ class RegistryFile(pytest.File):
             yield audit
 
 
-def manuscript_binds(config, reg) -> bool:
+def manuscript_binds(config: pytest.Config, reg: Registry) -> bool:
     """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter,
     else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
     state = run_state(config)
@@ -136,56 +148,66 @@ def manuscript_binds(config, reg) -> bool:
 class RegistryErrorItem(RegistryItem):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
-    def __init__(self, *, issue, registry=None, **kwargs):
+    def __init__(self, *, issue: RegistryIssue, registry: Registry | None = None, **kwargs: Any) -> None:
         cid = issue.claim_id
         key = None if not cid or cid.startswith("#") else registry.key(cid) if registry is not None else cid
         super().__init__(kind="registry-error", claim_id=cid, key=key, **kwargs)
         self.issue = issue
 
-    def runtest(self):
+    def runtest(self) -> None:
         raise RegistryIssueError(str(self.issue))
 
-    def repr_failure(self, excinfo):
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
+    ) -> str | TerminalRepr:
         if excinfo.errisinstance(RegistryIssueError):  # the registry's text, never a workflow command
             return log_line(f"registry error: {excinfo.value}")
-        return super().repr_failure(excinfo)
+        return super().repr_failure(excinfo, style)
 
 
 class PlaceholderItem(RegistryItem):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
-    def __init__(self, *, claim_id, **kwargs):
+    def __init__(self, *, claim_id: str, **kwargs: Any) -> None:
         super().__init__(kind="placeholder", claim_id=claim_id, **kwargs)
         reg = run_state(self.config).registry(self.path)
         claim = reg.claims[claim_id]
-        self.user_properties.insert(0, (CLAIM_ID_KEY, reg.key(claim_id)))
-        self.user_properties.append((RECORD_KEY, encode_record(stated_record(claim))))
+        self.stash[CLAIM_KEY] = reg.key(claim_id)
+        self.stash[RESULT_KEY] = stated_result(claim)
         add_keywords(self, reg, claim_id)
         add_need_markers(self, claim.needs)
 
-    def runtest(self):
+    def runtest(self) -> None:
         skip_here("not-run: no test yet")
 
 
 class ModuleErrorItem(RegistryItem):
     """Stands for a claim whose test module could not be collected: an error, its exception's first line."""
 
-    def __init__(self, *, claim_id, message, key=None, chapter=None, **kwargs):
+    def __init__(
+        self,
+        *,
+        claim_id: str | None,
+        message: str,
+        key: str | None = None,
+        chapter: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(kind="module-error", claim_id=claim_id, **kwargs)
         self.message = message
         if claim_id:
-            self.user_properties.append((CLAIM_ID_KEY, key or claim_id))
+            self.stash[CLAIM_KEY] = key or claim_id
             # -k C05 (or ch15:C05, ch15) selects it like the test it stands for
             self.extra_keyword_matches.update(k for k in (claim_id, key, chapter) if k)
 
-    def runtest(self):
+    def runtest(self) -> None:
         raise ModuleError(self.message)
 
-    def reportinfo(self):
+    def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, self.name  # a test module, not the registry
 
 
-def manuscript_check(config, registry_path: Path):
+def manuscript_check(config: pytest.Config, registry_path: Path) -> ManuscriptCheck:
     """The drift check and number audit of --claims-manuscript against one registry (once per run)."""
     state = run_state(config)
     key = str(registry_path)
@@ -198,18 +220,21 @@ def manuscript_check(config, registry_path: Path):
 class DriftItem(RegistryItem):
     """A claim's drift check (``details["drift"]``): does the manuscript still print its numbers?"""
 
-    def __init__(self, **kwargs):
+    claim_id: str
+
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(kind="drift", **kwargs)
 
-    def runtest(self):
+    def runtest(self) -> None:
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
+        if drift is None:  # check_manuscript checks every claim of the registry
+            raise LookupError(f"{self.path}: claim {self.claim_id}: no drift check of it")
         state = run_state(self.config)
-        reg, measured = state.registry(self.path), state.collector.measured_display(self.key)
+        reg, measured = state.registry(self.path), state.collector.measured_display(self.key or "")
         claim = reg.claims[self.claim_id]
-        record = stated_record(claim)
-        record["details"] = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
-        self.user_properties.append((RECORD_KEY, encode_record(record)))
+        details = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
+        self.stash[RESULT_KEY] = stated_result(claim, details=details)
         if drift.failed:
             raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
 
@@ -217,10 +242,10 @@ class DriftItem(RegistryItem):
 class AuditItem(RegistryItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(kind="audit", **kwargs)
 
-    def runtest(self):
+    def runtest(self) -> None:
         check = manuscript_check(self.config, self.path)
         if check.audit.failed:
             raise ManuscriptDriftError(audit_failure_message(check))
@@ -231,9 +256,11 @@ class CitationItem(RegistryItem):
     With ``verdict`` (no test of its own) it is the claim's verdict: failed also when the source
     failed in this run, skipped for a source not in this book."""
 
+    claim_id: str
+
     _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
 
-    def __init__(self, *, verdict, **kwargs):
+    def __init__(self, *, verdict: bool, **kwargs: Any) -> None:
         super().__init__(kind="citation" if verdict else "drift", **kwargs)
         self.verdict = verdict
         reg = run_state(self.config).registry(self.path)
@@ -241,24 +268,23 @@ class CitationItem(RegistryItem):
         if verdict:
             add_need_markers(self, reg.claims[self.claim_id].needs)
 
-    def runtest(self):
+    def runtest(self) -> None:
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
         citation = cite(claim, state.book())
         ms = chapter_manuscript(reg)
         quote = citation_check(citation, claim, ms)
-        record = stated_record(claim)
         drift = {"manuscript": ms.path if ms else None, "status": quote.status, "quotes": [quote.as_dict()]}
-        record["details"] = {"drift": drift}
+        details: dict[str, Any] = {"drift": drift}
         if self.verdict and citation.status in ("ok", "in-words"):
             outcome, why = state.collector.outcome_of(citation.source)
             if outcome is None or outcome == NOT_RUN:
-                record["details"]["caveat"] = (
+                details["caveat"] = (
                     f"matches {citation.source} as its registry states it ({citation.figure or 'no number'}); "
                     f"{citation.source} was not measured in this run"
                 )
-        self.user_properties.append((RECORD_KEY, encode_record(record)))
+        self.stash[RESULT_KEY] = stated_result(claim, details=details)
         if citation.registry_problem:  # the registry is wrong, not the quote: an error
             raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
         if citation.failed:
@@ -288,7 +314,7 @@ class CitationItem(RegistryItem):
         seen = run_state(self.config).collector.tests
         beside = (CitationItem, DriftItem, AuditItem, PlaceholderItem)
         return any(
-            (CLAIM_ID_KEY, source) in i.user_properties and not getattr(seen.get(i.nodeid), "outcome", None)
+            claim_key(i) == source and not getattr(seen.get(i.nodeid), "outcome", None)
             for i in self.session.items
             if i is not self and not isinstance(i, beside)
         )
@@ -297,17 +323,18 @@ class CitationItem(RegistryItem):
 class FormulaItem(RegistryItem):
     """A claim that needs no code: its ``formula`` and ``conditions``, judged like a measured value."""
 
+    claim_id: str
+
     _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
-    def __init__(self, *, claim_id, registry, **kwargs):
+    def __init__(self, *, claim_id: str, registry: Registry, **kwargs: Any) -> None:
         super().__init__(kind="formula", claim_id=claim_id, key=registry.key(claim_id), **kwargs)
         claim = registry.claims[claim_id]
-        record = encode_record({**stated_record(claim), "formula": claim.formula})
-        self.user_properties.append((RECORD_KEY, record))
+        self.stash[RESULT_KEY] = stated_result(claim, formula=claim.formula)
         add_keywords(self, registry, claim_id)
         add_need_markers(self, claim.needs)
 
-    def runtest(self):
+    def runtest(self) -> None:
         state = run_state(self.config)
         reg = state.registry(self.path)
         claim = reg.claims[self.claim_id]
@@ -316,22 +343,21 @@ class FormulaItem(RegistryItem):
         result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
         conditions = {text: sides for text, _, sides in result.conditions}
         recorder.detail(formula=claim.formula, precision=claim.precision, conditions=conditions)
-        for text, holds, sides in result.conditions:
-            recorder.require(holds, f"condition {text} does not hold: {sides}", measured=result.value)
-        recorder.check(result.value)
+        for evidence in formula_evidence(result.value, result.conditions):  # what-if asks the same judge
+            recorder.decide(evidence)
 
 
 #: registry ``needs`` -> marker added to every test of the claim, so -m works from the registry alone
 NEED_MARKERS = {"weights": "pretrained", "gpu": "gpu", "time": "timing"}
 
 
-def add_need_markers(item, needs) -> None:
+def add_need_markers(item: pytest.Item, needs: Iterable[str]) -> None:
     for need in needs:
         if need in NEED_MARKERS:
             item.add_marker(NEED_MARKERS[need])
 
 
-def add_keywords(item, reg, cid: str) -> None:
+def add_keywords(item: pytest.Item, reg: Registry | None, cid: str) -> None:
     """``-k C18``, ``-k ch15:C18`` and ``-k ch15`` select the claim's tests (and its placeholder)."""
     item.extra_keyword_matches.add(cid)
     if reg is not None:

@@ -12,11 +12,15 @@ import contextlib
 import json
 import shutil
 import tempfile
+from collections.abc import Generator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from claimcheck.fileio import write_atomic
+from claimcheck.plugin.state import RunState
 
 LOCK_INPUT_KEY = "claimcheck_lock_dir"  # controller -> worker, in node.workerinput
 REGISTRIES_OUTPUT_KEY = "claimcheck_registries"  # worker -> controller, in config.workeroutput
@@ -26,11 +30,11 @@ TIMING_GROUP = "claimcheck-timing"  # xdist_group of the timing tests (used with
 GROUPS_FILE = "groups-{}.json"  # in the run's folder: one per worker, nodeid -> xdist group
 
 
-def is_worker(config) -> bool:
+def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def xdist_group_of(item) -> str | None:
+def xdist_group_of(item: pytest.Item) -> str | None:
     """The ``xdist_group`` ``item`` runs in, as xdist names it (several: sorted, joined by ``_``), or None."""
     names = {
         str(m.args[0] if m.args else m.kwargs.get("name", "default"))
@@ -39,15 +43,15 @@ def xdist_group_of(item) -> str | None:
     return "_".join(sorted(names)) or None
 
 
-def needs_exclusive(item) -> bool:
+def needs_exclusive(item: pytest.Item) -> bool:
     """Whether ``item`` measures time (marked ``timing``, directly or from its claim's ``needs``)."""
     return item.get_closest_marker("timing") is not None
 
 
-def register_xdist(config, state, claims_run: bool) -> None:
+def register_xdist(config: pytest.Config, state: RunState, claims_run: bool) -> None:
     """Register the hooks of an xdist run: the controller's, when it writes the reports, or a worker's."""
     if is_worker(config):
-        worker = XdistWorker(state, config.workerinput.get(LOCK_INPUT_KEY))
+        worker = XdistWorker(state, config.workerinput.get(LOCK_INPUT_KEY))  # type: ignore[attr-defined]
         config.pluginmanager.register(worker, "claimcheck-xdist")
     elif claims_run and config.getoption("dist", "no") != "no" and config.getoption("tx", None):
         config.pluginmanager.register(XdistController(state), "claimcheck-xdist")
@@ -57,37 +61,37 @@ class XdistController:
     """The controller's hooks: it hands a lock folder to each worker, loads the registries each reports
     and checks that no test ran while a timing test ran."""
 
-    def __init__(self, state) -> None:
+    def __init__(self, state: RunState) -> None:
         self.state = state
         self.lock_dir = Path(tempfile.mkdtemp(prefix="claimcheck-xdist-"))  # removed at unconfigure
         self.spans: dict[str, list] = {}  # nodeid -> [first start, last stop, timing?]
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_make_scheduler(self, config, log):
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
         if config.getoption("dist", "no") != "loadgroup":
             return None
         return group_scheduler(config, log, self.lock_dir)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node):
+    def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[LOCK_INPUT_KEY] = str(self.lock_dir)
 
     @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node, error):
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
         output = getattr(node, "workeroutput", {})
         for path in output.get(REGISTRIES_OUTPUT_KEY, []):
             self.state.registry(Path(path))
         if not self.state.deselected:  # every worker deselects the same tests: one worker's records
             self.state.deselected.extend(tuple(r) for r in output.get(DESELECTED_OUTPUT_KEY, []))
 
-    def pytest_runtest_logreport(self, report):
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Record when each test ran (setup start to teardown stop, all workers)."""
         if not hasattr(report, "start"):
             return
         span = self.spans.setdefault(report.nodeid, [report.start, report.stop, "timing" in report.keywords])
         span[0], span[1] = min(span[0], report.start), max(span[1], report.stop)
 
-    def pytest_terminal_summary(self, terminalreporter):
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         """Check the guarantee on this run's own record: no test ran while a timing test ran."""
         if not self.spans:
             return
@@ -103,7 +107,7 @@ class XdistController:
             said = f"WARNING: {len(bad)} test(s) ran while a timing test ran: {bad[:3]}"
         terminalreporter.write_line(f"claimcheck xdist: {said}", red=bool(bad))
 
-    def pytest_unconfigure(self, config):
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
         shutil.rmtree(self.lock_dir, ignore_errors=True)
 
 
@@ -111,7 +115,7 @@ class XdistWorker:
     """A worker's hooks: it holds the run's lock around collection and each test (exclusively for a
     timing test) and sends the controller its registries and deselected tests."""
 
-    def __init__(self, state, folder: str | None) -> None:
+    def __init__(self, state: RunState, folder: str | None) -> None:
         self.state = state
         self.folder = Path(folder) if folder else None
         self.lock = None
@@ -120,36 +124,40 @@ class XdistWorker:
 
             self.lock = ReadWriteLock(self.folder / LOCK_FILE)
 
-    def _hold(self, exclusive: bool):
+    def _hold(self, exclusive: bool) -> AbstractContextManager[object]:
         if self.lock is None:
             return contextlib.nullcontext()
         return self.lock.write_lock() if exclusive else self.lock.read_lock()
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_collection(self, session):
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
         with self._hold(exclusive=False):
             return (yield)
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection_finish(self, session):
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Before xdist tells the controller what this worker collected: write its groups."""
         config = session.config
         if self.folder is None or not config.getoption("loadgroup", False):
             return
         groups = {item.nodeid: group for item in session.items if (group := xdist_group_of(item))}
-        write_atomic(self.folder / GROUPS_FILE.format(config.workerinput["workerid"]), json.dumps(groups))
+        worker = config.workerinput["workerid"]  # type: ignore[attr-defined]  # pytest-xdist's
+        write_atomic(self.folder / GROUPS_FILE.format(worker), json.dumps(groups))
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
         with self._hold(exclusive=needs_exclusive(item)):
             return (yield)
 
-    def pytest_sessionfinish(self, session):
-        session.config.workeroutput[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
-        session.config.workeroutput[DESELECTED_OUTPUT_KEY] = [list(r) for r in self.state.deselected]
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = session.config.workeroutput  # type: ignore[attr-defined]  # pytest-xdist's, on a worker
+        output[REGISTRIES_OUTPUT_KEY] = list(self.state.registries)
+        output[DESELECTED_OUTPUT_KEY] = [list(r) for r in self.state.deselected]
 
 
-def group_scheduler(config, log, folder: Path):
+def group_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
     """xdist's loadgroup scheduler, reading each test's group from the workers' files in ``folder``
     (all written before scheduling starts): a grouped test's scope is its group, any other's its module."""
     from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]

@@ -1,5 +1,6 @@
-"""pytest's reports read into :class:`~claimcheck.report.Phase` values: the one place that knows a
-``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and pytest-xdist's lines."""
+"""pytest's reports read into :class:`~claimcheck.report.Phase` values, where the test ran (an xdist
+worker): the one place that knows a ``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and
+pytest-xdist's lines. A phase travels on its report as :data:`PHASE_ATTR` (``Phase.to_json``)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,11 @@ from pathlib import Path
 import pytest
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
-from claimcheck.recorder import (
-    CLAIM_ID_KEY,
-    ERROR_KEY,
-    EXPECTED_FAIL_KEY,
-    KIND_KEY,
-    OUTCOME_KEY,
-    PLOTS_ATTR,
-    RECORD_KEY,
-    decode_record,
-)
+from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
 from claimcheck.report import Phase
+from claimcheck.results import ClaimResult
 
+PHASE_ATTR = "claimcheck_phase"  # on a report: its Phase as JSON values (xdist sends it to the controller)
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 _CONTROL = (
     pytest.fail.Exception,
@@ -32,11 +26,19 @@ _CONTROL = (
 )
 
 
-def _props(report) -> dict:
-    return dict(getattr(report, "user_properties", []))
+def claim_key(item: pytest.Item) -> str | None:
+    """The key (``ch15:C05``) of the claim a test or item of ours stands for (None: none)."""
+    return item.stash.get(CLAIM_KEY, None)
 
 
-def exception_reason(excinfo, when: str) -> str | None:
+def phase_on(report: pytest.TestReport) -> Phase | None:
+    """The :class:`~claimcheck.report.Phase` a report carries (:data:`PHASE_ATTR`; None: the test names
+    no claim), as the worker that ran it sent it."""
+    raw = getattr(report, PHASE_ATTR, None)
+    return None if raw is None else Phase.from_json(raw)
+
+
+def exception_reason(excinfo: pytest.ExceptionInfo[BaseException], when: str) -> str | None:
     """``"Type: message (raised at file:line)"`` of a phase that raised something not a verdict (in
     the test or a fixture); None for pytest's fail/skip/xfail/exit and a call's ``AssertionError``."""
     exc = excinfo.value
@@ -51,12 +53,11 @@ def exception_reason(excinfo, when: str) -> str | None:
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 
-def report_reason(report) -> str:
-    """A phase's own words: the reason the glue recorded for an error, a skip's reason, else
-    pytest's message (without pytest-xdist's worker line)."""
-    raised = _props(report).get(ERROR_KEY)
-    if raised:
-        return raised
+def report_reason(report: pytest.TestReport, error: str | None) -> str:
+    """A phase's own words: ``error``, the reason the glue recorded for an error, else a skip's
+    reason, else pytest's message (without pytest-xdist's worker line)."""
+    if error:
+        return error
     longrepr = report.longrepr
     if longrepr is None:
         return ""
@@ -67,15 +68,20 @@ def report_reason(report) -> str:
     return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
 
 
-def report_outcome(report) -> str | None:
+def report_outcome(
+    report: pytest.TestReport,
+    kind: str | None,
+    result: ClaimResult | None,
+    decided: str | None,
+    error: str | None,
+) -> str | None:
     """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a call
-    phase carries the outcome :mod:`.running` decided from the verdict; the other branches are what
-    pytest alone says (a fixture's error, a skip in setup, a placeholder)."""
-    props = _props(report)
-    kind = props.get(KIND_KEY)
-    verdict = decode_record(props.get(RECORD_KEY) or {}).get("verdict")
-    if props.get(OUTCOME_KEY) and report.when == "call" and not hasattr(report, "wasxfail"):
-        return props[OUTCOME_KEY]
+    phase carries the outcome :mod:`.running` ``decided`` from the verdict; the other branches are what
+    pytest alone says (a fixture's error, a skip in setup, a placeholder); ``error``: the glue's reason
+    for an error."""
+    verdict = result.verdict if result is not None else None
+    if decided and report.when == "call" and not hasattr(report, "wasxfail"):
+        return decided
     if verdict == INCONCLUSIVE and report.skipped:
         return INCONCLUSIVE
     if kind == "placeholder":
@@ -86,17 +92,24 @@ def report_outcome(report) -> str | None:
     if report.when == "call" and report.passed and verdict == NEAR_TIE:
         return NEAR_TIE
     if report.failed:
-        own = kind not in ("registry-error", "module-error") and not props.get(ERROR_KEY)
+        own = kind not in ("registry-error", "module-error") and not error
         return FAILED if report.when == "call" and own else ERROR
     if report.skipped:
         return SKIPPED
     return PASSED if report.when == "call" else None
 
 
-def phase_of(report) -> Phase | None:
-    """The :class:`~claimcheck.report.Phase` of a pytest report (None: the test names no claim)."""
-    props = _props(report)
-    cid = props.get(CLAIM_ID_KEY)
+def phase_of(
+    item: pytest.Item,
+    report: pytest.TestReport,
+    decided: str | None = None,
+    error: str | None = None,
+    expected_fail: str | None = None,
+) -> Phase | None:
+    """The :class:`~claimcheck.report.Phase` of ``item``'s ``report`` (None: it names no claim):
+    ``decided``, the outcome the glue decided from the verdict; ``error``, its reason for an error;
+    ``expected_fail``, the claim's, for an xfailed test."""
+    cid = claim_key(item)
     if not cid:
         return None
     location = getattr(report, "location", None)
@@ -104,31 +117,34 @@ def phase_of(report) -> Phase | None:
     if location and location[0]:
         line = location[1] + 1 if isinstance(location[1], int) else None
         where = {"test": report.nodeid, "file": str(location[0]), "line": line}
-    outcome = report_outcome(report)
+    kind, result = item.stash.get(KIND_KEY, None), item.stash.get(RESULT_KEY, None)
+    outcome = report_outcome(report, kind, result, decided, error)
+    plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return Phase(
         nodeid=report.nodeid,
         claim=cid,
         outcome=outcome,
-        reason=report_reason(report) if outcome not in (None, PASSED, NEAR_TIE) else "",
-        kind=props.get(KIND_KEY),
-        record=decode_record(props[RECORD_KEY]) if RECORD_KEY in props else None,
+        reason=report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else "",
+        kind=kind,
+        result=result,
         duration=float(getattr(report, "duration", 0.0) or 0.0),
         location=where,
-        plots=[tuple(p) for p in getattr(report, PLOTS_ATTR, None) or ()],
-        expected_fail=props.get(EXPECTED_FAIL_KEY),
+        plots=list(plots or ()),
+        expected_fail=expected_fail,
         xfailed=getattr(report, "wasxfail", None),
     )
 
 
-def verdict_text(report, record: dict) -> str:
+def verdict_text(phase: Phase, pytest_outcome: str) -> str:
     """One line for pytest-html's Verdict column: the outcome and, unless passed, why."""
-    outcome = report_outcome(report) or report.outcome
+    outcome, result = phase.outcome or pytest_outcome, phase.result
+    reason = result.reason if result is not None else None
     if outcome == PASSED:
-        caveat = (record.get("details") or {}).get("caveat")
+        caveat = result.details.get("caveat") if result is not None else None
         return f"{PASSED} ({caveat})" if caveat else PASSED
     if outcome == NEAR_TIE:
-        return f"near-tie: {record.get('reason')}"
-    if outcome == FAILED and record.get("reason"):
-        return f"failed: {record['reason']}"
-    first = report_reason(report).splitlines()
+        return f"near-tie: {reason}"
+    if outcome == FAILED and reason:
+        return f"failed: {reason}"
+    first = phase.reason.splitlines()
     return f"{outcome}: {first[0]}" if first else outcome

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterable
 from itertools import chain
 from pathlib import Path
 
@@ -18,14 +19,14 @@ from claimcheck.pages.words import deselected_words, drift_words, interrupted_wo
 from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.options import registries_of_args
-from claimcheck.plugin.state import STATE, fingerprint_of, registry_for
-from claimcheck.recorder import CLAIM_ID_KEY
-from claimcheck.registry import load_registry
-from claimcheck.results import CI, NOT_REACHED, NOT_SELECTED, ClaimsDoc, Interrupted
+from claimcheck.plugin.phases import claim_key
+from claimcheck.plugin.state import STATE, RunState, fingerprint_of, registry_for
+from claimcheck.registry import Registry, load_registry
+from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc, Interrupted, RecordedCI
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session, exitstatus):
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     config = session.config
     state = config.stash.get(STATE, None)
     # an xdist worker (the controller reports), or a refused run (nothing was decided)
@@ -44,7 +45,7 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED  # the editor's page is part of the run's result
 
 
-def _write_report(session, state, interrupted: bool) -> None:
+def _write_report(session: pytest.Session, state: RunState, interrupted: bool) -> None:
     """Build and write claims.json (merged with the earlier report's rows, under a lock) and the pages."""
     config = session.config
     if interrupted and not state.registries:  # stopped during collection: still one row per claim
@@ -91,12 +92,12 @@ def _write_report(session, state, interrupted: bool) -> None:
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
             if interrupted:
                 _mark_interrupted(doc, session, state.ended_by)
-            report.write_json(doc, state.json_path)
+            report.write_claims_json(doc, state.json_path)
         state.json_doc = doc
-        _publish(config, state, doc)
+        _publish(config, state, doc, state.json_path)
 
 
-def _claim_args(config, regs) -> list[str]:
+def _claim_args(config: pytest.Config, regs: Iterable[Registry]) -> list[str]:
     """The run's path arguments that hold a chapter's claims (all of them when none is told apart)."""
     base = Path(config.invocation_params.dir)
     folders = [Path(reg.path).resolve().parent for reg in regs]
@@ -108,7 +109,7 @@ def _claim_args(config, regs) -> list[str]:
     return [a for a in config.args if holds_claims(a)] or list(config.args)
 
 
-def _registry_entries(path) -> dict | None:
+def _registry_entries(path: str | Path | None) -> dict | None:
     """A registry's claims as they are now (``{id: {stated, unit, tolerance}}``), None when it is gone."""
     if not path or not Path(path).is_file():
         return None
@@ -116,7 +117,7 @@ def _registry_entries(path) -> dict | None:
     return {cid: {"stated": c.stated, "unit": c.unit, "tolerance": c.tolerance_text} for cid, c in claims}
 
 
-def _chapter_profiles(config, session, regs) -> dict:
+def _chapter_profiles(config: pytest.Config, session: pytest.Session, regs: list[Registry]) -> dict:
     """``{chapter id: the size profile its tests ran with}`` (``{}``: its claims used no kit sizes)."""
     collected = getattr(session, "items", None) or []
     found: dict[str, list] = {reg.path: [] for reg in regs}
@@ -134,7 +135,7 @@ def _chapter_profiles(config, session, regs) -> dict:
     }
 
 
-def _fingerprint(config, state, interrupted: bool) -> dict:
+def _fingerprint(config: pytest.Config, state: RunState, interrupted: bool) -> dict:
     """The runner fingerprint; after an interrupt in a heavy import, the core's alone (no re-import)."""
     if state.fingerprint is None and interrupted:
         cut = half_loaded(heavy_packages(config))
@@ -157,11 +158,11 @@ def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
             e.reason, e.selected = NOT_SELECTED, False
 
 
-def _mark_interrupted(doc: ClaimsDoc, session, how: str) -> None:
+def _mark_interrupted(doc: ClaimsDoc, session: pytest.Session, how: str) -> None:
     """Mark the rows this run selected but never reached (not-run, or carried) and say so in ``doc.interrupted``."""
     # session.items is not the selection until collection completes (testscollected is set then)
     items = session.items if getattr(session, "testscollected", 0) else ()
-    selected = {v for item in items or () for k, v in item.user_properties if k == CLAIM_ID_KEY}
+    selected = {key for item in items or () if (key := claim_key(item)) is not None}
     not_reached = []
     for e in doc.claims:
         if not (e.unselected or e.carried is not None) or (selected and e.key not in selected):
@@ -182,12 +183,13 @@ def _relative(path: Path, folder: Path) -> str:
         return str(Path(path).resolve())
 
 
-def _publish(config, state, doc) -> None:
-    """Write the pages from the document just written; a page that fails is reported, claims.json stands."""
+def _publish(config: pytest.Config, state: RunState, doc: ClaimsDoc, json_path: Path) -> None:
+    """Write the pages from the document just written to ``json_path``; a page that fails is reported,
+    claims.json stands."""
     regs = state.registries
     checks = [(c, regs[key].waivers) for key, c in state.manuscript_checks.items() if key in regs]
     try:
-        state.pages = pages.publish(doc, state.json_path, checks, state.html_path)
+        state.pages = pages.publish(doc, json_path, checks, state.html_path)
     except Exception as exc:  # noqa: BLE001 - a page must never take claims.json down with it
         state.page_error = f"{type(exc).__name__}: {exc}"
 
@@ -195,7 +197,7 @@ def _publish(config, state, doc) -> None:
 def _counts_line(doc: ClaimsDoc) -> str:
     """The claims' counts by outcome; in a partial run, those run now apart from those carried."""
 
-    def words(entries) -> str:
+    def words(entries: Iterable[ClaimEntry]) -> str:
         return ", ".join(f"{v} {k}" for k, v in count(e.outcome for e in entries).items()) or "none"
 
     claims, sel = doc.claims, doc.selection
@@ -213,15 +215,17 @@ def _counts_line(doc: ClaimsDoc) -> str:
     return line + drift
 
 
-def _write_line(tr, text: str, **markup) -> None:  # never a workflow command
+def _write_line(tr: pytest.TerminalReporter, text: str, **markup: bool) -> None:  # never a workflow command
     tr.write_line(log_line(text), **markup)
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int | pytest.ExitCode, config: pytest.Config
+) -> None:
     state = config.stash.get(STATE, None)
     doc = state.json_doc if state else None
     tr = terminalreporter
-    if not doc:
+    if state is None or doc is None or state.json_path is None:
         if state is not None and state.page_error:  # e.g. the report after an interrupt
             _write_line(tr, f"claimcheck: {state.page_error}", red=True)
         return
@@ -232,7 +236,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     several = len(doc.chapters) > 1
     for c in doc.claims:
         if c.outcome == INCONCLUSIVE:
-            ci = c.ci or CI(float("nan"), float("nan"))
+            ci = c.ci or RecordedCI(float("nan"), float("nan"))
             _write_line(
                 tr,
                 f"inconclusive {c.key if several else c.id}: {ci.level or 0.95:.0%} CI [{ci.low:.4g}, "

@@ -1,52 +1,45 @@
-"""A claim test's set-up (a broken or unknown claim errors before any measurement), its report
-(its verdict's outcome in pytest's terms, by one table: :data:`PYTEST_OUTCOME`) and its warnings
+"""A claim test's set-up (a broken or unknown claim, or an xfail, errors before any measurement), its
+end (what its verdict raises, as :func:`claimcheck.outcomes.ends` says; raised here where the test
+ended otherwise, never rewritten in its report), its report's claim outcome and its warnings
 (recorded, not raised)."""
 
 from __future__ import annotations
 
+import json
 import warnings
+from collections.abc import Generator
+from dataclasses import replace
 
 import pytest
 
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, PYTEST, SKIPPED, ends, worse
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
-from claimcheck.plugin.phases import exception_reason
+from claimcheck.plugin.phases import PHASE_ATTR, exception_reason, phase_of, phase_on
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
-    ERROR_KEY,
-    EXPECTED_FAIL_KEY,
-    OUTCOME_KEY,
-    PLOTS_ATTR,
-    PLOTS_KEY,
     RECORD_KEY,
+    RESULT_KEY,
     VERDICT_KEY,
+    ClaimEnd,
     VerdictError,
-    encode_record,
-    stored_record,
+    strict_timing_message,
 )
+from claimcheck.report import Phase
+from claimcheck.results import ClaimResult
 from claimcheck.verdict import Verdict
-
-#: a claim test's outcome in pytest's report: (outcome, the same under --claims-strict-timing). A
-#: near-tie passes in pytest's terms and is counted as NEAR-TIE (pytest_report_teststatus).
-PYTEST_OUTCOME = {
-    PASSED: ("passed", "passed"),
-    NEAR_TIE: ("passed", "passed"),
-    FAILED: ("failed", "failed"),
-    ERROR: ("failed", "failed"),
-    SKIPPED: ("skipped", "skipped"),
-    INCONCLUSIVE: ("skipped", "failed"),
-}
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
 _CHECKS = (DriftItem, AuditItem, FormulaItem, CitationItem)  # the core's checks: an exception is an error
 
 
-def _claim_test(item) -> bool:  # a test with a claim mark, not an item of the registry
+def _claim_test(item: pytest.Item) -> bool:  # a test with a claim mark, not an item of the registry
     return not isinstance(item, RegistryItem) and claim_marker_id(item) is not None
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     """Run a claim test with every warning kept (``details.warnings``): a library's new FutureWarning is
     a fact about the measurement. Inside pytest's own warning capture: this filter is the innermost."""
     if not _claim_test(item) or item.get_closest_marker("filterwarnings"):  # a claim about a warning
@@ -57,26 +50,36 @@ def pytest_runtest_protocol(item, nextitem):
         return (yield)
 
 
-def _record_warnings(item, report) -> None:
-    """Put the warnings caught so far into the claim's record (item and report), deduplicated."""
+def _record_warnings(item: pytest.Item) -> None:
+    """Put the warnings caught so far into the test's result (``details.warnings``), deduplicated."""
     caught = item.stash.get(WARNINGS_KEY, None)
     if not caught:
         return
     seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
     found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
-    for props in (item.user_properties, report.user_properties):
-        record = stored_record(props)
-        record.setdefault("details", {})["warnings"] = found
-        props[:] = [(k, v) for k, v in props if k != RECORD_KEY] + [(RECORD_KEY, encode_record(record))]
+    result = item.stash.get(RESULT_KEY, None) or ClaimResult(claim_marker_id(item) or "")
+    item.stash[RESULT_KEY] = replace(result, details={**result.details, "warnings": found})
+
+
+def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: Phase | None) -> None:
+    """The phase on its report (xdist sends its attributes to the controller); on the last phase's,
+    the test's result as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
+    if phase is not None:
+        setattr(report, PHASE_ATTR, phase.to_json())
+    result = item.stash.get(RESULT_KEY, None)
+    if result is not None and report.when == "teardown":
+        text = json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":"), default=str)
+        report.user_properties.append((RECORD_KEY, text))
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
-    """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip."""
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip,
+    and so does an xfail mark on a claim test whose claim has no ``expected_fail``."""
     if isinstance(item, RegistryItem):
         return
-    marks = list(item.iter_markers("claim"))
-    if marks and claim_marker_id(item) is None:
+    marks, cid = list(item.iter_markers("claim")), claim_marker_id(item)
+    if marks and cid is None:
         raise pytest.UsageError(
             f"{item.nodeid}: use @pytest.mark.claim('C05') with exactly one claim id string"
         )
@@ -86,116 +89,164 @@ def pytest_runtest_setup(item):
             f"{item.nodeid}: {len(marks)} claim marks ({ids}); a test checks exactly one claim: "
             "write one test per claim"
         )
-    if marks and "claim" in getattr(item, "fixturenames", ()):
-        lookup_claim(item.config, item, claim_marker_id(item))
+    if cid is not None and marks and "claim" in getattr(item, "fixturenames", ()):
+        lookup_claim(item.config, item, cid)
+    mark = item.get_closest_marker("xfail") if marks else None
+    if mark is not None:
+        _refuse_xfail(item, mark.kwargs.get("reason", ""))
 
 
-def _refuse_xfail(item, report) -> bool:
-    """A claim test's xfail as an error, unless its claim has an ``expected_fail`` (its verdict decides)."""
-    mark = item.get_closest_marker("xfail")
-    if not hasattr(report, "wasxfail") and not (report.when == "call" and mark is not None):
-        return False
+def _expected_fail(item: pytest.Item) -> str | None:
+    """The ``expected_fail`` of a claim test's claim (None: none, or no such claim)."""
     reg, cid = registry_for(item.config, item.path), claim_marker_id(item)
     claim = reg.claims.get(cid) if reg is not None and cid is not None else None
-    expected = claim.expected_fail if claim is not None else None
-    if expected:
-        report.user_properties.append((EXPECTED_FAIL_KEY, expected))
-        return False
-    why = getattr(report, "wasxfail", "") or (mark.kwargs.get("reason", "") if mark else "")
-    if hasattr(report, "wasxfail"):
-        del report.wasxfail
-    report.outcome = "failed"
-    report.longrepr = (
-        f"{cid}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
+    return claim.expected_fail if claim is not None else None
+
+
+def _refuse_xfail(item: pytest.Item, why: str) -> None:
+    """Raise a claim test's xfail as an error, unless its claim has an ``expected_fail`` (its verdict
+    decides). Raises ClaimEnd."""
+    if _expected_fail(item):
+        return
+    reg = registry_for(item.config, item.path)
+    raise ClaimEnd(
+        f"{claim_marker_id(item)}: a claim test cannot be xfail: {why or 'xfail without a reason'} "
         f"({item.nodeid}); only claim.check/require/check_comparison decide a claim. To record "
         f'that the chapter\'s figure is known not to hold, set expected_fail = "why" on the claim '
-        f"in {reg.path if reg else 'its claims.toml'}"
+        f"in {reg.path if reg else 'its claims.toml'}",
+        ERROR,
+    ) from None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    """A claim test ends as its verdict says: its xfail is refused; a test that returned without a
+    verdict, or ended otherwise than its verdict (it caught the verdict's exception), raises here."""
+    if not _claim_test(pyfuncitem):
+        return (yield)
+    try:
+        returned = yield
+    except pytest.xfail.Exception as exc:
+        _refuse_xfail(pyfuncitem, exc.msg or "")
+        raise
+    except BaseException as exc:
+        _end_as_verdict(pyfuncitem, exc)
+        raise
+    _end_as_verdict(pyfuncitem, None)
+    return returned
+
+
+def _ended_as(exc: BaseException | None) -> str:
+    """What a call ending with ``exc`` (None: it returned) says by itself: ``pytest.fail`` or
+    ``assert`` failed, a skip skipped, a :class:`ClaimEnd` its outcome, anything else error."""
+    if exc is None:
+        return PASSED
+    if isinstance(exc, pytest.skip.Exception):
+        return SKIPPED
+    if isinstance(exc, ClaimEnd):
+        return exc.outcome
+    return FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
+
+
+def _claim_outcome(verdict: Verdict, said: str) -> str:
+    """The outcome of a call that said ``said`` by itself after ``verdict``: the worse of the two (a
+    skip after a check that held: the test chose not to decide the claim)."""
+    if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
+        return SKIPPED
+    return worse(verdict.outcome, said)
+
+
+def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
+    """Raise what the standing verdict says where the call ended with ``exc`` (None: it returned) in
+    other terms than the verdict's, unless the call itself was worse. Raises ClaimEnd,
+    pytest.fail.Exception or pytest.skip.Exception."""
+    __tracebackhide__ = True
+    verdict, cid = item.stash.get(VERDICT_KEY, None), claim_marker_id(item)
+    if verdict is None:
+        if exc is None:  # a broken test, not a disproof
+            raise ClaimEnd(
+                f"{cid}: the test passed without a verdict: a claim test must call claim.check(...) "
+                "(or claim.skip(reason)); a test that measures nothing cannot stand for a claim",
+                ERROR,
+            )
+        return
+    said = _ended_as(exc)
+    outcome = _claim_outcome(verdict, said)
+    strict = item.config.stash[STATE].settings.strict_timing
+    end = ends(outcome, strict)
+    ended = "passed" if exc is None else "skipped" if isinstance(exc, pytest.skip.Exception) else "failed"
+    if outcome != verdict.outcome or end is None or PYTEST[end] == ended:
+        return  # the phase itself was worse, or it ended the verdict's way
+    reason = verdict.reason or ""
+    if PYTEST[end] == "skipped":
+        raise pytest.skip.Exception(reason, _use_item_location=True)
+    if outcome == INCONCLUSIVE:
+        raise ClaimEnd(strict_timing_message(cid or "", verdict), INCONCLUSIVE)
+    went_on = (
+        f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
+        "a claim test must not catch the verdict's exception"
     )
-    report.user_properties.append((ERROR_KEY, report.longrepr))
-    return True
+    if outcome == ERROR:  # the test caught the error verdict's exception
+        raise ClaimEnd(went_on, ERROR, reason)
+    raise pytest.fail.Exception(went_on, pytrace=False)
 
 
-def _call_outcome(report, call) -> str:
-    """What a call phase said by itself: ``pytest.fail`` or ``assert`` failed, a skip skipped, else error."""
+def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | None:
+    """An xfailed (or xpassed) claim test's claim's ``expected_fail`` (None: not xfailed, or none)."""
+    if hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail")):
+        return _expected_fail(item)
+    return None
+
+
+def _call_outcome(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
+    """What a call phase said by itself (:func:`_ended_as` of what it raised)."""
     if report.passed:
         return PASSED
     if report.skipped:
         return SKIPPED
-    exc = call.excinfo.value if call.excinfo is not None else None
-    return FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
-
-
-def _report_verdict(item, report, call, verdict: Verdict) -> None:
-    """Make the call report say the worse of the stored verdict and the phase, by :data:`PYTEST_OUTCOME`."""
-    said = _call_outcome(report, call)
-    outcome = worse(verdict.outcome, said)
-    if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
-        outcome = SKIPPED  # the test skipped itself after a check: it chose not to decide the claim
-    report.user_properties.append((OUTCOME_KEY, outcome if outcome == verdict.outcome else said))
-    if outcome != verdict.outcome:  # the phase itself was worse: pytest's report stands, and the row's
-        return
-    strict = item.config.stash[STATE].settings.strict_timing
-    want = PYTEST_OUTCOME[outcome][1 if strict else 0]
-    cid, reason = claim_marker_id(item), verdict.reason or ""
-    if report.outcome == want:
-        return  # the verdict's own exception: its message is the report's
-    if outcome == ERROR:  # the test caught the error verdict's exception
-        report.user_properties.append((ERROR_KEY, reason))
-    report.outcome = want
-    if want == "skipped":
-        report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {reason}")
-    elif outcome == INCONCLUSIVE:
-        report.longrepr = f"{cid} (--claims-strict-timing): {reason}"
-    elif want == "failed":
-        report.longrepr = (
-            f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
-            "a claim test must not catch the verdict's exception"
-        )
+    return _ended_as(call.excinfo.value) if call.excinfo is not None else ERROR
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item, call):
-    """A claim test's report: its xfail as an error; its call phase as its stored verdict says; a
-    call that passed without a verdict, or raised (not a verdict), as an error; its plots."""
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A claim test's report: the claim outcome its call decided beside its verdict; why it raised,
+    when not a verdict; as one :class:`~claimcheck.report.Phase` with its result and plots."""
     report = yield
     claim_test = _claim_test(item)
-    refused = claim_test and _refuse_xfail(item, report)
     if claim_test:
-        _record_warnings(item, report)
-    if report.when == "call" and claim_test and not refused and not hasattr(report, "wasxfail"):
-        verdict = item.stash.get(VERDICT_KEY, None)
-        if verdict is not None:
-            _report_verdict(item, report, call, verdict)
-        elif report.passed:
-            report.outcome = "failed"
-            report.longrepr = (
-                f"{claim_marker_id(item)}: the test passed without a verdict: a claim test must "
-                "call claim.check(...) (or claim.skip(reason)); a test that measures nothing "
-                "cannot stand for a claim"
-            )
-            report.user_properties.append((ERROR_KEY, report.longrepr))  # a broken test, not a disproof
+        _record_warnings(item)
+    expected = _expected_fail_of(item, report) if claim_test else None
+    verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
+    if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
+        said = _call_outcome(report, call)
+        outcome = _claim_outcome(verdict, said)
+        decided = outcome if outcome == verdict.outcome else said
     raised = report.failed and call.excinfo is not None
-    kit = missing_kit(call.excinfo.value) if raised and claim_test else None
+    kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
-        report.longrepr = f"{claim_marker_id(item)}: {kit}"
-        report.user_properties.append((ERROR_KEY, report.longrepr))
-    elif raised and not refused and (claim_test or isinstance(item, _CHECKS)):
+        report.longrepr = error = f"{claim_marker_id(item)}: {kit}"
+    elif raised and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
-        reason = str(exc) if isinstance(exc, VerdictError) else exception_reason(call.excinfo, call.when)
-        if reason:  # raised, not a verdict: the claim's row says error, with the type and message
-            report.user_properties.append((ERROR_KEY, reason))
-    plots = item.stash.get(PLOTS_KEY, None)
-    if report.when == "call" and plots:  # on the report: xdist sends its attributes to the controller
-        setattr(report, PLOTS_ATTR, [[name, b64] for name, b64 in plots])
+        if isinstance(exc, ClaimEnd):
+            error = exc.reason if exc.outcome == ERROR else None
+        elif isinstance(exc, VerdictError):
+            error = str(exc)
+        else:  # raised, not a verdict: the claim's row says error, with the type and message
+            error = exception_reason(call.excinfo, call.when)
+    _send_phase(item, report, phase_of(item, report, decided, error, expected))
     return report
 
 
-def pytest_report_teststatus(report, config):
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
     """A near-tie in pytest's counts: neither passed nor failed."""
     if (
         report.when == "call"
         and report.passed
-        and stored_record(report.user_properties).get("verdict") == NEAR_TIE
+        and (phase := phase_on(report)) is not None
+        and phase.result is not None
+        and phase.result.verdict == NEAR_TIE
     ):
         return NEAR_TIE, "t", NEAR_TIE.upper()
     return None

@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pytest
 
@@ -17,11 +18,12 @@ from claimcheck.book import REGISTRY_NAME, book_of
 from claimcheck.display import log_line
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
-from claimcheck.plugin.phases import phase_of
+from claimcheck.manuscript import ManuscriptCheck
+from claimcheck.plugin.phases import phase_on
 from claimcheck.recorder import ClaimRecorder
-from claimcheck.registry import Registry, claim_lines, load_registry
+from claimcheck.registry import Claim, Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
-from claimcheck.results import ClaimsDoc
+from claimcheck.results import ClaimResult, ClaimsDoc
 from claimcheck.settings import Settings
 
 
@@ -38,7 +40,7 @@ class RunState:
     collector: ResultCollector = field(default_factory=ResultCollector)
     started: float = field(default_factory=time.time)
     fingerprint: dict | None = None
-    manuscript_checks: dict[str, object] = field(default_factory=dict)  # registry path -> ManuscriptCheck
+    manuscript_checks: dict[str, ManuscriptCheck] = field(default_factory=dict)  # by registry path
     json_path: Path | None = None  # where claims.json goes (None: this run writes no report)
     html_path: Path | None = None  # where claims.html (the claims page) goes
     json_doc: ClaimsDoc | None = None  # the claims.json document written at session finish
@@ -52,8 +54,10 @@ class RunState:
     chapters: dict | None = None  # chapter id -> registry: the book the run's citations resolve in
     deselected: list = field(default_factory=list)  # (claim key or None, kit's group or None) per test
 
-    def pytest_runtest_logreport(self, report):  # a plugin: it sees the reports of xdist's workers too
-        phase = phase_of(report)
+    def pytest_runtest_logreport(
+        self, report: pytest.TestReport
+    ) -> None:  # a plugin: it sees the reports of xdist's workers too
+        phase = phase_on(report)
         if phase is not None:
             self.collector.add(phase)
 
@@ -80,22 +84,22 @@ class RunState:
 STATE = pytest.StashKey[RunState]()
 
 
-def run_state(config) -> RunState:
+def run_state(config: pytest.Config) -> RunState:
     return config.stash[STATE]
 
 
-def settings_of(config) -> Settings:
+def settings_of(config: pytest.Config) -> Settings:
     return config.stash[STATE].settings
 
 
-def setting_path(config, name: str) -> Path:
+def setting_path(config: pytest.Config, name: str) -> Path:
     """A path setting, relative to the rootdir when it came from the ini file, else to the invocation dir."""
     s = settings_of(config)
     from_ini = dict(s.sources).get(name, "").startswith("ini")
     return Path(config.rootpath if from_ini else config.invocation_params.dir) / getattr(s, name)
 
 
-def registry_for(config, path: Path) -> Registry | None:
+def registry_for(config: pytest.Config, path: Path) -> Registry | None:
     """The registry governing a test file: the nearest claims.toml at or above its folder, up to the
     rootdir, when it is one of the run's registries (a ``claims.toml`` elsewhere governs nothing)."""
     for candidate in registry_candidates(Path(path), Path(config.rootpath)):
@@ -104,11 +108,11 @@ def registry_for(config, path: Path) -> Registry | None:
     return None
 
 
-def is_run_registry(config, path: Path) -> bool:
+def is_run_registry(config: pytest.Config, path: Path) -> bool:
     return os.path.realpath(path) in run_state(config).run_registries
 
 
-def registry_candidates(path: Path, root: Path):
+def registry_candidates(path: Path, root: Path) -> Iterator[Path]:
     """``claims.toml`` paths at ``path``'s folder and each parent up to ``root`` (or ``/`` outside it)."""
     folder = path if path.is_dir() else path.parent
     for f in (folder, *folder.parents):
@@ -117,7 +121,7 @@ def registry_candidates(path: Path, root: Path):
             return
 
 
-def claim_marker_id(item) -> str | None:
+def claim_marker_id(item: pytest.Item) -> str | None:
     """The id of the test's ``@pytest.mark.claim(id)``, or None (no marker, or not one string)."""
     mark = item.get_closest_marker("claim")
     args: tuple = mark.args if mark is not None else ()
@@ -129,9 +133,10 @@ def line_of_id(path: Path, claim_id: str | None) -> int:
     return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
-def stated_record(claim) -> dict:
-    """What every item of a claim records before any measurement: id, stated value, unit, tolerance."""
-    return {"id": claim.id, "stated": claim.stated, "unit": claim.unit, "tolerance": claim.tolerance_text}
+def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
+    """What every item of a claim records before any measurement: id, stated value, unit, tolerance;
+    ``fields``: more of :class:`~claimcheck.results.ClaimResult`."""
+    return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
 
 
 def skip_here(reason: str) -> NoReturn:
@@ -145,7 +150,7 @@ def setup_error(message: str) -> NoReturn:
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
 
-def lookup_claim(config, item, cid):
+def lookup_claim(config: pytest.Config, item: pytest.Item, cid: str) -> tuple[Registry, Claim]:
     """Return (registry, claim) for a claim test, or fail the test with the registry's own words
     (before any fixture is set up, so a broken claim errors before expensive measurements)."""
     __tracebackhide__ = True
@@ -164,13 +169,13 @@ def lookup_claim(config, item, cid):
     return reg, found
 
 
-def recorder_for(item, claim):
+def recorder_for(item: pytest.Item, claim: Claim) -> ClaimRecorder:
     """The :class:`~claimcheck.recorder.ClaimRecorder` of ``claim`` for ``item`` in this run."""
-    profile, hardware = settings_of(item.config).runner_profile, describe(fingerprint_of(item.config))
-    return ClaimRecorder(claim, item, profile, hardware)
+    settings, hardware = settings_of(item.config), describe(fingerprint_of(item.config))
+    return ClaimRecorder(claim, item, settings.runner_profile, hardware, settings.strict_timing)
 
 
-def fingerprint_of(config) -> dict:
+def fingerprint_of(config: pytest.Config) -> dict:
     """The runner fingerprint of this run (computed once): the core's fields and every kit's."""
     state = run_state(config)
     if state.fingerprint is None:
@@ -193,7 +198,7 @@ def kit_modules() -> tuple[str, ...]:
     return tuple(re.sub(r"[-.]", "_", m.group(0)).lower() for m in names if m)
 
 
-def missing_kit(exc=None, *, text: str = "") -> str | None:
+def missing_kit(exc: BaseException | None = None, *, text: str = "") -> str | None:
     """The one line for a claim that cannot run on a core-only install, or None, from the exception
     ``exc`` raised or, where only that is left, its first line ``text``."""
     name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None

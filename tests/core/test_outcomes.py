@@ -10,8 +10,7 @@ import pytest
 
 from claimcheck import outcomes as oc
 from claimcheck.pages.manuscript_view import STATE_LABEL
-from claimcheck.plugin.running import PYTEST_OUTCOME
-from claimcheck.recorder import VERDICT_KEY, ClaimRecorder, VerdictError
+from claimcheck.recorder import VERDICT_KEY, ClaimEnd, ClaimRecorder, VerdictError
 from claimcheck.verdict import Verdict
 
 CSS = (Path(oc.__file__).parent / "pages" / "templates" / "page.css").read_text(encoding="utf-8")
@@ -37,8 +36,8 @@ def test_every_outcome_word_has_a_sentence_a_mark_and_a_state(word):
 
 @pytest.mark.parametrize("word", oc.WORDS, ids=lambda w: w.word)
 def test_every_verdict_word_ends_a_test_and_has_a_pytest_report(word):
-    assert word.ends in ("return", "fail", "skip", "error", None)
-    assert (word.word in PYTEST_OUTCOME) == (word.ends is not None)
+    assert word.ends in (*oc.PYTEST, None) and oc.ends(word.word) == word.ends
+    assert oc.ends(word.word, strict_timing=True) == ("fail" if word.word == oc.INCONCLUSIVE else word.ends)
 
 
 def test_the_tables_derived_from_the_words():
@@ -71,7 +70,7 @@ def test_the_tables_derived_from_the_words():
 )
 def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
     claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
-    item = SimpleNamespace(stash={}, user_properties=[])
+    item = SimpleNamespace(stash={})
     recorder = ClaimRecorder(claim, item, None, "test hardware")
     if raised is None:
         recorder._settle(Verdict(outcome, 1.0, None), "message")
@@ -109,3 +108,13 @@ def test_count_is_in_the_vocabularys_order_and_keeps_unknown_words_last():
         ("bogus", 1),
     ]
     assert oc.count([]) == {}
+
+
+def test_an_inconclusive_timing_fails_under_strict_timing_where_it_is_decided():
+    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
+    recorder = ClaimRecorder(claim, SimpleNamespace(stash={}), None, "test hardware", strict_timing=True)
+    with pytest.raises(ClaimEnd) as exc:
+        recorder._settle(Verdict(oc.INCONCLUSIVE, 1.0, "straddles"), "message")
+    assert (
+        exc.value.outcome == oc.INCONCLUSIVE and str(exc.value) == "C01 (--claims-strict-timing): straddles"
+    )

@@ -10,7 +10,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.pages.words import deselected_words
-from claimcheck.results import ClaimEntry, ClaimsDoc, read_document, safe_link
+from claimcheck.results import ClaimEntry, ClaimResult, ClaimsDoc, read_document, safe_link
 
 
 def entry(cid="C01", outcome="passed", **kw):
@@ -76,6 +76,22 @@ def test_a_document_reads_into_typed_entries_and_writes_back_the_same_json(tmp_p
         assert back[name] == raw[name], name
     for written, read in zip(back["claims"], raw["claims"]):  # every field read is written back as read
         assert {k: written[k] for k in read} == read
+
+
+def test_a_result_travels_as_json_and_back_the_same():
+    result = ClaimResult("C18", "36864", "B/token", "rel 1%", measured=36864.0, verdict="passed")
+    sent = json.loads(json.dumps(result.to_json()))  # what an xdist worker sends
+    assert ClaimResult.from_json(sent) == result and "reason" not in sent  # None fields left out
+    with pytest.raises(ValueError, match="record"):
+        ClaimResult.from_json({"id": "C18", "record": {}})  # a field this version does not know
+
+
+def test_a_later_result_of_a_claim_adds_to_the_earlier_one():
+    measured = ClaimResult("C18", measured=1.0, verdict="failed", reason="short", details={"device": "cpu"})
+    drift = ClaimResult("C18", "2", details={"drift": {"status": "ok"}})
+    merged = measured.merged(drift)
+    assert (merged.stated, merged.measured, merged.reason) == ("2", 1.0, "short")  # None does not erase
+    assert merged.details == {"device": "cpu", "drift": {"status": "ok"}}
 
 
 def test_unknown_keys_are_kept_as_read():
@@ -176,6 +192,7 @@ def test_links_are_only_http_or_relative():
         "file:///etc/passwd",
         "//evil",
         "a\nb",
+        "/etc/passwd",  # issue 37: an absolute path is no link of a results file
     ):
         assert safe_link(bad) == "", bad
 
@@ -191,6 +208,11 @@ MALFORMED = [
         {},
     ),
     ("registry_line", entry(outcome="error", locations=[], registry_line="12"), {}),
+    # issue 37: a failed row's details the pages read, of the wrong type (was a TypeError)
+    ("details.failed_conditions", entry(outcome="failed", details={"failed_conditions": 5}), {}),
+    ("details.drift.quotes", entry(outcome="failed", details={"drift": {"quotes": 5}}), {}),
+    ("details.caveat", entry(outcome="passed", details={"caveat": ["x"]}, reason=""), {}),
+    ("details.ci.low", entry(outcome="inconclusive", details={"ci": {"low": "fast", "high": 2.0}}), {}),
 ]
 
 
@@ -222,6 +244,17 @@ def test_report_embeds_no_file_outside_the_results_folder(tmp_path, capsys):
     page = (path.parent / "claims.html").read_text(encoding="utf-8")
     assert "TOP-SECRET" not in page and "VE9QLVNFQ1JFVA" not in page  # nor its base64
     assert not (path.parent / "manuscript.html").exists()
+
+
+@pytest.mark.parametrize("schema", [True, "2", 2.0])
+def test_a_claims_json_whose_schema_is_no_integer_is_not_ours_to_overwrite(tmp_path, schema):
+    from claimcheck.fileio import not_ours
+
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps({"schema": schema, "claims": []}), encoding="utf-8")
+    assert "was not written by claimcheck" in (not_ours(path) or "")
+    path.write_text(json.dumps({"schema": 2, "claims": []}), encoding="utf-8")
+    assert not_ours(path) is None
 
 
 def test_a_test_log_that_is_not_http_or_relative_is_no_link(tmp_path, capsys):

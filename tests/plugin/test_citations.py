@@ -106,15 +106,18 @@ def test_under_xdist_loadgroup_a_quote_runs_beside_its_source(pytester):
 
 def test_without_loadgroup_a_pass_seen_on_one_worker_does_not_pass_the_quote(pytester):
     """Plain -n 2: the source's passing test runs beside the quote, its failing one (another module)
-    may run on the other worker. The quote fails or is skipped, never passes over a failed source."""
+    may run on the other worker. The quote fails, never passes over a failed source: on its worker, or
+    on the controller, which sees every worker's source (a quote is as good as its source)."""
     book(pytester)
     failing = SOURCE_TEST.replace("test_weights", "test_weights_again").replace("497.76", "700.0")
     (pytester.path / "claims" / "ch15" / "test_zzz.py").write_text(failing, encoding="utf-8")
     pytester.runpytest_subprocess("claims", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")
     rows = read_report(pytester).claims.by_key
     quote = rows["ch16:C05"]
-    assert rows["ch15:C10"]["outcome"] == "failed" and quote["outcome"] in ("failed", "skipped"), quote
-    assert "which failed in this run" in quote["reason"] or "--dist loadgroup" in quote["reason"]
+    assert rows["ch15:C10"]["outcome"] == "failed" and quote["outcome"] == "failed", quote
+    assert "which failed in this run" in quote["reason"] or quote["reason"].startswith(
+        "quotes ch15:C10, failed here"
+    )
 
 
 def test_a_source_not_in_the_book_is_kept_and_said_never_an_error(pytester, capsys):
@@ -148,7 +151,21 @@ def test_a_quote_with_its_own_test_keeps_its_verdict_and_drifts_beside_it(pytest
     revise_source(pytester, "700")
     run(pytester).assert_outcomes(passed=1, failed=2)  # the source's measurement, the quote's citation
     quote = read_report(pytester).claims.by_key["ch16:C05"]
-    assert quote["outcome"] == "passed" and quote["drifted"]  # its measurement held; its quote drifted
+    assert quote["drifted"]  # its measurement held; its quote drifted
+    # a quote is as good as its source: the source's 497.76 MB failed its revised 700 MB
+    assert quote["outcome"] == "failed" and quote["reason"].startswith("quotes ch15:C10, failed here: ")
+
+
+def test_a_quote_of_a_source_skipped_here_is_skipped_naming_why(pytester):
+    skipped = SOURCE_TEST.replace('claim.check(497.76, "MB")', 'claim.skip("needs a CUDA GPU")')
+    claims_project(pytester, SOURCE, {"test_ch15.py": skipped}, chapter="ch15", folder="claims/ch15")
+    claims_project(pytester, QUOTE, chapter={"id": "ch16", "manuscript": "ch16.md"}, folder="claims/ch16")
+    (pytester.path / "claims" / "ch16" / "ch16.md").write_text(TEXT, encoding="utf-8")
+    run(pytester).assert_outcomes(passed=1, skipped=1)  # the quote's citation matches; its row does not hold
+    quote = read_report(pytester).claims.by_key["ch16:C05"]
+    assert (
+        quote["outcome"] == "skipped" and quote["reason"] == "quotes ch15:C10, skipped here: needs a CUDA GPU"
+    )
 
 
 def test_a_formula_reads_another_chapters_value(pytester):

@@ -59,14 +59,14 @@ CONFTEST = """
 import os
 import claimcheck.report as report
 
-_write = report.write_json
+_write = report.write_claims_json
 
 def _logged(doc, path):
     with open(os.environ["WRITES_LOG"], "a") as f:
         f.write(os.environ.get("PYTEST_XDIST_WORKER", "controller") + "\\n")
     _write(doc, path)
 
-report.write_json = _logged
+report.write_claims_json = _logged
 """
 
 
@@ -87,10 +87,10 @@ def _writers(tmp_path) -> list[str]:
 def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
     # threads pinned: "auto" counts the machine's other work, which may change between the two runs,
     # and the thread count is part of every failure's hardware line. The serial run is in this
-    # process: its conftest's logging write_json is undone after the test (monkeypatch)
+    # process: its conftest's logging write_claims_json is undone after the test (monkeypatch)
     import claimcheck.report
 
-    monkeypatch.setattr(claimcheck.report, "write_json", claimcheck.report.write_json)
+    monkeypatch.setattr(claimcheck.report, "write_claims_json", claimcheck.report.write_claims_json)
     project.run("--claims-threads=1", "-k", "not twice")
     report = project.report()
     serial = report.claims
@@ -124,7 +124,7 @@ def test_xdist_report_equals_serial_report(project, tmp_path, monkeypatch):
             "C06": "error",
         }
     )
-    for cid in serial:  # the records travelled from the workers in user_properties
+    for cid in serial:  # the results travelled from the workers on their reports
         for key in ("measured", "stated", "unit", "tolerance", "details", "title", "reason"):
             assert parallel[cid][key] == serial[cid][key], (cid, key)
     assert parallel["C05"]["details"]["ratio_per_round"] == [12.0, 13.0]
@@ -203,45 +203,38 @@ def test_timing_overlaps():
 def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker():
     """Under xdist the drift check of C18 can run before (or beside) C18's own test; the controller's
     row still shows the measured value in the drift record, as a serial run does."""
+    import json
     from types import SimpleNamespace
 
-    from claimcheck.plugin.phases import phase_of
-    from claimcheck.recorder import CLAIM_ID_KEY, KIND_KEY, RECORD_KEY
-    from claimcheck.report import ResultCollector
+    from claimcheck.plugin.phases import PHASE_ATTR, phase_on
+    from claimcheck.report import Phase, ResultCollector
+    from claimcheck.results import ClaimResult
 
-    def report(nodeid, props):
-        return SimpleNamespace(
-            nodeid=nodeid,
-            when="call",
-            passed=True,
-            failed=False,
-            skipped=False,
-            longrepr=None,
-            duration=0.1,
-            user_properties=props,
-        )
+    def report(phase):  # as the controller gets it from a worker
+        return SimpleNamespace(**{PHASE_ATTR: json.loads(json.dumps(phase.to_json()))})
 
     drift = report(
-        "claims.toml::C18 [drift]",
-        [
-            (CLAIM_ID_KEY, "C18"),
-            (KIND_KEY, "drift"),
-            (RECORD_KEY, {"details": {"drift": {"status": "ok", "measured": None}}}),
-        ],
+        Phase(
+            "claims.toml::C18 [drift]",
+            "C18",
+            "passed",
+            kind="drift",
+            result=ClaimResult("C18", details={"drift": {"status": "ok", "measured": None}}),
+        )
     )
     measured = report(
-        "test_kv.py::test_c18",
-        [
-            (CLAIM_ID_KEY, "C18"),
-            (
-                RECORD_KEY,
-                {"measured": 36864.0, "measured_display": "36864 B/token", "details": {"device": "cpu"}},
+        Phase(
+            "test_kv.py::test_c18",
+            "C18",
+            "passed",
+            result=ClaimResult(
+                "C18", measured=36864.0, measured_display="36864 B/token", details={"device": "cpu"}
             ),
-        ],
+        )
     )
     c = ResultCollector()
     for r in (drift, measured):  # the drift check's report arrives first
-        c.add(phase_of(r))
+        c.add(phase_on(r))
     (row,) = c.rows([])
     assert row.outcome == "passed"
     assert row.details == {"drift": {"status": "ok", "measured": "36864 B/token"}, "device": "cpu"}
