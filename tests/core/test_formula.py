@@ -436,3 +436,100 @@ def test_the_evaluators_remaining_edges():
         r"number, not 'object'\)$",
     ):
         parse("a + 1").evaluate({"a": object()})
+
+
+@pytest.mark.parametrize(
+    "text, condition, message",
+    [
+        (
+            "1e31 + a",
+            False,
+            "'1e31 + a': the number '1e+31' is not a finite number of magnitude at most 1e+30",
+        ),
+        (
+            "1111111111111111111111111111111111111111 + a",
+            False,
+            "'1111111111111111111111111111111111111111 + a': the number '111111111111111111111111'… (40 characters) is not a finite number of magnitude at most 1e+30",
+        ),
+        (
+            "log2(a).x + 1",
+            False,
+            "'log2(a).x + 1': 'log2(a).x' is not a name or another claim's value (C25.a_input)",
+        ),
+        (
+            "log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa).x",
+            False,
+            "'log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa).x': 'log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'… (53 characters) is not a name or another claim's value (C25.a_input)",
+        ),
+        (
+            "_a + 1",
+            False,
+            "'_a + 1': '_a': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            False,
+            "'_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx': '_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'… (51 characters): names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "(a + nosuch(b))",
+            False,
+            "'(a + nosuch(b))': unknown function 'nosuch'; known: exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k",
+        ),
+        (
+            "a + fffffffffffffffffffffffffffffffffffffffffffff(b)",
+            False,
+            "'a + fffffffffffffffffffffffffffffffffffffffffffff(b)': unknown function 'ffffffffffffffffffffffffffffffffffffffff'… (45 characters); known: exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k",
+        ),
+        (
+            "-(a.__x)",
+            False,
+            "'-(a.__x)': 'a.__x': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a == b.__c",
+            True,
+            "'a == b.__c': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a[0] + 1",
+            False,
+            "'a[0] + 1': 'a[0]' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a[999999999999999999999999999999999999999999999]",
+            False,
+            "'a[999999999999999999999999999999999999999999999]': 'a[99999999999999999999999999999999999999'… (48 characters) is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a + (b == c)",
+            True,
+            "'a + (b == c)': 'b == c' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a + (b == c)",
+            False,
+            "'a + (b == c)': 'b == c' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "log2(a + b.__c)",
+            False,
+            "'log2(a + b.__c)': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a * b.__c",
+            False,
+            "'a * b.__c': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "b.__c * a",
+            False,
+            "'b.__c * a': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+    ],
+)
+def test_a_formula_outside_the_language_is_refused_word_for_word(text, condition, message):
+    """parse's messages in full: the formula, the part refused (cut at 24 or 40 characters), why."""
+    with pytest.raises(FormulaError) as info:
+        parse(text, condition=condition)
+    assert str(info.value) == message

@@ -1,6 +1,7 @@
 """Every outcome of :func:`claimcheck.verdict.judge`, from synthetic evidence (no pytest run, no torch)."""
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -324,3 +325,38 @@ def test_a_timing_interval_in_another_unit_keeps_its_coverage_and_rounds():
 def test_bar_outcome_at_its_level_and_at_an_upper_bars_edge():
     assert bar_outcome(ci(12.0, 20.0, coverage=0.9), (10.0, math.inf)) == PASSED  # coverage == level: enough
     assert bar_outcome(ci(1.0, 2.0), (-math.inf, 1.0)) == INCONCLUSIVE  # touches the bar from above
+
+
+def test_measured_values_of_every_kind_in_the_claims_unit():
+    import numpy as np
+
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim("36", "KiB/token", "printed")
+    assert judge(claim, Measured(np.float64(36.0))) == Verdict(PASSED, 36.0, None, 0.5)
+    assert judge(claim, Measured(np.float32(36864.0), "B/token")).value == 36.0
+    assert type(judge(claim, Measured(np.int64(36))).value) is int
+    assert type(judge(claim, Measured(Fraction(72, 2))).value) is float
+    v = judge(claim, Measured(Interval(36352.0, 37376.0), "B/token"))
+    assert v.outcome == PASSED and v.value == Interval(35.5, 36.5)
+    for bad, why in (
+        (np.array([36.0]), "is not a number"),  # an array of one is not a scalar
+        (True, "is not a number"),
+        (float("nan"), "is not a finite number: the measurement broke"),
+        (float("inf"), "is not a finite number: the measurement broke"),
+    ):
+        broken = judge(claim, Measured(bad))
+        assert broken.outcome == ERROR and broken.reason.startswith("TypeError: the measured value")
+        assert broken.reason.endswith(why), broken.reason
+    # a requirement's headline value is converted too
+    assert judge(claim, Requirement(True, "m", 36864, "B/token")) == Verdict(PASSED, 36.0)
+    with pytest.raises(TypeError, match="not object"):
+        judge(claim, object())
+
+
+def test_a_machine_bound_claim_elsewhere_says_both_runners_and_its_margin():
+    claim = FakeClaim("5947", "token/s", "rel:25%", runner="author-laptop")
+    v = judge(claim, Measured(1893.2))
+    assert v.outcome == SKIPPED and v.margin == pytest.approx(1893.2 - 4460.25)
+    assert "measured on runner 'author-laptop'; this runner is 'unnamed' (--claims-runner)" in v.reason
+    assert "this runner is 'ci-box'" in judge(claim, Measured(1893.2), runner="ci-box").reason
