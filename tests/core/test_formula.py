@@ -533,3 +533,18 @@ def test_a_formula_outside_the_language_is_refused_word_for_word(text, condition
     with pytest.raises(FormulaError) as info:
         parse(text, condition=condition)
     assert str(info.value) == message
+
+
+def test_parse_edges_and_messages():
+    from claimcheck.formula import MAX_CHARS
+
+    for empty in ("", "   ", None):
+        with pytest.raises(FormulaError) as info:
+            parse(empty)
+        assert str(info.value) == 'must be a non-empty expression such as "read_tps / write_tps"'
+    assert parse("a" * MAX_CHARS).names == ("a" * MAX_CHARS,)  # at the limit: allowed
+    with pytest.raises(FormulaError) as info:
+        parse("-" * 500 + "1")
+    assert str(info.value).endswith(": nested too deeply (at most 40 levels)")
+    assert str(info.value).startswith("'-----")
+    assert parse("ch15:C10.stated * 2").names == ("ch15:C10.stated",)

@@ -312,3 +312,23 @@ def test_every_kinds_move_limit():
     )
     with pytest.raises(NotImplementedError):
         Tolerance().move_limit(1.0)
+
+
+def test_parse_tolerance_edges_and_messages():
+    from claimcheck.tolerance import _distance
+
+    assert parse_tolerance("abs:0") == Absolute(0.0) and parse_tolerance("rel:1") == Relative(1.0)
+    assert parse_tolerance("rel:150%") == Relative(1.5)
+    for text, message in (
+        ("abs:-1", "bad tolerance 'abs:-1': negative"),
+        (
+            "rel:1.5",
+            "bad tolerance 'rel:1.5': a relative tolerance above 1 is 150%; write 'rel:1.5%' for 1.5 percent",
+        ),
+        ("range:1", "bad tolerance 'range:1': missing '..'"),
+        ("range:1...2", "bad tolerance 'range:1...2': lower bound above upper bound"),  # 1 .. .2
+    ):
+        with pytest.raises(ToleranceError) as info:
+            parse_tolerance(text)
+        assert str(info.value) == message
+    assert _distance(Interval(1, 3), Interval(2, 4)) == 0.0 and _distance(Interval(1, 2), Interval(4, 5)) == 2
