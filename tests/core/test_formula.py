@@ -344,7 +344,9 @@ def test_entropy_bounds_by_hand():
     assert entropy_bounds_from_top_k([Interval(1.0, 1.0), Interval(0.0, 0.0)], 10) == Interval(0.0, 0.0)
     top_k = FUNCTIONS["entropy_bits_top_k"][0]
     assert top_k(Interval(4, 4.9), half, quarter) == Interval(1.5, 1.75)  # the vocabulary's floor: 4
-    with pytest.raises(FormulaError, match="needs at least one probability"):
+    with pytest.raises(
+        FormulaError, match=r"^entropy_bits_top_k\(vocab, p1, \.\.\., pk\) needs at least one probability$"
+    ):
         top_k(Interval(4, 4))
     # -p log2 p over an interval: 0 at p = 0; probabilities above 1 count as 1
     assert entropy_term_bits(Interval(0.0, 0.25)) == Interval(0.0, 0.5)
@@ -548,3 +550,34 @@ def test_parse_edges_and_messages():
     assert str(info.value).endswith(": nested too deeply (at most 40 levels)")
     assert str(info.value).startswith("'-----")
     assert parse("ch15:C10.stated * 2").names == ("ch15:C10.stated",)
+
+
+def test_other_chapters_values_get_aliases_that_no_name_of_the_formula_takes():
+    f = parse("xref0 + ch15:C10.stated")
+    assert f.names == ("xref0", "ch15:C10.stated") and f.aliases == {"xref0x": "ch15:C10.stated"}
+    assert f.evaluate({"xref0": Interval(1, 1), "ch15:C10.stated": Interval(2, 2)}) == Interval(3, 3)
+    g = parse("ch15:C10.stated + ch15:C10.stated + ch90:C01.total")
+    assert g.names == ("ch15:C10.stated", "ch90:C01.total")
+    assert g.aliases == {"xref0": "ch15:C10.stated", "xref1": "ch90:C01.total"}
+    assert g.evaluate({"ch15:C10.stated": Interval(2, 2), "ch90:C01.total": Interval(5, 5)}) == Interval(9, 9)
+
+
+def test_a_missing_long_name_a_chained_comparison_and_a_claim_of_another_chapter(tmp_path):
+    import dataclasses
+
+    from claimcheck.formula import environment, evaluate_claim
+
+    with pytest.raises(FormulaError) as info:
+        parse("a" * 45).evaluate({})
+    assert str(info.value).endswith(f": no value named '{'a' * 40}'… (45 characters)")
+    env = {"a": Interval(1, 1), "b": Interval(2, 2), "c": Interval(3, 3)}
+    assert parse("a < b < c", condition=True).evaluate(env) is True
+    assert parse("a < c < b", condition=True).evaluate(env) is False
+    reg = registry(tmp_path, "ch15:C02.stated * 21")
+    assert evaluate_claim(reg.claims["C01"], reg, {"ch15": reg}).value == Interval(105, 105)
+    # a name of no claim is left out, and the names after it are still read
+    assert environment(reg.claims["C01"], reg, ["C99.stated", "C02.stated"]) == {
+        "C02.stated": Interval.exact_decimal("5")
+    }
+    printed = dataclasses.replace(reg.claims["C01"], precision="printed")
+    assert environment(printed, reg, ["stated"]) == {"stated": Interval.printed("105")}

@@ -96,3 +96,11 @@ def test_printed_decimals_and_exact_values_in_and_out():
         with pytest.raises(ValueError, match="^not a finite number: "):
             exact_value(bad)
     assert Interval.exact("36,864") == Interval(36864.0, 36864.0) and Interval.exact(2) == Interval(2.0, 2.0)
+
+
+def test_contains_slack_from_either_end_and_closed_below():
+    assert Interval(-1e6, 1.0).contains(1.0 + 1e-7)  # the slack of the low end's magnitude
+    assert not Interval(0.0, 0.1).contains(0.1 + 1.5e-12)
+    assert Interval(0.0, 1.0).contains(-1e-12)  # on the slack's edge: inside
+    with pytest.raises(ValueError, match=r"^empty interval \[2, 1\]$"):
+        Interval(2, 1)

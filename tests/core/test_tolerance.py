@@ -332,3 +332,28 @@ def test_parse_tolerance_edges_and_messages():
             parse_tolerance(text)
         assert str(info.value) == message
     assert _distance(Interval(1, 3), Interval(2, 4)) == 0.0 and _distance(Interval(1, 2), Interval(4, 5)) == 2
+
+
+@pytest.mark.parametrize(
+    "tol, measured, text, score",
+    [
+        ("range:0..2000000000", 1e9 + 0.5, "on the chapter's value", 1.0),  # the 1e-9 is relative to half
+        ("range:0..0.2", 0.1 + 1.5e-9, "inside by 0.1 of ±0.1", 0.999999985),  # and at least 1e-9
+        ("range:0..2000000000", 0.5, "on the edge of ±1e9", 0.0),
+        ("range:0..0.2", 1.5e-9, "inside by 1.5e-9 of ±0.1", 1.5e-08),
+        ("range:0..2.46912", 0.0, "on the edge of ±1.23", 0.0),  # three significant digits
+        ("range:0..2.46912", 0.5, "inside by 0.5 of ±1.23", 0.4050025920165889),
+        ("range:1..5", 7.0, "outside by 2", -1.0),  # the score is relative to the half-width
+        (">=10", 15.0, "5 above the bar, 1.5× the bar", 0.5),  # 1.5× the bar is said
+        ("<=10", 6.7, "3.3 below the bar, 0.67× the bar", 0.33),  # and so is 0.67×
+    ],
+)
+def test_the_margins_thresholds(tol, measured, text, score):
+    got = parse_tolerance(tol).margin(measured, None, "")
+    assert got.text == text and got.score == pytest.approx(score)
+
+
+def test_exact_says_by_how_much_a_figure_is_off():
+    assert parse_tolerance("exact")(36864.0, "36864.0000000000000000001") == (
+        "36864 != 36864.0000000000000000001 exactly (off by 1e-19)"
+    )

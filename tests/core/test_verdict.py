@@ -360,3 +360,28 @@ def test_a_machine_bound_claim_elsewhere_says_both_runners_and_its_margin():
     assert v.outcome == SKIPPED and v.margin == pytest.approx(1893.2 - 4460.25)
     assert "measured on runner 'author-laptop'; this runner is 'unnamed' (--claims-runner)" in v.reason
     assert "this runner is 'ci-box'" in judge(claim, Measured(1893.2), runner="ci-box").reason
+
+
+def test_the_last_edges_of_a_verdict():
+    import numpy as np
+
+    claim = FakeClaim("36", "KiB/token", "printed")
+    assert judge(claim, Measured(np.array(36.0))).value == 36.0  # a 0-d array is its item
+    # a near-tie of a claim without a region has no margin
+    tie = judge(FakeClaim("abc", "token", "exact"), Compared(5, True, False, "tie"))
+    assert (tie.outcome, tie.margin) == (NEAR_TIE, None)
+    # an interval that fails exact while reaching across it has no margin; one on its edge keeps 0
+    across = judge(FakeClaim("5", "x", "exact"), Measured(Interval(4.0, 6.0)))
+    assert (across.outcome, across.margin) == (FAILED, None)
+    edge = judge(FakeClaim("5", "x", "exact"), Measured(Interval(5.0, 5.5)))
+    assert (edge.outcome, edge.margin) == (FAILED, 0.0)
+    # a claim without a unit: no trailing space in its interval's words
+    unitless = judge(FakeClaim(unit=""), Timed(ci(3.0, 8.0), load=QUIET))
+    assert unitless.reason == "T1: 90% CI [3, 8] vs bar at least 10 -> failed"
+    # two forms outside their bars on a busy machine are named together
+    flat = Bar("flat", ci(5.0, 6.0), (0.0, 1.0), "far outside")
+    busy = judge(FakeClaim(), Timed(ci(3.0, 8.0), bars=(flat,), load=BUSY))
+    assert "; T1, flat lay outside the bar, but on a busy machine" in busy.reason
+    # an interval of its full coverage that straddles asks for a quieter machine, not more rounds
+    straddle = judge(FakeClaim(), Timed(ci(8.0, 14.0, coverage=0.9), load=QUIET))
+    assert straddle.reason.endswith("narrows the interval.") and "Too few rounds" not in straddle.reason
