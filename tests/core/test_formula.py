@@ -581,3 +581,15 @@ def test_a_missing_long_name_a_chained_comparison_and_a_claim_of_another_chapter
     }
     printed = dataclasses.replace(reg.claims["C01"], precision="printed")
     assert environment(printed, reg, ["stated"]) == {"stated": Interval.printed("105")}
+
+
+def test_a_parser_that_runs_out_of_stack_is_nested_too_deeply(monkeypatch):
+    import claimcheck.formula as formula
+
+    def deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(formula.ast, "parse", deep)
+    with pytest.raises(FormulaError) as info:
+        parse("a + b")
+    assert str(info.value) == "'a + b': nested too deeply (at most 40 levels)"

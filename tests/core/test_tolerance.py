@@ -221,7 +221,7 @@ def test_move_limits_and_words_of_the_bars():
         ">=10 is a one-sided bar: more than 25% of the old value (--bound-move)",
     )
     assert parse_tolerance("<=1e-5").describe(None, "s") == "at most 1e-5 s"
-    with pytest.raises(ValueError, match="tolerance 'printed' needs a stated value"):
+    with pytest.raises(ValueError, match="^tolerance 'printed' needs a stated value$"):
         parse_tolerance("printed").move_limit(1.0)
 
 
