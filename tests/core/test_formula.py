@@ -344,7 +344,9 @@ def test_entropy_bounds_by_hand():
     assert entropy_bounds_from_top_k([Interval(1.0, 1.0), Interval(0.0, 0.0)], 10) == Interval(0.0, 0.0)
     top_k = FUNCTIONS["entropy_bits_top_k"][0]
     assert top_k(Interval(4, 4.9), half, quarter) == Interval(1.5, 1.75)  # the vocabulary's floor: 4
-    with pytest.raises(FormulaError, match="needs at least one probability"):
+    with pytest.raises(
+        FormulaError, match=r"^entropy_bits_top_k\(vocab, p1, \.\.\., pk\) needs at least one probability$"
+    ):
         top_k(Interval(4, 4))
     # -p log2 p over an interval: 0 at p = 0; probabilities above 1 count as 1
     assert entropy_term_bits(Interval(0.0, 0.25)) == Interval(0.0, 0.5)
@@ -436,3 +438,158 @@ def test_the_evaluators_remaining_edges():
         r"number, not 'object'\)$",
     ):
         parse("a + 1").evaluate({"a": object()})
+
+
+@pytest.mark.parametrize(
+    "text, condition, message",
+    [
+        (
+            "1e31 + a",
+            False,
+            "'1e31 + a': the number '1e+31' is not a finite number of magnitude at most 1e+30",
+        ),
+        (
+            "1111111111111111111111111111111111111111 + a",
+            False,
+            "'1111111111111111111111111111111111111111 + a': the number '111111111111111111111111'… (40 characters) is not a finite number of magnitude at most 1e+30",
+        ),
+        (
+            "log2(a).x + 1",
+            False,
+            "'log2(a).x + 1': 'log2(a).x' is not a name or another claim's value (C25.a_input)",
+        ),
+        (
+            "log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa).x",
+            False,
+            "'log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa).x': 'log2(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'… (53 characters) is not a name or another claim's value (C25.a_input)",
+        ),
+        (
+            "_a + 1",
+            False,
+            "'_a + 1': '_a': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            False,
+            "'_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx': '_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'… (51 characters): names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "(a + nosuch(b))",
+            False,
+            "'(a + nosuch(b))': unknown function 'nosuch'; known: exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k",
+        ),
+        (
+            "a + fffffffffffffffffffffffffffffffffffffffffffff(b)",
+            False,
+            "'a + fffffffffffffffffffffffffffffffffffffffffffff(b)': unknown function 'ffffffffffffffffffffffffffffffffffffffff'… (45 characters); known: exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k",
+        ),
+        (
+            "-(a.__x)",
+            False,
+            "'-(a.__x)': 'a.__x': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a == b.__c",
+            True,
+            "'a == b.__c': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a[0] + 1",
+            False,
+            "'a[0] + 1': 'a[0]' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a[999999999999999999999999999999999999999999999]",
+            False,
+            "'a[999999999999999999999999999999999999999999999]': 'a[99999999999999999999999999999999999999'… (48 characters) is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a + (b == c)",
+            True,
+            "'a + (b == c)': 'b == c' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "a + (b == c)",
+            False,
+            "'a + (b == c)': 'b == c' is outside the formula language (numbers, names, + - * / **, parentheses, exp, log2, ln, log10, sqrt, min, max, surprisal_bits, entropy_bits_top_k; one comparison in a condition)",
+        ),
+        (
+            "log2(a + b.__c)",
+            False,
+            "'log2(a + b.__c)': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "a * b.__c",
+            False,
+            "'a * b.__c': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+        (
+            "b.__c * a",
+            False,
+            "'b.__c * a': 'b.__c': names starting with '_' are not values (a name is 'stated', a key of 'values', or another claim's value such as C25.a_input)",
+        ),
+    ],
+)
+def test_a_formula_outside_the_language_is_refused_word_for_word(text, condition, message):
+    """parse's messages in full: the formula, the part refused (cut at 24 or 40 characters), why."""
+    with pytest.raises(FormulaError) as info:
+        parse(text, condition=condition)
+    assert str(info.value) == message
+
+
+def test_parse_edges_and_messages():
+    from claimcheck.formula import MAX_CHARS
+
+    for empty in ("", "   ", None):
+        with pytest.raises(FormulaError) as info:
+            parse(empty)
+        assert str(info.value) == 'must be a non-empty expression such as "read_tps / write_tps"'
+    assert parse("a" * MAX_CHARS).names == ("a" * MAX_CHARS,)  # at the limit: allowed
+    with pytest.raises(FormulaError) as info:
+        parse("-" * 500 + "1")
+    assert str(info.value).endswith(": nested too deeply (at most 40 levels)")
+    assert str(info.value).startswith("'-----")
+    assert parse("ch15:C10.stated * 2").names == ("ch15:C10.stated",)
+
+
+def test_other_chapters_values_get_aliases_that_no_name_of_the_formula_takes():
+    f = parse("xref0 + ch15:C10.stated")
+    assert f.names == ("xref0", "ch15:C10.stated") and f.aliases == {"xref0x": "ch15:C10.stated"}
+    assert f.evaluate({"xref0": Interval(1, 1), "ch15:C10.stated": Interval(2, 2)}) == Interval(3, 3)
+    g = parse("ch15:C10.stated + ch15:C10.stated + ch90:C01.total")
+    assert g.names == ("ch15:C10.stated", "ch90:C01.total")
+    assert g.aliases == {"xref0": "ch15:C10.stated", "xref1": "ch90:C01.total"}
+    assert g.evaluate({"ch15:C10.stated": Interval(2, 2), "ch90:C01.total": Interval(5, 5)}) == Interval(9, 9)
+
+
+def test_a_missing_long_name_a_chained_comparison_and_a_claim_of_another_chapter(tmp_path):
+    import dataclasses
+
+    from claimcheck.formula import environment, evaluate_claim
+
+    with pytest.raises(FormulaError) as info:
+        parse("a" * 45).evaluate({})
+    assert str(info.value).endswith(f": no value named '{'a' * 40}'… (45 characters)")
+    env = {"a": Interval(1, 1), "b": Interval(2, 2), "c": Interval(3, 3)}
+    assert parse("a < b < c", condition=True).evaluate(env) is True
+    assert parse("a < c < b", condition=True).evaluate(env) is False
+    reg = registry(tmp_path, "ch15:C02.stated * 21")
+    assert evaluate_claim(reg.claims["C01"], reg, {"ch15": reg}).value == Interval(105, 105)
+    # a name of no claim is left out, and the names after it are still read
+    assert environment(reg.claims["C01"], reg, ["C99.stated", "C02.stated"]) == {
+        "C02.stated": Interval.exact_decimal("5")
+    }
+    printed = dataclasses.replace(reg.claims["C01"], precision="printed")
+    assert environment(printed, reg, ["stated"]) == {"stated": Interval.printed("105")}
+
+
+def test_a_parser_that_runs_out_of_stack_is_nested_too_deeply(monkeypatch):
+    import claimcheck.formula as formula
+
+    def deep(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(formula.ast, "parse", deep)
+    with pytest.raises(FormulaError) as info:
+        parse("a + b")
+    assert str(info.value) == "'a + b': nested too deeply (at most 40 levels)"

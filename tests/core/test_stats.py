@@ -120,3 +120,8 @@ def test_median_ci_field_by_field_and_its_edges():
 def test_a_confidence_interval_with_low_above_high_is_refused_saying_both():
     with pytest.raises(ValueError, match="confidence interval with low 2 above high 1"):
         CI(1.5, 2, 1, 0.9, "test", 3)
+
+
+def test_median_ci_messages_in_full():
+    with pytest.raises(ValueError, match="^median_ci needs at least one sample$"):
+        median_ci([], 0.9)

@@ -221,7 +221,7 @@ def test_move_limits_and_words_of_the_bars():
         ">=10 is a one-sided bar: more than 25% of the old value (--bound-move)",
     )
     assert parse_tolerance("<=1e-5").describe(None, "s") == "at most 1e-5 s"
-    with pytest.raises(ValueError, match="tolerance 'printed' needs a stated value"):
+    with pytest.raises(ValueError, match="^tolerance 'printed' needs a stated value$"):
         parse_tolerance("printed").move_limit(1.0)
 
 
@@ -312,3 +312,48 @@ def test_every_kinds_move_limit():
     )
     with pytest.raises(NotImplementedError):
         Tolerance().move_limit(1.0)
+
+
+def test_parse_tolerance_edges_and_messages():
+    from claimcheck.tolerance import _distance
+
+    assert parse_tolerance("abs:0") == Absolute(0.0) and parse_tolerance("rel:1") == Relative(1.0)
+    assert parse_tolerance("rel:150%") == Relative(1.5)
+    for text, message in (
+        ("abs:-1", "bad tolerance 'abs:-1': negative"),
+        (
+            "rel:1.5",
+            "bad tolerance 'rel:1.5': a relative tolerance above 1 is 150%; write 'rel:1.5%' for 1.5 percent",
+        ),
+        ("range:1", "bad tolerance 'range:1': missing '..'"),
+        ("range:1...2", "bad tolerance 'range:1...2': lower bound above upper bound"),  # 1 .. .2
+    ):
+        with pytest.raises(ToleranceError) as info:
+            parse_tolerance(text)
+        assert str(info.value) == message
+    assert _distance(Interval(1, 3), Interval(2, 4)) == 0.0 and _distance(Interval(1, 2), Interval(4, 5)) == 2
+
+
+@pytest.mark.parametrize(
+    "tol, measured, text, score",
+    [
+        ("range:0..2000000000", 1e9 + 0.5, "on the chapter's value", 1.0),  # the 1e-9 is relative to half
+        ("range:0..0.2", 0.1 + 1.5e-9, "inside by 0.1 of ±0.1", 0.999999985),  # and at least 1e-9
+        ("range:0..2000000000", 0.5, "on the edge of the bar [0, 2e9]", 0.0),
+        ("range:0..0.2", 1.5e-9, "inside by 1.5e-9 of ±0.1", 1.5e-08),
+        ("range:0..2.46912", 0.0, "on the edge of the bar [0, 2.47]", 0.0),  # three significant digits
+        ("range:0..2.46912", 0.5, "inside by 0.5 of ±1.23", 0.4050025920165889),
+        ("range:1..5", 7.0, "outside by 2", -1.0),  # the score is relative to the half-width
+        (">=10", 15.0, "5 above the bar, 1.5× the bar", 0.5),  # 1.5× the bar is said
+        ("<=10", 6.7, "3.3 below the bar, 0.67× the bar", 0.33),  # and so is 0.67×
+    ],
+)
+def test_the_margins_thresholds(tol, measured, text, score):
+    got = parse_tolerance(tol).margin(measured, None, "")
+    assert got.text == text and got.score == pytest.approx(score)
+
+
+def test_exact_says_by_how_much_a_figure_is_off():
+    assert parse_tolerance("exact")(36864.0, "36864.0000000000000000001") == (
+        "36864 != 36864.0000000000000000001 exactly (off by 1e-19)"
+    )

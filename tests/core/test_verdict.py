@@ -1,6 +1,7 @@
 """Every outcome of :func:`claimcheck.verdict.judge`, from synthetic evidence (no pytest run, no torch)."""
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -337,3 +338,63 @@ def test_a_formulas_conditions_and_value_are_judged_together_as_the_run_judges_t
     assert v.outcome == FAILED and v.value == 36.0
     assert v.reason == "condition b < c does not hold: 3 >= 2; condition c < d does not hold: 5 >= 4"
     assert judge_all(claim, formula_evidence(36.0, [])).outcome == PASSED
+
+
+def test_measured_values_of_every_kind_in_the_claims_unit():
+    import numpy as np
+
+    from claimcheck.verdict import Verdict
+
+    claim = FakeClaim("36", "KiB/token", "printed")
+    assert judge(claim, Measured(np.float64(36.0))) == Verdict(PASSED, 36.0, None)
+    assert judge(claim, Measured(np.float32(36864.0), "B/token")).value == 36.0
+    assert type(judge(claim, Measured(np.int64(36))).value) is int
+    assert type(judge(claim, Measured(Fraction(72, 2))).value) is float
+    v = judge(claim, Measured(Interval(36352.0, 37376.0), "B/token"))
+    assert v.outcome == PASSED and v.value == Interval(35.5, 36.5)
+    for bad, why in (
+        (np.array([36.0]), "is not a number"),  # an array of one is not a scalar
+        (True, "is not a number"),
+        (float("nan"), "is not a finite number: the measurement broke"),
+        (float("inf"), "is not a finite number: the measurement broke"),
+    ):
+        broken = judge(claim, Measured(bad))
+        assert broken.outcome == ERROR and broken.reason.startswith("TypeError: the measured value")
+        assert broken.reason.endswith(why), broken.reason
+    # a requirement's headline value is converted too
+    assert judge(claim, Requirement(True, "m", 36864, "B/token")) == Verdict(PASSED, 36.0)
+    with pytest.raises(TypeError, match="not object"):
+        judge(claim, object())
+
+
+def test_a_machine_bound_claim_elsewhere_says_both_runners_and_its_margin():
+    claim = FakeClaim("5947", "token/s", "rel:25%", runner="author-laptop")
+    v = judge(claim, Measured(1893.2))
+    assert v.outcome == SKIPPED and v.value == 1893.2
+    assert "measured on runner 'author-laptop'; this runner is 'unnamed' (--claims-runner)" in v.reason
+    assert "this runner is 'ci-box'" in judge(claim, Measured(1893.2), runner="ci-box").reason
+
+
+def test_the_last_edges_of_a_verdict():
+    import numpy as np
+
+    claim = FakeClaim("36", "KiB/token", "printed")
+    assert judge(claim, Measured(np.array(36.0))).value == 36.0  # a 0-d array is its item
+    # a near-tie of a claim without a region is still a near-tie
+    tie = judge(FakeClaim("abc", "token", "exact"), Compared(5, True, False, "tie"))
+    assert tie.outcome == NEAR_TIE
+    # an interval that reaches across an exact figure, or only touches it, is not that figure
+    across = judge(FakeClaim("5", "x", "exact"), Measured(Interval(4.0, 6.0)))
+    assert across.outcome == FAILED
+    edge = judge(FakeClaim("5", "x", "exact"), Measured(Interval(5.0, 5.5)))
+    assert edge.outcome == FAILED
+    # a claim without a unit: no trailing space in its interval's words
+    unitless = judge(FakeClaim(unit=""), Timed(ci(3.0, 8.0), load=QUIET))
+    assert unitless.reason == "T1: 90% CI [3, 8] vs bar at least 10 -> failed"
+    # two forms outside their bars on a busy machine are named together
+    flat = Bar("flat", ci(5.0, 6.0), (0.0, 1.0), "far outside")
+    busy = judge(FakeClaim(), Timed(ci(3.0, 8.0), bars=(flat,), load=BUSY))
+    assert "; T1, flat lay outside the bar, but on a busy machine" in busy.reason
+    # an interval of its full coverage that straddles asks for a quieter machine, not more rounds
+    straddle = judge(FakeClaim(), Timed(ci(8.0, 14.0, coverage=0.9), load=QUIET))
+    assert straddle.reason.endswith("narrows the interval.") and "Too few rounds" not in straddle.reason
