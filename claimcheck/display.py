@@ -8,7 +8,8 @@ import difflib
 import json
 import math
 import re
-from typing import TypeGuard
+from fractions import Fraction
+from typing import Any, TypeGuard
 
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
@@ -170,10 +171,36 @@ def suggest(word: str, choices, style: str = "registry") -> str:
     return words.format(close[0]) if close else ""
 
 
-def format_value(value, unit: str | None = "") -> str:
+#: below this a float that is a whole number is one exactly (2**53): it prints in full digits
+_WHOLE_FLOATS = 2.0**53
+
+
+def measured_number(x: object, exact: bool = False) -> str:
+    """A measured number as :func:`format_value` prints it: :func:`number`, except that a whole number
+    prints in full digits (``248879616``, never ``2.4888e8``, which reads as another value beside a
+    chapter's ``248879616``), and with ``exact`` (the claim's tolerance is ``exact``) any float in
+    full: the fewest significant digits that read back as it (``0.30000000000000004``, not ``0.3``);
+    an int as :func:`number` prints it (``248,879,616``), a bool or a string as its text."""
+    if isinstance(x, Fraction):  # an exact interval's end
+        x = float(x)
+    if not isinstance(x, float):  # an int (thousands separators), a bool, a string
+        return number(x)
+    if math.isfinite(x) and abs(x) < _WHOLE_FLOATS and x.is_integer():
+        return f"{x:.0f}" if abs(x) >= 1e7 else number(x)
+    text = number(x)
+    digits = 5
+    while exact and digits < 17 and math.isfinite(x) and float(text) != x:
+        digits += 1
+        text = number(x, digits)
+    return text
+
+
+def format_value(value: Any, unit: str | None = "", *, exact: bool = False) -> str:
     """A measured value in its unit as every report prints it ("" for None): a number, an
     :class:`~claimcheck.interval.Interval` or ``[lo, hi]`` (one number when ``lo == hi``), a bool,
-    or a string such as ``"inf"`` (a non-finite value in ``claims.json``)."""
+    or a string such as ``"inf"`` (a non-finite value in ``claims.json``). A whole number prints in
+    full digits, and with ``exact`` (the claim's tolerance is ``exact``) every float
+    (:func:`measured_number`)."""
     if value is None:
         return ""
     if hasattr(value, "lo") and hasattr(value, "hi"):
@@ -181,5 +208,7 @@ def format_value(value, unit: str | None = "") -> str:
     elif isinstance(value, (list, tuple)) and len(value) == 2 and all(map(is_number, value)):
         lo, hi = value
     else:
-        return with_unit(number(value) if is_number(value) or isinstance(value, bool) else str(value), unit)
-    return with_unit(number(lo) if lo == hi else f"[{number(lo)}, {number(hi)}]", unit)
+        shown = measured_number(value, exact) if is_number(value) or isinstance(value, bool) else str(value)
+        return with_unit(shown, unit)
+    ends = measured_number(lo, exact), measured_number(hi, exact)
+    return with_unit(ends[0] if lo == hi else f"[{ends[0]}, {ends[1]}]", unit)

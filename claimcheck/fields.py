@@ -497,7 +497,8 @@ CLAIM_FIELDS: tuple[Field, ...] = (
     Field(
         "precision",
         "how a formula reads printed numbers: `printed` (every value that rounds "
-        "to them) or `exact` (list prices, counts)",
+        "to them) or `exact` (list prices, counts); set in `[defaults]`, only the claims with a "
+        "`formula` take it",
         _precision,
         default="printed",
         example='"exact"',

@@ -434,14 +434,24 @@ def claim_entries(raw, reg: Registry) -> list | None:
     return out
 
 
-def _load_claims(entries: list, defaults_table, reg: Registry, ctx: Context, located: dict) -> None:
+#: the shared fields that only a claim with a ``formula`` reads: ``[defaults]`` gives them to those alone
+FOR_A_FORMULA = frozenset({"precision"})
+
+
+def _load_claims(entries: list, defaults_table: object, reg: Registry, ctx: Context, located: dict) -> None:
     """Each claim (with the ``[defaults]``) into ``reg.claims`` when valid, else its problems into ``reg``."""
     defaults, bad = _load_defaults(defaults_table, reg, ctx)
     for index, entry in enumerate(entries, start=1):
         inherited: list[RegistryIssue] = []
         if isinstance(entry, dict):
-            inherited = [issue for f, issue in bad.items() if f not in entry]
-            entry = {**defaults, **entry}
+            # a default about a formula (precision) is for the claims with one; the rest do not take it
+            takes = {
+                f
+                for f in {*defaults, *bad}
+                if f not in entry and ("formula" in entry or f not in FOR_A_FORMULA)
+            }
+            inherited = [issue for f, issue in bad.items() if f in takes]
+            entry = {**{f: v for f, v in defaults.items() if f in takes}, **entry}
         claim, problems = _validate(entry, index, reg.path, ctx)
         cid = claim.id if claim is not None else problems[0].claim_id
         if inherited:  # one issue of [defaults], not one per claim; the claim is invalid

@@ -44,10 +44,16 @@ _LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
     u: u for u in "s ms us ns min h B KB MB GB TB".split()
 }
 _LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
+_LATIN_UNITS |= {"parameter": "param", "parameters": "param"}
 _LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
 _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
+# a ratio in words after a unit word: "FLOPs per parameter", "bytes of cache per token" (up to
+# three words of what is counted between)
+_PER_WORD = re.compile(rf"(?:[ \t]+of(?:[ \t]+[A-Za-z-]+){{1,3}}?)?[ \t]+per[ \t]+({_LATIN_UNIT})(?![a-z])")
+# a ratio's sign glued to its number ("60×"); "2×12" or "2 × 12" is a product, not a unit
+_TIMES_SIGN = re.compile(r"×(?![ \t]*\d)")
 # what joins two numbers that share the second one's unit: "5947 / 98 token/s", "2–3 个 token"
 _SHARED_UNIT = re.compile(r"\s*(?:[/、–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
 
@@ -256,9 +262,17 @@ def headings(ms: Manuscript, code=()) -> list[tuple[int, int, str]]:
     return out
 
 
-def _slug(text: str, taken: set, n: int) -> str:
+def _slug(text: str, taken: set[str], n: int) -> str:
+    """A section id of a heading: its Latin words and digits joined by ``-``, at most 30 characters
+    cut at a word boundary (a first word that long is cut), else ``s{n}``; ``-2``... when taken."""
     words = re.findall(r"[a-z0-9]+", text.lower())
-    base = "-".join(words)[:30].strip("-") if any(ch.isalpha() for ch in "".join(words)) else f"s{n}"
+    base = f"s{n}"
+    if any(ch.isalpha() for ch in "".join(words)):
+        base = words[0][:30]
+        for word in words[1:]:
+            if len(base) + 1 + len(word) > 30:
+                break
+            base += "-" + word
     slug, k = base, 2
     while slug in taken:
         slug, k = f"{base}-{k}", k + 1
@@ -309,7 +323,9 @@ def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, s
     """``(unit, noun, length)``: the registry unit the words after ``num`` name, else the noun counted
     (``3 个字符``: ``("", "字符")``), and how many characters after ``num.end`` they span. With
     ``shared``, a number joined to the next (``读 5947 / 98 token/s``) takes its unit, length 0."""
-    after = ms.scan[num.end : num.end + 32]
+    after = ms.scan[num.end : num.end + 48]
+    if _TIMES_SIGN.match(after):
+        return "x", "", 1
     text = after.lstrip(" \t")
     classifier = next((c for c in _CLASSIFIERS if text.startswith(c)), "")
     if classifier:
@@ -320,7 +336,11 @@ def unit_words(ms: Manuscript, num: Number, shared: bool = True) -> tuple[str, s
             return _CJK_UNITS.get(word, ""), "" if word in _CJK_UNITS else word, skipped + len(word)
     m = _LATIN_WORD.match(text)
     if m:
-        return "/".join(_LATIN_UNITS[p] for p in m.group(0).split("/")), "", skipped + m.end()
+        unit, end = "/".join(_LATIN_UNITS[p] for p in m.group(0).split("/")), m.end()
+        per = None if "/" in unit else _PER_WORD.match(text, end)
+        if per is not None:
+            unit, end = f"{unit}/{_LATIN_UNITS[per.group(1)]}", per.end()
+        return unit, "", skipped + end
     if classifier:  # a bare classifier names no noun: a count
         return "", "", len(after) - len(after.lstrip(" \t")) + len(classifier)
     joint = _SHARED_UNIT.match(after) if shared else None
@@ -461,17 +481,22 @@ def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
 
 
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
-    """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else ""."""
+    """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else the
+    same with its ``#`` marks (``## FLOPs per token``, a heading whose words the text prints again);
+    else ""."""
     m = re.match(r"#{1,6}[ \t]+", ms.scan[a:b])
     start = a + (m.end() if m else 0)
     cuts = [p for p in _cuts(ms, start, b) if p > start]
-    for end in sorted(cuts, reverse=True):
-        text = _locator_text(ms, start, end)
-        if len(text) <= MAX_LOCATOR:
-            try:
-                return text if len(find_sites(ms, text)) == 1 else ""
-            except ValueError:
-                return ""
+    for begin in dict.fromkeys((start, a)):
+        for end in sorted(cuts, reverse=True):
+            text = _locator_text(ms, begin, end)
+            if len(text) <= MAX_LOCATOR:
+                try:
+                    if len(find_sites(ms, text)) == 1:
+                        return text
+                except ValueError:
+                    pass
+                break
     return ""
 
 

@@ -33,8 +33,9 @@ def chapter_value(entry: ClaimEntry) -> str:
 
 
 def measured_value(entry: ClaimEntry) -> str:
-    """This runner's value in the chapter's unit, "" when nothing was measured."""
-    return format_value(entry.measured, entry.unit)
+    """This runner's value in the chapter's unit, "" when nothing was measured; in full digits when the
+    claim's tolerance is ``exact`` (:func:`~claimcheck.display.format_value`)."""
+    return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
 def _parse(entry: ClaimEntry) -> Tolerance | None:

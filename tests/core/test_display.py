@@ -73,3 +73,23 @@ def test_a_difference_of_ratios_is_a_plain_number():
     assert display.difference("13.3", "x") == "13.3"
     assert display.difference("0.5", "token/char") == "0.5 token/char"
     assert display.difference("2", "percent") == "2%"
+
+
+@pytest.mark.parametrize(
+    "value, exact, shown",
+    [
+        (248879616.0, False, "248879616 B"),  # was 2.4888e8 B beside the chapter's 248879616 B
+        (170112000.0, False, "170112000 B"),
+        ([2129362944.0, 2129362944.0], False, "2129362944 B"),
+        (248879616, False, "248,879,616 B"),  # an int: as before
+        (36864.0, False, "36864 B"),
+        (170110000.5, False, "1.7011e8 B"),  # not a whole number: 5 significant digits
+        (170110000.5, True, "1.701100005e8 B"),  # its tolerance is exact: every digit it has
+        (0.1 + 0.2, False, "0.3 B"),
+        (0.1 + 0.2, True, "0.30000000000000004 B"),
+        (0.1, True, "0.1 B"),  # no digits it does not have
+        (1e20, True, "1e20 B"),
+    ],
+)
+def test_a_whole_or_exactly_judged_value_prints_in_full_digits(value, exact, shown):
+    assert display.format_value(value, "B", exact=exact) == shown

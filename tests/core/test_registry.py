@@ -483,6 +483,25 @@ def test_an_unknown_or_unshared_default_is_named(tmp_path, key, words):
         assert [(i.claim_id, i.field) for i in reg.issues[1:]] == [("C02", "tolerance")]
 
 
+def test_a_default_precision_is_for_the_claims_with_a_formula(tmp_path):
+    formula = ', formula = "stated"'
+    body = DEFAULTS + 'precision = "exact"\n\n[claims]\n' + line("C01") + line("C02", "3", formula)
+    body += line("C03", "3", formula + ', precision = "printed", tolerance = "printed"')
+    body += line("C04", "3", ', formula = "C01.stated"')  # names a claim without a formula
+    reg = load_registry(write(tmp_path, body))
+    assert reg.issues == [] and list(reg.claims) == ["C01", "C02", "C03", "C04"]
+    got = {cid: c.precision for cid, c in reg.claims.items()}
+    assert got == {"C01": "printed", "C02": "exact", "C03": "printed", "C04": "exact"}
+    # a claim's own precision without a formula is still an error
+    reg = load_registry(write(tmp_path, body + line("C05", "3", ', precision = "exact"')))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [("C05", "precision")]
+    # a bad default precision invalidates only the claims that would take it
+    body = body.replace('precision = "exact"', 'precision = "exakt"', 1).replace('"exact"', '"printed"', 1)
+    reg = load_registry(write(tmp_path, body))
+    assert [(i.claim_id, i.field) for i in reg.issues] == [(None, "defaults.precision")]
+    assert list(reg.claims) == ["C01", "C03"] and reg.issues_for("C02") == reg.issues
+
+
 def test_defaults_apply_to_the_array_form_too(tmp_path):
     body = (
         DEFAULTS + '[[claims]]\nid = "C01"\ntitle = "t"\nstated = "3"\nlocator = "3 个"\nneeds = ["text"]\n'

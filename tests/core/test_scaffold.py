@@ -445,3 +445,37 @@ def test_a_locator_stops_at_a_glued_cell_of_a_header(tmp_path):
     locators = [c.locator for c in sc.claims] + [q for c in sc.claims for q in c.quotes]
     assert locators and not any(loc.endswith(("token英", "token汉")) for loc in locators), locators
     assert any(loc.endswith("50257 个 token") for loc in locators), locators
+
+
+def test_english_ratios_in_words_and_a_glued_times_sign_are_units(tmp_path):
+    """ "2 FLOPs per parameter", "0.5 FLOPs per byte" were drafted as ``FLOP``, "36,864 bytes of cache
+    per token" as ``B`` and "60×" with no unit; "2 × 12" stays a product, not a ratio."""
+    sc, _ = drafts_of(
+        tmp_path,
+        "A forward pass costs 2 FLOPs per parameter and token.\n"
+        "Decoding does 0.5 FLOPs per byte; the KV cache takes 36,864 bytes of cache per token.\n"
+        "It spends 248879616 FLOP per token, 7 parameters, and is 60× faster.\n"
+        "A grid of 3 × 12 cells, 5 tokens/s per user.\n",
+    )
+    got = {c.stated: c.unit for c in sc.claims}
+    assert got["2"] == "FLOP/param" and got["0.5"] == "FLOP/B" and got["36864"] == "B/token"
+    assert got["248879616"] == "FLOP/token" and got["7"] == "param" and got["60"] == "x"
+    assert got["3"] == "" and got["5"] == "token/s"  # a product's operand; a ratio already
+
+
+def test_a_section_id_is_cut_at_a_word_and_a_repeated_heading_keeps_its_marks(tmp_path):
+    """Section ids were cut at 30 characters mid-word ("batching-does-not-change-the-a"), and a
+    heading whose words the text prints again ("FLOPs per token") got no ``heading``."""
+    path = tmp_path / "ch16.md"
+    path.write_text(
+        "# Batching does not change the arithmetic intensity\n\nIt costs 2 s.\n\n"
+        "## FLOPs per token\n\nThe FLOPs per token are 3 FLOP.\n\n## Supercalifragilisticexpialidocious-ness\n\n4 s.\n",
+        encoding="utf-8",
+    )
+    sc = scaffold(Manuscript.read(path), "ch16")
+    got = [(s.id, s.heading) for s in sc.sections]
+    assert got == [
+        ("batching-does-not-change-the", "Batching does not change the arithmetic"),
+        ("flops-per-token", "## FLOPs per token"),
+        ("supercalifragilisticexpialidoc", "Supercalifragilisticexpialidocious-ness"),
+    ]

@@ -104,6 +104,18 @@ def test_a_missing_plot_file_is_said_in_its_row(run_copy):
     assert "plot bandwidth missing" in c12[: c12.index("</tbody>")] and page.count("<img ") == 3
 
 
+def test_an_exact_whole_result_is_in_full_digits_in_its_row(run_copy):
+    """The row's value read 2.4888e8 B beside the chapter's 248879616 B (the summary's too)."""
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    first = doc["claims"][0]
+    first.update(stated="248879616", unit="B", tolerance="exact", measured=248879616.0)
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    page = render(run_copy)
+    row = page[page.index(f'id="claim-ch15-{first["id"]}"') :]
+    row = row[: row.index("</tbody>")]
+    assert row.count("248879616 B") >= 3 and "2.4888e8" not in row  # chapter, here, the bar
+
+
 def test_everything_is_escaped_and_self_contained(run_copy):
     doc = json.loads(run_copy.read_text(encoding="utf-8"))
     doc["claims"][0]["title"] = "<script>alert(1)</script>"

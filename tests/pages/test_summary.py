@@ -42,6 +42,22 @@ def test_pipes_and_newlines_in_cells_are_escaped(run_copy, capsys):
     assert "a \\| b c" in row
 
 
+def test_an_exact_whole_result_reads_as_the_chapter_s_number(run_copy, capsys):
+    """A formula's exact result read ``2.4888e8 B`` beside the chapter's ``248879616 B`` and a bar of
+    ``exactly 248879616 B``, as if they did not match; a float judged exactly shows every digit."""
+    doc = json.loads(run_copy.read_text(encoding="utf-8"))
+    first, second = doc["claims"][:2]
+    first.update(stated="248879616", unit="B", tolerance="exact", measured=248879616.0)
+    second.update(stated="0.3", unit="", tolerance="exact", measured=0.1 + 0.2)
+    run_copy.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["summary", str(run_copy)]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| **")]
+    one = next(ln for ln in rows if ln.startswith(f"| **{first['id']}**"))
+    two = next(ln for ln in rows if ln.startswith(f"| **{second['id']}**"))
+    assert "| 248879616 B | 248879616 B | exactly 248879616 B |" in one
+    assert "| 0.3 | 0.30000000000000004 | exactly 0.3 |" in two
+
+
 def test_matrix_summary_has_a_column_per_runner(full_run, tmp_path, capsys):
     other = json.loads(full_run.read_text(encoding="utf-8"))
     for c in other["claims"]:
