@@ -203,7 +203,6 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
     carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
     if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
         chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
-    straddles = words.Margin("its confidence interval straddles the bar", False, 0.0)
     plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
     for plot in plots:  # its alt text: what is plotted, for which claim, both figures
         plot.alt = (
@@ -231,7 +230,7 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
         bar=words.bar_words(entry),
-        margin=straddles if words.ci_straddles(entry) else words.margin(entry),
+        margin=words.margin(entry),
         reason=head,
         reason_more=more,
         ci=words.ci_words(entry),

@@ -57,8 +57,16 @@ def bar_words(entry: ClaimEntry) -> str:
         return f"{text} (the chapter prints no number to compare with)"
 
 
+#: the margin of a timing whose confidence interval reaches across its bar: no distance to say
+STRADDLES = Margin("its confidence interval straddles the bar", False, 0.0)
+
+
 def margin(entry: ClaimEntry) -> Margin | None:
-    """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar)."""
+    """The :class:`~claimcheck.tolerance.Margin` of a measured entry, or None (nothing measured, no bar);
+    :data:`STRADDLES` for a timing whose interval reaches across its bar (:func:`ci_straddles`), whose
+    point value's distance from the bar would read as a verdict."""
+    if ci_straddles(entry):
+        return STRADDLES
     m, tol = entry.measured, _parse(entry)
     if isinstance(m, list) and len(m) == 2 and all(is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))

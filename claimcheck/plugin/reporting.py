@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck import pages, partial, report
-from claimcheck.display import log_line
+from claimcheck.display import counted, log_line
 from claimcheck.fileio import not_ours, report_lock
 from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
@@ -251,7 +251,7 @@ def pytest_terminal_summary(
         a = m["audit"]
         _write_line(
             tr,
-            f"manuscript {m['path']}: {len(m['drift']['failed'])} claims drifted; numbers "
+            f"manuscript {m['path']}: {counted(len(m['drift']['failed']), 'claim')} drifted; numbers "
             f"{a['bound']} bound + {a['waived']} waived of {a['numbers']} = {a['coverage']:.1%}",
         )
     sel = doc.selection

@@ -178,3 +178,19 @@ def test_a_drift_annotation_says_when_the_verdict_is_the_bars_not_the_figures(ru
     lines = annotations(parse_document(doc, run_copy), tmp_path)
     said = next(ln for ln in lines if "title=C05 drifted" in ln)
     assert said.endswith("; its measurement: passed (its bar, not this figure)")
+
+
+def test_an_undecided_timing_has_no_distance_from_its_bar_in_the_summary(make_run, tmp_path, capsys):
+    """An inconclusive C05 once read "1.28 above the bar" in the summary (a pass, to an editor) while
+    the claims page said its interval straddles the bar: both now say the latter."""
+    from tests.pages.conftest import RESULTS
+
+    ci = {"low": 9.0, "high": 12.45, "level": 0.9, "bar": "at least 10", "rounds": 5}
+    path = make_run(
+        tmp_path / "reports",
+        with_plots=False,
+        results=RESULTS | {"C05": ("inconclusive", 11.28, {"reason": "straddles", "details": {"ci": ci}})},
+    )
+    assert main(["summary", str(path)]) == 0
+    c05 = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| **C05**"))
+    assert "| its confidence interval straddles the bar |" in c05 and "above the bar" not in c05
