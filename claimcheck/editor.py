@@ -411,7 +411,8 @@ class WhatIf:
             if same:
                 ours = " (which includes the revised figure)" if sep else " (the revised figure)"
             lines.append(
-                f"  the measurement suggests {'figures from ' if sep else ''}{self.suggested}{unit} at the "
+                f"  {'the arithmetic gives' if self.formula else 'the measurement suggests'} "
+                f"{'figures from ' if sep else ''}{self.suggested}{unit} at the "
                 f"printed precision of {v}{ours}"
             )
             if self.bound:

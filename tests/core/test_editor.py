@@ -731,3 +731,15 @@ def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, t
         "C08", "510", "511", "failed", 511, "511 forward passes", "forward_pass", "exact", "", "511"
     )
     assert "C08 = 510 forward passes (registry: 511 forward passes)" in forward.verdict
+
+
+def test_what_if_of_a_formula_says_its_arithmetic_not_a_measurement():
+    """A new user read "the measurement suggests 61×" for C11.text, a formula nothing measured."""
+    from claimcheck.editor import WhatIf
+
+    common = dict(revised="61", previous="61", outcome="passed", measured=61.0, measured_display="61×")
+    common |= dict(unit="x", tolerance="printed", reason="", suggested="61")
+    formula = WhatIf("C11.text", **common, formula=True).verdict
+    assert "the arithmetic gives 61× at the printed precision of 61" in formula and "measure" not in formula
+    measured = WhatIf("C05", **common).verdict
+    assert "the measurement suggests 61× at the printed precision of 61" in measured
