@@ -1,0 +1,146 @@
+"""Hostile inputs and outputs of the ``claimcheck`` commands, found by attacking issue 37's part B: a
+results file nested deep enough to break the code after ``json.loads``, an output named by a device,
+a FIFO or ``/dev/stdout``. Each test fails on b87f89a."""
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from claimcheck import fileio
+from claimcheck.cli import main
+
+
+def entry(cid: str, outcome: str = "passed", measured: object = 36.0, **more: object) -> dict:
+    return {
+        "id": cid,
+        "key": f"ch15:{cid}",
+        "chapter": "ch15",
+        "outcome": outcome,
+        "title": f"claim {cid}",
+        "stated": "36",
+        "measured": measured,
+        "unit": "KiB",
+        "tolerance": "printed",
+        **more,
+    }
+
+
+def document(*claims: dict, runner: object = None) -> dict:
+    return {
+        "schema": 2,
+        "runner": runner or {"cpu": "AMD EPYC", "cores": 2},
+        "chapters": [{"id": "ch15", "title": "KV caches"}],
+        "claims": list(claims),
+    }
+
+
+def write(path: Path, doc: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc) if not isinstance(doc, str) else doc, encoding="utf-8")
+    return path
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+@pytest.mark.parametrize("depth", [150, 600, 900])
+def test_a_deeply_nested_results_file_is_refused_by_every_command(tmp_path, capsys, depth):
+    """A runner field nested 600 deep passed json.loads and broke ``merge --json`` with a RecursionError
+    traceback (display._finite); every reader now refuses a file nested deeper than 100."""
+    good = write(tmp_path / "a" / "claims.json", document(entry("C01")))
+    text = json.dumps(document(entry("C01", "failed"), runner={"cpu": "x"})).replace('"x"', nested(depth))
+    deep = write(tmp_path / "b" / "claims.json", text)
+    out = tmp_path / "m.html"
+    assert main(["merge", str(good), str(deep), "-o", str(out), "--json", str(tmp_path / "m.json")]) == 1
+    assert main(["diff", str(good), str(deep)]) == 2
+    assert main(["summary", str(deep)]) == 2
+    assert main(["report", str(deep), "-o", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"error: {deep}: not usable JSON (nested too deeply)") == 4
+    assert "Traceback" not in err
+    assert json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))["runners"][0]["label"]
+
+
+def test_a_claimcheck_files_own_nesting_is_read():
+    shallow = json.loads(nested(fileio.MAX_JSON_DEPTH - 1))
+    assert not fileio.too_deep({"a": shallow}) and fileio.too_deep({"a": [shallow]})
+    assert not fileio.too_deep([{}] * 100_000)  # long is not deep
+
+
+def test_a_report_folders_deeply_nested_claims_json_is_not_ours(tmp_path):
+    """A run's start reads the claims.json already in the report folder: 100,000 levels deep raised a
+    RecursionError out of ``not_ours`` (the run's set-up failed with a traceback)."""
+    deep = write(tmp_path / "claims.json", '{"claims": ' + nested(100_000) + "}")
+    said = fileio.not_ours(deep)
+    assert said and "was not written by claimcheck" in said
+
+
+def device_like(path: Path) -> Path:
+    """A character device like /dev/null at ``path`` (root only), else a FIFO."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except (PermissionError, AttributeError):
+        pytest.skip("creating a device node needs root")
+    return path
+
+
+def test_an_output_that_is_a_device_is_written_through_not_replaced(tmp_path, capsys):
+    """``merge -o /dev/null`` as root (a CI container) renamed a regular file over /dev/null; now a
+    device, a FIFO or a link to one is written into, never replaced."""
+    a = write(tmp_path / "a" / "claims.json", document(entry("C01")))
+    null = device_like(tmp_path / "null")
+    assert main(["merge", str(a), "-o", str(null), "--json", str(null)]) == 0
+    assert main(["diff", str(a), str(a), "--json", str(null)]) == 0
+    assert main(["report", str(a), "-o", str(null)]) == 0
+    os.symlink(null, tmp_path / "link")
+    assert main(["merge", str(a), "-o", str(tmp_path / "m.html"), "--json", str(tmp_path / "link")]) == 0
+    assert stat.S_ISCHR(os.stat(null).st_mode) and os.path.islink(tmp_path / "link")
+    assert "cannot write" not in capsys.readouterr().err
+
+
+def test_an_output_fifo_gets_the_data_and_one_without_a_reader_is_an_error(tmp_path, capsys):
+    """A FIFO named as an output was replaced by a regular file: its reader never got the data."""
+    a = write(tmp_path / "a" / "claims.json", document(entry("C01")))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    end = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader (the matrix is well under 64 KiB)
+    try:
+        assert main(["merge", str(a), "-o", str(tmp_path / "m.html"), "--json", str(fifo)]) == 0
+        got = os.read(end, 1 << 16)
+    finally:
+        os.close(end)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert json.loads(got)["runners"][0]["label"] == "a"
+    capsys.readouterr()
+    # no process reads it: an error at once, not a hang, and the FIFO stays a FIFO
+    assert main(["diff", str(a), str(a), "--json", str(fifo)]) == 2
+    assert f"error: cannot write {fifo}: no process reads this FIFO" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_link_to_standard_output_is_written_through(tmp_path):
+    """``--json /dev/stdout`` (a link to /proc/self/fd/1) replaced the link itself (as root) when standard
+    output was a regular file; a link into /proc is now written through. Tested on a link of its own."""
+    if not os.path.exists("/proc/self/fd/1"):
+        pytest.skip("/proc/self/fd is Linux's")
+    out = tmp_path / "stdout.txt"
+    out.write_text("before\n", encoding="utf-8")
+    link = tmp_path / "stdout"
+    os.symlink("/proc/self/fd/1", link)
+    fd = os.open(out, os.O_WRONLY | os.O_APPEND)
+    saved = os.dup(1)
+    sys.stdout.flush()
+    os.dup2(fd, 1)
+    os.close(fd)
+    try:
+        fileio.write_atomic(link, '{"x": 1}\n')
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    assert os.path.islink(link)
+    assert out.read_text(encoding="utf-8") == 'before\n{"x": 1}\n'
