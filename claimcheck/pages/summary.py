@@ -17,8 +17,11 @@ MARK = {w.word: w.mark for w in oc.WORDS}
 
 def is_matrix(doc: dict) -> bool:
     """Whether a document is ``claimcheck merge --json``'s matrix (else a run's ``claims.json``)."""
-    return isinstance(doc.get("runners"), list) and all(
-        isinstance(c, dict) and "cells" in c for c in doc.get("claims") or []
+    claims = doc.get("claims")
+    return (
+        isinstance(doc.get("runners"), list)
+        and (claims is None or isinstance(claims, list))
+        and all(isinstance(c, dict) and "cells" in c for c in claims or [])
     )
 
 
@@ -103,7 +106,7 @@ def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
     runners = [r for r in _list(doc.get("runners")) if isinstance(r, dict)]
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
-    lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
+    lines = [f"### claimcheck: {len(_list(doc.get('claims')))} claims × {len(labels)} runners", ""]
     split = [str(s) for s in _list(doc.get("split"))]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     lines += [f"- ⚠️ {_short(err, 300)}" for err in _list(doc.get("errors"))]
@@ -111,7 +114,7 @@ def _matrix_markdown(doc: dict) -> str:
     for c in (c for c in _list(doc.get("claims")) if isinstance(c, dict)):
         given = c.get("cells")
         cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
-        outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
+        outs = {str((cells.get(lb) or {}).get("outcome")) for lb in labels}  # a list's too
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
         unit = str(c.get("unit") or "")
         row = [
@@ -161,7 +164,7 @@ def _rel(path, base: Path) -> str:
     p = Path(str(path))
     try:
         rel = os.path.relpath(p.resolve(), base.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # a NUL byte; a symlink loop (RuntimeError in 3.11)
         return str(p)
     return str(p) if rel.startswith("..") else Path(rel).as_posix()
 

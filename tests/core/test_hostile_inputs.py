@@ -144,3 +144,49 @@ def test_a_link_to_standard_output_is_written_through(tmp_path):
         os.close(saved)
     assert os.path.islink(link)
     assert out.read_text(encoding="utf-8") == 'before\n{"x": 1}\n'
+
+
+def matrix(claims: object, cells: object = None) -> dict:
+    return {
+        "schema": 2,
+        "runners": [{"label": "a", "path": "a/claims.json", "runner": {}}],
+        "errors": [],
+        "split": [],
+        "claims": claims
+        if cells is None
+        else [{"key": "ch15:C01", "title": "t", "stated": "36", "unit": "KiB", "cells": cells}],
+    }
+
+
+@pytest.mark.parametrize("claims", [True, 5, "x"])
+def test_a_matrix_whose_claims_are_not_a_list_is_named_not_a_traceback(tmp_path, capsys, claims):
+    """``"claims": true`` beside ``runners`` raised a TypeError in summary.is_matrix (summary, report)."""
+    f = write(tmp_path / "matrix.json", matrix(claims))
+    for args in (["summary", str(f)], ["summary", "--annotations", str(f)], ["report", str(f)]):
+        assert main(args) == 2
+        assert (
+            f"error: {f}: field 'claims' is a {type(claims).__name__}, expected a list"
+            in capsys.readouterr().err
+        )
+
+
+def test_a_matrix_cells_outcome_of_the_wrong_type_is_shown_not_a_traceback(tmp_path, capsys):
+    """A cell's ``"outcome": []`` raised "unhashable type: 'list'" in the summary of a matrix."""
+    f = write(tmp_path / "matrix.json", matrix(None, {"a": {"outcome": ["failed"], "measured": 1.0}}))
+    assert main(["summary", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "| **ch15:C01** t | 36 KiB | ❓ ['failed'] 1 KiB |" in out
+
+
+def test_annotations_at_a_path_in_a_symlink_loop_keep_the_path(tmp_path, monkeypatch, capsys):
+    """A claim's location inside a symlink loop of the checkout (``a -> b``, ``b -> a``): Path.resolve
+    raised RuntimeError("Symlink loop") out of ``summary --annotations``."""
+    monkeypatch.chdir(tmp_path)
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    f = write(
+        tmp_path / "r" / "claims.json",
+        document(entry("C01", "failed", reason="too big", locations=[{"file": "a/x.py", "line": 3}])),
+    )
+    assert main(["summary", "--annotations", str(f)]) == 0
+    assert capsys.readouterr().out.startswith("::error file=a/x.py,line=3,title=C01 does not hold::")
