@@ -6,13 +6,16 @@ import os
 from pathlib import Path
 
 from claimcheck import outcomes as oc
-from claimcheck.display import printable, workflow_escape
+from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
 from claimcheck.results import ClaimEntry, ClaimsDoc, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
+#: the most characters of a table cell, and of a line outside the tables, before escaping (a results
+#: file's megabyte title costs its row a cut, not GitHub's 1 MiB limit of a job summary, all of it)
+MAX_CELL, MAX_LINE = 400, 4000
 
 
 def is_matrix(doc: dict) -> bool:
@@ -26,7 +29,7 @@ def is_matrix(doc: dict) -> bool:
 
 
 def _cell(text) -> str:
-    text = " ".join(str(text or "").split())
+    text = excerpt(" ".join(str(text or "").split()), MAX_CELL, quote=False)
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
@@ -135,7 +138,8 @@ def _matrix_markdown(doc: dict) -> str:
 def _join(lines: list[str]) -> str:
     """The Markdown of ``lines``, each escaped alone (:func:`claimcheck.display.printable`): a results
     file's text never starts a line of its own, a workflow command, a control sequence, a tag or a link."""
-    return "".join(printable(line, markdown=True) + "\n" for line in lines)
+    cut = (line if line.startswith("|") else excerpt(line, MAX_LINE, quote=False) for line in lines)
+    return "".join(printable(line, markdown=True) + "\n" for line in cut)
 
 
 # --- annotations ----------------------------------------------------------------------------------

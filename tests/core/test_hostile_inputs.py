@@ -4,6 +4,7 @@ a FIFO or ``/dev/stdout``. Each test fails on b87f89a."""
 
 import json
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -190,3 +191,20 @@ def test_annotations_at_a_path_in_a_symlink_loop_keep_the_path(tmp_path, monkeyp
     )
     assert main(["summary", "--annotations", str(f)]) == 0
     assert capsys.readouterr().out.startswith("::error file=a/x.py,line=3,title=C01 does not hold::")
+
+
+def test_a_megabyte_title_costs_the_summary_a_cut_not_its_whole_size(tmp_path, capsys):
+    """GitHub drops a job summary over 1 MiB whole: a 1 MB title, chapter title and runner field made the
+    Markdown of a one-claim run 3 MB (a 27 MB file: 35 MB in 7.7 s). Cells and lines are now cut."""
+    big = "<b" * 500_000
+    doc = document(entry("C01", title=big), entry("C02"), runner={"cpu": big, "cores": 2})
+    doc["chapters"][0]["title"] = big
+    f = write(tmp_path / "claims.json", doc)
+    assert main(["summary", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert len(out.encode("utf-8")) < 40_000
+    assert re.search(r"\| \*\*C01\*\* (&lt;b)+… \(1,000,008 characters\) \| ✅ passed \|", out)
+    assert "| **C02** claim C02 | ✅ passed |" in out
+    short = write(tmp_path / "short.json", document(entry("C01", title="a" * 390)))
+    assert main(["summary", str(short)]) == 0
+    assert "**C01** " + "a" * 390 + " |" in capsys.readouterr().out  # an ordinary title is whole
