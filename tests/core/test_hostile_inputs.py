@@ -208,3 +208,20 @@ def test_a_megabyte_title_costs_the_summary_a_cut_not_its_whole_size(tmp_path, c
     short = write(tmp_path / "short.json", document(entry("C01", title="a" * 390)))
     assert main(["summary", str(short)]) == 0
     assert "**C01** " + "a" * 390 + " |" in capsys.readouterr().out  # an ordinary title is whole
+
+
+def test_a_folder_named_like_a_duplicates_label_keeps_its_own_column(tmp_path, capsys):
+    """``x/run``, ``y/run`` and ``z/run (2)`` were labelled run, run (2), run (2): the matrix JSON keys cells
+    by label, so the third run's cells overwrote the second's."""
+    paths = [
+        write(tmp_path / "x" / "run" / "claims.json", document(entry("C01", "passed"))),
+        write(tmp_path / "y" / "run" / "claims.json", document(entry("C01", "failed"))),
+        write(tmp_path / "z" / "run (2)" / "claims.json", document(entry("C01", "skipped"))),
+        write(tmp_path / "w" / "run" / "claims.json", document(entry("C01", "error"))),
+    ]
+    assert main(["merge", *map(str, paths), "-o", str(tmp_path / "m.html"), "--json", "-"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    labels = [r["label"] for r in doc["runners"]]
+    assert labels == ["run", "run (3)", "run (2)", "run (4)"]
+    cells = doc["claims"][0]["cells"]
+    assert [cells[lb]["outcome"] for lb in labels] == ["passed", "failed", "skipped", "error"]
