@@ -225,3 +225,19 @@ def test_a_folder_named_like_a_duplicates_label_keeps_its_own_column(tmp_path, c
     assert labels == ["run", "run (3)", "run (2)", "run (4)"]
     cells = doc["claims"][0]["cells"]
     assert [cells[lb]["outcome"] for lb in labels] == ["passed", "failed", "skipped", "error"]
+
+
+def test_a_near_miss_hint_costs_a_bounded_backtrack_per_place():
+    """check-manuscript of 15 KB of ``1 000 1 000 ...`` (or ``１，１，...``) took over a minute: each
+    locator not found looked for a near miss with a number pattern that ran to the line's end and
+    backtracked from it at every digit (quadratic, worse with two numbers). A loose number is now at
+    most 48 characters; the hint is still given."""
+    from claimcheck.manuscript import _LOOSE_NUMBER, Manuscript, check_quote
+
+    for run in ("1 000 " * 1000, "１，" * 1000):
+        m = re.match(_LOOSE_NUMBER, run)
+        assert m and len(m.group()) <= 48
+    ms = Manuscript.from_text("1 000 " * 300 + "\nthe cache holds 36，864 B per token\n", "t.txt")
+    (check,) = check_quote(ms, "C01", "stated", "holds 36864 B", "36864")
+    assert check.status == "not-found" and check.line == 2
+    assert "read 36 and 864: a full-width comma separates clauses here" in check.message
