@@ -10,6 +10,7 @@ import json
 import os
 import re
 import stat
+import sys
 import tempfile
 import time
 import tomllib
@@ -18,6 +19,9 @@ from pathlib import Path
 
 #: the largest input file claimcheck reads (bytes): a manuscript, a registry, a claims.json, a plot
 MAX_INPUT_BYTES = 32 * 1024 * 1024
+#: the deepest nesting of arrays and objects in a JSON input claimcheck uses (its own files nest 8 deep;
+#: json.loads reads up to about 1,000, deeper than the code after it can walk or write back)
+MAX_JSON_DEPTH = 100
 
 _KINDS = {
     stat.S_IFCHR: "a character device",
@@ -68,6 +72,21 @@ def read_input_file(path, *, limit: int | None = None) -> bytes:
     return data
 
 
+def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the parsed JSON ``value`` nests arrays and objects more than ``limit`` deep (a scalar: 0, ``[]``
+    and ``{}``: 1); walked without recursion, linear in its size."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
 def not_ours(path) -> str | None:
     """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or JSON
     claimcheck did not write. None when missing, ours, or not JSON (a write cut short)."""
@@ -81,9 +100,15 @@ def not_ours(path) -> str | None:
         doc = json.loads(raw)
     except ValueError:  # not JSON (a write cut short by an older claimcheck): nobody's data
         return None
-    if isinstance(doc, dict) and (
-        (type(doc.get("schema")) is int and isinstance(doc.get("claims"), list))  # true is no schema
-        or str(doc.get("generator", "")).startswith("claimcheck")
+    except RecursionError:  # nested deeper than json.loads goes: not claimcheck's
+        doc = None
+    if (
+        not too_deep(doc)
+        and isinstance(doc, dict)
+        and (
+            (type(doc.get("schema")) is int and isinstance(doc.get("claims"), list))  # true is no schema
+            or str(doc.get("generator", "")).startswith("claimcheck")
+        )
     ):
         return None
     return (
@@ -92,12 +117,48 @@ def not_ours(path) -> str | None:
     )
 
 
+def writes_through(path: Path) -> bool:
+    """Whether an output ``path`` is written into rather than replaced: it is (or links to) a device, a
+    FIFO or a socket (``/dev/null``, ``/dev/fd/63`` of ``>(...)``), or it lies in or links into
+    ``/proc`` (``/dev/stdout``, a link to ``/proc/self/fd/1``, whatever standard output is)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+        return True
+    with contextlib.suppress(OSError):
+        if os.path.islink(path) and os.readlink(path).startswith("/proc/"):
+            return True
+    return os.path.realpath(Path(path).parent).startswith("/proc/")
+
+
+def _write_through(path: Path, raw: bytes) -> None:
+    """Write ``raw`` into the device, FIFO or standard output ``path`` (:func:`writes_through`), appended
+    and never truncated. Raises OSError: a FIFO no process reads (at once, not a hang), or as ``open``."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader: opening it would block until one comes
+            raise OSError(errno.ENXIO, "no process reads this FIFO") from None
+        raise
+    with os.fdopen(fd, "wb") as fh:
+        os.set_blocking(fd, True)  # a pipe's reader may be slower than the write
+        fh.write(raw)
+
+
 def write_atomic(path: Path, data: str | bytes, *, encoding: str = "utf-8") -> None:
     """Write ``data`` to ``path`` atomically (through a fsync'd ``.<name>.<pid>.<random>.tmp`` renamed
-    over it). Raises OSError: the folder cannot be created or written (the old file is left as it was)."""
+    over it); a device, a FIFO or standard output (:func:`writes_through`) is written into, never
+    replaced. Raises OSError: the folder cannot be created or written (the old file is left as it was),
+    a FIFO that no process reads."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode(encoding) if isinstance(data, str) else data
+    if writes_through(path):
+        sys.stdout.flush()  # what was printed before comes first when path is standard output
+        _write_through(path, raw)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

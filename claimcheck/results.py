@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from claimcheck.display import is_number as _is_number
-from claimcheck.fileio import InputFileError, read_input_file
+from claimcheck.fileio import InputFileError, read_input_file, too_deep
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
 
@@ -590,7 +590,8 @@ class ClaimsDoc(_Record):
 def read_json(path: str | Path) -> dict:
     """The JSON object of a results file, read through :func:`claimcheck.fileio.read_input_file`. Raises
     ResultFileError: missing, not a regular file, over ``fileio.MAX_INPUT_BYTES`` (32 MiB), unreadable,
-    not UTF-8, empty, not JSON (with line and column), or not a JSON object."""
+    not UTF-8, empty, not JSON (with line and column), nested more than ``fileio.MAX_JSON_DEPTH`` (100)
+    deep, or not a JSON object."""
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
@@ -613,6 +614,8 @@ def read_json(path: str | Path) -> dict:
         ) from None
     except RecursionError:
         raise ResultFileError(p, "not usable JSON (nested too deeply)") from None
+    if too_deep(doc):  # json.loads reads deeper than the code after it can walk or write back
+        raise ResultFileError(p, "not usable JSON (nested too deeply)")
     if not isinstance(doc, dict):
         what = f"top level is a JSON {type(doc).__name__}, expected an object with 'runner' and 'claims'"
         raise ResultFileError(p, f"{what} (is it a claimcheck claims.json?)")

@@ -38,14 +38,23 @@ def load_results(paths: Iterable[str | Path]) -> tuple[list[ClaimsDoc], list[Res
 
 def run_labels(runs: list[ClaimsDoc]) -> list[str]:
     """Label each run by its file: ``x/claims-macos/claims.json`` -> ``claims-macos`` (CI artifacts: one
-    folder each); ``gpu.json`` -> ``gpu``. Duplicates get `` (2)``, `` (3)``..."""
-    seen: dict[str, int] = {}
-    labels = []
+    folder each); ``gpu.json`` -> ``gpu``. Duplicates get `` (2)``, `` (3)``..., never a label another
+    run has (``run``, ``run``, ``run (2)``: ``run``, ``run (3)``, ``run (2)``): the matrix keys cells by label."""
+    bases = []
     for run in runs:
         p = Path(run.path)
-        base = (p.parent.name if p.name == "claims.json" and p.parent.name else p.stem) or str(p)
-        seen[base] = seen.get(base, 0) + 1
-        labels.append(base if seen[base] == 1 else f"{base} ({seen[base]})")
+        bases.append((p.parent.name if p.name == "claims.json" and p.parent.name else p.stem) or str(p))
+    taken = set(bases)  # a later run's own label is never given to an earlier duplicate
+    count: dict[str, int] = {}
+    labels = []
+    for base in bases:
+        n = count[base] = count.get(base, 0) + 1
+        if n > 1:
+            while f"{base} ({n})" in taken:
+                n += 1
+            count[base] = n
+            taken.add(f"{base} ({n})")
+        labels.append(base if n == 1 else f"{base} ({n})")
     return labels
 
 

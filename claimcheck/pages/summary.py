@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from claimcheck import outcomes as oc
-from claimcheck.display import printable, workflow_escape
+from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
 from claimcheck.pages.manuscript_view import FigureForm, figure_form
@@ -15,17 +15,23 @@ from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
+#: the most characters of a table cell, and of a line outside the tables, before escaping (a results
+#: file's megabyte title costs its row a cut, not GitHub's 1 MiB limit of a job summary, all of it)
+MAX_CELL, MAX_LINE = 400, 4000
 
 
 def is_matrix(doc: dict) -> bool:
     """Whether a document is ``claimcheck merge --json``'s matrix (else a run's ``claims.json``)."""
-    return isinstance(doc.get("runners"), list) and all(
-        isinstance(c, dict) and "cells" in c for c in doc.get("claims") or []
+    claims = doc.get("claims")
+    return (
+        isinstance(doc.get("runners"), list)
+        and (claims is None or isinstance(claims, list))
+        and all(isinstance(c, dict) and "cells" in c for c in claims or [])
     )
 
 
 def _cell(text: object) -> str:
-    text = " ".join(str(text or "").split())
+    text = excerpt(" ".join(str(text or "").split()), MAX_CELL, quote=False)
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
@@ -113,7 +119,7 @@ def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
     runners = [r for r in _list_in(doc, "runners") if isinstance(r, dict)]
     labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
-    lines = [f"### claimcheck: {len(doc.get('claims') or [])} claims × {len(labels)} runners", ""]
+    lines = [f"### claimcheck: {len(_list_in(doc, 'claims'))} claims × {len(labels)} runners", ""]
     split = [str(s) for s in _list_in(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     lines += [f"- ⚠️ {_short(err, 300)}" for err in _list_in(doc, "errors")]
@@ -121,7 +127,7 @@ def _matrix_markdown(doc: dict) -> str:
     for c in (c for c in _list_in(doc, "claims") if isinstance(c, dict)):
         given = c.get("cells")
         cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
-        outs = {(cells.get(lb) or {}).get("outcome") for lb in labels}
+        outs = {str((cells.get(lb) or {}).get("outcome")) for lb in labels}  # a list's too
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
         unit = str(c.get("unit") or "")
         row = [
@@ -142,7 +148,8 @@ def _matrix_markdown(doc: dict) -> str:
 def _join(lines: list[str]) -> str:
     """The Markdown of ``lines``, each escaped alone (:func:`claimcheck.display.printable`): a results
     file's text never starts a line of its own, a workflow command, a control sequence, a tag or a link."""
-    return "".join(printable(line, markdown=True) + "\n" for line in lines)
+    cut = (line if line.startswith("|") else excerpt(line, MAX_LINE, quote=False) for line in lines)
+    return "".join(printable(line, markdown=True) + "\n" for line in cut)
 
 
 # --- annotations ----------------------------------------------------------------------------------
@@ -171,7 +178,7 @@ def _rel(path: object, base: Path) -> str:
     p = Path(str(path))
     try:
         rel = os.path.relpath(p.resolve(), base.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # a NUL byte; a symlink loop (RuntimeError in 3.11)
         return str(p)
     return str(p) if rel.startswith("..") else Path(rel).as_posix()
 
