@@ -10,29 +10,31 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
-from claimcheck.book import book_of, cite, load_book
+from claimcheck.book import Citation, book_of, cite, load_book
 from claimcheck.display import excerpt, with_unit
 from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
 from claimcheck.keys import ClaimKeyError, resolve_key, split
+from claimcheck.manuscript import ClaimDrift, ManuscriptCheck
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
 from claimcheck.pages.words import measured_value
 from claimcheck.printed import figure_in_unit, split_figure
-from claimcheck.registry import Claim, RegistryIssue, load_registry
+from claimcheck.registry import Claim, Registry, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
 from claimcheck.verdict import Verdict, formula_evidence, judge_all
 
 
-def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
+def apply_overrides(registry: Registry, overrides: dict[str, str]) -> set[str]:
     """Replace ``stated`` of the claims named in ``overrides`` (``ch15:C10``, or ``C10`` in any
     chapter -> the figure as typed, ``2.96 亿`` read in the claim's unit) in place
     (``--claims-stated``); return the names applied here. A figure in another unit than the claim's
     makes that claim a registry problem naming the option (its test errors; the rest still runs)."""
-    found = set()
+    found: set[str] = set()
     for name, value in overrides.items():
         chapter, cid = split(name)
         if chapter in (None, registry.chapter_id) and cid in registry.claims:
@@ -50,7 +52,7 @@ def apply_overrides(registry, overrides: dict[str, str]) -> set[str]:
     return found
 
 
-def drift_failure_message(drift, claim, measured: str | None, registry_path: str) -> str:
+def drift_failure_message(drift: ClaimDrift, claim: Claim, measured: str | None, registry_path: str) -> str:
     """The failure text of a claim's drift check: every failing quote with line and all three values."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
@@ -81,7 +83,7 @@ def drift_failure_message(drift, claim, measured: str | None, registry_path: str
     return "\n".join(lines)
 
 
-def audit_failure_message(check, limit: int = 40) -> str:
+def audit_failure_message(check: ManuscriptCheck, limit: int = 40) -> str:
     """The failure text of the number audit: coverage, unbound numbers with line and context."""
     a = check.audit
     lines = [
@@ -100,8 +102,8 @@ def audit_failure_message(check, limit: int = 40) -> str:
 
 
 def format_check(
-    check,
-    measured: dict,
+    check: ManuscriptCheck,
+    measured: Mapping[str, tuple[str, str, str, str]],
     verbose: bool = False,
     report_error: str | None = None,
     what_if: str | None = None,
@@ -154,7 +156,9 @@ def format_check(
     return "\n".join(out)
 
 
-def _drift_lines(check, measured: dict, missing: str, verbose: bool) -> list[str]:
+def _drift_lines(
+    check: ManuscriptCheck, measured: Mapping[str, tuple[str, str, str, str]], missing: str, verbose: bool
+) -> list[str]:
     """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
     out: list[str] = []
     for d in check.drifts if verbose else check.drifted:
@@ -193,7 +197,9 @@ def _scaled_as(registry: str, manuscript: str) -> str:
     return f"{registry}%" if scale == "%" else f"{registry} {scale}" if scale and registry else registry
 
 
-def report_measured(path, given: bool = True, chapter: str | None = None) -> tuple[dict, str | None]:
+def report_measured(
+    path: str | Path, given: bool = True, chapter: str | None = None
+) -> tuple[dict[str, tuple[str, str, str, str]], str | None]:
     """``(claim id -> (measured display or "", outcome, source, why), error)`` from a ``claims.json``
     (one ``chapter``'s claims if given; ``why``: the first line of the reason of a claim without a
     value, e.g. why it was skipped). ``error``: None when read, or absent and not ``given``; else the
@@ -219,7 +225,9 @@ def report_measured(path, given: bool = True, chapter: str | None = None) -> tup
     }, None
 
 
-def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
+def drifted_revisions(
+    check: ManuscriptCheck, registry: Registry
+) -> tuple[list[tuple[str, str]], dict[str, dict[str, str]], list[str]]:
     """``(revisions, inputs, notes)`` a manuscript's drift asks what-if to check: ``[(claim key, the
     text's stated figure in the claim's unit)]``, ``{key: {name: the text's figure}}`` of formula
     claims' inputs, and one note per figure that cannot be checked so (not a number in the claim's
@@ -230,6 +238,7 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
     notes: list[str] = []
     drifted = [q for d in check.drifts for q in d.checks if q.status == "drift" and q.manuscript is not None]
     for q in drifted:
+        assert q.manuscript is not None  # drifted keeps only quotes the text prints
         key = registry.key(q.claim_id)
         try:  # the stated figure in the claim's unit (2.96 亿 of a claim in 亿 FLOP/token is 2.96)
             mantissa = (
@@ -260,14 +269,14 @@ def drifted_revisions(check, registry) -> tuple[list[tuple[str, str]], dict[str,
     return list(revisions.items()), inputs, notes
 
 
-def suggested_figure(measured, revised: str) -> str | None:
+def suggested_figure(measured: float | Sequence[float] | None, revised: str) -> str | None:
     """``measured`` (a number, or ``[lo, hi]``: ``"lo..hi"`` unless both ends round alike) rounded half
     to even at the printed precision of ``revised``: ``suggested_figure(60.63, "60.6") == "60.6"``."""
     if measured is None:
         return None
     quantum = Decimal(1).scaleb(-decimals_of(revised))
 
-    def r(x) -> str:
+    def r(x: float) -> str:
         return str(Decimal(repr(float(x))).quantize(quantum, rounding=ROUND_HALF_EVEN))
 
     if isinstance(measured, (list, tuple)) and len(measured) == 2:
@@ -276,7 +285,9 @@ def suggested_figure(measured, revised: str) -> str | None:
     return r(measured) if isinstance(measured, (int, float)) else None
 
 
-def nearest_holding(holds, revised: str, measured) -> str | None:
+def nearest_holding(
+    holds: Callable[[str], bool], revised: str, measured: float | Sequence[float] | None
+) -> str | None:
     """The figure at the printed precision of ``revised`` nearest to it for which ``holds(figure)``,
     or None when none near ``measured`` (a number or ``[lo, hi]``) does. The figures that hold form
     one interval for every tolerance, so the search bisects from the measurement towards ``revised``."""
@@ -303,13 +314,15 @@ def nearest_holding(holds, revised: str, measured) -> str | None:
     return text(good)
 
 
-def tolerance_holds(claim, measured):
+def tolerance_holds(
+    claim: Claim, measured: float | list[float] | tuple[float, float]
+) -> Callable[[str], bool]:
     """``holds(figure)``: the claim's tolerance admits ``measured`` (a number or ``[lo, hi]``)."""
     value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
     return lambda figure: claim.tolerance(value, figure) is None
 
 
-def formula_holds(claim, registry):
+def formula_holds(claim: Claim, registry: Registry) -> Callable[[str], bool]:
     """``holds(figure)``: the claim's formula and conditions hold with ``stated`` = figure."""
 
     def holds(figure: str) -> bool:
@@ -321,7 +334,7 @@ def formula_holds(claim, registry):
     return holds
 
 
-def formula_verdict(claim, registry, value: str) -> Verdict:
+def formula_verdict(claim: Claim, registry: Registry, value: str) -> Verdict:
     """The verdict of a formula claim with ``stated`` = ``value``, by the judge of the run's formula
     checks (:func:`claimcheck.verdict.formula_evidence`, :func:`claimcheck.verdict.judge_all`).
     Raises FormulaError: cannot be evaluated."""
@@ -348,8 +361,12 @@ class WhatIf:
     suggested: str | None
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
-    inputs: dict = dataclasses.field(default_factory=dict)  # {name: (registry, text)}: revised inputs
-    quoted_by: tuple = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
+    inputs: dict[str, tuple[str, str]] = dataclasses.field(
+        default_factory=dict
+    )  # {name: (registry, text)}: revised inputs
+    quoted_by: tuple[
+        Citation, ...
+    ] = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
     bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about it, not the figure
 
     @property
@@ -433,12 +450,12 @@ class WhatIf:
 
 def run_what_if(
     revisions: list[tuple[str, str]],
-    registry_path=None,
-    claims_dir="claims",
+    registry_path: str | os.PathLike[str] | None = None,
+    claims_dir: str | os.PathLike[str] = "claims",
     profile: str | None = None,
     runner: str | None = None,
     report_dir: str | None = None,
-    cwd=None,
+    cwd: str | os.PathLike[str] | None = None,
     inputs: dict[str, dict[str, str]] | None = None,
 ) -> list[WhatIf]:
     """The answers for claims re-run with revised stated values, measured ones in a pytest subprocess
@@ -465,7 +482,7 @@ def run_what_if(
     for key, value in revisions:
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
-            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
+            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})  # type: ignore[arg-type]  # a dict: Claim.values is typed MappingProxyType
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
         below = bar_refusal(key if several else claim.id, claim, value)
         if below and row.outcome in (PASSED, SKIPPED):  # this runner's value may hold the bar; the figure not
@@ -493,7 +510,7 @@ def run_what_if(
 
 
 def _judged(
-    key: str, claim, reg, value: str, rows: dict | None, several: bool
+    key: str, claim: Claim, reg: Registry, value: str, rows: Mapping[str, ClaimEntry] | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
     """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
     try:
@@ -514,7 +531,12 @@ def _judged(
         return row, None
 
 
-def _revised(revisions, base: Path, registry_path, claims_dir):
+def _revised(
+    revisions: list[tuple[str, str]],
+    base: Path,
+    registry_path: str | os.PathLike[str] | None,
+    claims_dir: str | os.PathLike[str],
+) -> tuple[list[Registry], dict[str, tuple[Registry, Claim]], list[tuple[str, str]]]:
     """``(registries, {key: (registry, claim)}, revisions by key)``; raises as :func:`run_what_if`."""
     regs = [load_registry(base / registry_path)] if registry_path else load_book(base / claims_dir)
     claims = {reg.key(cid): (reg, c) for reg in regs for cid, c in reg.claims.items()}
@@ -561,7 +583,7 @@ def form_refusal(name: str, claim: Claim, figure: str) -> str | None:
     return None
 
 
-def bar_refusal(name: str, claim, figure: str) -> str | None:
+def bar_refusal(name: str, claim: Claim, figure: str) -> str | None:
     """Why ``figure`` cannot be the chapter's figure of a claim whose tolerance is a bar (``>=10``):
     the figure does not hold the claim's own bar (C05 = 8 against at least 10), or None (it does, or
     the tolerance is no bar)."""
@@ -579,18 +601,18 @@ def bar_refusal(name: str, claim, figure: str) -> str | None:
     )
 
 
-def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
+def requoted(revisions: list[tuple[str, str]], book: Mapping[str, Registry]) -> dict[str, list[Citation]]:
     """claim key -> the citations of every claim in ``book`` (chapter id -> registry) that quotes
     it (``cites``), checked against its revised figure (``revisions``: ``[(key, printed value)]``)."""
     revised = dict(revisions)
-    chapters = dict(book)
+    chapters: dict[str | None, Registry] = dict(book.items())  # split gives None for a bare id
     for key, value in revisions:
         chapter, cid = split(key)
         reg = chapters.get(chapter)
         if reg is not None and cid in reg.claims:
             claims = reg.claims | {cid: dataclasses.replace(reg.claims[cid], stated=value)}
             chapters[chapter] = dataclasses.replace(reg, claims=claims)
-    out: dict[str, list] = {}
+    out: dict[str, list[Citation]] = {}
     for reg in book.values():
         for c in reg.claims.values():
             if c.cites in revised:
@@ -598,7 +620,7 @@ def requoted(revisions: list[tuple[str, str]], book: dict) -> dict[str, list]:
     return out
 
 
-def _formula_row(claim, registry, value: str) -> ClaimEntry:
+def _formula_row(claim: Claim, registry: Registry, value: str) -> ClaimEntry:
     """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
     verdict = formula_verdict(claim, registry, value)
     row = ClaimEntry(
@@ -614,7 +636,14 @@ def _formula_row(claim, registry, value: str) -> ClaimEntry:
     return row
 
 
-def _measure(revisions, claims, base: Path, profile, runner, report_dir) -> dict[str, ClaimEntry]:
+def _measure(
+    revisions: list[tuple[str, str]],
+    claims: Mapping[str, tuple[Registry, Claim]],
+    base: Path,
+    profile: str | None,
+    runner: str | None,
+    report_dir: str | None,
+) -> dict[str, ClaimEntry]:
     """The claims.json entries by key of the named claims run with their revised figures by pytest."""
     with tempfile.TemporaryDirectory(prefix="claimcheck-whatif-") as tmp:
         out_dir = (base / report_dir) if report_dir else Path(tmp)

@@ -38,7 +38,7 @@ def parse_decimal(text: str) -> Decimal:
     return d
 
 
-def exact_value(x) -> Fraction:
+def exact_value(x: str | float | Decimal | Fraction) -> Fraction:
     """``x`` as the exact rational number it stands for: an int or Fraction as itself, a printed string or
     a Decimal by its digits, a float as the shortest decimal that prints it (``repr``: 0.1 is 1/10, not
     the binary 0.1000000000000000055...). Raises ValueError: not a finite number."""
@@ -53,7 +53,7 @@ def exact_value(x) -> Fraction:
     return Fraction(x)
 
 
-def _is_exact(x) -> bool:
+def _is_exact(x: object) -> bool:
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
 
 

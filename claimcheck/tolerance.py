@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from claimcheck.display import difference, number, with_unit
 from claimcheck.interval import Interval, exact_value, half_unit, parse_decimal
@@ -28,9 +29,10 @@ class ToleranceError(ValueError):
     """A tolerance string that does not parse; the message names the bad text."""
 
 
-def _num(text: str) -> float:
-    """A tolerance's number as a finite float; ``1e999`` is a finite decimal but overflows a float."""
-    x = float(parse_decimal(text))
+def _num(text: str | None) -> float:
+    """A tolerance's number as a finite float; ``1e999`` is a finite decimal but overflows a float.
+    None (no stated number) raises AttributeError, which :meth:`Tolerance.margin` catches."""
+    x = float(parse_decimal(cast(str, text)))
     if not math.isfinite(x):
         raise ValueError(f"{text!r} is too large for a tolerance (beyond a float's range)")
     return x
@@ -74,7 +76,9 @@ class Tolerance:
         lo, hi = self.region(stated)
         return with_unit(f"[{number(lo, 6)}, {number(hi, 6)}]", unit)
 
-    def margin(self, measured, stated: str | None, unit: str | None = None) -> Margin | None:
+    def margin(
+        self, measured: Interval | float, stated: str | None, unit: str | None = None
+    ) -> Margin | None:
         """The :class:`Margin` of ``measured`` (a number or an :class:`Interval`), or None without a
         region or for a value that is not finite."""
         try:
@@ -86,8 +90,8 @@ class Tolerance:
             return None
         return _margin(float(ends[0]), float(ends[1]), lo, hi, unit)
 
-    def check(self, measured, stated: str | None) -> str | None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
+        raise NotImplementedError  # pragma: no cover - abstract
 
     def region(self, stated: str | None) -> tuple[float, float]:  # pragma: no cover - abstract
         """The values this tolerance accepts, one closed interval ``(lo, hi)`` (``±inf`` for an open side)."""
@@ -101,7 +105,7 @@ class Tolerance:
         ``printed`` without a stated number."""
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def __call__(self, measured, stated: str | None = None) -> str | None:
+    def __call__(self, measured: Interval | float, stated: str | None = None) -> str | None:
         values = (measured.lo, measured.hi) if isinstance(measured, Interval) else (measured,)
         if any(not math.isfinite(float(v)) for v in values):
             return f"measured value is not finite ({measured})"
@@ -116,24 +120,26 @@ class Printed(Tolerance):
 
     form = "printed"
 
-    def check(self, measured, stated):
-        allowed = Interval.printed(stated)
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
+        allowed = Interval.printed(cast(str, stated))  # None: AttributeError, as _num
         m = Interval.coerce(measured)
         if allowed.overlaps(m):
             return None
         return f"{m} is outside {allowed}, the values that print as {stated} (off by {_fmt(_distance(m, allowed))})"
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         if not stated:
             raise ValueError("tolerance 'printed' needs a stated value")
         h = float(half_unit(stated))
         return h, f"printed: more than half a unit in the last digit of {stated} ({h:g})"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         return f"within half a unit of the last digit: {self._span(stated, unit)}"
 
-    def region(self, stated):
-        allowed = Interval.printed(stated)
+    def region(self, stated: str | None) -> tuple[float, float]:
+        allowed = Interval.printed(cast(str, stated))  # None: AttributeError, as _num
         return float(allowed.lo), float(allowed.hi)
 
 
@@ -141,25 +147,27 @@ class Printed(Tolerance):
 class Exact(Tolerance):
     form = "exact"
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         """Equal to the printed decimal ``stated`` exactly, as rationals: a float measured value is the
         shortest decimal that prints it (``exact_value``), so 36864.0 is not 36864.0000000000000000001."""
         s = _num(stated)
         m = Interval.coerce(measured)
-        want = exact_value(stated)
+        want = exact_value(cast(str, stated))  # not None: _num took it
         if exact_value(m.lo) == exact_value(m.hi) == want:
             return None
         off = _distance(m, Interval.exact(s)) or float(max(abs(exact_value(x) - want) for x in (m.lo, m.hi)))
         return f"{m} != {stated} exactly (off by {_fmt(off)})"
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         return 0.0, "exact: any change"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         self.region(stated)
         return "exactly " + with_unit(str(stated), unit)
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         return _num(stated), _num(stated)
 
 
@@ -168,19 +176,21 @@ class Absolute(Tolerance):
     atol: float
     form = "abs:{}"
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         d = _distance(Interval.coerce(measured), Interval.exact(_num(stated)))
         if d <= self.atol:
             return None
         return f"|measured - stated| = {_fmt(d)} > {_fmt(self.atol)}"
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         return self.atol, f"{self}: more than {self.atol:g}"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         return f"within ±{number(self.atol)} of {stated}: {self._span(stated, unit)}"
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         return _num(stated) - self.atol, _num(stated) + self.atol
 
 
@@ -188,7 +198,7 @@ class Absolute(Tolerance):
 class Relative(Tolerance):
     rtol: float
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         s = _num(stated)
         d = _distance(Interval.coerce(measured), Interval.exact(s))
         limit = self.rtol * abs(s)
@@ -197,16 +207,18 @@ class Relative(Tolerance):
         rel = d / abs(s) if s else math.inf
         return f"off by {_fmt(d)} ({rel:.2%} of {stated}) > {self.rtol:.4g} = {self.rtol:.2%}"
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         return self.rtol * abs(old), f"{self}: more than {self.rtol:.4g} of the old value"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"rel:{self.rtol * 100:.6g}%"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         return f"within {number(self.rtol * 100)}% of {stated}: {self._span(stated, unit)}"
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         s = _num(stated)
         return s - self.rtol * abs(s), s + self.rtol * abs(s)
 
@@ -217,7 +229,9 @@ class _Bar(Tolerance):
 
     needs_stated = False
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         why = f"{self} is a one-sided bar: more than {bound_move:.0%} of the old value (--bound-move)"
         return bound_move * abs(old), why
 
@@ -227,16 +241,16 @@ class AtLeast(_Bar):
     bound: float
     form = ">={}"
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         m = Interval.coerce(measured)
         if m.hi >= self.bound:
             return None
         return f"{m} < {_fmt(self.bound)} (short by {_fmt(self.bound - m.hi)})"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         return "at least " + with_unit(number(self.bound), unit)
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         return self.bound, math.inf
 
 
@@ -245,16 +259,16 @@ class AtMost(_Bar):
     bound: float
     form = "<={}"
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         m = Interval.coerce(measured)
         if m.lo <= self.bound:
             return None
         return f"{m} > {_fmt(self.bound)} (over by {_fmt(m.lo - self.bound)})"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         return "at most " + with_unit(number(self.bound), unit)
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         return -math.inf, self.bound
 
 
@@ -265,22 +279,24 @@ class Range(Tolerance):
     needs_stated = False
     form = "range:{}..{}"
 
-    def check(self, measured, stated):
+    def check(self, measured: Interval | float, stated: str | None) -> str | None:
         m = Interval.coerce(measured)
         if m.overlaps(Interval(self.lo, self.hi)):
             return None
         return f"{m} is outside [{_fmt(self.lo)}, {_fmt(self.hi)}]"
 
-    def move_limit(self, old, stated=None, bound_move=0.25):
+    def move_limit(
+        self, old: float, stated: str | None = None, bound_move: float = 0.25
+    ) -> tuple[float, str]:
         half = (self.hi - self.lo) / 2
         return half, f"{self}: more than the range's half-width {half:g}"
 
-    def describe(self, stated, unit=None):
+    def describe(self, stated: str | None, unit: str | None = None) -> str:
         if self.lo == self.hi:  # range:2..2 admits one value: say it as such, not "between 2 and 2"
             return "exactly " + with_unit(number(self.lo), unit)
         return f"between {number(self.lo)} and " + with_unit(number(self.hi), unit)
 
-    def region(self, stated):
+    def region(self, stated: str | None) -> tuple[float, float]:
         return self.lo, self.hi
 
 

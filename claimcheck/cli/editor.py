@@ -3,6 +3,7 @@ descriptions below say what each does; the work is in :mod:`claimcheck.editor`).
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -11,10 +12,10 @@ from claimcheck.cli.main import _say, error
 from claimcheck.display import json_text, printable
 from claimcheck.editor import drifted_revisions, format_check, report_measured, run_what_if
 from claimcheck.fileio import write_atomic
-from claimcheck.manuscript import ManuscriptError, check_manuscript
+from claimcheck.manuscript import ManuscriptCheck, ManuscriptError, check_manuscript
 from claimcheck.outcomes import PASSED
 from claimcheck.pages import load_document, manuscript_page, manuscript_view_of, relative_href
-from claimcheck.registry import load_registry
+from claimcheck.registry import Registry, load_registry
 from claimcheck.results import ClaimsDoc, ResultFileError
 from claimcheck.settings import stated_override
 
@@ -23,12 +24,12 @@ CLAIMS_DIR = "claims"
 DEFAULT_REPORT = "reports/claims.json"
 
 
-def register(subparsers) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _register_check_manuscript(subparsers)
     _register_what_if(subparsers)
 
 
-def _register_check_manuscript(subparsers) -> None:
+def _register_check_manuscript(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "check-manuscript",
         help="check a manuscript against the registry: drift and number audit",
@@ -79,7 +80,7 @@ def _register_check_manuscript(subparsers) -> None:
     p.set_defaults(func=_check_manuscript)
 
 
-def _register_what_if(subparsers) -> None:
+def _register_what_if(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     w = subparsers.add_parser(
         "what-if",
         help="re-run named claims with revised stated values",
@@ -120,7 +121,7 @@ def _register_what_if(subparsers) -> None:
     w.set_defaults(func=_what_if)
 
 
-def write_json(data, dest: str) -> bool:
+def write_json(data: object, dest: str) -> bool:
     """Print ``data`` as indented JSON (``dest`` ``-``) or write it atomically to ``dest``; False after an
     error naming it."""
     text = json_text(data)
@@ -135,7 +136,7 @@ def write_json(data, dest: str) -> bool:
     return True
 
 
-def _pairs(args) -> list[tuple[str, str]] | None:
+def _pairs(args: argparse.Namespace) -> list[tuple[str, str]] | None:
     """(manuscript, registry) pairs to check: each named, or ``--book DIR``'s; None: said why none."""
     if not args.manuscript and not args.book:
         error("name a manuscript (or several), or --book DIR")
@@ -162,7 +163,7 @@ def _pairs(args) -> list[tuple[str, str]] | None:
     return pairs
 
 
-def _check_manuscript(args) -> int:
+def _check_manuscript(args: argparse.Namespace) -> int:
     """The words go to stdout, or to stderr under ``--json -`` (stdout then carries the JSON alone)."""
     words = sys.stderr if args.json == "-" else sys.stdout
     pairs = _pairs(args)
@@ -209,7 +210,7 @@ def _check_manuscript(args) -> int:
     return code
 
 
-def _what_if(args) -> int:
+def _what_if(args: argparse.Namespace) -> int:
     revisions = []
     for r in args.revisions:
         try:  # the "%" kept: what-if refuses a percentage for a claim that is not in percent
@@ -269,7 +270,7 @@ def _unjudged(n: int) -> int:
     return 1
 
 
-def _default_report(registry) -> str:
+def _default_report(registry: str | Path) -> str:
     """``reports/claims.json`` of the registry's project (the folder holding ``claims/``) unless here."""
     project = project_of(registry, CLAIMS_DIR)
     if project is None or Path(DEFAULT_REPORT).is_file():
@@ -277,7 +278,9 @@ def _default_report(registry) -> str:
     return str(project / DEFAULT_REPORT)
 
 
-def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, str]] | None, dict, str, int]:
+def _drift_of(
+    manuscript: str, registry: str | None
+) -> tuple[list[tuple[str, str]] | None, dict[str, dict[str, str]], str, int]:
     """``(revisions, inputs, registry path, figures left unjudged)`` of a manuscript's drift, notes
     printed (one per unjudged figure, or group of unfound locators); None: said why not."""
     try:
@@ -312,7 +315,9 @@ def _drift_of(manuscript: str, registry: str | None) -> tuple[list[tuple[str, st
     return revisions, inputs, reg.path, unjudged
 
 
-def _manuscript_html(check, reg, report: str, out: Path, readable: bool = True) -> Path | None:
+def _manuscript_html(
+    check: ManuscriptCheck, reg: Registry, report: str, out: Path, readable: bool = True
+) -> Path | None:
     """Write the annotated manuscript to ``out`` (``report``'s verdicts if ``readable``); None: not written."""
     doc = None
     if readable and report and Path(report).is_file():

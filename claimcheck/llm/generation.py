@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -124,7 +125,9 @@ class StreamComparison:
         )
 
 
-def compare_streams(ref_tokens, other_tokens, ref_logits, tie_tolerance: float) -> StreamComparison:
+def compare_streams(
+    ref_tokens: Sequence[int], other_tokens: Sequence[int], ref_logits: torch.Tensor, tie_tolerance: float
+) -> StreamComparison:
     """Compare two greedy token streams, tie-aware: a first difference whose margin in ``ref_logits``
     (``[n, vocab]``) is within ``tie_tolerance`` is a near-tie. Streams of different lengths (an empty
     one included) differ where the shorter ends: a divergence, never identical, never a near-tie (a

@@ -4,7 +4,9 @@ line per chapter, then one :class:`Row` per claim, grouped by the chapter's ``[[
 from __future__ import annotations
 
 import base64
+import os
 import stat
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -168,7 +170,7 @@ def _plot(p: dict, base: Path) -> Plot:
     return Plot(name, "data:image/png;base64," + base64.b64encode(data).decode("ascii"))
 
 
-def within(path, folder) -> bool:
+def within(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
     """Whether ``path``, links resolved, lies inside ``folder`` (False when it cannot be resolved)."""
     try:
         return Path(path).resolve().is_relative_to(Path(folder).resolve())
@@ -193,7 +195,7 @@ def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
     return said.get("hardware", ""), said.get("next") or usual
 
 
-def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
+def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None) -> Row:
     outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
     reason = words.reason_words(entry)
     if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
@@ -248,7 +250,9 @@ def _row(entry: ClaimEntry, base: Path, manuscript=None) -> Row:
     )
 
 
-def _text_links(entry: ClaimEntry, manuscript) -> list[tuple[int, str]]:
+def _text_links(
+    entry: ClaimEntry, manuscript: manuscript_view.ManuscriptView | None
+) -> list[tuple[int, str]]:
     """``[(line, href)]``: one link per manuscript line the claim's marks are on."""
     if manuscript is None:
         return []
@@ -298,7 +302,7 @@ def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
 _AUDIT_WORDS = (("numbers", "numbers"), ("bound", "bound"), ("waived", "waived"), ("unbound", "unbound"))
 
 
-def _manuscript_words(manuscript) -> str:
+def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
     counts = manuscript.counts
     return (
         f"{len(manuscript.numbers)} numbers, {manuscript.bound} bound, {counts.get('waived', 0)} waived, "
@@ -306,7 +310,13 @@ def _manuscript_words(manuscript) -> str:
     )
 
 
-def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript, base: Path) -> list[Section]:
+def _chapter_sections(
+    doc: ClaimsDoc,
+    ch: ChapterInfo,
+    single: bool,
+    manuscript: manuscript_view.ManuscriptView | None,
+    base: Path,
+) -> list[Section]:
     """One chapter's sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
@@ -326,7 +336,9 @@ def _chapter_sections(doc: ClaimsDoc, ch: ChapterInfo, single: bool, manuscript,
     return these
 
 
-def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript) -> Chapter:
+def _chapter_line(
+    doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript: manuscript_view.ManuscriptView | None
+) -> Chapter:
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
     line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
@@ -340,7 +352,7 @@ def _chapter_line(doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscr
     return line
 
 
-def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
+def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) -> list[str]:
     """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
     out, quoted = [], []
     for e in entries:
@@ -356,7 +368,12 @@ def citation_words(entries, chapter: str, book: set[str]) -> list[str]:
     return out + quoted
 
 
-def build(doc: ClaimsDoc, base_dir, manuscripts=(), test_log: str | None = None) -> ClaimsView:
+def build(
+    doc: ClaimsDoc,
+    base_dir: str | os.PathLike[str],
+    manuscripts: Sequence[manuscript_view.ManuscriptView] = (),
+    test_log: str | None = None,
+) -> ClaimsView:
     """The :class:`ClaimsView` of a ``claims.json`` (arguments as :func:`claimcheck.pages.claims_page`'s)."""
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}

@@ -3,13 +3,16 @@ marked by what a ``claims.json`` says of it; a number bound to several claims ta
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from claimcheck import outcomes as oc
 from claimcheck.interval import Interval
 from claimcheck.keys import qualify
-from claimcheck.manuscript import find_sites
+from claimcheck.manuscript import ManuscriptCheck, Piece, QuoteCheck, find_sites
 from claimcheck.pages import words
+from claimcheck.registry import Waiver
 from claimcheck.results import ClaimEntry
 from claimcheck.tolerance import Printed, Tolerance, ToleranceError, parse_tolerance
 
@@ -112,7 +115,7 @@ def _tolerance(entry: ClaimEntry) -> Tolerance | None:
         return None
 
 
-def _prints_as(measured, stated: str) -> bool:
+def _prints_as(measured: Any, stated: str) -> bool:
     """Whether ``measured`` (a number or ``[lo, hi]``) rounds to ``stated`` at its printed precision."""
     value = Interval(*measured) if isinstance(measured, list) and len(measured) == 2 else measured
     try:
@@ -222,7 +225,7 @@ def claim_summary(entry: ClaimEntry | None, cid: str, name: str = "stated") -> s
     return f"{line} · {form.words}" if form else line
 
 
-def figure_names(spans, start: int, end: int) -> dict[str, str]:
+def figure_names(spans: Iterable[tuple[str, tuple[int, int], str]], start: int, end: int) -> dict[str, str]:
     """claim id -> the name of the figure (``"stated"`` or a key of its ``values``) it binds at the
     number ``[start, end)``, from ``spans`` ``[(claim id, (start, end), name)]`` of its quotes; a
     claim binding it under several names gives ``"stated"`` where one is."""
@@ -233,11 +236,32 @@ def figure_names(spans, start: int, end: int) -> dict[str, str]:
     return out
 
 
+class _Place(TypedDict):
+    """A :class:`Mark`'s offsets in the text, as keyword arguments."""
+
+    start: int
+    end: int
+
+
+class _SentencePlace(_Place):
+    """A sentence :class:`Mark`'s keyword arguments."""
+
+    href: str | None
+    decided: str
+    kind: str
+
+
 def _number_mark(
-    piece, anchor: str, entries: dict[str, ClaimEntry], drifted, reasons, link, names_of=None
+    piece: Piece,
+    anchor: str,
+    entries: dict[str, ClaimEntry],
+    drifted: list[tuple[tuple[int, int], QuoteCheck]],
+    reasons: dict[str, str],
+    link: Callable[[str], str],
+    names_of: dict[str, str] | None = None,
 ) -> Mark:
     names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
-    place = {"start": piece.start, "end": piece.end}
+    place: _Place = {"start": piece.start, "end": piece.end}
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
         if piece.status == "waived":
@@ -247,6 +271,7 @@ def _number_mark(
     hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
     names = {c: names_of.get(c, "stated") for c in cids}
     hover = [claim_summary(entries.get(c), c, names[c]) for c in cids]
+    decided: str | None
     if hits:
         state, decided = "drifted", hits[0].claim_id
         said = "{0.claim_id} drift: the manuscript prints {0.manuscript}, the registry has {0.registry} ({0.name})"
@@ -259,7 +284,9 @@ def _number_mark(
     return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
 
 
-def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], link) -> list[Mark]:
+def _sentence_marks(
+    check: ManuscriptCheck, entries: dict[str, ClaimEntry], numbered: set[str], link: Callable[[str], str]
+) -> list[Mark]:
     """Marks at the words of claims no number shows, in :data:`SENTENCE_STATES`."""
     ms = check.manuscript
     by_place: dict[tuple[int, int], list[str]] = {}
@@ -284,7 +311,13 @@ def _sentence_marks(check, entries: dict[str, ClaimEntry], numbered: set[str], l
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         title = "\n".join(hover + [claim_summary(entries.get(c), c) for c in cids])
-        at = {"href": link(decided), "decided": decided, "kind": "sentence", "start": start, "end": end}
+        at: _SentencePlace = {
+            "href": link(decided),
+            "decided": decided,
+            "kind": "sentence",
+            "start": start,
+            "end": end,
+        }
         marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
     return marks
 
@@ -293,7 +326,7 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
     """The text line by line, each a list of strings and (stripped, non-overlapping) marks."""
     lines: list[list] = [[]]
 
-    def add_text(chunk: str):
+    def add_text(chunk: str) -> None:
         first, *rest = chunk.split("\n")
         if first:
             lines[-1].append(first)
@@ -317,10 +350,10 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
 
 
 def build(
-    check,
+    check: ManuscriptCheck,
     entries: dict[str, ClaimEntry],
     claims_href: str = "claims.html",
-    waivers=(),
+    waivers: Iterable[Waiver] = (),
     href: str = "manuscript.html",
 ) -> ManuscriptView:
     """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`. ``entries``: the
