@@ -482,7 +482,7 @@ def run_what_if(
     for key, value in revisions:
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
-            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})  # type: ignore[arg-type]  # a dict: Claim.values is typed MappingProxyType
+            claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
         below = bar_refusal(key if several else claim.id, claim, value)
         if below and row.outcome in (PASSED, SKIPPED):  # this runner's value may hold the bar; the figure not

@@ -113,7 +113,7 @@ def toml_value(value: object) -> str:
 
 
 def check_table(
-    entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], None], strict: bool = True
+    entry: dict, fields: Sequence[Field], ctx: Context, bad: Callable[[str, str], object], strict: bool = True
 ) -> dict[str, Any]:
     """``name -> checked value`` of the table's good fields (an absent optional one: its default).
 

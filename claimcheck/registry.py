@@ -15,6 +15,7 @@ import difflib
 import functools
 import os
 import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -29,6 +30,7 @@ from claimcheck.fields import (
     SHARED_FIELDS,
     WAIVER_FIELDS,
     Context,
+    Field,
     check_table,
 )
 from claimcheck.formula import FormulaError, evaluate_claim, parse, split_reference
@@ -81,7 +83,7 @@ class Claim:
     tolerance_text: str
     needs: tuple[str, ...]
     path: str
-    values: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
+    values: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     inputs: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     quotes: MappingProxyType = field(default_factory=lambda: MappingProxyType({}))
     reconstructed: bool = False
@@ -183,7 +185,9 @@ class Registry:
     def issues_for(self, claim_id: str) -> list[RegistryIssue]:
         return self.invalid.get(claim_id, [])
 
-    def unknown_id_message(self, claim_id: str, untested=None, scope: str = " in this run") -> str:
+    def unknown_id_message(
+        self, claim_id: str, untested: Collection[str] | None = None, scope: str = " in this run"
+    ) -> str:
         """Why a test names ``claim_id`` that this registry lacks, with the likeliest fix (``untested``:
         the ids no test covers, when known, to point a renamed claim at the id that lost its test)."""
         orphans = [i for i in self.all_ids if untested is not None and i in untested]
@@ -372,7 +376,7 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     return out
 
 
-def _load_defaults(table, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
+def _load_defaults(table: object, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
     """The good values of ``[defaults]`` (as written), and field -> its issue for each bad one."""
     if not isinstance(table, dict):
         reg.add(None, "defaults", "must be a table ([defaults]: field = value, for every claim)")
@@ -398,7 +402,7 @@ def _load_defaults(table, reg: Registry, ctx: Context) -> tuple[dict, dict[str, 
     return {k: v for k, v in table.items() if k in shared and k not in bad}, bad
 
 
-def claim_entries(raw, reg: Registry) -> list | None:
+def claim_entries(raw: object, reg: Registry) -> list | None:
     """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables with
     their ``id``; a bad keyed claim is an issue and left out. None (with an issue): ``claims`` is neither."""
     if isinstance(raw, list):  # a [claims.C05] table after [[claims]] tables is read into the one above it
@@ -545,7 +549,7 @@ def _field_at(table: fileio.TomlTable, line: int) -> str | None:
     return next((k for k, v in entry.items() if "\ufffd" in repr(v)), None)
 
 
-def claim_lines(path) -> dict[str, int]:
+def claim_lines(path: str | os.PathLike[str]) -> dict[str, int]:
     """``{claim id: 1-based line}`` of a registry file, whatever its claims' form: the line of a
     ``[[claims]]`` table's ``id = ...``, of a ``[claims.C05]`` header, of a ``C02 = {...}`` line
     ({} when unreadable). Read once per version of the file (every item of a run asks)."""
@@ -664,7 +668,7 @@ def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
     return None if value in known else f"claim {ref} has no value {value!r}{suggest(value, known)}"
 
 
-def _validate(entry, index: int, path: str, ctx: Context) -> tuple[Claim | None, list[RegistryIssue]]:
+def _validate(entry: object, index: int, path: str, ctx: Context) -> tuple[Claim | None, list[RegistryIssue]]:
     """(Claim or None, its issues) of one claim's table: its fields' checks, then :data:`CLAIM_RULES`."""
     if not isinstance(entry, dict):
         return None, [RegistryIssue(path, f"#{index}", None, "each claim must be a table")]
@@ -684,13 +688,13 @@ def _validate(entry, index: int, path: str, ctx: Context) -> tuple[Claim | None,
 
 
 # --- rules between fields: each gets the good fields' values, the raw table and `bad` ---------------
-def _locator_binds_stated(good: dict, entry: dict, bad) -> None:
+def _locator_binds_stated(good: dict, entry: dict, bad: Callable[[str, str], None]) -> None:
     """``locator`` stands for ``stated``: when it prints several numbers, one of them is ``stated``."""
     if "locator" in good and good.get("stated") and (why := _unbound(good["locator"], good["stated"])):
         bad("locator", why)
 
 
-def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
+def _quotes_bind_their_values(good: dict, entry: dict, bad: Callable[[str, str], None]) -> None:
     """Each name of ``quotes`` is ``stated`` or a key of ``values``, and each of its locators prints
     that number."""
     # the raw table, not the checked one: a name with one bad locator still has its others checked
@@ -717,7 +721,7 @@ def _quotes_bind_their_values(good: dict, entry: dict, bad) -> None:
                 bad("quotes", f"{name}: {why}")
 
 
-def _empty_stated_needs_a_bound(good: dict, entry: dict, bad) -> None:
+def _empty_stated_needs_a_bound(good: dict, entry: dict, bad: Callable[[str, str], None]) -> None:
     """A claim that prints no number (``stated = ""``) can only be held to a bound."""
     tolerance = good.get("tolerance")
     if good.get("stated") == "" and tolerance is not None and tolerance.needs_stated:
@@ -728,7 +732,7 @@ def _empty_stated_needs_a_bound(good: dict, entry: dict, bad) -> None:
         )
 
 
-def _formula_fields_need_a_formula(good: dict, entry: dict, bad) -> None:
+def _formula_fields_need_a_formula(good: dict, entry: dict, bad: Callable[[str, str], None]) -> None:
     """``conditions`` and ``precision`` are about a formula: without one they would do nothing."""
     if "formula" in entry:
         return
@@ -738,7 +742,7 @@ def _formula_fields_need_a_formula(good: dict, entry: dict, bad) -> None:
         bad("precision", "only a claim with a 'formula' reads its numbers with a precision")
 
 
-def _an_exact_formula_reads_exact_numbers(good: dict, entry: dict, bad) -> None:
+def _an_exact_formula_reads_exact_numbers(good: dict, entry: dict, bad: Callable[[str, str], None]) -> None:
     """At printed precision a formula's value is an interval (every value its rounded inputs
     allow), which ``exact`` never accepts: the claim could only fail, so it is a registry problem."""
     if good.get("formula") and str(good.get("tolerance")) == "exact" and good.get("precision") != "exact":
@@ -772,7 +776,7 @@ def _unbound(locator: str, printed: str) -> str | None:
 
 
 # --- arrays of tables: [[waivers]], [[sections]] ------------------------------------------------------
-def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
+def _array(entries: object, name: str, fields: Sequence[Field], reg: Registry) -> list[tuple[int, dict]]:
     """``(index, values)`` of each good table of the array ``name``; each problem an issue of ``name[i]``."""
     if not isinstance(entries, list):
         reg.add(None, name, f"must be an array of tables ([[{name}]])")
@@ -790,12 +794,12 @@ def _array(entries, name: str, fields, reg: Registry) -> list[tuple[int, dict]]:
     return out
 
 
-def _bad(reg: Registry, prefix: str):
+def _bad(reg: Registry, prefix: str) -> Callable[[str, str], RegistryIssue]:
     """``bad(field, message)`` for :func:`check_table`: an issue of ``reg`` on ``prefix.field``."""
     return lambda fld, msg: reg.add(None, f"{prefix}.{fld}", msg)
 
 
-def _load_units(table, reg: Registry) -> set[str]:
+def _load_units(table: object, reg: Registry) -> set[str]:
     """Declare the ``[units]`` table's units and return their names; each problem an issue."""
     if not isinstance(table, dict):
         reg.add(None, "units", 'must be a table ([units]: name = "definition")')
@@ -818,7 +822,7 @@ def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
 
 
-def _load_sections(entries, reg: Registry) -> list[Section]:
+def _load_sections(entries: object, reg: Registry) -> list[Section]:
     """The ``[[sections]]`` array's good sections; each problem an issue of ``sections[i].field``."""
     out: list[Section] = []
     for index, s in _array(entries, "sections", SECTION_FIELDS, reg):
