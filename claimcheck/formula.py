@@ -16,14 +16,17 @@ import ast
 import math
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval, exact_value
+
+if TYPE_CHECKING:  # types only: the registry imports this module
+    from claimcheck.registry import Claim, Registry
 
 PRECISIONS = ("printed", "exact")
 
@@ -33,7 +36,7 @@ MAX_LITERAL = 1e30  # the largest magnitude of a number written in a formula
 MAX_EXACT_BITS = 4096  # an exact intermediate value's numerator or denominator beyond this: a float
 
 
-def _finite(x) -> bool:
+def _finite(x: float | Fraction) -> bool:
     """Whether ``x`` (a float, an int or a Fraction) is a finite number within a float's range."""
     try:
         return math.isfinite(x)
@@ -82,7 +85,7 @@ def _entropy_top_k(vocab: Interval, *probs: Interval) -> Interval:
     return entropy_bounds_from_top_k([Interval.coerce(p) for p in probs], largest)
 
 
-def _extreme(pick, *args: Interval) -> Interval:
+def _extreme(pick: Callable[[Iterable[float]], float], *args: Interval) -> Interval:
     xs = [Interval.coerce(x) for x in args]
     return Interval(pick(x.lo for x in xs), pick(x.hi for x in xs))
 
@@ -129,7 +132,7 @@ class Formula:
     # the Python names standing for other chapters' values (``ch15:C10.stated`` is not Python): alias -> name
     aliases: Mapping[str, str] = field(default_factory=dict)
 
-    def evaluate(self, env: Mapping[str, Interval]):
+    def evaluate(self, env: Mapping[str, Interval]) -> Any:  # an Interval; for a condition, a bool
         """The value (an :class:`Interval`) or, for a condition, whether it holds, ``env`` giving each
         name. Raises FormulaError: a name is missing, a division by an interval holding 0, a function
         outside its domain."""
@@ -207,7 +210,7 @@ def _depth(root: ast.AST) -> int:
     return deepest
 
 
-def _dotted(node) -> str | None:
+def _dotted(node: ast.expr) -> str | None:
     """``C25.a_input`` (an attribute chain over a name) -> ``"C25.a_input"``; else None."""
     parts = []
     while isinstance(node, ast.Attribute):
@@ -218,7 +221,7 @@ def _dotted(node) -> str | None:
     return None
 
 
-def _check(node, text: str, names: list, top: bool = False) -> None:
+def _check(node: ast.expr, text: str, names: list, top: bool = False) -> None:
     value = node.value if isinstance(node, ast.Constant) else None
     if isinstance(value, int | float) and not isinstance(value, bool):
         if not abs(value) <= MAX_LITERAL:  # also false for inf and nan
@@ -274,7 +277,7 @@ class _Evaluator:
     def __init__(self, env: Mapping[str, Interval], text: str, aliases: Mapping[str, str] | None = None):
         self.env, self.text, self.aliases = env, excerpt(text), aliases or {}
 
-    def run(self, node):
+    def run(self, node: ast.expr) -> Any:
         """Evaluate ``node``; any failure of the arithmetic is a :class:`FormulaError`."""
         try:
             return self.visit(node)
@@ -285,7 +288,7 @@ class _Evaluator:
                 f"{self.text}: cannot be computed ({type(exc).__name__}: {excerpt(str(exc), quote=False)})"
             ) from None
 
-    def visit(self, node):
+    def visit(self, node: ast.expr) -> Any:
         value = self._visit(node)
         if isinstance(value, Interval) and not (_finite(value.lo) and _finite(value.hi)):
             shown = str(value) if not value.is_exact else "beyond a float's range"
@@ -354,7 +357,12 @@ class Evaluation:
         return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
-def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
+def environment(
+    claim: Claim,
+    registry: Registry,
+    names: Iterable[str] | None = None,
+    book: Mapping[str, Registry] | None = None,
+) -> dict[str, Interval]:
     """The values a formula claim may read as intervals (its precision): ``stated``, its ``values``,
     other claims' as ``<id>.<name>``, with ``book`` (chapter id -> registry) other chapters' as
     ``ch15:C10.stated``; only ``names`` when given, none a claim lacks. Raises FormulaError: a printed
@@ -378,7 +386,9 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     return env
 
 
-def evaluate_claim(claim, registry, book=None) -> Evaluation:
+def evaluate_claim(
+    claim: Claim, registry: Registry, book: Mapping[str, Registry] | None = None
+) -> Evaluation:
     """A claim's ``formula`` and ``conditions`` evaluated over :func:`environment`. Raises FormulaError,
     quoting the formula: the claim has none, or it cannot be evaluated (a division by an interval
     holding 0, a function outside its domain)."""
