@@ -8,6 +8,7 @@ import difflib
 import fnmatch
 import os
 import re
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,7 +26,7 @@ class BookError(LookupError):
     """No registry, or no single registry, for what was asked; ``str()`` says what to pass instead."""
 
 
-def registry_paths(root="claims") -> list[Path]:
+def registry_paths(root: str | os.PathLike[str] = "claims") -> list[Path]:
     """Every ``claims.toml`` at or below ``root`` (a folder, or a registry file), sorted by path."""
     root = Path(root)
     if root.exists() and not root.is_dir():  # a file, or a device or FIFO that loading refuses by name
@@ -33,7 +34,7 @@ def registry_paths(root="claims") -> list[Path]:
     return sorted(walk_registries(root, SKIP_DIRS))
 
 
-def walk_registries(folder: Path, skip) -> list[Path]:
+def walk_registries(folder: Path, skip: Iterable[str]) -> list[Path]:
     """Every ``claims.toml`` below ``folder`` in walk order (folders sorted), never entering a hidden
     folder, a virtual environment or a ``skip`` pattern (fnmatch)."""
     found = []
@@ -84,7 +85,7 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
     return None
 
 
-def _skipped(path: Path, skip) -> bool:
+def _skipped(path: Path, skip: Iterable[str]) -> bool:
     hidden = path.name.startswith(".") or any(fnmatch.fnmatch(path.name, pat) for pat in skip)
     return hidden or (path / "pyvenv.cfg").is_file() or (path / "conda-meta").is_dir()
 
@@ -110,7 +111,7 @@ def project_of(registry: str | Path, root: str | Path = "claims") -> Path | None
     return folder.parent if folder is not None else None
 
 
-def registry_for_manuscript(manuscript, root="claims") -> Path:
+def registry_for_manuscript(manuscript: str | Path, root: str | Path = "claims") -> Path:
     """The registry whose ``[chapter] manuscript`` has the file's name; the book's only one when it has
     one. Raises BookError: no registry under ``root``, or several and not one names the file."""
     root = locate(root, manuscript)
@@ -141,12 +142,12 @@ def registry_for_manuscript(manuscript, root="claims") -> Path:
     )
 
 
-def load_book(root="claims"):
+def load_book(root: str | os.PathLike[str] = "claims") -> list[Registry]:
     """Every registry under ``root``, loaded, in path order."""
     return [load_registry(p) for p in registry_paths(root)]
 
 
-def book_issues(registries) -> list[str]:
+def book_issues(registries: Iterable[Registry]) -> list[str]:
     """Problems across chapters: two registries with one chapter id (every key would name two claims)."""
     seen: dict[str, str] = {}
     out = []
@@ -342,7 +343,7 @@ def _quotes_back(claim, chapters: dict) -> bool:
     return False
 
 
-def citations(registries, book=None) -> list[Citation]:
+def citations(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[Citation]:
     """Every citation of ``registries``' claims, checked against ``book`` (default: the registries)."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
@@ -363,7 +364,7 @@ def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str
     return out
 
 
-def citation_issues(registries, book=None) -> list[str]:
+def citation_issues(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[str]:
     """Problems of citations and of formulas naming another chapter's values (not a drifted quote,
     nor a chapter not in the book), one line each naming file, claim and field."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
