@@ -16,6 +16,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate
@@ -208,7 +209,7 @@ class Scaffold:
 
 
 # --- the manuscript's structure ----------------------------------------------------------------
-def _lines(text: str):
+def _lines(text: str) -> Iterator[tuple[int, str]]:
     """(start offset, line without newline) of every line."""
     return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
@@ -252,7 +253,7 @@ def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def headings(ms: Manuscript, code=()) -> list[tuple[int, int, str]]:
+def headings(ms: Manuscript, code: Collection[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
     """Markdown headings outside code: ``(line start, line end, heading text)``."""
     out = []
     for pos, line in _lines(ms.text):
@@ -402,7 +403,7 @@ that is unique today is cryptic to an editor and turns ambiguous at the next edi
 
 
 def find_locator(
-    ms: Manuscript, start: int, end: int, accept, lo: int = 0, hi: int | None = None
+    ms: Manuscript, start: int, end: int, accept: Callable[[str], bool], lo: int = 0, hi: int | None = None
 ) -> str | None:
     """The shortest locator (<= MAX_LOCATOR characters) of a window holding ``[start, end)`` that
     ``accept(locator)`` takes, or None: :data:`MIN_CONTEXT` first, an end at a punctuation mark counts 2
@@ -468,13 +469,13 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
-def _waivable_site(ms: Manuscript, locator: str, waivable) -> Site | None:
+def _waivable_site(ms: Manuscript, locator: str, waivable: Container[tuple[int, int]]) -> Site | None:
     """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
     sites = find_sites(ms, locator)
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
-def _covers(ms: Manuscript, nums: list[Number], waivable, locator: str) -> bool:
+def _covers(ms: Manuscript, nums: list[Number], waivable: Container[tuple[int, int]], locator: str) -> bool:
     """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
     site = _waivable_site(ms, locator, waivable)
     return site is not None and all(n.span in site.groups for n in nums)
@@ -544,7 +545,14 @@ def _stated(num: Number) -> str:
 class _Drafter:
     """One scaffold's drafting: what each number is, what is covered, the drafts by value and unit."""
 
-    def __init__(self, ms: Manuscript, sc: Scaffold, code, heads, prefix: str) -> None:
+    def __init__(
+        self,
+        ms: Manuscript,
+        sc: Scaffold,
+        code: Collection[tuple[int, int, str]],
+        heads: Collection[tuple[int, int, str]],
+        prefix: str,
+    ) -> None:
         self.ms, self.sc, self.prefix = ms, sc, prefix
         self.width = max(2, len(str(len(ms.numbers))))
         self.blocks = sorted((a, b) for a, b, kind in code if kind == "block")
@@ -792,7 +800,14 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
     return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
 
 
-def _code_waiver(ms: Manuscript, inside: list[Number], a: int, b: int, section, waivable) -> DraftWaiver:
+def _code_waiver(
+    ms: Manuscript,
+    inside: list[Number],
+    a: int,
+    b: int,
+    section: str | None,
+    waivable: Container[tuple[int, int]],
+) -> DraftWaiver:
     """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
     reason = SUGGESTED + "the code block's own constants"
