@@ -14,8 +14,13 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # types only: filelock is imported late, by a write of a report
+    from filelock import BaseFileLock
 
 #: the largest input file claimcheck reads (bytes): a manuscript, a registry, a claims.json, a plot
 MAX_INPUT_BYTES = 32 * 1024 * 1024
@@ -34,12 +39,12 @@ _KINDS = {
 class InputFileError(OSError):
     """An input file claimcheck will not read (not a regular file, or too large); ``strerror`` says why."""
 
-    def __init__(self, path, reason: str) -> None:
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
         super().__init__(errno.EINVAL, reason)
         self.path = str(path)
 
 
-def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
+def check_input_file(path: str | os.PathLike[str], *, limit: int | None = None) -> os.stat_result:
     """The ``os.stat`` of ``path``, checked without opening it (a FIFO would block the open) to be a
     regular file of at most ``limit`` bytes (default :data:`MAX_INPUT_BYTES`). Raises what ``open``
     would, or InputFileError: a device, FIFO or socket, or a file over ``limit`` bytes."""
@@ -57,7 +62,7 @@ def check_input_file(path, *, limit: int | None = None) -> os.stat_result:
     return st
 
 
-def read_input_file(path, *, limit: int | None = None) -> bytes:
+def read_input_file(path: str | os.PathLike[str], *, limit: int | None = None) -> bytes:
     """The bytes of a regular input file of at most ``limit`` bytes: the one way claimcheck reads its
     inputs (checked before a non-blocking open and after it). Raises OSError as :func:`check_input_file`."""
     limit = MAX_INPUT_BYTES if limit is None else limit
@@ -87,7 +92,7 @@ def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
     return False
 
 
-def not_ours(path) -> str | None:
+def not_ours(path: str | os.PathLike[str]) -> str | None:
     """Why the report ``path`` (a ``claims.json``) must not be overwritten: not a regular file, or JSON
     claimcheck did not write. None when missing, ours, or not JSON (a write cut short)."""
     try:
@@ -184,7 +189,7 @@ LEFTOVER_AGE_S = 600.0  # a temporary file older than this was left by a killed 
 LOCK_TIMEOUT_S = 120.0  # the longest a write of a report waits for another run's
 
 
-def remove_leftovers(folder: Path, names) -> list[Path]:
+def remove_leftovers(folder: Path, names: Iterable[str]) -> list[Path]:
     """Delete the temporary files older than :data:`LEFTOVER_AGE_S` (a live write holds its own for
     milliseconds) that killed runs left beside the reports ``names`` in ``folder``; return what was
     deleted. Never raises."""
@@ -200,7 +205,7 @@ def remove_leftovers(folder: Path, names) -> list[Path]:
     return gone
 
 
-def report_lock(path: Path):
+def report_lock(path: Path) -> BaseFileLock:
     """A file lock (``.<name>.lock`` beside ``path``) for a read-merge-write of ``path``; waiting longer
     than :data:`LOCK_TIMEOUT_S` for another run's raises ``filelock.Timeout``."""
     from filelock import FileLock  # late: only a write of a report takes a lock (start-up time)
