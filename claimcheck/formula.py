@@ -20,13 +20,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval, exact_value
-
-if TYPE_CHECKING:  # types only: the registry imports this module
-    from claimcheck.registry import Claim, Registry
 
 PRECISIONS = ("printed", "exact")
 
@@ -357,12 +354,7 @@ class Evaluation:
         return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
-def environment(
-    claim: Claim,
-    registry: Registry,
-    names: Iterable[str] | None = None,
-    book: Mapping[str, Registry] | None = None,
-) -> dict[str, Interval]:
+def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     """The values a formula claim may read as intervals (its precision): ``stated``, its ``values``,
     other claims' as ``<id>.<name>``, with ``book`` (chapter id -> registry) other chapters' as
     ``ch15:C10.stated``; only ``names`` when given, none a claim lacks. Raises FormulaError: a printed
@@ -386,9 +378,7 @@ def environment(
     return env
 
 
-def evaluate_claim(
-    claim: Claim, registry: Registry, book: Mapping[str, Registry] | None = None
-) -> Evaluation:
+def evaluate_claim(claim, registry, book=None) -> Evaluation:
     """A claim's ``formula`` and ``conditions`` evaluated over :func:`environment`. Raises FormulaError,
     quoting the formula: the claim has none, or it cannot be evaluated (a division by an interval
     holding 0, a function outside its domain)."""
