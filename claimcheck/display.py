@@ -8,6 +8,7 @@ import difflib
 import json
 import math
 import re
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any, TypeGuard
 
@@ -17,7 +18,7 @@ GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 NOUN_UNITS = {"forward_pass": ("forward pass", "forward passes"), "example": ("example", "examples")}
 
 
-def excerpt(text, limit: int = 80, *, quote: bool = True) -> str:
+def excerpt(text: object, limit: int = 80, *, quote: bool = True) -> str:
     """An input quoted in a message: its ``repr``, cut after ``limit`` characters with an ellipsis and
     its length (``'1+1+1…' (199,999 characters)``); ``quote=False``: the text itself, cut alike."""
     text = str(text)
@@ -103,7 +104,7 @@ def log_line(text: object) -> str:
     return printable(text)
 
 
-def number(x, digits: int = 5) -> str:
+def number(x: Any, digits: int = 5) -> str:
     """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``;
     integers from 10,000 with thousands separators; a bool or a string as its text."""
     if isinstance(x, (bool, str)):
@@ -125,7 +126,7 @@ def number(x, digits: int = 5) -> str:
     return text
 
 
-def counted(n, noun: str) -> str:
+def counted(n: object, noun: str) -> str:
     """``n`` and its noun, singular for 1: ``"1 thread"``, ``"2 threads"``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
@@ -160,7 +161,7 @@ def is_number(x: object) -> TypeGuard[int | float]:
 _HINTS = {"registry": (" (did you mean '{}'?)", 0.6, False), "setting": ("; did you mean {}?", 0.5, True)}
 
 
-def suggest(word: str, choices, style: str = "registry") -> str:
+def suggest(word: str, choices: Iterable[object], style: str = "registry") -> str:
     """The hint after an unknown ``word``: the closest of ``choices`` in the words of ``style``
     (:data:`_HINTS`), or ``""`` when none is close. Raises KeyError: an unknown ``style``."""
     words, cutoff, only = _HINTS[style]
