@@ -4,7 +4,7 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -29,6 +29,7 @@ from claimcheck.plugin.phases import claim_key
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
     STATE,
+    RunState,
     claim_marker_id,
     is_run_registry,
     missing_kit,
@@ -39,7 +40,7 @@ from claimcheck.plugin.state import (
 from claimcheck.recorder import CLAIM_KEY, RESULT_KEY
 
 
-def pytest_collect_file(file_path: Path, parent):
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> RegistryFile | None:
     """A ``claims.toml`` of the run's registries; one elsewhere is another project's, left alone."""
     if file_path.name == REGISTRY_NAME and is_run_registry(parent.config, file_path):
         return RegistryFile.from_parent(parent, path=file_path)
@@ -66,7 +67,7 @@ def pytest_make_collect_report(collector):
     return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
 
 
-def first_error_line(longrepr) -> str:
+def first_error_line(longrepr: object) -> str:
     """The exception's first line from a collection report's ``longrepr``: ``"ModuleNotFoundError:
     No module named 'x'"``, ``"SyntaxError: invalid syntax (line 3)"``, ``"RuntimeError: boom"``."""
     crash = getattr(longrepr, "reprcrash", None)
@@ -143,7 +144,7 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
     items += [i for i in errors if id(i) not in present]
 
 
-def _count_as_collected(config, parent, added: list) -> None:
+def _count_as_collected(config: pytest.Config, parent: pytest.Collector, added: list) -> None:
     """Tell pytest of items this hook adds (a claim's citation, a claim without a test), as a
     collector's report does: its header counts only collectors' items, but -k and -m deselect these
     too, so it once printed "47 items / 48 deselected / -1 selected"."""
@@ -172,7 +173,7 @@ def _xdist_groups(state, items) -> None:
                 i.add_marker(pytest.mark.xdist_group(group))
 
 
-def pytest_deselected(items) -> None:
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
     """Keep each deselected test's claim and kit group: the summary and page say why and how to run them."""
     state = items[0].config.stash.get(STATE, None) if items else None
     if state is None:
@@ -207,7 +208,7 @@ def deselection(
     return list(groups.values())
 
 
-def _check_run(state) -> None:
+def _check_run(state: RunState) -> None:
     """Stop the run when two registries have one chapter id (every key would name two claims), a
     ``--claims-stated`` name is not one claim of the run (``ch15:C10`` says which), or, with several
     chapters, no ``[chapter] manuscript`` names the ``--claims-manuscript``."""
