@@ -52,11 +52,11 @@ CLAIMS_FOLDER = "claims"
 REGISTRY_NAME = "claims.toml"
 
 
-def pytest_addhooks(pluginmanager):
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     settings_mod.add_options(parser)  # every option, its ini key and its help, from the one table
 
 
@@ -144,7 +144,7 @@ def _related(registry: Path, arg: Path) -> bool:
     return registry == arg or arg in registry.parents or folder == arg or folder in arg.parents
 
 
-def _named_registries(config, skip, environment: bool) -> list[Path]:
+def _named_registries(config: pytest.Config, skip: tuple[str, ...], environment: bool) -> list[Path]:
     """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
     raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
     if raw is None and environment:
