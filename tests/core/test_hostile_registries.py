@@ -159,3 +159,39 @@ def test_an_ordinary_id_pattern_is_kept(pattern):
     from claimcheck.registry import _slow_pattern
 
     assert not _slow_pattern(pattern)
+
+
+@pytest.mark.parametrize(
+    ("definition", "said"),
+    [
+        ("2 * token = s = tok", "one expression on one line"),  # was: every chapter's `s` became 2 tokens
+        ("[hijack] = ms", "one expression on one line"),
+        ("2 * token\\nbar = 3 * second", "one expression on one line"),
+        ("@alias second = sec2", "one expression on one line"),
+        ("10**99999999 * token", "a power in a definition is a unit to a small integer"),  # was a hang
+        ("(10 * token)**99", "a power in a definition is a unit to a small integer"),
+        ("2 * foo", "pint cannot read it (UndefinedUnitError"),  # itself: was accepted
+        ("nan * token", "its size is nan"),
+        ("0 * token", "its size is 0.0"),
+        ("1e999 * token", "its size is inf"),
+    ],
+)
+def test_a_units_definition_cannot_hijack_hang_or_be_empty(tmp_path, capsys, definition, said):
+    from claimcheck.units import parse_unit
+
+    path = tmp_path / "claims.toml"
+    path.write_text(CHAPTER + f'[units]\nfoo = "{definition}"\n' + claims("C01"), encoding="utf-8")
+    start = time.process_time()
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}: field 'units.foo': foo = " in err and said in err
+    assert time.process_time() - start < 5.0
+    assert [str(parse_unit(u)) for u in ("s", "ms", "tok")] == ["second", "millisecond", "token"]
+
+
+def test_a_units_definition_of_known_units_and_small_powers_is_kept():
+    from claimcheck.units import convert, declare
+
+    declare("hostile_ok_area", "1e-6 * m**2 / s^2")
+    declare("hostile_ok_dim", "[hostile_ok_dim]")
+    assert convert(2e6, "hostile_ok_area", "m**2/s**2") == pytest.approx(2.0)
