@@ -304,9 +304,28 @@ def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
             parser.addini(o.ini, o.help_text().replace("%%", "%"), default=None)
 
 
-def _shown(text) -> str:
+#: the longest value a setting may hold, and the longest one a message quotes whole (characters)
+MAX_SETTING_CHARS = 4000
+MAX_SHOWN_CHARS = 200
+
+
+def _shown(text: object) -> str:
+    """``text`` as a message quotes it: as it is, or quoted and escaped (``repr``) when it is empty or
+    holds a space or a character that is not printable (ESC would reach the terminal), or cut to
+    :data:`MAX_SHOWN_CHARS` with its length."""
     text = str(text)
-    return text if text and not any(c.isspace() for c in text) else repr(text)
+    if len(text) > MAX_SHOWN_CHARS:
+        from claimcheck.display import excerpt
+
+        return excerpt(text, MAX_SHOWN_CHARS)
+    return text if text.isprintable() and text and not any(c.isspace() for c in text) else repr(text)
+
+
+def _check_length(raw: object) -> None:
+    """Raise ValueError: ``raw`` (or an item of a list of values) is longer than any setting."""
+    for value in raw if isinstance(raw, (list, tuple)) else [raw]:
+        if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
+            raise ValueError(f"{len(value):,} characters: a setting holds at most {MAX_SETTING_CHARS:,}")
 
 
 def _written(o: Option, source: str, value) -> str:
@@ -344,6 +363,8 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         else:
             raw, where = o.default, "default"
         try:
+            if where != "default":
+                _check_length(raw)
             values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
             at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""
@@ -363,7 +384,7 @@ def _check_names(env: Mapping[str, str], tables: tuple[OptionTable, ...]) -> Non
             from claimcheck.display import suggest
 
             raise SettingsError(
-                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
+                f"{_shown(var)}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
                 f"(claimcheck reads {', '.join(sorted(known_env))})"
             )
 
