@@ -13,7 +13,7 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,8 +113,15 @@ def parse_paths(text) -> tuple[str, ...]:
     return paths
 
 
-def _stated_list(values) -> tuple:
-    return tuple(stated_override(v) for v in values)
+def _stated_list(values: Iterable[object]) -> tuple[tuple[str, str], ...]:
+    """Each ``--claims-stated ID=VALUE``. Raises ValueError: one, or one ID given two figures (the
+    last would silently win)."""
+    pairs = tuple(stated_override(v) for v in values)
+    first: dict[str, str] = {}
+    for cid, value in pairs:
+        if first.setdefault(cid, value) != value:
+            raise ValueError(f"{cid} is given two figures, {first[cid]!r} and {value!r}: give it one")
+    return pairs
 
 
 # --- the table ---------------------------------------------------------------------------------

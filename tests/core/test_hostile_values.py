@@ -44,3 +44,10 @@ def test_an_ordinary_setting_is_shown_as_written():
     ):
         settings.resolve(env={"CLAIMCHECK_PROFILE": "quik"})
     assert settings.resolve(env={"CLAIMCHECK_PROFILE": "quick"}).size_profile == "quick"
+
+
+def test_one_claim_given_two_figures_by_claims_stated_is_refused():
+    stated = next(o for o in settings.OPTIONS if o.flag == "--claims-stated")
+    with pytest.raises(ValueError, match=r"C01 is given two figures, '7' and '5': give it one"):
+        stated.parse(["C01=7", "C02=3", "C01=5"])  # was: the last silently won
+    assert stated.parse(["C01=7", "C01=7%", "ch2:C01=5"]) == (("C01", "7"), ("C01", "7"), ("ch2:C01", "5"))
