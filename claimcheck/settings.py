@@ -15,7 +15,7 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -113,10 +113,10 @@ def parse_paths(text) -> tuple[str, ...]:
     return paths
 
 
-def _stated_list(values: Iterable[object]) -> tuple[tuple[str, str], ...]:
-    """Each ``--claims-stated ID=VALUE``. Raises ValueError: one, or one ID given two figures (the
-    last would silently win)."""
-    pairs = tuple(stated_override(v) for v in values)
+def _stated_list(values: object) -> tuple[tuple[str, str], ...]:
+    """Each ``--claims-stated ID=VALUE`` (a list of them). Raises ValueError: one, or one ID given two
+    figures (the last would silently win)."""
+    pairs = tuple(stated_override(v) for v in cast(Iterable[object], values))
     first: dict[str, str] = {}
     for cid, value in pairs:
         if first.setdefault(cid, value) != value:
