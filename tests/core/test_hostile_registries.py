@@ -195,3 +195,20 @@ def test_a_units_definition_of_known_units_and_small_powers_is_kept():
     declare("hostile_ok_area", "1e-6 * m**2 / s^2")
     declare("hostile_ok_dim", "[hostile_ok_dim]")
     assert convert(2e6, "hostile_ok_area", "m**2/s**2") == pytest.approx(2.0)
+
+
+def test_a_locator_matching_20000_places_is_named_in_a_short_message(tmp_path, capsys):
+    (tmp_path / "ch1.md").write_text("loc 5 once\n" + "x 3 " * 20000 + "\n", encoding="utf-8")
+    path = tmp_path / "claims.toml"
+    text = (
+        CHAPTER
+        + 'manuscript = "ch1.md"\n'
+        + claims("C01").replace("needs", 'quotes = { stated = "x 3" }, needs')
+    )
+    path.write_text(text + '[[waivers]]\nlocator = "x 3"\nreason = "r"\n', encoding="utf-8")
+    assert main(["check-manuscript", "--registry", str(path), str(tmp_path / "ch1.md")]) == 1
+    out = capsys.readouterr().out
+    lines = "matches lines 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, … (20,000 places)"
+    assert f"C01: locator 'x 3' (stated) {lines}: lengthen it so it finds one place" in out
+    assert f"waivers[1] ('x 3': r): locator {lines}: lengthen it" in out
+    assert max(map(len, out.splitlines())) < 300  # each was 60 KB: every place's line number
