@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, partial
+from itertools import islice
 from pathlib import Path
 
 from claimcheck.book import cite
@@ -178,6 +179,16 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
         found = [(a, m, tuple(m.span(i) for i in range(1, regex.groups + 1))) for a, m in _matches(ms, regex)]
         ms._sites[locator] = [Site(a, m.end(), ms.line_of(g[0][0] if g else a), g) for a, m, g in found]
     return list(ms._sites[locator])
+
+
+def one_site(ms: Manuscript, locator: str) -> bool:
+    """Whether the locator matches exactly one place: :func:`find_sites` has one, found by stopping at
+    the second match (a table of like rows matches every row, and a scan of the whole text for each of
+    init's candidate locators made init quadratic). Raises ValueError: not a locator."""
+    if locator in ms._sites:
+        return len(ms._sites[locator]) == 1
+    regex = compile_locator(ms.locator_form(locator)).regex
+    return sum(1 for _ in islice(_matches(ms, regex), 2)) == 1
 
 
 # --- drift ------------------------------------------------------------------------------------
