@@ -225,3 +225,18 @@ def test_init_of_a_table_of_like_rows_is_not_quadratic(tmp_path, capsys):
     out = capsys.readouterr()
     assert "C001: locator 'item 0 costs 0.5 USD' (stated) matches lines 1, 2, 3" in out.out + out.err
     assert len(load_registry(tmp_path / "claims" / "table" / "claims.toml").claims) == 600
+
+
+def test_a_megabyte_claim_id_is_named_in_a_short_problem(tmp_path, capsys):
+    path = tmp_path / "claims.toml"
+    path.write_text(CHAPTER + claims("C01", "C" * 1_000_000), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    problem = next(line for line in err.splitlines() if "field 'id'" in line)
+    assert problem.startswith(f"error: {path}: claim {'C' * 200}… (1,000,000 characters): field 'id': ")
+    assert len(problem) < 600  # was 2 MB: the id in full, twice
+    path.write_text(CHAPTER + claims("C01", "C" * 3000), encoding="utf-8")  # under a field's limit
+    assert main(["validate", str(path)]) == 1
+    problem = next(line for line in capsys.readouterr().err.splitlines() if "field 'id'" in line)
+    assert f"field 'id': bad id '{'C' * 80}'… (3,000 characters): expected e.g. 'C05'" in problem
+    assert len(problem) < 600
