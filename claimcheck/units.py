@@ -106,6 +106,8 @@ def _check_definition(reg: pint.UnitRegistry, name: str, definition: str) -> Non
             " (no '=' alias, no '@' directive, no ';', ':' or '#')"
         )
     if _DIMENSION.fullmatch(definition):
+        if definition in getattr(reg, "_dimensions", {}):  # "[time]": a second base unit of time
+            raise UnitError(f'{head}: {definition} is already a dimension; a new kind is "[{name}]"')
         return
     powers = len(_POWER.findall(definition))
     if powers != len(_SMALL_POWER.findall(definition)):

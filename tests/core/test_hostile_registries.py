@@ -174,6 +174,8 @@ def test_an_ordinary_id_pattern_is_kept(pattern):
         ("nan * token", "its size is nan"),
         ("0 * token", "its size is 0.0"),
         ("1e999 * token", "its size is inf"),
+        ("[time]", "[time] is already a dimension"),  # was a second base unit of time
+        ("[token]", "[token] is already a dimension"),
     ],
 )
 def test_a_units_definition_cannot_hijack_hang_or_be_empty(tmp_path, capsys, definition, said):
