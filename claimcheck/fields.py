@@ -166,7 +166,7 @@ def check_table(
 # --- checks: a value of the field's kind -> the value kept (None: the value as written) ----------------
 def _claim_id(value: str, ctx: Context) -> None:
     if not ID_RE.match(value):
-        raise FieldError(f"bad id {value!r}: expected e.g. 'C05' or 'C30.text'")
+        raise FieldError(f"bad id {excerpt(value)}: expected e.g. 'C05' or 'C30.text'")
     if ctx.id_pattern is not None and not ctx.id_pattern.fullmatch(value.split(".", 1)[0]):
         raise FieldError(
             f"id {value!r} does not match the registry's id pattern "

@@ -14,9 +14,11 @@ import hashlib
 import re
 import time
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, partial
+from itertools import islice
 from pathlib import Path
 
 from claimcheck.book import cite
@@ -179,6 +181,16 @@ def find_sites(ms: Manuscript, locator: str) -> list[Site]:
     return list(ms._sites[locator])
 
 
+def one_site(ms: Manuscript, locator: str) -> bool:
+    """Whether the locator matches exactly one place: :func:`find_sites` has one, found by stopping at
+    the second match (a table of like rows matches every row, and a scan of the whole text for each of
+    init's candidate locators made init quadratic). Raises ValueError: not a locator."""
+    if locator in ms._sites:
+        return len(ms._sites[locator]) == 1
+    regex = compile_locator(ms.locator_form(locator)).regex
+    return sum(1 for _ in islice(_matches(ms, regex), 2)) == 1
+
+
 # --- drift ------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class QuoteCheck:
@@ -244,7 +256,7 @@ def check_quote(ms: Manuscript, claim_id: str, name: str, locator: str, printed:
         return [quote(status="not-found", line=hint[0] if hint else None, message=msg)]
     if len(sites) > 1:
         lines = tuple(s.line for s in sites)
-        why = f"{where} matches lines {', '.join(map(str, lines))}: lengthen it so it finds one place"
+        why = f"{where} matches lines {_lines_text(lines)}: lengthen it so it finds one place"
         return [quote(status="ambiguous", lines=lines, line=lines[0], message=why)]
     site = sites[0]
     if not pattern.numbers:
@@ -414,6 +426,17 @@ class _Cover:
     label: str
 
 
+#: the most line numbers a message lists (a locator that matches 20,000 places listed them all)
+MAX_LINES_SHOWN = 10
+
+
+def _lines_text(lines: Sequence[int]) -> str:
+    """``1, 4, 9``: the line numbers of a locator's places, the first :data:`MAX_LINES_SHOWN` and
+    then how many places in all."""
+    shown = ", ".join(map(str, lines[:MAX_LINES_SHOWN]))
+    return shown if len(lines) <= MAX_LINES_SHOWN else f"{shown}, … ({len(lines):,} places)"
+
+
 def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> list[_Cover]:
     sites = find_sites(ms, waiver.locator)
     where = f"{waiver.label} ({locator_plain(waiver.locator)!r}: {waiver.reason})"
@@ -421,9 +444,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
         problems.append(f"{where}: locator not found in the manuscript")
         return []
     if len(sites) > 1:
-        problems.append(
-            f"{where}: locator matches lines {', '.join(str(s.line) for s in sites)}: lengthen it"
-        )
+        problems.append(f"{where}: locator matches lines {_lines_text([s.line for s in sites])}: lengthen it")
         return []
     site = sites[0]
     if waiver.numbers is not None:

@@ -65,7 +65,7 @@ class RegistryIssue:
     message: str
 
     def __str__(self) -> str:
-        claim = f": claim {self.claim_id}" if self.claim_id else ""
+        claim = f": claim {excerpt(self.claim_id, 200, quote=False)}" if self.claim_id else ""
         fld = f": field '{self.field}'" if self.field else ""
         return f"{self.path}{claim}{fld}: {self.message}"
 

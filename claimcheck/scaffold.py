@@ -23,7 +23,7 @@ from itertools import accumulate
 from pathlib import Path
 
 from claimcheck.fields import MAX_LOCATOR, comment_lines, toml_value
-from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites
+from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites, one_site
 from claimcheck.printed import Number
 from claimcheck.units import UnitError, parse_unit
 
@@ -465,6 +465,8 @@ def _cell_walls(ms: Manuscript, lo: int, hi: int) -> list[int]:
 
 def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     """Whether ``locator`` finds one place and binds ``num`` there."""
+    if not one_site(ms, locator):  # most candidates: stop at the second place, not at the text's end
+        return False
     checks = check_quote(ms, "draft", "stated", locator, _stated(num))
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 

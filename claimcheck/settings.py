@@ -13,9 +13,9 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -113,8 +113,15 @@ def parse_paths(text) -> tuple[str, ...]:
     return paths
 
 
-def _stated_list(values) -> tuple:
-    return tuple(stated_override(v) for v in values)
+def _stated_list(values: object) -> tuple[tuple[str, str], ...]:
+    """Each ``--claims-stated ID=VALUE`` (a list of them). Raises ValueError: one, or one ID given two
+    figures (the last would silently win)."""
+    pairs = tuple(stated_override(v) for v in cast(Iterable[object], values))
+    first: dict[str, str] = {}
+    for cid, value in pairs:
+        if first.setdefault(cid, value) != value:
+            raise ValueError(f"{cid} is given two figures, {first[cid]!r} and {value!r}: give it one")
+    return pairs
 
 
 # --- the table ---------------------------------------------------------------------------------
@@ -304,9 +311,28 @@ def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
             parser.addini(o.ini, o.help_text().replace("%%", "%"), default=None)
 
 
-def _shown(text) -> str:
+#: the longest value a setting may hold, and the longest one a message quotes whole (characters)
+MAX_SETTING_CHARS = 4000
+MAX_SHOWN_CHARS = 200
+
+
+def _shown(text: object) -> str:
+    """``text`` as a message quotes it: as it is, or quoted and escaped (``repr``) when it is empty or
+    holds a space or a character that is not printable (ESC would reach the terminal), or cut to
+    :data:`MAX_SHOWN_CHARS` with its length."""
     text = str(text)
-    return text if text and not any(c.isspace() for c in text) else repr(text)
+    if len(text) > MAX_SHOWN_CHARS:
+        from claimcheck.display import excerpt
+
+        return excerpt(text, MAX_SHOWN_CHARS)
+    return text if text.isprintable() and text and not any(c.isspace() for c in text) else repr(text)
+
+
+def _check_length(raw: object) -> None:
+    """Raise ValueError: ``raw`` (or an item of a list of values) is longer than any setting."""
+    for value in raw if isinstance(raw, (list, tuple)) else [raw]:
+        if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
+            raise ValueError(f"{len(value):,} characters: a setting holds at most {MAX_SETTING_CHARS:,}")
 
 
 def _written(o: Option, source: str, value) -> str:
@@ -344,6 +370,8 @@ def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None
         else:
             raw, where = o.default, "default"
         try:
+            if where != "default":
+                _check_length(raw)
             values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
             at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""
@@ -363,7 +391,7 @@ def _check_names(env: Mapping[str, str], tables: tuple[OptionTable, ...]) -> Non
             from claimcheck.display import suggest
 
             raise SettingsError(
-                f"{var}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
+                f"{_shown(var)}={_shown(env[var])}: not a claimcheck setting{suggest(var, sorted(known_env), 'setting')} "
                 f"(claimcheck reads {', '.join(sorted(known_env))})"
             )
 

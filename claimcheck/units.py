@@ -5,6 +5,7 @@ registry declares in its ``[units]`` table (:func:`declare`), and the one parser
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -72,6 +73,7 @@ def declare(name: str, definition: str) -> None:
         raise UnitError(f"unit name {name!r} must be one word (letters, digits, _)")
     if name in reg:
         raise UnitError(f"{name!r} is already a unit ({reg.parse_units(name)}): use it, or pick another name")
+    _check_definition(reg, name, definition)
     try:
         reg.define(f"{name} = {definition}")
         reg.parse_units(name)
@@ -80,6 +82,42 @@ def declare(name: str, definition: str) -> None:
             f"{name} = {definition!r}: pint cannot read it ({type(exc).__name__}: {_said(exc)})"
         ) from None
     _DECLARED[name] = definition
+
+
+#: What pint reads in a definition besides the expression: aliases and symbols (``=``), directives
+#: (``@alias``, ``@context``), an offset (``; offset: 10``), a comment, a second line.
+_NOT_ONE_EXPRESSION = re.compile(r"[=@;:#\x00-\x1f\x7f-\x9f]")
+#: A power a definition may hold: a unit word to at most two digits, not raised again (``m**2``).
+_POWER = re.compile(r"(\*\*|\^)")
+_SMALL_POWER = re.compile(r"[^\W\d]\w*\s*(?:\*\*|\^)\s*[-+]?\d{1,2}(?!\s*[\w.(*^])")
+_DIMENSION = re.compile(r"\[[^\W\d]\w*\]")
+
+
+def _check_definition(reg: pint.UnitRegistry, name: str, definition: str) -> None:
+    """Refuse, before pint reads it, a definition that is not one expression of known units: an alias
+    (``"2 * token = s"`` would make every chapter's ``s`` two tokens), a directive, a second line, a
+    power pint would compute for minutes (``10**99999999``), a unit of itself or of another undeclared
+    one, a magnitude that is not a positive finite number (``0 * token``, ``nan * token``). Raises
+    UnitError naming the definition."""
+    head = f"{name} = {definition!r}"
+    if _NOT_ONE_EXPRESSION.search(definition):
+        raise UnitError(
+            f'{head}: a definition is one expression on one line, such as "[{name}]" or "1000 * token"'
+            " (no '=' alias, no '@' directive, no ';', ':' or '#')"
+        )
+    if _DIMENSION.fullmatch(definition):
+        if definition in getattr(reg, "_dimensions", {}):  # "[time]": a second base unit of time
+            raise UnitError(f'{head}: {definition} is already a dimension; a new kind is "[{name}]"')
+        return
+    powers = len(_POWER.findall(definition))
+    if powers != len(_SMALL_POWER.findall(definition)):
+        raise UnitError(f"{head}: a power in a definition is a unit to a small integer (m**2, up to 99)")
+    try:
+        magnitude = float(reg.parse_expression(definition).to_root_units().magnitude)
+    except Exception as exc:  # undefined unit (itself too), syntax, overflow: pint raises many types
+        raise UnitError(f"{head}: pint cannot read it ({type(exc).__name__}: {_said(exc)})") from None
+    if not (math.isfinite(magnitude) and magnitude > 0):
+        raise UnitError(f"{head}: its size is {magnitude!r}; a unit is a positive finite multiple")
 
 
 def declared_elsewhere(text: str, own: Iterable[str]) -> list[str]:

@@ -159,3 +159,86 @@ def test_an_ordinary_id_pattern_is_kept(pattern):
     from claimcheck.registry import _slow_pattern
 
     assert not _slow_pattern(pattern)
+
+
+@pytest.mark.parametrize(
+    ("definition", "said"),
+    [
+        ("2 * token = s = tok", "one expression on one line"),  # was: every chapter's `s` became 2 tokens
+        ("[hijack] = ms", "one expression on one line"),
+        ("2 * token\\nbar = 3 * second", "one expression on one line"),
+        ("@alias second = sec2", "one expression on one line"),
+        ("10**99999999 * token", "a power in a definition is a unit to a small integer"),  # was a hang
+        ("(10 * token)**99", "a power in a definition is a unit to a small integer"),
+        ("2 * foo", "pint cannot read it (UndefinedUnitError"),  # itself: was accepted
+        ("nan * token", "its size is nan"),
+        ("0 * token", "its size is 0.0"),
+        ("1e999 * token", "its size is inf"),
+        ("[time]", "[time] is already a dimension"),  # was a second base unit of time
+        ("[token]", "[token] is already a dimension"),
+    ],
+)
+def test_a_units_definition_cannot_hijack_hang_or_be_empty(tmp_path, capsys, definition, said):
+    from claimcheck.units import parse_unit
+
+    path = tmp_path / "claims.toml"
+    path.write_text(CHAPTER + f'[units]\nfoo = "{definition}"\n' + claims("C01"), encoding="utf-8")
+    start = time.process_time()
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{path}: field 'units.foo': foo = " in err and said in err
+    assert time.process_time() - start < 5.0
+    assert [str(parse_unit(u)) for u in ("s", "ms", "tok")] == ["second", "millisecond", "token"]
+
+
+def test_a_units_definition_of_known_units_and_small_powers_is_kept():
+    from claimcheck.units import convert, declare
+
+    declare("hostile_ok_area", "1e-6 * m**2 / s^2")
+    declare("hostile_ok_dim", "[hostile_ok_dim]")
+    assert convert(2e6, "hostile_ok_area", "m**2/s**2") == pytest.approx(2.0)
+
+
+def test_a_locator_matching_20000_places_is_named_in_a_short_message(tmp_path, capsys):
+    (tmp_path / "ch1.md").write_text("loc 5 once\n" + "x 3 " * 20000 + "\n", encoding="utf-8")
+    path = tmp_path / "claims.toml"
+    text = (
+        CHAPTER
+        + 'manuscript = "ch1.md"\n'
+        + claims("C01").replace("needs", 'quotes = { stated = "x 3" }, needs')
+    )
+    path.write_text(text + '[[waivers]]\nlocator = "x 3"\nreason = "r"\n', encoding="utf-8")
+    assert main(["check-manuscript", "--registry", str(path), str(tmp_path / "ch1.md")]) == 1
+    out = capsys.readouterr().out
+    lines = "matches lines 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, … (20,000 places)"
+    assert f"C01: locator 'x 3' (stated) {lines}: lengthen it so it finds one place" in out
+    assert f"waivers[1] ('x 3': r): locator {lines}: lengthen it" in out
+    assert max(map(len, out.splitlines())) < 300  # each was 60 KB: every place's line number
+
+
+def test_init_of_a_table_of_like_rows_is_not_quadratic(tmp_path, capsys):
+    """Each row of ``item 7 costs 7.5 USD`` matches every row's locator (numbers are wildcards): each
+    of init's ~36 candidate locators per number was searched through the whole text (300 rows: 26 s
+    of CPU); now a candidate stops at its second place (1.9 s), and writes the same registry."""
+    (tmp_path / "table.md").write_text("".join(f"item {i} costs {i}.5 USD\n" for i in range(300)))
+    start = time.process_time()
+    assert main(["init", str(tmp_path / "table.md"), "--claims-dir", str(tmp_path / "claims")]) == 1
+    assert time.process_time() - start < 10.0
+    out = capsys.readouterr()
+    assert "C001: locator 'item 0 costs 0.5 USD' (stated) matches lines 1, 2, 3" in out.out + out.err
+    assert len(load_registry(tmp_path / "claims" / "table" / "claims.toml").claims) == 600
+
+
+def test_a_megabyte_claim_id_is_named_in_a_short_problem(tmp_path, capsys):
+    path = tmp_path / "claims.toml"
+    path.write_text(CHAPTER + claims("C01", "C" * 1_000_000), encoding="utf-8")
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    problem = next(line for line in err.splitlines() if "field 'id'" in line)
+    assert problem.startswith(f"error: {path}: claim {'C' * 200}… (1,000,000 characters): field 'id': ")
+    assert len(problem) < 600  # was 2 MB: the id in full, twice
+    path.write_text(CHAPTER + claims("C01", "C" * 3000), encoding="utf-8")  # under a field's limit
+    assert main(["validate", str(path)]) == 1
+    problem = next(line for line in capsys.readouterr().err.splitlines() if "field 'id'" in line)
+    assert f"field 'id': bad id '{'C' * 80}'… (3,000 characters): expected e.g. 'C05'" in problem
+    assert len(problem) < 600
