@@ -15,7 +15,10 @@ import re
 import shlex
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:  # types only: the core reads a pytest config it is handed
+    import pytest
 
 SIZE_PROFILES = ("quick", "standard", "full")  # a kit's size-dependent claims read them
 ENV_PREFIX = "CLAIMCHECK_"
@@ -44,7 +47,7 @@ def _choice(what: str, choices: tuple[str, ...]) -> Callable[[object], str]:
 
 
 def _text(what: str) -> Callable[[object], str]:
-    def parse(text):
+    def parse(text: object) -> str:
         value = str(text)
         if not value.strip():
             raise ValueError(f"{what} must not be empty")
@@ -55,7 +58,7 @@ def _text(what: str) -> Callable[[object], str]:
     return parse
 
 
-def _name(text) -> str:
+def _name(text: object) -> str:
     value = str(text).strip()
     if not _NAME_RE.match(value):
         raise ValueError(
@@ -64,7 +67,7 @@ def _name(text) -> str:
     return value
 
 
-def _bool(text) -> bool:
+def _bool(text: object) -> bool:
     if isinstance(text, bool):
         return text
     t = str(text).strip().lower()
@@ -75,7 +78,7 @@ def _bool(text) -> bool:
     raise ValueError(f"expected true or false (1/0, yes/no, on/off), got {text!r}")
 
 
-def _seconds(text) -> float:
+def _seconds(text: object) -> float:
     try:
         seconds = float(str(text).strip().removesuffix("s").strip())
     except ValueError:
@@ -100,7 +103,7 @@ def stated_override(text: object) -> tuple[str, str]:
     return cid.strip(), value
 
 
-def parse_paths(text) -> tuple[str, ...]:
+def parse_paths(text: object) -> tuple[str, ...]:
     """Paths separated by whitespace, quoted as in a shell where one holds a space."""
     try:
         paths = tuple(shlex.split(str(text)))
@@ -156,7 +159,7 @@ class Option:
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
-def _core(name: str, *args, key: str = "", **kwargs) -> Option:
+def _core(name: str, *args: Any, key: str = "", **kwargs: Any) -> Option:
     """A core option named ``--claims-KEY``, ``CLAIMCHECK_KEY`` and ``claims_key`` (``key``: the name)."""
     key = key or name
     flag, env, ini = f"--claims-{key.replace('_', '-')}", f"{ENV_PREFIX}{key.upper()}", f"claims_{key}"
@@ -242,7 +245,7 @@ class OptionTable:
 CORE = OptionTable("claimcheck", "claimcheck.settings", OPTIONS)
 
 
-def option_tables(config=None) -> tuple[OptionTable, ...]:
+def option_tables(config: pytest.Config | None = None) -> tuple[OptionTable, ...]:
     """The core's option table, then each kit's (hook ``pytest_claimcheck_options``; none without a
     ``config``). Raises ValueError: two tables declare one option name, flag, variable or ini key."""
     hook = getattr(getattr(config, "hook", None), "pytest_claimcheck_options", None)
@@ -298,7 +301,7 @@ class Settings:
         return _written(o, self.source(name), ("true" if value else "false") if o.kind == "flag" else value)
 
 
-def add_options(parser, options: tuple[Option, ...] = OPTIONS) -> None:
+def add_options(parser: pytest.Parser, options: tuple[Option, ...] = OPTIONS) -> None:
     """Declare ``options`` (default: the core's; a kit passes its own) on a pytest parser, in the one
     ``claimcheck`` group; as text, so :func:`resolve` validates every source alike."""
     group = parser.getgroup("claimcheck", "claimcheck: executable claims of a book chapter")
@@ -335,7 +338,7 @@ def _check_length(raw: object) -> None:
             raise ValueError(f"{len(value):,} characters: a setting holds at most {MAX_SETTING_CHARS:,}")
 
 
-def _written(o: Option, source: str, value) -> str:
+def _written(o: Option, source: str, value: Any) -> str:
     """``value`` of ``o`` as written at ``source`` (a source of :attr:`Settings.sources`), for messages."""
     if source.startswith("--"):
         each = value if o.kind == "append" else [value]
@@ -347,7 +350,11 @@ def _written(o: Option, source: str, value) -> str:
     return f"default {o.flag} {_shown(value)}"
 
 
-def resolve(config=None, env=None, tables: tuple[OptionTable, ...] | None = None) -> Settings:
+def resolve(
+    config: pytest.Config | None = None,
+    env: Mapping[str, str] | None = None,
+    tables: tuple[OptionTable, ...] | None = None,
+) -> Settings:
     """The run's :class:`Settings` from a pytest config (may be None), an environment and the option
     ``tables`` (default: :func:`option_tables` of ``config``). Raises SettingsError: a value is
     invalid, or a ``CLAIMCHECK_*`` variable is unknown (the message starts with the source)."""
