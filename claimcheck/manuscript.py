@@ -11,21 +11,23 @@ warns. In a ``.md`` manuscript ``*``, backquote and ``|`` read as spaces, in tex
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, partial
 from itertools import islice
 from pathlib import Path
 
-from claimcheck.book import cite
+from claimcheck.book import Citation, cite
 from claimcheck.display import format_value, with_unit
 from claimcheck.fileio import read_input_file
 from claimcheck.printed import (
     NUMBER_PATTERN,
+    LocatorPattern,
     Number,
     compile_locator,
     find_numbers,
@@ -33,6 +35,7 @@ from claimcheck.printed import (
     normalise,
     same_printed,
 )
+from claimcheck.registry import Claim, Registry, Waiver
 from claimcheck.results import ClaimEntry
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
@@ -66,7 +69,7 @@ class Manuscript:
     _sites: dict[str, list[Site]] = field(default_factory=dict, repr=False, compare=False)  # a cache
 
     @classmethod
-    def read(cls, path) -> Manuscript:
+    def read(cls, path: str | os.PathLike[str]) -> Manuscript:
         """Read a UTF-8 manuscript (plain text or Markdown). Raises ManuscriptError: the file is missing,
         unreadable, not a regular file, over :data:`claimcheck.fileio.MAX_INPUT_BYTES`, not UTF-8, or
         blank."""
@@ -152,7 +155,7 @@ class Site:
 _LEADING_NUMBER = r"\s*(?<![\d.,])("  # how compile_locator starts a locator that starts with a number
 
 
-def _matches(ms: Manuscript, regex: re.Pattern):
+def _matches(ms: Manuscript, regex: re.Pattern) -> Iterator[tuple[int, re.Match[str]]]:
     """``(start, match)`` of ``regex.finditer(ms.scan)``, tried only at number starts where it can match."""
     if not regex.pattern.startswith(_LEADING_NUMBER):
         yield from ((m.start(), m) for m in regex.finditer(ms.scan))
@@ -236,7 +239,7 @@ class ClaimDrift:
         return "; ".join(c.message for c in self.problems()) or "ok"
 
 
-def _bound_positions(numbers, printed: str) -> list[int]:
+def _bound_positions(numbers: Sequence[Number], printed: str) -> list[int]:
     """Positions of the locator's numbers bound to ``printed`` (see the registry docstring)."""
     hits = [i for i, n in enumerate(numbers) if printed and same_printed(printed, n)]
     return hits or ([0] if len(numbers) == 1 else [])
@@ -299,7 +302,7 @@ _SEPARATORS = {
 }
 
 
-def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
+def _near_miss(ms: Manuscript, pattern: LocatorPattern) -> tuple[int, str] | None:
     """``(line, what was found)`` where the locator would match if its numbers held separators, or None."""
     loose = re.compile(pattern.regex.pattern.replace(f"({NUMBER_PATTERN})", _LOOSE_NUMBER))
     found = list(loose.finditer(ms.scan))
@@ -324,7 +327,7 @@ def _near_miss(ms: Manuscript, pattern) -> tuple[int, str] | None:
     return None
 
 
-def check_claim(ms: Manuscript, claim) -> ClaimDrift:
+def check_claim(ms: Manuscript, claim: Claim) -> ClaimDrift:
     """Check every binding of one :class:`claimcheck.registry.Claim` against the manuscript."""
     checks = []
     for name, locator in claim.bindings():
@@ -332,7 +335,7 @@ def check_claim(ms: Manuscript, claim) -> ClaimDrift:
     return ClaimDrift(claim.id, tuple(checks))
 
 
-def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
+def citation_check(citation: Citation, claim: Claim, ms: Manuscript | None = None) -> QuoteCheck:
     """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
     ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
     sites = find_sites(ms, claim.locator) if ms is not None else []
@@ -351,7 +354,7 @@ def citation_check(citation, claim, ms: Manuscript | None = None) -> QuoteCheck:
     return quote(manuscript=shown, line=line, span=span, message=message, source=citation.source)
 
 
-def chapter_manuscript(registry) -> Manuscript | None:
+def chapter_manuscript(registry: Registry) -> Manuscript | None:
     """The chapter's manuscript beside its registry (``[chapter] manuscript``), read; None when the
     registry names none or it cannot be read (a citation's line is then unknown)."""
     name = registry.chapter.get("manuscript")
@@ -362,7 +365,9 @@ def chapter_manuscript(registry) -> Manuscript | None:
     return None
 
 
-def citation_checks(registry, book, ms: Manuscript | None = None) -> dict[str, QuoteCheck]:
+def citation_checks(
+    registry: Registry, book: dict[str, Registry], ms: Manuscript | None = None
+) -> dict[str, QuoteCheck]:
     """claim id -> the drift check of its citation, for every claim of ``registry`` with ``cites``,
     against ``book`` (chapter id -> registry); lines from ``ms``, else the chapter's own manuscript."""
     citing = [c for c in registry.claims.values() if c.cites]
@@ -437,7 +442,7 @@ def _lines_text(lines: Sequence[int]) -> str:
     return shown if len(lines) <= MAX_LINES_SHOWN else f"{shown}, … ({len(lines):,} places)"
 
 
-def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> list[_Cover]:
+def _waiver_covers(ms: Manuscript, waiver: Waiver, problems: list, warnings: list) -> list[_Cover]:
     sites = find_sites(ms, waiver.locator)
     where = f"{waiver.label} ({locator_plain(waiver.locator)!r}: {waiver.reason})"
     if not sites:
@@ -467,7 +472,7 @@ def _waiver_covers(ms: Manuscript, waiver, problems: list, warnings: list) -> li
     return covers
 
 
-def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers) -> Audit:
+def audit_numbers(ms: Manuscript, drifts: list[ClaimDrift], waivers: Iterable[Waiver]) -> Audit:
     """Every number of the manuscript bound by a claim, waived, or unbound; a number that bindings
     split (``256¦8.41``) counts as its pieces."""
     problems: list[str] = []
@@ -551,7 +556,11 @@ class ManuscriptCheck:
         }
 
 
-def check_manuscript(manuscript, registry, book=None) -> ManuscriptCheck:
+def check_manuscript(
+    manuscript: Manuscript | str | os.PathLike[str],
+    registry: Registry,
+    book: dict[str, Registry] | None = None,
+) -> ManuscriptCheck:
     """Run the drift check of every valid claim of ``registry`` and the number audit of ``manuscript`` (a
     :class:`Manuscript` or a path); with ``book`` (chapter id -> registry), the citations too. Raises
     ManuscriptError: the manuscript cannot be read."""
