@@ -271,11 +271,6 @@ def test_a_figure_held_in_another_form_is_weaker_than_held_and_says_why():
     assert claim_summary(c05, "C05").endswith("which holds the chapter's bar of at least 10×")
 
 
-CHAPTER_TEXT = (
-    CHAPTER if CHAPTER.is_file() else __import__("pathlib").Path("/work/shared/seeds") / CHAPTER.name
-)
-
-
 def test_on_the_chapter_no_figure_the_runner_did_not_reproduce_is_held(tmp_path):
     """The issue's check: with this runner's report (the realistic one of conftest.RESULTS), 60
     (C05's bar), 5947 and 98 (C01/C02 elsewhere, C11.text's inputs) are never held; 36 (C03) and
@@ -283,7 +278,7 @@ def test_on_the_chapter_no_figure_the_runner_did_not_reproduce_is_held(tmp_path)
     import pytest
 
     if not CHAPTER_TEXT.is_file():
-        pytest.skip(f"the chapter's text is not beside this checkout ({CHAPTER_TEXT})")
+        pytest.skip(CHAPTER_MISSING)
     from claimcheck.manuscript import check_manuscript
     from claimcheck.pages import load_document
     from claimcheck.pages.manuscript_view import build
