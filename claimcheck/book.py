@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from claimcheck.display import with_unit
 from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
 from claimcheck.registry import Registry, load_registry, other_chapters
@@ -302,7 +303,7 @@ def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) ->
 def cite(claim, chapters: dict) -> Citation:
     """Check one claim's ``cites`` against ``chapters`` (chapter id -> registry)."""
     chapter, cid = split_key(claim.cites)
-    shown = f"{claim.stated} {claim.unit}".strip()
+    shown = with_unit(claim.stated, claim.unit)  # 99.16%, 60×: as every value is written
     made = dict(key=claim.key, source=claim.cites, quote=shown, path=claim.path, quote_printed=claim.stated)
     reg = chapters.get(chapter)
     if reg is None:
@@ -320,7 +321,7 @@ def cite(claim, chapters: dict) -> Citation:
         return Citation(status="invalid" if cid in reg.invalid else "unknown", **made)
     if _quotes_back(claim, chapters):
         return Citation(status="circular", **made)
-    figure = f"{printed} {unit}".strip()
+    figure = with_unit(printed, unit)
     made.update(figure=figure, figure_printed=printed)
     if not claim.stated or not printed:
         return Citation(status="in-words", **made)

@@ -215,3 +215,10 @@ def test_a_citation_may_name_a_value_of_a_claim(tmp_path):
         {"id": "C05", "key": "ch16:C05", "chapter": "ch16", "outcome": "passed", "cites": "ch15:C29.much"}
     )
     assert citation_words([entry], "ch16", {"ch15", "ch16"}) == ["C05 quotes ch15:C29.much"]
+
+
+def test_a_quote_is_written_as_every_value_is(tmp_path):
+    """A quote of a percent said "says 99.2 percent, quoting ch15:C30 (99.16 percent)"."""
+    ch15 = registry(tmp_path, "ch15", claim_toml("C30", stated="99.16", unit="percent", locator="99.16%"))
+    claim = load_registry(write(tmp_path, quote("ch15:C30", "99.2", "percent"))).claims["C05"]
+    assert cite(claim, {"ch15": ch15}).words == "ch16:C05 says 99.2%, quoting ch15:C30 (99.16%)"
