@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from claimcheck.display import format_value
+from claimcheck.display import format_value, with_unit
 from claimcheck.interval import CI, Interval, region_text
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, SKIPPED, worse
 from claimcheck.registry import Claim
@@ -226,10 +226,12 @@ def _machine_bound(
 ) -> Verdict | None:
     if not claim.runner or runner == claim.runner:
         return None
+    this = (
+        f"this runner is '{runner}'" if runner else "this runner has no runner profile (--claims-runner NAME)"
+    )
     reason = (
-        f"machine-bound: the chapter's {claim.stated} {claim.unit} was measured on runner "
-        f"'{claim.runner}'; this runner is '{runner or 'unnamed'}' "
-        f"(--claims-runner), measured here {format_value(value, claim.unit)}. Its portable "
+        f"machine-bound: the chapter's {with_unit(claim.stated, claim.unit)} was measured on runner "
+        f"'{claim.runner}'; {this}, measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
     return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})

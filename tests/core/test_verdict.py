@@ -371,7 +371,10 @@ def test_a_machine_bound_claim_elsewhere_says_both_runners_and_its_margin():
     claim = FakeClaim("5947", "token/s", "rel:25%", runner="author-laptop")
     v = judge(claim, Measured(1893.2))
     assert v.outcome == SKIPPED and v.value == 1893.2
-    assert "measured on runner 'author-laptop'; this runner is 'unnamed' (--claims-runner)" in v.reason
+    assert (
+        "measured on runner 'author-laptop'; this runner has no runner profile (--claims-runner NAME)"
+        in v.reason
+    )
     assert "this runner is 'ci-box'" in judge(claim, Measured(1893.2), runner="ci-box").reason
 
 

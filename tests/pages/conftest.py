@@ -29,7 +29,7 @@ NO_GPU = "needs a CUDA GPU; torch 2.13.0+cpu sees none (a CPU-only build of torc
 def _bound(cid, stated, unit, here):
     return (
         f"machine-bound: the chapter's {stated} {unit} was measured on runner 'author-laptop'; this runner "
-        f"is 'unnamed' (--claims-runner), measured here {here}. Its portable form is checked by another "
+        f"has no runner profile (--claims-runner NAME), measured here {here}. Its portable form is checked by another "
         f"claim; enforce this one with --claims-runner author-laptop."
     )
 
