@@ -8,14 +8,14 @@ import difflib
 import fnmatch
 import os
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from claimcheck.display import with_unit
 from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
-from claimcheck.registry import Registry, load_registry, other_chapters
+from claimcheck.registry import Claim, Registry, load_registry, other_chapters
 from claimcheck.units import convert
 
 REGISTRY_NAME = "claims.toml"
@@ -300,8 +300,11 @@ def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) ->
     return abs(s - float(q)) <= half * (1 + 1e-9)
 
 
-def cite(claim, chapters: dict) -> Citation:
-    """Check one claim's ``cites`` against ``chapters`` (chapter id -> registry)."""
+def cite(claim: Claim, chapters: Mapping[str, Registry]) -> Citation:
+    """Check one claim's ``cites`` against ``chapters`` (chapter id -> registry). Raises ValueError: the
+    claim quotes nothing (no ``cites``)."""
+    if not claim.cites:
+        raise ValueError(f"{claim.path}: claim {claim.id} quotes nothing (no 'cites')")
     chapter, cid = split_key(claim.cites)
     shown = with_unit(claim.stated, claim.unit)  # 99.16%, 60×: as every value is written
     made = dict(key=claim.key, source=claim.cites, quote=shown, path=claim.path, quote_printed=claim.stated)
@@ -332,8 +335,9 @@ def cite(claim, chapters: dict) -> Citation:
     return Citation(status="ok" if same else "drift", **made)
 
 
-def _quotes_back(claim, chapters: dict) -> bool:
-    seen, c = set(), claim
+def _quotes_back(claim: Claim, chapters: Mapping[str, Registry]) -> bool:
+    seen: set[str] = set()
+    c: Claim | None = claim
     while c is not None and c.cites and c.key not in seen:
         seen.add(c.key)
         chapter, cid = split_key(c.cites)

@@ -605,11 +605,11 @@ def requoted(revisions: list[tuple[str, str]], book: Mapping[str, Registry]) -> 
     """claim key -> the citations of every claim in ``book`` (chapter id -> registry) that quotes
     it (``cites``), checked against its revised figure (``revisions``: ``[(key, printed value)]``)."""
     revised = dict(revisions)
-    chapters: dict[str | None, Registry] = dict(book.items())  # split gives None for a bare id
+    chapters: dict[str, Registry] = dict(book.items())
     for key, value in revisions:
         chapter, cid = split(key)
-        reg = chapters.get(chapter)
-        if reg is not None and cid in reg.claims:
+        reg = chapters.get(chapter) if chapter is not None else None  # a bare id names no chapter
+        if chapter is not None and reg is not None and cid in reg.claims:
             claims = reg.claims | {cid: dataclasses.replace(reg.claims[cid], stated=value)}
             chapters[chapter] = dataclasses.replace(reg, claims=claims)
     out: dict[str, list[Citation]] = {}

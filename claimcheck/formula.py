@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, cast
 
 from claimcheck.display import excerpt
 from claimcheck.interval import Interval, exact_value
@@ -294,20 +294,21 @@ class _Evaluator:
             value = value.as_float()  # an exact rational grown past any printed figure's digits
         return value
 
-    def _visit(self, node):
+    def _visit(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):  # a literal as the decimal it is written as, exactly
-            v: Any = exact_value(node.value)
+            v: Any = exact_value(cast(int | float, node.value))  # parse() admits numbers only
             return Interval(v, v)
         if isinstance(node, (ast.Name, ast.Attribute)):
             name = _dotted(node)
             name = self.aliases.get(name, name) if name else name
-            if name not in self.env:
+            if name is None or name not in self.env:
                 raise FormulaError(f"{self.text}: no value named {excerpt(str(name), 40)}")
             return self.env[name]
         if isinstance(node, ast.BinOp):
             a, b = self.visit(node.left), self.visit(node.right)
             if isinstance(node.op, ast.Pow):  # by a literal integer, 0 to 16 (-1 parses as a unary minus)
-                return math.prod([a] * node.right.value, start=Interval(1, 1))
+                power = cast(int, cast(ast.Constant, node.right).value)  # parse(): a literal 0..16
+                return math.prod([a] * power, start=Interval(1, 1))
             try:
                 return _BINARY[type(node.op)](a, b)
             except ZeroDivisionError as exc:  # a division by an interval holding 0
@@ -316,14 +317,15 @@ class _Evaluator:
             v = self.visit(node.operand)
             return -v if isinstance(node.op, ast.USub) else v
         if isinstance(node, ast.Call):
-            fn = FUNCTIONS[node.func.id][0]
+            called = cast(ast.Name, node.func).id  # parse() admits calls of FUNCTIONS by name only
+            fn = FUNCTIONS[called][0]
             try:
                 return fn(*[self.visit(a) for a in node.args])
             except FormulaError:
                 raise
             except (TypeError, ValueError, ArithmeticError, IndexError) as exc:
                 raise FormulaError(
-                    f"{self.text}: {node.func.id}(...): {excerpt(str(exc) or type(exc).__name__, quote=False)}"
+                    f"{self.text}: {called}(...): {excerpt(str(exc) or type(exc).__name__, quote=False)}"
                 ) from None
         if isinstance(node, ast.Compare):
             left = self.visit(node.left)
@@ -354,7 +356,37 @@ class Evaluation:
         return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
-def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
+class FormulaClaim(Protocol):
+    """What a formula reads of a claim (:class:`claimcheck.registry.Claim` has it; named here, not
+    imported, since the registry checks its formulas with this module)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def stated(self) -> str: ...
+    @property
+    def values(self) -> Mapping[str, str]: ...
+    @property
+    def formula(self) -> str | None: ...
+    @property
+    def conditions(self) -> tuple[str, ...]: ...
+    @property
+    def precision(self) -> str: ...
+
+
+class FormulaRegistry(Protocol):
+    """What a formula reads of a registry: its claims by id (:class:`claimcheck.registry.Registry`)."""
+
+    @property
+    def claims(self) -> Mapping[str, FormulaClaim]: ...
+
+
+def environment(
+    claim: FormulaClaim,
+    registry: FormulaRegistry,
+    names: Iterable[str] | None = None,
+    book: Mapping[str, FormulaRegistry] | None = None,
+) -> dict[str, Interval]:
     """The values a formula claim may read as intervals (its precision): ``stated``, its ``values``,
     other claims' as ``<id>.<name>``, with ``book`` (chapter id -> registry) other chapters' as
     ``ch15:C10.stated``; only ``names`` when given, none a claim lacks. Raises FormulaError: a printed
@@ -378,7 +410,9 @@ def environment(claim, registry, names=None, book=None) -> dict[str, Interval]:
     return env
 
 
-def evaluate_claim(claim, registry, book=None) -> Evaluation:
+def evaluate_claim(
+    claim: FormulaClaim, registry: FormulaRegistry, book: Mapping[str, FormulaRegistry] | None = None
+) -> Evaluation:
     """A claim's ``formula`` and ``conditions`` evaluated over :func:`environment`. Raises FormulaError,
     quoting the formula: the claim has none, or it cannot be evaluated (a division by an interval
     holding 0, a function outside its domain)."""

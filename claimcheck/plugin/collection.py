@@ -4,9 +4,10 @@ their claim's ``needs``; a claim without a collected test gets a placeholder."""
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> RegistryFi
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_make_collect_report(collector):
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
     """A claim test module that cannot be collected: one :class:`ModuleErrorItem` per claim it names."""
     report = yield
     if not (report.failed and isinstance(collector, pytest.Module)):
@@ -60,7 +63,7 @@ def pytest_make_collect_report(collector):
     # a core-only install: say which extra, not the import error
     message = missing_kit(text=first) or f"{collector.path}: the test module cannot be collected: {first}"
     item = partial(ModuleErrorItem.from_parent, collector, message=message)
-    items = [
+    items: list[pytest.Item | pytest.Collector] = [
         item(name=f"{cid} [module error]", claim_id=cid, key=reg.key(cid), chapter=reg.chapter_id)
         for cid in claim_ids_in_file(collector.path)
     ] or [item(name="[module error]", claim_id=None, message=message + " (it names no claim)")]
@@ -87,7 +90,9 @@ def first_error_line(longrepr: object) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(session, config, items) -> Generator[None, None, None]:
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> Generator[None, None, None]:
     """Before every other plugin (-k, -m, a kit's lane): tag claim tests, add markers from the registry's
     `needs`, add placeholders. After them: put back the registry problems, which always run."""
     state = run_state(config)
@@ -97,7 +102,7 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
         covered.setdefault(state.registry(rf.path).path, set()).update(formulas)
     for item in items:
         module_error = isinstance(item, ModuleErrorItem)  # its claim is covered: by an error
-        cid = item.claim_id if module_error else claim_marker_id(item)
+        cid = item.claim_id if isinstance(item, ModuleErrorItem) else claim_marker_id(item)
         if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem, FormulaItem)):
             continue
         reg = registry_for(config, Path(item.path))
@@ -130,8 +135,9 @@ def pytest_collection_modifyitems(session, config, items) -> Generator[None, Non
             for cid in reg.claims
             if cid not in done
         ]
-        items += cites + placeholders
-        _count_as_collected(config, rf, cites + placeholders)
+        added: list[pytest.Item] = [*cites, *placeholders]
+        items += added
+        _count_as_collected(config, rf, added)
     _check_run(state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
@@ -152,7 +158,7 @@ def _count_as_collected(config: pytest.Config, parent: pytest.Collector, added: 
         config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
 
 
-def _xdist_groups(state, items) -> None:
+def _xdist_groups(state: RunState, items: Sequence[pytest.Item]) -> None:
     """Timing claims share an ``xdist_group``; a citation that is a verdict joins its source's tests."""
     of_key: dict[str, list] = {}
     for item in items:
@@ -164,6 +170,8 @@ def _xdist_groups(state, items) -> None:
         if not (isinstance(item, CitationItem) and item.verdict):
             continue
         source = state.registry(item.path).claims[item.claim_id].cites
+        if source is None:  # a CitationItem is made only for a claim that cites
+            continue
         tests = [i for i in of_key.get(source, []) if i is not item]
         if not tests:
             continue
@@ -187,8 +195,14 @@ def pytest_deselected(items: Sequence[pytest.Item]) -> None:
 
 
 def deselection(
-    records, args, keyword: str = "", markexpr: str = "", report_dir: str = "", words=None, run_args=()
-) -> list[dict]:
+    records: Iterable[tuple[str | None, str | None]],
+    args: Iterable[object],
+    keyword: str = "",
+    markexpr: str = "",
+    report_dir: str = "",
+    words: Callable[[str, str, str], tuple[str, str] | None] | None = None,
+    run_args: Iterable[str] = (),
+) -> list[dict[str, Any]]:
     """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
     (``kind``: a kit's group, or ``expr`` for the run's ``-k``/``-m``), from ``records`` (claim key,
     kit group) per test. ``words(group, where, report_dir)``: ``(why, command)`` of a kit's group;
@@ -200,7 +214,7 @@ def deselection(
     groups: dict[str, dict] = {}
     for key, group in records:
         said = words(group, where, report_dir) if group and words is not None else None
-        kind, (why, run) = ("expr", by_expr) if said is None else (group, said)
+        kind, (why, run) = ("expr", by_expr) if said is None or not group else (group, said)
         g = groups.setdefault(kind, {"kind": kind, "tests": 0, "claims": [], "why": why, "run": run})
         g["tests"] += 1
         if key and key not in g["claims"]:
