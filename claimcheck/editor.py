@@ -485,7 +485,7 @@ def run_what_if(
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
         row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
         below = bar_refusal(key if several else claim.id, claim, value)
-        if below and row.outcome in (PASSED, SKIPPED):  # this runner's value may hold the bar; the figure not
+        if below and row.outcome not in (FAILED, ERROR):  # however the bar fares here, the figure fails it
             row = dataclasses.replace(row, outcome=FAILED, reason=below)
         answers.append(
             WhatIf(

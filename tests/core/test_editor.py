@@ -743,3 +743,18 @@ def test_what_if_of_a_formula_says_its_arithmetic_not_a_measurement():
     assert "the arithmetic gives 61× at the printed precision of 61" in formula and "measure" not in formula
     measured = WhatIf("C05", **common).verdict
     assert "the measurement suggests 61× at the printed precision of 61" in measured
+
+
+def test_what_if_a_figure_below_its_own_bar_is_not_supported_even_when_the_bar_is_undecided(
+    exact_project, monkeypatch
+):
+    """On a busy machine C05's bar was inconclusive, and what-if C05=8 said "cannot tell": but 8 fails
+    C05's own bar of at least 10 whatever this runner measures."""
+    from claimcheck import editor
+    from claimcheck.results import ClaimEntry
+
+    undecided = ClaimEntry("C05", "C05", outcome="inconclusive", measured=10.6, unit="x", tolerance=">=10")
+    monkeypatch.setattr(editor, "_measure", lambda *args, **kwargs: {"C05": undecided})
+    (c05,) = run_what_if([("C05", "8")], "claims/claims.toml", "claims", cwd=exact_project)
+    assert c05.outcome == "failed" and "NOT supported" in c05.verdict
+    assert "C05 = 8 is below C05's own bar of at least 10×" in c05.reason
