@@ -13,30 +13,7 @@ import pytest
 
 from claimcheck import fileio
 from claimcheck.cli import main
-
-
-def entry(cid: str, outcome: str = "passed", measured: object = 36.0, **more: object) -> dict:
-    return {
-        "id": cid,
-        "key": f"ch15:{cid}",
-        "chapter": "ch15",
-        "outcome": outcome,
-        "title": f"claim {cid}",
-        "stated": "36",
-        "measured": measured,
-        "unit": "KiB",
-        "tolerance": "printed",
-        **more,
-    }
-
-
-def document(*claims: dict, runner: object = None) -> dict:
-    return {
-        "schema": 2,
-        "runner": runner or {"cpu": "AMD EPYC", "cores": 2},
-        "chapters": [{"id": "ch15", "title": "KV caches"}],
-        "claims": list(claims),
-    }
+from tests.core.test_untrusted_runs import document, entry
 
 
 def write(path: Path, doc: object) -> Path:
