@@ -78,8 +78,8 @@ def read_input_file(path: str | os.PathLike[str], *, limit: int | None = None) -
 
 
 def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
-    """Whether the parsed JSON ``value`` nests arrays and objects more than ``limit`` deep (a scalar: 0, ``[]``
-    and ``{}``: 1); walked without recursion, linear in its size."""
+    """Whether the parsed JSON or TOML ``value`` nests arrays and objects (tables) more than ``limit`` deep
+    (a scalar: 0, ``[]`` and ``{}``: 1); walked without recursion, linear in its size."""
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
@@ -315,7 +315,7 @@ def loads(text: str) -> dict:
         raise TomlDepthError(
             f"nested too deeply to be read (at most {MAX_TOML_DEPTH} levels) (at line 1, column 1)"
         ) from None
-    if _depth(data) > MAX_TOML_DEPTH:  # dotted keys (a.b.c... = 1) nest without a bracket
+    if too_deep(data, MAX_TOML_DEPTH):  # dotted keys (a.b.c... = 1) nest without a bracket
         line = next((n for n, ln in enumerate(text.split("\n"), 1) if ln.count(".") > MAX_TOML_DEPTH), 1)
         raise TomlDepthError(
             f"keys nested more than {MAX_TOML_DEPTH} levels deep, the most a registry may nest "
@@ -340,19 +340,6 @@ def _check_nesting(text: str) -> None:
                 )
         elif c in "]}":
             depth = max(0, depth - 1)
-
-
-def _depth(data: object) -> int:
-    """How deep tables and arrays nest in parsed TOML (``{"a": {"b": [1]}}``: 3), without recursion."""
-    deepest, stack = 0, [(data, 0)]
-    while stack:
-        node, level = stack.pop()
-        if isinstance(node, dict | list):
-            deepest = max(deepest, level + 1)
-            if deepest > MAX_TOML_DEPTH:
-                return deepest
-            stack += [(child, level + 1) for child in (node.values() if isinstance(node, dict) else node)]
-    return deepest
 
 
 def loads_or_none(text: str) -> dict | None:
