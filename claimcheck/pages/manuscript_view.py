@@ -14,7 +14,7 @@ from claimcheck.manuscript import ManuscriptCheck, Piece, QuoteCheck, find_sites
 from claimcheck.pages import words
 from claimcheck.registry import Waiver
 from claimcheck.results import ClaimEntry
-from claimcheck.tolerance import Printed, Tolerance, ToleranceError, parse_tolerance
+from claimcheck.tolerance import Printed
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def figure_form(entry: ClaimEntry, name: str = "stated") -> FigureForm | None:
         return FigureForm(
             "unmeasured", "no measured value", f"{entry.id} holds here without a measured value of {chapter}"
         )
-    tol = _tolerance(entry)
+    tol = words.tolerance_of(entry)
     if tol is None or not tol.is_bound or not entry.stated or _prints_as(entry.measured, entry.stated):
         return None
     return FigureForm(
@@ -106,13 +106,6 @@ def figure_form(entry: ClaimEntry, name: str = "stated") -> FigureForm | None:
         f"the chapter's {chapter} is the author's measurement, not reproduced here; here {here}, which holds "
         f"the chapter's bar of {words.bar_words(entry)}",
     )
-
-
-def _tolerance(entry: ClaimEntry) -> Tolerance | None:
-    try:
-        return parse_tolerance(entry.tolerance or "printed")
-    except ToleranceError:
-        return None
 
 
 def _prints_as(measured: Any, stated: str) -> bool:

@@ -38,7 +38,8 @@ def measured_value(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
-def _parse(entry: ClaimEntry) -> Tolerance | None:
+def tolerance_of(entry: ClaimEntry) -> Tolerance | None:
+    """The row's tolerance (``printed`` where it names none), or None where its text does not parse."""
     try:
         return parse_tolerance(entry.tolerance or "printed")
     except ToleranceError:
@@ -47,7 +48,7 @@ def _parse(entry: ClaimEntry) -> Tolerance | None:
 
 def bar_words(entry: ClaimEntry) -> str:
     """The claim's tolerance in words, with the values it admits (:meth:`Tolerance.describe`)."""
-    tol = _parse(entry)
+    tol = tolerance_of(entry)
     text = entry.tolerance or "printed"
     if tol is None:
         return f"unreadable tolerance {text!r}"
@@ -67,7 +68,7 @@ def margin(entry: ClaimEntry) -> Margin | None:
     point value's distance from the bar would read as a verdict."""
     if ci_straddles(entry):
         return STRADDLES
-    m, tol = entry.measured, _parse(entry)
+    m, tol = entry.measured, tolerance_of(entry)
     if isinstance(m, list) and len(m) == 2 and all(is_number(v) for v in m) and m[0] <= m[1]:
         value: float | Interval = Interval(float(m[0]), float(m[1]))
     elif is_number(m):
@@ -79,7 +80,7 @@ def margin(entry: ClaimEntry) -> Margin | None:
 
 def ci_straddles(entry: ClaimEntry) -> bool:
     """Whether a timing claim is ``inconclusive``, or its confidence interval reaches across its bar."""
-    ci, tol = entry.ci, _parse(entry)
+    ci, tol = entry.ci, tolerance_of(entry)
     if ci is None or entry.outcome == oc.INCONCLUSIVE:
         return ci is not None
     try:
