@@ -214,11 +214,7 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
             + (f", this runner {here}" if here else "")
             + "."
         )
-    form = (
-        manuscript_view.figure_form(entry)
-        if oc.WORD.get(outcome) and oc.WORD[outcome].state == "held"
-        else None
-    )
+    form = manuscript_view.held_form(entry)
     return Row(
         form=form.words if form else "",
         form_short=form.short if form else "",

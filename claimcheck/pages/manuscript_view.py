@@ -117,15 +117,18 @@ def _prints_as(measured: Any, stated: str) -> bool:
         return False
 
 
+def held_form(entry: ClaimEntry | None, name: str = "stated") -> FigureForm | None:
+    """The other form (:func:`figure_form`) in which a claim that holds here holds for its figure
+    ``name``; None where it does not hold here, or holds for that very figure."""
+    return figure_form(entry, name) if entry is not None and claim_state(entry) == "held" else None
+
+
 def figure_state(entry: ClaimEntry | None, name: str = "stated") -> str:
     """The state a claim gives its figure ``name``: :func:`claim_state`, but where the claim holds in
-    another form than that figure, the form's state (:func:`figure_form`): "held" only where this
+    another form than that figure, the form's state (:func:`held_form`): "held" only where this
     runner reproduced the figure."""
-    state = claim_state(entry)
-    if state != "held" or entry is None:
-        return state
-    form = figure_form(entry, name)
-    return form.state if form else state
+    form = held_form(entry, name)
+    return form.state if form else claim_state(entry)
 
 
 #: states the manuscript page lists at its top, each a link to its line
@@ -214,7 +217,7 @@ def claim_summary(entry: ClaimEntry | None, cid: str, name: str = "stated") -> s
     line = " · ".join(
         [f"{cid} {oc.label(entry.outcome)}", *filter(None, parts), f"bar: {words.bar_words(entry)}"]
     )
-    form = figure_form(entry, name) if claim_state(entry) == "held" else None
+    form = held_form(entry, name)
     return f"{line} · {form.words}" if form else line
 
 

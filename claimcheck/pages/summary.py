@@ -10,7 +10,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import _profile_words
-from claimcheck.pages.manuscript_view import FigureForm, figure_form
+from claimcheck.pages.manuscript_view import held_form
 from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
@@ -98,7 +98,7 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
         if e.carried is not None:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
-        form = _other_form(e)
+        form = held_form(e)
         verdict = (
             badge(e.outcome) + (f" ({form.short})" if form else "") + (" · Δ drifted" if e.drifted else "")
         )
@@ -106,13 +106,6 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
         why = "; ".join(filter(None, (words.reason_words(e), form.words if form else "")))
         lines.append(_table_row((*cells, m.text if m else "", _short(why, 240 if form else 160))))
     return lines
-
-
-def _other_form(e: ClaimEntry) -> FigureForm | None:
-    """Where a claim that holds here holds in another form than the chapter's figure (its bar, the
-    chapter's arithmetic, a quote): which (:func:`~claimcheck.pages.manuscript_view.figure_form`)."""
-    word = oc.WORD.get(str(e.outcome))
-    return figure_form(e) if word is not None and word.state == "held" else None
 
 
 def _matrix_markdown(doc: dict) -> str:
@@ -215,7 +208,7 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
     if drift is None:
         return []
     out = []
-    form = _other_form(e)
+    form = held_form(e)
     verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
     verdict += f" ({form.short})" if form else ""
     bad = [q for q in drift.quotes if q.failing]
