@@ -23,7 +23,7 @@ from claimcheck.keys import ClaimKeyError, resolve_key, split
 from claimcheck.manuscript import ClaimDrift, ManuscriptCheck
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
 from claimcheck.pages.words import measured_value
-from claimcheck.printed import figure_in_unit, split_figure
+from claimcheck.printed import figure_in_unit, split_figure, unit_key
 from claimcheck.registry import Claim, Registry, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
 from claimcheck.verdict import Verdict, formula_evidence, judge_all
@@ -562,10 +562,10 @@ def _revised(
     return regs, claims, resolved
 
 
-#: units of a count: a figure of a claim in one of them is a whole number
-COUNT_UNITS = frozenset({"token", "tokens", "example", "examples", "forward_pass", "layer", "layers"})
-#: units of a ratio ("60 x"): a figure of a claim in one of them is a number > 0
-RATIO_UNITS = frozenset({"x", "×", "倍"})
+#: units of a count (as :func:`~claimcheck.printed.unit_key` spells them): a figure in one is whole
+COUNT_UNITS = frozenset({"token", "example", "examples", "forward_pass", "layer", "layers"})
+#: the unit of a ratio ("60 x", "60×", "60 倍" alike): a figure in it is a number > 0
+RATIO_UNIT = "x"
 
 
 def form_refusal(name: str, claim: Claim, figure: str) -> str | None:
@@ -573,10 +573,10 @@ def form_refusal(name: str, claim: Claim, figure: str) -> str | None:
     printed decimal in the claim's unit, :func:`~claimcheck.printed.figure_in_unit`) as its figure, or
     None when it can: a ratio (unit ``x``) that is not above 0, a count (unit
     ``token``, ``example``, ...) that is not a whole number. The message names the claim and its form."""
-    unit = (claim.unit or "").strip()
+    unit = unit_key(claim.unit or "")
     form = f"{name}'s figure is {claim.unit or 'a number without a unit'} ({claim.title})"
     d = Decimal(figure)
-    if unit in RATIO_UNITS and d <= 0:
+    if unit == RATIO_UNIT and d <= 0:
         return f"{name}: {figure} is not a ratio: {form}, a ratio above 0"
     if unit in COUNT_UNITS and d != d.to_integral_value():
         return f"{name}: {figure} is not a whole number: {form}, a count"

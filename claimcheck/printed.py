@@ -144,7 +144,9 @@ def split_figure(text: str) -> tuple[str, str]:
     return figure, " ".join(x for x in (scale, rest) if x)
 
 
-def _unit_key(unit: str) -> str:
+def unit_key(unit: str) -> str:
+    """A unit as the registry spells it, however it was typed (``×`` and ``倍`` as ``x``, ``%`` as
+    ``percent``, ``tokens`` as ``token``; spaces around ``/`` dropped): what two units are compared by."""
     words = [_UNIT_SPELLING.get(w, w) for w in re.split(r"\s+", unit.strip()) if w]
     return " ".join(words).replace(" /", "/").replace("/ ", "/")
 
@@ -158,7 +160,7 @@ def figure_in_unit(text: str, unit: str) -> str:
     figure, typed = split_figure(text)
     if not typed:
         return figure
-    want, got = _unit_key(unit), _unit_key(typed)
+    want, got = unit_key(unit), unit_key(typed)
     scale, _, rest = want.partition(" ")
     forms = {want, _PER_ITEM.sub("", want)}
     if scale in SCALES and rest:  # "2.96 亿" for a claim in 亿 FLOP/token
@@ -167,7 +169,7 @@ def figure_in_unit(text: str, unit: str) -> str:
         return figure
     said = f"{text.strip()!r} is written in {typed}, but the claim's unit is {unit or 'none (a plain count)'}"
     head, _, tail = got.partition(" ")
-    if head in SCALES and head not in ("%",) and _unit_key(tail) in forms | {""} and scale not in SCALES:
+    if head in SCALES and head not in ("%",) and unit_key(tail) in forms | {""} and scale not in SCALES:
         value = format(Decimal(figure) * SCALES[head], "f")
         value = value.rstrip("0").rstrip(".") if "." in value else value
         raise ValueError(f"{said}: give it as {value}")
