@@ -338,10 +338,64 @@ def _cites(value: str, ctx: Context) -> str:
 
 
 def _id_pattern(value: str, ctx: Context) -> re.Pattern:
+    """``[chapter] id_pattern`` compiled. Raises FieldError: not a regular expression, or one that repeats
+    a group that itself repeats or alternates (``(C+)+``, ``(C|C)*``): Python's matcher may take
+    exponential time over an id such as ``CCCCCCCCCCCCCCCCCCCCCCCCCCCC1`` (``validate`` hung)."""
     try:
-        return re.compile(value)
+        pattern = re.compile(value)
     except re.error as exc:
         raise FieldError(f"not a regular expression: {exc}") from None
+    if _slow_pattern(value):
+        raise FieldError(
+            f"'{excerpt(value, quote=False)}' repeats a group that itself repeats or alternates, which can take "
+            "exponential time to match an id: write it without the nesting (e.g. 'C+\\d{2}' for '(C+)+\\d{2}'); "
+            "the ids were not checked against it"
+        )
+    return pattern
+
+
+_QUANTIFIER = re.compile(r"[*+]|\{(\d*)(,?)(\d*)\}")
+
+
+def _slow_pattern(pattern: str) -> bool:
+    """Whether a regular expression repeats a group holding a repetition or an alternation: read from
+    its text (escapes and character classes skipped), in one pass."""
+    holds = [False]  # for each open group: whether it holds a repetition or an alternation
+    closed = False  # whether the item just read is a group holding one
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        quantifier = _QUANTIFIER.match(pattern, i)
+        if c == "\\":
+            i, closed = i + 2, False
+            continue
+        if c == "[":  # a character class, to its closing ] (a ] first in it is a character)
+            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
+            j += pattern[j : j + 1] == "]"
+            while j < len(pattern) and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i, closed = j + 1, False
+            continue
+        if c == "(":
+            holds.append(False)
+            closed = False
+        elif c == ")":
+            inner = holds.pop() if len(holds) > 1 else False
+            holds[-1] = holds[-1] or inner
+            closed = inner
+        elif quantifier and _repeats(quantifier):
+            if closed:
+                return True
+            holds[-1] = True
+            i, closed = quantifier.end(), False
+            continue
+        elif c == "|":
+            holds[-1] = True
+            closed = False
+        else:
+            closed = False
+        i += 1
+    return False
 
 
 def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
@@ -605,3 +659,12 @@ def comment_lines(width: int = 100) -> list[str]:
         first = f.help.replace("`", "").split("; ")[0]
         out.append(head + textwrap.shorten(first, width=width - len(head), placeholder=" …"))
     return out
+
+
+def _repeats(m: re.Match) -> bool:
+    """Whether a quantifier lets its item repeat more than once (``*``, ``+``, ``{2}``, ``{1,}``)."""
+    if m.group(0) in "*+":
+        return True
+    low, comma, high = m.groups()
+    top = high if comma else low
+    return not top or int(top) > 1

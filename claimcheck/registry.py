@@ -14,7 +14,6 @@ import dataclasses
 import difflib
 import functools
 import os
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,7 +237,7 @@ def load_registry(path: str | Path) -> Registry:
     own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
     reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
     reg.sections = _load_sections(data.get("sections", []), reg)
-    ctx = Context(reg.runners, [sec.id for sec in reg.sections], _id_pattern(chapter.get("id_pattern"), reg))
+    ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
     entries = claim_entries(data.get("claims", []), reg)
     if entries is None:
         return reg
@@ -291,75 +290,6 @@ def _check_chapter_keys(chapter: dict, reg: Registry) -> None:
         hint = suggest(key.lower(), unset)
         if hint:
             reg.add(None, f"chapter.{key}", f"unknown field{hint}")
-
-
-def _id_pattern(pattern: re.Pattern | None, reg: Registry) -> re.Pattern | None:
-    """``[chapter] id_pattern``, or None (a problem of the registry) when it repeats a group that itself
-    repeats or alternates (``(C+)+``, ``(C|C)*``): Python's matcher may take exponential time over an
-    id such as ``CCCCCCCCCCCCCCCCCCCCCCCCCCCC1`` (``validate`` hung)."""
-    if pattern is None or not _slow_pattern(pattern.pattern):
-        return pattern
-    reg.add(
-        None,
-        "chapter.id_pattern",
-        f"'{excerpt(pattern.pattern, quote=False)}' repeats a group that itself repeats or alternates, which can take "
-        "exponential time to match an id: write it without the nesting (e.g. 'C+\\d{2}' for '(C+)+\\d{2}'); "
-        "the ids were not checked against it",
-    )
-    return None
-
-
-_QUANTIFIER = re.compile(r"[*+]|\{(\d*)(,?)(\d*)\}")
-
-
-def _slow_pattern(pattern: str) -> bool:
-    """Whether a regular expression repeats a group holding a repetition or an alternation: read from
-    its text (escapes and character classes skipped), in one pass."""
-    holds = [False]  # for each open group: whether it holds a repetition or an alternation
-    closed = False  # whether the item just read is a group holding one
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        quantifier = _QUANTIFIER.match(pattern, i)
-        if c == "\\":
-            i, closed = i + 2, False
-            continue
-        if c == "[":  # a character class, to its closing ] (a ] first in it is a character)
-            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
-            j += pattern[j : j + 1] == "]"
-            while j < len(pattern) and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i, closed = j + 1, False
-            continue
-        if c == "(":
-            holds.append(False)
-            closed = False
-        elif c == ")":
-            inner = holds.pop() if len(holds) > 1 else False
-            holds[-1] = holds[-1] or inner
-            closed = inner
-        elif quantifier and _repeats(quantifier):
-            if closed:
-                return True
-            holds[-1] = True
-            i, closed = quantifier.end(), False
-            continue
-        elif c == "|":
-            holds[-1] = True
-            closed = False
-        else:
-            closed = False
-        i += 1
-    return False
-
-
-def _repeats(m: re.Match) -> bool:
-    """Whether a quantifier lets its item repeat more than once (``*``, ``+``, ``{2}``, ``{1,}``)."""
-    if m.group(0) in "*+":
-        return True
-    low, comma, high = m.groups()
-    top = high if comma else low
-    return not top or int(top) > 1
 
 
 def _load_runners(runners: dict, reg: Registry) -> dict:

@@ -156,7 +156,7 @@ def test_an_id_pattern_that_can_take_exponential_time_is_refused(tmp_path, capsy
     "pattern", [r"C\d{2}", r"(C|F)\d{2}", r"[A-Z]+\d+", r"(?:C)\d{2}", r"[(]+\d", r"(C\d?)+"]
 )
 def test_an_ordinary_id_pattern_is_kept(pattern):
-    from claimcheck.registry import _slow_pattern
+    from claimcheck.fields import _slow_pattern
 
     assert not _slow_pattern(pattern)
 
