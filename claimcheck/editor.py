@@ -26,7 +26,7 @@ from claimcheck.pages.words import measured_value
 from claimcheck.printed import figure_in_unit, split_figure, unit_key
 from claimcheck.registry import Claim, Registry, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
-from claimcheck.verdict import Verdict, formula_evidence, judge_all
+from claimcheck.verdict import Measured, Verdict, formula_evidence, judge, judge_all
 
 
 def apply_overrides(registry: Registry, overrides: dict[str, str]) -> set[str]:
@@ -240,13 +240,12 @@ def drifted_revisions(
     for q in drifted:
         assert q.manuscript is not None  # drifted keeps only quotes the text prints
         key = registry.key(q.claim_id)
-        try:  # the stated figure in the claim's unit (2.96 亿 of a claim in 亿 FLOP/token is 2.96)
+        # the stated figure in the claim's unit (2.96 亿 of a claim in 亿 FLOP/token is 2.96); an
+        # input's at its place, where the text's scale is the registry's
+        unit = registry.claims[q.claim_id].unit or ""
+        try:
             mantissa = (
-                figure_in_unit(q.manuscript, registry.claims[q.claim_id].unit or "")
-                if q.name == "stated"
-                else split_figure(q.manuscript)[
-                    0
-                ]  # an input: at its place the text's scale is the registry's
+                figure_in_unit(q.manuscript, unit) if q.name == "stated" else split_figure(q.manuscript)[0]
             )
         except ValueError as exc:
             notes.append(f"{key}: line {q.line} prints {q.manuscript!r}: {exc}")
@@ -314,35 +313,33 @@ def nearest_holding(
     return text(good)
 
 
-def tolerance_holds(
-    claim: Claim, measured: float | list[float] | tuple[float, float]
-) -> Callable[[str], bool]:
-    """``holds(figure)``: the claim's tolerance admits ``measured`` (a number or ``[lo, hi]``)."""
-    value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
-    return lambda figure: claim.tolerance(value, figure) is None
-
-
-def formula_holds(claim: Claim, registry: Registry) -> Callable[[str], bool]:
-    """``holds(figure)``: the claim's formula and conditions hold with ``stated`` = figure."""
-
-    def holds(figure: str) -> bool:
-        try:
-            return formula_verdict(claim, registry, figure).outcome == PASSED
-        except FormulaError:  # e.g. a division by this figure: it cannot be the one that holds
-            return False
-
-    return holds
-
-
-def formula_verdict(claim: Claim, registry: Registry, value: str) -> Verdict:
-    """The verdict of a formula claim with ``stated`` = ``value``, by the judge of the run's formula
-    checks (:func:`claimcheck.verdict.formula_evidence`, :func:`claimcheck.verdict.judge_all`).
-    Raises FormulaError: cannot be evaluated."""
-    revised = dataclasses.replace(claim, stated=value)
+def revised_verdict(claim: Claim, registry: Registry, figure: str, measured: object = None) -> Verdict:
+    """The verdict of ``claim`` with ``stated`` = ``figure``, by the run's judge
+    (:func:`claimcheck.verdict.judge_all`): a formula claim on its own arithmetic
+    (:func:`claimcheck.verdict.formula_evidence`, the verdict's value its interval), a measured one on
+    ``measured`` (a number or ``[lo, hi]`` in the claim's unit, as its report row holds it). Raises
+    FormulaError: the formula cannot be evaluated."""
+    revised = dataclasses.replace(claim, stated=figure)
+    if not claim.formula:
+        value = Interval(*measured) if isinstance(measured, (list, tuple)) else measured
+        return judge(revised, Measured(value), runner=claim.runner)
     result = evaluate_claim(revised, registry)
     # the chapter's own arithmetic is the same on every runner: judged as on the claim's own
     verdict = judge_all(revised, formula_evidence(result.value, result.conditions), runner=revised.runner)
     return dataclasses.replace(verdict, value=result.value)
+
+
+def _holds(claim: Claim, registry: Registry, measured: object) -> Callable[[str], bool]:
+    """``holds(figure)``: :func:`revised_verdict` passes with ``stated`` = figure (a figure the
+    formula cannot be evaluated with, e.g. dividing by it, is not one that holds)."""
+
+    def holds(figure: str) -> bool:
+        try:
+            return revised_verdict(claim, registry, figure, measured).outcome == PASSED
+        except FormulaError:
+            return False
+
+    return holds
 
 
 @dataclasses.dataclass
@@ -361,12 +358,10 @@ class WhatIf:
     suggested: str | None
     formula: bool = False  # judged on the chapter's own printed figures (no measurement)
     runner: str = ""  # the runner the chapter's figure was measured on (machine-bound), if any
-    inputs: dict[str, tuple[str, str]] = dataclasses.field(
-        default_factory=dict
-    )  # {name: (registry, text)}: revised inputs
-    quoted_by: tuple[
-        Citation, ...
-    ] = ()  # the claimcheck.book.Citation of each claim that quotes this one, re-judged
+    #: {name: (registry, text)}: revised inputs
+    inputs: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    #: the claimcheck.book.Citation of each claim that quotes this one, re-judged
+    quoted_by: tuple[Citation, ...] = ()
     bound: bool = False  # the tolerance is a bound (>=X, <=X): the verdict is about it, not the figure
 
     @property
@@ -422,10 +417,9 @@ class WhatIf:
                 else f"  no figure at the printed precision of {v} holds near the measurement {m}"
             )
         elif self.suggested is not None:
-            lo, sep, hi = self.suggested.partition("..")
-            same = self.suggested == v or bool(sep and Decimal(lo) <= Decimal(v) <= Decimal(hi))
+            sep = ".." in self.suggested
             ours = f", not {v}"
-            if same:
+            if self.reproduces:
                 ours = " (which includes the revised figure)" if sep else " (the revised figure)"
             lines.append(
                 f"  {'the arithmetic gives' if self.formula else 'the measurement suggests'} "
@@ -437,7 +431,7 @@ class WhatIf:
                     f"  note: the tolerance is a bound ({self.tolerance}): the verdict is about the bound"
                     + (
                         f"; this runner also reproduces the figure {v}"
-                        if same
+                        if self.reproduces
                         else f", not the figure; this runner does not reproduce {v} (it measures {m}), so "
                         f"{v} can only stand as the figure of the runner it was measured on"
                     )
@@ -483,7 +477,8 @@ def run_what_if(
         reg, claim = claims[key]
         if key in inputs:  # the text's figures for the formula's inputs
             claim = dataclasses.replace(claim, values={**claim.values, **inputs[key]})
-        row, suggested = _judged(key, claim, reg, value, rows if key not in formulas else None, several)
+        row = None if key in formulas else rows.get(key) or ClaimEntry(key, claim.id)
+        row, suggested = _judged(key, claim, reg, value, row, several)
         below = bar_refusal(key if several else claim.id, claim, value)
         if below and row.outcome not in (FAILED, ERROR):  # however the bar fares here, the figure fails it
             row = dataclasses.replace(row, outcome=FAILED, reason=below)
@@ -510,15 +505,12 @@ def run_what_if(
 
 
 def _judged(
-    key: str, claim: Claim, reg: Registry, value: str, rows: Mapping[str, ClaimEntry] | None, several: bool
+    key: str, claim: Claim, reg: Registry, value: str, row: ClaimEntry | None, several: bool
 ) -> tuple[ClaimEntry, str | None]:
-    """``(row, suggested figure)`` of a formula claim (``rows`` None) or a measured one; ``error`` rows."""
+    """``(row, suggested figure)`` of a measured claim (its report ``row``) or a formula one (``row``
+    None: judged here); ``error`` rows."""
     try:
-        if rows is None:
-            row, holds = _formula_row(claim, reg, value), formula_holds(claim, reg)
-        else:
-            row = rows.get(key) or ClaimEntry(key, claim.id)
-            holds = tolerance_holds(claim, row.measured)
+        row = row if row is not None else _formula_row(claim, reg, value)
     except FormulaError as exc:
         return ClaimEntry(key, claim.id, outcome=ERROR, reason=f"{key if several else claim.id}: {exc}"), None
     if (claim.runner and row.outcome == SKIPPED) or row.measured is None:
@@ -526,7 +518,7 @@ def _judged(
     try:
         if claim.tolerance.is_bound:
             return row, suggested_figure(row.measured, value)
-        return row, nearest_holding(holds, value, row.measured)
+        return row, nearest_holding(_holds(claim, reg, row.measured), value, row.measured)
     except ArithmeticError:  # decimal.InvalidOperation: more digits than decimal's context holds
         return row, None
 
@@ -622,7 +614,7 @@ def requoted(revisions: list[tuple[str, str]], book: Mapping[str, Registry]) -> 
 
 def _formula_row(claim: Claim, registry: Registry, value: str) -> ClaimEntry:
     """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
-    verdict = formula_verdict(claim, registry, value)
+    verdict = revised_verdict(claim, registry, value)
     row = ClaimEntry(
         claim.id,
         claim.id,

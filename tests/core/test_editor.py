@@ -625,14 +625,14 @@ def test_what_if_re_judges_a_formula_with_the_texts_inputs(tmp_path):
 def test_a_formula_claim_is_judged_by_the_verdict_like_every_row(tmp_path):
     """what-if's formula claims are decided by verdict.judge: each condition a Requirement, the
     interval a Measured value; every failure's reason is kept, in that order."""
-    from claimcheck.editor import formula_verdict
+    from claimcheck.editor import revised_verdict
     from claimcheck.registry import load_registry
 
     (tmp_path / "claims.toml").write_text(FORMULA_REGISTRY, encoding="utf-8")
     reg = load_registry(tmp_path / "claims.toml")
-    held = formula_verdict(reg.claims["C03"], reg, "2")
+    held = revised_verdict(reg.claims["C03"], reg, "2")
     assert (held.outcome, held.reason, held.value.lo, held.value.hi) == ("passed", None, 1.5, 2.5)
-    broke = formula_verdict(reg.claims["C02"], reg, "5")
+    broke = revised_verdict(reg.claims["C02"], reg, "5")
     condition, tolerance = broke.reason.split("; ")
     assert broke.outcome == "failed" and condition.startswith("condition total / stated == 2 does not hold")
     assert tolerance == reg.claims["C02"].tolerance(broke.value, "5")

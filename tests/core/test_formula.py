@@ -294,7 +294,7 @@ def test_exact_precision_is_the_printed_decimals_arithmetic():
 
 
 def test_an_exact_formula_claim_fails_a_stated_figure_beyond_its_value(tmp_path):
-    from claimcheck.editor import formula_verdict
+    from claimcheck.editor import revised_verdict
 
     (tmp_path / "claims.toml").write_text(
         textwrap.dedent(
@@ -321,8 +321,8 @@ def test_an_exact_formula_claim_fails_a_stated_figure_beyond_its_value(tmp_path)
     )
     reg = load_registry(tmp_path / "claims.toml")
     claim = reg.claims["C01"]
-    assert formula_verdict(claim, reg, "36864").outcome == "passed"
-    assert formula_verdict(claim, reg, "36864.0000000000000000001").outcome == "failed"
+    assert revised_verdict(claim, reg, "36864").outcome == "passed"
+    assert revised_verdict(claim, reg, "36864.0000000000000000001").outcome == "failed"
 
 
 def test_surprisal_needs_a_probability_above_zero():
