@@ -103,13 +103,13 @@ def audit_failure_message(check: ManuscriptCheck, limit: int = 40) -> str:
 
 def format_check(
     check: ManuscriptCheck,
-    measured: Mapping[str, tuple[str, str, str, str]],
+    measured: Mapping[str, str],
     verbose: bool = False,
     report_error: str | None = None,
     what_if: str | None = None,
 ) -> str:
     """``check-manuscript``'s report: drift per claim (line, manuscript, registry, measured), audit.
-    ``measured``: claim id -> (display, outcome, source, why) (:func:`report_measured`); ``report_error``:
+    ``measured``: claim id -> its measurement in words (:func:`report_measured`); ``report_error``:
     why the report could not be read; ``what_if``: the command suggested on drift."""
     ms, a = check.manuscript, check.audit
     out = [
@@ -157,17 +157,12 @@ def format_check(
 
 
 def _drift_lines(
-    check: ManuscriptCheck, measured: Mapping[str, tuple[str, str, str, str]], missing: str, verbose: bool
+    check: ManuscriptCheck, measured: Mapping[str, str], missing: str, verbose: bool
 ) -> list[str]:
     """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
     out: list[str] = []
     for d in check.drifts if verbose else check.drifted:
-        m = measured.get(d.claim_id)
-        shown = missing
-        if m and m[0]:
-            shown = f"{m[0]} ({m[1]}, {m[2]})"
-        elif m:  # run, but no value: what happened (skipped for want of the weights, an error...)
-            shown = f"- ({m[1]} in {m[2]}{': ' + m[3] if m[3] else ''})"
+        shown = measured.get(d.claim_id, missing)
         for q in d.checks:
             if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
                 continue
@@ -199,11 +194,12 @@ def _scaled_as(registry: str, manuscript: str) -> str:
 
 def report_measured(
     path: str | Path, given: bool = True, chapter: str | None = None
-) -> tuple[dict[str, tuple[str, str, str, str]], str | None]:
-    """``(claim id -> (measured display or "", outcome, source, why), error)`` from a ``claims.json``
-    (one ``chapter``'s claims if given; ``why``: the first line of the reason of a claim without a
-    value, e.g. why it was skipped). ``error``: None when read, or absent and not ``given``; else the
-    reader's words naming the file, so a broken report is said, never shown as "not measured"."""
+) -> tuple[dict[str, str], str | None]:
+    """``(claim id -> its measurement in words, error)`` from a ``claims.json`` (one ``chapter``'s
+    claims if given): ``display (outcome, source)``, or for a claim without a value ``- (outcome in
+    source: the first line of its reason)``, e.g. why it was skipped. ``error``: None when read, or
+    absent and not ``given``; else the reader's words naming the file, so a broken report is said,
+    never shown as "not measured"."""
     if not given and not Path(path).exists():
         return {}, None
     try:
@@ -211,18 +207,19 @@ def report_measured(
     except ResultFileError as exc:
         return {}, str(exc)
     src = f"{Path(path).name} {doc.generated or ''}".strip()
+    chapters = (None, "", chapter)
     return {
-        c.id: (
-            c.measured_display or "",
-            c.outcome,
-            src,
-            ""
-            if c.measured_display
-            else excerpt((c.reason.strip().splitlines() or [""])[0], 100, quote=False),
-        )
-        for c in doc.claims
-        if chapter is None or c.chapter in (None, "", chapter)
+        c.id: _measured_words(c, src) for c in doc.claims if chapter is None or c.chapter in chapters
     }, None
+
+
+def _measured_words(c: ClaimEntry, src: str) -> str:
+    """:func:`report_measured`'s words for one claim of the report ``src``."""
+    if c.measured_display:
+        return f"{c.measured_display} ({c.outcome}, {src})"
+    # run, but no value: what happened (skipped for want of the weights, an error...)
+    why = excerpt((c.reason.strip().splitlines() or [""])[0], 100, quote=False)
+    return f"- ({c.outcome} in {src}{': ' + why if why else ''})"
 
 
 def drifted_revisions(
