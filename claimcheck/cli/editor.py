@@ -242,10 +242,8 @@ def _what_if(args: argparse.Namespace) -> int:
         answers = run_what_if(
             revisions, args.registry, args.claims, args.profile, args.runner, args.report_dir, cwd, inputs
         )
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError, RuntimeError) as exc:  # a KeyError's words, not their repr
         return error(f"{exc.args[0] if exc.args else exc}")
-    except RuntimeError as exc:
-        return error(str(exc))
     for a in answers:
         print(printable(a.verdict, lines=True))
     if args.json:
