@@ -33,7 +33,7 @@ MAX_LITERAL = 1e30  # the largest magnitude of a number written in a formula
 MAX_EXACT_BITS = 4096  # an exact intermediate value's numerator or denominator beyond this: a float
 
 
-def _finite(x: float | Fraction) -> bool:
+def _in_float_range(x: float | Fraction) -> bool:
     """Whether ``x`` (a float, an int or a Fraction) is a finite number within a float's range."""
     try:
         return math.isfinite(x)
@@ -287,7 +287,7 @@ class _Evaluator:
 
     def visit(self, node: ast.expr) -> Any:
         value = self._visit(node)
-        if isinstance(value, Interval) and not (_finite(value.lo) and _finite(value.hi)):
+        if isinstance(value, Interval) and not (_in_float_range(value.lo) and _in_float_range(value.hi)):
             shown = str(value) if not value.is_exact else "beyond a float's range"
             raise FormulaError(f"{self.text}: an intermediate value is not a finite number ({shown})")
         if isinstance(value, Interval) and value.is_exact and _bits(value) > MAX_EXACT_BITS:
@@ -421,9 +421,7 @@ def evaluate_claim(
     formula = parse(claim.formula)
     conditions = [parse(text, condition=True) for text in claim.conditions]
     env = environment(claim, registry, {n for f in (formula, *conditions) for n in f.names}, book)
-    value = formula.evaluate(env)
-    if not (math.isfinite(value.lo) and math.isfinite(value.hi)):
-        raise FormulaError(f"claim {claim.id}: {excerpt(claim.formula)} = {value}: not a finite number")
+    value = formula.evaluate(env)  # finite: the evaluator refuses every value that is not
     return Evaluation(
         value.as_float(),  # exact rationals inside, floats for the report
         tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions)),
