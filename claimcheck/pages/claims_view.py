@@ -260,7 +260,7 @@ def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
     own = chapter.profile if chapter is not None else None
     prof = own if own is not None else doc.profile
-    if isinstance(prof, dict) and prof.get("description"):
+    if prof.get("description"):
         return str(prof["description"])
     size = settings_size_profile(doc.settings) or "?"
     return f"{size} (its claims use no model sizes)" if own is not None else str(size)
@@ -288,8 +288,7 @@ def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
     mine = [m for m in runs if m.get("chapter") in (chapter, None, "")] or (runs if len(runs) == 1 else [])
     if not mine:
         return ""
-    found = mine[0].get("audit")
-    audit: dict = found if isinstance(found, dict) else {}
+    audit = mine[0].get("audit") or {}  # an object: parse_document drops a record whose audit is not one
     said = ", ".join(f"{audit[k]} {w}" for k, w in _AUDIT_WORDS if isinstance(audit.get(k), int))
     return f"checked in the run{': ' + said if said else ''} (the annotated text was not rendered again)"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
 from claimcheck import outcomes as oc
 from claimcheck.interval import Interval
@@ -72,23 +72,12 @@ def figure_form(entry: ClaimEntry, name: str = "stated") -> FigureForm | None:
     chapter, here = words.chapter_value(entry), words.measured_value(entry)
     if entry.formula:
         what = f"{entry.id}'s formula {entry.formula} over the chapter's printed figures gives {here or 'a value'}"
-        if name == "stated":
-            return FigureForm(
-                "arithmetic",
-                "the chapter's arithmetic",
-                f"{what}: {chapter} follows from them; not measured here",
-            )
-        return FigureForm(
-            "arithmetic", "the chapter's arithmetic", f"an input ({name}) of {what}; not measured here"
-        )
+        said = f"{what}: {chapter} follows from them" if name == "stated" else f"an input ({name}) of {what}"
+        return FigureForm("arithmetic", "the chapter's arithmetic", f"{said}; not measured here")
     if name != "stated":
-        return FigureForm(
-            "input",
-            f"an input of {entry.id}",
-            f"an input ({name}) of {entry.id}, which holds here for {chapter or 'its claim'}"
-            + (f" (measured {here})" if here else "")
-            + "; this figure itself is not measured",
-        )
+        measured = f" (measured {here})" if here else ""
+        said = f"an input ({name}) of {entry.id}, which holds here for {chapter or 'its claim'}{measured}"
+        return FigureForm("input", f"an input of {entry.id}", f"{said}; this figure itself is not measured")
     if entry.measured is None or not here:
         if entry.cites:
             return FigureForm(
@@ -232,21 +221,6 @@ def figure_names(spans: Iterable[tuple[str, tuple[int, int], str]], start: int, 
     return out
 
 
-class _Place(TypedDict):
-    """A :class:`Mark`'s offsets in the text, as keyword arguments."""
-
-    start: int
-    end: int
-
-
-class _SentencePlace(_Place):
-    """A sentence :class:`Mark`'s keyword arguments."""
-
-    href: str | None
-    decided: str
-    kind: str
-
-
 def _number_mark(
     piece: Piece,
     anchor: str,
@@ -257,12 +231,11 @@ def _number_mark(
     names_of: dict[str, str] | None = None,
 ) -> Mark:
     names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
-    place: _Place = {"start": piece.start, "end": piece.end}
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
         if piece.status == "waived":
             why = "waived: " + "; ".join(reasons.get(label, label) for label in piece.by)
-        return Mark(anchor, piece.text, piece.line, piece.status, [], why, **place)
+        return Mark(anchor, piece.text, piece.line, piece.status, [], why, start=piece.start, end=piece.end)
     cids = list(piece.by)
     hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
     names = {c: names_of.get(c, "stated") for c in cids}
@@ -277,7 +250,18 @@ def _number_mark(
     weakest_of = f": decided by {decided} (the weakest of {', '.join(cids)})" if len(cids) > 1 or hits else ""
     title = "\n".join([STATE_LABEL[state] + weakest_of, *hover])
     decided = decided or cids[0]
-    return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
+    return Mark(
+        anchor,
+        piece.text,
+        piece.line,
+        state,
+        cids,
+        title,
+        link(decided),
+        decided,
+        start=piece.start,
+        end=piece.end,
+    )
 
 
 def _sentence_marks(
@@ -307,14 +291,10 @@ def _sentence_marks(
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         title = "\n".join(hover + [claim_summary(entries.get(c), c) for c in cids])
-        at: _SentencePlace = {
-            "href": link(decided),
-            "decided": decided,
-            "kind": "sentence",
-            "start": start,
-            "end": end,
-        }
-        marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
+        text, line = ms.text[start:end], ms.line_of(start)
+        marks.append(
+            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
+        )
     return marks
 
 
