@@ -13,7 +13,7 @@ from claimcheck.keys import qualify
 from claimcheck.manuscript import ManuscriptCheck, Piece, QuoteCheck, find_sites
 from claimcheck.pages import words
 from claimcheck.registry import Waiver
-from claimcheck.results import ClaimEntry
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.tolerance import Printed
 
 
@@ -325,17 +325,20 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
     return lines
 
 
-def build(
+def manuscript_view_of(
     check: ManuscriptCheck,
-    entries: dict[str, ClaimEntry],
-    claims_href: str = "claims.html",
+    doc: ClaimsDoc | None,
     waivers: Iterable[Waiver] = (),
+    claims_href: str = "claims.html",
     href: str = "manuscript.html",
 ) -> ManuscriptView:
-    """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`. ``entries``: the
-    chapter's claims by id; ``claims_href``: the claims page from this one; ``waivers``: the registry's."""
+    """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck` and a run's claims
+    (``doc``; None: every bound number is not run). ``waivers``: the registry's; ``claims_href``: the
+    claims page from this one; ``href``: this page from the claims page."""
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
+    claims = doc.claims if doc else []
+    entries = {e.id: e for e in claims if not chapter or e.chapter in (None, chapter)}  # the chapter's, by id
 
     def link(cid: str) -> str:
         return f"{claims_href}#{words.anchor(qualify(chapter, cid))}"
