@@ -30,12 +30,10 @@ class Plot:
 
 @dataclass
 class Row:
-    id: str
-    key: str  # chapter:id, the row's identity (claimcheck.keys)
-    anchor: str  # its HTML id (words.anchor)
-    title: str
-    note: str
-    outcome: str
+    """One claim's row: its entry (id, key, title, note, model as the entry has them) and its words."""
+
+    entry: ClaimEntry
+    outcome: str  # the entry's, or error for one not in the vocabulary
     chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
@@ -50,9 +48,7 @@ class Row:
     carried: str = ""
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
-    model: str = ""
-    form: str = ""  # where it holds in another form than the chapter's figure: which, and what was measured
-    form_short: str = ""  # the same in a few words, beside the verdict
+    form: manuscript_view.FigureForm | None = None  # where it holds in another form than the chapter's figure
     hardware: str = ""  # a failed row: the hardware it failed on, as its message says
     next_step: str = ""  # a failed row: what to do next
 
@@ -144,7 +140,7 @@ class ClaimsView:
     @property
     def id_chars(self) -> int:
         """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
-        return max((len(r.id) for r in self.rows), default=3)
+        return max((len(r.entry.id) for r in self.rows), default=3)
 
 
 def _plot(p: dict, base: Path) -> Plot:
@@ -196,9 +192,9 @@ def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
 
 
 def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None) -> Row:
-    outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
+    usable = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
     reason = words.reason_words(entry)
-    if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
+    if not usable:
         reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
     hardware, next_step = _failure_facts(entry)
@@ -214,16 +210,10 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
             + (f", this runner {here}" if here else "")
             + "."
         )
-    form = manuscript_view.held_form(entry)
     return Row(
-        form=form.words if form else "",
-        form_short=form.short if form else "",
-        id=entry.id,
-        key=entry.key,
-        anchor=words.anchor(entry.key),
-        title=entry.title or "",
-        note=entry.note,
-        outcome=outcome,
+        entry,
+        outcome=entry.outcome if usable else oc.ERROR,
+        form=manuscript_view.held_form(entry),
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
@@ -240,7 +230,6 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
-        model=model,
         hardware=hardware,
         next_step=next_step,
     )
@@ -336,13 +325,13 @@ def _chapter_line(
 ) -> Chapter:
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
-    line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
+    line = Chapter(ch.id, ch.title, counts, _profile_words(doc, ch))
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     else:
         line.manuscript = _checked_in_run(doc, ch.id)
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
-    line.drifted_claims = [r.id for r in rows if r.drift]
+    line.drifted_claims = [r.entry.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
     return line
 
