@@ -201,11 +201,8 @@ def claim_summary(entry: ClaimEntry | None, cid: str, name: str = "stated") -> s
     claim holds in another form than its figure ``name``, which form held (:func:`figure_form`)."""
     if entry is None:
         return f"{cid}: not in the claims report"
-    chapter, here = words.chapter_value(entry), words.measured_value(entry)
-    parts = (f"chapter {chapter}" if chapter else "", f"here {here}" if here else "")
-    line = " · ".join(
-        [f"{cid} {oc.label(entry.outcome)}", *filter(None, parts), f"bar: {words.bar_words(entry)}"]
-    )
+    said = [f"{cid} {oc.label(entry.outcome)}", *words.value_words(entry), f"bar: {words.bar_words(entry)}"]
+    line = " · ".join(said)
     form = held_form(entry, name)
     return f"{line} · {form.words}" if form else line
 

@@ -224,13 +224,7 @@ def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Pat
         return []
     loc = next((x for x in e.locations if x.get("file")), None)
     file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-    chapter, here = words.chapter_value(e), words.measured_value(e)
-    parts = (
-        f"chapter {chapter}" if chapter else "",
-        f"here {here}" if here else "",
-        f"bar {words.bar_words(e)}",
-    )
-    facts = ", ".join(p for p in parts if p)
+    facts = ", ".join([*words.value_words(e), f"bar {words.bar_words(e)}"])
     reason = _short(words.reason_words(e), 400)
     where = _rel(file, base) if file else None
     return [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]
