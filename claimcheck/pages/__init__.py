@@ -85,9 +85,7 @@ def manuscript_checks(
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
             pairs = (("registry", registry), ("path", path))
             outside = [str(m[k]) for k, p in pairs if not within(p, confine)]
-            if outside and _the_runs_own(m, registry, path, confine):
-                outside = []
-            if outside:
+            if outside and not _the_runs_own(m, registry, path, confine):
                 problems.append(
                     f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
                     f"{confine} (a results file is untrusted input); pass --manuscript PATH to check a "

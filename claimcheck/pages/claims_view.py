@@ -90,6 +90,7 @@ class Chapter:
     carried: int = 0  # rows kept from an earlier run
     drifted_claims: list[str] = field(default_factory=list)  # ids of its drifted claims, beside its counts
     citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
+    rows: list[Row] = field(default_factory=list)  # its claims' rows, section by section
 
     @property
     def anchor(self) -> str:
@@ -129,13 +130,9 @@ class ClaimsView:
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
         """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
-        rows = self.rows
         if len(self.chapters) <= 1:
-            return [(None, rows)]
-        mine: dict[str, list[Row]] = {}
-        for s in self.sections:
-            mine.setdefault(s.chapter, []).extend(s.rows)
-        return [(c, mine[c.id]) for c in self.chapters if mine.get(c.id)]
+            return [(None, self.rows)]
+        return [(c, c.rows) for c in self.chapters if c.rows]
 
     @property
     def id_chars(self) -> int:
@@ -278,12 +275,12 @@ def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
     if not mine:
         return ""
     audit = mine[0].get("audit") or {}  # an object: parse_document drops a record whose audit is not one
-    said = ", ".join(f"{audit[k]} {w}" for k, w in _AUDIT_WORDS if isinstance(audit.get(k), int))
+    said = ", ".join(f"{audit[k]} {k}" for k in _AUDIT_COUNTS if isinstance(audit.get(k), int))
     return f"checked in the run{': ' + said if said else ''} (the annotated text was not rendered again)"
 
 
-#: the audit's counts in claims.json and their words, in the order the page says them
-_AUDIT_WORDS = (("numbers", "numbers"), ("bound", "bound"), ("waived", "waived"), ("unbound", "unbound"))
+#: the audit's counts in claims.json, named as they are, in the order the page says them
+_AUDIT_COUNTS = ("numbers", "bound", "waived", "unbound")
 
 
 def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
@@ -294,14 +291,14 @@ def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
     )
 
 
-def _chapter_sections(
+def _chapter(
     doc: ClaimsDoc,
     ch: ChapterInfo,
     single: bool,
     manuscript: manuscript_view.ManuscriptView | None,
     base: Path,
-) -> list[Section]:
-    """One chapter's sections with their rows (claims without a section last)."""
+) -> tuple[Chapter, list[Section]]:
+    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
@@ -317,15 +314,9 @@ def _chapter_sections(
             lines = [ln for r in s.rows for ln, _ in r.text_links]
             if lines:
                 s.href = f"{manuscript.href}#L{min(lines)}"
-    return these
-
-
-def _chapter_line(
-    doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript: manuscript_view.ManuscriptView | None
-) -> Chapter:
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
-    line = Chapter(ch.id, ch.title, counts, _profile_words(doc, ch))
+    line = Chapter(ch.id, ch.title, counts, _profile_words(doc, ch), rows=rows)
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     else:
@@ -333,7 +324,7 @@ def _chapter_line(
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
     line.drifted_claims = [r.entry.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
-    return line
+    return line, these
 
 
 def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) -> list[str]:
@@ -366,9 +357,9 @@ def build(
     book: list[Chapter] = []
     for ch in chapters:
         manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
-        these = _chapter_sections(doc, ch, single, manuscript, Path(base_dir))
+        line, these = _chapter(doc, ch, single, manuscript, Path(base_dir))
         ordered += these
-        book.append(_chapter_line(doc, ch, these, manuscript))
+        book.append(line)
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
