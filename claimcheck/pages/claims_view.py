@@ -242,7 +242,7 @@ def _text_links(
     return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
 
 
-def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
+def profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
     own = chapter.profile if chapter is not None else None
     prof = own if own is not None else doc.profile
@@ -316,7 +316,7 @@ def _chapter(
                 s.href = f"{manuscript.href}#L{min(lines)}"
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
-    line = Chapter(ch.id, ch.title, counts, _profile_words(doc, ch), rows=rows)
+    line = Chapter(ch.id, ch.title, counts, profile_words(doc, ch), rows=rows)
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     else:
@@ -373,7 +373,7 @@ def build(
         generated=doc.generated or "",
         wall_s=doc.wall_s,
         runner=words.runner_line(doc.runner),
-        profile=_profile_words(doc),
+        profile=profile_words(doc),
         weights=words.weights_line(doc.runner),
         counts=list(counts.items()),
         sentences=words.outcome_sentences(doc.claims, doc.runner),

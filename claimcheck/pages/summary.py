@@ -9,7 +9,7 @@ from pathlib import Path
 from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
-from claimcheck.pages.claims_view import _profile_words
+from claimcheck.pages.claims_view import profile_words
 from claimcheck.pages.manuscript_view import held_form
 from claimcheck.results import ClaimEntry, ClaimsDoc, _Fields, _list_in, measured_ok
 
@@ -64,13 +64,13 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     lines = [f"### claimcheck{': ' + title if title else ''}", "", tally + drifted, ""]
     lines.append(f"Runner: {words.runner_line(runner)}  ")
     if len(chapters) == 1:
-        lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
+        lines += [f"Profile: {profile_words(doc, chapters[0])}", ""]
     else:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
             mine = [e for e in entries if e.chapter == ch.id]
             tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
-            lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
+            lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, profile_words(doc, ch))))
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     if doc.interrupted is not None:
