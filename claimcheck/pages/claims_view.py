@@ -62,7 +62,7 @@ class Row:
 
 
 @dataclass
-class Section:
+class SectionView:
     id: str
     title: str
     heading: str
@@ -108,7 +108,7 @@ class ClaimsView:
     weights: str
     counts: list[tuple[str, int]]
     sentences: list[str]
-    sections: list[Section]
+    sections: list[SectionView]
     chapters: list[Chapter]
     needs: list[tuple[str, str]]  # (filter key, label) of the needs present
     outcomes: list[str]  # outcomes present, in the vocabulary's order
@@ -297,13 +297,13 @@ def _chapter(
     single: bool,
     manuscript: manuscript_view.ManuscriptView | None,
     base: Path,
-) -> tuple[Chapter, list[Section]]:
+) -> tuple[Chapter, list[SectionView]]:
     """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
-    sections = {s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
-    other = Section("other", "Other claims", "", [], chapter=cid)
+    sections = {s.id: SectionView(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
+    other = SectionView("other", "Other claims", "", [], chapter=cid)
     for e in mine:
         sections.get(e.section or "", other).rows.append(_row(e, base, manuscript))
     these = [s for s in (*sections.values(), other) if s.rows]
@@ -353,7 +353,7 @@ def build(
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
-    ordered: list[Section] = []
+    ordered: list[SectionView] = []
     book: list[Chapter] = []
     for ch in chapters:
         manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
