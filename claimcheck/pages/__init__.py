@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,6 +16,7 @@ from claimcheck.book import book_of
 from claimcheck.manuscript import ManuscriptCheck, ManuscriptError, check_manuscript
 from claimcheck.pages import claims_view, manuscript_view, words
 from claimcheck.pages.claims_view import chapter_language, within
+from claimcheck.pages.manuscript_view import manuscript_view_of
 from claimcheck.pages.render import render
 from claimcheck.pages.summary import is_matrix
 from claimcheck.registry import Waiver, load_registry
@@ -32,21 +33,6 @@ def claims_page(
     """The claims page (HTML). ``base_dir``: the JSON's folder (plots are read only inside it);
     ``manuscripts``: the ManuscriptViews rows link to; ``test_log``: the pytest-html log's href."""
     return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
-
-
-def manuscript_view_of(
-    check: ManuscriptCheck,
-    doc: ClaimsDoc | None,
-    waivers: Iterable[Waiver] = (),
-    claims_href: str = "claims.html",
-    href: str = "manuscript.html",
-) -> manuscript_view.ManuscriptView:
-    """The :class:`~claimcheck.pages.manuscript_view.ManuscriptView` of a manuscript check and a run's claims."""
-    chapter = getattr(check, "chapter", "")
-    entries: dict[str, ClaimEntry] = {
-        e.id: e for e in (doc.claims if doc else []) if not chapter or e.chapter in (None, chapter)
-    }
-    return manuscript_view.build(check, entries, claims_href, waivers, href)
 
 
 def manuscript_page(
@@ -99,9 +85,7 @@ def manuscript_checks(
             registry, path = str(Path(confine) / registry), str(Path(confine) / path)
             pairs = (("registry", registry), ("path", path))
             outside = [str(m[k]) for k, p in pairs if not within(p, confine)]
-            if outside and _the_runs_own(m, registry, path, confine):
-                outside = []
-            if outside:
+            if outside and not _the_runs_own(m, registry, path, confine):
                 problems.append(
                     f"{doc.path}: not read: {' and '.join(outside)} lie(s) outside the results file's folder "
                     f"{confine} (a results file is untrusted input); pass --manuscript PATH to check a "

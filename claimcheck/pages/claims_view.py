@@ -30,12 +30,10 @@ class Plot:
 
 @dataclass
 class Row:
-    id: str
-    key: str  # chapter:id, the row's identity (claimcheck.keys)
-    anchor: str  # its HTML id (words.anchor)
-    title: str
-    note: str
-    outcome: str
+    """One claim's row: its entry (id, key, title, note, model as the entry has them) and its words."""
+
+    entry: ClaimEntry
+    outcome: str  # the entry's, or error for one not in the vocabulary
     chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
@@ -50,9 +48,7 @@ class Row:
     carried: str = ""
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
-    model: str = ""
-    form: str = ""  # where it holds in another form than the chapter's figure: which, and what was measured
-    form_short: str = ""  # the same in a few words, beside the verdict
+    form: manuscript_view.FigureForm | None = None  # where it holds in another form than the chapter's figure
     hardware: str = ""  # a failed row: the hardware it failed on, as its message says
     next_step: str = ""  # a failed row: what to do next
 
@@ -66,7 +62,7 @@ class Row:
 
 
 @dataclass
-class Section:
+class SectionView:
     id: str
     title: str
     heading: str
@@ -94,6 +90,7 @@ class Chapter:
     carried: int = 0  # rows kept from an earlier run
     drifted_claims: list[str] = field(default_factory=list)  # ids of its drifted claims, beside its counts
     citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
+    rows: list[Row] = field(default_factory=list)  # its claims' rows, section by section
 
     @property
     def anchor(self) -> str:
@@ -111,7 +108,7 @@ class ClaimsView:
     weights: str
     counts: list[tuple[str, int]]
     sentences: list[str]
-    sections: list[Section]
+    sections: list[SectionView]
     chapters: list[Chapter]
     needs: list[tuple[str, str]]  # (filter key, label) of the needs present
     outcomes: list[str]  # outcomes present, in the vocabulary's order
@@ -133,18 +130,14 @@ class ClaimsView:
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
         """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
-        rows = self.rows
         if len(self.chapters) <= 1:
-            return [(None, rows)]
-        mine: dict[str, list[Row]] = {}
-        for s in self.sections:
-            mine.setdefault(s.chapter, []).extend(s.rows)
-        return [(c, mine[c.id]) for c in self.chapters if mine.get(c.id)]
+            return [(None, self.rows)]
+        return [(c, c.rows) for c in self.chapters if c.rows]
 
     @property
     def id_chars(self) -> int:
         """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
-        return max((len(r.id) for r in self.rows), default=3)
+        return max((len(r.entry.id) for r in self.rows), default=3)
 
 
 def _plot(p: dict, base: Path) -> Plot:
@@ -196,9 +189,9 @@ def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
 
 
 def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None) -> Row:
-    outcome: str = entry.outcome if entry.outcome in oc.OUTCOMES else oc.ERROR
+    usable = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
     reason = words.reason_words(entry)
-    if entry.outcome not in oc.OUTCOMES:  # an unusable entry keeps its row, shown as broken
+    if not usable:
         reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
     head, more = words.first_sentence(reason)
     hardware, next_step = _failure_facts(entry)
@@ -214,16 +207,10 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
             + (f", this runner {here}" if here else "")
             + "."
         )
-    form = manuscript_view.held_form(entry)
     return Row(
-        form=form.words if form else "",
-        form_short=form.short if form else "",
-        id=entry.id,
-        key=entry.key,
-        anchor=words.anchor(entry.key),
-        title=entry.title or "",
-        note=entry.note,
-        outcome=outcome,
+        entry,
+        outcome=entry.outcome if usable else oc.ERROR,
+        form=manuscript_view.held_form(entry),
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
@@ -240,7 +227,6 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
         else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
         drift="; ".join(words.drift_words(entry)),
         text_links=_text_links(entry, manuscript),
-        model=model,
         hardware=hardware,
         next_step=next_step,
     )
@@ -256,11 +242,11 @@ def _text_links(
     return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
 
 
-def _profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
+def profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
     """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
     own = chapter.profile if chapter is not None else None
     prof = own if own is not None else doc.profile
-    if isinstance(prof, dict) and prof.get("description"):
+    if prof.get("description"):
         return str(prof["description"])
     size = settings_size_profile(doc.settings) or "?"
     return f"{size} (its claims use no model sizes)" if own is not None else str(size)
@@ -288,14 +274,13 @@ def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
     mine = [m for m in runs if m.get("chapter") in (chapter, None, "")] or (runs if len(runs) == 1 else [])
     if not mine:
         return ""
-    found = mine[0].get("audit")
-    audit: dict = found if isinstance(found, dict) else {}
-    said = ", ".join(f"{audit[k]} {w}" for k, w in _AUDIT_WORDS if isinstance(audit.get(k), int))
+    audit = mine[0].get("audit") or {}  # an object: parse_document drops a record whose audit is not one
+    said = ", ".join(f"{audit[k]} {k}" for k in _AUDIT_COUNTS if isinstance(audit.get(k), int))
     return f"checked in the run{': ' + said if said else ''} (the annotated text was not rendered again)"
 
 
-#: the audit's counts in claims.json and their words, in the order the page says them
-_AUDIT_WORDS = (("numbers", "numbers"), ("bound", "bound"), ("waived", "waived"), ("unbound", "unbound"))
+#: the audit's counts in claims.json, named as they are, in the order the page says them
+_AUDIT_COUNTS = ("numbers", "bound", "waived", "unbound")
 
 
 def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
@@ -306,19 +291,19 @@ def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
     )
 
 
-def _chapter_sections(
+def _chapter(
     doc: ClaimsDoc,
     ch: ChapterInfo,
     single: bool,
     manuscript: manuscript_view.ManuscriptView | None,
     base: Path,
-) -> list[Section]:
-    """One chapter's sections with their rows (claims without a section last)."""
+) -> tuple[Chapter, list[SectionView]]:
+    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
     cid = ch.id
     mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
     mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
-    sections = {s.id: Section(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
-    other = Section("other", "Other claims", "", [], chapter=cid)
+    sections = {s.id: SectionView(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
+    other = SectionView("other", "Other claims", "", [], chapter=cid)
     for e in mine:
         sections.get(e.section or "", other).rows.append(_row(e, base, manuscript))
     these = [s for s in (*sections.values(), other) if s.rows]
@@ -329,23 +314,17 @@ def _chapter_sections(
             lines = [ln for r in s.rows for ln, _ in r.text_links]
             if lines:
                 s.href = f"{manuscript.href}#L{min(lines)}"
-    return these
-
-
-def _chapter_line(
-    doc: ClaimsDoc, ch: ChapterInfo, these: list[Section], manuscript: manuscript_view.ManuscriptView | None
-) -> Chapter:
     rows = [r for s in these for r in s.rows]
     counts = list(oc.count(r.outcome for r in rows).items())
-    line = Chapter(ch.id, ch.title or ch.id, counts, _profile_words(doc, ch))
+    line = Chapter(ch.id, ch.title, counts, profile_words(doc, ch), rows=rows)
     if manuscript is not None:
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     else:
         line.manuscript = _checked_in_run(doc, ch.id)
     line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
-    line.drifted_claims = [r.id for r in rows if r.drift]
+    line.drifted_claims = [r.entry.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
-    return line
+    return line, these
 
 
 def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) -> list[str]:
@@ -374,13 +353,13 @@ def build(
     chapters = doc.chapter_list()
     by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
     single = len(chapters) == 1
-    ordered: list[Section] = []
+    ordered: list[SectionView] = []
     book: list[Chapter] = []
     for ch in chapters:
         manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
-        these = _chapter_sections(doc, ch, single, manuscript, Path(base_dir))
+        line, these = _chapter(doc, ch, single, manuscript, Path(base_dir))
         ordered += these
-        book.append(_chapter_line(doc, ch, these, manuscript))
+        book.append(line)
     for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
         row.order = n
     manuscript = manuscripts[0] if manuscripts else None
@@ -394,7 +373,7 @@ def build(
         generated=doc.generated or "",
         wall_s=doc.wall_s,
         runner=words.runner_line(doc.runner),
-        profile=_profile_words(doc),
+        profile=profile_words(doc),
         weights=words.weights_line(doc.runner),
         counts=list(counts.items()),
         sentences=words.outcome_sentences(doc.claims, doc.runner),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any
 
 from claimcheck import outcomes as oc
 from claimcheck.interval import Interval
@@ -13,7 +13,7 @@ from claimcheck.keys import qualify
 from claimcheck.manuscript import ManuscriptCheck, Piece, QuoteCheck, find_sites
 from claimcheck.pages import words
 from claimcheck.registry import Waiver
-from claimcheck.results import ClaimEntry
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.tolerance import Printed
 
 
@@ -72,23 +72,12 @@ def figure_form(entry: ClaimEntry, name: str = "stated") -> FigureForm | None:
     chapter, here = words.chapter_value(entry), words.measured_value(entry)
     if entry.formula:
         what = f"{entry.id}'s formula {entry.formula} over the chapter's printed figures gives {here or 'a value'}"
-        if name == "stated":
-            return FigureForm(
-                "arithmetic",
-                "the chapter's arithmetic",
-                f"{what}: {chapter} follows from them; not measured here",
-            )
-        return FigureForm(
-            "arithmetic", "the chapter's arithmetic", f"an input ({name}) of {what}; not measured here"
-        )
+        said = f"{what}: {chapter} follows from them" if name == "stated" else f"an input ({name}) of {what}"
+        return FigureForm("arithmetic", "the chapter's arithmetic", f"{said}; not measured here")
     if name != "stated":
-        return FigureForm(
-            "input",
-            f"an input of {entry.id}",
-            f"an input ({name}) of {entry.id}, which holds here for {chapter or 'its claim'}"
-            + (f" (measured {here})" if here else "")
-            + "; this figure itself is not measured",
-        )
+        measured = f" (measured {here})" if here else ""
+        said = f"an input ({name}) of {entry.id}, which holds here for {chapter or 'its claim'}{measured}"
+        return FigureForm("input", f"an input of {entry.id}", f"{said}; this figure itself is not measured")
     if entry.measured is None or not here:
         if entry.cites:
             return FigureForm(
@@ -212,11 +201,8 @@ def claim_summary(entry: ClaimEntry | None, cid: str, name: str = "stated") -> s
     claim holds in another form than its figure ``name``, which form held (:func:`figure_form`)."""
     if entry is None:
         return f"{cid}: not in the claims report"
-    chapter, here = words.chapter_value(entry), words.measured_value(entry)
-    parts = (f"chapter {chapter}" if chapter else "", f"here {here}" if here else "")
-    line = " · ".join(
-        [f"{cid} {oc.label(entry.outcome)}", *filter(None, parts), f"bar: {words.bar_words(entry)}"]
-    )
+    said = [f"{cid} {oc.label(entry.outcome)}", *words.value_words(entry), f"bar: {words.bar_words(entry)}"]
+    line = " · ".join(said)
     form = held_form(entry, name)
     return f"{line} · {form.words}" if form else line
 
@@ -232,21 +218,6 @@ def figure_names(spans: Iterable[tuple[str, tuple[int, int], str]], start: int, 
     return out
 
 
-class _Place(TypedDict):
-    """A :class:`Mark`'s offsets in the text, as keyword arguments."""
-
-    start: int
-    end: int
-
-
-class _SentencePlace(_Place):
-    """A sentence :class:`Mark`'s keyword arguments."""
-
-    href: str | None
-    decided: str
-    kind: str
-
-
 def _number_mark(
     piece: Piece,
     anchor: str,
@@ -257,12 +228,11 @@ def _number_mark(
     names_of: dict[str, str] | None = None,
 ) -> Mark:
     names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
-    place: _Place = {"start": piece.start, "end": piece.end}
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
         if piece.status == "waived":
             why = "waived: " + "; ".join(reasons.get(label, label) for label in piece.by)
-        return Mark(anchor, piece.text, piece.line, piece.status, [], why, **place)
+        return Mark(anchor, piece.text, piece.line, piece.status, [], why, start=piece.start, end=piece.end)
     cids = list(piece.by)
     hits = [q for span, q in drifted if span[0] <= piece.start and piece.end <= span[1]]
     names = {c: names_of.get(c, "stated") for c in cids}
@@ -277,7 +247,18 @@ def _number_mark(
     weakest_of = f": decided by {decided} (the weakest of {', '.join(cids)})" if len(cids) > 1 or hits else ""
     title = "\n".join([STATE_LABEL[state] + weakest_of, *hover])
     decided = decided or cids[0]
-    return Mark(anchor, piece.text, piece.line, state, cids, title, link(decided), decided=decided, **place)
+    return Mark(
+        anchor,
+        piece.text,
+        piece.line,
+        state,
+        cids,
+        title,
+        link(decided),
+        decided,
+        start=piece.start,
+        end=piece.end,
+    )
 
 
 def _sentence_marks(
@@ -307,14 +288,10 @@ def _sentence_marks(
         decided = decided or cids[0]
         hover = [f"{STATE_LABEL[state]} (a claim the chapter states without a number)"]
         title = "\n".join(hover + [claim_summary(entries.get(c), c) for c in cids])
-        at: _SentencePlace = {
-            "href": link(decided),
-            "decided": decided,
-            "kind": "sentence",
-            "start": start,
-            "end": end,
-        }
-        marks.append(Mark(f"w{n}", ms.text[start:end], ms.line_of(start), state, cids, title, **at))
+        text, line = ms.text[start:end], ms.line_of(start)
+        marks.append(
+            Mark(f"w{n}", text, line, state, cids, title, link(decided), decided, "sentence", start, end)
+        )
     return marks
 
 
@@ -345,17 +322,20 @@ def _cut_lines(text: str, marks: list[Mark]) -> list[list]:
     return lines
 
 
-def build(
+def manuscript_view_of(
     check: ManuscriptCheck,
-    entries: dict[str, ClaimEntry],
-    claims_href: str = "claims.html",
+    doc: ClaimsDoc | None,
     waivers: Iterable[Waiver] = (),
+    claims_href: str = "claims.html",
     href: str = "manuscript.html",
 ) -> ManuscriptView:
-    """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck`. ``entries``: the
-    chapter's claims by id; ``claims_href``: the claims page from this one; ``waivers``: the registry's."""
+    """The :class:`ManuscriptView` of a :class:`claimcheck.manuscript.ManuscriptCheck` and a run's claims
+    (``doc``; None: every bound number is not run). ``waivers``: the registry's; ``claims_href``: the
+    claims page from this one; ``href``: this page from the claims page."""
     ms = check.manuscript
     chapter = getattr(check, "chapter", "")
+    claims = doc.claims if doc else []
+    entries = {e.id: e for e in claims if not chapter or e.chapter in (None, chapter)}  # the chapter's, by id
 
     def link(cid: str) -> str:
         return f"{claims_href}#{words.anchor(qualify(chapter, cid))}"

@@ -30,7 +30,6 @@ def jinja_env() -> jinja2.Environment:
     )
     env.filters.update(outcome_label=oc.label, anchor=anchor)
     env.globals["PASSED"] = oc.PASSED
-    env.tests["string"] = lambda x: isinstance(x, str)
     return env
 
 

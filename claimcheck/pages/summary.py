@@ -9,9 +9,9 @@ from pathlib import Path
 from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
-from claimcheck.pages.claims_view import _profile_words
+from claimcheck.pages.claims_view import profile_words
 from claimcheck.pages.manuscript_view import held_form
-from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, measured_ok
+from claimcheck.results import ClaimEntry, ClaimsDoc, _Fields, _list_in, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
@@ -22,11 +22,11 @@ MAX_CELL, MAX_LINE = 400, 4000
 
 def is_matrix(doc: dict) -> bool:
     """Whether a document is ``claimcheck merge --json``'s matrix (else a run's ``claims.json``)."""
-    claims = doc.get("claims")
+    f = _Fields(doc, "", [])  # claims that are not a list of objects are issues
     return (
         isinstance(doc.get("runners"), list)
-        and (claims is None or isinstance(claims, list))
-        and all(isinstance(c, dict) and "cells" in c for c in claims or [])
+        and all("cells" in c for _, c in f.items("claims"))
+        and not f.issues
     )
 
 
@@ -64,13 +64,13 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     lines = [f"### claimcheck{': ' + title if title else ''}", "", tally + drifted, ""]
     lines.append(f"Runner: {words.runner_line(runner)}  ")
     if len(chapters) == 1:
-        lines += [f"Profile: {_profile_words(doc, chapters[0])}", ""]
+        lines += [f"Profile: {profile_words(doc, chapters[0])}", ""]
     else:
         lines += ["", "| Chapter | Claims | Profile |", "|---|---|---|"]
         for ch in chapters:
             mine = [e for e in entries if e.chapter == ch.id]
             tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
-            lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, _profile_words(doc, ch))))
+            lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, profile_words(doc, ch))))
         lines.append("")
     lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
     if doc.interrupted is not None:
@@ -110,17 +110,16 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
 
 def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
-    runners = [r for r in _list_in(doc, "runners") if isinstance(r, dict)]
-    labels = [str(r.get("label") or r.get("path") or "?") for r in runners]
+    f = _Fields(doc, "", [])  # each field read as an object where it is one, else as absent
+    labels = [str(r.get("label") or r.get("path") or "?") for _, r in f.items("runners")]
     lines = [f"### claimcheck: {len(_list_in(doc, 'claims'))} claims × {len(labels)} runners", ""]
     split = [str(s) for s in _list_in(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     lines += [f"- ⚠️ {_short(err, 300)}" for err in _list_in(doc, "errors")]
     lines += ["", _table_row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
-    for c in (c for c in _list_in(doc, "claims") if isinstance(c, dict)):
-        given = c.get("cells")
-        cells = {k: v for k, v in given.items() if isinstance(v, dict)} if isinstance(given, dict) else {}
-        outs = {str((cells.get(lb) or {}).get("outcome")) for lb in labels}  # a list's too
+    for c, g in f.each("claims"):
+        cells = g.at("cells", g.obj("cells"))
+        outs = {str(cells.obj(lb).get("outcome")) for lb in labels}  # a list's too
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")
         unit = str(c.get("unit") or "")
         row = [
@@ -128,7 +127,7 @@ def _matrix_markdown(doc: dict) -> str:
             words.with_unit(str(c.get("stated") or ""), unit),
         ]
         for lb in labels:
-            cell = cells.get(lb) or {"outcome": oc.NOT_RUN}
+            cell = cells.obj(lb) or {"outcome": oc.NOT_RUN}
             measured = cell.get("measured") if measured_ok(cell.get("measured")) else None
             value = words.measured_value(ClaimEntry("", "", measured=measured, unit=unit))
             value = value or cell.get("measured_display") or ""
@@ -146,11 +145,8 @@ def _join(lines: list[str]) -> str:
 
 
 # --- annotations ----------------------------------------------------------------------------------
-_escape_data = workflow_escape  # the one escaping of workflow-command data (claimcheck.display)
-
-
 def _escape_prop(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return workflow_escape(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def command(
@@ -164,7 +160,7 @@ def command(
         props.append(f"line={line}")
     if title:
         props.append(f"title={_escape_prop(title)}")
-    return f"::{level}{' ' if props else ''}{','.join(props)}::{_escape_data(message)}"
+    return f"::{level}{' ' if props else ''}{','.join(props)}::{workflow_escape(message)}"
 
 
 def _rel(path: object, base: Path) -> str:
@@ -228,13 +224,7 @@ def _outcome_annotation(e: ClaimEntry, cid: str, registry: str | None, base: Pat
         return []
     loc = next((x for x in e.locations if x.get("file")), None)
     file, line = (loc["file"], loc.get("line")) if loc else (registry, e.registry_line)
-    chapter, here = words.chapter_value(e), words.measured_value(e)
-    parts = (
-        f"chapter {chapter}" if chapter else "",
-        f"here {here}" if here else "",
-        f"bar {words.bar_words(e)}",
-    )
-    facts = ", ".join(p for p in parts if p)
+    facts = ", ".join([*words.value_words(e), f"bar {words.bar_words(e)}"])
     reason = _short(words.reason_words(e), 400)
     where = _rel(file, base) if file else None
     return [command(word.annotation, f"{facts}. {reason}".strip(), where, line, f"{cid} {word.phrase}")]

@@ -38,6 +38,12 @@ def measured_value(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
+def value_words(entry: ClaimEntry) -> list[str]:
+    """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``."""
+    pairs = (("chapter", chapter_value(entry)), ("here", measured_value(entry)))
+    return [f"{name} {value}" for name, value in pairs if value]
+
+
 def tolerance_of(entry: ClaimEntry) -> Tolerance | None:
     """The row's tolerance (``printed`` where it names none), or None where its text does not parse."""
     try:

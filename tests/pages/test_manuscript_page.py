@@ -172,12 +172,12 @@ def test_the_headline_probability_is_not_green_without_the_weights():
     if not CHAPTER.is_file():
         pytest.skip(CHAPTER_MISSING)
     from claimcheck.manuscript import check_manuscript
-    from claimcheck.pages.manuscript_view import build
+    from claimcheck.pages.manuscript_view import manuscript_view_of
     from claimcheck.registry import load_registry
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     reg = load_registry(root / "claims/ch15/claims.toml")
-    from claimcheck.results import ClaimEntry
+    from claimcheck.results import ClaimEntry, ClaimsDoc
 
     entries = {
         cid: ClaimEntry(cid, cid, outcome="passed", runner_bound=c.runner) for cid, c in reg.claims.items()
@@ -188,7 +188,7 @@ def test_the_headline_probability_is_not_green_without_the_weights():
     for cid, c in reg.claims.items():
         if c.runner:
             entries[cid].outcome = "skipped"
-    view = build(check_manuscript(CHAPTER, reg), entries)
+    view = manuscript_view_of(check_manuscript(CHAPTER, reg), ClaimsDoc(claims=list(entries.values())))
     much = [m for m in view.marks if m.text == "99.16%"]
     assert much and all(m.state == "unchecked" and m.decided == "C30.model" for m in much)
     assert "decided by C30.model" in much[0].title
@@ -201,7 +201,7 @@ def test_the_headline_probability_is_not_green_without_the_weights():
 def test_a_waived_and_an_unbound_number_say_why_in_their_hover():
     from types import SimpleNamespace as NS
 
-    from claimcheck.pages.manuscript_view import build
+    from claimcheck.pages.manuscript_view import manuscript_view_of
 
     text = "costs 12 and 34 ms\n"
     pieces = [
@@ -211,7 +211,7 @@ def test_a_waived_and_an_unbound_number_say_why_in_their_hover():
     ms = NS(text=text, path="ch.md", sha256="0" * 64, line_of=lambda pos: 1)
     audit = NS(pieces=pieces, problems=[], warnings=[])
     check = NS(manuscript=ms, drifts=[], audit=audit, registry_issues=[], registry_path="claims.toml")
-    view = build(check, {}, waivers=[NS(label="year", reason="a year, not a measurement")])
+    view = manuscript_view_of(check, None, waivers=[NS(label="year", reason="a year, not a measurement")])
     assert [(m.state, m.title, m.claims, m.href) for m in view.marks] == [
         ("waived", "waived: a year, not a measurement; odd", [], None),
         ("unbound", "bound to no claim and not waived: bind it (a locator or quote) or waive it", [], None),
@@ -281,13 +281,13 @@ def test_on_the_chapter_no_figure_the_runner_did_not_reproduce_is_held(tmp_path)
         pytest.skip(CHAPTER_MISSING)
     from claimcheck.manuscript import check_manuscript
     from claimcheck.pages import load_document
-    from claimcheck.pages.manuscript_view import build
+    from claimcheck.pages.manuscript_view import manuscript_view_of
     from claimcheck.registry import load_registry
     from tests.pages.conftest import REGISTRY, build_run
 
     doc, _ = load_document(build_run(tmp_path / "reports", with_plots=False))
     reg = load_registry(REGISTRY)
-    view = build(check_manuscript(CHAPTER_TEXT, reg), {e.id: e for e in doc.claims}, waivers=reg.waivers)
+    view = manuscript_view_of(check_manuscript(CHAPTER_TEXT, reg), doc, waivers=reg.waivers)
     by_text: dict[str, set] = {}
     for m in view.numbers:
         by_text.setdefault(m.text, set()).add(m.state)
