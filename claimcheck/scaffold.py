@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from importlib.resources import files
 from itertools import accumulate
 from pathlib import Path
 
@@ -30,23 +32,22 @@ from claimcheck.units import UnitError, parse_unit
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
-# the unit words after a number (and its classifier), as the registry writes them
-_CJK_UNITS = dict(
-    pair.split(":")
-    for pair in "比特:bit 美元:USD 元:CNY 倍:x 字节:B 秒:s 毫秒:ms 分钟:min 小时:h 参数:param 浮点运算:FLOP "
-    "前向:forward_pass 词元:token".split()
-)
-# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
-_CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
+WORDS = tomllib.loads(files("claimcheck").joinpath("scaffold_words.toml").read_text(encoding="utf-8"))
+"""The words read around a number (claimcheck/scaffold_words.toml, package data): unit words, counted
+nouns, classifiers, and the words that say a number is no claim."""
+
+
+def _either(words: Collection[str]) -> str:
+    """A regular expression of any of ``words`` (escaped; the longest first)."""
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_CJK_UNITS: dict[str, str] = WORDS["cjk_units"]
+_CJK_COUNTS: list[str] = WORDS["cjk_counts"]
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
-_CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_UNITS = {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
-_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
-    u: u for u in "s ms us ns min h B KB MB GB TB".split()
-}
-_LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
-_LATIN_UNITS |= {"parameter": "param", "parameters": "param"}
-_LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
+_CLASSIFIERS: list[str] = WORDS["classifiers"]
+_LATIN_UNITS: dict[str, str] = WORDS["latin_units"]
+_LATIN_UNIT = _either(_LATIN_UNITS)
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
 _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
@@ -55,24 +56,22 @@ _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
 _PER_WORD = re.compile(rf"(?:[ \t]+of(?:[ \t]+[A-Za-z-]+){{1,3}}?)?[ \t]+per[ \t]+({_LATIN_UNIT})(?![a-z])")
 # a ratio's sign glued to its number ("60×"); "2×12" or "2 × 12" is a product, not a unit
 _TIMES_SIGN = re.compile(r"×(?![ \t]*\d)")
-# what joins two numbers that share the second one's unit: "5947 / 98 token/s", "2–3 个 token"
-_SHARED_UNIT = re.compile(r"\s*(?:[/、–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
-
-# "CH 15" glued to the word before it (写出来CH 15) is a chapter label too: no \b, no Latin letter before
-_CHAPTER_BEFORE = re.compile(
-    r"(?:卷|(?<![A-Za-z])(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I
+_SHARED_UNIT = re.compile(
+    rf"\s*(?:{_either(WORDS['shared_joiners'])})\s*(?:[^\d\s。；，,.]{{1,2}}\s*)?(?=\d)"
 )
-# a place in the book or a course: "深度 15/20", "进度 3/12", "depth 4/10", "lesson 3 of 12"
-_DEPTH_BEFORE = re.compile(r"(?:深度|进度|难度|depth|level|lesson)\s*$", re.I)
-_FILE_AFTER = re.compile(r"\.(?:py|ipynb|txt|md|json|toml|csv|sh|ya?ml|html?|js|c|cpp|rs)\b")
+_RANGE = _either(WORDS["range_joiners"])
+
+_W = WORDS["waivers"]
+_CHAPTER_BEFORE = re.compile(
+    rf"(?:{_either(_W['chapter_before'])}|(?<![A-Za-z])(?:{_either(_W['chapter_before_latin'])}))\s*$", re.I
+)
+_DEPTH_BEFORE = re.compile(rf"(?:{_either(_W['depth_before'])})\s*$", re.I)
+_FILE_AFTER = re.compile(rf"\.(?:{_either(_W['file_suffixes'])})\b")
 _SYMBOLIC_BEFORE = re.compile(r"(?<![A-Za-z])[A-Za-z]\s*[-+−]\s*$")  # the 1 of "t+1", "n-1"
-_CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
-_DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
+_CHAPTER_AFTER = re.compile(rf"\s*(?:{_either(_W['chapter_after'])})")
+_DATE_AFTER = re.compile(rf"\s*(?:{_either(_W['date_after'])})")
 _YEAR_BEFORE = re.compile(
-    r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
-    r"oct|nov|dec)\.?\s*$",
-    re.I,
+    rf"\b(?:{_either(_W['year_after_word'])})\s*$|(?:{_either(_W['months'])})\.?\s*$", re.I
 )
 _LIST_AFTER = re.compile(r"[.)、]\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
@@ -698,9 +697,8 @@ class _Drafter:
         sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
 
 
-#: what joins the two ends of a range: "2–3", "2~3", "2 到 3", "2 至 3"
-_RANGE_BEFORE = re.compile(r"\d\s*(?:[–~～]|-|到|至)\s*$")
-_RANGE_AFTER = re.compile(r"\s*(?:[–~～]|-|到|至)\s*\d")
+_RANGE_BEFORE = re.compile(rf"\d\s*(?:{_RANGE})\s*$")
+_RANGE_AFTER = re.compile(rf"\s*(?:{_RANGE})\s*\d")
 
 
 def _classifier(ms: Manuscript, num: Number) -> str:
@@ -849,13 +847,4 @@ def _assignments(table: dict) -> list[str]:
     return [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
 
 
-HEADER = """\
-# Draft registry of {manuscript}, scaffolded by `claimcheck init`: every number of the manuscript is
-# a draft claim (draft = true) or a suggested waiver (reason "suggested: ..."). For each draft claim:
-# check `stated` (the number as printed) and the guessed `unit`, choose its `tolerance` and `needs`,
-# write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
-# Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
-# Claims are keyed by chapter: [chapter] id is the first half of every key ({id}:C01).
-# Check it: claimcheck validate {registry}
-#           claimcheck check-manuscript {manuscript_path} --registry {registry}
-#"""
+HEADER: str = WORDS["header"]
