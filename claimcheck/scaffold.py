@@ -29,6 +29,9 @@ from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites, one
 from claimcheck.printed import Number
 from claimcheck.units import UnitError, parse_unit
 
+Span = tuple[int, int]
+"""``(start, end)`` offsets of a part of the manuscript's text."""
+
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
@@ -148,17 +151,14 @@ class Scaffold:
         header = HEADER.format(**self.chapter, registry=registry, manuscript_path=self.manuscript.path)
         out = [header, *comment_lines(), "", "[chapter]", *_assignments(self.chapter)]
         if self.sections:
-            out += [
-                "",
-                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-            ]
-            out += ["# give each section a title in your own words)."]
+            out.append("")
+            out.append(
+                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;"
+            )
+            out.append("# give each section a title in your own words).")
         for s in self.sections:
-            out += [
-                "",
-                "[[sections]]",
-                *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
-            ]
+            section = dict(id=s.id, title=s.title, heading=s.heading or None)
+            out += ["", "[[sections]]", *_assignments(section)]
         out += self._claims_toml()
         if self.waivers:
             out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
@@ -213,29 +213,28 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
 
-def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
-    """Sorted ``(start, end, kind)`` of code: ``"block"`` (fenced; in plain text, two or more lines that
-    look like code) and ``"inline"``."""
-    regions: list[tuple[int, int, str]] = []
-    if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
-        regions += _plain_code_blocks(ms.text)
+def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
+    """``(blocks, inline)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text, two or
+    more lines that look like code) and of inline code outside them."""
+    plain = Path(ms.path).suffix.lower() not in (".md", ".markdown")
+    blocks = _plain_code_blocks(ms.text) if plain else []
     fence, start = None, 0
     for pos, line in _lines(ms.text):
         m = _FENCE.match(line)
         if fence is None and m:
             fence, start = m.group(1)[0] * 3, pos + len(line) + 1
         elif fence is not None and line.strip().startswith(fence):
-            regions.append((start, max(start, pos - 1), "block"))
+            blocks.append((start, max(start, pos - 1)))
             fence = None
     if fence is not None:  # an unclosed fence runs to the end
-        regions.append((start, len(ms.text), "block"))
-    for m in _INLINE_CODE.finditer(ms.text):
-        if not any(a <= m.start() < b for a, b, _ in regions):
-            regions.append((m.start(), m.end(), "inline"))
-    return sorted(regions)
+        blocks.append((start, len(ms.text)))
+    inline = [
+        m.span() for m in _INLINE_CODE.finditer(ms.text) if not any(a <= m.start() < b for a, b in blocks)
+    ]
+    return sorted(blocks), inline
 
 
-def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+def _plain_code_blocks(text: str) -> list[Span]:
     runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
     for pos, line in _lines(text):
         code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
@@ -248,16 +247,16 @@ def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
         while run and not run[-1][1].strip():
             run.pop()
         if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
-            out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
+            out.append((run[0][0], run[-1][0] + len(run[-1][1])))
     return out
 
 
-def headings(ms: Manuscript, code: Collection[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
-    """Markdown headings outside code: ``(line start, line end, heading text)``."""
+def headings(ms: Manuscript, blocks: Collection[Span] = ()) -> list[tuple[int, int, str]]:
+    """Markdown headings outside code ``blocks``: ``(line start, line end, heading text)``."""
     out = []
     for pos, line in _lines(ms.text):
         m = _HEADING.match(line)
-        if m and not any(a <= pos < b for a, b, kind in code if kind == "block"):
+        if m and not any(a <= pos < b for a, b in blocks):
             out.append((pos, pos + len(line), m.group(2).strip()))
     return out
 
@@ -281,7 +280,7 @@ def _slug(text: str, taken: set[str], n: int) -> str:
 
 
 # --- what a number is ---------------------------------------------------------------------------
-def _line_bounds(scan: str, pos: int) -> tuple[int, int]:
+def _line_bounds(scan: str, pos: int) -> Span:
     a = scan.rfind("\n", 0, pos) + 1
     b = scan.find("\n", pos)
     return a, len(scan) if b < 0 else b
@@ -470,13 +469,13 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
-def _waivable_site(ms: Manuscript, locator: str, waivable: Container[tuple[int, int]]) -> Site | None:
+def _waivable_site(ms: Manuscript, locator: str, waivable: Container[Span]) -> Site | None:
     """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
     sites = find_sites(ms, locator)
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
-def _covers(ms: Manuscript, nums: list[Number], waivable: Container[tuple[int, int]], locator: str) -> bool:
+def _covers(ms: Manuscript, nums: list[Number], waivable: Container[Span], locator: str) -> bool:
     """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
     site = _waivable_site(ms, locator, waivable)
     return site is not None and all(n.span in site.groups for n in nums)
@@ -519,8 +518,8 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     Raises ValueError: ``prefix`` is not capital Latin letters."""
     if not re.fullmatch(r"[A-Z]+", prefix or ""):
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
-    code = code_regions(ms)
-    heads = headings(ms, code)
+    blocks, inline = code_regions(ms)
+    heads = headings(ms, blocks)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
     # zh when Chinese characters make up a tenth or more of the letters
@@ -534,7 +533,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
-    _Drafter(ms, sc, code, heads, prefix).draft()
+    _Drafter(ms, sc, blocks, inline, [(a, b) for a, b, _ in heads], prefix).draft()
     return sc
 
 
@@ -550,22 +549,22 @@ class _Drafter:
         self,
         ms: Manuscript,
         sc: Scaffold,
-        code: Collection[tuple[int, int, str]],
-        heads: Collection[tuple[int, int, str]],
+        blocks: list[Span],
+        inline: list[Span],
+        heads: list[Span],
         prefix: str,
     ) -> None:
+        """``blocks``, ``inline``, ``heads``: the sorted spans of code blocks, inline code, headings."""
         self.ms, self.sc, self.prefix = ms, sc, prefix
         self.width = max(2, len(str(len(ms.numbers))))
-        self.blocks = sorted((a, b) for a, b, kind in code if kind == "block")
-        self.inline = sorted((a, b) for a, b, kind in code if kind == "inline")
-        self.head_spans = sorted((a, b) for a, b, _ in heads)
+        self.blocks, self.inline, self.head_spans = blocks, inline, heads
         self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
-        self.covered: set[tuple[int, int]] = set()
+        self.covered: set[Span] = set()
         self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
-        self.formulas: dict[tuple[int, int], PrintedFormula] = {}  # result span -> its arithmetic
-        self.operand_of: dict[tuple[int, int], tuple[int, int]] = {}  # operand span -> result span
-        self.folded: dict[tuple[int, int], str] = {}  # operand span -> its locator (a value of the result)
+        self.formulas: dict[Span, PrintedFormula] = {}  # result span -> its arithmetic
+        self.operand_of: dict[Span, Span] = {}  # operand span -> result span
+        self.folded: dict[Span, str] = {}  # operand span -> its locator (a value of the result)
         for num in ms.numbers:
             found = printed_arithmetic(ms, num)
             if found and not any(x.span in self.reasons for x in (*found.operands, num)):
@@ -576,13 +575,13 @@ class _Drafter:
         rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
-        self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
+        self.draft_at: dict[Span, int] = {}  # a row's first number -> its draft's index
 
     def section_of(self, pos: int) -> str | None:
         i = bisect_right(self.section_starts, pos)
         return self.sc.sections[i - 1].id if i else None
 
-    def _reasons(self) -> dict[tuple[int, int], str]:
+    def _reasons(self) -> dict[Span, str]:
         reasons = {}
         for num in self.ms.numbers:
             heading = _holding(self.head_spans, num.start, num.start + 1) is not None
@@ -714,7 +713,7 @@ def _in_range(ms: Manuscript, num: Number) -> bool:
     )
 
 
-def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
+def _holding(spans: list[Span], a: int, b: int) -> Span | None:
     """The span of ascending, disjoint ``spans`` that holds ``[a, b]``, or None."""
     i = bisect_right(spans, (a, float("inf")))  # spans[i - 1]: the last to start at or before a
     return spans[i - 1] if i and b <= spans[i - 1][1] else None
@@ -758,7 +757,7 @@ class PrintedFormula:
     operators: tuple[str, ...]  # Python's: "*", "/", "+", "-", one per gap
     text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
 
-    def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
+    def proposal(self, folded: dict[Span, str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
         """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` locates (named
         a, b...), and the formula over those names (other operands as printed)."""
         values: list[tuple[str, str, str]] = []
@@ -806,7 +805,7 @@ def _code_waiver(
     a: int,
     b: int,
     section: str | None,
-    waivable: Container[tuple[int, int]],
+    waivable: Container[Span],
 ) -> DraftWaiver:
     """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
