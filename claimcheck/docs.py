@@ -46,7 +46,7 @@ def _reference_cell(text: object) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _table(names: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+def _markdown_table(names: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """A Markdown table of ``rows`` under the heading ``names``, each cell a :func:`_reference_cell`."""
     lines = [f"| {' | '.join(names)} |", "|---" * len(names) + "|"]
     return "\n".join(lines + [f"| {' | '.join(map(_reference_cell, row))} |" for row in rows])
@@ -70,7 +70,9 @@ def registry_fields() -> str:
             f"{_reference_cell(_code(f.example))} | {_reference_cell(f.help)} |"
             for f in fields
         ]
-        tables.append((header, what[0].upper() + what[1:] + ".", "\n".join([_table(names, []), *rows])))
+        tables.append(
+            (header, what[0].upper() + what[1:] + ".", "\n".join([_markdown_table(names, []), *rows]))
+        )
     return _render(
         "registry-fields.md.j2",
         tables=tables,
@@ -78,7 +80,9 @@ def registry_fields() -> str:
         rules="\n".join(
             f"- {' '.join((rule.__doc__ or '').split()).replace('``', '`')}" for rule in CLAIM_RULES
         ),
-        needs=_table(("need", "the claim needs"), ((f"`{name}`", words) for name, words in NEEDS.items())),
+        needs=_markdown_table(
+            ("need", "the claim needs"), ((f"`{name}`", words) for name, words in NEEDS.items())
+        ),
     )
 
 
@@ -130,14 +134,14 @@ def options() -> str:
         for o in options.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
             rows.append((_code(flag), _code(o.env or ""), _code(o.ini or ""), default(o), o.help))
-        return _table(names, rows)
+        return _markdown_table(names, rows)
 
     kits = kit_option_tables()
     commands = []
     for name, words, parser in _commands():
         args = [(_argument(a), _default(a), a.help or "") for a in parser._actions if a.dest != "help"]
         usage, about = parser.format_usage().split()[1:], (parser.description or words).split()
-        arguments = _table(("argument", "default", "meaning"), args)
+        arguments = _markdown_table(("argument", "default", "meaning"), args)
         commands.append((name, words, " ".join(usage), " ".join(about), arguments))
     return _render(
         "options.md.j2",
@@ -155,7 +159,7 @@ def units_page() -> str:
         name, value, *aliases = (part.strip() for part in definition.split("="))
         defined = "a dimension of its own" if value.startswith("[") else _code(value)
         rows.append((_code(name), ", ".join(_code(a) for a in aliases), defined, meaning))
-    units = _table(("unit", "also written", "defined as", "what it is"), rows)
+    units = _markdown_table(("unit", "also written", "defined as", "what it is"), rows)
     return _render("units.md.j2", common=", ".join(_code(u) for u in COMMON), units=units)
 
 
