@@ -63,6 +63,7 @@ def registry_fields() -> str:
         claims = header == "[claims]"
         shared = ["shared"] if claims else []
         names = ["field", "type", "required", "default", *shared, "example", "meaning"]
+        head = _markdown_table(names, [])
         # the shared column's empty cell is one space wide, the others' two (the page as published)
         rows = [
             f"| `{f.name}` | {f.kind.words} | {'yes' if f.required else 'no'} "
@@ -70,19 +71,14 @@ def registry_fields() -> str:
             f"{_reference_cell(_code(f.example))} | {_reference_cell(f.help)} |"
             for f in fields
         ]
-        tables.append(
-            (header, what[0].upper() + what[1:] + ".", "\n".join([_markdown_table(names, []), *rows]))
-        )
+        tables.append((header, what[0].upper() + what[1:] + ".", "\n".join([head, *rows])))
+    needs = [(f"`{name}`", words) for name, words in NEEDS.items()]
     return _render(
         "registry-fields.md.j2",
         tables=tables,
         shared=", ".join(f"`{f.name}`" for f in SHARED_FIELDS),
-        rules="\n".join(
-            f"- {' '.join((rule.__doc__ or '').split()).replace('``', '`')}" for rule in CLAIM_RULES
-        ),
-        needs=_markdown_table(
-            ("need", "the claim needs"), ((f"`{name}`", words) for name, words in NEEDS.items())
-        ),
+        rules=[" ".join((rule.__doc__ or "").split()).replace("``", "`") for rule in CLAIM_RULES],
+        needs=_markdown_table(("need", "the claim needs"), needs),
     )
 
 
@@ -103,11 +99,8 @@ def _argument(action: argparse.Action) -> str:
 
 
 def _default(action: argparse.Action) -> str:
-    if action.default in (None, False, argparse.SUPPRESS):
-        return ""
-    if not action.option_strings and action.nargs in ("*", "+"):
-        return ""
-    return _code(str(action.default))
+    listed = not action.option_strings and action.nargs in ("*", "+")  # a positional list: none shown
+    return "" if listed or action.default in (None, False, argparse.SUPPRESS) else _code(str(action.default))
 
 
 def kit_option_tables() -> list[OptionTable]:
