@@ -40,9 +40,9 @@ WORDS = tomllib.loads(files("claimcheck").joinpath("scaffold_words.toml").read_t
 nouns, classifiers, and the words that say a number is no claim."""
 
 
-def _either(words: Collection[str]) -> str:
-    """A regular expression of any of ``words`` (escaped; the longest first)."""
-    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+def _either(name: str) -> str:
+    """A regular expression of any word of ``WORDS[name]`` (escaped; the longest first)."""
+    return "|".join(sorted(map(re.escape, WORDS[name]), key=len, reverse=True))
 
 
 _CJK_UNITS: dict[str, str] = WORDS["cjk_units"]
@@ -50,7 +50,7 @@ _CJK_COUNTS: list[str] = WORDS["cjk_counts"]
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
 _CLASSIFIERS: list[str] = WORDS["classifiers"]
 _LATIN_UNITS: dict[str, str] = WORDS["latin_units"]
-_LATIN_UNIT = _either(_LATIN_UNITS)
+_LATIN_UNIT = _either("latin_units")
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
 _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
@@ -59,23 +59,17 @@ _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
 _PER_WORD = re.compile(rf"(?:[ \t]+of(?:[ \t]+[A-Za-z-]+){{1,3}}?)?[ \t]+per[ \t]+({_LATIN_UNIT})(?![a-z])")
 # a ratio's sign glued to its number ("60×"); "2×12" or "2 × 12" is a product, not a unit
 _TIMES_SIGN = re.compile(r"×(?![ \t]*\d)")
-_SHARED_UNIT = re.compile(
-    rf"\s*(?:{_either(WORDS['shared_joiners'])})\s*(?:[^\d\s。；，,.]{{1,2}}\s*)?(?=\d)"
-)
-_RANGE = _either(WORDS["range_joiners"])
+_SHARED_UNIT = re.compile(rf"\s*(?:{_either('shared_joiners')})\s*(?:[^\d\s。；，,.]{{1,2}}\s*)?(?=\d)")
+_RANGE = _either("range_joiners")
 
-_W = WORDS["waivers"]
-_CHAPTER_BEFORE = re.compile(
-    rf"(?:{_either(_W['chapter_before'])}|(?<![A-Za-z])(?:{_either(_W['chapter_before_latin'])}))\s*$", re.I
-)
-_DEPTH_BEFORE = re.compile(rf"(?:{_either(_W['depth_before'])})\s*$", re.I)
-_FILE_AFTER = re.compile(rf"\.(?:{_either(_W['file_suffixes'])})\b")
+_CHAPTER = rf"(?:{_either('chapter_before')}|(?<![A-Za-z])(?:{_either('chapter_before_latin')}))"
+_CHAPTER_BEFORE = re.compile(rf"{_CHAPTER}\s*$", re.I)
+_DEPTH_BEFORE = re.compile(rf"(?:{_either('depth_before')})\s*$", re.I)
+_FILE_AFTER = re.compile(rf"\.(?:{_either('file_suffixes')})\b")
 _SYMBOLIC_BEFORE = re.compile(r"(?<![A-Za-z])[A-Za-z]\s*[-+−]\s*$")  # the 1 of "t+1", "n-1"
-_CHAPTER_AFTER = re.compile(rf"\s*(?:{_either(_W['chapter_after'])})")
-_DATE_AFTER = re.compile(rf"\s*(?:{_either(_W['date_after'])})")
-_YEAR_BEFORE = re.compile(
-    rf"\b(?:{_either(_W['year_after_word'])})\s*$|(?:{_either(_W['months'])})\.?\s*$", re.I
-)
+_CHAPTER_AFTER = re.compile(rf"\s*(?:{_either('chapter_after')})")
+_DATE_AFTER = re.compile(rf"\s*(?:{_either('date_after')})")
+_YEAR_BEFORE = re.compile(rf"\b(?:{_either('year_before')})\s*$|(?:{_either('months')})\.?\s*$", re.I)
 _LIST_AFTER = re.compile(r"[.)、]\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
