@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import tomllib
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from importlib.resources import files
 from itertools import accumulate
 from pathlib import Path
 
@@ -27,26 +29,28 @@ from claimcheck.manuscript import Manuscript, Site, check_quote, find_sites, one
 from claimcheck.printed import Number
 from claimcheck.units import UnitError, parse_unit
 
+Span = tuple[int, int]
+"""``(start, end)`` offsets of a part of the manuscript's text."""
+
 SUGGESTED = "suggested: "
 """How the reason of a waiver that ``claimcheck init`` suggested begins (review it, then drop the prefix)."""
 
-# the unit words after a number (and its classifier), as the registry writes them
-_CJK_UNITS = dict(
-    pair.split(":")
-    for pair in "比特:bit 美元:USD 元:CNY 倍:x 字节:B 秒:s 毫秒:ms 分钟:min 小时:h 参数:param 浮点运算:FLOP "
-    "前向:forward_pass 词元:token".split()
-)
-# nouns counted with no registry unit: "" (a count), but a draft of its own (3 个字符 is not 3 个字节)
-_CJK_COUNTS = tuple("字符 汉字 字 词 层 维 行 步 页 位置 位 数 元素 元组 样本".split())
+WORDS = tomllib.loads(files("claimcheck").joinpath("scaffold_words.toml").read_text(encoding="utf-8"))
+"""The words read around a number (claimcheck/scaffold_words.toml, package data): unit words, counted
+nouns, classifiers, and the words that say a number is no claim."""
+
+
+def _either(name: str) -> str:
+    """A regular expression of any word of ``WORDS[name]`` (escaped; the longest first)."""
+    return "|".join(sorted(map(re.escape, WORDS[name]), key=len, reverse=True))
+
+
+_CJK_UNITS: dict[str, str] = WORDS["cjk_units"]
+_CJK_COUNTS: list[str] = WORDS["cjk_counts"]
 _CJK_WORDS = sorted([*_CJK_UNITS, *_CJK_COUNTS], key=len, reverse=True)  # longest first: 元素 before 元
-_CLASSIFIERS = ("个", "次", "条", "张", "项", "颗", "种", "轮", "批")
-_LATIN_UNITS = {"µs": "us", "byte": "B", "bytes": "B", "bits": "bit", "tokens": "token", "tok": "token"}
-_LATIN_UNITS |= {"FLOPs": "FLOP", "params": "param"} | {
-    u: u for u in "s ms us ns min h B KB MB GB TB".split()
-}
-_LATIN_UNITS |= {u: u for u in "KiB MiB GiB TiB bit token FLOP param x USD".split()}
-_LATIN_UNITS |= {"parameter": "param", "parameters": "param"}
-_LATIN_UNIT = "|".join(sorted(map(re.escape, _LATIN_UNITS), key=len, reverse=True))
+_CLASSIFIERS: list[str] = WORDS["classifiers"]
+_LATIN_UNITS: dict[str, str] = WORDS["latin_units"]
+_LATIN_UNIT = _either("latin_units")
 # a unit word, or a ratio of them ("KiB/token"), that no lower-case letter continues: a table's
 # cells may glue it to the next word ("token/sKV 缓存"), but "5 sets" is no "s"
 _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
@@ -55,25 +59,17 @@ _LATIN_WORD = re.compile(rf"(?:{_LATIN_UNIT})(?:/(?:{_LATIN_UNIT}))*(?![a-z])")
 _PER_WORD = re.compile(rf"(?:[ \t]+of(?:[ \t]+[A-Za-z-]+){{1,3}}?)?[ \t]+per[ \t]+({_LATIN_UNIT})(?![a-z])")
 # a ratio's sign glued to its number ("60×"); "2×12" or "2 × 12" is a product, not a unit
 _TIMES_SIGN = re.compile(r"×(?![ \t]*\d)")
-# what joins two numbers that share the second one's unit: "5947 / 98 token/s", "2–3 个 token"
-_SHARED_UNIT = re.compile(r"\s*(?:[/、–~]|-|到|至|和|或)\s*(?:[^\d\s。；，,.]{1,2}\s*)?(?=\d)")
+_SHARED_UNIT = re.compile(rf"\s*(?:{_either('shared_joiners')})\s*(?:[^\d\s。；，,.]{{1,2}}\s*)?(?=\d)")
+_RANGE = _either("range_joiners")
 
-# "CH 15" glued to the word before it (写出来CH 15) is a chapter label too: no \b, no Latin letter before
-_CHAPTER_BEFORE = re.compile(
-    r"(?:卷|(?<![A-Za-z])(?:chapter|ch\.?|volume|vol\.?|section|sec\.?|part)|§)\s*$", re.I
-)
-# a place in the book or a course: "深度 15/20", "进度 3/12", "depth 4/10", "lesson 3 of 12"
-_DEPTH_BEFORE = re.compile(r"(?:深度|进度|难度|depth|level|lesson)\s*$", re.I)
-_FILE_AFTER = re.compile(r"\.(?:py|ipynb|txt|md|json|toml|csv|sh|ya?ml|html?|js|c|cpp|rs)\b")
+_CHAPTER = rf"(?:{_either('chapter_before')}|(?<![A-Za-z])(?:{_either('chapter_before_latin')}))"
+_CHAPTER_BEFORE = re.compile(rf"{_CHAPTER}\s*$", re.I)
+_DEPTH_BEFORE = re.compile(rf"(?:{_either('depth_before')})\s*$", re.I)
+_FILE_AFTER = re.compile(rf"\.(?:{_either('file_suffixes')})\b")
 _SYMBOLIC_BEFORE = re.compile(r"(?<![A-Za-z])[A-Za-z]\s*[-+−]\s*$")  # the 1 of "t+1", "n-1"
-_CHAPTER_AFTER = re.compile(r"\s*(?:章|节|卷|篇)")
-_DATE_AFTER = re.compile(r"\s*(?:年|月|日|号)")
-_YEAR_BEFORE = re.compile(
-    r"\b(?:in|since|until|by|from)\s*$|(?:january|february|march|april|may|june|july|"
-    r"august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|"
-    r"oct|nov|dec)\.?\s*$",
-    re.I,
-)
+_CHAPTER_AFTER = re.compile(rf"\s*(?:{_either('chapter_after')})")
+_DATE_AFTER = re.compile(rf"\s*(?:{_either('date_after')})")
+_YEAR_BEFORE = re.compile(rf"\b(?:{_either('year_before')})\s*$|(?:{_either('months')})\.?\s*$", re.I)
 _LIST_AFTER = re.compile(r"[.)、]\s")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
@@ -149,17 +145,14 @@ class Scaffold:
         header = HEADER.format(**self.chapter, registry=registry, manuscript_path=self.manuscript.path)
         out = [header, *comment_lines(), "", "[chapter]", *_assignments(self.chapter)]
         if self.sections:
-            out += [
-                "",
-                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;",
-            ]
-            out += ["# give each section a title in your own words)."]
+            out.append("")
+            out.append(
+                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;"
+            )
+            out.append("# give each section a title in your own words).")
         for s in self.sections:
-            out += [
-                "",
-                "[[sections]]",
-                *_assignments(dict(id=s.id, title=s.title, heading=s.heading or None)),
-            ]
+            section = dict(id=s.id, title=s.title, heading=s.heading or None)
+            out += ["", "[[sections]]", *_assignments(section)]
         out += self._claims_toml()
         if self.waivers:
             out += ["", "# --- numbers that are not claims (suggested waivers) " + "-" * 30]
@@ -214,29 +207,28 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
 
-def code_regions(ms: Manuscript) -> list[tuple[int, int, str]]:
-    """Sorted ``(start, end, kind)`` of code: ``"block"`` (fenced; in plain text, two or more lines that
-    look like code) and ``"inline"``."""
-    regions: list[tuple[int, int, str]] = []
-    if Path(ms.path).suffix.lower() not in (".md", ".markdown"):
-        regions += _plain_code_blocks(ms.text)
+def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
+    """``(blocks, inline)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text, two or
+    more lines that look like code) and of inline code outside them."""
+    plain = Path(ms.path).suffix.lower() not in (".md", ".markdown")
+    blocks = _plain_code_blocks(ms.text) if plain else []
     fence, start = None, 0
     for pos, line in _lines(ms.text):
         m = _FENCE.match(line)
         if fence is None and m:
             fence, start = m.group(1)[0] * 3, pos + len(line) + 1
         elif fence is not None and line.strip().startswith(fence):
-            regions.append((start, max(start, pos - 1), "block"))
+            blocks.append((start, max(start, pos - 1)))
             fence = None
     if fence is not None:  # an unclosed fence runs to the end
-        regions.append((start, len(ms.text), "block"))
-    for m in _INLINE_CODE.finditer(ms.text):
-        if not any(a <= m.start() < b for a, b, _ in regions):
-            regions.append((m.start(), m.end(), "inline"))
-    return sorted(regions)
+        blocks.append((start, len(ms.text)))
+    inline = [
+        m.span() for m in _INLINE_CODE.finditer(ms.text) if not any(a <= m.start() < b for a, b in blocks)
+    ]
+    return sorted(blocks), inline
 
 
-def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
+def _plain_code_blocks(text: str) -> list[Span]:
     runs: list[list[tuple[int, str]]] = [[]]  # runs of lines that may be a block: (start offset, line)
     for pos, line in _lines(text):
         code = bool(_CODE_LINE.match(line)) and line.lstrip()[:1].isascii()
@@ -249,16 +241,16 @@ def _plain_code_blocks(text: str) -> list[tuple[int, int, str]]:
         while run and not run[-1][1].strip():
             run.pop()
         if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
-            out.append((run[0][0], run[-1][0] + len(run[-1][1]), "block"))
+            out.append((run[0][0], run[-1][0] + len(run[-1][1])))
     return out
 
 
-def headings(ms: Manuscript, code: Collection[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
-    """Markdown headings outside code: ``(line start, line end, heading text)``."""
+def headings(ms: Manuscript, blocks: Collection[Span] = ()) -> list[tuple[int, int, str]]:
+    """Markdown headings outside code ``blocks``: ``(line start, line end, heading text)``."""
     out = []
     for pos, line in _lines(ms.text):
         m = _HEADING.match(line)
-        if m and not any(a <= pos < b for a, b, kind in code if kind == "block"):
+        if m and not any(a <= pos < b for a, b in blocks):
             out.append((pos, pos + len(line), m.group(2).strip()))
     return out
 
@@ -282,7 +274,7 @@ def _slug(text: str, taken: set[str], n: int) -> str:
 
 
 # --- what a number is ---------------------------------------------------------------------------
-def _line_bounds(scan: str, pos: int) -> tuple[int, int]:
+def _line_bounds(scan: str, pos: int) -> Span:
     a = scan.rfind("\n", 0, pos) + 1
     b = scan.find("\n", pos)
     return a, len(scan) if b < 0 else b
@@ -471,13 +463,13 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
-def _waivable_site(ms: Manuscript, locator: str, waivable: Container[tuple[int, int]]) -> Site | None:
+def _waivable_site(ms: Manuscript, locator: str, waivable: Container[Span]) -> Site | None:
     """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
     sites = find_sites(ms, locator)
     return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
 
 
-def _covers(ms: Manuscript, nums: list[Number], waivable: Container[tuple[int, int]], locator: str) -> bool:
+def _covers(ms: Manuscript, nums: list[Number], waivable: Container[Span], locator: str) -> bool:
     """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
     site = _waivable_site(ms, locator, waivable)
     return site is not None and all(n.span in site.groups for n in nums)
@@ -520,8 +512,8 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     Raises ValueError: ``prefix`` is not capital Latin letters."""
     if not re.fullmatch(r"[A-Z]+", prefix or ""):
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
-    code = code_regions(ms)
-    heads = headings(ms, code)
+    blocks, inline = code_regions(ms)
+    heads = headings(ms, blocks)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
     # zh when Chinese characters make up a tenth or more of the letters
@@ -535,7 +527,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
         sc.sections.append(DraftSection(_slug(text, taken, n), text, _heading_locator(ms, a, b), a))
     if heads and any(x.start < heads[0][0] for x in ms.numbers):
         sc.sections.insert(0, DraftSection(_slug("front", taken, 0), "before the first heading", "", 0))
-    _Drafter(ms, sc, code, heads, prefix).draft()
+    _Drafter(ms, sc, blocks, inline, [(a, b) for a, b, _ in heads], prefix).draft()
     return sc
 
 
@@ -551,22 +543,22 @@ class _Drafter:
         self,
         ms: Manuscript,
         sc: Scaffold,
-        code: Collection[tuple[int, int, str]],
-        heads: Collection[tuple[int, int, str]],
+        blocks: list[Span],
+        inline: list[Span],
+        heads: list[Span],
         prefix: str,
     ) -> None:
+        """``blocks``, ``inline``, ``heads``: the sorted spans of code blocks, inline code, headings."""
         self.ms, self.sc, self.prefix = ms, sc, prefix
         self.width = max(2, len(str(len(ms.numbers))))
-        self.blocks = sorted((a, b) for a, b, kind in code if kind == "block")
-        self.inline = sorted((a, b) for a, b, kind in code if kind == "inline")
-        self.head_spans = sorted((a, b) for a, b, _ in heads)
+        self.blocks, self.inline, self.head_spans = blocks, inline, heads
         self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
-        self.covered: set[tuple[int, int]] = set()
+        self.covered: set[Span] = set()
         self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
-        self.formulas: dict[tuple[int, int], PrintedFormula] = {}  # result span -> its arithmetic
-        self.operand_of: dict[tuple[int, int], tuple[int, int]] = {}  # operand span -> result span
-        self.folded: dict[tuple[int, int], str] = {}  # operand span -> its locator (a value of the result)
+        self.formulas: dict[Span, PrintedFormula] = {}  # result span -> its arithmetic
+        self.operand_of: dict[Span, Span] = {}  # operand span -> result span
+        self.folded: dict[Span, str] = {}  # operand span -> its locator (a value of the result)
         for num in ms.numbers:
             found = printed_arithmetic(ms, num)
             if found and not any(x.span in self.reasons for x in (*found.operands, num)):
@@ -577,13 +569,13 @@ class _Drafter:
         rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
-        self.draft_at: dict[tuple[int, int], int] = {}  # a row's first number -> its draft's index
+        self.draft_at: dict[Span, int] = {}  # a row's first number -> its draft's index
 
     def section_of(self, pos: int) -> str | None:
         i = bisect_right(self.section_starts, pos)
         return self.sc.sections[i - 1].id if i else None
 
-    def _reasons(self) -> dict[tuple[int, int], str]:
+    def _reasons(self) -> dict[Span, str]:
         reasons = {}
         for num in self.ms.numbers:
             heading = _holding(self.head_spans, num.start, num.start + 1) is not None
@@ -698,9 +690,8 @@ class _Drafter:
         sc.claims.append(DraftClaim(cid, section, num, stated, unit, locator, note, problem, **extra))
 
 
-#: what joins the two ends of a range: "2–3", "2~3", "2 到 3", "2 至 3"
-_RANGE_BEFORE = re.compile(r"\d\s*(?:[–~～]|-|到|至)\s*$")
-_RANGE_AFTER = re.compile(r"\s*(?:[–~～]|-|到|至)\s*\d")
+_RANGE_BEFORE = re.compile(rf"\d\s*(?:{_RANGE})\s*$")
+_RANGE_AFTER = re.compile(rf"\s*(?:{_RANGE})\s*\d")
 
 
 def _classifier(ms: Manuscript, num: Number) -> str:
@@ -716,7 +707,7 @@ def _in_range(ms: Manuscript, num: Number) -> bool:
     )
 
 
-def _holding(spans: list[tuple[int, int]], a: int, b: int) -> tuple[int, int] | None:
+def _holding(spans: list[Span], a: int, b: int) -> Span | None:
     """The span of ascending, disjoint ``spans`` that holds ``[a, b]``, or None."""
     i = bisect_right(spans, (a, float("inf")))  # spans[i - 1]: the last to start at or before a
     return spans[i - 1] if i and b <= spans[i - 1][1] else None
@@ -760,7 +751,7 @@ class PrintedFormula:
     operators: tuple[str, ...]  # Python's: "*", "/", "+", "-", one per gap
     text: str  # as printed, from the first operand to the result's unit ("70 亿 × 4 B = 28 GB")
 
-    def proposal(self, folded: dict[tuple[int, int], str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
+    def proposal(self, folded: dict[Span, str]) -> tuple[tuple[tuple[str, str, str], ...], str]:
         """``(values, formula)``: ``(name, printed, locator)`` of each operand ``folded`` locates (named
         a, b...), and the formula over those names (other operands as printed)."""
         values: list[tuple[str, str, str]] = []
@@ -808,7 +799,7 @@ def _code_waiver(
     a: int,
     b: int,
     section: str | None,
-    waivable: Container[tuple[int, int]],
+    waivable: Container[Span],
 ) -> DraftWaiver:
     """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
     first, last = inside[0], inside[-1]
@@ -849,13 +840,4 @@ def _assignments(table: dict) -> list[str]:
     return [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
 
 
-HEADER = """\
-# Draft registry of {manuscript}, scaffolded by `claimcheck init`: every number of the manuscript is
-# a draft claim (draft = true) or a suggested waiver (reason "suggested: ..."). For each draft claim:
-# check `stated` (the number as printed) and the guessed `unit`, choose its `tolerance` and `needs`,
-# write a title in your own words and a test (@pytest.mark.claim("ID")), then delete `draft = true`.
-# Merge the drafts that are one claim (`values` and `quotes`), and review each suggested waiver.
-# Claims are keyed by chapter: [chapter] id is the first half of every key ({id}:C01).
-# Check it: claimcheck validate {registry}
-#           claimcheck check-manuscript {manuscript_path} --registry {registry}
-#"""
+HEADER: str = WORDS["header"]

@@ -74,6 +74,18 @@ def test_the_guide_s_dense_registry_example_loads(tmp_path):
     assert reg.claims["C04.text"].needs == ("text",) and reg.claims["C02"].needs == ("tok",)
 
 
+def test_the_page_templates_are_package_data():
+    """Each page's prose is a template of the package (claimcheck/reference_pages/), shipped in the
+    wheel by pyproject's package-data: ``python -m claimcheck.docs --check`` works from an install."""
+    import tomllib
+    from importlib.resources import files
+
+    shipped = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "reference_pages/*.j2" in shipped["package-data"]["claimcheck"]
+    templates = sorted(t.name for t in files("claimcheck").joinpath("reference_pages").iterdir())
+    assert templates == sorted(Path(page).name + ".j2" for page in docs.RENDER)
+
+
 def test_check_names_a_stale_page_and_the_command(tmp_path, capsys):
     assert docs.main(["--root", str(tmp_path)]) == 0
     assert docs.main(["--root", str(tmp_path), "--check"]) == 0

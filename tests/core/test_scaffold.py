@@ -8,6 +8,8 @@ scaffold validates, and check-manuscript binds or waives every number without dr
 """
 
 import json
+import tomllib
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,8 @@ from claimcheck.registry import load_registry
 from claimcheck.scaffold import SUGGESTED, scaffold, unit_words
 from tests.claimkit import CHAPTER_MISSING, CHAPTER_TEXT
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
 INDEX = DATA / "manuscript_index_zh.md"
 
 
@@ -479,3 +482,19 @@ def test_a_section_id_is_cut_at_a_word_and_a_repeated_heading_keeps_its_marks(tm
         ("flops-per-token", "## FLOPs per token"),
         ("supercalifragilisticexpialidoc", "Supercalifragilisticexpialidocious-ness"),
     ]
+
+
+def test_the_words_are_package_data_the_scaffold_reads():
+    """The word lists (units, counted nouns, classifiers, the words of a waiver) are a data file of the
+    package, claimcheck/scaffold_words.toml: read as a resource, so a wheel that lacks it (pyproject's
+    package-data) fails here and in tests/core/test_install.py, not on a user's first ``init``."""
+    from claimcheck import scaffold as scaffold_mod
+
+    words = tomllib.loads(files("claimcheck").joinpath("scaffold_words.toml").read_text(encoding="utf-8"))
+    assert words == scaffold_mod.WORDS
+    shipped = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    assert "scaffold_words.toml" in shipped["package-data"]["claimcheck"]
+    assert words["cjk_units"]["字节"] == "B" and words["latin_units"]["FLOPs"] == "FLOP"
+    assert scaffold_mod.HEADER.startswith("# Draft registry of {manuscript}") and "个" in words["classifiers"]
+    ms = Manuscript.from_text("共 3 个字节, 2 FLOPs per token, 第 3 章.", "ch.md")
+    assert [unit_words(ms, n)[0] for n in ms.numbers] == ["B", "FLOP/token", ""]
