@@ -496,15 +496,10 @@ class GenerationTiming(Timing):
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
         what = "1 + exponent of positions recomputed per uncached step vs context (counted)"
-        cached_one = max(p for _, p in cached[1:])
+        per_step = "positions per cached decode step after the prompt"
         return (
             ExactForm("positions_exponent", exponent, region, what),
-            ExactForm(
-                "cached_positions_per_step",
-                cached_one,
-                (1, 1),
-                "positions per cached decode step after the prompt",
-            ),
+            ExactForm("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1), per_step),
         )
 
     def growth_details(self, min_context: int) -> dict[str, Any]:
