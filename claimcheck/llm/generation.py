@@ -167,11 +167,10 @@ def truncated_draft(model: M, n_layers: int) -> M:
     """Return ``model`` (GPT-2 or Llama-style) cut to its first ``n_layers`` blocks, an "early exit"
     draft. Raises ``ValueError`` unless 1 <= ``n_layers`` < the model's layer count."""
     config = copy.deepcopy(model.config)
-    field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
-    total = getattr(config, field_name)
+    total = config.num_hidden_layers  # GPT-2's n_layer, by its config's attribute_map
     if not 1 <= n_layers < total:
         raise ValueError(f"a draft needs 1..{total - 1} of the model's {total} layers, got {n_layers}")
-    setattr(config, field_name, n_layers)
+    config.num_hidden_layers = n_layers
     layer_re = re.compile(r"\.(h|layers)\.(\d+)\.")
     state = {
         k: v
