@@ -190,15 +190,14 @@ class Timing:
         exact: Iterable[ExactForm] = (),
         unit: str | None = None,
         settled: Callable[[Timed], bool],
-        min_rounds: int | None = None,
     ) -> Timed:
         """The :class:`claimcheck.verdict.Timed` evidence of ``statistic`` (rounds -> the value in
         ``unit``) and of each :class:`Condition`, ``exact`` forms passed through; while
-        ``settled(evidence)`` is false or fewer than ``min_rounds`` (default: enough for
-        :data:`LEVEL`) are measured, one more round, if it ends within ``budget_s``."""
+        ``settled(evidence)`` is false or fewer rounds than :data:`LEVEL` needs are measured, one
+        more round, if it ends within ``budget_s``."""
         rounds = self.rounds
         clock = rounds.timer
-        min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
+        min_rounds = rounds_for(LEVEL)
         spent_at_start = rounds.seconds
         t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget
