@@ -126,10 +126,8 @@ def cache_layers(cache: Cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
-    old: Any = cache  # transformers 4.x: a DynamicCache's key_cache/value_cache, or a tuple per layer
-    if hasattr(old, "key_cache"):
-        return list(zip(old.key_cache, old.value_cache))
-    return [(k, v) for k, v in old]
+    legacy: Any = cache  # a tuple per layer (a DynamicCache has had layers since transformers 4.54)
+    return [(k, v) for k, v in legacy]
 
 
 def cache_nbytes(cache: Cache) -> int:
