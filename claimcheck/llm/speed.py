@@ -167,7 +167,6 @@ class PowerFit:
     exponent: float
     stderr: float
     prefactor: float
-    points: tuple[tuple[float, float], ...]
 
     def predict(self, n: float) -> float:
         return self.prefactor * n**self.exponent
@@ -188,7 +187,7 @@ def fit_power_law(ns: Sequence[float], times: Sequence[float]) -> PowerFit:
     a = my - k * mx
     resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
     stderr = math.sqrt(resid / (n - 2) / sxx) if n > 2 else 0.0
-    return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
+    return PowerFit(k, stderr, math.exp(a))
 
 
 def binned_power_fit(points: Iterable[tuple[float, float]], min_x: float, bins: int = 6) -> PowerFit:
