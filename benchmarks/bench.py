@@ -15,7 +15,7 @@ tests [--runs 3] [--load K] [--avx2]
     budget (180 s idle, 360 s beside 2 busy processes, on a 2-core runner) and the ten slowest tests
     of the last run; exit 1 when the median is over.
 bare [--read 512] [--write 96] [--rounds 3]
-    In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write_samples)
+    In ONE process, alternates the harness's read/write measurement (claimcheck.llm.speed.read_write_rounds)
     with a bare script written like the chapter's listing (perf_counter around one prefill and one
     decode loop) and prints both ratios per round.
 """
@@ -180,7 +180,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     import torch
 
     from claimcheck.llm.models import forward_cached, gpt2_tokenizer, output_cache, prompt_ids, random_gpt2
-    from claimcheck.llm.speed import read_write_samples
+    from claimcheck.llm.speed import read_write_rounds
 
     model = random_gpt2(seed=0)
     x = prompt_ids(max(read_tokens, write_tokens + 1), gpt2_tokenizer())
@@ -202,7 +202,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     print(f"torch threads {torch.get_num_threads()}, read {read_tokens} tokens, write {write_tokens} tokens")
     harness_r, bare_r = [], []
     for r in range(rounds):
-        h = read_write_samples(model, x, read_tokens, write_tokens, repeats=3, warmup=1)
+        h = read_write_rounds(model, x, read_tokens, write_tokens, warmup=1).run(3).samples
         harness_r.append(h.stats("write").median / h.stats("read").median * read_tokens / write_tokens)
         bare_r.append(bare())
         print(f"round {r + 1}: harness {harness_r[-1]:.1f}x  bare script {bare_r[-1]:.1f}x")

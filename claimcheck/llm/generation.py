@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
     import torch
-    from transformers import GenerationMixin, PreTrainedModel
+    from transformers import GenerationConfig, GenerationMixin, PreTrainedModel
 
 M = TypeVar("M", bound="PreTrainedModel")
 
@@ -28,6 +28,29 @@ class Generation:
     forward_calls: list[int] = field(default_factory=list)
 
 
+def greedy_config(max_new_tokens: int, use_cache: bool, **options: Any) -> GenerationConfig:
+    """Greedy decoding of exactly ``max_new_tokens`` tokens (end-of-text does not stop it, so both
+    sides of a comparison write as many), with or without the KV cache; ``options``: more fields."""
+    from transformers import GenerationConfig
+
+    n = max_new_tokens
+    return GenerationConfig(
+        do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache, pad_token_id=0, **options
+    )
+
+
+def generate(model: PreTrainedModel, input_ids: torch.Tensor, config: GenerationConfig, **kwargs: Any) -> Any:
+    """``model.generate`` of ``config`` after ``input_ids`` (``[batch, n]`` int64, every position
+    attended), without gradients; ``kwargs`` go to ``generate`` (an ``assistant_model``)."""
+    import torch
+
+    with torch.no_grad():
+        # every model of the kit generates (GenerationMixin), which PreTrainedModel does not say
+        return cast("GenerationMixin", model).generate(
+            input_ids, attention_mask=torch.ones_like(input_ids), generation_config=config, **kwargs
+        )
+
+
 def greedy_generate(
     model: PreTrainedModel,
     input_ids: torch.Tensor,
@@ -38,31 +61,15 @@ def greedy_generate(
     """Greedy-decode ``max_new_tokens`` tokens after ``input_ids`` (``[1, n]`` int64) with
     ``model.generate``; end-of-text does not stop it, so both sides of a comparison write as many."""
     import torch
-    from transformers import GenerationConfig
 
     calls: list[int] = []
     hook = model.register_forward_pre_hook(
         lambda mod, args, kwargs: calls.append(int((args[0] if args else kwargs["input_ids"]).shape[1])),
         with_kwargs=True,
     )
-    config = GenerationConfig(
-        do_sample=False,
-        max_new_tokens=max_new_tokens,
-        min_new_tokens=max_new_tokens,
-        use_cache=use_cache,
-        pad_token_id=0,
-        output_logits=True,
-        return_dict_in_generate=True,
-    )
+    config = greedy_config(max_new_tokens, use_cache, output_logits=True, return_dict_in_generate=True)
     try:
-        with torch.no_grad():
-            # every model of the kit generates (GenerationMixin), which PreTrainedModel does not say
-            out = cast("GenerationMixin", model).generate(
-                input_ids,
-                attention_mask=torch.ones_like(input_ids),
-                generation_config=config,
-                **generate_kwargs,
-            )
+        out = generate(model, input_ids, config, **generate_kwargs)
     finally:
         hook.remove()
     tokens = out.sequences[0, input_ids.shape[1] :].tolist()
@@ -160,11 +167,10 @@ def truncated_draft(model: M, n_layers: int) -> M:
     """Return ``model`` (GPT-2 or Llama-style) cut to its first ``n_layers`` blocks, an "early exit"
     draft. Raises ``ValueError`` unless 1 <= ``n_layers`` < the model's layer count."""
     config = copy.deepcopy(model.config)
-    field_name = "n_layer" if hasattr(config, "n_layer") else "num_hidden_layers"
-    total = getattr(config, field_name)
+    total = config.num_hidden_layers  # GPT-2's n_layer, by its config's attribute_map
     if not 1 <= n_layers < total:
         raise ValueError(f"a draft needs 1..{total - 1} of the model's {total} layers, got {n_layers}")
-    setattr(config, field_name, n_layers)
+    config.num_hidden_layers = n_layers
     layer_re = re.compile(r"\.(h|layers)\.(\d+)\.")
     state = {
         k: v

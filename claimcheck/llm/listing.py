@@ -296,10 +296,8 @@ def _stage_models(
     linked in or a stand-in saved (GPT-2 only)."""
     real = weights.source if weights is not None else None  # None: no usable weights (not available)
     kind = weights.kind if weights is not None else None
-    if real is not None and kind in (
-        "hf-cache",
-        "hub",
-    ):  # "hub": downloaded into the cache when the run decided
+    # "hub": downloaded into the cache when the run decided
+    if real is not None and kind in ("hf-cache", "hub"):
         run.models = {m: f"real weights from the Hugging Face cache ({real})" for m in models}
         return
     env["HF_HOME"] = str(hf_home)

@@ -33,18 +33,14 @@ def tiny_config(**overrides: Any) -> GPT2Config:
 
 
 def random_gpt2(
-    config: GPT2Config | None = None,
-    seed: int = 0,
-    dtype: torch.dtype | None = None,
-    attn_implementation: str | None = None,
+    config: GPT2Config | None = None, seed: int = 0, dtype: torch.dtype | None = None
 ) -> GPT2LMHeadModel:
-    """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode, CPU."""
+    """Return a seeded random ``GPT2LMHeadModel`` of ``config`` (default: GPT-2 small), eval mode, CPU
+    (another attention: :func:`variant`)."""
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     config = config if config is not None else GPT2Config()
-    if attn_implementation:
-        config._attn_implementation = attn_implementation
     with torch.random.fork_rng(devices=[]):  # the caller's RNG state is restored afterwards
         torch.manual_seed(seed)
         model = GPT2LMHeadModel(config).eval()
@@ -130,10 +126,8 @@ def cache_layers(cache: Cache) -> list[tuple[torch.Tensor, torch.Tensor]]:
     layers = getattr(cache, "layers", None)
     if layers is not None:
         return [(layer.keys, layer.values) for layer in layers]
-    old: Any = cache  # transformers 4.x: a DynamicCache's key_cache/value_cache, or a tuple per layer
-    if hasattr(old, "key_cache"):
-        return list(zip(old.key_cache, old.value_cache))
-    return [(k, v) for k, v in old]
+    legacy: Any = cache  # a tuple per layer (a DynamicCache has had layers since transformers 4.54)
+    return [(k, v) for k, v in legacy]
 
 
 def cache_nbytes(cache: Cache) -> int:

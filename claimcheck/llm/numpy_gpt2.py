@@ -77,21 +77,12 @@ def mha(x: Array, c_attn: Weights, c_proj: Weights, n_head: int, kv: KV | None =
     return linear(out, **c_proj), (k, v)  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 
-def block(
-    x: Array,
-    mlp: Mapping[str, Weights],
-    attn: Mapping[str, Weights],
-    ln_1: Weights,
-    ln_2: Weights,
-    n_head: int,
-    kv: KV | None = None,
-) -> tuple[Array, KV]:
-    """One pre-norm transformer block; return ``(x, kv)`` with the layer's updated cache."""
-    a, kv = mha(
-        layer_norm(x, ln_1["g"], ln_1["b"]), **attn, n_head=n_head, kv=kv
-    )  # [n_seq, n_embd] -> [n_seq, n_embd]
+def block(x: Array, layer: Mapping[str, Any], n_head: int, kv: KV | None = None) -> tuple[Array, KV]:
+    """One pre-norm transformer block of ``layer`` (``{"ln_1", "attn", "ln_2", "mlp"}``); return
+    ``(x, kv)`` with the layer's updated cache."""
+    a, kv = mha(layer_norm(x, **layer["ln_1"]), **layer["attn"], n_head=n_head, kv=kv)  # [n_seq, n_embd]
     x = x + a
-    return x + ffn(layer_norm(x, ln_2["g"], ln_2["b"]), **mlp), kv  # [n_seq, n_embd] -> [n_seq, n_embd]
+    return x + ffn(layer_norm(x, **layer["ln_2"]), **layer["mlp"]), kv  # [n_seq, n_embd] -> [n_seq, n_embd]
 
 
 def gpt2(
@@ -112,7 +103,7 @@ def gpt2(
     x = wte[inputs] + wpe[n_past : n_past + len(inputs)]  # [n_seq] -> [n_seq, n_embd]
     new_cache = []
     for i, layer in enumerate(blocks):
-        x, kv = block(x, **layer, n_head=n_head, kv=None if kvcache is None else kvcache[i])
+        x, kv = block(x, layer, n_head, None if kvcache is None else kvcache[i])
         new_cache.append(kv)
     return layer_norm(x, ln_f["g"], ln_f["b"]) @ wte.T, new_cache  # [n_seq, n_embd] -> [n_seq, n_vocab]
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from claimcheck.display import suggest
 from claimcheck.llm.portable_lm import SOURCES
 from claimcheck.llm.weights import SHAPE_CHECKS
-from claimcheck.settings import Option, OptionTable, _bool, _choice, _seconds, _text
+from claimcheck.settings import Option, OptionTable, _bool, _choice, _core, _seconds, _text
 
 PORTABLE_LMS = tuple(SOURCES)  # or a folder saved by save_pretrained
 DEVICE_CHOICES = ("auto", "cpu", "cuda", "cuda:N")  # claimcheck.llm.device places claims on them
@@ -50,15 +49,9 @@ def _lm(text: object) -> str:
     return value
 
 
-def _kit(name: str, *args: Any, **kwargs: Any) -> Option:
-    """A kit option whose flag, environment variable and ini key are all named after ``name``."""
-    flag, env = "--claims-" + name.replace("_", "-"), "CLAIMCHECK_" + name.upper()
-    return Option(name, flag, env, "claims_" + name, *args, **kwargs)
-
-
 #: the kit's options, in the order ``pytest --help`` and the reference page list them
 OPTIONS: tuple[Option, ...] = (
-    _kit(
+    _core(
         "weights",
         None,
         "pretrained GPT-2: a folder saved by save_pretrained (config.json + model.safetensors), or a hub id "
@@ -66,7 +59,7 @@ OPTIONS: tuple[Option, ...] = (
         _text("the weights"),
         metavar="DIR|HUB_ID[@REV]",
     ),
-    _kit(
+    _core(
         "weights_shapes",
         "gpt2-small",
         "what the weights must be: gpt2-small (the claims' numbers are about it) or config (any GPT-2 matching "
@@ -74,14 +67,14 @@ OPTIONS: tuple[Option, ...] = (
         _choice("weights shape check", SHAPE_CHECKS),
         metavar="gpt2-small|config",
     ),
-    _kit(
+    _core(
         "allow_download",
         False,
         "allow downloading the GPT-2 weights from the Hugging Face hub",
         _bool,
         kind="flag",
     ),
-    _kit(
+    _core(
         "lm",
         None,
         "run only the portable-LM lane (tests marked portable_lm) on this causal LM instead of the GPT-2 claims: "
@@ -90,7 +83,7 @@ OPTIONS: tuple[Option, ...] = (
         _lm,
         metavar="NAME|DIR",
     ),
-    _kit(
+    _core(
         "corpus",
         None,
         "a UTF-8 text file for C31 (share of positions whose top-1 probability exceeds 90%)",
@@ -98,7 +91,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="FILE",
         file=True,
     ),
-    _kit(
+    _core(
         "device",
         "auto",
         "where device-aware claims (KV-cache bytes, C34) run: auto (a CUDA GPU when torch sees one), cpu, cuda "
@@ -107,7 +100,7 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DEVICE",
         recorded=True,
     ),
-    _kit(
+    _core(
         "listing",
         None,
         "the chapter's code listing (a Python file), run by C33 in a subprocess",
@@ -115,10 +108,10 @@ OPTIONS: tuple[Option, ...] = (
         metavar="FILE",
         file=True,
     ),
-    _kit(
+    _core(
         "listing_timeout", 900.0, "time limit in seconds for running the listing", _seconds, metavar="SECONDS"
     ),
-    _kit(
+    _core(
         "threads",
         "auto",
         "torch threads for the measurements: auto (the usable cores, one fewer when other work already keeps "

@@ -1,11 +1,14 @@
 """Sizes and timing budgets of every size-dependent claim, per size profile (``--claims-profile``):
 how *precisely* a claim is measured, never *whether* it holds. ``full`` uses the chapter's own sizes
-(C15.laptop's uncached 768 tokens take ~10 minutes on 2 cores). Costs: docs/timing.md."""
+(C15.laptop's uncached 768 tokens take ~10 minutes on 2 cores); the sizes of each are package data,
+``data/profiles.toml``. Costs: docs/timing.md."""
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass, field, fields, replace
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -122,59 +125,18 @@ class WatchedProfile:
         return f"WatchedProfile({self._profile!r})"
 
 
-# quick and standard share every size a claim's form depends on; they differ in rounds, budgets and
-# write steps. 5 rounds are the fewest whose interval covers 90% (claimcheck.llm.timing.LEVEL).
-_QUICK = Profile(
-    "quick",
-    read_tokens=512,
-    write_tokens=8,
-    timing_repeats=5,
-    greedy_prompt=16,
-    greedy_new=16,
-    gen_lengths=(2, 8),
-    gen_repeats=5,
-    ttft_prompts=(32, 256),
-    decode_steps=8,
-    batch_sizes=(1, 8, 32),
-    batch_prompt=8,
-    batch_steps=4,
-    bandwidth_mib=512,
-    timing_budget_s=8.0,
-    base_budget_s=30.0,
-    assisted_new=16,
-)
-PROFILES = {
-    "quick": _QUICK,
-    "standard": replace(
-        _QUICK,
-        name="standard",
-        write_tokens=96,
-        timing_repeats=7,
-        greedy_new=48,
-        timing_budget_s=20.0,
-        base_budget_s=90.0,
-        assisted_new=32,
-    ),
-    "full": replace(
-        _QUICK,
-        name="full",
-        write_tokens=511,
-        timing_repeats=7,
-        greedy_new=256,
-        chapter_gen_lengths=(256, 768),
-        gen_repeats=7,
-        ttft_prompts=(32, 256, 1000),
-        decode_steps=16,
-        batch_sizes=(1, 8, 16, 32),
-        batch_prompt=64,
-        batch_steps=16,
-        bandwidth_mib=1024,
-        forward_lengths=(128, 256, 512, 1024),
-        timing_budget_s=60.0,
-        base_budget_s=600.0,
-        assisted_new=48,
-    ),
-}
+def _read_profiles() -> dict[str, Profile]:
+    """The profiles of package data ``data/profiles.toml``: ``quick`` whole, the others its changes."""
+    text = resources.files("claimcheck.llm").joinpath("data", "profiles.toml").read_text(encoding="utf-8")
+    table: dict[str, dict[str, Any]] = {
+        name: {k: tuple(v) if isinstance(v, list) else v for k, v in sizes.items()}
+        for name, sizes in tomllib.loads(text).items()
+    }
+    quick = Profile("quick", **table.pop("quick"))
+    return {"quick": quick} | {name: replace(quick, name=name, **sizes) for name, sizes in table.items()}
+
+
+PROFILES = _read_profiles()
 
 
 def get(name: str) -> Profile:

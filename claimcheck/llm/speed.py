@@ -12,23 +12,20 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import median as _median
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
+from claimcheck.llm.generation import generate, greedy_config
 from claimcheck.llm.models import cache_nbytes, forward_cached, output_cache, rewind_cache
-from claimcheck.llm.timing import Interleaved, Round, Rounds, Timing, sync_device
+from claimcheck.llm.timing import Round, Rounds, Timing, sync_device
 from claimcheck.verdict import ExactForm
 
 if TYPE_CHECKING:  # types only: torch and transformers are imported where they are used
     import torch
-    from transformers import GenerationConfig, GenerationMixin, PreTrainedModel
+    from transformers import GenerationConfig, PreTrainedModel
     from transformers.cache_utils import Cache
 
 #: sides of rounds: name -> a zero-argument callable (its sample: its return value, else its wall seconds)
 Sides = Mapping[str, Callable[[], Any]]
-
-
-def _device(model: torch.nn.Module) -> torch.device:
-    return next(model.parameters()).device
 
 
 def _step(
@@ -39,31 +36,12 @@ def _step(
     return o.logits[:, -1:].argmax(-1), output_cache(o)
 
 
-def _check_length(ids: torch.Tensor, need: int) -> None:
-    if ids.shape[1] < need:
-        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
-
-
 def warm_up(model: PreTrainedModel, ids: torch.Tensor, prompt_tokens: int = 16) -> None:
     """Pay the process's one-time costs before any round: a prefill of ``prompt_tokens`` and a step."""
     import torch
 
     with torch.no_grad():
         _step(model, *_step(model, ids[:, :prompt_tokens], None))
-
-
-def read_write_samples(
-    model: PreTrainedModel,
-    ids: torch.Tensor,
-    read_tokens: int,
-    write_tokens: int,
-    repeats: int,
-    warmup: int = 1,
-    extra: Sides | None = None,
-) -> Interleaved:
-    """``repeats`` rounds of :func:`read_write_rounds`: samples "read", "write" and ``extra``'s (seconds)."""
-    rounds = read_write_rounds(model, ids, read_tokens, write_tokens, warmup=warmup, extra=extra)
-    return rounds.run(repeats).samples
 
 
 def read_write_rounds(
@@ -82,7 +60,8 @@ def read_write_rounds(
     ``ids`` is too short."""
     import torch
 
-    _check_length(ids, max(read_tokens, write_tokens + 1, *forward_lengths))
+    if ids.shape[1] < (need := max(read_tokens, write_tokens + 1, *forward_lengths)):
+        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
 
     def forward(L: int) -> None:
         with torch.no_grad():
@@ -100,14 +79,9 @@ def read_write_rounds(
         finally:  # also after an exception: the next round writes after 1 position again
             rewind_cache(prefill, 1)
 
-    passes = {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
-    fns: dict[str, Callable[[], Any]] = {
-        "read": functools.partial(forward, read_tokens),
-        "write": write,
-        **passes,
-        **(extra or {}),
-    }
-    return Rounds(fns, warmup=warmup, device=_device(model))
+    fns: dict[str, Callable[[], Any]] = {"read": functools.partial(forward, read_tokens), "write": write}
+    fns |= {f"forward@{L}": functools.partial(forward, L) for L in forward_lengths if L != read_tokens}
+    return Rounds(fns | dict(extra or {}), warmup=warmup, device=model.device)
 
 
 def forward_side(length: int, read_tokens: int) -> str:
@@ -121,10 +95,7 @@ def generation_rounds(
     """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
     after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
     calls ``[(context_tokens, seconds)]``; ``steps["positions"][side]``, ``[(context_tokens, positions)]``."""
-    import torch
-    from transformers import GenerationConfig
-
-    device = _device(model)
+    device = model.device
     steps: dict[str, Any] = {"positions": {}}
 
     def run(cfg: GenerationConfig, name: str) -> None:
@@ -150,11 +121,7 @@ def generation_rounds(
             model.register_forward_hook(post, with_kwargs=True),
         ]
         try:
-            with torch.no_grad():
-                # every model of the kit generates (GenerationMixin), which PreTrainedModel does not say
-                cast("GenerationMixin", model).generate(
-                    prompt, attention_mask=torch.ones_like(prompt), generation_config=cfg
-                )
+            generate(model, prompt, cfg)
         finally:
             for h in hooks:
                 h.remove()
@@ -162,10 +129,7 @@ def generation_rounds(
     fns: dict[str, Callable[[], None]] = {}
     for n in lengths:
         for kind, use_cache in (("cache", True), ("nocache", False)):
-            cfg = GenerationConfig(
-                do_sample=False, max_new_tokens=n, min_new_tokens=n, use_cache=use_cache, pad_token_id=0
-            )
-            fns[f"{kind}@{n}"] = functools.partial(run, cfg, f"{kind}@{n}")
+            fns[f"{kind}@{n}"] = functools.partial(run, greedy_config(n, use_cache), f"{kind}@{n}")
     # the shortest generations only: the long uncached ones cost minutes, and one short pass each
     # way already pages in the weights and settles the allocator
     for _ in range(warmup):
@@ -203,7 +167,6 @@ class PowerFit:
     exponent: float
     stderr: float
     prefactor: float
-    points: tuple[tuple[float, float], ...]
 
     def predict(self, n: float) -> float:
         return self.prefactor * n**self.exponent
@@ -224,7 +187,7 @@ def fit_power_law(ns: Sequence[float], times: Sequence[float]) -> PowerFit:
     a = my - k * mx
     resid = sum((y - (a + k * x)) ** 2 for x, y in zip(xs, ys))
     stderr = math.sqrt(resid / (n - 2) / sxx) if n > 2 else 0.0
-    return PowerFit(k, stderr, math.exp(a), tuple(zip(ns, times)))
+    return PowerFit(k, stderr, math.exp(a))
 
 
 def binned_power_fit(points: Iterable[tuple[float, float]], min_x: float, bins: int = 6) -> PowerFit:
@@ -271,8 +234,9 @@ def latency_rounds(
     Raises ``ValueError`` where ``ids`` is too short or C not above the shortest prompt."""
     import torch
 
-    device = _device(model)
-    _check_length(ids, max(*prompt_lengths, context_tokens or 0))
+    device = model.device
+    if ids.shape[1] < (need := max(*prompt_lengths, context_tokens or 0)):
+        raise ValueError(f"need {need} token ids, got {ids.shape[1]}")
     if context_tokens is not None and context_tokens <= min(prompt_lengths):
         # at equal lengths both sides would step one cache twice per pair (a slowdown of exactly 1)
         raise ValueError(
@@ -282,11 +246,11 @@ def latency_rounds(
     def one(L: int) -> LatencySample:
         with torch.no_grad():
             sync_device(device)
-            ttft, nxt, cache = _timed_step(model, device, ids[:, :L], None)
+            ttft, (nxt, cache) = _timed_step(model, device, ids[:, :L], None)
             kv = cache_nbytes(cache)  # before the decode steps grow the cache in place
             steps = []
             for _ in range(decode_steps):
-                dt, nxt, cache = _timed_step(model, device, nxt, cache)
+                dt, (nxt, cache) = _timed_step(model, device, nxt, cache)
                 steps.append(dt)
             return LatencySample(ttft, steps, kv)
 
@@ -300,12 +264,12 @@ def latency_rounds(
 
 def _timed_step(
     model: PreTrainedModel, device: torch.device, nxt: torch.Tensor, cache: Cache | None
-) -> tuple[float, torch.Tensor, Cache]:
-    """:func:`_step` of the last position's logits, timed: (seconds, the next token, the cache)."""
+) -> tuple[float, tuple[torch.Tensor, Cache]]:
+    """:func:`_step` of the last position's logits, timed: (seconds, (the next token, the cache))."""
     t0 = time.perf_counter()
-    nxt, cache = _step(model, nxt, cache, last_only=True)
+    out = _step(model, nxt, cache, last_only=True)
     sync_device(device)
-    return time.perf_counter() - t0, nxt, cache
+    return time.perf_counter() - t0, out
 
 
 def _on_context(
@@ -314,24 +278,22 @@ def _on_context(
     """The ``context@C`` side of :func:`latency_rounds`."""
     import torch
 
-    device = _device(model)
+    device = model.device
     with torch.no_grad():
         filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
-    first = {n: nxt for n, (nxt, _) in filled.items()}
-    caches = {n: cache for n, (_, cache) in filled.items()}
-    kv_long = cache_nbytes(caches[context_tokens])
+    kv_long = cache_nbytes(filled[context_tokens][1])
 
     def on_context() -> ContextSample:
-        nxt = dict(first)
+        at = dict(filled)  # (next token, cache) by context length
         times: dict[int, list[float]] = {short: [], context_tokens: []}
         try:
             with torch.no_grad():
                 for _ in range(decode_steps):  # short, long, short, long ...: paired in time
                     for n in (short, context_tokens):
-                        dt, nxt[n], caches[n] = _timed_step(model, device, nxt[n], caches[n])
+                        dt, at[n] = _timed_step(model, device, *at[n])
                         times[n].append(dt)
         finally:  # a round cut short by an exception must not leave later rounds a longer context
-            for n, cache in caches.items():
+            for n, (_, cache) in filled.items():
                 rewind_cache(cache, n)
         return ContextSample(times[context_tokens], times[short], short, kv_long)
 
@@ -350,7 +312,7 @@ def batch_rounds(
     ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
     import torch
 
-    device = _device(model)
+    device = model.device
     need = max(batch_sizes) * prompt_len
     flat = ids[0].repeat(-(-need // ids.shape[1]))[:need]
 
@@ -533,15 +495,10 @@ class GenerationTiming(Timing):
         cached = self.steps["positions"][f"cache@{longest}"]
         exponent = 1 + fit_power_law([x for x, _ in uncached], [y for _, y in uncached]).exponent
         what = "1 + exponent of positions recomputed per uncached step vs context (counted)"
-        cached_one = max(p for _, p in cached[1:])
+        per_step = "positions per cached decode step after the prompt"
         return (
             ExactForm("positions_exponent", exponent, region, what),
-            ExactForm(
-                "cached_positions_per_step",
-                cached_one,
-                (1, 1),
-                "positions per cached decode step after the prompt",
-            ),
+            ExactForm("cached_positions_per_step", max(p for _, p in cached[1:]), (1, 1), per_step),
         )
 
     def growth_details(self, min_context: int) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from claimcheck.fingerprint import busy_by_load, load_average
@@ -25,48 +25,29 @@ LEVEL = 0.90
 
 @dataclass(frozen=True)
 class Stats:
-    """Summary of timing samples (seconds). Pure: tested against hand-computed numbers."""
+    """Summary of timing samples (seconds): count, median, extremes, numpy's default ('linear')
+    quartiles, and the samples in their order. Pure: tested against hand-computed numbers."""
 
-    samples: tuple[float, ...]
+    n: int
+    median: float
+    min: float
+    max: float
+    q1: float
+    q3: float
+    samples: list[float]
 
-    def __post_init__(self) -> None:
-        if not self.samples:
+    @classmethod
+    def of(cls, samples: Sequence[float]) -> Stats:
+        """The summary of ``samples``. Raises ``ValueError`` for none."""
+        if not samples:
             raise ValueError("Stats needs at least one sample")
-
-    @property
-    def n(self) -> int:
-        return len(self.samples)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.samples)
-
-    @property
-    def min(self) -> float:
-        return min(self.samples)
-
-    @property
-    def max(self) -> float:
-        return max(self.samples)
-
-    @property
-    def q1(self) -> float:
-        return _quantile(self.samples, 0.25)
-
-    @property
-    def q3(self) -> float:
-        return _quantile(self.samples, 0.75)
+        quartiles = (_quantile(samples, 0.25), _quantile(samples, 0.75))
+        return cls(
+            len(samples), statistics.median(samples), min(samples), max(samples), *quartiles, list(samples)
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "median": self.median,
-            "min": self.min,
-            "max": self.max,
-            "q1": self.q1,
-            "q3": self.q3,
-            "samples": list(self.samples),
-        }
+        return asdict(self)
 
 
 def _quantile(xs: Iterable[float], q: float) -> float:
@@ -94,7 +75,7 @@ class Interleaved:
     samples: dict[str, list[float]] = field(default_factory=dict)
 
     def stats(self, name: str) -> Stats:
-        return Stats(tuple(self.samples[name]))
+        return Stats.of(self.samples[name])
 
 
 class Rounds:
@@ -209,15 +190,14 @@ class Timing:
         exact: Iterable[ExactForm] = (),
         unit: str | None = None,
         settled: Callable[[Timed], bool],
-        min_rounds: int | None = None,
     ) -> Timed:
         """The :class:`claimcheck.verdict.Timed` evidence of ``statistic`` (rounds -> the value in
         ``unit``) and of each :class:`Condition`, ``exact`` forms passed through; while
-        ``settled(evidence)`` is false or fewer than ``min_rounds`` (default: enough for
-        :data:`LEVEL`) are measured, one more round, if it ends within ``budget_s``."""
+        ``settled(evidence)`` is false or fewer rounds than :data:`LEVEL` needs are measured, one
+        more round, if it ends within ``budget_s``."""
         rounds = self.rounds
         clock = rounds.timer
-        min_rounds = rounds_for(LEVEL) if min_rounds is None else min_rounds
+        min_rounds = rounds_for(LEVEL)
         spent_at_start = rounds.seconds
         t0 = clock()
         step_s = 0.0  # how long the last extension took: no new one starts that would overrun the budget

@@ -1,6 +1,6 @@
 """C34: on a GPU, read (prefill) is still far faster per token than write (decode), usually by more.
 
-The chapter's C05 experiment (:func:`claimcheck.llm.speed.read_write_samples`) on the CUDA device chosen by
+The chapter's C05 experiment (:func:`claimcheck.llm.speed.read_write_rounds`) on the CUDA device chosen by
 ``--claims-device`` (default: GPU 0), in float32 like the chapter's listing
 (:func:`claimcheck.llm.device.dtype_for`), with the profile's sizes and interleaving; the timer
 synchronises the GPU around each measured region. The registry's ``needs = [..., "gpu"]`` adds

@@ -17,6 +17,7 @@ from claimcheck.llm.models import (
     random_gpt2,
     seeded_token_ids,
     tiny_config,
+    variant,
 )
 
 
@@ -55,7 +56,7 @@ def test_kv_bytes_match_formula(dtype, element):
 def test_flop_counter_matches_matmul_formula(tiny):
     cfg = tiny.config
     assert decode_step_flops(tiny, context=16) == matmul_flops_per_token(cfg, 16, attention=False)
-    eager = random_gpt2(tiny_config(), attn_implementation="eager")
+    eager = variant(tiny, attn_implementation="eager")
     assert decode_step_flops(eager, context=16) == matmul_flops_per_token(cfg, 16, attention=True)
     assert prefill_flops(tiny, 8) == 8 * matmul_flops_per_token(cfg, 8, attention=False)
 

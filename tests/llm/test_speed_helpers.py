@@ -24,7 +24,6 @@ from claimcheck.llm.speed import (
     latency_rounds,
     prefix_generation_times,
     read_write_rounds,
-    read_write_samples,
     warm_up,
 )
 from claimcheck.llm.timing import Rounds
@@ -70,13 +69,17 @@ def test_binned_fit_ignores_spikes_and_short_contexts():
 
 def test_read_write_interleaves_with_extras(tiny, ids):
     calls = []
-    res = read_write_samples(
-        tiny, ids, read_tokens=32, write_tokens=4, repeats=2, warmup=1, extra={"x": lambda: calls.append(1)}
+    res = (
+        read_write_rounds(
+            tiny, ids, read_tokens=32, write_tokens=4, warmup=1, extra={"x": lambda: calls.append(1)}
+        )
+        .run(2)
+        .samples
     )
     assert res.order == ["read", "write", "x"] and all(len(v) == 2 for v in res.samples.values())
     assert len(calls) == 3  # warm-up + 2 rounds
     with pytest.raises(ValueError):
-        read_write_samples(tiny, ids[:, :3], read_tokens=32, write_tokens=4, repeats=1)
+        read_write_rounds(tiny, ids[:, :3], read_tokens=32, write_tokens=4)
 
 
 def test_write_side_times_only_its_decode_steps(tiny, ids):

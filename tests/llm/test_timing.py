@@ -6,17 +6,17 @@ from claimcheck.llm.timing import Rounds, Stats
 
 
 def test_stats_by_hand():
-    s = Stats((4.0, 1.0, 3.0, 2.0))
+    s = Stats.of((4.0, 1.0, 3.0, 2.0))
     assert s.n == 4 and s.median == 2.5 and s.min == 1.0 and s.max == 4.0
     # numpy 'linear' quantiles of [1, 2, 3, 4]: q1 = 1.75, q3 = 3.25
     assert s.q1 == pytest.approx(1.75) and s.q3 == pytest.approx(3.25)
-    assert Stats((7.0,)).q1 == Stats((7.0,)).q3 == 7.0
+    assert Stats.of((7.0,)).q1 == Stats.of((7.0,)).q3 == 7.0
     assert s.as_dict()["samples"] == [4.0, 1.0, 3.0, 2.0]
 
 
 def test_stats_needs_samples():
     with pytest.raises(ValueError):
-        Stats(())
+        Stats.of(())
 
 
 def test_rounds_alternate_and_keep_every_sample():
