@@ -93,9 +93,10 @@ def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None =
     (``cores``: ``"2 cores"``, ``RAM``/``VRAM``: ``"24 GiB"``, ``GPUs``: ``"x2"``, ``torch``: ``"torch
     2.13.0"``, ``threads``: ``"1 thread"``...), then each other field by its dotted name
     (``load.probe_s``), floats to four significant digits, lists joined. Every place that shows a
-    runner says it from this table (:func:`runner_line`, :func:`runner_brief`, :func:`fingerprint_lines`, :func:`describe`)."""
+    runner says it from this table (:func:`runner_line`, :func:`runner_brief`,
+    :func:`fingerprint_lines`, :func:`describe`, :func:`describe_long`)."""
     r, s = runner or {}, settings or {}
-    gpu = _obj(r.get("gpu"))
+    gpu, w = _obj(r.get("gpu")), _obj(r.get("weights"))
     gpu = gpu if gpu.get("name") else {}  # a GPU without a name: none
     ram, mem, n = r.get("ram_bytes"), gpu.get("memory_bytes"), gpu.get("count")
     rows = {
@@ -114,7 +115,7 @@ def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None =
         "threads": r.get("torch_threads") and counted(r["torch_threads"], "thread"),
         "profile": settings_size_profile(s),
         "runner": r.get("runner_profile") or s.get("runner_profile") or s.get("runner"),
-        "weights": _weights_words(r.get("weights")),
+        "weights": w and (HAS_WEIGHTS if w.get("available") else "no weights"),
         "busy": _obj(r.get("load")).get("busy") and "busy",
     }
     rest = {k: v for k, v in r.items() if k not in _SAID}
@@ -124,14 +125,6 @@ def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None =
 #: the ``weights`` row of a run that had the pretrained weights
 HAS_WEIGHTS = "GPT-2 weights"
 _LIBS = (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
-
-
-def _weights_words(weights: object) -> str | None:
-    """Whether the run had the pretrained weights (the kit's ``weights``), None where it does not say."""
-    w = _obj(weights)
-    if not w and weights != {}:  # not recorded, or not a table
-        return None
-    return HAS_WEIGHTS if w.get("available") else "no weights"
 
 
 def _obj(value: object) -> Mapping[str, Any]:

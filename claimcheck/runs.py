@@ -45,17 +45,14 @@ def run_labels(runs: list[ClaimsDoc]) -> list[str]:
     for run in runs:
         p = Path(run.path)
         bases.append((p.parent.name if p.name == "claims.json" and p.parent.name else p.stem) or str(p))
-    taken = set(bases)  # a later run's own label is never given to an earlier duplicate
-    count: dict[str, int] = {}
-    labels = []
+    taken, labels = set(bases), list[str]()  # a later run's own label is never given to an earlier duplicate
     for base in bases:
-        n = count[base] = count.get(base, 0) + 1
-        if n > 1:
-            while f"{base} ({n})" in taken:
-                n += 1
-            count[base] = n
-            taken.add(f"{base} ({n})")
-        labels.append(base if n == 1 else f"{base} ({n})")
+        label, n = base, 1
+        while label in (taken if n > 1 else labels):
+            n += 1
+            label = f"{base} ({n})"
+        taken.add(label)
+        labels.append(label)
     return labels
 
 
