@@ -186,7 +186,7 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
     n = int(group.get("tests") or 0)
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    shown = listed(names)
     # the lane's tests are further tests of claims whose own tests ran; a -k/-m run's are the claims'
     of = "more tests of " if group.get("kind") == "lane" else ""
     text = f"{counted(n, 'test')} deselected" + (f" ({of}{shown})" if shown else "")
@@ -209,9 +209,13 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     return entry.key if several_chapters else entry.id
 
 
+def listed(names: list[str], limit: int = 8) -> str:
+    """``names`` joined by commas, the first ``limit`` of them and how many more: ``"C01, C02 and 3 more"``."""
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def _ids(entries: Iterable[ClaimEntry], limit: int = 8, several: bool = False) -> str:
-    ids = [claim_name(e, several) for e in entries]
-    return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
+    return listed([claim_name(e, several) for e in entries], limit)
 
 
 def _n(n: int, one: str, many: str) -> str:
