@@ -15,7 +15,7 @@ from typing import Any
 
 from claimcheck.display import excerpt, format_value
 from claimcheck.display import is_number as _is_number
-from claimcheck.fingerprint import DIFF_NOTES, fingerprint_lines, settings_size_profile, table  # noqa: F401 - the pages' names
+from claimcheck.fingerprint import DIFF_NOTES, settings_size_profile, table
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
