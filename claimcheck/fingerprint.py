@@ -1,5 +1,9 @@
 """The runner (``claims.json`` ``runner``): a hardware and software fingerprint without host or user
-names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is."""
+names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is.
+
+Every page and message says a runner from one ordered table of (label, value) rows (:func:`table`):
+the matrix's column header and full fingerprint, the claims page's and summary's runner line, a
+failure's hardware line, pytest-html's header, and the notes of ``claimcheck diff``."""
 
 from __future__ import annotations
 
