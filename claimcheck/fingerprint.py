@@ -149,7 +149,7 @@ def _flatten(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str]
             yield f"{prefix}{k}", ", ".join(map(str, v)) if isinstance(v, list) else str(v)
 
 
-def _say(t: Mapping[str, str], labels: str, sep: str = ", ") -> str:
+def _rows(t: Mapping[str, str], labels: str, sep: str = ", ") -> str:
     """The values of the table ``t``'s rows ``labels`` (space-separated) that it has, joined by ``sep``."""
     return sep.join(t[k] for k in labels.split() if k in t)
 
@@ -160,17 +160,17 @@ def _parts(*texts: str | bool | None) -> str:
 
 
 def _gpu_words(t: Mapping[str, str]) -> str:
-    return f"GPU {_say(t, 'GPU VRAM GPUs', ' ')}" if "GPU" in t else "no GPU"
+    return f"GPU {_rows(t, 'GPU VRAM GPUs', ' ')}" if "GPU" in t else "no GPU"
 
 
 def runner_line(runner: Mapping[str, Any] | None) -> str:
     """The runner in one line (the claims page and the summary): CPU (machine, ISA), cores, RAM, GPU;
     libraries and threads."""
     t = table(runner)
-    isa = _say(t, "machine ISA")
+    isa = _rows(t, "machine ISA")
     cpu = t.get("CPU", "unknown CPU") + (f" ({isa})" if isa else "")
     ram = f"{t['RAM']} RAM" if "RAM" in t else ""
-    libs = _say(t, "Python torch transformers threads")
+    libs = _rows(t, "Python torch transformers threads")
     return _parts(cpu, t.get("cores"), ram, _gpu_words(t)) + (f"; {libs}" if libs else "")
 
 
@@ -182,7 +182,7 @@ def runner_brief(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] |
         t.get("threads"),
         "profile" in t and f"profile {t['profile']}",
         "runner" in t and f"runner {t['runner']}",
-        _say(t, "weights busy"),  # timings from a busy machine compare badly
+        _rows(t, "weights busy"),  # timings from a busy machine compare badly
     )
     return [_parts(cpu, t.get("cores"), _gpu_words(t), t.get("torch"))] + ([run] if run else [])
 
@@ -197,8 +197,8 @@ def fingerprint_lines(
     if "CPU" in t or "cores" in t:
         ram = f", {t['RAM']} RAM" if "RAM" in t else ""
         lines.append(f"CPU: {t.get('CPU', '?')} ({t.get('cores', '? cores')}{ram})")
-    lines.append("GPU: " + (_say(t, "GPU VRAM driver CUDA GPUs") or "none"))
-    lines += [libs] if (libs := _say(t, "Python torch transformers threads")) else []
+    lines.append("GPU: " + (_rows(t, "GPU VRAM driver CUDA GPUs") or "none"))
+    lines += [libs] if (libs := _rows(t, "Python torch transformers threads")) else []
     lines += [f"OS: {t['OS']}"] if "OS" in t else []
     if "profile" in t or "runner" in t:
         lines.append(
@@ -212,7 +212,7 @@ def describe_long(fp: Mapping[str, Any]) -> str:
     t = table(fp)
     ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
     cpu = f"{t.get('CPU')}" + (f" [{t['ISA']}]" if "ISA" in t else "")
-    gpu, libs = f"GPU {t.get('GPU', 'none')}", _say(t, "Python torch transformers")
+    gpu, libs = f"GPU {t.get('GPU', 'none')}", _rows(t, "Python torch transformers")
     threads = f" ({t['threads']})" if "threads" in t else ""
     return _parts(cpu, t.get("cores"), f"{ram} RAM", gpu, t.get("OS"), libs) + threads
 
@@ -221,7 +221,7 @@ def describe(fp: Mapping[str, Any]) -> str:
     """One line for failure messages: ``'Intel Xeon ... (2 cores, 24 GiB, no GPU, torch 2.13.0)'``."""
     t = table(fp)
     what = _parts(t.get("cores"), t.get("ISA"), t.get("RAM", "? GiB"), t.get("GPU", "no GPU"))
-    return f"{t.get('CPU')} ({_parts(what, _say(t, 'torch threads'))})"
+    return f"{t.get('CPU')} ({_parts(what, _rows(t, 'torch threads'))})"
 
 
 def load_average() -> tuple[float | None, int]:
