@@ -15,6 +15,7 @@ from pathlib import Path
 from claimcheck.display import with_unit
 from claimcheck.formula import FormulaError, evaluate_claim, split_reference
 from claimcheck.interval import parse_decimal
+from claimcheck.keys import SEP
 from claimcheck.registry import Claim, Registry, load_registry, other_chapters
 from claimcheck.units import convert
 
@@ -274,16 +275,10 @@ class Citation:
 
     @property
     def words(self) -> str:
-        chapter, cid = split_key(self.source)
+        chapter, _, cid = self.source.partition(SEP)
         words = _CITATION_WORDS.get(self.status, "{key} says {quote}, quoting {source} ({shown})")
         fields = {**asdict(self), "quote": self.quote or "no number"}
         return words.format(**fields, chapter=chapter, cid=cid, shown=self.figure or "no number")
-
-
-def split_key(key: str) -> tuple[str, str]:
-    """``"ch15:C10"`` -> ``("ch15", "C10")``; a chapter alone -> ``("ch19", "")``."""
-    chapter, _, cid = key.partition(":")
-    return chapter, cid
 
 
 def quotes_figure(quote: str, quote_unit: str, source: str, source_unit: str) -> bool:
@@ -305,7 +300,7 @@ def cite(claim: Claim, chapters: Mapping[str, Registry]) -> Citation:
     claim quotes nothing (no ``cites``)."""
     if not claim.cites:
         raise ValueError(f"{claim.path}: claim {claim.id} quotes nothing (no 'cites')")
-    chapter, cid = split_key(claim.cites)
+    chapter, _, cid = claim.cites.partition(SEP)
     shown = with_unit(claim.stated, claim.unit)  # 99.16%, 60×: as every value is written
     made = dict(key=claim.key, source=claim.cites, quote=shown, path=claim.path, quote_printed=claim.stated)
     reg = chapters.get(chapter)
@@ -340,7 +335,7 @@ def _quotes_back(claim: Claim, chapters: Mapping[str, Registry]) -> bool:
     c: Claim | None = claim
     while c is not None and c.cites and c.key not in seen:
         seen.add(c.key)
-        chapter, cid = split_key(c.cites)
+        chapter, _, cid = c.cites.partition(SEP)
         reg = chapters.get(chapter)
         c = reg.claims.get(cid) if reg is not None and cid else None
         if c is not None and c.key == claim.key:
@@ -375,7 +370,7 @@ def citation_issues(registries: Collection[Registry], book: dict[str, Registry] 
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
     for c in citations(registries, chapters):
-        chapter, cid = split_key(c.source)
+        chapter, _, cid = c.source.partition(SEP)
         where = f"{c.path}: claim {c.key}: field 'cites': "
         if c.status == "unknown" and not cid:
             out.append(

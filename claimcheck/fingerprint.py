@@ -1,5 +1,9 @@
 """The runner (``claims.json`` ``runner``): a hardware and software fingerprint without host or user
-names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is."""
+names, read locally (a kit adds fields: :mod:`claimcheck.llm.fingerprint`), and how busy the machine is.
+
+Every page and message says a runner from one ordered table of (label, value) rows (:func:`table`):
+the matrix's column header and full fingerprint, the claims page's and summary's runner line, a
+failure's hardware line, pytest-html's header, and the notes of ``claimcheck diff``."""
 
 from __future__ import annotations
 
@@ -10,9 +14,11 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from importlib import metadata
+from typing import Any
 
-from claimcheck.display import counted
+from claimcheck.display import counted, is_number
 
 #: how far the 1-min load average may exceed the usable cores (a quiet run reads ~cores) before "busy"
 BUSY_LOAD_OVER_CORES = 1.0
@@ -69,28 +75,153 @@ def version(dist: str) -> str | None:
         return None
 
 
-def describe_long(fp: dict) -> str:
+def settings_size_profile(settings: Mapping[str, Any] | None) -> str | None:
+    """The size profile of a claims.json ``settings`` (``size_profile``; ``profile`` in older files)."""
+    settings = settings or {}
+    return settings.get("size_profile", settings.get("profile"))
+
+
+#: the fields whose change ``claimcheck diff`` notes (the core's and the kit's)
+DIFF_NOTES = ("cpu", "cores", "gpu", "torch", "transformers", "torch_threads")
+#: the fields the table says in words (:data:`LABELS`); every other field follows by its dotted name
+_SAID = "cpu cores ram_bytes gpu python torch transformers torch_threads os machine runner_profile".split()
+#: the labels of the rows in words, in the table's order; the core's and the kit's fields
+LABELS = "CPU machine ISA cores RAM GPU VRAM GPUs driver CUDA OS Python torch transformers threads".split()
+LABELS += ["profile", "runner", "weights", "busy"]
+
+
+def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """The runner fingerprint (``claims.json`` ``runner``, free-form: the core's fields and those the
+    kits' hook ``pytest_claimcheck_runner_fingerprint`` adds) and its run's ``settings`` as one
+    ordered table, label -> value in words, empty fields left out: the rows of :data:`LABELS`
+    (``cores``: ``"2 cores"``, ``RAM``/``VRAM``: ``"24 GiB"``, ``GPUs``: ``"x2"``, ``torch``: ``"torch
+    2.13.0"``, ``threads``: ``"1 thread"``...), then each other field by its dotted name
+    (``load.probe_s``), floats to four significant digits, lists joined. Every place that shows a
+    runner says it from this table (:func:`runner_line`, :func:`runner_brief`,
+    :func:`fingerprint_lines`, :func:`describe`, :func:`describe_long`)."""
+    r, s = runner or {}, settings or {}
+    gpu, w = _obj(r.get("gpu")), _obj(r.get("weights"))
+    gpu = gpu if gpu.get("name") else {}  # a GPU without a name: none
+    ram, mem, n = r.get("ram_bytes"), gpu.get("memory_bytes"), gpu.get("count")
+    rows = {
+        "CPU": r.get("cpu"),
+        "machine": r.get("machine"),
+        "ISA": r.get("cpu_capability"),
+        "cores": r.get("cores") and f"{r['cores']} cores",
+        "RAM": is_number(ram) and f"{ram / 2**30:.0f} GiB",
+        "GPU": gpu.get("name"),
+        "VRAM": is_number(mem) and f"{mem / 2**30:.0f} GiB",
+        "GPUs": is_number(n) and n > 1 and f"x{n}",
+        "driver": gpu.get("driver") and f"driver {gpu['driver']}",
+        "CUDA": gpu.get("cuda") and f"CUDA {gpu['cuda']}",
+        "OS": r.get("os"),
+        **{name: r.get(key) and f"{name} {r[key]}" for key, name in _LIBS},
+        "threads": r.get("torch_threads") and counted(r["torch_threads"], "thread"),
+        "profile": settings_size_profile(s),
+        "runner": r.get("runner_profile") or s.get("runner_profile") or s.get("runner"),
+        "weights": w and (HAS_WEIGHTS if w.get("available") else "no weights"),
+        "busy": _obj(r.get("load")).get("busy") and "busy",
+    }
+    rest = {k: v for k, v in r.items() if k not in _SAID}
+    return {k: str(v) for k, v in rows.items() if v} | dict(_flatten(rest))
+
+
+#: the ``weights`` row of a run that had the pretrained weights
+HAS_WEIGHTS = "GPT-2 weights"
+_LIBS = (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
+
+
+def _obj(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _flatten(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
+    """``(dotted key, value)`` of a nested fingerprint: empty fields left out, floats to four
+    significant digits, lists joined."""
+    for k, v in d.items():
+        if v is None or v == {} or v == [] or v == "":
+            continue
+        if sub := _obj(v):
+            yield from _flatten(sub, f"{prefix}{k}.")
+        elif isinstance(v, float):
+            yield f"{prefix}{k}", f"{v:.4g}"
+        else:
+            yield f"{prefix}{k}", ", ".join(map(str, v)) if isinstance(v, list) else str(v)
+
+
+def _rows(t: Mapping[str, str], labels: str, sep: str = ", ") -> str:
+    """The values of the table ``t``'s rows ``labels`` (space-separated) that it has, joined by ``sep``."""
+    return sep.join(t[k] for k in labels.split() if k in t)
+
+
+def _parts(*texts: str | bool | None) -> str:
+    """The ``texts`` that are not empty (or False), joined by commas."""
+    return ", ".join(str(t) for t in texts if t)
+
+
+def _gpu_words(t: Mapping[str, str]) -> str:
+    return f"GPU {_rows(t, 'GPU VRAM GPUs', ' ')}" if "GPU" in t else "no GPU"
+
+
+def runner_line(runner: Mapping[str, Any] | None) -> str:
+    """The runner in one line (the claims page and the summary): CPU (machine, ISA), cores, RAM, GPU;
+    libraries and threads."""
+    t = table(runner)
+    isa = _rows(t, "machine ISA")
+    cpu = t.get("CPU", "unknown CPU") + (f" ({isa})" if isa else "")
+    ram = f"{t['RAM']} RAM" if "RAM" in t else ""
+    libs = _rows(t, "Python torch transformers threads")
+    return _parts(cpu, t.get("cores"), ram, _gpu_words(t)) + (f"; {libs}" if libs else "")
+
+
+def runner_brief(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None = None) -> list[str]:
+    """The matrix's column header: the hardware and torch, then (when any) how the run was set up."""
+    t = table(runner, settings)
+    cpu = t.get("CPU", "unknown CPU") + (f" ({t['ISA']})" if "ISA" in t else "")
+    run = _parts(
+        t.get("threads"),
+        "profile" in t and f"profile {t['profile']}",
+        "runner" in t and f"runner {t['runner']}",
+        _rows(t, "weights busy"),  # timings from a busy machine compare badly
+    )
+    return [_parts(cpu, t.get("cores"), _gpu_words(t), t.get("torch"))] + ([run] if run else [])
+
+
+def fingerprint_lines(
+    runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None = None
+) -> list[str]:
+    """The whole fingerprint as short lines (the matrix's "full fingerprint"): CPU, GPU, libraries, OS,
+    profile, then every other field as ``key: value``."""
+    t = table(runner, settings)
+    lines = []
+    if "CPU" in t or "cores" in t:
+        ram = f", {t['RAM']} RAM" if "RAM" in t else ""
+        lines.append(f"CPU: {t.get('CPU', '?')} ({t.get('cores', '? cores')}{ram})")
+    lines.append("GPU: " + (_rows(t, "GPU VRAM driver CUDA GPUs") or "none"))
+    lines += [libs] if (libs := _rows(t, "Python torch transformers threads")) else []
+    lines += [f"OS: {t['OS']}"] if "OS" in t else []
+    if "profile" in t or "runner" in t:
+        lines.append(
+            f"profile: {t.get('profile', '?')}" + (f", runner: {t['runner']}" if "runner" in t else "")
+        )
+    return lines + [f"{k}: {v}" for k, v in t.items() if k not in LABELS]
+
+
+def describe_long(fp: Mapping[str, Any]) -> str:
     """The fingerprint in one line for a report's header."""
+    t = table(fp)
     ram = f"{fp['ram_bytes'] / 2**30:.1f} GiB" if fp.get("ram_bytes") else "?"
-    gpu = fp["gpu"]["name"] if fp.get("gpu") else "none"
-    isa = f" [{fp['cpu_capability']}]" if fp.get("cpu_capability") else ""
-    libs = ", ".join(f"{key} {fp[key]}" for key in ("torch", "transformers") if fp.get(key))
-    threads = f" ({counted(fp['torch_threads'], 'thread')})" if fp.get("torch_threads") else ""
-    return (
-        f"{fp.get('cpu')}{isa}, {fp.get('cores')} cores, {ram} RAM, GPU {gpu}, {fp.get('os')}, "
-        f"Python {fp.get('python')}" + (f", {libs}" if libs else "") + threads
-    )
+    cpu = f"{t.get('CPU')}" + (f" [{t['ISA']}]" if "ISA" in t else "")
+    gpu, libs = f"GPU {t.get('GPU', 'none')}", _rows(t, "Python torch transformers")
+    threads = f" ({t['threads']})" if "threads" in t else ""
+    return _parts(cpu, t.get("cores"), f"{ram} RAM", gpu, t.get("OS"), libs) + threads
 
 
-def describe(fp: dict) -> str:
+def describe(fp: Mapping[str, Any]) -> str:
     """One line for failure messages: ``'Intel Xeon ... (2 cores, 24 GiB, no GPU, torch 2.13.0)'``."""
-    ram = f"{fp['ram_bytes'] / 2**30:.0f} GiB" if fp.get("ram_bytes") else "? GiB"
-    gpu = fp["gpu"]["name"] if fp.get("gpu") else "no GPU"
-    isa = f", {fp['cpu_capability']}" if fp.get("cpu_capability") else ""
-    return (
-        f"{fp.get('cpu')} ({fp.get('cores')} cores{isa}, {ram}, {gpu}, torch {fp.get('torch')}, "
-        f"{counted(fp.get('torch_threads'), 'thread')})"
-    )
+    t = table(fp)
+    what = _parts(t.get("cores"), t.get("ISA"), t.get("RAM", "? GiB"), t.get("GPU", "no GPU"))
+    return f"{t.get('CPU')} ({_parts(what, _rows(t, 'torch threads'))})"
 
 
 def load_average() -> tuple[float | None, int]:

@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
+from claimcheck.fingerprint import table
 from claimcheck.outcomes import NOT_RUN, count
 from claimcheck.results import NOT_SELECTED, Carried, ClaimsDoc, ResultFileError, Selection, read_document
 
@@ -26,11 +26,6 @@ _SETTINGS_KEYS = (("size_profile", "profile"), ("runner_profile", "runner"), ("d
 _CLAIM_KEYS = ("stated", "unit", "tolerance")
 
 
-def _gpu(runner: dict) -> Any:
-    gpu = runner.get("gpu")
-    return gpu.get("name") if isinstance(gpu, dict) else gpu
-
-
 def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys: Iterable[str] = ()) -> str | None:
     """Why rows of the report ``old`` cannot stand in the report ``new`` (None when they can);
     ``runner_keys``: the kits' runner fields that must match too, besides the core's."""
@@ -38,8 +33,8 @@ def incomparable(new: ClaimsDoc, old: ClaimsDoc, runner_keys: Iterable[str] = ()
     for key in (*_RUNNER_KEYS, *runner_keys):
         if rn.get(key) != ro.get(key):
             return f"it was made on another runner ({key}: {ro.get(key)} here {rn.get(key)})"
-    if _gpu(rn) != _gpu(ro):
-        return f"it was made on another runner (GPU: {_gpu(ro)}, here {_gpu(rn)})"
+    if (gn := table(rn).get("GPU")) != (go := table(ro).get("GPU")):
+        return f"it was made on another runner (GPU: {go}, here {gn})"
     sn, so = new.settings, old.settings
     for key, older in _SETTINGS_KEYS:
         a, b = sn.get(key, sn.get(older)), so.get(key, so.get(older))

@@ -8,17 +8,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from claimcheck.display import counted, excerpt, format_value
+from claimcheck.display import excerpt, format_value
 from claimcheck.display import is_number as _is_number
+from claimcheck.fingerprint import DIFF_NOTES, settings_size_profile, table
 from claimcheck.keys import split as split_key
 from claimcheck.manuscript import drift_words
 from claimcheck.outcomes import BROKEN, HELD, NOT_RUN, PASSED, VERDICT_RANK
-from claimcheck.results import ClaimEntry, ClaimsDoc, ResultFileError, Runner, read_document
+from claimcheck.results import ClaimEntry, ClaimsDoc, ResultFileError, read_document
 from claimcheck.tolerance import parse_tolerance
 
 __all__ = ["ResultFileError", "diff", "load_results", "merge", "run_labels"]
@@ -44,17 +45,14 @@ def run_labels(runs: list[ClaimsDoc]) -> list[str]:
     for run in runs:
         p = Path(run.path)
         bases.append((p.parent.name if p.name == "claims.json" and p.parent.name else p.stem) or str(p))
-    taken = set(bases)  # a later run's own label is never given to an earlier duplicate
-    count: dict[str, int] = {}
-    labels = []
+    taken, labels = set(bases), list[str]()  # a later run's own label is never given to an earlier duplicate
     for base in bases:
-        n = count[base] = count.get(base, 0) + 1
-        if n > 1:
-            while f"{base} ({n})" in taken:
-                n += 1
-            count[base] = n
-            taken.add(f"{base} ({n})")
-        labels.append(base if n == 1 else f"{base} ({n})")
+        label, n = base, 1
+        while label in (taken if n > 1 else labels):
+            n += 1
+            label = f"{base} ({n})"
+        taken.add(label)
+        labels.append(label)
     return labels
 
 
@@ -179,68 +177,6 @@ def counts(run: ClaimsDoc) -> dict[str, int]:
     return dict(Counter(c.outcome for c in run.claims))
 
 
-def fingerprint_lines(runner: dict, settings: dict | None = None) -> list[str]:
-    """The runner fingerprint as short lines for a column header: known keys first, in a fixed order,
-    then any other key as ``key: value``."""
-    r = dict(runner or {})
-    lines = []
-    cpu, cores, ram = (r.pop(key, None) for key in ("cpu", "cores", "ram_bytes"))
-    if cpu or cores:
-        ram_text = f", {ram / 2**30:.0f} GiB RAM" if _is_number(ram) else ""
-        lines.append(f"CPU: {cpu or '?'} ({cores or '?'} cores{ram_text})")
-    raw_gpu = r.pop("gpu", None)
-    parts = ["none"]
-    if isinstance(raw_gpu, dict) and (
-        gpu := Runner.of({"gpu": {**raw_gpu, "name": raw_gpu.get("name") or "?"}}).gpu
-    ):
-        parts = [
-            gpu.name,
-            f"{gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else "",
-            f"driver {gpu.driver}" if gpu.driver else "",
-            f"CUDA {gpu.cuda}" if gpu.cuda else "",
-            f"x{gpu.count}" if gpu.count is not None and gpu.count > 1 else "",
-        ]
-    lines.append("GPU: " + ", ".join(p for p in parts if p))
-    libs = [
-        f"{name} {r.pop(key)}"
-        for key, name in (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
-        if r.get(key)
-    ]
-    if threads := r.pop("torch_threads", None):
-        libs.append(counted(threads, "thread"))
-    if libs:
-        lines.append(", ".join(libs))
-    if os_ := r.pop("os", None):
-        lines.append(f"OS: {os_}")
-    r.pop("machine", None)
-    prof = settings_size_profile(settings)
-    s = settings or {}
-    rp = r.pop("runner_profile", None) or s.get("runner_profile") or s.get("runner")
-    if prof or rp:
-        lines.append(f"profile: {prof or '?'}" + (f", runner: {rp}" if rp else ""))
-    return lines + [f"{key}: {value}" for key, value in _flatten(r)]
-
-
-def settings_size_profile(settings: dict | None) -> str | None:
-    """The size profile of a claims.json ``settings`` (``size_profile``; ``profile`` in older files)."""
-    settings = settings or {}
-    return settings.get("size_profile", settings.get("profile"))
-
-
-def _flatten(d: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
-    """``(dotted key, value)`` of a nested fingerprint: empty fields left out, floats to four
-    significant digits, lists joined."""
-    for k, v in d.items():
-        if v is None or v == {} or v == [] or v == "":
-            continue
-        if isinstance(v, dict):
-            yield from _flatten(v, f"{prefix}{k}.")
-        elif isinstance(v, float):
-            yield f"{prefix}{k}", f"{v:.4g}"
-        else:
-            yield f"{prefix}{k}", v if not isinstance(v, list) else ", ".join(map(str, v))
-
-
 REGRESSION, IMPROVED, CHANGED, MOVED, ADDED, REMOVED = (
     "regression improved changed moved added removed".split()
 )
@@ -322,10 +258,12 @@ def diff(old: ClaimsDoc, new: ClaimsDoc, bound_move: float = 0.25) -> Diff:
     held is a ``regression``), outcome changes (:func:`outcome_change_kind`), drift, and ``moved``
     values (:func:`value_move`); a claim one run did not select is listed in ``unselected`` instead."""
     d = Diff(old, new, issues=list(old.issues) + list(new.issues))
-    for key in ("cpu", "cores", "gpu", "torch", "transformers", "torch_threads"):
+    for key in DIFF_NOTES:
         a, b = old.runner.get(key), new.runner.get(key)
         if a != b:
-            d.runner_notes.append(f"runner {key}: {_runner_field_text(a)} -> {_runner_field_text(b)}")
+            d.runner_notes.append(
+                f"runner {key}: {_runner_field_text(old, key)} -> {_runner_field_text(new, key)}"
+            )
     pa, pb = settings_size_profile(old.settings), settings_size_profile(new.settings)
     if pa != pb:
         d.runner_notes.append(f"profile: {pa} -> {pb}")
@@ -374,6 +312,6 @@ def _first_line(text: object) -> str:
     return line if len(line) <= 160 else line[:157] + "..."
 
 
-def _runner_field_text(v: object) -> str:
+def _runner_field_text(run: ClaimsDoc, key: str) -> str:
     """A runner field in a note: a GPU by its name; cut to 120 characters (:func:`excerpt`)."""
-    return excerpt(v.get("name", v) if isinstance(v, dict) else v, 120, quote=False)
+    return excerpt(table(run.runner).get("GPU") if key == "gpu" else run.runner.get(key), 120, quote=False)

@@ -16,6 +16,7 @@ from claimcheck.cli.editor import write_json
 from claimcheck.cli.main import _say, error
 from claimcheck.fileio import write_atomic
 from claimcheck.pages import matrix_page
+from claimcheck.pages.words import listed
 from claimcheck.results import read_document
 from claimcheck.runs import MOVED, ResultFileError, diff, load_results, matrix_json, merge
 
@@ -159,8 +160,7 @@ def _diff(args: argparse.Namespace) -> int:
     for note in old.notes + new.notes + d.runner_notes:
         _say(f"  note: {note}")
     for side, ids in d.unselected.items():
-        shown = ", ".join(ids[:6]) + (f" and {len(ids) - 6} more" if len(ids) > 6 else "")
-        _say(f"  {len(ids)} claims not selected in {side} ({shown}): not compared")
+        _say(f"  {len(ids)} claims not selected in {side} ({listed(ids, 6)}): not compared")
     if d.carried:
         _say(
             f"  {len(d.carried)} claims in NEW are kept from an earlier run (marked 'carried'), not measured by it"

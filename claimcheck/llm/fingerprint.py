@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
-from typing import Any
 
 from claimcheck import fingerprint as core
 from claimcheck.fingerprint import describe  # noqa: F401  (one renderer, re-exported)
@@ -22,14 +21,6 @@ def kit_fields() -> dict[str, object]:
         return fields | {"torch_threads": None, "cpu_capability": None, "gpu": None}
     cpu = torch.backends.cpu.get_cpu_capability()
     return fields | {"torch_threads": torch.get_num_threads(), "cpu_capability": cpu, "gpu": gpu_info()}
-
-
-def whole_runner_fingerprint(profile: str | None = None) -> dict[str, Any]:
-    """The whole runner fingerprint: :func:`claimcheck.fingerprint.runner_fingerprint` plus
-    :func:`kit_fields` (what the plugin writes to ``claims.json`` ``runner``, less the weights)."""
-    fp = core.runner_fingerprint(profile)
-    fp.update(kit_fields())
-    return fp
 
 
 def gpu_info() -> dict[str, object] | None:

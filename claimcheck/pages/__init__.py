@@ -13,6 +13,7 @@ from typing import Any
 from claimcheck import fileio
 from claimcheck import outcomes as oc
 from claimcheck.book import book_of
+from claimcheck.fingerprint import fingerprint_lines
 from claimcheck.manuscript import ManuscriptCheck, ManuscriptError, check_manuscript
 from claimcheck.pages import claims_view, manuscript_view, words
 from claimcheck.pages.claims_view import chapter_language, within
@@ -21,7 +22,7 @@ from claimcheck.pages.render import render
 from claimcheck.pages.summary import is_matrix
 from claimcheck.registry import Waiver, load_registry
 from claimcheck.results import ClaimEntry, ClaimsDoc, parse_document, read_json, safe_link
-from claimcheck.runs import Matrix, fingerprint_lines, format_measured
+from claimcheck.runs import Matrix, format_measured
 
 
 def claims_page(

@@ -10,10 +10,10 @@ from functools import partial
 
 from claimcheck import outcomes as oc
 from claimcheck.display import counted, format_value, is_number, number, with_unit
+from claimcheck.fingerprint import HAS_WEIGHTS, runner_brief, runner_line, table  # noqa: F401 - the runner's words
 from claimcheck.interval import Interval
 from claimcheck.manuscript import drift_words  # noqa: F401 - the pages' name for the one wording
-from claimcheck.results import ClaimEntry, ClaimsDoc, Gpu, Runner
-from claimcheck.runs import settings_size_profile
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.tolerance import Margin, Tolerance, ToleranceError, parse_tolerance
 
 
@@ -131,12 +131,12 @@ def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
     """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
     reason = entry.reason
     needs = entry.needs or []
-    weights = Runner.of(runner).weights
+    weights = table(runner).get("weights")
     if entry.runner_bound or reason.startswith("machine-bound"):
         return _CAUSE["machine-bound"]
     if "gpu" in needs or "CUDA" in reason:
         return _CAUSE["gpu"]
-    if "weights" in needs and (weights is None or not weights.available or "weights" in reason):
+    if "weights" in needs and (weights != HAS_WEIGHTS or "weights" in reason):
         return _CAUSE["weights"]
     if "--claims-listing" in reason:
         return _CAUSE["listing"]
@@ -187,52 +187,12 @@ def reason_words(entry: ClaimEntry) -> str:
 
 
 # --- the runner and the whole run -----------------------------------------------------------------
-def _gpu_words(gpu: Gpu | None) -> str:
-    if gpu is None:
-        return "no GPU"
-    mem = f" {gpu.memory_bytes / 2**30:.0f} GiB" if gpu.memory_bytes is not None else ""
-    count = f" x{gpu.count}" if gpu.count is not None and gpu.count > 1 else ""
-    return f"GPU {gpu.name}{mem}{count}"
-
-
-def runner_line(runner: dict) -> str:
-    """The runner in one line: CPU (ISA), cores, RAM, GPU, libraries and threads."""
-    r = Runner.of(runner)
-    isa = ", ".join(str(x) for x in (r.machine, r.cpu_capability) if x)
-    ram = f"{r.ram_bytes / 2**30:.0f} GiB RAM" if r.ram_bytes is not None else ""
-    cores = f"{r.cores} cores" if r.cores else ""
-    parts = [f"{r.cpu or 'unknown CPU'}" + (f" ({isa})" if isa else ""), cores, ram, _gpu_words(r.gpu)]
-    pairs = ((r.python, "Python"), (r.torch, "torch"), (r.transformers, "transformers"))
-    libs = [f"{name} {value}" for value, name in pairs if value]
-    libs += [counted(r.torch_threads, "thread")] if r.torch_threads else []
-    return ", ".join(p for p in parts if p) + ("; " + ", ".join(libs) if libs else "")
-
-
-def runner_brief(runner: dict, settings: dict | None = None) -> list[str]:
-    """The matrix's column header: the hardware and torch, then (when any) how the run was set up."""
-    r = Runner.of(runner)
-    cpu = f"{r.cpu or 'unknown CPU'}" + (f" ({r.cpu_capability})" if r.cpu_capability else "")
-    cores, torch = f"{r.cores} cores" if r.cores else "", f"torch {r.torch}" if r.torch else ""
-    machine = [cpu, cores, _gpu_words(r.gpu), torch]
-    profile = settings_size_profile(settings)
-    named = r.runner_profile or (settings or {}).get("runner_profile")
-    run = [
-        counted(r.torch_threads, "thread") if is_number(r.torch_threads) else "",
-        f"profile {profile}" if profile else "",
-        f"runner {named}" if named else "",
-        "" if r.weights is None else "GPT-2 weights" if r.weights.available else "no weights",
-        "busy" if r.busy else "",  # timings from a busy machine compare badly
-    ]
-    lines = [", ".join(x for x in machine if x), ", ".join(x for x in run if x)]
-    return lines if lines[1] else lines[:1]
-
-
 def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, str]:
     """``(words, command)`` of one group of ``deselected[]``: ``("5 tests deselected (C06, ...): ...", "pytest ...")``."""
     n = int(group.get("tests") or 0)
     keys = [str(k) for k in group.get("claims") or []]
     names = keys if several_chapters else [k.split(":", 1)[-1] for k in keys]
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    shown = listed(names)
     # the lane's tests are further tests of claims whose own tests ran; a -k/-m run's are the claims'
     of = "more tests of " if group.get("kind") == "lane" else ""
     text = f"{counted(n, 'test')} deselected" + (f" ({of}{shown})" if shown else "")
@@ -241,13 +201,13 @@ def deselected_words(group: dict, several_chapters: bool = False) -> tuple[str, 
 
 def weights_line(runner: dict) -> str:
     """Which pretrained weights the run had, in one line."""
-    r = Runner.of(runner)
-    if r.portable_lm:
-        return f"portable-LM lane on {', '.join(sorted(r.portable_lm))}: its own numbers, never compared with GPT-2's"
-    w = r.weights
-    if w is None or not w.available:
+    r = runner or {}
+    if r.get("portable_lm"):
+        return f"portable-LM lane on {', '.join(sorted(r['portable_lm']))}: its own numbers, never compared with GPT-2's"
+    if table(r).get("weights") != HAS_WEIGHTS:
         return "none: the claims that need the pretrained GPT-2 weights are skipped"
-    return f"{w.source} ({w.kind}), {w.file}, sha256 {w.sha256}"
+    w = r["weights"]
+    return f"{w.get('source')} ({w.get('kind')}), {w.get('file', '?')}, sha256 {w.get('sha256', '?')}"
 
 
 def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
@@ -255,9 +215,13 @@ def claim_name(entry: ClaimEntry, several_chapters: bool) -> str:
     return entry.key if several_chapters else entry.id
 
 
+def listed(names: list[str], limit: int = 8) -> str:
+    """``names`` joined by commas, the first ``limit`` of them and how many more: ``"C01, C02 and 3 more"``."""
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def _ids(entries: Iterable[ClaimEntry], limit: int = 8, several: bool = False) -> str:
-    ids = [claim_name(e, several) for e in entries]
-    return ", ".join(ids) if len(ids) <= limit else ", ".join(ids[:limit]) + f" and {len(ids) - limit} more"
+    return listed([claim_name(e, several) for e in entries], limit)
 
 
 def _n(n: int, one: str, many: str) -> str:

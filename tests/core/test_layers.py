@@ -342,18 +342,12 @@ STILL_NAMED = {  # file under claimcheck/, word: why
     ("recorder.py", "portable"): "claim.check_form/on_model: the recorder's API for the portable form",
     ("recorder.py", "gpt-2"): "the portable form's messages: not the chapter's GPT-2 value",
     ("verdict.py", "portable"): "the verdict of a claim whose portable form another claim checks",
-    ("fingerprint.py", "torch"): "describe() shows the kit's fingerprint fields by name",
-    ("fingerprint.py", "transformers"): "describe() shows the kit's fingerprint fields by name",
-    ("runs.py", "torch"): "merge/diff read files without the kit's hooks: its fingerprint fields",
-    ("runs.py", "transformers"): "merge/diff read files without the kit's hooks: its fingerprint fields",
-    ("pages/words.py", "torch"): "the runner's words name the kit's fingerprint fields",
-    ("pages/words.py", "transformers"): "the runner's words name the kit's fingerprint fields",
+    ("fingerprint.py", "torch"): "the runner's table: merge/diff read files without the kit's hooks",
+    ("fingerprint.py", "transformers"): "the runner's table: merge/diff read files without the kit's hooks",
+    ("fingerprint.py", "gpt-2"): "the runner's table: whether the run had the kit's weights",
     ("pages/words.py", "gpt-2"): "the runner's words: the weights, the lane's never-compared note",
     ("pages/words.py", "portable"): "the runner's words: the lane's fingerprint field portable_lm",
     ("plugin/reporting.py", "portable"): "the fingerprint's portable_lm: the models the rows ran on",
-    ("results.py", "torch"): "the typed runner fingerprint: the kit's fields the pages show by name",
-    ("results.py", "transformers"): "the typed runner fingerprint: the kit's fields the pages show by name",
-    ("results.py", "portable"): "the typed runner fingerprint: the lane's field portable_lm",
 }
 
 

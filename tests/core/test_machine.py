@@ -61,3 +61,29 @@ def test_usable_cores_and_cpu_model_without_the_linux_sources(monkeypatch):
     monkeypatch.setattr(machine.platform, "processor", lambda: "")
     monkeypatch.setattr(machine.platform, "machine", lambda: "AMD64")
     assert machine.runner_fingerprint()["cpu"] == "AMD64"  # an unreadable /proc/cpuinfo is no error
+
+
+def test_the_fingerprint_is_one_table_of_labelled_rows():
+    """Every page reads a runner from one ordered (label, value) table: the fields in words first, a
+    GPU without a name as none, then every other field by its dotted name (empty ones left out)."""
+    fp = {
+        "cpu": "AMD EPYC",
+        "cores": 2,
+        "gpu": {"name": "NVIDIA H100", "memory_bytes": 80 * 2**30, "count": 2, "driver": ""},
+        "torch_threads": 1,
+        "load": {"busy": True, "probe_s": 0.0013913990001128695, "why": ""},
+    }
+    assert list(machine.table(fp, {"size_profile": "quick"}).items()) == [
+        ("CPU", "AMD EPYC"),
+        ("cores", "2 cores"),
+        ("GPU", "NVIDIA H100"),
+        ("VRAM", "80 GiB"),
+        ("GPUs", "x2"),
+        ("threads", "1 thread"),
+        ("profile", "quick"),
+        ("busy", "busy"),
+        ("load.busy", "True"),
+        ("load.probe_s", "0.001391"),
+    ]
+    assert "GPU" not in machine.table({"gpu": {"memory_bytes": 1}})
+    assert machine.describe(fp) == "AMD EPYC (2 cores, ? GiB, NVIDIA H100, 1 thread)"

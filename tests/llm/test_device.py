@@ -102,7 +102,7 @@ def test_dtype_for_unknown_precision():
 
 # --- fingerprint ----------------------------------------------------------------------------------
 def test_fingerprint_records_the_gpu(fake_cuda):
-    fp = fingerprint.whole_runner_fingerprint()
+    fp = fingerprint.core.runner_fingerprint() | fingerprint.kit_fields()
     assert fp["gpu"] == {
         "name": "NVIDIA H100 80GB HBM3",
         "memory_bytes": 85_520_809_984,
@@ -116,7 +116,7 @@ def test_fingerprint_records_the_gpu(fake_cuda):
 
 
 def test_fingerprint_without_gpu(no_cuda):
-    fp = fingerprint.whole_runner_fingerprint()
+    fp = fingerprint.core.runner_fingerprint() | fingerprint.kit_fields()
     assert fp["gpu"] is None and "no GPU" in fingerprint.describe(fp)
 
 

@@ -226,7 +226,7 @@ def test_a_runner_in_two_lines_for_the_matrix_header():
 
 
 def test_the_full_fingerprint_leaves_out_empty_fields_and_rounds_floats():
-    from claimcheck.runs import fingerprint_lines
+    from claimcheck.fingerprint import fingerprint_lines
 
     lines = fingerprint_lines(
         {"cpu": "AMD EPYC", "cores": 2, "load": {"probe_s": 0.0013913990001128695, "why": "", "busy": True}},
