@@ -30,13 +30,15 @@ from claimcheck.units import convert
 @dataclass(frozen=True)
 class Verdict:
     """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value`` (in
-    the claim's unit), ``reason`` (None when passed) and ``details`` (JSON facts for the report). How far
-    the value clears its bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
+    the claim's unit), ``reason`` (None when passed), ``details`` (JSON facts for the report) and, for a
+    skip, its ``cause`` (a key of :data:`claimcheck.pages.words.CAUSES`). How far the value clears its
+    bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
 
     outcome: str
     value: Any = None
     reason: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,9 @@ def _machine_bound(
         f"'{claim.runner}'; {this}, measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})
+    return Verdict(
+        SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner}, "machine-bound"
+    )
 
 
 def _measured(claim: Claim, ev: Measured, runner: str | None) -> Verdict:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from claimcheck.keys import short
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
 from claimcheck.report import Phase
@@ -105,10 +107,11 @@ def phase_of(
     decided: str | None = None,
     error: str | None = None,
     expected_fail: str | None = None,
+    cause: str | None = None,
 ) -> Phase | None:
     """The :class:`~claimcheck.report.Phase` of ``item``'s ``report`` (None: it names no claim):
     ``decided``, the outcome the glue decided from the verdict; ``error``, its reason for an error;
-    ``expected_fail``, the claim's, for an xfailed test."""
+    ``expected_fail``, the claim's, for an xfailed test; ``cause``, why it was skipped, kept in its result."""
     cid = claim_key(item)
     if not cid:
         return None
@@ -118,6 +121,8 @@ def phase_of(
         line = location[1] + 1 if isinstance(location[1], int) else None
         where = {"test": report.nodeid, "file": str(location[0]), "line": line}
     kind, result = item.stash.get(KIND_KEY, None), item.stash.get(RESULT_KEY, None)
+    if cause is not None:
+        result = item.stash[RESULT_KEY] = replace(result or ClaimResult(short(cid)), cause=cause)
     outcome = report_outcome(report, kind, result, decided, error)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return Phase(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from _pytest.outcomes import Skipped
 
 from claimcheck.book import REGISTRY_NAME, book_of
 from claimcheck.display import log_line
@@ -139,9 +140,23 @@ def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
     return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
 
 
-def skip_here(reason: str) -> NoReturn:
-    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict."""
-    raise pytest.skip.Exception(reason, _use_item_location=True)
+class Unchecked(Skipped):  # pytest.skip.Exception
+    """pytest's skip, with why the item cannot run here as a field: ``cause``, a key of
+    :data:`claimcheck.pages.words.CAUSES` (None: none given), kept in the claim's result."""
+
+    # shown as pytest's own ("Skipped: why"), whose module is builtins too
+    __module__ = "builtins"
+    __qualname__ = "Skipped"
+
+    def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
+        super().__init__(reason, _use_item_location=_use_item_location)
+        self.cause = cause
+
+
+def skip_here(reason: str, cause: str | None = None) -> NoReturn:
+    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict.
+    ``cause``: why, a key of :data:`claimcheck.pages.words.CAUSES`. Raises :class:`Unchecked`."""
+    raise Unchecked(reason, cause)
 
 
 def setup_error(message: str) -> NoReturn:

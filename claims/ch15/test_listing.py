@@ -29,6 +29,7 @@ every profile; the cache speedup (like C15) only where the generations ran at th
 import pytest
 
 from claimcheck.interval import Interval
+from claimcheck.plugin.state import Unchecked
 from claimcheck.printed import locator_plain, same_printed
 
 pytestmark = pytest.mark.slow
@@ -39,8 +40,9 @@ def listing_run(pytestconfig, claims_settings, claims_weights, claims_profile, t
     """The :class:`claimcheck.llm.listing.ListingRun` of the editor's listing (once per session), its
     generations at the size profile's length below ``full``."""
     if not claims_settings.listing:
-        pytest.skip("no listing given: pass the chapter's listing with --claims-listing FILE (or "
-                    "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the harness")
+        raise Unchecked("no listing given: pass the chapter's listing with --claims-listing FILE (or "
+                        "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the "
+                        "harness", "listing", _use_item_location=False)
     from claimcheck.llm.listing import run_listing
     from claimcheck.plugin.state import setting_path
 
