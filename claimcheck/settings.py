@@ -350,6 +350,20 @@ def _written(o: Option, source: str, value: Any) -> str:
     return f"default {o.flag} {_shown(value)}"
 
 
+def given(o: Option, config: pytest.Config | None, env: Mapping[str, str]) -> tuple[Any, str]:
+    """``(raw value, source)`` of the option ``o``, by precedence: command line > ``env`` > ini file >
+    default (``source``: its flag, ``environment variable NAME``, ``ini setting KEY`` or ``default``)."""
+    cli = config.getoption(o.dest, None) if config is not None else None
+    ini_value = config.getini(o.ini) if config is not None and o.ini else None
+    if cli is not None:
+        return cli, o.flag
+    if o.env and env.get(o.env, "").strip() != "":
+        return env[o.env], f"environment variable {o.env}"
+    if ini_value not in (None, "", []):
+        return ini_value, f"ini setting {o.ini}"
+    return o.default, "default"
+
+
 def resolve(
     config: pytest.Config | None = None,
     env: Mapping[str, str] | None = None,
@@ -366,16 +380,7 @@ def resolve(
     sources: list[tuple[str, str]] = []
     options = tuple(o for t in tables for o in t.options)
     for o in options:
-        cli = config.getoption(o.dest, None) if config is not None else None
-        ini_value = config.getini(o.ini) if config is not None and o.ini else None
-        if cli is not None:
-            raw, where = cli, o.flag
-        elif o.env and env.get(o.env, "").strip() != "":
-            raw, where = env[o.env], f"environment variable {o.env}"
-        elif ini_value not in (None, "", []):
-            raw, where = ini_value, f"ini setting {o.ini}"
-        else:
-            raw, where = o.default, "default"
+        raw, where = given(o, config, env)
         try:
             if where != "default":
                 _check_length(raw)
