@@ -82,7 +82,7 @@ def test_listing_runs_without_api_drift(claim, listing_run):
     drift = run.drift_lines()
     claim.detail(listing=run.summary(), caveat=_caveat(run), api_drift=drift)
     if run.timed_out and not drift:
-        claim.skip(f"the listing {run.failure}; no API drift seen before that")
+        claim.skip(f"the listing {run.failure}; no API drift seen before that", cause="listing")
     versions = ", ".join(f"{k} {v}" for k, v in run.versions.items())
     claim.require(not drift, f"API drift: the listing uses APIs the installed libraries ({versions}) deprecate or "
                              "no longer have:\n  " + "\n  ".join(drift)
