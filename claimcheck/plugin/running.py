@@ -15,14 +15,7 @@ import pytest
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, PYTEST, SKIPPED, ends, worse
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
 from claimcheck.plugin.phases import PHASE_ATTR, exception_reason, phase_of, phase_on
-from claimcheck.plugin.state import (
-    STATE,
-    Unchecked,
-    claim_marker_id,
-    lookup_claim,
-    missing_kit,
-    registry_for,
-)
+from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
     RECORD_KEY,
     RESULT_KEY,
@@ -242,9 +235,7 @@ def pytest_runtest_makereport(
             error = str(exc)
         else:  # raised, not a verdict: the claim's row says error, with the type and message
             error = exception_reason(call.excinfo, call.when)
-    skip = call.excinfo.value if call.excinfo is not None else None
-    cause = skip.cause if isinstance(skip, Unchecked) else None
-    _send_phase(item, report, phase_of(item, report, decided, error, expected, cause))
+    _send_phase(item, report, phase_of(item, report, decided, error, expected, call.excinfo))
     return report
 
 

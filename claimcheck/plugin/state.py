@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
-from _pytest.outcomes import Skipped
 
 from claimcheck.book import REGISTRY_NAME, book_of
 from claimcheck.display import log_line
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.manuscript import ManuscriptCheck
-from claimcheck.plugin.phases import phase_on
+from claimcheck.plugin.phases import Unchecked, phase_on
 from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Claim, Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
@@ -138,19 +137,6 @@ def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
     """What every item of a claim records before any measurement: id, stated value, unit, tolerance;
     ``fields``: more of :class:`~claimcheck.results.ClaimResult`."""
     return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
-
-
-class Unchecked(Skipped):  # pytest.skip.Exception
-    """pytest's skip, with why the item cannot run here as a field: ``cause``, a key of
-    :data:`claimcheck.pages.words.CAUSES` (None: none given), kept in the claim's result."""
-
-    # shown as pytest's own ("Skipped: why"), whose module is builtins too
-    __module__ = "builtins"
-    __qualname__ = "Skipped"
-
-    def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
-        super().__init__(reason, _use_item_location=_use_item_location)
-        self.cause = cause
 
 
 def skip_here(reason: str, cause: str | None = None) -> NoReturn:

@@ -29,7 +29,7 @@ every profile; the cache speedup (like C15) only where the generations ran at th
 import pytest
 
 from claimcheck.interval import Interval
-from claimcheck.plugin.state import Unchecked
+from claimcheck.plugin.phases import Unchecked
 from claimcheck.printed import locator_plain, same_printed
 
 pytestmark = pytest.mark.slow
