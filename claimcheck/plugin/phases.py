@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from _pytest.outcomes import Skipped
 
-from claimcheck.keys import short
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
 from claimcheck.report import Phase
@@ -126,7 +125,7 @@ def phase_of(
     """The :class:`~claimcheck.report.Phase` of ``item``'s ``report`` (None: it names no claim):
     ``decided``, the outcome the glue decided from the verdict; ``error``, its reason for an error;
     ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the phase raised (the
-    cause of an :class:`Unchecked` skip is kept in the item's result)."""
+    cause of an :class:`Unchecked` skip is kept in the item's result, where it has one)."""
     cid = claim_key(item)
     if not cid:
         return None
@@ -137,8 +136,8 @@ def phase_of(
         where = {"test": report.nodeid, "file": str(location[0]), "line": line}
     kind, result = item.stash.get(KIND_KEY, None), item.stash.get(RESULT_KEY, None)
     skip = excinfo.value if excinfo is not None else None
-    if isinstance(skip, Unchecked):
-        result = item.stash[RESULT_KEY] = replace(result or ClaimResult(short(cid)), cause=skip.cause)
+    if isinstance(skip, Unchecked) and result is not None:  # made at collection for a claim test
+        result = item.stash[RESULT_KEY] = replace(result, cause=skip.cause)
     outcome = report_outcome(report, kind, result, decided, error)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return Phase(
