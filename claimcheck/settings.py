@@ -331,7 +331,7 @@ def _shown(text: object) -> str:
     return text if text.isprintable() and text and not any(c.isspace() for c in text) else repr(text)
 
 
-def _check_length(raw: object) -> None:
+def _check_setting_length(raw: object) -> None:
     """Raise ValueError: ``raw`` (or an item of a list of values) is longer than any setting."""
     for value in raw if isinstance(raw, (list, tuple)) else [raw]:
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
@@ -383,7 +383,7 @@ def resolve(
         raw, where = given(o, config, env)
         try:
             if where != "default":
-                _check_length(raw)
+                _check_setting_length(raw)
             values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
             at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""
