@@ -277,11 +277,12 @@ class ClaimRecorder:
             evidence, rounds=evidence.rounds, budget_s=evidence.budget_s, load=dict(evidence.load), **details
         )
 
-    def skip(self, reason: str, **details: Any) -> None:
-        """Skip the claim (it cannot be checked here), its ``details`` recorded: pytest.skip.Exception."""
+    def skip(self, reason: str, *, cause: str | None = None, **details: Any) -> None:
+        """Skip the claim (it cannot be checked here), its ``details`` recorded; ``cause``: why, a key of
+        :data:`claimcheck.pages.words.CAUSES`. Raises pytest.skip.Exception."""
         __tracebackhide__ = True
         self._add(details)
-        self._settle(Verdict(SKIPPED, None, reason), reason)
+        self._settle(Verdict(SKIPPED, None, reason, cause=cause), reason)
 
     def decide(self, evidence: Evidence, **details: Any) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
@@ -339,7 +340,7 @@ class ClaimRecorder:
         if value is not None:
             changes |= {"measured": _jsonable(value), "measured_display": format_value(value, terms["unit"])}
         if v is not None:
-            changes |= {"verdict": v.outcome, "reason": v.reason}
+            changes |= {"verdict": v.outcome, "reason": v.reason, "cause": v.cause}
         stash[RESULT_KEY] = replace(stash.get(RESULT_KEY, None) or ClaimResult(self.claim.id), **changes)
 
     def _terms(self) -> dict:

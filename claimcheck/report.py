@@ -176,6 +176,8 @@ def _fold(row: ClaimEntry, nodeid: str, t: _Test) -> None:
         if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
             row.reason = t.reason
         row.outcome = outcome
+        res = t.result  # a failure's reason: its verdict's, not pytest's words
+        row.verdict_reason = res.reason if res is not None and res.verdict == FAILED else None
 
 
 #: what an outcome is worth as a source, worst first: a quote is worth no more than what it quotes
@@ -200,11 +202,12 @@ def as_good_as_sources(entries: list[ClaimEntry]) -> None:
         if (
             not entry.stated and entry.outcome == PASSED
         ):  # it matched no number of its own: it holds as its source
-            entry.outcome = source.outcome
+            entry.outcome, entry.cause = source.outcome, source.cause
             entry.reason = f"quotes {source.key}, with no number of its own, and follows it: {said}"
         elif source.outcome in AS_A_SOURCE and entry.outcome in AS_A_SOURCE:
             if AS_A_SOURCE.index(source.outcome) < AS_A_SOURCE.index(entry.outcome):
-                entry.outcome, entry.reason = source.outcome, f"quotes {source.key}, {said}"
+                entry.outcome, entry.cause = source.outcome, source.cause
+                entry.reason = f"quotes {source.key}, {said}"
 
     for entry in entries:
         settle(entry, frozenset())
@@ -310,7 +313,7 @@ def _entry(r: ClaimEntry, res: ClaimResult | None) -> ClaimEntry:
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
     r.reason = r.reason or res.reason or res.details.get("caveat") or ""
     r.details, r.duration_s = res.details, round(r.duration_s, 3)
-    r.verdict_reason = res.reason if res.verdict == FAILED else None
+    r.cause = res.cause
     r.formula, r.measured, r.measured_display = res.formula or None, res.measured, res.measured_display
     r.stated, r.unit, r.tolerance = (
         r.stated if res.stated is None else res.stated,

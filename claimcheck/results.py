@@ -136,6 +136,7 @@ class ClaimEntry(_Record):
     unit: str | None = None
     tolerance: str | None = None
     reason: str = ""
+    cause: str | None = None  # a skip's: why it cannot be checked here, a key of pages.words.CAUSES
     needs: list[str] | None = None
     locator: str | None = None
     runner_bound: str | None = None
@@ -155,7 +156,7 @@ class ClaimEntry(_Record):
     carried: Carried | None = None
     extra: dict = field(default_factory=dict)
     _OMIT = ("selected", "carried")
-    _OMIT_EMPTY = ("formula", "cites")
+    _OMIT_EMPTY = ("formula", "cites", "cause")
 
     @property
     def unselected(self) -> bool:
@@ -222,6 +223,7 @@ class ClaimEntry(_Record):
                 measured=f.measured("measured"),
                 measured_display=f.display("measured_display"),
                 reason=f.text("reason"),
+                cause=f.text("cause"),
                 note=f.text("note"),
                 needs=f.strings("needs"),
                 details=f.details("details"),
@@ -266,6 +268,7 @@ class ClaimResult:
     verdict: str | None = None
     reason: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    cause: str | None = None  # a skip's: why it cannot be checked here, a key of pages.words.CAUSES
 
     def to_json(self) -> dict[str, Any]:
         """The result as JSON values, its None fields left out (what an xdist worker sends)."""

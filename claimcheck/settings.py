@@ -331,7 +331,7 @@ def _shown(text: object) -> str:
     return text if text.isprintable() and text and not any(c.isspace() for c in text) else repr(text)
 
 
-def _check_length(raw: object) -> None:
+def _check_setting_length(raw: object) -> None:
     """Raise ValueError: ``raw`` (or an item of a list of values) is longer than any setting."""
     for value in raw if isinstance(raw, (list, tuple)) else [raw]:
         if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
@@ -350,6 +350,20 @@ def _written(o: Option, source: str, value: Any) -> str:
     return f"default {o.flag} {_shown(value)}"
 
 
+def given(o: Option, config: pytest.Config | None, env: Mapping[str, str]) -> tuple[Any, str]:
+    """``(raw value, source)`` of the option ``o``, by precedence: command line > ``env`` > ini file >
+    default (``source``: its flag, ``environment variable NAME``, ``ini setting KEY`` or ``default``)."""
+    cli = config.getoption(o.dest, None) if config is not None else None
+    ini_value = config.getini(o.ini) if config is not None and o.ini else None
+    if cli is not None:
+        return cli, o.flag
+    if o.env and env.get(o.env, "").strip() != "":
+        return env[o.env], f"environment variable {o.env}"
+    if ini_value not in (None, "", []):
+        return ini_value, f"ini setting {o.ini}"
+    return o.default, "default"
+
+
 def resolve(
     config: pytest.Config | None = None,
     env: Mapping[str, str] | None = None,
@@ -366,19 +380,10 @@ def resolve(
     sources: list[tuple[str, str]] = []
     options = tuple(o for t in tables for o in t.options)
     for o in options:
-        cli = config.getoption(o.dest, None) if config is not None else None
-        ini_value = config.getini(o.ini) if config is not None and o.ini else None
-        if cli is not None:
-            raw, where = cli, o.flag
-        elif o.env and env.get(o.env, "").strip() != "":
-            raw, where = env[o.env], f"environment variable {o.env}"
-        elif ini_value not in (None, "", []):
-            raw, where = ini_value, f"ini setting {o.ini}"
-        else:
-            raw, where = o.default, "default"
+        raw, where = given(o, config, env)
         try:
             if where != "default":
-                _check_length(raw)
+                _check_setting_length(raw)
             values[o.name] = raw if where == "default" else o.parse(raw)
         except ValueError as exc:
             at = f" ({inifile.name})" if inifile and where.startswith("ini") else ""

@@ -30,13 +30,15 @@ from claimcheck.units import convert
 @dataclass(frozen=True)
 class Verdict:
     """What a claim's evidence says: ``outcome`` (a word of :mod:`claimcheck.outcomes`), ``value`` (in
-    the claim's unit), ``reason`` (None when passed) and ``details`` (JSON facts for the report). How far
-    the value clears its bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
+    the claim's unit), ``reason`` (None when passed), ``details`` (JSON facts for the report) and, for a
+    skip, its ``cause`` (a key of :data:`claimcheck.pages.words.CAUSES`). How far the value clears its
+    bar is the tolerance's to say (:meth:`claimcheck.tolerance.Tolerance.margin`)."""
 
     outcome: str
     value: Any = None
     reason: str | None = None
     details: Mapping[str, Any] = field(default_factory=dict)
+    cause: str | None = None
 
 
 @dataclass(frozen=True)
@@ -234,7 +236,9 @@ def _machine_bound(
         f"'{claim.runner}'; {this}, measured here {format_value(value, claim.unit)}. Its portable "
         f"form is checked by another claim; enforce this one with --claims-runner {claim.runner}."
     )
-    return Verdict(SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner})
+    return Verdict(
+        SKIPPED, value, reason, {**(details or {}), "machine_bound": claim.runner}, "machine-bound"
+    )
 
 
 def _measured(claim: Claim, ev: Measured, runner: str | None) -> Verdict:
@@ -269,37 +273,36 @@ def _judge_timed(claim: Claim, ev: Timed, runner: str | None) -> Verdict:
         raise ValueError(
             f"tolerance {claim.tolerance_text} has no region to judge a confidence interval against"
         )
-    # the outcome of each bar, the details recorded and the summary
+    # each bar's outcome, its words in the summary and its record in the details, from the evidence
     outcomes = {claim.id: bar_outcome(ci, region)}
     record_ci = {"low": ci.low, "high": ci.high, "value": ci.value, "level": ci.level, "method": ci.method}
     record_ci |= {"rounds": ci.n, "bar": region_text(region)}
+    ci_text = f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {claim.unit}".rstrip()
+    said = [f"{claim.id}: {ci_text} vs bar {region_text(region)} -> {outcomes[claim.id]}"]
     bars = {}
     for b in ev.bars:
-        outcomes[b.name] = bar_outcome(b.ci, b.region)
+        o = outcomes[b.name] = bar_outcome(b.ci, b.region)
         bars[b.name] = {"text": b.text, "low": b.ci.low, "high": b.ci.high, "value": b.ci.value}
-        bars[b.name] |= {"bar": region_text(b.region), "verdict": outcomes[b.name]}
+        bars[b.name] |= {"bar": region_text(b.region), "verdict": o}
+        said.append(
+            f"{b.name} ({b.text}): [{b.ci.low:.4g}, {b.ci.high:.4g}] vs {region_text(b.region)} -> {o}"
+        )
     exact = {}
+    exact_failed = False  # an exact form fails whatever the load
     for e in ev.exact:
         verdict = PASSED if e.region[0] <= e.value <= e.region[1] else FAILED
+        exact_failed = exact_failed or verdict == FAILED
         exact[e.name] = {"text": e.text, "value": e.value, "bar": region_text(e.region), "verdict": verdict}
+        said.append(f"{e.name} ({e.text}): {e.value} vs {region_text(e.region)} -> {verdict}")
     details: dict[str, Any] = {
         k: v for k, v in (("ci", record_ci), ("conditions", bars), ("exact", exact)) if v
     }
-    ci_text = f"{ci.level:.0%} CI [{ci.low:.4g}, {ci.high:.4g}] {claim.unit}".rstrip()
-    summary = "; ".join(
-        [f"{claim.id}: {ci_text} vs bar {record_ci['bar']} -> {outcomes[claim.id]}"]
-        + [
-            f"{n} ({d['text']}): [{d['low']:.4g}, {d['high']:.4g}] vs {d['bar']} -> {d['verdict']}"
-            for n, d in bars.items()
-        ]
-        + [f"{n} ({d['text']}): {d['value']} vs {d['bar']} -> {d['verdict']}" for n, d in exact.items()]
-    )
+    summary = "; ".join(said)
     bound = _machine_bound(claim, ci.value, runner, details)
     if bound is not None:
         return bound
     load = dict(ev.load or {})
     timing_failed = [n for n, o in outcomes.items() if o == FAILED]
-    exact_failed = any(d["verdict"] == FAILED for d in exact.values())
     if exact_failed or (timing_failed and not load.get("busy")):
         return Verdict(FAILED, ci.value, summary, details)
     if all(o == PASSED for o in outcomes.values()):

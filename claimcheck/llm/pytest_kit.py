@@ -232,16 +232,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         s = settings_of(item.config)
         if s.device == "cpu":
             skip_here(
-                f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)"
+                f"needs a CUDA GPU; this run was told to use the CPU ({dict(s.sources)['device']}: cpu)",
+                "gpu",
             )
         if not device.cuda_available():
-            skip_here(device.no_gpu_reason())
+            skip_here(device.no_gpu_reason(), "gpu")
     if item.get_closest_marker("pretrained"):
         w = weights_of(item.config)
         if w.broken:  # weights given but unusable: a broken input is an error, not a skip
             setup_error(w.reason)
         if not w.available:
-            skip_here(w.reason)
+            skip_here(w.reason, "weights")
 
 
 @pytest.fixture(scope="session")

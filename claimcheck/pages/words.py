@@ -128,21 +128,20 @@ _CAUSE = {c.key: c for c in CAUSES}
 
 
 def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
-    """Why a skipped claim was not checked, from its registry ``needs``, its runner binding and its reason."""
-    reason = entry.reason
+    """Why a skipped claim was not checked: the ``cause`` its skip gave, else from its registry
+    ``needs`` and runner binding."""
+    given = _CAUSE.get(entry.cause or "")
+    if given is not None:
+        return given
     needs = entry.needs or []
     weights = table(runner).get("weights")
-    if entry.runner_bound or reason.startswith("machine-bound"):
+    if entry.runner_bound:
         return _CAUSE["machine-bound"]
-    if "gpu" in needs or "CUDA" in reason:
+    if "gpu" in needs:
         return _CAUSE["gpu"]
-    if "weights" in needs and (weights != HAS_WEIGHTS or "weights" in reason):
+    if "weights" in needs and weights != HAS_WEIGHTS:
         return _CAUSE["weights"]
-    if "--claims-listing" in reason:
-        return _CAUSE["listing"]
-    if "ext" in needs or reason.startswith("external data"):
-        return _CAUSE["external"]
-    return _CAUSE["other"]
+    return _CAUSE["external" if "ext" in needs else "other"]
 
 
 #: the needs a reader can filter on: registry `needs` -> filter key and label
@@ -173,7 +172,8 @@ def first_sentence(text: str, limit: int = 160) -> tuple[str, str]:
 
 
 def reason_words(entry: ClaimEntry) -> str:
-    """The one reason a row gives for its outcome ("" for a plain pass; for a failure what its check found)."""
+    """The one reason a row gives for its outcome ("" for a plain pass; for a failure what its check
+    found: its verdict's reason, else its failed conditions, else the first line of pytest's)."""
     if entry.outcome == oc.PASSED:
         return str(entry.details.get("caveat") or "")
     if entry.outcome != oc.FAILED:
@@ -181,9 +181,7 @@ def reason_words(entry: ClaimEntry) -> str:
     conditions = entry.details.get("failed_conditions") or []
     if entry.verdict_reason or conditions:
         return str(entry.verdict_reason or "; ".join(map(str, conditions)))
-    lines = [ln.strip() for ln in entry.reason.strip().splitlines()]
-    found = [ln.split("->", 1)[1].strip() for ln in lines if ln.startswith("tolerance:") and "->" in ln]
-    return (found or lines or [""])[0]
+    return entry.reason.strip().partition("\n")[0].strip()
 
 
 # --- the runner and the whole run -----------------------------------------------------------------

@@ -76,11 +76,8 @@ def opted_in(config: pytest.Config) -> bool:
     ``claims_*`` ini key."""
     if "claimcheck" in (getattr(config.option, "plugins", None) or ()):
         return True
-    return any(
-        config.getoption(o.dest, None) is not None or (o.ini and config.getini(o.ini) not in (None, "", []))
-        for t in settings_mod.option_tables(config)
-        for o in t.options
-    )
+    options = (o for t in settings_mod.option_tables(config) for o in t.options)
+    return any(settings_mod.given(o, config, {})[1] != "default" for o in options)
 
 
 def registries_of_args(
@@ -94,8 +91,7 @@ def registries_of_args(
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
     named = _named_registries(config, skip, environment)
-    for arg in config.args or []:
-        path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]  # an absolute one stays
+    for path in arg_paths(config):
         if not path.exists():
             continue
         candidates: list[Path] = []
@@ -113,6 +109,12 @@ def registries_of_args(
                 if first_only:
                     return found
     return found
+
+
+def arg_paths(config: pytest.Config) -> list[Path]:
+    """The paths of the run's arguments (``claims/ch15/test_kv.py::test_c18``: its file), from the
+    invocation folder (an absolute one stays)."""
+    return [Path(config.invocation_params.dir) / str(arg).split("::", 1)[0] for arg in config.args or []]
 
 
 def _claims_folder_of(path: Path, root: Path, config: pytest.Config | None = None) -> Path | None:
@@ -146,11 +148,9 @@ def _related(registry: Path, arg: Path) -> bool:
 
 def _named_registries(config: pytest.Config, skip: tuple[str, ...], environment: bool) -> list[Path]:
     """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
-    raw, base = config.getoption("claims_registries", None), Path(config.invocation_params.dir)
-    if raw is None and environment:
-        raw = os.environ.get("CLAIMCHECK_REGISTRIES") or None
-    if raw is None:
-        raw, base = config.getini("claims_registries"), Path(config.rootpath)
+    option = next(o for o in settings_mod.OPTIONS if o.name == "registries")
+    raw, where = settings_mod.given(option, config, os.environ if environment else {})
+    base = Path(config.rootpath if where.startswith("ini") else config.invocation_params.dir)
     try:
         paths = settings_mod.parse_paths(raw) if raw else []
     except ValueError:
@@ -178,10 +178,7 @@ def _check_named_registries(config: pytest.Config, s: settings_mod.Settings) -> 
     }[source[:2]]
     base = Path(config.rootpath if source.startswith("ini") else config.invocation_params.dir)
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))
-    args = [
-        Path(os.path.abspath(Path(config.invocation_params.dir) / str(a).split("::", 1)[0]))
-        for a in config.args
-    ]
+    args = [Path(os.path.abspath(p)) for p in arg_paths(config)]
     bad = [
         f"{excerpt(text)}: {why}"
         for text in s.registries
@@ -254,8 +251,7 @@ def _check_link_loops(config: pytest.Config) -> None:
     root = Path(config.rootpath)
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))
     folders = []
-    for arg in config.args or []:
-        path = Path(config.invocation_params.dir) / str(arg).split("::", 1)[0]
+    for path in arg_paths(config):
         claims_dir = _claims_folder_of(path, root, config) if path.exists() else None
         if claims_dir is not None and path.is_dir():
             folders.append(path)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from _pytest.outcomes import Skipped
 
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
@@ -24,6 +26,19 @@ _CONTROL = (
     pytest.exit.Exception,
     KeyboardInterrupt,
 )
+
+
+class Unchecked(Skipped):  # pytest.skip.Exception
+    """pytest's skip, with why the item cannot run here as a field: ``cause``, a key of
+    :data:`claimcheck.pages.words.CAUSES` (None: none given), kept in the claim's result."""
+
+    # shown as pytest's own ("Skipped: why"), whose module is builtins too
+    __module__ = "builtins"
+    __qualname__ = "Skipped"
+
+    def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
+        super().__init__(reason, _use_item_location=_use_item_location)
+        self.cause = cause
 
 
 def claim_key(item: pytest.Item) -> str | None:
@@ -105,10 +120,12 @@ def phase_of(
     decided: str | None = None,
     error: str | None = None,
     expected_fail: str | None = None,
+    excinfo: pytest.ExceptionInfo[BaseException] | None = None,
 ) -> Phase | None:
     """The :class:`~claimcheck.report.Phase` of ``item``'s ``report`` (None: it names no claim):
     ``decided``, the outcome the glue decided from the verdict; ``error``, its reason for an error;
-    ``expected_fail``, the claim's, for an xfailed test."""
+    ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the phase raised (the
+    cause of an :class:`Unchecked` skip is kept in the item's result, where it has one)."""
     cid = claim_key(item)
     if not cid:
         return None
@@ -118,6 +135,9 @@ def phase_of(
         line = location[1] + 1 if isinstance(location[1], int) else None
         where = {"test": report.nodeid, "file": str(location[0]), "line": line}
     kind, result = item.stash.get(KIND_KEY, None), item.stash.get(RESULT_KEY, None)
+    skip = excinfo.value if excinfo is not None else None
+    if isinstance(skip, Unchecked) and result is not None:  # made at collection for a claim test
+        result = item.stash[RESULT_KEY] = replace(result, cause=skip.cause)
     outcome = report_outcome(report, kind, result, decided, error)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return Phase(

@@ -235,7 +235,7 @@ def pytest_runtest_makereport(
             error = str(exc)
         else:  # raised, not a verdict: the claim's row says error, with the type and message
             error = exception_reason(call.excinfo, call.when)
-    _send_phase(item, report, phase_of(item, report, decided, error, expected))
+    _send_phase(item, report, phase_of(item, report, decided, error, expected, call.excinfo))
     return report
 
 

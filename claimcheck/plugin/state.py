@@ -19,7 +19,7 @@ from claimcheck.display import log_line
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.manuscript import ManuscriptCheck
-from claimcheck.plugin.phases import phase_on
+from claimcheck.plugin.phases import Unchecked, phase_on
 from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Claim, Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
@@ -139,9 +139,10 @@ def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
     return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
 
 
-def skip_here(reason: str) -> NoReturn:
-    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict."""
-    raise pytest.skip.Exception(reason, _use_item_location=True)
+def skip_here(reason: str, cause: str | None = None) -> NoReturn:
+    """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict.
+    ``cause``: why, a key of :data:`claimcheck.pages.words.CAUSES`. Raises :class:`Unchecked`."""
+    raise Unchecked(reason, cause)
 
 
 def setup_error(message: str) -> NoReturn:

@@ -29,6 +29,7 @@ every profile; the cache speedup (like C15) only where the generations ran at th
 import pytest
 
 from claimcheck.interval import Interval
+from claimcheck.plugin.phases import Unchecked
 from claimcheck.printed import locator_plain, same_printed
 
 pytestmark = pytest.mark.slow
@@ -39,8 +40,9 @@ def listing_run(pytestconfig, claims_settings, claims_weights, claims_profile, t
     """The :class:`claimcheck.llm.listing.ListingRun` of the editor's listing (once per session), its
     generations at the size profile's length below ``full``."""
     if not claims_settings.listing:
-        pytest.skip("no listing given: pass the chapter's listing with --claims-listing FILE (or "
-                    "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the harness")
+        raise Unchecked("no listing given: pass the chapter's listing with --claims-listing FILE (or "
+                        "CLAIMCHECK_LISTING); the chapter's code is the editor's file, not shipped with the "
+                        "harness", "listing", _use_item_location=False)
     from claimcheck.llm.listing import run_listing
     from claimcheck.plugin.state import setting_path
 
@@ -80,7 +82,7 @@ def test_listing_runs_without_api_drift(claim, listing_run):
     drift = run.drift_lines()
     claim.detail(listing=run.summary(), caveat=_caveat(run), api_drift=drift)
     if run.timed_out and not drift:
-        claim.skip(f"the listing {run.failure}; no API drift seen before that")
+        claim.skip(f"the listing {run.failure}; no API drift seen before that", cause="listing")
     versions = ", ".join(f"{k} {v}" for k, v in run.versions.items())
     claim.require(not drift, f"API drift: the listing uses APIs the installed libraries ({versions}) deprecate or "
                              "no longer have:\n  " + "\n  ".join(drift)

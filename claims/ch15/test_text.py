@@ -10,5 +10,5 @@ import pytest
 @pytest.mark.claim("C25")
 def test_price_list_is_external(claim):
     claim.skip("external data: the price list (as of 2026-10) cannot be verified offline; "
-               "its internal arithmetic is checked by the formulas of C04, C26 and C27",
+               "its internal arithmetic is checked by the formulas of C04, C26 and C27", cause="external",
                source="Anthropic public API prices, as of 2026-10 (quoted by the chapter)", values=dict(claim.claim.values))

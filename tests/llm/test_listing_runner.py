@@ -286,6 +286,7 @@ def test_c33_without_a_listing_is_skipped_with_the_reason(pytester, monkeypatch)
     result = project.run("-rs")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines(["*no listing given: pass the chapter's listing with --claims-listing FILE*"])
+    assert {row.get("cause") for row in project.report().claims.values()} == {"listing"}
 
 
 def test_c33_with_a_listing_that_is_not_python_errors_with_its_line(pytester, monkeypatch):

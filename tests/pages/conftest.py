@@ -102,7 +102,8 @@ RESULTS = {
         None,
         {
             "reason": "external data: the price list (as of 2026-10) cannot be verified "
-            "offline; its internal arithmetic is checked by C04, C26 and C27"
+            "offline; its internal arithmetic is checked by C04, C26 and C27",
+            "cause": "external",
         },
     ),
     "C26": ("passed", [5.0, 5.0], {}),
@@ -110,15 +111,16 @@ RESULTS = {
     "C28": ("passed", 1.7881393432617188e-06, {}),
     "C29": ("passed", 3, {}),
     "C30.text": ("passed", [0.0877500251569554, 0.12784042499211407], {}),
-    "C30.model": ("skipped", None, {"reason": NO_WEIGHTS}),
-    "C31": ("skipped", None, {"reason": NO_WEIGHTS}),
+    "C30.model": ("skipped", None, {"reason": NO_WEIGHTS, "cause": "weights"}),
+    "C31": ("skipped", None, {"reason": NO_WEIGHTS, "cause": "weights"}),
     "C32": ("passed", 0, {}),
     "C33.output": (
         "skipped",
         None,
         {
             "reason": "needs the chapter's listing: pass --claims-listing FILE "
-            "(your copy of the chapter's code)"
+            "(your copy of the chapter's code)",
+            "cause": "listing",
         },
     ),
     "C33.api": (
@@ -126,13 +128,14 @@ RESULTS = {
         None,
         {
             "reason": "needs the chapter's listing: pass --claims-listing FILE "
-            "(your copy of the chapter's code)"
+            "(your copy of the chapter's code)",
+            "cause": "listing",
         },
     ),
-    "C34": ("skipped", None, {"reason": NO_GPU}),
+    "C34": ("skipped", None, {"reason": NO_GPU, "cause": "gpu"}),
     "C35": ("passed", 11.3, {"plot": "batch"}),
     "C36": ("passed", 9.8, {}),
-    "C37": ("skipped", None, {"reason": NO_WEIGHTS}),
+    "C37": ("skipped", None, {"reason": NO_WEIGHTS, "cause": "weights"}),
 }
 
 
@@ -178,6 +181,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
             "unit": c.unit,
             "tolerance": c.tolerance_text,
             "reason": extra.pop("reason", ""),
+            **({"cause": extra.pop("cause")} if "cause" in extra else {}),  # as a run writes a skip's
             "needs": list(c.needs),
             "locator": c.locator,
             "runner_bound": c.runner,

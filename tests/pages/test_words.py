@@ -125,8 +125,18 @@ def test_each_cause_of_an_unchecked_claim():
     assert words.cause_of(e(needs=["arch", "gpu"]), runner).key == "gpu"
     assert words.cause_of(e(needs=["time"], runner_bound="author-laptop"), runner).key == "machine-bound"
     assert words.cause_of(e(needs=["ext"], reason="external data: ..."), runner).key == "external"
-    assert words.cause_of(e(needs=["arch"], reason="pass --claims-listing FILE"), runner).key == "listing"
+    listing = e(needs=["arch"], reason="pass --claims-listing FILE", cause="listing")
+    assert words.cause_of(listing, runner).key == "listing"
     assert words.cause_of(e(needs=["arch"], reason="something else"), runner).key == "other"
+
+
+def test_a_skip_says_its_cause_as_a_field_not_in_its_words():
+    """A skip whose text mentions CUDA but whose cause is the weights is shown as needing the weights."""
+    runner = {"weights": {"available": True}}
+    skipped = e(needs=["tok", "weights"], reason="loading on CUDA failed: no weights here", cause="weights")
+    assert words.cause_of(skipped, runner).key == "weights"
+    assert words.cause_of(replace(skipped, cause=None), runner).key == "other"
+    assert words.cause_of(e(needs=["arch"], reason="needs a CUDA GPU"), runner).key == "other"
 
 
 def test_one_sentence_per_outcome_with_counted_causes():
@@ -152,11 +162,22 @@ def test_one_sentence_per_outcome_with_counted_causes():
 
 
 def test_reason_of_a_failed_claim_is_what_its_check_found():
+    """The verdict's reason of the test that failed the claim, not pytest's message, even when another
+    test of the claim ran after it."""
+    from claimcheck.report import Phase, ResultCollector
+    from claimcheck.results import ClaimResult
+
     pytest_message = (
         "C05 does not hold: t\n  chapter: 60 x\n  measured: 3.2 x\n  tolerance: >=10 -> 3.2 < 10 "
         "(short by 6.8)\n  hardware: ..."
     )
-    assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message)) == "3.2 < 10 (short by 6.8)"
+    found = ClaimResult("C05", verdict=oc.FAILED, reason="3.2 < 10 (short by 6.8)")
+    collector = ResultCollector()
+    collector.add(Phase("t.py::test_a", "C05", oc.FAILED, pytest_message, result=found))
+    collector.add(Phase("t.py::test_b", "C05", oc.PASSED, result=ClaimResult("C05", verdict=oc.PASSED)))
+    (row,) = collector.rows([])
+    assert words.reason_words(row) == "3.2 < 10 (short by 6.8)"
+    assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message)) == "C05 does not hold: t"
     assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message, verdict_reason="V")) == "V"
     assert (
         words.reason_words(e(outcome=oc.PASSED, details={"caveat": "on random weights"}))

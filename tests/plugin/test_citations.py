@@ -157,7 +157,7 @@ def test_a_quote_with_its_own_test_keeps_its_verdict_and_drifts_beside_it(pytest
 
 
 def test_a_quote_of_a_source_skipped_here_is_skipped_naming_why(pytester):
-    skipped = SOURCE_TEST.replace('claim.check(497.76, "MB")', 'claim.skip("needs a CUDA GPU")')
+    skipped = SOURCE_TEST.replace('claim.check(497.76, "MB")', 'claim.skip("needs a CUDA GPU", cause="gpu")')
     claims_project(pytester, SOURCE, {"test_ch15.py": skipped}, chapter="ch15", folder="claims/ch15")
     claims_project(pytester, QUOTE, chapter={"id": "ch16", "manuscript": "ch16.md"}, folder="claims/ch16")
     (pytester.path / "claims" / "ch16" / "ch16.md").write_text(TEXT, encoding="utf-8")
@@ -166,6 +166,7 @@ def test_a_quote_of_a_source_skipped_here_is_skipped_naming_why(pytester):
     assert (
         quote["outcome"] == "skipped" and quote["reason"] == "quotes ch15:C10, skipped here: needs a CUDA GPU"
     )
+    assert quote["cause"] == "gpu"  # its source's cause: a quote cannot be checked here for the same reason
 
 
 def test_a_formula_reads_another_chapters_value(pytester):

@@ -77,6 +77,16 @@ def test_every_registry_id_in_json_and_html(project):
     assert "CUDA GPU" in rows["C05"]["reason"]
     assert "machine-bound" in rows["C06"]["reason"] and rows["C06"]["measured"] == 13.9
     assert "4.2 < 10" in rows["C02"]["reason"]
+    assert rows["C05"]["reason"].startswith("needs a CUDA GPU")  # said as pytest's own skip says it
+    # why each skip could not check its claim, as a field of its row (the pages never parse the text)
+    assert {cid: row.get("cause") for cid, row in rows.items()} == {
+        "C01": None,
+        "C02": None,
+        "C03": None,
+        "C04": "weights",
+        "C05": "gpu",
+        "C06": "machine-bound",
+    }
     for key in ("cpu", "cores", "ram_bytes", "gpu", "os", "python", "torch", "transformers", "torch_threads"):
         assert key in doc["runner"]
     assert "hostname" not in json.dumps(doc["runner"]).lower()
