@@ -46,7 +46,7 @@ def registry_fields() -> str:
     out = [
         "# Registry fields",
         "",
-        *_generated("claimcheck/fields.py"),
+        *_generated("claimcheck/fields.toml"),
         "A chapter's registry, `claims/<chapter>/claims.toml`, holds the tables below, and "
         "`[runners.NAME]` tables (each with a `description`) naming the machines on which "
         "machine-bound figures were taken, and a `[units]` table declaring units of the chapter's own "
