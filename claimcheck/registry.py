@@ -8,7 +8,6 @@ are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import dataclasses
 import difflib
@@ -318,7 +317,7 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     """``[runners]``: name -> table; a runner without a description is kept, and said once."""
     out = {}
     for name, runner in runners.items():
-        if not isinstance(runner, dict):
+        if not TABLE.accepts(runner):
             reg.add(None, f"runners.{name}", "must be a table with a description")
             continue
         out[name] = runner
@@ -527,16 +526,12 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
 def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
     parts = fileio.toml_tables(text) if by_line else []
-    firsts = [t.first for t in parts]
     located: dict[str, list[RegistryIssue]] = {}
-    split = functools.cache(_statements)  # a keyed [claims]'s statements and their first lines, once
+    split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims] split into its lines once
     for line, found in by_line.items():
-        at = bisect.bisect_right(firsts, line) - 1  # by bisection: a file of many tables stays linear
-        table = parts[at] if at >= 0 and line <= parts[at].last else None
+        table = fileio.toml_table_at(parts, line)
         if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
-            lines, starts = split(table)
-            at = bisect.bisect_right(starts, line) - 1 if lines else -1
-            table = lines[at] if at >= 0 and line <= lines[at].last else table
+            table = fileio.toml_table_at(split(table), line) or table
         cid = _claim_id_of(table, line)
         fld = _field_at(table, line) if table is not None else None
         if cid is None and fld and table is not None and table.header:
@@ -549,12 +544,6 @@ def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dic
         issue = RegistryIssue(reg.path, cid, fld, why)
         (reg.issues if cid is None else located.setdefault(cid, [])).append(issue)
     return located
-
-
-def _statements(table: fileio.TomlTable) -> tuple[list[fileio.TomlTable], list[int]]:
-    """A table's statements (:meth:`fileio.TomlTable.statements`) and the first line of each."""
-    lines = table.statements()
-    return lines, [s.first for s in lines]
 
 
 def _check_formula_references(reg: Registry) -> None:
