@@ -354,8 +354,8 @@ def _claim_entries(raw: list | dict, reg: Registry) -> list:
     """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables with
     their ``id``; a bad keyed claim is an issue and left out."""
     if isinstance(raw, list):  # a [claims.C05] table after [[claims]] tables is read into the one above it
-        for entry in [e for e in raw if isinstance(e, dict)]:
-            for cid in [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]:
+        for entry in filter(TABLE.accepts, raw):
+            for cid in [k for k, v in entry.items() if TABLE.accepts(v) and ID_RE.match(k)]:
                 why = f"[claims.{cid}] after [[claims]] tables reads as a field of the claim above it: "
                 reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why + ONE_FORM)])
                 del entry[cid]
@@ -363,15 +363,14 @@ def _claim_entries(raw: list | dict, reg: Registry) -> list:
     out = []
     names = {f.name for f in CLAIM_FIELDS}
     for cid, entry in raw.items():
-        tables = isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values())
-        if tables and not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
-            for part in entry:
-                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
-                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
-            continue
-        if not isinstance(entry, dict):
+        if not TABLE.accepts(entry):
             why = f"must be a table: {cid} = {{ title = ..., stated = ... }}, or a [claims.{cid}] table"
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
+            continue
+        if entry and all(map(TABLE.accepts, entry.values())) and not names & set(entry):  # [claims.C30.text]
+            for part in entry:  # claims -> C30 -> text
+                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
+                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
             continue
         if entry.get("id", cid) != cid:
             why = f"the key {cid!r} is the claim's id, and id = {entry['id']!r} says another: drop 'id'"
@@ -707,7 +706,7 @@ def _array(entries: list, name: str, fields: Sequence[Field], reg: Registry) -> 
     out = []
     for index, entry in enumerate(entries, start=1):
         label = f"{name}[{index}]"
-        if not isinstance(entry, dict):
+        if not TABLE.accepts(entry):
             reg.add(None, label, f"each {name[:-1]} must be a table")
             continue
         before = len(reg.issues)
