@@ -14,7 +14,7 @@ import textwrap
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib import resources
 from string import Template
 from types import MappingProxyType
 from typing import Any
@@ -421,7 +421,7 @@ def _frozen(value: object) -> object:
     return tuple(value) if isinstance(value, list) else value
 
 
-_DATA = tomllib.loads((Path(__file__).parent / "fields.toml").read_text(encoding="utf-8"))
+_DATA = tomllib.loads(resources.files("claimcheck").joinpath("fields.toml").read_text(encoding="utf-8"))
 #: what a claim needs to be checked, in words that hold for any chapter's model (plugin/collection.py
 #: turns some of them into markers)
 NEEDS: dict[str, str] = _DATA["needs"]
