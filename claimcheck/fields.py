@@ -1,4 +1,5 @@
-"""The registry's fields as tables: each field of ``claims.toml`` declared once, with its check.
+"""The registry's fields as tables: each field of ``claims.toml`` declared once (in the data file
+``fields.toml``: its kind, default, example and help), with its check (here).
 
 The :class:`Field` rows drive the registry's validation (:func:`check_table`), the field reference
 (:mod:`claimcheck.docs`) and ``claimcheck init``'s comments (:func:`comment_lines`).
@@ -10,8 +11,11 @@ import difflib
 import json
 import re
 import textwrap
+import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from string import Template
 from types import MappingProxyType
 from typing import Any
 
@@ -20,20 +24,9 @@ from claimcheck.formula import PRECISIONS, FormulaError, parse
 from claimcheck.interval import parse_decimal
 from claimcheck.keys import CHAPTER_RE
 from claimcheck.printed import compile_locator, parse_number
-from claimcheck.tolerance import parse_tolerance
+from claimcheck.tolerance import Tolerance, parse_tolerance
 from claimcheck.units import parse_unit
 
-# What a claim needs to be checked, in words that hold for any chapter's model (plugin/collection.py
-# turns some of them into markers).
-NEEDS = {
-    "arch": "the chapter's model architecture only (a randomly initialised model of the same shapes will do)",
-    "tok": "the chapter's real tokenizer",
-    "weights": "the chapter's real pretrained weights",
-    "time": "a timing measurement on this runner",
-    "text": "only the chapter's own printed numbers",
-    "ext": "a source outside the chapter",
-    "gpu": "a CUDA GPU",
-}
 ID_RE = re.compile(r"^[A-Z]+\d+(\.[a-z][a-z0-9_-]*)?$")
 #: the longest locator, unit, text of any field and message quoted per field (characters)
 MAX_LOCATOR, MAX_UNIT, MAX_TEXT, MAX_MESSAGE = 40, 40, 4000, 400
@@ -73,6 +66,7 @@ BOOL = Kind("true or false", lambda v: isinstance(v, bool))
 STRINGS = Kind("list of strings", lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 STRING_OR_LIST = Kind("string or list of strings", lambda v: isinstance(v, str) or STRINGS.accepts(v))
 TABLE = Kind("table", lambda v: isinstance(v, dict))
+KINDS = {kind.words: kind for kind in (STRING, BOOL, STRINGS, STRING_OR_LIST, TABLE)}
 
 
 @dataclass(frozen=True)
@@ -193,7 +187,7 @@ def printed_number(text: str) -> None:
         )
 
 
-def _check_stated(value: str, ctx: Context) -> None:
+def _stated(value: str, ctx: Context) -> None:
     if value:
         printed_number(value)
 
@@ -290,6 +284,10 @@ def _section(value: str, ctx: Context) -> None:
 
 def _formula(value: str, ctx: Context) -> None:
     parse(value)
+
+
+def _tolerance(value: str, ctx: Context) -> Tolerance:
+    return parse_tolerance(value)
 
 
 def _each(items: Iterable[Any], check: Callable[[Any], object], errors: type[Exception] = ValueError) -> None:
@@ -403,251 +401,40 @@ def _waived_numbers(value: list, ctx: Context) -> tuple[str, ...]:
     return tuple(value)
 
 
-def _flag(name: str, help: str, shared: bool = False) -> Field:
-    """A ``true``/``false`` field, false unless set."""
-    return Field(name, help, kind=BOOL, default=False, example="true", shared=shared)
+def _field(row: dict[str, Any]) -> Field:
+    """The :class:`Field` of a row of ``fields.toml``: its check is the function ``_<check>`` of this
+    module, its kind named by its words, a table or list default read-only, ``$NAME`` in its texts filled."""
+    default = row.get("default")
+    return Field(
+        **{
+            **row,
+            "help": Template(row["help"]).substitute(_WORDS),
+            "why": Template(row.get("why", "")).substitute(_WORDS),
+            "check": globals()[f"_{row['check']}"] if "check" in row else None,
+            "kind": KINDS[row.get("kind", STRING.words)],
+            "default": MappingProxyType(default) if isinstance(default, dict) else _frozen(default),
+        }
+    )
 
 
-def _table(name: str, help: str, check: Callable[[Any, Context], Any], example: str) -> Field:
-    """A table field of a claim, empty unless set."""
-    return Field(name, help, check, kind=TABLE, default=MappingProxyType({}), example=example)
+def _frozen(value: object) -> object:
+    return tuple(value) if isinstance(value, list) else value
 
 
-# --- the tables -------------------------------------------------------------------------------------
-CLAIM_FIELDS: tuple[Field, ...] = (
-    Field(
-        "id",
-        "`C05`, or `C30.text` for one checkable part of claim C30; in `[claims]` the key is the id "
-        '(`C05 = { ... }`, `[claims.C05]`; quote one with a part: `"C30.text" = { ... }`)',
-        _claim_id,
-        required=True,
-        example='"C05"',
-    ),
-    Field("title", "a short title, in our own words", required=True, example='"KV cache per token"'),
-    Field(
-        "stated",
-        'the headline value exactly as printed, as a string; `""` when the chapter '
-        "states a fact without a number (then the tolerance is a bound: `>=X`, `<=X`, `range:A..B`)",
-        _check_stated,
-        required=True,
-        example='"99.16"',
-        empty_ok=True,
-        why='write the printed number as a string ("{value}") so its printed digits are kept',
-    ),
-    Field(
-        "unit",
-        'a pint unit (`KiB/token`, `token/s`, `万 param`, `CNY`); `""` for none',
-        _unit,
-        required=True,
-        example='"KiB/token"',
-        empty_ok=True,
-        shared=True,
-    ),
-    Field(
-        "locator",
-        f"a short quote (<= {MAX_LOCATOR} characters) around the number in the "
-        "manuscript, never a sentence; `¦` marks where two printed numbers are glued together; every "
-        "other character is the text's own (`|` too; Markdown's `*`, backquote and `|` read as spaces)",
-        _locator,
-        required=True,
-        example='"36 KiB"',
-    ),
-    Field(
-        "tolerance",
-        "how close a measured value must be: `printed` (half a unit in the last "
-        "digit), `exact`, `abs:X`, `rel:5%`, `>=X`, `<=X`, `range:A..B`",
-        lambda value, ctx: parse_tolerance(value),
-        required=True,
-        example='"printed"',
-        shared=True,
-    ),
-    Field(
-        "needs",
-        f"what checking it needs, any of: {', '.join(NEEDS)}",
-        _needs,
-        kind=STRINGS,
-        required=True,
-        example='["arch"]',
-        why=f"known needs: {', '.join(sorted(NEEDS))}",
-        shared=True,
-    ),
-    _table(
-        "values", "other printed numbers the claim uses, each as a string", _values, '{ read_s = "0.086" }'
-    ),
-    _table(
-        "quotes",
-        "more places that print the claim's numbers: a name (`stated` or a key of "
-        "`values`) = a locator or a list of them",
-        _quotes,
-        '{ stated = ["5947 个"] }',
-    ),
-    _table(
-        "inputs", "text inputs the check feeds a model", _inputs, '{ prompt = "The capital of France is" }'
-    ),
-    _flag(
-        "reconstructed",
-        "true when `inputs` are not printed in the chapter (so were reconstructed)",
-        shared=True,
-    ),
-    _flag(
-        "portable",
-        "true when `stated` with its tolerance holds for any causal LM, so the "
-        "portable-LM lane checks it as is; false when the numbers are the chapter model's own",
-        shared=True,
-    ),
-    Field(
-        "runner",
-        "the runner profile (a `[runners.NAME]`) on which `stated` was measured: a machine-bound figure",
-        _runner,
-        example='"author-laptop"',
-        shared=True,
-    ),
-    Field(
-        "section",
-        "the id of the `[[sections]]` entry the claim sits in",
-        _section,
-        example='"read"',
-        shared=True,
-    ),
-    Field("note", "free text for the report", default="", example='"seen at batch size 1"', empty_ok=True),
-    _flag(
-        "draft",
-        "true for a claim `claimcheck init` scaffolded and nobody has reviewed yet "
-        "(its unit, tolerance and needs are guesses; it has no test)",
-    ),
-    Field(
-        "expected_fail",
-        "why the chapter's figure is known not to hold: only then may its test "
-        'be marked xfail; the row still shows the verdict, and says "expected to fail (why)"',
-        default="",
-        example='"the chapter rounds twice"',
-        why="say why the figure is known not to hold",
-    ),
-    Field(
-        "formula",
-        "the chapter's own arithmetic: an expression over `stated`, the keys of "
-        "`values`, other claims' values (`C25.a_input`) and other chapters' (`ch15:C10.stated`), evaluated by the core and judged against "
-        "`stated`; no test module",
-        _formula,
-        example='"read_tokens / read_s"',
-    ),
-    Field(
-        "cites",
-        "the claim of another chapter this one quotes, `chapter:id` (or one of its `values`, "
-        "`chapter:id.name`): its `stated` must be the "
-        "source's figure at the quote's printed precision (500 quotes 497.76), else the claim is drifted; "
-        "a chapter not in this book is kept and shown as 'source not in this book' (then `ch19` alone will do)",
-        _cites,
-        example='"ch15:C10"',
-    ),
-    Field(
-        "conditions",
-        "comparisons that must hold too (needs a `formula`)",
-        _conditions,
-        kind=STRING_OR_LIST,
-        default=(),
-        example='["read_tokens / read_s == read_tps"]',
-    ),
-    Field(
-        "precision",
-        "how a formula reads printed numbers: `printed` (every value that rounds "
-        "to them) or `exact` (list prices, counts); set in `[defaults]`, only the claims with a "
-        "`formula` take it",
-        _precision,
-        default="printed",
-        example='"exact"',
-        shared=True,
-    ),
+_DATA = tomllib.loads(resources.files("claimcheck").joinpath("fields.toml").read_text(encoding="utf-8"))
+#: what a claim needs to be checked, in words that hold for any chapter's model (plugin/collection.py
+#: turns some of them into markers)
+NEEDS: dict[str, str] = _DATA["needs"]
+_WORDS = {"NEEDS": ", ".join(NEEDS), "KNOWN_NEEDS": ", ".join(sorted(NEEDS)), "MAX_LOCATOR": MAX_LOCATOR}
+TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = tuple(
+    (t["header"], t["what"], tuple(map(_field, t["fields"]))) for t in _DATA["tables"]
 )
-
-CHAPTER_FIELDS: tuple[Field, ...] = (
-    Field(
-        "id",
-        "the chapter's id (lower case, digits, `-`, `_`): the first half of every claim's "
-        "key, `ch15:C18`; default the registry's folder name",
-        _chapter_id,
-        example='"ch15"',
-    ),
-    Field("title", "the chapter's title", example='"Reading is parallel"'),
-    Field("language", "the manuscript's language", example='"zh"'),
-    Field(
-        "manuscript",
-        "the manuscript's file name: `check-manuscript` finds the registry by it, "
-        "and `--claims-manuscript` binds to the chapter that names the file",
-        example='"ch15.md"',
-    ),
-    Field(
-        "id_pattern",
-        "a regular expression every claim id must match before any `.part`, so "
-        "that a renamed or mistyped id is a problem",
-        _id_pattern,
-        example="'C\\d{2}'",
-    ),
-)
-
-SECTION_FIELDS: tuple[Field, ...] = (
-    Field(
-        "id",
-        "a short key such as `kv-cache`, named by the claims' `section`",
-        required=True,
-        example='"kv-cache"',
-    ),
-    Field("title", "the section's title, in our own words", required=True, example='"The KV cache"'),
-    Field(
-        "heading",
-        "a short locator of the heading in the manuscript, never the whole heading",
-        _locator,
-        default="",
-        example='"读：一次前向"',
-    ),
-)
-
-WAIVER_FIELDS: tuple[Field, ...] = (
-    Field(
-        "locator",
-        "a short quote; every number in it is waived",
-        _locator,
-        required=True,
-        example='"第 15 章"',
-    ),
-    Field("reason", "why these numbers are not claims", required=True, example='"a chapter number"'),
-    Field(
-        "numbers",
-        "the numbers as printed, checked against the text",
-        _waived_numbers,
-        kind=STRINGS,
-        example='["15", "15/20"]',
-    ),
-    Field(
-        "until",
-        "a second locator: the waiver covers everything from `locator` to the end of "
-        "the first match of `until` after it (a code listing)",
-        _locator,
-        example='"return out"',
-    ),
-)
+"""Every table of a registry file: its header, what it is, its fields (the reference's order), as
+``fields.toml`` declares them."""
+CLAIM_FIELDS, CHAPTER_FIELDS, SECTION_FIELDS, WAIVER_FIELDS = (fields for _, _, fields in TABLES)
 
 SHARED_FIELDS: tuple[Field, ...] = tuple(f for f in CLAIM_FIELDS if f.shared)
 """The claim fields that ``[defaults]`` may set for every claim (a claim's own value replaces it)."""
-
-TABLES: tuple[tuple[str, str, tuple[Field, ...]], ...] = (
-    (
-        "[claims]",
-        "one entry per checkable claim, keyed by its id: a line `C05 = { title = ..., stated = ... }`, "
-        "or a table `[claims.C05]` for a claim of many fields (the older `[[claims]]` array of tables "
-        'with `id = "C05"` works too, in a file of its own form). A field marked shared may be given '
-        "once in `[defaults]` for every claim that does not set it",
-        CLAIM_FIELDS,
-    ),
-    ("[chapter]", "the chapter this registry is about; other keys are kept, unchecked", CHAPTER_FIELDS),
-    ("[[sections]]", "the chapter's sections, in the chapter's order", SECTION_FIELDS),
-    (
-        "[[waivers]]",
-        "numbers of the manuscript that are not claims (chapter numbers, dates, code)",
-        WAIVER_FIELDS,
-    ),
-)
-"""Every table of a registry file: its header, what it is, its fields (the reference's order)."""
 
 
 def comment_lines(width: int = 100) -> list[str]:

@@ -8,7 +8,6 @@ are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import dataclasses
 import difflib
@@ -18,6 +17,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from claimcheck import fileio
 from claimcheck.display import excerpt, suggest
@@ -27,9 +27,11 @@ from claimcheck.fields import (
     ID_RE,
     SECTION_FIELDS,
     SHARED_FIELDS,
+    TABLE,
     WAIVER_FIELDS,
     Context,
     Field,
+    Kind,
     check_table,
 )
 from claimcheck.formula import FormulaError, evaluate_claim, parse, split_reference
@@ -39,7 +41,20 @@ from claimcheck.printed import compile_locator, same_printed
 from claimcheck.tolerance import Tolerance
 from claimcheck.units import UnitError, declare, declared_elsewhere
 
-TOP_LEVEL = ("chapter", "units", "runners", "sections", "defaults", "claims", "waivers")
+ARRAY = Kind("array of tables", lambda v: isinstance(v, list))
+#: each top-level table: its shape, and what a file that gives another is told ({got}: the type given)
+TOP_LEVEL: dict[str, tuple[Kind, str]] = {
+    "chapter": (TABLE, "must be a table ([chapter]), got {got}"),
+    "units": (TABLE, 'must be a table ([units]: name = "definition")'),
+    "runners": (TABLE, "must be a table ([runners]), got {got}"),
+    "sections": (ARRAY, "must be an array of tables ([[sections]])"),
+    "defaults": (TABLE, "must be a table ([defaults]: field = value, for every claim)"),
+    "claims": (
+        Kind("table or array of tables", lambda v: TABLE.accepts(v) or ARRAY.accepts(v)),
+        "must be a table keyed by claim id ([claims]) or an array of tables ([[claims]])",
+    ),
+    "waivers": (ARRAY, "must be an array of tables ([[waivers]])"),
+}
 #: the tables read a statement at a time when broken (each line of ``[claims]`` is a claim)
 BY_LINE = ("claims", "units", "defaults")
 ONE_FORM = (
@@ -227,29 +242,45 @@ def load_registry(path: str | Path) -> Registry:
     data, broken = fileio.read_toml(text, by_line=BY_LINE)
     _report_broken(broken, reg)
     located = _undecodable(text, bad_bytes, reg)  # claim id -> issues of the bad bytes inside its table
-    _check_top_level(data, reg)
-    reg.chapter = dict(data.get("chapter", {}))
+    for key in sorted(set(data) - set(TOP_LEVEL)):
+        reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
+    reg.chapter = dict(_part(data, "chapter", reg) or {})
+    runners = _part(data, "runners", reg) or {}
     reg.chapter_table = ("chapter" in data) if data else None  # empty or unreadable: its own issue
 
     chapter = check_table(reg.chapter, CHAPTER_FIELDS, Context(), _bad(reg, "chapter"), strict=False)
     _check_chapter_keys(reg.chapter, reg)
-    reg.runners = _load_runners(data.get("runners", {}), reg)
-    own_units = _load_units(data.get("units", {}), reg)  # before the claims, which use them
-    reg.waivers = [Waiver(i, **w) for i, w in _array(data.get("waivers", []), "waivers", WAIVER_FIELDS, reg)]
-    reg.sections = _load_sections(data.get("sections", []), reg)
+    reg.runners = _load_runners(runners, reg)
+    own_units = _load_units(_part(data, "units", reg) or {}, reg)  # before the claims, which use them
+    reg.waivers = [
+        Waiver(i, **w) for i, w in _array(_part(data, "waivers", reg) or [], "waivers", WAIVER_FIELDS, reg)
+    ]
+    reg.sections = _load_sections(_part(data, "sections", reg) or [], reg)
     ctx = Context(reg.runners, [sec.id for sec in reg.sections], chapter.get("id_pattern"))
-    entries = claim_entries(data.get("claims", []), reg)
-    if entries is None:
+    claims = _part(data, "claims", reg)
+    if claims is None:
         return reg
+    entries = _claim_entries(claims, reg)
     if not entries and not broken and not reg.invalid:
         why = "declares no claims (no [claims] table): a registry without claims checks nothing"
         reg.add(None, "claims", why if text.strip() else "the file is empty")
-    _load_claims(entries, data.get("defaults", {}), reg, ctx, located)
+    _load_claims(entries, _part(data, "defaults", reg) or {}, reg, ctx, located)
     _check_formula_references(reg)
     _check_units_declared_here(reg, own_units)
     for cid, problems in located.items():  # a claim already invalid for another reason (or unparsed)
         reg.invalidate(cid, problems)
     return reg
+
+
+def _part(data: dict, name: str, reg: Registry) -> Any:
+    """The top-level table ``name`` of the file (an empty one when absent), or None: it has another
+    shape (:data:`TOP_LEVEL`), an issue of ``name``."""
+    kind, why = TOP_LEVEL[name]
+    value = data.get(name, [] if kind is ARRAY else {})
+    if kind.accepts(value):
+        return value
+    reg.add(None, name, why.format(got=type(value).__name__))
+    return None
 
 
 def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
@@ -271,16 +302,6 @@ def _report_broken(broken: list[fileio.Broken], reg: Registry) -> None:
             reg.invalid.setdefault(cid, []).append(issue)
 
 
-def _check_top_level(data: dict, reg: Registry) -> None:
-    """Unknown top-level tables, and a ``chapter`` or ``runners`` that is no table (made empty)."""
-    for key in sorted(set(data) - set(TOP_LEVEL)):
-        reg.add(None, key, f"unknown top-level table{suggest(key, TOP_LEVEL)}")
-    for key in ("chapter", "runners"):
-        if not isinstance(data.get(key, {}), dict):
-            reg.add(None, key, f"must be a table ([{key}]), got {type(data[key]).__name__}")
-            data[key] = {}
-
-
 def _check_chapter_keys(chapter: dict, reg: Registry) -> None:
     """A ``[chapter]`` key of the registry's own is kept unchecked, but one close to a field the table
     does not set (``id_patern``, ``Manuscript``) is a misspelling that would silently do nothing."""
@@ -296,7 +317,7 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     """``[runners]``: name -> table; a runner without a description is kept, and said once."""
     out = {}
     for name, runner in runners.items():
-        if not isinstance(runner, dict):
+        if not TABLE.accepts(runner):
             reg.add(None, f"runners.{name}", "must be a table with a description")
             continue
         out[name] = runner
@@ -306,11 +327,8 @@ def _load_runners(runners: dict, reg: Registry) -> dict:
     return out
 
 
-def _load_defaults(table: object, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
+def _load_defaults(table: dict, reg: Registry, ctx: Context) -> tuple[dict, dict[str, RegistryIssue]]:
     """The good values of ``[defaults]`` (as written), and field -> its issue for each bad one."""
-    if not isinstance(table, dict):
-        reg.add(None, "defaults", "must be a table ([defaults]: field = value, for every claim)")
-        return {}, {}
     shared = {f.name for f in SHARED_FIELDS}
     bad: dict[str, RegistryIssue] = {}
 
@@ -332,33 +350,27 @@ def _load_defaults(table: object, reg: Registry, ctx: Context) -> tuple[dict, di
     return {k: v for k, v in table.items() if k in shared and k not in bad}, bad
 
 
-def claim_entries(raw: object, reg: Registry) -> list | None:
+def _claim_entries(raw: list | dict, reg: Registry) -> list:
     """The file's ``claims`` (a ``[[claims]]`` list or a table keyed by id) as one list of tables with
-    their ``id``; a bad keyed claim is an issue and left out. None (with an issue): ``claims`` is neither."""
+    their ``id``; a bad keyed claim is an issue and left out."""
     if isinstance(raw, list):  # a [claims.C05] table after [[claims]] tables is read into the one above it
-        for entry in [e for e in raw if isinstance(e, dict)]:
-            for cid in [k for k, v in entry.items() if isinstance(v, dict) and ID_RE.match(k)]:
+        for entry in filter(TABLE.accepts, raw):
+            for cid in [k for k, v in entry.items() if TABLE.accepts(v) and ID_RE.match(k)]:
                 why = f"[claims.{cid}] after [[claims]] tables reads as a field of the claim above it: "
                 reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why + ONE_FORM)])
                 del entry[cid]
         return raw
-    if not isinstance(raw, dict):
-        reg.add(
-            None, "claims", "must be a table keyed by claim id ([claims]) or an array of tables ([[claims]])"
-        )
-        return None
     out = []
     names = {f.name for f in CLAIM_FIELDS}
     for cid, entry in raw.items():
-        tables = isinstance(entry, dict) and entry and all(isinstance(v, dict) for v in entry.values())
-        if tables and not names & set(entry):  # [claims.C30.text] is claims -> C30 -> text
-            for part in entry:
-                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
-                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
-            continue
-        if not isinstance(entry, dict):
+        if not TABLE.accepts(entry):
             why = f"must be a table: {cid} = {{ title = ..., stated = ... }}, or a [claims.{cid}] table"
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, None, why)])
+            continue
+        if entry and all(map(TABLE.accepts, entry.values())) and not names & set(entry):  # [claims.C30.text]
+            for part in entry:  # claims -> C30 -> text
+                why = f'the id has a part: quote it, [claims."{cid}.{part}"] or "{cid}.{part}" = {{ ... }}'
+                reg.invalidate(f"{cid}.{part}", [RegistryIssue(reg.path, f"{cid}.{part}", "id", why)])
             continue
         if entry.get("id", cid) != cid:
             why = f"the key {cid!r} is the claim's id, and id = {entry['id']!r} says another: drop 'id'"
@@ -372,35 +384,34 @@ def claim_entries(raw: object, reg: Registry) -> list | None:
 FOR_A_FORMULA = frozenset({"precision"})
 
 
-def _load_claims(entries: list, defaults_table: object, reg: Registry, ctx: Context, located: dict) -> None:
+def _load_claims(entries: list, defaults_table: dict, reg: Registry, ctx: Context, located: dict) -> None:
     """Each claim (with the ``[defaults]``) into ``reg.claims`` when valid, else its problems into ``reg``."""
     defaults, bad = _load_defaults(defaults_table, reg, ctx)
     for index, entry in enumerate(entries, start=1):
-        inherited: list[RegistryIssue] = []
-        if isinstance(entry, dict):
-            # a default about a formula (precision) is for the claims with one; the rest do not take it
-            takes = {
-                f
-                for f in {*defaults, *bad}
-                if f not in entry and ("formula" in entry or f not in FOR_A_FORMULA)
-            }
-            inherited = [issue for f, issue in bad.items() if f in takes]
-            entry = {**{f: v for f, v in defaults.items() if f in takes}, **entry}
-        claim, problems = _validate(entry, index, reg.path, ctx)
-        cid = claim.id if claim is not None else problems[0].claim_id
+        if not TABLE.accepts(entry):
+            reg.add(f"#{index}", None, "each claim must be a table")
+            continue
+        # a default about a formula (precision) is for the claims with one; the rest do not take it
+        takes = {
+            f for f in {*defaults, *bad} if f not in entry and ("formula" in entry or f not in FOR_A_FORMULA)
+        }
+        inherited = [issue for f, issue in bad.items() if f in takes]
+        entry = {**{f: v for f, v in defaults.items() if f in takes}, **entry}
+        cid = entry["id"] if isinstance(entry.get("id"), str) and entry["id"] else f"#{index} (no id)"
+        good, problems = _validate(entry, cid, reg.path, ctx)
         if inherited:  # one issue of [defaults], not one per claim; the claim is invalid
-            claim = None
             problems = [p for p in problems if p.field not in bad]
-        if claim is not None and cid in reg.claims:
-            claim, why = None, f"duplicate id (entry #{index}; first defined earlier)"
+        elif not problems and cid in reg.claims:
+            why = f"duplicate id (entry #{index}; first defined earlier)"
             problems = [RegistryIssue(reg.path, cid, "id", why)]
-        if claim is not None and cid in located:
-            problems, claim = located.pop(cid), None
-        if claim is not None:
-            reg.claims[claim.id] = dataclasses.replace(claim, chapter=reg.chapter_id)
+        elif not problems and cid in located:
+            problems = located.pop(cid)
+        elif not problems:
+            claim = Claim(**good, tolerance_text=entry["tolerance"], path=reg.path, chapter=reg.chapter_id)
+            reg.claims[cid] = claim
             continue
         reg.issues.extend(problems)
-        if cid and not cid.startswith("#"):
+        if not cid.startswith("#"):
             reg.invalid.setdefault(cid, []).extend(problems + inherited)
 
 
@@ -514,16 +525,12 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
 def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
     parts = fileio.toml_tables(text) if by_line else []
-    firsts = [t.first for t in parts]
     located: dict[str, list[RegistryIssue]] = {}
-    split = functools.cache(_statements)  # a keyed [claims]'s statements and their first lines, once
+    split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims] split into its lines once
     for line, found in by_line.items():
-        at = bisect.bisect_right(firsts, line) - 1  # by bisection: a file of many tables stays linear
-        table = parts[at] if at >= 0 and line <= parts[at].last else None
+        table = fileio.toml_table_at(parts, line)
         if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
-            lines, starts = split(table)
-            at = bisect.bisect_right(starts, line) - 1 if lines else -1
-            table = lines[at] if at >= 0 and line <= lines[at].last else table
+            table = fileio.toml_table_at(split(table), line) or table
         cid = _claim_id_of(table, line)
         fld = _field_at(table, line) if table is not None else None
         if cid is None and fld and table is not None and table.header:
@@ -536,12 +543,6 @@ def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dic
         issue = RegistryIssue(reg.path, cid, fld, why)
         (reg.issues if cid is None else located.setdefault(cid, [])).append(issue)
     return located
-
-
-def _statements(table: fileio.TomlTable) -> tuple[list[fileio.TomlTable], list[int]]:
-    """A table's statements (:meth:`fileio.TomlTable.statements`) and the first line of each."""
-    lines = table.statements()
-    return lines, [s.first for s in lines]
 
 
 def _check_formula_references(reg: Registry) -> None:
@@ -598,12 +599,8 @@ def _unknown_name(reg: Registry, claim: Claim, name: str) -> str | None:
     return None if value in known else f"claim {ref} has no value {value!r}{suggest(value, known)}"
 
 
-def _validate(entry: object, index: int, path: str, ctx: Context) -> tuple[Claim | None, list[RegistryIssue]]:
-    """(Claim or None, its issues) of one claim's table: its fields' checks, then :data:`CLAIM_RULES`."""
-    if not isinstance(entry, dict):
-        return None, [RegistryIssue(path, f"#{index}", None, "each claim must be a table")]
-    raw_id = entry.get("id")
-    cid = raw_id if isinstance(raw_id, str) and raw_id else f"#{index} (no id)"
+def _validate(entry: dict, cid: str, path: str, ctx: Context) -> tuple[dict[str, Any], list[RegistryIssue]]:
+    """The good fields of a claim's table and its problems: its fields' checks, then :data:`CLAIM_RULES`."""
     problems: list[RegistryIssue] = []
 
     def bad(fld: str, msg: str) -> None:
@@ -612,9 +609,7 @@ def _validate(entry: object, index: int, path: str, ctx: Context) -> tuple[Claim
     good = check_table(entry, CLAIM_FIELDS, ctx, bad)
     for rule in CLAIM_RULES:
         rule(good, entry, bad)
-    if problems:
-        return None, problems
-    return Claim(**good, tolerance_text=entry["tolerance"], path=path), []
+    return good, problems
 
 
 # --- rules between fields: each gets the good fields' values, the raw table and `bad` ---------------
@@ -706,15 +701,12 @@ def _unbound(locator: str, printed: str) -> str | None:
 
 
 # --- arrays of tables: [[waivers]], [[sections]] ------------------------------------------------------
-def _array(entries: object, name: str, fields: Sequence[Field], reg: Registry) -> list[tuple[int, dict]]:
+def _array(entries: list, name: str, fields: Sequence[Field], reg: Registry) -> list[tuple[int, dict]]:
     """``(index, values)`` of each good table of the array ``name``; each problem an issue of ``name[i]``."""
-    if not isinstance(entries, list):
-        reg.add(None, name, f"must be an array of tables ([[{name}]])")
-        return []
     out = []
     for index, entry in enumerate(entries, start=1):
         label = f"{name}[{index}]"
-        if not isinstance(entry, dict):
+        if not TABLE.accepts(entry):
             reg.add(None, label, f"each {name[:-1]} must be a table")
             continue
         before = len(reg.issues)
@@ -729,11 +721,8 @@ def _bad(reg: Registry, prefix: str) -> Callable[[str, str], RegistryIssue]:
     return lambda fld, msg: reg.add(None, f"{prefix}.{fld}", msg)
 
 
-def _load_units(table: object, reg: Registry) -> set[str]:
+def _load_units(table: dict, reg: Registry) -> set[str]:
     """Declare the ``[units]`` table's units and return their names; each problem an issue."""
-    if not isinstance(table, dict):
-        reg.add(None, "units", 'must be a table ([units]: name = "definition")')
-        return set()
     for name, definition in table.items():
         try:
             declare(name, definition)
@@ -752,7 +741,7 @@ def _check_units_declared_here(reg: Registry, own: set[str]) -> None:
             reg.invalidate(cid, [RegistryIssue(reg.path, cid, "unit", why)])
 
 
-def _load_sections(entries: object, reg: Registry) -> list[Section]:
+def _load_sections(entries: list, reg: Registry) -> list[Section]:
     """The ``[[sections]]`` array's good sections; each problem an issue of ``sections[i].field``."""
     out: list[Section] = []
     for index, s in _array(entries, "sections", SECTION_FIELDS, reg):

@@ -337,7 +337,7 @@ KIT_WORDS = re.compile(
 EXAMPLE_IDS = {"C01", "C02", "C05", "C10", "C18", "C25", "C30"}
 #: (file, word) the core still names, and why
 STILL_NAMED = {  # file under claimcheck/, word: why
-    ("fields.py", "portable"): "the registry's `portable` field (a claim that holds for any causal LM)",
+    ("fields.toml", "portable"): "the registry's `portable` field (a claim that holds for any causal LM)",
     ("registry.py", "portable"): "the registry's `portable` field",
     ("recorder.py", "portable"): "claim.check_form/on_model: the recorder's API for the portable form",
     ("recorder.py", "gpt-2"): "the portable form's messages: not the chapter's GPT-2 value",
@@ -382,6 +382,13 @@ def kit_words(root: Path) -> dict[tuple[str, str], list[str]]:
                 word = m.group(0).lower().replace("gpt2", "gpt-2")
                 if word.upper() not in EXAMPLE_IDS:
                     found.setdefault((rel, word), []).append(f"{rel}:{getattr(n, 'lineno', '?')}: {text!r}")
+    for f in sorted((root / "claimcheck").rglob("*.toml")):  # the core's data (fields.toml): its values
+        rel = f.relative_to(root / "claimcheck").as_posix()
+        for number, line in enumerate(f.read_text(encoding="utf-8").splitlines(), start=1):
+            for m in KIT_WORDS.finditer("" if line.startswith("#") else line):
+                word = m.group(0).lower().replace("gpt2", "gpt-2")
+                if word.upper() not in EXAMPLE_IDS:
+                    found.setdefault((rel, word), []).append(f"{rel}:{number}: {line!r}")
     return found
 
 
