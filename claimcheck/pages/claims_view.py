@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.book import NOT_IN_BOOK
+from claimcheck.display import counted
 from claimcheck.pages import manuscript_view, words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
 from claimcheck.runs import settings_size_profile
@@ -243,13 +244,27 @@ def _text_links(
 
 
 def profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
-    """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
+    """The size profile in words: a chapter's own (``chapters[].profile``), else the run's. After a run
+    of some claims (``-k``), the sizes named are what this run's claims read, and the rows carried
+    from an earlier run (of the same size profile: :mod:`claimcheck.partial` keeps no other) are
+    counted beside them, so that the line does not pass for a description of every row shown."""
     own = chapter.profile if chapter is not None else None
     prof = own if own is not None else doc.profile
-    if prof.get("description"):
-        return str(prof["description"])
     size = settings_size_profile(doc.settings) or "?"
-    return f"{size} (its claims use no model sizes)" if own is not None else str(size)
+    sel = doc.selection
+    ran = (
+        sel is not None and sel.partial and (chapter is None or chapter.id in (sel.chapters or [chapter.id]))
+    )
+    mine = [e for e in doc.claims if chapter is None or (e.chapter or chapter.id) == chapter.id]
+    carried = sum(e.carried is not None for e in mine) if ran else 0
+    kept = f"; {counted(carried, 'row')} carried from an earlier {size} run" if carried else ""
+    if prof.get("description"):
+        said = str(prof["description"])
+        return f"{said} (what this run's claims read{kept})" if carried else said
+    if own is None:
+        return str(size)
+    whose = "this run's" if carried else "its"
+    return f"{size} ({whose} claims use no model sizes{kept})"
 
 
 def _selection_words(doc: ClaimsDoc) -> str:
