@@ -46,6 +46,8 @@ def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("T01"))
     assert "line 7" in line and "2900" in line and "3120" in line and "187.3 token/s" in line
+    # both figures in the claim's unit, as the pages print them (a user trial read bare "2900", "3120")
+    assert "manuscript 2900 token/s  registry 3120 token/s (stated)" in line
     assert "drift: 1 of 11 claims" in out and "FAILED" in out
 
 
@@ -724,7 +726,7 @@ def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, t
     copy.write_text(MS.read_text(encoding="utf-8").replace("3.5 亿个参数", "3.6 亿个参数"), encoding="utf-8")
     assert main(["check-manuscript", str(copy), "--registry", str(REG)]) == 1
     t04 = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("T04"))
-    assert "manuscript        3.6 亿  registry    3.5 亿 (stated)" in t04
+    assert "manuscript        3.6 亿  registry 3.5 亿 param (stated)" in t04
     said = WhatIf("C30.model", "89.16", "99.16", "failed", 0.99, "99.16%", "percent", "printed", "off", None)
     assert said.verdict.startswith("C30.model = 89.16% (registry: 99.16%): NOT supported")
     forward = WhatIf(
