@@ -143,6 +143,24 @@ def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monke
     ).is_file()  # said once
 
 
+def test_check_manuscript_html_of_a_copy_is_written_beside_the_copy(capsys, tmp_path, monkeypatch):
+    """A user trial: `--html` on a copy of the chapter's text replaced the chapter's own
+    reports/manuscript.html; the page goes beside the text checked, or where FILE says, and is named."""
+    own = tmp_path / "reports" / "manuscript.html"
+    own.parent.mkdir()
+    own.write_text("the chapter's own page", encoding="utf-8")
+    copy = tmp_path / "drafts" / "ch15-copy.md"
+    copy.parent.mkdir()
+    shutil.copy(MS, copy)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check-manuscript", "drafts/ch15-copy.md", "--registry", str(REG), "--html"]) == 0
+    beside = Path("drafts/ch15-copy.annotated.html")
+    assert own.read_text(encoding="utf-8") == "the chapter's own page" and beside.is_file()
+    assert f"annotated manuscript: {beside}" in capsys.readouterr().out
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), "--html", "out/m.html"]) == 0
+    assert Path("out/m.html").is_file() and "annotated manuscript: out/m.html" in capsys.readouterr().out
+
+
 def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no reports/claims.json here: optional, no warning
     assert main(["check-manuscript", str(MS), "--registry", str(REG), "--json", "-"]) == 0
