@@ -20,7 +20,7 @@ from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
 from claimcheck.keys import ClaimKeyError, resolve_key, split
-from claimcheck.manuscript import ClaimDrift, ManuscriptCheck
+from claimcheck.manuscript import ClaimDrift, ManuscriptCheck, quoted_figures
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
 from claimcheck.pages.words import measured_value
 from claimcheck.printed import figure_in_unit, split_figure, unit_key
@@ -170,9 +170,11 @@ def _drift_lines(
                 line = f"line {q.line:<4} " if q.line else ""
                 out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
             elif q.status in ("drift", "ok") and q.manuscript is not None:
+                input_ = (q.manuscript, _scaled_as(q.registry, q.manuscript))
+                text, reg = quoted_figures(q, d.unit) if q.name == "stated" else input_
                 out.append(
-                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {q.manuscript:>12}  "
-                    f"registry {_scaled_as(q.registry, q.manuscript):>8} ({q.name})  measured {shown}"
+                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {text:>12}  "
+                    f"registry {reg:>8} ({q.name})  measured {shown}"
                 )
                 if q.status == "drift":
                     out.append(f"  {'':10} {q.context}")
@@ -182,9 +184,9 @@ def _drift_lines(
 
 
 def _scaled_as(registry: str, manuscript: str) -> str:
-    """The registry's figure with the scale the text prints beside its own (``2.66`` beside
+    """An input's registry figure with the scale the text prints beside its own (``2.66`` beside
     ``2.96 亿`` reads ``2.66 亿``, ``99.16`` beside ``89.16%`` reads ``99.16%``): the registry keeps
-    the number alone, its scale in the claim's unit."""
+    the number alone (a stated value's scale is in the claim's unit: :func:`quoted_figures`)."""
     try:
         scale = split_figure(manuscript)[1]
     except ValueError:

@@ -17,7 +17,7 @@ import time
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import suppress
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property, partial
 from itertools import islice
 from pathlib import Path
@@ -36,7 +36,7 @@ from claimcheck.printed import (
     same_printed,
 )
 from claimcheck.registry import Claim, Registry, Waiver
-from claimcheck.results import ClaimEntry
+from claimcheck.results import ClaimEntry, Quote
 
 FAILING = ("not-found", "ambiguous", "unbound", "drift")
 """Quote outcomes that fail a claim's drift check, worst first."""
@@ -222,6 +222,7 @@ class ClaimDrift:
 
     claim_id: str
     checks: tuple[QuoteCheck, ...]
+    unit: str = ""  # the claim's, in which its stated value is printed
 
     @property
     def status(self) -> str:
@@ -332,7 +333,7 @@ def check_claim(ms: Manuscript, claim: Claim) -> ClaimDrift:
     checks = []
     for name, locator in claim.bindings():
         checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
-    return ClaimDrift(claim.id, tuple(checks))
+    return ClaimDrift(claim.id, tuple(checks), claim.unit or "")
 
 
 def citation_check(citation: Citation, claim: Claim, ms: Manuscript | None = None) -> QuoteCheck:
@@ -570,7 +571,7 @@ def check_manuscript(
     audit = audit_numbers(ms, drifts, registry.waivers)
     cited = citation_checks(registry, book, ms) if book is not None else {}
     drifts = [
-        ClaimDrift(d.claim_id, d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
+        replace(d, checks=d.checks + (cited[d.claim_id],)) if d.claim_id in cited else d for d in drifts
     ]
     issues, seconds = [str(i) for i in registry.issues], time.perf_counter() - t0
     chapter = getattr(registry, "chapter_id", "")
@@ -600,14 +601,22 @@ def drift_words(entry: ClaimEntry) -> list[str]:
             continue
         line = f"line {q.line}: " if q.line else ""
         stated = q.name == "stated"  # a citation's quote (q.source) is of its stated value
-        # the text's own unit sign ("99.2%") is kept as printed, not doubled ("99.2%%")
-        text = with_unit(q.manuscript, unit) if stated and q.manuscript[-1:].isdigit() else q.manuscript
+        text, reg = quoted_figures(q, unit)
         if q.source:  # a citation: the quote against the chapter it quotes
             said = f"quoting {q.source}, which says {q.registry}: drifted from {q.source}"
             out.append(f"{line}the text says {text}, {said}")
             continue
         what = "" if stated else f" ({q.name})"
-        reg = with_unit(q.registry, unit) if stated else q.registry
         here = f", measured {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
+
+
+def quoted_figures(quote: QuoteCheck | Quote, unit: str | None) -> tuple[str, str]:
+    """``(the text's figure, the registry's)`` of one quote as every report prints them: of a stated
+    value, each with the claim's ``unit`` (``38 KiB/token``; the text's own sign kept as printed,
+    ``99.2%``, not doubled); of an input, as printed."""
+    text = quote.manuscript or ""
+    if quote.name != "stated":
+        return text, quote.registry
+    return with_unit(text, unit) if text[-1:].isdigit() else text, with_unit(quote.registry, unit)

@@ -69,10 +69,11 @@ def _register_check_manuscript(subparsers: argparse._SubParsersAction[argparse.A
     p.add_argument(
         "--html",
         nargs="?",
-        const="reports/manuscript.html",
+        const="",
         metavar="FILE",
         help="also write the annotated manuscript: every number marked by its state, linked to its "
-        "claim's row in the claims page beside --report (default FILE: reports/manuscript.html)",
+        "claim's row in the claims page beside --report (default FILE: NAME.annotated.html beside the "
+        "manuscript NAME.EXT, never the chapter's own reports/manuscript.html)",
     )
     p.add_argument(
         "-v", "--verbose", action="store_true", help="list every quoted number and every number's binding"
@@ -191,9 +192,10 @@ def _check_manuscript(args: argparse.Namespace) -> int:
         )
         said = format_check(check, measured, verbose=args.verbose, report_error=report_error, what_if=what_if)
         print(printable(said, lines=True), file=words)
-        if args.html:
-            out = Path(args.html)
-            if len(pairs) > 1:  # one page per chapter: manuscript-ch15.html, manuscript-ch16.html
+        if args.html is not None:
+            # beside the text checked, so that a copy's page never replaces the chapter's own
+            out = Path(args.html or Path(manuscript).with_suffix(".annotated.html"))
+            if args.html and len(pairs) > 1:  # one page per chapter: m-ch15.html, m-ch16.html
                 out = out.with_name(f"{out.stem}-{reg.chapter_id}{out.suffix}")
             if _manuscript_html(check, reg, report, out, readable=report_error is None) is None:
                 return 2

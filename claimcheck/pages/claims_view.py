@@ -12,6 +12,7 @@ from pathlib import Path
 
 from claimcheck import outcomes as oc
 from claimcheck.book import NOT_IN_BOOK
+from claimcheck.display import counted
 from claimcheck.pages import manuscript_view, words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
 from claimcheck.runs import settings_size_profile
@@ -243,13 +244,26 @@ def _text_links(
 
 
 def profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
-    """The size profile in words: a chapter's own (``chapters[].profile``), else the run's."""
+    """The size profile in words: a chapter's own (``chapters[].profile``), else the run's. A profile
+    names the sizes its run's claims read; where the page shows rows that run did not measure (a run
+    of some claims, ``-k`` or ``-m``), it says whose claims those were ("this run's", or "an earlier
+    run's" for a chapter this run did not collect) and counts the rows carried (:mod:`claimcheck.partial`
+    keeps them only from a run of the same size profile)."""
     own = chapter.profile if chapter is not None else None
     prof = own if own is not None else doc.profile
-    if prof.get("description"):
-        return str(prof["description"])
     size = settings_size_profile(doc.settings) or "?"
-    return f"{size} (its claims use no model sizes)" if own is not None else str(size)
+    sel = doc.selection
+    now = sel is None or chapter is None or chapter.id in (sel.chapters or [chapter.id])
+    mine = [e for e in doc.claims if chapter is None or (e.chapter or chapter.id) == chapter.id]
+    ran = [e for e in mine if e.selected is not False and e.carried is None]
+    others = sel is not None and sel.partial and len(ran) < len(mine)
+    whose = ("this run's" if now else "an earlier run's") if others else "its"
+    carried = sum(e.carried is not None for e in mine) if now else 0
+    kept = f"; {counted(carried, 'row')} carried from an earlier {size} run" if carried else ""
+    if prof.get("description"):
+        said = str(prof["description"])
+        return f"{said} (what {whose} claims read{kept})" if others else said
+    return f"{size} ({whose} claims use no model sizes{kept})" if own is not None else str(size)
 
 
 def _selection_words(doc: ClaimsDoc) -> str:

@@ -159,7 +159,7 @@ def test_the_script_is_valid_bash():
 
 
 def test_ci_runs_the_readmes_test_command():
-    """The README's test command is what CI runs (its claims report in its own folder, so that a
+    """The README's test command is what .ci/run runs (its claims report in its own folder, so that a
     test run never replaces the main job's reports/claims.json)."""
     import re
     from pathlib import Path

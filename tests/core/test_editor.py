@@ -46,6 +46,8 @@ def test_check_manuscript_shows_line_and_all_three_values(capsys, tmp_path):
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("T01"))
     assert "line 7" in line and "2900" in line and "3120" in line and "187.3 token/s" in line
+    # both figures in the claim's unit, as the pages print them (a user trial read bare "2900", "3120")
+    assert "manuscript 2900 token/s  registry 3120 token/s (stated)" in line
     assert "drift: 1 of 11 claims" in out and "FAILED" in out
 
 
@@ -139,6 +141,24 @@ def test_check_manuscript_says_a_broken_report_is_broken(capsys, tmp_path, monke
     assert (captured.out + captured.err).count("warning:") == 1 and (
         tmp_path / "m.html"
     ).is_file()  # said once
+
+
+def test_check_manuscript_html_of_a_copy_is_written_beside_the_copy(capsys, tmp_path, monkeypatch):
+    """A user trial: `--html` on a copy of the chapter's text replaced the chapter's own
+    reports/manuscript.html; the page goes beside the text checked, or where FILE says, and is named."""
+    own = tmp_path / "reports" / "manuscript.html"
+    own.parent.mkdir()
+    own.write_text("the chapter's own page", encoding="utf-8")
+    copy = tmp_path / "drafts" / "ch15-copy.md"
+    copy.parent.mkdir()
+    shutil.copy(MS, copy)
+    monkeypatch.chdir(tmp_path)
+    assert main(["check-manuscript", "drafts/ch15-copy.md", "--registry", str(REG), "--html"]) == 0
+    beside = Path("drafts/ch15-copy.annotated.html")
+    assert own.read_text(encoding="utf-8") == "the chapter's own page" and beside.is_file()
+    assert f"annotated manuscript: {beside}" in capsys.readouterr().out
+    assert main(["check-manuscript", str(copy), "--registry", str(REG), "--html", "out/m.html"]) == 0
+    assert Path("out/m.html").is_file() and "annotated manuscript: out/m.html" in capsys.readouterr().out
 
 
 def test_check_manuscript_json_to_stdout_is_json_only(capsys, tmp_path, monkeypatch):
@@ -724,7 +744,7 @@ def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, t
     copy.write_text(MS.read_text(encoding="utf-8").replace("3.5 亿个参数", "3.6 亿个参数"), encoding="utf-8")
     assert main(["check-manuscript", str(copy), "--registry", str(REG)]) == 1
     t04 = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("T04"))
-    assert "manuscript        3.6 亿  registry    3.5 亿 (stated)" in t04
+    assert "manuscript        3.6 亿  registry 3.5 亿 param (stated)" in t04
     said = WhatIf("C30.model", "89.16", "99.16", "failed", 0.99, "99.16%", "percent", "printed", "off", None)
     assert said.verdict.startswith("C30.model = 89.16% (registry: 99.16%): NOT supported")
     forward = WhatIf(

@@ -263,3 +263,13 @@ def test_every_zizmor_waiver_gives_its_reason():
         m = re.search(r"# zizmor: ignore\[[a-z-]+\](?P<reason>.*)", line)
         if m:
             assert len(m["reason"].split()) >= 3, f"line {n}: a waiver without its reason"
+
+
+def test_the_readme_says_who_runs_its_test_command(wf):
+    """A user trial: the README called its test command "what CI runs", while the workflow's harness
+    job runs `pytest tests/`: the words name .ci/run, and the harness job's own command."""
+    text = README.read_text(encoding="utf-8")
+    lead = " ".join(re.search(r"\*\*Tests\*\* —(.+?)```bash", text, re.S).group(1).split())
+    assert "what CI runs" not in lead and "as `.ci/run` runs them" in lead
+    harness = run_lines(wf["jobs"]["tests"])[-1]
+    assert harness == "pytest tests/" and f"harness job runs `{harness}` alone" in lead

@@ -3,11 +3,13 @@ tests/data/book/ch90), built from a hand-made ``claims.json`` (tests/pages/conft
 ``build_book``): chips under their chapter, each chapter's own profile, one link per manuscript
 line, and a failing claim stated without a number marked at its words."""
 
+import html
 import json
 import re
 
 from claimcheck.pages import claims_page, load_document, manuscript_checks, publish
 from claimcheck.pages.summary import markdown
+from tests.pages.conftest import BOOK_PROFILES
 
 
 def pages_of(path) -> tuple[str, str]:
@@ -67,6 +69,38 @@ def test_a_chapter_without_a_recorded_profile_says_its_claims_use_no_sizes(book_
     claims, _ = pages_of(book_run)
     cells = dict(re.findall(r'<tr id="book-(ch\d+)">.*?<td>([^<]*)</td></tr>', claims, re.S))
     assert cells["ch90"] == "standard (its claims use no model sizes)"
+
+
+def test_after_a_run_of_some_claims_the_profile_says_whose_claims_it_describes(book_run):
+    """A user trial: after `pytest claims/ch15 -k C18` the page showed every row (41 carried) under a
+    profile line naming only the sizes C18's tests read, as if it described every row."""
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    earlier = {"from": "2026-12-01T10:00:00Z", "file": "reports/claims.json"}
+    for e in doc["claims"]:
+        if e["key"] != "ch15:C18":
+            e["carried"], e["selected"] = earlier, False
+    carried = [e["key"] for e in doc["claims"] if "carried" in e]
+    doc["selection"] = {"partial": True, "selected": ["ch15:C18"], "carried": carried, "chapters": ["ch15"]}
+
+    def cells(doc: dict) -> dict[str, str]:
+        book_run.write_text(json.dumps(doc), encoding="utf-8")
+        claims, _ = pages_of(book_run)
+        found = re.findall(r'<tr id="book-(ch\d+)">.*?<td>([^<]*)</td></tr>', claims, re.S)
+        return {chapter: html.unescape(said) for chapter, said in found}
+
+    ch15, ch90 = BOOK_PROFILES["ch15"]["description"], BOOK_PROFILES["ch90"]["description"]
+    kept = "41 rows carried from an earlier standard run"
+    assert cells(doc) == {
+        "ch15": f"{ch15} (what this run's claims read; {kept})",
+        "ch90": f"{ch90} (what an earlier run's claims read)",  # a chapter this run did not collect
+    }
+    assert f"{ch15} (what this run's claims read; {kept})" in markdown(load_document(book_run)[0])
+    doc["chapters"][0]["profile"] = {}  # C18's test read no kit size
+    assert cells(doc)["ch15"] == f"standard (this run's claims use no model sizes; {kept})"
+    for e in doc["claims"]:  # no earlier report: the rows this run did not select are not run
+        e.pop("carried", None)
+    doc["selection"]["carried"] = []
+    assert cells(doc)["ch15"] == "standard (this run's claims use no model sizes)"
 
 
 def test_one_link_per_manuscript_line(book_run):
