@@ -459,7 +459,7 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     """Whether ``locator`` finds one place and binds ``num`` there."""
     if not one_site(ms, locator):  # most candidates: stop at the second place, not at the text's end
         return False
-    checks = check_quote(ms, "draft", "stated", locator, _stated(num))
+    checks = check_quote(ms, "draft", "stated", locator, _stated_of(num))
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
@@ -531,7 +531,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     return sc
 
 
-def _stated(num: Number) -> str:
+def _stated_of(num: Number) -> str:
     """A number's registry value: as printed, a unit fraction ``1/N`` as ``N``."""
     return num.mantissa[2:] if num.is_fraction and num.mantissa.startswith("1/") else num.printed
 
@@ -610,7 +610,7 @@ class _Drafter:
             return False
         c = self.sc.claims[at]
         name = f"v{len(c.values) + 2}"  # the row's first number is stated: v2, v3... are the next cells
-        value = (name, _stated(num), self.folded[num.span])
+        value = (name, _stated_of(num), self.folded[num.span])
         self.sc.claims[at] = dataclasses.replace(c, values=(*c.values, value))
         return True
 
@@ -654,7 +654,7 @@ class _Drafter:
     def _claim(self, num: Number) -> None:
         """A draft claim of ``num``, or one more quote of the draft of its value, unit and noun."""
         ms, sc = self.ms, self.sc
-        stated = _stated(num)
+        stated = _stated_of(num)
         unit, note = guess_unit(ms, num)
         noun = "" if unit else unit_words(ms, num)[1]
         locator = find_locator(ms, num.start, num.end, partial(_binds, ms, num))
@@ -759,11 +759,11 @@ class PrintedFormula:
         for x in self.operands:
             locator = folded.get(x.span)
             if locator is None:
-                terms.append(_stated(x))
+                terms.append(_stated_of(x))
                 continue
             n = len(values)
             name = "abcdefghijklmnopqrstuvwxyz"[n % 26] + ("" if n < 26 else str(n))
-            values.append((name, _stated(x), locator))
+            values.append((name, _stated_of(x), locator))
             terms.append(name)
         formula = terms[0] + "".join(f" {op} {t}" for op, t in zip(self.operators, terms[1:]))
         return tuple(values), formula
