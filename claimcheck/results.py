@@ -301,10 +301,35 @@ class RecordedCI:
     bar: Any = None
 
 
+#: the fields of a test's entry that claims.json does not hold
+_TEST_ONLY = ("verdict", "kind", "said")
+#: the fields of a test's result a later test of the claim updates (:meth:`ClaimEntry.merged`)
+_RESULT = (
+    "stated",
+    "unit",
+    "tolerance",
+    "formula",
+    "measured",
+    "measured_display",
+    "verdict",
+    "verdict_reason",
+)
+
+
 @dataclass
 class ClaimEntry(_Record):
-    """One claim's row. ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as
-    a string (``"inf"``); ``details``: the verdict's free-form record; ``extra``: unknown keys, kept."""
+    """One claim's row of ``claims.json``, and one test's result of a claim: made where its verdict is
+    decided (the recorder; the core's formula, drift and citation checks), kept on the test's item,
+    sent to the xdist controller with each phase (:meth:`sent` / :meth:`received`), folded into the
+    claim's row by :class:`claimcheck.report.ResultCollector`, written by :meth:`to_json` and read back
+    by :func:`parse_entry`.
+
+    ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as a string
+    (``"inf"``); ``details``: the verdict's free-form record (JSON values); ``extra``: unknown keys, kept.
+    A test's entry: ``stated``, ``unit``, ``tolerance`` the terms it was judged by (a portable form's on
+    the portable-LM lane; None: not its own), ``verdict`` and ``verdict_reason`` its standing verdict's
+    word of :mod:`claimcheck.outcomes` and reason (None: none yet), ``outcome`` "" while no phase
+    decided one; ``kind``, ``said`` and ``verdict`` are not written to ``claims.json``."""
 
     key: str
     id: str
@@ -337,8 +362,12 @@ class ClaimEntry(_Record):
     cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
     carried: Carried | None = field(default=None, metadata={"read": _carried})
     extra: dict = field(default_factory=dict)
+    verdict: str | None = None
+    kind: str | None = None  # a test's kind: None (a claim test), drift, citation, placeholder, audit...
+    said: str = ""  # a phase's own words (pytest's), for pytest-html's Verdict column
     _OMIT = ("selected", "carried")
     _OMIT_EMPTY = ("formula", "cites")
+    _UNWRITTEN = ("extra", *_TEST_ONLY)
 
     @property
     def unselected(self) -> bool:
@@ -384,6 +413,27 @@ class ClaimEntry(_Record):
         out = super().to_json()
         return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
 
+    def sent(self) -> dict[str, Any]:
+        """The entry as JSON values, its None fields left out: what an xdist worker sends the controller,
+        and a test's record in ``--junitxml``."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
+    @classmethod
+    def received(cls, raw: dict[str, Any]) -> ClaimEntry:
+        """The entry :meth:`sent` sent. Raises ValueError: ``raw`` has no ``key`` or a field this version
+        does not know (a worker of another claimcheck)."""
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown or not isinstance(raw.get("key"), str):
+            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, key {raw.get('key')!r}")
+        return cls(**raw)
+
+    def merged(self, later: ClaimEntry) -> ClaimEntry:
+        """This test's result updated by a ``later`` test's of the same claim: its result's fields
+        (:data:`_RESULT`) that are not None, and its details beside these."""
+        given = {name: v for name in _RESULT if (v := getattr(later, name)) is not None}
+        details = {**self.details, **later.details} if later.details else self.details
+        return replace(self, **given, details=details)
+
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
         """An entry from a dict, every field checked as in a file. Raises ValueError naming a bad field."""
@@ -392,53 +442,6 @@ class ClaimEntry(_Record):
         if entry is None or issues:
             raise ValueError("; ".join(issues))
         return entry
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    """One test's result of a claim, made where its verdict is decided (the recorder; the core's formula,
-    drift and citation checks), kept on the test's item and sent to the xdist controller by
-    :meth:`to_json` / :meth:`from_json`; :class:`claimcheck.report.ResultCollector` folds a claim's
-    results into its :class:`ClaimEntry`. ``stated``, ``unit``, ``tolerance``: the terms it was judged
-    by (a portable form's on the portable-LM lane); ``measured``: as claims.json writes it (see
-    :class:`ClaimEntry`); ``verdict``: a word of :mod:`claimcheck.outcomes` (None: none yet);
-    ``details``: the verdict's facts (JSON values)."""
-
-    id: str
-    stated: str | None = None
-    unit: str | None = None
-    tolerance: str | None = None
-    formula: str | None = None
-    model: str | None = None
-    measured: Any = None
-    measured_display: str | None = None
-    verdict: str | None = None
-    reason: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The result as JSON values, its None fields left out (what an xdist worker sends)."""
-        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> ClaimResult:
-        """The result :meth:`to_json` sent. Raises ValueError: ``raw`` has no ``id`` or a field this
-        version does not know (a worker of another claimcheck)."""
-        unknown = set(raw) - {f.name for f in fields(cls)}
-        if unknown or not isinstance(raw.get("id"), str):
-            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, id {raw.get('id')!r}")
-        return cls(**raw)
-
-    def merged(self, later: ClaimResult) -> ClaimResult:
-        """This result updated by a ``later`` test's of the same claim: its fields that are not None,
-        and its details beside these."""
-        given = {
-            f.name: v
-            for f in fields(later)
-            if f.name != "details" and (v := getattr(later, f.name)) is not None
-        }
-        details = {**self.details, **later.details} if later.details else self.details
-        return replace(self, **given, details=details)
 
 
 def _keys(r: _Reader, name: str) -> tuple:
@@ -866,7 +869,8 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
     assert e is not None  # an entry has no required field
     if not usable:
         e.reason = f"unusable outcome {_quote(outcome)} in the results file"
-    e.extra = {k: v for k, v in raw.items() if k not in ClaimEntry.__dataclass_fields__}
+    known = set(ClaimEntry.__dataclass_fields__) - set(_TEST_ONLY)
+    e.extra = {k: v for k, v in raw.items() if k not in known}
     return e
 
 
