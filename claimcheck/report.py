@@ -249,15 +249,9 @@ def _entry(r: ClaimEntry, res: ClaimEntry | None) -> ClaimEntry:
     res = res or ClaimEntry(r.key, r.id)
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
     r.reason = r.reason or res.verdict_reason or res.details.get("caveat") or ""
-    r.details, r.duration_s = res.details, round(r.duration_s, 3)
-    r.verdict_reason = res.verdict_reason if res.verdict == FAILED else None
-    r.formula, r.measured, r.measured_display = res.formula or None, res.measured, res.measured_display
-    r.stated, r.unit, r.tolerance = (
-        r.stated if res.stated is None else res.stated,
-        r.unit if res.unit is None else res.unit,
-        r.tolerance if res.tolerance is None else res.tolerance,
-    )
-    return r
+    r.duration_s = round(r.duration_s, 3)
+    verdict_reason = res.verdict_reason if res.verdict == FAILED else None
+    return replace(r.merged(res), details=res.details, verdict_reason=verdict_reason, verdict=None)
 
 
 def write_claims_json(doc: ClaimsDoc, path: Path) -> None:

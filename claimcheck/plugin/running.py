@@ -220,9 +220,7 @@ def pytest_runtest_makereport(
     expected = _expected_fail_of(item, report) if claim_test else None
     verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
     if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
-        said = _call_outcome(report, call)
-        outcome = _claim_outcome(verdict, said)
-        decided = outcome if outcome == verdict.outcome else said
+        decided = _claim_outcome(verdict, _call_outcome(report, call))
     raised = report.failed and call.excinfo is not None
     kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
