@@ -40,24 +40,26 @@ class ResultCollector:
         self.tests: dict[str, ClaimEntry] = {}  # by nodeid: its phases folded
 
     def add(self, phase: ClaimEntry) -> None:
-        """Fold one phase's entry (:func:`claimcheck.plugin.phases.phase_of`) into its test's: the latest
-        result, the worst outcome of its phases with its reason, their durations and plots, the first
-        location."""
-        nodeid = phase.tests[0]
-        t = self.tests.get(nodeid)
-        if t is not None:
-            worse = bool(phase.outcome) and (
-                not t.outcome or SEVERITY.index(phase.outcome) < SEVERITY.index(t.outcome)
-            )
-            phase = replace(
-                phase,
-                outcome=phase.outcome if worse else t.outcome,
-                reason=phase.reason if worse else t.reason,
-                duration_s=t.duration_s + phase.duration_s,
-                locations=t.locations or phase.locations,
-                plots=t.plots + phase.plots,
-            )
-        self.tests[nodeid] = phase
+        """Fold one phase's entry (:func:`claimcheck.plugin.phases.phase_of`) into its test's."""
+        self.tests[phase.tests[0]] = self.folded(phase)
+
+    def folded(self, phase: ClaimEntry) -> ClaimEntry:
+        """The entry of the test of ``phase`` with it folded in: the latest result, the worst outcome of
+        its phases with its reason, their durations and plots, the first location."""
+        t = self.tests.get(phase.tests[0])
+        if t is None:
+            return phase
+        worse = bool(phase.outcome) and (
+            not t.outcome or SEVERITY.index(phase.outcome) < SEVERITY.index(t.outcome)
+        )
+        return replace(
+            phase,
+            outcome=phase.outcome if worse else t.outcome,
+            reason=phase.reason if worse else t.reason,
+            duration_s=t.duration_s + phase.duration_s,
+            locations=t.locations or phase.locations,
+            plots=t.plots + phase.plots,
+        )
 
     def measured_display(self, key: str) -> str | None:
         """The measured value a test of the claim ``key`` recorded so far in this run (for drift checks)."""

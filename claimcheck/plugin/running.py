@@ -63,12 +63,14 @@ def _record_warnings(item: pytest.Item) -> None:
 
 def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: ClaimEntry | None) -> None:
     """The phase's entry on its report (xdist sends its attributes to the controller); on the last
-    phase's, the test's result as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
-    if phase is not None:
-        setattr(report, PHASE_ATTR, phase.sent())
-    result = item.stash.get(RESULT_KEY, None)
-    if result is not None and report.when == "teardown":
-        text = json.dumps(result.sent(), ensure_ascii=False, separators=(",", ":"), default=str)
+    phase's, the test's entry (its phases folded; its plots are in the pages) as JSON text in
+    ``user_properties`` too, for the readers of ``--junitxml``."""
+    if phase is None:
+        return
+    setattr(report, PHASE_ATTR, phase.sent())
+    if RESULT_KEY in item.stash and report.when == "teardown":
+        test = replace(item.config.stash[STATE].collector.folded(phase), plots=[])
+        text = json.dumps(test.sent(), ensure_ascii=False, separators=(",", ":"), default=str)
         report.user_properties.append((RECORD_KEY, text))
 
 
