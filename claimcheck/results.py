@@ -160,8 +160,9 @@ def _read(cls: type[R], r: _Reader, **given: Any) -> R | None:
 
 
 class _Record:
-    """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
-    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by :func:`_read`."""
+    """A record of claims.json, written in field order (``extra`` last; a trailing ``_`` dropped from a
+    field's name), leaving out ``_OMIT`` fields when None, ``_OMIT_EMPTY`` ones when empty,
+    ``_UNWRITTEN`` ones always; read by :func:`_read`."""
 
     _OMIT: ClassVar[tuple[str, ...]] = ()
     _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
@@ -173,7 +174,7 @@ class _Record:
             v = getattr(self, f.name)
             left_out = (v is None and f.name in self._OMIT) or (not v and f.name in self._OMIT_EMPTY)
             if not left_out and f.name not in self._UNWRITTEN:
-                out[f.name] = _plain(v)
+                out[f.name.rstrip("_")] = _plain(v)
         return {**out, **getattr(self, "extra", {})}
 
 
@@ -259,9 +260,7 @@ class Carried(_Record):
     from_: str | None = None
     file: str | None = None
     why: str | None = None
-
-    def to_json(self) -> dict:
-        return {"from": self.from_, "file": self.file, **({"why": self.why} if self.why else {})}
+    _OMIT_EMPTY = ("why",)
 
 
 @dataclass(frozen=True)

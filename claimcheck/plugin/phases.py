@@ -119,10 +119,8 @@ def phase_of(
     if location and location[0]:
         line = location[1] + 1 if isinstance(location[1], int) else None
         where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
-    kind, result = (
-        item.stash.get(KIND_KEY, None),
-        item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1]),
-    )
+    kind = item.stash.get(KIND_KEY, None)
+    result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
     outcome = report_outcome(report, kind, result.verdict, decided, error)
     said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
     xfailed = getattr(report, "wasxfail", None)
