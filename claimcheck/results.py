@@ -190,7 +190,7 @@ def _printed(r: _Reader, name: str) -> str | None:
     return str(v) if _is_number(v) else r.typed(name, str)
 
 
-def _measured(r: _Reader, name: str) -> Any:
+def _measurement(r: _Reader, name: str) -> Any:
     return r.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
 
 
@@ -336,7 +336,7 @@ class ClaimEntry(_Record):
     outcome: str = NOT_RUN
     title: str | None = None
     stated: str | None = field(default=None, metadata={"read": _printed})
-    measured: Any = field(default=None, metadata={"read": _measured})
+    measured: Any = field(default=None, metadata={"read": _measurement})
     measured_display: str | None = field(default=None, metadata={"read": _display})
     unit: str | None = None
     tolerance: str | None = None
