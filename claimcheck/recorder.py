@@ -1,7 +1,7 @@
 """The ``claim`` fixture: hand a claim test's evidence to :mod:`claimcheck.verdict`, keep the test's
-:class:`~claimcheck.results.ClaimResult` on its item (``item.stash[RESULT_KEY]``; the glue sends it
-in each phase's :class:`~claimcheck.report.Phase`, which travels from xdist workers), and stop the
-test the verdict's way (:meth:`ClaimRecorder._settle`)."""
+result, a :class:`~claimcheck.results.ClaimEntry`, on its item (``item.stash[RESULT_KEY]``; the glue
+sends it with each phase, from xdist workers too), and stop the test the verdict's way
+(:meth:`ClaimRecorder._settle`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
 from claimcheck.registry import Claim
-from claimcheck.results import ClaimResult
+from claimcheck.results import ClaimEntry
 from claimcheck.verdict import (
     Compared,
     Evidence,
@@ -34,9 +34,9 @@ from claimcheck.verdict import (
     settled,
 )
 
-# on a test's item (its phases' reports carry them as one Phase: claimcheck.plugin.phases.PHASE_ATTR)
+# on a test's item (its phases' reports carry them in its entry: claimcheck.plugin.phases.PHASE_ATTR)
 PLOTS_KEY = pytest.StashKey[list]()  # [(name, base64 PNG), ...] for the HTML report
-RESULT_KEY = pytest.StashKey[ClaimResult]()  # the test's result so far
+RESULT_KEY = pytest.StashKey[ClaimEntry]()  # the test's result so far
 CLAIM_KEY = pytest.StashKey[str]()  # the key of the claim it stands for (ch15:C05)
 KIND_KEY = pytest.StashKey[str]()  # "placeholder" | "registry-error" | "module-error" | "drift" | "audit" ...
 VERDICT_KEY = pytest.StashKey[Verdict]()  # the claim test's standing verdict
@@ -332,16 +332,15 @@ class ClaimRecorder:
         """Keep the test's result so far on its item: the terms judged, the standing verdict, details."""
         stash = self._item.stash
         terms = self._terms()
-        changes: dict[str, Any] = {"id": self.claim.id, **terms, "details": dict(self.details)}
-        if self.model:
-            changes["model"] = self.model
+        changes: dict[str, Any] = {**terms, "details": dict(self.details)}
         v = self._verdict
         value = v.value if v is not None and v.value is not None else self._last_value
         if value is not None:
             changes |= {"measured": _jsonable(value), "measured_display": format_value(value, terms["unit"])}
         if v is not None:
-            changes |= {"verdict": v.outcome, "reason": v.reason, "cause": v.cause}
-        stash[RESULT_KEY] = replace(stash.get(RESULT_KEY, None) or ClaimResult(self.claim.id), **changes)
+            changes |= {"verdict": v.outcome, "verdict_reason": v.reason, "cause": v.cause}
+        result = stash.get(RESULT_KEY, None) or ClaimEntry(self.claim.id, self.claim.id)
+        stash[RESULT_KEY] = replace(result, **changes)
 
     def _terms(self) -> dict:
         """stated, unit and tolerance as shown: a portable form's, else the claim's."""

@@ -1,6 +1,7 @@
 """Fold the phases of the run's tests into one row per claim of every registry loaded, and write
-``claims.json`` (a :class:`claimcheck.results.ClaimsDoc`). Phases arrive as plain values
-(:mod:`claimcheck.plugin.phases`, their outcomes decided by the verdict); no pytest report is read here.
+``claims.json`` (a :class:`claimcheck.results.ClaimsDoc`). A phase arrives as its test's
+:class:`~claimcheck.results.ClaimEntry` (:mod:`claimcheck.plugin.phases`, its outcome decided by the
+verdict); no pytest report is read here.
 """
 
 from __future__ import annotations
@@ -10,9 +11,8 @@ import json
 import re
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from claimcheck import fileio
 from claimcheck import outcomes as oc
@@ -24,7 +24,6 @@ from claimcheck.results import (
     NOT_SELECTED,
     ChapterInfo,
     ClaimEntry,
-    ClaimResult,
     ClaimsDoc,
     Problem,
     RegistryInfo,
@@ -33,92 +32,53 @@ from claimcheck.results import (
 from claimcheck.settings import Settings
 
 
-@dataclass
-class Phase:
-    """One phase (setup, call, teardown) of a claim's test: ``outcome`` the claim outcome it decided
-    (None: nothing), ``result`` the test's result if it carries one, ``xfailed`` the xfail reason
-    (None: it did not xfail)."""
-
-    nodeid: str
-    claim: str  # the claim's key (ch15:C18)
-    outcome: str | None = None
-    reason: str = ""
-    kind: str | None = None  # the test's kind: None (a claim test), drift, placeholder, audit...
-    result: ClaimResult | None = None
-    duration: float = 0.0
-    location: dict | None = None  # {"test", "file", "line" (1-based)}
-    plots: list = field(default_factory=list)  # [(name, base64 PNG)]
-    expected_fail: str | None = None  # the registry's expected_fail words, when set
-    xfailed: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The phase as JSON values (what an xdist worker sends the controller)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["result"] = None if self.result is None else self.result.to_json()
-        out["plots"] = [list(p) for p in self.plots]
-        return out
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Phase:
-        """The phase :meth:`to_json` sent."""
-        result = raw.get("result")
-        plots = [tuple(p) for p in raw.get("plots") or ()]
-        return cls(
-            **{**raw, "result": None if result is None else ClaimResult.from_json(result), "plots": plots}
-        )
-
-
-@dataclass
-class _Test:
-    """One test's phases folded: the worst outcome with its reason, the test's result."""
-
-    id: str  # the claim's key
-    kind: str | None
-    outcome: str | None = None
-    reason: str = ""
-    result: ClaimResult | None = None
-    duration: float = 0.0
-    location: dict | None = None
-    plots: list = field(default_factory=list)
-
-
 class ResultCollector:
-    """Collects phase reports (on the xdist controller too) into per-claim rows."""
+    """Folds the entries of the phases of claims' tests (on the xdist controller too) into one entry per
+    test, and those into one row per claim."""
 
     def __init__(self) -> None:
-        self.tests: dict[str, _Test] = {}  # by nodeid
+        self.tests: dict[str, ClaimEntry] = {}  # by nodeid: its phases folded
 
-    def add(self, phase: Phase) -> None:
-        """Fold one phase into its test: the worst outcome of its phases, with its reason."""
-        t = self.tests.setdefault(phase.nodeid, _Test(phase.claim, phase.kind))
-        t.duration += phase.duration
-        if phase.result is not None:
-            t.result = phase.result
-        if t.location is None and phase.location:
-            t.location = phase.location
-        t.plots += [tuple(p) for p in phase.plots]
-        outcome = phase.outcome
-        if outcome is not None and (t.outcome is None or SEVERITY.index(outcome) < SEVERITY.index(t.outcome)):
-            t.outcome = outcome
-            t.reason = _phase_reason(phase, outcome, t.result.reason if t.result is not None else None)
+    def add(self, phase: ClaimEntry) -> None:
+        """Fold one phase's entry (:func:`claimcheck.plugin.phases.phase_of`) into its test's."""
+        self.tests[phase.tests[0]] = self.folded(phase)
+
+    def folded(self, phase: ClaimEntry) -> ClaimEntry:
+        """The entry of the test of ``phase`` with it folded in: the latest result, the worst outcome of
+        its phases with its reason, their durations and plots, the first location."""
+        t = self.tests.get(phase.tests[0])
+        if t is None:
+            return phase
+        worse = bool(phase.outcome) and (
+            not t.outcome or SEVERITY.index(phase.outcome) < SEVERITY.index(t.outcome)
+        )
+        return replace(
+            phase,
+            outcome=phase.outcome if worse else t.outcome,
+            reason=phase.reason if worse else t.reason,
+            duration_s=t.duration_s + phase.duration_s,
+            locations=t.locations or phase.locations,
+            plots=t.plots + phase.plots,
+        )
 
     def measured_display(self, key: str) -> str | None:
         """The measured value a test of the claim ``key`` recorded so far in this run (for drift checks)."""
-        found = (t.result.measured_display for t in self.tests.values() if t.id == key and t.result)
-        return next((m for m in found if m), None)
+        return next(
+            (t.measured_display for t in self.tests.values() if t.key == key and t.measured_display), None
+        )
 
     def outcome_of(self, key: str) -> tuple[str | None, str]:
         """``(outcome, reason)``: the worst outcome the claim ``key``'s own tests (not its drift or
         citation checks) reached so far in this run; ``(None, "")`` when none ran."""
-        found = [t for t in self.tests.values() if t.id == key and t.outcome and t.kind not in _BESIDE]
-        worst = min(found, key=lambda t: SEVERITY.index(t.outcome or ""), default=None)
+        found = [t for t in self.tests.values() if t.key == key and t.outcome and t.kind not in _BESIDE]
+        worst = min(found, key=lambda t: SEVERITY.index(t.outcome), default=None)
         return (worst.outcome, worst.reason) if worst else (None, "")
 
     def rows(self, registries: Iterable[Registry]) -> list[ClaimEntry]:
         """One entry per registry claim (registries in the order given, each in its own order) and per
         claim a test recorded, keyed by ``chapter:id``, with its tests' results; ``plots`` empty."""
         rows: dict[str, ClaimEntry] = {}
-        results: dict[str, ClaimResult] = {}  # by key: its tests' results, merged in the order they ran
+        results: dict[str, ClaimEntry] = {}  # by key: its tests' results, merged in the order they ran
         for reg in registries:
             lines = id_lines(reg.path)
             for cid in reg.all_ids:
@@ -131,16 +91,15 @@ class ResultCollector:
                 else:
                     row.outcome, row.reason = ERROR, "; ".join(str(i) for i in reg.issues_for(cid))
         for nodeid, t in self.tests.items():
-            if t.id not in rows:
-                chapter, cid = split_key(t.id)
-                rows[t.id] = ClaimEntry(t.id, cid, chapter or "", reason="not in any loaded registry")
-            _fold(rows[t.id], nodeid, t)
-            if t.result is not None:
-                results[t.id] = results[t.id].merged(t.result) if t.id in results else t.result
+            if t.key not in rows:
+                chapter, cid = split_key(t.key)
+                rows[t.key] = ClaimEntry(t.key, cid, chapter or "", reason="not in any loaded registry")
+            _fold(rows[t.key], nodeid, t)
+            results[t.key] = results[t.key].merged(t) if t.key in results else t
         # under xdist a drift check may run on another worker than its claim's test
         for res in results.values():
             drift, shown = res.details.get("drift"), res.measured_display
-            if shown and isinstance(drift, dict) and drift.get("measured") is None:
+            if shown and drift is not None and drift.get("measured") is None:
                 drift["measured"] = shown
         entries = [_entry(row, results.get(key)) for key, row in rows.items()]
         as_good_as_sources(entries)
@@ -151,23 +110,24 @@ class ResultCollector:
         Returns ``{claim key: [{"name", "file"}]}`` with ``file`` relative to ``report_dir``."""
         out: dict[str, list[dict]] = {}
         for t in self.tests.values():
-            for name, b64 in t.plots:
-                rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', t.id)}-{len(out.get(t.id, [])) + 1}.png"
-                fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(b64))
-                out.setdefault(t.id, []).append({"name": name, "file": rel})
+            for plot in t.plots:
+                rel = f"plots/{re.sub(r'[^A-Za-z0-9._-]+', '_', t.key)}-{len(out.get(t.key, [])) + 1}.png"
+                fileio.write_atomic(Path(report_dir) / rel, base64.b64decode(plot["png_base64"]))
+                out.setdefault(t.key, []).append({"name": plot["name"], "file": rel})
         return out
 
 
-def _fold(row: ClaimEntry, nodeid: str, t: _Test) -> None:
+def _fold(row: ClaimEntry, nodeid: str, t: ClaimEntry) -> None:
     """Fold one test of the claim into its entry: its outcome, reason, location, duration."""
     row.tests.append(nodeid)
-    row.duration_s += t.duration
-    if t.location and t.kind not in ("drift", "placeholder", "audit"):
-        row.locations.append(t.location)
+    row.duration_s += t.duration_s
+    if t.locations and t.kind not in ("drift", "placeholder", "audit"):
+        row.locations.append(t.locations[0])
     outcome = t.outcome or NOT_RUN
-    details = t.result.details if t.result is not None else {}
     if t.kind == "citation":  # the verdict of a claim with no test: drifted when its quote is
-        row.drifted = row.drifted or (outcome == FAILED and details.get("drift", {}).get("status") == "drift")
+        row.drifted = row.drifted or (
+            outcome == FAILED and t.details.get("drift", {}).get("status") == "drift"
+        )
     if t.kind == "drift" and outcome != ERROR:
         # drift is the manuscript's state, beside the measurement's verdict, never instead of it
         row.drifted = row.drifted or outcome == FAILED
@@ -176,8 +136,8 @@ def _fold(row: ClaimEntry, nodeid: str, t: _Test) -> None:
         if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
             row.reason = t.reason
         row.outcome = outcome
-        res = t.result  # a failure's reason: its verdict's, not pytest's words
-        row.verdict_reason = res.reason if res is not None and res.verdict == FAILED else None
+        # a failure's reason: the verdict of the test that decided it, not pytest's words
+        row.verdict_reason = t.verdict_reason if t.verdict == FAILED else None
 
 
 #: what an outcome is worth as a source, worst first: a quote is worth no more than what it quotes
@@ -227,24 +187,6 @@ def _from_claim(row: ClaimEntry, claim: Claim) -> None:
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
-
-
-def _phase_reason(phase: Phase, outcome: str, recorded: str | None) -> str:
-    """The reason a test's row gives for the outcome its phase decided (``recorded``: the verdict's)."""
-    expected = phase.expected_fail
-    if outcome == NEAR_TIE:
-        return recorded or ""
-    if expected and outcome in (FAILED, PASSED):
-        held = "held after all" if outcome == PASSED else recorded or phase.reason
-        return f"expected to fail ({expected}): {held}"
-    if expected and outcome == ERROR and phase.xfailed is not None:
-        return (
-            f"expected to fail ({expected}), but the test xfailed without a verdict "
-            f"({phase.xfailed}): only claim.check/require/check_comparison decide a claim"
-        )
-    if outcome == INCONCLUSIVE:
-        return recorded or phase.reason
-    return phase.reason if outcome != PASSED else ""
 
 
 #: ``{claim id: 1-based line}`` of a registry file ({} when unreadable)
@@ -307,20 +249,13 @@ def build_json(
     )
 
 
-def _entry(r: ClaimEntry, res: ClaimResult | None) -> ClaimEntry:
-    """Finish the entry with its tests' merged result (None: no test recorded one)."""
-    res = res or ClaimResult(r.id)
+def _entry(r: ClaimEntry, res: ClaimEntry | None) -> ClaimEntry:
+    """Finish the entry with its tests' merged result (None: no test of it ran)."""
+    res = res or ClaimEntry(r.key, r.id)
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
-    r.reason = r.reason or res.reason or res.details.get("caveat") or ""
-    r.details, r.duration_s = res.details, round(r.duration_s, 3)
-    r.cause = res.cause
-    r.formula, r.measured, r.measured_display = res.formula or None, res.measured, res.measured_display
-    r.stated, r.unit, r.tolerance = (
-        r.stated if res.stated is None else res.stated,
-        r.unit if res.unit is None else res.unit,
-        r.tolerance if res.tolerance is None else res.tolerance,
-    )
-    return r
+    r.reason = r.reason or res.verdict_reason or res.details.get("caveat") or ""
+    r.duration_s = round(r.duration_s, 3)
+    return replace(r.merged(res), details=res.details, verdict_reason=r.verdict_reason, verdict=None)
 
 
 def write_claims_json(doc: ClaimsDoc, path: Path) -> None:

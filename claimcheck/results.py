@@ -12,10 +12,12 @@ from __future__ import annotations
 import copy
 import json
 import math
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from claimcheck.display import is_number as _is_number
 from claimcheck.fileio import InputFileError, read_input_file, too_deep
@@ -41,10 +43,126 @@ class ResultFileError(Exception):
         self.message = message
 
 
+def _object(value: Any) -> dict | None:
+    """``value`` when it is a JSON object, else None."""
+    return value if isinstance(value, dict) else None
+
+
+class _Reader:
+    """Reads the fields of one JSON object, each checked: a malformed one is an issue, and None."""
+
+    def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = "") -> None:
+        self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
+
+    def at(self, name: str, raw: dict | None = None) -> _Reader:
+        """The reader of a nested object (issues name ``name.field``)."""
+        return _Reader({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
+
+    def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
+        container = _object(value) is not None or isinstance(value, list) or want in ("an object", "a list")
+        shown = f"a {type(value).__name__}" if container and not quote else _quote(value)
+        self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
+
+    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
+        """The field when absent or ``ok(value)``; else an issue and None."""
+        v = self.raw.get(name)
+        if v is None or ok(v):
+            return v
+        self.bad(name, v, want, quote)
+        return None
+
+    def obj(self, name: str) -> dict:
+        """The object ``name`` ({} when absent or malformed)."""
+        return self.checked(name, lambda v: _object(v) is not None, "an object") or {}
+
+    def items(self, name: str) -> list[_Reader]:
+        """The readers of a list of objects; a malformed list or item is an issue and left out."""
+        out = []
+        for n, x in enumerate(self.checked(name, lambda v: isinstance(v, list), "a list") or []):
+            if _object(x) is None:
+                self.bad(f"{name}[{n}]", x, "an object")
+            else:
+                out.append(self.at(f"{name}[{n}]", x))
+        return out
+
+    def typed(self, name: str, hint: Any) -> Any:
+        """The field ``name`` read as its annotation ``hint`` says (:data:`_TYPED`; ``X | None`` as
+        ``X``; ``list[R]`` and ``R`` of a record ``R`` by :func:`_read`, a malformed one read empty)."""
+        if hint in _TYPED:
+            return _TYPED[hint](self, name)
+        args = typing.get_args(hint)
+        if typing.get_origin(hint) in (typing.Union, types.UnionType):
+            return self.typed(name, next(a for a in args if a is not type(None)))
+        if typing.get_origin(hint) is list:
+            return [r for g in self.items(name) if (r := _read(args[0], g)) is not None]
+        return _read(hint, self.at(name, self.obj(name)))
+
+    def valid(self, spec: dict[str, Any]) -> bool:
+        """Whether every field of ``spec`` (``{name: type}``; a nested object's ``{name: spec}``, a list
+        of them ``[spec]``) the object holds passes its check (each failure an issue)."""
+        before = len(self.issues)
+        for name, hint in spec.items():
+            if name not in self.raw:
+                continue
+            if isinstance(hint, list):
+                for g in self.items(name):
+                    g.valid(hint[0])
+            elif _object(hint) is not None:
+                self.at(name, self.obj(name)).valid(hint)
+            else:
+                self.typed(name, hint)
+        return len(self.issues) == before
+
+
+def _is_line(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
+
+
+#: how a field of each type is read (:meth:`_Reader.typed`)
+_TYPED: dict[Any, Callable[[_Reader, str], Any]] = {
+    str: lambda r, n: r.checked(n, lambda v: isinstance(v, str), "a string"),
+    float: lambda r, n: r.checked(
+        n, lambda v: _is_number(v) and math.isfinite(v) and v >= 0, "a non-negative number"
+    ),
+    bool: lambda r, n: r.checked(n, lambda v: isinstance(v, bool), "true or false"),
+    int: lambda r, n: r.checked(n, _is_line, "a line number (an integer from 1)"),
+    dict: _Reader.obj,
+    list[str]: lambda r, n: r.checked(
+        n, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"
+    ),
+    Any: lambda r, n: r.raw.get(n),
+}
+
+R = TypeVar("R", bound="_Record")
+
+
+#: each record class's field types (:func:`typing.get_type_hints`), found once
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _read(cls: type[R], r: _Reader, **given: Any) -> R | None:
+    """The ``cls`` record of the object ``r`` reads: ``given`` fields as they are, each other field (a
+    trailing ``_`` dropped from its name) by its ``metadata["read"]`` (``(reader, name) -> value``) or
+    its type (:meth:`_Reader.typed`); a field absent, malformed or ``_UNWRITTEN`` keeps its default.
+    None when a field of ``metadata["required"]`` reads empty."""
+    values = dict(given)
+    hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
+    for f in fields(cls):  # type: ignore[arg-type]
+        name, read = f.name.rstrip("_"), f.metadata.get("read")
+        if f.name in given or (read is None and (name not in r.raw or f.name in cls._UNWRITTEN)):
+            continue
+        v = read(r, name) if read else r.typed(name, hints[f.name])
+        if f.metadata.get("required") and not v:
+            return None
+        if v is not None:
+            values[f.name] = v
+    return cls(**values)
+
+
 class _Record:
-    """A record of claims.json, written in field order (``extra`` last), leaving out ``_OMIT`` fields
-    when None, ``_OMIT_EMPTY`` ones when empty, ``_UNWRITTEN`` ones always; read by its ``read``, each
-    field by the :class:`_Fields` reader of its type."""
+    """A record of claims.json, written in field order (``extra`` last; a trailing ``_`` dropped from a
+    field's name), leaving out ``_OMIT`` fields when None, ``_OMIT_EMPTY`` ones when empty,
+    ``_UNWRITTEN`` ones always; read by :func:`_read`."""
 
     _OMIT: ClassVar[tuple[str, ...]] = ()
     _OMIT_EMPTY: ClassVar[tuple[str, ...]] = ()
@@ -56,31 +174,93 @@ class _Record:
             v = getattr(self, f.name)
             left_out = (v is None and f.name in self._OMIT) or (not v and f.name in self._OMIT_EMPTY)
             if not left_out and f.name not in self._UNWRITTEN:
-                out[f.name] = _plain(v)
+                out[f.name.rstrip("_")] = _plain(v)
         return {**out, **getattr(self, "extra", {})}
-
-
-def _given(**read: Any) -> dict[str, Any]:
-    """The fields read that are not None (malformed or absent ones keep their defaults)."""
-    return {name: v for name, v in read.items() if v is not None}
 
 
 def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return [_plain(v) for v in value]
-    return value.to_json() if isinstance(value, (_Record, Carried)) else value
+    return value.to_json() if isinstance(value, _Record) else value
+
+
+def _printed(r: _Reader, name: str) -> str | None:
+    """A printed figure: a string, or a number as its text."""
+    v = r.raw.get(name)
+    return str(v) if _is_number(v) else r.typed(name, str)
+
+
+def _measurement(r: _Reader, name: str) -> Any:
+    return r.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
+
+
+def _display(r: _Reader, name: str) -> str | None:
+    """Read only beside a usable measurement."""
+    return r.typed(name, str) if measured_ok(r.raw.get("measured")) else None
+
+
+def _details(r: _Reader, name: str) -> dict:
+    """The verdict's details, each field the reports read checked: a malformed one is an issue and
+    dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``, ``ci`` and its ends); a
+    drift quote's bad ``line`` is set to None; the verdicts of timing forms in older files' words read
+    as :data:`OLD_VERDICT_WORDS` says."""
+    details = r.obj(name)
+    d = r.at(name, details)
+    for key, hint in (("caveat", str), ("failed_conditions", list[str]), ("drift", dict), ("ci", dict)):
+        if details.get(key) is not None and not d.typed(key, hint):
+            del details[key]
+    ci = details.get("ci")
+    if ci is not None and any(
+        d.at("ci", ci).checked(end, _is_number, "a number") is None for end in ("low", "high")
+    ):
+        del details["ci"]  # a confidence interval without both ends is none
+    drift = details.get("drift")
+    if drift is not None and drift.get("quotes") is not None:
+        for q in d.at("drift", drift).items("quotes"):
+            if q.typed("line", int) is None and q.raw.get("line") is not None:
+                q.raw["line"] = None
+        if not isinstance(drift["quotes"], list):
+            del drift["quotes"]
+    for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
+        if _object(form) is not None and isinstance(form.get("verdict"), str):
+            form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
+    return details
+
+
+def _locations(r: _Reader, name: str) -> list[dict]:
+    return [g.raw for g in r.items(name) if g.valid({"test": str, "file": str, "line": int})]
+
+
+def _plots(r: _Reader, name: str) -> list[dict]:
+    return [g.raw for g in r.items(name) if _plot_ok(g)]
+
+
+def _plot_ok(g: _Reader) -> bool:
+    ok = g.valid({"name": str, "png_base64": str, "file": str})
+    file = g.raw.get("file")
+    if isinstance(file, str) and not relative_inside(file):
+        g.issues.append(
+            f"{g.where}: field '{g.prefix}file' is {_quote(file)}, expected a path inside the results "
+            "file's folder (a results file is untrusted input); ignored"
+        )
+        return False
+    return ok
+
+
+def _carried(r: _Reader, name: str) -> Carried | None:
+    """None unless an object (unlike :meth:`_Reader.typed`, which reads a malformed record empty)."""
+    raw = r.checked(name, lambda v: _object(v) is not None, "an object")
+    return None if raw is None else _read(Carried, r.at(name, raw))
 
 
 @dataclass
-class Carried:
+class Carried(_Record):
     """A row kept from an earlier run: that run's time, its report, and ``why`` when not "not selected"."""
 
     from_: str | None = None
     file: str | None = None
     why: str | None = None
-
-    def to_json(self) -> dict:
-        return {"from": self.from_, "file": self.file, **({"why": self.why} if self.why else {})}
+    _OMIT_EMPTY = ("why",)
 
 
 @dataclass(frozen=True)
@@ -120,19 +300,45 @@ class RecordedCI:
     bar: Any = None
 
 
+#: the fields of a test's entry that claims.json does not hold
+_TEST_ONLY = ("verdict", "kind", "said")
+#: the fields of a test's result a later test of the claim updates (:meth:`ClaimEntry.merged`)
+_RESULT = (
+    "stated",
+    "unit",
+    "tolerance",
+    "formula",
+    "measured",
+    "measured_display",
+    "verdict",
+    "verdict_reason",
+    "cause",
+)
+
+
 @dataclass
 class ClaimEntry(_Record):
-    """One claim's row. ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as
-    a string (``"inf"``); ``details``: the verdict's free-form record; ``extra``: unknown keys, kept."""
+    """One claim's row of ``claims.json``, and one test's result of a claim: made where its verdict is
+    decided (the recorder; the core's formula, drift and citation checks), kept on the test's item,
+    sent to the xdist controller with each phase (:meth:`sent` / :meth:`received`), folded into the
+    claim's row by :class:`claimcheck.report.ResultCollector`, written by :meth:`to_json` and read back
+    by :func:`parse_entry`.
+
+    ``measured``: a float, ``[lo, hi]``, a bool, None or a number JSON cannot hold as a string
+    (``"inf"``); ``details``: the verdict's free-form record (JSON values); ``extra``: unknown keys, kept.
+    A test's entry: ``stated``, ``unit``, ``tolerance`` the terms it was judged by (a portable form's on
+    the portable-LM lane; None: not its own), ``verdict`` and ``verdict_reason`` its standing verdict's
+    word of :mod:`claimcheck.outcomes` and reason (None: none yet), ``outcome`` "" while no phase
+    decided one; ``kind``, ``said`` and ``verdict`` are not written to ``claims.json``."""
 
     key: str
     id: str
     chapter: str | None = None
     outcome: str = NOT_RUN
     title: str | None = None
-    stated: str | None = None
-    measured: Any = None
-    measured_display: str | None = None
+    stated: str | None = field(default=None, metadata={"read": _printed})
+    measured: Any = field(default=None, metadata={"read": _measurement})
+    measured_display: str | None = field(default=None, metadata={"read": _display})
     unit: str | None = None
     tolerance: str | None = None
     reason: str = ""
@@ -140,7 +346,7 @@ class ClaimEntry(_Record):
     needs: list[str] | None = None
     locator: str | None = None
     runner_bound: str | None = None
-    details: dict = field(default_factory=dict)
+    details: dict = field(default_factory=dict, metadata={"read": _details})
     tests: list[str] = field(default_factory=list)
     duration_s: float = 0.0
     section: str | None = None
@@ -148,15 +354,21 @@ class ClaimEntry(_Record):
     verdict_reason: str | None = None
     selected: bool | None = None
     drifted: bool = False
-    locations: list[dict] = field(default_factory=list)  # [{"test", "file", "line"}]
+    # [{"test", "file", "line"}]
+    locations: list[dict] = field(default_factory=list, metadata={"read": _locations})
     registry_line: int | None = None
-    plots: list[dict] = field(default_factory=list)  # [{"name", "file"}] relative to the JSON's folder
+    # [{"name", "file"}] relative to the JSON's folder
+    plots: list[dict] = field(default_factory=list, metadata={"read": _plots})
     formula: str | None = None
     cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
-    carried: Carried | None = None
+    carried: Carried | None = field(default=None, metadata={"read": _carried})
     extra: dict = field(default_factory=dict)
+    verdict: str | None = None
+    kind: str | None = None  # a test's kind: None (a claim test), drift, citation, placeholder, audit...
+    said: str = ""  # a phase's own words (pytest's), for pytest-html's Verdict column
     _OMIT = ("selected", "carried")
     _OMIT_EMPTY = ("formula", "cites", "cause")
+    _UNWRITTEN = ("extra", *_TEST_ONLY)
 
     @property
     def unselected(self) -> bool:
@@ -168,16 +380,16 @@ class ClaimEntry(_Record):
     @property
     def drift(self) -> Drift | None:
         """Its drift check (``details["drift"]``), or None when none ran (or it is unusable)."""
-        raw = self.details.get("drift")
-        if not isinstance(raw, dict):
+        raw = _object(self.details.get("drift"))
+        if raw is None:
             return None
         words = ("status", "name", "manuscript", "registry", "message", "source")
         quotes = tuple(
             Quote(
                 line=q["line"] if _is_line(q.get("line")) else None, **{k: str(q.get(k) or "") for k in words}
             )
-            for q in raw.get("quotes") or []
-            if isinstance(q, dict)
+            for x in raw.get("quotes") or []
+            if (q := _object(x)) is not None
         )
         measured, manuscript = raw.get("measured"), raw.get("manuscript")
         return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
@@ -185,8 +397,8 @@ class ClaimEntry(_Record):
     @property
     def ci(self) -> RecordedCI | None:
         """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
-        raw = self.details.get("ci")
-        if not isinstance(raw, dict) or not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
+        raw = _obj_in(self.details, "ci")
+        if not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
         return RecordedCI(
             raw["low"], raw["high"], _number_in(raw, "level"), _number_in(raw, "rounds"), raw.get("bar")
@@ -202,40 +414,26 @@ class ClaimEntry(_Record):
         out = super().to_json()
         return {"key": out.pop("key"), "chapter": out.pop("chapter"), **out}
 
+    def sent(self) -> dict[str, Any]:
+        """The entry as JSON values, its None fields left out: what an xdist worker sends the controller,
+        and a test's record in ``--junitxml``."""
+        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
+
     @classmethod
-    def read(cls, f: _Fields, key: str, id: str, chapter: str | None) -> ClaimEntry:
-        """The entry of one ``claims[n]``: ``key``, ``id``, ``chapter`` as given, each other field checked."""
-        return cls(
-            key,
-            id,
-            chapter,
-            **_given(
-                title=f.text("title"),
-                stated=f.printed("stated"),
-                unit=f.text("unit"),
-                locator=f.text("locator"),
-                section=f.text("section"),
-                verdict_reason=f.text("verdict_reason"),
-                formula=f.text("formula"),
-                cites=f.text("cites"),
-                tolerance=f.text("tolerance"),
-                runner_bound=f.text("runner_bound"),
-                measured=f.measured("measured"),
-                measured_display=f.display("measured_display"),
-                reason=f.text("reason"),
-                cause=f.text("cause"),
-                note=f.text("note"),
-                needs=f.strings("needs"),
-                details=f.details("details"),
-                tests=f.strings("tests"),
-                duration_s=f.number("duration_s"),
-                selected=f.flag("selected"),
-                drifted=f.flag("drifted"),
-                registry_line=f.line("registry_line"),
-                locations=f.locations("locations"),
-                plots=f.plots("plots"),
-            ),  # fmt: skip
-        )
+    def received(cls, raw: dict[str, Any]) -> ClaimEntry:
+        """The entry :meth:`sent` sent. Raises ValueError: ``raw`` has no ``key`` or a field this version
+        does not know (a worker of another claimcheck)."""
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown or not isinstance(raw.get("key"), str):
+            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, key {raw.get('key')!r}")
+        return cls(**raw)
+
+    def merged(self, later: ClaimEntry) -> ClaimEntry:
+        """This test's result updated by a ``later`` test's of the same claim: its result's fields
+        (:data:`_RESULT`) that are not None, and its details beside these."""
+        given = {name: v for name in _RESULT if (v := getattr(later, name)) is not None}
+        details = {**self.details, **later.details} if later.details else self.details
+        return replace(self, **given, details=details)
 
     @classmethod
     def from_dict(cls, raw: dict) -> ClaimEntry:
@@ -247,81 +445,22 @@ class ClaimEntry(_Record):
         return entry
 
 
-@dataclass(frozen=True)
-class ClaimResult:
-    """One test's result of a claim, made where its verdict is decided (the recorder; the core's formula,
-    drift and citation checks), kept on the test's item and sent to the xdist controller by
-    :meth:`to_json` / :meth:`from_json`; :class:`claimcheck.report.ResultCollector` folds a claim's
-    results into its :class:`ClaimEntry`. ``stated``, ``unit``, ``tolerance``: the terms it was judged
-    by (a portable form's on the portable-LM lane); ``measured``: as claims.json writes it (see
-    :class:`ClaimEntry`); ``verdict``: a word of :mod:`claimcheck.outcomes` (None: none yet);
-    ``details``: the verdict's facts (JSON values)."""
-
-    id: str
-    stated: str | None = None
-    unit: str | None = None
-    tolerance: str | None = None
-    formula: str | None = None
-    model: str | None = None
-    measured: Any = None
-    measured_display: str | None = None
-    verdict: str | None = None
-    reason: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-    cause: str | None = None  # a skip's: why it cannot be checked here, a key of pages.words.CAUSES
-
-    def to_json(self) -> dict[str, Any]:
-        """The result as JSON values, its None fields left out (what an xdist worker sends)."""
-        return {f.name: v for f in fields(self) if (v := getattr(self, f.name)) is not None}
-
-    @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> ClaimResult:
-        """The result :meth:`to_json` sent. Raises ValueError: ``raw`` has no ``id`` or a field this
-        version does not know (a worker of another claimcheck)."""
-        unknown = set(raw) - {f.name for f in fields(cls)}
-        if unknown or not isinstance(raw.get("id"), str):
-            raise ValueError(f"not a claimcheck result: fields {sorted(unknown)}, id {raw.get('id')!r}")
-        return cls(**raw)
-
-    def merged(self, later: ClaimResult) -> ClaimResult:
-        """This result updated by a ``later`` test's of the same claim: its fields that are not None,
-        and its details beside these."""
-        given = {
-            f.name: v
-            for f in fields(later)
-            if f.name != "details" and (v := getattr(later, f.name)) is not None
-        }
-        details = {**self.details, **later.details} if later.details else self.details
-        return replace(self, **given, details=details)
+def _keys(r: _Reader, name: str) -> tuple:
+    return tuple(r.raw)
 
 
 @dataclass
 class ChapterInfo(_Record):
     """One chapter of the run: ``profile`` is None when the file records none for it."""
 
-    id: str
+    id: str = field(metadata={"required": True})
     title: str = ""
     language: str = ""
     registry: str | None = None
     manuscript: str = ""
     profile: dict | None = None
-    written: tuple = ()  # the keys the file had (written back as they were)
+    written: tuple = field(default=(), metadata={"read": _keys})  # the keys the file had (written back so)
     _UNWRITTEN = ("written",)
-
-    @classmethod
-    def read(cls, f: _Fields, id: str, written: tuple) -> ChapterInfo:
-        """A ``chapters[n]`` of id ``id`` with the keys ``written``, each other field checked."""
-        return cls(
-            id,
-            written=written,
-            **_given(
-                title=f.text("title"),
-                language=f.text("language"),
-                registry=f.text("registry"),
-                manuscript=f.text("manuscript"),
-                profile=f.given_obj("profile"),
-            ),  # fmt: skip
-        )
 
     def __post_init__(self) -> None:
         self.title = self.title or self.id
@@ -341,15 +480,6 @@ class Problem(_Record):
     message: str = ""
     line: int | None = None
 
-    @classmethod
-    def read(cls, f: _Fields) -> Problem:
-        """A registry's ``problems[n]``, each field checked."""
-        return cls(
-            **_given(
-                claim=f.text("claim"), field=f.text("field"), message=f.text("message"), line=f.line("line")
-            )
-        )
-
 
 @dataclass
 class RegistryInfo(_Record):
@@ -363,20 +493,6 @@ class RegistryInfo(_Record):
     problems: list[Problem] | None = None
     _OMIT = ("problems",)
 
-    @classmethod
-    def read(cls, f: _Fields, problems: list[Problem] | None) -> RegistryInfo:
-        """A ``registries[n]`` with its ``problems`` (read), each other field checked."""
-        return cls(
-            problems=problems,
-            **_given(
-                path=f.text("path"),
-                chapter=f.obj("chapter"),
-                chapter_id=f.text("chapter_id"),
-                runners=f.value("runners"),
-                issues=f.strings("issues"),
-            ),  # fmt: skip
-        )
-
     @property
     def chapter_key(self) -> str:
         """Its chapter id: ``chapter_id``, else its ``[chapter] id``, else its folder's name."""
@@ -389,15 +505,10 @@ class RegistryInfo(_Record):
 
 @dataclass
 class SectionInfo(_Record):
-    id: str
+    id: str = field(metadata={"required": True})
     chapter: str | None = None
     title: str | None = None
     heading: str | None = None
-
-    @classmethod
-    def read(cls, f: _Fields, id: str) -> SectionInfo:
-        """A ``sections[n]`` of id ``id``, each other field checked."""
-        return cls(id, **_given(chapter=f.text("chapter"), title=f.text("title"), heading=f.text("heading")))
 
 
 @dataclass
@@ -413,21 +524,6 @@ class Selection(_Record):
     not_carried_because: str | None = None
     _OMIT = ("chapters", "dropped", "carried_from", "not_carried_because")
 
-    @classmethod
-    def read(cls, f: _Fields) -> Selection:
-        """A document's ``selection``, each field checked."""
-        return cls(
-            **_given(
-                partial=f.flag("partial"),
-                selected=f.strings("selected"),
-                carried=f.strings("carried"),
-                chapters=f.strings("chapters"),
-                dropped=f.strings("dropped"),
-                carried_from=f.text("carried_from"),
-                not_carried_because=f.text("not_carried_because"),
-            )  # fmt: skip
-        )
-
 
 #: ``Carried.why`` of a row an interrupted run selected but did not reach
 NOT_REACHED = "not reached: the run was interrupted"
@@ -435,19 +531,16 @@ NOT_REACHED = "not reached: the run was interrupted"
 
 @dataclass
 class Interrupted(_Record):
-    """How an interrupted run ended (``by``: SIGTERM, SIGINT...): the claims decided, those not reached."""
+    """How an interrupted run ended (``by``: SIGTERM, SIGINT...; "interrupted" when not said): the claims
+    decided, those not reached."""
 
     by: str = "interrupted"
     decided: list[str] = field(default_factory=list)
     not_reached: list[str] | None = None
     _OMIT = ("not_reached",)
 
-    @classmethod
-    def read(cls, f: _Fields) -> Interrupted:
-        """A document's ``interrupted``, each field checked."""
-        return cls(
-            **_given(by=f.text("by"), decided=f.strings("decided"), not_reached=f.strings("not_reached"))
-        )
+    def __post_init__(self) -> None:
+        self.by = self.by or "interrupted"
 
 
 def _number_in(raw: dict, name: str) -> float | None:
@@ -456,6 +549,48 @@ def _number_in(raw: dict, name: str) -> float | None:
 
 def _obj_in(raw: dict, name: str) -> dict:
     return raw[name] if isinstance(raw.get(name), dict) else {}
+
+
+def _link(r: _Reader, name: str) -> str | None:
+    """A link a page may render (:func:`safe_link`), else an issue and None."""
+    text = r.typed(name, str)
+    if text and not safe_link(text):
+        r.bad(name, text, "a relative path or an http(s) URL")
+        return None
+    return text
+
+
+#: the fields of a ``manuscripts[n]`` record checked (:meth:`_Reader.valid`; its problems are issues)
+_MANUSCRIPT = {
+    "path": str,
+    "registry": str,
+    "chapter": str,
+    "audit": {
+        "unbound_numbers": [{"line": int}],
+        "problems": list[str],
+        "numbers": float,
+        "bound": float,
+        "waived": float,
+    },
+    "drift": {"failed": list[str]},
+}
+
+
+def _manuscripts(r: _Reader, name: str) -> list[dict]:
+    """The usable ``manuscripts`` records, each checked."""
+    return [g.raw for g in r.items(name) if g.valid(_MANUSCRIPT)]
+
+
+#: the fields of a ``deselected[n]`` group checked
+_DESELECTED = {"tests": float, "claims": list[str], "why": str, "run": str, "kind": str}
+
+
+def _deselected(r: _Reader, name: str) -> list[dict]:
+    """The ``deselected`` groups, each without its malformed fields (each an issue)."""
+    return [
+        {k: v for k, v in g.raw.items() if k not in _DESELECTED or g.typed(k, _DESELECTED[k]) is not None}
+        for g in r.items(name)
+    ]
 
 
 @dataclass
@@ -475,9 +610,9 @@ class ClaimsDoc(_Record):
     counts: dict = field(default_factory=dict)
     drifted: list[str] = field(default_factory=list)
     claims: list[ClaimEntry] = field(default_factory=list)
-    test_log: str | None = None
-    manuscripts: list[dict] | None = None
-    deselected: list[dict] | None = None
+    test_log: str | None = field(default=None, metadata={"read": _link})
+    manuscripts: list[dict] | None = field(default=None, metadata={"read": _manuscripts})
+    deselected: list[dict] | None = field(default=None, metadata={"read": _deselected})
     selection: Selection | None = None
     interrupted: Interrupted | None = None
     extra: dict = field(default_factory=dict)
@@ -486,25 +621,6 @@ class ClaimsDoc(_Record):
     issues: list[str] = field(default_factory=list)
     _OMIT = ("test_log", "manuscripts", "deselected", "selection", "interrupted")
     _UNWRITTEN = ("extra", "path", "notes", "issues")
-
-    @classmethod
-    def read(cls, f: _Fields, path: str, notes: list[str], runner: dict, issues: list[str]) -> ClaimsDoc:
-        """A document's own fields, each checked (its records are read by :func:`parse_document`)."""
-        return cls(
-            path=path,
-            notes=notes,
-            runner=runner,
-            issues=issues,
-            **_given(
-                generated=f.text("generated"),
-                wall_s=f.number("wall_s"),
-                settings=f.obj("settings"),
-                profile=f.obj("profile"),
-                counts=f.obj("counts"),
-                drifted=f.strings("drifted"),
-                test_log=f.text("test_log"),
-            ),  # fmt: skip
-        )
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
@@ -576,9 +692,9 @@ OLD_VERDICT_WORDS = {
 
 
 def upgrade(raw: dict, path: str | Path) -> list[str]:
-    """Upgrade an older file's raw JSON in place: the ``details`` verdicts of timing forms get the
-    words of :mod:`claimcheck.outcomes`; a schema-1 document's entries and sections get the chapter of
-    its one registry, and keys. Returns notes on how the file was read ([] for a current file).
+    """Upgrade an older file's raw JSON in place: a schema-1 document's entries and sections get the
+    chapter of its one registry, and keys (the verdicts of timing forms in older words are read by
+    :func:`_details`). Returns notes on how the file was read ([] for a current file).
     Raises ResultFileError: a ``schema`` (1 when absent) not an integer or not one of :data:`READS`."""
     schema = raw.get("schema", 1)
     reads = ", ".join(map(str, READS))
@@ -593,26 +709,19 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
             f"schema {schema} is {'newer than' if newer else 'not one of'} the versions this "
             f"claimcheck reads ({reads})" + ("; upgrade claimcheck to read it" if newer else ""),
         )
-    claims = _list_in(raw, "claims")
-    for e in claims:
-        details = _obj_in(e, "details") if isinstance(e, dict) else {}
-        for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
-            if isinstance(form, dict) and isinstance(form.get("verdict"), str):
-                form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     if schema >= 2:
         return []
-    regs = [r for r in _list_in(raw, "registries") if isinstance(r, dict)]
+    regs = _objects(raw, "registries")
     chapter = (
         RegistryInfo(str(regs[0].get("path") or ""), _obj_in(regs[0], "chapter")).chapter_key if regs else ""
     )
     chapter = chapter if CHAPTER_RE.match(chapter) else ""
-    for e in claims:
-        if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]:
+    for e in _objects(raw, "claims"):
+        if isinstance(e.get("id"), str) and e["id"]:
             e.setdefault("chapter", chapter)
             e.setdefault("key", qualify(chapter, e["id"]))
-    for s in _list_in(raw, "sections"):
-        if isinstance(s, dict):
-            s.setdefault("chapter", chapter)
+    for s in _objects(raw, "sections"):
+        s.setdefault("chapter", chapter)
     return [
         f"{path}: a schema-1 report (written before claims were keyed by chapter); its claims are "
         + (f"read as chapter {chapter}" if chapter else "read by their ids alone (it names no chapter)")
@@ -623,6 +732,11 @@ def _list_in(raw: dict, name: str) -> list:
     return raw[name] if isinstance(raw.get(name), list) else []
 
 
+def _objects(raw: dict, name: str) -> list[dict]:
+    """The objects of the list ``name`` of ``raw``."""
+    return [x for x in _list_in(raw, name) if _object(x) is not None]
+
+
 def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
     """A results file's JSON (:func:`read_json`) as a :class:`ClaimsDoc`; ``raw`` is upgraded in place.
     Raises ResultFileError: no ``claims`` list, a ``runner`` that is not an object (or :func:`upgrade`)."""
@@ -631,37 +745,26 @@ def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
         raise ResultFileError(path, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
     runner = raw.get("runner", {})
-    if not isinstance(runner, dict):
+    if _object(runner) is None:
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     notes = upgrade(raw, path)
     issues: list[str] = []
-    f = _Fields(raw, str(path), issues)
-    doc = ClaimsDoc.read(f, path=str(path), notes=notes, runner=runner, issues=issues)
-    if doc.test_log and not safe_link(doc.test_log):
-        f.bad("test_log", doc.test_log, "a relative path or an http(s) URL")
-        doc.test_log = None
-    doc.chapters = [
-        ChapterInfo.read(g, id=i, written=tuple(x)) for x, g in f.each("chapters") if (i := g.text("id"))
-    ]
-    doc.registries = [
-        RegistryInfo.read(g, [Problem.read(p) for _, p in g.each("problems")] if "problems" in x else None)
-        for x, g in f.each("registries")
-    ]
-    doc.sections = [SectionInfo.read(g, id=i) for _, g in f.each("sections") if (i := g.text("id"))]
-    doc.manuscripts = (
-        [m for m, g in f.each("manuscripts") if _manuscript(g)] if "manuscripts" in raw else None
+    doc = _read(
+        ClaimsDoc,
+        _Reader(raw, str(path), issues),
+        schema=SCHEMA,
+        runner=runner,
+        claims=[],
+        path=str(path),
+        notes=notes,
+        issues=issues,
     )
-    doc.deselected = [_deselected(g) for _, g in f.each("deselected")] if "deselected" in raw else None
-    if "selection" in raw:
-        doc.selection = Selection.read(f.at("selection", f.obj("selection")))
-    if "interrupted" in raw:
-        doc.interrupted = Interrupted.read(f.at("interrupted", f.obj("interrupted")))
-        doc.interrupted.by = doc.interrupted.by or "interrupted"
+    assert doc is not None  # a document has no required field
     known = {x.name for x in fields(ClaimsDoc)} - set(ClaimsDoc._UNWRITTEN)
     doc.extra = {k: v for k, v in raw.items() if k not in known}
     seen: set[str] = set()
     for n, e in enumerate(claims):
-        entry = parse_entry(e, f"{path}: claims[{n}]", doc.issues, seen, path=str(path))
+        entry = parse_entry(e, f"{path}: claims[{n}]", issues, seen, path=str(path))
         if entry is not None:
             doc.claims.append(entry)
     return doc
@@ -671,7 +774,7 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
     """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
     usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
     (``path``), the claim's key and the field, and is dropped."""
-    if not isinstance(raw, dict):
+    if _object(raw) is None:
         issues.append(f"{where}: entry is a {type(raw).__name__}, expected an object; skipped")
         return None
     cid = raw.get("id")
@@ -688,171 +791,23 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
         return None
     seen.add(key)
     outcome = raw.get("outcome")
-    if outcome not in OUTCOMES:
+    usable = outcome in OUTCOMES
+    if not usable:
         issues.append(f"{at}: field 'outcome' is {_quote(outcome)}, expected one of {', '.join(OUTCOMES)}")
-    e = ClaimEntry.read(_Fields(raw, at, issues), key=key, id=cid, chapter=chapter)
-    if outcome in OUTCOMES:
-        e.outcome = outcome
-    else:
-        e.outcome, e.reason = INVALID, f"unusable outcome {_quote(outcome)} in the results file"
-    e.duration_s = e.duration_s or 0.0
-    carried = raw.get("carried")
-    if isinstance(carried, dict):
-        c = _Fields(carried, at, issues, "carried.")
-        e.carried = Carried(c.text("from"), c.text("file"), c.text("why"))
-    elif carried is not None:
-        issues.append(f"{at}: field 'carried' is a {type(carried).__name__}, expected an object; ignored")
-    known = set(ClaimEntry.__dataclass_fields__) | {"carried"}
+    e = _read(
+        ClaimEntry,
+        _Reader(raw, at, issues),
+        key=key,
+        id=cid,
+        chapter=chapter,
+        outcome=outcome if usable else INVALID,
+    )
+    assert e is not None  # an entry has no required field
+    if not usable:
+        e.reason = f"unusable outcome {_quote(outcome)} in the results file"
+    known = set(ClaimEntry.__dataclass_fields__) - set(_TEST_ONLY)
     e.extra = {k: v for k, v in raw.items() if k not in known}
     return e
-
-
-class _Fields:
-    """Reads the fields of one JSON object, each checked: a malformed one is an issue, and None."""
-
-    def __init__(self, raw: dict, where: str, issues: list[str], prefix: str = ""):
-        self.raw, self.where, self.issues, self.prefix = raw, where, issues, prefix
-
-    def at(self, name: str, raw: dict | None = None) -> _Fields:
-        """The reader of a nested object (issues name ``name.field``)."""
-        return _Fields({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
-
-    def each(self, name: str) -> list[tuple[dict, _Fields]]:
-        """``(item, its reader)`` of a list of objects."""
-        return [(x, self.at(f"{name}[{n}]", x)) for n, x in self.items(name)]
-
-    def valid(self, reads: dict[str, Callable[[str], object]]) -> bool:
-        """Whether every field of ``reads`` (``{name: its reader}``) passes its check."""
-        before = len(self.issues)
-        for name, read in reads.items():
-            read(name)
-        return len(self.issues) == before
-
-    def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
-        container = not quote and (isinstance(value, (dict, list)) or want in ("an object", "a list"))
-        shown = f"a {type(value).__name__}" if container else _quote(value)
-        self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
-
-    def text(self, name: str) -> str | None:
-        return self.checked(name, lambda v: isinstance(v, str), "a string")
-
-    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
-        """The field when absent or ``ok(value)``; else an issue and None."""
-        v = self.raw.get(name)
-        if v is None or ok(v):
-            return v
-        self.bad(name, v, want, quote)
-        return None
-
-    def number(self, name: str) -> float | None:
-        return self.checked(
-            name, lambda v: _is_number(v) and math.isfinite(v) and v >= 0, "a non-negative number"
-        )
-
-    def flag(self, name: str) -> bool | None:
-        return self.checked(name, lambda v: isinstance(v, bool), "true or false")
-
-    def line(self, name: str) -> int | None:
-        return self.checked(name, _is_line, "a line number (an integer from 1)")
-
-    def value(self, name: str) -> Any:
-        return self.raw.get(name)
-
-    def printed(self, name: str) -> str | None:
-        v = self.raw.get(name)
-        return str(v) if _is_number(v) else self.text(name)
-
-    def measured(self, name: str) -> Any:
-        return self.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
-
-    def display(self, name: str) -> str | None:
-        """Read only beside a usable measurement."""
-        return self.text(name) if measured_ok(self.raw.get("measured")) else None
-
-    def details(self, name: str) -> dict:
-        """The verdict's details, each field the reports read checked: a malformed one is an issue and
-        dropped (``caveat``, ``failed_conditions``, ``drift`` and its ``quotes``, ``ci`` and its ends); a
-        drift quote's bad ``line`` is set to None."""
-        details = self.obj(name)
-        d = self.at(name, details)
-        checks = (("caveat", d.text), ("failed_conditions", d.strings), ("drift", d.obj), ("ci", d.obj))
-        for key, check in checks:
-            if details.get(key) is not None and not check(key):
-                del details[key]
-        ci = details.get("ci")
-        if ci is not None and any(
-            d.at("ci", ci).checked(end, _is_number, "a number") is None for end in ("low", "high")
-        ):
-            del details["ci"]  # a confidence interval without both ends is none
-        drift = details.get("drift")
-        if isinstance(drift, dict) and drift.get("quotes") is not None:
-            quotes = d.at("drift", drift).each("quotes")
-            if not isinstance(drift["quotes"], list):
-                del drift["quotes"]
-            for q, qf in quotes:
-                if qf.line("line") is None and q.get("line") is not None:
-                    q["line"] = None
-        return details
-
-    def locations(self, name: str) -> list:
-        return [x for x, g in self.each(name) if g.valid({"test": g.text, "file": g.text, "line": g.line})]
-
-    def plots(self, name: str) -> list:
-        return [p for p, g in self.each(name) if _plot_ok(g)]
-
-    def given_obj(self, name: str) -> dict | None:
-        """None when absent, unlike :meth:`obj`."""
-        return self.obj(name) if name in self.raw else None
-
-    def obj(self, name: str) -> dict:
-        return self.checked(name, lambda v: isinstance(v, dict), "an object") or {}
-
-    def strings(self, name: str) -> list[str] | None:
-        return self.checked(
-            name, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of strings"
-        )
-
-    def items(self, name: str) -> list[tuple[int, dict]]:
-        """``(n, item)`` of a list of objects; a malformed list or item is an issue and left out."""
-        v = self.checked(name, lambda v: isinstance(v, list), "a list") or []
-        for n, x in enumerate(v):
-            if not isinstance(x, dict):
-                self.bad(f"{name}[{n}]", x, "an object")
-        return [(n, x) for n, x in enumerate(v) if isinstance(x, dict)]
-
-
-def _manuscript(f: _Fields) -> bool:
-    """Whether a ``manuscripts[n]`` record can be used (its problems are issues)."""
-    before = len(f.issues)
-    f.valid({"path": f.text, "registry": f.text, "chapter": f.text})
-    audit, drift = f.at("audit", f.obj("audit")), f.at("drift", f.obj("drift"))
-    for _, u in audit.each("unbound_numbers"):
-        u.line("line")
-    audit.strings("problems")
-    audit.valid({name: audit.number for name in ("numbers", "bound", "waived") if name in audit.raw})
-    if "failed" in drift.raw:
-        drift.strings("failed")
-    return len(f.issues) == before
-
-
-def _deselected(f: _Fields) -> dict:
-    """A ``deselected[n]`` group without its malformed fields (each an issue)."""
-    reads: dict[str, Callable[[str], object]] = {
-        "tests": f.number, "claims": f.strings, "why": f.text, "run": f.text, "kind": f.text,
-    }  # fmt: skip
-    return {k: v for k, v in f.raw.items() if k not in reads or reads[k](k) is not None}
-
-
-def _plot_ok(f: _Fields) -> bool:
-    ok = f.valid({"name": f.text, "png_base64": f.text, "file": f.text})
-    file = f.raw.get("file")
-    if isinstance(file, str) and not relative_inside(file):
-        f.issues.append(
-            f"{f.where}: field '{f.prefix}file' is {_quote(file)}, expected a path inside the results "
-            "file's folder (a results file is untrusted input); ignored"
-        )
-        return False
-    return ok
 
 
 def relative_inside(path: str) -> bool:
@@ -871,10 +826,6 @@ def safe_link(href: str | None) -> str:
     ):
         return ""
     return text
-
-
-def _is_line(x: object) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 1
 
 
 def measured_ok(m: Any) -> bool:

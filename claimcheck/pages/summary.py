@@ -11,7 +11,7 @@ from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import profile_words
 from claimcheck.pages.manuscript_view import held_form
-from claimcheck.results import ClaimEntry, ClaimsDoc, _Fields, _list_in, measured_ok
+from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, _Reader, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
 MARK = {w.word: w.mark for w in oc.WORDS}
@@ -22,10 +22,10 @@ MAX_CELL, MAX_LINE = 400, 4000
 
 def is_matrix(doc: dict) -> bool:
     """Whether a document is ``claimcheck merge --json``'s matrix (else a run's ``claims.json``)."""
-    f = _Fields(doc, "", [])  # claims that are not a list of objects are issues
+    f = _Reader(doc, "", [])  # claims that are not a list of objects are issues
     return (
         isinstance(doc.get("runners"), list)
-        and all("cells" in c for _, c in f.items("claims"))
+        and all("cells" in c.raw for c in f.items("claims"))
         and not f.issues
     )
 
@@ -110,14 +110,15 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
 
 def _matrix_markdown(doc: dict) -> str:
     """A matrix (``claimcheck merge --json``) in Markdown; a field of the wrong type reads as absent."""
-    f = _Fields(doc, "", [])  # each field read as an object where it is one, else as absent
-    labels = [str(r.get("label") or r.get("path") or "?") for _, r in f.items("runners")]
+    f = _Reader(doc, "", [])  # each field read as an object where it is one, else as absent
+    labels = [str(r.raw.get("label") or r.raw.get("path") or "?") for r in f.items("runners")]
     lines = [f"### claimcheck: {len(_list_in(doc, 'claims'))} claims × {len(labels)} runners", ""]
     split = [str(s) for s in _list_in(doc, "split")]
     lines.append(f"Pass on one runner, fail on another: {', '.join(split) if split else 'none'}")
     lines += [f"- ⚠️ {_short(err, 300)}" for err in _list_in(doc, "errors")]
     lines += ["", _table_row(("Claim", "Chapter", *labels)), "|---|---|" + "---|" * len(labels)]
-    for c, g in f.each("claims"):
+    for g in f.items("claims"):
+        c = g.raw
         cells = g.at("cells", g.obj("cells"))
         outs = {str(cells.obj(lb).get("outcome")) for lb in labels}  # a list's too
         flag = " ⚠️ split" if c.get("split") else (" ≠" if len(outs) > 1 else "")

@@ -35,12 +35,12 @@ class HtmlReport:
 
     def pytest_html_results_table_row(self, report: pytest.TestReport, cells: list[str]) -> None:
         phase, href = phase_on(report), self._claims_href()
-        cid = phase.claim if phase is not None else ""
+        cid = phase.key if phase is not None else ""
         claim = html.escape(cid)
         if cid and href:
             claim = f'<a href="{html.escape(href)}#{html.escape(anchor(cid))}">{claim}</a>'
-        if phase is not None and phase.result is not None and phase.result.model:
-            claim += f" [{html.escape(phase.result.model)}]"
+        if phase is not None and phase.model:
+            claim += f" [{html.escape(phase.model)}]"
         # the rest is in the log below
         verdict = first_sentence(verdict_text(phase, report.outcome))[0] if phase is not None else ""
         cells.insert(

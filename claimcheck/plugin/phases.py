@@ -1,6 +1,7 @@
-"""pytest's reports read into :class:`~claimcheck.report.Phase` values, where the test ran (an xdist
-worker): the one place that knows a ``TestReport``'s ``when``, ``wasxfail``, ``longrepr`` and
-pytest-xdist's lines. A phase travels on its report as :data:`PHASE_ATTR` (``Phase.to_json``)."""
+"""pytest's reports read into their tests' :class:`~claimcheck.results.ClaimEntry` values, where the
+test ran (an xdist worker): the one place that knows a ``TestReport``'s ``when``, ``wasxfail``,
+``longrepr`` and pytest-xdist's lines. A phase's entry travels on its report as :data:`PHASE_ATTR`
+(:meth:`~claimcheck.results.ClaimEntry.sent`)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,12 @@ from pathlib import Path
 import pytest
 from _pytest.outcomes import Skipped
 
+from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
-from claimcheck.report import Phase
-from claimcheck.results import ClaimResult
+from claimcheck.results import ClaimEntry
 
-PHASE_ATTR = "claimcheck_phase"  # on a report: its Phase as JSON values (xdist sends it to the controller)
+PHASE_ATTR = "claimcheck_phase"  # on a report: its test's entry as JSON values (xdist sends it on)
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
 _CONTROL = (
     pytest.fail.Exception,
@@ -46,11 +47,11 @@ def claim_key(item: pytest.Item) -> str | None:
     return item.stash.get(CLAIM_KEY, None)
 
 
-def phase_on(report: pytest.TestReport) -> Phase | None:
-    """The :class:`~claimcheck.report.Phase` a report carries (:data:`PHASE_ATTR`; None: the test names
-    no claim), as the worker that ran it sent it."""
+def phase_on(report: pytest.TestReport) -> ClaimEntry | None:
+    """The entry of its test's phase a report carries (:data:`PHASE_ATTR`; None: the test names no
+    claim), as the worker that ran it sent it."""
     raw = getattr(report, PHASE_ATTR, None)
-    return None if raw is None else Phase.from_json(raw)
+    return None if raw is None else ClaimEntry.received(raw)
 
 
 def exception_reason(excinfo: pytest.ExceptionInfo[BaseException], when: str) -> str | None:
@@ -86,15 +87,14 @@ def report_reason(report: pytest.TestReport, error: str | None) -> str:
 def report_outcome(
     report: pytest.TestReport,
     kind: str | None,
-    result: ClaimResult | None,
+    verdict: str | None,
     decided: str | None,
     error: str | None,
 ) -> str | None:
     """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a call
     phase carries the outcome :mod:`.running` ``decided`` from the verdict; the other branches are what
     pytest alone says (a fixture's error, a skip in setup, a placeholder); ``error``: the glue's reason
-    for an error."""
-    verdict = result.verdict if result is not None else None
+    for an error; ``verdict``: the test's standing verdict's word."""
     if decided and report.when == "call" and not hasattr(report, "wasxfail"):
         return decided
     if verdict == INCONCLUSIVE and report.skipped:
@@ -121,50 +121,72 @@ def phase_of(
     error: str | None = None,
     expected_fail: str | None = None,
     excinfo: pytest.ExceptionInfo[BaseException] | None = None,
-) -> Phase | None:
-    """The :class:`~claimcheck.report.Phase` of ``item``'s ``report`` (None: it names no claim):
-    ``decided``, the outcome the glue decided from the verdict; ``error``, its reason for an error;
-    ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the phase raised (the
-    cause of an :class:`Unchecked` skip is kept in the item's result, where it has one)."""
-    cid = claim_key(item)
-    if not cid:
+) -> ClaimEntry | None:
+    """The entry of ``item``'s test for the phase of ``report`` (None: it names no claim): its result so
+    far with the outcome the phase decided ("" none) and the reason the claim's row gives for it, its
+    duration, location and plots. ``decided``: the outcome the glue decided from the verdict; ``error``,
+    its reason for an error; ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the
+    phase raised (the cause of an :class:`Unchecked` skip is kept in the entry)."""
+    key = claim_key(item)
+    if not key:
         return None
     location = getattr(report, "location", None)
-    where = None
+    where = []
     if location and location[0]:
         line = location[1] + 1 if isinstance(location[1], int) else None
-        where = {"test": report.nodeid, "file": str(location[0]), "line": line}
-    kind, result = item.stash.get(KIND_KEY, None), item.stash.get(RESULT_KEY, None)
-    skip = excinfo.value if excinfo is not None else None
-    if isinstance(skip, Unchecked) and result is not None:  # made at collection for a claim test
-        result = item.stash[RESULT_KEY] = replace(result, cause=skip.cause)
-    outcome = report_outcome(report, kind, result, decided, error)
+        where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
+    kind = item.stash.get(KIND_KEY, None)
+    result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
+    if excinfo is not None and isinstance(excinfo.value, Unchecked):
+        result = replace(result, cause=excinfo.value.cause)
+    outcome = report_outcome(report, kind, result.verdict, decided, error)
+    said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
+    xfailed = getattr(report, "wasxfail", None)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
-    return Phase(
-        nodeid=report.nodeid,
-        claim=cid,
-        outcome=outcome,
-        reason=report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else "",
+    return replace(
+        result,
+        key=key,
+        outcome=outcome or "",
+        reason=_phase_reason(outcome, said, result.verdict_reason, expected_fail, xfailed) if outcome else "",
+        said=said,
         kind=kind,
-        result=result,
-        duration=float(getattr(report, "duration", 0.0) or 0.0),
-        location=where,
-        plots=list(plots or ()),
-        expected_fail=expected_fail,
-        xfailed=getattr(report, "wasxfail", None),
+        tests=[report.nodeid],
+        duration_s=float(getattr(report, "duration", 0.0) or 0.0),
+        locations=where,
+        plots=[{"name": name, "png_base64": png} for name, png in plots or ()],
     )
 
 
-def verdict_text(phase: Phase, pytest_outcome: str) -> str:
+def _phase_reason(
+    outcome: str, said: str, recorded: str | None, expected: str | None, xfailed: str | None
+) -> str:
+    """The reason a test's row gives for the outcome its phase decided: ``said``, the phase's own
+    words; ``recorded``, the verdict's; ``expected``, the claim's ``expected_fail``; ``xfailed``, the
+    test's xfail reason (None: it did not xfail)."""
+    if outcome == NEAR_TIE:
+        return recorded or ""
+    if expected and outcome in (FAILED, PASSED):
+        held = "held after all" if outcome == PASSED else recorded or said
+        return f"expected to fail ({expected}): {held}"
+    if expected and outcome == ERROR and xfailed is not None:
+        return (
+            f"expected to fail ({expected}), but the test xfailed without a verdict "
+            f"({xfailed}): only claim.check/require/check_comparison decide a claim"
+        )
+    if outcome == INCONCLUSIVE:
+        return recorded or said
+    return said if outcome != PASSED else ""
+
+
+def verdict_text(phase: ClaimEntry, pytest_outcome: str) -> str:
     """One line for pytest-html's Verdict column: the outcome and, unless passed, why."""
-    outcome, result = phase.outcome or pytest_outcome, phase.result
-    reason = result.reason if result is not None else None
+    outcome, reason = phase.outcome or pytest_outcome, phase.verdict_reason
     if outcome == PASSED:
-        caveat = result.details.get("caveat") if result is not None else None
+        caveat = phase.details.get("caveat")
         return f"{PASSED} ({caveat})" if caveat else PASSED
     if outcome == NEAR_TIE:
         return f"near-tie: {reason}"
     if outcome == FAILED and reason:
         return f"failed: {reason}"
-    first = phase.reason.splitlines()
+    first = phase.said.splitlines()
     return f"{outcome}: {first[0]}" if first else outcome

@@ -24,8 +24,7 @@ from claimcheck.recorder import (
     VerdictError,
     strict_timing_message,
 )
-from claimcheck.report import Phase
-from claimcheck.results import ClaimResult
+from claimcheck.results import ClaimEntry
 from claimcheck.verdict import Verdict
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
@@ -57,18 +56,21 @@ def _record_warnings(item: pytest.Item) -> None:
         return
     seen = dict.fromkeys((w.category.__name__, str(w.message), w.filename, w.lineno) for w in caught)
     found = [{"category": c, "message": m[:500], "where": f"{f}:{n}"} for c, m, f, n in seen]
-    result = item.stash.get(RESULT_KEY, None) or ClaimResult(claim_marker_id(item) or "")
+    cid = claim_marker_id(item) or ""
+    result = item.stash.get(RESULT_KEY, None) or ClaimEntry(cid, cid)
     item.stash[RESULT_KEY] = replace(result, details={**result.details, "warnings": found})
 
 
-def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: Phase | None) -> None:
-    """The phase on its report (xdist sends its attributes to the controller); on the last phase's,
-    the test's result as JSON text in ``user_properties`` too, for the readers of ``--junitxml``."""
-    if phase is not None:
-        setattr(report, PHASE_ATTR, phase.to_json())
-    result = item.stash.get(RESULT_KEY, None)
-    if result is not None and report.when == "teardown":
-        text = json.dumps(result.to_json(), ensure_ascii=False, separators=(",", ":"), default=str)
+def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: ClaimEntry | None) -> None:
+    """The phase's entry on its report (xdist sends its attributes to the controller); on the last
+    phase's, the test's entry (its phases folded; its plots are in the pages) as JSON text in
+    ``user_properties`` too, for the readers of ``--junitxml``."""
+    if phase is None:
+        return
+    setattr(report, PHASE_ATTR, phase.sent())
+    if RESULT_KEY in item.stash and report.when == "teardown":
+        test = replace(item.config.stash[STATE].collector.folded(phase), plots=[])
+        text = json.dumps(test.sent(), ensure_ascii=False, separators=(",", ":"), default=str)
         report.user_properties.append((RECORD_KEY, text))
 
 
@@ -212,7 +214,7 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A claim test's report: the claim outcome its call decided beside its verdict; why it raised,
-    when not a verdict; as one :class:`~claimcheck.report.Phase` with its result and plots."""
+    when not a verdict; as its test's :class:`~claimcheck.results.ClaimEntry` with its result and plots."""
     report = yield
     claim_test = _claim_test(item)
     if claim_test:
@@ -220,9 +222,7 @@ def pytest_runtest_makereport(
     expected = _expected_fail_of(item, report) if claim_test else None
     verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
     if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
-        said = _call_outcome(report, call)
-        outcome = _claim_outcome(verdict, said)
-        decided = outcome if outcome == verdict.outcome else said
+        decided = _claim_outcome(verdict, _call_outcome(report, call))
     raised = report.failed and call.excinfo is not None
     kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
     if kit:  # a core-only install: one line, no traceback, the other claims run
@@ -245,8 +245,7 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
         report.when == "call"
         and report.passed
         and (phase := phase_on(report)) is not None
-        and phase.result is not None
-        and phase.result.verdict == NEAR_TIE
+        and phase.verdict == NEAR_TIE
     ):
         return NEAR_TIE, "t", NEAR_TIE.upper()
     return None

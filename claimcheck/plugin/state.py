@@ -23,7 +23,7 @@ from claimcheck.plugin.phases import Unchecked, phase_on
 from claimcheck.recorder import ClaimRecorder
 from claimcheck.registry import Claim, Registry, claim_lines, load_registry
 from claimcheck.report import ResultCollector
-from claimcheck.results import ClaimResult, ClaimsDoc
+from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.settings import Settings
 
 
@@ -133,10 +133,12 @@ def line_of_id(path: Path, claim_id: str | None) -> int:
     return max(claim_lines(path).get(claim_id, 1) - 1, 0) if claim_id else 0
 
 
-def stated_result(claim: Claim, **fields: Any) -> ClaimResult:
-    """What every item of a claim records before any measurement: id, stated value, unit, tolerance;
-    ``fields``: more of :class:`~claimcheck.results.ClaimResult`."""
-    return ClaimResult(claim.id, claim.stated, claim.unit, claim.tolerance_text, **fields)
+def stated_result(claim: Claim, **fields: Any) -> ClaimEntry:
+    """What every item of a claim records before any measurement: key, id, stated value, unit,
+    tolerance; ``fields``: more of :class:`~claimcheck.results.ClaimEntry`."""
+    return ClaimEntry(
+        claim.key, claim.id, stated=claim.stated, unit=claim.unit, tolerance=claim.tolerance_text, **fields
+    )
 
 
 def skip_here(reason: str, cause: str | None = None) -> NoReturn:

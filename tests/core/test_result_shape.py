@@ -1,7 +1,7 @@
 """A claim's result keeps its few shapes (issue 34): registry ``Claim`` -> ``Verdict`` (the judge) ->
-``ClaimResult`` (one test's, on its item; sent in a ``Phase``) -> ``ClaimEntry`` (claims.json's row,
-written and read by the same class) -> the page's row. A module that builds one of these elsewhere,
-or reads claims.json's JSON itself, is a new shape: it fails here, by name."""
+``ClaimEntry`` (one test's result, on its item, sent with each phase; folded into the claim's row of
+claims.json, written and read by the same class) -> the page's row. A module that builds one of these
+elsewhere, or reads claims.json's JSON itself, is a new shape: it fails here, by name."""
 
 import ast
 from pathlib import Path
@@ -13,8 +13,19 @@ PACKAGE = Path(__file__).parents[2] / "claimcheck"
 #: where each value may be made (paths relative to claimcheck/)
 MADE_IN = {
     "Verdict": {"verdict.py", "recorder.py"},  # the judge (what-if's formulas too); claim.skip
-    "ClaimResult": {"results.py", "recorder.py", "report.py", "plugin/state.py", "plugin/running.py"},
-    "Phase": {"plugin/phases.py", "report.py"},
+    # a test's result (recorder, plugin/*), a claim's row (report, runs, editor), a value to show (pages)
+    "ClaimEntry": {
+        "results.py",
+        "recorder.py",
+        "report.py",
+        "plugin/state.py",
+        "plugin/running.py",
+        "plugin/phases.py",
+        "runs.py",
+        "editor.py",
+        "pages/__init__.py",
+        "pages/summary.py",
+    },
 }
 #: the modules that parse JSON text: claims.json only in results.py (fileio: is a file ours to overwrite)
 PARSES_JSON = {"results.py", "fileio.py", "plugin/parallel.py"}

@@ -10,7 +10,7 @@ import pytest
 
 from claimcheck.cli import main
 from claimcheck.pages.words import deselected_words
-from claimcheck.results import ClaimEntry, ClaimResult, ClaimsDoc, read_document, safe_link
+from claimcheck.results import ClaimEntry, ClaimsDoc, read_document, safe_link
 
 
 def entry(cid="C01", outcome="passed", **kw):
@@ -79,18 +79,32 @@ def test_a_document_reads_into_typed_entries_and_writes_back_the_same_json(tmp_p
 
 
 def test_a_result_travels_as_json_and_back_the_same():
-    result = ClaimResult("C18", "36864", "B/token", "rel 1%", measured=36864.0, verdict="passed")
-    sent = json.loads(json.dumps(result.to_json()))  # what an xdist worker sends
-    assert ClaimResult.from_json(sent) == result and "reason" not in sent  # None fields left out
+    result = ClaimEntry(
+        "ch15:C18",
+        "C18",
+        stated="36864",
+        unit="B/token",
+        tolerance="rel 1%",
+        measured=36864.0,
+        verdict="passed",
+    )
+    sent = json.loads(json.dumps(result.sent()))  # what an xdist worker sends
+    assert ClaimEntry.received(sent) == result and "verdict_reason" not in sent  # None fields left out
     with pytest.raises(ValueError, match="record"):
-        ClaimResult.from_json({"id": "C18", "record": {}})  # a field this version does not know
+        ClaimEntry.received({"key": "C18", "id": "C18", "record": {}})  # a field this version does not know
 
 
 def test_a_later_result_of_a_claim_adds_to_the_earlier_one():
-    measured = ClaimResult("C18", measured=1.0, verdict="failed", reason="short", details={"device": "cpu"})
-    drift = ClaimResult("C18", "2", details={"drift": {"status": "ok"}})
+    measured = ClaimEntry(
+        "C18", "C18", measured=1.0, verdict="failed", verdict_reason="short", details={"device": "cpu"}
+    )
+    drift = ClaimEntry("C18", "C18", stated="2", details={"drift": {"status": "ok"}})
     merged = measured.merged(drift)
-    assert (merged.stated, merged.measured, merged.reason) == ("2", 1.0, "short")  # None does not erase
+    assert (merged.stated, merged.measured, merged.verdict_reason) == (
+        "2",
+        1.0,
+        "short",
+    )  # None does not erase
     assert merged.details == {"device": "cpu", "drift": {"status": "ok"}}
 
 

@@ -164,17 +164,17 @@ def test_one_sentence_per_outcome_with_counted_causes():
 def test_reason_of_a_failed_claim_is_what_its_check_found():
     """The verdict's reason of the test that failed the claim, not pytest's message, even when another
     test of the claim ran after it."""
-    from claimcheck.report import Phase, ResultCollector
-    from claimcheck.results import ClaimResult
+    from claimcheck.report import ResultCollector
 
     pytest_message = (
         "C05 does not hold: t\n  chapter: 60 x\n  measured: 3.2 x\n  tolerance: >=10 -> 3.2 < 10 "
         "(short by 6.8)\n  hardware: ..."
     )
-    found = ClaimResult("C05", verdict=oc.FAILED, reason="3.2 < 10 (short by 6.8)")
+    found = ClaimEntry("C05", "C05", verdict=oc.FAILED, verdict_reason="3.2 < 10 (short by 6.8)")
     collector = ResultCollector()
-    collector.add(Phase("t.py::test_a", "C05", oc.FAILED, pytest_message, result=found))
-    collector.add(Phase("t.py::test_b", "C05", oc.PASSED, result=ClaimResult("C05", verdict=oc.PASSED)))
+    collector.add(replace(found, outcome=oc.FAILED, reason=pytest_message, tests=["t.py::test_a"]))
+    passed = ClaimEntry("C05", "C05", outcome=oc.PASSED, verdict=oc.PASSED, tests=["t.py::test_b"])
+    collector.add(passed)
     (row,) = collector.rows([])
     assert words.reason_words(row) == "3.2 < 10 (short by 6.8)"
     assert words.reason_words(e(outcome=oc.FAILED, reason=pytest_message)) == "C05 does not hold: t"

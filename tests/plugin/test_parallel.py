@@ -207,29 +207,31 @@ def test_drift_record_gets_the_measurement_of_a_test_that_ran_on_another_worker(
     from types import SimpleNamespace
 
     from claimcheck.plugin.phases import PHASE_ATTR, phase_on
-    from claimcheck.report import Phase, ResultCollector
-    from claimcheck.results import ClaimResult
+    from claimcheck.report import ResultCollector
+    from claimcheck.results import ClaimEntry
 
     def report(phase):  # as the controller gets it from a worker
-        return SimpleNamespace(**{PHASE_ATTR: json.loads(json.dumps(phase.to_json()))})
+        return SimpleNamespace(**{PHASE_ATTR: json.loads(json.dumps(phase.sent()))})
 
     drift = report(
-        Phase(
-            "claims.toml::C18 [drift]",
+        ClaimEntry(
             "C18",
-            "passed",
+            "C18",
+            outcome="passed",
             kind="drift",
-            result=ClaimResult("C18", details={"drift": {"status": "ok", "measured": None}}),
+            tests=["claims.toml::C18 [drift]"],
+            details={"drift": {"status": "ok", "measured": None}},
         )
     )
     measured = report(
-        Phase(
-            "test_kv.py::test_c18",
+        ClaimEntry(
             "C18",
-            "passed",
-            result=ClaimResult(
-                "C18", measured=36864.0, measured_display="36864 B/token", details={"device": "cpu"}
-            ),
+            "C18",
+            outcome="passed",
+            tests=["test_kv.py::test_c18"],
+            measured=36864.0,
+            measured_display="36864 B/token",
+            details={"device": "cpu"},
         )
     )
     c = ResultCollector()
