@@ -137,8 +137,8 @@ def phase_of(
         where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
-    if excinfo is not None and isinstance(excinfo.value, Unchecked):
-        result = replace(result, cause=excinfo.value.cause)
+    if excinfo is not None and isinstance(excinfo.value, Unchecked):  # kept for the phases after it
+        result = item.stash[RESULT_KEY] = replace(result, cause=excinfo.value.cause)
     outcome = report_outcome(report, kind, result.verdict, decided, error)
     said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
     xfailed = getattr(report, "wasxfail", None)
