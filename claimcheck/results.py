@@ -144,14 +144,15 @@ def _read(cls: type[R], r: _Reader, **given: Any) -> R | None:
     """The ``cls`` record of the object ``r`` reads: ``given`` fields as they are, each other field (a
     trailing ``_`` dropped from its name) by its ``metadata["read"]`` (``(reader, name) -> value``) or
     its type (:meth:`_Reader.typed`); a field absent, malformed or ``_UNWRITTEN`` keeps its default.
-    None when a field of ``metadata["required"]`` reads empty."""
+    None when a field of ``metadata["required"]`` is absent or reads empty."""
     values = dict(given)
     hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
     for f in fields(cls):  # type: ignore[arg-type]
         name, read = f.name.rstrip("_"), f.metadata.get("read")
-        if f.name in given or (read is None and (name not in r.raw or f.name in cls._UNWRITTEN)):
+        if f.name in given:
             continue
-        v = read(r, name) if read else r.typed(name, hints[f.name])
+        absent = read is None and (name not in r.raw or f.name in cls._UNWRITTEN)
+        v = None if absent else read(r, name) if read else r.typed(name, hints[f.name])
         if f.metadata.get("required") and not v:
             return None
         if v is not None:
@@ -645,7 +646,7 @@ def read_json(path: str | Path) -> dict:
     """The JSON object of a results file, read through :func:`claimcheck.fileio.read_input_file`. Raises
     ResultFileError: missing, not a regular file, over ``fileio.MAX_INPUT_BYTES`` (32 MiB), unreadable,
     not UTF-8, empty, not JSON (with line and column), nested more than ``fileio.MAX_JSON_DEPTH`` (100)
-    deep, or not a JSON object."""
+    deep, or not a JSON object. An integer past a float's range reads as infinity (:func:`_json_int`)."""
     p = Path(path)
     try:
         if p.exists() and not p.is_file():
@@ -660,7 +661,7 @@ def read_json(path: str | Path) -> dict:
     if not text.strip():
         raise ResultFileError(p, "is empty (an interrupted run or upload?)")
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         hint = "; the file ends early: truncated?" if not text.rstrip().endswith(("}", "]")) else ""
         raise ResultFileError(
@@ -674,6 +675,13 @@ def read_json(path: str | Path) -> dict:
         what = f"top level is a JSON {type(doc).__name__}, expected an object with 'runner' and 'claims'"
         raise ResultFileError(p, f"{what} (is it a claimcheck claims.json?)")
     return doc
+
+
+def _json_int(text: str) -> int | float:
+    """A JSON integer; one past a float's range (over 308 digits) is a float, infinite, as a JavaScript
+    reader takes it: a Python int that large cannot become a float (OverflowError), and one over 4300
+    digits cannot even be read (ValueError)."""
+    return int(text) if len(text.lstrip("-")) <= 308 else float(text)
 
 
 def read_document(path: str | Path) -> ClaimsDoc:

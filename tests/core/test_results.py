@@ -335,3 +335,33 @@ def test_a_matrix_with_fields_of_the_wrong_type_is_summarised_without_a_tracebac
     assert (
         "**ch15:C01**" in out and "**ch15:C02**" in out and "Pass on one runner, fail on another: 1, 2" in out
     )
+
+
+# --- hostile numbers and records (issue 34's attack) -----------------------------------------------
+@pytest.mark.parametrize("digits", [400, 5000])  # past a float's range; past Python's int-string limit
+@pytest.mark.parametrize(
+    "command",
+    [["report"], ["summary"], ["summary", "--annotations"], ["merge", "-o", "{out}"], ["diff", "{path}"]],
+    ids=["report", "summary", "annotations", "merge", "diff"],
+)
+def test_an_integer_past_a_floats_range_reads_as_infinity_not_a_traceback(tmp_path, capsys, digits, command):
+    path = write(tmp_path / "run", entry(duration_s=0), entry("C02", measured=0))
+    text = path.read_text(encoding="utf-8").replace('"duration_s": 0,', f'"duration_s": {"9" * digits},')
+    path.write_text(text.replace('"measured": 0,', f'"measured": {"9" * digits},'), encoding="utf-8")
+    args = [a.format(out=tmp_path / "m.html", path=path) for a in command]
+    assert main([args[0], str(path), *args[1:]]) == 2  # was: OverflowError, or ValueError (4300 digits)
+    err = capsys.readouterr().err
+    assert "claim ch15:C01: field 'duration_s' is inf, expected a non-negative number" in err
+    assert "Traceback" not in err and "measured" not in err  # a measured value may be infinite
+    assert read_document(path).by_key()["ch15:C02"].measured == float("inf")
+
+
+def test_a_chapter_or_section_without_an_id_is_left_out_not_a_traceback(tmp_path):
+    path = write(
+        tmp_path,
+        chapters=[{"title": "no id"}, {"id": "ch15", "title": "Chapter 15"}],
+        sections=[{"title": "no id"}, {"id": "s1", "chapter": "ch15"}],
+    )
+    doc = read_document(path)  # was: TypeError, ChapterInfo.__init__() missing 'id'
+    assert [c.id for c in doc.chapters] == ["ch15"] and [s.id for s in doc.sections] == ["s1"]
+    assert main(["report", str(path)]) == 0
