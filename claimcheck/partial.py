@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from claimcheck.fingerprint import table
-from claimcheck.outcomes import NOT_RUN, count
+from claimcheck.outcomes import NOT_RUN, OUTCOMES, count
 from claimcheck.results import NOT_SELECTED, Carried, ClaimsDoc, ResultFileError, Selection, read_document
 
 __all__ = ["NOT_SELECTED", "incomparable", "keep_unselected"]
@@ -120,7 +120,8 @@ def keep_unselected(
     """Return ``doc`` (changed in place) with the rows of the claims it did not select, and of the
     chapters it did not collect, taken by key from the report at ``previous_path`` where that report
     can stand for them; sets ``doc.selection`` (:class:`~claimcheck.results.Selection`). A kept entry
-    gets ``carried`` and keeps this run's drift check. A bad earlier report is not used (no error).
+    gets ``carried`` and keeps this run's drift check. A bad earlier report is not used (no error), nor
+    is a row of it whose outcome is unusable (:data:`~claimcheck.results.INVALID`).
 
     ``current(registry path)``: a chapter's registry now, ``{id: {"stated", "unit", "tolerance"}}``,
     or None when it is gone; a claim no longer declared, or a chapter whose registry is gone, is
@@ -151,7 +152,8 @@ def keep_unselected(
     before = old.by_key()
     changed = []
     for i, e in enumerate(doc.claims):
-        if not e.unselected or (prev := before.get(e.key)) is None or prev.unselected:
+        prev = before.get(e.key)
+        if not e.unselected or prev is None or prev.unselected or prev.outcome not in OUTCOMES:
             continue
         if any(getattr(prev, k) != getattr(e, k) for k in _CLAIM_KEYS):
             changed.append(e.key)

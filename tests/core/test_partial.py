@@ -245,3 +245,13 @@ def test_another_chapters_rows_not_kept_show_no_earlier_measurement(tmp_path):
         and "another size profile" in str(new["selection"])
     )
     assert (row["measured"], row["measured_display"], row["details"], row["plots"]) == (None, None, {}, [])
+
+
+def test_a_row_whose_outcome_is_unusable_is_not_kept(tmp_path):
+    old = write(tmp_path / "claims.json", doc(entry("C01", outcome=7), entry("C02", "failed")))
+    new = keep_unselected(doc(not_selected("C01"), not_selected("C02"), entry("C03")), old)
+    c01, c02, _ = new["claims"]
+    # was: carried as "invalid", an outcome no reader accepts, into this run's claims.json
+    assert c01["outcome"] == "not-run" and "carried" not in c01 and c01["reason"] == NOT_SELECTED
+    assert c02["outcome"] == "failed" and new["selection"]["carried"] == ["C02"]
+    assert not parse_document(new, "again.json").issues
