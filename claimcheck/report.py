@@ -118,7 +118,8 @@ class ResultCollector:
 
 
 def _fold(row: ClaimEntry, nodeid: str, t: ClaimEntry) -> None:
-    """Fold one test of the claim into its entry: its outcome, reason, location, duration."""
+    """Fold one test of the claim into its entry: its outcome, reason (and a failure's verdict reason, a
+    skip's cause), location, duration."""
     row.tests.append(nodeid)
     row.duration_s += t.duration_s
     if t.locations and t.kind not in ("drift", "placeholder", "audit"):
@@ -136,8 +137,10 @@ def _fold(row: ClaimEntry, nodeid: str, t: ClaimEntry) -> None:
         if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
             row.reason = t.reason
         row.outcome = outcome
-        # a failure's reason: the verdict of the test that decided it, not pytest's words
+        # a failure's reason: the verdict of the test that decided it, not pytest's words; a skip's
+        # cause: that of the skip it gives the reason of
         row.verdict_reason = t.verdict_reason if t.verdict == FAILED else None
+        row.cause = t.cause if outcome == SKIPPED else None
 
 
 #: what an outcome is worth as a source, worst first: a quote is worth no more than what it quotes
@@ -255,7 +258,9 @@ def _entry(r: ClaimEntry, res: ClaimEntry | None) -> ClaimEntry:
     r.selected = not (r.outcome == NOT_RUN and r.reason == NOT_SELECTED)
     r.reason = r.reason or res.verdict_reason or res.details.get("caveat") or ""
     r.duration_s = round(r.duration_s, 3)
-    return replace(r.merged(res), details=res.details, verdict_reason=r.verdict_reason, verdict=None)
+    return replace(
+        r.merged(res), details=res.details, verdict_reason=r.verdict_reason, cause=r.cause, verdict=None
+    )
 
 
 def write_claims_json(doc: ClaimsDoc, path: Path) -> None:
