@@ -12,6 +12,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import reduce
 from pathlib import Path
 
 from claimcheck import fileio
@@ -78,7 +79,7 @@ class ResultCollector:
         """One entry per registry claim (registries in the order given, each in its own order) and per
         claim a test recorded, keyed by ``chapter:id``, with its tests' results; ``plots`` empty."""
         rows: dict[str, ClaimEntry] = {}
-        results: dict[str, ClaimEntry] = {}  # by key: its tests' results, merged in the order they ran
+        tests: dict[str, list[ClaimEntry]] = {}  # by key: its tests, in the order they ran
         for reg in registries:
             lines = id_lines(reg.path)
             for cid in reg.all_ids:
@@ -95,7 +96,10 @@ class ResultCollector:
                 chapter, cid = split_key(t.key)
                 rows[t.key] = ClaimEntry(t.key, cid, chapter or "", reason="not in any loaded registry")
             _fold(rows[t.key], nodeid, t)
-            results[t.key] = results[t.key].merged(t) if t.key in results else t
+            tests.setdefault(t.key, []).append(t)
+        # merged so that the test that decided the row's outcome (of equal ones the latest, as its
+        # reason) comes last: the row shows its measurement; the checks beside the claim first
+        results = {k: reduce(ClaimEntry.merged, sorted(ts, key=_merge_order)) for k, ts in tests.items()}
         # under xdist a drift check may run on another worker than its claim's test
         for res in results.values():
             drift, shown = res.details.get("drift"), res.measured_display
@@ -190,6 +194,12 @@ def _from_claim(row: ClaimEntry, claim: Claim) -> None:
 
 #: kinds of test that stand beside a claim's measurement, never for it
 _BESIDE = ("drift", "citation", "placeholder", "audit")
+
+
+def _merge_order(t: ClaimEntry) -> tuple[bool, int]:
+    """Where a test's result is merged into its claim's: the checks beside it first, then the claim's
+    tests from the least severe outcome to the most."""
+    return t.kind not in _BESIDE, -SEVERITY.index(t.outcome or NOT_RUN)
 
 
 #: ``{claim id: 1-based line}`` of a registry file ({} when unreadable)

@@ -44,3 +44,13 @@ def test_a_skipped_rows_cause_is_that_of_the_skip_it_gives_the_reason_of():
     assert (r.outcome, r.reason, r.cause) == ("skipped", "no data", None)  # was: cause "weights"
     r = row(result("a", "skipped", None, "no data"), result("b", "skipped", "gpu", "needs a CUDA GPU"))
     assert (r.outcome, r.reason, r.cause) == ("skipped", "needs a CUDA GPU", "gpu")
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_row_shows_the_measurement_of_the_test_that_decided_it(order):
+    failed = result("a", "failed", reason="11 != 10", measured=11.0)
+    tests = [failed, result("b", "passed", measured=10.0)][::order]
+    r = row(*tests)
+    # was, with the failing test first: failed, beside the passing test's 10 (an exact match)
+    assert (r.outcome, r.measured) == ("failed", 11.0)
+    assert row(result("a", "passed", measured=9.0), result("b", "passed", measured=10.0)).measured == 10.0
