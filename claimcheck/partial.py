@@ -86,6 +86,7 @@ def _append_other_chapters(
             details={},
             duration_s=0.0,
             verdict_reason=None,
+            cause=None,
             drifted=False,
             plots=[],
         )

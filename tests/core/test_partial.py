@@ -255,3 +255,13 @@ def test_a_row_whose_outcome_is_unusable_is_not_kept(tmp_path):
     assert c01["outcome"] == "not-run" and "carried" not in c01 and c01["reason"] == NOT_SELECTED
     assert c02["outcome"] == "failed" and new["selection"]["carried"] == ["C02"]
     assert not parse_document(new, "again.json").issues
+
+
+def test_another_chapters_row_not_kept_keeps_no_earlier_skips_cause(tmp_path):
+    skipped = entry("C01", "skipped", None, reason="needs a CUDA GPU", cause="gpu")
+    old = write(tmp_path / "claims.json", _book(_in("cha", entry("C01")), _in("chb", skipped)))
+    quick = _book(_in("cha", entry("C01", measured=3.5)), chapters=("cha",))
+    quick["settings"]["size_profile"] = "quick"
+    row = {e["key"]: e for e in keep_unselected(quick, old)["claims"]}["chb:C01"]
+    assert row["outcome"] == "not-run" and "carried" not in row
+    assert "cause" not in row  # was: "gpu", a not-run row said to need a GPU
