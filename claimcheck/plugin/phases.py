@@ -15,7 +15,7 @@ from _pytest.outcomes import Skipped
 
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
-from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
+from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.results import ClaimEntry
 
 PHASE_ATTR = "claimcheck_phase"  # on a report: its test's entry as JSON values (xdist sends it on)
@@ -126,7 +126,8 @@ def phase_of(
     far with the outcome the phase decided ("" none) and the reason the claim's row gives for it, its
     duration, location and plots. ``decided``: the outcome the glue decided from the verdict; ``error``,
     its reason for an error; ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the
-    phase raised (the cause of an :class:`Unchecked` skip is kept in the entry)."""
+    phase raised (the cause of an :class:`Unchecked` skip and the facts of a failure's
+    :class:`~claimcheck.recorder.ClaimEnd` are kept in the entry)."""
     key = claim_key(item)
     if not key:
         return None
@@ -137,11 +138,13 @@ def phase_of(
         where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
-    if excinfo is not None and isinstance(excinfo.value, Unchecked):  # kept for the phases after it
-        result = item.stash[RESULT_KEY] = replace(result, cause=excinfo.value.cause)
+    raised, xfailed = excinfo.value if excinfo else None, getattr(report, "wasxfail", None)
+    if isinstance(raised, Unchecked):  # kept for the phases after it
+        result = item.stash[RESULT_KEY] = replace(result, cause=raised.cause)
+    if isinstance(raised, ClaimEnd) and xfailed is None:  # an expected failure's row says its own
+        result = item.stash[RESULT_KEY] = replace(result, **raised.facts)
     outcome = report_outcome(report, kind, result.verdict, decided, error)
     said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
-    xfailed = getattr(report, "wasxfail", None)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return replace(
         result,

@@ -11,7 +11,7 @@ import pytest
 from claimcheck import outcomes as oc
 from claimcheck.pages.manuscript_view import STATE_LABEL
 from claimcheck.recorder import VERDICT_KEY, ClaimEnd, ClaimRecorder, VerdictError
-from claimcheck.verdict import Verdict
+from claimcheck.verdict import Requirement, Verdict
 
 CSS = (Path(oc.__file__).parent / "pages" / "templates" / "page.css").read_text(encoding="utf-8")
 
@@ -69,14 +69,14 @@ def test_the_tables_derived_from_the_words():
     ],
 )
 def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
-    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
+    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%", needs=())
     item = SimpleNamespace(stash={})
     recorder = ClaimRecorder(claim, item, None, "test hardware")
     if raised is None:
-        recorder._settle(Verdict(outcome, 1.0, None), "message")
+        recorder._settle(Verdict(outcome, 1.0, None), Requirement(True, "message"))
     else:
         with pytest.raises(raised) as exc:
-            recorder._settle(Verdict(outcome, 1.0, "why"), "message")
+            recorder._settle(Verdict(outcome, 1.0, "why"), Requirement(False, "message"))
         if raised is ValueError:
             assert f"not {outcome!r}" in str(exc.value)
     assert item.stash[VERDICT_KEY].outcome == outcome
