@@ -78,6 +78,10 @@ class ClaimEnd(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest.f
     ``--claims-strict-timing``. ``facts``: what the claim's row says beside a failure, fields of its
     result (``hardware``, the machine it failed on; ``next_step``, what to do: none, the usual one)."""
 
+    # shown as pytest's own ("Failed: message"), whose module is builtins too
+    __module__ = "builtins"
+    __qualname__ = "Failed"
+
     def __init__(self, message: str, outcome: str, reason: str | None = None, **facts: str) -> None:
         super().__init__(message, pytrace=False)
         self.outcome = outcome

@@ -98,6 +98,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         _refuse_xfail(item, mark.kwargs.get("reason", ""))
 
 
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_setup")
+def pytest_runtest_setup_needs_kit(item: pytest.Item) -> Generator[None, None, None]:
+    """A kit module that a claim test's fixture cannot import is the claim's error (:func:`_needs_kit`)."""
+    try:
+        return (yield)
+    except BaseException as exc:
+        _needs_kit(item, exc)
+        raise
+
+
+def _needs_kit(item: pytest.Item, exc: BaseException) -> None:
+    """Raise a kit module that a claim test (or its fixture) could not import as the claim's error, in
+    one line without a traceback (a core-only install: the other claims run). Raises ClaimEnd."""
+    kit = missing_kit(exc) if _claim_test(item) else None
+    if kit:
+        raise ClaimEnd(f"{claim_marker_id(item)}: {kit}", ERROR) from None
+
+
 def _expected_fail(item: pytest.Item) -> str | None:
     """The ``expected_fail`` of a claim test's claim (None: none, or no such claim)."""
     reg, cid = registry_for(item.config, item.path), claim_marker_id(item)
@@ -132,6 +150,7 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, o
         _refuse_xfail(pyfuncitem, exc.msg or "")
         raise
     except BaseException as exc:
+        _needs_kit(pyfuncitem, exc)
         _end_as_verdict(pyfuncitem, exc)
         raise
     _end_as_verdict(pyfuncitem, None)
@@ -223,11 +242,7 @@ def pytest_runtest_makereport(
     verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
     if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
         decided = _claim_outcome(verdict, _call_outcome(report, call))
-    raised = report.failed and call.excinfo is not None
-    kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
-    if kit:  # a core-only install: one line, no traceback, the other claims run
-        report.longrepr = error = f"{claim_marker_id(item)}: {kit}"
-    elif raised and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
+    if report.failed and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
         if isinstance(exc, ClaimEnd):
             error = exc.reason if exc.outcome == ERROR else None
