@@ -118,3 +118,24 @@ def test_an_inconclusive_timing_fails_under_strict_timing_where_it_is_decided():
     assert (
         exc.value.outcome == oc.INCONCLUSIVE and str(exc.value) == "C01 (--claims-strict-timing): straddles"
     )
+
+
+@pytest.mark.parametrize(
+    "verdict, raised, failed, outcome",
+    [
+        (oc.PASSED, None, False, oc.PASSED),
+        (oc.PASSED, None, True, oc.ERROR),  # pytest failed it without an exception: a strict xpass
+        (oc.PASSED, pytest.skip.Exception("not here"), False, oc.SKIPPED),  # it chose not to decide
+        (oc.NEAR_TIE, pytest.skip.Exception("not here"), False, oc.SKIPPED),
+        (oc.FAILED, pytest.skip.Exception("not here"), False, oc.FAILED),
+        (oc.PASSED, AssertionError("no"), False, oc.FAILED),
+        (oc.NEAR_TIE, pytest.fail.Exception("no"), False, oc.FAILED),
+        (oc.PASSED, ClaimEnd("went on", oc.ERROR), False, oc.ERROR),
+        (oc.INCONCLUSIVE, ClaimEnd("strict", oc.INCONCLUSIVE), False, oc.INCONCLUSIVE),
+        (oc.NEAR_TIE, RuntimeError("broke"), False, oc.ERROR),
+    ],
+)
+def test_a_claim_tests_call_is_the_worse_of_its_verdict_and_what_it_raised(verdict, raised, failed, outcome):
+    from claimcheck.plugin.phases import claim_outcome
+
+    assert claim_outcome(verdict, raised, failed) == outcome
