@@ -1,7 +1,7 @@
-"""A claim test's set-up (a broken or unknown claim, or an xfail, errors before any measurement), its
-end (what its verdict raises, as :func:`claimcheck.outcomes.ends` says; raised here where the test
-ended otherwise, never rewritten in its report), its report's claim outcome and its warnings
-(recorded, not raised)."""
+"""A claim test's set-up (a broken or unknown claim, or an xfail, errors before any measurement; so
+does a kit module it cannot import), its end (what its verdict raises, as
+:func:`claimcheck.outcomes.ends` says; raised here where the test ended otherwise, never rewritten in
+its report), its report's entry (:func:`.phases.phase_of`) and its warnings (recorded, not raised)."""
 
 from __future__ import annotations
 
@@ -199,7 +199,8 @@ def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | Non
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """A claim test's report: why it raised, when not a verdict; as its test's :class:`~claimcheck.results.ClaimEntry` with its result and plots."""
+    """A claim test's report: why it raised, when not a verdict; as its test's
+    :class:`~claimcheck.results.ClaimEntry` with its result and plots."""
     report = yield
     claim_test = _claim_test(item)
     if claim_test:
