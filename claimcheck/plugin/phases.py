@@ -9,6 +9,7 @@ import contextlib
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.outcomes import Skipped
@@ -30,8 +31,9 @@ _CONTROL = (
 
 
 class Unchecked(Skipped):  # pytest.skip.Exception
-    """pytest's skip, with why the item cannot run here as a field: ``cause``, a key of
-    :data:`claimcheck.pages.words.CAUSES` (None: none given), kept in the claim's result."""
+    """pytest's skip, with why the item cannot run here as a fact of the claim's result (``facts``, as a
+    :class:`~claimcheck.recorder.ClaimEnd`'s): ``cause``, a key of :data:`claimcheck.pages.words.CAUSES`
+    (None: none given)."""
 
     # shown as pytest's own ("Skipped: why"), whose module is builtins too
     __module__ = "builtins"
@@ -39,7 +41,7 @@ class Unchecked(Skipped):  # pytest.skip.Exception
 
     def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
         super().__init__(reason, _use_item_location=_use_item_location)
-        self.cause = cause
+        self.facts: dict[str, Any] = {"cause": cause}
 
 
 def claim_key(item: pytest.Item) -> str | None:
@@ -152,10 +154,8 @@ def phase_of(
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
     raised, xfailed = excinfo.value if excinfo else None, getattr(report, "wasxfail", None)
-    if isinstance(raised, Unchecked):  # kept for the phases after it
-        result = item.stash[RESULT_KEY] = replace(result, cause=raised.cause)
-    if isinstance(raised, ClaimEnd) and xfailed is None:  # an expected failure's row says its own
-        result = item.stash[RESULT_KEY] = replace(result, **raised.facts)
+    if isinstance(raised, (Unchecked, ClaimEnd)) and xfailed is None:  # kept for the phases after it
+        result = item.stash[RESULT_KEY] = replace(result, **raised.facts)  # (an expected failure's: none)
     outcome = report_outcome(report, kind, result.verdict, error, raised)
     said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
