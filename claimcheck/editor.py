@@ -52,8 +52,11 @@ def apply_overrides(registry: Registry, overrides: dict[str, str]) -> set[str]:
     return found
 
 
-def drift_failure_message(drift: ClaimDrift, claim: Claim, measured: str | None, registry_path: str) -> str:
-    """The failure text of a claim's drift check: every failing quote with line and all three values."""
+def drift_failure_message(
+    drift: ClaimDrift, claim: Claim, measured: str | None, registry_path: str
+) -> tuple[str, str]:
+    """``(text, next step)`` of a claim's drift check's failure: every failing quote with line and all
+    three values, then what to do (the first of its ``next:`` lines is the row's next step)."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
     for q in drift.problems():
         if q.source:  # a citation: the quote against the chapter it quotes
@@ -69,22 +72,24 @@ def drift_failure_message(drift: ClaimDrift, claim: Claim, measured: str | None,
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
+    steps = []
     if any(q.source for q in drift.problems()):
-        lines.append(
-            f"  next: quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
+        steps.append(
+            f"quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
             "source, if its chapter is what changed)"
         )
     if not all(q.source for q in drift.problems()):
-        lines.append(
-            f"  next: if the manuscript is right, see whether the measurement supports the text's figure "
+        steps.append(
+            f"if the manuscript is right, see whether the measurement supports the text's figure "
             f"(claimcheck what-if --manuscript FILE, or what-if {claim.key}=VALUE) and update "
             f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
         )
-    return "\n".join(lines)
+    return "\n".join(lines + [f"  next: {step}" for step in steps]), steps[0] if steps else ""
 
 
-def audit_failure_message(check: ManuscriptCheck, limit: int = 40) -> str:
-    """The failure text of the number audit: coverage, unbound numbers with line and context."""
+def audit_failure_message(check: ManuscriptCheck, limit: int = 40) -> tuple[str, str]:
+    """``(text, next step)`` of the number audit's failure: coverage, unbound numbers with line and
+    context, then what to do."""
     a = check.audit
     lines = [
         f"number audit of {check.manuscript.path}: {a.total - a.count('unbound')} of {a.total} numbers "
@@ -94,11 +99,11 @@ def audit_failure_message(check: ManuscriptCheck, limit: int = 40) -> str:
     if len(a.unbound()) > limit:
         lines.append(f"  ... and {len(a.unbound()) - limit} more")
     lines += [f"  waiver problem: {w}" for w in a.problems]
-    lines.append(
-        "  next: bind each number to its claim (a claim's locator or quotes) or waive it with a reason "
+    step = (
+        "bind each number to its claim (a claim's locator or quotes) or waive it with a reason "
         "([[waivers]] in the registry)"
     )
-    return "\n".join(lines)
+    return "\n".join([*lines, f"  next: {step}"]), step
 
 
 def format_check(

@@ -71,15 +71,22 @@ class VerdictError(Exception):
 
 
 class ClaimEnd(pytest.fail.Exception):  # type: ignore[name-defined]  # pytest.fail.Exception is a class
-    """A claim test ended as a failure in pytest's terms (its message, no traceback) whose claim
-    outcome is ``outcome``: ``error`` for a test that cannot stand for its claim (it xfailed, or went on
-    without a verdict or past one; ``reason``: the row's words when not the message), ``inconclusive``
-    for an undecided timing under ``--claims-strict-timing``."""
+    """A claim's test or check ended as a failure in pytest's terms (its message, no traceback) whose
+    claim outcome is ``outcome``: ``failed`` for a verdict that the claim does not hold, ``error`` for a
+    test that cannot stand for its claim (it xfailed, or went on without a verdict or past one;
+    ``reason``: the row's words when not the message), ``inconclusive`` for an undecided timing under
+    ``--claims-strict-timing``. ``facts``: what the claim's row says beside a failure, fields of its
+    result (``hardware``, the machine it failed on; ``next_step``, what to do: none, the usual one)."""
 
-    def __init__(self, message: str, outcome: str, reason: str | None = None) -> None:
+    # shown as pytest's own ("Failed: message"), whose module is builtins too
+    __module__ = "builtins"
+    __qualname__ = "Failed"
+
+    def __init__(self, message: str, outcome: str, reason: str | None = None, **facts: str) -> None:
         super().__init__(message, pytrace=False)
         self.outcome = outcome
         self.reason = message if reason is None else reason
+        self.facts: dict[str, Any] = facts  # read by name into the result (dataclasses.replace)
 
 
 def strict_timing_message(claim_id: str, verdict: Verdict) -> str:
@@ -282,7 +289,7 @@ class ClaimRecorder:
         :data:`claimcheck.pages.words.CAUSES`. Raises pytest.skip.Exception."""
         __tracebackhide__ = True
         self._add(details)
-        self._settle(Verdict(SKIPPED, None, reason, cause=cause), reason)
+        self._settle(Verdict(SKIPPED, None, reason, cause=cause))
 
     def decide(self, evidence: Evidence, **details: Any) -> None:
         """Have ``evidence`` judged (:func:`claimcheck.verdict.judge`), record the verdict with ``details``
@@ -293,18 +300,14 @@ class ClaimRecorder:
         if verdict.details.get("failed_condition"):
             self.details.setdefault("failed_conditions", []).append(verdict.details["failed_condition"])
         self._add({k: v for k, v in verdict.details.items() if k != "failed_condition"})
-        if verdict.outcome == FAILED and isinstance(evidence, Requirement):
-            message = (
-                f"{self.claim.id}: {verdict.reason}\n  hardware: {self._hardware}{_load_note(self.claim)}"
-            )
-        else:
-            message = self._message(verdict.value, verdict.reason)
-        self._settle(verdict, message)
+        self._settle(verdict, evidence)
 
     def _add(self, details: Mapping) -> None:
         self.details.update({k: _jsonable(v) for k, v in details.items()})
 
-    def _settle(self, verdict: Verdict, message: str) -> None:
+    def _settle(self, verdict: Verdict, evidence: Evidence | None = None) -> None:
+        """Keep ``verdict`` of ``evidence`` (the standing one is the worst) and end the test its way.
+        Raises ClaimEnd, VerdictError or pytest.skip.Exception."""
         __tracebackhide__ = True
         if verdict.value is not None:
             self._last_value = verdict.value
@@ -318,7 +321,7 @@ class ClaimRecorder:
         if end == "fail" and verdict.outcome == INCONCLUSIVE:
             raise ClaimEnd(strict_timing_message(self.claim.id, verdict), INCONCLUSIVE)
         if end == "fail":
-            raise pytest.fail.Exception(message, pytrace=False)
+            raise self._failure(verdict, evidence)
         if end == "skip":
             raise pytest.skip.Exception(verdict.reason or "skipped", _use_item_location=True)
         if end == "error":
@@ -347,8 +350,13 @@ class ClaimRecorder:
         own = {"stated": self.claim.stated, "unit": self.claim.unit, "tolerance": self.claim.tolerance_text}
         return {k: self._form.get(k, v) for k, v in own.items()}
 
-    def _message(self, value: Any, failure: str | None) -> str:
-        c = self.claim
+    def _failure(self, verdict: Verdict, evidence: Evidence | None) -> ClaimEnd:
+        """What a failed ``verdict`` of ``evidence`` raises: its message, with the hardware it failed on
+        and, for a measured value's, the next step."""
+        c, value, failure = self.claim, verdict.value, verdict.reason
+        hardware = f"{self._hardware}{_load_note(c)}"
+        if isinstance(evidence, Requirement):
+            return ClaimEnd(f"{c.id}: {failure}\n  hardware: {hardware}", FAILED, hardware=hardware)
         if self.model:
             t = self._terms()
             lines = [
@@ -358,7 +366,7 @@ class ClaimRecorder:
                 f"  tolerance: {t['tolerance']} -> {failure}",
                 f"  hardware:  {self._hardware}",
             ]
-            return "\n".join(log_line(line) for line in lines)
+            return ClaimEnd("\n".join(log_line(line) for line in lines), FAILED, hardware=self._hardware)
         lines = [
             f"{c.id} does not hold: {c.title}",
             f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
@@ -371,10 +379,14 @@ class ClaimRecorder:
             diff = (value.mid if isinstance(value, Interval) else float(value)) - stated
             rel = f" ({diff / stated:+.2%})" if stated else ""
             lines.append(f"  difference: {diff:+.5g} {c.unit}{rel}".rstrip())
+        next_step = (
+            f"if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
+            "the chapter's figure does not hold on this runner: report it to the author."
+        )
         lines += [
             f"  tolerance: {c.tolerance_text} -> {failure}",
-            f"  hardware:  {self._hardware}{_load_note(c)}",
-            f"  next: if the text changed, update 'stated' of {c.id} in {c.path}; if not, "
-            f"the chapter's figure does not hold on this runner: report it to the author.",
+            f"  hardware:  {hardware}",
+            f"  next: {next_step}",
         ]
-        return "\n".join(log_line(line) for line in lines)
+        text = "\n".join(log_line(line) for line in lines)
+        return ClaimEnd(text, FAILED, hardware=hardware, next_step=next_step)

@@ -139,7 +139,7 @@ def _fold(row: ClaimEntry, nodeid: str, t: ClaimEntry) -> None:
         return
     if SEVERITY.index(outcome) <= SEVERITY.index(row.outcome):
         if not (row.outcome == ERROR and outcome == ERROR):  # else the registry's reason stays
-            row.reason = t.reason
+            row.reason, row.hardware, row.next_step = t.reason, t.hardware, t.next_step
         row.outcome = outcome
         # a failure's reason: the verdict of the test that decided it, not pytest's words; a skip's
         # cause: that of the skip it gives the reason of
@@ -169,11 +169,13 @@ def as_good_as_sources(entries: list[ClaimEntry]) -> None:
         if (
             not entry.stated and entry.outcome == PASSED
         ):  # it matched no number of its own: it holds as its source
-            entry.outcome, entry.cause = source.outcome, source.cause
+            entry.outcome, entry.cause, entry.hardware = source.outcome, source.cause, source.hardware
+            entry.next_step = source.next_step
             entry.reason = f"quotes {source.key}, with no number of its own, and follows it: {said}"
         elif source.outcome in AS_A_SOURCE and entry.outcome in AS_A_SOURCE:
             if AS_A_SOURCE.index(source.outcome) < AS_A_SOURCE.index(entry.outcome):
-                entry.outcome, entry.cause = source.outcome, source.cause
+                entry.outcome, entry.cause, entry.hardware = source.outcome, source.cause, source.hardware
+                entry.next_step = source.next_step
                 entry.reason = f"quotes {source.key}, {said}"
 
     for entry in entries:

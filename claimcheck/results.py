@@ -344,6 +344,8 @@ class ClaimEntry(_Record):
     tolerance: str | None = None
     reason: str = ""
     cause: str | None = None  # a skip's: why it cannot be checked here, a key of pages.words.CAUSES
+    hardware: str = ""  # a failure's: the machine it failed on, as the recorder's message says it
+    next_step: str = ""  # a failure's: what to do next, set where it was decided ("": the usual)
     needs: list[str] | None = None
     locator: str | None = None
     runner_bound: str | None = None
@@ -368,7 +370,7 @@ class ClaimEntry(_Record):
     kind: str | None = None  # a test's kind: None (a claim test), drift, citation, placeholder, audit...
     said: str = ""  # a phase's own words (pytest's), for pytest-html's Verdict column
     _OMIT = ("selected", "carried")
-    _OMIT_EMPTY = ("formula", "cites", "cause")
+    _OMIT_EMPTY = ("formula", "cites", "cause", "hardware", "next_step")
     _UNWRITTEN = ("extra", *_TEST_ONLY)
 
     @property

@@ -50,7 +50,7 @@ class Row:
     drift: str = ""
     text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
     form: manuscript_view.FigureForm | None = None  # where it holds in another form than the chapter's figure
-    hardware: str = ""  # a failed row: the hardware it failed on, as its message says
+    hardware: str = ""  # a failed row: the hardware it failed on
     next_step: str = ""  # a failed row: what to do next
 
     @property
@@ -173,20 +173,15 @@ def within(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool
 
 
 def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
-    """``(hardware, next step)`` of a failed row, from the lines its failure message (``reason``)
-    gives them (``hardware: ...``, ``next: ...``); a failure without a next step gets the usual one."""
+    """``(hardware, next step)`` of a failed row: its result's fields (set where the failure was
+    decided, never read from its message); a failure without a next step gets the usual one."""
     if entry.outcome != oc.FAILED:
         return "", ""
-    said = {}
-    for line in entry.reason.splitlines():
-        name, sep, text = line.strip().partition(":")
-        if sep and name in ("hardware", "next") and name not in said:
-            said[name] = text.strip()
     usual = (
         f"if the text changed, update {entry.id}'s entry in its registry; if not, the chapter's "
         "figure does not hold on this runner: report it to the author"
     )
-    return said.get("hardware", ""), said.get("next") or usual
+    return entry.hardware, entry.next_step or usual
 
 
 def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None) -> Row:

@@ -34,7 +34,7 @@ from claimcheck.plugin.state import (
     skip_here,
     stated_result,
 )
-from claimcheck.recorder import CLAIM_KEY, KIND_KEY, RESULT_KEY
+from claimcheck.recorder import CLAIM_KEY, KIND_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.registry import Registry, RegistryIssue, other_chapters
 from claimcheck.verdict import formula_evidence
 
@@ -46,10 +46,6 @@ class RegistryIssueError(Exception):
     pass
 
 
-class ManuscriptDriftError(AssertionError):
-    """A drift or audit finding: the verdict of a drift check (so ``failed``, not ``error``)."""
-
-
 class ModuleError(Exception):
     pass
 
@@ -58,7 +54,7 @@ class RegistryItem(pytest.Item):
     """An item of ours, not a claim test (its outcome comes from the registry or the manuscript): a
     failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
 
-    _SHOWN: ClassVar[dict[type, str]] = {ManuscriptDriftError: "", ModuleError: ""}
+    _SHOWN: ClassVar[dict[type, str]] = {ClaimEnd: "", ModuleError: ""}
 
     def __init__(
         self, *, kind: str, claim_id: str | None = None, key: str | None = None, **kwargs: Any
@@ -236,7 +232,8 @@ class DriftItem(RegistryItem):
         details = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
         self.stash[RESULT_KEY] = stated_result(claim, details=details)
         if drift.failed:
-            raise ManuscriptDriftError(drift_failure_message(drift, claim, measured, reg.path))
+            text, step = drift_failure_message(drift, claim, measured, reg.path)
+            raise ClaimEnd(text, FAILED, next_step=step)
 
 
 class AuditItem(RegistryItem):
@@ -248,7 +245,8 @@ class AuditItem(RegistryItem):
     def runtest(self) -> None:
         check = manuscript_check(self.config, self.path)
         if check.audit.failed:
-            raise ManuscriptDriftError(audit_failure_message(check))
+            text, step = audit_failure_message(check)
+            raise ClaimEnd(text, FAILED, next_step=step)
 
 
 class CitationItem(RegistryItem):
@@ -258,7 +256,7 @@ class CitationItem(RegistryItem):
 
     claim_id: str
 
-    _SHOWN = {RegistryIssueError: "registry error: ", ManuscriptDriftError: ""}
+    _SHOWN = {RegistryIssueError: "registry error: ", ClaimEnd: ""}
 
     def __init__(self, *, verdict: bool, **kwargs: Any) -> None:
         super().__init__(kind="citation" if verdict else "drift", **kwargs)
@@ -288,17 +286,17 @@ class CitationItem(RegistryItem):
         if citation.registry_problem:  # the registry is wrong, not the quote: an error
             raise RegistryIssueError(f"{reg.path}: claim {claim.id}: field 'cites': {citation.words}")
         if citation.failed:
-            raise ManuscriptDriftError(
-                drift_failure_message(ClaimDrift(claim.id, (quote,)), claim, None, reg.path)
-            )
+            text, step = drift_failure_message(ClaimDrift(claim.id, (quote,)), claim, None, reg.path)
+            raise ClaimEnd(text, FAILED, next_step=step)
         if not self.verdict:
             return
         if citation.status == "not-in-book":
             skip_here(f"{NOT_IN_BOOK}: it quotes {citation.source}, kept as printed")
         # one of its tests failed here: the source fails, wherever the rest ran
         if outcome in (FAILED, ERROR):
-            raise ManuscriptDriftError(
-                f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}"
+            raise ClaimEnd(
+                f"{claim.id} quotes {citation.source} ({citation.figure}), which {outcome} in this run: {why}",
+                FAILED,
             )
         if self._elsewhere(citation.source):  # a pass seen here says nothing of the tests run elsewhere
             skip_here(

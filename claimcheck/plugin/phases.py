@@ -9,13 +9,14 @@ import contextlib
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _pytest.outcomes import Skipped
 
 from claimcheck.keys import split as split_key
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED
-from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY
+from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED, worse
+from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.results import ClaimEntry
 
 PHASE_ATTR = "claimcheck_phase"  # on a report: its test's entry as JSON values (xdist sends it on)
@@ -30,8 +31,9 @@ _CONTROL = (
 
 
 class Unchecked(Skipped):  # pytest.skip.Exception
-    """pytest's skip, with why the item cannot run here as a field: ``cause``, a key of
-    :data:`claimcheck.pages.words.CAUSES` (None: none given), kept in the claim's result."""
+    """pytest's skip, with why the item cannot run here as a fact of the claim's result (``facts``, as a
+    :class:`~claimcheck.recorder.ClaimEnd`'s): ``cause``, a key of :data:`claimcheck.pages.words.CAUSES`
+    (None: none given)."""
 
     # shown as pytest's own ("Skipped: why"), whose module is builtins too
     __module__ = "builtins"
@@ -39,7 +41,7 @@ class Unchecked(Skipped):  # pytest.skip.Exception
 
     def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
         super().__init__(reason, _use_item_location=_use_item_location)
-        self.cause = cause
+        self.facts: dict[str, Any] = {"cause": cause}
 
 
 def claim_key(item: pytest.Item) -> str | None:
@@ -84,28 +86,43 @@ def report_reason(report: pytest.TestReport, error: str | None) -> str:
     return _XDIST_WORKER_LINE.sub("", text, count=1).strip()
 
 
+def claim_outcome(verdict: str, raised: BaseException | None, failed: bool = False) -> str:
+    """The outcome of a claim test's call that raised ``raised`` (None: it returned; ``failed``: pytest
+    failed it all the same, a strict xpass) after a verdict of ``verdict``: the worse of the two, but a
+    skip after a check that held is a skip (the test chose not to decide the claim). By itself a call
+    says: ``failed`` for ``pytest.fail`` or ``assert``, ``skipped`` for a skip, a
+    :class:`~claimcheck.recorder.ClaimEnd`'s outcome, ``error`` for anything else."""
+    if isinstance(raised, ClaimEnd):
+        said = raised.outcome
+    elif isinstance(raised, pytest.skip.Exception):
+        said = SKIPPED
+    elif isinstance(raised, (pytest.fail.Exception, AssertionError)):
+        said = FAILED
+    else:
+        said = ERROR if raised is not None or failed else PASSED
+    return SKIPPED if said == SKIPPED and verdict in (PASSED, NEAR_TIE) else worse(verdict, said)
+
+
 def report_outcome(
     report: pytest.TestReport,
     kind: str | None,
     verdict: str | None,
-    decided: str | None,
     error: str | None,
+    raised: BaseException | None,
 ) -> str | None:
-    """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a call
-    phase carries the outcome :mod:`.running` ``decided`` from the verdict; the other branches are what
-    pytest alone says (a fixture's error, a skip in setup, a placeholder); ``error``: the glue's reason
-    for an error; ``verdict``: the test's standing verdict's word."""
-    if decided and report.when == "call" and not hasattr(report, "wasxfail"):
-        return decided
+    """One pytest ``TestReport`` (one phase) as a claim outcome, or None when uninformative: a claim
+    test's call with a verdict (``verdict``, its standing verdict's word) is :func:`claim_outcome` of
+    what it ``raised``; the other branches are what pytest alone says (a fixture's error, a skip in
+    setup, a placeholder); ``error``: the glue's reason for an error."""
+    xfailed = hasattr(report, "wasxfail")
+    if report.when == "call" and kind is None and verdict and not xfailed:
+        return claim_outcome(verdict, raised, report.failed)
     if verdict == INCONCLUSIVE and report.skipped:
         return INCONCLUSIVE
     if kind == "placeholder":
         return NOT_RUN if report.skipped else None
-    # a test the registry expects to fail (expected_fail): its verdict decides
-    if hasattr(report, "wasxfail"):
+    if xfailed:  # a test the registry expects to fail (expected_fail): its verdict decides
         return verdict if verdict in (FAILED, PASSED, NEAR_TIE) else ERROR
-    if report.when == "call" and report.passed and verdict == NEAR_TIE:
-        return NEAR_TIE
     if report.failed:
         own = kind not in ("registry-error", "module-error") and not error
         return FAILED if report.when == "call" and own else ERROR
@@ -117,16 +134,15 @@ def report_outcome(
 def phase_of(
     item: pytest.Item,
     report: pytest.TestReport,
-    decided: str | None = None,
     error: str | None = None,
     expected_fail: str | None = None,
     excinfo: pytest.ExceptionInfo[BaseException] | None = None,
 ) -> ClaimEntry | None:
     """The entry of ``item``'s test for the phase of ``report`` (None: it names no claim): its result so
     far with the outcome the phase decided ("" none) and the reason the claim's row gives for it, its
-    duration, location and plots. ``decided``: the outcome the glue decided from the verdict; ``error``,
-    its reason for an error; ``expected_fail``, the claim's, for an xfailed test; ``excinfo``, what the
-    phase raised (the cause of an :class:`Unchecked` skip is kept in the entry)."""
+    duration, location and plots. ``error``: the glue's reason for an error; ``expected_fail``, the
+    claim's, for an xfailed test; ``excinfo``, what the phase raised (the cause of an :class:`Unchecked`
+    skip and the facts of a failure's :class:`~claimcheck.recorder.ClaimEnd` are kept in the entry)."""
     key = claim_key(item)
     if not key:
         return None
@@ -137,11 +153,11 @@ def phase_of(
         where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
-    if excinfo is not None and isinstance(excinfo.value, Unchecked):  # kept for the phases after it
-        result = item.stash[RESULT_KEY] = replace(result, cause=excinfo.value.cause)
-    outcome = report_outcome(report, kind, result.verdict, decided, error)
+    raised, xfailed = excinfo.value if excinfo else None, getattr(report, "wasxfail", None)
+    if isinstance(raised, (Unchecked, ClaimEnd)) and xfailed is None:  # kept for the phases after it
+        result = item.stash[RESULT_KEY] = replace(result, **raised.facts)  # (an expected failure's: none)
+    outcome = report_outcome(report, kind, result.verdict, error, raised)
     said = report_reason(report, error) if outcome not in (None, PASSED, NEAR_TIE) else ""
-    xfailed = getattr(report, "wasxfail", None)
     plots = item.stash.get(PLOTS_KEY, None) if report.when == "call" else None
     return replace(
         result,

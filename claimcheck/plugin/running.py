@@ -1,7 +1,7 @@
-"""A claim test's set-up (a broken or unknown claim, or an xfail, errors before any measurement), its
-end (what its verdict raises, as :func:`claimcheck.outcomes.ends` says; raised here where the test
-ended otherwise, never rewritten in its report), its report's claim outcome and its warnings
-(recorded, not raised)."""
+"""A claim test's set-up (a broken or unknown claim, or an xfail, errors before any measurement; so
+does a kit module it cannot import), its end (what its verdict raises, as
+:func:`claimcheck.outcomes.ends` says; raised here where the test ended otherwise, never rewritten in
+its report), its report's entry (:func:`.phases.phase_of`) and its warnings (recorded, not raised)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from dataclasses import replace
 
 import pytest
 
-from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, PASSED, PYTEST, SKIPPED, ends, worse
+from claimcheck.outcomes import ERROR, INCONCLUSIVE, NEAR_TIE, PYTEST, ends
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
-from claimcheck.plugin.phases import PHASE_ATTR, exception_reason, phase_of, phase_on
+from claimcheck.plugin.phases import PHASE_ATTR, claim_outcome, exception_reason, phase_of, phase_on
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
 from claimcheck.recorder import (
     RECORD_KEY,
@@ -25,7 +25,6 @@ from claimcheck.recorder import (
     strict_timing_message,
 )
 from claimcheck.results import ClaimEntry
-from claimcheck.verdict import Verdict
 
 WARNINGS_KEY = pytest.StashKey[list]()  # the warnings caught while a claim test runs (setup to teardown)
 _CHECKS = (DriftItem, AuditItem, FormulaItem, CitationItem)  # the core's checks: an exception is an error
@@ -98,6 +97,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         _refuse_xfail(item, mark.kwargs.get("reason", ""))
 
 
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_setup")
+def pytest_runtest_setup_needs_kit(item: pytest.Item) -> Generator[None, None, None]:
+    """A kit module that a claim test's fixture cannot import is the claim's error (:func:`_needs_kit`)."""
+    try:
+        return (yield)
+    except BaseException as exc:
+        _needs_kit(item, exc)
+        raise
+
+
+def _needs_kit(item: pytest.Item, exc: BaseException) -> None:
+    """Raise a kit module that a claim test (or its fixture) could not import as the claim's error, in
+    one line without a traceback (a core-only install: the other claims run). Raises ClaimEnd."""
+    kit = missing_kit(exc) if _claim_test(item) else None
+    if kit:
+        raise ClaimEnd(f"{claim_marker_id(item)}: {kit}", ERROR) from None
+
+
 def _expected_fail(item: pytest.Item) -> str | None:
     """The ``expected_fail`` of a claim test's claim (None: none, or no such claim)."""
     reg, cid = registry_for(item.config, item.path), claim_marker_id(item)
@@ -132,36 +149,17 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, o
         _refuse_xfail(pyfuncitem, exc.msg or "")
         raise
     except BaseException as exc:
+        _needs_kit(pyfuncitem, exc)
         _end_as_verdict(pyfuncitem, exc)
         raise
     _end_as_verdict(pyfuncitem, None)
     return returned
 
 
-def _ended_as(exc: BaseException | None) -> str:
-    """What a call ending with ``exc`` (None: it returned) says by itself: ``pytest.fail`` or
-    ``assert`` failed, a skip skipped, a :class:`ClaimEnd` its outcome, anything else error."""
-    if exc is None:
-        return PASSED
-    if isinstance(exc, pytest.skip.Exception):
-        return SKIPPED
-    if isinstance(exc, ClaimEnd):
-        return exc.outcome
-    return FAILED if isinstance(exc, (pytest.fail.Exception, AssertionError)) else ERROR
-
-
-def _claim_outcome(verdict: Verdict, said: str) -> str:
-    """The outcome of a call that said ``said`` by itself after ``verdict``: the worse of the two (a
-    skip after a check that held: the test chose not to decide the claim)."""
-    if said == SKIPPED and verdict.outcome in (PASSED, NEAR_TIE):
-        return SKIPPED
-    return worse(verdict.outcome, said)
-
-
 def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
     """Raise what the standing verdict says where the call ended with ``exc`` (None: it returned) in
-    other terms than the verdict's, unless the call itself was worse. Raises ClaimEnd,
-    pytest.fail.Exception or pytest.skip.Exception."""
+    other terms than the verdict's, unless the call itself was worse (:func:`.phases.claim_outcome`).
+    Raises ClaimEnd or pytest.skip.Exception."""
     __tracebackhide__ = True
     verdict, cid = item.stash.get(VERDICT_KEY, None), claim_marker_id(item)
     if verdict is None:
@@ -172,8 +170,7 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
                 ERROR,
             )
         return
-    said = _ended_as(exc)
-    outcome = _claim_outcome(verdict, said)
+    outcome = claim_outcome(verdict.outcome, exc)
     strict = item.config.stash[STATE].settings.strict_timing
     end = ends(outcome, strict)
     ended = "passed" if exc is None else "skipped" if isinstance(exc, pytest.skip.Exception) else "failed"
@@ -188,9 +185,7 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
         f"{cid}: the claim's verdict was '{outcome}' ({reason}), but the test went on: "
         "a claim test must not catch the verdict's exception"
     )
-    if outcome == ERROR:  # the test caught the error verdict's exception
-        raise ClaimEnd(went_on, ERROR, reason)
-    raise pytest.fail.Exception(went_on, pytrace=False)
+    raise ClaimEnd(went_on, outcome, reason)  # the test caught the verdict's exception
 
 
 def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | None:
@@ -200,34 +195,19 @@ def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | Non
     return None
 
 
-def _call_outcome(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
-    """What a call phase said by itself (:func:`_ended_as` of what it raised)."""
-    if report.passed:
-        return PASSED
-    if report.skipped:
-        return SKIPPED
-    return _ended_as(call.excinfo.value) if call.excinfo is not None else ERROR
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """A claim test's report: the claim outcome its call decided beside its verdict; why it raised,
-    when not a verdict; as its test's :class:`~claimcheck.results.ClaimEntry` with its result and plots."""
+    """A claim test's report: why it raised, when not a verdict; as its test's
+    :class:`~claimcheck.results.ClaimEntry` with its result and plots."""
     report = yield
     claim_test = _claim_test(item)
     if claim_test:
         _record_warnings(item)
     expected = _expected_fail_of(item, report) if claim_test else None
-    verdict, decided, error = item.stash.get(VERDICT_KEY, None), None, None
-    if report.when == "call" and claim_test and verdict is not None and not hasattr(report, "wasxfail"):
-        decided = _claim_outcome(verdict, _call_outcome(report, call))
-    raised = report.failed and call.excinfo is not None
-    kit = missing_kit(call.excinfo.value) if raised and claim_test and call.excinfo else None
-    if kit:  # a core-only install: one line, no traceback, the other claims run
-        report.longrepr = error = f"{claim_marker_id(item)}: {kit}"
-    elif raised and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
+    error = None
+    if report.failed and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
         if isinstance(exc, ClaimEnd):
             error = exc.reason if exc.outcome == ERROR else None
@@ -235,7 +215,7 @@ def pytest_runtest_makereport(
             error = str(exc)
         else:  # raised, not a verdict: the claim's row says error, with the type and message
             error = exception_reason(call.excinfo, call.when)
-    _send_phase(item, report, phase_of(item, report, decided, error, expected, call.excinfo))
+    _send_phase(item, report, phase_of(item, report, error, expected, call.excinfo))
     return report
 
 

@@ -11,7 +11,7 @@ import pytest
 from claimcheck import outcomes as oc
 from claimcheck.pages.manuscript_view import STATE_LABEL
 from claimcheck.recorder import VERDICT_KEY, ClaimEnd, ClaimRecorder, VerdictError
-from claimcheck.verdict import Verdict
+from claimcheck.verdict import Requirement, Verdict
 
 CSS = (Path(oc.__file__).parent / "pages" / "templates" / "page.css").read_text(encoding="utf-8")
 
@@ -69,14 +69,14 @@ def test_the_tables_derived_from_the_words():
     ],
 )
 def test_a_verdict_ends_the_test_as_its_word_says(outcome, raised):
-    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%")
+    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="rel:5%", needs=())
     item = SimpleNamespace(stash={})
     recorder = ClaimRecorder(claim, item, None, "test hardware")
     if raised is None:
-        recorder._settle(Verdict(outcome, 1.0, None), "message")
+        recorder._settle(Verdict(outcome, 1.0, None), Requirement(True, "message"))
     else:
         with pytest.raises(raised) as exc:
-            recorder._settle(Verdict(outcome, 1.0, "why"), "message")
+            recorder._settle(Verdict(outcome, 1.0, "why"), Requirement(False, "message"))
         if raised is ValueError:
             assert f"not {outcome!r}" in str(exc.value)
     assert item.stash[VERDICT_KEY].outcome == outcome
@@ -118,3 +118,24 @@ def test_an_inconclusive_timing_fails_under_strict_timing_where_it_is_decided():
     assert (
         exc.value.outcome == oc.INCONCLUSIVE and str(exc.value) == "C01 (--claims-strict-timing): straddles"
     )
+
+
+@pytest.mark.parametrize(
+    "verdict, raised, failed, outcome",
+    [
+        (oc.PASSED, None, False, oc.PASSED),
+        (oc.PASSED, None, True, oc.ERROR),  # pytest failed it without an exception: a strict xpass
+        (oc.PASSED, pytest.skip.Exception("not here"), False, oc.SKIPPED),  # it chose not to decide
+        (oc.NEAR_TIE, pytest.skip.Exception("not here"), False, oc.SKIPPED),
+        (oc.FAILED, pytest.skip.Exception("not here"), False, oc.FAILED),
+        (oc.PASSED, AssertionError("no"), False, oc.FAILED),
+        (oc.NEAR_TIE, pytest.fail.Exception("no"), False, oc.FAILED),
+        (oc.PASSED, ClaimEnd("went on", oc.ERROR), False, oc.ERROR),
+        (oc.INCONCLUSIVE, ClaimEnd("strict", oc.INCONCLUSIVE), False, oc.INCONCLUSIVE),
+        (oc.NEAR_TIE, RuntimeError("broke"), False, oc.ERROR),
+    ],
+)
+def test_a_claim_tests_call_is_the_worse_of_its_verdict_and_what_it_raised(verdict, raised, failed, outcome):
+    from claimcheck.plugin.phases import claim_outcome
+
+    assert claim_outcome(verdict, raised, failed) == outcome

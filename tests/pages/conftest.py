@@ -182,6 +182,7 @@ def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, 
             "tolerance": c.tolerance_text,
             "reason": extra.pop("reason", ""),
             **({"cause": extra.pop("cause")} if "cause" in extra else {}),  # as a run writes a skip's
+            **{k: extra.pop(k) for k in ("hardware", "next_step") if k in extra},  # and a failure's facts
             "needs": list(c.needs),
             "locator": c.locator,
             "runner_bound": c.runner,

@@ -251,24 +251,50 @@ def test_no_drift_no_drift_marks(full_run, parse):
 
 
 def test_a_failed_row_says_the_hardware_and_the_next_step(make_run, tmp_path):
-    """The failure message's hardware and next step were only in the JSON and the terminal."""
+    """The failure's hardware and next step are its result's fields, never read from its message."""
     message = (
         "C03 does not hold: KV cache per token\n  chapter:   36 KiB/token\n  measured:  37 KiB/token\n"
         "  tolerance: printed -> 37 is outside [35.5, 36.5]\n  hardware:  AMD EPYC (2 cores, 24 GiB, no GPU)\n"
         "  next: if the text changed, update 'stated' of C03 in claims/ch15/claims.toml; if not, report it"
     )
+    facts = {
+        "hardware": "AMD EPYC (2 cores, 24 GiB, no GPU)",
+        "next_step": "if the text changed, update 'stated' of C03 in claims/ch15/claims.toml; if not, report it",
+    }
     path = make_run(
         tmp_path / "reports",
         with_plots=False,
         results=RESULTS
-        | {"C03": ("failed", 37.0, {"reason": message, "verdict_reason": "37 is outside [35.5, 36.5]"})},
+        | {
+            "C03": (
+                "failed",
+                37.0,
+                {"reason": message, "verdict_reason": "37 is outside [35.5, 36.5]", **facts},
+            )
+        },
     )
     page = render(path)
     c03 = page[page.index('id="claim-ch15-C03"') :]
     c03 = c03[: c03.index("</tbody>")]
     assert '<div class="facts">hardware: AMD EPYC (2 cores, 24 GiB, no GPU)</div>' in c03
     assert "next: if the text changed, update &#39;stated&#39; of C03 in claims/ch15/claims.toml" in c03
-    c16 = page[page.index('id="claim-ch15-C16"') :]  # failed without those lines: the usual next step
+    c16 = page[page.index('id="claim-ch15-C16"') :]  # failed without those fields: the usual next step
     assert "next: if the text changed, update C16&#39;s entry in its registry" in c16[: c16.index("</tbody>")]
     c05 = page[page.index('id="claim-ch15-C05"') :]
     assert 'class="facts"' not in c05[: c05.index("</tbody>")]  # passed: nothing to do
+
+
+def test_a_next_line_in_a_failure_message_is_not_the_next_step(make_run, tmp_path):
+    """A failure whose message (a test's own assert, say) has "hardware: ..." and "next: ..." lines but no
+    such fields: the row gives no hardware and the usual next step, never the message's words."""
+    message = "C03: the cache grew\n  hardware: a machine the test names\n  next: X marks the spot"
+    path = make_run(
+        tmp_path / "reports",
+        with_plots=False,
+        results=RESULTS | {"C03": ("failed", 37.0, {"reason": message})},
+    )
+    page = render(path)
+    c03 = page[page.index('id="claim-ch15-C03"') :]
+    c03 = c03[: c03.index("</tbody>")]
+    assert "next: if the text changed, update C03&#39;s entry in its registry" in c03
+    assert '<div class="facts">next: X' not in c03 and '<div class="facts">hardware' not in c03

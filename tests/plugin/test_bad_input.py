@@ -271,6 +271,37 @@ def test_a_test_that_raises_is_an_error_not_a_failure(project):
     assert 'class="badge o-error"' in c04 and "RuntimeError: the GPU driver went away" in c04
 
 
+def test_a_claim_that_needs_the_kit_errors_in_one_line_wherever_the_import_fails(project):
+    """A core-only install: a fixture's or a test's import of a kit module (torch) is the claim's error,
+    one line naming the extra, never a traceback."""
+    project.write(
+        "test_b.py",
+        """
+        import pytest
+
+        @pytest.fixture
+        def model():
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+        @pytest.mark.claim("C03")
+        def test_c03(claim, model):
+            claim.check(8)
+
+        @pytest.mark.claim("C04")
+        def test_c04(claim):
+            raise ModuleNotFoundError("No module named 'torch.nn'", name="torch.nn")
+        """,
+    )
+    result = project.run()
+    needs = "needs the `claims` extra: pip install 'claimcheck[claims]' (no module named 'torch' here)"
+    rows = project.report().claims
+    for cid in ("C03", "C04"):
+        assert (rows[cid]["outcome"], rows[cid]["reason"]) == ("error", f"{cid}: {needs}")
+        result.stdout.fnmatch_lines([f"{cid}: {needs}"])
+    assert "Traceback" not in result.stdout.str() and "raise ModuleNotFoundError" not in result.stdout.str()
+    assert_every_other_claim_reported(rows, ["C03", "C04"])
+
+
 def test_a_fixture_that_raises_is_an_error_with_its_type_and_message(project):
     project.write(
         "test_b.py",

@@ -68,6 +68,8 @@ def test_a_quote_whose_source_changed_is_drifted_everywhere(pytester, capsys):
     assert "ch16:C05" in report["drifted"]
     row = report.row_html("ch16:C05")
     assert re.search(r"line 4: the text says 500 MB, quoting ch15:C10, which says 700 MB", row), row
+    assert quote["next_step"].startswith("quote the source's figure in C05's sentence")  # its check's own
+    assert "next: quote the source&#39;s figure in C05&#39;s sentence" in row
 
     with_chdir(pytester, "validate", "-q")
     err = capsys.readouterr().err
@@ -150,10 +152,15 @@ def test_a_quote_with_its_own_test_keeps_its_verdict_and_drifts_beside_it(pytest
     claims_project(pytester, QUOTE, {"test_ch16.py": own}, chapter="ch16", folder="claims/ch16")
     revise_source(pytester, "700")
     run(pytester).assert_outcomes(passed=1, failed=2)  # the source's measurement, the quote's citation
-    quote = read_report(pytester).claims.by_key["ch16:C05"]
+    rows = read_report(pytester).claims.by_key
+    quote = rows["ch16:C05"]
     assert quote["drifted"]  # its measurement held; its quote drifted
     # a quote is as good as its source: the source's 497.76 MB failed its revised 700 MB
     assert quote["outcome"] == "failed" and quote["reason"].startswith("quotes ch15:C10, failed here: ")
+    assert (quote["hardware"], quote["next_step"]) == (
+        rows["ch15:C10"]["hardware"],
+        rows["ch15:C10"]["next_step"],
+    )
 
 
 def test_a_quote_of_a_source_skipped_here_is_skipped_naming_why(pytester):

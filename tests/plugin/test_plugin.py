@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from claimcheck import fingerprint
 from tests.claimkit import claim_toml as claim
 from tests.claimkit import claims_project
 
@@ -118,6 +119,13 @@ def test_failure_message_says_what_by_how_much_where_and_next(project):
             "*next: *update 'stated' of C02*",
         ]
     )
+    # the row's hardware and next step are the result's fields, from where the failure was decided
+    report = project.report()
+    row, describe = report.claims["C02"], fingerprint.describe(report.runner)
+    assert row["hardware"] == describe and row["next_step"].startswith(
+        "if the text changed, update 'stated' of C02"
+    )
+    assert f'<div class="facts">hardware: {describe}</div>' in report.row_html("C02")
 
 
 def test_machine_bound_enforced_on_its_runner(project):
