@@ -396,8 +396,10 @@ class WhatIf:
             )
         elif self.outcome == PASSED:
             head = f"supported {where}: {value} {m}, within tolerance {self.tolerance}"
-        elif self.outcome == FAILED:
+        elif self.outcome == FAILED and (self.formula or self.measured_display):
             head = f"NOT supported {where}: {value} {m}; {why}"
+        elif self.outcome == FAILED:  # nothing measured: a quote's drift, a bar its own figure misses
+            head = f"NOT supported: {why}"
         elif self.outcome == SKIPPED and self.runner:
             head = (
                 f"measured on another runner ({self.runner}): this runner measures {m}, which is not the "

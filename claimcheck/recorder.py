@@ -58,11 +58,22 @@ def _load_note(claim: Claim) -> str:
 
 
 def _jsonable(value: Any) -> Any:
+    """``value`` as JSON values, as a result holds it: an interval as ``[lo, hi]``, a float JSON cannot
+    hold as its text (``"inf"``), a 0-d array or numpy scalar as its number, tuples and sets as lists,
+    mappings with text keys, anything else (a path, an object) as its text."""
     if isinstance(value, Interval):
         return [value.lo, value.hi]
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
-    return value
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if getattr(value, "shape", None) == () and callable(getattr(value, "item", None)):
+        return _jsonable(value.item())  # numpy or torch scalar
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_jsonable(v) for v in value]
+    return str(value)
 
 
 class VerdictError(Exception):

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from claimcheck import outcomes as oc
-from claimcheck.book import NOT_IN_BOOK
 from claimcheck.display import counted
 from claimcheck.pages import manuscript_view, words
 from claimcheck.results import ChapterInfo, ClaimEntry, ClaimsDoc, relative_inside, safe_link
@@ -280,7 +279,7 @@ def _checked_in_run(doc: ClaimsDoc, chapter: str) -> str:
     """A chapter's manuscript as the run checked it, from ``claims.json`` alone, when its text could
     not be read again (moved, changed since, outside the report's folder): ``""`` when none was checked."""
     runs = doc.manuscripts or []
-    mine = [m for m in runs if m.get("chapter") in (chapter, None, "")] or (runs if len(runs) == 1 else [])
+    mine = [m for m in runs if m.get("chapter") in (chapter, None, "")]  # another chapter's is not its
     if not mine:
         return ""
     audit = mine[0].get("audit") or {}  # an object: parse_document drops a record whose audit is not one
@@ -345,7 +344,8 @@ def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) 
         source_chapter, _, source_id = e.cites.partition(":")
         drifted = " (drifted)" if e.drifted else ""
         if (e.chapter or "") == chapter:
-            said = drifted if source_chapter in book else f" ({NOT_IN_BOOK})"
+            # the page knows the chapters of its report, not the book: the check says whether it is in it
+            said = drifted if source_chapter in book else " (source not in this report)"
             out.append(f"{e.id} quotes {e.cites}{said}")
         elif source_chapter == chapter:
             quoted.append(f"{source_id or chapter} quoted by {e.key}{drifted}")

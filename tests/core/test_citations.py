@@ -215,6 +215,10 @@ def test_a_citation_may_name_a_value_of_a_claim(tmp_path):
         {"id": "C05", "key": "ch16:C05", "chapter": "ch16", "outcome": "passed", "cites": "ch15:C29.much"}
     )
     assert citation_words([entry], "ch16", {"ch15", "ch16"}) == ["C05 quotes ch15:C29.much"]
+    # a run of ch16 alone: its report does not hold ch15, which is no reason to say the book lacks it
+    assert citation_words([entry], "ch16", {"ch16"}) == [
+        "C05 quotes ch15:C29.much (source not in this report)"
+    ]
 
 
 def test_a_quote_is_written_as_every_value_is(tmp_path):

@@ -778,3 +778,15 @@ def test_what_if_a_figure_below_its_own_bar_is_not_supported_even_when_the_bar_i
     (c05,) = run_what_if([("C05", "8")], "claims/claims.toml", "claims", cwd=exact_project)
     assert c05.outcome == "failed" and "NOT supported" in c05.verdict
     assert "C05 = 8 is below C05's own bar of at least 10×" in c05.reason
+
+
+def test_what_if_of_a_quote_says_no_measurement_it_does_not_have():
+    """A chapter author read "NOT supported on this runner: measured no measurement" for a quote of
+    another chapter's figure, which nothing measures."""
+    from claimcheck.editor import WhatIf
+
+    quote = WhatIf(
+        "C09", "38", "36", "failed", None, None, "KiB/token", "exact", "C09: manuscript drift (38 ≠ 36)", None
+    ).verdict
+    assert quote.startswith("C09 = 38 KiB/token (registry: 36 KiB/token): NOT supported: C09: manuscript")
+    assert "no measurement" not in quote and "on this runner" not in quote

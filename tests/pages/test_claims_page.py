@@ -298,3 +298,17 @@ def test_a_next_line_in_a_failure_message_is_not_the_next_step(make_run, tmp_pat
     c03 = c03[: c03.index("</tbody>")]
     assert "next: if the text changed, update C03&#39;s entry in its registry" in c03
     assert '<div class="facts">next: X' not in c03 and '<div class="facts">hardware' not in c03
+
+
+def test_a_chapter_is_not_given_another_chapters_manuscript_counts():
+    """After a run of ch16 with its manuscript, ch15's line read "checked in the run: 28 numbers" from
+    ch16's audit, the only manuscript the results file held."""
+    from claimcheck.pages.claims_view import _checked_in_run
+    from claimcheck.results import parse_document
+
+    audit = {"numbers": 28, "bound": 24, "waived": 4, "unbound": 0}
+    doc = parse_document(
+        {"schema": 2, "claims": [], "manuscripts": [{"chapter": "ch16", "audit": audit}]}, "c.json"
+    )
+    assert _checked_in_run(doc, "ch15") == ""
+    assert _checked_in_run(doc, "ch16").startswith("checked in the run: 28 numbers, 24 bound, 4 waived")

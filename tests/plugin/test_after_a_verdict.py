@@ -8,6 +8,8 @@ from tests.claimkit import claim_toml, claims_project
 REGISTRY = "".join(claim_toml(f"C0{i}", stated="6", unit="", tolerance="exact") for i in range(1, 6))
 
 TESTS = """
+import pathlib
+
 import numpy as np
 import pytest
 import torch
@@ -44,7 +46,7 @@ def test_skips_after_a_check_that_held(claim):
 
 @pytest.mark.claim("C04")
 def test_numpy_scalar(claim):
-    claim.check(np.float32(6))
+    claim.check(np.float32(6), f32=np.float32(1.5), shape=(2, 3), where=pathlib.Path("a/b"))
 
 
 @pytest.mark.claim("C05")
@@ -62,4 +64,10 @@ def test_the_row_says_what_pytest_says_after_a_verdict(pytester, monkeypatch):
     assert rows["C02"]["outcome"] == "failed"
     assert rows["C03"]["outcome"] == "skipped" and "decided not to decide" in rows["C03"]["reason"]
     assert rows["C04"]["outcome"] == "passed" and rows["C04"]["measured"] == 6.0
+    # a detail JSON cannot hold as it is does not lose the run's claims.json: numbers, lists, text
+    assert {k: rows["C04"]["details"][k] for k in ("f32", "shape", "where")} == {
+        "f32": 1.5,
+        "shape": [2, 3],
+        "where": "a/b",
+    }
     assert rows["C05"]["outcome"] == "error" and "not a finite number" in rows["C05"]["reason"]
