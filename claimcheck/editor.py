@@ -20,9 +20,9 @@ from claimcheck.fields import printed_number
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.interval import Interval, decimals_of
 from claimcheck.keys import ClaimKeyError, resolve_key, split
-from claimcheck.manuscript import ClaimDrift, ManuscriptCheck, quoted_figures
+from claimcheck.manuscript import FAILING, ClaimDrift, ManuscriptCheck, QuoteCheck, quoted_figures
 from claimcheck.outcomes import ERROR, FAILED, PASSED, SKIPPED
-from claimcheck.pages.words import measured_value
+from claimcheck.pages.words import bar_words, margin, measured_value
 from claimcheck.printed import figure_in_unit, split_figure, unit_key
 from claimcheck.registry import Claim, Registry, RegistryIssue, load_registry
 from claimcheck.results import ClaimEntry, ResultFileError, read_document
@@ -56,19 +56,28 @@ def drift_failure_message(
     drift: ClaimDrift, claim: Claim, measured: str | None, registry_path: str
 ) -> tuple[str, str]:
     """``(text, next step)`` of a claim's drift check's failure: every failing quote with line and all
-    three values, then what to do (the first of its ``next:`` lines is the row's next step)."""
+    three values in the claim's unit (the third is what the chapter's arithmetic gives for a formula,
+    none for a quote of another chapter), then what to do (the first of its ``next:`` lines is the
+    row's next step): match the source's figure for a quote, else check the text's figure."""
     lines = [f"{drift.claim_id}: manuscript drift ({claim.title})"]
+    source = f"{claim.cites} as {with_unit(claim.stated, claim.unit)}"  # checked by its citation check
     for q in drift.problems():
         if q.source:  # a citation: the quote against the chapter it quotes
             where = f"line {q.line}" if q.line else "citation"
             lines.append(f"  {where}: {q.message.split(': ', 1)[-1]}")
         elif q.status == "drift":
             here = ""  # the measurement is of the stated figure, not of an input
-            if q.name == "stated":
-                here = f", measured here {measured}" if measured else ", no measurement in this run"
-            lines.append(
-                f"  line {q.line}: manuscript {q.manuscript}, registry {q.registry} ({q.name}){here}"
-            )
+            if q.name == "stated" and claim.cites:
+                here = f", quoting {source}"
+            elif q.name == "stated":
+                value, none = (
+                    ("the chapter's arithmetic gives", "not worked out")
+                    if claim.formula
+                    else ("measured here", "no measurement")
+                )
+                here = f", {value} {measured}" if measured else f", {none} in this run"
+            text, reg = _figures(q, claim.unit)
+            lines.append(f"  line {q.line}: manuscript {text}, registry {reg} ({q.name}){here}")
             lines.append(f"    {q.context}")
         else:
             lines.append(f"  {q.status}: {q.message}")
@@ -78,9 +87,16 @@ def drift_failure_message(
             f"quote the source's figure in {drift.claim_id}'s sentence and 'stated' (or revise the "
             "source, if its chapter is what changed)"
         )
-    if not all(q.source for q in drift.problems()):
+    if claim.cites and not all(q.source for q in drift.problems()):
         steps.append(
-            f"if the manuscript is right, see whether the measurement supports the text's figure "
+            f"{drift.claim_id} quotes {source}: print {claim.cites}'s figure in the text, not one of its "
+            f"own (if {claim.cites} changed, its citation check says so: then match {drift.claim_id}'s "
+            f"'stated' in {registry_path} to it)."
+        )
+    elif not all(q.source for q in drift.problems()):
+        check = "the chapter's arithmetic gives" if claim.formula else "the measurement supports"
+        steps.append(
+            f"if the manuscript is right, see whether {check} the text's figure "
             f"(claimcheck what-if --manuscript FILE, or what-if {claim.key}=VALUE) and update "
             f"{drift.claim_id} in {registry_path}; if the registry is right, fix the manuscript."
         )
@@ -136,14 +152,26 @@ def format_check(
         + ")"
     )
     out += _drift_lines(check, measured, missing, verbose)
-    stated = sorted(
-        {q.claim_id for q in quotes if q.status == "drift" and q.name == "stated" and not q.source}
-    )
+    drifted = {
+        d.claim_id: d
+        for d in check.drifts
+        for q in d.checks
+        if q.status == "drift" and q.name == "stated" and not q.source
+    }
+    stated = sorted(k for k, d in drifted.items() if not d.cites)  # a quote's fix is its source's figure
     if stated:
+        judge = "measurements"
+        if any(drifted[k].formula for k in stated):
+            judge = "measurements (for a formula, the chapter's arithmetic)"
         out.append(
             f"  next: {what_if or f'claimcheck what-if --manuscript {ms.path}'}   (checks whether the "
-            "measurements support the "
+            f"{judge} support the "
             f"text's figures of {', '.join(stated)}, and suggests the nearest that hold)"
+        )
+    quoting = sorted(f"{k} quotes {d.cites}" for k, d in drifted.items() if d.cites)
+    if quoting:
+        out.append(
+            f"  next: {'; '.join(quoting)}: print the figure of the claim quoted (nothing here measures it)"
         )
     out.append(
         f"\nnumbers: {a.total} in the manuscript: {a.count('bound')} bound to claims, {a.count('waived')} "
@@ -164,28 +192,43 @@ def format_check(
 def _drift_lines(
     check: ManuscriptCheck, measured: Mapping[str, str], missing: str, verbose: bool
 ) -> list[str]:
-    """``format_check``'s lines of each drifted claim (every claim with ``verbose``)."""
+    """``format_check``'s lines of each drifted claim (every claim with ``verbose``); the figures of the
+    lines that print two are padded to the widest of them, so they align without spaces to spare."""
+    shown = [d for d in check.drifts if verbose or d.failed]
+    quotes = [(d, q) for d in shown for q in d.checks if verbose or q.status in FAILING]
+    figures = {id(q): _figures(q, d.unit) for d, q in quotes if _two_figures(q)}
+    wide = [max((len(f[i]) for f in figures.values()), default=0) for i in (0, 1)]
     out: list[str] = []
-    for d in check.drifts if verbose else check.drifted:
-        shown = measured.get(d.claim_id, missing)
-        for q in d.checks:
-            if not (verbose or q.status in ("drift", "not-found", "ambiguous", "unbound")):
-                continue
-            if q.source:  # a citation: both chapters, both figures
-                line = f"line {q.line:<4} " if q.line else ""
-                out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
-            elif q.status in ("drift", "ok") and q.manuscript is not None:
-                input_ = (q.manuscript, _scaled_as(q.registry, q.manuscript))
-                text, reg = quoted_figures(q, d.unit) if q.name == "stated" else input_
-                out.append(
-                    f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {text:>12}  "
-                    f"registry {reg:>8} ({q.name})  measured {shown}"
-                )
-                if q.status == "drift":
-                    out.append(f"  {'':10} {q.context}")
-            else:
-                out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
+    for d, q in quotes:
+        if q.source:  # a citation: both chapters, both figures
+            line = f"line {q.line:<4} " if q.line else ""
+            out.append(f"  {q.claim_id:10} {line}{q.status:5}  {q.message.split(': ', 1)[-1]}")
+        elif id(q) in figures:
+            text, reg = figures[id(q)]
+            label = "the chapter's arithmetic gives" if d.formula else "measured"
+            value = f"quoting {d.cites}" if d.cites else f"{label} {measured.get(d.claim_id, missing)}"
+            out.append(
+                f"  {q.claim_id:10} line {q.line:<4} {q.status:5}  manuscript {text:<{wide[0]}}  "
+                f"registry {reg:<{wide[1]}} ({q.name})  {value}"
+            )
+            if q.status == "drift":
+                out.append(f"  {'':10} {q.context}")
+        else:
+            out.append(f"  {q.claim_id:10} {q.status}: {q.message}")
     return out
+
+
+def _two_figures(q: QuoteCheck) -> bool:
+    """Whether ``format_check`` prints a quote's two figures: an own quote found, drifted or not."""
+    return not q.source and q.status in ("drift", "ok") and q.manuscript is not None
+
+
+def _figures(q: QuoteCheck, unit: str | None) -> tuple[str, str]:
+    """``(the text's figure, the registry's)`` of a quote that prints a number: a stated value's in the
+    claim's ``unit`` (:func:`quoted_figures`), an input's with the text's scale (:func:`_scaled_as`)."""
+    if q.name == "stated":
+        return quoted_figures(q, unit)
+    return q.manuscript or "", _scaled_as(q.registry, q.manuscript or "")
 
 
 def _scaled_as(registry: str, manuscript: str) -> str:
@@ -389,6 +432,11 @@ class WhatIf:
         if self.formula:
             where, value = ("by the chapter's own figures", "its figures give")
         why = self.reason.splitlines()[0] if self.reason else ""
+        own = f"{split(self.claim_id)[1]} does not hold: "  # the run's words: the claim's title follows
+        if why.startswith(own):  # which figure fails, before a title that prints the registry's
+            why = (
+                f"the revised figure {v}{unit} does not hold for {self.claim_id} (titled: {why[len(own) :]})"
+            )
         if self.outcome == PASSED and self.bound and not self.reproduces:
             head = (
                 f"not reproduced {where}: {value} {m}, which holds the bar {self.tolerance}, not the "
@@ -619,11 +667,14 @@ def requoted(revisions: list[tuple[str, str]], book: Mapping[str, Registry]) -> 
 
 
 def _formula_row(claim: Claim, registry: Registry, value: str) -> ClaimEntry:
-    """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does."""
+    """A formula claim judged here with ``stated`` = ``value``, its value shown as the claims page does;
+    the tolerance's failure in the page's words (``not exactly 37748763 B, outside by 27 B``), the
+    value being already said in full in its unit (the tolerance's own words give 6 digits, no unit)."""
     verdict = revised_verdict(claim, registry, value)
     row = ClaimEntry(
         claim.id,
         claim.id,
+        stated=value,
         measured=[verdict.value.lo, verdict.value.hi],
         unit=claim.unit,
         tolerance=claim.tolerance_text,
@@ -631,6 +682,12 @@ def _formula_row(claim: Claim, registry: Registry, value: str) -> ClaimEntry:
         reason=verdict.reason or "",
     )
     row.measured_display = measured_value(row)
+    failure = claim.tolerance(verdict.value, value)  # judge_all's last reason, the value's
+    if failure and row.reason.endswith(failure):
+        off = margin(row)
+        row.reason = (
+            row.reason.removesuffix(failure) + f"not {bar_words(row)}" + (f", {off.text}" if off else "")
+        )
     return row
 
 

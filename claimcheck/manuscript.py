@@ -223,6 +223,8 @@ class ClaimDrift:
     claim_id: str
     checks: tuple[QuoteCheck, ...]
     unit: str = ""  # the claim's, in which its stated value is printed
+    formula: bool = False  # the claim's value is the chapter's arithmetic, not a measurement
+    cites: str = ""  # the claim of another chapter it quotes (ch15:C10): no value of its own
 
     @property
     def status(self) -> str:
@@ -333,7 +335,7 @@ def check_claim(ms: Manuscript, claim: Claim) -> ClaimDrift:
     checks = []
     for name, locator in claim.bindings():
         checks += check_quote(ms, claim.id, name, locator, claim.printed(name))
-    return ClaimDrift(claim.id, tuple(checks), claim.unit or "")
+    return ClaimDrift(claim.id, tuple(checks), claim.unit or "", bool(claim.formula), claim.cites or "")
 
 
 def citation_check(citation: Citation, claim: Claim, ms: Manuscript | None = None) -> QuoteCheck:

@@ -527,7 +527,11 @@ def test_drift_is_told_beside_the_claims_own_verdict(ms_project):
     result = ms_project.run("--claims-manuscript", "chapter.md")
     result.assert_outcomes(passed=2 + 10, failed=2, skipped=9)
     result.stdout.fnmatch_lines(
-        ["*line 7: manuscript 2900, registry 3120 (stated), measured here 3000 token/s*", "*line 32: 42*"]
+        # with units, as the summary and check-manuscript print them (was "manuscript 2900, registry 3120")
+        [
+            "*line 7: manuscript 2900 token/s, registry 3120 token/s (stated), measured here 3000 token/s*",
+            "*line 32: 42*",
+        ]
     )
     # the hint names the claim by its key: a short id is ambiguous in a book of several chapters
     result.stdout.fnmatch_lines(["*or what-if test:T01=VALUE) and update T01 in *claims.toml*"])
@@ -744,7 +748,7 @@ def test_the_registrys_figure_keeps_its_scale_and_unit_in_the_terminal(capsys, t
     copy.write_text(MS.read_text(encoding="utf-8").replace("3.5 亿个参数", "3.6 亿个参数"), encoding="utf-8")
     assert main(["check-manuscript", str(copy), "--registry", str(REG)]) == 1
     t04 = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("T04"))
-    assert "manuscript        3.6 亿  registry 3.5 亿 param (stated)" in t04
+    assert "manuscript 3.6 亿  registry 3.5 亿 param (stated)" in t04  # padded to the widest figure shown
     said = WhatIf("C30.model", "89.16", "99.16", "failed", 0.99, "99.16%", "percent", "printed", "off", None)
     assert said.verdict.startswith("C30.model = 89.16% (registry: 99.16%): NOT supported")
     forward = WhatIf(
@@ -790,3 +794,120 @@ def test_what_if_of_a_quote_says_no_measurement_it_does_not_have():
     ).verdict
     assert quote.startswith("C09 = 38 KiB/token (registry: 36 KiB/token): NOT supported: C09: manuscript")
     assert "no measurement" not in quote and "on this runner" not in quote
+
+
+# --- the author's trial: each figure said as the chapter prints it, and what it is --------------
+TRIAL_REGISTRY = """
+[chapter]
+
+[[claims]]
+id = "C20"
+title = "The cache of 512 tokens is 37748736 bytes"
+stated = "37748736"
+unit = "B"
+locator = "共 37748736 B"
+tolerance = "exact"
+precision = "exact"
+needs = ["text"]
+values = { n = "512", per = "73728" }
+formula = "n * per"
+
+[[claims]]
+id = "C21"
+title = "the weights, as chapter 15 says"
+stated = "500"
+unit = "MB"
+locator = "about 500 MB"
+tolerance = "printed"
+needs = ["text"]
+cites = "ch15:C10"
+
+[[claims]]
+id = "C22"
+title = "ratio"
+stated = "2"
+unit = "x"
+locator = "ratio 2 倍"
+tolerance = "printed"
+needs = ["text"]
+
+[[claims]]
+id = "C23"
+title = "another ratio"
+stated = "3"
+unit = "x"
+locator = "another 3 倍"
+tolerance = "printed"
+needs = ["text"]
+"""
+TRIAL_TEXT = "共 37748763 B. about 520 MB. ratio 3 倍. another 2 倍.\n"
+
+
+@pytest.fixture
+def trial(tmp_path):
+    from claimcheck.manuscript import Manuscript, check_manuscript
+    from claimcheck.registry import load_registry
+
+    (tmp_path / "claims").mkdir()
+    (tmp_path / "claims" / "claims.toml").write_text(TRIAL_REGISTRY, encoding="utf-8")
+    reg = load_registry(tmp_path / "claims" / "claims.toml")
+    ms = Manuscript.from_text(TRIAL_TEXT, "ch.md")
+    return tmp_path, reg, check_manuscript(ms, reg)
+
+
+def test_what_if_of_a_formula_prints_its_value_in_full_with_its_unit(trial):
+    """what-if printed "3.77487e+07 != 37748763 exactly (off by 27)" beside the exact figure."""
+    [a] = run_what_if([("C20", "37748763")], "claims/claims.toml", "claims", cwd=trial[0])
+    assert a.outcome == "failed" and "e+07" not in a.verdict
+    assert "its figures give 37748736 B; not exactly 37748763 B, outside by 27 B" in a.verdict
+
+
+def test_what_if_says_the_revised_figure_does_not_hold_before_the_title():
+    """ "C10 does not hold: In fp32 one token costs 73,728 bytes" read as if 73,728 failed."""
+    from claimcheck.editor import WhatIf
+
+    reason = "C10 does not hold: In fp32 one token costs 73,728 bytes of cache\n  chapter: 74000 B/token"
+    said = WhatIf(
+        "C10", "74000", "73728", "failed", 73728, "73,728 B/token", "B/token", "exact", reason, "73728"
+    )
+    assert (
+        "measured 73,728 B/token; the revised figure 74000 B/token does not hold for C10 "
+        "(titled: In fp32 one token costs 73,728 bytes of cache)" in said.verdict
+    )
+
+
+def test_drift_message_says_units_and_what_the_third_figure_is(trial):
+    """pytest's drift failure said "manuscript 38, registry 36" and "measured here" of a formula,
+    and advised a measurement for a quote of another chapter."""
+    from claimcheck.editor import drift_failure_message
+
+    _, reg, check = trial
+    formula, _ = drift_failure_message(check.drift_for("C20"), reg.claims["C20"], "37748736 B", "r.toml")
+    assert (
+        "line 1: manuscript 37748763 B, registry 37748736 B (stated), the chapter's arithmetic gives"
+        in formula
+    )
+    assert "measure" not in formula and "the chapter's arithmetic gives the text's figure" in formula
+    quote, step = drift_failure_message(check.drift_for("C21"), reg.claims["C21"], None, "r.toml")
+    assert "line 1: manuscript 520 MB, registry 500 MB (stated), quoting ch15:C10 as 500 MB" in quote
+    assert step.startswith("C21 quotes ch15:C10 as 500 MB: print ch15:C10's figure in the text")
+    assert "measure" not in quote and "what-if" not in quote
+
+
+def test_check_manuscript_aligns_its_figures_and_says_what_the_third_is(trial):
+    """The drift lines read "manuscript           3×  registry       2×"; a formula's value
+    "measured", a quote's "measured -"."""
+    from claimcheck.editor import format_check
+
+    _, _, check = trial
+    out = format_check(check, {"C20": "37748736 B (passed, claims.json)"})
+    lines = [x for x in out.splitlines() if " drift " in x]
+    assert (
+        "manuscript 37748763 B  registry 37748736 B (stated)  the chapter's arithmetic gives 37748736 B"
+        in lines[0]
+    )
+    assert "manuscript 520 MB      registry 500 MB     (stated)  quoting ch15:C10" in lines[1]
+    assert "manuscript 3×          registry 2×         (stated)  measured -" in lines[2]
+    assert "(checks whether the measurements (for a formula, the chapter's arithmetic) support the " in out
+    assert "text's figures of C20, C22, C23," in out  # not C21: a quote's fix is its source's figure
+    assert "next: C21 quotes ch15:C10: print the figure of the claim quoted (nothing here measures it)" in out
