@@ -79,7 +79,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     if sel is not None and sel.partial and sel.carried:
         lines.append(
             f"- This run ran {len(sel.selected)} claims; {len(sel.carried)} rows "
-            f"are carried from the run of {sel.carried_from or '?'} (counts include them)"
+            f"are carried from the run of {words.carried_times(entries)} (counts include them)"
         )
     several = len(chapters) > 1
     for ch in chapters:

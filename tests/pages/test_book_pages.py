@@ -181,3 +181,32 @@ def test_claims_whose_words_overlap_share_one_mark(tmp_path):
     said = view.sentences
     assert len(said) == 1 and said[0].claims == ["C01", "C02"] and said[0].text == "the same tokens with and"
     assert view.counts["failed"] == 1 and view.numbers == [] and view.by_claim["C02"] == said
+
+
+def test_carried_rows_say_one_time_theirs_and_which_rows_they_are(book_run):
+    """An author's trial: after two runs of one chapter, the page said the rows came from the run of
+    22:31:42 in one place and 22:32:13 (the last run, which had carried them too) in another; and the
+    book table's "✓ passed 2 ○ not run 40 (2 from an earlier run)" read as 2 of the 40 not run."""
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    measured, last = "2026-12-05T22:31:42Z", "2026-12-05T22:32:13Z"
+    ch15 = [e for e in doc["claims"] if e["chapter"] == "ch15"]
+    kept = [e for e in ch15 if e["outcome"] == "passed"][:2]
+    for e in ch15:
+        if e in kept:
+            e["carried"], e["selected"] = {"from": measured, "file": "reports/claims.json"}, False
+        else:
+            e.update(outcome="not-run", reason="not selected in this run", selected=False, measured=None)
+    # a report written before the selection said the rows' own time: it names the last run
+    selected = [e["key"] for e in doc["claims"] if e["chapter"] == "ch90"]
+    carried = [e["key"] for e in kept]
+    doc["selection"] = {"partial": True, "selected": selected, "carried": carried, "carried_from": last}
+    book_run.write_text(json.dumps(doc), encoding="utf-8")
+    claims, _ = pages_of(book_run)
+    summary = markdown(load_document(book_run)[0])
+    assert last not in claims and last not in summary
+    assert "2 rows are kept from the run of 2026-12-05T22:31:42Z and marked so." in claims
+    assert "2 rows come from an earlier run (2026-12-05T22:31:42Z)" in claims
+    assert "2 rows are carried from the run of 2026-12-05T22:31:42Z" in summary
+    cell = re.search(r'<tr id="book-ch15">.*?<td>(.*?)</td>', claims, re.S).group(1)
+    said = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", cell))).strip()
+    assert said == "passed 2 not run 40 (carried from an earlier run: 2 passed)"
