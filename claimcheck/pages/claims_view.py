@@ -37,6 +37,7 @@ class Row:
     chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
+    source: str  # a formula's or a quote's: where its value comes from, the "here" cell's words instead
     bar: str
     margin: words.Margin | None
     reason: str
@@ -209,6 +210,7 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
+        source=manuscript_view.value_source(entry),
         bar=words.bar_words(entry),
         margin=words.margin(entry),
         reason=head,

@@ -10,7 +10,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import profile_words
-from claimcheck.pages.manuscript_view import held_form
+from claimcheck.pages.manuscript_view import held_form, value_source
 from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, _Reader, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
@@ -94,7 +94,8 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
     for e in entries:
         m = words.margin(e)
-        here = words.measured_value(e) or "—"
+        source = value_source(e)
+        here = (words.here_value(e) or "—") + (f" ({source})" if source else "")
         if e.carried is not None:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
@@ -206,8 +207,11 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
         return []
     out = []
     form = held_form(e)
-    verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
-    verdict += f" ({form.short})" if form else ""
+    source = value_source(e)
+    verdict = (
+        f"; {source or 'its measurement'}: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
+    )
+    verdict += f" ({form.short})" if form and not source else ""
     bad = [q for q in drift.quotes if q.failing]
     for q, said in zip(bad, words.drift_words(e)):
         if q.status == "drift" and q.line:

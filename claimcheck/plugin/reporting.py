@@ -15,6 +15,7 @@ from claimcheck.display import counted, log_line
 from claimcheck.fileio import not_ours, report_lock
 from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
+from claimcheck.pages.manuscript_view import value_source
 from claimcheck.pages.words import carried_times, deselected_words, drift_words, interrupted_words
 from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
@@ -245,7 +246,7 @@ def pytest_terminal_summary(
             )
     for c in doc.claims:
         if c.drifted:
-            said = f"{'; '.join(drift_words(c))} (its measurement: {c.outcome})"
+            said = f"{'; '.join(drift_words(c))} ({value_source(c) or 'its measurement'}: {c.outcome})"
             _write_line(tr, f"drifted {c.key if several else c.id}: {said}", yellow=True)
     for m in doc.manuscripts or []:
         a = m["audit"]

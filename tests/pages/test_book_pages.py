@@ -8,7 +8,7 @@ import json
 import re
 
 from claimcheck.pages import claims_page, load_document, manuscript_checks, publish
-from claimcheck.pages.summary import markdown
+from claimcheck.pages.summary import annotations, markdown
 from tests.pages.conftest import BOOK_PROFILES
 
 
@@ -210,3 +210,32 @@ def test_carried_rows_say_one_time_theirs_and_which_rows_they_are(book_run):
     cell = re.search(r'<tr id="book-ch15">.*?<td>(.*?)</td>', claims, re.S).group(1)
     said = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", cell))).strip()
     assert said == "passed 2 not run 40 (carried from an earlier run: 2 passed)"
+
+
+def test_a_formula_and_a_quote_say_where_their_value_comes_from(book_run):
+    """An author's trial: ch90's formula C01 showed 36 MiB under "Here" (this runner's measurement)
+    though nothing was measured, and a drift annotation called its verdict "its measurement"."""
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    c01 = next(e for e in doc["claims"] if e["key"] == "ch90:C01")
+    quote = {"status": "drift", "line": 3, "name": "stated", "manuscript": "35", "registry": "36"}
+    c01["details"]["drift"] = {"manuscript": "ch90.md", "status": "drift", "quotes": [quote]}
+    c01["drifted"] = True
+    c05 = next(e for e in doc["claims"] if e["key"] == "ch90:C05")
+    c05.update(measured=None, measured_display=None)  # as a run records a quote: its source measures
+    book_run.write_text(json.dumps(doc), encoding="utf-8")
+    claims, _ = pages_of(book_run)
+
+    def here(key: str) -> str:
+        row = claims[claims.index(f'data-id="{key}"') :]
+        return html.unescape(
+            re.sub(r"<[^>]+>", "", re.search(r'<td class="here value">(.*?)</td>', row).group(1))
+        )
+
+    assert here("ch90:C01") == "— (the chapter's arithmetic)"
+    assert here("ch90:C05") == "— (a quote of ch15:C10)"
+    assert here("ch90:C02") == "36,864 B/token"  # a measured claim's row is as it was
+    loaded = load_document(book_run)[0]
+    row = next(ln for ln in markdown(loaded).splitlines() if ln.startswith("| **C01** A 1024-token"))
+    assert "| — (the chapter's arithmetic) |" in row
+    said = next(ln for ln in annotations(loaded, book_run.parent) if "title=ch90%3AC01 drifted" in ln)
+    assert said.endswith("; the chapter's arithmetic: passed") and "its measurement" not in said
