@@ -166,8 +166,9 @@ def keep_unselected(
             kept.details["drift"] = drift
         doc.claims[i] = kept
         selection.carried.append(e.key)
-    if selection.carried:
-        selection.carried_from = old.generated
+    if selection.carried:  # the rows' own times: a row kept twice keeps the run that measured it
+        froms = {str(e.carried.from_ or "?") for e in doc.claims if e.carried is not None}
+        selection.carried_from = ", ".join(sorted(froms))
         doc.counts = count(e.outcome for e in doc.claims)
         doc.drifted = [e.key for e in doc.claims if e.drifted]
     if changed:

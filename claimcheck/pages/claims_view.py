@@ -37,6 +37,7 @@ class Row:
     chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
+    source: str  # a formula's or a quote's: where its value comes from, the "here" cell's words instead
     bar: str
     margin: words.Margin | None
     reason: str
@@ -87,7 +88,7 @@ class Chapter:
     manuscript: str = ""  # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
     manuscript_href: str = ""
     drifted: int = 0
-    carried: int = 0  # rows kept from an earlier run
+    carried: str = ""  # its rows kept from an earlier run, by outcome: "2 passed" (not among the others)
     drifted_claims: list[str] = field(default_factory=list)  # ids of its drifted claims, beside its counts
     citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
     rows: list[Row] = field(default_factory=list)  # its claims' rows, section by section
@@ -209,6 +210,7 @@ def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptVi
         chapter=chapter,
         statement="" if chapter or not entry.locator else words.quoted(entry.locator),
         here=here,
+        source=manuscript_view.value_source(entry),
         bar=words.bar_words(entry),
         margin=words.margin(entry),
         reason=head,
@@ -269,7 +271,7 @@ def _selection_words(doc: ClaimsDoc) -> str:
         ran = [k.split(":", 1)[-1] for k in ran]
     text = f"This run selected {len(ran)} of {len(doc.claims)} claims ({', '.join(ran[:8])}{'…' if len(ran) > 8 else ''})."
     if sel.carried:
-        text += f" {len(sel.carried)} rows are kept from the run of {sel.carried_from or '?'} and marked so."
+        text += f" {len(sel.carried)} rows are kept from the run of {words.carried_times(doc.claims)} and marked so."
     if sel.not_carried_because:
         text += f" Earlier results were not kept: {sel.not_carried_because}."
     return text
@@ -329,7 +331,10 @@ def _chapter(
         line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
     else:
         line.manuscript = _checked_in_run(doc, ch.id)
-    line.drifted, line.carried = sum(1 for r in rows if r.drift), sum(1 for r in rows if r.carried)
+    line.drifted = sum(1 for r in rows if r.drift)
+    line.carried = ", ".join(
+        f"{n} {oc.label(o)}" for o, n in oc.count(r.outcome for r in rows if r.carried).items()
+    )
     line.drifted_claims = [r.entry.id for r in rows if r.drift]
     line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
     return line, these

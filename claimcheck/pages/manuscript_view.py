@@ -112,6 +112,13 @@ def held_form(entry: ClaimEntry | None, name: str = "stated") -> FigureForm | No
     return figure_form(entry, name) if entry is not None and claim_state(entry) == "held" else None
 
 
+def value_source(entry: ClaimEntry) -> str:
+    """Where a claim's value comes from when this runner measured none: "the chapter's arithmetic" for a
+    formula, "a quote of ch15:C10" for a quote (:func:`figure_form`'s words); "" for any other claim."""
+    form = figure_form(entry)
+    return form.short if form is not None and form.state in ("arithmetic", "quoted") else ""
+
+
 def figure_state(entry: ClaimEntry | None, name: str = "stated") -> str:
     """The state a claim gives its figure ``name``: :func:`claim_state`, but where the claim holds in
     another form than that figure, the form's state (:func:`held_form`): "held" only where this

@@ -10,7 +10,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import profile_words
-from claimcheck.pages.manuscript_view import held_form
+from claimcheck.pages.manuscript_view import held_form, value_source
 from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, _Reader, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
@@ -79,7 +79,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
     if sel is not None and sel.partial and sel.carried:
         lines.append(
             f"- This run ran {len(sel.selected)} claims; {len(sel.carried)} rows "
-            f"are carried from the run of {sel.carried_from or '?'} (counts include them)"
+            f"are carried from the run of {words.carried_times(entries)} (counts include them)"
         )
     several = len(chapters) > 1
     for ch in chapters:
@@ -94,7 +94,8 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     lines = ["", "| Claim | Verdict | Chapter | Here | Bar | Margin | Why |", "|---|---|---|---|---|---|---|"]
     for e in entries:
         m = words.margin(e)
-        here = words.measured_value(e) or "—"
+        source = value_source(e)
+        here = (words.here_value(e) or "—") + (f" ({source})" if source else "")
         if e.carried is not None:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")
@@ -206,8 +207,11 @@ def _drift_annotations(e: ClaimEntry, cid: str, registry: str | None, base: Path
         return []
     out = []
     form = held_form(e)
-    verdict = f"; its measurement: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
-    verdict += f" ({form.short})" if form else ""
+    source = value_source(e)
+    verdict = (
+        f"; {source or 'its measurement'}: {oc.label(str(e.outcome))}" if e.outcome in oc.OUTCOMES else ""
+    )
+    verdict += f" ({form.short})" if form and not source else ""
     bad = [q for q in drift.quotes if q.failing]
     for q, said in zip(bad, words.drift_words(e)):
         if q.status == "drift" and q.line:

@@ -38,9 +38,15 @@ def measured_value(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
+def here_value(entry: ClaimEntry) -> str:
+    """This runner's measurement as a row's "here" says it: :func:`measured_value`, but "" for a
+    formula, whose value is the chapter's arithmetic, not a measurement."""
+    return "" if entry.formula else measured_value(entry)
+
+
 def value_words(entry: ClaimEntry) -> list[str]:
     """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``."""
-    pairs = (("chapter", chapter_value(entry)), ("here", measured_value(entry)))
+    pairs = (("chapter", chapter_value(entry)), ("here", here_value(entry)))
     return [f"{name} {value}" for name, value in pairs if value]
 
 
@@ -285,12 +291,14 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
     ):
         if rows:
             out.append(
-                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({_times(rows)}): {why}."
+                f"{_n(len(rows), 'row comes', 'rows come')} from an earlier run ({carried_times(rows)}): {why}."
             )
     return out
 
 
-def _times(rows: list[ClaimEntry]) -> str:
+def carried_times(rows: Iterable[ClaimEntry]) -> str:
+    """When the carried ``rows`` were measured (their ``carried.from``), each time once: the one time
+    every page and line says for them."""
     return ", ".join(sorted({str(e.carried.from_ or "?") for e in rows if e.carried is not None}))
 
 
@@ -314,7 +322,7 @@ def interrupted_words(doc: ClaimsDoc) -> str:
     if kept:
         parts.append(
             f"{ids(kept, 5)} {'shows' if len(kept) == 1 else 'show'} the "
-            f"{'row' if len(kept) == 1 else 'rows'} of the run of {_times(kept)}, marked as carried, "
+            f"{'row' if len(kept) == 1 else 'rows'} of the run of {carried_times(kept)}, marked as carried, "
             "not decided by this run"
         )
     if bare:

@@ -15,7 +15,8 @@ from claimcheck.display import counted, log_line
 from claimcheck.fileio import not_ours, report_lock
 from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
-from claimcheck.pages.words import deselected_words, drift_words, interrupted_words
+from claimcheck.pages.manuscript_view import value_source
+from claimcheck.pages.words import carried_times, deselected_words, drift_words, interrupted_words
 from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.options import registries_of_args
@@ -209,7 +210,7 @@ def _counts_line(doc: ClaimsDoc) -> str:
     rest = [c for c in claims if c.carried is None and c.selected is False]
     line = f"claims run now: {words(ran)}"
     if carried:
-        line += f"; carried from the run of {sel.carried_from or '?'}: {words(carried)}"
+        line += f"; carried from the run of {carried_times(carried)}: {words(carried)}"
     if rest:
         line += f"; not run: {len(rest)}"
     return line + drift
@@ -245,7 +246,7 @@ def pytest_terminal_summary(
             )
     for c in doc.claims:
         if c.drifted:
-            said = f"{'; '.join(drift_words(c))} (its measurement: {c.outcome})"
+            said = f"{'; '.join(drift_words(c))} ({value_source(c) or 'its measurement'}: {c.outcome})"
             _write_line(tr, f"drifted {c.key if several else c.id}: {said}", yellow=True)
     for m in doc.manuscripts or []:
         a = m["audit"]

@@ -89,6 +89,7 @@ def test_a_kept_row_keeps_its_own_time_through_several_partial_runs(tmp_path):
     write(first, second)
     third = keep_unselected(doc(not_selected("C01"), entry("C02"), generated="T3"), first)
     assert third["claims"][0]["carried"]["from"] == "T1"
+    assert third["selection"]["carried_from"] == "T1"  # not T2, which carried the row too
 
 
 def test_this_runs_drift_check_replaces_the_kept_one(tmp_path):

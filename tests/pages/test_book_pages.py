@@ -8,7 +8,7 @@ import json
 import re
 
 from claimcheck.pages import claims_page, load_document, manuscript_checks, publish
-from claimcheck.pages.summary import markdown
+from claimcheck.pages.summary import annotations, markdown
 from tests.pages.conftest import BOOK_PROFILES
 
 
@@ -181,3 +181,61 @@ def test_claims_whose_words_overlap_share_one_mark(tmp_path):
     said = view.sentences
     assert len(said) == 1 and said[0].claims == ["C01", "C02"] and said[0].text == "the same tokens with and"
     assert view.counts["failed"] == 1 and view.numbers == [] and view.by_claim["C02"] == said
+
+
+def test_carried_rows_say_one_time_theirs_and_which_rows_they_are(book_run):
+    """An author's trial: after two runs of one chapter, the page said the rows came from the run of
+    22:31:42 in one place and 22:32:13 (the last run, which had carried them too) in another; and the
+    book table's "✓ passed 2 ○ not run 40 (2 from an earlier run)" read as 2 of the 40 not run."""
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    measured, last = "2026-12-05T22:31:42Z", "2026-12-05T22:32:13Z"
+    ch15 = [e for e in doc["claims"] if e["chapter"] == "ch15"]
+    kept = [e for e in ch15 if e["outcome"] == "passed"][:2]
+    for e in ch15:
+        if e in kept:
+            e["carried"], e["selected"] = {"from": measured, "file": "reports/claims.json"}, False
+        else:
+            e.update(outcome="not-run", reason="not selected in this run", selected=False, measured=None)
+    # a report written before the selection said the rows' own time: it names the last run
+    selected = [e["key"] for e in doc["claims"] if e["chapter"] == "ch90"]
+    carried = [e["key"] for e in kept]
+    doc["selection"] = {"partial": True, "selected": selected, "carried": carried, "carried_from": last}
+    book_run.write_text(json.dumps(doc), encoding="utf-8")
+    claims, _ = pages_of(book_run)
+    summary = markdown(load_document(book_run)[0])
+    assert last not in claims and last not in summary
+    assert "2 rows are kept from the run of 2026-12-05T22:31:42Z and marked so." in claims
+    assert "2 rows come from an earlier run (2026-12-05T22:31:42Z)" in claims
+    assert "2 rows are carried from the run of 2026-12-05T22:31:42Z" in summary
+    cell = re.search(r'<tr id="book-ch15">.*?<td>(.*?)</td>', claims, re.S).group(1)
+    said = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", cell))).strip()
+    assert said == "passed 2 not run 40 (carried from an earlier run: 2 passed)"
+
+
+def test_a_formula_and_a_quote_say_where_their_value_comes_from(book_run):
+    """An author's trial: ch90's formula C01 showed 36 MiB under "Here" (this runner's measurement)
+    though nothing was measured, and a drift annotation called its verdict "its measurement"."""
+    doc = json.loads(book_run.read_text(encoding="utf-8"))
+    c01 = next(e for e in doc["claims"] if e["key"] == "ch90:C01")
+    quote = {"status": "drift", "line": 3, "name": "stated", "manuscript": "35", "registry": "36"}
+    c01["details"]["drift"] = {"manuscript": "ch90.md", "status": "drift", "quotes": [quote]}
+    c01["drifted"] = True
+    c05 = next(e for e in doc["claims"] if e["key"] == "ch90:C05")
+    c05.update(measured=None, measured_display=None)  # as a run records a quote: its source measures
+    book_run.write_text(json.dumps(doc), encoding="utf-8")
+    claims, _ = pages_of(book_run)
+
+    def here(key: str) -> str:
+        row = claims[claims.index(f'data-id="{key}"') :]
+        return html.unescape(
+            re.sub(r"<[^>]+>", "", re.search(r'<td class="here value">(.*?)</td>', row).group(1))
+        )
+
+    assert here("ch90:C01") == "— (the chapter's arithmetic)"
+    assert here("ch90:C05") == "— (a quote of ch15:C10)"
+    assert here("ch90:C02") == "36,864 B/token"  # a measured claim's row is as it was
+    loaded = load_document(book_run)[0]
+    row = next(ln for ln in markdown(loaded).splitlines() if ln.startswith("| **C01** A 1024-token"))
+    assert "| — (the chapter's arithmetic) |" in row
+    said = next(ln for ln in annotations(loaded, book_run.parent) if "title=ch90%3AC01 drifted" in ln)
+    assert said.endswith("; the chapter's arithmetic: passed") and "its measurement" not in said

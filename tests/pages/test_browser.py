@@ -283,6 +283,41 @@ def test_long_ids_stay_in_their_column_at_1280_px(browser, claims_html):
     assert min(gap for _, gap in gaps) >= 6, sorted(gaps, key=lambda g: g[1])[:3]
 
 
+#: the words of each header cell of ``arguments[0]`` that the layout breaks across lines: [[cell, word]]
+BROKEN_WORDS = """
+const out = [];
+for (const th of document.querySelectorAll(arguments[0])) {
+  const text = th.firstChild;
+  if (!text || text.nodeType !== Node.TEXT_NODE) continue;
+  for (const m of text.data.matchAll(/\\S+/g)) {
+    const range = document.createRange();
+    range.setStart(text, m.index);
+    range.setEnd(text, m.index + m[0].length);
+    const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    if (tops.size > 1) out.push([th.textContent.trim(), m[0]]);
+  }
+}
+return out;
+"""
+
+
+def test_header_cells_break_only_between_words_at_1280_px(browser, run_copy):
+    """A chapter of short ids ("C01") made the id column too narrow for its header: "Claim ▲" read
+    "Cla / im / ▲"."""
+    doc, _ = load_document(run_copy)
+    doc.claims = [e for e in doc.claims if len(e.id) == 3]
+    publish(doc, run_copy)
+    browser.set_window_size(WIDTH, 900)
+    open_page(browser, run_copy.parent / "claims.html")
+    assert (
+        browser.execute_script(
+            "return getComputedStyle(document.getElementById('claims')).getPropertyValue('--id-chars')"
+        ).strip()
+        == "3"
+    )
+    assert browser.execute_script(BROKEN_WORDS, "table.claims thead th") == []
+
+
 def test_an_id_with_its_chapter_and_a_lane_model_stays_in_its_column(browser, make_run, tmp_path):
     """The longest names a row can carry: a chapter-qualified key on the matrix, a model name under
     the id on the portable-LM lane's page."""

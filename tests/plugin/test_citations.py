@@ -62,6 +62,8 @@ def test_a_quote_whose_source_changed_is_drifted_everywhere(pytester, capsys):
     result = run(pytester)
     result.assert_outcomes(failed=2)  # the source's own measurement (497.76 is not 700), and the quote
     result.stdout.fnmatch_lines(["*ch16:C05 says 500 MB, quoting ch15:C10, which now says 700 MB*"])
+    # its verdict is its source's, not a measurement of its own (an author's trial read "its measurement")
+    result.stdout.fnmatch_lines(["drifted ch16:C05: *which says 700 MB*(a quote of ch15:C10: failed)"])
     report = read_report(pytester)
     quote = report.claims.by_key["ch16:C05"]
     assert quote["outcome"] == "failed" and quote["drifted"]

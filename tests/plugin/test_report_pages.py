@@ -156,6 +156,10 @@ def test_a_partial_run_keeps_the_other_rows_marked_with_their_run(project, monke
         and page.count("<img ") == 1
     )
     assert "This run selected 1 of 4 claims (C01)" in page
+    # run again: the rows are carried a second time, and every line still names the run that measured them
+    result = project.run("-k", "C01")
+    result.stdout.fnmatch_lines([f"claims run now: 1 *; carried from the run of {full['generated']}: *"])
+    assert project.report()["selection"]["carried_from"] == full["generated"]
 
 
 def test_a_nested_conftest_does_not_break_the_run(project):
