@@ -37,7 +37,7 @@ class Row:
     chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
     statement: str
     here: str
-    source: str  # a formula's or a quote's: where its value comes from, the "here" cell's words instead
+    source: str  # a formula's or a quote's: where its value comes from, said beside the "here" cell's value
     bar: str
     margin: words.Margin | None
     reason: str

@@ -95,7 +95,7 @@ def _claim_table(entries: list[ClaimEntry]) -> list[str]:
     for e in entries:
         m = words.margin(e)
         source = value_source(e)
-        here = (words.here_value(e) or "—") + (f" ({source})" if source else "")
+        here = (words.measured_value(e) or "—") + (f" ({source})" if source else "")  # a value, and whose
         if e.carried is not None:
             here += f" (run of {e.carried.from_}{'; ' + e.carried.why if e.carried.why else ''})"
         chapter_value = words.chapter_value(e) or (words.quoted(e.locator) if e.locator else "")

@@ -214,7 +214,8 @@ def test_carried_rows_say_one_time_theirs_and_which_rows_they_are(book_run):
 
 def test_a_formula_and_a_quote_say_where_their_value_comes_from(book_run):
     """An author's trial: ch90's formula C01 showed 36 MiB under "Here" (this runner's measurement)
-    though nothing was measured, and a drift annotation called its verdict "its measurement"."""
+    though nothing was measured, and a drift annotation called its verdict "its measurement". Its
+    value stays (the arithmetic's result), saying whose it is."""
     doc = json.loads(book_run.read_text(encoding="utf-8"))
     c01 = next(e for e in doc["claims"] if e["key"] == "ch90:C01")
     quote = {"status": "drift", "line": 3, "name": "stated", "manuscript": "35", "registry": "36"}
@@ -231,11 +232,11 @@ def test_a_formula_and_a_quote_say_where_their_value_comes_from(book_run):
             re.sub(r"<[^>]+>", "", re.search(r'<td class="here value">(.*?)</td>', row).group(1))
         )
 
-    assert here("ch90:C01") == "— (the chapter's arithmetic)"
+    assert here("ch90:C01") == "36 MiB (the chapter's arithmetic)"
     assert here("ch90:C05") == "— (a quote of ch15:C10)"
     assert here("ch90:C02") == "36,864 B/token"  # a measured claim's row is as it was
     loaded = load_document(book_run)[0]
     row = next(ln for ln in markdown(loaded).splitlines() if ln.startswith("| **C01** A 1024-token"))
-    assert "| — (the chapter's arithmetic) |" in row
+    assert "| 36 MiB (the chapter's arithmetic) |" in row
     said = next(ln for ln in annotations(loaded, book_run.parent) if "title=ch90%3AC01 drifted" in ln)
     assert said.endswith("; the chapter's arithmetic: passed") and "its measurement" not in said
