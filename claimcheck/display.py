@@ -8,7 +8,7 @@ import difflib
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from typing import Any, TypeGuard
 
@@ -83,20 +83,27 @@ def json_text(data: object) -> str:
     :func:`printable` escapes written ``\\uXXXX`` (JSON escapes only C0 itself): the same data, and
     nothing a terminal acts on when it is printed. A non-finite float is written as its ``repr``
     (``"inf"``, ``"nan"``: a number JSON cannot hold, as ``claims.json`` writes it)."""
-    text = json.dumps(_finite(data), indent=2, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(json_value(data), indent=2, ensure_ascii=False, allow_nan=False)
     # json.dumps escapes C0 in strings: a line feed left is the indentation's
     return _UNSAFE.sub(lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text)
 
 
-def _finite(value: object) -> object:
-    """``value`` with every non-finite float in it (in lists, tuples and dicts) as its ``repr``."""
+def json_value(value: object, other: Callable[[object], object] = str) -> Any:
+    """``value`` as JSON values, as ``claims.json`` holds them: a non-finite float as its ``repr``
+    (``"inf"``, a number JSON cannot hold), a 0-d array or a numpy/torch scalar as its number, lists,
+    tuples and sets as lists, mappings with text keys, in each of them too; anything else as
+    ``other(value)`` (default: its text)."""
     if isinstance(value, float) and not math.isfinite(value):
         return repr(value)
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    if getattr(value, "shape", None) == () and callable(item := getattr(value, "item", None)):
+        return json_value(item(), other)  # a numpy or torch scalar
+    if isinstance(value, Mapping):
+        return {str(k): json_value(v, other) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [json_value(v, other) for v in value]
+    return other(value)
 
 
 def log_line(text: object) -> str:

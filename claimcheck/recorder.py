@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import partial
@@ -15,7 +14,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from claimcheck.display import format_value, log_line
+from claimcheck.display import format_value, json_value, log_line
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
@@ -58,22 +57,8 @@ def _load_note(claim: Claim) -> str:
 
 
 def _jsonable(value: Any) -> Any:
-    """``value`` as JSON values, as a result holds it: an interval as ``[lo, hi]``, a float JSON cannot
-    hold as its text (``"inf"``), a 0-d array or numpy scalar as its number, tuples and sets as lists,
-    mappings with text keys, anything else (a path, an object) as its text."""
-    if isinstance(value, Interval):
-        return [value.lo, value.hi]
-    if isinstance(value, float) and not math.isfinite(value):
-        return repr(value)
-    if value is None or isinstance(value, (str, int, float)):
-        return value
-    if getattr(value, "shape", None) == () and callable(getattr(value, "item", None)):
-        return _jsonable(value.item())  # numpy or torch scalar
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
-    return str(value)
+    """``value`` as JSON values (:func:`~claimcheck.display.json_value`), an interval as ``[lo, hi]``."""
+    return json_value(value, lambda v: [v.lo, v.hi] if isinstance(v, Interval) else str(v))
 
 
 class VerdictError(Exception):

@@ -93,3 +93,15 @@ def test_a_difference_of_ratios_is_a_plain_number():
 )
 def test_a_whole_or_exactly_judged_value_prints_in_full_digits(value, exact, shown):
     assert display.format_value(value, "B", exact=exact) == shown
+
+
+def test_json_value_is_what_claims_json_can_hold():
+    """One conversion for the recorder's details and json_text: numbers JSON cannot hold as text, a
+    scalar as its number, any other object by ``other`` (its text by default)."""
+    import pathlib
+
+    import numpy as np
+
+    data = {"inf": float("inf"), "f32": np.float32(1.5), "t": (1, {2}), 3: pathlib.Path("a/b")}
+    assert display.json_value(data) == {"inf": "inf", "f32": 1.5, "t": [1, [2]], "3": "a/b"}
+    assert display.json_value([object], other=lambda v: "other") == ["other"]

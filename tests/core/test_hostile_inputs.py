@@ -29,7 +29,7 @@ def nested(depth: int) -> str:
 @pytest.mark.parametrize("depth", [150, 600, 900])
 def test_a_deeply_nested_results_file_is_refused_by_every_command(tmp_path, capsys, depth):
     """A runner field nested 600 deep passed json.loads and broke ``merge --json`` with a RecursionError
-    traceback (display._finite); every reader now refuses a file nested deeper than 100."""
+    traceback (display.json_value); every reader now refuses a file nested deeper than 100."""
     good = write(tmp_path / "a" / "claims.json", document(entry("C01")))
     text = json.dumps(document(entry("C01", "failed"), runner={"cpu": "x"})).replace('"x"', nested(depth))
     deep = write(tmp_path / "b" / "claims.json", text)
