@@ -157,35 +157,26 @@ def resolve_weights(
     """
     start = time.perf_counter()
     tried: list[str] = []
-    source, kind, reason = _find_weights(spec, allow_download, cache_dir, download, tried)
-    problem = config_problem(Path(source)) if source is not None else None
-    if problem:  # found, but unusable: never count it as available
-        source, reason = None, f"unusable weights: {problem}"
-    seconds = time.perf_counter() - start
-    return WeightsResolution(source, kind, reason, tuple(tried), spec, seconds, broken=bool(problem))
-
-
-def _find_weights(
-    spec: str | None,
-    allow_download: bool,
-    cache_dir: str | None,
-    download: Callable[..., Path] | None,
-    tried: list[str],
-) -> tuple[str | None, str | None, str]:
-    """``(source, kind, reason)`` before the config is checked; appends what it tried to ``tried``."""
     how = (
         "Provide them with --claims-weights DIR (a folder saved by save_pretrained) or a hub id in the "
         "Hugging Face cache (CLAIMCHECK_WEIGHTS works too), or allow a download with --claims-allow-download."
     )
 
-    def missing(after: str, then: str) -> tuple[None, None, str]:
-        return None, None, f"needs the pretrained GPT-2 weights{after}: {'; '.join(tried)}. {then}"
+    def decided(source: str | None, kind: str | None, reason: str) -> WeightsResolution:
+        problem = config_problem(Path(source)) if source is not None else None
+        if problem:  # found, but unusable: never count it as available
+            source, reason = None, f"unusable weights: {problem}"
+        seconds = time.perf_counter() - start
+        return WeightsResolution(source, kind, reason, tuple(tried), spec, seconds, broken=bool(problem))
+
+    def missing(after: str, then: str) -> WeightsResolution:
+        return decided(None, None, f"needs the pretrained GPT-2 weights{after}: {'; '.join(tried)}. {then}")
 
     if spec and _looks_like_path(spec):
         folder = Path(spec).expanduser()
         problem = folder_problem(folder)
         if problem is None:
-            return str(folder.resolve()), "folder", f"local folder {folder}"
+            return decided(str(folder.resolve()), "folder", f"local folder {folder}")
         tried.append(f"--claims-weights: {problem}")
         return missing("", how)
     hub_id, revision = split_revision(spec or "gpt2")
@@ -198,7 +189,7 @@ def _find_weights(
         cached = None
         tried.append("huggingface_hub is not installed")
     if cached:
-        return cached, "hf-cache", f"Hugging Face cache ({hub_id})"
+        return decided(cached, "hf-cache", f"Hugging Face cache ({hub_id})")
     tried.append(f"'{hub_id}' is not in the Hugging Face cache (looked up offline)")
     if not allow_download:
         tried.append("no download allowed (--claims-allow-download)")
@@ -208,7 +199,9 @@ def _find_weights(
     except WeightsError as exc:
         tried.append(f"--claims-allow-download: {exc}")
         return missing("", OFFLINE_HOW)
-    return str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})"
+    return decided(
+        str(folder), "hub", f"downloaded '{hub_id}' from the Hugging Face hub into its cache ({folder})"
+    )
 
 
 @functools.lru_cache(maxsize=8)
@@ -287,8 +280,6 @@ def check_shapes(config: PretrainedConfig, path: Path, shape_check: str = "gpt2-
         WeightsError: not a GPT-2 config, a field differs from GPT-2 small's (``gpt2-small``), or a
             tensor is missing or has another shape than the config implies.
     """
-    if shape_check not in SHAPE_CHECKS:
-        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
     if getattr(config, "model_type", None) != "gpt2":
         raise WeightsError(
             f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "
@@ -368,17 +359,6 @@ def load_pretrained(
     return model.float().eval(), tokenizer, info
 
 
-def hub_endpoint() -> str:
-    """The Hugging Face hub's address: ``HF_ENDPOINT`` as set now, else huggingface_hub's default."""
-    try:
-        from huggingface_hub import constants
-
-        default = constants.ENDPOINT
-    except ImportError:
-        default = "https://huggingface.co"
-    return (os.environ.get("HF_ENDPOINT", "").strip() or default).rstrip("/")
-
-
 def probe_hub(hub_id: str, revision: str | None = None) -> None:
     """One HEAD request for ``hub_id``'s config.json, with a time limit and no retries.
 
@@ -386,7 +366,9 @@ def probe_hub(hub_id: str, revision: str | None = None) -> None:
         WeightsError: the hub cannot be reached (no network, DNS, refused, time limit) or answers
             with an error (404: no such model); the message says which address and why.
     """
-    hub = hub_endpoint()
+    from huggingface_hub import constants
+
+    hub = (os.environ.get("HF_ENDPOINT", "").strip() or constants.ENDPOINT).rstrip("/")  # as set now
     url = f"{hub}/{hub_id}/resolve/{revision or 'main'}/config.json"
     try:
         with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=PROBE_TIMEOUT_S):
