@@ -11,16 +11,15 @@ and exits 1 when a page is not current.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Iterable, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from claimcheck.cli import COMMAND_MODULES
+from claimcheck.cli import build_parser
 from claimcheck.fields import NEEDS, SHARED_FIELDS, TABLES
 from claimcheck.registry import CLAIM_RULES
-from claimcheck.settings import CORE, Option, OptionTable
+from claimcheck.settings import CORE, OptionTable
 from claimcheck.units import COMMON, UNITS
 
 REGENERATE = "python -m claimcheck.docs"
@@ -84,9 +83,7 @@ def registry_fields() -> str:
 
 def _commands() -> list[tuple[str, str, argparse.ArgumentParser]]:
     """``(name, help, parser)`` of each ``claimcheck`` command, in ``claimcheck --help``'s order."""
-    commands = argparse.ArgumentParser(prog="claimcheck").add_subparsers()
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(commands)
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return [(a.dest, a.help or "", commands.choices[a.dest]) for a in commands._choices_actions]
 
 
@@ -114,19 +111,13 @@ def kit_option_tables() -> list[OptionTable]:
 def options() -> str:
     """The page of the pytest options (flags, environment, ini keys) and the commands."""
 
-    def default(o: Option) -> str:
-        if o.kind == "append" or o.default is None:
-            return ""
-        if isinstance(o.default, bool):
-            return _code("on" if o.default else "off")
-        return _code(f"{o.default:g}" if isinstance(o.default, float) else str(o.default))
-
     def table(options: OptionTable) -> str:
         names = ("option", "environment", "ini key", "default", "meaning")
         rows = []
         for o in options.options:
             flag = o.flag if o.kind == "flag" else f"{o.flag} {o.metavar}"
-            rows.append((_code(flag), _code(o.env or ""), _code(o.ini or ""), default(o), o.help))
+            default = "" if o.kind == "append" or o.default is None else _code(o.default_text)
+            rows.append((_code(flag), _code(o.env or ""), _code(o.ini or ""), default, o.help))
         return _markdown_table(names, rows)
 
     kits = kit_option_tables()

@@ -149,13 +149,19 @@ class Option:
     def dest(self) -> str:
         return self.flag.removeprefix("--").replace("-", "_")
 
+    @property
+    def default_text(self) -> str:
+        """The default as ``pytest --help`` and the reference page write it: ``none``, ``off``, ``on``,
+        a number as ``:g``, else its text."""
+        if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
+            return f"{self.default:g}"
+        names: dict[object, str] = {None: "none", False: "off", True: "on"}
+        return names.get(self.default, str(self.default))
+
     def help_text(self) -> str:
         """The help line of ``pytest --help``, with the default, environment variable and ini key."""
-        names: dict[object, object] = {None: "none", False: "off", True: "on"}
-        default = names.get(self.default, self.default)
-        if isinstance(self.default, (int, float)) and not isinstance(self.default, bool):
-            default = f"{self.default:g}"
-        more = [f"default: {default}"] + [f"{k} {v}" for k, v in (("env", self.env), ("ini", self.ini)) if v]
+        where = [f"{k} {v}" for k, v in (("env", self.env), ("ini", self.ini)) if v]
+        more = [f"default: {self.default_text}", *where]
         return f"{self.help} ({'; '.join(more)})".replace("%", "%%")
 
 
