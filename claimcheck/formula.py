@@ -350,10 +350,6 @@ class Evaluation:
     value: Interval
     conditions: tuple[tuple[str, bool, str], ...]  # (condition, holds, its sides as computed)
 
-    @property
-    def failed(self) -> list[str]:
-        return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
-
 
 class FormulaClaim(Protocol):
     """What a formula reads of a claim (:class:`claimcheck.registry.Claim` has it; named here, not
