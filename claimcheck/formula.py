@@ -133,18 +133,25 @@ class Formula:
         """The value (an :class:`Interval`) or, for a condition, whether it holds, ``env`` giving each
         name. Raises FormulaError: a name is missing, a division by an interval holding 0, a function
         outside its domain."""
+        if isinstance(self.tree.body, ast.Compare):
+            return self.judged(env)[0]
         return _Evaluator(env, self.text, self.aliases).run(self.tree.body)
 
     def explain(self, env: Mapping[str, Interval]) -> str:
         """A condition's two sides as computed: ``"[11.6, 11.7] == [11.55, 11.65]"``."""
-        body = self.tree.body
-        if not isinstance(body, ast.Compare):
-            return f"{self.text} = {self.evaluate(env)}"
+        if isinstance(self.tree.body, ast.Compare):
+            return self.judged(env)[1]
+        return f"{self.text} = {self.evaluate(env)}"
+
+    def judged(self, env: Mapping[str, Interval]) -> tuple[bool, str]:
+        """A condition's ``(holds, its sides as computed)`` (:meth:`explain`), each side evaluated once;
+        a chain (``a < b < c``) holds where each comparison does."""
+        body = cast(ast.Compare, self.tree.body)
         ev = _Evaluator(env, self.text, self.aliases)
-        parts = [str(ev.run(body.left))]
-        for op, right in zip(body.ops, body.comparators):
-            parts += [_COMPARE[type(op)][0], str(ev.run(right))]
-        return " ".join(parts)
+        sides = [ev.run(side) for side in (body.left, *body.comparators)]
+        signs = [_COMPARE[type(op)] for op in body.ops]
+        holds = all(test(a, b) for (_, test), a, b in zip(signs, sides, sides[1:]))
+        return holds, " ".join([str(sides[0]), *(f"{sign} {b}" for (sign, _), b in zip(signs, sides[1:]))])
 
 
 def parse(text: str, *, condition: bool = False) -> Formula:
@@ -327,14 +334,6 @@ class _Evaluator:
                 raise FormulaError(
                     f"{self.text}: {called}(...): {excerpt(str(exc) or type(exc).__name__, quote=False)}"
                 ) from None
-        if isinstance(node, ast.Compare):
-            left = self.visit(node.left)
-            for op, right_node in zip(node.ops, node.comparators):
-                right = self.visit(right_node)
-                if not _COMPARE[type(op)][1](left, right):
-                    return False
-                left = right
-            return True
         raise FormulaError(f"{self.text}: cannot evaluate {excerpt(ast.unparse(node))}")  # pragma: no cover
 
 
@@ -350,10 +349,6 @@ class Evaluation:
 
     value: Interval
     conditions: tuple[tuple[str, bool, str], ...]  # (condition, holds, its sides as computed)
-
-    @property
-    def failed(self) -> list[str]:
-        return [f"{text}: {sides}" for text, holds, sides in self.conditions if not holds]
 
 
 class FormulaClaim(Protocol):
@@ -424,7 +419,7 @@ def evaluate_claim(
     value = formula.evaluate(env)  # finite: the evaluator refuses every value that is not
     return Evaluation(
         value.as_float(),  # exact rationals inside, floats for the report
-        tuple((t, bool(f.evaluate(env)), f.explain(env)) for t, f in zip(claim.conditions, conditions)),
+        tuple((t, *f.judged(env)) for t, f in zip(claim.conditions, conditions)),
     )
 
 
