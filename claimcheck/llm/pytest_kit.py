@@ -101,8 +101,9 @@ def pytest_claimcheck_runner_fingerprint(config: pytest.Config, fingerprint: dic
         fingerprint["llm_kit"] = "inactive: torch is not installed (pip install 'claimcheck[claims]')"
         return
     fingerprint.update(kit_fields())
-    if run_state(config).kit.get("threads"):
-        fingerprint["threads"] = run_state(config).kit["threads"]
+    if threads := run_state(config).kit.get("threads"):
+        # the threads the tests measured with: under xdist a worker's, not the controller's own count
+        fingerprint["threads"], fingerprint["torch_threads"] = threads, threads["threads"]
     fingerprint["load"] = timing.machine_load()  # at the start of the run; every timing row has its own
     fingerprint["weights"] = weights_record(weights_of(config), settings_of(config).weights_shapes)
 

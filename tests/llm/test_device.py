@@ -134,6 +134,24 @@ def test_kit_fields_without_torch_name_every_field(monkeypatch):
     assert fields["torch_threads"] is None and fields["cpu_capability"] is None and fields["gpu"] is None
 
 
+def test_the_fingerprint_names_the_threads_a_worker_measured_with(monkeypatch):
+    """Under xdist the controller writes the fingerprint: ``torch_threads`` is the count the workers
+    decided and measured with (``threads``), not the controller's own torch default."""
+    from claimcheck.llm import pytest_kit
+
+    state = SimpleNamespace(kit={})
+    monkeypatch.setattr(pytest_kit, "run_state", lambda config: state)
+    monkeypatch.setattr(pytest_kit, "settings_of", lambda config: SimpleNamespace(weights_shapes="check"))
+    monkeypatch.setattr(pytest_kit, "weights_of", lambda config: None)
+    monkeypatch.setattr(pytest_kit, "weights_record", lambda weights, shapes: {})
+    decided = {"setting": "auto", "threads": torch.get_num_threads() + 1, "why": "a worker's"}
+    worker = SimpleNamespace(config=None, workeroutput={pytest_kit.THREADS_OUTPUT_KEY: decided})
+    pytest_kit.pytest_testnodedown(worker, None)
+    fp: dict = {}
+    pytest_kit.pytest_claimcheck_runner_fingerprint(None, fp)  # type: ignore[arg-type]
+    assert fp["threads"] == decided and fp["torch_threads"] == decided["threads"]
+
+
 @pytest.mark.parametrize(
     "line, version",
     [
