@@ -33,7 +33,7 @@ def claims_page(
 ) -> str:
     """The claims page (HTML). ``base_dir``: the JSON's folder (plots are read only inside it);
     ``manuscripts``: the ManuscriptViews rows link to; ``test_log``: the pytest-html log's href."""
-    return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
+    return render("claims.html.j2", v=claims_view.ClaimsView(doc, base_dir, manuscripts, test_log))
 
 
 def manuscript_page(
