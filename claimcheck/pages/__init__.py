@@ -46,9 +46,8 @@ def manuscript_page(
     return render(
         "manuscript.html.j2",
         v=view,
-        states=manuscript_view.STATES,
+        states=manuscript_view.STATE_LABEL,
         claims_href=claims_href,
-        state_label=manuscript_view.STATE_LABEL,
         has_results=has_results,
         lang=lang,
     )
