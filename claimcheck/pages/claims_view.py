@@ -25,7 +25,6 @@ class Plot:
     name: str
     src: str = ""  # a data: URI (the page is self-contained)
     missing: str = ""  # why there is no image
-    alt: str = ""  # what the plot shows, for a reader who cannot see it (the img's alt text)
 
 
 @dataclass
@@ -36,7 +35,6 @@ class SectionView:
     rows: list[Row]
     href: str = ""  # the heading's line in the manuscript page
     chapter: str = ""
-    first_of_chapter: bool = False  # the page puts the chapter's heading above it
 
     @property
     def anchor(self) -> str:
@@ -104,14 +102,6 @@ class Row:
         self.ci = words.ci_words(entry)
         self.needs = words.need_tags(entry)
         self.plots = [_plot(p, base) for p in entry.plots]
-        for plot in self.plots:  # its alt text: what is plotted, for which claim, both figures
-            plot.alt = (
-                f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
-                + (f" ({entry.title})" if entry.title else "")
-                + (f"; the chapter says {self.chapter}" if self.chapter else "")
-                + (f", this runner {self.here}" if self.here else "")
-                + "."
-            )
         carried, self.carried = entry.carried, ""
         if carried is not None:
             self.carried = f"from the run of {carried.from_ or '?'}" + (
@@ -244,15 +234,10 @@ class Chapter:
         for e in mine:
             sections.get(e.section or "", other).rows.append(Row(e, base, manuscript))
         self.sections = [s for s in (*sections.values(), other) if s.rows]
-        if self.sections:
-            self.sections[0].first_of_chapter = True
-        if manuscript is not None:
-            for (
-                s
-            ) in self.sections:  # a section's heading links to the first line of its first claim in the text
-                lines = [ln for r in s.rows for ln, _ in r.text_links]
-                if lines:
-                    s.href = f"{manuscript.href}#L{min(lines)}"
+        for s in self.sections:  # a section's heading links to the first line of its first claim in the text
+            lines = [ln for r in s.rows for ln, _ in r.text_links]  # none without a manuscript
+            if lines and manuscript is not None:
+                s.href = f"{manuscript.href}#L{min(lines)}"
         self.rows = [r for s in self.sections for r in s.rows]  # its claims' rows, section by section
         self.counts = list(oc.count(r.outcome for r in self.rows).items())
         self.profile = profile_words(doc, ch)
@@ -294,7 +279,6 @@ class ClaimsView:
             Chapter(doc, ch, single, by_chapter_ms.get(ch.id) or (first if single else None), Path(base_dir))
             for ch in doc.chapter_list()
         ]
-        self.sections = [s for c in self.chapters for s in c.sections]
         for n, row in enumerate(self.rows):  # the book's order, for sorting back to it
             row.order = n
         counts = oc.count(r.outcome for r in self.rows)
@@ -330,7 +314,7 @@ class ClaimsView:
 
     @property
     def rows(self) -> list[Row]:
-        return [r for s in self.sections for r in s.rows]
+        return [r for c in self.chapters for r in c.rows]
 
     @property
     def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
