@@ -38,15 +38,10 @@ def measured_value(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
-def here_value(entry: ClaimEntry) -> str:
-    """This runner's measurement as a row's "here" says it: :func:`measured_value`, but "" for a
-    formula, whose value is the chapter's arithmetic, not a measurement."""
-    return "" if entry.formula else measured_value(entry)
-
-
 def value_words(entry: ClaimEntry) -> list[str]:
-    """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``."""
-    pairs = (("chapter", chapter_value(entry)), ("here", here_value(entry)))
+    """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``;
+    no "here" for a formula, whose value is the chapter's arithmetic, not a measurement."""
+    pairs = (("chapter", chapter_value(entry)), ("here", "" if entry.formula else measured_value(entry)))
     return [f"{name} {value}" for name, value in pairs if value]
 
 
