@@ -224,9 +224,8 @@ def _number_mark(
     drifted: list[tuple[tuple[int, int], QuoteCheck]],
     reasons: dict[str, str],
     link: Callable[[str], str],
-    names_of: dict[str, str] | None = None,
+    names_of: dict[str, str],  # claim id -> the figure's name in that claim (figure_names)
 ) -> Mark:
-    names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
         if piece.status == "waived":
