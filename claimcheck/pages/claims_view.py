@@ -317,13 +317,6 @@ class ClaimsView:
         return [r for c in self.chapters for r in c.rows]
 
     @property
-    def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
-        """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
-        if len(self.chapters) <= 1:
-            return [(None, self.rows)]
-        return [(c, c.rows) for c in self.chapters if c.rows]
-
-    @property
     def id_chars(self) -> int:
         """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
         return max((len(r.entry.id) for r in self.rows), default=3)
