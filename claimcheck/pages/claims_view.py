@@ -88,11 +88,10 @@ class Row:
             reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
         self.reason, self.reason_more = words.first_sentence(reason)
         # the chapter's value as printed, or "" (then `statement` is the chapter's words)
-        self.chapter = words.chapter_value(entry)
+        chapter = words.chapter_value(entry)
         if entry.model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
-            self.chapter = (
-                f"{self.chapter} (for this model)" if self.chapter else "(property of any causal LM)"
-            )
+            chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
+        self.chapter = chapter
         self.statement = "" if self.chapter or not entry.locator else words.quoted(entry.locator)
         self.here = words.measured_value(entry)
         # a formula's or a quote's: where its value comes from, said beside the "here" cell's value
@@ -102,11 +101,10 @@ class Row:
         self.ci = words.ci_words(entry)
         self.needs = words.need_tags(entry)
         self.plots = [_plot(p, base) for p in entry.plots]
-        carried, self.carried = entry.carried, ""
-        if carried is not None:
-            self.carried = f"from the run of {carried.from_ or '?'}" + (
-                f"; {carried.why}" if carried.why else ""
-            )
+        carried = entry.carried  # a row kept from an earlier run: which, and why
+        self.carried = "" if carried is None else f"from the run of {carried.from_ or '?'}"
+        if carried is not None and carried.why:
+            self.carried += f"; {carried.why}"
         self.drift = "; ".join(words.drift_words(entry))
         # [(line, href)] into the manuscript page: one link per line the claim's marks are on
         marks = manuscript.by_claim.get(entry.id, []) if manuscript is not None else []
