@@ -7,7 +7,6 @@ import hashlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from claimcheck import fileio
@@ -33,7 +32,7 @@ def claims_page(
 ) -> str:
     """The claims page (HTML). ``base_dir``: the JSON's folder (plots are read only inside it);
     ``manuscripts``: the ManuscriptViews rows link to; ``test_log``: the pytest-html log's href."""
-    return render("claims.html.j2", v=claims_view.build(doc, base_dir, manuscripts, test_log))
+    return render("claims.html.j2", v=claims_view.ClaimsView(doc, base_dir, manuscripts, test_log))
 
 
 def manuscript_page(
@@ -46,9 +45,8 @@ def manuscript_page(
     return render(
         "manuscript.html.j2",
         v=view,
-        states=manuscript_view.STATES,
+        states=manuscript_view.STATE_LABEL,
         claims_href=claims_href,
-        state_label=manuscript_view.STATE_LABEL,
         has_results=has_results,
         lang=lang,
     )
@@ -170,18 +168,14 @@ def load_document(path: str | Path) -> tuple[ClaimsDoc | dict[str, Any], list[st
 
 def matrix_page(matrix: Matrix, title: str = "claimcheck: claims x runners") -> str:
     """The claim x runner page of a :class:`claimcheck.runs.Matrix` (self-contained, no script)."""
-    rows = []
+    rows = []  # (row, the chapter's value, the bar, [(cell, its value, its reason's first sentence, the rest)])
     for r in matrix.rows:
-        entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance or "printed")
+        entry = ClaimEntry(r.id, r.id, stated=r.stated, unit=r.unit, tolerance=r.tolerance)
         cells = []
         for c in r.cells:
             shown = words.measured_value(ClaimEntry(r.id, r.id, measured=c.measured, unit=r.unit))
-            head, more = words.first_sentence(c.reason)
-            shown = shown or format_measured(c)
-            cells.append(dict(outcome=c.outcome, display=shown, reason=head, more=more, drifted=c.drifted))
-        bar = words.bar_words(entry) if r.tolerance else ""
-        fields = {"id": r.id, "title": r.title, "split": r.split, "differs": r.differs, "cells": cells}
-        rows.append(SimpleNamespace(**fields, chapter=words.chapter_value(entry), bar=bar))
+            cells.append((c, shown or format_measured(c), *words.first_sentence(c.reason)))
+        rows.append((r, words.chapter_value(entry), words.bar_words(entry) if r.tolerance else "", cells))
     return render(
         "matrix.html.j2",
         m=matrix,

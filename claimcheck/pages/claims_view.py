@@ -7,7 +7,7 @@ import base64
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from claimcheck import outcomes as oc
@@ -25,41 +25,6 @@ class Plot:
     name: str
     src: str = ""  # a data: URI (the page is self-contained)
     missing: str = ""  # why there is no image
-    alt: str = ""  # what the plot shows, for a reader who cannot see it (the img's alt text)
-
-
-@dataclass
-class Row:
-    """One claim's row: its entry (id, key, title, note, model as the entry has them) and its words."""
-
-    entry: ClaimEntry
-    outcome: str  # the entry's, or error for one not in the vocabulary
-    chapter: str  # the chapter's value as printed, or "" (then `statement` is the chapter's words)
-    statement: str
-    here: str
-    source: str  # a formula's or a quote's: where its value comes from, said beside the "here" cell's value
-    bar: str
-    margin: words.Margin | None
-    reason: str
-    reason_more: str
-    ci: str
-    needs: list[str]
-    plots: list[Plot]
-    order: int
-    carried: str = ""
-    drift: str = ""
-    text_links: list = field(default_factory=list)  # [(line, href)] into the manuscript page
-    form: manuscript_view.FigureForm | None = None  # where it holds in another form than the chapter's figure
-    hardware: str = ""  # a failed row: the hardware it failed on
-    next_step: str = ""  # a failed row: what to do next
-
-    @property
-    def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
-        return self.outcome in oc.VERDICT_RANK
-
-    @property
-    def severity(self) -> int:
-        return oc.SEVERITY.index(self.outcome) if self.outcome in oc.SEVERITY else len(oc.SEVERITY)
 
 
 @dataclass
@@ -70,75 +35,10 @@ class SectionView:
     rows: list[Row]
     href: str = ""  # the heading's line in the manuscript page
     chapter: str = ""
-    first_of_chapter: bool = False  # the page puts the chapter's heading above it
 
     @property
     def anchor(self) -> str:
         return f"section-{self.chapter}-{self.id}" if self.chapter else f"section-{self.id}"
-
-
-@dataclass
-class Chapter:
-    """One chapter's line of the book table."""
-
-    id: str
-    title: str
-    counts: list[tuple[str, int]]
-    profile: str
-    manuscript: str = ""  # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
-    manuscript_href: str = ""
-    drifted: int = 0
-    carried: str = ""  # its rows kept from an earlier run, by outcome: "2 passed" (not among the others)
-    drifted_claims: list[str] = field(default_factory=list)  # ids of its drifted claims, beside its counts
-    citations: list[str] = field(default_factory=list)  # its quotes of other chapters and theirs of it
-    rows: list[Row] = field(default_factory=list)  # its claims' rows, section by section
-
-    @property
-    def anchor(self) -> str:
-        return f"chapter-{self.id}"
-
-
-@dataclass
-class ClaimsView:
-    title: str
-    chapter: str
-    generated: str
-    wall_s: object
-    runner: str
-    profile: str
-    weights: str
-    counts: list[tuple[str, int]]
-    sentences: list[str]
-    sections: list[SectionView]
-    chapters: list[Chapter]
-    needs: list[tuple[str, str]]  # (filter key, label) of the needs present
-    outcomes: list[str]  # outcomes present, in the vocabulary's order
-    problems: list[str]
-    test_log: str = ""
-    manuscript: str = ""
-    manuscript_line: str = ""
-    selection: str = ""
-    interrupted: str = ""  # an interrupted run: what it decided and what it did not reach
-    language: str = ""  # the chapter's language ([chapter] language): lang of its quoted words
-    # (which and why, the command that runs them)
-    deselected: list[tuple[str, str]] = field(default_factory=list)
-    drifted: int = 0  # claims whose manuscript prints another figure: beside the counts, a filter of its own
-
-    @property
-    def rows(self) -> list[Row]:
-        return [r for s in self.sections for r in s.rows]
-
-    @property
-    def glance(self) -> list[tuple[Chapter | None, list[Row]]]:
-        """The chip strip's groups: ``[(chapter, its rows)]``; ``[(None, every row)]`` for one chapter."""
-        if len(self.chapters) <= 1:
-            return [(None, self.rows)]
-        return [(c, c.rows) for c in self.chapters if c.rows]
-
-    @property
-    def id_chars(self) -> int:
-        """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
-        return max((len(r.entry.id) for r in self.rows), default=3)
 
 
 def _plot(p: dict, base: Path) -> Plot:
@@ -172,71 +72,63 @@ def within(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool
         return False
 
 
-def _failure_facts(entry: ClaimEntry) -> tuple[str, str]:
-    """``(hardware, next step)`` of a failed row: its result's fields (set where the failure was
-    decided, never read from its message); a failure without a next step gets the usual one."""
-    if entry.outcome != oc.FAILED:
-        return "", ""
-    usual = (
-        f"if the text changed, update {entry.id}'s entry in its registry; if not, the chapter's "
-        "figure does not hold on this runner: report it to the author"
-    )
-    return entry.hardware, entry.next_step or usual
+class Row:
+    """One claim's row: its entry (id, key, title, note, model as the entry has them) and its words."""
 
+    order = 0  # ClaimsView numbers the rows in the book's order
 
-def _row(entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None) -> Row:
-    usable = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
-    reason = words.reason_words(entry)
-    if not usable:
-        reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
-    head, more = words.first_sentence(reason)
-    hardware, next_step = _failure_facts(entry)
-    carried, model, chapter = entry.carried, entry.model, words.chapter_value(entry)
-    if model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
-        chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
-    plots, here = [_plot(p, base) for p in entry.plots], words.measured_value(entry)
-    for plot in plots:  # its alt text: what is plotted, for which claim, both figures
-        plot.alt = (
-            f"Plot of {plot.name}, measured on this runner for claim {entry.id}"
-            + (f" ({entry.title})" if entry.title else "")
-            + (f"; the chapter says {chapter}" if chapter else "")
-            + (f", this runner {here}" if here else "")
-            + "."
+    def __init__(
+        self, entry: ClaimEntry, base: Path, manuscript: manuscript_view.ManuscriptView | None = None
+    ) -> None:
+        usable = entry.outcome in oc.OUTCOMES  # an unusable entry keeps its row, shown as broken
+        self.entry = entry
+        self.outcome = entry.outcome if usable else oc.ERROR
+        reason = words.reason_words(entry)
+        if not usable:
+            reason = entry.reason or f"unusable outcome {entry.outcome!r} in the results file"
+        self.reason, self.reason_more = words.first_sentence(reason)
+        # the chapter's value as printed, or "" (then `statement` is the chapter's words)
+        chapter = words.chapter_value(entry)
+        if entry.model:  # the portable-LM lane: "stated" is the portable form's expectation for that model
+            chapter = f"{chapter} (for this model)" if chapter else "(property of any causal LM)"
+        self.chapter = chapter
+        self.statement = "" if self.chapter or not entry.locator else words.quoted(entry.locator)
+        self.here = words.measured_value(entry)
+        # a formula's or a quote's: where its value comes from, said beside the "here" cell's value
+        self.source = manuscript_view.value_source(entry)
+        self.bar = words.bar_words(entry)
+        self.margin = words.margin(entry)
+        self.ci = words.ci_words(entry)
+        self.needs = words.need_tags(entry)
+        self.plots = [_plot(p, base) for p in entry.plots]
+        carried = entry.carried  # a row kept from an earlier run: which, and why
+        self.carried = "" if carried is None else f"from the run of {carried.from_ or '?'}"
+        if carried is not None and carried.why:
+            self.carried += f"; {carried.why}"
+        self.drift = "; ".join(words.drift_words(entry))
+        # [(line, href)] into the manuscript page: one link per line the claim's marks are on
+        marks = manuscript.by_claim.get(entry.id, []) if manuscript is not None else []
+        href = manuscript.href if manuscript is not None else ""
+        self.text_links = sorted({m.line: f"{href}#{m.anchor}" for m in reversed(marks)}.items())
+        # where it holds in another form than the chapter's figure
+        self.form = manuscript_view.held_form(entry)
+        # a failed row: the hardware it failed on (its result's fields, set where the failure was
+        # decided, never read from its message) and what to do next (else the usual step)
+        failed = entry.outcome == oc.FAILED
+        self.hardware = entry.hardware if failed else ""
+        usual = (
+            f"if the text changed, update {entry.id}'s entry in its registry; if not, the chapter's "
+            "figure does not hold on this runner: report it to the author"
         )
-    return Row(
-        entry,
-        outcome=entry.outcome if usable else oc.ERROR,
-        form=manuscript_view.held_form(entry),
-        chapter=chapter,
-        statement="" if chapter or not entry.locator else words.quoted(entry.locator),
-        here=here,
-        source=manuscript_view.value_source(entry),
-        bar=words.bar_words(entry),
-        margin=words.margin(entry),
-        reason=head,
-        reason_more=more,
-        ci=words.ci_words(entry),
-        needs=words.need_tags(entry),
-        plots=plots,
-        order=0,  # build() numbers the rows in the book's order
-        carried=""
-        if carried is None
-        else f"from the run of {carried.from_ or '?'}" + (f"; {carried.why}" if carried.why else ""),
-        drift="; ".join(words.drift_words(entry)),
-        text_links=_text_links(entry, manuscript),
-        hardware=hardware,
-        next_step=next_step,
-    )
+        self.next_step = (entry.next_step or usual) if failed else ""
 
+    @property
+    def verdict(self) -> bool:  # the outcome is a verdict on this runner (its margin counts)
+        return self.outcome in oc.VERDICT_RANK
 
-def _text_links(
-    entry: ClaimEntry, manuscript: manuscript_view.ManuscriptView | None
-) -> list[tuple[int, str]]:
-    """``[(line, href)]``: one link per manuscript line the claim's marks are on."""
-    if manuscript is None:
-        return []
-    marks = manuscript.by_claim.get(entry.id, [])
-    return sorted({m.line: f"{manuscript.href}#{m.anchor}" for m in reversed(marks)}.items())
+    @property
+    def severity(self) -> int:
+        return oc.SEVERITY.index(self.outcome) if self.outcome in oc.SEVERITY else len(oc.SEVERITY)
 
 
 def profile_words(doc: ClaimsDoc, chapter: ChapterInfo | None = None) -> str:
@@ -301,45 +193,6 @@ def _manuscript_words(manuscript: manuscript_view.ManuscriptView) -> str:
     )
 
 
-def _chapter(
-    doc: ClaimsDoc,
-    ch: ChapterInfo,
-    single: bool,
-    manuscript: manuscript_view.ManuscriptView | None,
-    base: Path,
-) -> tuple[Chapter, list[SectionView]]:
-    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
-    cid = ch.id
-    mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
-    mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
-    sections = {s.id: SectionView(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s}
-    other = SectionView("other", "Other claims", "", [], chapter=cid)
-    for e in mine:
-        sections.get(e.section or "", other).rows.append(_row(e, base, manuscript))
-    these = [s for s in (*sections.values(), other) if s.rows]
-    if these:
-        these[0].first_of_chapter = True
-    if manuscript is not None:
-        for s in these:  # a section's heading links to the first line of its first claim in the text
-            lines = [ln for r in s.rows for ln, _ in r.text_links]
-            if lines:
-                s.href = f"{manuscript.href}#L{min(lines)}"
-    rows = [r for s in these for r in s.rows]
-    counts = list(oc.count(r.outcome for r in rows).items())
-    line = Chapter(ch.id, ch.title, counts, profile_words(doc, ch), rows=rows)
-    if manuscript is not None:
-        line.manuscript, line.manuscript_href = _manuscript_words(manuscript), manuscript.href
-    else:
-        line.manuscript = _checked_in_run(doc, ch.id)
-    line.drifted = sum(1 for r in rows if r.drift)
-    line.carried = ", ".join(
-        f"{n} {oc.label(o)}" for o, n in oc.count(r.outcome for r in rows if r.carried).items()
-    )
-    line.drifted_claims = [r.entry.id for r in rows if r.drift]
-    line.citations = citation_words(doc.claims, ch.id, {c.id for c in doc.chapter_list()})
-    return line, these
-
-
 def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) -> list[str]:
     """A chapter's quotes ("C05 quotes ch15:C10 (drifted)"), then its quotes by others ("C10 quoted by ch90:C05")."""
     out, quoted = [], []
@@ -357,54 +210,114 @@ def citation_words(entries: Iterable[ClaimEntry], chapter: str, book: set[str]) 
     return out + quoted
 
 
-def build(
-    doc: ClaimsDoc,
-    base_dir: str | os.PathLike[str],
-    manuscripts: Sequence[manuscript_view.ManuscriptView] = (),
-    test_log: str | None = None,
-) -> ClaimsView:
-    """The :class:`ClaimsView` of a ``claims.json`` (arguments as :func:`claimcheck.pages.claims_page`'s)."""
-    chapters = doc.chapter_list()
-    by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
-    single = len(chapters) == 1
-    ordered: list[SectionView] = []
-    book: list[Chapter] = []
-    for ch in chapters:
-        manuscript = by_chapter_ms.get(ch.id) or (manuscripts[0] if single and manuscripts else None)
-        line, these = _chapter(doc, ch, single, manuscript, Path(base_dir))
-        ordered += these
-        book.append(line)
-    for n, row in enumerate(r for s in ordered for r in s.rows):  # the book's order, for sorting back to it
-        row.order = n
-    manuscript = manuscripts[0] if manuscripts else None
-    counts = oc.count(r.outcome for s in ordered for r in s.rows)
-    needs_present = {t for s in ordered for r in s.rows for t in r.needs}
-    one = len(book) == 1
-    said = _manuscript_words(manuscript).replace(" bound,", " bound to claims,", 1) if manuscript else ""
-    return ClaimsView(
-        title=f"claimcheck: the {'chapter' if one else 'book'}'s claims on this runner",
-        chapter=book[0].title if one else f"The book's claims: {len(book)} chapters",
-        generated=doc.generated or "",
-        wall_s=doc.wall_s,
-        runner=words.runner_line(doc.runner),
-        profile=profile_words(doc),
-        weights=words.weights_line(doc.runner),
-        counts=list(counts.items()),
-        sentences=words.outcome_sentences(doc.claims, doc.runner),
-        sections=ordered,
-        chapters=book,
-        needs=[(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present],
-        outcomes=[o for o in oc.OUTCOMES if o in counts],
-        problems=[i for reg in doc.registries for i in reg.issues],
-        test_log=safe_link(test_log if test_log is not None else doc.test_log),
-        manuscript=manuscript.href if manuscript is not None else "",
-        manuscript_line=f"{manuscript.path}: {said}" if manuscript is not None else "",
-        selection=_selection_words(doc),
-        interrupted=words.interrupted_words(doc),
-        deselected=[words.deselected_words(g, len(book) > 1) for g in doc.deselected or []],
-        language=chapter_language(doc),
-        drifted=sum(1 for s in ordered for r in s.rows if r.drift),
-    )
+class Chapter:
+    """One chapter's line of the book table, and its sections with their rows (claims without a section last)."""
+
+    def __init__(
+        self,
+        doc: ClaimsDoc,
+        ch: ChapterInfo,
+        single: bool,
+        manuscript: manuscript_view.ManuscriptView | None,
+        base: Path,
+    ) -> None:
+        cid = self.id = ch.id
+        self.title = ch.title
+        mine = [e for e in doc.claims if (e.chapter or "") == cid or (single and not e.chapter)]
+        mine_s = [s for s in doc.sections if (s.chapter or cid) == cid]
+        sections = {
+            s.id: SectionView(s.id, s.title or s.id, s.heading or "", [], chapter=cid) for s in mine_s
+        }
+        other = SectionView("other", "Other claims", "", [], chapter=cid)
+        for e in mine:
+            sections.get(e.section or "", other).rows.append(Row(e, base, manuscript))
+        self.sections = [s for s in (*sections.values(), other) if s.rows]
+        for s in self.sections:  # a section's heading links to the first line of its first claim in the text
+            lines = [ln for r in s.rows for ln, _ in r.text_links]  # none without a manuscript
+            if lines and manuscript is not None:
+                s.href = f"{manuscript.href}#L{min(lines)}"
+        self.rows = [r for s in self.sections for r in s.rows]  # its claims' rows, section by section
+        self.counts = list(oc.count(r.outcome for r in self.rows).items())
+        self.profile = profile_words(doc, ch)
+        # "97 numbers, 60 bound, ... drifted" when its manuscript was checked
+        self.manuscript = _manuscript_words(manuscript) if manuscript else _checked_in_run(doc, cid)
+        self.manuscript_href = manuscript.href if manuscript else ""
+        self.drifted_claims = [r.entry.id for r in self.rows if r.drift]  # beside its counts
+        # its rows kept from an earlier run, by outcome: "2 passed" (not among the others)
+        self.carried = ", ".join(
+            f"{n} {oc.label(o)}" for o, n in oc.count(r.outcome for r in self.rows if r.carried).items()
+        )
+        # its quotes of other chapters and theirs of it
+        self.citations = citation_words(doc.claims, cid, {c.id for c in doc.chapter_list()})
+
+    @property
+    def drifted(self) -> int:
+        return len(self.drifted_claims)
+
+    @property
+    def anchor(self) -> str:
+        return f"chapter-{self.id}"
+
+
+class ClaimsView:
+    """The claims page of a ``claims.json`` (arguments as :func:`claimcheck.pages.claims_page`'s): one
+    :class:`Chapter` line per chapter, then its sections' rows."""
+
+    def __init__(
+        self,
+        doc: ClaimsDoc,
+        base_dir: str | os.PathLike[str],
+        manuscripts: Sequence[manuscript_view.ManuscriptView] = (),
+        test_log: str | None = None,
+    ) -> None:
+        single = len(doc.chapter_list()) == 1
+        by_chapter_ms = {getattr(m, "chapter", ""): m for m in manuscripts}
+        first = manuscripts[0] if manuscripts else None
+        self.chapters = [
+            Chapter(doc, ch, single, by_chapter_ms.get(ch.id) or (first if single else None), Path(base_dir))
+            for ch in doc.chapter_list()
+        ]
+        for n, row in enumerate(self.rows):  # the book's order, for sorting back to it
+            row.order = n
+        counts = oc.count(r.outcome for r in self.rows)
+        self.counts = list(counts.items())
+        self.outcomes = [o for o in oc.OUTCOMES if o in counts]  # outcomes present, in the vocabulary's order
+        needs_present = {t for r in self.rows for t in r.needs}
+        # (filter key, label) of the needs present
+        self.needs = [(key, label) for key, label in words.NEED_FILTERS.values() if key in needs_present]
+        # claims whose manuscript prints another figure: beside the counts, a filter of its own
+        self.drifted = sum(1 for r in self.rows if r.drift)
+        self.title = f"claimcheck: the {'chapter' if single else 'book'}'s claims on this runner"
+        self.chapter = (
+            self.chapters[0].title if single else f"The book's claims: {len(self.chapters)} chapters"
+        )
+        self.generated = doc.generated or ""
+        self.wall_s = doc.wall_s
+        self.runner = words.runner_line(doc.runner)
+        self.profile = profile_words(doc)
+        self.weights = words.weights_line(doc.runner)
+        self.sentences = words.outcome_sentences(doc.claims, doc.runner)
+        self.problems = [i for reg in doc.registries for i in reg.issues]
+        self.test_log = safe_link(test_log if test_log is not None else doc.test_log)
+        said = _manuscript_words(first).replace(" bound,", " bound to claims,", 1) if first else ""
+        self.manuscript = first.href if first else ""
+        self.manuscript_line = f"{first.path}: {said}" if first else ""
+        self.selection = _selection_words(doc)
+        self.interrupted = words.interrupted_words(doc)  # what an interrupted run decided and did not reach
+        # (which and why, the command that runs them)
+        self.deselected = [words.deselected_words(g, not single) for g in doc.deselected or []]
+        self.language = chapter_language(
+            doc
+        )  # the chapter's language ([chapter] language): lang of its quoted words
+
+    @property
+    def rows(self) -> list[Row]:
+        return [r for c in self.chapters for r in c.rows]
+
+    @property
+    def id_chars(self) -> int:
+        """The longest claim id shown, in characters (the id column's CSS ``--id-chars``)."""
+        return max((len(r.entry.id) for r in self.rows), default=3)
 
 
 def chapter_language(doc: ClaimsDoc, registry_path: str | None = None) -> str:

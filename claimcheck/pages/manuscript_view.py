@@ -16,31 +16,23 @@ from claimcheck.registry import Waiver
 from claimcheck.results import ClaimEntry, ClaimsDoc
 from claimcheck.tolerance import Printed
 
-
-@dataclass(frozen=True)
-class State:
-    key: str
-    label: str
-
-
-#: what a number of the manuscript can be, in the order the legend lists them
-STATES = (
-    State("held", "holds on this runner"),
-    State("bar", "not reproduced here: its claim's bar holds (the figure is the author's)"),
-    State("arithmetic", "the chapter's arithmetic holds (not measured here)"),
-    State("input", "an input of a claim that holds (not itself measured here)"),
-    State("quoted", "quotes another chapter's claim (not measured here)"),
-    State("unmeasured", "its claim holds without a measured value of it"),
-    State("failed", "does not hold here (or its check is broken)"),
-    State("inconclusive", "undecided (timing)"),
-    State("drifted", "differs from the registry (drift)"),
-    State("unchecked", "cannot be checked here"),
-    State("elsewhere", "measured on another runner"),
-    State("not-run", "not run"),
-    State("waived", "waived: not a claim"),
-    State("unbound", "bound to no claim"),
-)
-STATE_LABEL = {s.key: s.label for s in STATES}
+#: what a number of the manuscript can be: its state and what it means, in the order the legend lists them
+STATE_LABEL = {
+    "held": "holds on this runner",
+    "bar": "not reproduced here: its claim's bar holds (the figure is the author's)",
+    "arithmetic": "the chapter's arithmetic holds (not measured here)",
+    "input": "an input of a claim that holds (not itself measured here)",
+    "quoted": "quotes another chapter's claim (not measured here)",
+    "unmeasured": "its claim holds without a measured value of it",
+    "failed": "does not hold here (or its check is broken)",
+    "inconclusive": "undecided (timing)",
+    "drifted": "differs from the registry (drift)",
+    "unchecked": "cannot be checked here",
+    "elsewhere": "measured on another runner",
+    "not-run": "not run",
+    "waived": "waived: not a claim",
+    "unbound": "bound to no claim",
+}
 
 #: a bound number's state is the first of its claims' states in this order ("held" when all held)
 WEAKEST_FIRST = (
@@ -232,9 +224,8 @@ def _number_mark(
     drifted: list[tuple[tuple[int, int], QuoteCheck]],
     reasons: dict[str, str],
     link: Callable[[str], str],
-    names_of: dict[str, str] | None = None,
+    names_of: dict[str, str],  # claim id -> the figure's name in that claim (figure_names)
 ) -> Mark:
-    names_of = names_of or {}  # claim id -> the figure's name in that claim (figure_names)
     if piece.status in ("waived", "unbound"):
         why = "bound to no claim and not waived: bind it (a locator or quote) or waive it"
         if piece.status == "waived":
@@ -358,7 +349,7 @@ def manuscript_view_of(
     numbered = {c for m in marks for c in m.claims}
     marks = sorted(marks + _sentence_marks(check, entries, numbered, link), key=lambda m: m.start)
     lines = _cut_lines(ms.text, marks)
-    counts = {s.key: sum(m.state == s.key for m in marks) for s in STATES}
+    counts = {s: sum(m.state == s for m in marks) for s in STATE_LABEL}
     unfound = ("not-found", "ambiguous", "unbound")
     problems = [q.message for d in check.drifts for q in d.checks if q.status in unfound]
     problems += list(check.audit.problems) + list(check.audit.warnings) + list(check.registry_issues)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
 
 from claimcheck import outcomes as oc
@@ -38,15 +37,10 @@ def measured_value(entry: ClaimEntry) -> str:
     return format_value(entry.measured, entry.unit, exact=(entry.tolerance or "").strip() == "exact")
 
 
-def here_value(entry: ClaimEntry) -> str:
-    """This runner's measurement as a row's "here" says it: :func:`measured_value`, but "" for a
-    formula, whose value is the chapter's arithmetic, not a measurement."""
-    return "" if entry.formula else measured_value(entry)
-
-
 def value_words(entry: ClaimEntry) -> list[str]:
-    """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``."""
-    pairs = (("chapter", chapter_value(entry)), ("here", here_value(entry)))
+    """The figures a one-line account of a claim names, where it has them: ``["chapter 36 KiB", "here 38 KiB"]``;
+    no "here" for a formula, whose value is the chapter's arithmetic, not a measurement."""
+    pairs = (("chapter", chapter_value(entry)), ("here", "" if entry.formula else measured_value(entry)))
     return [f"{name} {value}" for name, value in pairs if value]
 
 
@@ -114,40 +108,31 @@ def ci_words(entry: ClaimEntry) -> str:
 
 
 # --- why a claim was not checked ------------------------------------------------------------------
-@dataclass(frozen=True)
-class Cause:
-    key: str
-    one: str
-    many: str
+#: why claims cannot be checked here, in the order the summary lists them: key -> (one claim, many)
+CAUSES = {
+    "weights": ("needs the pretrained weights", "need the pretrained weights"),
+    "gpu": ("needs a GPU", "need a GPU"),
+    "machine-bound": ("is a timing taken on another runner", "are timings taken on another runner"),
+    "external": ("needs data from outside the chapter", "need data from outside the chapter"),
+    "listing": ("needs the chapter's listing", "need the chapter's listing"),
+    "other": ("is skipped for another reason", "are skipped for other reasons"),
+}
 
 
-#: why claims cannot be checked here, in the order the summary lists them
-CAUSES = (
-    Cause("weights", "needs the pretrained weights", "need the pretrained weights"),
-    Cause("gpu", "needs a GPU", "need a GPU"),
-    Cause("machine-bound", "is a timing taken on another runner", "are timings taken on another runner"),
-    Cause("external", "needs data from outside the chapter", "need data from outside the chapter"),
-    Cause("listing", "needs the chapter's listing", "need the chapter's listing"),
-    Cause("other", "is skipped for another reason", "are skipped for other reasons"),
-)
-_CAUSE = {c.key: c for c in CAUSES}
-
-
-def cause_of(entry: ClaimEntry, runner: dict | None = None) -> Cause:
-    """Why a skipped claim was not checked: the ``cause`` its skip gave, else from its registry
-    ``needs`` and runner binding."""
-    given = _CAUSE.get(entry.cause or "")
-    if given is not None:
-        return given
+def cause_of(entry: ClaimEntry, runner: dict | None = None) -> str:
+    """Why a skipped claim was not checked (a key of :data:`CAUSES`): the ``cause`` its skip gave,
+    else from its registry ``needs`` and runner binding."""
+    if entry.cause in CAUSES:
+        return entry.cause
     needs = entry.needs or []
     weights = table(runner).get("weights")
     if entry.runner_bound:
-        return _CAUSE["machine-bound"]
+        return "machine-bound"
     if "gpu" in needs:
-        return _CAUSE["gpu"]
+        return "gpu"
     if "weights" in needs and weights != HAS_WEIGHTS:
-        return _CAUSE["weights"]
-    return _CAUSE["external" if "ext" in needs else "other"]
+        return "weights"
+    return "external" if "ext" in needs else "other"
 
 
 #: the needs a reader can filter on: registry `needs` -> filter key and label
@@ -235,9 +220,9 @@ def _n(n: int, one: str, many: str) -> str:
 def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids: Callable[..., str]) -> str:
     groups: dict[str, list[ClaimEntry]] = {}
     for e in skipped:
-        groups.setdefault(cause_of(e, runner).key, []).append(e)
-    present = [(c, groups[c.key]) for c in CAUSES if c.key in groups]
-    return "; ".join(f"{_n(len(es), c.one, c.many)} ({ids(es, 5)})" for c, es in present)
+        groups.setdefault(cause_of(e, runner), []).append(e)
+    present = [(CAUSES[c], groups[c]) for c in CAUSES if c in groups]
+    return "; ".join(f"{_n(len(es), *said)} ({ids(es, 5)})" for said, es in present)
 
 
 def _not_run_words(not_run: list[ClaimEntry], ids: Callable[..., str]) -> str:

@@ -121,22 +121,22 @@ def test_confidence_interval_where_the_claim_has_one():
 
 def test_each_cause_of_an_unchecked_claim():
     runner = {"weights": {"available": False}}
-    assert words.cause_of(e(needs=["tok", "weights"], reason="needs the pretrained"), runner).key == "weights"
-    assert words.cause_of(e(needs=["arch", "gpu"]), runner).key == "gpu"
-    assert words.cause_of(e(needs=["time"], runner_bound="author-laptop"), runner).key == "machine-bound"
-    assert words.cause_of(e(needs=["ext"], reason="external data: ..."), runner).key == "external"
+    assert words.cause_of(e(needs=["tok", "weights"], reason="needs the pretrained"), runner) == "weights"
+    assert words.cause_of(e(needs=["arch", "gpu"]), runner) == "gpu"
+    assert words.cause_of(e(needs=["time"], runner_bound="author-laptop"), runner) == "machine-bound"
+    assert words.cause_of(e(needs=["ext"], reason="external data: ..."), runner) == "external"
     listing = e(needs=["arch"], reason="pass --claims-listing FILE", cause="listing")
-    assert words.cause_of(listing, runner).key == "listing"
-    assert words.cause_of(e(needs=["arch"], reason="something else"), runner).key == "other"
+    assert words.cause_of(listing, runner) == "listing"
+    assert words.cause_of(e(needs=["arch"], reason="something else"), runner) == "other"
 
 
 def test_a_skip_says_its_cause_as_a_field_not_in_its_words():
     """A skip whose text mentions CUDA but whose cause is the weights is shown as needing the weights."""
     runner = {"weights": {"available": True}}
     skipped = e(needs=["tok", "weights"], reason="loading on CUDA failed: no weights here", cause="weights")
-    assert words.cause_of(skipped, runner).key == "weights"
-    assert words.cause_of(replace(skipped, cause=None), runner).key == "other"
-    assert words.cause_of(e(needs=["arch"], reason="needs a CUDA GPU"), runner).key == "other"
+    assert words.cause_of(skipped, runner) == "weights"
+    assert words.cause_of(replace(skipped, cause=None), runner) == "other"
+    assert words.cause_of(e(needs=["arch"], reason="needs a CUDA GPU"), runner) == "other"
 
 
 def test_one_sentence_per_outcome_with_counted_causes():
