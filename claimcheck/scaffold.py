@@ -17,7 +17,7 @@ import tomllib
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Container, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from importlib.resources import files
@@ -463,18 +463,6 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
-def _waivable_site(ms: Manuscript, locator: str, waivable: Container[Span]) -> Site | None:
-    """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
-    sites = find_sites(ms, locator)
-    return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
-
-
-def _covers(ms: Manuscript, nums: list[Number], waivable: Container[Span], locator: str) -> bool:
-    """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
-    site = _waivable_site(ms, locator, waivable)
-    return site is not None and all(n.span in site.groups for n in nums)
-
-
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
     """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else the
     same with its ``#`` marks (``## FLOPs per token``, a heading whose words the text prints again);
@@ -591,7 +579,7 @@ class _Drafter:
         """Fill the scaffold: a waiver per code block, then each number in order."""
         for a, b in self.blocks:
             if inside := list(self.ms.numbers_within(a, b)):
-                self.sc.waivers.append(_code_waiver(self.ms, inside, a, b, self.section_of(a), self.reasons))
+                self.sc.waivers.append(self._code_waiver(inside, a, b))
                 self.covered.update(x.span for x in inside)
         for num in self.ms.numbers:
             if num.span in self.covered:
@@ -619,10 +607,10 @@ class _Drafter:
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
         nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
-        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(_covers, ms, nums, self.reasons))
+        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(self._covers, nums))
         if locator is None:
             nums = [num]
-            locator = find_locator(ms, num.start, num.end, partial(_covers, ms, nums, self.reasons))
+            locator = find_locator(ms, num.start, num.end, partial(self._covers, nums))
         if locator is None:
             return False
         site = find_sites(ms, locator)[0]
@@ -630,6 +618,51 @@ class _Drafter:
         self.covered.update(site.groups)
         self.sc.waivers.append(DraftWaiver(self.section_of(num.start), locator, SUGGESTED + reason, printed))
         return True
+
+    def _code_waiver(self, inside: list[Number], a: int, b: int) -> DraftWaiver:
+        """One waiver for the code block ``[a, b]``: a locator at its start and, unless it holds every
+        number, ``until``."""
+        ms, section = self.ms, self.section_of(a)
+        first, last = inside[0], inside[-1]
+        reason = SUGGESTED + "the code block's own constants"
+        whole = find_locator(ms, first.start, last.end, partial(self._covers, inside), a, b)
+        if whole:
+            return DraftWaiver(section, whole, reason)
+
+        def starts_block(locator: str) -> bool:
+            site = self._waivable_site(locator)
+            return site is not None and site.start <= first.start
+
+        # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
+        # so the window may also end just before it)
+        locator = find_locator(ms, first.start, first.start, starts_block, a, b)
+        if locator is None:
+            problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
+            return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
+        site = find_sites(ms, locator)[0]
+
+        def ends_block(until: str) -> bool:
+            after = [s for s in find_sites(ms, until) if s.start >= site.end]
+            return bool(after) and after[0].end >= last.end and after[0].start <= b
+
+        # a window holding the last number, else one at the end of the block
+        until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(
+            ms, b, b, ends_block, site.end, b
+        )
+        if until is None:
+            problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
+            return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
+        return DraftWaiver(section, locator, reason, until=until)
+
+    def _waivable_site(self, locator: str) -> Site | None:
+        """The one place ``locator`` finds, when every number it prints is waived; else None."""
+        sites = find_sites(self.ms, locator)
+        return sites[0] if len(sites) == 1 and all(g in self.reasons for g in sites[0].groups) else None
+
+    def _covers(self, nums: list[Number], locator: str) -> bool:
+        """Whether ``locator`` is a waiver's: a :meth:`_waivable_site` holding ``nums``."""
+        site = self._waivable_site(locator)
+        return site is not None and all(n.span in site.groups for n in nums)
 
     def _waived_run(self, num: Number) -> list[Number]:
         """``num`` and the waived numbers close after it on its line (one label: ``CH 15深度 15/20``)."""
@@ -791,47 +824,6 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
         return None
     end = num.end + unit_words(ms, num)[2]
     return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
-
-
-def _code_waiver(
-    ms: Manuscript,
-    inside: list[Number],
-    a: int,
-    b: int,
-    section: str | None,
-    waivable: Container[Span],
-) -> DraftWaiver:
-    """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
-    first, last = inside[0], inside[-1]
-    reason = SUGGESTED + "the code block's own constants"
-    whole = find_locator(ms, first.start, last.end, partial(_covers, ms, inside, waivable), a, b)
-    if whole:
-        return DraftWaiver(section, whole, reason)
-
-    def starts_block(locator: str) -> bool:
-        site = _waivable_site(ms, locator, waivable)
-        return site is not None and site.start <= first.start
-
-    # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
-    # so the window may also end just before it)
-    locator = find_locator(ms, first.start, first.start, starts_block, a, b)
-    if locator is None:
-        problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
-        return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
-    site = find_sites(ms, locator)[0]
-
-    def ends_block(until: str) -> bool:
-        after = [s for s in find_sites(ms, until) if s.start >= site.end]
-        return bool(after) and after[0].end >= last.end and after[0].start <= b
-
-    # a window holding the last number, else one at the end of the block
-    until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(
-        ms, b, b, ends_block, site.end, b
-    )
-    if until is None:
-        problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
-        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
-    return DraftWaiver(section, locator, reason, until=until)
 
 
 # --- the file -----------------------------------------------------------------------------------
