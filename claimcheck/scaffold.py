@@ -17,7 +17,7 @@ import tomllib
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from importlib.resources import files
@@ -207,11 +207,12 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
 
-def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
-    """``(blocks, inline)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text, two or
-    more lines that look like code) and of inline code outside them."""
-    plain = Path(ms.path).suffix.lower() not in (".md", ".markdown")
-    blocks = _plain_code_blocks(ms.text) if plain else []
+def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span], list[tuple[int, int, str]]]:
+    """``(blocks, inline, headings)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text,
+    two or more lines that look like code) and of inline code outside them, and the Markdown headings
+    outside them, ``(line start, line end, heading text)``."""
+    blocks = [] if ms.markdown else _plain_code_blocks(ms.text)
+    heads = []
     fence, start = None, 0
     for pos, line in _lines(ms.text):
         m = _FENCE.match(line)
@@ -220,12 +221,14 @@ def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
         elif fence is not None and line.strip().startswith(fence):
             blocks.append((start, max(start, pos - 1)))
             fence = None
+        elif fence is None and (h := _HEADING.match(line)) and not any(a <= pos < b for a, b in blocks):
+            heads.append((pos, pos + len(line), h.group(2).strip()))
     if fence is not None:  # an unclosed fence runs to the end
         blocks.append((start, len(ms.text)))
     inline = [
         m.span() for m in _INLINE_CODE.finditer(ms.text) if not any(a <= m.start() < b for a, b in blocks)
     ]
-    return sorted(blocks), inline
+    return sorted(blocks), inline, heads
 
 
 def _plain_code_blocks(text: str) -> list[Span]:
@@ -242,16 +245,6 @@ def _plain_code_blocks(text: str) -> list[Span]:
             run.pop()
         if sum(1 for _, line in run if _CODE_LINE.match(line)) >= 2:
             out.append((run[0][0], run[-1][0] + len(run[-1][1])))
-    return out
-
-
-def headings(ms: Manuscript, blocks: Collection[Span] = ()) -> list[tuple[int, int, str]]:
-    """Markdown headings outside code ``blocks``: ``(line start, line end, heading text)``."""
-    out = []
-    for pos, line in _lines(ms.text):
-        m = _HEADING.match(line)
-        if m and not any(a <= pos < b for a, b in blocks):
-            out.append((pos, pos + len(line), m.group(2).strip()))
     return out
 
 
@@ -500,8 +493,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     Raises ValueError: ``prefix`` is not capital Latin letters."""
     if not re.fullmatch(r"[A-Z]+", prefix or ""):
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
-    blocks, inline = code_regions(ms)
-    heads = headings(ms, blocks)
+    blocks, inline, heads = code_regions(ms)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
     # zh when Chinese characters make up a tenth or more of the letters
