@@ -18,6 +18,7 @@ import unicodedata
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from importlib.resources import files
@@ -464,15 +465,10 @@ def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
     start = a + (m.end() if m else 0)
     cuts = [p for p in _cuts(ms, start, b) if p > start]
     for begin in dict.fromkeys((start, a)):
-        for end in sorted(cuts, reverse=True):
-            text = _locator_text(ms, begin, end)
-            if len(text) <= MAX_LOCATOR:
-                try:
-                    if len(find_sites(ms, text)) == 1:
-                        return text
-                except ValueError:
-                    pass
-                break
+        fits = [text for end in cuts if len(text := _locator_text(ms, begin, end)) <= MAX_LOCATOR]
+        with suppress(ValueError):  # not a locator compile_locator accepts
+            if fits and len(find_sites(ms, fits[-1])) == 1:  # the longest that fits
+                return fits[-1]
     return ""
 
 
