@@ -529,7 +529,7 @@ class _Drafter:
         self.width = max(2, len(str(len(ms.numbers))))
         self.blocks, self.inline, self.head_spans = blocks, inline, heads
         self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
-        self.covered: set[Span] = set()
+        self.covered: set[Span] = set()  # numbers an earlier waiver holds: not drafted again
         self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
         self.formulas: dict[Span, PrintedFormula] = {}  # result span -> its arithmetic
@@ -669,7 +669,6 @@ class _Drafter:
         if locator is None:
             return False
         self.folded[num.span] = locator
-        self.covered.add(num.span)
         return True
 
     def _claim(self, num: Number) -> None:
@@ -687,7 +686,6 @@ class _Drafter:
                 "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
                 "glued numbers with ¦)"
             )
-        self.covered.add(num.span)
         arithmetic = self.formulas.get(num.span)
         key = (stated, unit, noun or _classifier(ms, num))  # 2 种 is not 2 个
         alone = not problem and arithmetic is None and num.span not in self.row_heads
