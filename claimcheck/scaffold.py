@@ -533,15 +533,14 @@ class _Drafter:
         self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
         self.formulas: dict[Span, PrintedFormula] = {}  # result span -> its arithmetic
-        self.operand_of: dict[Span, Span] = {}  # operand span -> result span
+        self.operands: set[Span] = set()  # the spans of those arithmetics' operands
         self.folded: dict[Span, str] = {}  # operand span -> its locator (a value of the result)
         for num in ms.numbers:
             found = printed_arithmetic(ms, num)
             if found and not any(x.span in self.reasons for x in (*found.operands, num)):
                 self.formulas[num.span] = found
-                for x in found.operands:
-                    self.operand_of.setdefault(x.span, num.span)
-        taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
+                self.operands.update(x.span for x in found.operands)
+        taken = {*self.reasons, *self.operands, *self.formulas}  # a row holds no formula's number
         rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
@@ -575,7 +574,7 @@ class _Drafter:
             if reason := self.reasons.get(num.span):
                 done = self._waive(num, reason)  # none in a unique place: a draft claim, which says so
             else:
-                done = (num.span in self.operand_of and self._fold(num)) or self._cell(num)
+                done = (num.span in self.operands and self._fold(num)) or self._cell(num)
             if not done:
                 self._claim(num)
 
