@@ -146,11 +146,7 @@ class Scaffold:
         header = HEADER.format(**self.chapter, registry=registry, manuscript_path=self.manuscript.path)
         out = [header, *comment_lines(), "", "[chapter]", *_assignments(self.chapter)]
         if self.sections:
-            out.append("")
-            out.append(
-                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;"
-            )
-            out.append("# give each section a title in your own words).")
+            out += ["", *WORDS["sections_comment"].splitlines()]
         for s in self.sections:
             section = dict(id=s.id, title=s.title, heading=s.heading or None)
             out += ["", "[[sections]]", *_assignments(section)]
@@ -178,12 +174,8 @@ class Scaffold:
             if c.problem:
                 out.append(f"# FIXME {c.problem}")
             if c.formula:
-                out += [
-                    f"# the text prints its arithmetic: {c.formula}",
-                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    "# with the units' factors (亿 = 1e8, KiB = 1024 B...): "
-                    f"formula = {toml_value(c.proposal)}",
-                ]
+                comment = WORDS["formula_comment"].format(formula=c.formula, proposal=toml_value(c.proposal))
+                out += comment.splitlines()
             elif c.values:
                 out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
             quotes = ({"stated": c.quotes} if c.quotes else {}) | {name: loc for name, _, loc in c.values}
