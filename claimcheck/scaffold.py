@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 import tomllib
 import unicodedata
 from bisect import bisect_right
@@ -247,11 +248,8 @@ def _slug(text: str, taken: set[str], n: int) -> str:
     words = re.findall(r"[a-z0-9]+", text.lower())
     base = f"s{n}"
     if any(ch.isalpha() for ch in "".join(words)):
-        base = words[0][:30]
-        for word in words[1:]:
-            if len(base) + 1 + len(word) > 30:
-                break
-            base += "-" + word
+        fit = textwrap.shorten(" ".join(words), 30, placeholder="", break_long_words=False)
+        base = fit.replace(" ", "-") or words[0][:30]
     slug, k = base, 2
     while slug in taken:
         slug, k = f"{base}-{k}", k + 1
