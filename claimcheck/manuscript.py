@@ -341,16 +341,12 @@ def check_claim(ms: Manuscript, claim: Claim) -> ClaimDrift:
 def citation_check(citation: Citation, claim: Claim, ms: Manuscript | None = None) -> QuoteCheck:
     """The drift check of a claim's ``cites`` (a :class:`claimcheck.book.Citation`): a quote of its
     ``stated`` against the source's figure, at the claim's locator in ``ms`` when it finds one place."""
-    sites = find_sites(ms, claim.locator) if ms is not None else []
-    site = sites[0] if len(sites) == 1 else None
-    shown, span = claim.stated, None
-    if ms is not None and site is not None and site.groups:
-        pos = _bound_positions(compile_locator(claim.locator).numbers, claim.stated)
-        if pos:
-            span = site.groups[pos[0]]
-            shown = ms.text[span[0] : span[1]]
+    # the quote of its stated value, as a drift check binds it; its line when it finds one place
+    checks = check_quote(ms, claim.id, "stated", claim.locator, claim.stated) if ms is not None else []
+    bound = next((c for c in checks if c.span), None)
+    shown, span = (bound.manuscript or "", bound.span) if bound else (claim.stated, None)
+    line = checks[0].line if checks and checks[0].status not in ("not-found", "ambiguous") else None
     status = citation.status if citation.status in ("drift", "not-in-book", "ok", "in-words") else "unbound"
-    line = site.line if site is not None else None
     where = f" on line {line}" if line else ""
     message = (f"{claim.id} drift{where}: " if citation.failed else f"{claim.id}{where}: ") + citation.words
     quote = partial(QuoteCheck, claim.id, "stated", claim.locator, citation.figure, status)

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import textwrap
 import tomllib
 import unicodedata
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Container, Iterator
+from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from importlib.resources import files
@@ -145,11 +147,7 @@ class Scaffold:
         header = HEADER.format(**self.chapter, registry=registry, manuscript_path=self.manuscript.path)
         out = [header, *comment_lines(), "", "[chapter]", *_assignments(self.chapter)]
         if self.sections:
-            out.append("")
-            out.append(
-                "# The manuscript's headings, in its order (`heading` is a short locator of the heading;"
-            )
-            out.append("# give each section a title in your own words).")
+            out += ["", *WORDS["sections_comment"].splitlines()]
         for s in self.sections:
             section = dict(id=s.id, title=s.title, heading=s.heading or None)
             out += ["", "[[sections]]", *_assignments(section)]
@@ -177,12 +175,8 @@ class Scaffold:
             if c.problem:
                 out.append(f"# FIXME {c.problem}")
             if c.formula:
-                out += [
-                    f"# the text prints its arithmetic: {c.formula}",
-                    "# its numbers are `values`: check it with a `formula` (the core does, no test module),",
-                    "# with the units' factors (亿 = 1e8, KiB = 1024 B...): "
-                    f"formula = {toml_value(c.proposal)}",
-                ]
+                comment = WORDS["formula_comment"].format(formula=c.formula, proposal=toml_value(c.proposal))
+                out += comment.splitlines()
             elif c.values:
                 out.append("# a table row: its other cells are `values` (name them; each has its own unit)")
             quotes = ({"stated": c.quotes} if c.quotes else {}) | {name: loc for name, _, loc in c.values}
@@ -207,11 +201,12 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
     return ((m.start(), m.group()) for m in re.finditer(r"^.*", text, re.M))
 
 
-def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
-    """``(blocks, inline)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text, two or
-    more lines that look like code) and of inline code outside them."""
-    plain = Path(ms.path).suffix.lower() not in (".md", ".markdown")
-    blocks = _plain_code_blocks(ms.text) if plain else []
+def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span], list[tuple[int, int, str]]]:
+    """``(blocks, inline, headings)``: the sorted ``(start, end)`` of code blocks (fenced; in plain text,
+    two or more lines that look like code) and of inline code outside them, and the Markdown headings
+    outside them, ``(line start, line end, heading text)``."""
+    blocks = [] if ms.markdown else _plain_code_blocks(ms.text)
+    heads = []
     fence, start = None, 0
     for pos, line in _lines(ms.text):
         m = _FENCE.match(line)
@@ -220,12 +215,14 @@ def code_regions(ms: Manuscript) -> tuple[list[Span], list[Span]]:
         elif fence is not None and line.strip().startswith(fence):
             blocks.append((start, max(start, pos - 1)))
             fence = None
+        elif fence is None and (h := _HEADING.match(line)) and not any(a <= pos < b for a, b in blocks):
+            heads.append((pos, pos + len(line), h.group(2).strip()))
     if fence is not None:  # an unclosed fence runs to the end
         blocks.append((start, len(ms.text)))
     inline = [
         m.span() for m in _INLINE_CODE.finditer(ms.text) if not any(a <= m.start() < b for a, b in blocks)
     ]
-    return sorted(blocks), inline
+    return sorted(blocks), inline, heads
 
 
 def _plain_code_blocks(text: str) -> list[Span]:
@@ -245,27 +242,14 @@ def _plain_code_blocks(text: str) -> list[Span]:
     return out
 
 
-def headings(ms: Manuscript, blocks: Collection[Span] = ()) -> list[tuple[int, int, str]]:
-    """Markdown headings outside code ``blocks``: ``(line start, line end, heading text)``."""
-    out = []
-    for pos, line in _lines(ms.text):
-        m = _HEADING.match(line)
-        if m and not any(a <= pos < b for a, b in blocks):
-            out.append((pos, pos + len(line), m.group(2).strip()))
-    return out
-
-
 def _slug(text: str, taken: set[str], n: int) -> str:
     """A section id of a heading: its Latin words and digits joined by ``-``, at most 30 characters
     cut at a word boundary (a first word that long is cut), else ``s{n}``; ``-2``... when taken."""
     words = re.findall(r"[a-z0-9]+", text.lower())
     base = f"s{n}"
     if any(ch.isalpha() for ch in "".join(words)):
-        base = words[0][:30]
-        for word in words[1:]:
-            if len(base) + 1 + len(word) > 30:
-                break
-            base += "-" + word
+        fit = textwrap.shorten(" ".join(words), 30, placeholder="", break_long_words=False)
+        base = fit.replace(" ", "-") or words[0][:30]
     slug, k = base, 2
     while slug in taken:
         slug, k = f"{base}-{k}", k + 1
@@ -463,18 +447,6 @@ def _binds(ms: Manuscript, num: Number, locator: str) -> bool:
     return all(c.status == "ok" for c in checks) and any(c.span == num.span for c in checks)
 
 
-def _waivable_site(ms: Manuscript, locator: str, waivable: Container[Span]) -> Site | None:
-    """The one place ``locator`` finds, when every number it prints is ``waivable``; else None."""
-    sites = find_sites(ms, locator)
-    return sites[0] if len(sites) == 1 and all(g in waivable for g in sites[0].groups) else None
-
-
-def _covers(ms: Manuscript, nums: list[Number], waivable: Container[Span], locator: str) -> bool:
-    """Whether ``locator`` is a waiver's: a :func:`_waivable_site` holding ``nums``."""
-    site = _waivable_site(ms, locator, waivable)
-    return site is not None and all(n.span in site.groups for n in nums)
-
-
 def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
     """A heading's text cut to MAX_LOCATOR at a word boundary, when found in one place only; else the
     same with its ``#`` marks (``## FLOPs per token``, a heading whose words the text prints again);
@@ -483,15 +455,10 @@ def _heading_locator(ms: Manuscript, a: int, b: int) -> str:
     start = a + (m.end() if m else 0)
     cuts = [p for p in _cuts(ms, start, b) if p > start]
     for begin in dict.fromkeys((start, a)):
-        for end in sorted(cuts, reverse=True):
-            text = _locator_text(ms, begin, end)
-            if len(text) <= MAX_LOCATOR:
-                try:
-                    if len(find_sites(ms, text)) == 1:
-                        return text
-                except ValueError:
-                    pass
-                break
+        fits = [text for end in cuts if len(text := _locator_text(ms, begin, end)) <= MAX_LOCATOR]
+        with suppress(ValueError):  # not a locator compile_locator accepts
+            if fits and len(find_sites(ms, fits[-1])) == 1:  # the longest that fits
+                return fits[-1]
     return ""
 
 
@@ -512,8 +479,7 @@ def scaffold(ms: Manuscript, name: str, prefix: str = "C") -> Scaffold:
     Raises ValueError: ``prefix`` is not capital Latin letters."""
     if not re.fullmatch(r"[A-Z]+", prefix or ""):
         raise ValueError(f"claim id prefix {prefix!r}: use capital Latin letters such as 'C' (ids like C01)")
-    blocks, inline = code_regions(ms)
-    heads = headings(ms, blocks)
+    blocks, inline, heads = code_regions(ms)
     chapter_id = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")
     chapter_id = chapter_id if re.match(r"[a-z]", chapter_id or "") else f"ch-{chapter_id or 'new'}"
     # zh when Chinese characters make up a tenth or more of the letters
@@ -553,19 +519,18 @@ class _Drafter:
         self.width = max(2, len(str(len(ms.numbers))))
         self.blocks, self.inline, self.head_spans = blocks, inline, heads
         self.section_starts = [sec.start for sec in sc.sections]  # ascending: the headings' order
-        self.covered: set[Span] = set()
+        self.covered: set[Span] = set()  # numbers an earlier waiver holds: not drafted again
         self.reasons = self._reasons()  # span -> why the number is not a claim
         self.first_of: dict[tuple[str, str, str], int] = {}  # (stated, unit, noun) -> first clean draft
         self.formulas: dict[Span, PrintedFormula] = {}  # result span -> its arithmetic
-        self.operand_of: dict[Span, Span] = {}  # operand span -> result span
+        self.operands: set[Span] = set()  # the spans of those arithmetics' operands
         self.folded: dict[Span, str] = {}  # operand span -> its locator (a value of the result)
         for num in ms.numbers:
             found = printed_arithmetic(ms, num)
             if found and not any(x.span in self.reasons for x in (*found.operands, num)):
                 self.formulas[num.span] = found
-                for x in found.operands:
-                    self.operand_of.setdefault(x.span, num.span)
-        taken = {*self.reasons, *self.operand_of, *self.formulas}  # a row holds no formula's number
+                self.operands.update(x.span for x in found.operands)
+        taken = {*self.reasons, *self.operands, *self.formulas}  # a row holds no formula's number
         rows = [row for row in table_rows(ms) if not any(x.span in taken for x in row)]
         self.row_of = {x.span: row[0].span for row in rows for x in row[1:]}  # a cell -> its row's first
         self.row_heads = set(self.row_of.values())
@@ -591,7 +556,7 @@ class _Drafter:
         """Fill the scaffold: a waiver per code block, then each number in order."""
         for a, b in self.blocks:
             if inside := list(self.ms.numbers_within(a, b)):
-                self.sc.waivers.append(_code_waiver(self.ms, inside, a, b, self.section_of(a), self.reasons))
+                self.sc.waivers.append(self._code_waiver(inside, a, b))
                 self.covered.update(x.span for x in inside)
         for num in self.ms.numbers:
             if num.span in self.covered:
@@ -599,7 +564,7 @@ class _Drafter:
             if reason := self.reasons.get(num.span):
                 done = self._waive(num, reason)  # none in a unique place: a draft claim, which says so
             else:
-                done = (num.span in self.operand_of and self._fold(num)) or self._cell(num)
+                done = (num.span in self.operands and self._fold(num)) or self._cell(num)
             if not done:
                 self._claim(num)
 
@@ -619,10 +584,10 @@ class _Drafter:
         ms = self.ms
         in_code = _holding(self.inline, num.start, num.end)
         nums = list(ms.numbers_within(*in_code)) if in_code else self._waived_run(num)
-        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(_covers, ms, nums, self.reasons))
+        locator = find_locator(ms, nums[0].start, nums[-1].end, partial(self._covers, nums))
         if locator is None:
             nums = [num]
-            locator = find_locator(ms, num.start, num.end, partial(_covers, ms, nums, self.reasons))
+            locator = find_locator(ms, num.start, num.end, partial(self._covers, nums))
         if locator is None:
             return False
         site = find_sites(ms, locator)[0]
@@ -630,6 +595,51 @@ class _Drafter:
         self.covered.update(site.groups)
         self.sc.waivers.append(DraftWaiver(self.section_of(num.start), locator, SUGGESTED + reason, printed))
         return True
+
+    def _code_waiver(self, inside: list[Number], a: int, b: int) -> DraftWaiver:
+        """One waiver for the code block ``[a, b]``: a locator at its start and, unless it holds every
+        number, ``until``."""
+        ms, section = self.ms, self.section_of(a)
+        first, last = inside[0], inside[-1]
+        reason = SUGGESTED + "the code block's own constants"
+        whole = find_locator(ms, first.start, last.end, partial(self._covers, inside), a, b)
+        if whole:
+            return DraftWaiver(section, whole, reason)
+
+        def starts_block(locator: str) -> bool:
+            site = self._waivable_site(locator)
+            return site is not None and site.start <= first.start
+
+        # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
+        # so the window may also end just before it)
+        locator = find_locator(ms, first.start, first.start, starts_block, a, b)
+        if locator is None:
+            problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
+            return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
+        site = find_sites(ms, locator)[0]
+
+        def ends_block(until: str) -> bool:
+            after = [s for s in find_sites(ms, until) if s.start >= site.end]
+            return bool(after) and after[0].end >= last.end and after[0].start <= b
+
+        # a window holding the last number, else one at the end of the block
+        until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(
+            ms, b, b, ends_block, site.end, b
+        )
+        if until is None:
+            problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
+            return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
+        return DraftWaiver(section, locator, reason, until=until)
+
+    def _waivable_site(self, locator: str) -> Site | None:
+        """The one place ``locator`` finds, when every number it prints is waived; else None."""
+        sites = find_sites(self.ms, locator)
+        return sites[0] if len(sites) == 1 and all(g in self.reasons for g in sites[0].groups) else None
+
+    def _covers(self, nums: list[Number], locator: str) -> bool:
+        """Whether ``locator`` is a waiver's: a :meth:`_waivable_site` holding ``nums``."""
+        site = self._waivable_site(locator)
+        return site is not None and all(n.span in site.groups for n in nums)
 
     def _waived_run(self, num: Number) -> list[Number]:
         """``num`` and the waived numbers close after it on its line (one label: ``CH 15深度 15/20``)."""
@@ -648,7 +658,6 @@ class _Drafter:
         if locator is None:
             return False
         self.folded[num.span] = locator
-        self.covered.add(num.span)
         return True
 
     def _claim(self, num: Number) -> None:
@@ -666,7 +675,6 @@ class _Drafter:
                 "one place only: edit the locator of the draft claim (lengthen it across the line, or mark "
                 "glued numbers with ¦)"
             )
-        self.covered.add(num.span)
         arithmetic = self.formulas.get(num.span)
         key = (stated, unit, noun or _classifier(ms, num))  # 2 种 is not 2 个
         alone = not problem and arithmetic is None and num.span not in self.row_heads
@@ -791,47 +799,6 @@ def printed_arithmetic(ms: Manuscript, num: Number) -> PrintedFormula | None:
         return None
     end = num.end + unit_words(ms, num)[2]
     return PrintedFormula(tuple(run), tuple(ops), " ".join(ms.text[run[0].start : end].split()))
-
-
-def _code_waiver(
-    ms: Manuscript,
-    inside: list[Number],
-    a: int,
-    b: int,
-    section: str | None,
-    waivable: Container[Span],
-) -> DraftWaiver:
-    """One waiver for a code block: a locator at its start and, unless it holds every number, ``until``."""
-    first, last = inside[0], inside[-1]
-    reason = SUGGESTED + "the code block's own constants"
-    whole = find_locator(ms, first.start, last.end, partial(_covers, ms, inside, waivable), a, b)
-    if whole:
-        return DraftWaiver(section, whole, reason)
-
-    def starts_block(locator: str) -> bool:
-        site = _waivable_site(ms, locator, waivable)
-        return site is not None and site.start <= first.start
-
-    # a window at the first number (a number such as the 2 of ":.2f" cannot be a locator's number,
-    # so the window may also end just before it)
-    locator = find_locator(ms, first.start, first.start, starts_block, a, b)
-    if locator is None:
-        problem = f"line {first.line}: no unique quote starts the code block's waiver: edit it"
-        return DraftWaiver(section, _fallback_locator(ms, first), reason, problem=problem)
-    site = find_sites(ms, locator)[0]
-
-    def ends_block(until: str) -> bool:
-        after = [s for s in find_sites(ms, until) if s.start >= site.end]
-        return bool(after) and after[0].end >= last.end and after[0].start <= b
-
-    # a window holding the last number, else one at the end of the block
-    until = find_locator(ms, last.end, last.end, ends_block, site.end, b) or find_locator(
-        ms, b, b, ends_block, site.end, b
-    )
-    if until is None:
-        problem = f"line {last.line}: no quote ends the code block's waiver after its start: edit 'until'"
-        return DraftWaiver(section, locator, reason, until=_fallback_locator(ms, last), problem=problem)
-    return DraftWaiver(section, locator, reason, until=until)
 
 
 # --- the file -----------------------------------------------------------------------------------

@@ -46,14 +46,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.set_defaults(func=_init)
 
 
-def default_name(manuscript: str) -> str:
-    """The chapter name a manuscript's file name suggests: ``GPU Memory.md`` -> ``gpu-memory``."""
-    name = re.sub(r"[^a-z0-9_]+", "-", Path(manuscript).stem.lower()).strip("-")
-    return name or "chapter"
-
-
 def _init(args: argparse.Namespace) -> int:
-    name = args.name or default_name(args.manuscript)
+    # by default, the name the manuscript's file name suggests: "GPU Memory.md" -> "gpu-memory"
+    stem = re.sub(r"[^a-z0-9_]+", "-", Path(args.manuscript).stem.lower()).strip("-")
+    name = args.name or stem or "chapter"
     if not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", name):
         return error(f"--name {name!r}: use letters, digits, '_', '-' or '.' (a folder name)")
     target = Path(args.claims_dir) / name / "claims.toml"
