@@ -59,12 +59,12 @@ class _Reader:
         shown = f"a {type(value).__name__}" if container and not quote else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
-    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
+    def checked(self, name: str, ok: Callable[[Any], bool], want: str) -> Any:
         """The field when absent or ``ok(value)``; else an issue and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
             return v
-        self.bad(name, v, want, quote)
+        self.bad(name, v, want)
         return None
 
     def obj(self, name: str) -> dict:
