@@ -164,6 +164,11 @@ def is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def json_object(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object (a dict), else ``{}``."""
+    return value if isinstance(value, dict) else {}
+
+
 #: each kind of message's hint: (its words, difflib's cut-off, whether a sole choice is always suggested)
 _HINTS = {"registry": (" (did you mean '{}'?)", 0.6, False), "setting": ("; did you mean {}?", 0.5, True)}
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from importlib import metadata
 from typing import Any
 
-from claimcheck.display import counted, is_number
+from claimcheck.display import counted, is_number, json_object
 
 #: how far the 1-min load average may exceed the usable cores (a quiet run reads ~cores) before "busy"
 BUSY_LOAD_OVER_CORES = 1.0
@@ -100,7 +100,7 @@ def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None =
     runner says it from this table (:func:`runner_line`, :func:`runner_brief`,
     :func:`fingerprint_lines`, :func:`describe`, :func:`describe_long`)."""
     r, s = runner or {}, settings or {}
-    gpu, w = _obj(r.get("gpu")), _obj(r.get("weights"))
+    gpu, w = json_object(r.get("gpu")), json_object(r.get("weights"))
     gpu = gpu if gpu.get("name") else {}  # a GPU without a name: none
     ram, mem, n = r.get("ram_bytes"), gpu.get("memory_bytes"), gpu.get("count")
     rows = {
@@ -120,7 +120,7 @@ def table(runner: Mapping[str, Any] | None, settings: Mapping[str, Any] | None =
         "profile": settings_size_profile(s),
         "runner": r.get("runner_profile") or s.get("runner_profile") or s.get("runner"),
         "weights": w and (HAS_WEIGHTS if w.get("available") else "no weights"),
-        "busy": _obj(r.get("load")).get("busy") and "busy",
+        "busy": json_object(r.get("load")).get("busy") and "busy",
     }
     rest = {k: v for k, v in r.items() if k not in _SAID}
     return {k: str(v) for k, v in rows.items() if v} | dict(_flatten(rest))
@@ -131,17 +131,13 @@ HAS_WEIGHTS = "GPT-2 weights"
 _LIBS = (("python", "Python"), ("torch", "torch"), ("transformers", "transformers"))
 
 
-def _obj(value: object) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def _flatten(d: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
     """``(dotted key, value)`` of a nested fingerprint: empty fields left out, floats to four
     significant digits, lists joined."""
     for k, v in d.items():
         if v is None or v == {} or v == [] or v == "":
             continue
-        if sub := _obj(v):
+        if sub := json_object(v):
             yield from _flatten(sub, f"{prefix}{k}.")
         elif isinstance(v, float):
             yield f"{prefix}{k}", f"{v:.4g}"

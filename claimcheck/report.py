@@ -157,6 +157,7 @@ def as_good_as_sources(entries: list[ClaimEntry]) -> None:
     its own outcome and its source's, through any chain of quotes, its reason naming the source's; a
     quote with no number of its own (``stated`` empty) takes its source's outcome, and says so."""
     by_key = {e.key: e for e in entries}
+    rank = {o: n for n, o in enumerate(AS_A_SOURCE)}  # an outcome not in it is never weaker, nor made so
     done: set[str] = set()
 
     def settle(entry: ClaimEntry, seen: frozenset[str]) -> None:
@@ -166,17 +167,12 @@ def as_good_as_sources(entries: list[ClaimEntry]) -> None:
         settle(source, seen | {entry.key})
         done.add(entry.key)
         said = f"{oc.label(source.outcome)} here" + (f": {source.reason}" if source.reason else "")
-        if (
-            not entry.stated and entry.outcome == PASSED
-        ):  # it matched no number of its own: it holds as its source
+        follows = not entry.stated and entry.outcome == PASSED  # no number of its own: it holds as its source
+        if follows or rank.get(source.outcome, len(rank)) < rank.get(entry.outcome, -1):
             entry.outcome, entry.cause, entry.hardware = source.outcome, source.cause, source.hardware
             entry.next_step = source.next_step
-            entry.reason = f"quotes {source.key}, with no number of its own, and follows it: {said}"
-        elif source.outcome in AS_A_SOURCE and entry.outcome in AS_A_SOURCE:
-            if AS_A_SOURCE.index(source.outcome) < AS_A_SOURCE.index(entry.outcome):
-                entry.outcome, entry.cause, entry.hardware = source.outcome, source.cause, source.hardware
-                entry.next_step = source.next_step
-                entry.reason = f"quotes {source.key}, {said}"
+            how = "with no number of its own, and follows it: " if follows else ""
+            entry.reason = f"quotes {source.key}, {how}{said}"
 
     for entry in entries:
         settle(entry, frozenset())

@@ -17,9 +17,10 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import Annotated, Any, ClassVar, TypeVar
 
 from claimcheck.display import is_number as _is_number
+from claimcheck.display import json_object
 from claimcheck.fileio import InputFileError, read_input_file, too_deep
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
@@ -43,11 +44,6 @@ class ResultFileError(Exception):
         self.message = message
 
 
-def _object(value: Any) -> dict | None:
-    """``value`` when it is a JSON object, else None."""
-    return value if isinstance(value, dict) else None
-
-
 class _Reader:
     """Reads the fields of one JSON object, each checked: a malformed one is an issue, and None."""
 
@@ -59,27 +55,27 @@ class _Reader:
         return _Reader({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
 
     def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
-        container = _object(value) is not None or isinstance(value, list) or want in ("an object", "a list")
+        container = isinstance(value, (dict, list)) or want in ("an object", "a list")
         shown = f"a {type(value).__name__}" if container and not quote else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
-    def checked(self, name: str, ok: Callable[[Any], bool], want: str, quote: bool = False) -> Any:
+    def checked(self, name: str, ok: Callable[[Any], bool], want: str) -> Any:
         """The field when absent or ``ok(value)``; else an issue and None."""
         v = self.raw.get(name)
         if v is None or ok(v):
             return v
-        self.bad(name, v, want, quote)
+        self.bad(name, v, want)
         return None
 
     def obj(self, name: str) -> dict:
         """The object ``name`` ({} when absent or malformed)."""
-        return self.checked(name, lambda v: _object(v) is not None, "an object") or {}
+        return self.checked(name, lambda v: isinstance(v, dict), "an object") or {}
 
     def items(self, name: str) -> list[_Reader]:
         """The readers of a list of objects; a malformed list or item is an issue and left out."""
         out = []
         for n, x in enumerate(self.checked(name, lambda v: isinstance(v, list), "a list") or []):
-            if _object(x) is None:
+            if not isinstance(x, dict):
                 self.bad(f"{name}[{n}]", x, "an object")
             else:
                 out.append(self.at(f"{name}[{n}]", x))
@@ -87,10 +83,23 @@ class _Reader:
 
     def typed(self, name: str, hint: Any) -> Any:
         """The field ``name`` read as its annotation ``hint`` says (:data:`_TYPED`; ``X | None`` as
-        ``X``; ``list[R]`` and ``R`` of a record ``R`` by :func:`_read`, a malformed one read empty)."""
+        ``X``; ``list[R]`` and ``R`` of a record ``R`` by :func:`_read`, a malformed one read empty;
+        ``Annotated[X, ok, want]``: an ``X`` for which ``ok`` holds, else an issue saying ``want``). A
+        spec (:meth:`valid`) reads an object kept as it is when valid, ``[spec]`` the valid ones of a list."""
+        if isinstance(hint, dict):
+            g = self.at(name, self.obj(name))
+            return g.raw if g.valid(hint) else None
+        if isinstance(hint, list):
+            return [g.raw for g in self.items(name) if g.valid(hint[0])]
         if hint in _TYPED:
             return _TYPED[hint](self, name)
         args = typing.get_args(hint)
+        if typing.get_origin(hint) is typing.Annotated:
+            v = self.typed(name, args[0])
+            if v is None or args[1](v):
+                return v
+            self.bad(name, v, args[2], quote=True)
+            return None
         if typing.get_origin(hint) in (typing.Union, types.UnionType):
             return self.typed(name, next(a for a in args if a is not type(None)))
         if typing.get_origin(hint) is list:
@@ -102,14 +111,7 @@ class _Reader:
         of them ``[spec]``) the object holds passes its check (each failure an issue)."""
         before = len(self.issues)
         for name, hint in spec.items():
-            if name not in self.raw:
-                continue
-            if isinstance(hint, list):
-                for g in self.items(name):
-                    g.valid(hint[0])
-            elif _object(hint) is not None:
-                self.at(name, self.obj(name)).valid(hint)
-            else:
+            if name in self.raw:
                 self.typed(name, hint)
         return len(self.issues) == before
 
@@ -146,13 +148,13 @@ def _read(cls: type[R], r: _Reader, **given: Any) -> R | None:
     its type (:meth:`_Reader.typed`); a field absent, malformed or ``_UNWRITTEN`` keeps its default.
     None when a field of ``metadata["required"]`` is absent or reads empty."""
     values = dict(given)
-    hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls))
+    hints = _HINTS.get(cls) or _HINTS.setdefault(cls, typing.get_type_hints(cls, include_extras=True))
     for f in fields(cls):  # type: ignore[arg-type]
         name, read = f.name.rstrip("_"), f.metadata.get("read")
         if f.name in given:
             continue
         absent = read is None and (name not in r.raw or f.name in cls._UNWRITTEN)
-        v = None if absent else read(r, name) if read else r.typed(name, hints[f.name])
+        v = None if absent else read(r, name) if callable(read) else r.typed(name, read or hints[f.name])
         if f.metadata.get("required") and not v:
             return None
         if v is not None:
@@ -191,10 +193,6 @@ def _printed(r: _Reader, name: str) -> str | None:
     return str(v) if _is_number(v) else r.typed(name, str)
 
 
-def _measurement(r: _Reader, name: str) -> Any:
-    return r.checked(name, measured_ok, "a number, [lo, hi] or null", quote=True)
-
-
 def _display(r: _Reader, name: str) -> str | None:
     """Read only beside a usable measurement."""
     return r.typed(name, str) if measured_ok(r.raw.get("measured")) else None
@@ -222,35 +220,31 @@ def _details(r: _Reader, name: str) -> dict:
                 q.raw["line"] = None
         if not isinstance(drift["quotes"], list):
             del drift["quotes"]
-    for form in (*_obj_in(details, "conditions").values(), *_obj_in(details, "exact").values()):
-        if _object(form) is not None and isinstance(form.get("verdict"), str):
-            form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
+    for forms in ("conditions", "exact"):
+        for form in json_object(details.get(forms)).values():
+            if isinstance(form, dict) and isinstance(form.get("verdict"), str):
+                form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     return details
 
 
-def _locations(r: _Reader, name: str) -> list[dict]:
-    return [g.raw for g in r.items(name) if g.valid({"test": str, "file": str, "line": int})]
+def relative_inside(path: str) -> bool:
+    """Whether a path a results file names stays inside that file's folder (no ``..``, no drive)."""
+    p = Path(path)
+    return bool(path) and not p.is_absolute() and not p.drive and ".." not in p.parts and "\\" not in path
 
 
-def _plots(r: _Reader, name: str) -> list[dict]:
-    return [g.raw for g in r.items(name) if _plot_ok(g)]
-
-
-def _plot_ok(g: _Reader) -> bool:
-    ok = g.valid({"name": str, "png_base64": str, "file": str})
-    file = g.raw.get("file")
-    if isinstance(file, str) and not relative_inside(file):
-        g.issues.append(
-            f"{g.where}: field '{g.prefix}file' is {_quote(file)}, expected a path inside the results "
-            "file's folder (a results file is untrusted input); ignored"
-        )
-        return False
-    return ok
+#: a path a results file names that a page reads (:meth:`_Reader.typed` reads ``Annotated``)
+_INSIDE = Annotated[
+    str, relative_inside, "a path inside the results file's folder (a results file is untrusted input)"
+]
+#: the fields of a ``locations[n]`` and a ``plots[n]`` record checked (a record with a problem is left out)
+_LOCATION = {"test": str, "file": str, "line": int}
+_PLOT = {"name": str, "png_base64": str, "file": _INSIDE}
 
 
 def _carried(r: _Reader, name: str) -> Carried | None:
     """None unless an object (unlike :meth:`_Reader.typed`, which reads a malformed record empty)."""
-    raw = r.checked(name, lambda v: _object(v) is not None, "an object")
+    raw = r.checked(name, lambda v: isinstance(v, dict), "an object")
     return None if raw is None else _read(Carried, r.at(name, raw))
 
 
@@ -338,7 +332,7 @@ class ClaimEntry(_Record):
     outcome: str = NOT_RUN
     title: str | None = None
     stated: str | None = field(default=None, metadata={"read": _printed})
-    measured: Any = field(default=None, metadata={"read": _measurement})
+    measured: Annotated[Any, measured_ok, "a number, [lo, hi] or null"] = None
     measured_display: str | None = field(default=None, metadata={"read": _display})
     unit: str | None = None
     tolerance: str | None = None
@@ -357,11 +351,10 @@ class ClaimEntry(_Record):
     verdict_reason: str | None = None
     selected: bool | None = None
     drifted: bool = False
-    # [{"test", "file", "line"}]
-    locations: list[dict] = field(default_factory=list, metadata={"read": _locations})
+    locations: list[dict] = field(default_factory=list, metadata={"read": [_LOCATION]})
     registry_line: int | None = None
     # [{"name", "file"}] relative to the JSON's folder
-    plots: list[dict] = field(default_factory=list, metadata={"read": _plots})
+    plots: list[dict] = field(default_factory=list, metadata={"read": [_PLOT]})
     formula: str | None = None
     cites: str | None = None  # the key of the claim of another chapter it quotes (ch15:C10), or a chapter
     carried: Carried | None = field(default=None, metadata={"read": _carried})
@@ -383,16 +376,16 @@ class ClaimEntry(_Record):
     @property
     def drift(self) -> Drift | None:
         """Its drift check (``details["drift"]``), or None when none ran (or it is unusable)."""
-        raw = _object(self.details.get("drift"))
-        if raw is None:
+        raw = self.details.get("drift")
+        if not isinstance(raw, dict):
             return None
         words = ("status", "name", "manuscript", "registry", "message", "source")
         quotes = tuple(
             Quote(
                 line=q["line"] if _is_line(q.get("line")) else None, **{k: str(q.get(k) or "") for k in words}
             )
-            for x in raw.get("quotes") or []
-            if (q := _object(x)) is not None
+            for q in raw.get("quotes") or []
+            if isinstance(q, dict)
         )
         measured, manuscript = raw.get("measured"), raw.get("manuscript")
         return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
@@ -400,7 +393,7 @@ class ClaimEntry(_Record):
     @property
     def ci(self) -> RecordedCI | None:
         """Its confidence interval (``details["ci"]``), or None when it has none with numeric ends."""
-        raw = _obj_in(self.details, "ci")
+        raw = json_object(self.details.get("ci"))
         if not (_is_number(raw.get("low")) and _is_number(raw.get("high"))):
             return None
         return RecordedCI(
@@ -410,7 +403,7 @@ class ClaimEntry(_Record):
     @property
     def model(self) -> str:
         """The portable-LM lane's model the row was measured on ("" for GPT-2's rows)."""
-        return str(self.extra.get("model") or _obj_in(self.details, "model").get("name") or "")
+        return str(self.extra.get("model") or json_object(self.details.get("model")).get("name") or "")
 
     def to_json(self) -> dict:
         """The entry as ``claims.json`` holds it (keys in the order the report writes them)."""
@@ -550,20 +543,13 @@ def _number_in(raw: dict, name: str) -> float | None:
     return raw[name] if _is_number(raw.get(name)) else None
 
 
-def _obj_in(raw: dict, name: str) -> dict:
-    return raw[name] if isinstance(raw.get(name), dict) else {}
+def _linkable(text: str) -> bool:
+    """Whether a page may render ``text`` as a link (:func:`safe_link`), or it is empty."""
+    return not text or bool(safe_link(text))
 
 
-def _link(r: _Reader, name: str) -> str | None:
-    """A link a page may render (:func:`safe_link`), else an issue and None."""
-    text = r.typed(name, str)
-    if text and not safe_link(text):
-        r.bad(name, text, "a relative path or an http(s) URL")
-        return None
-    return text
-
-
-#: the fields of a ``manuscripts[n]`` record checked (:meth:`_Reader.valid`; its problems are issues)
+#: the fields of a ``manuscripts[n]`` record checked (:meth:`_Reader.valid`; its problems are issues,
+#: and a record with any is left out)
 _MANUSCRIPT = {
     "path": str,
     "registry": str,
@@ -577,11 +563,6 @@ _MANUSCRIPT = {
     },
     "drift": {"failed": list[str]},
 }
-
-
-def _manuscripts(r: _Reader, name: str) -> list[dict]:
-    """The usable ``manuscripts`` records, each checked."""
-    return [g.raw for g in r.items(name) if g.valid(_MANUSCRIPT)]
 
 
 #: the fields of a ``deselected[n]`` group checked
@@ -613,8 +594,8 @@ class ClaimsDoc(_Record):
     counts: dict = field(default_factory=dict)
     drifted: list[str] = field(default_factory=list)
     claims: list[ClaimEntry] = field(default_factory=list)
-    test_log: str | None = field(default=None, metadata={"read": _link})
-    manuscripts: list[dict] | None = field(default=None, metadata={"read": _manuscripts})
+    test_log: Annotated[str, _linkable, "a relative path or an http(s) URL"] | None = None
+    manuscripts: list[dict] | None = field(default=None, metadata={"read": [_MANUSCRIPT]})
     deselected: list[dict] | None = field(default=None, metadata={"read": _deselected})
     selection: Selection | None = None
     interrupted: Interrupted | None = None
@@ -721,10 +702,8 @@ def upgrade(raw: dict, path: str | Path) -> list[str]:
         )
     if schema >= 2:
         return []
-    regs = _objects(raw, "registries")
-    chapter = (
-        RegistryInfo(str(regs[0].get("path") or ""), _obj_in(regs[0], "chapter")).chapter_key if regs else ""
-    )
+    reg = (_objects(raw, "registries") or [{}])[0]
+    chapter = RegistryInfo(str(reg.get("path") or ""), json_object(reg.get("chapter"))).chapter_key
     chapter = chapter if CHAPTER_RE.match(chapter) else ""
     for e in _objects(raw, "claims"):
         if isinstance(e.get("id"), str) and e["id"]:
@@ -744,7 +723,7 @@ def _list_in(raw: dict, name: str) -> list:
 
 def _objects(raw: dict, name: str) -> list[dict]:
     """The objects of the list ``name`` of ``raw``."""
-    return [x for x in _list_in(raw, name) if _object(x) is not None]
+    return [x for x in _list_in(raw, name) if isinstance(x, dict)]
 
 
 def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
@@ -755,7 +734,7 @@ def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
         raise ResultFileError(path, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
     runner = raw.get("runner", {})
-    if _object(runner) is None:
+    if not isinstance(runner, dict):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     notes = upgrade(raw, path)
     issues: list[str] = []
@@ -784,7 +763,7 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
     """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
     usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
     (``path``), the claim's key and the field, and is dropped."""
-    if _object(raw) is None:
+    if not isinstance(raw, dict):
         issues.append(f"{where}: entry is a {type(raw).__name__}, expected an object; skipped")
         return None
     cid = raw.get("id")
@@ -818,12 +797,6 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
     known = set(ClaimEntry.__dataclass_fields__) - set(_TEST_ONLY)
     e.extra = {k: v for k, v in raw.items() if k not in known}
     return e
-
-
-def relative_inside(path: str) -> bool:
-    """Whether a path a results file names stays inside that file's folder (no ``..``, no drive)."""
-    p = Path(path)
-    return bool(path) and not p.is_absolute() and not p.drive and ".." not in p.parts and "\\" not in path
 
 
 def safe_link(href: str | None) -> str:

@@ -17,8 +17,7 @@ from claimcheck.cli.main import _say, error
 from claimcheck.fileio import write_atomic
 from claimcheck.pages import matrix_page
 from claimcheck.pages.words import listed
-from claimcheck.results import read_document
-from claimcheck.runs import MOVED, ResultFileError, diff, load_results, matrix_json, merge
+from claimcheck.runs import MOVED, diff, load_results, matrix_json, merge
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -149,10 +148,10 @@ ID_WIDTH = 40
 def _diff(args: argparse.Namespace) -> int:
     if said := overwrites_input("diff", {"--json": args.json_out}, (args.old, args.new)):
         return error(said)
-    try:
-        old, new = read_document(args.old), read_document(args.new)
-    except ResultFileError as exc:
-        return error(str(exc))
+    runs, unreadable = load_results((args.old, args.new))
+    if unreadable:
+        return error(str(unreadable[0]))
+    old, new = runs
     d = diff(old, new, bound_move=args.bound_move)
     for issue in d.issues:
         _say(f"error: {issue}", sys.stderr)
