@@ -125,14 +125,14 @@ def read_write(t: ReadWriteTiming) -> tuple[bytes, str]:
 def bandwidth(t: ReadWriteTiming) -> tuple[bytes, str]:
     """C12's plot of :func:`bandwidth_plot`: (PNG bytes, name)."""
     needed = [r * t.weight_bytes for r in t.read_tps()]
-    ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples.samples["stream"]]
+    ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples["stream"]]
     actual = [w * t.weight_bytes for w in t.write_tps()]
     return bandwidth_plot(needed, ceiling, actual), "traffic needed at prefill's rate vs bandwidth"
 
 
 def forward_passes(f: ForwardTiming) -> tuple[bytes, str]:
     """C16's plot of the forward passes its verdict fits: (PNG bytes, name)."""
-    samples = {L: list(f.rounds.samples.samples[f.sides[L]]) for L in f.lengths}
+    samples = {L: list(f.rounds.samples[f.sides[L]]) for L in f.lengths}
     return forward_pass_plot(list(f.lengths), samples, f.fit()), "forward pass time vs positions"
 
 

@@ -153,7 +153,7 @@ def prefix_generation_times(
     how: dict[str, str] = {}
     for kind in ("cache", "nocache"):
         name = f"{kind}@{longest}"
-        seconds[name], how[name] = rounds.samples.samples[name][0], "wall time of the whole generation"
+        seconds[name], how[name] = rounds.samples[name][0], "wall time of the whole generation"
         for n in sorted(set(lengths) - {longest}):
             seconds[f"{kind}@{n}"] = sum(t for _, t in steps[name][:n])
             how[f"{kind}@{n}"] = f"sum of the first {n} forward passes of the {longest}-token generation"
@@ -395,7 +395,7 @@ class ReadWriteTiming(Timing):
 
     def details(self) -> dict[str, Any]:
         read, write = self.read_tps(), self.write_tps()
-        s = self.rounds.samples
+        s = self.rounds
         out = {
             **super().details(),
             "read_tokens": self.read_tokens,
@@ -503,7 +503,7 @@ class GenerationTiming(Timing):
 
     def growth_details(self, min_context: int) -> dict[str, Any]:
         """C16's report facts: total time vs length fitted, and uncached step time above ``min_context``."""
-        s, out = self.rounds.samples, dict[str, Any]()
+        s, out = self.rounds, dict[str, Any]()
         for kind in ("nocache", "cache"):
             fit = fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
             out[f"total_time_exponent_{kind}"] = [fit.exponent, fit.stderr]
@@ -521,7 +521,7 @@ class GenerationTiming(Timing):
             "positions_counted": self.positions(),
             "positions_ratio_by_length": self.positions_ratio(),
             "prompt_tokens": self.prompt_tokens,
-            "samples_s": dict(self.rounds.samples.samples),
+            "samples_s": dict(self.rounds.samples),
         }
 
 
@@ -597,7 +597,7 @@ class BatchTiming(Timing):
 
     def per_step(self) -> dict[int, list[float]]:
         """Every round's sample, by batch size."""
-        return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
+        return {B: list(self.rounds.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
 
     def details(self) -> dict[str, Any]:
         per_step = self.per_step()
