@@ -90,7 +90,7 @@ def forward_side(length: int, read_tokens: int) -> str:
 
 
 def generation_rounds(
-    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int], warmup: int = 1
+    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int]
 ) -> tuple[Rounds, dict[str, Any]]:
     """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
     after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
@@ -99,9 +99,7 @@ def generation_rounds(
     steps: dict[str, Any] = {"positions": {}}
 
     def run(cfg: GenerationConfig, name: str) -> None:
-        for kept in (steps, steps["positions"]):  # the last round's steps only
-            kept.pop(name, None)
-            kept[name] = []
+        steps[name], steps["positions"][name] = [], []  # the last round's steps only
         call: dict[str, Any] = {}  # the current forward call: context, positions, start time
 
         def pre(mod: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -130,11 +128,6 @@ def generation_rounds(
     for n in lengths:
         for kind, use_cache in (("cache", True), ("nocache", False)):
             fns[f"{kind}@{n}"] = functools.partial(run, greedy_config(n, use_cache), f"{kind}@{n}")
-    # the shortest generations only: the long uncached ones cost minutes, and one short pass each
-    # way already pages in the weights and settles the allocator
-    for _ in range(warmup):
-        fns[f"cache@{min(lengths)}"]()
-        fns[f"nocache@{min(lengths)}"]()
     return Rounds(fns, warmup=0, device=device), steps
 
 
@@ -147,7 +140,7 @@ def prefix_generation_times(
     if not lengths or min(lengths) < 1:
         raise ValueError(f"need lengths of at least 1 token, got {lengths!r}")
     longest = max(lengths)
-    rounds, steps = generation_rounds(model, prompt, (longest,), warmup=0)
+    rounds, steps = generation_rounds(model, prompt, (longest,))
     rounds.run(1)
     seconds: dict[str, float] = {}
     how: dict[str, str] = {}

@@ -106,7 +106,7 @@ def test_write_side_times_only_its_decode_steps(tiny, ids):
 
 
 def test_generation_rounds_record_steps(tiny, ids):
-    rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8), warmup=1)
+    rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8))
     res = rounds.run(1).samples
     assert set(res) == {"cache@4", "nocache@4", "cache@8", "nocache@8"}
     # uncached steps see the whole sequence; cached steps see the cache plus one token
@@ -216,7 +216,7 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
     monkeypatch.setattr(
         speed,
         "generation_rounds",
-        lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup),
+        lambda m, p, lengths: asked.append(lengths) or real(m, p, lengths),
     )
     out = prefix_generation_times(tiny, ids[:, :8], (3, 12))
     assert asked == [(12,)]  # the 3-token times come from the 12-token generations
