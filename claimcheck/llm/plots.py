@@ -46,12 +46,10 @@ def _strip(
     ax.hlines(statistics.median(values), x - 0.25, x + 0.25, color=color, lw=2, label=labels[1] or "")
 
 
-def read_write_plot(
-    read_tps: list[float], write_tps: list[float], chapter: tuple[float, float] = (5947, 98)
-) -> bytes:
-    """Read and write token/s per round, their medians, the chapter's values marked."""
+def read_write_plot(read_tps: list[float], write_tps: list[float]) -> bytes:
+    """Read and write token/s per round, their medians, the chapter's values (5947, 98) marked."""
     fig, ax = _figure("Read (prefill) vs write (decode) throughput")
-    for x, (vals, ch) in enumerate(((read_tps, chapter[0]), (write_tps, chapter[1]))):
+    for x, (vals, ch) in enumerate(((read_tps, 5947), (write_tps, 98))):
         first = x == 0
         _strip(ax, x, vals, "C0", ("samples (this runner)", "median") if first else (None, None))
         label = "chapter (author's laptop)" if first else None
