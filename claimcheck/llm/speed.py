@@ -218,7 +218,6 @@ def latency_rounds(
     ids: torch.Tensor,
     prompt_lengths: Sequence[int],
     decode_steps: int,
-    warmup: int = 1,
     context_tokens: int | None = None,
 ) -> Rounds:
     """TTFT and decode latency as rounds, none measured yet: sides ``"prompt@L"``
@@ -252,7 +251,7 @@ def latency_rounds(
         fns[f"context@{context_tokens}"] = _on_context(
             model, ids, min(prompt_lengths), context_tokens, decode_steps
         )
-    return Rounds(fns, warmup=warmup, device=device)
+    return Rounds(fns, warmup=0, device=device)
 
 
 def _timed_step(
@@ -299,7 +298,6 @@ def batch_rounds(
     batch_sizes: Sequence[int],
     prompt_len: int,
     decode_steps: int,
-    warmup: int = 1,
 ) -> Rounds:
     """Seconds per decode step at each batch size as rounds, sides ``"batch@B"``: rows of
     ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
@@ -328,7 +326,7 @@ def batch_rounds(
             for B in batch_sizes
         }
     fns = {f"batch@{B}": functools.partial(one, *prefilled[B]) for B in batch_sizes}
-    return Rounds(fns, warmup=warmup, device=device)
+    return Rounds(fns, warmup=0, device=device)
 
 
 @dataclass(frozen=True)

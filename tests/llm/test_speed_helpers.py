@@ -179,7 +179,7 @@ def test_rewind_cache_gives_back_the_prefill_cache(tiny, ids):
 
 def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
     warm_up(tiny, ids)
-    rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64).run(3)
+    rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, context_tokens=64).run(3)
     assert list(rounds.fns) == ["prompt@8", "prompt@16", "context@64"]
     ctx = [r.side("context", 64) for r in rounds.per_round()]
     assert len(ctx) == 3
@@ -201,7 +201,7 @@ def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, mon
         "forward_cached",
         lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw),
     )
-    rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, warmup=0)
+    rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2)
     assert seen == [(1, 8), (4, 8)]  # one prefill per batch size, before any round
     rounds.run(3)
     assert seen[2:] == [(1, 1), (1, 1), (4, 1), (4, 1)] * 3  # every round: decode steps only
@@ -230,8 +230,8 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
 
 def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
     rounds = {
-        "context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64),
-        "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3, warmup=0),
+        "context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, context_tokens=64),
+        "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3),
     }
     want = {"context@64": [8, 64, 9, 65, 10, 66], "batch@2": [8, 9, 10]}
     for side, r in rounds.items():
