@@ -247,10 +247,28 @@ def latency_rounds(
             return LatencySample(ttft, steps, kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
-    if context_tokens is not None:
-        fns[f"context@{context_tokens}"] = _on_context(
-            model, ids, min(prompt_lengths), context_tokens, decode_steps
-        )
+    if context_tokens is None:
+        return Rounds(fns, warmup=0, device=device)
+    short, long = min(prompt_lengths), context_tokens
+    with torch.no_grad():
+        filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, long)}
+    kv_long = cache_nbytes(filled[long][1])
+
+    def on_context() -> ContextSample:
+        at = dict(filled)  # (next token, cache) by context length
+        times: dict[int, list[float]] = {short: [], long: []}
+        try:
+            with torch.no_grad():
+                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                    for n in (short, long):
+                        dt, at[n] = _timed_step(model, device, *at[n])
+                        times[n].append(dt)
+        finally:  # a round cut short by an exception must not leave later rounds a longer context
+            for n, (_, cache) in filled.items():
+                rewind_cache(cache, n)
+        return ContextSample(times[long], times[short], short, kv_long)
+
+    fns[f"context@{long}"] = on_context
     return Rounds(fns, warmup=0, device=device)
 
 
@@ -262,34 +280,6 @@ def _timed_step(
     out = _step(model, nxt, cache, last_only=True)
     sync_device(device)
     return time.perf_counter() - t0, out
-
-
-def _on_context(
-    model: PreTrainedModel, ids: torch.Tensor, short: int, context_tokens: int, decode_steps: int
-) -> Callable[[], ContextSample]:
-    """The ``context@C`` side of :func:`latency_rounds`."""
-    import torch
-
-    device = model.device
-    with torch.no_grad():
-        filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
-    kv_long = cache_nbytes(filled[context_tokens][1])
-
-    def on_context() -> ContextSample:
-        at = dict(filled)  # (next token, cache) by context length
-        times: dict[int, list[float]] = {short: [], context_tokens: []}
-        try:
-            with torch.no_grad():
-                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
-                    for n in (short, context_tokens):
-                        dt, at[n] = _timed_step(model, device, *at[n])
-                        times[n].append(dt)
-        finally:  # a round cut short by an exception must not leave later rounds a longer context
-            for n, (_, cache) in filled.items():
-                rewind_cache(cache, n)
-        return ContextSample(times[context_tokens], times[short], short, kv_long)
-
-    return on_context
 
 
 def batch_rounds(
