@@ -202,7 +202,7 @@ def run_bare(read_tokens: int, write_tokens: int, rounds: int) -> int:
     print(f"torch threads {torch.get_num_threads()}, read {read_tokens} tokens, write {write_tokens} tokens")
     harness_r, bare_r = [], []
     for r in range(rounds):
-        h = read_write_rounds(model, x, read_tokens, write_tokens, warmup=1).run(3).samples
+        h = read_write_rounds(model, x, read_tokens, write_tokens, warmup=1).run(3)
         harness_r.append(h.stats("write").median / h.stats("read").median * read_tokens / write_tokens)
         bare_r.append(bare())
         print(f"round {r + 1}: harness {harness_r[-1]:.1f}x  bare script {bare_r[-1]:.1f}x")

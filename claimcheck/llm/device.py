@@ -1,5 +1,5 @@
 """Where a claim runs (``--claims-device``: CPU or a CUDA GPU; CUDA asked for where there is none
-is an error, not a fallback) and in which dtype (``listing``: float32, as the chapter's listing, C34)."""
+is an error, not a fallback)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from claimcheck.llm.options import check_device_name
 
 if TYPE_CHECKING:  # types only: torch is imported where a device is chosen
     import torch
-
-PRECISIONS = ("listing",)
 
 
 class DeviceError(ValueError):
@@ -60,16 +58,6 @@ def select_device(requested: str | None = "auto") -> torch.device:
             f"device {name!r} requested, but torch sees {count} CUDA GPU(s) (cuda:0..cuda:{count - 1})"
         )
     return torch.device("cuda", index)
-
-
-def dtype_for(device: torch.device, precision: str) -> torch.dtype:
-    """Return the torch dtype of ``precision`` on ``device`` (``listing``: float32). Raises
-    ``ValueError`` for an unknown ``precision``."""
-    import torch
-
-    if precision == "listing":
-        return torch.float32
-    raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
 
 
 def describe_device(device: torch.device) -> str:

@@ -69,9 +69,7 @@ def top1_above_fraction(
     above = total = 0
     with torch.no_grad():
         for start in range(0, len(token_ids) - 1, window):
-            chunk = torch.tensor([token_ids[start : start + window]])
-            if chunk.shape[1] < 2:
-                break
+            chunk = torch.tensor([token_ids[start : start + window]])  # >= 2 tokens: start < len - 1
             probs = torch.softmax(model(chunk).logits[0, :-1].double(), dim=-1)
             top = probs.max(dim=-1).values
             above += int((top > threshold).sum())

@@ -46,12 +46,10 @@ def _strip(
     ax.hlines(statistics.median(values), x - 0.25, x + 0.25, color=color, lw=2, label=labels[1] or "")
 
 
-def read_write_plot(
-    read_tps: list[float], write_tps: list[float], chapter: tuple[float, float] = (5947, 98)
-) -> bytes:
-    """Read and write token/s per round, their medians, the chapter's values marked."""
+def read_write_plot(read_tps: list[float], write_tps: list[float]) -> bytes:
+    """Read and write token/s per round, their medians, the chapter's values (5947, 98) marked."""
     fig, ax = _figure("Read (prefill) vs write (decode) throughput")
-    for x, (vals, ch) in enumerate(((read_tps, chapter[0]), (write_tps, chapter[1]))):
+    for x, (vals, ch) in enumerate(((read_tps, 5947), (write_tps, 98))):
         first = x == 0
         _strip(ax, x, vals, "C0", ("samples (this runner)", "median") if first else (None, None))
         label = "chapter (author's laptop)" if first else None
@@ -125,14 +123,14 @@ def read_write(t: ReadWriteTiming) -> tuple[bytes, str]:
 def bandwidth(t: ReadWriteTiming) -> tuple[bytes, str]:
     """C12's plot of :func:`bandwidth_plot`: (PNG bytes, name)."""
     needed = [r * t.weight_bytes for r in t.read_tps()]
-    ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples.samples["stream"]]
+    ceiling = [t.bandwidth_bytes / x for x in t.rounds.samples["stream"]]
     actual = [w * t.weight_bytes for w in t.write_tps()]
     return bandwidth_plot(needed, ceiling, actual), "traffic needed at prefill's rate vs bandwidth"
 
 
 def forward_passes(f: ForwardTiming) -> tuple[bytes, str]:
     """C16's plot of the forward passes its verdict fits: (PNG bytes, name)."""
-    samples = {L: list(f.rounds.samples.samples[f.sides[L]]) for L in f.lengths}
+    samples = {L: list(f.rounds.samples[f.sides[L]]) for L in f.lengths}
     return forward_pass_plot(list(f.lengths), samples, f.fit()), "forward pass time vs positions"
 
 

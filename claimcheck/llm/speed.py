@@ -90,7 +90,7 @@ def forward_side(length: int, read_tokens: int) -> str:
 
 
 def generation_rounds(
-    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int], warmup: int = 1
+    model: PreTrainedModel, prompt: torch.Tensor, lengths: Sequence[int]
 ) -> tuple[Rounds, dict[str, Any]]:
     """Return (rounds, none measured yet, steps): greedy generation of each of ``lengths`` new tokens
     after ``prompt``, sides ``"cache@N"``/``"nocache@N"``; ``steps[side]``: the last round's forward
@@ -99,9 +99,7 @@ def generation_rounds(
     steps: dict[str, Any] = {"positions": {}}
 
     def run(cfg: GenerationConfig, name: str) -> None:
-        for kept in (steps, steps["positions"]):  # the last round's steps only
-            kept.pop(name, None)
-            kept[name] = []
+        steps[name], steps["positions"][name] = [], []  # the last round's steps only
         call: dict[str, Any] = {}  # the current forward call: context, positions, start time
 
         def pre(mod: torch.nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -130,11 +128,6 @@ def generation_rounds(
     for n in lengths:
         for kind, use_cache in (("cache", True), ("nocache", False)):
             fns[f"{kind}@{n}"] = functools.partial(run, greedy_config(n, use_cache), f"{kind}@{n}")
-    # the shortest generations only: the long uncached ones cost minutes, and one short pass each
-    # way already pages in the weights and settles the allocator
-    for _ in range(warmup):
-        fns[f"cache@{min(lengths)}"]()
-        fns[f"nocache@{min(lengths)}"]()
     return Rounds(fns, warmup=0, device=device), steps
 
 
@@ -147,13 +140,13 @@ def prefix_generation_times(
     if not lengths or min(lengths) < 1:
         raise ValueError(f"need lengths of at least 1 token, got {lengths!r}")
     longest = max(lengths)
-    rounds, steps = generation_rounds(model, prompt, (longest,), warmup=0)
+    rounds, steps = generation_rounds(model, prompt, (longest,))
     rounds.run(1)
     seconds: dict[str, float] = {}
     how: dict[str, str] = {}
     for kind in ("cache", "nocache"):
         name = f"{kind}@{longest}"
-        seconds[name], how[name] = rounds.samples.samples[name][0], "wall time of the whole generation"
+        seconds[name], how[name] = rounds.samples[name][0], "wall time of the whole generation"
         for n in sorted(set(lengths) - {longest}):
             seconds[f"{kind}@{n}"] = sum(t for _, t in steps[name][:n])
             how[f"{kind}@{n}"] = f"sum of the first {n} forward passes of the {longest}-token generation"
@@ -225,7 +218,6 @@ def latency_rounds(
     ids: torch.Tensor,
     prompt_lengths: Sequence[int],
     decode_steps: int,
-    warmup: int = 1,
     context_tokens: int | None = None,
 ) -> Rounds:
     """TTFT and decode latency as rounds, none measured yet: sides ``"prompt@L"``
@@ -255,11 +247,29 @@ def latency_rounds(
             return LatencySample(ttft, steps, kv)
 
     fns: dict[str, Callable[[], Any]] = {f"prompt@{L}": functools.partial(one, L) for L in prompt_lengths}
-    if context_tokens is not None:
-        fns[f"context@{context_tokens}"] = _on_context(
-            model, ids, min(prompt_lengths), context_tokens, decode_steps
-        )
-    return Rounds(fns, warmup=warmup, device=device)
+    if context_tokens is None:
+        return Rounds(fns, warmup=0, device=device)
+    short, long = min(prompt_lengths), context_tokens
+    with torch.no_grad():
+        filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, long)}
+    kv_long = cache_nbytes(filled[long][1])
+
+    def on_context() -> ContextSample:
+        at = dict(filled)  # (next token, cache) by context length
+        times: dict[int, list[float]] = {short: [], long: []}
+        try:
+            with torch.no_grad():
+                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
+                    for n in (short, long):
+                        dt, at[n] = _timed_step(model, device, *at[n])
+                        times[n].append(dt)
+        finally:  # a round cut short by an exception must not leave later rounds a longer context
+            for n, (_, cache) in filled.items():
+                rewind_cache(cache, n)
+        return ContextSample(times[long], times[short], short, kv_long)
+
+    fns[f"context@{long}"] = on_context
+    return Rounds(fns, warmup=0, device=device)
 
 
 def _timed_step(
@@ -272,41 +282,12 @@ def _timed_step(
     return time.perf_counter() - t0, out
 
 
-def _on_context(
-    model: PreTrainedModel, ids: torch.Tensor, short: int, context_tokens: int, decode_steps: int
-) -> Callable[[], ContextSample]:
-    """The ``context@C`` side of :func:`latency_rounds`."""
-    import torch
-
-    device = model.device
-    with torch.no_grad():
-        filled = {n: _step(model, ids[:, :n], None, last_only=True) for n in (short, context_tokens)}
-    kv_long = cache_nbytes(filled[context_tokens][1])
-
-    def on_context() -> ContextSample:
-        at = dict(filled)  # (next token, cache) by context length
-        times: dict[int, list[float]] = {short: [], context_tokens: []}
-        try:
-            with torch.no_grad():
-                for _ in range(decode_steps):  # short, long, short, long ...: paired in time
-                    for n in (short, context_tokens):
-                        dt, at[n] = _timed_step(model, device, *at[n])
-                        times[n].append(dt)
-        finally:  # a round cut short by an exception must not leave later rounds a longer context
-            for n, (_, cache) in filled.items():
-                rewind_cache(cache, n)
-        return ContextSample(times[context_tokens], times[short], short, kv_long)
-
-    return on_context
-
-
 def batch_rounds(
     model: PreTrainedModel,
     ids: torch.Tensor,
     batch_sizes: Sequence[int],
     prompt_len: int,
     decode_steps: int,
-    warmup: int = 1,
 ) -> Rounds:
     """Seconds per decode step at each batch size as rounds, sides ``"batch@B"``: rows of
     ``prompt_len`` different tokens prefilled once, the cache rewound after each round."""
@@ -335,7 +316,7 @@ def batch_rounds(
             for B in batch_sizes
         }
     fns = {f"batch@{B}": functools.partial(one, *prefilled[B]) for B in batch_sizes}
-    return Rounds(fns, warmup=warmup, device=device)
+    return Rounds(fns, warmup=0, device=device)
 
 
 @dataclass(frozen=True)
@@ -395,7 +376,7 @@ class ReadWriteTiming(Timing):
 
     def details(self) -> dict[str, Any]:
         read, write = self.read_tps(), self.write_tps()
-        s = self.rounds.samples
+        s = self.rounds
         out = {
             **super().details(),
             "read_tokens": self.read_tokens,
@@ -503,7 +484,7 @@ class GenerationTiming(Timing):
 
     def growth_details(self, min_context: int) -> dict[str, Any]:
         """C16's report facts: total time vs length fitted, and uncached step time above ``min_context``."""
-        s, out = self.rounds.samples, dict[str, Any]()
+        s, out = self.rounds, dict[str, Any]()
         for kind in ("nocache", "cache"):
             fit = fit_power_law(list(self.lengths), [s.stats(f"{kind}@{n}").median for n in self.lengths])
             out[f"total_time_exponent_{kind}"] = [fit.exponent, fit.stderr]
@@ -521,7 +502,7 @@ class GenerationTiming(Timing):
             "positions_counted": self.positions(),
             "positions_ratio_by_length": self.positions_ratio(),
             "prompt_tokens": self.prompt_tokens,
-            "samples_s": dict(self.rounds.samples.samples),
+            "samples_s": dict(self.rounds.samples),
         }
 
 
@@ -597,7 +578,7 @@ class BatchTiming(Timing):
 
     def per_step(self) -> dict[int, list[float]]:
         """Every round's sample, by batch size."""
-        return {B: list(self.rounds.samples.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
+        return {B: list(self.rounds.samples[f"batch@{B}"]) for B in sorted(self.batch_sizes)}
 
     def details(self) -> dict[str, Any]:
         per_step = self.per_step()

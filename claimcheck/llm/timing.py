@@ -41,22 +41,15 @@ class Stats:
         """The summary of ``samples``. Raises ``ValueError`` for none."""
         if not samples:
             raise ValueError("Stats needs at least one sample")
-        quartiles = (_quantile(samples, 0.25), _quantile(samples, 0.75))
+        q1 = q3 = samples[0]
+        if len(samples) > 1:  # numpy's default ('linear') quartiles are statistics' 'inclusive' ones
+            q1, _, q3 = statistics.quantiles(samples, method="inclusive")
         return cls(
-            len(samples), statistics.median(samples), min(samples), max(samples), *quartiles, list(samples)
+            len(samples), statistics.median(samples), min(samples), max(samples), q1, q3, list(samples)
         )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _quantile(xs: Iterable[float], q: float) -> float:
-    """numpy's default ('linear') quantile."""
-    s = sorted(xs)
-    pos = q * (len(s) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def sync_device(device: torch.device | None) -> None:
@@ -65,17 +58,6 @@ def sync_device(device: torch.device | None) -> None:
         import torch
 
         torch.cuda.synchronize(device)
-
-
-@dataclass
-class Interleaved:
-    """Samples of several functions measured in turn (A B A B ...), in seconds."""
-
-    order: list[str] = field(default_factory=list)
-    samples: dict[str, list[float]] = field(default_factory=dict)
-
-    def stats(self, name: str) -> Stats:
-        return Stats.of(self.samples[name])
 
 
 class Rounds:
@@ -95,7 +77,7 @@ class Rounds:
         self.fns = dict(fns)
         self.device = device
         self.timer = timer
-        self.samples = Interleaved(order=list(fns), samples={k: [] for k in fns})
+        self.samples: dict[str, list[Any]] = {k: [] for k in fns}  # by side, in the order they run
         self.seconds = 0.0
         self.cut_short = False  # a run(within_s=...) stopped before its rounds: the machine was slow
         for _ in range(warmup):
@@ -105,7 +87,7 @@ class Rounds:
     @property
     def n(self) -> int:
         """Rounds measured so far."""
-        return len(next(iter(self.samples.samples.values())))
+        return len(next(iter(self.samples.values())))
 
     def run(self, rounds: int = 1, within_s: float | None = None) -> Rounds:
         """Measure ``rounds`` more rounds; return self. ``within_s``: no round starts that the mean
@@ -123,14 +105,17 @@ class Rounds:
                 out = fn()
                 sync_device(self.device)
                 dt = self.timer() - t0
-                self.samples.samples[name].append(dt if out is None else out)
+                self.samples[name].append(dt if out is None else out)
         self.seconds += self.timer() - t_start
         return self
 
     def per_round(self) -> list[Round]:
         """The samples as one :class:`Round` per round."""
-        names = list(self.samples.samples)
-        return [Round(zip(names, vals)) for vals in zip(*(self.samples.samples[k] for k in names))]
+        return [Round(zip(self.samples, vals)) for vals in zip(*self.samples.values())]
+
+    def stats(self, side: str) -> Stats:
+        """The :class:`Stats` of every sample of ``side`` so far."""
+        return Stats.of(self.samples[side])
 
 
 class Round(dict[str, Any]):
@@ -174,8 +159,8 @@ class Timing:
     def seconds(self, side: str, rounds: Sequence[Round] | None = None) -> list[float]:
         """Seconds of one call of ``side`` in each round (default: every round so far). Raises
         ``KeyError`` naming the sides there are."""
-        if side not in self.rounds.samples.samples:
-            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.rounds.samples.order)})")
+        if side not in self.rounds.samples:
+            raise KeyError(f"no side {side!r} in this timing (sides: {', '.join(self.rounds.samples)})")
         return [r[side] for r in (self.per_round() if rounds is None else rounds)]
 
     def median_s(self, side: str) -> float:
@@ -242,7 +227,7 @@ class SidesTiming(Timing):
     @property
     def sides(self) -> tuple[str, ...]:
         """The sides' names, in the order they run inside a round."""
-        return tuple(self.rounds.samples.order)
+        return tuple(self.rounds.samples)
 
     def ratio(self, slower: str, faster: str) -> Callable[[list[Round]], float]:
         """The statistic rounds -> median seconds of ``slower`` / median seconds of ``faster``
@@ -259,7 +244,7 @@ class SidesTiming(Timing):
 
     def details(self) -> dict[str, Any]:
         """The base facts and every side's :meth:`Stats.as_dict` as ``"<side>_s"``."""
-        s = self.rounds.samples
+        s = self.rounds
         return {**super().details(), **{f"{side}_s": s.stats(side).as_dict() for side in self.sides}}
 
 
@@ -311,7 +296,7 @@ def machine_load(probe_repeats: int = 5) -> dict[str, Any]:
         for _ in range(8):
             x = (x @ a).clamp_(-1, 1)
 
-    times = sorted(Rounds({"probe": kernel}, warmup=1).run(probe_repeats).samples.samples["probe"])
+    times = sorted(Rounds({"probe": kernel}, warmup=1).run(probe_repeats).samples["probe"])
     spread = times[-1] / times[0] if times[0] > 0 else float("inf")
     varied = (
         f"a reference kernel's time varied {spread:.1f}x over {probe_repeats} runs" if spread > 1.5 else ""

@@ -1,11 +1,10 @@
 """C34: on a GPU, read (prefill) is still far faster per token than write (decode), usually by more.
 
 The chapter's C05 experiment (:func:`claimcheck.llm.speed.read_write_rounds`) on the CUDA device chosen by
-``--claims-device`` (default: GPU 0), in float32 like the chapter's listing
-(:func:`claimcheck.llm.device.dtype_for`), with the profile's sizes and interleaving; the timer
-synchronises the GPU around each measured region. The registry's ``needs = [..., "gpu"]`` adds
-the ``gpu`` marker, so on a runner without CUDA the test is skipped with the reason before any
-fixture runs. A few seconds on a data-centre GPU.
+``--claims-device`` (default: GPU 0), in float32 like the chapter's listing, with the profile's
+sizes and interleaving; the timer synchronises the GPU around each measured region. The registry's
+``needs = [..., "gpu"]`` adds the ``gpu`` marker, so on a runner without CUDA the test is skipped
+with the reason before any fixture runs. A few seconds on a data-centre GPU.
 """
 
 import pytest
@@ -15,12 +14,13 @@ import pytest
 def gpu_read_write(gpt2_small, timing_ids, claims_device, claims_profile):
     """Interleaved read/write timing (a :class:`claimcheck.llm.speed.ReadWriteTiming`) of GPT-2
     small, a float32 copy, on ``claims_device``, a CUDA GPU."""
-    from claimcheck.llm.device import dtype_for
+    import torch
+
     from claimcheck.llm.models import variant
     from claimcheck.llm.speed import ReadWriteTiming, read_write_rounds
 
     p = claims_profile
-    model = variant(gpt2_small, dtype=dtype_for(claims_device, "listing")).to(claims_device)
+    model = variant(gpt2_small, dtype=torch.float32).to(claims_device)
     rounds = read_write_rounds(model, timing_ids.to(claims_device), p.read_tokens, p.write_tokens, warmup=2)
     return ReadWriteTiming(rounds.run(p.timing_repeats), 0.0, p.name, read_tokens=p.read_tokens,
                            write_tokens=p.write_tokens)

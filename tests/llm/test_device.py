@@ -79,27 +79,6 @@ def test_no_gpu_reason_names_a_cuda_build_without_a_gpu(monkeypatch):
     assert "is built for CUDA 12.6 but finds no usable GPU or driver" in dev.no_gpu_reason()
 
 
-# --- dtype choice ---------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    "where, precision, dtype",
-    [
-        (torch.device("cuda", 0), "listing", torch.float32),
-        (torch.device("cpu"), "listing", torch.float32),
-    ],
-)
-def test_dtype_for(where, precision, dtype):
-    assert dev.dtype_for(where, precision) == dtype
-
-
-def test_dtype_for_unknown_precision():
-    with pytest.raises(ValueError, match="unknown precision 'fp8'"):
-        dev.dtype_for(torch.device("cpu"), "fp8")
-    with pytest.raises(
-        ValueError, match="unknown precision 'half'"
-    ):  # C18 measures bytes without fp16 compute
-        dev.dtype_for(torch.device("cpu"), "half")
-
-
 # --- fingerprint ----------------------------------------------------------------------------------
 def test_fingerprint_records_the_gpu(fake_cuda):
     fp = fingerprint.core.runner_fingerprint() | fingerprint.kit_fields()

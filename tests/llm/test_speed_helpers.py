@@ -76,7 +76,7 @@ def test_read_write_interleaves_with_extras(tiny, ids):
         .run(2)
         .samples
     )
-    assert res.order == ["read", "write", "x"] and all(len(v) == 2 for v in res.samples.values())
+    assert list(res) == ["read", "write", "x"] and all(len(v) == 2 for v in res.values())
     assert len(calls) == 3  # warm-up + 2 rounds
     with pytest.raises(ValueError):
         read_write_rounds(tiny, ids[:, :3], read_tokens=32, write_tokens=4)
@@ -106,9 +106,9 @@ def test_write_side_times_only_its_decode_steps(tiny, ids):
 
 
 def test_generation_rounds_record_steps(tiny, ids):
-    rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8), warmup=1)
+    rounds, steps = generation_rounds(tiny, ids[:, :8], (4, 8))
     res = rounds.run(1).samples
-    assert set(res.samples) == {"cache@4", "nocache@4", "cache@8", "nocache@8"}
+    assert set(res) == {"cache@4", "nocache@4", "cache@8", "nocache@8"}
     # uncached steps see the whole sequence; cached steps see the cache plus one token
     assert [c for c, _ in steps["nocache@8"]] == list(range(8, 16))
     assert [c for c, _ in steps["cache@8"]] == list(range(8, 16))
@@ -123,14 +123,14 @@ def test_latency_rounds_ttft_steps_and_kv_bytes(tiny, ids):
 
 
 def test_batch_rounds_shapes(tiny, ids):
-    samples = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2).run(2).samples.samples
+    samples = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2).run(2).samples
     out = {B: list(samples[f"batch@{B}"]) for B in (1, 4)}
     assert set(out) == {1, 4} and all(len(v) == 2 and min(v) > 0 for v in out.values())
 
 
 def test_bandwidth_probe_small_buffer():
     probe = BandwidthProbe(4 * 2**20)
-    samples = Rounds({"stream": probe}, warmup=1).run(3).samples.samples["stream"]
+    samples = Rounds({"stream": probe}, warmup=1).run(3).samples["stream"]
     assert len(samples) == 3 and min(samples) > 0 and math.isfinite(4 * 2**20 / min(samples))
 
 
@@ -149,7 +149,7 @@ def test_read_write_rounds_add_forward_passes_but_not_the_read_length(tiny, ids)
     assert list(rounds.fns) == ["read", "write", "forward@8", "forward@16"]
     assert forward_side(32, 32) == "read" and forward_side(8, 32) == "forward@8"
     rounds.run(2)
-    assert all(len(v) == 2 and min(v) > 0 for v in rounds.samples.samples.values())
+    assert all(len(v) == 2 and min(v) > 0 for v in rounds.samples.values())
     with pytest.raises(ValueError, match="need 200 token ids"):
         read_write_rounds(tiny, ids, read_tokens=32, write_tokens=4, forward_lengths=(200,))
 
@@ -179,7 +179,7 @@ def test_rewind_cache_gives_back_the_prefill_cache(tiny, ids):
 
 def test_latency_rounds_decode_on_a_reused_long_context(tiny, ids):
     warm_up(tiny, ids)
-    rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64).run(3)
+    rounds = latency_rounds(tiny, ids, (8, 16), decode_steps=3, context_tokens=64).run(3)
     assert list(rounds.fns) == ["prompt@8", "prompt@16", "context@64"]
     ctx = [r.side("context", 64) for r in rounds.per_round()]
     assert len(ctx) == 3
@@ -201,11 +201,11 @@ def test_batch_rounds_prefill_once_and_decode_from_the_same_cache(tiny, ids, mon
         "forward_cached",
         lambda m, x, cache=None, **kw: seen.append(tuple(x.shape)) or real(m, x, cache, **kw),
     )
-    rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2, warmup=0)
+    rounds = batch_rounds(tiny, ids, (1, 4), prompt_len=8, decode_steps=2)
     assert seen == [(1, 8), (4, 8)]  # one prefill per batch size, before any round
     rounds.run(3)
     assert seen[2:] == [(1, 1), (1, 1), (4, 1), (4, 1)] * 3  # every round: decode steps only
-    assert all(len(v) == 3 and min(v) > 0 for v in rounds.samples.samples.values())
+    assert all(len(v) == 3 and min(v) > 0 for v in rounds.samples.values())
 
 
 def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypatch):
@@ -216,7 +216,7 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
     monkeypatch.setattr(
         speed,
         "generation_rounds",
-        lambda m, p, lengths, warmup: asked.append(lengths) or real(m, p, lengths, warmup),
+        lambda m, p, lengths: asked.append(lengths) or real(m, p, lengths),
     )
     out = prefix_generation_times(tiny, ids[:, :8], (3, 12))
     assert asked == [(12,)]  # the 3-token times come from the 12-token generations
@@ -230,8 +230,8 @@ def test_prefix_generation_times_from_one_longest_generation(tiny, ids, monkeypa
 
 def test_a_round_cut_short_by_an_exception_leaves_the_caches_rewound(tiny, ids):
     rounds = {
-        "context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, warmup=0, context_tokens=64),
-        "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3, warmup=0),
+        "context@64": latency_rounds(tiny, ids, (8, 16), decode_steps=3, context_tokens=64),
+        "batch@2": batch_rounds(tiny, ids, (2,), prompt_len=8, decode_steps=3),
     }
     want = {"context@64": [8, 64, 9, 65, 10, 66], "batch@2": [8, 9, 10]}
     for side, r in rounds.items():

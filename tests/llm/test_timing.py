@@ -21,7 +21,7 @@ def test_stats_needs_samples():
 
 def test_rounds_alternate_and_keep_every_sample():
     calls = []
-    result = Rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, warmup=1).run(3).samples
+    result = Rounds({"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}, warmup=1).run(3)
     assert calls == ["a", "b"] * 4
     assert [len(v) for v in result.samples.values()] == [3, 3]
     assert all(x >= 0 for v in result.samples.values() for x in v)
