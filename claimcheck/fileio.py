@@ -250,11 +250,6 @@ class TomlTable:
         parsed = loads_or_none(f"{left.strip()} = 0".replace("\ufffd", "_"))  # U+FFFD as _: still read
         return next(iter(parsed)) if parsed else None
 
-    def statement_key(self, line: int) -> str | None:
-        """The key of the statement holding file line ``line`` (the nearest key at or above it), or None."""
-        keys = (self.key_at(n) for n in range(line, self.first - 1, -1))
-        return next((key for key in keys if key is not None), None)
-
     def value(self, key: str) -> object | None:
         """The value of ``key = ...`` written on one line of this table (valid TOML or not), or None."""
         for line in self.text.split("\n"):
