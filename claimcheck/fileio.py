@@ -84,12 +84,11 @@ def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
 
 
@@ -240,11 +239,9 @@ class TomlTable:
     statement: bool = False  # one statement of its table, without the header line
 
     def key_at(self, line: int) -> str | None:
-        """The top-level key that file line ``line`` assigns (``title = ...`` -> ``title``), or None."""
-        lines = self.text.split("\n")
-        if not self.first <= line <= self.first + len(lines) - 1:
-            return None
-        left, sep, _ = lines[line - self.first].partition("=")
+        """The top-level key that file line ``line`` (one of this table's) assigns (``title = ...`` ->
+        ``title``), or None."""
+        left, sep, _ = self.text.split("\n")[line - self.first].partition("=")
         if not sep or left.lstrip().startswith("#") or not _KEY_START.match(left + "="):
             return None
         parsed = loads_or_none(f"{left.strip()} = 0".replace("\ufffd", "_"))  # U+FFFD as _: still read
