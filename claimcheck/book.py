@@ -343,12 +343,6 @@ def _quotes_back(claim: Claim, chapters: Mapping[str, Registry]) -> bool:
     return False
 
 
-def citations(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[Citation]:
-    """Every citation of ``registries``' claims, checked against ``book`` (default: the registries)."""
-    chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
-    return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
-
-
 def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str, Registry]:
     """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
     ``claims/`` folder above each, else ``root``)."""
@@ -366,10 +360,12 @@ def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str
 
 def citation_issues(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[str]:
     """Problems of citations and of formulas naming another chapter's values (not a drifted quote,
-    nor a chapter not in the book), one line each naming file, claim and field."""
+    nor a chapter not in the book), one line each naming file, claim and field; ``book``: chapter id ->
+    registry (default: the registries)."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
-    for c in citations(registries, chapters):
+    quoting = [claim for reg in registries for claim in reg.claims.values() if claim.cites]
+    for c in (cite(claim, chapters) for claim in quoting):
         chapter, _, cid = c.source.partition(SEP)
         where = f"{c.path}: claim {c.key}: field 'cites': "
         if c.status == "unknown" and not cid:
