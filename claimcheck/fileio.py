@@ -398,40 +398,36 @@ def read_toml(text: str, by_line: tuple[str, ...] = ()) -> tuple[dict, list[Brok
     merged = _Merged()
     broken = []
     for t in toml_tables(text):
-        by_statement = t.header in by_line and not t.array and len(t.keys) == 1
-        try:
-            part = loads(t.text)
-        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
-            broken += (
-                _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
-            )
+        if t.header not in by_line or t.array or len(t.keys) != 1:
+            broken += _read(t, t.text, merged)
             continue
-        if by_statement and t.keys not in merged.defined:  # only its statements may clash: each alone
+        valid = loads_or_none(t.text) is not None
+        if valid and t.keys in merged.defined:  # a second such table: each statement clashes as it does
+            broken += [
+                Broken(s, b.message, clash=True) for b in _read(t, t.text, merged) for s in t.statements()
+            ]
+            continue
+        if valid:  # only its statements may clash: each alone
             merged.defined.add(t.keys)
-            broken += _read_by_statement(t, merged)
-        elif clash := merged.add(t, part):
-            broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
+        header = t.text.split("\n", 1)[0]
+        for statement in t.statements():
+            broken += _read(statement, header + "\n" + statement.text, merged)
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 
 
-def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
-    """Read a broken table a statement at a time under its header: merge the good, return the bad."""
-    header = table.text.split("\n", 1)[0]
-    broken = []
-    for s in table.statements():
-        try:
-            part = loads(header + "\n" + s.text)
-        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
-            message = _shift(str(exc), s.first - 2)
-            end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
-            message = message.replace("(at end of document)", end)
-            if s.last > s.first and "{" in s.text:
+def _read(t: TomlTable, text: str, merged: _Merged) -> list[Broken]:
+    """Read ``text``, the table or statement ``t`` (a statement under its header line), into ``merged``;
+    ``[]``, or the Broken it is: not valid TOML, or a clash with what was merged before."""
+    try:
+        clash = merged.add(t, loads(text))
+    except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
+        message = _shift(str(exc), t.first - 1 - t.statement)  # a statement's header line is not the file's
+        if t.statement:  # tomllib's "end of document" is the statement's end
+            message = message.replace("(at end of document)", f"(at line {t.last}, its end)")
+            if t.last > t.first and "{" in t.text:
                 message += " (an inline table { ... } must be written on one line)"
-            broken.append(Broken(s, message))
-            continue
-        if clash := merged.add(s, part):
-            broken.append(Broken(s, clash, clash=True))
-    return broken
+        return [Broken(t, message)]
+    return [Broken(t, clash, clash=True)] if clash else []
 
 
 @dataclass
