@@ -4,7 +4,6 @@ breaks nothing."""
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import errno
 import json
@@ -370,13 +369,6 @@ def toml_tables(text: str) -> list[TomlTable]:
         TomlTable(keys[0] if keys else "", n + 1, end, "\n".join(lines[n:end]), keys, array)
         for (n, keys, array), end in zip(starts, ends)
     ]
-
-
-def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
-    """The table or statement of ``parts`` (in file order) that holds file line ``line``, or None; found
-    by bisection, so that a file of many tables stays linear."""
-    at = bisect.bisect_right(parts, line, key=lambda t: t.first) - 1
-    return parts[at] if at >= 0 and line <= parts[at].last else None
 
 
 @dataclass(frozen=True)

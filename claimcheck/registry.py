@@ -8,6 +8,7 @@ are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import dataclasses
 import difflib
@@ -490,7 +491,8 @@ def _field_at(part: fileio.TomlTable, line: int) -> str | None:
 
 def _claim_parts(text: str) -> list[fileio.TomlTable]:
     """The file's tables in file order, each ``[claims]`` table keyed by id followed by its statements
-    (its ``C05 = {...}`` lines), so that :func:`fileio.toml_table_at` finds the claim of a line."""
+    (its ``C05 = {...}`` lines): together they hold every line, the last part starting at or above a
+    line holds it."""
     parts = []
     for t in fileio.toml_tables(text):
         parts.append(t)
@@ -531,10 +533,10 @@ def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dic
     parts = _claim_parts(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
     for line, found in by_line.items():
-        table = fileio.toml_table_at(parts, line)
+        table = parts[bisect.bisect_right(parts, line, key=lambda t: t.first) - 1]
         cid = _claim_id_of(table)
-        fld = _field_at(table, line) if table is not None else None
-        if cid is None and fld and table is not None and table.header:
+        fld = _field_at(table, line)
+        if cid is None and fld and table.header:
             fld = f"{table.header}.{fld}"
         shown = " ".join(f"0x{b:02x}" for b in found[:4]) + (" ..." if len(found) > 4 else "")
         what = (
