@@ -53,20 +53,16 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
     follows links to folders, so it would collect that part of the book again at every level, as
     deep as the system's paths allow. Folders :func:`walk_registries` never enters are not entered;
     each real folder is read once."""
-    on_path: set[str] = set()  # the real folders from ``folder`` down to the one being read
-    done: set[str] = set()
-    # (folder, its real path, leaving it, the last link on the way to it)
-    stack: list[tuple[Path, str, bool, Path | None]] = [(Path(folder), os.path.realpath(folder), False, None)]
+    done: set[str] = set()  # the real folders read
+    # (folder, the real folders from ``folder`` down to it, the last link on the way to it)
+    stack: list[tuple[Path, tuple[str, ...], Path | None]] = [
+        (Path(folder), (os.path.realpath(folder),), None)
+    ]
     while stack:
-        here, real, leaving, via = stack.pop()
-        if leaving:
-            on_path.discard(real)
-            done.add(real)
+        here, chain, via = stack.pop()
+        if chain[-1] in done:
             continue
-        if real in done:
-            continue
-        on_path.add(real)
-        stack.append((here, real, True, via))
+        done.add(chain[-1])
         try:
             entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
         except OSError:
@@ -76,14 +72,14 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
             try:
                 if not entry.is_dir() or _skipped(path, skip):
                     continue
-                link = Path(real) / entry.name if entry.is_symlink() else via
+                link = Path(chain[-1]) / entry.name if entry.is_symlink() else via
             except OSError:
                 continue
             target = os.path.realpath(path)
-            if target in on_path and link is not None:
+            if target in chain and link is not None:
                 return link, Path(os.path.realpath(link))
             if target not in done:
-                stack.append((path, target, False, link))
+                stack.append((path, (*chain, target), link))
     return None
 
 
