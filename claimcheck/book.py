@@ -304,13 +304,10 @@ def cite(claim: Claim, chapters: Mapping[str, Registry]) -> Citation:
         return Citation(status="not-in-book", **made)
     source = reg.claims.get(cid) if cid else None
     printed, unit = (source.stated, source.unit) if source is not None else ("", "")
-    if source is None and "." in cid:  # ch15:C29.much: a value its claim prints (values carry no unit)
-        owner, _, name = cid.rpartition(".")
-        source = reg.claims.get(owner)
-        if source is not None and name not in source.values:
-            source = None
-        if source is not None:
-            printed, unit = str(source.values[name]), claim.unit
+    owner, _, name = cid.rpartition(".")  # ch15:C29.much: a value its claim prints (values carry no unit)
+    if source is None and owner in reg.claims and name in reg.claims[owner].values:
+        source = reg.claims[owner]
+        printed, unit = str(source.values[name]), claim.unit
     if source is None:
         return Citation(status="invalid" if cid in reg.invalid else "unknown", **made)
     if _quotes_back(claim, chapters):
