@@ -53,20 +53,16 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
     follows links to folders, so it would collect that part of the book again at every level, as
     deep as the system's paths allow. Folders :func:`walk_registries` never enters are not entered;
     each real folder is read once."""
-    on_path: set[str] = set()  # the real folders from ``folder`` down to the one being read
-    done: set[str] = set()
-    # (folder, its real path, leaving it, the last link on the way to it)
-    stack: list[tuple[Path, str, bool, Path | None]] = [(Path(folder), os.path.realpath(folder), False, None)]
+    done: set[str] = set()  # the real folders read
+    # (folder, the real folders from ``folder`` down to it, the last link on the way to it)
+    stack: list[tuple[Path, tuple[str, ...], Path | None]] = [
+        (Path(folder), (os.path.realpath(folder),), None)
+    ]
     while stack:
-        here, real, leaving, via = stack.pop()
-        if leaving:
-            on_path.discard(real)
-            done.add(real)
+        here, chain, via = stack.pop()
+        if chain[-1] in done:
             continue
-        if real in done:
-            continue
-        on_path.add(real)
-        stack.append((here, real, True, via))
+        done.add(chain[-1])
         try:
             entries = sorted(os.scandir(here), key=lambda e: e.name, reverse=True)
         except OSError:
@@ -76,14 +72,14 @@ def link_loop(folder: Path, skip: tuple[str, ...]) -> tuple[Path, Path] | None:
             try:
                 if not entry.is_dir() or _skipped(path, skip):
                     continue
-                link = Path(real) / entry.name if entry.is_symlink() else via
+                link = Path(chain[-1]) / entry.name if entry.is_symlink() else via
             except OSError:
                 continue
             target = os.path.realpath(path)
-            if target in on_path and link is not None:
+            if target in chain and link is not None:
                 return link, Path(os.path.realpath(link))
             if target not in done:
-                stack.append((path, target, False, link))
+                stack.append((path, (*chain, target), link))
     return None
 
 
@@ -308,13 +304,10 @@ def cite(claim: Claim, chapters: Mapping[str, Registry]) -> Citation:
         return Citation(status="not-in-book", **made)
     source = reg.claims.get(cid) if cid else None
     printed, unit = (source.stated, source.unit) if source is not None else ("", "")
-    if source is None and "." in cid:  # ch15:C29.much: a value its claim prints (values carry no unit)
-        owner, _, name = cid.rpartition(".")
-        source = reg.claims.get(owner)
-        if source is not None and name not in source.values:
-            source = None
-        if source is not None:
-            printed, unit = str(source.values[name]), claim.unit
+    owner, _, name = cid.rpartition(".")  # ch15:C29.much: a value its claim prints (values carry no unit)
+    if source is None and owner in reg.claims and name in reg.claims[owner].values:
+        source = reg.claims[owner]
+        printed, unit = str(source.values[name]), claim.unit
     if source is None:
         return Citation(status="invalid" if cid in reg.invalid else "unknown", **made)
     if _quotes_back(claim, chapters):
@@ -343,12 +336,6 @@ def _quotes_back(claim: Claim, chapters: Mapping[str, Registry]) -> bool:
     return False
 
 
-def citations(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[Citation]:
-    """Every citation of ``registries``' claims, checked against ``book`` (default: the registries)."""
-    chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
-    return [cite(c, chapters) for reg in registries for c in reg.claims.values() if c.cites]
-
-
 def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str, Registry]:
     """chapter id -> registry: ``registries`` (they win) and every other chapter of their book (the
     ``claims/`` folder above each, else ``root``)."""
@@ -366,10 +353,12 @@ def book_of(registries: list[Registry], root: str | Path = "claims") -> dict[str
 
 def citation_issues(registries: Collection[Registry], book: dict[str, Registry] | None = None) -> list[str]:
     """Problems of citations and of formulas naming another chapter's values (not a drifted quote,
-    nor a chapter not in the book), one line each naming file, claim and field."""
+    nor a chapter not in the book), one line each naming file, claim and field; ``book``: chapter id ->
+    registry (default: the registries)."""
     chapters = book if book is not None else {reg.chapter_id: reg for reg in registries}
     out = []
-    for c in citations(registries, chapters):
+    quoting = [claim for reg in registries for claim in reg.claims.values() if claim.cites]
+    for c in (cite(claim, chapters) for claim in quoting):
         chapter, _, cid = c.source.partition(SEP)
         where = f"{c.path}: claim {c.key}: field 'cites': "
         if c.status == "unknown" and not cid:

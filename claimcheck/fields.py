@@ -352,7 +352,9 @@ def _id_pattern(value: str, ctx: Context) -> re.Pattern:
     return pattern
 
 
-_QUANTIFIER = re.compile(r"[*+]|\{(\d*)(,?)(\d*)\}")
+#: the items of a regular expression's text: an escape, a character class (to its closing ], a ] first in
+#: it is a character), a quantifier * + {m,n}, or one character
+_TOKEN = re.compile(r"\\.|\[\^?\]?(?:\\.|[^\\\]])*\]?|[*+]|\{(\d*)(,?)(\d*)\}|.", re.S)
 
 
 def _slow_pattern(pattern: str) -> bool:
@@ -360,39 +362,19 @@ def _slow_pattern(pattern: str) -> bool:
     its text (escapes and character classes skipped), in one pass."""
     holds = [False]  # for each open group: whether it holds a repetition or an alternation
     closed = False  # whether the item just read is a group holding one
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        quantifier = _QUANTIFIER.match(pattern, i)
-        if c == "\\":
-            i, closed = i + 2, False
-            continue
-        if c == "[":  # a character class, to its closing ] (a ] first in it is a character)
-            j = i + 1 + (pattern[i + 1 : i + 2] == "^")
-            j += pattern[j : j + 1] == "]"
-            while j < len(pattern) and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
-            i, closed = j + 1, False
-            continue
-        if c == "(":
+    for token in _TOKEN.finditer(pattern):
+        repeats = _repeats(token)
+        if repeats and closed:
+            return True
+        if token.group() == "(":
             holds.append(False)
-            closed = False
-        elif c == ")":
+        elif token.group() == "|" or repeats:
+            holds[-1] = True
+        closed = False
+        if token.group() == ")":
             inner = holds.pop() if len(holds) > 1 else False
             holds[-1] = holds[-1] or inner
             closed = inner
-        elif quantifier and _repeats(quantifier):
-            if closed:
-                return True
-            holds[-1] = True
-            i, closed = quantifier.end(), False
-            continue
-        elif c == "|":
-            holds[-1] = True
-            closed = False
-        else:
-            closed = False
-        i += 1
     return False
 
 
@@ -448,10 +430,11 @@ def comment_lines(width: int = 100) -> list[str]:
     return out
 
 
-def _repeats(m: re.Match) -> bool:
-    """Whether a quantifier lets its item repeat more than once (``*``, ``+``, ``{2}``, ``{1,}``)."""
-    if m.group(0) in "*+":
+def _repeats(token: re.Match) -> bool:
+    """Whether a :data:`_TOKEN` is a quantifier that lets its item repeat more than once (``*``, ``+``,
+    ``{2}``, ``{1,}``)."""
+    if token.group() in ("*", "+"):
         return True
-    low, comma, high = m.groups()
+    low, comma, high = token.groups()
     top = high if comma else low
-    return not top or int(top) > 1
+    return low is not None and (not top or int(top) > 1)

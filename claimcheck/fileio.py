@@ -4,7 +4,6 @@ breaks nothing."""
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import errno
 import json
@@ -84,12 +83,11 @@ def too_deep(value: object, limit: int = MAX_JSON_DEPTH) -> bool:
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else None
-        if children is None:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        if isinstance(node, (dict, list)):
+            if depth > limit:
+                return True
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
 
 
@@ -240,20 +238,13 @@ class TomlTable:
     statement: bool = False  # one statement of its table, without the header line
 
     def key_at(self, line: int) -> str | None:
-        """The top-level key that file line ``line`` assigns (``title = ...`` -> ``title``), or None."""
-        lines = self.text.split("\n")
-        if not self.first <= line <= self.first + len(lines) - 1:
-            return None
-        left, sep, _ = lines[line - self.first].partition("=")
+        """The top-level key that file line ``line`` (one of this table's) assigns (``title = ...`` ->
+        ``title``), or None."""
+        left, sep, _ = self.text.split("\n")[line - self.first].partition("=")
         if not sep or left.lstrip().startswith("#") or not _KEY_START.match(left + "="):
             return None
         parsed = loads_or_none(f"{left.strip()} = 0".replace("\ufffd", "_"))  # U+FFFD as _: still read
         return next(iter(parsed)) if parsed else None
-
-    def statement_key(self, line: int) -> str | None:
-        """The key of the statement holding file line ``line`` (the nearest key at or above it), or None."""
-        keys = (self.key_at(n) for n in range(line, self.first - 1, -1))
-        return next((key for key in keys if key is not None), None)
 
     def value(self, key: str) -> object | None:
         """The value of ``key = ...`` written on one line of this table (valid TOML or not), or None."""
@@ -380,13 +371,6 @@ def toml_tables(text: str) -> list[TomlTable]:
     ]
 
 
-def toml_table_at(parts: list[TomlTable], line: int) -> TomlTable | None:
-    """The table or statement of ``parts`` (in file order) that holds file line ``line``, or None; found
-    by bisection, so that a file of many tables stays linear."""
-    at = bisect.bisect_right(parts, line, key=lambda t: t.first) - 1
-    return parts[at] if at >= 0 and line <= parts[at].last else None
-
-
 @dataclass(frozen=True)
 class Broken:
     """A table or statement that is not valid TOML or clashes with an earlier one (None: the file)."""
@@ -406,40 +390,36 @@ def read_toml(text: str, by_line: tuple[str, ...] = ()) -> tuple[dict, list[Brok
     merged = _Merged()
     broken = []
     for t in toml_tables(text):
-        by_statement = t.header in by_line and not t.array and len(t.keys) == 1
-        try:
-            part = loads(t.text)
-        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
-            broken += (
-                _read_by_statement(t, merged) if by_statement else [Broken(t, _shift(str(exc), t.first - 1))]
-            )
+        if t.header not in by_line or t.array or len(t.keys) != 1:
+            broken += _read(t, t.text, merged)
             continue
-        if by_statement and t.keys not in merged.defined:  # only its statements may clash: each alone
+        valid = loads_or_none(t.text) is not None
+        if valid and t.keys in merged.defined:  # a second such table: each statement clashes as it does
+            broken += [
+                Broken(s, b.message, clash=True) for b in _read(t, t.text, merged) for s in t.statements()
+            ]
+            continue
+        if valid:  # only its statements may clash: each alone
             merged.defined.add(t.keys)
-            broken += _read_by_statement(t, merged)
-        elif clash := merged.add(t, part):
-            broken += [Broken(s, clash, clash=True) for s in (t.statements() if by_statement else [t])]
+        header = t.text.split("\n", 1)[0]
+        for statement in t.statements():
+            broken += _read(statement, header + "\n" + statement.text, merged)
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 
 
-def _read_by_statement(table: TomlTable, merged: _Merged) -> list[Broken]:
-    """Read a broken table a statement at a time under its header: merge the good, return the bad."""
-    header = table.text.split("\n", 1)[0]
-    broken = []
-    for s in table.statements():
-        try:
-            part = loads(header + "\n" + s.text)
-        except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
-            message = _shift(str(exc), s.first - 2)
-            end = f"(at line {s.last}, its end)"  # tomllib's "end of document" is the statement's end
-            message = message.replace("(at end of document)", end)
-            if s.last > s.first and "{" in s.text:
+def _read(t: TomlTable, text: str, merged: _Merged) -> list[Broken]:
+    """Read ``text``, the table or statement ``t`` (a statement under its header line), into ``merged``;
+    ``[]``, or the Broken it is: not valid TOML, or a clash with what was merged before."""
+    try:
+        clash = merged.add(t, loads(text))
+    except (tomllib.TOMLDecodeError, TomlDepthError) as exc:
+        message = _shift(str(exc), t.first - 1 - t.statement)  # a statement's header line is not the file's
+        if t.statement:  # tomllib's "end of document" is the statement's end
+            message = message.replace("(at end of document)", f"(at line {t.last}, its end)")
+            if t.last > t.first and "{" in t.text:
                 message += " (an inline table { ... } must be written on one line)"
-            broken.append(Broken(s, message))
-            continue
-        if clash := merged.add(s, part):
-            broken.append(Broken(s, clash, clash=True))
-    return broken
+        return [Broken(t, message)]
+    return [Broken(t, clash, clash=True)] if clash else []
 
 
 @dataclass

@@ -8,6 +8,7 @@ are :mod:`claimcheck.fields`; the rules between fields :data:`CLAIM_RULES`. Each
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import dataclasses
 import difflib
@@ -462,32 +463,42 @@ def _record_bad_bytes(exc: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_RECORD_BAD_BYTES, _record_bad_bytes)
 
 
-def _claim_id_of(table: fileio.TomlTable | None, line: int | None = None) -> str | None:
-    """The claim id whose table or ``[claims]`` line holds ``line`` (None: no claim's; ``# at line N``)."""
-    if table is None or table.header != "claims":
+def _claim_id_of(part: fileio.TomlTable | None) -> str | None:
+    """The claim id of a part of :func:`_claim_parts` (None: no claim's; ``# at line N (no id)``)."""
+    if part is None or part.header != "claims":
         return None
-    if table.array:
-        cid = table.value("id")
-        return cid if isinstance(cid, str) and cid else f"# at line {table.first} (no id)"
-    keys = table.keys
+    if part.array:
+        cid = part.value("id")
+        return cid if isinstance(cid, str) and cid else f"# at line {part.first} (no id)"
+    keys = part.keys
     if len(keys) > 2 and keys[2] not in {f.name for f in CLAIM_FIELDS}:  # [claims.C30.text]
         return f"{keys[1]}.{keys[2]}"
     if len(keys) > 1:
         return keys[1]
-    key = table.statement_key(table.first if line is None else line)
-    return key or f"# at line {table.first} (no id)"
+    return (part.key_at(part.first) if part.statement else None) or f"# at line {part.first} (no id)"
 
 
-def _field_at(table: fileio.TomlTable, line: int) -> str | None:
-    """The field that line ``line`` of ``table`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
-    if table.header != "claims" or table.array or len(table.keys) != 1:
-        return table.key_at(line)
-    here = table if table.statement else fileio.toml_table_at(table.statements(), line)
-    parsed = fileio.loads_or_none(here.text) if here is not None else None
+def _field_at(part: fileio.TomlTable, line: int) -> str | None:
+    """The field that line ``line`` of ``part`` sets (of a ``C02 = {...}`` line: the one holding U+FFFD)."""
+    if not part.statement:
+        return part.key_at(line)
+    parsed = fileio.loads_or_none(part.text)
     entry = next(iter(parsed.values()), None) if parsed else None
     if not isinstance(entry, dict):
         return None
     return next((k for k, v in entry.items() if "\ufffd" in repr(v)), None)
+
+
+def _claim_parts(text: str) -> list[fileio.TomlTable]:
+    """The file's tables in file order, each ``[claims]`` table keyed by id followed by its statements
+    (its ``C05 = {...}`` lines): together they hold every line, the last part starting at or above a
+    line holds it."""
+    parts = []
+    for t in fileio.toml_tables(text):
+        parts.append(t)
+        if t.header == "claims" and not t.array and len(t.keys) == 1:
+            parts += t.statements()
+    return parts
 
 
 def claim_lines(path: str | os.PathLike[str]) -> dict[str, int]:
@@ -508,32 +519,24 @@ def _claim_lines(path: str, mtime_ns: int, size: int) -> dict[str, int]:
     except (OSError, UnicodeDecodeError):
         return {}
     out: dict[str, int] = {}
-    for t in fileio.toml_tables(text):
-        if t.header != "claims":
-            continue
-        if t.array:  # the line of its id
-            lines = [n for n in range(t.first, t.last + 1) if t.key_at(n) == "id"][:1]
-        else:
-            lines = [t.first] if len(t.keys) > 1 else [s.first for s in t.statements()]
-        for line in lines:
-            cid = _claim_id_of(t, line)
-            if cid and not cid.startswith("#"):
-                out.setdefault(cid, line)
+    for part in _claim_parts(text):
+        cid = _claim_id_of(part)
+        ids = (n for n in range(part.first, part.last + 1) if part.key_at(n) == "id")
+        line = next(ids, None) if part.array else part.first  # an array's: the line of its id
+        if line and cid and not cid.startswith("#"):
+            out.setdefault(cid, line)
     return out
 
 
 def _undecodable(text: str, by_line: dict[int, list[int]], reg: Registry) -> dict:
     """One issue per line of bytes that are not UTF-8: claim id -> its issues, else an issue of the file."""
-    parts = fileio.toml_tables(text) if by_line else []
+    parts = _claim_parts(text) if by_line else []
     located: dict[str, list[RegistryIssue]] = {}
-    split = functools.cache(fileio.TomlTable.statements)  # a keyed [claims] split into its lines once
     for line, found in by_line.items():
-        table = fileio.toml_table_at(parts, line)
-        if table is not None and table.header == "claims" and not table.array and len(table.keys) == 1:
-            table = fileio.toml_table_at(split(table), line) or table
-        cid = _claim_id_of(table, line)
-        fld = _field_at(table, line) if table is not None else None
-        if cid is None and fld and table is not None and table.header:
+        table = parts[bisect.bisect_right(parts, line, key=lambda t: t.first) - 1]
+        cid = _claim_id_of(table)
+        fld = _field_at(table, line)
+        if cid is None and fld and table.header:
             fld = f"{table.header}.{fld}"
         shown = " ".join(f"0x{b:02x}" for b in found[:4]) + (" ..." if len(found) > 4 else "")
         what = (
