@@ -625,6 +625,18 @@ def test_a_bad_byte_in_a_claims_id_names_that_claim_and_costs_no_other(tmp_path,
     assert {i.claim_id for i in reg.issues} == {named} and "byte 0xff is not UTF-8" in str(reg.issues[-1])
 
 
+def test_a_bad_byte_on_the_second_line_of_an_inline_table_names_its_claim(tmp_path):
+    """An inline table that runs over two lines: the bad byte on its second line is C02's problem,
+    not a claim named after the key on that line."""
+    two_lines = b'C02 = { title = "t", stated = "3",\n    locator = "3 \xff" }\n'
+    body = (DEFAULTS + "[claims]\n" + line("C01")).encode("utf-8") + two_lines + line("C03").encode("utf-8")
+    path = tmp_path / "claims.toml"
+    path.write_bytes(body)
+    reg = load_registry(path)
+    assert sorted(reg.claims) == ["C01", "C03"]
+    assert {i.claim_id for i in reg.issues} == {"C02"} and "byte 0xff is not UTF-8" in str(reg.issues[-1])
+
+
 def test_a_claim_table_before_the_claims_lines_costs_only_the_clashing_line(tmp_path):
     body = DEFAULTS + '[claims.C01]\ntitle = "t"\nstated = "3"\nlocator = "3 个"\n\n[claims]\n'
     body += line("C01") + line("C02")
