@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from claimcheck.outcomes import ERROR, INCONCLUSIVE, NEAR_TIE, PYTEST, ends
+from claimcheck.outcomes import ERROR, INCONCLUSIVE, NEAR_TIE, ends
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
 from claimcheck.plugin.phases import PHASE_ATTR, claim_outcome, exception_reason, phase_of, phase_on
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
@@ -173,11 +173,13 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
     outcome = claim_outcome(verdict.outcome, exc)
     strict = item.config.stash[STATE].settings.strict_timing
     end = ends(outcome, strict)
-    ended = "passed" if exc is None else "skipped" if isinstance(exc, pytest.skip.Exception) else "failed"
-    if outcome != verdict.outcome or end is None or PYTEST[end] == ended:
+    # how the call ended, as :attr:`~claimcheck.outcomes.Word.ends` says it (pytest fails an error too)
+    skipped = isinstance(exc, pytest.skip.Exception)
+    ended = {"return"} if exc is None else {"skip"} if skipped else {"fail", "error"}
+    if outcome != verdict.outcome or end is None or end in ended:
         return  # the phase itself was worse, or it ended the verdict's way
     reason = verdict.reason or ""
-    if PYTEST[end] == "skipped":
+    if end == "skip":
         raise pytest.skip.Exception(reason, _use_item_location=True)
     if outcome == INCONCLUSIVE:
         raise ClaimEnd(strict_timing_message(cid or "", verdict), INCONCLUSIVE)
