@@ -21,7 +21,7 @@ from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.phases import claim_key
-from claimcheck.plugin.state import STATE, RunState, fingerprint_of, registry_for
+from claimcheck.plugin.state import RunState, fingerprint_of, registry_for, run_state
 from claimcheck.registry import Registry, load_registry
 from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc, Interrupted, RecordedCI
 
@@ -29,9 +29,9 @@ from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc,
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     config = session.config
-    state = config.stash.get(STATE, None)
+    state = run_state(config)
     # an xdist worker (the controller reports), or a refused run (nothing was decided)
-    if state is None or hasattr(config, "workerinput") or exitstatus == pytest.ExitCode.USAGE_ERROR:
+    if hasattr(config, "workerinput") or exitstatus == pytest.ExitCode.USAGE_ERROR:
         return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     if interrupted and not state.ended_by:
@@ -223,11 +223,11 @@ def _write_line(tr: pytest.TerminalReporter, text: str, **markup: bool) -> None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int | pytest.ExitCode, config: pytest.Config
 ) -> None:
-    state = config.stash.get(STATE, None)
-    doc = state.json_doc if state else None
+    state = run_state(config)
+    doc = state.json_doc
     tr = terminalreporter
-    if state is None or doc is None or state.json_path is None:
-        if state is not None and state.page_error:  # e.g. the report after an interrupt
+    if doc is None or state.json_path is None:
+        if state.page_error:  # e.g. the report after an interrupt
             _write_line(tr, f"claimcheck: {state.page_error}", red=True)
         return
     tr.section("claimcheck")
