@@ -21,13 +21,8 @@ from claimcheck.results import ClaimEntry
 
 PHASE_ATTR = "claimcheck_phase"  # on a report: its test's entry as JSON values (xdist sends it on)
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
-_CONTROL = (
-    pytest.fail.Exception,
-    pytest.skip.Exception,
-    pytest.xfail.Exception,
-    pytest.exit.Exception,
-    KeyboardInterrupt,
-)
+# pytest's own ends of a phase (an xfail is a fail)
+_CONTROL = (pytest.fail.Exception, pytest.skip.Exception, pytest.exit.Exception, KeyboardInterrupt)
 
 
 class Unchecked(Skipped):  # pytest.skip.Exception

@@ -76,9 +76,8 @@ def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: ClaimEntry 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip,
-    and so does an xfail mark on a claim test whose claim has no ``expected_fail``."""
-    if isinstance(item, RegistryItem):
-        return
+    and so does an xfail mark on a claim test whose claim has no ``expected_fail`` (an item of ours has
+    no claim mark)."""
     marks, cid = list(item.iter_markers("claim")), claim_marker_id(item)
     if marks and cid is None:
         raise pytest.UsageError(
@@ -90,9 +89,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"{item.nodeid}: {len(marks)} claim marks ({ids}); a test checks exactly one claim: "
             "write one test per claim"
         )
-    if cid is not None and marks and "claim" in getattr(item, "fixturenames", ()):
-        lookup_claim(item.config, item, cid)
-    mark = item.get_closest_marker("xfail") if marks else None
+    if cid is not None and "claim" in getattr(item, "fixturenames", ()):
+        lookup_claim(item, cid)
+    mark = item.get_closest_marker("xfail") if cid is not None else None
     if mark is not None:
         _refuse_xfail(item, mark.kwargs.get("reason", ""))
 
