@@ -182,10 +182,10 @@ def pytest_deselected(items: Sequence[pytest.Item]) -> None:
 def deselection(
     records: Iterable[tuple[str | None, str | None]],
     args: Iterable[object],
+    words: Callable[[str, str, str], tuple[str, str] | None],
     keyword: str = "",
     markexpr: str = "",
     report_dir: str = "",
-    words: Callable[[str, str, str], tuple[str, str] | None] | None = None,
     run_args: Iterable[str] = (),
 ) -> list[dict[str, Any]]:
     """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
@@ -198,8 +198,8 @@ def deselection(
     by_expr = (f"outside this run's {expr or 'selection'}", " ".join(["pytest", where, *run_args]))
     groups: dict[str, dict] = {}
     for key, group in records:
-        said = words(group, where, report_dir) if group and words is not None else None
-        kind, (why, run) = ("expr", by_expr) if said is None or not group else (group, said)
+        said = words(group, where, report_dir) if group else None
+        kind, (why, run) = (group, said) if group and said is not None else ("expr", by_expr)
         g = groups.setdefault(kind, {"kind": kind, "tests": 0, "claims": [], "why": why, "run": run})
         g["tests"] += 1
         if key and key not in g["claims"]:

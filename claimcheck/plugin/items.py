@@ -130,13 +130,12 @@ class RegistryFile(pytest.File):
 
 def manuscript_binds(config: pytest.Config, reg: Registry) -> bool:
     """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter,
-    else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
-    state = run_state(config)
-    if reg.path not in state.manuscript_bound:
-        named = reg.chapter.get("manuscript")
-        binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
-        state.manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
-    return state.manuscript_bound[reg.path]
+    else when the registry's ``[chapter] manuscript`` has the file's name (kept in the state, for
+    the check of the run's chapters)."""
+    named = reg.chapter.get("manuscript")
+    binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+    bound = run_state(config).manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
+    return bound
 
 
 class ClaimItem(RegistryItem):

@@ -141,11 +141,8 @@ def phase_of(
     key = claim_key(item)
     if not key:
         return None
-    location = getattr(report, "location", None)
-    where = []
-    if location and location[0]:
-        line = location[1] + 1 if isinstance(location[1], int) else None
-        where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
+    file, line, _ = report.location  # line: 0-based, None where unknown
+    where = [{"test": report.nodeid, "file": file, "line": line + 1 if isinstance(line, int) else None}]
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
     raised, xfailed = excinfo.value if excinfo else None, getattr(report, "wasxfail", None)

@@ -75,12 +75,12 @@ def _write_report(session: pytest.Session, state: RunState, interrupted: bool) -
             doc.deselected = deselection(
                 state.deselected,
                 _claim_args(config, regs),
+                lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
+                    config=config, group=group, where=where, report_dir=rd
+                ),
                 getattr(config.option, "keyword", "") or "",
                 getattr(config.option, "markexpr", "") or "",
                 _relative(report_dir, Path(config.invocation_params.dir)),
-                words=lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
-                    config=config, group=group, where=where, report_dir=rd
-                ),
                 run_args=list(chain.from_iterable(config.hook.pytest_claimcheck_run_args(config=config))),
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
