@@ -86,8 +86,10 @@ def _write_report(session: pytest.Session, state: RunState, interrupted: bool) -
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
                 return
-            if interrupted:
-                _unfinished_as_unselected(doc)
+            if interrupted:  # a claim the interrupt cut short is one not reached: it keeps its earlier row
+                for e in doc.claims:
+                    if e.outcome == NOT_RUN and not e.reason:
+                        e.reason, e.selected = NOT_SELECTED, False
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
             runner_keys = list(chain.from_iterable(config.hook.pytest_claimcheck_runner_keys(config=config)))
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
@@ -150,13 +152,6 @@ def _fingerprint(config: pytest.Config, state: RunState, interrupted: bool) -> d
         fp["llm_kit"] = f"not recorded: the run was interrupted while it loaded ({why})"
         state.fingerprint = fp
     return dict(fingerprint_of(config))
-
-
-def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
-    """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
-    for e in doc.claims:
-        if e.outcome == NOT_RUN and not e.reason:
-            e.reason, e.selected = NOT_SELECTED, False
 
 
 def _mark_interrupted(doc: ClaimsDoc, session: pytest.Session, how: str) -> None:

@@ -189,13 +189,6 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
     raise ClaimEnd(went_on, outcome, reason)  # the test caught the verdict's exception
 
 
-def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | None:
-    """An xfailed (or xpassed) claim test's claim's ``expected_fail`` (None: not xfailed, or none)."""
-    if hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail")):
-        return _expected_fail(item)
-    return None
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -206,7 +199,9 @@ def pytest_runtest_makereport(
     claim_test = _claim_test(item)
     if claim_test:
         _record_warnings(item)
-    expected = _expected_fail_of(item, report) if claim_test else None
+    # an xfailed (or xpassed) claim test's claim's expected_fail
+    xfailed = hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail"))
+    expected = _expected_fail(item) if claim_test and xfailed else None
     error = None
     if report.failed and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value
