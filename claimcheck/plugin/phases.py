@@ -16,6 +16,7 @@ from _pytest.outcomes import Skipped
 
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED, worse
+from claimcheck.pages.words import CAUSES
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.results import ClaimEntry
 
@@ -28,13 +29,16 @@ _CONTROL = (pytest.fail.Exception, pytest.skip.Exception, pytest.exit.Exception,
 class Unchecked(Skipped):  # pytest.skip.Exception
     """pytest's skip, with why the item cannot run here as a fact of the claim's result (``facts``, as a
     :class:`~claimcheck.recorder.ClaimEnd`'s): ``cause``, a key of :data:`claimcheck.pages.words.CAUSES`
-    (None: none given)."""
+    (None: none given; any other a ValueError, as a typo would be counted as "other")."""
 
     # shown as pytest's own ("Skipped: why"), whose module is builtins too
     __module__ = "builtins"
     __qualname__ = "Skipped"
 
     def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
+        keys = [c.key for c in CAUSES]
+        if cause is not None and cause not in keys:
+            raise ValueError(f"unknown cause {cause!r} of a skip; a skip's cause is one of {', '.join(keys)}")
         super().__init__(reason, _use_item_location=_use_item_location)
         self.facts: dict[str, Any] = {"cause": cause}
 

@@ -334,9 +334,10 @@ def test_a_skip_with_an_unknown_cause_is_refused_by_name():
     from claimcheck.plugin.phases import Unchecked
     from claimcheck.plugin.state import skip_here
 
-    with pytest.raises(
-        ValueError, match=r"unknown cause 'gpus'; .* one of weights, gpu, machine-bound, .*other"
-    ):
+    known = r"a skip's cause is one of weights, gpu, machine-bound, external, listing, other"
+    with pytest.raises(ValueError, match=r"unknown cause 'gpus' of a skip; " + known):
         skip_here("no GPU here", "gpus")
+    with pytest.raises(ValueError, match=r"unknown cause 'weight' of a skip"):
+        raise Unchecked("no weights here", "weight", _use_item_location=False)  # as a fixture raises it
     with pytest.raises(Unchecked):
         skip_here("no GPU here", "gpu")
