@@ -94,11 +94,6 @@ BROKEN = tuple(w.word for w in WORDS if w.state == "failed")
 VERDICT_RANK = {w.word: w.rank for w in WORDS if w.rank is not None}
 
 
-#: how pytest reports a claim test that ends each way a verdict's word says (:attr:`Word.ends`). A near-tie
-#: passes in pytest's terms and is counted as NEAR-TIE (``pytest_report_teststatus``).
-PYTEST = {"return": "passed", "fail": "failed", "error": "failed", "skip": "skipped"}
-
-
 def ends(outcome: str, strict_timing: bool = False) -> str | None:
     """How a claim test with a verdict of ``outcome`` ends (:attr:`Word.ends`): under
     ``--claims-strict-timing`` an inconclusive timing fails. None: no verdict says it, or no outcome."""

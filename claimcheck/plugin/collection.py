@@ -17,10 +17,8 @@ from claimcheck.plugin.items import (
     AuditItem,
     CitationItem,
     DriftItem,
-    FormulaItem,
     ModuleErrorItem,
     PlaceholderItem,
-    RegistryErrorItem,
     RegistryFile,
     add_keywords,
     add_need_markers,
@@ -29,7 +27,6 @@ from claimcheck.plugin.parallel import TIMING_GROUP, needs_exclusive, xdist_grou
 from claimcheck.plugin.phases import claim_key
 from claimcheck.plugin.state import (
     REGISTRY_NAME,
-    STATE,
     RunState,
     claim_marker_id,
     is_run_registry,
@@ -62,10 +59,9 @@ def pytest_make_collect_report(
     first = first_error_line(report.longrepr)
     # a core-only install: say which extra, not the import error
     message = missing_kit(text=first) or f"{collector.path}: the test module cannot be collected: {first}"
-    item = partial(ModuleErrorItem.from_parent, collector, message=message)
+    item = partial(ModuleErrorItem.from_parent, collector, message=message, registry=reg)
     items: list[pytest.Item | pytest.Collector] = [
-        item(name=f"{cid} [module error]", claim_id=cid, key=reg.key(cid), chapter=reg.chapter_id)
-        for cid in claim_ids_in_file(collector.path)
+        item(name=f"{cid} [module error]", claim_id=cid) for cid in claim_ids_in_file(collector.path)
     ] or [item(name="[module error]", claim_id=None, message=message + " (it names no claim)")]
     return pytest.CollectReport(report.nodeid, "passed", None, items, sections=report.sections)
 
@@ -103,7 +99,7 @@ def pytest_collection_modifyitems(
     for item in items:
         module_error = isinstance(item, ModuleErrorItem)  # its claim is covered: by an error
         cid = item.claim_id if isinstance(item, ModuleErrorItem) else claim_marker_id(item)
-        if cid is None or isinstance(item, (RegistryErrorItem, PlaceholderItem, FormulaItem)):
+        if cid is None:  # not a claim test: the other items of ours have no claim mark
             continue
         reg = registry_for(config, Path(item.path))
         if reg is not None:
@@ -124,7 +120,7 @@ def pytest_collection_modifyitems(
         # a claim's citation is its verdict when no test of it was collected
         cites = [
             CitationItem.from_parent(
-                rf, name=f"{cid} [cites {c.cites}]", claim_id=cid, key=reg.key(cid), verdict=cid not in done
+                rf, name=f"{cid} [cites {c.cites}]", claim_id=cid, verdict=cid not in done
             )
             for cid, c in reg.claims.items()
             if c.cites
@@ -137,7 +133,9 @@ def pytest_collection_modifyitems(
         ]
         added: list[pytest.Item] = [*cites, *placeholders]
         items += added
-        _count_as_collected(config, rf, added)
+        if added:  # told to pytest as a collector's report would: its header counts only collectors'
+            # items, but -k and -m deselect these too, so it once printed "47 items / 48 deselected / -1 selected"
+            config.hook.pytest_collectreport(report=pytest.CollectReport(rf.nodeid, "passed", None, [*added]))
     _check_run(state)
     # citations after the claims they quote; drift checks and the audit last (a drift report shows the measurement)
     last: dict[type, int] = {CitationItem: 1, DriftItem: 2, AuditItem: 3}
@@ -148,14 +146,6 @@ def pytest_collection_modifyitems(
     present = set(map(id, items))  # a registry problem fails the run, whatever deselected it
     errors = (i for rf in state.registry_files for i in getattr(rf, "error_items", ()))
     items += [i for i in errors if id(i) not in present]
-
-
-def _count_as_collected(config: pytest.Config, parent: pytest.Collector, added: list) -> None:
-    """Tell pytest of items this hook adds (a claim's citation, a claim without a test), as a
-    collector's report does: its header counts only collectors' items, but -k and -m deselect these
-    too, so it once printed "47 items / 48 deselected / -1 selected"."""
-    if added:
-        config.hook.pytest_collectreport(report=pytest.CollectReport(parent.nodeid, "passed", None, added))
 
 
 def _xdist_groups(state: RunState, items: Sequence[pytest.Item]) -> None:
@@ -169,7 +159,7 @@ def _xdist_groups(state: RunState, items: Sequence[pytest.Item]) -> None:
     for item in items:
         if not (isinstance(item, CitationItem) and item.verdict):
             continue
-        source = state.registry(item.path).claims[item.claim_id].cites
+        source = item.claim.cites
         if source is None:  # a CitationItem is made only for a claim that cites
             continue
         tests = [i for i in of_key.get(source, []) if i is not item]
@@ -183,24 +173,19 @@ def _xdist_groups(state: RunState, items: Sequence[pytest.Item]) -> None:
 
 def pytest_deselected(items: Sequence[pytest.Item]) -> None:
     """Keep each deselected test's claim and kit group: the summary and page say why and how to run them."""
-    state = items[0].config.stash.get(STATE, None) if items else None
-    if state is None:
-        return
-    config = items[0].config
     for item in items:
-        key = claim_key(item)
-        state.deselected.append(
-            (key, config.hook.pytest_claimcheck_deselected_group(config=config, item=item))
-        )
+        config = item.config
+        group = config.hook.pytest_claimcheck_deselected_group(config=config, item=item)
+        run_state(config).deselected.append((claim_key(item), group))
 
 
 def deselection(
     records: Iterable[tuple[str | None, str | None]],
     args: Iterable[object],
+    words: Callable[[str, str, str], tuple[str, str] | None],
     keyword: str = "",
     markexpr: str = "",
     report_dir: str = "",
-    words: Callable[[str, str, str], tuple[str, str] | None] | None = None,
     run_args: Iterable[str] = (),
 ) -> list[dict[str, Any]]:
     """The deselected tests of a run, grouped by why: ``[{"kind", "tests", "claims", "why", "run"}]``
@@ -213,8 +198,8 @@ def deselection(
     by_expr = (f"outside this run's {expr or 'selection'}", " ".join(["pytest", where, *run_args]))
     groups: dict[str, dict] = {}
     for key, group in records:
-        said = words(group, where, report_dir) if group and words is not None else None
-        kind, (why, run) = ("expr", by_expr) if said is None or not group else (group, said)
+        said = words(group, where, report_dir) if group else None
+        kind, (why, run) = (group, said) if group and said is not None else ("expr", by_expr)
         g = groups.setdefault(kind, {"kind": kind, "tests": 0, "claims": [], "why": why, "run": run})
         g["tests"] += 1
         if key and key not in g["claims"]:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from claimcheck.plugin.state import STATE
+from claimcheck.plugin.state import RunState, run_state
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 SIGTERM_GRACE_S = 30.0
@@ -47,8 +47,8 @@ def half_loaded(packages: Iterable[str]) -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    state = config.stash.get(STATE, None)
-    if state is None or hasattr(config, "workerinput"):  # an xdist worker: its controller is told
+    state = run_state(config)
+    if hasattr(config, "workerinput"):  # an xdist worker: its controller is told
         return
     if threading.current_thread() is not threading.main_thread():
         return  # handlers can only be set from the main thread (pytest run inside a thread)
@@ -73,40 +73,29 @@ def pytest_configure(config: pytest.Config) -> None:
         raise KeyboardInterrupt(name)
 
     config.stash[_PREVIOUS] = {s: signal.signal(s, on_signal) for s in _SIGNALS}
+    config.pluginmanager.register(HeldSignal(state), "claimcheck-held-signal")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(STATE, None)
+    state = run_state(config)
     for signum, previous in config.stash.get(_PREVIOUS, {}).items():
-        if signum == signal.SIGTERM and state is not None and state.ended_by == "SIGTERM":
+        if signum == signal.SIGTERM and state.ended_by == "SIGTERM":
             continue  # `timeout`'s second SIGTERM may come as the interpreter exits: still ignored
         signal.signal(signum, previous)
     config.stash[_PREVIOUS] = {}
 
 
-def raise_held(config: pytest.Config) -> None:
-    """Raise the interrupt a signal asked for during an import: a hook runs outside any import."""
-    state = config.stash.get(STATE, None)
-    if state is not None and state.signal_held:
-        state.signal_held = False
-        raise KeyboardInterrupt(state.ended_by)
+class HeldSignal:
+    """Raises the interrupt a signal asked for during an import at the next collector or test phase:
+    a hook runs outside any import."""
 
+    def __init__(self, state: RunState) -> None:
+        self.state = state
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collectstart(collector: pytest.Collector) -> None:
-    raise_held(collector.config)
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self) -> None:
+        if self.state.signal_held:
+            self.state.signal_held = False
+            raise KeyboardInterrupt(self.state.ended_by)
 
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    raise_held(session.config)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    raise_held(item.config)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    raise_held(item.config)
+    pytest_collectstart = pytest_collection_finish = pytest_runtest_teardown = pytest_runtest_setup

@@ -27,7 +27,7 @@ def claim(request: pytest.FixtureRequest) -> ClaimRecorder:
     cid = claim_marker_id(item)
     if cid is None:
         raise pytest.UsageError(f"{item.nodeid}: the 'claim' fixture needs @pytest.mark.claim('<id>')")
-    return recorder_for(item, lookup_claim(request.config, item, cid)[1])
+    return recorder_for(item, lookup_claim(item, cid)[1])
 
 
 @pytest.fixture(scope="module")

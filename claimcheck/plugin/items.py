@@ -52,18 +52,18 @@ class ModuleError(Exception):
 
 class RegistryItem(pytest.Item):
     """An item of ours, not a claim test (its outcome comes from the registry or the manuscript): a
-    failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line."""
+    failure of a ``_SHOWN`` kind reads as its message, at its claim's registry line. ``kind``: what
+    it is (``KIND_KEY``)."""
 
     _SHOWN: ClassVar[dict[type, str]] = {ClaimEnd: "", ModuleError: ""}
+    kind: str
 
-    def __init__(
-        self, *, kind: str, claim_id: str | None = None, key: str | None = None, **kwargs: Any
-    ) -> None:
+    def __init__(self, *, claim_id: str | None = None, key: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.claim_id, self.key = claim_id, key
         if key:
             self.stash[CLAIM_KEY] = key
-        self.stash[KIND_KEY] = kind
+        self.stash[KIND_KEY] = self.kind
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
@@ -115,16 +115,14 @@ class RegistryFile(pytest.File):
             for name, i in zip(names, issues)
         ]
         self.formula_items = [
-            FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid, registry=reg)
+            FormulaItem.from_parent(self, name=f"{cid} [formula]", claim_id=cid)
             for cid, claim in reg.claims.items()
             if claim.formula
         ]
         yield from self.error_items + self.formula_items
         if settings_of(self.config).manuscript and manuscript_binds(self.config, reg):
             for cid in reg.claims:
-                drift = DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid, key=reg.key(cid))
-                add_keywords(drift, reg, cid)  # -k ch15:C10 selects the claim's drift check with its test
-                yield drift
+                yield DriftItem.from_parent(self, name=f"{cid} [drift]", claim_id=cid)
             audit = AuditItem.from_parent(self, name="manuscript [audit]")
             audit.extra_keyword_matches.add(reg.chapter_id)
             yield audit
@@ -132,22 +130,41 @@ class RegistryFile(pytest.File):
 
 def manuscript_binds(config: pytest.Config, reg: Registry) -> bool:
     """Whether ``--claims-manuscript`` is this registry's manuscript: always in a run of one chapter,
-    else when the registry's ``[chapter] manuscript`` has the file's name (cached in the state)."""
-    state = run_state(config)
-    if reg.path not in state.manuscript_bound:
-        named = reg.chapter.get("manuscript")
-        binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
-        state.manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
-    return state.manuscript_bound[reg.path]
+    else when the registry's ``[chapter] manuscript`` has the file's name (kept in the state, for
+    the check of the run's chapters)."""
+    named = reg.chapter.get("manuscript")
+    binds = bool(named) and Path(str(named)).name == setting_path(config, "manuscript").name
+    bound = run_state(config).manuscript_bound[reg.path] = len(registries_of_args(config)) <= 1 or binds
+    return bound
+
+
+class ClaimItem(RegistryItem):
+    """An item of one claim (``claim``) of its registry file (``registry``): ``-k ch15:C10`` selects it
+    with the claim's tests; and ``-m`` by the claim's ``needs`` where it stands for the claim's verdict
+    (it is not a drift check)."""
+
+    claim_id: str
+    key: str
+
+    def __init__(self, *, claim_id: str, **kwargs: Any) -> None:
+        super().__init__(claim_id=claim_id, **kwargs)
+        self.registry = run_state(self.config).registry(self.path)
+        self.claim = self.registry.claims[claim_id]
+        self.key = self.stash[CLAIM_KEY] = self.registry.key(claim_id)
+        add_keywords(self, self.registry, claim_id)
+        if self.kind != "drift":
+            add_need_markers(self, self.claim.needs)
 
 
 class RegistryErrorItem(RegistryItem):
     """One registry problem: always runs (whatever -k/-m selected) and fails with the problem's text."""
 
+    kind = "registry-error"
+
     def __init__(self, *, issue: RegistryIssue, registry: Registry | None = None, **kwargs: Any) -> None:
         cid = issue.claim_id
         key = None if not cid or cid.startswith("#") else registry.key(cid) if registry is not None else cid
-        super().__init__(kind="registry-error", claim_id=cid, key=key, **kwargs)
+        super().__init__(claim_id=cid, key=key, **kwargs)
         self.issue = issue
 
     def runtest(self) -> None:
@@ -161,40 +178,30 @@ class RegistryErrorItem(RegistryItem):
         return super().repr_failure(excinfo, style)
 
 
-class PlaceholderItem(RegistryItem):
+class PlaceholderItem(ClaimItem):
     """Stands for a registry claim that no collected test checks: reported as not-run."""
 
-    def __init__(self, *, claim_id: str, **kwargs: Any) -> None:
-        super().__init__(kind="placeholder", claim_id=claim_id, **kwargs)
-        reg = run_state(self.config).registry(self.path)
-        claim = reg.claims[claim_id]
-        self.stash[CLAIM_KEY] = reg.key(claim_id)
-        self.stash[RESULT_KEY] = stated_result(claim)
-        add_keywords(self, reg, claim_id)
-        add_need_markers(self, claim.needs)
+    kind = "placeholder"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stash[RESULT_KEY] = stated_result(self.claim)
 
     def runtest(self) -> None:
         skip_here("not-run: no test yet")
 
 
 class ModuleErrorItem(RegistryItem):
-    """Stands for a claim whose test module could not be collected: an error, its exception's first line."""
+    """Stands for a claim of ``registry`` whose test module could not be collected: an error, its
+    exception's first line."""
 
-    def __init__(
-        self,
-        *,
-        claim_id: str | None,
-        message: str,
-        key: str | None = None,
-        chapter: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(kind="module-error", claim_id=claim_id, **kwargs)
+    kind = "module-error"
+
+    def __init__(self, *, claim_id: str | None, message: str, registry: Registry, **kwargs: Any) -> None:
+        super().__init__(claim_id=claim_id, key=claim_id and registry.key(claim_id), **kwargs)
         self.message = message
-        if claim_id:
-            self.stash[CLAIM_KEY] = key or claim_id
-            # -k C05 (or ch15:C05, ch15) selects it like the test it stands for
-            self.extra_keyword_matches.update(k for k in (claim_id, key, chapter) if k)
+        if claim_id:  # -k C05 (or ch15:C05, ch15) selects it like the test it stands for
+            add_keywords(self, registry, claim_id)
 
     def runtest(self) -> None:
         raise ModuleError(self.message)
@@ -213,34 +220,28 @@ def manuscript_check(config: pytest.Config, registry_path: Path) -> ManuscriptCh
     return state.manuscript_checks[key]
 
 
-class DriftItem(RegistryItem):
+class DriftItem(ClaimItem):
     """A claim's drift check (``details["drift"]``): does the manuscript still print its numbers?"""
 
-    claim_id: str
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(kind="drift", **kwargs)
+    kind = "drift"
 
     def runtest(self) -> None:
         check = manuscript_check(self.config, self.path)
         drift = check.drift_for(self.claim_id)
         if drift is None:  # check_manuscript checks every claim of the registry
             raise LookupError(f"{self.path}: claim {self.claim_id}: no drift check of it")
-        state = run_state(self.config)
-        reg, measured = state.registry(self.path), state.collector.measured_display(self.key or "")
-        claim = reg.claims[self.claim_id]
+        measured = run_state(self.config).collector.measured_display(self.key)
         details = {"drift": {**drift_record(drift, check.manuscript), "measured": measured}}
-        self.stash[RESULT_KEY] = stated_result(claim, details=details)
+        self.stash[RESULT_KEY] = stated_result(self.claim, details=details)
         if drift.failed:
-            text, step = drift_failure_message(drift, claim, measured, reg.path)
+            text, step = drift_failure_message(drift, self.claim, measured, self.registry.path)
             raise ClaimEnd(text, FAILED, next_step=step)
 
 
 class AuditItem(RegistryItem):
     """The number audit of the manuscript: every number bound to a claim or waived; fails below 100%."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(kind="audit", **kwargs)
+    kind = "audit"
 
     def runtest(self) -> None:
         check = manuscript_check(self.config, self.path)
@@ -249,27 +250,19 @@ class AuditItem(RegistryItem):
             raise ClaimEnd(text, FAILED, next_step=step)
 
 
-class CitationItem(RegistryItem):
+class CitationItem(ClaimItem):
     """A claim's ``cites`` checked against the claim it quotes in the book (drifted: ``details["drift"]``).
     With ``verdict`` (no test of its own) it is the claim's verdict: failed also when the source
     failed in this run, skipped for a source not in this book."""
 
-    claim_id: str
-
     _SHOWN = {RegistryIssueError: "registry error: ", ClaimEnd: ""}
 
     def __init__(self, *, verdict: bool, **kwargs: Any) -> None:
-        super().__init__(kind="citation" if verdict else "drift", **kwargs)
-        self.verdict = verdict
-        reg = run_state(self.config).registry(self.path)
-        add_keywords(self, reg, self.claim_id)
-        if verdict:
-            add_need_markers(self, reg.claims[self.claim_id].needs)
+        self.verdict, self.kind = verdict, "citation" if verdict else "drift"
+        super().__init__(**kwargs)
 
     def runtest(self) -> None:
-        state = run_state(self.config)
-        reg = state.registry(self.path)
-        claim = reg.claims[self.claim_id]
+        state, reg, claim = run_state(self.config), self.registry, self.claim
         citation = cite(claim, state.book())
         ms = chapter_manuscript(reg)
         quote = citation_check(citation, claim, ms)
@@ -318,27 +311,26 @@ class CitationItem(RegistryItem):
         )
 
 
-class FormulaItem(RegistryItem):
+class FormulaItem(ClaimItem):
     """A claim that needs no code: its ``formula`` and ``conditions``, judged like a measured value."""
 
-    claim_id: str
-
+    kind = "formula"
+    # a pytest.fail: its ClaimEnd, or a kit's setup_error (a formula claim that needs the weights)
     _SHOWN = {FormulaError: "formula error: ", pytest.fail.Exception: ""}
 
-    def __init__(self, *, claim_id: str, registry: Registry, **kwargs: Any) -> None:
-        super().__init__(kind="formula", claim_id=claim_id, key=registry.key(claim_id), **kwargs)
-        claim = registry.claims[claim_id]
-        self.stash[RESULT_KEY] = stated_result(claim, formula=claim.formula)
-        add_keywords(self, registry, claim_id)
-        add_need_markers(self, claim.needs)
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stash[RESULT_KEY] = stated_result(self.claim, formula=self.claim.formula)
 
     def runtest(self) -> None:
-        state = run_state(self.config)
-        reg = state.registry(self.path)
-        claim = reg.claims[self.claim_id]
+        claim = self.claim
         recorder = recorder_for(self, claim)
-        book = state.book() if other_chapters(claim) else None  # ch15:C10.stated: read in the book
-        result = evaluate_claim(claim, reg, book)  # a FormulaError is an error of the claim, not a verdict
+        book = (
+            run_state(self.config).book() if other_chapters(claim) else None
+        )  # ch15:C10.stated: in the book
+        result = evaluate_claim(
+            claim, self.registry, book
+        )  # a FormulaError is an error of the claim, not a verdict
         conditions = {text: sides for text, _, sides in result.conditions}
         recorder.detail(formula=claim.formula, precision=claim.precision, conditions=conditions)
         for evidence in formula_evidence(result.value, result.conditions):  # what-if asks the same judge

@@ -68,7 +68,7 @@ def claims_run(config: pytest.Config) -> bool:
     """Whether this pytest run is a claims run: it has registries (:func:`registries_of_args`), or
     opts in (:func:`opted_in`; not with a ``CLAIMCHECK_*`` variable: a stray one must not change
     another project's run)."""
-    return opted_in(config) or bool(registries_of_args(config, first_only=True, environment=False))
+    return opted_in(config) or bool(registries_of_args(config, first_only=True))
 
 
 def opted_in(config: pytest.Config) -> bool:
@@ -80,17 +80,17 @@ def opted_in(config: pytest.Config) -> bool:
     return any(settings_mod.given(o, config, {})[1] != "default" for o in options)
 
 
-def registries_of_args(
-    config: pytest.Config, first_only: bool = False, environment: bool = True
-) -> list[Path]:
+def registries_of_args(config: pytest.Config, first_only: bool = False) -> list[Path]:
     """The run's registries, in the order found. For each argument: inside a ``claims/`` folder, the
     ``claims.toml`` governing it, or every one below a folder; for the rootdir, every one of its
-    ``claims/``; and those ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` (if ``environment``)
-    or the ini key name at, below or above it. Never in hidden folders, venvs or ``norecursedirs``."""
+    ``claims/``; and those ``--claims-registries``, ``CLAIMCHECK_REGISTRIES`` or the ini key name at,
+    below or above it. Never in hidden folders, venvs or ``norecursedirs``. ``first_only``: the first
+    of a claims folder, before the settings are resolved (whether this is a claims run: one that
+    names registries opts in)."""
     root = Path(config.rootpath)
     found: list[Path] = []
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))  # what pytest itself does not collect
-    named = _named_registries(config, skip, environment)
+    named = [] if first_only else _named_registries(config, skip)
     for path in arg_paths(config):
         if not path.exists():
             continue
@@ -117,13 +117,13 @@ def arg_paths(config: pytest.Config) -> list[Path]:
     return [Path(config.invocation_params.dir) / str(arg).split("::", 1)[0] for arg in config.args or []]
 
 
-def _claims_folder_of(path: Path, root: Path, config: pytest.Config | None = None) -> Path | None:
+def _claims_folder_of(path: Path, root: Path, config: pytest.Config) -> Path | None:
     """``path`` or its nearest parent named ``claims``, up to the rootdir, else None. A rootdir named
     ``claims`` that is a project of its own (:func:`own_project`: another project checked out in a
     folder of that name) is a claims folder only in a run that opts in (:func:`opted_in`)."""
     for p in (path, *path.parents):
         if p.name == CLAIMS_FOLDER and p.is_dir():
-            if p == root and own_project(p, config) and not (config is not None and opted_in(config)):
+            if p == root and own_project(p, config) and not opted_in(config):
                 return None
             return p
         if p == root:
@@ -131,13 +131,13 @@ def _claims_folder_of(path: Path, root: Path, config: pytest.Config | None = Non
     return None
 
 
-def own_project(folder: Path, config: pytest.Config | None = None) -> bool:
+def own_project(folder: Path, config: pytest.Config) -> bool:
     """Whether ``folder`` is a project's own root: the run's ini file or one of :data:`PROJECT_FILES`
     is in it (a book's ``claims/`` folder holds registries and tests, never those)."""
-    inipath = getattr(config, "inipath", None)
-    if inipath is not None and Path(inipath).parent == folder:
-        return True
-    return any((folder / name).is_file() for name in PROJECT_FILES)
+    ini = config.inipath
+    return (ini is not None and ini.parent == folder) or any(
+        (folder / name).is_file() for name in PROJECT_FILES
+    )
 
 
 def _related(registry: Path, arg: Path) -> bool:
@@ -146,19 +146,21 @@ def _related(registry: Path, arg: Path) -> bool:
     return registry == arg or arg in registry.parents or folder == arg or folder in arg.parents
 
 
-def _named_registries(config: pytest.Config, skip: tuple[str, ...], environment: bool) -> list[Path]:
-    """The registries ``--claims-registries``, its variable or ini key name (bad values: the settings')."""
-    option = next(o for o in settings_mod.OPTIONS if o.name == "registries")
-    raw, where = settings_mod.given(option, config, os.environ if environment else {})
-    base = Path(config.rootpath if where.startswith("ini") else config.invocation_params.dir)
-    try:
-        paths = settings_mod.parse_paths(raw) if raw else []
-    except ValueError:
-        return []
+def _named_registries(config: pytest.Config, skip: tuple[str, ...]) -> list[Path]:
+    """The registries ``--claims-registries``, its variable or ini key name (each checked at the start)."""
+    from claimcheck.plugin.state import settings_of
+
     out: list[Path] = []
-    for p in (base / text for text in paths):  # an absolute one stays
+    for p in _named_paths(config, settings_of(config)):
         out += find_registries(p, skip) if p.is_dir() else [p] if p.exists() else []
     return out
+
+
+def _named_paths(config: pytest.Config, s: settings_mod.Settings) -> list[Path]:
+    """The entries of ``--claims-registries``, its variable or ini key (relative to the rootdir when
+    from the ini file, else to the invocation folder; an absolute one stays)."""
+    base = Path(config.rootpath if s.source("registries").startswith("ini") else config.invocation_params.dir)
+    return [base / text for text in s.registries]
 
 
 def _check_named_registries(config: pytest.Config, s: settings_mod.Settings) -> None:
@@ -176,17 +178,12 @@ def _check_named_registries(config: pytest.Config, s: settings_mod.Settings) -> 
         "en": "CLAIMCHECK_REGISTRIES",
         "in": "ini claims_registries" + (f" ({Path(config.inipath).name})" if config.inipath else ""),
     }[source[:2]]
-    base = Path(config.rootpath if source.startswith("ini") else config.invocation_params.dir)
     skip = (*SKIPPED_DIRS, *config.getini("norecursedirs"))
     args = [Path(os.path.abspath(p)) for p in arg_paths(config)]
     bad = [
         f"{excerpt(text)}: {why}"
-        for text in s.registries
-        if (
-            why := _bad_registry_entry(
-                Path(os.path.abspath(base / text)), text, Path(config.rootpath), args, skip
-            )
-        )
+        for text, path in zip(s.registries, _named_paths(config, s))
+        if (why := _bad_registry_entry(Path(os.path.abspath(path)), text, Path(config.rootpath), args, skip))
     ]
     if bad:
         more = f"; and {len(bad) - 5} more" if len(bad) > 5 else ""
@@ -343,9 +340,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"claimcheck: {exc}") from None
     _check_named_registries(config, s)
     _check_link_loops(config)
-    state = RunState(settings=s, overrides=dict(s.stated))
+    state = config.stash[STATE] = RunState(settings=s, overrides=dict(s.stated))
     state.run_registries = frozenset(os.path.realpath(p) for p in registries_of_args(config))
-    config.stash[STATE] = state
     _check_input_files(config, s)
     _check_runner_profile(config, s)
     config.pluginmanager.register(state, "claimcheck-state")

@@ -16,30 +16,29 @@ from _pytest.outcomes import Skipped
 
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED, worse
+from claimcheck.pages.words import CAUSES
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.results import ClaimEntry
 
 PHASE_ATTR = "claimcheck_phase"  # on a report: its test's entry as JSON values (xdist sends it on)
 _XDIST_WORKER_LINE = re.compile(r"\A\[gw\d+\] [^\n]* -- Python [^\n]*\n")
-_CONTROL = (
-    pytest.fail.Exception,
-    pytest.skip.Exception,
-    pytest.xfail.Exception,
-    pytest.exit.Exception,
-    KeyboardInterrupt,
-)
+# pytest's own ends of a phase (an xfail is a fail)
+_CONTROL = (pytest.fail.Exception, pytest.skip.Exception, pytest.exit.Exception, KeyboardInterrupt)
 
 
 class Unchecked(Skipped):  # pytest.skip.Exception
     """pytest's skip, with why the item cannot run here as a fact of the claim's result (``facts``, as a
     :class:`~claimcheck.recorder.ClaimEnd`'s): ``cause``, a key of :data:`claimcheck.pages.words.CAUSES`
-    (None: none given)."""
+    (None: none given; any other a ValueError, as a typo would be counted as "other")."""
 
     # shown as pytest's own ("Skipped: why"), whose module is builtins too
     __module__ = "builtins"
     __qualname__ = "Skipped"
 
     def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
+        keys = [c.key for c in CAUSES]
+        if cause is not None and cause not in keys:
+            raise ValueError(f"unknown cause {cause!r} of a skip; a skip's cause is one of {', '.join(keys)}")
         super().__init__(reason, _use_item_location=_use_item_location)
         self.facts: dict[str, Any] = {"cause": cause}
 
@@ -146,11 +145,8 @@ def phase_of(
     key = claim_key(item)
     if not key:
         return None
-    location = getattr(report, "location", None)
-    where = []
-    if location and location[0]:
-        line = location[1] + 1 if isinstance(location[1], int) else None
-        where = [{"test": report.nodeid, "file": str(location[0]), "line": line}]
+    file, line, _ = report.location  # line: 0-based, None where unknown
+    where = [{"test": report.nodeid, "file": file, "line": line + 1 if isinstance(line, int) else None}]
     kind = item.stash.get(KIND_KEY, None)
     result = item.stash.get(RESULT_KEY, None) or ClaimEntry(key, split_key(key)[1])
     raised, xfailed = excinfo.value if excinfo else None, getattr(report, "wasxfail", None)

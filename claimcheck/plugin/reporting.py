@@ -21,7 +21,7 @@ from claimcheck.plugin.collection import deselection
 from claimcheck.plugin.ending import half_loaded, heavy_packages
 from claimcheck.plugin.options import registries_of_args
 from claimcheck.plugin.phases import claim_key
-from claimcheck.plugin.state import STATE, RunState, fingerprint_of, registry_for
+from claimcheck.plugin.state import RunState, fingerprint_of, registry_for, run_state
 from claimcheck.registry import Registry, load_registry
 from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc, Interrupted, RecordedCI
 
@@ -29,9 +29,9 @@ from claimcheck.results import NOT_REACHED, NOT_SELECTED, ClaimEntry, ClaimsDoc,
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int | pytest.ExitCode) -> None:
     config = session.config
-    state = config.stash.get(STATE, None)
+    state = run_state(config)
     # an xdist worker (the controller reports), or a refused run (nothing was decided)
-    if state is None or hasattr(config, "workerinput") or exitstatus == pytest.ExitCode.USAGE_ERROR:
+    if hasattr(config, "workerinput") or exitstatus == pytest.ExitCode.USAGE_ERROR:
         return
     interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
     if interrupted and not state.ended_by:
@@ -75,19 +75,21 @@ def _write_report(session: pytest.Session, state: RunState, interrupted: bool) -
             doc.deselected = deselection(
                 state.deselected,
                 _claim_args(config, regs),
+                lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
+                    config=config, group=group, where=where, report_dir=rd
+                ),
                 getattr(config.option, "keyword", "") or "",
                 getattr(config.option, "markexpr", "") or "",
                 _relative(report_dir, Path(config.invocation_params.dir)),
-                words=lambda group, where, rd: config.hook.pytest_claimcheck_deselection_words(
-                    config=config, group=group, where=where, report_dir=rd
-                ),
                 run_args=list(chain.from_iterable(config.hook.pytest_claimcheck_run_args(config=config))),
             )
         with report_lock(state.json_path):  # another run of this checkout may read-merge-write it too
             if not_ours(state.json_path):  # appeared during the run: left alone, as at the start
                 return
-            if interrupted:
-                _unfinished_as_unselected(doc)
+            if interrupted:  # a claim the interrupt cut short is one not reached: it keeps its earlier row
+                for e in doc.claims:
+                    if e.outcome == NOT_RUN and not e.reason:
+                        e.reason, e.selected = NOT_SELECTED, False
             # a -k/-m run, or a run of some chapters, keeps the other rows of the last report
             runner_keys = list(chain.from_iterable(config.hook.pytest_claimcheck_runner_keys(config=config)))
             partial.keep_unselected(doc, state.json_path, current=_registry_entries, runner_keys=runner_keys)
@@ -150,13 +152,6 @@ def _fingerprint(config: pytest.Config, state: RunState, interrupted: bool) -> d
         fp["llm_kit"] = f"not recorded: the run was interrupted while it loaded ({why})"
         state.fingerprint = fp
     return dict(fingerprint_of(config))
-
-
-def _unfinished_as_unselected(doc: ClaimsDoc) -> None:
-    """A claim the interrupt cut short as one not reached, so it keeps its earlier row."""
-    for e in doc.claims:
-        if e.outcome == NOT_RUN and not e.reason:
-            e.reason, e.selected = NOT_SELECTED, False
 
 
 def _mark_interrupted(doc: ClaimsDoc, session: pytest.Session, how: str) -> None:
@@ -223,11 +218,11 @@ def _write_line(tr: pytest.TerminalReporter, text: str, **markup: bool) -> None:
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter, exitstatus: int | pytest.ExitCode, config: pytest.Config
 ) -> None:
-    state = config.stash.get(STATE, None)
-    doc = state.json_doc if state else None
+    state = run_state(config)
+    doc = state.json_doc
     tr = terminalreporter
-    if state is None or doc is None or state.json_path is None:
-        if state is not None and state.page_error:  # e.g. the report after an interrupt
+    if doc is None or state.json_path is None:
+        if state.page_error:  # e.g. the report after an interrupt
             _write_line(tr, f"claimcheck: {state.page_error}", red=True)
         return
     tr.section("claimcheck")

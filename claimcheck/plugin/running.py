@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from claimcheck.outcomes import ERROR, INCONCLUSIVE, NEAR_TIE, PYTEST, ends
+from claimcheck.outcomes import ERROR, INCONCLUSIVE, NEAR_TIE, ends
 from claimcheck.plugin.items import AuditItem, CitationItem, DriftItem, FormulaItem, RegistryItem
 from claimcheck.plugin.phases import PHASE_ATTR, claim_outcome, exception_reason, phase_of, phase_on
 from claimcheck.plugin.state import STATE, claim_marker_id, lookup_claim, missing_kit, registry_for
@@ -76,9 +76,8 @@ def _send_phase(item: pytest.Item, report: pytest.TestReport, phase: ClaimEntry 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Before the kits' skips and the fixtures: a broken claim errors before any measurement or skip,
-    and so does an xfail mark on a claim test whose claim has no ``expected_fail``."""
-    if isinstance(item, RegistryItem):
-        return
+    and so does an xfail mark on a claim test whose claim has no ``expected_fail`` (an item of ours has
+    no claim mark)."""
     marks, cid = list(item.iter_markers("claim")), claim_marker_id(item)
     if marks and cid is None:
         raise pytest.UsageError(
@@ -90,9 +89,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"{item.nodeid}: {len(marks)} claim marks ({ids}); a test checks exactly one claim: "
             "write one test per claim"
         )
-    if cid is not None and marks and "claim" in getattr(item, "fixturenames", ()):
-        lookup_claim(item.config, item, cid)
-    mark = item.get_closest_marker("xfail") if marks else None
+    if cid is not None and "claim" in getattr(item, "fixturenames", ()):
+        lookup_claim(item, cid)
+    mark = item.get_closest_marker("xfail") if cid is not None else None
     if mark is not None:
         _refuse_xfail(item, mark.kwargs.get("reason", ""))
 
@@ -173,11 +172,13 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
     outcome = claim_outcome(verdict.outcome, exc)
     strict = item.config.stash[STATE].settings.strict_timing
     end = ends(outcome, strict)
-    ended = "passed" if exc is None else "skipped" if isinstance(exc, pytest.skip.Exception) else "failed"
-    if outcome != verdict.outcome or end is None or PYTEST[end] == ended:
+    # how the call ended, as :attr:`~claimcheck.outcomes.Word.ends` says it (pytest fails an error too)
+    skipped = isinstance(exc, pytest.skip.Exception)
+    ended = {"return"} if exc is None else {"skip"} if skipped else {"fail", "error"}
+    if outcome != verdict.outcome or end is None or end in ended:
         return  # the phase itself was worse, or it ended the verdict's way
     reason = verdict.reason or ""
-    if PYTEST[end] == "skipped":
+    if end == "skip":
         raise pytest.skip.Exception(reason, _use_item_location=True)
     if outcome == INCONCLUSIVE:
         raise ClaimEnd(strict_timing_message(cid or "", verdict), INCONCLUSIVE)
@@ -186,13 +187,6 @@ def _end_as_verdict(item: pytest.Item, exc: BaseException | None) -> None:
         "a claim test must not catch the verdict's exception"
     )
     raise ClaimEnd(went_on, outcome, reason)  # the test caught the verdict's exception
-
-
-def _expected_fail_of(item: pytest.Item, report: pytest.TestReport) -> str | None:
-    """An xfailed (or xpassed) claim test's claim's ``expected_fail`` (None: not xfailed, or none)."""
-    if hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail")):
-        return _expected_fail(item)
-    return None
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -205,7 +199,9 @@ def pytest_runtest_makereport(
     claim_test = _claim_test(item)
     if claim_test:
         _record_warnings(item)
-    expected = _expected_fail_of(item, report) if claim_test else None
+    # an xfailed (or xpassed) claim test's claim's expected_fail
+    xfailed = hasattr(report, "wasxfail") or (report.when == "call" and item.get_closest_marker("xfail"))
+    expected = _expected_fail(item) if claim_test and xfailed else None
     error = None
     if report.failed and call.excinfo is not None and (claim_test or isinstance(item, _CHECKS)):
         exc = call.excinfo.value

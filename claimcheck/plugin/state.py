@@ -143,7 +143,8 @@ def stated_result(claim: Claim, **fields: Any) -> ClaimEntry:
 
 def skip_here(reason: str, cause: str | None = None) -> NoReturn:
     """Skip a whole item that cannot run here (no GPU, a placeholder) at the test's location; no verdict.
-    ``cause``: why, a key of :data:`claimcheck.pages.words.CAUSES`. Raises :class:`Unchecked`."""
+    ``cause``: why, a key of :data:`claimcheck.pages.words.CAUSES`. Raises :class:`Unchecked`, or
+    ValueError for a ``cause`` that is none of them (a typo would be counted as "other")."""
     raise Unchecked(reason, cause)
 
 
@@ -153,11 +154,11 @@ def setup_error(message: str) -> NoReturn:
     raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
 
 
-def lookup_claim(config: pytest.Config, item: pytest.Item, cid: str) -> tuple[Registry, Claim]:
+def lookup_claim(item: pytest.Item, cid: str) -> tuple[Registry, Claim]:
     """Return (registry, claim) for a claim test, or fail the test with the registry's own words
     (before any fixture is set up, so a broken claim errors before expensive measurements)."""
     __tracebackhide__ = True
-    reg = registry_for(config, Path(item.path))
+    reg = registry_for(item.config, Path(item.path))
     if reg is None:
         setup_error(f"{item.nodeid}: no {REGISTRY_NAME} in {Path(item.path).parent} or above")
     found = reg.claims.get(cid)
@@ -168,7 +169,7 @@ def lookup_claim(config: pytest.Config, item: pytest.Item, cid: str) -> tuple[Re
         file_level = [str(i) for i in reg.issues if i.claim_id is None]
         if file_level:
             setup_error(f"claim {cid} cannot be read: " + "; ".join(file_level))
-        setup_error(reg.unknown_id_message(cid, run_state(config).untested.get(reg.path)))
+        setup_error(reg.unknown_id_message(cid, run_state(item.config).untested.get(reg.path)))
     return reg, found
 
 

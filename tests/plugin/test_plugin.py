@@ -328,3 +328,16 @@ def test_unwritable_report_folder_is_a_usage_error_before_any_test(project):
     result = project.run("--claims-report-dir", "afile/sub")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*cannot be created*"])
+
+
+def test_a_skip_with_an_unknown_cause_is_refused_by_name():
+    from claimcheck.plugin.phases import Unchecked
+    from claimcheck.plugin.state import skip_here
+
+    known = r"a skip's cause is one of weights, gpu, machine-bound, external, listing, other"
+    with pytest.raises(ValueError, match=r"unknown cause 'gpus' of a skip; " + known):
+        skip_here("no GPU here", "gpus")
+    with pytest.raises(ValueError, match=r"unknown cause 'weight' of a skip"):
+        raise Unchecked("no weights here", "weight", _use_item_location=False)  # as a fixture raises it
+    with pytest.raises(Unchecked):
+        skip_here("no GPU here", "gpu")
