@@ -18,6 +18,7 @@ from claimcheck.display import format_value, json_value, log_line
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
+from claimcheck.pages.words import known_cause
 from claimcheck.registry import Claim
 from claimcheck.results import ClaimEntry
 from claimcheck.verdict import (
@@ -282,8 +283,9 @@ class ClaimRecorder:
 
     def skip(self, reason: str, *, cause: str | None = None, **details: Any) -> None:
         """Skip the claim (it cannot be checked here), its ``details`` recorded; ``cause``: why, a key of
-        :data:`claimcheck.pages.words.CAUSES`. Raises pytest.skip.Exception."""
+        :data:`claimcheck.pages.words.CAUSES`. Raises pytest.skip.Exception; ValueError: an unknown cause."""
         __tracebackhide__ = True
+        known_cause(cause)
         self._add(details)
         self._settle(Verdict(SKIPPED, None, reason, cause=cause))
 

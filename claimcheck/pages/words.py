@@ -119,6 +119,14 @@ CAUSES = {
 }
 
 
+def known_cause(cause: str | None) -> str | None:
+    """``cause`` itself when it is None or a key of :data:`CAUSES`. Raises ValueError naming the known
+    causes: a typo would otherwise be counted as "other"."""
+    if cause is not None and cause not in CAUSES:
+        raise ValueError(f"unknown cause {cause!r} of a skip; a skip's cause is one of {', '.join(CAUSES)}")
+    return cause
+
+
 def cause_of(entry: ClaimEntry, runner: dict | None = None) -> str:
     """Why a skipped claim was not checked (a key of :data:`CAUSES`): the ``cause`` its skip gave,
     else from its registry ``needs`` and runner binding."""

@@ -16,7 +16,7 @@ from _pytest.outcomes import Skipped
 
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SKIPPED, worse
-from claimcheck.pages.words import CAUSES
+from claimcheck.pages.words import known_cause
 from claimcheck.recorder import CLAIM_KEY, KIND_KEY, PLOTS_KEY, RESULT_KEY, ClaimEnd
 from claimcheck.results import ClaimEntry
 
@@ -36,11 +36,8 @@ class Unchecked(Skipped):  # pytest.skip.Exception
     __qualname__ = "Skipped"
 
     def __init__(self, reason: str, cause: str | None, *, _use_item_location: bool = True) -> None:
-        keys = [c.key for c in CAUSES]
-        if cause is not None and cause not in keys:
-            raise ValueError(f"unknown cause {cause!r} of a skip; a skip's cause is one of {', '.join(keys)}")
         super().__init__(reason, _use_item_location=_use_item_location)
-        self.facts: dict[str, Any] = {"cause": cause}
+        self.facts: dict[str, Any] = {"cause": known_cause(cause)}
 
 
 def claim_key(item: pytest.Item) -> str | None:

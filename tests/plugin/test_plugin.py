@@ -341,3 +341,15 @@ def test_a_skip_with_an_unknown_cause_is_refused_by_name():
         raise Unchecked("no weights here", "weight", _use_item_location=False)  # as a fixture raises it
     with pytest.raises(Unchecked):
         skip_here("no GPU here", "gpu")
+    # the claim fixture's own skip refuses it too, before it records anything
+    from types import SimpleNamespace
+
+    from claimcheck.recorder import ClaimRecorder
+
+    claim = SimpleNamespace(id="C01", stated="1", unit="s", tolerance_text="exact")
+    item = SimpleNamespace(stash={})
+    with pytest.raises(ValueError, match=r"unknown cause 'GPU' of a skip; " + known):
+        ClaimRecorder(claim, item, None, "test hardware").skip("no GPU here", cause="GPU")  # type: ignore[arg-type]
+    assert item.stash == {}
+    with pytest.raises(pytest.skip.Exception):
+        ClaimRecorder(claim, item, None, "test hardware").skip("no GPU here", cause="gpu")  # type: ignore[arg-type]
