@@ -41,15 +41,23 @@ class Stats:
         """The summary of ``samples``. Raises ``ValueError`` for none."""
         if not samples:
             raise ValueError("Stats needs at least one sample")
-        q1 = q3 = samples[0]
-        if len(samples) > 1:  # numpy's default ('linear') quartiles are statistics' 'inclusive' ones
-            q1, _, q3 = statistics.quantiles(samples, method="inclusive")
+        quartiles = (_quantile(samples, 0.25), _quantile(samples, 0.75))
         return cls(
-            len(samples), statistics.median(samples), min(samples), max(samples), q1, q3, list(samples)
+            len(samples), statistics.median(samples), min(samples), max(samples), *quartiles, list(samples)
         )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _quantile(xs: Iterable[float], q: float) -> float:
+    """numpy's default ('linear') quantile, computed as claims.json has always written it (statistics'
+    'inclusive' quantiles are the same numbers, but not always to the last bit, and keep an int)."""
+    s = sorted(xs)
+    pos = q * (len(s) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def sync_device(device: torch.device | None) -> None:

@@ -279,7 +279,10 @@ def check_shapes(config: PretrainedConfig, path: Path, shape_check: str = "gpt2-
     Raises:
         WeightsError: not a GPT-2 config, a field differs from GPT-2 small's (``gpt2-small``), or a
             tensor is missing or has another shape than the config implies.
+        ValueError: ``shape_check`` is not one of :data:`SHAPE_CHECKS` (a typo must not check less).
     """
+    if shape_check not in SHAPE_CHECKS:
+        raise ValueError(f"unknown shape check {shape_check!r}; choose one of {', '.join(SHAPE_CHECKS)}")
     if getattr(config, "model_type", None) != "gpt2":
         raise WeightsError(
             f"{path.parent}/config.json: model_type {getattr(config, 'model_type', None)!r}, "

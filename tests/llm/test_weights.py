@@ -157,6 +157,15 @@ def test_tiny_folder_loads_with_config_check_and_records_sha256(tmp_path):
     json.dumps(rec)
 
 
+def test_an_unknown_shape_check_is_a_value_error_not_a_weaker_check(tmp_path):
+    """A misspelt ``gpt2-small`` would otherwise skip GPT-2 small's field check and load a tiny GPT-2."""
+    r = resolve_weights(str(save_tiny(tmp_path / "tiny", vocab_size=50257)), allow_download=False)
+    with pytest.raises(
+        ValueError, match=r"unknown shape check 'gpt2small'; choose one of gpt2-small, config"
+    ):
+        load_pretrained(r, shape_check="gpt2small")
+
+
 def test_safetensors_preferred_and_pickle_loaded_weights_only(tmp_path):
     folder = save_tiny(tmp_path / "bin", safe=False)
     assert (folder / "pytorch_model.bin").is_file() and not (folder / "model.safetensors").exists()
