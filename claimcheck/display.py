@@ -164,9 +164,14 @@ def is_number(x: object) -> TypeGuard[int | float]:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def is_object(value: object) -> TypeGuard[dict[str, Any]]:
+    """Whether ``value`` is a JSON object (a dict, as :func:`json.loads` reads one)."""
+    return isinstance(value, dict)
+
+
 def json_object(value: object) -> dict[str, Any]:
     """``value`` when it is a JSON object (a dict), else ``{}``."""
-    return value if isinstance(value, dict) else {}
+    return value if is_object(value) else {}
 
 
 #: each kind of message's hint: (its words, difflib's cut-off, whether a sole choice is always suggested)

@@ -391,23 +391,25 @@ def read_toml(text: str, by_line: tuple[str, ...] = ()) -> tuple[dict, list[Brok
     broken = []
     for t in toml_tables(text):
         if t.header not in by_line or t.array or len(t.keys) != 1:
-            broken += _read(t, t.text, merged)
+            broken += _read_part(t, t.text, merged)
             continue
         valid = loads_or_none(t.text) is not None
         if valid and t.keys in merged.defined:  # a second such table: each statement clashes as it does
             broken += [
-                Broken(s, b.message, clash=True) for b in _read(t, t.text, merged) for s in t.statements()
+                Broken(s, b.message, clash=True)
+                for b in _read_part(t, t.text, merged)
+                for s in t.statements()
             ]
             continue
         if valid:  # only its statements may clash: each alone
             merged.defined.add(t.keys)
         header = t.text.split("\n", 1)[0]
         for statement in t.statements():
-            broken += _read(statement, header + "\n" + statement.text, merged)
+            broken += _read_part(statement, header + "\n" + statement.text, merged)
     return (merged.data, broken) if broken else ({}, [Broken(None, str(error))])
 
 
-def _read(t: TomlTable, text: str, merged: _Merged) -> list[Broken]:
+def _read_part(t: TomlTable, text: str, merged: _Merged) -> list[Broken]:
     """Read ``text``, the table or statement ``t`` (a statement under its header line), into ``merged``;
     ``[]``, or the Broken it is: not valid TOML, or a clash with what was merged before."""
     try:

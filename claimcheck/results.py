@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, ClassVar, TypeVar
 
 from claimcheck.display import is_number as _is_number
-from claimcheck.display import json_object
+from claimcheck.display import is_object, json_object
 from claimcheck.fileio import InputFileError, read_input_file, too_deep
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
 from claimcheck.outcomes import NOT_RUN, OUTCOMES
@@ -55,7 +55,7 @@ class _Reader:
         return _Reader({} if raw is None else raw, self.where, self.issues, f"{self.prefix}{name}.")
 
     def bad(self, name: str, value: Any, want: str, quote: bool = False) -> None:
-        container = isinstance(value, (dict, list)) or want in ("an object", "a list")
+        container = is_object(value) or isinstance(value, list) or want in ("an object", "a list")
         shown = f"a {type(value).__name__}" if container and not quote else _quote(value)
         self.issues.append(f"{self.where}: field '{self.prefix}{name}' is {shown}, expected {want}; ignored")
 
@@ -69,13 +69,13 @@ class _Reader:
 
     def obj(self, name: str) -> dict:
         """The object ``name`` ({} when absent or malformed)."""
-        return self.checked(name, lambda v: isinstance(v, dict), "an object") or {}
+        return self.checked(name, is_object, "an object") or {}
 
     def items(self, name: str) -> list[_Reader]:
         """The readers of a list of objects; a malformed list or item is an issue and left out."""
         out = []
         for n, x in enumerate(self.checked(name, lambda v: isinstance(v, list), "a list") or []):
-            if not isinstance(x, dict):
+            if not is_object(x):
                 self.bad(f"{name}[{n}]", x, "an object")
             else:
                 out.append(self.at(f"{name}[{n}]", x))
@@ -86,7 +86,7 @@ class _Reader:
         ``X``; ``list[R]`` and ``R`` of a record ``R`` by :func:`_read`, a malformed one read empty;
         ``Annotated[X, ok, want]``: an ``X`` for which ``ok`` holds, else an issue saying ``want``). A
         spec (:meth:`valid`) reads an object kept as it is when valid, ``[spec]`` the valid ones of a list."""
-        if isinstance(hint, dict):
+        if isinstance(hint, dict):  # a spec of fields, not JSON
             g = self.at(name, self.obj(name))
             return g.raw if g.valid(hint) else None
         if isinstance(hint, list):
@@ -222,7 +222,7 @@ def _details(r: _Reader, name: str) -> dict:
             del drift["quotes"]
     for forms in ("conditions", "exact"):
         for form in json_object(details.get(forms)).values():
-            if isinstance(form, dict) and isinstance(form.get("verdict"), str):
+            if is_object(form) and isinstance(form.get("verdict"), str):
                 form["verdict"] = OLD_VERDICT_WORDS.get(form["verdict"], form["verdict"])
     return details
 
@@ -244,7 +244,7 @@ _PLOT = {"name": str, "png_base64": str, "file": _INSIDE}
 
 def _carried(r: _Reader, name: str) -> Carried | None:
     """None unless an object (unlike :meth:`_Reader.typed`, which reads a malformed record empty)."""
-    raw = r.checked(name, lambda v: isinstance(v, dict), "an object")
+    raw = r.checked(name, is_object, "an object")
     return None if raw is None else _read(Carried, r.at(name, raw))
 
 
@@ -377,7 +377,7 @@ class ClaimEntry(_Record):
     def drift(self) -> Drift | None:
         """Its drift check (``details["drift"]``), or None when none ran (or it is unusable)."""
         raw = self.details.get("drift")
-        if not isinstance(raw, dict):
+        if not is_object(raw):
             return None
         words = ("status", "name", "manuscript", "registry", "message", "source")
         quotes = tuple(
@@ -385,7 +385,7 @@ class ClaimEntry(_Record):
                 line=q["line"] if _is_line(q.get("line")) else None, **{k: str(q.get(k) or "") for k in words}
             )
             for q in raw.get("quotes") or []
-            if isinstance(q, dict)
+            if is_object(q)
         )
         measured, manuscript = raw.get("measured"), raw.get("manuscript")
         return Drift(str(manuscript) if manuscript else None, str(measured) if measured else None, quotes)
@@ -654,7 +654,7 @@ def read_json(path: str | Path) -> dict:
         raise ResultFileError(p, "not usable JSON (nested too deeply)") from None
     if too_deep(doc):  # json.loads reads deeper than the code after it can walk or write back
         raise ResultFileError(p, "not usable JSON (nested too deeply)")
-    if not isinstance(doc, dict):
+    if not is_object(doc):
         what = f"top level is a JSON {type(doc).__name__}, expected an object with 'runner' and 'claims'"
         raise ResultFileError(p, f"{what} (is it a claimcheck claims.json?)")
     return doc
@@ -723,7 +723,7 @@ def _list_in(raw: dict, name: str) -> list:
 
 def _objects(raw: dict, name: str) -> list[dict]:
     """The objects of the list ``name`` of ``raw``."""
-    return [x for x in _list_in(raw, name) if isinstance(x, dict)]
+    return [x for x in _list_in(raw, name) if is_object(x)]
 
 
 def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
@@ -734,7 +734,7 @@ def parse_document(raw: dict, path: str | Path) -> ClaimsDoc:
         what = "missing" if claims is None else f"a {type(claims).__name__}, expected a list"
         raise ResultFileError(path, f"field 'claims' is {what} (is it a claimcheck claims.json?)")
     runner = raw.get("runner", {})
-    if not isinstance(runner, dict):
+    if not is_object(runner):
         raise ResultFileError(path, f"field 'runner' is a {type(runner).__name__}, expected an object")
     notes = upgrade(raw, path)
     issues: list[str] = []
@@ -763,7 +763,7 @@ def parse_entry(raw: Any, where: str, issues: list[str], seen: set[str], path: s
     """One ``claims[n]`` of a file as a :class:`ClaimEntry`; None (with an issue) when it has no
     usable id or repeats a key in ``seen``. Each malformed field is an issue naming the file
     (``path``), the claim's key and the field, and is dropped."""
-    if not isinstance(raw, dict):
+    if not is_object(raw):
         issues.append(f"{where}: entry is a {type(raw).__name__}, expected an object; skipped")
         return None
     cid = raw.get("id")
