@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from claimcheck.fingerprint import table
-from claimcheck.outcomes import NOT_RUN, OUTCOMES, count
+from claimcheck.outcomes import NOT_RUN, OUTCOMES
 from claimcheck.results import NOT_SELECTED, Carried, ClaimsDoc, ResultFileError, Selection, read_document
 
 __all__ = ["NOT_SELECTED", "incomparable", "keep_unselected"]
@@ -169,8 +169,6 @@ def keep_unselected(
     if selection.carried:  # the rows' own times: a row kept twice keeps the run that measured it
         froms = {str(e.carried.from_ or "?") for e in doc.claims if e.carried is not None}
         selection.carried_from = ", ".join(sorted(froms))
-        doc.counts = count(e.outcome for e in doc.claims)
-        doc.drifted = [e.key for e in doc.claims if e.drifted]
     if changed:
         selection.not_carried_because = (
             f"the registry entries of {', '.join(changed)} changed since the "

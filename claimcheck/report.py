@@ -19,7 +19,6 @@ from claimcheck import fileio
 from claimcheck import outcomes as oc
 from claimcheck.keys import split as split_key
 from claimcheck.outcomes import ERROR, FAILED, INCONCLUSIVE, NEAR_TIE, NOT_RUN, PASSED, SEVERITY, SKIPPED
-from claimcheck.outcomes import count as count_outcomes
 from claimcheck.registry import Claim, Registry, claim_lines
 from claimcheck.results import (
     NOT_SELECTED,
@@ -254,8 +253,6 @@ def build_json(
             for reg in registries
             for sec in getattr(reg, "sections", [])
         ],
-        counts=count_outcomes(c.outcome for c in claims),
-        drifted=[c.key for c in claims if c.drifted],
         claims=claims,
     )
 

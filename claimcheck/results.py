@@ -23,7 +23,7 @@ from claimcheck.display import is_number as _is_number
 from claimcheck.display import is_object, json_object
 from claimcheck.fileio import InputFileError, read_input_file, too_deep
 from claimcheck.keys import CHAPTER_RE, entry_key, qualify
-from claimcheck.outcomes import NOT_RUN, OUTCOMES
+from claimcheck.outcomes import NOT_RUN, OUTCOMES, count
 
 #: the ``schema`` this version writes
 SCHEMA = 2
@@ -591,7 +591,7 @@ class ClaimsDoc(_Record):
     chapters: list[ChapterInfo] = field(default_factory=list)
     registries: list[RegistryInfo] = field(default_factory=list)
     sections: list[SectionInfo] = field(default_factory=list)
-    counts: dict = field(default_factory=dict)
+    counts: dict = field(default_factory=dict)  # as a file holds them: to_json works both out from claims
     drifted: list[str] = field(default_factory=list)
     claims: list[ClaimEntry] = field(default_factory=list)
     test_log: Annotated[str, _linkable, "a relative path or an http(s) URL"] | None = None
@@ -608,6 +608,15 @@ class ClaimsDoc(_Record):
 
     def by_key(self) -> dict[str, ClaimEntry]:
         return {e.key: e for e in self.claims}
+
+    def to_json(self) -> dict:
+        """The document as ``claims.json`` holds it; its ``counts`` and ``drifted`` worked out here from
+        ``claims``, so rows carried or appended after the run (:mod:`claimcheck.partial`) are counted."""
+        derived = {
+            "counts": count(e.outcome for e in self.claims),
+            "drifted": [e.key for e in self.claims if e.drifted],
+        }
+        return super().to_json() | derived
 
     def chapter_list(self) -> list[ChapterInfo]:
         """The chapters in order: ``chapters``, else one per registry; then those only claims name."""

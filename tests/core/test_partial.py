@@ -246,6 +246,8 @@ def test_another_chapters_rows_not_kept_show_no_earlier_measurement(tmp_path):
         and "another size profile" in str(new["selection"])
     )
     assert (row["measured"], row["measured_display"], row["details"], row["plots"]) == (None, None, {}, [])
+    # the file's counts are its rows', the appended not-run row too (were left as the run had them)
+    assert new["counts"] == {"passed": 1, "not-run": 1}
 
 
 def test_a_row_whose_outcome_is_unusable_is_not_kept(tmp_path):
