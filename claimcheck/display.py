@@ -106,11 +106,6 @@ def json_value(value: object, other: Callable[[object], object] = str) -> Any:
     return other(value)
 
 
-def log_line(text: object) -> str:
-    """``text`` as one line of a CI log or a terminal: :func:`printable`."""
-    return printable(text)
-
-
 def number(x: Any, digits: int = 5) -> str:
     """A number as a reader wants it: ``digits`` significant digits, no trailing zeros, no ``e+00``;
     integers from 10,000 with thousands separators; a bool or a string as its text."""

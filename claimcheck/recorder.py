@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from claimcheck.display import format_value, json_value, log_line
+from claimcheck.display import format_value, json_value, printable
 from claimcheck.fingerprint import busy_by_load, load_average
 from claimcheck.interval import Interval
 from claimcheck.outcomes import FAILED, INCONCLUSIVE, SKIPPED, ends, worse
@@ -364,7 +364,7 @@ class ClaimRecorder:
                 f"  tolerance: {t['tolerance']} -> {failure}",
                 f"  hardware:  {self._hardware}",
             ]
-            return ClaimEnd("\n".join(log_line(line) for line in lines), FAILED, hardware=self._hardware)
+            return ClaimEnd("\n".join(printable(line) for line in lines), FAILED, hardware=self._hardware)
         lines = [
             f"{c.id} does not hold: {c.title}",
             f"  chapter:   {c.stated} {c.unit}  (locator: {c.locator!r})",
@@ -386,5 +386,5 @@ class ClaimRecorder:
             f"  hardware:  {hardware}",
             f"  next: {next_step}",
         ]
-        text = "\n".join(log_line(line) for line in lines)
+        text = "\n".join(printable(line) for line in lines)
         return ClaimEnd(text, FAILED, hardware=hardware, next_step=next_step)

@@ -80,7 +80,7 @@ class ResultCollector:
         rows: dict[str, ClaimEntry] = {}
         tests: dict[str, list[ClaimEntry]] = {}  # by key: its tests, in the order they ran
         for reg in registries:
-            lines = id_lines(reg.path)
+            lines = claim_lines(reg.path)
             for cid in reg.all_ids:
                 key = reg.key(cid)
                 row = rows.setdefault(key, ClaimEntry(key, cid, reg.chapter_id, reason=NOT_SELECTED))
@@ -199,10 +199,6 @@ def _merge_order(t: ClaimEntry) -> tuple[bool, int]:
     return t.kind not in _BESIDE, -SEVERITY.index(t.outcome or NOT_RUN)
 
 
-#: ``{claim id: 1-based line}`` of a registry file ({} when unreadable)
-id_lines = claim_lines
-
-
 def build_json(
     rows: list[ClaimEntry],
     registries: list[Registry],
@@ -242,7 +238,7 @@ def build_json(
                 runners=reg.runners,
                 issues=[str(i) for i in reg.issues],
                 problems=[
-                    Problem(i.claim_id, i.field, str(i), id_lines(reg.path).get(i.claim_id or ""))
+                    Problem(i.claim_id, i.field, str(i), claim_lines(reg.path).get(i.claim_id or ""))
                     for i in reg.issues
                 ],
             )

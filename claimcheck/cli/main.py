@@ -13,7 +13,7 @@ from typing import TextIO
 
 from claimcheck import __version__
 from claimcheck.book import book_issues, book_of, citation_issues, locate, registry_paths, scan
-from claimcheck.display import counted, log_line
+from claimcheck.display import counted, printable
 from claimcheck.manuscript import citation_checks
 from claimcheck.registry import Registry, load_registry
 
@@ -54,7 +54,7 @@ def error(text: str) -> int:
 
 def _say(text: str, file: TextIO | None = None) -> None:
     """Print one line; a registry's text never starts a workflow command in a CI log."""
-    print(log_line(text), file=file)
+    print(printable(text), file=file)
 
 
 def _validate_command(args: argparse.Namespace) -> int:

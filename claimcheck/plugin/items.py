@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pytest
 
 from claimcheck.book import NOT_IN_BOOK, cite, scan
-from claimcheck.display import log_line
+from claimcheck.display import printable
 from claimcheck.editor import audit_failure_message, drift_failure_message
 from claimcheck.formula import FormulaError, evaluate_claim
 from claimcheck.manuscript import (
@@ -108,7 +108,7 @@ class RegistryFile(pytest.File):
             ]
         # the node id is printed too: a field name with a newline stays on its line
         names = [
-            log_line(f"registry[{i.claim_id or 'file'}:{i.field or '-'}:{n}]") for n, i in enumerate(issues)
+            printable(f"registry[{i.claim_id or 'file'}:{i.field or '-'}:{n}]") for n, i in enumerate(issues)
         ]
         self.error_items = [
             RegistryErrorItem.from_parent(self, name=name, issue=i, registry=reg)
@@ -174,7 +174,7 @@ class RegistryErrorItem(RegistryItem):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: TracebackStyle | None = None
     ) -> str | TerminalRepr:
         if excinfo.errisinstance(RegistryIssueError):  # the registry's text, never a workflow command
-            return log_line(f"registry error: {excinfo.value}")
+            return printable(f"registry error: {excinfo.value}")
         return super().repr_failure(excinfo, style)
 
 

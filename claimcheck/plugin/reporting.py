@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from claimcheck import pages, partial, report
-from claimcheck.display import counted, log_line
+from claimcheck.display import counted, printable
 from claimcheck.fileio import not_ours, report_lock
 from claimcheck.fingerprint import runner_fingerprint
 from claimcheck.outcomes import INCONCLUSIVE, NOT_RUN, count
@@ -212,7 +212,7 @@ def _counts_line(doc: ClaimsDoc) -> str:
 
 
 def _write_line(tr: pytest.TerminalReporter, text: str, **markup: bool) -> None:  # never a workflow command
-    tr.write_line(log_line(text), **markup)
+    tr.write_line(printable(text), **markup)
 
 
 def pytest_terminal_summary(

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import pytest
 
 from claimcheck.book import REGISTRY_NAME, book_of
-from claimcheck.display import log_line
+from claimcheck.display import printable
 from claimcheck.editor import apply_overrides
 from claimcheck.fingerprint import describe, runner_fingerprint
 from claimcheck.manuscript import ManuscriptCheck
@@ -151,7 +151,7 @@ def skip_here(reason: str, cause: str | None = None) -> NoReturn:
 def setup_error(message: str) -> NoReturn:
     """Stop an item at set-up, its input broken: an ``error`` row with ``message``, no traceback, no verdict."""
     __tracebackhide__ = True
-    raise pytest.fail.Exception(log_line(message), pytrace=False)  # a registry's text, on one line
+    raise pytest.fail.Exception(printable(message), pytrace=False)  # a registry's text, on one line
 
 
 def lookup_claim(item: pytest.Item, cid: str) -> tuple[Registry, Claim]:

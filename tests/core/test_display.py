@@ -4,7 +4,7 @@ input and lines safe in a CI log."""
 import pytest
 
 from claimcheck import display
-from claimcheck.display import excerpt, is_number, log_line, suggest, workflow_escape
+from claimcheck.display import excerpt, is_number, printable, suggest, workflow_escape
 from claimcheck.pages import summary
 
 
@@ -36,10 +36,10 @@ def test_an_excerpt_is_short_whatever_the_input():
 
 def test_a_line_with_a_line_break_cannot_start_a_workflow_command():
     title = "Read is fast\n::add-mask::x\r\n::error file=a::pwned"
-    line = log_line(f"C01 does not hold: {title}")
+    line = printable(f"C01 does not hold: {title}")
     assert "\n" not in line and "\r" not in line
     assert line == "C01 does not hold: Read is fast%0A::add-mask::x%0D%0A::error file=a::pwned"
-    assert log_line("99.16% of the mass") == "99.16% of the mass"  # an ordinary line is left as it is
+    assert printable("99.16% of the mass") == "99.16% of the mass"  # an ordinary line is left as it is
 
 
 def test_the_annotations_use_the_same_escaping():

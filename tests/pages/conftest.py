@@ -158,13 +158,12 @@ def _plot_png(kind: str) -> bytes:
 def build_run(folder: Path, with_plots: bool = True, registry: Path = REGISTRY, results=None) -> Path:
     """Write a realistic ``claims.json`` (and its plot files) of a full run into ``folder``; return its path."""
     from claimcheck.pages.words import measured_value
-    from claimcheck.registry import load_registry
-    from claimcheck.report import id_lines
+    from claimcheck.registry import claim_lines, load_registry
     from claimcheck.results import ClaimEntry
 
     reg = load_registry(registry)
     assert reg.issues == [], reg.issues
-    lines = id_lines(registry)
+    lines = claim_lines(registry)
     results = RESULTS if results is None else results
     folder.mkdir(parents=True, exist_ok=True)
     claims = []
