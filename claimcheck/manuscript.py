@@ -605,7 +605,10 @@ def drift_words(entry: ClaimEntry) -> list[str]:
             out.append(f"{line}the text says {text}, {said}")
             continue
         what = "" if stated else f" ({q.name})"
-        here = f", measured {measured}" if stated and measured else ""
+        said = (
+            "the chapter's arithmetic gives" if entry.formula else "measured"
+        )  # a formula's is no measurement
+        here = f", {said} {measured}" if stated and measured else ""
         out.append(f"{line}the text says {text}{what}, the registry {reg}{here}")
     return out
 

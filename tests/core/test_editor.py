@@ -634,6 +634,21 @@ def test_drift_words_keep_the_texts_own_percent_sign():
     assert drift_words(ClaimEntry.from_dict(entry)) == ["line 68: the text says 99.2%, the registry 99.16%"]
 
 
+def test_drift_words_call_a_formulas_value_its_arithmetic_not_a_measurement():
+    from claimcheck.pages.words import drift_words
+    from claimcheck.results import ClaimEntry
+
+    quote = {"status": "drift", "name": "stated", "manuscript": "61.6", "registry": "60.6", "line": 119}
+    entry = {"id": "C11.text", "outcome": "failed", "unit": "x", "measured": [60.371, 61.0]}
+    measured = {**entry, "details": {"drift": {"quotes": [quote]}}}
+    formula = {**measured, "formula": "read_tps / write_tps"}
+    said = "line 119: the text says 61.6×, the registry 60.6×, "
+    assert drift_words(ClaimEntry.from_dict(formula)) == [
+        said + "the chapter's arithmetic gives [60.371, 61]×"
+    ]
+    assert drift_words(ClaimEntry.from_dict(measured)) == [said + "measured [60.371, 61]×"]
+
+
 def test_what_if_re_judges_a_formula_with_the_texts_inputs(tmp_path):
     """A changed table cell is an input of the table's arithmetic: what-if says whether the table
     still adds up with the text's figure (C11.text with read_s = 0.090 does not)."""
