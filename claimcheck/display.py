@@ -15,7 +15,12 @@ from typing import Any, TypeGuard
 # unit strings of the registry that read better glued to the number ("60.6×", "99.16%")
 GLUED_UNITS = {"x": "×", "percent": "%", "%": "%"}
 # unit names of the registry that are nouns, as a reader says them: (one, several)
-NOUN_UNITS = {"forward_pass": ("forward pass", "forward passes"), "example": ("example", "examples")}
+NOUN_UNITS = {
+    "forward_pass": ("forward pass", "forward passes"),
+    "example": ("example", "examples"),
+    "token": ("token", "tokens"),
+    "bit": ("bit", "bits"),
+}
 
 
 def excerpt(text: object, limit: int = 80, *, quote: bool = True) -> str:

@@ -331,7 +331,7 @@ def test_value_move():
     assert "moved by 0.006" in value_move_of(p, dict(p, measured=[0.0937, 0.1278]))
     assert value_move_of(p, dict(p, unit="nat")).startswith("unit changed from 'bit' to 'nat'")
     assert value_move_of(p, dict(p, measured=None)) is None
-    assert value_move_of(dict(p, measured="inf"), dict(p, measured=1.0)) == "inf bit -> 1 bit"
+    assert value_move_of(dict(p, measured="inf"), dict(p, measured=1.0)) == "inf bits -> 1 bit"
 
 
 def test_diff_lists_outcome_changes_moves_added_removed(three):

@@ -132,7 +132,7 @@ KINDS = {
     ">=10": ("60", "x", (10.0, math.inf), "at least 10×"),
     "<=1e-5": (None, "", (-math.inf, 1e-5), "at most 1e-5"),
     "range:0.98..1.02": (None, "x", (0.98, 1.02), "between 0.98 and 1.02×"),
-    "range:2..2": (None, "token", (2.0, 2.0), "exactly 2 token"),  # one value: never "between 2 and 2"
+    "range:2..2": (None, "token", (2.0, 2.0), "exactly 2 tokens"),  # one value: never "between 2 and 2"
 }
 
 
@@ -236,7 +236,7 @@ def test_move_limits_and_words_of_the_bars():
         ),
         ("<=10", 12.5, "ms", Margin(text="over by 2.5 ms (12.5 is 1.2× the bar)", inside=False, score=-0.25)),
         (">=0", -2.0, "", Margin(text="short by 2", inside=False, score=-2.0)),
-        ("<=0", 0.5, "token", Margin(text="over by 0.5 token", inside=False, score=-0.5)),
+        ("<=0", 0.5, "token", Margin(text="over by 0.5 tokens", inside=False, score=-0.5)),
         ("range:1..3", 5.12345, "s", Margin(text="outside by 2.12 s", inside=False, score=-2.12345)),
         ("range:1..3", 0.25, "s", Margin(text="outside by 0.75 s", inside=False, score=-0.75)),
         ("range:2..2", 2.0, "", Margin(text="exact", inside=True, score=1.0)),
