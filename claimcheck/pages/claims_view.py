@@ -296,7 +296,7 @@ class ClaimsView:
         self.runner = words.runner_line(doc.runner)
         self.profile = profile_words(doc)
         self.weights = words.weights_line(doc.runner)
-        self.sentences = words.outcome_sentences(doc.claims, doc.runner)
+        self.sentences = words.outcome_sentences(doc.claims, doc.runner, manuscript_view.figure_state)
         self.problems = [i for reg in doc.registries for i in reg.issues]
         self.test_log = safe_link(test_log if test_log is not None else doc.test_log)
         said = _manuscript_words(first).replace(" bound,", " bound to claims,", 1) if first else ""

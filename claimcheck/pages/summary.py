@@ -10,7 +10,7 @@ from claimcheck import outcomes as oc
 from claimcheck.display import excerpt, printable, workflow_escape
 from claimcheck.pages import words
 from claimcheck.pages.claims_view import profile_words
-from claimcheck.pages.manuscript_view import held_form, value_source
+from claimcheck.pages.manuscript_view import figure_state, held_form, value_source
 from claimcheck.results import ClaimEntry, ClaimsDoc, _list_in, _Reader, measured_ok
 
 #: how each outcome shows in Markdown (GitHub renders the emoji): its word's ``mark``
@@ -72,7 +72,7 @@ def markdown(doc: ClaimsDoc | dict) -> str:
             tally = " · ".join(f"{badge(o)} {n}" for o, n in oc.count(e.outcome for e in mine).items())
             lines.append(_table_row((f"**{ch.id}** {ch.title}", tally, profile_words(doc, ch))))
         lines.append("")
-    lines += [f"- {s}" for s in words.outcome_sentences(entries, runner)]
+    lines += [f"- {s}" for s in words.outcome_sentences(entries, runner, figure_state)]
     if doc.interrupted is not None:
         lines.append(f"- ⚠️ {_cell(words.interrupted_words(doc))}")
     sel = doc.selection

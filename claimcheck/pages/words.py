@@ -233,6 +233,25 @@ def _cause_words(skipped: list[ClaimEntry], runner: dict | None, ids: Callable[.
     return "; ".join(f"{_n(len(es), *said)} ({ids(es, 5)})" for said, es in present)
 
 
+def _held_forms(
+    held: list[ClaimEntry], form_of: Callable[[ClaimEntry], str], ids: Callable[..., str]
+) -> list[str]:
+    """``["Of these, 22 reproduce the chapter's figure here; 6 hold by the chapter's arithmetic (C04,
+    ...)."]``, or [] where every claim that holds reproduced its figure."""
+    by: dict[str, list[ClaimEntry]] = {}
+    for e in held:
+        by.setdefault(form_of(e), []).append(e)
+    others = [
+        f"{_n(len(by[state]), *said)} ({ids(by[state], 5)})" for state, said in HELD_AS.items() if state in by
+    ]
+    if not others:
+        return []
+    same = len(held) - sum(len(es) for state, es in by.items() if state in HELD_AS)
+    return [
+        f"Of these, {_n(same, 'reproduces', 'reproduce')} the chapter's figure here; {'; '.join(others)}."
+    ]
+
+
 def _not_run_words(not_run: list[ClaimEntry], ids: Callable[..., str]) -> str:
     cut = [e for e in not_run if e.reason.startswith("interrupted")]
     rest = [e for e in not_run if e not in cut]
@@ -246,9 +265,24 @@ def _not_run_words(not_run: list[ClaimEntry], ids: Callable[..., str]) -> str:
     return "; ".join(f"{len(es)} {what} ({ids(es, 5)})" for es, what in groups if es)
 
 
-def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> list[str]:
+#: how a claim that holds here holds where this runner did not reproduce its figure, by the state
+#: :func:`claimcheck.pages.manuscript_view.figure_state` gives it ("held": it reproduced the figure)
+HELD_AS = {
+    "arithmetic": ("holds by the chapter's arithmetic", "hold by the chapter's arithmetic"),
+    "bar": ("holds by its bar, not the figure", "hold by their bar, not the figure"),
+    "quoted": ("holds as a quote of another chapter", "hold as quotes of another chapter"),
+    "unmeasured": ("holds without a measured value", "hold without a measured value"),
+}
+
+
+def outcome_sentences(
+    entries: list[ClaimEntry], runner: dict | None = None, form_of: Callable[[ClaimEntry], str] | None = None
+) -> list[str]:
     """One sentence per outcome of a run: which hold, which do not, why the rest were not checked
-    (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows."""
+    (causes counted: "3 need the pretrained weights (C30.model, C31, C37)"), then drift and carried rows.
+    ``form_of(entry)``: the state of the figure of a claim that holds (a key of :data:`HELD_AS`, or
+    "held" where this runner reproduced it); given, the sentence of those that hold is followed by one
+    saying how many reproduced the chapter's figure and how the others hold."""
     ids = partial(_ids, several=len({e.chapter for e in entries}) > 1)
     by: dict[str | None, list[ClaimEntry]] = {}
     for e in entries:
@@ -270,6 +304,8 @@ def outcome_sentences(entries: list[ClaimEntry], runner: dict | None = None) -> 
         elif word.word == oc.NOT_RUN:
             fields["parts"] = _not_run_words(es, ids)
         out.append(word.sentence(len(es), **fields))
+        if word.word == oc.HELD[0] and form_of is not None:
+            out += _held_forms(es, form_of, ids)
     drifted = [e for e in entries if e.drifted]
     if drifted:
         out.append(

@@ -139,6 +139,39 @@ def test_a_skip_says_its_cause_as_a_field_not_in_its_words():
     assert words.cause_of(e(needs=["arch"], reason="needs a CUDA GPU"), runner) == "other"
 
 
+def test_the_claims_that_hold_say_how_many_reproduced_the_chapters_figure():
+    """ "31 claims hold" is followed by how many this runner reproduced and how the rest hold: the
+    chapter's arithmetic or a bar is no reproduction of the figure (found by a new user)."""
+    from claimcheck.pages.manuscript_view import figure_state
+
+    entries = [
+        e(id="C03", outcome=oc.PASSED, stated="36", unit="KiB/token", tolerance="printed", measured=36.0),
+        e(
+            id="C04",
+            outcome=oc.PASSED,
+            stated="5",
+            unit="x",
+            tolerance="exact",
+            measured=5.0,
+            formula="a / b",
+        ),
+        e(id="C05", outcome=oc.PASSED, stated="60", unit="x", tolerance=">=10", measured=22.1),
+        e(id="C06", outcome=oc.NEAR_TIE, stated="9", unit="x", tolerance=">=1", measured=9.0),
+        e(id="C07", outcome=oc.FAILED, stated="2", unit="x", tolerance=">=10", measured=1.0),
+    ]
+    said = words.outcome_sentences(entries, form_of=figure_state)
+    assert said[:2] == [
+        "4 claims hold on this runner (1 only up to a near-tie: C06).",
+        "Of these, 2 reproduce the chapter's figure here; 1 holds by the chapter's arithmetic (C04); "
+        "1 holds by its bar, not the figure (C05).",
+    ]
+    assert said[2] == "1 does not hold here: C07."
+    reproduced = [x for x in entries if x.id in ("C03", "C06")]
+    assert words.outcome_sentences(reproduced, form_of=figure_state) == [
+        "2 claims hold on this runner (1 only up to a near-tie: C06)."
+    ]  # every one reproduced its figure: nothing more to say
+
+
 def test_one_sentence_per_outcome_with_counted_causes():
     entries = [
         e(id="C1", outcome=oc.PASSED),
